@@ -1,0 +1,150 @@
+"""Engine events: the append-only log a hand is folded from.
+
+Every event may carry ``t`` (seconds from the start of the footage or match clock)
+and ``frame`` (video frame index) when it comes from the camera. Tiles are written
+``[touching half, other half]`` for plays (see ``docs/record-format.md``).
+
+A :class:`Correction` replaces an earlier event (by its index in the log) with a new
+event, or voids it (``event = None``); the log itself is never edited.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+
+from engine.tiles import Tile
+
+# A tile in an event: parsed from "6-4" / [6, 4], written back as [6, 4] (order kept).
+TileField = Annotated[
+    Tile,
+    BeforeValidator(lambda v: v if isinstance(v, Tile) else Tile.parse(v)),
+    PlainSerializer(lambda t: [t.a, t.b], return_type=list),
+]
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    t: float | None = None
+    frame: int | None = None
+
+
+class Deal(_Event):
+    """The hands dealt (known when the camera or the scorer sees them). Seats absent are unknown."""
+
+    type: Literal["deal"] = "deal"
+    hands: dict[str, list[TileField]] = Field(default_factory=dict)
+
+
+class Play(_Event):
+    """A tile put on the table by ``seat`` on open end ``end`` (an arm name: E, W, N, S, ...).
+
+    ``tile`` is ordered [touching half, other half] when the orientation was seen; when
+    ``oriented`` is false the engine turns it to match the end if it can.
+    ``end`` is ignored for the lead (the first tile of the hand).
+    """
+
+    type: Literal["play"] = "play"
+    seat: str
+    tile: TileField
+    end: str | None = None
+    oriented: bool = False
+    confidence: float | None = None
+
+
+class Pass(_Event):
+    """``seat`` knocks: no play this turn."""
+
+    type: Literal["pass"] = "pass"
+    seat: str
+
+
+class Draw(_Event):
+    """``seat`` takes ``count`` tiles from the boneyard (``tiles`` when seen)."""
+
+    type: Literal["draw"] = "draw"
+    seat: str
+    count: int = Field(1, ge=1)
+    tiles: list[TileField] | None = None
+
+
+class TakeBack(_Event):
+    """The last play of ``tile`` was taken back off the table (before the next player played)."""
+
+    type: Literal["take_back"] = "take_back"
+    seat: str
+    tile: TileField
+
+
+class Penalty(_Event):
+    """An umpire's penalty or fine on ``seat``: a named penalty of the rule set, or explicit points.
+
+    ``name`` looks up ``ruleset.penalties[name]``; ``points`` (to the infractor's side,
+    negative for a deduction) and ``opponents`` override or stand alone (fines).
+    """
+
+    type: Literal["penalty"] = "penalty"
+    seat: str
+    name: str | None = None
+    points: int | None = None
+    opponents: int | None = None
+    reason: str = ""
+
+
+class Reveal(_Event):
+    """Tiles a seat shows at the end of the hand (or exposes during it)."""
+
+    type: Literal["reveal"] = "reveal"
+    seat: str
+    tiles: list[TileField]
+
+
+class HandEnd(_Event):
+    """The umpire ends the hand: ``domino``/``locked`` when not detected, ``redeal``, ``time``."""
+
+    type: Literal["hand_end"] = "hand_end"
+    kind: Literal["domino", "locked", "redeal", "time", "umpire"]
+    winner: str | None = None
+    reason: str = ""
+
+
+EngineEvent = Annotated[
+    Union[Deal, Play, Pass, Draw, TakeBack, Penalty, Reveal, HandEnd],
+    Field(discriminator="type"),
+]
+
+
+class Correction(_Event):
+    """Replace event number ``replaces`` of the log with ``event`` (or void it when None)."""
+
+    type: Literal["correction"] = "correction"
+    replaces: int = Field(ge=0)
+    event: EngineEvent | None = None
+    by: str = ""
+    reason: str = ""
+
+
+AnyEvent = Annotated[
+    Union[Deal, Play, Pass, Draw, TakeBack, Penalty, Reveal, HandEnd, Correction],
+    Field(discriminator="type"),
+]
+
+
+def effective(log: list) -> list[tuple[int, object]]:
+    """The events in force: each corrected slot takes its latest replacement; voided slots drop.
+
+    Returns (log index, event) pairs in log order, corrections themselves excluded.
+
+    Raises:
+        IndexError: a correction that points at itself, a later event, or another correction.
+    """
+    slots: dict[int, object] = {}
+    for i, ev in enumerate(log):
+        if isinstance(ev, Correction):
+            if ev.replaces >= i or isinstance(log[ev.replaces], Correction):
+                raise IndexError(f"correction #{i} replaces #{ev.replaces}, which is not an earlier event")
+            slots[ev.replaces] = ev.event
+        else:
+            slots[i] = ev
+    return [(i, slots[i]) for i in sorted(slots) if slots[i] is not None]

@@ -1,0 +1,580 @@
+"""One hand as a fold over its append-only event log.
+
+``replay(ruleset, log, context)`` turns the log into a :class:`HandState`: the layout,
+the tiles each seat holds (counts always, the tiles themselves when known), the
+points of every event, the flags for the umpire and, once over, the
+:class:`HandResult`. Nothing is mutated in place between calls: :class:`Hand` appends
+an event and replays, so a :class:`~engine.events.Correction` anywhere in the log
+recomputes everything after it.
+
+Rule violations (a mismatched end, passing with a legal play, playing out of turn) are
+*flags*, not exceptions: the camera records what happened and the umpire decides.
+Events that cannot happen on a real table (a tile twice, an unknown seat or end, a
+play after the hand is over) raise :class:`IllegalEvent`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.events import Correction, Deal, Draw, HandEnd, Pass, Penalty, Play, Reveal, TakeBack, effective
+from engine.layout import Layout, LayoutError, Placement
+from engine.ruleset import Ruleset
+from engine.scoring import lock_awards, play_points, round_points
+from engine.seats import next_seat, partner_of, right_of, seats_for, team_of
+from engine.tiles import Tile, TileError, full_set, hand_pips
+
+
+class IllegalEvent(ValueError):
+    """An event that cannot happen on a real table; the message says why."""
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Something for the umpire: ``kind`` (mismatched_end, pass_with_play, ...), seat, message."""
+
+    kind: str
+    seat: str | None
+    message: str
+    details: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """How a hand ended and what it awarded at the end (points per side, beyond play points)."""
+
+    kind: str  # domino | locked | time | redeal | penalty | umpire
+    winner_seat: str | None
+    winner_side: str | None
+    awards: dict[str, int]
+    remaining: dict[str, int]
+    capicua: bool = False
+    note: str = ""
+    next_leader: str | None = None
+    next_required_lead: Tile | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one event of the log did: points per side, flags, the open ends after it."""
+
+    index: int
+    event: object
+    points: dict[str, int]
+    flags: list[Flag]
+    open_ends: dict[str, int]
+    ends_total: int
+    placement: Placement | None = None
+    result: HandResult | None = None
+
+
+@dataclass(frozen=True)
+class HandContext:
+    """What the match tells a hand: who leads, which tile must lead, who is ahead."""
+
+    leader: str | None = None
+    required_lead: Tile | None = None  # e.g. [6|6] to open a game
+    leading_side: str | None = None
+    number: int = 1
+
+
+@dataclass
+class HandState:
+    """The state of a hand after folding its events (see module docstring)."""
+
+    rules: Ruleset
+    context: HandContext
+    order: list[str]
+    layout: Layout
+    counts: dict[str, int]
+    known: dict[str, list[Tile] | None]
+    boneyard: int
+    scores: dict[str, int]
+    turn: str | None
+    outcomes: list[Outcome] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+    result: HandResult | None = None
+    pending_end: tuple[str, str | None, str | None] | None = None  # kind, winner seat, locker
+    revealed: dict[str, list[Tile]] = field(default_factory=dict)
+    plays: list[tuple[int, str, Tile, str | None, bool, int]] = field(default_factory=list)
+    passes_in_row: int = 0
+    last_player: str | None = None
+    leader: str | None = None
+    responses: list[str] = field(default_factory=list)  # first two answers to the lead
+
+    def side(self, seat: str) -> str:
+        return team_of(seat, self.rules.partnership)
+
+    @property
+    def sides(self) -> list[str]:
+        return sorted({self.side(s) for s in self.order})
+
+    @property
+    def over(self) -> bool:
+        return self.result is not None or self.pending_end is not None
+
+    def drawable(self) -> int:
+        """Tiles a player may still draw (the rule set's reserve stays in the boneyard)."""
+        return max(0, self.boneyard - self.rules.reserve())
+
+    def legal_ends(self, seat: str) -> dict[str, list[Tile]]:
+        """For a seat whose hand is known: open end -> its tiles that fit there."""
+        hand = self.known.get(seat) or []
+        out: dict[str, list[Tile]] = {}
+        for tile in hand:
+            for end in self.layout.can_play(tile):
+                out.setdefault(end, []).append(tile)
+        return out
+
+
+def new_state(rules: Ruleset, context: HandContext) -> HandState:
+    order = seats_for(rules.players, rules.play_direction)
+    total = len(full_set(rules.set_max))
+    layout = Layout(
+        set_max=rules.set_max,
+        spinner=rules.spinner,
+        spinner_arms_open=rules.spinner_arms_open,
+        double_at_end_counts=rules.double_at_end_counts,
+        lone_spinner_counts=rules.lone_spinner_counts,
+    )
+    st = HandState(
+        rules=rules,
+        context=context,
+        order=order,
+        layout=layout,
+        counts={s: rules.hand_size for s in order},
+        known={s: None for s in order},
+        boneyard=total - rules.hand_size * rules.players if rules.boneyard else 0,
+        scores={},
+        turn=context.leader,
+        leader=context.leader,
+    )
+    st.scores = {side: 0 for side in st.sides}
+    return st
+
+
+def replay(rules: Ruleset, log: list, context: HandContext | None = None) -> HandState:
+    """Fold the log (corrections applied) into a :class:`HandState`.
+
+    Raises:
+        IllegalEvent: an event that cannot happen (the message names the event number).
+    """
+    st = new_state(rules, context or HandContext())
+    for index, event in effective(log):
+        try:
+            apply(st, index, event)
+        except (IllegalEvent, LayoutError, TileError) as exc:
+            raise IllegalEvent(f"event #{index} ({getattr(event, 'type', '?')}): {exc}") from None
+    return st
+
+
+# ---- applying one event -----------------------------------------------------------
+
+def apply(st: HandState, index: int, ev: object) -> Outcome:
+    """Apply one event to ``st`` in place and return its outcome (also appended to ``st.outcomes``)."""
+    seat = getattr(ev, "seat", None)
+    if seat is not None and seat not in st.order:
+        raise IllegalEvent(f"seat {seat!r} is not playing (seats: {', '.join(st.order)})")
+    if st.over and not isinstance(ev, (Reveal, Penalty, HandEnd)):
+        raise IllegalEvent("the hand is over")
+    handler = {
+        Deal: _deal, Play: _play, Pass: _pass, Draw: _draw, TakeBack: _take_back,
+        Penalty: _penalty, Reveal: _reveal, HandEnd: _hand_end,
+    }.get(type(ev))
+    if handler is None:
+        raise IllegalEvent(f"not a hand event: {ev!r}")
+    points: dict[str, int] = {}
+    flags: list[Flag] = []
+    placement = handler(st, ev, points, flags)
+    for side, pts in points.items():
+        st.scores[side] = st.scores.get(side, 0) + pts
+    st.flags.extend(flags)
+    out = Outcome(
+        index, ev, {k: v for k, v in points.items() if v}, flags, st.layout.open_ends(),
+        st.layout.ends_count(), placement, st.result if st.result and not _had_result(st) else None,
+    )
+    st.outcomes.append(out)
+    return out
+
+
+def _had_result(st: HandState) -> bool:
+    return any(o.result is not None for o in st.outcomes)
+
+
+def _check_turn(st: HandState, seat: str, flags: list[Flag]) -> None:
+    if st.turn is not None and seat != st.turn:
+        flags.append(Flag("out_of_turn", seat, f"{seat} played out of turn ({st.turn} was to play)"))
+
+
+def _deal(st: HandState, ev: Deal, points: dict, flags: list[Flag]) -> None:
+    if st.plays:
+        raise IllegalEvent("a deal after the first play")
+    seen: set[tuple[int, int]] = set()
+    for seat, tiles in ev.hands.items():
+        if seat not in st.order:
+            raise IllegalEvent(f"seat {seat!r} is not playing")
+        for t in tiles:
+            Tile.parse(t, st.rules.set_max)
+            if t.key in seen:
+                raise IllegalEvent(f"tile {t} dealt twice")
+            seen.add(t.key)
+        if len(tiles) != st.rules.hand_size:
+            raise IllegalEvent(f"{seat} was dealt {len(tiles)} tiles; the hand size is {st.rules.hand_size}")
+        st.known[seat] = list(tiles)
+    limit = st.rules.redeal_doubles
+    for seat, tiles in ev.hands.items():
+        doubles = sum(t.is_double for t in tiles)
+        if limit is not None and doubles >= limit:
+            flags.append(Flag("too_many_doubles", seat, f"{seat} holds {doubles} doubles", {"doubles": doubles}))
+            if st.rules.redeal_doubles_mode == "mandatory":
+                _set_result(st, HandResult("redeal", None, None, {}, {}, note=f"{seat} holds {doubles} doubles",
+                                           next_leader=st.leader, next_required_lead=st.context.required_lead))
+                return
+    _resolve_opening(st, flags)
+
+
+def _resolve_opening(st: HandState, flags: list[Flag]) -> None:
+    """With every hand known, find who must lead (the holder of the required tile)."""
+    req = st.context.required_lead
+    if req is None or any(st.known[s] is None for s in st.order):
+        return
+    holders = {t.key: s for s, hand in st.known.items() for t in hand or []}
+    if req.key not in holders and st.rules.first_hand_opener == "highest_double_descending":
+        # seed 000 (singles): "go to the next lowest double until one is found"
+        doubles = sorted((k for k in holders if k[0] == k[1]), reverse=True)
+        if not doubles:
+            _set_result(st, HandResult("redeal", None, None, {}, {}, note="no double was dealt",
+                                       next_leader=None, next_required_lead=req))
+            return
+        req = Tile(*doubles[0])
+    if req.key in holders:
+        st.leader = st.turn = holders[req.key]
+        st.context = HandContext(st.leader, req, st.context.leading_side, st.context.number)
+
+
+def _play(st: HandState, ev: Play, points: dict, flags: list[Flag]) -> Placement:
+    rules = st.rules
+    tile = Tile.parse(ev.tile, rules.set_max)
+    seat = ev.seat
+    for other, hand in st.known.items():
+        if other != seat and hand and any(t.key == tile.key for t in hand):
+            raise IllegalEvent(f"{tile} is in {other}'s hand, not {seat}'s")
+    _check_turn(st, seat, flags)
+    is_lead = st.layout.lead is None
+    before = st.layout.open_ends()
+    if is_lead:
+        _check_lead(st, seat, tile, flags)
+    placement = st.layout.place(tile, ev.end, ev.oriented)
+    if not placement.matched:
+        flags.append(Flag(
+            "mismatched_end", seat,
+            f"{seat} played {tile} on {placement.end} showing {placement.end_value}: the ends do not match",
+            {"end": placement.end, "end_value": placement.end_value, "tile": [placement.tile.a, placement.tile.b]},
+        ))
+    if placement.closed_end:
+        flags.append(Flag("closed_end", seat, f"{seat} played on {placement.end} before the spinner's sides were covered"))
+    pts = 0
+    if placement.matched and rules.score_ends:
+        pts = play_points(st.layout.ends_count(), rules.end_score_scale)
+    side = st.side(seat)
+    points[side] = pts
+    st.plays.append((len(st.outcomes), seat, placement.tile, placement.end if not is_lead else None, True, pts))
+    _remove_from_hand(st, seat, tile)
+    _play_bonuses(st, seat, points)
+    st.passes_in_row = 0
+    st.last_player = seat
+    if st.leader is None:
+        st.leader = seat
+    again = rules.extra_turn == "scoring_or_double" and (pts > 0 or tile.is_double)
+    st.turn = seat if again else next_seat(st.order, seat)
+    _check_end_after_play(st, seat, placement, pts, before, flags, points)
+    return placement
+
+
+def _check_lead(st: HandState, seat: str, tile: Tile, flags: list[Flag]) -> None:
+    req = st.context.required_lead
+    if req is None:
+        return
+    ok = tile.key == req.key
+    if not ok and st.rules.first_hand_opener == "highest_double_descending" and any(
+        st.known[s] is None for s in st.order
+    ):
+        ok = tile.is_double  # hands unknown: any double may be the highest one dealt
+    if not ok:
+        flags.append(Flag("wrong_start", seat, f"the hand must open with {req}, {seat} led {tile}"))
+
+
+def _remove_from_hand(st: HandState, seat: str, tile: Tile) -> None:
+    st.counts[seat] -= 1
+    hand = st.known[seat]
+    if hand is not None:
+        match = [t for t in hand if t.key == tile.key]
+        if match:
+            hand.remove(match[0])
+        else:
+            st.known[seat] = None  # the hand we thought we knew was wrong: stop trusting it
+    if st.counts[seat] < 0:
+        raise IllegalEvent(f"{seat} has no tiles left to play")
+
+
+def _play_bonuses(st: HandState, seat: str, points: dict) -> None:
+    """Seed 001 bonuses: everyone else passed and the player plays again; the lead unanswered."""
+    rules = st.rules
+    side = st.side(seat)
+    if rules.all_pass_bonus and st.passes_in_row == len(st.order) - 1 and st.last_player == seat:
+        points[side] = points.get(side, 0) + rules.all_pass_bonus
+    if rules.first_tile_unanswered_bonus and len(st.plays) >= 2 and len(st.responses) < 2:
+        st.responses.append("play")
+        if st.responses == ["pass", "play"] and st.leader is not None:
+            lead_side = st.side(st.leader)
+            points[lead_side] = points.get(lead_side, 0) + rules.first_tile_unanswered_bonus
+
+
+def _check_end_after_play(
+    st: HandState, seat: str, placement: Placement, pts: int, before: dict[str, int], flags: list[Flag], points: dict
+) -> None:
+    tile = placement.tile
+    if st.counts[seat] == 0:
+        if st.rules.no_domino_with_scoring_or_double and (pts > 0 or tile.is_double) and st.drawable() > 0:
+            # seed 004: "A player cannot 'domino' with a scoring tile or a double" -> he draws
+            flags.append(Flag("must_draw", seat, f"{seat} cannot go out with a scoring tile or a double: draw"))
+            st.turn = seat
+            return
+        capicua = (
+            not tile.is_double
+            and len(before) >= 2
+            and len({v for v in before.values() if tile.has(v)}) == 2
+        )
+        _finish(st, "domino", seat, seat, points, capicua=capicua)
+    elif st.layout.is_locked():
+        _finish(st, "locked", None, seat, points)
+
+
+def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
+    seat = ev.seat
+    _check_turn(st, seat, flags)
+    if st.known[seat] is not None and st.layout.lead is not None and st.legal_ends(seat):
+        flags.append(Flag("pass_with_play", seat, f"{seat} passed holding a legal play"))
+    elif st.rules.boneyard and st.rules.draw_rule == "until_playable" and st.drawable() > 0 and st.layout.lead:
+        flags.append(Flag("pass_before_drawing", seat, f"{seat} passed with {st.drawable()} tiles left to draw"))
+    if st.rules.first_tile_unanswered_bonus and len(st.plays) == 1 and len(st.responses) < 2:
+        st.responses.append("pass")
+    st.passes_in_row += 1
+    st.turn = next_seat(st.order, seat)
+    if st.passes_in_row >= len(st.order) and st.layout.lead is not None:
+        _finish(st, "locked", None, st.last_player, points)
+
+
+def _draw(st: HandState, ev: Draw, points: dict, flags: list[Flag]) -> None:
+    seat = ev.seat
+    if not st.rules.boneyard:
+        raise IllegalEvent(f"rule set {st.rules.name} has no boneyard")
+    if ev.count > st.boneyard:
+        raise IllegalEvent(f"{seat} draws {ev.count} but the boneyard holds {st.boneyard}")
+    if ev.tiles is not None and len(ev.tiles) != ev.count:
+        raise IllegalEvent(f"draw of {ev.count} lists {len(ev.tiles)} tiles")
+    if ev.count > st.drawable():
+        flags.append(Flag("boneyard_reserve", seat, f"{seat} drew from the {st.rules.reserve()} tiles that stay"))
+    if st.known[seat] is not None and st.layout.lead is not None and st.legal_ends(seat):
+        flags.append(Flag("draw_with_play", seat, f"{seat} drew holding a legal play"))
+    if ev.tiles is not None and st.known[seat] is not None:
+        for t in ev.tiles:
+            Tile.parse(t, st.rules.set_max)
+            if t.key in st.layout.on_table or any(
+                t.key == k.key for hand in st.known.values() if hand for k in hand
+            ):
+                raise IllegalEvent(f"{t} drawn but it is already on the table or in a hand")
+        st.known[seat].extend(ev.tiles)  # type: ignore[union-attr]
+    else:
+        st.known[seat] = None
+    st.boneyard -= ev.count
+    st.counts[seat] += ev.count
+
+
+def _take_back(st: HandState, ev: TakeBack, points: dict, flags: list[Flag]) -> None:
+    for i in range(len(st.plays) - 1, -1, -1):
+        _, seat, tile, _, _, pts = st.plays[i]
+        if seat == ev.seat and tile.key == ev.tile.key:
+            break
+    else:
+        raise IllegalEvent(f"{ev.seat} did not play {ev.tile}")
+    removed = st.plays.pop(i)
+    lay = Layout(st.layout.set_max, st.layout.spinner_rule, st.layout.arms_open_rule,
+                 st.layout.double_at_end_counts, st.layout.lone_spinner_counts)
+    for _, _, t, end, oriented, _ in st.plays:
+        lay.place(t, end, oriented)
+    st.layout = lay
+    points[st.side(ev.seat)] = -removed[5]
+    st.counts[ev.seat] += 1
+    if st.known[ev.seat] is not None:
+        st.known[ev.seat].append(ev.tile)  # type: ignore[union-attr]
+    st.turn = ev.seat
+    flags.append(Flag("take_back", ev.seat, f"{ev.seat} took back {ev.tile}"))
+
+
+def _penalty(st: HandState, ev: Penalty, points: dict, flags: list[Flag]) -> None:
+    rules = st.rules
+    spec = rules.penalties.get(ev.name) if ev.name else None
+    if ev.name and spec is None and ev.points is None:
+        names = ", ".join(sorted(rules.penalties)) or "none"
+        raise IllegalEvent(f"rule set {rules.name} has no penalty {ev.name!r} (penalties: {names})")
+    infractor = ev.points if ev.points is not None else (spec.infractor if spec else 0)
+    opponents = ev.opponents if ev.opponents is not None else (spec.opponents if spec else 0)
+    side = st.side(ev.seat)
+    points[side] = points.get(side, 0) + infractor
+    for other in st.sides:
+        if other != side:
+            points[other] = points.get(other, 0) + opponents
+    if spec and (spec.ends_hand or spec.redeal) and not st.over:
+        kind = "redeal" if spec.redeal else "penalty"
+        nxt = st.leader if st.leader != ev.seat else next_seat(st.order, ev.seat)
+        if spec.opponents_lead_next:
+            nxt = next_seat(st.order, ev.seat)
+        _set_result(st, HandResult(kind, None, None, {}, {}, note=f"{ev.name} by {ev.seat}", next_leader=nxt,
+                                   next_required_lead=st.context.required_lead if kind == "redeal" else None))
+
+
+def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
+    for t in ev.tiles:
+        Tile.parse(t, st.rules.set_max)
+        if t.key in st.layout.on_table:
+            raise IllegalEvent(f"{ev.seat} reveals {t}, which is on the table")
+    st.revealed[ev.seat] = list(ev.tiles)
+    if st.pending_end is not None:
+        kind, winner, locker = st.pending_end
+        st.pending_end = None
+        _finish(st, kind, winner, locker, points)
+
+
+def _hand_end(st: HandState, ev: HandEnd, points: dict, flags: list[Flag]) -> None:
+    if st.result is not None:
+        raise IllegalEvent(f"the hand already ended ({st.result.kind})")
+    if ev.kind in ("redeal", "umpire"):
+        _set_result(st, HandResult(ev.kind, None, None, {}, {}, note=ev.reason, next_leader=st.leader,
+                                   next_required_lead=st.context.required_lead))
+        return
+    if ev.kind == "domino" and ev.winner is None:
+        raise IllegalEvent("a domino needs the winner's seat")
+    st.pending_end = None
+    _finish(st, ev.kind, ev.winner, ev.winner or st.last_player, points)
+
+
+# ---- the end of a hand ---------------------------------------------------------------
+
+def _remaining(st: HandState) -> dict[str, int] | None:
+    out = {}
+    for s in st.order:
+        if s in st.revealed:
+            out[s] = hand_pips(st.revealed[s])
+        elif st.counts[s] == 0:
+            out[s] = 0
+        elif st.known[s] is not None:
+            out[s] = hand_pips(st.known[s])  # type: ignore[arg-type]
+        else:
+            return None
+    return out
+
+
+def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
+            points: dict, capicua: bool = False) -> None:
+    """End the hand; award the end-of-hand points once every remaining hand is counted."""
+    remaining = _remaining(st)
+    if remaining is None:
+        st.pending_end = (kind, winner, locker)
+        missing = [s for s in st.order if s not in st.revealed and st.counts[s] and st.known[s] is None]
+        st.flags.append(Flag("awaiting_reveal", None, f"hand over ({kind}): reveal the tiles of {', '.join(missing)}"))
+        return
+    rules = st.rules
+    awards = {side: 0 for side in st.sides}
+    if kind == "domino":
+        assert winner is not None
+        side = st.side(winner)
+        if rules.domino_counts == "opponents":
+            counted = sum(p for s, p in remaining.items() if st.side(s) != side)
+        else:
+            counted = sum(p for s, p in remaining.items() if s != winner)
+        awards[side] = round_points(counted, rules.domino_rounding)
+        if rules.domino_subtract_partner and rules.partnership:
+            awards[side] -= round_points(remaining[partner_of(winner)], rules.domino_rounding)
+        if capicua and rules.capicua_bonus:
+            awards[side] += rules.capicua_bonus
+        result = HandResult("domino", winner, side, awards, remaining, capicua,
+                            note=f"{winner} dominoes; counted {counted} pips",
+                            next_leader=_next_leader_after(st, winner, "domino"))
+    else:  # locked, or time called
+        locker = locker or st.last_player
+        lock = lock_awards(
+            remaining, {s: st.side(s) for s in st.order},
+            winner_rule=rules.lock_winner, points_rule=rules.lock_points, tie_rule=rules.lock_tie,
+            rounding=rules.lock_rounding, locker=locker,
+            right_of_locker=right_of(st.order, locker) if locker else None,
+            leading_side=st.context.leading_side,
+        )
+        awards.update(lock.awards)
+        win_seat = None
+        if lock.winner is not None:
+            win_seat = min((s for s in st.order if st.side(s) == lock.winner), key=lambda s: remaining[s])
+        result = HandResult(kind, win_seat, lock.winner, awards, remaining, note=lock.note,
+                            next_leader=_next_leader_after(st, win_seat, "tie" if lock.tie else "locked"))
+    nxt_req = None
+    if result.next_leader is None:
+        nxt_req = Tile(rules.set_max, rules.set_max)
+    result = HandResult(**{**result.__dict__, "next_required_lead": nxt_req})
+    for side, pts in awards.items():
+        points[side] = points.get(side, 0) + pts
+    _set_result(st, result)
+
+
+def _next_leader_after(st: HandState, winner: str | None, how: str) -> str | None:
+    """Who leads the next hand (None: the holder of the highest double, [6|6] in a double-six set)."""
+    rules = st.rules
+    if how == "domino":
+        rule = rules.next_hand_opener
+    elif how == "locked":
+        rule = rules.after_lock_opener
+    else:
+        rule = rules.after_lock_tie_opener
+    if rule == "hand_winner":
+        return winner or st.leader
+    if rule in ("same_as_last",):
+        return st.leader
+    if rule == "next_seat":
+        return next_seat(st.order, st.leader) if st.leader else None
+    return None  # double_six
+
+
+def _set_result(st: HandState, result: HandResult) -> None:
+    st.result = result
+    st.turn = None
+
+
+class Hand:
+    """A hand being recorded: an append-only log plus its replayed state.
+
+    >>> from engine.ruleset import load_ruleset
+    >>> h = Hand(load_ruleset("all-fives"))
+    >>> h.append(Play(seat="N", tile="5-5")).points
+    {'N': 10}
+    """
+
+    def __init__(self, rules: Ruleset, context: HandContext | None = None) -> None:
+        self.rules = rules
+        self.context = context or HandContext()
+        self.log: list = []
+        self.state = replay(rules, [], self.context)
+
+    def append(self, event: object) -> Outcome:
+        """Append an event (or a :class:`Correction`) and recompute; returns its outcome.
+
+        A correction's outcome is the outcome of the event it put in place (or an empty one
+        when it voided the slot). On :class:`IllegalEvent` the log is left as it was.
+        """
+        log = self.log + [event]
+        state = replay(self.rules, log, self.context)
+        self.log, self.state = log, state
+        if isinstance(event, Correction):
+            target = [o for o in state.outcomes if o.index == event.replaces]
+            if target:
+                return target[0]
+            return Outcome(len(log) - 1, event, {}, [], state.layout.open_ends(), state.layout.ends_count())
+        return state.outcomes[-1]

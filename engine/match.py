@@ -1,0 +1,149 @@
+"""A match: games of hands, folded from each hand's event log.
+
+Game breaks come from the rule set, not from the input: a game ends when a side
+reaches the target (``target_exact``: a hand that would overshoot scores nothing),
+when ``target_checked = immediately`` and a side reaches it during play (seed 004),
+or at the end of the hand in progress once ``time_limit_min`` has passed (seed 003:
+"toda mano que haya empezado sera terminada"). For block games ranked by pips
+(``standings = cumulative_pips``, seed 002) every hand is a game and the match is
+``games_per_match`` games, ranked by cumulative remaining pips.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.hand import HandContext, HandState, replay
+from engine.ruleset import Ruleset
+from engine.tiles import Tile
+
+
+@dataclass
+class GameState:
+    """One game: its hands and the running score per side after each hand."""
+
+    number: int
+    hands: list[HandState] = field(default_factory=list)
+    scores: dict[str, int] = field(default_factory=dict)
+    pips: dict[str, int] = field(default_factory=dict)  # cumulative remaining pips per seat
+    winner: str | None = None
+    ended_by: str | None = None  # target | time | hand (one-hand games) | None while running
+    start_t: float | None = None
+
+
+@dataclass
+class MatchState:
+    """All games so far and the standings across them."""
+
+    rules: Ruleset
+    games: list[GameState]
+    over: bool
+
+    def standings(self) -> list[tuple[str, int, int]]:
+        """(side, games won, points or pips) sorted best first.
+
+        ``points``: most games won, then most points; ``cumulative_pips``: fewest pips.
+        """
+        wins: dict[str, int] = {}
+        totals: dict[str, int] = {}
+        for g in self.games:
+            src = g.pips if self.rules.standings == "cumulative_pips" else g.scores
+            for side, v in src.items():
+                totals[side] = totals.get(side, 0) + v
+                wins.setdefault(side, 0)
+            if g.winner:
+                wins[g.winner] = wins.get(g.winner, 0) + 1
+        if self.rules.standings == "cumulative_pips":
+            return sorted(((s, wins[s], totals[s]) for s in totals), key=lambda r: (r[2], -r[1]))
+        return sorted(((s, wins[s], totals[s]) for s in totals), key=lambda r: (-r[1], -r[2]))
+
+
+def _first_context(rules: Ruleset, number: int) -> HandContext:
+    req = Tile(rules.set_max, rules.set_max) if rules.first_hand_opener != "any" else None
+    return HandContext(leader=None, required_lead=req, number=number)
+
+
+def _leading(scores: dict[str, int]) -> str | None:
+    if not scores:
+        return None
+    best = max(scores.values())
+    top = [s for s, v in scores.items() if v == best]
+    return top[0] if len(top) == 1 else None
+
+
+def _event_time(hand: HandState, last: bool) -> float | None:
+    times = [o.event.t for o in hand.outcomes if getattr(o.event, "t", None) is not None]
+    return (times[-1] if last else times[0]) if times else None
+
+
+def replay_match(rules: Ruleset, hand_logs: list[list]) -> MatchState:
+    """Fold every hand's log into games and standings.
+
+    Raises:
+        engine.hand.IllegalEvent: from any hand (message names the hand and event number).
+    """
+    games: list[GameState] = [GameState(1)]
+    context = _first_context(rules, 1)
+    match_over = False
+    for h, log in enumerate(hand_logs, start=1):
+        if match_over:
+            raise ValueError(f"hand {h}: the match is already over")
+        game = games[-1]
+        context = HandContext(context.leader, context.required_lead, _leading(game.scores), h)
+        try:
+            hand = replay(rules, log, context)
+        except ValueError as exc:
+            raise type(exc)(f"hand {h}, {exc}") from None
+        game.hands.append(hand)
+        if game.start_t is None:
+            game.start_t = _event_time(hand, last=False)
+        _add_hand(rules, game, hand)
+        if game.ended_by is None and hand.result is not None:
+            _check_time(rules, game, hand)
+        if game.ended_by is not None:
+            match_over = len(games) >= rules.games_per_match
+            if not match_over:
+                games.append(GameState(len(games) + 1))
+                context = _first_context(rules, len(games))
+            continue
+        res = hand.result
+        context = HandContext(res.next_leader if res else None, res.next_required_lead if res else None)
+    return MatchState(rules, games, match_over)
+
+
+def _add_hand(rules: Ruleset, game: GameState, hand: HandState) -> None:
+    for side in hand.sides:
+        game.scores.setdefault(side, 0)
+    for seat in hand.order:
+        game.pips.setdefault(seat, 0)
+    if rules.standings == "cumulative_pips":
+        if hand.result is not None:
+            for seat, p in hand.result.remaining.items():
+                game.pips[seat] += p
+            game.winner, game.ended_by = hand.result.winner_side, "hand"
+        return
+    target = rules.target
+    running = dict(game.scores)
+    for out in hand.outcomes:
+        for side, pts in out.points.items():
+            if rules.target_exact and target is not None and running[side] + pts > target:
+                continue  # exact target: a score that overshoots does not count
+            running[side] += pts
+            if rules.target_checked == "immediately" and target is not None and running[side] >= target:
+                game.scores = running
+                game.winner, game.ended_by = side, "target"
+                return
+    game.scores = running
+    if hand.result is not None and target is not None:
+        reached = [s for s, v in running.items() if v >= target]
+        if reached:
+            game.winner = max(reached, key=lambda s: running[s])
+            game.ended_by = "target"
+
+
+def _check_time(rules: Ruleset, game: GameState, hand: HandState) -> None:
+    if rules.time_limit_min is None or game.start_t is None:
+        return
+    end_t = _event_time(hand, last=True)
+    if end_t is not None and end_t - game.start_t >= rules.time_limit_min * 60:
+        game.winner, game.ended_by = _leading(game.scores), "time"

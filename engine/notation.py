@@ -1,0 +1,157 @@
+"""One line of the text notation per event: the grammar shared by hand scripts and records.
+
+    N 6-6              lead (the first tile of the hand)
+    E 6-4 W            play [6|4] on end W (the half that matches touches; written touching-first)
+    S pass             knock
+    W draw 2           draw two unseen tiles;  ``W draw 3-1 2-2`` draws seen tiles
+    N takeback 6-4     a play taken back
+    N penalty bogus_play          a named penalty of the rule set
+    N penalty -10 slow play       a fine: points to the infractor's side, then the reason
+    N penalty -25/+25 pass        points to the infractor / to each opponent side
+    E reveal 6-5 4-4   tiles shown at the end of the hand
+    deal N 6-6 5-4 ... / S 1-1 ...   the tiles dealt (one group per seat)
+    end domino N | end locked | end time | end redeal | end umpire [reason]
+    fix 7 E 3-4 W      correction: event number 7 is replaced by the event after it
+    void 7             correction: event number 7 is voided
+
+Any line may end with ``t=SECONDS`` and/or ``f=FRAME``. ``#`` starts a comment.
+
+>>> parse_event("E 6-4 W t=12.5")
+Play(t=12.5, frame=None, type='play', seat='E', tile=[6|4], end='W', oriented=False, confidence=None)
+>>> format_event(parse_event("N penalty -25/+25 pass with a play"))
+'N penalty -25/+25 pass with a play'
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.events import Correction, Deal, Draw, HandEnd, Pass, Penalty, Play, Reveal, TakeBack
+from engine.seats import SEATS
+from engine.tiles import Tile, TileError
+
+
+class NotationError(ValueError):
+    """A line that does not follow the notation; the message quotes it."""
+
+
+_TS_RE = re.compile(r"\s+(t|f)=([0-9.]+)\s*$")
+_PTS_RE = re.compile(r"^([+-]?\d+)(?:/([+-]?\d+))?$")
+
+
+def _split_stamps(line: str) -> tuple[str, dict]:
+    stamps: dict = {}
+    while True:
+        m = _TS_RE.search(line)
+        if not m:
+            return line, stamps
+        key = "t" if m.group(1) == "t" else "frame"
+        stamps[key] = float(m.group(2)) if key == "t" else int(float(m.group(2)))
+        line = line[: m.start()]
+
+
+def _tiles(words: list[str]) -> list[Tile]:
+    return [Tile.parse(w) for w in words]
+
+
+def parse_event(line: str):
+    """Parse one notation line into an engine event.
+
+    Raises:
+        NotationError: the line does not follow the grammar (message quotes it and says why).
+    """
+    text = line.split("#", 1)[0].strip() if not line.strip().startswith(("fix", "void")) else line.strip()
+    body, stamps = _split_stamps(text)
+    words = body.split()
+    if not words:
+        raise NotationError("empty line")
+    try:
+        return _parse_words(words, stamps)
+    except (TileError, ValueError, IndexError) as exc:
+        if isinstance(exc, NotationError):
+            raise
+        raise NotationError(f"{line.strip()!r}: {exc}") from None
+
+
+def _parse_words(words: list[str], stamps: dict):
+    head = words[0]
+    if head == "void":
+        return Correction(replaces=int(words[1]), event=None, **stamps)
+    if head == "fix":
+        return Correction(replaces=int(words[1]), event=_parse_words(words[2:], {}), **stamps)
+    if head == "deal":  # deal N 6-6 5-4 ... / S 1-1 ...
+        groups = " ".join(words[1:]).split("/")
+        return Deal(hands={g.split()[0].upper(): _tiles(g.split()[1:]) for g in groups}, **stamps)
+    if head == "end":
+        kind = words[1]
+        winner = words[2] if kind == "domino" and len(words) > 2 else None
+        reason = " ".join(words[3:] if winner else words[2:])
+        return HandEnd(kind=kind, winner=winner, reason=reason, **stamps)
+    seat = head.upper()
+    if seat not in SEATS:
+        raise NotationError(f"{' '.join(words)!r}: a line starts with a seat (N, E, S, W), deal, end, fix or void")
+    if len(words) < 2:
+        raise NotationError(f"{' '.join(words)!r}: what did {seat} do?")
+    verb, rest = words[1], words[2:]
+    if verb == "pass":
+        return Pass(seat=seat, **stamps)
+    if verb == "draw":
+        if not rest:
+            return Draw(seat=seat, **stamps)
+        if len(rest) == 1 and rest[0].isdigit():
+            return Draw(seat=seat, count=int(rest[0]), **stamps)
+        tiles = _tiles(rest)
+        return Draw(seat=seat, count=len(tiles), tiles=tiles, **stamps)
+    if verb == "takeback":
+        return TakeBack(seat=seat, tile=Tile.parse(rest[0]), **stamps)
+    if verb == "reveal":
+        return Reveal(seat=seat, tiles=_tiles(rest), **stamps)
+    if verb == "penalty":
+        m = _PTS_RE.match(rest[0]) if rest else None
+        if m:
+            opp = int(m.group(2)) if m.group(2) is not None else None
+            return Penalty(seat=seat, points=int(m.group(1)), opponents=opp, reason=" ".join(rest[1:]), **stamps)
+        return Penalty(seat=seat, name=rest[0], reason=" ".join(rest[1:]), **stamps)
+    tile = Tile.parse(verb)
+    end = rest[0].upper() if rest else None
+    return Play(seat=seat, tile=tile, end=end, **stamps)
+
+
+def format_event(ev) -> str:
+    """The notation line of an event (inverse of :func:`parse_event`)."""
+    if isinstance(ev, Correction):
+        body = f"void {ev.replaces}" if ev.event is None else f"fix {ev.replaces} {format_event(ev.event)}"
+        return body + _stamps(ev)
+    if isinstance(ev, Deal):
+        return "deal " + " / ".join(f"{s} " + " ".join(map(str, t)) for s, t in ev.hands.items()) + _stamps(ev)
+    if isinstance(ev, HandEnd):
+        parts = ["end", ev.kind] + ([ev.winner] if ev.winner else []) + ([ev.reason] if ev.reason else [])
+        return " ".join(parts) + _stamps(ev)
+    if isinstance(ev, Play):
+        body = f"{ev.seat} {ev.tile}" + (f" {ev.end}" if ev.end else "")
+    elif isinstance(ev, Pass):
+        body = f"{ev.seat} pass"
+    elif isinstance(ev, Draw):
+        body = f"{ev.seat} draw " + (" ".join(map(str, ev.tiles)) if ev.tiles else str(ev.count))
+    elif isinstance(ev, TakeBack):
+        body = f"{ev.seat} takeback {ev.tile}"
+    elif isinstance(ev, Reveal):
+        body = f"{ev.seat} reveal " + " ".join(map(str, ev.tiles))
+    elif isinstance(ev, Penalty):
+        if ev.name:
+            what = ev.name
+        else:
+            what = f"{ev.points:+d}" + (f"/{ev.opponents:+d}" if ev.opponents is not None else "")
+        body = f"{ev.seat} penalty {what}" + (f" {ev.reason}" if ev.reason else "")
+    else:
+        raise NotationError(f"cannot write {ev!r}")
+    return body + _stamps(ev)
+
+
+def _stamps(ev) -> str:
+    out = ""
+    if ev.t is not None:
+        out += f" t={ev.t:g}"
+    if ev.frame is not None:
+        out += f" f={ev.frame}"
+    return out

@@ -1,0 +1,184 @@
+"""Rule sets as data: one TOML file per preset in ``engine/rulesets/``.
+
+Every point where published domino rules disagree is a named field here (see
+``docs/rules.md`` for each preset's values and the seed sentence they come from).
+A preset is validated on load; an unknown or badly typed key raises
+:class:`RulesetError` naming the key and the file.
+
+>>> rs = load_ruleset("all-fives")
+>>> rs.spinner, rs.domino_rounding
+('first_double', 'nearest5')
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+RULESET_DIR = Path(__file__).parent / "rulesets"
+
+
+class RulesetError(ValueError):
+    """A rule set file is missing, malformed, or has a bad key (the message names it)."""
+
+
+class Penalty(BaseModel):
+    """A fixed penalty the umpire applies for an infraction.
+
+    ``infractor`` points are added to the infractor's side (negative: a deduction);
+    ``opponents`` points are added to the opposing side(s).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    infractor: int = 0
+    opponents: int = 0
+    ends_hand: bool = False
+    redeal: bool = False
+    opponents_lead_next: bool = False
+    # who leads the next hand: the usual opener (an opponent if opponents_lead_next); the seat to the
+    # infractor's right (seed 001); or the usual leader, passed to the next seat if it is the infractor (seed 000)
+    next_leader: Literal["usual", "right_of_infractor", "not_infractor"] = "usual"
+    # warnings to the table before the points apply (seed 003: one for a misplaced first tile)
+    warnings: int = Field(0, ge=0)
+    source: str = ""
+
+
+class Ruleset(BaseModel):
+    """All parameters of a domino rule set. Field docs name the options seen in published rules."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    title: str
+    source: str = Field(description="seed file or published source the values come from")
+    game: Literal["draw", "block", "muggins", "none"] = "draw"
+
+    # --- set, seats, deal -------------------------------------------------------
+    set_max: int = Field(6, ge=6, le=12, description="double-N set: 6, 9 or 12")
+    players: int = Field(4, ge=2, le=4)
+    partnership: bool = False
+    hand_size: int = Field(7, ge=1)
+    play_direction: Literal["clockwise", "counterclockwise"] = "clockwise"
+
+    # --- boneyard ---------------------------------------------------------------
+    boneyard: bool = True
+    draw_rule: Literal["until_playable", "none", "any_time"] = "until_playable"
+    # tiles that may never be drawn, by number of players ("2": 2 means two stay in a 2-player game)
+    boneyard_reserve: dict[str, int] = Field(default_factory=dict)
+
+    # --- layout -----------------------------------------------------------------
+    spinner: Literal["first_double", "every_double", "none"] = "first_double"
+    spinner_arms_open: Literal["immediately", "after_both_sides"] = "after_both_sides"
+
+    # --- scoring during play ----------------------------------------------------
+    score_ends: bool = True
+    end_score_scale: Literal["total", "fives_divided", "fives_and_threes"] = "total"
+    double_at_end_counts: Literal["both", "one"] = "both"
+    lone_spinner_counts: Literal["both", "one"] = "both"
+    extra_turn: Literal["none", "scoring_or_double"] = "none"
+    no_domino_with_scoring_or_double: bool = False
+
+    # --- opening ------------------------------------------------------------------
+    first_hand_opener: Literal["double_six", "highest_double_descending", "any"] = "double_six"
+    first_hand_no_double: Literal["redeal", "highest_tile"] = "redeal"
+    next_hand_opener: Literal["hand_winner", "double_six", "next_seat"] = "hand_winner"
+    after_lock_opener: Literal["hand_winner", "double_six", "same_as_last"] = "hand_winner"
+    after_lock_tie_opener: Literal["same_as_last", "double_six", "next_seat"] = "same_as_last"
+
+    # --- end of hand --------------------------------------------------------------
+    domino_counts: Literal["opponents", "all_others"] = "opponents"
+    domino_subtract_partner: bool = False
+    domino_rounding: Literal["nearest5", "down5", "up5", "exact"] = "nearest5"
+    # going out scores this flat amount instead of the pips (Fives and Threes: 1); None: the pips
+    domino_fixed_points: int | None = None
+    # False: a domino made with an exposed (touched, face-up) tile scores nothing (seed 003)
+    exposed_tile_domino_scores: bool = True
+    lock_winner: Literal["lowest_individual", "lowest_team", "locker_vs_right"] = "lowest_individual"
+    lock_tie: Literal["no_score", "split", "locker", "leading_team"] = "no_score"
+    lock_points: Literal["opponents_pips", "all_pips", "difference", "difference_cascade", "none"] = "opponents_pips"
+    lock_rounding: Literal["nearest5", "down5", "up5", "exact"] = "nearest5"
+
+    # --- bonuses ------------------------------------------------------------------
+    capicua_bonus: int = 0
+    first_tile_unanswered_bonus: int = 0
+    all_pass_bonus: int = 0
+
+    # --- redeal -------------------------------------------------------------------
+    redeal_doubles: int | None = Field(None, description="doubles in one hand that force/allow a redeal; None: never")
+    redeal_doubles_mode: Literal["mandatory", "option"] = "mandatory"
+
+    # --- game and match -----------------------------------------------------------
+    target: int | None = 200
+    target_exact: bool = False
+    target_checked: Literal["end_of_hand", "immediately"] = "end_of_hand"
+    time_limit_min: float | None = None
+    hand_in_progress_finishes: bool = True
+    # a game ends after this many hands whatever the score (seed 002: one hand); None: play to target
+    hands_per_game: int | None = Field(None, ge=1)
+    # sides tied on top at or over the target play one more hand, or one per player (seed 004)
+    target_tie_extra_hands: Literal["one", "per_player"] = "one"
+    # False: pass bonuses and penalty points cannot win the game; capicua and hand points can (seed 001)
+    penalty_points_can_win: bool = True
+    # seconds for a play, and for a play that locks the game; slow_play applies after (seed 003: 20, 40)
+    play_time_limit_s: int | None = None
+    locking_play_time_limit_s: int | None = None
+    games_per_match: int = 1
+    standings: Literal["points", "cumulative_pips"] = "points"
+
+    # --- penalties the umpire applies (by name: bogus_play, pass_with_play, ...) ----
+    penalties: dict[str, Penalty] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Ruleset":
+        if self.partnership and self.players != 4:
+            raise ValueError("partnership needs players = 4")
+        if self.hand_size * self.players > (self.set_max + 1) * (self.set_max + 2) // 2:
+            raise ValueError("hand_size * players exceeds the number of tiles in the set")
+        if not self.boneyard and self.draw_rule != "none":
+            raise ValueError("draw_rule must be 'none' when boneyard = false")
+        for k in self.boneyard_reserve:
+            if k not in {"2", "3", "4"}:
+                raise ValueError(f"boneyard_reserve key {k!r} must be a player count 2..4")
+        return self
+
+    def reserve(self) -> int:
+        """Tiles that stay in the boneyard and may never be drawn, for this player count."""
+        return self.boneyard_reserve.get(str(self.players), 0)
+
+
+def available_presets() -> list[str]:
+    """Names of the bundled presets, sorted."""
+    return sorted(p.stem for p in RULESET_DIR.glob("*.toml"))
+
+
+def load_ruleset(name_or_path: str | Path, **overrides: object) -> Ruleset:
+    """Load a bundled preset by name, or a TOML file by path, with optional field overrides.
+
+    Raises:
+        RulesetError: unknown preset, unreadable TOML, or a key that fails validation
+            (the message names the key and the file).
+    """
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = RULESET_DIR / f"{name_or_path}.toml"
+        if not path.exists():
+            raise RulesetError(
+                f"unknown rule set {str(name_or_path)!r}; presets: {', '.join(available_presets())}"
+            )
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RulesetError(f"{path}: no such rule set file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetError(f"{path}: not valid TOML: {exc}") from None
+    data.update(overrides)
+    data.setdefault("name", path.stem)
+    try:
+        return Ruleset.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "(rule set)"
+        raise RulesetError(f"{path}: key {key!r}: {err['msg']}") from None

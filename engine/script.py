@@ -1,0 +1,99 @@
+"""Hand scripts: a match written by hand (YAML or JSON) for ``dominocast score``.
+
+    rules: lisa-b-all-fives        # preset name or path to a TOML file
+    overrides: {players: 4}        # optional rule-set fields
+    players: {N: Ana, S: Bob}      # optional names per seat
+    hands:
+      - events:                    # notation lines (engine/notation.py) or event objects
+          - deal N 6-6 5-5 ... / S 4-4 ...
+          - N 6-6
+          - S 6-4 E
+
+The engine is the judge: game breaks, leaders and points all come from the rule set.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from pydantic import TypeAdapter, ValidationError
+
+from engine.events import AnyEvent
+from engine.notation import NotationError, parse_event
+from engine.ruleset import Ruleset, RulesetError, load_ruleset
+
+_EVENT = TypeAdapter(AnyEvent)
+
+
+class ScriptError(ValueError):
+    """A script that cannot be read; the message names the file and the location in it."""
+
+
+@dataclass
+class Script:
+    """A parsed script: the rule set, player names and one event list per hand."""
+
+    rules: Ruleset
+    players: dict[str, str] = field(default_factory=dict)
+    hands: list[list] = field(default_factory=list)
+
+
+def parse_item(item: object, where: str) -> object:
+    """One event of a script: a notation string or an event object (dict).
+
+    Raises:
+        ScriptError: with ``where`` in the message.
+    """
+    try:
+        if isinstance(item, str):
+            return parse_event(item)
+        if isinstance(item, dict):
+            return _EVENT.validate_python(item)
+    except NotationError as exc:
+        raise ScriptError(f"{where}: {exc}") from None
+    except (ValidationError, ValueError) as exc:
+        msg = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+        raise ScriptError(f"{where}: {msg}") from None
+    raise ScriptError(f"{where}: an event is a notation line or an object, not {type(item).__name__}")
+
+
+def load_script(path: str | Path, rules: str | None = None) -> Script:
+    """Read a YAML or JSON script; ``rules`` (a preset name) overrides the script's own.
+
+    Raises:
+        ScriptError: unreadable file, malformed YAML/JSON, bad structure or event, unknown preset.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScriptError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ScriptError(f"{path}: malformed {'JSON' if path.suffix == '.json' else 'YAML'}: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise ScriptError(f"{path}: a script is a mapping with 'rules' and 'hands'")
+    unknown = set(data) - {"rules", "overrides", "players", "hands", "title"}
+    if unknown:
+        raise ScriptError(f"{path}: unknown key {sorted(unknown)[0]!r} (keys: rules, overrides, players, hands)")
+    preset = rules or data.get("rules")
+    if not preset:
+        raise ScriptError(f"{path}: no rule set: add 'rules: PRESET' or pass --rules")
+    try:
+        ruleset = load_ruleset(preset, **(data.get("overrides") or {}))
+    except RulesetError as exc:
+        raise ScriptError(f"{path}: {exc}") from None
+    hands = data.get("hands")
+    if not isinstance(hands, list) or not hands:
+        raise ScriptError(f"{path}: 'hands' must be a non-empty list")
+    out = []
+    for h, hand in enumerate(hands):
+        events = hand.get("events") if isinstance(hand, dict) else hand
+        if not isinstance(events, list):
+            raise ScriptError(f"{path}: hands[{h}]: 'events' must be a list")
+        out.append([parse_item(item, f"{path}: hands[{h}].events[{i}]") for i, item in enumerate(events)])
+    return Script(ruleset, dict(data.get("players") or {}), out)

@@ -1,0 +1,60 @@
+"""The scored timeline of a match: one JSON-ready row per event, with points and running score.
+
+The rows are what ``dominocast score --json`` prints and what ``events.jsonl`` holds
+(see ``docs/record-format.md``): every row has ``type``, ``game``, ``hand``, ``index``
+(event number in the hand's log), ``t`` and ``frame`` (None for scripted events),
+``points`` (side -> points scored by this event), ``open_ends``, ``flags`` and
+``score`` (the game's running score per side after the event).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from engine.hand import Outcome
+from engine.match import MatchState
+from engine.notation import format_event
+
+
+def outcome_row(out: Outcome) -> dict:
+    """The JSON-ready row of one outcome (without game/hand numbers and running score)."""
+    ev = out.event
+    row: dict = {"type": ev.type, "index": out.index, "t": ev.t, "frame": ev.frame, "text": format_event(ev)}
+    seat = getattr(ev, "seat", None)
+    if seat is not None:
+        row["seat"] = seat
+    if out.placement is not None:
+        p = out.placement
+        row["tile"] = [p.tile.a, p.tile.b]
+        row["end"] = p.end
+        if getattr(ev, "confidence", None) is not None:
+            row["confidence"] = ev.confidence
+    row["points"] = out.points
+    row["open_ends"] = out.open_ends
+    row["ends_total"] = out.ends_total
+    row["flags"] = [{"kind": f.kind, "seat": f.seat, "message": f.message, **f.details} for f in out.flags]
+    if out.result is not None:
+        r = out.result
+        row["hand_end"] = {
+            "kind": r.kind, "winner": r.winner_seat, "side": r.winner_side, "awards": r.awards,
+            "remaining": r.remaining, "capicua": r.capicua, "note": r.note, "next_leader": r.next_leader,
+        }
+    return row
+
+
+def timeline(match: MatchState) -> Iterator[dict]:
+    """Rows for every event of every hand, in order, with the running game score."""
+    for game in match.games:
+        score: dict[str, int] = {}
+        for h, hand in enumerate(game.hands, start=1):
+            for side in hand.sides:
+                score.setdefault(side, 0)
+            for out in hand.outcomes:
+                for side, pts in out.points.items():
+                    score[side] = score.get(side, 0) + pts
+                row = outcome_row(out)
+                row.update(game=game.number, hand=h, score=dict(score))
+                yield row
+        if game.ended_by:
+            yield {"type": "game_end", "game": game.number, "winner": game.winner, "ended_by": game.ended_by,
+                   "score": dict(game.scores), "pips": dict(game.pips)}

@@ -1,0 +1,32 @@
+"""The ``dominocast`` command line.
+
+Each sub-command lives in its own module (``service/cli_*.py``) as a thin layer over
+library functions that the tests call directly; this module only assembles them.
+
+    $ dominocast --help
+"""
+
+from __future__ import annotations
+
+import typer
+
+from service import cli_engine
+
+app = typer.Typer(
+    name="dominocast",
+    help="Camera table capture, live scoring and game records for dominoes.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+cli_engine.register(app)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,15 @@
+"""Shared CLI plumbing: one-line errors with exit code 2, no traceback."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def fail(message: str) -> "typer.Exit":
+    """Print ``error: message`` on stderr and return an Exit(2) to raise."""
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code=2)

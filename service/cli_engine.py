@@ -1,0 +1,105 @@
+"""``dominocast score`` and ``dominocast rules``: the umpire's re-scoring tool over the engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from engine.hand import IllegalEvent
+from engine.match import replay_match
+from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset
+from engine.script import ScriptError, load_script
+from engine.timeline import timeline
+from service.cli_common import console, fail
+
+
+def _ends(open_ends: dict[str, int]) -> str:
+    return " ".join(f"{k}:{v}" for k, v in open_ends.items())
+
+
+def score(
+    script: Path = typer.Argument(..., help="hand or match script (.yaml, .yml or .json)"),
+    rules: str = typer.Option(None, "--rules", help="rule-set preset (overrides the script's)"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON lines instead of a table"),
+) -> None:
+    """Score a scripted hand or match: every event with its points, open ends, flags and the running score."""
+    try:
+        sc = load_script(script, rules)
+        match = replay_match(sc.rules, sc.hands)
+    except (ScriptError, IllegalEvent, ValueError) as exc:
+        raise fail(f"{script}: {exc}" if str(script) not in str(exc) else str(exc))
+    rows = list(timeline(match))
+    if as_json:
+        for row in rows:
+            print(json.dumps(row))
+        return
+    table = Table(title=f"{sc.rules.title} ({sc.rules.name})", show_lines=False)
+    for col in ("g.h", "#", "event", "points", "open ends", "flags", "score"):
+        table.add_column(col)
+    for row in rows:
+        if row["type"] == "game_end":
+            table.add_row(str(row["game"]), "", f"[bold]game over ({row['ended_by']}): {row['winner'] or 'tie'}[/]",
+                          "", "", "", _score(row["score"] or row["pips"]))
+            continue
+        pts = " ".join(f"{s}+{p}" if p >= 0 else f"{s}{p}" for s, p in row["points"].items())
+        flags = "; ".join(f["kind"] for f in row["flags"])
+        text = row["text"]
+        if "hand_end" in row:
+            he = row["hand_end"]
+            text += f"  [bold]→ {he['kind']}{' ' + he['winner'] if he['winner'] else ''}[/] ({he['note']})"
+        table.add_row(f"{row['game']}.{row['hand']}", str(row["index"]), text, pts, _ends(row["open_ends"]),
+                      f"[red]{flags}[/]" if flags else "", _score(row["score"]))
+    console.print(table)
+    _print_standings(match, sc.players)
+
+
+def _score(score: dict[str, int]) -> str:
+    return " ".join(f"{s} {v}" for s, v in score.items())
+
+
+def _print_standings(match, players: dict[str, str]) -> None:
+    unit = "pips" if match.rules.standings == "cumulative_pips" else "points"
+    t = Table(title="Standings")
+    t.add_column("side")
+    t.add_column("games won")
+    t.add_column(unit)
+    for side, won, total in match.standings():
+        name = " & ".join(players.get(s, s) for s in (side if len(side) == 2 else [side]))
+        t.add_row(f"{side} ({name})" if players else side, str(won), str(total))
+    console.print(t)
+
+
+def rules(preset: str = typer.Argument(None, help="preset to show; omit to list them")) -> None:
+    """List rule-set presets, or show one preset's parameters."""
+    if preset is None:
+        t = Table(title="Rule-set presets")
+        t.add_column("preset")
+        t.add_column("title")
+        t.add_column("source")
+        for name in available_presets():
+            rs = load_ruleset(name)
+            t.add_row(name, rs.title, rs.source)
+        console.print(t)
+        return
+    try:
+        rs = load_ruleset(preset)
+    except RulesetError as exc:
+        raise fail(str(exc))
+    t = Table(title=f"{rs.title} ({rs.name})")
+    t.add_column("parameter")
+    t.add_column("value")
+    for key in Ruleset.model_fields:
+        value = getattr(rs, key)
+        if key == "penalties":
+            value = "; ".join(f"{k}: {v.infractor:+d}/{v.opponents:+d}" + (" ends hand" if v.ends_hand else "")
+                              + (" redeal" if v.redeal else "") for k, v in value.items()) or "none"
+        t.add_row(key, str(value))
+    console.print(t)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(score)
+    app.command()(rules)

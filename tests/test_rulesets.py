@@ -1,0 +1,257 @@
+"""The bundled rule-set presets: each loads, carries its seed's values, and bad files fail loudly.
+
+Values asserted here are quoted from the seed texts in ``shared/seeds/`` (see ``docs/rules.md``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from engine.ruleset import RULESET_DIR, Ruleset, RulesetError, available_presets, load_ruleset
+
+PRESETS = available_presets()
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
+
+# One vocabulary for infractions across presets (docs/rules.md, "Writing your own").
+PENALTY_NAMES = {
+    "bogus_play", "pass_with_play", "draw_with_play", "play_out_of_turn", "exposed_tile", "wrong_start",
+    "signalling", "rearranging_tiles", "slow_play", "looking_at_tiles", "showing_tiles",
+    "first_tile_orientation",
+}
+
+
+def test_the_expected_presets_are_bundled():
+    assert set(PRESETS) >= {
+        "lisa-b-all-fives", "bdc-partnership", "nova-block", "jersey-partnership", "muggins",
+        "all-fives", "fives-and-threes", "block", "draw",
+    }
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_every_preset_loads_and_is_named_for_its_file(name):
+    rs = load_ruleset(name)
+    assert isinstance(rs, Ruleset)
+    assert rs.name == name
+    assert rs.title and rs.source
+    assert set(rs.penalties) <= PENALTY_NAMES
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_every_value_in_a_preset_file_says_where_it_comes_from(name):
+    lines = (RULESET_DIR / f"{name}.toml").read_text(encoding="utf-8").splitlines()
+    for i, line in enumerate(lines):
+        key = re.match(r"([a-z_]+)\s*=", line)
+        if key and key.group(1) not in {"name", "title", "source"} and not _inside_table(lines, i):
+            assert lines[i - 1].startswith("#"), f"{name}.toml line {i + 1}: {key.group(1)} has no source comment"
+        if line.startswith("[penalties."):
+            assert lines[i - 1].startswith("#"), f"{name}.toml line {i + 1}: {line} has no source comment"
+
+
+def _inside_table(lines: list[str], i: int) -> bool:
+    return any(prev.startswith("[") for prev in lines[:i])
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_docs_table_has_a_column_per_preset(name):
+    header = next(line for line in DOCS.read_text(encoding="utf-8").splitlines() if line.startswith("| parameter |"))
+    assert f"`{name}`" in header
+
+
+def test_docs_table_has_a_row_per_parameter():
+    text = DOCS.read_text(encoding="utf-8")
+    for field in Ruleset.model_fields:
+        if field not in {"name", "title", "source", "penalties"}:
+            assert f"\n| {field} |" in text, field
+
+
+# --- seed 000: Lisa B. All Fives ---------------------------------------------------------
+
+
+def test_lisa_b_all_fives():
+    rs = load_ruleset("lisa-b-all-fives")
+    # "Each player starts with seven tiles."
+    assert (rs.players, rs.hand_size, rs.boneyard, rs.draw_rule) == (2, 7, True, "until_playable")
+    # "The spinner is the first double laid on the table by any player in each hand."
+    assert rs.spinner == "first_double"
+    assert rs.score_ends and rs.end_score_scale == "total"
+    # "if double six is not pulled then go to the next lowest double"; none at all: remix
+    assert rs.first_hand_opener == "highest_double_descending"
+    assert rs.first_hand_no_double == "redeal"
+    # "rounded to the nearest 5 either up or down"
+    assert rs.domino_rounding == "nearest5"
+    assert rs.domino_counts == "all_others"
+    # "In the case of a locked game, double six starts the next hand."
+    assert rs.after_lock_opener == "double_six"
+    # "Players must play the hand pulled including four or more doubles"
+    assert rs.redeal_doubles is None
+    bogus = rs.penalties["bogus_play"]
+    assert (bogus.infractor, bogus.opponents, bogus.redeal, bogus.ends_hand) == (-25, 0, True, True)
+    assert bogus.next_leader == "not_infractor"
+    assert rs.penalties["pass_with_play"].infractor == -50
+    assert rs.penalties["draw_with_play"].infractor == -50
+
+
+def test_lisa_b_plays_four_players_by_override():
+    rs = load_ruleset("lisa-b-all-fives", players=4)
+    assert rs.players == 4 and rs.reserve() == 0
+
+
+# --- seed 001: BDC partnership -----------------------------------------------------------
+
+
+def test_bdc_partnership():
+    rs = load_ruleset("bdc-partnership")
+    assert (rs.players, rs.partnership, rs.boneyard, rs.spinner) == (4, True, False, "none")
+    assert rs.target == 200
+    assert rs.first_hand_opener == "double_six" and rs.next_hand_opener == "hand_winner"
+    # "he/she will lock against the player to his/her right"
+    assert rs.lock_winner == "locker_vs_right"
+    # "30 Bonus points are given to a team if any of the following occur"
+    assert rs.capicua_bonus == rs.first_tile_unanswered_bonus == rs.all_pass_bonus == 30
+    # "If you have 5 doubles in your hand ... The hand is reshuffled"
+    assert (rs.redeal_doubles, rs.redeal_doubles_mode) == (5, "mandatory")
+    assert rs.penalty_points_can_win is False
+    passed = rs.penalties["pass_with_play"]
+    assert (passed.opponents, passed.infractor, passed.ends_hand, passed.opponents_lead_next) == (30, 0, True, True)
+    assert rs.penalties["play_out_of_turn"].opponents == 30
+    assert rs.penalties["exposed_tile"].opponents == 30
+    assert rs.penalties["exposed_tile"].ends_hand is False
+    looking = rs.penalties["looking_at_tiles"]
+    assert looking.opponents_lead_next and looking.next_leader == "right_of_infractor"
+
+
+# --- seed 002: NOVA block ------------------------------------------------------------------
+
+
+def test_nova_block():
+    rs = load_ruleset("nova-block")
+    assert (rs.players, rs.hand_size, rs.partnership) == (4, 7, False)
+    assert rs.boneyard is False and rs.draw_rule == "none"
+    assert rs.spinner == "none" and rs.score_ends is False
+    assert rs.standings == "cumulative_pips"
+    assert rs.games_per_match == 5
+    assert rs.hands_per_game == 1
+    assert rs.time_limit_min == 5
+    # "If the game does not naturally end by that point, then the player with the least ... wins."
+    assert rs.hand_in_progress_finishes is False
+    assert rs.penalties == {}
+
+
+# --- seed 003: Jersey partnership ----------------------------------------------------------
+
+
+def test_jersey_partnership():
+    rs = load_ruleset("jersey-partnership")
+    assert (rs.players, rs.partnership, rs.target) == (4, True, 200)
+    # "(200) points or (40) minutes, whichever comes first"; a hand in progress is finished
+    assert rs.time_limit_min == 40 and rs.hand_in_progress_finishes is True
+    # "If a player picks 5 or more doubles has the option of a reshuffle."
+    assert (rs.redeal_doubles, rs.redeal_doubles_mode) == (5, "option")
+    # "In case of a tie the points won't count. The same player that started will start again."
+    assert (rs.lock_winner, rs.lock_tie, rs.after_lock_tie_opener) == ("lowest_team", "no_score", "same_as_last")
+    assert rs.exposed_tile_domino_scores is False
+    assert (rs.play_time_limit_s, rs.locking_play_time_limit_s) == (20, 40)
+    passed = rs.penalties["pass_with_play"]
+    assert (passed.opponents, passed.infractor, passed.redeal) == (25, -25, True)
+    assert rs.penalties["wrong_start"].infractor == -25 and rs.penalties["wrong_start"].redeal
+    assert rs.penalties["play_out_of_turn"].infractor == -25
+    assert rs.penalties["signalling"].infractor == -25
+    assert rs.penalties["rearranging_tiles"].infractor == -25
+    assert rs.penalties["slow_play"].infractor == -10
+    assert rs.penalties["first_tile_orientation"].warnings == 1
+
+
+# --- seed 004: Muggins ------------------------------------------------------------------------
+
+
+def test_muggins():
+    rs = load_ruleset("muggins")
+    # "Players draw 5 tiles from the stock regardless of the number of players."
+    assert (rs.players, rs.hand_size) == (2, 5)
+    assert rs.extra_turn == "scoring_or_double"
+    assert rs.no_domino_with_scoring_or_double is True
+    # "When there are 2 players, the last two tiles in the boneyard may not be drawn."
+    assert rs.reserve() == 2
+    assert load_ruleset("muggins", players=3).reserve() == 1
+    assert load_ruleset("muggins", players=4).reserve() == 1
+    assert rs.lock_points == "difference_cascade"
+    assert rs.domino_subtract_partner is True
+    assert (rs.target, rs.target_checked, rs.target_tie_extra_hands) == (200, "immediately", "per_player")
+    assert rs.end_score_scale == "total"
+
+
+def test_muggins_variations_are_overrides():
+    rs = load_ruleset("muggins", end_score_scale="fives_divided", target=250)
+    assert (rs.end_score_scale, rs.target) == ("fives_divided", 250)
+
+
+# --- published games ----------------------------------------------------------------------------
+
+
+def test_published_games():
+    fives = load_ruleset("all-fives")
+    assert (fives.game, fives.players, fives.hand_size, fives.spinner) == ("draw", 2, 7, "first_double")
+    assert fives.spinner_arms_open == "after_both_sides" and fives.domino_rounding == "nearest5"
+    f3 = load_ruleset("fives-and-threes")
+    assert (f3.end_score_scale, f3.spinner, f3.target, f3.target_exact) == ("fives_and_threes", "none", 61, True)
+    assert f3.boneyard is False and f3.domino_fixed_points == 1
+    block, draw = load_ruleset("block"), load_ruleset("draw")
+    for rs in (block, draw):
+        assert (rs.spinner, rs.score_ends, rs.domino_counts, rs.target) == ("none", False, "opponents", 100)
+    assert block.boneyard is False and block.draw_rule == "none"
+    assert draw.boneyard is True and draw.draw_rule == "until_playable"
+
+
+# --- errors ---------------------------------------------------------------------------------------
+
+
+def _write(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "club.toml"
+    path.write_text('name = "club"\ntitle = "Club"\nsource = "test"\n' + body, encoding="utf-8")
+    return path
+
+
+def test_unknown_key_names_the_key_and_the_file(tmp_path):
+    path = _write(tmp_path, "spinners = 2\n")
+    with pytest.raises(RulesetError) as err:
+        load_ruleset(path)
+    assert "spinners" in str(err.value) and str(path) in str(err.value)
+
+
+def test_wrong_type_names_the_key_and_the_file(tmp_path):
+    path = _write(tmp_path, 'hand_size = "seven"\n')
+    with pytest.raises(RulesetError) as err:
+        load_ruleset(path)
+    assert "hand_size" in str(err.value) and str(path) in str(err.value)
+
+
+def test_unknown_option_names_the_key_and_the_file(tmp_path):
+    path = _write(tmp_path, 'spinner = "every_other_double"\n')
+    with pytest.raises(RulesetError) as err:
+        load_ruleset(path)
+    assert "spinner" in str(err.value) and str(path) in str(err.value)
+
+
+def test_bad_penalty_key_names_the_nested_key(tmp_path):
+    path = _write(tmp_path, "[penalties.pass_with_play]\ninfractor = -25\nfine = 10\n")
+    with pytest.raises(RulesetError) as err:
+        load_ruleset(path)
+    assert "penalties.pass_with_play.fine" in str(err.value) and str(path) in str(err.value)
+
+
+def test_invalid_toml_names_the_file(tmp_path):
+    path = _write(tmp_path, "target = \n")
+    with pytest.raises(RulesetError, match=re.escape(str(path))):
+        load_ruleset(path)
+
+
+def test_unknown_preset_lists_the_presets():
+    with pytest.raises(RulesetError) as err:
+        load_ruleset("dominican-to-500")
+    message = str(err.value)
+    assert "dominican-to-500" in message
+    for name in PRESETS:
+        assert name in message
