@@ -101,6 +101,8 @@ class HandState:
     last_player: str | None = None
     leader: str | None = None
     responses: list[str] = field(default_factory=list)  # first two answers to the lead
+    exposed: set[tuple[int, int]] = field(default_factory=set)  # tiles shown during play
+    last_t: float | None = None  # time of the previous timed event, for the play clock
 
     def side(self, seat: str) -> str:
         return team_of(seat, self.rules.partnership)
@@ -186,6 +188,8 @@ def apply(st: HandState, index: int, ev: object) -> Outcome:
     points: dict[str, int] = {}
     flags: list[Flag] = []
     placement = handler(st, ev, points, flags)
+    if getattr(ev, "t", None) is not None:
+        st.last_t = ev.t
     for side, pts in points.items():
         st.scores[side] = st.scores.get(side, 0) + pts
     st.flags.extend(flags)
@@ -288,7 +292,18 @@ def _play(st: HandState, ev: Play, points: dict, flags: list[Flag]) -> Placement
     again = rules.extra_turn == "scoring_or_double" and (pts > 0 or tile.is_double)
     st.turn = seat if again else next_seat(st.order, seat)
     _check_end_after_play(st, seat, placement, pts, before, flags, points)
+    _check_play_clock(st, ev, flags)
     return placement
+
+
+def _check_play_clock(st: HandState, ev: Play, flags: list[Flag]) -> None:
+    """Seed 003: "Each play must be made within (20 seconds) and to lock the game within (40 seconds)"."""
+    rules = st.rules
+    limit = rules.play_time_limit_s
+    if st.result is not None and st.result.kind == "locked" and rules.locking_play_time_limit_s:
+        limit = rules.locking_play_time_limit_s
+    if limit and ev.t is not None and st.last_t is not None and ev.t - st.last_t > limit:
+        flags.append(Flag("slow_play", ev.seat, f"{ev.seat} took {ev.t - st.last_t:.0f} s (limit {limit} s)"))
 
 
 def _check_lead(st: HandState, seat: str, tile: Tile, flags: list[Flag]) -> None:
@@ -427,8 +442,12 @@ def _penalty(st: HandState, ev: Penalty, points: dict, flags: list[Flag]) -> Non
             points[other] = points.get(other, 0) + opponents
     if spec and (spec.ends_hand or spec.redeal) and not st.over:
         kind = "redeal" if spec.redeal else "penalty"
-        nxt = st.leader if st.leader != ev.seat else next_seat(st.order, ev.seat)
+        nxt = st.leader
         if spec.opponents_lead_next:
+            nxt = next_seat(st.order, ev.seat)
+        elif spec.next_leader == "right_of_infractor":  # seed 001: "the player to the right ... starts"
+            nxt = right_of(st.order, ev.seat)
+        elif spec.next_leader == "not_infractor" and nxt == ev.seat:  # seed 000: passed to the left
             nxt = next_seat(st.order, ev.seat)
         _set_result(st, HandResult(kind, None, None, {}, {}, note=f"{ev.name} by {ev.seat}", next_leader=nxt,
                                    next_required_lead=st.context.required_lead if kind == "redeal" else None))
@@ -439,6 +458,10 @@ def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
         Tile.parse(t, st.rules.set_max)
         if t.key in st.layout.on_table:
             raise IllegalEvent(f"{ev.seat} reveals {t}, which is on the table")
+    if not st.over:  # shown during play: exposed tiles (seed 003: a touched tile that did not fit)
+        st.exposed.update(t.key for t in ev.tiles)
+        flags.append(Flag("exposed_tile", ev.seat, f"{ev.seat} exposed " + " ".join(map(str, ev.tiles))))
+        return
     st.revealed[ev.seat] = list(ev.tiles)
     if st.pending_end is not None:
         kind, winner, locker = st.pending_end
@@ -493,14 +516,21 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
             counted = sum(p for s, p in remaining.items() if st.side(s) != side)
         else:
             counted = sum(p for s, p in remaining.items() if s != winner)
-        awards[side] = round_points(counted, rules.domino_rounding)
+        note = f"{winner} dominoes; counted {counted} pips"
+        if rules.domino_fixed_points is not None:  # Fives and Threes (pagat): one point for going out
+            awards[side] = rules.domino_fixed_points
+        else:
+            awards[side] = round_points(counted, rules.domino_rounding)
         if rules.domino_subtract_partner and rules.partnership:
             awards[side] -= round_points(remaining[partner_of(winner)], rules.domino_rounding)
         if capicua and rules.capicua_bonus:
             awards[side] += rules.capicua_bonus
-        result = HandResult("domino", winner, side, awards, remaining, capicua,
-                            note=f"{winner} dominoes; counted {counted} pips",
-                            next_leader=_next_leader_after(st, winner, "domino"))
+        last = st.plays[-1][2] if st.plays else None
+        if not rules.exposed_tile_domino_scores and last is not None and last.key in st.exposed:
+            awards = {sd: 0 for sd in awards}  # seed 003: "If the player wins with that tile, the points do not count"
+            note += "; won with an exposed tile: no points"
+        nxt, req = _next_lead_after(st, winner, "domino")
+        result = HandResult("domino", winner, side, awards, remaining, capicua, note, nxt, req)
     else:  # locked, or time called
         locker = locker or st.last_player
         lock = lock_awards(
@@ -514,19 +544,15 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
         win_seat = None
         if lock.winner is not None:
             win_seat = min((s for s in st.order if st.side(s) == lock.winner), key=lambda s: remaining[s])
-        result = HandResult(kind, win_seat, lock.winner, awards, remaining, note=lock.note,
-                            next_leader=_next_leader_after(st, win_seat, "tie" if lock.tie else "locked"))
-    nxt_req = None
-    if result.next_leader is None:
-        nxt_req = Tile(rules.set_max, rules.set_max)
-    result = HandResult(**{**result.__dict__, "next_required_lead": nxt_req})
+        nxt, req = _next_lead_after(st, win_seat, "tie" if lock.tie else "locked")
+        result = HandResult(kind, win_seat, lock.winner, awards, remaining, False, lock.note, nxt, req)
     for side, pts in awards.items():
         points[side] = points.get(side, 0) + pts
     _set_result(st, result)
 
 
-def _next_leader_after(st: HandState, winner: str | None, how: str) -> str | None:
-    """Who leads the next hand (None: the holder of the highest double, [6|6] in a double-six set)."""
+def _next_lead_after(st: HandState, winner: str | None, how: str) -> tuple[str | None, Tile | None]:
+    """Who leads the next hand and with which tile it must open (None, None: by lot / anyone)."""
     rules = st.rules
     if how == "domino":
         rule = rules.next_hand_opener
@@ -534,13 +560,15 @@ def _next_leader_after(st: HandState, winner: str | None, how: str) -> str | Non
         rule = rules.after_lock_opener
     else:
         rule = rules.after_lock_tie_opener
-    if rule == "hand_winner":
-        return winner or st.leader
-    if rule in ("same_as_last",):
-        return st.leader
-    if rule == "next_seat":
-        return next_seat(st.order, st.leader) if st.leader else None
-    return None  # double_six
+    if rule == "hand_winner" and (winner or st.leader):
+        return winner or st.leader, None
+    if rule == "same_as_last" and st.leader:
+        return st.leader, None
+    if rule == "next_seat" and st.leader:
+        return next_seat(st.order, st.leader), None
+    if rule == "lot":
+        return None, None
+    return None, Tile(rules.set_max, rules.set_max)  # the holder of [6|6] (seed 000 after a lock)
 
 
 def _set_result(st: HandState, result: HandResult) -> None:

@@ -27,8 +27,9 @@ class GameState:
     scores: dict[str, int] = field(default_factory=dict)
     pips: dict[str, int] = field(default_factory=dict)  # cumulative remaining pips per seat
     winner: str | None = None
-    ended_by: str | None = None  # target | time | hand (one-hand games) | None while running
+    ended_by: str | None = None  # target | time | hands | hand (one-hand games) | None while running
     start_t: float | None = None
+    tie_hands_left: int | None = None  # extra hands still to play after a tie at the target
 
 
 @dataclass
@@ -134,11 +135,34 @@ def _add_hand(rules: Ruleset, game: GameState, hand: HandState) -> None:
                 game.winner, game.ended_by = side, "target"
                 return
     game.scores = running
-    if hand.result is not None and target is not None:
-        reached = [s for s, v in running.items() if v >= target]
-        if reached:
-            game.winner = max(reached, key=lambda s: running[s])
-            game.ended_by = "target"
+    if hand.result is None:
+        return
+    if target is not None:
+        _check_target(rules, game, hand, target)
+    if game.ended_by is None and rules.hands_per_game and len(game.hands) >= rules.hands_per_game:
+        game.winner, game.ended_by = _leading(game.scores), "hands"
+
+
+def _check_target(rules: Ruleset, game: GameState, hand: HandState, target: int) -> None:
+    """End the game at the target, unless the top is tied or the points came from penalties."""
+    reached = {s: v for s, v in game.scores.items() if v >= target}
+    if not rules.penalty_points_can_win:
+        # seed 001: "You cannot win a match with a penalty": only a side that won this hand by play
+        won = hand.result.winner_side if hand.result.kind in ("domino", "locked", "time") else None
+        reached = {s: v for s, v in reached.items() if s == won}
+    if not reached:
+        return
+    best = max(reached.values())
+    top = [s for s, v in reached.items() if v == best]
+    if len(top) > 1:  # seed 004: a tie at the target plays on
+        if rules.target_tie_extra_hands == "per_player" and game.tie_hands_left is None:
+            game.tie_hands_left = rules.players
+        return
+    if game.tie_hands_left is not None:
+        game.tie_hands_left -= 1
+        if game.tie_hands_left > 0:
+            return
+    game.winner, game.ended_by = top[0], "target"
 
 
 def _check_time(rules: Ruleset, game: GameState, hand: HandState) -> None:

@@ -84,8 +84,9 @@ class Ruleset(BaseModel):
     # --- opening ------------------------------------------------------------------
     first_hand_opener: Literal["double_six", "highest_double_descending", "any"] = "double_six"
     first_hand_no_double: Literal["redeal", "highest_tile"] = "redeal"
-    next_hand_opener: Literal["hand_winner", "double_six", "next_seat"] = "hand_winner"
-    after_lock_opener: Literal["hand_winner", "double_six", "same_as_last"] = "hand_winner"
+    # "lot": nobody is due to lead; whoever plays first leads (pagat All Fives after a block)
+    next_hand_opener: Literal["hand_winner", "double_six", "next_seat", "lot"] = "hand_winner"
+    after_lock_opener: Literal["hand_winner", "double_six", "same_as_last", "next_seat", "lot"] = "hand_winner"
     after_lock_tie_opener: Literal["same_as_last", "double_six", "next_seat"] = "same_as_last"
 
     # --- end of hand --------------------------------------------------------------

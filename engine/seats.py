@@ -56,5 +56,18 @@ def next_seat(order: list[str], seat: str, step: int = 1) -> str:
 
 
 def right_of(order: list[str], seat: str) -> str:
-    """The player to a seat's right: the one who plays just before it."""
-    return next_seat(order, seat, -1)
+    """The playing seat to a seat's right, by where they sit (not by turn order).
+
+    Seen from above with N at the top, a player at N faces south and has W on the right;
+    so the right of N, E, S, W is W, N, E, S. In clockwise play that is the player who
+    plays just before; in counterclockwise play, the one who plays just after.
+
+    >>> right_of(["N", "E", "S", "W"], "N"), right_of(["N", "W", "S", "E"], "N")
+    ('W', 'W')
+    """
+    i = SEATS.index(seat)
+    for step in range(1, 4):
+        cand = SEATS[(i - step) % 4]
+        if cand in order:
+            return cand
+    raise SeatError(f"{seat} has nobody to the right")
