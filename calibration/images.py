@@ -1,0 +1,51 @@
+"""Reading and writing image files with errors that name the file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.errors import CalibrationError
+
+
+def load_image(path: str | os.PathLike[str], *, gray: bool = False) -> np.ndarray:
+    """Read an image file.
+
+    Args:
+        path: Image file (any format OpenCV decodes: PNG, JPEG, TIFF, BMP, ...).
+        gray: Return a single-channel image.
+
+    Returns:
+        ``(H, W)`` uint8 when ``gray`` is true, else ``(H, W, 3)`` uint8 BGR.
+
+    Raises:
+        CalibrationError: the file does not exist, cannot be read, or is not an image.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise CalibrationError(f"{p}: no such file")
+    if p.is_dir():
+        raise CalibrationError(f"{p}: is a directory, not an image")
+    try:
+        data = np.fromfile(str(p), dtype=np.uint8)  # works with non-ASCII paths too
+    except OSError as exc:
+        raise CalibrationError(f"{p}: cannot read ({exc.strerror or exc})") from exc
+    flag = cv2.IMREAD_GRAYSCALE if gray else cv2.IMREAD_COLOR
+    image = cv2.imdecode(data, flag) if data.size else None
+    if image is None:
+        raise CalibrationError(f"{p}: not an image (or a format OpenCV cannot decode)")
+    return image
+
+
+def to_gray(image: np.ndarray) -> np.ndarray:
+    """Convert ``(H, W)``, ``(H, W, 3)`` BGR or ``(H, W, 4)`` BGRA uint8 to ``(H, W)`` uint8."""
+    if image.ndim == 2:
+        return image
+    if image.ndim == 3 and image.shape[2] == 3:
+        return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if image.ndim == 3 and image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY)
+    raise CalibrationError(f"unsupported image shape {image.shape}")

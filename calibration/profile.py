@@ -1,0 +1,336 @@
+"""The per-table calibration profile: a versioned JSON file (pydantic model).
+
+A profile holds what the lens step measured (camera matrix, distortion), what the
+table step measured (homography from undistorted image pixels to table millimetres,
+table size) and the table set-up (seat edges, tile size).  A lens-only profile (from
+``dominocast calibrate lens``) has no homography yet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import (BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, ValidationError,
+                      field_validator, model_validator)
+
+from calibration.errors import CalibrationError
+from calibration.geometry import apply_homography, as_points, distort_pixels, undistort_pixels
+from calibration.rectify import rectify_frame
+from calibration.seats import DEFAULT_SEAT_SPEC, Edge, Seat, nearest_edge, parse_seat_spec, seat_spec
+
+PROFILE_VERSION = 1
+# An indented JSON list holding only numbers (matrix rows, sizes, coefficients), for
+# compacting.  The raw newline after "[" cannot occur inside a JSON string.
+_NUMBER_LIST = re.compile(r"\[\n\s*((?:-?[0-9][0-9.eE+-]*,?\s*)+)\]")
+_DIST_LENGTHS = (4, 5, 8, 12, 14)  # the lengths OpenCV accepts
+
+
+def _default_seats() -> dict[Seat, Edge]:
+    return parse_seat_spec(DEFAULT_SEAT_SPEC)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+class TileSize(BaseModel):
+    """Expected domino tile size in millimetres (face length x width, and thickness)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    length: PositiveFloat = 48.0
+    width: PositiveFloat = 24.0
+    thickness: PositiveFloat = 8.0
+
+    @model_validator(mode="after")
+    def _length_is_long_side(self) -> TileSize:
+        if self.width > self.length:
+            raise ValueError(f"tile width {self.width} mm is larger than its length {self.length} mm")
+        return self
+
+
+class ReprojectionErrors(BaseModel):
+    """Calibration quality numbers (None where the step has not been run).
+
+    Attributes:
+        lens_rms_px: RMS reprojection error of the lens calibration, pixels.
+        table_rms_mm: RMS error of the table fit on the table, mm.
+        table_max_mm: largest table-fit error, mm.
+        table_rms_px: RMS error of the table fit in the image, pixels.
+        table_points: number of correspondences in the table fit (4 = exact fit, the
+            errors are then 0 and say nothing about accuracy).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    lens_rms_px: float | None = Field(default=None, ge=0)
+    table_rms_mm: float | None = Field(default=None, ge=0)
+    table_max_mm: float | None = Field(default=None, ge=0)
+    table_rms_px: float | None = Field(default=None, ge=0)
+    table_points: int | None = Field(default=None, ge=4)
+
+
+class TableProfile(BaseModel):
+    """Calibration of one table and camera (JSON file, ``version: 1``).
+
+    Attributes:
+        version: file format version (always 1).
+        name: table name.
+        created: UTC time the profile was written.
+        image_size: ``(width, height)`` of the camera images, pixels.
+        camera_matrix: 3x3 intrinsics ``[[fx, 0, cx], [0, fy, cy], [0, 0, 1]]`` in
+            pixels, or None (no lens calibration: raw pixels are used as if undistorted).
+        dist_coeffs: OpenCV distortion ``(k1, k2, p1, p2[, k3, ...])``, or None.
+        homography: 3x3 map from undistorted image pixels to table mm, or None.
+        table_size_mm: ``(W, H)`` table size, mm (required with a homography).
+        seat_edges: seat letter -> table edge (``"y=0"``, ``"x=W"``, ``"y=H"``, ``"x=0"``).
+        tile_size_mm: expected tile size.
+        errors: reprojection errors of the calibration steps.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = PROFILE_VERSION
+    name: str = Field(min_length=1)
+    created: datetime = Field(default_factory=_utc_now)
+    image_size: tuple[PositiveInt, PositiveInt]
+    camera_matrix: list[list[float]] | None = None
+    dist_coeffs: list[float] | None = None
+    homography: list[list[float]] | None = None
+    table_size_mm: tuple[PositiveFloat, PositiveFloat] | None = None
+    seat_edges: dict[Seat, Edge] = Field(default_factory=_default_seats)
+    tile_size_mm: TileSize = Field(default_factory=TileSize)
+    errors: ReprojectionErrors = Field(default_factory=ReprojectionErrors)
+
+    # -- validation ---------------------------------------------------------------
+
+    @field_validator("camera_matrix", "homography")
+    @classmethod
+    def _three_by_three(cls, value: list[list[float]] | None) -> list[list[float]] | None:
+        if value is None:
+            return None
+        arr = np.asarray(value, dtype=np.float64)
+        if arr.shape != (3, 3):
+            raise ValueError(f"must be a 3x3 matrix, got shape {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("contains NaN or infinite values")
+        if abs(np.linalg.det(arr)) == 0.0:
+            raise ValueError("is singular")
+        return arr.tolist()
+
+    @field_validator("camera_matrix")
+    @classmethod
+    def _intrinsics_shape(cls, value: list[list[float]] | None) -> list[list[float]] | None:
+        if value is None:
+            return None
+        k = np.asarray(value)
+        if not (k[0, 0] > 0 and k[1, 1] > 0 and k[1, 0] == 0 and k[2, 0] == 0 and k[2, 1] == 0
+                and k[2, 2] == 1):
+            raise ValueError("is not a camera matrix [[fx, 0, cx], [0, fy, cy], [0, 0, 1]] with fx, fy > 0")
+        return value
+
+    @field_validator("dist_coeffs")
+    @classmethod
+    def _dist_length(cls, value: list[float] | None) -> list[float] | None:
+        if value is None:
+            return None
+        if len(value) not in _DIST_LENGTHS:
+            raise ValueError(f"must have 4, 5, 8, 12 or 14 coefficients, got {len(value)}")
+        if not all(np.isfinite(value)):
+            raise ValueError("contains NaN or infinite values")
+        return value
+
+    @field_validator("seat_edges")
+    @classmethod
+    def _one_seat_per_edge(cls, value: dict[Seat, Edge]) -> dict[Seat, Edge]:
+        if len(value) != 4 or len(set(value.values())) != 4:
+            raise ValueError("must give each of the seats N, E, S, W a different edge")
+        parse_seat_spec(seat_spec(value))  # clockwise order; CalibrationError is a ValueError
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TableProfile:
+        if (self.camera_matrix is None) != (self.dist_coeffs is None):
+            raise ValueError("camera_matrix and dist_coeffs must be given together")
+        if self.homography is not None and self.table_size_mm is None:
+            raise ValueError("a profile with a homography needs table_size_mm")
+        return self
+
+    # -- array views --------------------------------------------------------------
+
+    @property
+    def K(self) -> np.ndarray | None:  # noqa: N802 - the usual name
+        """Camera matrix, ``(3, 3)`` float64 pixels, or None."""
+        return None if self.camera_matrix is None else np.asarray(self.camera_matrix, np.float64)
+
+    @property
+    def D(self) -> np.ndarray | None:  # noqa: N802
+        """Distortion coefficients, ``(K,)`` float64, or None."""
+        return None if self.dist_coeffs is None else np.asarray(self.dist_coeffs, np.float64)
+
+    @property
+    def H(self) -> np.ndarray:  # noqa: N802
+        """Homography undistorted pixels -> table mm, ``(3, 3)`` float64.
+
+        Raises:
+            CalibrationError: the profile has no table calibration.
+        """
+        if self.homography is None or self.table_size_mm is None:
+            raise CalibrationError(
+                f"profile {self.name!r} has no table calibration; run `dominocast calibrate table`")
+        return np.asarray(self.homography, np.float64)
+
+    @property
+    def has_lens(self) -> bool:
+        """True when the profile has intrinsics (points are undistorted before mapping)."""
+        return self.camera_matrix is not None
+
+    # -- mappings -----------------------------------------------------------------
+
+    def image_to_table(self, points_px: np.ndarray) -> np.ndarray:
+        """Map camera-image pixels to table millimetres.
+
+        Args:
+            points_px: ``(N, 2)`` (or ``(2,)``) float pixel coordinates in the raw
+                (distorted) camera image.
+
+        Returns:
+            ``(N, 2)`` float32 table coordinates, mm.
+
+        Raises:
+            CalibrationError: no table calibration in the profile.
+            ValueError: ``points_px`` is not an ``(N, 2)`` array of finite values.
+        """
+        h = self.H
+        pts = as_points(points_px, name="points_px")
+        if self.has_lens:
+            pts = undistort_pixels(pts, self.K, self.D)
+        return apply_homography(h, pts).astype(np.float32)
+
+    def table_to_image(self, points_mm: np.ndarray) -> np.ndarray:
+        """Map table millimetres to camera-image pixels (inverse of :meth:`image_to_table`).
+
+        Args:
+            points_mm: ``(N, 2)`` (or ``(2,)``) float table coordinates, mm.
+
+        Returns:
+            ``(N, 2)`` float32 pixel coordinates in the raw (distorted) camera image.
+
+        Raises:
+            CalibrationError: no table calibration in the profile.
+            ValueError: ``points_mm`` is not an ``(N, 2)`` array of finite values.
+        """
+        pts = apply_homography(np.linalg.inv(self.H), as_points(points_mm, name="points_mm"))
+        if self.has_lens:
+            pts = distort_pixels(pts, self.K, self.D)
+        return pts.astype(np.float32)
+
+    def seat_of_point(self, point_mm: np.ndarray | tuple[float, float]) -> Seat:
+        """Seat letter (N/E/S/W) at the table edge nearest to a ``(2,)`` point in mm.
+
+        Raises:
+            CalibrationError: no table size in the profile.
+        """
+        if self.table_size_mm is None:
+            raise CalibrationError(f"profile {self.name!r} has no table size")
+        edge = nearest_edge(np.asarray(point_mm, np.float64), self.table_size_mm)
+        return next(seat for seat, e in self.seat_edges.items() if e == edge)
+
+    def rectify(self, frame: np.ndarray, px_per_mm: float = 1.0) -> np.ndarray:
+        """Top-down table image at ``px_per_mm``; see :func:`calibration.rectify.rectify_frame`.
+
+        Raises:
+            CalibrationError: no table calibration, bad ``px_per_mm`` or frame size.
+        """
+        return rectify_frame(frame, self, px_per_mm)
+
+    # -- files --------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        """The profile as JSON text: indented, with each list of numbers on one line."""
+        text = self.model_dump_json(indent=2)
+        return _NUMBER_LIST.sub(lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]",
+                                text) + "\n"
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the profile as JSON (atomically; parent directories are created).
+
+        Raises:
+            CalibrationError: the file cannot be written.
+        """
+        p = Path(path)
+        tmp = p.with_name(p.name + ".tmp")
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(self.to_json(), encoding="utf-8")
+            os.replace(tmp, p)
+        except OSError as exc:
+            raise CalibrationError(f"{p}: cannot write profile ({exc.strerror or exc})") from exc
+        return p
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> TableProfile:
+        """Read a profile written by :meth:`save`.
+
+        Raises:
+            CalibrationError: missing or unreadable file, not JSON, a ``version`` other
+                than 1, or fields that are missing or invalid (the message names the
+                file and the first problems).
+        """
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise CalibrationError(f"{p}: no such profile file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CalibrationError(f"{p}: cannot read profile ({exc})") from exc
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CalibrationError(
+                f"{p}: corrupt profile: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
+            ) from None
+        return cls.from_dict(data, source=str(p))
+
+    @classmethod
+    def from_dict(cls, data: object, *, source: str = "profile") -> TableProfile:
+        """Validate a decoded JSON object as a profile.
+
+        Raises:
+            CalibrationError: as :meth:`load`.
+        """
+        if not isinstance(data, dict):
+            raise CalibrationError(f"{source}: corrupt profile: expected a JSON object, "
+                                   f"got {type(data).__name__}")
+        if "version" not in data:
+            raise CalibrationError(f"{source}: not a calibration profile (no 'version' field)")
+        if data["version"] != PROFILE_VERSION:
+            raise CalibrationError(
+                f"{source}: unsupported profile version {data['version']!r} "
+                f"(this dominocast reads version {PROFILE_VERSION})")
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise CalibrationError(f"{source}: invalid profile: {_summarise(exc)}") from None
+
+
+def _summarise(exc: ValidationError, limit: int = 3) -> str:
+    """One line naming the first ``limit`` invalid fields."""
+    parts = []
+    for err in exc.errors()[:limit]:
+        loc = ".".join(str(x) for x in err["loc"]) or "(root)"
+        msg = err["msg"].replace("\n", " ")
+        parts.append(f"{loc}: {msg}")
+    more = exc.error_count() - limit
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def load_profile(path: str | os.PathLike[str]) -> TableProfile:
+    """Shorthand for :meth:`TableProfile.load`."""
+    return TableProfile.load(path)

@@ -1,0 +1,285 @@
+"""``dominocast calibrate``: lens and table calibration, marker sheets (docs/calibration.md)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from rich.markup import escape
+
+from service.cli_common import console, err_console, fail
+
+calibrate_app = typer.Typer(
+    help="Calibrate the camera lens and the table plane; print marker sheets.",
+    no_args_is_help=True,
+)
+
+
+class BoardKind(str, Enum):
+    """Calibration board kinds for ``calibrate lens``."""
+
+    checkerboard = "checkerboard"
+    charuco = "charuco"
+
+
+class Paper(str, Enum):
+    """Paper sizes for ``calibrate markers``."""
+
+    A4 = "A4"
+    letter = "letter"
+
+
+def _say(message: str) -> None:
+    """One line on stdout, never wrapped or colour-highlighted."""
+    console.print(message, markup=False, highlight=False, soft_wrap=True)
+
+
+def _warn(message: str) -> None:
+    """One line on stderr."""
+    err_console.print(message, markup=False, highlight=False, soft_wrap=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    """``fail`` with ``message`` shown literally (paths may contain rich markup brackets)."""
+    return fail(escape(" ".join(message.split())))
+
+
+@contextmanager
+def _one_line_errors() -> Iterator[None]:
+    """Turn calibration, validation and file errors into ``error: ...`` + exit code 2."""
+    from pydantic import ValidationError
+
+    from calibration.errors import CalibrationError
+
+    try:
+        yield
+    except CalibrationError as exc:
+        raise _fail(str(exc)) from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise _fail(f"invalid value{' for ' + where if where else ''}: {first['msg']}") from None
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        raise _fail(f"{where}{exc.strerror or exc}") from None
+
+
+def _parse_points(text: str, option: str) -> list[tuple[float, float]]:
+    """``"x1,y1 x2,y2 ..."`` (spaces or semicolons between points) -> list of pairs."""
+    pairs = [p for p in re.split(r"[\s;]+", text.strip()) if p]
+    points = []
+    for pair in pairs:
+        parts = pair.split(",")
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            points.append((float(parts[0]), float(parts[1])))
+        except ValueError:
+            raise _fail(f"{option}: cannot read {pair!r}; expected points as \"x1,y1 x2,y2 x3,y3 x4,y4\"") from None
+    return points
+
+
+@calibrate_app.command("markers")
+def markers_cmd(
+    out: Path = typer.Option(..., "--out", help="PNG file to write."),
+    checkerboard: bool = typer.Option(False, "--checkerboard",
+                                      help="Write a lens-calibration checkerboard page instead."),
+    paper: Paper = typer.Option(Paper.A4, "--paper", help="Paper size."),
+    dpi: float = typer.Option(300.0, "--dpi", help="Print resolution, dots per inch."),
+    marker_mm: float = typer.Option(50.0, "--marker-mm", help="Corner marker side, mm."),
+    cols: int = typer.Option(8, "--cols", help="Checkerboard squares across."),
+    rows: int = typer.Option(11, "--rows", help="Checkerboard squares down."),
+    square_mm: float = typer.Option(20.0, "--square-mm", help="Checkerboard square side, mm."),
+) -> None:
+    """Write a printable sheet: the four table-corner ArUco markers (ids 0-3), or a checkerboard."""
+    from calibration.markers import checkerboard_sheet, marker_sheet, write_png
+    from calibration.table import DEFAULT_MARKER_MARGIN_MM
+
+    with _one_line_errors():
+        if checkerboard:
+            page = checkerboard_sheet(paper=paper.value, dpi=dpi, cols=cols, rows=rows,
+                                      square_mm=square_mm)
+            what = f"checkerboard {cols} x {rows} squares of {square_mm:g} mm"
+        else:
+            page = marker_sheet(paper=paper.value, dpi=dpi, marker_mm=marker_mm)
+            what = (f"corner markers 0-3, {marker_mm:g} mm (inset "
+                    f"{DEFAULT_MARKER_MARGIN_MM + marker_mm / 2:g} mm when cut out and laid in the corners)")
+        write_png(out, page, dpi)
+    _say(f"wrote {out}: {what}, {paper.value} at {dpi:g} dpi; print at 100%")
+
+
+@calibrate_app.command("lens")
+def lens_cmd(
+    images: list[Path] = typer.Argument(..., help="Photos of the board (10-20, varied tilts)."),
+    out: Path = typer.Option(..., "--out", help="Profile JSON to write."),
+    board: BoardKind = typer.Option(BoardKind.checkerboard, "--board", help="Board kind."),
+    cols: int = typer.Option(8, "--cols", help="Squares across the board (not inner corners)."),
+    rows: int = typer.Option(11, "--rows", help="Squares down the board (not inner corners)."),
+    square_mm: float = typer.Option(20.0, "--square-mm", help="Square side, mm."),
+    marker_mm: Optional[float] = typer.Option(None, "--marker-mm",
+                                              help="ChArUco marker side, mm (default 0.7 x square)."),
+    dictionary: str = typer.Option("DICT_5X5_100", "--dict", help="ChArUco ArUco dictionary."),
+    name: Optional[str] = typer.Option(None, "--name", help="Profile name (default: the --out file name)."),
+    free_k3: bool = typer.Option(False, "--free-k3", help="Also fit the k3 radial term."),
+) -> None:
+    """Calibrate lens intrinsics and distortion; prints the RMS reprojection error."""
+    from calibration.lens import BoardSpec, calibrate_lens_files
+    from calibration.profile import ReprojectionErrors, TableProfile
+
+    with _one_line_errors():
+        spec = BoardSpec(kind=board.value, cols=cols, rows=rows, square_mm=square_mm,
+                         marker_mm=marker_mm, dictionary=dictionary)
+        result = calibrate_lens_files(images, spec, fix_k3=not free_k3)
+        profile = TableProfile(
+            name=name or out.stem, image_size=result.image_size,
+            camera_matrix=result.camera_matrix.tolist(), dist_coeffs=result.dist_coeffs.tolist(),
+            errors=ReprojectionErrors(lens_rms_px=result.rms_px))
+        profile.save(out)
+    k = result.camera_matrix
+    _say(f"board found in {len(result.used)} of {len(images)} images")
+    if result.skipped:
+        _warn(f"warning: board not found in {', '.join(result.skipped)}")
+    _say(f"fx {k[0, 0]:.1f}  fy {k[1, 1]:.1f}  cx {k[0, 2]:.1f}  cy {k[1, 2]:.1f} px; "
+         f"distortion {' '.join(f'{d:.4g}' for d in result.dist_coeffs)}")
+    _say(f"RMS reprojection error: {result.rms_px:.3f} px")
+    if result.rms_px > 1.0:
+        _warn("warning: RMS above 1 px; check --cols/--rows/--square-mm, focus and "
+              "that the board is flat")
+    _say(f"wrote {out}")
+
+
+@calibrate_app.command("table")
+def table_cmd(
+    image: Path = typer.Argument(..., help="Overhead photo of the table."),
+    out: Path = typer.Option(..., "--out", help="Profile JSON to write."),
+    table_mm: tuple[float, float] = typer.Option(..., "--table-mm", help="Table width W and height H, mm."),
+    lens: Optional[Path] = typer.Option(None, "--lens", help="Profile with lens intrinsics to use."),
+    markers: bool = typer.Option(False, "--markers", help="Use the four corner markers (ids 0-3)."),
+    points: Optional[str] = typer.Option(
+        None, "--points", help='Image points "x1,y1 x2,y2 x3,y3 x4,y4" (pixels).'),
+    points_mm: Optional[str] = typer.Option(
+        None, "--points-mm", help="Table positions of --points, mm (default: corners (0,0) (W,0) (W,H) (0,H))."),
+    seats: str = typer.Option("NESW", "--seats", help="Seats at edges y=0, x=W, y=H, x=0, in order."),
+    tile_mm: tuple[float, float] = typer.Option((48.0, 24.0), "--tile-mm", help="Tile length and width, mm."),
+    tile_thickness_mm: float = typer.Option(8.0, "--tile-thickness-mm", help="Tile thickness, mm."),
+    marker_mm: float = typer.Option(50.0, "--marker-mm", help="Printed corner marker side, mm."),
+    marker_inset_mm: float = typer.Option(35.0, "--marker-inset-mm",
+                                          help="Distance from each table edge to a marker centre, mm."),
+    name: Optional[str] = typer.Option(None, "--name", help="Table name (default: the --out file name)."),
+) -> None:
+    """Fit the table-plane homography (pixels -> mm); prints the reprojection error."""
+    import numpy as np
+    from pydantic import ValidationError
+
+    from calibration.images import load_image
+    from calibration.profile import ReprojectionErrors, TableProfile, TileSize
+    from calibration.seats import parse_seat_spec
+    from calibration.table import calibrate_table_from_markers, calibrate_table_from_points
+
+    if markers == (points is not None):
+        raise _fail("give exactly one of --markers or --points")
+    if points_mm is not None and points is None:
+        raise _fail("--points-mm needs --points")
+    with _one_line_errors():
+        seat_edges = parse_seat_spec(seats)
+        try:
+            tile = TileSize(length=tile_mm[0], width=tile_mm[1], thickness=tile_thickness_mm)
+        except ValidationError as exc:
+            raise _fail(f"--tile-mm/--tile-thickness-mm: {exc.errors()[0]['msg']}") from None
+        if not (table_mm[0] > 0 and table_mm[1] > 0):
+            raise _fail(f"--table-mm must be positive, got {table_mm[0]:g} {table_mm[1]:g}")
+        lens_profile = TableProfile.load(lens) if lens is not None else None
+        if lens_profile is not None and not lens_profile.has_lens:
+            raise _fail(f"{lens}: profile has no lens calibration (run `dominocast calibrate lens`)")
+        frame = load_image(image)
+        size = (frame.shape[1], frame.shape[0])
+        k = d = None
+        if lens_profile is not None:
+            if tuple(lens_profile.image_size) != size:
+                raise _fail(f"{image}: image is {size[0]}x{size[1]} px but {lens} was calibrated at "
+                           f"{lens_profile.image_size[0]}x{lens_profile.image_size[1]}")
+            k, d = lens_profile.K, lens_profile.D
+        if markers:
+            fit = calibrate_table_from_markers(frame, table_mm, marker_mm=marker_mm,
+                                               inset_mm=marker_inset_mm, camera_matrix=k,
+                                               dist_coeffs=d, source=str(image))
+        else:
+            px = np.array(_parse_points(points or "", "--points"))
+            mm = np.array(_parse_points(points_mm, "--points-mm")) if points_mm is not None else None
+            if mm is None and len(px) != 4:
+                raise _fail(f"--points: need the 4 table corners, got {len(px)} points "
+                           "(or give --points-mm for other points)")
+            fit = calibrate_table_from_points(px, table_mm, points_mm=mm, camera_matrix=k,
+                                              dist_coeffs=d)
+        profile = TableProfile(
+            name=name or out.stem, image_size=size,
+            camera_matrix=None if k is None else k.tolist(),
+            dist_coeffs=None if d is None else d.tolist(),
+            homography=fit.homography.tolist(), table_size_mm=table_mm, seat_edges=seat_edges,
+            tile_size_mm=tile,
+            errors=ReprojectionErrors(
+                lens_rms_px=lens_profile.errors.lens_rms_px if lens_profile else None,
+                table_rms_mm=fit.rms_mm, table_max_mm=fit.max_mm, table_rms_px=fit.rms_px,
+                table_points=fit.n_points))
+        profile.save(out)
+    source = "16 marker corners" if markers else f"{fit.n_points} points"
+    if fit.n_points == 4:
+        _say("exact fit through 4 points: the reprojection error is 0 by construction "
+             "(give more points with --points-mm to measure it)")
+    _say(f"reprojection error over {source}: {fit.rms_mm:.2f} mm RMS (max {fit.max_mm:.2f} mm), "
+         f"{fit.rms_px:.2f} px RMS")
+    if lens_profile is None:
+        _warn("note: no --lens profile; lens distortion is not corrected")
+    _say(f"wrote {out}")
+
+
+@calibrate_app.command("show")
+def show_cmd(profile_path: Path = typer.Argument(..., metavar="PROFILE", help="Profile JSON.")) -> None:
+    """Print a calibration profile."""
+    from calibration.profile import TableProfile
+    from calibration.seats import seat_spec
+    from calibration.table import table_corners_mm
+
+    with _one_line_errors():
+        p = TableProfile.load(profile_path)
+        corners = p.table_to_image(table_corners_mm(p.table_size_mm)) if p.homography else None
+    e = p.errors
+    lines = [f"profile {p.name!r} (version {p.version}, created {p.created.isoformat()})",
+             f"image size: {p.image_size[0]} x {p.image_size[1]} px"]
+    if p.has_lens:
+        k = p.K
+        lines.append(f"lens: fx {k[0, 0]:.1f}  fy {k[1, 1]:.1f}  cx {k[0, 2]:.1f}  cy {k[1, 2]:.1f} px; "
+                     f"distortion {' '.join(f'{d:.4g}' for d in p.dist_coeffs)}")
+        if e.lens_rms_px is not None:
+            lines.append(f"lens RMS reprojection error: {e.lens_rms_px:.3f} px")
+    else:
+        lines.append("lens: not calibrated (distortion not corrected)")
+    if corners is not None:
+        w, h = p.table_size_mm
+        lines.append(f"table: {w:g} x {h:g} mm; corners (0,0) (W,0) (W,H) (0,H) at px "
+                     + " ".join(f"({x:.1f},{y:.1f})" for x, y in corners))
+        lines.append("homography (px -> mm): " + "; ".join(" ".join(f"{v:.6g}" for v in row)
+                                                        for row in p.homography))
+        if e.table_rms_mm is not None:
+            lines.append(f"table reprojection error over {e.table_points} points: "
+                         f"{e.table_rms_mm:.2f} mm RMS (max {e.table_max_mm:.2f} mm), "
+                         f"{e.table_rms_px:.2f} px RMS")
+    else:
+        lines.append("table: not calibrated (run `dominocast calibrate table`)")
+    seats = ", ".join(f"{s} at {edge}" for s, edge in sorted(p.seat_edges.items(), key=lambda kv: "NESW".index(kv[0])))
+    lines.append(f"seats: {seat_spec(p.seat_edges)} ({seats})")
+    t = p.tile_size_mm
+    lines.append(f"tile: {t.length:g} x {t.width:g} x {t.thickness:g} mm")
+    for line in lines:
+        _say(line)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``calibrate`` sub-command group to the main CLI."""
+    app.add_typer(calibrate_app, name="calibrate")
