@@ -15,6 +15,7 @@ play after the hand is over) raise :class:`IllegalEvent`.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 from engine.events import Correction, Deal, Draw, HandEnd, Pass, Penalty, Play, Reveal, TakeBack, effective
@@ -100,7 +101,7 @@ class HandState:
     passes_in_row: int = 0
     last_player: str | None = None
     leader: str | None = None
-    responses: list[str] = field(default_factory=list)  # first two answers to the lead
+    responses: list[str] = field(default_factory=list)  # the first answers to the lead
     exposed: set[tuple[int, int]] = field(default_factory=set)  # tiles shown during play
     last_t: float | None = None  # time of the previous timed event, for the play clock
 
@@ -120,13 +121,33 @@ class HandState:
         return max(0, self.boneyard - self.rules.reserve())
 
     def legal_ends(self, seat: str) -> dict[str, list[Tile]]:
-        """For a seat whose hand is known: open end -> its tiles that fit there."""
+        """For a seat whose hand is known: open end -> its tiles that may be played there.
+
+        Seed 004 (``no_domino_with_scoring_or_double``): a last tile that would score or is a
+        double is no legal play once nothing can be drawn ("If the boneyard is already
+        exhausted at the time the player would play his last piece, he must skip his turn").
+        """
         hand = self.known.get(seat) or []
+        # fix (tests/test_engine_seeds.py, muggins skip turn): a pass there was flagged pass_with_play
+        last_restricted = (
+            self.rules.no_domino_with_scoring_or_double and len(hand) == 1
+            and self.drawable() == 0 and self.layout.lead is not None
+        )
         out: dict[str, list[Tile]] = {}
         for tile in hand:
             for end in self.layout.can_play(tile):
+                if last_restricted and (tile.is_double or self._would_score(tile, end)):
+                    continue
                 out.setdefault(end, []).append(tile)
         return out
+
+    def _would_score(self, tile: Tile, end: str) -> bool:
+        """Whether playing ``tile`` on ``end`` would score (on a copy of the layout)."""
+        if not self.rules.score_ends:
+            return False
+        trial = copy.deepcopy(self.layout)
+        trial.place(tile, end)
+        return play_points(trial.ends_count(), self.rules.end_score_scale) > 0
 
 
 def new_state(rules: Ruleset, context: HandContext) -> HandState:
@@ -338,11 +359,23 @@ def _play_bonuses(st: HandState, seat: str, points: dict) -> None:
     side = st.side(seat)
     if rules.all_pass_bonus and st.passes_in_row == len(st.order) - 1 and st.last_player == seat:
         points[side] = points.get(side, 0) + rules.all_pass_bonus
-    if rules.first_tile_unanswered_bonus and len(st.plays) >= 2 and len(st.responses) < 2:
-        st.responses.append("play")
-        if st.responses == ["pass", "play"] and st.leader is not None:
-            lead_side = st.side(st.leader)
-            points[lead_side] = points.get(lead_side, 0) + rules.first_tile_unanswered_bonus
+    if len(st.plays) >= 2:
+        _note_response(st, "play", points)
+
+
+def _note_response(st: HandState, kind: str, points: dict) -> None:
+    """Seed 001: 30 when the "opposing team does not have a domino to play once the first domino
+    of the hand is played": both opponents pass on the first round while the leader's partner
+    plays between them ("two consecutive passes ... disqualifies"). Heads-up: the one opponent passes.
+    """
+    bonus = st.rules.first_tile_unanswered_bonus
+    need = ["pass", "play", "pass"] if len(st.order) == 4 else ["pass"]
+    if not bonus or st.leader is None or len(st.responses) >= len(need):
+        return
+    st.responses.append(kind)
+    if st.responses == need:
+        side = st.side(st.leader)
+        points[side] = points.get(side, 0) + bonus
 
 
 def _check_end_after_play(
@@ -355,6 +388,12 @@ def _check_end_after_play(
             flags.append(Flag("must_draw", seat, f"{seat} cannot go out with a scoring tile or a double: draw"))
             st.turn = seat
             return
+        if st.rules.no_domino_with_scoring_or_double and (pts > 0 or tile.is_double):
+            # fix: seed 004, nothing left to draw: "he must skip his turn" -- the play should not have
+            # happened; flag it for the umpire (the domino stands unless corrected)
+            flags.append(Flag("no_domino_with_scoring_or_double", seat,
+                              f"{seat} went out with a scoring tile or a double and nothing to draw: "
+                              "the seed says he must skip his turn"))
         capicua = (
             not tile.is_double
             and len(before) >= 2
@@ -372,8 +411,8 @@ def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
         flags.append(Flag("pass_with_play", seat, f"{seat} passed holding a legal play"))
     elif st.rules.boneyard and st.rules.draw_rule == "until_playable" and st.drawable() > 0 and st.layout.lead:
         flags.append(Flag("pass_before_drawing", seat, f"{seat} passed with {st.drawable()} tiles left to draw"))
-    if st.rules.first_tile_unanswered_bonus and len(st.plays) == 1 and len(st.responses) < 2:
-        st.responses.append("pass")
+    if st.plays:
+        _note_response(st, "pass", points)
     st.passes_in_row += 1
     st.turn = next_seat(st.order, seat)
     if st.passes_in_row >= len(st.order) and st.layout.lead is not None:

@@ -35,7 +35,7 @@ class NotationError(ValueError):
     """A line that does not follow the notation; the message quotes it."""
 
 
-_TS_RE = re.compile(r"\s+(t|f)=([0-9.]+)\s*$")
+_TS_RE = re.compile(r"\s+(t|f)=(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)\s*$")
 _PTS_RE = re.compile(r"^([+-]?\d+)(?:/([+-]?\d+))?$")
 
 
@@ -151,7 +151,7 @@ def format_event(ev) -> str:
 def _stamps(ev) -> str:
     out = ""
     if ev.t is not None:
-        out += f" t={ev.t:g}"
+        out += f" t={ev.t!r}"  # repr: shortest text that reads back to the same float
     if ev.frame is not None:
         out += f" f={ev.frame}"
     return out

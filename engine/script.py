@@ -39,6 +39,7 @@ class Script:
     rules: Ruleset
     players: dict[str, str] = field(default_factory=dict)
     hands: list[list] = field(default_factory=list)
+    title: str | None = None
 
 
 def parse_item(item: object, where: str) -> object:
@@ -96,4 +97,4 @@ def load_script(path: str | Path, rules: str | None = None) -> Script:
         if not isinstance(events, list):
             raise ScriptError(f"{path}: hands[{h}]: 'events' must be a list")
         out.append([parse_item(item, f"{path}: hands[{h}].events[{i}]") for i, item in enumerate(events)])
-    return Script(ruleset, dict(data.get("players") or {}), out)
+    return Script(ruleset, dict(data.get("players") or {}), out, data.get("title"))

@@ -10,10 +10,12 @@ from rich.table import Table
 
 from engine.hand import IllegalEvent
 from engine.match import replay_match
+from engine.record import RecordError, record_from_match
 from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset
 from engine.script import ScriptError, load_script
 from engine.timeline import timeline
 from service.cli_common import console, fail
+from service.cli_record import write_outputs
 
 
 def _ends(open_ends: dict[str, int]) -> str:
@@ -24,6 +26,8 @@ def score(
     script: Path = typer.Argument(..., help="hand or match script (.yaml, .yml or .json)"),
     rules: str = typer.Option(None, "--rules", help="rule-set preset (overrides the script's)"),
     as_json: bool = typer.Option(False, "--json", help="print JSON lines instead of a table"),
+    record: Path = typer.Option(None, "--record", help="also write the match record (JSON) to this file"),
+    notation: Path = typer.Option(None, "--notation", help="also write the record's text notation to this file"),
 ) -> None:
     """Score a scripted hand or match: every event with its points, open ends, flags and the running score."""
     try:
@@ -31,6 +35,15 @@ def score(
         match = replay_match(sc.rules, sc.hands)
     except (ScriptError, IllegalEvent, ValueError) as exc:
         raise fail(f"{script}: {exc}" if str(script) not in str(exc) else str(exc))
+    if record is not None or notation is not None:
+        try:
+            rec = record_from_match(sc.rules, sc.hands, sc.players, {"title": sc.title} if sc.title else None)
+        except RecordError as exc:  # e.g. a player named for a seat that is not playing
+            raise fail(f"{script}: {exc}")
+        try:
+            write_outputs(rec, record, notation)
+        except RecordError as exc:
+            raise fail(str(exc))
     rows = list(timeline(match))
     if as_json:
         for row in rows:

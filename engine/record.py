@@ -1,0 +1,365 @@
+"""The game record: a versioned JSON document of a whole match (see ``docs/record-format.md``).
+
+A :class:`MatchRecord` holds the rule set (its preset name *and* every parameter, so the
+record stays readable if the preset changes later), the players, the teams, the event
+info, and every hand's raw event log (corrections included) next to a derived summary:
+per event its points, flags and open ends; the hand's result and points per side; the
+games and standings. The logs are the truth; the summary is informational and
+:func:`replay_record` re-derives it.
+
+>>> from engine.ruleset import load_ruleset
+>>> from engine.notation import parse_event
+>>> rec = record_from_match(load_ruleset("all-fives"), [[parse_event("N 5-5")]])
+>>> rec.hands[0].outcomes[0].points
+{'N': 10}
+>>> from_json(to_json(rec)) == rec
+True
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_serializer
+
+from engine.events import AnyEvent, Correction
+from engine.hand import HandState
+from engine.match import MatchState, replay_match
+from engine.ruleset import Ruleset
+from engine.seats import seats_for, team_of
+
+FORMAT = "dominocast-record"
+VERSION = 1  # the major version this code reads and writes
+
+_EVENT = TypeAdapter(AnyEvent)
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or built: malformed, wrong format, unsupported version."""
+
+
+# ---- the document -------------------------------------------------------------------
+
+class RulesInfo(BaseModel):
+    """The rule set: the preset it came from and every parameter (``Ruleset.model_dump``)."""
+
+    preset: str
+    params: dict
+
+
+class EventInfo(BaseModel):
+    """Where and when the match was played (all optional)."""
+
+    title: str | None = None
+    table: str | None = None
+    date: str | None = None
+
+
+class FlagInfo(BaseModel):
+    """A flag for the umpire raised by an event (``engine.hand.Flag``)."""
+
+    kind: str
+    seat: str | None = None
+    message: str = ""
+    details: dict = Field(default_factory=dict)
+
+
+class OutcomeInfo(BaseModel):
+    """What one event in force did. ``index`` is its slot in the hand's log; ``points``
+    excludes the end-of-hand awards (those are in the hand's ``result``)."""
+
+    index: int
+    type: str
+    points: dict[str, int] = Field(default_factory=dict)
+    flags: list[FlagInfo] = Field(default_factory=list)
+    open_ends: dict[str, int] = Field(default_factory=dict)
+    ends_total: int = 0
+    tile: list[int] | None = None  # a play: the tile as placed [touching half, other half]
+    end: str | None = None  # a play: the end it went on ("lead" for the first tile)
+
+
+class ResultInfo(BaseModel):
+    """How a hand ended (``engine.hand.HandResult``): awards per side, pips left per seat."""
+
+    kind: str
+    winner: str | None = None
+    side: str | None = None
+    awards: dict[str, int] = Field(default_factory=dict)
+    remaining: dict[str, int] = Field(default_factory=dict)
+    capicua: bool = False
+    note: str = ""
+    next_leader: str | None = None
+
+
+class HandRecord(BaseModel):
+    """One hand: its raw log (the truth) and the summary derived from it."""
+
+    game: int
+    number: int  # the hand's number within its game (as ``hand`` in events.jsonl)
+    events: list[AnyEvent]
+    status: Literal["over", "awaiting_reveal", "in_progress"] = "in_progress"
+    outcomes: list[OutcomeInfo] = Field(default_factory=list)
+    result: ResultInfo | None = None
+    points: dict[str, int] = Field(default_factory=dict)  # the hand's points per side, awards included
+    start_t: float | None = None
+    end_t: float | None = None
+
+    @field_serializer("events")
+    def _ser_events(self, events: list) -> list[dict]:
+        return [event_to_dict(ev) for ev in events]
+
+    @field_serializer("outcomes")
+    def _ser_outcomes(self, outcomes: list[OutcomeInfo]) -> list[dict]:
+        return [o.model_dump(mode="json", exclude_defaults=True) for o in outcomes]  # compact: defaults left out
+
+
+class GameInfo(BaseModel):
+    """One game: how many hands, who won and how, the final score per side (pips per seat)."""
+
+    number: int
+    hands: int
+    winner: str | None = None
+    ended_by: str | None = None
+    scores: dict[str, int] = Field(default_factory=dict)
+    pips: dict[str, int] = Field(default_factory=dict)
+
+
+class StandingInfo(BaseModel):
+    """One side's standing: games won and total points (or pips, fewest best)."""
+
+    side: str
+    games: int
+    total: int
+    unit: Literal["points", "pips"] = "points"
+
+
+class MatchRecord(BaseModel):
+    """A match record, version 1 (see ``docs/record-format.md``)."""
+
+    format: Literal["dominocast-record"] = FORMAT
+    version: Literal[1] = VERSION
+    rules: RulesInfo
+    players: dict[str, str] = Field(default_factory=dict)
+    teams: dict[str, list[str]] = Field(default_factory=dict)
+    event: EventInfo = Field(default_factory=EventInfo)
+    hands: list[HandRecord] = Field(default_factory=list)
+    games: list[GameInfo] = Field(default_factory=list)
+    standings: list[StandingInfo] = Field(default_factory=list)
+    over: bool = False
+
+    @property
+    def logs(self) -> list[list]:
+        """Every hand's raw event log, in order."""
+        return [list(h.events) for h in self.hands]
+
+
+def event_from_dict(data: object) -> object:
+    """An event model from its dict (the inverse of :func:`event_to_dict`).
+
+    Raises:
+        pydantic.ValidationError: not an event (unknown ``type``, a bad field).
+    """
+    return _EVENT.validate_python(data)
+
+
+def event_to_dict(ev: object) -> dict:
+    """An event as a compact JSON-ready dict: ``type`` first, fields at their default left out."""
+    out = {"type": ev.type, **ev.model_dump(mode="json", exclude_defaults=True)}
+    if isinstance(ev, Correction) and ev.event is not None:
+        out["event"] = event_to_dict(ev.event)
+    return out
+
+
+# ---- building and replaying ---------------------------------------------------------
+
+def rules_of(record: MatchRecord) -> Ruleset:
+    """The record's rule set, rebuilt from its stored parameters (not from the preset).
+
+    Raises:
+        RecordError: the parameters do not validate (the message names the key).
+    """
+    try:
+        return Ruleset.model_validate(record.rules.params)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "(rule set)"
+        raise RecordError(f"rule set {record.rules.preset!r}: key {key!r}: {err['msg']}") from None
+
+
+def teams_for(rules: Ruleset) -> dict[str, list[str]]:
+    """Side -> its seats in turn order ('NS': ['N', 'S'] in partnerships; one seat per side otherwise)."""
+    teams: dict[str, list[str]] = {}
+    for seat in seats_for(rules.players, rules.play_direction):
+        teams.setdefault(team_of(seat, rules.partnership), []).append(seat)
+    return teams
+
+
+def record_from_match(
+    rules: Ruleset, hand_logs: list[list], players: dict[str, str] | None = None, meta: dict | EventInfo | None = None
+) -> MatchRecord:
+    """Replay the hands with :func:`engine.match.replay_match` and build their record.
+
+    Args:
+        rules: the rule set the match was played under.
+        hand_logs: one event log per hand (event models, or dicts of them), corrections included.
+        players: seat -> name (seats must be playing under ``rules``).
+        meta: event info: ``title``, ``table``, ``date`` (a dict or :class:`EventInfo`).
+
+    Raises:
+        RecordError: an event that is not an event, a name for a seat not playing, an unknown meta key.
+        engine.hand.IllegalEvent: a log that cannot be replayed (the message names hand and event).
+    """
+    logs = [[_as_event(ev, h, i) for i, ev in enumerate(log)] for h, log in enumerate(hand_logs, start=1)]
+    seats = seats_for(rules.players, rules.play_direction)
+    for seat in players or {}:
+        if seat not in seats:
+            raise RecordError(f"players: seat {seat!r} is not playing (seats: {', '.join(seats)})")
+    if isinstance(meta, dict):
+        unknown = set(meta) - set(EventInfo.model_fields)
+        if unknown:
+            raise RecordError(f"meta: unknown key {sorted(unknown)[0]!r} (keys: title, table, date)")
+        meta = EventInfo(**meta)
+    match = replay_match(rules, logs)
+    return MatchRecord(
+        rules=RulesInfo(preset=rules.name, params=rules.model_dump(mode="json")),
+        players=dict(players or {}),
+        teams=teams_for(rules),
+        event=meta or EventInfo(),
+        hands=_hand_records(match, logs),
+        games=[GameInfo(number=g.number, hands=len(g.hands), winner=g.winner, ended_by=g.ended_by,
+                        scores=dict(g.scores), pips=dict(g.pips)) for g in match.games],
+        standings=_standings(match),
+        over=match.over,
+    )
+
+
+def replay_record(record: MatchRecord) -> MatchState:
+    """Re-derive the match from the record's logs and stored rule parameters.
+
+    Raises:
+        RecordError: the stored rule parameters do not validate.
+        engine.hand.IllegalEvent: a log that cannot be replayed.
+    """
+    return replay_match(rules_of(record), record.logs)
+
+
+def rederive(record: MatchRecord) -> MatchRecord:
+    """The record with its derived summary recomputed from the logs (players and event kept)."""
+    return record_from_match(rules_of(record), record.logs, record.players, record.event)
+
+
+def _as_event(ev: object, hand: int, index: int) -> object:
+    try:
+        return _EVENT.validate_python(ev)
+    except ValidationError as exc:
+        raise RecordError(f"hand {hand}, event #{index}: not an event: {exc.errors()[0]['msg']}") from None
+
+
+def _standings(match: MatchState) -> list[StandingInfo]:
+    unit = "pips" if match.rules.standings == "cumulative_pips" else "points"
+    return [StandingInfo(side=s, games=w, total=t, unit=unit) for s, w, t in match.standings()]
+
+
+def _hand_records(match: MatchState, logs: list[list]) -> list[HandRecord]:
+    out: list[HandRecord] = []
+    for game in match.games:
+        for number, hand in enumerate(game.hands, start=1):
+            out.append(_hand_record(game.number, number, hand, logs[len(out)]))
+    return out
+
+
+def _hand_record(game: int, number: int, hand: HandState, log: list) -> HandRecord:
+    res = hand.result
+    outcomes = []
+    for o in hand.outcomes:
+        pts = dict(o.points)
+        if o.result is not None:  # the end-of-hand awards go to the result, not to the event
+            pts = {s: pts.get(s, 0) - o.result.awards.get(s, 0) for s in pts | o.result.awards}
+        outcomes.append(OutcomeInfo(
+            index=o.index, type=o.event.type, points={s: p for s, p in pts.items() if p},
+            flags=[FlagInfo(kind=f.kind, seat=f.seat, message=f.message, details=dict(f.details)) for f in o.flags],
+            open_ends=dict(o.open_ends), ends_total=o.ends_total,
+            tile=[o.placement.tile.a, o.placement.tile.b] if o.placement else None,
+            end=o.placement.end if o.placement else None,
+        ))
+    times = [ev.t for ev in log if ev.t is not None]
+    return HandRecord(
+        game=game, number=number, events=log,
+        status="over" if res else "awaiting_reveal" if hand.pending_end else "in_progress",
+        outcomes=outcomes,
+        result=ResultInfo(kind=res.kind, winner=res.winner_seat, side=res.winner_side, awards=dict(res.awards),
+                          remaining=dict(res.remaining), capicua=res.capicua, note=res.note,
+                          next_leader=res.next_leader) if res else None,
+        points=dict(hand.scores),
+        start_t=min(times) if times else None,
+        end_t=max(times) if times else None,
+    )
+
+
+# ---- JSON ---------------------------------------------------------------------------
+
+def to_json(record: MatchRecord, indent: int | None = 2) -> str:
+    """The record as JSON text: indented, with short objects and lists (an event, a tile) on one
+    line; ``indent=None``: all on one line."""
+    data = record.model_dump(mode="json")
+    if indent is None:
+        return json.dumps(data, ensure_ascii=False)
+    return _pretty(data, indent, 0) + "\n"
+
+
+def _pretty(value: object, indent: int, depth: int, width: int = 140) -> str:
+    flat = json.dumps(value, ensure_ascii=False)
+    if not isinstance(value, (dict, list)) or not value or len(flat) + indent * depth <= width:
+        return flat
+    pad, inner = " " * (indent * depth), " " * (indent * (depth + 1))
+    if isinstance(value, list):
+        items = [inner + _pretty(v, indent, depth + 1, width) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+    items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_pretty(v, indent, depth + 1, width)}" for k, v in value.items()]
+    return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+
+
+def from_json(text: str) -> MatchRecord:
+    """Read a JSON record (the derived summary is taken as stored; see :func:`rederive`).
+
+    Raises:
+        RecordError: not JSON, not a dominocast record, a version this reader does not know,
+            a malformed field (the message names it) or rule parameters that do not validate.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        got = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise RecordError(f"not a dominocast record (format is {got!r}, expected {FORMAT!r})")
+    check_version(data.get("version"))
+    try:
+        record = MatchRecord.model_validate({**data, "version": VERSION})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise RecordError(f"malformed record: {where}: {err['msg']}") from None
+    rules_of(record)
+    return record
+
+
+def check_version(version: object) -> None:
+    """Accept the major version this reader knows (``1``, or ``"1"``/``"1.x"`` as text).
+
+    Raises:
+        RecordError: missing, malformed or unsupported version (newer files ask for an upgrade).
+    """
+    major = version
+    if isinstance(version, str):
+        head = version.split(".", 1)[0]
+        major = int(head) if head.isdigit() else None
+    if major == VERSION and not isinstance(major, bool):
+        return
+    if version is None:
+        raise RecordError("the record has no version")
+    if isinstance(major, int) and not isinstance(major, bool) and major > VERSION:
+        raise RecordError(f"record version {version} is newer than this reader (it reads version {VERSION}); "
+                          "upgrade dominocast")
+    raise RecordError(f"unsupported record version {version!r} (this reader reads version {VERSION})")

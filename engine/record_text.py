@@ -1,0 +1,309 @@
+"""The text notation of a whole record: header tags, then each hand as numbered event lines.
+
+    [Format "dominocast-record 1"]
+    [Rules "lisa-b-all-fives"]
+    [Rule target "150"]
+    [Players "N: Ana; S: Bob"]
+
+    Hand 1 (game 1)
+    0. deal N 6-6 ... / S 6-3 ...
+    1. N 6-6  {+0}
+    2. S 6-3 E t=12.5 f=375 c=0.97  {+15}
+    3. N 4-1 E  {+0} !mismatched_end
+    = domino N +25  (pips: N 0, S 23; hand: N +25, S +15)
+
+An event line is ``INDEX. EVENT [t=..] [f=..] [c=..] [oriented]  {points} !flag ...``: the
+index is the event's slot in the hand's log (what ``fix``/``void`` refer to), EVENT is
+:func:`engine.notation.format_event`, ``c=`` a play's confidence and ``oriented`` a play
+whose half order was seen. An event the notation cannot carry exactly is written
+``INDEX. json {...}`` (the event object). Braces, flags and ``=`` lines are derived:
+:func:`read_text` ignores them and recomputes every derived part from the logs.
+See ``docs/record-format.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+
+from engine.events import Correction, Play
+from engine.notation import NotationError, format_event, parse_event
+from engine.record import (
+    FORMAT, VERSION, EventInfo, HandRecord, MatchRecord, RecordError, check_version, event_from_dict, event_to_dict,
+    record_from_match,
+)
+from engine.ruleset import Ruleset, available_presets, load_ruleset
+
+_META_TAGS = {"Event": "title", "Table": "table", "Date": "date"}
+_TAG_RE = re.compile(r'^\[(\w+)(?:\s+([\w.]+))?\s+"((?:[^"\\]|\\.)*)"\]$')
+_LINE_RE = re.compile(r"^(\d+)\.\s+(.*)$")
+_HAND_RE = re.compile(r"^Hand\s+\d+(?:\s+\(game\s+\d+\))?$")
+_FLAG_RE = re.compile(r"\s+!(\w+)$")
+_POINTS_RE = re.compile(r"\s+\{[^{}]*\}$")
+_ATTR_RE = re.compile(r"\s+(?:(t|f|c)=(-?[0-9.]+)|(oriented))$")
+
+
+# ---- writing --------------------------------------------------------------------------
+
+def write_text(record: MatchRecord) -> str:
+    """The text notation of ``record`` (its derived parts as stored; see :func:`engine.record.rederive`)."""
+    lines = [f'[Format "{FORMAT} {VERSION}"]', _tag("Rules", record.rules.preset)]
+    lines += [_tag("Rule", _rule_value(v), key) for key, v in _rule_diff(record.rules.preset, record.rules.params)]
+    lines += _player_tags(record.players)
+    if any(len(seats) > 1 for seats in record.teams.values()):
+        lines.append(_tag("Teams", "; ".join(f"{s}: {' '.join(seats)}" for s, seats in record.teams.items())))
+    for tag, field in _META_TAGS.items():
+        if getattr(record.event, field) is not None:
+            lines.append(_tag(tag, getattr(record.event, field)))
+    for h, hand in enumerate(record.hands):
+        lines += ["", f"Hand {hand.number} (game {hand.game})"]
+        # an outcome is shown on the line whose event is in force in its slot (the latest fix)
+        line_of = {i: i for i in range(len(hand.events))}
+        line_of.update({ev.replaces: j for j, ev in enumerate(hand.events) if isinstance(ev, Correction)})
+        outcomes = {line_of.get(o.index, o.index): o for o in hand.outcomes}
+        for i, ev in enumerate(hand.events):
+            shown = ev.event if isinstance(ev, Correction) else ev
+            lines.append(_event_line(i, ev) + _annotation(shown, outcomes.get(i)))
+        lines.append(_result_line(hand))
+        game = next((g for g in record.games if g.number == hand.game), None)
+        last_of_game = h + 1 == len(record.hands) or record.hands[h + 1].game != hand.game
+        if game is not None and game.ended_by and last_of_game:
+            pips = bool(record.standings) and record.standings[0].unit == "pips"
+            score = ", ".join(f"{s} {v}" for s, v in (game.pips if pips else game.scores).items())
+            lines.append(f"== game {game.number} over ({game.ended_by}): {game.winner or 'tie'}  ({score})")
+    if record.standings:
+        unit = record.standings[0].unit
+        rows = "; ".join(f"{r.side} {r.games} {r.total}" for r in record.standings)
+        lines += ["", f"== standings (side, games won, {unit}): {rows}"]
+    return "\n".join(lines) + "\n"
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "r": "\r"}.get(m.group(1), m.group(1)), text)
+
+
+def _tag(name: str, value: str, key: str | None = None) -> str:
+    return f'[{name}{" " + key if key else ""} "{_escape(value)}"]'
+
+
+def _rule_diff(preset: str, params: dict) -> list[tuple[str, object]]:
+    """Parameters that differ from the preset as it is now (all of them for an unknown preset)."""
+    base = load_ruleset(preset).model_dump(mode="json") if preset in available_presets() else {"name": preset}
+    return [(k, v) for k, v in params.items() if k not in base or base[k] != v]
+
+
+def _rule_value(value: object) -> str:
+    """A parameter as tag text: a plain string as itself, anything else (or an ambiguous string) as JSON."""
+    if isinstance(value, str) and _decode(value) == value:
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _decode(text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _player_tags(players: dict[str, str]) -> list[str]:
+    if not players:
+        return []
+    plain = all(n and n == n.strip() and not set(n) & set(';:\n\r') for n in players.values())
+    if plain:
+        return [_tag("Players", "; ".join(f"{s}: {n}" for s, n in players.items()))]
+    return [_tag("Player", n, s) for s, n in players.items()]
+
+
+def _number(x: float) -> str:
+    """A float written positionally and exactly (12.5, 0.00001), as ``float()`` reads it back."""
+    return format(Decimal(repr(float(x))), "f")
+
+
+def _event_line(index: int, ev: object) -> str:
+    """``INDEX. EVENT [attrs]``, checked by reading it back; the JSON form when that differs."""
+    try:
+        line = f"{index}. {_event_text(ev)}"
+        if "\n" not in line and "\r" not in line and _parse_event_line(line)[:2] == (index, ev):
+            return line
+    except (NotationError, RecordError, ValueError):
+        pass
+    return f"{index}. json {json.dumps(event_to_dict(ev), ensure_ascii=False)}"
+
+
+def _event_text(ev: object) -> str:
+    bare: dict = {"t": None, "frame": None}
+    if isinstance(ev, Play):
+        bare.update(confidence=None, oriented=False)
+    text = format_event(ev.model_copy(update=bare))
+    if ev.t is not None:
+        text += f" t={_number(ev.t)}"
+    if ev.frame is not None:
+        text += f" f={ev.frame}"
+    if isinstance(ev, Play):
+        text += f" c={_number(ev.confidence)}" if ev.confidence is not None else ""
+        text += " oriented" if ev.oriented else ""
+    return text
+
+
+def _points(points: dict[str, int], own: str | None) -> str:
+    """``+10`` for points to ``own`` side alone; ``N -25, S +25`` otherwise; ``+0`` for none."""
+    if not points:
+        return "+0"
+    if own is not None and set(points) == {own}:
+        return f"{points[own]:+d}"
+    return ", ".join(f"{s} {p:+d}" for s, p in points.items())
+
+
+def _annotation(ev: object, out) -> str:
+    """The derived part of an event line: ``  {points} !flag ...``."""
+    if out is None:
+        return ""
+    seat = getattr(ev, "seat", None)
+    own = next((s for s in out.points if seat and seat in s), None) if out.points else None
+    text = f"  {{{_points(out.points, own)}}}" if out.points or isinstance(ev, Play) else ""
+    flags = " ".join(f"!{f.kind}" for f in out.flags)
+    return text + (("  " if not text else " ") + flags if flags else "")
+
+
+def _result_line(hand: HandRecord) -> str:
+    r = hand.result
+    if r is None:
+        return "= awaiting reveal" if hand.status == "awaiting_reveal" else "= in progress"
+    awards = {s: p for s, p in r.awards.items() if p}
+    head = f"= {r.kind}" + (f" {r.winner}" if r.winner else "") + f" {_points(awards, r.side)}"
+    head += " capicua" if r.capicua else ""
+    parts = []
+    if r.remaining:
+        parts.append("pips: " + ", ".join(f"{s} {p}" for s, p in r.remaining.items()))
+    parts.append("hand: " + ", ".join(f"{s} {p:+d}" for s, p in hand.points.items()))
+    return f"{head}  ({'; '.join(parts)})"
+
+
+# ---- reading --------------------------------------------------------------------------
+
+def read_text(text: str) -> MatchRecord:
+    """Read the text notation; every derived part is recomputed from the logs.
+
+    Raises:
+        RecordError: a malformed or unknown tag, a missing or unsupported format, a bad
+            event line or index, rule overrides that do not validate, or a log that cannot
+            be replayed (the message names the line).
+    """
+    tags: dict[str, str] = {}
+    rules: dict[str, object] = {}
+    players: dict[str, str] = {}
+    logs: list[list] = []
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith(("#", "=")):
+            continue  # blank, comment, or a derived line (results, game ends, standings)
+        try:
+            if line.startswith("["):
+                if logs:
+                    raise RecordError("tags come before the first hand")
+                _read_tag(line, tags, rules, players)
+            elif _HAND_RE.match(line):
+                logs.append([])
+            else:
+                if not logs and _LINE_RE.match(line):
+                    raise RecordError("an event line before the first 'Hand N' line")
+                if not logs:
+                    raise RecordError(f"{line!r} is not a tag, a 'Hand N' line or a comment")
+                index, ev, _ = _parse_event_line(line)
+                if index != len(logs[-1]):
+                    raise RecordError(f"event number {index}, expected {len(logs[-1])} (events are numbered from 0)")
+                logs[-1].append(ev)
+        except ValueError as exc:  # RecordError, NotationError, a bad number
+            raise RecordError(f"line {n}: {exc}") from None
+    if "Format" not in tags:
+        raise RecordError('not a dominocast record: no [Format "dominocast-record 1"] tag')
+    return _build(tags, rules, players, logs)
+
+
+def _read_tag(line: str, tags: dict, rules: dict, players: dict) -> None:
+    m = _TAG_RE.match(line)
+    if not m:
+        raise RecordError(f'malformed tag {line!r} (write [Name "value"] or [Rule key "value"])')
+    name, key, value = m.group(1), m.group(2), _unescape(m.group(3))
+    if (key is not None) != (name in ("Rule", "Player")):
+        raise RecordError(f"tag {name} " + ("takes a key" if key is None else "takes no key"))
+    if name == "Rule":
+        rules[key] = _decode(value)
+    elif name == "Player":
+        players[key] = value
+    elif name == "Players":
+        for part in filter(None, (p.strip() for p in value.split(";"))):
+            seat, sep, who = part.partition(":")
+            if not sep:
+                raise RecordError(f"Players: {part!r} is not 'SEAT: name'")
+            players[seat.strip()] = who.strip()
+    elif name == "Format":
+        fmt, _, version = value.partition(" ")
+        if fmt != FORMAT:
+            raise RecordError(f"not a dominocast record (format {fmt!r}, expected {FORMAT!r})")
+        check_version(version or None)
+        tags[name] = value
+    elif name in ("Rules", "Teams") or name in _META_TAGS:
+        tags[name] = value  # Teams is derived from the rules: informational
+    else:
+        known = ", ".join(["Format", "Rules", "Rule", "Players", "Player", "Teams", *_META_TAGS])
+        raise RecordError(f"unknown tag {name!r} (tags: {known})")
+
+
+def _parse_event_line(line: str) -> tuple[int, object, str]:
+    """``INDEX. EVENT ...`` -> (index, event, derived annotation text).
+
+    Raises:
+        RecordError / NotationError: not an event line, or an event that does not parse.
+    """
+    m = _LINE_RE.match(line)
+    if not m:
+        raise RecordError(f"{line!r} is not a tag, a 'Hand N' line or a numbered event line")
+    index, body = int(m.group(1)), m.group(2)
+    if body.startswith("json "):
+        try:
+            obj, end = json.JSONDecoder().raw_decode(body, 5)
+            return index, event_from_dict(obj), body[end:]
+        except (json.JSONDecodeError, ValueError) as exc:
+            raise RecordError(f"event {index}: bad JSON event: {str(exc).splitlines()[0]}") from None
+    start = len(body)
+    while fm := _FLAG_RE.search(body):
+        body = body[: fm.start()]
+    body = _POINTS_RE.sub("", body)
+    annotation = m.group(2)[len(body):start]
+    attrs: dict = {}
+    while am := _ATTR_RE.search(body):
+        key, value = am.group(1) or am.group(3), am.group(2)
+        attrs[{"t": "t", "f": "frame", "c": "confidence", "oriented": "oriented"}[key]] = (
+            True if key == "oriented" else int(value) if key == "f" else float(value))
+        body = body[: am.start()]
+    ev = parse_event(body)
+    if ({"confidence", "oriented"} & set(attrs)) and not isinstance(ev, Play):
+        raise RecordError(f"event {index}: c= and oriented apply to plays only")
+    return index, ev.model_copy(update=attrs) if attrs else ev, annotation
+
+
+def _build(tags: dict, rule_tags: dict, players: dict, logs: list[list]) -> MatchRecord:
+    preset = tags.get("Rules")
+    if not preset:
+        raise RecordError('no [Rules "PRESET"] tag')
+    base = load_ruleset(preset).model_dump(mode="json") if preset in available_presets() else {"name": preset}
+    try:
+        rules = Ruleset.model_validate({**base, **rule_tags})
+    except ValueError as exc:
+        err = exc.errors()[0] if hasattr(exc, "errors") else {"loc": (), "msg": str(exc)}
+        key = ".".join(str(p) for p in err["loc"]) or "(rule set)"
+        raise RecordError(f"rule set {preset!r}: key {key!r}: {err['msg']}") from None
+    meta = EventInfo(**{f: tags[t] for t, f in _META_TAGS.items() if t in tags})
+    try:
+        return record_from_match(rules, logs, players, meta)
+    except RecordError:
+        raise
+    except ValueError as exc:  # IllegalEvent, a hand after the match is over
+        raise RecordError(str(exc)) from None

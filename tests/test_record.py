@@ -1,0 +1,410 @@
+"""The game record: JSON and text notation round trips, fixed hands scored by hand, errors, CLI."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+import typer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from engine.events import Correction, Draw, Pass, Penalty, Play
+from engine.match import replay_match
+from engine.notation import parse_event
+from engine.record import (
+    MatchRecord, RecordError, event_to_dict, from_json, record_from_match, rederive, replay_record, rules_of,
+    to_json,
+)
+from engine.record_text import read_text, write_text
+from engine.ruleset import load_ruleset
+from engine.script import load_script
+from service import cli_engine, cli_record
+from strategies import PRESETS, play_random_hand
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "docs" / "examples" / "record-demo.yaml"
+
+
+def log_of(*lines: str) -> list:
+    return [parse_event(line) for line in lines]
+
+
+def round_trips(rec: MatchRecord) -> None:
+    """JSON and text both give back the record: logs exactly, derived parts recomputed equal."""
+    via_json = from_json(to_json(rec))
+    via_text = read_text(write_text(rec))
+    for other in (via_json, via_text):
+        assert other.logs == rec.logs
+        assert other == rec
+    assert from_json(to_json(rec, indent=None)) == rec
+
+
+# ---- fixed hands, scored by hand ------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def demo() -> MatchRecord:
+    sc = load_script(DEMO)
+    return record_from_match(sc.rules, sc.hands, sc.players)
+
+
+def test_demo_hand_scores(demo):
+    # Lisa B. All Fives, singles; ends counted as W + E + N + S (perpendicular arms once started).
+    # 1 N 5-5 lead (6-6 asleep, the highest double leads): lone spinner 10 -> N +10
+    # 2 S 5-0 E: spinner side 10 + 0 -> S +10          3 N 0-0 E: 10 + 0 (double 0) -> N +10
+    # 4 S draws 1-0 (no 5 or 0)                        5 S 1-0 E: 10 + 1 = 11
+    # 6 N 5-1 W covers the spinner: 1 + 1 = 2          7 S 1-1 W: 2 + 1 = 3
+    # 8 N 5-2 S: 2 + 1 + 2 -> N +5                     9 S 6-3 E misread; 10 fixes it to 6-1 E: 2 + 6 + 2 -> S +10
+    # 11 N 6-2 E: 2 + 2 + 2 = 6                        12 S 2-1 E: 2 + 1 + 2 -> S +5
+    # 13 N 5-3 N: 2 + 1 + 2 + 3 = 8                    14 S 4-1 W: 4 + 1 + 2 + 3 -> S +10
+    # 15 N 4-4 W: 8 + 1 + 2 + 3 = 14, N is out; S holds 6-4 6-3 = 19 pips -> nearest 5 -> N +20
+    hand = demo.hands[0]
+    assert hand.status == "over"
+    assert hand.result.kind == "domino" and hand.result.winner == "N"
+    assert hand.result.awards == {"N": 20, "S": 0}
+    assert hand.result.remaining == {"N": 0, "S": 19}
+    assert hand.points == {"N": 10 + 10 + 5 + 20, "S": 10 + 10 + 5 + 10}
+    by_index = {o.index: o.points for o in hand.outcomes}
+    assert by_index[1] == {"N": 10} and by_index[9] == {"S": 10} and 10 not in by_index  # 10 is the fix
+    assert by_index[15] == {}  # the domino play itself scores 14: nothing; the award is the result's
+    assert (hand.start_t, hand.end_t) == (4.2, 75.3)
+    assert [(s.side, s.total) for s in demo.standings] == [("N", 45), ("S", 35)]
+    assert demo.players == {"N": "Ana", "S": "Bob"} and demo.teams == {"N": ["N"], "S": ["S"]}
+    assert demo.rules.preset == "lisa-b-all-fives"
+    assert demo.rules.params == load_ruleset("lisa-b-all-fives").model_dump(mode="json")
+
+
+def test_demo_text_lines(demo):
+    text = write_text(demo)
+    lines = text.splitlines()
+    assert lines[:3] == ['[Format "dominocast-record 1"]', '[Rules "lisa-b-all-fives"]', '[Players "N: Ana; S: Bob"]']
+    assert "1. N 5-5 t=4.2 f=126  {+10}" in lines
+    assert "4. S draw 1-0 t=21.5 f=645" in lines
+    assert "9. S 6-3 E t=47.7 f=1431" in lines  # replaced: its points show on the fix
+    assert "10. fix 9 S 6-1 E t=52.0  {+10}" in lines
+    assert "= domino N +20  (pips: N 0, S 19; hand: N +45, S +35)" in lines
+    round_trips(demo)
+
+
+def test_json_shape(demo):
+    data = json.loads(to_json(demo))
+    assert (data["format"], data["version"]) == ("dominocast-record", 1)
+    events = data["hands"][0]["events"]
+    assert events[2] == {"type": "play", "t": 9.8, "frame": 294, "seat": "S", "tile": [5, 0], "end": "E"}
+    assert events[4] == {"type": "draw", "t": 21.5, "frame": 645, "seat": "S", "tiles": [[1, 0]]}
+    assert events[10] == {"type": "correction", "t": 52.0, "replaces": 9,
+                          "event": {"type": "play", "seat": "S", "tile": [6, 1], "end": "E"}}
+    assert replay_record(demo).games[0].scores == {"N": 45, "S": 35}
+
+
+def test_unseen_draw_reveal_and_rule_override():
+    # All Fives with 2-tile hands (an override). N 5-5: 10. S draws 2 unseen, plays 5-1 E: 10 + 1.
+    # N 5-0 W: 0 + 1; N is out but S's hand is unknown until S reveals 4-4 3-2 6-6 = 25 pips.
+    rules = load_ruleset("all-fives", hand_size=2)
+    log = log_of("deal N 5-5 5-0 / S 4-4 3-2", "N 5-5 t=1", "S draw 2 t=3.5", "S 5-1 E t=7.25 f=217",
+                 "N 5-0 W t=11 f=330")
+    waiting = record_from_match(rules, [log])
+    assert waiting.hands[0].status == "awaiting_reveal" and waiting.hands[0].result is None
+    assert "= awaiting reveal" in write_text(waiting)
+    round_trips(waiting)
+    rec = record_from_match(rules, [log + log_of("S reveal 4-4 3-2 6-6 t=20")])
+    assert rec.hands[0].result.awards == {"N": 25, "S": 0}
+    assert rec.hands[0].points == {"N": 35, "S": 0}
+    text = write_text(rec)
+    assert '[Rule hand_size "2"]' in text.splitlines()
+    assert "2. S draw 2 t=3.5" in text
+    back = read_text(text)
+    assert rules_of(back).hand_size == 2 and back.rules.params == rules.model_dump(mode="json")
+    round_trips(rec)
+
+
+def test_penalties_and_fines():
+    # Lisa B.: a bogus play costs the infractor 25 and ends the hand for a redeal; a fine stands alone.
+    rules = load_ruleset("lisa-b-all-fives")
+    log = log_of("N 6-6 t=2", "N penalty -5/+5 slow play", "S penalty bogus_play t=30")
+    rec = record_from_match(rules, [log])
+    hand = rec.hands[0]
+    assert hand.result.kind == "redeal"
+    assert hand.points == {"N": 0 - 5, "S": 5 - 25}  # 6-6 alone counts 12: nothing
+    lines = write_text(rec).splitlines()
+    assert "1. N penalty -5/+5 slow play  {N -5, S +5}" in lines
+    assert "2. S penalty bogus_play t=30.0  {-25}" in lines
+    assert "= redeal +0  (hand: N -5, S -20)" in lines
+    round_trips(rec)
+
+
+def test_locked_block_hand():
+    # Block: N 6-6, S 6-5; neither holds a 6 or a 5: two passes lock the hand. N has
+    # 1-1 1-0 2-2 2-0 3-3 3-0 = 18 pips, S 4-4 4-1 4-2 4-0 3-1 2-1 = 30: N takes S's 30.
+    rules = load_ruleset("block")
+    log = log_of("deal N 6-6 1-1 1-0 2-2 2-0 3-3 3-0 / S 6-5 4-4 4-1 4-2 4-0 3-1 2-1",
+                 "N 6-6 t=0.5 f=15", "S 6-5 E t=3.25 f=98", "N pass t=9 f=270", "S pass t=14.5 f=435")
+    rec = record_from_match(rules, [log], {"N": "Ana", "S": "Bob"}, {"title": "Club night", "table": "3",
+                                                                     "date": "2025-06-01"})
+    res = rec.hands[0].result
+    assert (res.kind, res.winner, res.awards, res.remaining) == ("locked", "N", {"N": 30, "S": 0}, {"N": 18, "S": 30})
+    text = write_text(rec)
+    assert '[Event "Club night"]' in text and '[Table "3"]' in text and '[Date "2025-06-01"]' in text
+    assert "= locked N +30  (pips: N 18, S 30; hand: N +30, S +0)" in text
+    assert read_text(text).event == rec.event
+    round_trips(rec)
+
+
+def test_partnership_penalty_and_game_lines():
+    # BDC partnership: all 28 tiles dealt. E passes holding 6-5 after the lead: the umpire applies
+    # pass_with_play (opponents +30, the hand ends, NS lead next).
+    rules = load_ruleset("bdc-partnership")
+    deal = ("deal N 6-6 1-1 1-0 2-2 2-0 3-3 3-0 / E 6-5 4-4 4-1 4-2 4-0 3-1 2-1 / "
+            "S 6-4 6-3 6-2 6-1 6-0 5-5 5-4 / W 5-3 5-2 5-1 5-0 4-3 3-2 0-0")
+    log = log_of(deal, "N 6-6", "W pass", "E pass", "E penalty pass_with_play")
+    # counterclockwise: N, W, S, E. W holds no 6; E is not on turn (out_of_turn) and holds 6-5
+    rec = record_from_match(rules, [log], {"N": "Ana", "E": "Eve", "S": "Sam", "W": "Wes"})
+    hand = rec.hands[0]
+    assert hand.points == {"EW": 0, "NS": 30}  # the hand ended before anyone answered the lead
+    flags = {o.index: [f.kind for f in o.flags] for o in hand.outcomes}
+    assert "pass_with_play" in flags[3] and "out_of_turn" in flags[3]
+    assert rec.teams == {"NS": ["N", "S"], "EW": ["W", "E"]}
+    text = write_text(rec)
+    assert '[Teams "NS: N S; EW: W E"]' in text
+    assert "4. E penalty pass_with_play  {NS +30}" in text
+    round_trips(rec)
+
+
+def test_partnership_full_hand_from_simulation():
+    rules = load_ruleset("bdc-partnership")
+    h = play_random_hand(rules, 11)
+    rec = record_from_match(rules, [h.log])
+    assert rec.hands[0].result.kind == h.end
+    if h.end == "domino":
+        assert rec.hands[0].result.winner == h.winner
+        left = sum(t.pips for hand in h.hands.values() for t in hand)
+        assert rec.hands[0].result.awards[("NS" if h.winner in "NS" else "EW")] >= left  # + capicua
+    round_trips(rec)
+
+
+def test_exotic_events_fall_back_to_json_lines():
+    rules = load_ruleset("all-fives")
+    log = [
+        Play(seat="N", tile="5-5", t=123456789.123, frame=3),
+        Play(seat="S", tile="5-0", end="E", confidence=0.9321, oriented=True, t=1e-05),
+        Penalty(seat="N", points=-5, reason="slow #play {x} !y t=3"),
+        Correction(replaces=1, event=Play(seat="S", tile="0-5", end="W", t=4.0), t=9.5, reason="misread"),
+        Penalty(seat="S", name="unknown", points=3),
+        Pass(seat="N", t=12.0),
+        Correction(replaces=5, event=None, by="umpire"),
+        Draw(seat="N", count=1, t=13.0),
+    ]
+    rec = record_from_match(rules, [log], {"N": "Ana; Jr", "S": " Bob"}, {"title": 'He said "hi"\nagain'})
+    text = write_text(rec)
+    assert "1. S 5-0 E t=0.00001 c=0.9321 oriented" in text
+    assert "0. N 5-5 t=123456789.123 f=3  {+10}" in text
+    assert re.search(r'^2\. json \{"type": "penalty"', text, re.M)
+    assert '[Player N "Ana; Jr"]' in text and '[Event "He said \\"hi\\"\\nagain"]' in text
+    round_trips(rec)
+
+
+def test_rules_outside_the_presets_are_written_in_full():
+    rules = load_ruleset("muggins").model_copy(update={"name": "my-club", "title": "My club", "target": 61})
+    rec = record_from_match(rules, [log_of("N 5-5")])
+    text = write_text(rec)
+    assert '[Rules "my-club"]' in text and '[Rule target "61"]' in text and '[Rule title "My club"]' in text
+    assert read_text(text).rules == rec.rules
+    round_trips(rec)
+
+
+def test_multi_game_match_text_lines():
+    rules = load_ruleset("block", target=10)
+    log = log_of("deal N 6-6 1-1 1-0 2-2 2-0 3-3 3-0 / S 6-5 4-4 4-1 4-2 4-0 3-1 2-1",
+                 "N 6-6", "S 6-5 E", "N pass", "S pass")
+    rules2 = rules.model_copy(update={"games_per_match": 2})
+    rec = record_from_match(rules2, [log, log])
+    assert [(h.game, h.number) for h in rec.hands] == [(1, 1), (2, 1)]
+    assert rec.over and [g.winner for g in rec.games] == ["N", "N"]
+    text = write_text(rec)
+    assert "Hand 1 (game 2)" in text and "== game 1 over (target): N  (N 30, S 0)" in text
+    assert "== standings (side, games won, points): N 2 60; S 0 0" in text
+    round_trips(rec)
+
+
+def test_doc_example_is_current(demo):
+    doc = (ROOT / "docs" / "record-format.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```(\w*)\n(.*?)```", doc, re.S)
+    text_block = next(b for lang, b in blocks if b.startswith('[Format "dominocast-record 1"]'))
+    json_block = next(b for lang, b in blocks if lang == "json" and '"format": "dominocast-record"' in b)
+    assert text_block == write_text(demo)
+    from_doc = from_json(json_block)
+    assert from_doc.hands == demo.hands and from_doc.standings == demo.standings
+    assert from_doc.players == demo.players and from_doc.rules.preset == demo.rules.preset
+
+
+# ---- property: random legal matches round-trip -------------------------------------------
+
+def decorate(log: list, rng: random.Random) -> list:
+    """Camera-style extras on a legal log: timestamps, frames, confidences, a re-timing fix, a fine."""
+    out, t = [], rng.uniform(0, 5)
+    for ev in log:
+        t += rng.uniform(0.5, 20)
+        extra: dict = {}
+        if rng.random() < 0.7:
+            extra.update(t=round(t, rng.choice([0, 1, 3, 6])), frame=int(t * 30))
+        if isinstance(ev, Play) and rng.random() < 0.5:
+            extra["confidence"] = rng.random()
+        out.append(ev.model_copy(update=extra))
+    if rng.random() < 0.3:
+        at = rng.randrange(len(out) + 1)
+        out.insert(at, Penalty(seat=rng.choice([s for s in "NESW" if any(getattr(e, "seat", None) == s for e in log)]),
+                               points=-5, reason="slow play", t=t))
+    if rng.random() < 0.5:
+        i = rng.randrange(len(out))
+        out.append(Correction(replaces=i, event=out[i].model_copy(update={"t": None, "frame": None}),
+                              t=t + 1, reason="re-timed"))
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(PRESETS), st.integers(0, 2**32 - 1), st.integers(1, 3))
+def test_random_matches_round_trip(preset, seed, hands):
+    rules = load_ruleset(preset)
+    rng = random.Random(seed)
+    logs: list[list] = []
+    for k in range(hands):
+        if logs and replay_match(rules, logs).over:
+            break
+        logs.append(decorate(play_random_hand(rules, seed + k).log, rng))
+    rec = record_from_match(rules, logs, {"N": "Ana"}, {"title": "random"})
+    via_json, via_text = from_json(to_json(rec)), read_text(write_text(rec))
+    expected = replay_match(rules, logs).standings()
+    for other in (via_json, via_text):
+        assert other.logs == logs
+        assert replay_record(other).standings() == expected
+        assert [h.points for h in other.hands] == [h.points for h in rec.hands]
+        assert other == rec
+
+
+# ---- errors -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, message", [
+    ("{not json", "not JSON: line 1"),
+    ("[1, 2]", "not a dominocast record"),
+    ('{"format": "pgn", "version": 1}', "not a dominocast record (format is 'pgn'"),
+    ('{"format": "dominocast-record"}', "has no version"),
+    ('{"format": "dominocast-record", "version": 2}', "record version 2 is newer than this reader"),
+    ('{"format": "dominocast-record", "version": "2.1"}', "record version 2.1 is newer"),
+    ('{"format": "dominocast-record", "version": "one"}', "unsupported record version 'one'"),
+    ('{"format": "dominocast-record", "version": 1}', "malformed record: rules: Field required"),
+])
+def test_bad_json(text, message):
+    with pytest.raises(RecordError, match=re.escape(message)):
+        from_json(text)
+
+
+def test_bad_json_fields(demo):
+    data = json.loads(to_json(demo))
+    data["hands"][0]["events"][1]["tile"] = [13, 1]
+    with pytest.raises(RecordError, match=r"malformed record: hands\.0\.events\.1\.play\.tile"):
+        from_json(json.dumps(data))
+    data = json.loads(to_json(demo))
+    data["rules"]["params"]["players"] = 5
+    with pytest.raises(RecordError, match="key 'players'"):
+        from_json(json.dumps(data))
+    assert from_json(to_json(demo).replace('"version": 1', '"version": "1.3"')) == demo  # a minor version
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[Rules "block"]\n', "no [Format"),
+    ('[Format "dominocast-record 2"]\n', "line 1: record version 2 is newer"),
+    ('[Format "pgn 1"]\n', "line 1: not a dominocast record"),
+    ('[Format "dominocast-record 1"]\n[Colour "red"]\n', "line 2: unknown tag 'Colour'"),
+    ('[Format "dominocast-record 1"]\n[Rules block]\n', "line 2: malformed tag"),
+    ('[Format "dominocast-record 1"]\n', "no [Rules"),
+    ('[Format "dominocast-record 1"]\n[Rules "nope"]\n', "rule set 'nope': key 'title'"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Rule players "5"]\n', "key 'players'"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\n0. N 6-6\n', "line 3: an event line before the first"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n1. N 6-6\n', "line 4: event number 1, expected 0"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N dance\n', "line 4: 'N dance'"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6\n1. S 6-6 E\n', "hand 1, event #1"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N pass c=0.5\n', "apply to plays only"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. json {"type": "jump"}\n', "bad JSON event"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Players "N Ana"]\n', "is not 'SEAT: name'"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Players "E: Eve"]\n', "seat 'E' is not playing"),
+])
+def test_bad_text(text, message):
+    with pytest.raises(RecordError, match=re.escape(message)):
+        read_text(text)
+
+
+def test_record_from_match_checks_inputs():
+    rules = load_ruleset("block")
+    with pytest.raises(RecordError, match="unknown key 'venue'"):
+        record_from_match(rules, [], meta={"venue": "x"})
+    with pytest.raises(RecordError, match="hand 1, event #0: not an event"):
+        record_from_match(rules, [[{"type": "jump"}]])
+    assert record_from_match(rules, [[event_to_dict(parse_event("N 6-6"))]]).logs == [[parse_event("N 6-6")]]
+
+
+def test_comments_and_derived_lines_are_ignored(demo):
+    text = write_text(demo).replace("= domino N +20", "= domino S +99")
+    text = "# a comment\n" + text.replace("{+10}", "{+1000}")
+    assert read_text(text) == demo  # derived parts come from the logs, not from the text
+
+
+# ---- CLI ----------------------------------------------------------------------------------
+
+@pytest.fixture
+def cli() -> typer.Typer:
+    app = typer.Typer()
+    cli_engine.register(app)
+    cli_record.register(app)
+    return app
+
+
+def test_cli_score_writes_record_and_notation(cli, tmp_path, demo):
+    out_json, out_txt = tmp_path / "m.json", tmp_path / "m.txt"
+    res = CliRunner().invoke(cli, ["score", str(DEMO), "--record", str(out_json), "--notation", str(out_txt)])
+    assert res.exit_code == 0, res.output
+    assert from_json(out_json.read_text()) == demo
+    assert out_txt.read_text() == write_text(demo)
+
+
+def test_cli_record_show(cli, tmp_path, demo):
+    (tmp_path / "m.json").write_text(to_json(demo))
+    (tmp_path / "m.txt").write_text(write_text(demo))
+    for name in ("m.json", "m.txt"):
+        res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / name)])
+        assert res.exit_code == 0, res.output
+        assert res.stdout == write_text(demo)
+    res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "m.txt"), "--json"])
+    assert from_json(res.stdout) == demo
+
+
+def test_cli_stale_json_summary_is_recomputed(cli, tmp_path, demo):
+    data = json.loads(to_json(demo))
+    data["hands"][0]["points"] = {"N": 1, "S": 2}
+    (tmp_path / "m.json").write_text(json.dumps(data))
+    res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "m.json")])
+    assert "hand: N +45, S +35" in res.stdout
+    assert rederive(from_json(json.dumps(data))) == demo
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"format": "dominocast-record", "version": 9}', "record version 9 is newer"),
+    ("[Format \"dominocast-record 1\"]\n[Rules \"block\"]\nHand 1\n0. N 6-6\n1. S 6-6 E\n", "hand 1, event #1"),
+])
+def test_cli_record_show_errors(cli, tmp_path, content, message):
+    path = tmp_path / "bad.txt"
+    path.write_text(content)
+    res = CliRunner().invoke(cli, ["record", "show", str(path)])
+    assert res.exit_code == 2
+    assert message in res.output and str(path) in res.output
+    assert "Traceback" not in res.output
+    res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "missing.json")])
+    assert res.exit_code == 2 and "cannot read" in res.output
+
+
+def test_cli_score_unwritable_output(cli, tmp_path):
+    res = CliRunner().invoke(cli, ["score", str(DEMO), "--record", str(tmp_path / "no" / "m.json")])
+    assert res.exit_code == 2 and "cannot write" in res.output
