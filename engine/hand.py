@@ -96,6 +96,7 @@ class HandState:
     flags: list[Flag] = field(default_factory=list)
     result: HandResult | None = None
     pending_end: tuple[str, str | None, str | None] | None = None  # kind, winner seat, locker
+    pending_capicua: bool = False  # fix: a kapicua domino that waits for reveals keeps its bonus
     revealed: dict[str, list[Tile]] = field(default_factory=dict)
     plays: list[tuple[int, str, Tile, str | None, bool, int]] = field(default_factory=list)
     passes_in_row: int = 0
@@ -505,7 +506,7 @@ def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
     if st.pending_end is not None:
         kind, winner, locker = st.pending_end
         st.pending_end = None
-        _finish(st, kind, winner, locker, points)
+        _finish(st, kind, winner, locker, points, capicua=st.pending_capicua)
 
 
 def _hand_end(st: HandState, ev: HandEnd, points: dict, flags: list[Flag]) -> None:
@@ -543,6 +544,7 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
     remaining = _remaining(st)
     if remaining is None:
         st.pending_end = (kind, winner, locker)
+        st.pending_capicua = capicua
         missing = [s for s in st.order if s not in st.revealed and st.counts[s] and st.known[s] is None]
         st.flags.append(Flag("awaiting_reveal", None, f"hand over ({kind}): reveal the tiles of {', '.join(missing)}"))
         return
@@ -582,7 +584,12 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
         awards.update(lock.awards)
         win_seat = None
         if lock.winner is not None:
-            win_seat = min((s for s in st.order if st.side(s) == lock.winner), key=lambda s: remaining[s])
+            seats = [s for s in st.order if st.side(s) == lock.winner]
+            if rules.lock_winner == "locker_vs_right" and locker:
+                # fix (tests/test_engine_seeds.py, seed 001): the duel's winner won the hand and leads
+                # next ("The lowest score wins the hand"), not a partner outside the duel with fewer pips
+                seats = [s for s in seats if s in (locker, right_of(st.order, locker))] or seats
+            win_seat = min(seats, key=lambda s: remaining[s])
         nxt, req = _next_lead_after(st, win_seat, "tie" if lock.tie else "locked")
         result = HandResult(kind, win_seat, lock.winner, awards, remaining, False, lock.note, nxt, req)
     for side, pts in awards.items():

@@ -132,6 +132,11 @@ class Layout:
                 last = arm.tiles[-1]
                 total += last.b * (dbl if last.is_double else 1)
             elif arm.opened_by is None:  # an uncovered side of the lead
+                if arm.name == "E" and arm.origin_double and not self.arms["W"].tiles:
+                    # fix (tests/test_layout.py): a lead double with both long sides uncovered while a
+                    # spinner arm is started (spinner_arms_open = immediately) is one crosswise tile:
+                    # count it once (W already did), not once per side
+                    continue
                 total += arm.origin_value * (dbl if arm.origin_double else 1)
         return total
 

@@ -77,6 +77,24 @@ def _event_time(hand: HandState, last: bool) -> float | None:
     return (times[-1] if last else times[0]) if times else None
 
 
+def next_context(rules: Ruleset, games: list[GameState], number: int) -> HandContext:
+    """Who leads hand ``number`` (1-based over the match) and with what, given the games so far.
+
+    A new game opens as the first (``first_hand_opener``), or with the previous game's
+    winner leading any tile (``next_game_opener = previous_winner``, seed 002); within a
+    game, the previous hand's result says (``next_hand_opener``, ``after_lock_opener``).
+    """
+    game = games[-1]
+    if not game.hands:
+        prev = games[-2].hands[-1].result if len(games) > 1 and games[-2].hands else None
+        if rules.next_game_opener == "previous_winner" and prev is not None and prev.winner_seat:
+            return HandContext(leader=prev.winner_seat, number=number)
+        return _first_context(rules, number)
+    res = game.hands[-1].result
+    return HandContext(res.next_leader if res else None, res.next_required_lead if res else None,
+                       _leading(game.scores), number)
+
+
 def replay_match(rules: Ruleset, hand_logs: list[list]) -> MatchState:
     """Fold every hand's log into games and standings.
 
@@ -84,15 +102,13 @@ def replay_match(rules: Ruleset, hand_logs: list[list]) -> MatchState:
         engine.hand.IllegalEvent: from any hand (message names the hand and event number).
     """
     games: list[GameState] = [GameState(1)]
-    context = _first_context(rules, 1)
     match_over = False
     for h, log in enumerate(hand_logs, start=1):
         if match_over:
             raise ValueError(f"hand {h}: the match is already over")
         game = games[-1]
-        context = HandContext(context.leader, context.required_lead, _leading(game.scores), h)
         try:
-            hand = replay(rules, log, context)
+            hand = replay(rules, log, next_context(rules, games, h))
         except ValueError as exc:
             raise type(exc)(f"hand {h}, {exc}") from None
         game.hands.append(hand)
@@ -105,10 +121,6 @@ def replay_match(rules: Ruleset, hand_logs: list[list]) -> MatchState:
             match_over = len(games) >= rules.games_per_match
             if not match_over:
                 games.append(GameState(len(games) + 1))
-                context = _first_context(rules, len(games))
-            continue
-        res = hand.result
-        context = HandContext(res.next_leader if res else None, res.next_required_lead if res else None)
     return MatchState(rules, games, match_over)
 
 

@@ -84,6 +84,8 @@ class Ruleset(BaseModel):
     # --- opening ------------------------------------------------------------------
     first_hand_opener: Literal["double_six", "highest_double_descending", "any"] = "double_six"
     first_hand_no_double: Literal["redeal", "highest_tile"] = "redeal"
+    # who opens game 2, 3, ...: as the first game, or the previous game's winner with any tile (seed 002)
+    next_game_opener: Literal["first_hand_opener", "previous_winner"] = "first_hand_opener"
     # "lot": nobody is due to lead; whoever plays first leads (pagat All Fives after a block)
     next_hand_opener: Literal["hand_winner", "double_six", "next_seat", "lot"] = "hand_winner"
     after_lock_opener: Literal["hand_winner", "double_six", "same_as_last", "next_seat", "lot"] = "hand_winner"

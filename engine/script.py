@@ -75,7 +75,11 @@ def load_script(path: str | Path, rules: str | None = None) -> Script:
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ScriptError(f"{path}: malformed {'JSON' if path.suffix == '.json' else 'YAML'}: {str(exc).splitlines()[0]}") from None
+        # fix (tests/test_cli_score.py): say where: the YAML error's first line has no position
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ScriptError(f"{path}: malformed {'JSON' if path.suffix == '.json' else 'YAML'}: {where}{what}") from None
     if not isinstance(data, dict):
         raise ScriptError(f"{path}: a script is a mapping with 'rules' and 'hands'")
     unknown = set(data) - {"rules", "overrides", "players", "hands", "title"}

@@ -79,7 +79,7 @@ def simulate_hand(rules: Ruleset, rng: random.Random, context: HandContext | Non
 
 def simulate_match(rules: Ruleset, seed: int, max_hands: int = 60) -> list[list]:
     """Hands played until the match is over (per the rule set) or ``max_hands``; one log per hand."""
-    from engine.match import replay_match
+    from engine.match import next_context, replay_match
 
     rng = random.Random(seed)
     logs: list[list] = []
@@ -87,16 +87,5 @@ def simulate_match(rules: Ruleset, seed: int, max_hands: int = 60) -> list[list]
         state = replay_match(rules, logs)
         if state.over:
             break
-        game = state.games[-1]
-        ctx = _next_context(rules, state, game)
-        logs.append(simulate_hand(rules, rng, ctx))
+        logs.append(simulate_hand(rules, rng, next_context(rules, state.games, len(logs) + 1)))
     return logs
-
-
-def _next_context(rules: Ruleset, state, game) -> HandContext:
-    from engine.match import _first_context
-
-    if not game.hands:
-        return _first_context(rules, len(state.games))
-    res = game.hands[-1].result
-    return HandContext(res.next_leader if res else None, res.next_required_lead if res else None)

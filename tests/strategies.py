@@ -7,9 +7,17 @@ extra turns and the end of the hand from the rule set. Only the board graph
 shared, to know which open ends a tile fits. The engine then replays the log, and the
 property tests check that it agrees: no flags, the same end, every tile once.
 
-    >>> from hypothesis import given
-    >>> @given(legal_hands())
-    ... def test_x(rules_and_log): rules, log = rules_and_log
+Use (from a test module; ``tests/`` is on the path under pytest)::
+
+    from strategies import legal_hands, random_hands, play_random_hand
+
+    @given(legal_hands())                 # (rules, log) for any preset; legal_hands(["muggins"]) for one
+    def test_x(rules_and_log):
+        rules, log = rules_and_log        # replay(rules, log) folds it
+
+    @given(random_hands())                # RandomHand: log, context, the true end and hands left
+    ...
+    play_random_hand(load_ruleset("draw"), seed=7)   # plain function, no hypothesis
 
 Draws are written with the tiles seen (``Draw(tiles=[...])``), so every hand stays known
 to the engine and its legality checks (pass or draw with a legal play) run.

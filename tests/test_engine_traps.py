@@ -1,0 +1,284 @@
+"""The known traps of other engines (``shared/docs/rule-variants.md``, last paragraph), one test
+each, and the record-keeping traps: corrections, take-backs, impossible events.
+
+Expected values are computed by hand in the comments (ends W/E, spinner arms N/S).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.events import Correction
+from engine.hand import Hand, HandContext, IllegalEvent, replay
+from engine.notation import parse_event
+from engine.ruleset import load_ruleset
+from engine.tiles import Tile
+
+
+def ev(*lines: str) -> list:
+    return [parse_event(line) for line in lines]
+
+
+def pts(st) -> list[dict]:
+    return [o.points for o in st.outcomes]
+
+
+def kinds(st) -> list[str]:
+    return [f.kind for f in st.flags]
+
+
+# ---- trap 1: a double at an arm end scored as one half ----------------------------------------
+
+def test_trap_double_at_an_arm_end_counts_both_halves():
+    rules = load_ruleset("all-fives")  # pagat: doubles "count as the total of their pips ... at the end"
+    st = replay(rules, ev(
+        "N 3-2",    # 3 + 2 = 5 -> N 5
+        "S 2-2 E",  # 3 + [2-2] 4 = 7: nothing (one half would make 3 + 2 = 5 and score)
+        "N 3-3 W",  # [3-3] 6 + [2-2] 4 = 10 -> N 10 (one half each: 3 + 2 = 5)
+    ))
+    assert pts(st) == [{"N": 5}, {}, {"N": 10}]
+    assert [o.ends_total for o in st.outcomes] == [5, 7, 10]
+
+
+# ---- trap 2: the spinner still counted after both long sides are covered ---------------------
+
+def test_trap_spinner_stops_counting_once_both_long_sides_are_covered():
+    rules = load_ruleset("lisa-b-all-fives")
+    st = replay(rules, ev(
+        "N 6-6",    # lone spinner: 12
+        "S 6-3 E",  # open W side of the spinner 12 + E 3 = 15 -> S 15
+        "N 6-2 W",  # W 2 + E 3 = 5 -> N 5 (counting the spinner as well: 2 + 3 + 12 = 17, nothing)
+        "S 6-4 N",  # N arm started: 2 + 3 + 4 = 9
+    ), HandContext(required_lead=Tile(6, 6)))
+    assert [o.ends_total for o in st.outcomes] == [12, 15, 5, 9]
+    assert pts(st) == [{}, {"S": 15}, {"N": 5}, {}]
+
+
+# ---- trap 3: a team that went out scored as losing because the partner holds many pips -------
+
+JERSEY_341 = [
+    "deal N 2-0 6-5 4-2 5-1 5-0 6-3 5-4 / W 0-0 6-4 6-0 3-0 2-2 4-1 6-1 / S 4-3 3-1 4-0 4-4 5-5 1-1 3-2"
+    " / E 5-2 6-2 1-0 2-1 6-6 3-3 5-3",
+    "E 6-6", "N 6-5 W", "W 6-1 E", "S 1-1 E", "E 1-2 E", "N 5-4 W", "W 4-6 W", "S 2-3 E", "E 3-5 E",
+    "N 5-0 E", "W 0-0 E", "S 0-4 E", "E 6-2 W", "N 4-2 E", "W 2-2 E",
+    "S pass",   # ends 2 and 2: S holds 4-3 3-1 4-4 5-5
+    "E 2-5 E", "N 2-0 W", "W 0-3 W", "S 3-1 W", "E 1-0 W", "N 5-1 E", "W 0-6 W",
+    "S pass",   # ends 6 and 1: S holds 4-3 4-4 5-5
+    "E pass",   # E holds 3-3
+    "N 6-3 W",  # N's seventh tile: domino
+]
+
+
+def test_trap_the_side_that_went_out_wins_whatever_the_partner_holds():
+    rules = load_ruleset("jersey-partnership")
+    st = replay(rules, ev(*JERSEY_341), HandContext(required_lead=Tile(6, 6)))
+    assert kinds(st) == []
+    res = st.result
+    # left: W [4-1] 5, S [4-3][4-4][5-5] 7 + 8 + 10 = 25, E [3-3] 6. NS hold 25 > EW 11, yet N went out:
+    # NS win every pip left (all others, partner included): 5 + 25 + 6 = 36
+    assert res.remaining == {"N": 0, "W": 5, "S": 25, "E": 6}
+    assert (res.kind, res.winner_seat, res.winner_side) == ("domino", "N", "NS")
+    assert res.awards == {"NS": 36, "EW": 0}
+    assert res.next_leader == "N"
+
+
+# ---- trap 4: a tied lock awarded to one side -----------------------------------------------------
+
+LOCK_4 = ["N 6-6", "W 6-5 E", "S 6-1 W", "E 5-4 E", "N 1-0 W", "W 4-6 E", "S 0-6 W", "E 6-3 E", "N 3-2 E",
+          "W 2-6 E"]
+LOCK_2 = ["N 6-6", "S 6-5 E", "N 6-1 W", "S 5-4 E", "N 1-0 W", "S 4-6 E", "N 0-6 W", "S 6-3 E", "N 3-2 E",
+          "S 2-6 E"]
+
+
+def test_trap_a_tied_lock_is_not_given_to_either_side():
+    rules = load_ruleset("jersey-partnership")
+    st = replay(rules, ev(*LOCK_4, "N reveal 0-0 1-1 2-0 2-1", "W reveal 3-0 3-1 4-0 2-2",
+                          "S reveal 4-2 4-3 5-2 5-3 5-5", "E reveal 4-1 3-3 5-0 5-1 4-4"))
+    # NS 7 + 38 = 45, EW 15 + 30 = 45
+    assert (st.result.winner_side, st.result.awards) == (None, {"NS": 0, "EW": 0})
+    assert st.scores == {"NS": 0, "EW": 0}
+    rules = load_ruleset("draw")
+    st = replay(rules, ev(*LOCK_2, "N reveal 1-1 2-0", "S reveal 3-1 0-0"))
+    # N 2 + 2 = 4, S 4 + 0 = 4
+    assert (st.result.winner_seat, st.result.awards) == (None, {"N": 0, "S": 0})
+
+
+# ---- trap 5: a capicua awarded for a winning double ----------------------------------------------
+
+# bdc-partnership with two tiles a hand (hand_size = 2) so that N goes out on the second round;
+# counterclockwise N W S E. W, S and E each keep one tile: W 6-6 12, S 6-5 11, E 0-0 0 = 23.
+REVEALS = ["W reveal 6-6", "S reveal 6-5", "E reveal 0-0"]
+
+
+@pytest.mark.parametrize("lines,capicua,award", [
+    # W5 E2; E4; W3; E1; then [1-3] fits both ends (3 and 1): kapicua, 23 + 30 = 53
+    (["N 5-2", "W 2-4 E", "S 5-3 W", "E 4-1 E", "N 1-3 E"], True, 53),
+    # ... E3 instead: both ends 3 and N goes out with [3-3]: "except a double": 23
+    (["N 5-2", "W 2-4 E", "S 5-3 W", "E 4-3 E", "N 3-3 E"], False, 23),
+])
+def test_trap_no_capicua_for_a_double(lines, capicua, award):
+    rules = load_ruleset("bdc-partnership", hand_size=2)
+    st = replay(rules, ev(*lines, *REVEALS))
+    assert (st.result.kind, st.result.capicua) == ("domino", capicua)
+    assert st.result.awards == {"NS": award, "EW": 0}
+
+
+def test_trap_no_capicua_for_double_blank():
+    rules = load_ruleset("bdc-partnership", hand_size=2)
+    # W5 E2; W [2-0] E0; S [5-0] W0; E knocks; N goes out with [0-0] on ends 0 and 0
+    st = replay(rules, ev("N 5-2", "W 2-0 E", "S 5-0 W", "E pass", "N 0-0 E",
+                          "W reveal 6-6", "S reveal 6-5", "E reveal 6-4 4-4"))
+    # 12 + 11 + (10 + 8) = 41, no bonus ("no bonus for winning with a double-blank domino")
+    assert (st.result.capicua, st.result.awards) == (False, {"NS": 41, "EW": 0})
+
+
+# ---- trap 6: a 15 in Fives-and-Threes scored as 5 ------------------------------------------------
+
+def test_trap_fifteen_in_fives_and_threes_is_eight():
+    rules = load_ruleset("fives-and-threes")
+    st = replay(rules, ev(
+        "N 6-6",    # lone double 12: 12/3 = 4
+        "S 6-3 E",  # [6-6] open on W 12 + 3 = 15: 15/5 = 3 plus 15/3 = 5 -> 8
+    ))
+    assert pts(st) == [{"N": 4}, {"S": 8}]
+
+
+# ---- trap 7: the same tile accepted twice, or in both orientations at once ------------------------
+
+@pytest.mark.parametrize("second", ["S 4-6 E", "S 6-4 W", "S 6-4 E"])
+def test_trap_the_same_tile_cannot_be_played_twice_in_any_orientation(second):
+    rules = load_ruleset("all-fives")
+    h = Hand(rules)
+    h.append(parse_event("N 6-4"))
+    with pytest.raises(IllegalEvent, match=r"event #1 .*already on the table"):
+        h.append(parse_event(second))
+    assert len(h.log) == 1  # the bad event is not recorded
+    assert h.state.layout.open_ends() == {"W": 6, "E": 4}
+
+
+def test_trap_a_tile_cannot_be_dealt_twice_or_drawn_from_the_table_or_a_hand():
+    rules = load_ruleset("all-fives")
+    with pytest.raises(IllegalEvent, match="dealt twice"):
+        replay(rules, ev("deal N 6-4 5-5 3-3 2-2 1-1 0-0 6-6 / S 4-6 6-5 6-3 6-2 6-1 6-0 5-4"))
+    deal = "deal N 6-4 5-5 3-3 2-2 1-1 0-0 6-6 / S 6-5 6-3 6-2 6-1 6-0 5-4 5-3"
+    with pytest.raises(IllegalEvent, match="already on the table or in a hand"):
+        replay(rules, ev(deal, "N 6-4", "S draw 4-6"))
+    with pytest.raises(IllegalEvent, match="already on the table or in a hand"):
+        replay(rules, ev(deal, "N 6-4", "S draw 5-5"))
+    with pytest.raises(IllegalEvent, match="in N's hand"):
+        replay(rules, ev(deal, "N 6-4", "S 3-3 E"))
+
+
+# ---- trap 8: two equal open ends updating the wrong arm --------------------------------------------
+
+def test_trap_equal_open_ends_update_the_named_arm():
+    rules = load_ruleset("all-fives")
+    st = replay(rules, ev(
+        "N 2-5",    # W2 E5: 7
+        "S 5-1 E",  # W2 E1: 3
+        "N 1-2 E",  # W2 E2: 4 -- two equal ends
+        "S 2-6 W",  # W6 E2: 8
+        "N 2-3 E",  # W6 E3: 9 (if W's play had moved E, this would not match)
+        "S 6-4 W",  # W4 E3: 7
+    ))
+    assert [o.open_ends for o in st.outcomes][2:] == [{"W": 2, "E": 2}, {"W": 6, "E": 2}, {"W": 6, "E": 3},
+                                                      {"W": 4, "E": 3}]
+    assert kinds(st) == []
+    assert st.layout.chains()["E"] == [Tile(5, 1), Tile(1, 2), Tile(2, 3)]
+
+
+# ---- record keeping: corrections, take-backs, flags ---------------------------------------------------
+
+def test_correction_replaces_an_earlier_event_and_everything_after_is_recomputed():
+    rules = load_ruleset("all-fives")
+    h = Hand(rules)
+    h.append(parse_event("N 6-4"))     # 10 -> N 10
+    h.append(parse_event("S 4-2 E"))   # 6 + 2 = 8
+    assert h.state.scores == {"N": 10, "S": 0}
+    out = h.append(parse_event("fix 0 N 3-4"))
+    # the lead was [3-4]: 7, nothing; S's [4-2] on E now makes 3 + 2 = 5 -> S 5
+    assert out.index == 0 and out.points == {}
+    assert h.state.scores == {"N": 0, "S": 5}
+    assert [o.points for o in h.state.outcomes] == [{}, {"S": 5}]
+    # nothing is deleted: the log keeps the original lead and the correction
+    assert len(h.log) == 3 and h.log[0].tile == Tile(6, 4) and isinstance(h.log[2], Correction)
+    # a second correction of the same slot wins; voiding S's play gives the turn back to S
+    h.append(parse_event("fix 0 N 6-4"))
+    h.append(parse_event("void 1"))
+    assert h.state.scores == {"N": 10, "S": 0} and h.state.turn == "S" and len(h.log) == 5
+
+
+def test_a_correction_that_cannot_happen_is_refused_and_not_recorded():
+    rules = load_ruleset("all-fives")
+    h = Hand(rules)
+    for line in ("N 6-4", "S 4-2 E", "N 2-2 E"):  # 10 -> N 10; 6 + 2 = 8; 6 + [2-2] 4 = 10 -> N 10
+        h.append(parse_event(line))
+    with pytest.raises(IllegalEvent, match="already on the table"):
+        h.append(parse_event("fix 0 N 2-2"))  # then [2-2] would be played twice
+    with pytest.raises(IndexError):
+        h.append(Correction(replaces=5, event=None))  # no event 5 before it
+    assert len(h.log) == 3 and h.state.scores == {"N": 20, "S": 0}
+
+
+def test_take_back_restores_the_board_and_the_points():
+    rules = load_ruleset("lisa-b-all-fives")
+    st = replay(rules, ev(
+        "N 6-4",         # 10 -> N 10
+        "S 6-1 W",       # 1 + 4 = 5 -> S 5
+        "S takeback 6-1",  # S -5
+        "S 4-1 E",       # 6 + 1 = 7
+    ), HandContext(leader="N"))
+    assert pts(st) == [{"N": 10}, {"S": 5}, {"S": -5}, {}]
+    assert st.scores == {"N": 10, "S": 0}
+    assert st.layout.open_ends() == {"W": 6, "E": 1}
+    assert "take_back" in kinds(st) and "out_of_turn" not in kinds(st)
+
+
+def test_a_mismatched_tile_taken_back_in_time_is_no_bogus_play_on_the_board():
+    # seed 000: "he/she must take it back before the next player play"
+    rules = load_ruleset("lisa-b-all-fives")
+    st = replay(rules, ev("N 5-4", "S 3-2 E", "S takeback 3-2", "S 4-3 E"), HandContext(leader="N"))
+    # the mismatch stays on record as a flag, the board is W5 E3 (5 + 3 = 8)
+    assert [f.kind for f in st.flags] == ["mismatched_end", "take_back"]
+    assert st.layout.open_ends() == {"W": 5, "E": 3} and st.turn == "N"
+
+
+def test_mismatched_end_is_a_flag_with_both_values_and_the_record_goes_on():
+    rules = load_ruleset("all-fives")
+    st = replay(rules, ev("N 6-4", "S 3-2 E", "N 2-1 E", "S 6-5 W"))
+    flag = next(f for f in st.flags if f.kind == "mismatched_end")
+    # E showed 4; [3|2] has neither half 4
+    assert flag.details == {"end": "E", "end_value": 4, "tile": [3, 2]}
+    assert "4" in flag.message and "3-2" in flag.message
+    # S's mismatched play scores nothing; the record continues on the 2 it left: W5 E1 = 6
+    assert pts(st) == [{"N": 10}, {}, {}, {}]
+    assert st.layout.open_ends() == {"W": 5, "E": 1} and len(st.outcomes) == 4
+
+
+def test_lock_is_seen_from_the_board_alone():
+    rules = load_ruleset("bdc-partnership")
+    h = Hand(rules)
+    for line in LOCK_4[:-1]:
+        h.append(parse_event(line))
+        assert not h.state.over
+    h.append(parse_event(LOCK_4[-1]))
+    # nobody's tiles are known; every 6 is on the table and both ends show 6
+    assert h.state.pending_end == ("locked", None, "W")
+    assert "awaiting_reveal" in kinds(h.state)
+    with pytest.raises(IllegalEvent, match="hand is over"):
+        h.append(parse_event("S 5-5 E"))
+
+
+def test_pass_and_draw_with_a_legal_play_are_flagged_only_when_the_hand_is_known():
+    rules = load_ruleset("all-fives")
+    deal = "deal N 5-4 6-6 6-5 3-3 2-2 1-1 0-0 / S 4-1 6-3 6-2 5-3 3-2 3-1 2-0"
+    st = replay(rules, ev(deal, "N 5-4", "S pass"))
+    assert "pass_with_play" in kinds(st)
+    st = replay(rules, ev(deal, "N 5-4", "S draw 6-4"))
+    assert "draw_with_play" in kinds(st)
+    # playing a fitting tile instead raises nothing
+    st = replay(rules, ev(deal, "N 5-4", "S 4-1 E"))
+    assert kinds(st) == []
+    # S's hand unknown (only N's dealt): no judgement on S's pass beyond the boneyard still to draw
+    st = replay(rules, ev("deal N 5-4 6-6 6-5 3-3 2-2 1-1 0-0", "N 5-4", "S pass"))
+    assert "pass_with_play" not in kinds(st) and "pass_before_drawing" in kinds(st)
