@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from service import cli_engine
+from service import cli_calibrate, cli_engine, cli_record
 
 app = typer.Typer(
     name="dominocast",
@@ -21,6 +21,8 @@ app = typer.Typer(
 )
 
 cli_engine.register(app)
+cli_record.register(app)
+cli_calibrate.register(app)
 
 
 def main() -> None:
