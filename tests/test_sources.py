@@ -1,0 +1,240 @@
+"""Frame sources (vision/sources.py): files, folders, and the live reader with fake captures."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.sources import (ImageFolderSource, LiveSource, SourceError, VideoFileSource, natural_key,
+                            open_source)
+
+
+def _frame(i: int, size=(64, 48)) -> np.ndarray:
+    """A frame whose brightness encodes ``i`` (survives lossless coding; ~ MJPG coding)."""
+    img = np.full((size[1], size[0], 3), (i * 20) % 250, np.uint8)
+    cv2.putText(img, str(i), (4, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 2)
+    return img
+
+
+def _write_video(path, n=12, fps=10.0):
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (64, 48))
+    assert w.isOpened()
+    for i in range(n):
+        w.write(_frame(i))
+    w.release()
+
+
+# ---- video files -------------------------------------------------------------------------------
+
+def test_video_file_is_read_back_frame_exactly(tmp_path):
+    path = tmp_path / "clip.avi"
+    _write_video(path, n=12, fps=10.0)
+    with VideoFileSource(path) as src:
+        frames = list(src)
+    assert [f.index for f in frames] == list(range(12))
+    assert [f.t for f in frames] == pytest.approx([i / 10.0 for i in range(12)])
+    assert all(f.image.shape == (48, 64, 3) and f.image.dtype == np.uint8 for f in frames)
+    # each decoded frame is the one written at that index (brightness of a corner, JPEG-tolerant)
+    levels = np.array([(i * 20) % 250 for i in range(12)], float)
+    decoded = [float(f.image[2:8, 50:60].mean()) for f in frames]
+    assert [int(np.argmin(abs(levels - d))) for d in decoded] == list(range(12))
+
+
+def test_missing_video_is_a_source_error(tmp_path):
+    with pytest.raises(SourceError, match="does not exist"):
+        VideoFileSource(tmp_path / "nope.mp4")
+
+
+def test_corrupt_video_is_a_source_error(tmp_path):
+    path = tmp_path / "bad.mp4"
+    path.write_bytes(b"this is not a video at all" * 50)
+    with pytest.raises(SourceError, match="bad.mp4"):
+        VideoFileSource(path)
+
+
+def test_truncated_video_ends_with_a_source_error(tmp_path):
+    path = tmp_path / "clip.avi"
+    _write_video(path, n=40)
+    data = path.read_bytes()
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(data[: len(data) // 2])
+    try:
+        src = VideoFileSource(cut)
+    except SourceError as exc:  # some backends refuse a cut AVI outright: also one clear error
+        assert "cut.avi" in str(exc)
+        return
+    got = []
+    with pytest.raises(SourceError, match="truncated"):
+        for f in src:
+            got.append(f.index)
+    assert 0 < len(got) < 40
+
+
+# ---- image folders -------------------------------------------------------------------------------
+
+def test_image_folder_in_natural_order_with_interval(tmp_path):
+    for i in (10, 2, 1, 33, 3):
+        cv2.imwrite(str(tmp_path / f"shot{i}.png"), _frame(i))
+    (tmp_path / "notes.txt").write_text("not an image")
+    src = ImageFolderSource(tmp_path, interval_s=2.5)
+    assert [p.name for p in src.files] == ["shot1.png", "shot2.png", "shot3.png", "shot10.png", "shot33.png"]
+    frames = list(src)
+    assert [f.t for f in frames] == [0.0, 2.5, 5.0, 7.5, 10.0]
+    assert np.array_equal(frames[3].image, _frame(10))
+
+
+def test_natural_key_orders_numbers_by_value():
+    assert sorted(["a10", "a9", "A1", "b2"], key=natural_key) == ["A1", "a9", "a10", "b2"]
+
+
+def test_empty_folder_is_a_source_error(tmp_path):
+    with pytest.raises(SourceError, match="holds no images"):
+        ImageFolderSource(tmp_path)
+
+
+def test_corrupt_image_in_a_folder_is_a_source_error(tmp_path):
+    cv2.imwrite(str(tmp_path / "1.png"), _frame(1))
+    (tmp_path / "2.png").write_bytes(b"\x89PNG broken")
+    frames = iter(ImageFolderSource(tmp_path))
+    assert next(frames).index == 0
+    with pytest.raises(SourceError, match="2.png"):
+        next(frames)
+
+
+def test_open_source_picks_the_kind(tmp_path):
+    cv2.imwrite(str(tmp_path / "1.png"), _frame(1))
+    assert isinstance(open_source(tmp_path), ImageFolderSource)
+    assert isinstance(open_source("3"), LiveSource)
+    assert isinstance(open_source("rtsp://cam.local/stream"), LiveSource)
+    with pytest.raises(SourceError, match="no video file"):
+        open_source(tmp_path / "missing.mp4")
+
+
+# ---- live sources with fake captures ----------------------------------------------------------------
+
+class FakeCapture:
+    """Delivers numbered frames every ``period_s``; fails after ``fail_after`` frames; may hang."""
+
+    def __init__(self, start=0, period_s=0.005, fail_after=None, opened=True, hang_after=None):
+        self.i = start
+        self.period_s = period_s
+        self.fail_after = fail_after
+        self.hang_after = hang_after
+        self.opened = opened
+        self.count = 0
+        self.released = threading.Event()
+
+    def isOpened(self):  # noqa: N802 - cv2's name
+        return self.opened
+
+    def read(self):
+        if self.hang_after is not None and self.count >= self.hang_after:
+            self.released.wait(5.0)  # a stalled network read: returns only once released
+            return False, None
+        time.sleep(self.period_s)
+        if self.fail_after is not None and self.count >= self.fail_after:
+            return False, None
+        self.count += 1
+        self.i += 1
+        return True, np.full((4, 4, 3), self.i % 256, np.uint8)
+
+    def release(self):
+        self.released.set()
+
+
+def test_missing_camera_is_a_source_error():
+    src = LiveSource(7, open_timeout_s=1.0, capture_factory=lambda t: FakeCapture(opened=False))
+    with pytest.raises(SourceError, match="camera 7 could not be opened"):
+        src.open()
+
+
+def test_stream_that_never_delivers_is_a_source_error():
+    src = LiveSource("rtsp://x", open_timeout_s=0.3, read_timeout_s=0.2,
+                     capture_factory=lambda t: FakeCapture(hang_after=0))
+    with pytest.raises(SourceError, match="no frame within 0.3 s"):
+        src.open()
+    src.close()
+
+
+def test_slow_consumer_gets_the_newest_frame_and_skips_stale_ones():
+    src = LiveSource(0, capture_factory=lambda t: FakeCapture(period_s=0.004))
+    seen = []
+    with src:
+        for f in src:
+            lag_frames = src._seq - f.index  # frames the reader got after this one, before we took it
+            seen.append((f.index, int(f.image[0, 0, 0]), lag_frames))
+            time.sleep(0.05)  # a slow consumer (50 ms per frame vs 4 ms per frame)
+            if len(seen) == 6:
+                break
+    idx = [s[0] for s in seen]
+    assert idx == sorted(idx) and len(set(idx)) == 6
+    assert max(np.diff(idx)) > 3  # stale frames were skipped, not queued
+    # each frame handed over was the newest one (a frame or two may arrive while the test thread wakes up;
+    # a queue would be ~12 frames behind after one 50 ms sleep)
+    assert all(lag <= 3 for _, _, lag in seen)
+    assert all(pix == (i + 1) % 256 for i, pix, _ in seen)  # index and image belong together
+    assert src.dropped > 10
+
+
+def test_reconnects_after_a_drop_and_the_consumer_sees_a_gap():
+    caps = [FakeCapture(period_s=0.01, fail_after=5), FakeCapture(start=100, period_s=0.01)]
+    made = []
+
+    def factory(target):
+        made.append(target)
+        return caps[min(len(made) - 1, 1)]
+
+    src = LiveSource("rtsp://cam", read_timeout_s=0.5, backoff_s=0.05, capture_factory=factory)
+    pixels, times = [], []
+    with src:
+        for f in src:
+            pixels.append(int(f.image[0, 0, 0]))
+            times.append(f.t)
+            if pixels[-1] >= 105:
+                break
+    assert any(p <= 5 for p in pixels) and pixels[-1] >= 105  # frames from both connections
+    assert src.reconnects == 1 and len(made) == 2
+    assert len(src.outages) == 1 and src.outages[0][1] - src.outages[0][0] >= 0.04  # the backoff
+    assert max(np.diff(times)) >= 0.04  # the gap is visible in t
+
+
+def test_a_stalled_read_is_abandoned_after_the_read_timeout():
+    caps = [FakeCapture(period_s=0.01, hang_after=3), FakeCapture(start=50, period_s=0.01)]
+    made = []
+
+    def factory(target):
+        made.append(target)
+        return caps[min(len(made) - 1, 1)]
+
+    src = LiveSource(0, read_timeout_s=0.2, backoff_s=0.05, capture_factory=factory)
+    t0 = time.monotonic()
+    with src:
+        for f in src:
+            if int(f.image[0, 0, 0]) > 50:
+                break
+    assert len(made) == 2 and src.reconnects == 1
+    assert time.monotonic() - t0 < 3.0
+
+
+def test_give_up_after_a_long_outage_raises():
+    made = []
+
+    def factory(target):  # the camera works once, then is unplugged
+        made.append(target)
+        return FakeCapture(period_s=0.01, fail_after=2) if len(made) == 1 else FakeCapture(opened=False)
+
+    src = LiveSource(0, read_timeout_s=0.1, backoff_s=0.05, max_backoff_s=0.05, give_up_s=0.3,
+                     capture_factory=factory)
+    with pytest.raises(SourceError, match="lost for more than 0.3 s"):
+        for _ in src:
+            pass
+    src.close()
+
+
+def test_real_camera_index_that_is_not_there_is_a_source_error():
+    with pytest.raises(SourceError, match="camera 57"):
+        LiveSource(57, open_timeout_s=3.0).open()

@@ -1,0 +1,396 @@
+"""Frame sources: video files, image folders (time-lapse), USB cameras and network streams.
+
+Every source iterates ``(frame_index, t_seconds, image)`` tuples (:class:`Frame`), with
+``image`` an (H, W, 3) uint8 BGR array::
+
+    from vision.sources import open_source
+    with open_source("match.mp4") as src:            # or a folder, 0 (camera), "rtsp://..."
+        for index, t, image in src:
+            ...
+
+* :class:`VideoFileSource`: ``cv2.VideoCapture`` on a file; ``t = index / fps``.
+* :class:`ImageFolderSource`: the images of a folder in natural name order
+  (``img2`` before ``img10``), one frame each, ``t = index x interval_s``.
+* :class:`LiveSource`: a camera index or an RTSP/HTTP URL. A reader thread keeps only
+  the newest frame (a slow consumer skips frames instead of falling behind; the skipped
+  ones show as gaps in ``frame_index``); opening and reading have explicit timeouts;
+  after a drop (read failure or no frame for ``read_timeout_s``) it reconnects with
+  exponential backoff, and the consumer just sees a gap in ``t``, not an exception.
+  ``t`` is seconds since the source opened (monotonic clock).
+
+Bad input (a missing, corrupt or truncated video, an empty folder, an unreadable image, a
+camera that is not there, a stream that never delivers) raises :class:`SourceError`
+with one line that says what and where.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterator, NamedTuple
+
+import numpy as np
+
+__all__ = ["Frame", "SourceError", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource",
+           "open_source", "natural_key", "IMAGE_SUFFIXES"]
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+
+
+class SourceError(RuntimeError):
+    """A frame source that cannot deliver frames; the message says what and where (one line)."""
+
+
+class Frame(NamedTuple):
+    """One frame: index in the source, time in seconds, (H, W, 3) uint8 BGR image."""
+
+    index: int
+    t: float
+    image: np.ndarray
+
+
+def natural_key(name: str) -> list:
+    """Sort key with digit runs compared as numbers: ``frame2`` < ``frame10``."""
+    return [(0, int(tok), "") if tok.isdigit() else (1, 0, tok.lower()) for tok in re.split(r"(\d+)", name) if tok]
+
+
+class FrameSource:
+    """Base class: an iterable of :class:`Frame` and a context manager (``close`` on exit)."""
+
+    live = False
+
+    def __iter__(self) -> Iterator[Frame]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the device or file (idempotent)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# ---- files -----------------------------------------------------------------------------------
+
+class VideoFileSource(FrameSource):
+    """Frames of a video file, decoded in order, frame-exact.
+
+    Args:
+        path: the video file.
+        fps: frames per second for ``t`` when the file does not say (or to override it).
+        truncation_tolerance: frames the header may over-count before a short file is an error
+            (containers often estimate the count; 2 frames or 1 %, whichever is more, by default).
+
+    Raises:
+        SourceError: the file is missing, not a video OpenCV can decode, has no frames, or
+            (while iterating) ends well before the frame count its header declares.
+    """
+
+    def __init__(self, path: str | os.PathLike, fps: float | None = None, truncation_tolerance: int | None = None):
+        import cv2
+
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise SourceError(f"video file {self.path} does not exist")
+        self._cap = cv2.VideoCapture(str(self.path))
+        if not self._cap.isOpened():
+            self._cap.release()
+            raise SourceError(f"{self.path} is not a video OpenCV can open (corrupt file or unsupported format)")
+        file_fps = float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
+        self.fps = float(fps) if fps else (file_fps if file_fps > 0 and np.isfinite(file_fps) else 30.0)
+        count = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        self.declared_frames = count if count > 0 else None
+        self.tolerance = truncation_tolerance
+        ok, first = self._cap.read()
+        if not ok or first is None:
+            self._cap.release()
+            raise SourceError(f"{self.path} has no readable frames (empty, corrupt or truncated video)")
+        self._first: np.ndarray | None = first
+        self._used = False
+
+    def __iter__(self) -> Iterator[Frame]:
+        if self._used:
+            raise SourceError(f"{self.path}: a video source can be iterated once; open it again")
+        self._used = True
+        index = 0
+        image = self._first
+        self._first = None
+        while image is not None:
+            yield Frame(index, index / self.fps, image)
+            index += 1
+            ok, image = self._cap.read()
+            if not ok:
+                image = None
+        self._cap.release()
+        n = self.declared_frames
+        if n is not None:
+            tol = self.tolerance if self.tolerance is not None else max(2, n // 100)
+            if index < n - tol:
+                raise SourceError(f"{self.path} ends at frame {index} of the {n} its header declares "
+                                  "(truncated or corrupt video)")
+
+    def close(self) -> None:
+        self._cap.release()
+
+
+class ImageFolderSource(FrameSource):
+    """A folder of images as a time-lapse: one frame per image, natural name order.
+
+    Args:
+        folder: the folder.
+        interval_s: seconds between frames (``t = index x interval_s``).
+        suffixes: image file suffixes taken (case-insensitive).
+
+    Raises:
+        SourceError: the folder is missing or holds no images; (while iterating) an image
+            that cannot be decoded.
+    """
+
+    def __init__(self, folder: str | os.PathLike, interval_s: float = 1.0, suffixes: tuple[str, ...] = IMAGE_SUFFIXES):
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            raise SourceError(f"image folder {self.folder} does not exist")
+        if not interval_s > 0:
+            raise SourceError(f"frame interval must be > 0 s, got {interval_s}")
+        self.interval_s = float(interval_s)
+        self.files = sorted((p for p in self.folder.iterdir() if p.is_file() and p.suffix.lower() in suffixes),
+                            key=lambda p: natural_key(p.name))
+        if not self.files:
+            raise SourceError(f"image folder {self.folder} holds no images ({', '.join(suffixes)})")
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def __iter__(self) -> Iterator[Frame]:
+        import cv2
+
+        for i, path in enumerate(self.files):
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                raise SourceError(f"image {path} cannot be decoded (corrupt or not an image)")
+            yield Frame(i, i * self.interval_s, image)
+
+
+# ---- live ----------------------------------------------------------------------------------
+
+def _default_capture(target: int | str, open_timeout_s: float, read_timeout_s: float):
+    """A ``cv2.VideoCapture`` for a camera index or URL with OpenCV's own timeouts set where it has them."""
+    import cv2
+
+    if isinstance(target, int):
+        cap = cv2.VideoCapture(target)
+        cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
+        return cap
+    params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, int(open_timeout_s * 1000),
+              cv2.CAP_PROP_READ_TIMEOUT_MSEC, int(read_timeout_s * 1000)]
+    return cv2.VideoCapture(target, cv2.CAP_FFMPEG, params)
+
+
+class LiveSource(FrameSource):
+    """A camera or network stream read by a background thread that keeps only the newest frame.
+
+    Args:
+        target: camera index (int) or stream URL (``rtsp://``, ``http://``, ...).
+        open_timeout_s: seconds to wait for the first frame on :meth:`open`.
+        read_timeout_s: no frame for this long is a drop (reconnect).
+        backoff_s: first reconnect delay; doubled after every failed attempt ...
+        max_backoff_s: ... up to this.
+        give_up_s: an outage longer than this raises :class:`SourceError` from the iterator
+            (None: keep trying for ever).
+        capture_factory: ``target -> capture`` with ``isOpened()``, ``read() -> (ok, image)``
+            and ``release()`` (default: ``cv2.VideoCapture``); tests pass fakes.
+
+    Attributes:
+        reconnects: successful reconnections so far.
+        dropped: frames the reader received but the consumer never saw (newer ones replaced them).
+        outages: ``(t_start, t_end)`` seconds of each drop the source recovered from.
+    """
+
+    live = True
+
+    def __init__(self, target: int | str, open_timeout_s: float = 10.0, read_timeout_s: float = 5.0,
+                 backoff_s: float = 0.5, max_backoff_s: float = 8.0, give_up_s: float | None = None,
+                 capture_factory: Callable[[int | str], object] | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        self.target = target
+        self.open_timeout_s = float(open_timeout_s)
+        self.read_timeout_s = float(read_timeout_s)
+        self.backoff_s = float(backoff_s)
+        self.max_backoff_s = float(max_backoff_s)
+        self.give_up_s = give_up_s
+        self._factory = capture_factory or (lambda tg: _default_capture(tg, self.open_timeout_s, self.read_timeout_s))
+        self._clock = clock
+        self._cond = threading.Condition()
+        self._latest: Frame | None = None
+        self._seq = -1  # index of the newest frame received
+        self._closed = False
+        self._error: str | None = None
+        self._t0: float | None = None
+        self._last_frame_at: float | None = None
+        self._down_since: float | None = None
+        self.reconnects = 0
+        self.dropped = 0
+        self.outages: list[tuple[float, float]] = []
+        self._thread: threading.Thread | None = None
+        self._generation = 0
+        self._consumed = -1  # index of the newest frame the consumer took
+
+    @property
+    def name(self) -> str:
+        return f"camera {self.target}" if isinstance(self.target, int) else f"stream {self.target}"
+
+    # -- the reader --------------------------------------------------------------------------
+    def open(self) -> LiveSource:
+        """Start the reader and wait for the first frame.
+
+        Raises:
+            SourceError: no camera / stream there, or no frame within ``open_timeout_s``.
+        """
+        if self._thread is not None:
+            return self
+        self._t0 = self._clock()
+        self._thread = threading.Thread(target=self._supervise, name=f"dominocast-{self.name}", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + self.open_timeout_s
+        with self._cond:
+            while self._latest is None and self._error is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(left)
+            err, got = self._error, self._latest is not None
+        if not got:
+            self.close()
+            raise SourceError(err or f"{self.name} delivered no frame within {self.open_timeout_s:g} s")
+        return self
+
+    def _connect(self, gen: int) -> None:
+        """One connection (its own daemon thread): open, then read until it fails or is superseded."""
+        try:
+            cap = self._factory(self.target)
+        except Exception as exc:  # noqa: BLE001 - any backend failure is a failed attempt
+            self._report_failure(gen, f"{self.name} could not be opened: {exc}")
+            return
+        try:
+            if not cap.isOpened():
+                what = "no camera at that index" if isinstance(self.target, int) else "cannot connect"
+                self._report_failure(gen, f"{self.name} could not be opened ({what})")
+                return
+            while True:
+                ok, image = cap.read()
+                with self._cond:
+                    if gen != self._generation or self._closed:
+                        return  # superseded (we were declared dead) or closed
+                    if not ok or image is None:
+                        self._fail_now(gen)
+                        return
+                    now = self._clock()
+                    self._seq += 1
+                    if self._latest is not None and self._latest.index != self._consumed:
+                        self.dropped += 1
+                    self._latest = Frame(self._seq, now - (self._t0 or now), image)
+                    self._last_frame_at = time.monotonic()
+                    if self._down_since is not None:
+                        self.outages.append((self._down_since - (self._t0 or 0.0), now - (self._t0 or now)))
+                        self._down_since = None
+                        self.reconnects += 1
+                    self._cond.notify_all()
+        finally:
+            try:
+                cap.release()
+            except Exception:  # noqa: BLE001
+                pass
+
+    def _report_failure(self, gen: int, message: str) -> None:
+        with self._cond:
+            if gen == self._generation:
+                if self._latest is None and self.reconnects == 0 and self._down_since is None:
+                    self._error = message  # the very first attempt: tell open()
+                self._fail_now(gen)
+                self._cond.notify_all()
+
+    def _fail_now(self, gen: int) -> None:
+        """(lock held) connection ``gen`` is dead: the supervisor reconnects."""
+        if gen == self._generation:
+            self._generation += 1
+            if self._down_since is None and self._latest is not None:
+                self._down_since = self._clock()
+            self._cond.notify_all()
+
+    def _supervise(self) -> None:
+        """Keep one live connection: start it, watch for stalls, reconnect with backoff."""
+        delay = self.backoff_s
+        while True:
+            with self._cond:
+                if self._closed or self._error is not None:
+                    return
+                gen = self._generation
+                started = time.monotonic()
+            threading.Thread(target=self._connect, args=(gen,), daemon=True).start()
+            with self._cond:
+                while not self._closed and gen == self._generation:
+                    last = self._last_frame_at if self._last_frame_at and self._last_frame_at > started else started
+                    limit = self.read_timeout_s if last > started else max(self.read_timeout_s, self.open_timeout_s)
+                    left = last + limit - time.monotonic()
+                    if left <= 0:
+                        self._fail_now(gen)  # stalled: abandon this connection (its thread exits when read returns)
+                        break
+                    self._cond.wait(min(left, 0.05))
+                if self._closed or self._error is not None:
+                    return
+                healthy = self._last_frame_at is not None and self._last_frame_at > started
+                if self._down_since is None and self._latest is not None:
+                    self._down_since = self._clock()
+            if healthy:
+                delay = self.backoff_s
+            time.sleep(delay)
+            if not healthy:
+                delay = min(delay * 2, self.max_backoff_s)
+
+    # -- the consumer ---------------------------------------------------------------------------
+    def __iter__(self) -> Iterator[Frame]:
+        self.open()
+        last = -1
+        while True:
+            with self._cond:
+                while not self._closed and (self._latest is None or self._latest.index == last):
+                    if self.give_up_s is not None and self._down_since is not None and \
+                            self._clock() - self._down_since > self.give_up_s:
+                        raise SourceError(f"{self.name} lost for more than {self.give_up_s:g} s")
+                    self._cond.wait(0.05)
+                if self._closed:
+                    return
+                frame = self._latest
+                last = frame.index
+                self._consumed = last
+            yield frame
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._generation += 1
+            self._cond.notify_all()
+
+
+def open_source(spec: str | int | os.PathLike, interval_s: float = 1.0, **live_kwargs) -> FrameSource:
+    """A source from a spec: a video file, an image folder, a camera index (``0`` or ``"0"``) or a URL.
+
+    Raises:
+        SourceError: nothing usable at ``spec``.
+    """
+    if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
+        return LiveSource(int(spec), **live_kwargs)
+    text = str(spec)
+    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", text):
+        return LiveSource(text, **live_kwargs)
+    path = Path(text)
+    if path.is_dir():
+        return ImageFolderSource(path, interval_s)
+    if path.is_file():
+        return VideoFileSource(path)
+    raise SourceError(f"no video file, image folder, camera or URL at {text!r}")

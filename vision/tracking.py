@@ -1,0 +1,615 @@
+"""Tracking: stable board states from successive recognitions, and the plays between them.
+
+:class:`Tracker` is pure logic: it consumes ``(frame_index, t, observations, motion)``
+for every frame (``observations`` is None for frames that were not read) and emits
+
+* engine events: :class:`engine.events.Play` (``oriented=True``, ``t``, ``frame``,
+  ``confidence``) and :class:`engine.events.TakeBack`;
+* :class:`vision.placements.Notice` records (``uncertain_read``, ``bump``, ``moved``,
+  ``reread``, ``tile_missing``, ``unplaced_tile``, ``rejected``, ``hand_cleared``).
+
+A read is *committed* as a new :class:`BoardState` when the scene is still: the motion
+gate says so (``motion.read``, or still for ``still_window_s``), or, without motion
+information, when the same tiles have been seen for ``still_window_s`` seconds. The new
+state is matched to the previous one tile by tile; the difference is what happened:
+
+* a tile seen again within ``bump_max`` tile lengths keeps its id; if it moved more than
+  ``jitter`` it was bumped (a notice, never a play);
+* a new face-up tile that touches an open end (:mod:`vision.layout_from_tiles`) is a
+  play; several at once (a missed state) are laid in the order the layout's adjacency
+  allows and all flagged uncertain;
+* the last tile of an arm that is gone for ``takeback_reads`` reads (or whose place is
+  taken by another tile) was taken back; other missing tiles are only noticed;
+* face-down tiles and tiles in the players' hand areas (within ``hand_zone_mm`` of a
+  table edge, or ``hand_zone_frac`` of the image, and touching no open end) are never plays.
+
+The seat of a play comes from the edge the arm entered by during the occlusion before
+it (:func:`vision.placements.attribute_seat`), with the turn order as a prior.
+
+The tracker keeps its own engine :class:`~engine.hand.Hand` (``tracker.hand``) with every
+event it emitted, to know the open ends, spinners and whose turn it is. Events that do
+not come from the camera (passes, deals, corrections) go in through :meth:`Tracker.record`.
+Units: table mm with a calibrated profile, image px without; seconds for times.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+
+from engine.events import Deal, Draw, Play, TakeBack
+from engine.hand import Hand, HandContext, IllegalEvent
+from engine.ruleset import Ruleset
+from engine.tiles import Tile, full_set
+from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order
+from vision.motion import MotionGate, MotionInfo
+from vision.placements import Notice, attribute_seat, seat_of_entry
+
+__all__ = ["Tracker", "TrackerConfig", "TrackedTile", "BoardState", "PlayRecord", "track_frames"]
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    """Thresholds (lengths are fractions of the tile's long side, so they hold in mm and px).
+
+    Attributes:
+        still_window_s: seconds the same tiles must be seen before a read is committed
+            when no motion information is given (with a gate, the gate's window rules).
+        jitter: moves below this are noise (0.05 x 48 mm = 2.4 mm).
+        bump_max: a tile seen again within this distance is the same tile; beyond
+            ``jitter`` it was bumped (0.5 x 48 mm = 24 mm).
+        angle_jitter_deg: rotations below this are noise.
+        reread_radius: a tile at the same place (within this) with other pips is the same
+            tile read differently ...
+        swap_confidence: ... unless both readings are at least this confident: then it is
+            another tile (the first was taken back and this one played in its place).
+        hand_zone_mm: tiles closer than this to a table edge are in a hand area (calibrated).
+        hand_zone_frac: ... closer than this fraction of the image's short side to its
+            border (uncalibrated).
+        takeback_reads: consecutive reads the last tile of an arm must be missing for a take-back.
+        uncertain_confidence: plays below this confidence get an ``uncertain_read`` notice.
+        seat_prior: weight of the turn order against the entry votes (vote shares).
+        min_seat_votes: entry frames needed to trust the entry side.
+    """
+
+    still_window_s: float = 0.5
+    jitter: float = 0.05
+    bump_max: float = 0.5
+    angle_jitter_deg: float = 8.0
+    reread_radius: float = 0.15
+    hand_zone_mm: float = 110.0
+    hand_zone_frac: float = 0.1
+    takeback_reads: int = 2
+    swap_confidence: float = 0.8
+    uncertain_confidence: float = 0.5
+    seat_prior: float = 0.25
+    min_seat_votes: float = 2.0
+
+
+@dataclass
+class PlayRecord:
+    """One play the tracker emitted (still on the table)."""
+
+    seat: str
+    tile: Tile  # oriented [touching | other] (the lead: [W | E])
+    end: str  # "lead" for the first tile
+    tile_id: int
+    t: float
+    frame: int
+
+
+@dataclass
+class TrackedTile:
+    """A tile with a stable id across reads.
+
+    Attributes:
+        id: stable id (never reused within a tracker).
+        face: ``"up"`` or ``"down"``.
+        pips: ``(a, b)`` in polygon order, None when face down.
+        geom: geometry in working units (table mm when calibrated, image px otherwise).
+        polygon_px: (4, 2) float32 image corners of the last accepted pose.
+        confidence: reading confidence in [0, 1].
+        status: ``layout`` (played), ``loose`` (face down / not evaluated), ``hand`` (in a
+            hand area) or ``unplaced`` (face up, outside hand areas, touching no end).
+        play: the :class:`PlayRecord` when ``status == "layout"``.
+        missing: consecutive committed reads in which it was not seen.
+    """
+
+    id: int
+    face: str
+    pips: tuple[int, int] | None
+    geom: TileGeom
+    polygon_px: np.ndarray
+    confidence: float
+    status: str = "loose"
+    play: PlayRecord | None = None
+    missing: int = 0
+    noted: tuple[int, int] | None = None  # the last other reading a ``reread`` notice reported
+
+    @property
+    def key(self) -> tuple[int, int] | None:
+        return None if self.pips is None else (max(self.pips), min(self.pips))
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """A committed (stable) state: time (s), frame index and the tracked tiles by id."""
+
+    t: float
+    frame: int
+    tiles: dict[int, TrackedTile]
+
+
+@dataclass
+class _Obs:
+    obs: object
+    geom: TileGeom
+    face: str
+    pips: tuple[int, int] | None
+    confidence: float
+
+    @property
+    def key(self) -> tuple[int, int] | None:
+        return None if self.pips is None else (max(self.pips), min(self.pips))
+
+
+class Tracker:
+    """Observations -> engine events (see module docstring).
+
+    Args:
+        rules: the rule set (turn order, spinner rules).
+        context: the hand's context (leader, required lead).
+        profile: a table-calibrated :class:`~calibration.profile.TableProfile`, or None
+            (image px; then ``image_size`` or the motion info's ``frame_size`` gives the
+            image border for hand areas and seats).
+        config: thresholds.
+        image_size: ``(width, height)`` px of the frames (uncalibrated hand areas).
+    """
+
+    def __init__(self, rules: Ruleset, context: HandContext | None = None, profile=None,
+                 config: TrackerConfig | None = None, image_size: tuple[int, int] | None = None):
+        self.rules = rules
+        # The camera sees neither the deal nor draws: the tracker's hand does not count tiles in
+        # hands (nobody "runs out"), so only the board (open ends, spinners, locks) and the turn
+        # order matter to it. Scoring is the caller's hand's job, under the real rules.
+        self._shadow_rules = rules.model_copy(update={"hand_size": len(full_set(rules.set_max)), "boneyard": False})
+        self.profile = profile if profile is not None and getattr(profile, "homography", None) is not None else None
+        self.config = config or TrackerConfig()
+        self.image_size = image_size
+        self.tiles: dict[int, TrackedTile] = {}
+        self.state: BoardState | None = None
+        self._next_id = 1
+        self._votes: dict[str, float] = {}
+        self._cand: tuple[float, list[_Obs]] | None = None
+        self._cand_done = False
+        self.new_hand(context)
+
+    # ---- public -------------------------------------------------------------------------
+    def new_hand(self, context: HandContext | None = None) -> None:
+        """Start a new hand: a fresh engine hand and line of play (tiles keep their ids)."""
+        self.hand = Hand(self._shadow_rules, context)
+        self.lop = LineOfPlay()
+        self.plays: list[PlayRecord] = []
+        for tr in self.tiles.values():
+            if tr.status == "layout":
+                tr.status, tr.play = "loose", None
+
+    def record(self, event: object) -> object | None:
+        """Append an event that does not come from the camera (a pass, a correction, a penalty)
+        to the tracker's hand, so that its turn order stays right. Returns the engine outcome;
+        deals and draws are ignored (None): the tracker's hand does not count hands' tiles.
+
+        Raises:
+            IllegalEvent: the engine refused it.
+        """
+        if isinstance(event, (Deal, Draw)):
+            return None
+        return self.hand.append(event)
+
+    @property
+    def wants_read(self) -> bool:
+        """True while a take-back waits for a confirming read (ask the gate for one)."""
+        return any(tr.status == "layout" and 0 < tr.missing < self.config.takeback_reads and tr.play is not None
+                   and self._is_arm_end(tr.play) for tr in self.tiles.values())
+
+    def roi_px(self, grow: float = 1.5) -> tuple[int, int, int, int] | None:
+        """``(x0, y0, x1, y1)`` image px around the layout, grown by ``grow`` tile lengths; None before the lead."""
+        polys = [tr.polygon_px for tr in self.tiles.values() if tr.status == "layout"]
+        if not polys:
+            return None
+        p = np.concatenate(polys).reshape(-1, 2)
+        size = float(np.median([np.linalg.norm(q[1] - q[0]) for q in polys]))
+        lo, hi = p.min(0) - grow * size, p.max(0) + grow * size
+        return int(max(lo[0], 0)), int(max(lo[1], 0)), int(hi[0]) + 1, int(hi[1]) + 1
+
+    def update(self, frame_index: int, t: float, observations: list | None,
+               motion: MotionInfo | None = None) -> list:
+        """Consume one frame; returns the events and notices it produced (often none).
+
+        Args:
+            frame_index: frame index.
+            t: frame time, seconds.
+            observations: the recognizer's :class:`~vision.observation.TileObservation`
+                list for this frame, or None when the frame was not read.
+            motion: the gate's :class:`~vision.motion.MotionInfo` for this frame, or None.
+        """
+        if motion is not None:
+            if motion.frame_size is not None and self.image_size is None:
+                self.image_size = motion.frame_size
+            if motion.occluded and motion.entry_side is not None:
+                seat = seat_of_entry(motion.entry_side, motion.entry_point_px, self.profile)
+                if seat is not None:
+                    self._votes[seat] = self._votes.get(seat, 0.0) + 1.0
+        if observations is None:
+            return []
+        obs = [o for o in (self._wrap(x) for x in observations) if o is not None]
+        if motion is not None:
+            if not (motion.read or (motion.still and motion.still_for_s >= self.config.still_window_s)):
+                return []
+            region = motion.changed_bbox_px
+        else:
+            region = None
+            if self._cand is None or not self._same(self._cand[1], obs):
+                self._cand, self._cand_done = (t, obs), False
+                if self.config.still_window_s > 0:
+                    return []
+            if self._cand_done or t - self._cand[0] < self.config.still_window_s:
+                return []
+            self._cand_done = True
+        return self._commit(frame_index, t, obs, region)
+
+    # ---- observations ---------------------------------------------------------------------
+    def _wrap(self, o) -> _Obs | None:
+        face = getattr(o, "face", "up")
+        pips = getattr(o, "pips", None)
+        if face == "up" and pips is None:
+            return None  # unreadable face-up tile: nothing to track by
+        poly = np.asarray(o.polygon_px, np.float64).reshape(4, 2)
+        if self.profile is not None:
+            poly = self.profile.image_to_table(poly - 0.5).astype(np.float64)
+        conf = float(getattr(o, "confidence", 1.0))
+        return _Obs(o, TileGeom.from_polygon(poly), face, None if pips is None else (int(pips[0]), int(pips[1])), conf)
+
+    def _same(self, a: list[_Obs], b: list[_Obs]) -> bool:
+        """Whether two reads show the same tiles at the same places (within ``jitter``)."""
+        if len(a) != len(b):
+            return False
+        used: set[int] = set()
+        for x in a:
+            best = None
+            for j, y in enumerate(b):
+                if j in used or x.face != y.face or x.key != y.key:
+                    continue
+                d = float(np.linalg.norm(x.geom.center - y.geom.center)) / x.geom.length
+                if d <= self.config.jitter and (best is None or d < best[0]):
+                    best = (d, j)
+            if best is None:
+                return False
+            used.add(best[1])
+        return True
+
+    def _in_hand_zone(self, g: TileGeom) -> bool:
+        cfg = self.config
+        if self.profile is not None and self.profile.table_size_mm is not None:
+            w, h = self.profile.table_size_mm
+            x, y = g.center
+            return min(x, y, w - x, h - y) < cfg.hand_zone_mm
+        if self.image_size is None:
+            return False
+        w, h = self.image_size
+        x, y = g.center
+        return min(x, y, w - x, h - y) < cfg.hand_zone_frac * min(w, h)
+
+    # ---- matching ---------------------------------------------------------------------------
+    def _match(self, obs: list[_Obs]) -> tuple[list[tuple[TrackedTile, _Obs, str]], list[TrackedTile], list[_Obs]]:
+        """Pair tracked tiles with observations: (pairs with how they matched, gone, new)."""
+        cfg = self.config
+        cands = []
+        for tr in self.tiles.values():
+            for j, o in enumerate(obs):
+                if tr.face != o.face:
+                    continue
+                d = float(np.linalg.norm(tr.geom.center - o.geom.center)) / tr.geom.length
+                if tr.key == o.key and d <= cfg.bump_max:
+                    cands.append((d, tr.id, j, "near"))
+                elif (tr.face == "up" and d <= cfg.reread_radius and abs(float(np.dot(tr.geom.axis, o.geom.axis))) > 0.9
+                      and min(tr.confidence, o.confidence) < cfg.swap_confidence):
+                    cands.append((1.0 + d, tr.id, j, "reread"))
+        cands.sort(key=lambda c: c[0])
+        pairs, used_t, used_o = [], set(), set()
+        for _, tid, j, how in cands:
+            if tid in used_t or j in used_o:
+                continue
+            used_t.add(tid)
+            used_o.add(j)
+            pairs.append((self.tiles[tid], obs[j], how))
+        # far moves: the same face-up tile (same pips) somewhere else
+        for tr in self.tiles.values():
+            if tr.id in used_t or tr.face != "up":
+                continue
+            far = [(float(np.linalg.norm(tr.geom.center - o.geom.center)), j) for j, o in enumerate(obs)
+                   if j not in used_o and o.face == "up" and o.key == tr.key]
+            if far:
+                _, j = min(far)
+                used_t.add(tr.id)
+                used_o.add(j)
+                pairs.append((tr, obs[j], "far"))
+        gone = [tr for tr in self.tiles.values() if tr.id not in used_t]
+        new = [o for j, o in enumerate(obs) if j not in used_o]
+        return pairs, gone, new
+
+    # ---- one committed read -----------------------------------------------------------------------
+    def _commit(self, frame: int, t: float, obs: list[_Obs], region) -> list:
+        cfg = self.config
+        events: list = []
+        pairs, gone, new = self._match(obs)
+        candidates: list[TrackedTile] = []
+        moved_layout = False
+
+        for tr, o, how in pairs:
+            tr.missing = 0
+            disp = float(np.linalg.norm(tr.geom.center - o.geom.center))
+            rel = disp / tr.geom.length
+            turn = float(np.degrees(np.arccos(np.clip(abs(np.dot(tr.geom.axis, o.geom.axis)), -1, 1))))
+            if how == "reread" and tr.pips is not None and o.pips is not None:
+                if tr.status == "layout" and tr.noted != o.pips:
+                    tr.noted = o.pips  # once per new reading, not on every read
+                    events.append(Notice("reread", t, frame, f"tile read as {tr.pips} now reads {o.pips}",
+                                         tile=tr.key, seat=tr.play.seat if tr.play else None,
+                                         details={"old": list(tr.pips), "new": list(o.pips),
+                                                  "old_confidence": tr.confidence, "new_confidence": o.confidence}))
+                elif tr.status != "layout":
+                    tr.pips, tr.confidence = o.pips, o.confidence
+                    candidates.append(tr)
+            if rel <= cfg.jitter and turn <= cfg.angle_jitter_deg:
+                continue
+            kind = "bump" if how != "far" else "moved"
+            tr.geom, tr.polygon_px = o.geom, np.asarray(o.obs.polygon_px, np.float32)
+            if tr.status == "layout":
+                events.append(Notice(kind, t, frame, f"placed tile {tr.key} {kind} {disp:.1f} "
+                                     f"{'mm' if self.profile is not None else 'px'}: not a play",
+                                     tile=tr.key, details={"displacement": round(disp, 2),
+                                                           "rotation_deg": round(turn, 1)}))
+                moved_layout = True
+            elif tr.face == "up":
+                candidates.append(tr)  # a loose tile that moved may have been played
+        if moved_layout:
+            self._rebuild_geometry()
+
+        new_tiles = []
+        for o in new:
+            tr = TrackedTile(self._next_id, o.face, o.pips, o.geom, np.asarray(o.obs.polygon_px, np.float32),
+                             o.confidence)
+            self._next_id += 1
+            self.tiles[tr.id] = tr
+            new_tiles.append(tr)
+            if tr.face == "up":
+                candidates.append(tr)
+
+        events += self._gone(frame, t, gone, new_tiles, region)
+        events += self._plays(frame, t, candidates)
+        self._votes = {}
+        self.state = BoardState(t, frame, {k: copy.copy(v) for k, v in self.tiles.items()})
+        return events
+
+    def _rebuild_geometry(self) -> None:
+        """Rebuild the line of play from the plays' current tile geometry (after bumps)."""
+        recs = list(self.lop.records)
+        for i, pr in enumerate(self.plays):
+            tr = self.tiles.get(pr.tile_id)
+            if tr is not None and i < len(recs):
+                r = recs[i]
+                recs[i] = type(r)(r.end, tr.geom, r.pips, r.touching, r.contact, r.spinner_arms)
+        self.lop.rebuild(recs)
+
+    def _is_arm_end(self, pr: PlayRecord) -> bool:
+        """Whether nothing was laid against ``pr`` after it (only such a tile can be taken back)."""
+        i = self.plays.index(pr)
+        if pr.end == "lead":
+            return len(self.plays) == 1
+        rec = self.lop.records[i] if i < len(self.lop.records) else None
+        arms = {pr.end} | set(rec.spinner_arms or ()) if rec is not None else {pr.end}
+        return all(q.end not in arms for q in self.plays[i + 1:])
+
+    def _gone(self, frame: int, t: float, gone: list[TrackedTile], new_tiles: list[TrackedTile], region) -> list:
+        cfg = self.config
+        events: list = []
+        layout_gone = [tr for tr in gone if tr.status == "layout" and (region is None or _overlaps(tr.polygon_px, region))]
+        for tr in gone:
+            if region is not None and not _overlaps(tr.polygon_px, region):
+                continue  # outside the part of the frame that changed: not re-read, keep it
+            if tr.status != "layout":
+                del self.tiles[tr.id]
+                continue
+            tr.missing += 1
+        # most of the layout gone at once is a cleared table (a take-back removes one tile): a new
+        # hand; the caller may call new_hand() again with the match's context for it
+        if len(self.plays) >= 3 and len(layout_gone) >= 0.8 * len(self.plays):
+            res = self.hand.state.result
+            ctx = HandContext(res.next_leader if res else None, res.next_required_lead if res else None,
+                              number=self.hand.context.number + 1)
+            for tr in layout_gone:
+                self.tiles.pop(tr.id, None)
+            self.new_hand(ctx)
+            return [Notice("hand_cleared", t, frame, "the layout was cleared: a new hand starts")]
+        for tr in sorted((x for x in layout_gone if x.missing), key=lambda x: -self.plays.index(x.play)):
+            pr = tr.play
+            assert pr is not None
+            replaced = any(
+                float(np.linalg.norm(n.geom.center - tr.geom.center)) < 0.5 * tr.geom.length for n in new_tiles)
+            if not self._is_arm_end(pr):
+                if tr.missing == cfg.takeback_reads:
+                    events.append(Notice("tile_missing", t, frame, f"placed tile {tr.key} is not seen",
+                                         tile=tr.key, seat=pr.seat))
+                continue
+            if tr.missing < cfg.takeback_reads and not replaced:
+                continue
+            ev = TakeBack(seat=pr.seat, tile=pr.tile, t=t, frame=frame)
+            try:
+                self.hand.append(ev)
+            except IllegalEvent as exc:
+                events.append(Notice("rejected", t, frame, str(exc), tile=tr.key, seat=pr.seat,
+                                     details={"event": "take_back"}))
+                continue
+            i = self.plays.index(pr)
+            self.plays.pop(i)
+            if i == 0:
+                self.lop = LineOfPlay()
+            else:
+                self.lop.without(i)
+            del self.tiles[tr.id]
+            events.append(ev)
+        return events
+
+    # ---- plays ---------------------------------------------------------------------------------
+    def _plays(self, frame: int, t: float, candidates: list[TrackedTile]) -> list:
+        """Lay the candidates that touch the layout, in the order adjacency allows; notice the rest."""
+        pending = [c for c in candidates if c.face == "up" and c.status != "layout" and c.id in self.tiles]
+        if not pending:
+            return []
+        done: list[tuple[Play, list[str], str]] = []
+        notices: list = []
+        if self.lop.lead is None:
+            lead = self._choose_lead(pending)
+            if lead is not None:
+                pending.remove(lead)
+                kw, ke = lead_order(lead.geom)
+                fit = EndFit("lead", kw, (lead.pips[kw], lead.pips[ke]), 1.0, True, lead.confidence, False, "lead")
+                self._emit(frame, t, lead, fit, done, notices)
+        # one at a time, best contact first, so that a tile touching a new tile comes after it
+        while self.lop.lead is not None and pending:
+            best = None
+            for c in pending:
+                f = self.lop.assign(c.geom, c.pips, c.confidence)
+                score = None if f is None else f.fit * (1.0 if f.pip_match else 0.35)
+                if score is not None and (best is None or score > best[0]):
+                    best = (score, c, f)
+            if best is None:
+                break
+            pending.remove(best[1])
+            self._emit(frame, t, best[1], best[2], done, notices)
+        events: list = []
+        for ev, reasons, source in done:
+            events.append(ev)
+            if len(done) > 1:
+                reasons = reasons + ["missed_state"]
+            if reasons:
+                tile = (ev.tile.a, ev.tile.b)
+                events.append(Notice("uncertain_read", t, frame,
+                                     f"uncertain play {ev.tile} on {ev.end or 'lead'} by {ev.seat}: "
+                                     + ", ".join(reasons), tile=tile, seat=ev.seat,
+                                     details={"reasons": reasons, "confidence": ev.confidence,
+                                              "end": ev.end or "lead", "seat_source": source}))
+        events += notices
+        for c in pending:
+            if self._in_hand_zone(c.geom):
+                c.status = "hand"
+            else:
+                if c.status != "unplaced":
+                    events.append(Notice("unplaced_tile", t, frame, f"face-up tile {c.key} touches no open end",
+                                         tile=c.key))
+                c.status = "unplaced"
+        return events
+
+    def _choose_lead(self, pending: list[TrackedTile]) -> TrackedTile | None:
+        """The lead among new face-up tiles outside hand areas: the one most others chain from."""
+        options = [c for c in pending if not self._in_hand_zone(c.geom)]
+        if len(options) <= 1:
+            return options[0] if options else None
+        best = None
+        for c in options:
+            lop = LineOfPlay()
+            lop.set_lead(c.geom, c.pips)
+            rest = [o for o in options if o is not c]
+            n, progress = 0, True
+            while progress and rest:
+                progress = False
+                for o in rest:
+                    f = lop.assign(o.geom, o.pips)
+                    if f is not None:
+                        lop.place(f, o.geom, o.pips)
+                        rest.remove(o)
+                        n, progress = n + 1, True
+                        break
+            score = (n, c.confidence)
+            if best is None or score > best[0]:
+                best = (score, c)
+        return best[1]
+
+    def _emit(self, frame: int, t: float, tr: TrackedTile, fit: EndFit, done: list, notices: list) -> None:
+        """Build the Play for ``tr`` at ``fit``, append it to the hand and lay it in the line of play.
+
+        Appends ``(play, reasons it is uncertain, seat source)`` to ``done``, or a ``rejected``
+        notice to ``notices`` when the engine refuses it.
+        """
+        st = self.hand.state
+        first = not done
+        choice = attribute_seat(self._votes if first else {}, st.turn, st.order, self.config.seat_prior,
+                                self.config.min_seat_votes)
+        is_lead = fit.end == "lead"
+        conf = float(fit.confidence)
+        ev = Play(seat=choice.seat, tile=list(fit.tile), end=None if is_lead else fit.end, oriented=True,
+                  confidence=round(conf, 4), t=t, frame=frame)
+        before = set(st.layout.arms)
+        try:
+            out = self.hand.append(ev)
+        except IllegalEvent as exc:
+            notices.append(Notice("rejected", t, frame, str(exc), tile=tr.key, seat=choice.seat,
+                                  details={"event": "play", "end": fit.end}))
+            return
+        new_arms = sorted(set(self.hand.state.layout.arms) - before, key=lambda n: (n[0] != "N", n))
+        spinner = None
+        if out.placement is not None and out.placement.became_spinner and len(new_arms) >= 2:
+            spinner = (new_arms[0], new_arms[1])
+        if is_lead:
+            self.lop.set_lead(tr.geom, tr.pips, spinner)
+        else:
+            self.lop.place(fit, tr.geom, tr.pips, spinner)
+        pr = PlayRecord(choice.seat, Tile(*fit.tile), fit.end, tr.id, t, frame)
+        self.plays.append(pr)
+        tr.status, tr.play = "layout", pr
+        reasons = []
+        if fit.fit < 0.5:
+            reasons.append("weak_contact")
+        if not fit.pip_match:
+            reasons.append("pips_do_not_match_end")
+        if not is_lead and fit.runner_up > 0.7 * fit.fit * (1.0 if fit.pip_match else 0.35):
+            reasons.append("ambiguous_end")
+        if conf < self.config.uncertain_confidence:
+            reasons.append("low_confidence")
+        if choice.uncertain:
+            reasons.append("seat_by_turn")
+        done.append((ev, reasons, choice.source))
+
+
+def _overlaps(polygon_px: np.ndarray, box: tuple[int, int, int, int]) -> bool:
+    """Whether a (4, 2) px polygon's bounding box meets ``box`` = (x0, y0, x1, y1)."""
+    p = np.asarray(polygon_px).reshape(-1, 2)
+    x0, y0, x1, y1 = box
+    return not (p[:, 0].max() < x0 or p[:, 0].min() > x1 or p[:, 1].max() < y0 or p[:, 1].min() > y1)
+
+
+def track_frames(frames: Iterable[tuple[int, float, np.ndarray]], recognize: Callable[[np.ndarray], list],
+                 tracker: Tracker, gate: MotionGate | None = None) -> Iterator[tuple[int, float, list]]:
+    """Run gate -> recognizer -> tracker over frames; yields ``(frame_index, t, events)`` when events happen.
+
+    Args:
+        frames: ``(frame_index, t_seconds, image)`` (a :mod:`vision.sources` source).
+        recognize: image -> list of :class:`~vision.observation.TileObservation`
+            (e.g. ``lambda im: recognizer(im, profile)``); only called on frames the gate reads.
+        tracker: the tracker.
+        gate: the motion gate (default: one with the tracker's ``still_window_s``).
+    """
+    gate = gate or MotionGate(still_window_s=tracker.config.still_window_s)
+    for idx, t, image in frames:
+        info = gate.update(idx, t, image, roi_px=tracker.roi_px())
+        obs = recognize(image) if info.read else None
+        events = tracker.update(idx, t, obs, info)
+        if tracker.wants_read:
+            gate.request_read()
+        if events:
+            yield idx, t, events
+
