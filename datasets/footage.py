@@ -1,0 +1,280 @@
+"""Synthetic footage of whole hands with exact ground truth (``dominocast datasets footage``).
+
+``make_footage`` simulates a hand (or several) under a rule set, scripts it as a video
+(arms coming in from the players' edges, tiles carried from the hands to the line of
+play, draws from the boneyard, knocks for passes, pauses, small bumps) and renders it
+with the synthetic scene renderer at a fixed camera, surface and tile style. It writes:
+
+* ``<name>.mp4``: the video (``mp4v``; ``cv2.VideoCapture`` reads back every frame);
+* ``ground_truth.json``: rules, seed, command, fps, frame size, camera, every engine
+  event with its frame and time, every play (rest frame, seat, tile [touching, other],
+  end, points, flags), passes, draws, bumps and keyframes (every tile's polygon);
+* ``profile.json``: a :class:`calibration.profile.TableProfile` for the camera.
+
+Same arguments, same ground truth and same frames. See ``docs/footage.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.profile import TableProfile
+from datasets.footage_script import Script
+from datasets.footage_sim import simulate_hands
+from datasets.render import layouts as Ly
+from datasets.render import tiles as T
+from datasets.render.camera import Camera
+from datasets.render.effects import sample_effects
+from datasets.render.motion import Compositor, arm_px, covered_fraction, tile_top_px
+from datasets.render.scene import RECIPES, SceneSpec, render_scene
+from engine.events import Draw, Pass, Play
+from engine.hand import replay
+from engine.match import next_context, replay_match
+from engine.ruleset import load_ruleset
+from engine.tiles import full_set
+
+FORMAT = "dominocast-footage/1"
+TABLE_MM = (1000.0, 600.0)
+BUMP_CHANCE = 0.12  # per event
+
+
+def appearance_choices(appearance: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(surfaces, tile styles) a video may use: the train recipe, or for ``test`` the held-out
+    ones (in the test recipe and never in train)."""
+    if appearance == "train":
+        return RECIPES["train"].surfaces, RECIPES["train"].styles
+    if appearance == "test":
+        tr, te = RECIPES["train"], RECIPES["test"]
+        return (tuple(sorted(set(te.surfaces) - set(tr.surfaces))), tuple(sorted(set(te.styles) - set(tr.styles))))
+    raise ValueError(f"appearance must be 'train' or 'test', got {appearance!r}")
+
+
+def footage_camera(rng: np.random.Generator, size: tuple[int, int], table_mm: tuple[float, float]) -> Camera:
+    """A fixed overhead camera (slight tilt, no lens distortion) that sees the whole table."""
+    w, h = size
+    tw, th = table_mm
+    cam = Camera(w=w, h=h, px_per_mm=min(w / tw, h / th), height_mm=float(rng.uniform(900, 1300)),
+                 target_mm=(tw / 2, th / 2), tilt_deg=float(rng.uniform(0, 5)),
+                 tilt_dir_deg=float(rng.uniform(0, 360)), roll_deg=float(rng.uniform(-2, 2)))
+    corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], float)
+    for _ in range(40):  # shrink until the table (and a 2% border) is in the frame
+        px = cam.project(corners)
+        if (px[:, 0] >= 0.02 * w).all() and (px[:, 0] <= 0.98 * w).all() \
+                and (px[:, 1] >= 0.02 * h).all() and (px[:, 1] <= 0.98 * h).all():
+            break
+        cam = replace(cam, px_per_mm=cam.px_per_mm * 0.97)
+    return cam
+
+
+def camera_profile(cam: Camera, table_mm: tuple[float, float], name: str) -> TableProfile:
+    """The calibration profile of a footage camera.
+
+    The renderer's pixel coordinates put pixel (0, 0)'s centre at (0.5, 0.5); OpenCV's (the
+    profile's) at (0, 0): the homography includes that half-pixel shift. No lens distortion.
+    """
+    shift = np.array([[1, 0, -0.5], [0, 1, -0.5], [0, 0, 1]], float)
+    to_px = shift @ cam.table_homography()
+    f = cam.px_per_mm * cam.height_mm
+    K = [[f, 0.0, cam.w / 2 - 0.5], [0.0, f, cam.h / 2 - 0.5], [0.0, 0.0, 1.0]]
+    H = np.linalg.inv(to_px)
+    return TableProfile(name=name, image_size=(cam.w, cam.h), camera_matrix=K, dist_coeffs=[0.0] * 5,
+                        homography=(H / H[2, 2]).tolist(), table_size_mm=table_mm)
+
+
+def _script_hands(script: Script, rules, logs: list[list], fps: float) -> list[dict]:
+    """Script every event of every hand; returns per hand the log (with t/frame) and events."""
+    out = []
+    seats_done: list[list] = []
+    for number, log in enumerate(logs, start=1):
+        ctx = next_context(rules, replay_match(rules, seats_done).games, number)
+        deal_ev = log[0]
+        dealt = {t.key for tiles in deal_ev.hands.values() for t in tiles}
+        undealt = [t.key for t in full_set(rules.set_max) if t.key not in dealt]
+        order = np.random.default_rng([int(script.rng.integers(2**31)), number]).permutation(len(undealt))
+        script.deal({s: [t.key for t in tiles] for s, tiles in deal_ev.hands.items()}, [undealt[i] for i in order])
+        st = replay(rules, log, ctx)
+        placements = {o.index: o.placement for o in st.outcomes if o.placement is not None}
+        timed = [deal_ev.model_copy(update={"frame": 0, "t": 0.0})]
+        for i, ev in enumerate(log[1:], start=1):
+            script.think()
+            if isinstance(ev, Play):
+                pl = placements[i]
+                frame, _ = script.play(ev.seat, pl.tile.a, pl.tile.b, None if pl.end == "lead" else pl.end,
+                                       pl.became_spinner)
+                timed.append(ev.model_copy(update={"frame": frame, "t": round(frame / fps, 4),
+                                                   "tile": pl.tile, "oriented": True}))
+            elif isinstance(ev, Draw):
+                frame = 0
+                for t in ev.tiles or []:
+                    frame = script.draw(ev.seat, t.a, t.b)
+                timed.append(ev.model_copy(update={"frame": frame, "t": round(frame / fps, 4)}))
+            elif isinstance(ev, Pass):
+                frame = script.knock(ev.seat)
+                timed.append(ev.model_copy(update={"frame": frame, "t": round(frame / fps, 4)}))
+            else:
+                raise ValueError(f"footage cannot film a {ev.type} event")
+            script.maybe_bump(BUMP_CHANCE)
+        script.hold(script.timing.last_still)
+        out.append({"hand": number, "context": ctx, "log": timed, "fallbacks": script.planner.fallbacks})
+        seats_done.append(log)
+    return out
+
+
+def _hand_truth(rules, hand: dict) -> dict:
+    """Plays, passes, draws and the result of one scripted hand, from the engine's replay."""
+    st = replay(rules, hand["log"], hand["context"])
+    plays, passes, draws = [], [], []
+    for out in st.outcomes:
+        ev = out.event
+        base = {"hand": hand["hand"], "index": out.index, "frame": ev.frame, "t": ev.t,
+                "seat": getattr(ev, "seat", None)}
+        if out.placement is not None:
+            p = out.placement
+            plays.append({**base, "tile": [p.tile.a, p.tile.b], "end": p.end, "end_value": p.end_value,
+                          "points": out.points, "flags": [f.kind for f in out.flags],
+                          "mismatched_end": not p.matched, "became_spinner": p.became_spinner,
+                          "open_ends": out.open_ends})
+        elif isinstance(ev, Pass):
+            passes.append({**base, "flags": [f.kind for f in out.flags]})
+        elif isinstance(ev, Draw):
+            draws.append({**base, "tiles": [[t.a, t.b] for t in ev.tiles or []]})
+    r = st.result
+    result = None if r is None else {"kind": r.kind, "winner": r.winner_seat, "side": r.winner_side,
+                                     "awards": r.awards, "remaining": r.remaining, "note": r.note}
+    return {"plays": plays, "passes": passes, "draws": draws, "result": result, "scores": st.scores}
+
+
+def _keyframe(script: Script, cam: Camera, index: int, fps: float, reason: str) -> dict:
+    """Every tile of frame ``index``: polygon (4, 2) px, pips, face, where it lies, unoccluded."""
+    fr = script.frames[index]
+    arm = arm_px(cam, fr.arm) if fr.arm is not None else None
+    tiles = []
+    items = list(script.versions[fr.version].items())
+    if fr.held is not None:
+        items.append((fr.held_id, (fr.held, "held")))
+    for tid, (p, where) in items:
+        poly = tile_top_px(cam, p, fr.lift_mm if where == "held" else 0.0)
+        tiles.append({"id": tid, "polygon": np.round(poly, 2).tolist(), "pips": [p.a, p.b],
+                      "face": "up" if p.face_up else "down", "where": where,
+                      "pose_mm": [round(p.x_mm, 3), round(p.y_mm, 3), round(p.angle_deg, 3)],
+                      "unoccluded": round(1.0 - covered_fraction(poly, arm), 4)})
+    return {"frame": index, "t": round(index / fps, 4), "reason": reason, "tiles": tiles,
+            "arm_polygon": None if arm is None else np.round(arm, 1).tolist()}
+
+
+def make_footage(rules_name: str, seed: int, out_dir: str | Path, fps: float = 15.0,
+                 size: tuple[int, int] = (1280, 720), appearance: str = "train", inject_mismatch: int = 0,
+                 hands: int = 1, name: str = "footage", keyframe_every_s: float = 2.0,
+                 command: str | None = None, progress: bool = False) -> dict[str, Path]:
+    """Render a video of ``hands`` hands of ``rules_name`` and its ground truth.
+
+    Args:
+        rules_name: a rule set preset or TOML path (``engine.ruleset.load_ruleset``).
+        seed: master seed (hands, appearance, camera, timings, bumps).
+        out_dir: output folder (created).
+        fps: frames per second.
+        size: (width, height) of the frames, pixels.
+        appearance: ``train`` (the training surfaces and tile styles) or ``test`` (held out).
+        inject_mismatch: mismatched-end plays per hand.
+        hands: consecutive hands of a match (the table is cleared between them); 0: the whole match.
+        name: the video's file stem.
+        keyframe_every_s: seconds between periodic keyframes (rest frames are always keyframes).
+        command: the command line to record in the ground truth (default: the equivalent CLI).
+
+    Returns:
+        {"video": ..., "ground_truth": ..., "profile": ...} paths.
+    """
+    rules = load_ruleset(rules_name)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng([seed, 7])
+    surfaces, styles = appearance_choices(appearance)
+    surface = str(surfaces[rng.integers(len(surfaces))])
+    style = T.make_style(str(styles[rng.integers(len(styles))]), rng)
+    cam = footage_camera(rng, size, TABLE_MM)
+    effects = replace(sample_effects(rng), glare=0, jpeg_quality=100, motion_px=0.0,
+                      blur_sigma=float(rng.uniform(0, 0.8)), noise_sigma=float(rng.uniform(0, 2.0)))
+    ang = rng.uniform(0, 2 * np.pi)
+    shadow = (float(3 * np.cos(ang)), float(3 * np.sin(ang)), float(rng.uniform(0.2, 0.45)))
+    scene_seed = int(rng.integers(0, 2**31 - 1))
+    box = (0.0, 0.0) + TABLE_MM
+    colours = {s: Ly.arm_occluder(np.random.default_rng([seed, i]), box, (0.0, 0.0)).colour
+               for i, s in enumerate("NESW")}
+
+    logs = simulate_hands(rules, seed, hands, inject_mismatch)
+    script = Script(TABLE_MM, fps, np.random.default_rng([seed, 11]), colours)
+    scripted = _script_hands(script, rules, logs, fps)
+    n_frames = len(script.frames)
+
+    # Render: each table version once, composite the arm; identical frames reused.
+    video = out / f"{name}.mp4"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
+    if not writer.isOpened():
+        raise RuntimeError(f"cannot write {video} with the mp4v codec")
+    comp = Compositor(cam, style, effects, shadow)
+    cached: tuple[int, np.ndarray, np.ndarray] | None = None  # version, raw table, finished still
+    last: tuple[object, np.ndarray] | None = None
+    renders = 0
+    for i, fr in enumerate(script.frames):
+        if cached is None or cached[0] != fr.version:
+            placements = [p for p, _ in script.versions[fr.version].values()]
+            raw, _ = render_scene(SceneSpec(cam, surface, style, placements, [], None, shadow, scene_seed))
+            cached = (fr.version, raw, comp.finish(raw))
+            renders += 1
+        if last is not None and last[0] is fr:
+            img = last[1]
+        elif fr.arm is None and fr.held is None:
+            img = cached[2]
+        else:
+            img = comp.compose(cached[1], fr.arm, fr.held, fr.lift_mm)
+        last = (fr, img)
+        writer.write(img)
+        if progress and i % 100 == 0:
+            print(f"frame {i}/{n_frames}", flush=True)
+    writer.release()
+
+    # Ground truth.
+    every = max(1, int(round(keyframe_every_s * fps)))
+    key = {i: "periodic" for i in range(0, n_frames, every)}
+    key.update({i: "rest" for i in script.rest_frames})
+    truths = [_hand_truth(rules, h) for h in scripted]
+    cmd = command or (f"dominocast datasets footage --rules {shlex.quote(rules_name)} --seed {seed} "
+                      f"--out {shlex.quote(str(out))} --fps {fps:g} --size {size[0]}x{size[1]} "
+                      f"--appearance {appearance} --mismatch {inject_mismatch} --hands {hands} --name {name}")
+    gt = {
+        "format": FORMAT, "command": cmd, "rules": rules.name, "seed": seed, "appearance": appearance,
+        "fps": fps, "frame_size": list(size), "n_frames": n_frames, "duration_s": round(n_frames / fps, 3),
+        "video": video.name, "table_size_mm": list(TABLE_MM), "surface": surface, "tile_style": style.name,
+        "pixel_convention": "polygons: renderer labels, pixel (0,0) spans [0,1]x[0,1] (subtract 0.5 for OpenCV "
+                            "centres); profile.json: OpenCV centres",
+        "camera": {"px_per_mm": cam.px_per_mm, "height_mm": cam.height_mm, "target_mm": list(cam.target_mm),
+                   "tilt_deg": cam.tilt_deg, "tilt_dir_deg": cam.tilt_dir_deg, "roll_deg": cam.roll_deg,
+                   "k1": cam.k1, "table_to_px": cam.table_homography().tolist()},
+        "effects": {"gain": effects.gain, "gradient": list(effects.gradient), "temperature": effects.temperature,
+                    "blur_sigma": effects.blur_sigma, "noise_sigma": effects.noise_sigma},
+        "shadow_mm": list(shadow),
+        "seat_edges": {"N": "y=0", "E": "x=W", "S": "y=H", "W": "x=0"},
+        "hands": [{"hand": h["hand"], "events": [e.model_dump(mode="json", exclude_none=True) for e in h["log"]],
+                   "context": {"leader": h["context"].leader, "required_lead": None if h["context"].required_lead
+                               is None else [h["context"].required_lead.a, h["context"].required_lead.b]},
+                   "layout_fallbacks": h["fallbacks"], **{k: v for k, v in t.items()
+                                                           if k in ("result", "scores")}}
+                  for h, t in zip(scripted, truths)],
+        "plays": [p for t in truths for p in t["plays"]],
+        "passes": [p for t in truths for p in t["passes"]],
+        "draws": [d for t in truths for d in t["draws"]],
+        "bumps": script.bumps,
+        "keyframes": [_keyframe(script, cam, i, fps, key[i]) for i in sorted(key)],
+        "table_renders": renders,
+    }
+    gt_path = out / "ground_truth.json"
+    gt_path.write_text(json.dumps(gt, separators=(",", ":")) + "\n")
+    prof = camera_profile(cam, TABLE_MM, f"footage-{rules.name}-{seed}")
+    prof_path = prof.save(out / "profile.json")
+    return {"video": video, "ground_truth": gt_path, "profile": prof_path}

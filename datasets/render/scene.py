@@ -1,0 +1,253 @@
+"""Compose a scene (surface, shadows, tiles, occluders, camera, effects) and its exact labels.
+
+A :class:`SceneSpec` fully determines a frame: re-rendering the same spec gives the
+same bytes.  Footage generation can build specs from an explicit list of
+:class:`~datasets.render.layouts.TilePlacement` (table mm) plus occluders.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from datasets.render import effects as E
+from datasets.render import layouts as Ly
+from datasets.render import surfaces as S
+from datasets.render import tiles as T
+from datasets.render.camera import Camera, sample_camera
+
+CLASS_NAMES = ("tile_up", "tile_down")
+
+
+@dataclass
+class SceneSpec:
+    """Everything needed to render one frame.
+
+    Attributes:
+        camera: the camera (frame size, scale, tilt, lens distortion).
+        surface: surface kind (``surfaces.SURFACE_KINDS``).
+        style: tile set style.
+        placements: tiles on the table (mm).
+        occluders: hands/arms over the table (mm).
+        effects: photometric effects.
+        shadow_mm: (dx, dy) shadow offset on the table (mm) and darkness in [0, 1].
+        seed: seed for surface texture and sprite details.
+    """
+
+    camera: Camera
+    surface: str
+    style: T.TileStyle
+    placements: list[Ly.TilePlacement]
+    occluders: list[Ly.Occluder] = field(default_factory=list)
+    effects: E.EffectParams | None = None
+    shadow_mm: tuple[float, float, float] = (3.0, 3.0, 0.35)
+    seed: int = 0
+
+
+def _nadir(cam: Camera) -> np.ndarray:
+    """Table point (mm) below the camera centre, (2,) float64."""
+    R = cam._rotation()
+    c = R.T @ np.array([0.0, 0.0, cam.height_mm])
+    return np.array([c[0] + cam.target_mm[0], c[1] + cam.target_mm[1]])
+
+
+def _corners3d(p: Ly.TilePlacement, z: float) -> np.ndarray:
+    c = p.corners_mm()
+    return np.concatenate([c, np.full((4, 1), z)], axis=1)
+
+
+def _paste(img: np.ndarray, sprite: np.ndarray, dst: np.ndarray) -> None:
+    """Warp ``sprite`` onto ``img`` so its corners land on ``dst`` (4, 2) px, in place."""
+    h, w = img.shape[:2]
+    x0, y0 = np.floor(dst.min(0)).astype(int) - 1
+    x1, y1 = np.ceil(dst.max(0)).astype(int) + 2
+    x0c, y0c, x1c, y1c = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1c <= x0c or y1c <= y0c:
+        return
+    sh, sw = sprite.shape[:2]
+    src = np.array([[0, 0], [sw, 0], [sw, sh], [0, sh]], np.float32)
+    # Corners lie on pixel edges; warpPerspective maps pixel centres, so shift by half a pixel.
+    M = cv2.getPerspectiveTransform(src - 0.5, (dst - [x0c, y0c] - 0.5).astype(np.float32))
+    size = (x1c - x0c, y1c - y0c)
+    warped = cv2.warpPerspective(sprite, M, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    mask = np.zeros((size[1], size[0]), np.uint8)
+    shift = 4
+    pts = np.round((dst - [x0c, y0c] - 0.5) * (1 << shift)).astype(np.int32)
+    cv2.fillPoly(mask, [pts], 255, cv2.LINE_AA, shift)
+    roi = img[y0c:y1c, x0c:x1c]
+    a = (mask.astype(np.float32) / 255.0)[..., None]
+    roi[:] = (roi * (1 - a) + warped * a).astype(np.uint8)
+
+
+def _fill(img: np.ndarray, poly: np.ndarray, colour) -> None:
+    shift = 4
+    pts = np.round((np.asarray(poly) - 0.5) * (1 << shift)).astype(np.int32)
+    cv2.fillPoly(img, [pts], colour, cv2.LINE_AA, shift)
+
+
+def render_scene(spec: SceneSpec) -> tuple[np.ndarray, list[dict]]:
+    """Render one frame and its labels.
+
+    Returns:
+        image: (H, W, 3) uint8 BGR frame.
+        labels: one dict per tile with ``polygon`` ((4, 2) float32 px, top face,
+            corner 0->1 along the long axis from half ``a`` to half ``b``, after
+            lens distortion), ``pips`` [a, b], ``face`` ("up"/"down"),
+            ``cls`` (0 tile_up, 1 tile_down), ``in_frame`` (fraction of the top
+            face inside the frame), ``unoccluded`` (fraction of the in-frame part
+            not under an occluder), ``visible`` (their product) and ``long_px``.
+    """
+    cam = spec.camera
+    w, h = cam.w, cam.h
+    rng = np.random.default_rng(spec.seed)
+    px_per_mm = cam.px_per_mm
+    tile_long_px = T.TILE_LONG_MM * px_per_mm
+    img = S.make_surface(spec.surface, h, w, rng, tile_long_px)
+
+    # Soft shadows under tiles and occluders.
+    dx, dy, dark = spec.shadow_mm
+    sh = np.zeros((h, w), np.uint8)
+    for p in spec.placements:
+        c = p.corners_mm() + [dx, dy]
+        _fill(sh, cam.project(c), 255)
+    for o in spec.occluders:
+        _fill(sh, cam.project(o.polygon_mm + [dx * o.height_mm / 8, dy * o.height_mm / 8]), 160)
+    sig = max(1.0, 2.5 * px_per_mm)
+    shf = cv2.GaussianBlur(sh, (0, 0), sig).astype(np.float32) / 255.0
+    img = (img.astype(np.float32) * (1 - dark * shf)[..., None]).astype(np.uint8)
+
+    # Tiles, nearest the camera nadir first so outer tiles cover inner side faces.
+    nad = _nadir(cam)
+    order = sorted(range(len(spec.placements)),
+                   key=lambda i: (spec.placements[i].x_mm - nad[0]) ** 2 + (spec.placements[i].y_mm - nad[1]) ** 2)
+    tops: dict[int, np.ndarray] = {}
+    for i in order:
+        p = spec.placements[i]
+        bot = cam.project(_corners3d(p, 0.0))
+        top = cam.project(_corners3d(p, T.TILE_THICK_MM))
+        tops[i] = top
+        if not ((top[:, 0] > -tile_long_px).any() and (top[:, 0] < w + tile_long_px).any()
+                and (top[:, 1] > -tile_long_px).any() and (top[:, 1] < h + tile_long_px).any()):
+            continue
+        hull = cv2.convexHull(np.concatenate([bot, top]).astype(np.float32))[:, 0]
+        side = tuple(int(np.clip(c * spec.style.side_shade + (10 if spec.style.side_shade > 1 else 0), 0, 255))
+                     for c in spec.style.body)
+        _fill(img, hull, side)
+        long_px = float(np.linalg.norm(top[1] - top[0]))
+        sl = int(max(24, min(400, 1.5 * long_px))) // 2 * 2
+        if p.face_up:
+            sprite = T.render_face_up(spec.style, p.a, p.b, sl, rng)
+        else:
+            sprite = T.render_face_down(spec.style, sl, rng)
+        _paste(img, sprite, top)
+
+    # Occluders (hands, arms) over everything.
+    occ = np.zeros((h, w), np.uint8)
+    for o in spec.occluders:
+        poly = cam.project(np.concatenate([o.polygon_mm, np.full((len(o.polygon_mm), 1), o.height_mm)], 1))
+        _fill(img, poly, o.colour)
+        _fill(occ, poly, 255)
+
+    img = cam.distort_image(img)
+    occ = cam.distort_image(occ)
+    if spec.effects is not None:
+        img = E.apply_all(img, spec.effects)
+
+    labels = []
+    for i, p in enumerate(spec.placements):
+        poly = cam.distort_points(tops[i]).astype(np.float32)
+        inside, free = _visible_fraction(poly, occ)
+        labels.append({
+            "polygon": poly,
+            "pips": [int(p.a), int(p.b)],
+            "face": "up" if p.face_up else "down",
+            "cls": 0 if p.face_up else 1,
+            "visible": float(inside * free),
+            "in_frame": float(inside),
+            "unoccluded": float(free),
+            "long_px": float(np.linalg.norm(poly[1] - poly[0])),
+        })
+    return img, labels
+
+
+def _visible_fraction(poly: np.ndarray, occ: np.ndarray) -> tuple[float, float]:
+    """(fraction of the polygon's area inside the frame, fraction of that part not covered by ``occ``).
+
+    ``poly`` is (4, 2) float32 px; ``occ`` is the (H, W) uint8 occluder mask (non-zero = covered).
+    """
+    p = poly.astype(np.float32)
+    area = abs(cv2.contourArea(p))
+    if area < 1:
+        return 0.0, 0.0
+    h, w = occ.shape
+    rect = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    inter, _ = cv2.intersectConvexConvex(p, rect)
+    inside = float(min(1.0, max(inter, 0.0) / area))
+    if inside <= 0:
+        return 0.0, 0.0
+    x0, y0 = np.floor(p.min(0)).astype(int)
+    x1, y1 = np.ceil(p.max(0)).astype(int) + 1
+    x0c, y0c, x1c, y1c = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1c <= x0c or y1c <= y0c:
+        return 0.0, 0.0
+    m = np.zeros((y1c - y0c, x1c - x0c), np.uint8)
+    cv2.fillPoly(m, [np.round(p - [x0c, y0c]).astype(np.int32)], 1)
+    n_in = int(m.sum())
+    if n_in == 0:
+        return inside, 1.0
+    free = int((m & (occ[y0c:y1c, x0c:x1c] == 0)).sum())
+    return inside, float(free / n_in)
+
+
+@dataclass(frozen=True)
+class SplitRecipe:
+    """Which surfaces and tile styles a split may use (with sampling weights)."""
+
+    surfaces: tuple[str, ...]
+    styles: tuple[str, ...]
+
+
+#: Train/val never see marble tables nor coloured-pip tiles; test is weighted toward them.
+RECIPES = {
+    "train": SplitRecipe(("felt", "wood", "board", "dark"), ("white", "ivory", "black")),
+    "val": SplitRecipe(("felt", "wood", "board", "dark"), ("white", "ivory", "black")),
+    "test": SplitRecipe(("marble", "marble", "felt", "wood", "board", "dark"),
+                        ("colour_pips", "colour_pips", "white", "ivory", "black")),
+}
+
+
+def sample_scene(rng: np.random.Generator, split: str, w: int = 1280, h: int = 720,
+                 tile_long_px: tuple[float, float] = (40.0, 200.0), max_pips: int = 6) -> SceneSpec:
+    """Sample a random scene for a split.
+
+    Args:
+        rng: random generator.
+        split: "train", "val" or "test" (selects the :data:`RECIPES` entry).
+        w, h: frame size in pixels.
+        tile_long_px: range of the tile long side in the frame (pixels).
+        max_pips: highest pip value in the set (6 = double-six).
+    """
+    rec = RECIPES[split]
+    surface = str(rec.surfaces[rng.integers(len(rec.surfaces))])
+    style = T.make_style(str(rec.styles[rng.integers(len(rec.styles))]), rng)
+    L = float(np.exp(rng.uniform(np.log(tile_long_px[0]), np.log(tile_long_px[1]))))
+    cam = sample_camera(rng, w, h, L, T.TILE_LONG_MM, (0.0, 0.0))
+    fp = cam.footprint_mm()
+    half = np.minimum(np.abs(fp).max(0) * 0.95, 650.0)
+    box = (-float(half[0]), -float(half[1]), float(half[0]), float(half[1]))
+    placements = Ly.sample_layout(rng, box, max_pips)
+    occluders = []
+    if placements and rng.random() < 0.35:
+        for _ in range(int(rng.integers(1, 3))):
+            t = placements[int(rng.integers(len(placements)))]
+            occluders.append(Ly.arm_occluder(rng, box, (t.x_mm, t.y_mm)))
+    ang = rng.uniform(0, 2 * np.pi)
+    r = rng.uniform(1.0, 6.0)
+    return SceneSpec(
+        camera=cam, surface=surface, style=style, placements=placements, occluders=occluders,
+        effects=E.sample_effects(rng),
+        shadow_mm=(float(r * np.cos(ang)), float(r * np.sin(ang)), float(rng.uniform(0.15, 0.5))),
+        seed=int(rng.integers(0, 2**31 - 1)),
+    )

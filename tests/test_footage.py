@@ -1,0 +1,228 @@
+"""Footage generator: line-of-play geometry, determinism, agreement with the engine, video frames."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import cv2
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from calibration.profile import TableProfile
+from datasets.footage import make_footage
+from datasets.footage_sim import simulate_hands
+from datasets.render.line_of_play import GAP_MM, Box, Planner, overlap_area, plan_hand
+from datasets.render.tiles import TILE_SHORT_MM
+from engine.hand import HandContext, replay
+from engine.ruleset import load_ruleset
+from engine.simulate import simulate_hand
+from engine.tiles import Tile
+
+TABLE = Box(0.0, 0.0, 1000.0, 600.0)
+BOXES = [TABLE.inset(75.0), TABLE.inset(62.0)]
+
+
+def _plays(rules, log) -> list[tuple[int, int, str, bool]]:
+    st = replay(rules, log)
+    return [(o.placement.tile.a, o.placement.tile.b, o.placement.end, o.placement.became_spinner)
+            for o in st.outcomes if o.placement is not None]
+
+
+# ---- geometry -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("preset", ["lisa-b-all-fives", "block", "bdc-partnership"])
+def test_touching_half_is_next_to_the_end_it_was_played_on(preset):
+    rules = load_ruleset(preset)
+    for seed in range(20):
+        planner = plan_hand(_plays(rules, simulate_hand(rules, random.Random(seed))), (500.0, 300.0), BOXES)
+        for k in range(1, len(planner.placements)):
+            gap = np.linalg.norm(planner.contact[k] - planner.anchors[k])
+            assert gap <= TILE_SHORT_MM + GAP_MM + 1e-6, (preset, seed, k, gap)
+
+
+@pytest.mark.parametrize("preset", ["lisa-b-all-fives", "block", "bdc-partnership"])
+def test_tiles_never_overlap_and_stay_on_the_table(preset):
+    rules = load_ruleset(preset)
+    for seed in range(20):
+        planner = plan_hand(_plays(rules, simulate_hand(rules, random.Random(seed))), (500.0, 300.0), BOXES)
+        ps = planner.placements
+        assert planner.fallbacks == 0
+        assert all(BOXES[-1].contains(p) for p in ps)
+        for i in range(len(ps)):
+            for j in range(i):
+                assert overlap_area(ps[i], ps[j]) < 0.01, (preset, seed, i, j)
+
+
+def test_arm_turns_at_the_margin_and_keeps_touching():
+    planner = Planner((100.0, 100.0), [Box(0.0, 0.0, 260.0, 400.0)])
+    planner.lead(1, 2)
+    for k in range(6):
+        planner.play(2 + k, 3 + k, "E")
+    angles = [round(p.angle_deg) % 360 for p in planner.placements]
+    assert angles[:3] == [0, 0, 0] and 90 in angles  # E goes right, then turns toward +y (clockwise)
+    assert all(Box(0.0, 0.0, 260.0, 400.0).contains(p) for p in planner.placements)
+    for k in range(1, 7):
+        assert np.linalg.norm(planner.contact[k] - planner.anchors[k]) <= TILE_SHORT_MM + GAP_MM + 1e-6
+
+
+def test_spinner_arms_leave_from_its_ends_north_up():
+    planner = Planner((500.0, 300.0), BOXES)
+    lead = planner.lead(4, 4, spinner=True)
+    w, e = planner.play(4, 1, "W"), planner.play(4, 2, "E")
+    n, s = planner.play(4, 5, "N"), planner.play(4, 6, "S")
+    assert w.x_mm < lead.x_mm < e.x_mm
+    assert n.y_mm < lead.y_mm < s.y_mm and abs(n.x_mm - lead.x_mm) < 1e-6
+    assert round(lead.angle_deg) == 90  # the double lies crosswise
+
+
+def test_bumped_tile_moves_and_later_tiles_attach_to_it():
+    planner = Planner((500.0, 300.0), BOXES)
+    planner.lead(1, 2)
+    planner.play(2, 3, "E")
+    moved = planner.bump(1, 2.0, -1.0, 2.0)
+    assert moved is not None and planner.placements[1] == moved
+    planner.play(3, 4, "E")
+    assert np.linalg.norm(planner.contact[2] - planner.anchors[2]) <= TILE_SHORT_MM + GAP_MM + 1e-6
+    assert overlap_area(planner.placements[1], planner.placements[2]) < 0.01
+
+
+# ---- footage ------------------------------------------------------------------------------
+
+SMALL = dict(fps=4.0, size=(320, 240))
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The same small video made twice (seed 3, one mismatched end), plus the ground truth."""
+    out = []
+    for k in range(2):
+        d = tmp_path_factory.mktemp(f"footage{k}")
+        paths = make_footage("lisa-b-all-fives", 3, d, inject_mismatch=1, **SMALL)
+        out.append((paths, json.loads(paths["ground_truth"].read_text())))
+    return out
+
+
+def _frames(path) -> list[np.ndarray]:
+    cap = cv2.VideoCapture(str(path))
+    frames = []
+    while True:
+        ok, f = cap.read()
+        if not ok:
+            return frames
+        frames.append(f)
+
+
+def test_same_seed_same_ground_truth_and_frames(runs):
+    (pa, ga), (pb, gb) = runs
+    ga, gb = dict(ga), dict(gb)
+    assert ga.pop("command") != gb.pop("command")  # only the output folder differs
+    assert ga == gb
+    fa, fb = _frames(pa["video"]), _frames(pb["video"])
+    assert fa[0].tobytes() == fb[0].tobytes() and fa[-1].tobytes() == fb[-1].tobytes()
+
+
+def test_video_has_the_frames_the_ground_truth_says(runs):
+    paths, gt = runs[0]
+    frames = _frames(paths["video"])
+    assert len(frames) == gt["n_frames"]
+    assert frames[0].shape == (gt["frame_size"][1], gt["frame_size"][0], 3)
+
+
+def test_plays_are_the_engines_hand(runs):
+    rules = load_ruleset("lisa-b-all-fives")
+    _, gt = runs[0]
+    log = simulate_hands(rules, 3, 1, mismatches=1)[0]
+    st = replay(rules, log)
+    engine_plays = [(o.placement.tile.a, o.placement.tile.b, o.placement.end, o.points)
+                    for o in st.outcomes if o.placement is not None]
+    assert [(p["tile"][0], p["tile"][1], p["end"], p["points"]) for p in gt["plays"]] == engine_plays
+    assert gt["hands"][0]["result"]["kind"] == st.result.kind
+    frames = [p["frame"] for p in gt["plays"]]
+    assert frames == sorted(frames) and all(abs(p["t"] - p["frame"] / gt["fps"]) < 1e-3 for p in gt["plays"])
+
+
+def test_timed_events_replay_to_the_same_score(runs):
+    from engine.events import Deal, Draw, Play
+
+    rules = load_ruleset("lisa-b-all-fives")
+    _, gt = runs[0]
+    hand = gt["hands"][0]
+    kinds = {"deal": Deal, "play": Play, "draw": Draw}
+    log = [kinds[e.pop("type")](**e) for e in (dict(e) for e in hand["events"])]
+    ctx = hand["context"]
+    st = replay(rules, log, HandContext(ctx["leader"], Tile(*ctx["required_lead"]) if ctx["required_lead"] else None))
+    assert st.scores == hand["scores"]
+    assert all(ev.frame is not None for ev in log)
+
+
+def test_injected_mismatch_is_flagged_by_the_engine(runs):
+    _, gt = runs[0]
+    bad = [p for p in gt["plays"] if p["mismatched_end"]]
+    assert len(bad) == 1
+    assert "mismatched_end" in bad[0]["flags"] and bad[0]["tile"][0] != bad[0]["end_value"]
+    assert all("mismatched_end" not in p["flags"] for p in gt["plays"] if not p["mismatched_end"])
+
+
+def test_arm_covers_the_tile_when_it_comes_to_rest(runs):
+    paths, gt = runs[0]
+    frames = _frames(paths["video"])
+    keys = {k["frame"]: k for k in gt["keyframes"]}
+    last = frames[-1].astype(np.int16)
+    for p in gt["plays"]:
+        key = keys[p["frame"]]
+        tid = f"{max(p['tile'])}-{min(p['tile'])}"
+        tile = next(t for t in key["tiles"] if t["id"] == tid)
+        assert tile["where"] == "line" and key["arm_polygon"] is not None
+        assert tile["unoccluded"] < 0.9
+        mask = np.zeros(last.shape[:2], np.uint8)
+        cv2.fillPoly(mask, [np.round(np.array(tile["polygon"]) - 0.5).astype(np.int32)], 1)
+        diff = np.abs(frames[p["frame"]].astype(np.int16) - last).sum(2)
+        assert diff[mask > 0].mean() > 20  # the arm is over it, unlike in the last (still) frame
+
+
+def test_profile_maps_table_points_to_the_keyframe_polygons(runs):
+    paths, gt = runs[0]
+    prof = TableProfile.load(paths["profile"])
+    key = gt["keyframes"][-1]
+    for tile in key["tiles"]:
+        x, y, _ = tile["pose_mm"]
+        centre_px = np.array(tile["polygon"]).mean(0) - 0.5
+        # polygons are top faces (8 mm up): allow the small parallax of a near-vertical camera
+        assert np.linalg.norm(prof.table_to_image(np.array([x, y]))[0] - centre_px) < 2.0
+
+
+def test_test_appearance_uses_held_out_surface_and_style(tmp_path):
+    from datasets.footage import appearance_choices
+    from datasets.render.scene import RECIPES
+
+    surfaces, styles = appearance_choices("test")
+    assert surfaces and styles
+    assert not set(surfaces) & set(RECIPES["train"].surfaces)
+    assert not set(styles) & set(RECIPES["train"].styles)
+
+
+def test_cli_rejects_a_bad_size(tmp_path):
+    from service.cli import app
+
+    res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--out", str(tmp_path),
+                                   "--size", "big"])
+    assert res.exit_code == 2 and "--size" in res.output
+
+
+def test_without_mismatches_the_hand_is_engine_simulate_match():
+    from engine.simulate import simulate_match
+
+    rules = load_ruleset("all-fives")
+    assert simulate_hands(rules, 8, 2) == simulate_match(rules, 8)[:2]
+
+
+def test_drawn_tiles_come_to_rest_in_the_players_hand(runs):
+    _, gt = runs[0]
+    keys = {k["frame"]: k for k in gt["keyframes"]}
+    assert gt["draws"]
+    for d in gt["draws"]:
+        a, b = d["tiles"][-1]
+        tile = next(t for t in keys[d["frame"]]["tiles"] if t["id"] == f"{max(a, b)}-{min(a, b)}")
+        assert tile["where"] == f"hand:{d['seat']}" and tile["face"] == "down"
