@@ -1,0 +1,105 @@
+"""The live tournament service: ``create_app(settings)`` builds the FastAPI app.
+
+At creation the database is migrated (``alembic upgrade head``) and every table's state
+is folded from its event log; at start-up the tables that were live resume their
+workers. See ``docs/service.md`` for the endpoints, auth and the feed protocol.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from engine.record import RecordError
+from service.auth import load_token
+from service.db import make_engine, sessions, upgrade
+from service.feeds import Broker
+from service.live import AppendRejected, NotFound
+from service.settings import Settings
+from service.sources import WorkerUnavailable
+from service.tables import Conflict, Invalid, Registry
+
+
+def _errors_message(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        if err.get("type") == "json_invalid":
+            parts.append(f"malformed JSON body (at character {err['loc'][-1]}): {err.get('ctx', {}).get('error', err.get('msg'))}")
+            continue
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The app for ``settings`` (its database migrated and every table's state rebuilt)."""
+    settings = settings or Settings()
+    token, generated = load_token(settings)
+    engine = make_engine(settings)
+    upgrade(engine)
+    factory = sessions(engine)
+    broker = Broker()
+    registry = Registry(settings, factory, broker)
+    registry.load_all()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        if settings.resume_live:
+            await registry.resume_live()
+        registry.start_watchdog()
+        try:
+            yield
+        finally:
+            await registry.shutdown()
+
+    app = FastAPI(title="dominocast live service", version="1", lifespan=lifespan)
+    app.state.settings = settings
+    app.state.token = token
+    app.state.token_generated = generated
+    app.state.engine = engine
+    app.state.factory = factory
+    app.state.broker = broker
+    app.state.registry = registry
+
+    def error(status: int, message: str) -> JSONResponse:
+        return JSONResponse({"detail": message}, status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid_body(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return error(422, _errors_message(exc))
+
+    @app.exception_handler(NotFound)
+    async def _not_found(request: Request, exc: NotFound) -> JSONResponse:
+        return error(404, str(exc.args[0] if exc.args else exc))
+
+    @app.exception_handler(AppendRejected)
+    async def _rejected(request: Request, exc: AppendRejected) -> JSONResponse:
+        return error(409, f"the engine refused the event: {exc}")
+
+    @app.exception_handler(Conflict)
+    async def _conflict(request: Request, exc: Conflict) -> JSONResponse:
+        return error(409, str(exc))
+
+    @app.exception_handler(Invalid)
+    async def _bad(request: Request, exc: Invalid) -> JSONResponse:
+        return error(422, str(exc))
+
+    @app.exception_handler(RecordError)
+    async def _bad_record(request: Request, exc: RecordError) -> JSONResponse:
+        return error(422, str(exc))
+
+    @app.exception_handler(WorkerUnavailable)
+    async def _unavailable(request: Request, exc: WorkerUnavailable) -> JSONResponse:
+        return error(501, str(exc))
+
+    from service import routes_feeds, routes_pages, routes_records, routes_tables, routes_umpire
+
+    for mod in (routes_tables, routes_umpire, routes_records, routes_feeds, routes_pages):
+        app.include_router(mod.router)
+    from fastapi.staticfiles import StaticFiles
+
+    app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")
+    return app

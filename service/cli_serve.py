@@ -1,0 +1,40 @@
+"""``dominocast serve``: the live tournament service (FastAPI + uvicorn)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from service.cli_common import console, fail
+
+
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="address to listen on (0.0.0.0: the whole venue network)"),
+    port: int = typer.Option(8000, "--port", help="TCP port"),
+    db: str = typer.Option(None, "--db", help="database URL (default: SQLite in WAL mode under --data-dir; "
+                                              "postgresql+psycopg://user:pass@host/db works too)"),
+    data_dir: Path = typer.Option(Path("data/service"), "--data-dir", help="folder for the database and the token"),
+    token: str = typer.Option(None, "--token", envvar="DOMINOCAST_TOKEN", show_envvar=True,
+                              help="bearer token for umpire/admin actions (default: generated once, kept in the data dir)"),
+) -> None:
+    """Serve the tables, feeds, overlay, umpire console and review pages."""
+    import uvicorn
+
+    from service.app import create_app
+    from service.settings import Settings
+
+    try:
+        app = create_app(Settings(data_dir=data_dir, db_url=db, token=token))
+    except Exception as exc:  # noqa: BLE001 - a bad URL or an unreadable data dir: one line
+        raise fail(f"cannot start the service: {exc}") from None
+    if app.state.token_generated:
+        console.print(f"[bold]umpire/admin token[/] (printed once, kept in {data_dir / 'token'}): "
+                      f"{app.state.token}", highlight=False, soft_wrap=True)
+    console.print(f"dominocast service on http://{host}:{port}/  (docs at /docs)", highlight=False)
+    # open feeds never end by themselves: give them a few seconds at shutdown, then close them
+    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve)

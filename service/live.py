@@ -1,0 +1,475 @@
+"""One table's live state: its current match folded from the event log, its alerts, its feeds.
+
+:meth:`TableRuntime.append` is the only way an event enters the log. Under the table's
+lock it replays the match with the new event (the engine is the judge: an event that
+cannot happen is refused with :class:`AppendRejected`), writes the event, the feed
+messages and the alert changes in one transaction, commits, and only then updates
+memory and publishes. A crash after the commit loses nothing; before it, nothing was
+announced. On start :meth:`TableRuntime.load` folds the log again.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from engine.events import Correction, Deal, Draw, Pass, Penalty, Play, effective
+from engine.hand import HandState, IllegalEvent
+from engine.layout import LayoutError
+from engine.match import MatchState, replay_match
+from engine.notation import format_event
+from engine.record import MatchRecord, RecordError, event_from_dict, event_to_dict, record_from_match, teams_for
+from engine.ruleset import Ruleset
+from engine.tiles import TileError
+from engine.timeline import timeline
+from service.db import transaction
+from service.feeds import Broker, message_dict
+from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow, MessageRow
+from service.views import hand_view
+
+# a flag kind -> the rule-set penalties confirming it may apply (the first one the rule set has)
+PENALTY_FOR = {
+    "mismatched_end": ("bogus_play", "mismatched_end"),
+    "closed_end": ("bogus_play", "closed_end"),
+    "pass_with_play": ("pass_with_play", "bogus_play"),
+    "draw_with_play": ("draw_with_play", "bogus_play"),
+    "out_of_turn": ("play_out_of_turn", "out_of_turn"),
+    "exposed_tile": ("exposed_tile",),
+    "wrong_start": ("wrong_start",),
+    "slow_play": ("slow_play",),
+}
+_NEW_HAND_TYPES = (Deal, Play, Pass, Draw)
+
+
+class AppendRejected(ValueError):
+    """The engine refused an event (the message says why); nothing was written."""
+
+
+class NotFound(LookupError):
+    """No such match, hand, event slot or alert (the message names it)."""
+
+
+@dataclass
+class TableConfig:
+    """A registered table as the runtime needs it."""
+
+    id: str
+    name: str
+    rules: Ruleset
+    preset: str
+    overrides: dict
+    players: dict[str, str]
+    teams: dict[str, str]
+    worker_kind: str
+    worker_config: dict
+    view_key: str | None
+    video_source: str = ""
+    calibration: str = ""
+
+
+def alert_dict(row: AlertRow) -> dict:
+    return {"id": row.id, "key": row.key, "category": row.category, "kind": row.kind, "match": row.match_id,
+            "hand": row.hand, "index": row.idx, "seat": row.seat, "message": row.message, "details": row.details,
+            "status": row.status, "created_at": row.created_at, "updated_at": row.updated_at,
+            "resolved_by": row.resolved_by, "note": row.note}
+
+
+class TableRuntime:
+    """The live state of one table (see module docstring)."""
+
+    def __init__(self, cfg: TableConfig, factory: sessionmaker[Session], broker: Broker,
+                 min_confidence: float = 0.6) -> None:
+        self.cfg = cfg
+        self.factory = factory
+        self.broker = broker
+        self.min_confidence = min_confidence
+        self.lock = threading.RLock()
+        self.match_id: int | None = None
+        self.match_number = 0
+        self.match_title = ""
+        self.logs: list[list] = []
+        self.tags: list[list[tuple[str, str]]] = []  # (source, actor) per event, per hand
+        self.match: MatchState = replay_match(cfg.rules, [])
+        self.confirmed: dict[int, str] = {}
+        self.open_alerts: dict[int, dict] = {}
+        self.seq = 0
+        self.worker: dict = {"kind": cfg.worker_kind, "state": "stopped", "connected": False, "fps": None,
+                             "last_read": None, "position": 0, "total": None, "error": None}
+
+    # ---- loading -------------------------------------------------------------------
+    def load(self) -> None:
+        """Rebuild the state from the database: the newest match's log, open alerts, last message id."""
+        with self.lock, self.factory() as s:
+            m = s.scalars(select(MatchRow).where(MatchRow.table_id == self.cfg.id)
+                          .order_by(MatchRow.number.desc()).limit(1)).first()
+            self.logs, self.tags, self.confirmed = [], [], {}
+            if m is not None:
+                self.match_id, self.match_number, self.match_title = m.id, m.number, m.title
+                rows = s.scalars(select(EventRow).where(EventRow.match_id == m.id)
+                                 .order_by(EventRow.hand, EventRow.idx)).all()
+                for r in rows:
+                    while len(self.logs) < r.hand:
+                        self.logs.append([])
+                        self.tags.append([])
+                    self.logs[r.hand - 1].append(event_from_dict(r.body))
+                    self.tags[r.hand - 1].append((r.source, r.actor))
+                self.confirmed = {c.hand: c.by for c in s.scalars(
+                    select(HandConfirmationRow).where(HandConfirmationRow.match_id == m.id))}
+            self.match = replay_match(self.cfg.rules, self.logs)
+            self.open_alerts = {a.id: alert_dict(a) for a in s.scalars(
+                select(AlertRow).where(AlertRow.table_id == self.cfg.id, AlertRow.status == "open"))}
+            self.seq = s.scalar(select(func.max(MessageRow.id)).where(MessageRow.table_id == self.cfg.id)) or 0
+
+    # ---- views ---------------------------------------------------------------------
+    def hand_states(self, match: MatchState | None = None) -> list[tuple[int, int, HandState]]:
+        """(game, number in game, state) for every hand of the current match, in order."""
+        return [(g.number, n, h) for g in (match or self.match).games for n, h in enumerate(g.hands, 1)]
+
+    def state(self, match: MatchState | None = None, logs: list | None = None) -> dict:
+        """The table state the overlay draws (the snapshot's ``state``)."""
+        match = match or self.match
+        hands = self.hand_states(match)
+        cfg = self.cfg
+        teams = {side: {"name": cfg.teams.get(side) or " & ".join(cfg.players.get(s, s) for s in seats),
+                        "seats": seats, "players": [cfg.players.get(s, s) for s in seats]}
+                 for side, seats in teams_for(cfg.rules).items()}
+        view = {
+            "table": {"id": cfg.id, "name": cfg.name},
+            "match": {"id": self.match_id, "number": self.match_number, "title": self.match_title,
+                      "over": match.over, "hands": len(hands)},
+            "rules": {"preset": cfg.preset, "title": cfg.rules.title, "partnership": cfg.rules.partnership,
+                      "players": cfg.rules.players, "target": cfg.rules.target},
+            "players": dict(cfg.players), "teams": teams,
+            "game": None, "standings": [{"side": s, "games": w, "total": t} for s, w, t in match.standings()],
+            "hand": None, "alerts_open": len(self.open_alerts), "worker": dict(self.worker),
+        }
+        if hands:
+            g, n, hs = hands[-1]
+            game = match.games[g - 1]
+            view["game"] = {"number": g, "scores": dict(game.scores), "winner": game.winner,
+                            "ended_by": game.ended_by}
+            view["hand"] = {"number": len(hands), "game": g, "in_game": n,
+                            "confirmed": len(hands) in self.confirmed, **hand_view(hs, cfg.players)}
+        elif match.games:
+            view["game"] = {"number": 1, "scores": {s: 0 for s in teams}, "winner": None, "ended_by": None}
+        return view
+
+    def snapshot(self, channel: str = "events") -> dict:
+        """What a feed sends first: the last message id and the state (or the open alerts)."""
+        with self.lock:
+            if channel == "alerts":
+                return {"id": self.seq, "channel": "alerts", "kind": "snapshot", "table": self.cfg.id,
+                        "data": {"alerts": sorted(self.open_alerts.values(), key=lambda a: a["id"])}}
+            return {"id": self.seq, "channel": "events", "kind": "snapshot", "table": self.cfg.id,
+                    "data": {"state": self.state()}}
+
+    def record(self) -> MatchRecord:
+        """The current match's record (engine/record.py)."""
+        with self.lock:
+            return record_from_match(self.cfg.rules, self.logs, dict(self.cfg.players),
+                                     {"title": self.match_title or None, "table": self.cfg.name})
+
+    # ---- writing -------------------------------------------------------------------
+    def _message(self, s: Session, channel: str, kind: str, data: dict) -> MessageRow:
+        row = MessageRow(table_id=self.cfg.id, channel=channel, kind=kind, data=data, created_at=time.time())
+        s.add(row)
+        return row
+
+    def _publish(self, rows: list[MessageRow]) -> list[dict]:
+        msgs = [message_dict(r) for r in rows]
+        if msgs:
+            self.seq = max(self.seq, max(m["id"] for m in msgs))
+            self.broker.publish(msgs)
+        return msgs
+
+    def ensure_match(self, s: Session) -> None:
+        if self.match_id is None:
+            self._new_match_row(s, "")
+
+    def _new_match_row(self, s: Session, title: str) -> MatchRow:
+        row = MatchRow(table_id=self.cfg.id, number=self.match_number + 1, title=title, created_at=time.time())
+        s.add(row)
+        s.flush()
+        self.match_id, self.match_number, self.match_title = row.id, row.number, title
+        return row
+
+    def new_match(self, title: str = "") -> dict:
+        """Close the current match and start the next one (its log starts empty)."""
+        with self.lock:
+            with transaction(self.factory) as s:
+                self._new_match_row(s, title)
+                self.logs, self.tags, self.confirmed = [], [], {}
+                self.match = replay_match(self.cfg.rules, [])
+                msg = self._message(s, "events", "match", {"match": self.match_id, "state": self.state()})
+            self._publish([msg])
+            return {"id": self.match_id, "number": self.match_number, "title": title}
+
+    def _target_hand(self, event: object, hand: int | None, new_hand: bool | None) -> int:
+        n = len(self.logs)
+        if hand is not None:
+            if 1 <= hand <= n or (hand == n + 1 and not isinstance(event, Correction)):
+                return hand
+            raise NotFound(f"hand {hand} does not exist (the match has {n} hands)")
+        if isinstance(event, Correction):
+            if n == 0:
+                raise NotFound("no hand to correct yet")
+            return n
+        if new_hand is not None:
+            return n + 1 if (new_hand or n == 0) else n
+        if n == 0:
+            return 1
+        last = self.hand_states()[-1][2]
+        return n + 1 if last.result is not None and isinstance(event, _NEW_HAND_TYPES) else n
+
+    def append(self, event: object, *, source: str, actor: str = "", hand: int | None = None,
+               new_hand: bool | None = None, alert_update: tuple[int, str, str, str] | None = None) -> dict:
+        """Append an engine event (or a correction) to the current match and announce it.
+
+        Args:
+            hand: the hand (1-based over the match) the event belongs to; None: the current
+                hand, or the next one when the current is over and this is a play/pass/draw/deal.
+            new_hand: True: start the next hand with this event; False: the current hand.
+            alert_update: (alert id, status, by, note) written in the same transaction.
+
+        Returns ``{"hand", "index", "message"}`` (the published event message).
+
+        Raises:
+            AppendRejected: the engine refused the event (nothing was written).
+            NotFound: ``hand`` does not exist.
+        """
+        with self.lock:
+            h = self._target_hand(event, hand, new_hand)
+            logs = [list(x) for x in self.logs]
+            if h > len(logs):
+                logs.append([])
+            logs[h - 1].append(event)
+            try:
+                match = replay_match(self.cfg.rules, logs)
+            except (IllegalEvent, LayoutError, TileError, IndexError, ValueError) as exc:
+                raise AppendRejected(str(exc)) from None
+            index = len(logs[h - 1]) - 1
+            hands = self.hand_states(match)
+            g, n, _ = hands[h - 1]
+            slot = event.replaces if isinstance(event, Correction) else index
+            row = next((r for r in timeline(match) if r.get("game") == g and r.get("hand") == n
+                        and r.get("index") == slot), None)
+            state = self.state(match)
+            with transaction(self.factory) as s:
+                self.ensure_match(s)
+                state["match"]["id"], state["match"]["number"] = self.match_id, self.match_number
+                s.add(EventRow(table_id=self.cfg.id, match_id=self.match_id, hand=h, idx=index,
+                               body=event_to_dict(event), source=source, actor=actor, created_at=time.time()))
+                alert_rows = self._sync_alerts(s, match)
+                if alert_update is not None:
+                    alert_rows.append(self._set_alert(s, *alert_update))
+                state["alerts_open"] = self._count_open(alert_rows)
+                data = {"hand": h, "game": g, "hand_in_game": n, "index": index, "event": event_to_dict(event),
+                        "text": format_event(event), "source": source, "actor": actor, "row": row, "state": state}
+                ev_msg = self._message(s, "events", "event", data)
+                msgs = [self._message(s, "alerts", "alert", alert_dict(a)) for a in alert_rows]
+                s.flush()
+            self.logs, self.match = logs, match
+            if len(self.tags) < len(logs):
+                self.tags.append([])
+            self.tags[h - 1].append((source, actor))
+            for a in alert_rows:
+                self._track(alert_dict(a))
+            published = self._publish([ev_msg] + msgs)
+            return {"hand": h, "index": index, "message": published[0]}
+
+    # ---- alerts --------------------------------------------------------------------
+    def _count_open(self, changed: list[AlertRow]) -> int:
+        opened = dict(self.open_alerts)
+        for a in changed:
+            if a.status == "open":
+                opened[a.id] = True
+            else:
+                opened.pop(a.id, None)
+        return len(opened)
+
+    def _track(self, alert: dict) -> None:
+        if alert["status"] == "open":
+            self.open_alerts[alert["id"]] = alert
+        else:
+            self.open_alerts.pop(alert["id"], None)
+
+    def suggested_penalty(self, kind: str) -> str | None:
+        return next((p for p in PENALTY_FOR.get(kind, (kind,)) if p in self.cfg.rules.penalties), None)
+
+    def _wanted_alerts(self, match: MatchState) -> dict[str, dict]:
+        """The flag and uncertain-read alerts the current log calls for, by key."""
+        out: dict[str, dict] = {}
+        mid = self.match_id
+        for h, (_, _, hs) in enumerate(self.hand_states(match), start=1):
+            for o in hs.outcomes:
+                for f in o.flags:
+                    key = f"flag:{mid}:{h}:{o.index}:{f.kind}"
+                    out[key] = {"category": "flag", "kind": f.kind, "hand": h, "idx": o.index, "seat": f.seat,
+                                "message": f.message, "details": {**f.details, "event": format_event(o.event),
+                                                                  "penalty": self.suggested_penalty(f.kind)}}
+                conf = getattr(o.event, "confidence", None)
+                if conf is not None and conf < self.min_confidence:
+                    out[f"uncertain:{mid}:{h}:{o.index}"] = {
+                        "category": "uncertain", "kind": "uncertain_read", "hand": h, "idx": o.index,
+                        "seat": o.event.seat, "message": f"uncertain read: {format_event(o.event)} "
+                        f"(confidence {conf:.2f})", "details": {"event": format_event(o.event), "confidence": conf}}
+            if hs.pending_end is not None:
+                out[f"flag:{mid}:{h}:end:awaiting_reveal"] = {
+                    "category": "flag", "kind": "awaiting_reveal", "hand": h, "idx": None, "seat": None,
+                    "message": f"hand {h} is over ({hs.pending_end[0]}): reveal the tiles left", "details": {}}
+        return out
+
+    def _sync_alerts(self, s: Session, match: MatchState) -> list[AlertRow]:
+        """Open the alerts the log now calls for; resolve those a correction made moot."""
+        wanted = self._wanted_alerts(match)
+        existing = {a.key: a for a in s.scalars(select(AlertRow).where(
+            AlertRow.table_id == self.cfg.id, AlertRow.match_id == self.match_id,
+            AlertRow.category.in_(("flag", "uncertain"))))}
+        now, changed = time.time(), []
+        for key, spec in wanted.items():
+            row = existing.get(key)
+            if row is None:
+                row = AlertRow(table_id=self.cfg.id, key=key, match_id=self.match_id, status="open",
+                               created_at=now, updated_at=now, resolved_by="", note="", **spec)
+                s.add(row)
+                changed.append(row)
+            elif row.status == "resolved":
+                row.status, row.updated_at, row.resolved_by = "open", now, ""
+                changed.append(row)
+        for key, row in existing.items():
+            if key not in wanted and row.status == "open":
+                row.status, row.updated_at, row.resolved_by, row.note = "resolved", now, "engine", "no longer flagged"
+                changed.append(row)
+        s.flush()
+        return changed
+
+    def _set_alert(self, s: Session, alert_id: int, status: str, by: str, note: str) -> AlertRow:
+        row = s.get(AlertRow, alert_id)
+        if row is None or row.table_id != self.cfg.id:
+            raise NotFound(f"alert {alert_id} does not exist at table {self.cfg.id}")
+        row.status, row.updated_at, row.resolved_by, row.note = status, time.time(), by, note
+        return row
+
+    def get_alert(self, alert_id: int) -> dict:
+        with self.factory() as s:
+            row = s.get(AlertRow, alert_id)
+            if row is None or row.table_id != self.cfg.id:
+                raise NotFound(f"alert {alert_id} does not exist at table {self.cfg.id}")
+            return alert_dict(row)
+
+    def update_alert(self, alert_id: int, status: str, by: str, note: str = "") -> dict:
+        """Set an alert's status (confirmed, dismissed, resolved) and announce it."""
+        with self.lock:
+            with transaction(self.factory) as s:
+                row = self._set_alert(s, alert_id, status, by, note)
+                s.flush()
+                msg = self._message(s, "alerts", "alert", alert_dict(row))
+                out = alert_dict(row)
+            self._track(out)
+            self._publish([msg])
+            return out
+
+    def raise_alert(self, key: str, category: str, kind: str, message: str, details: dict | None = None,
+                    hand: int | None = None, seat: str | None = None) -> dict | None:
+        """Open an alert unless one with this key exists (deduplicated); returns it when new or reopened."""
+        with self.lock:
+            with transaction(self.factory) as s:
+                row = s.scalars(select(AlertRow).where(AlertRow.table_id == self.cfg.id, AlertRow.key == key)).first()
+                now = time.time()
+                if row is not None:
+                    if row.status != "resolved":
+                        row.details = {**row.details, "repeats": row.details.get("repeats", 1) + 1}
+                        return None
+                    row.status, row.updated_at = "open", now
+                else:
+                    row = AlertRow(table_id=self.cfg.id, key=key, category=category, kind=kind,
+                                   match_id=self.match_id, hand=hand, idx=None, seat=seat, message=message,
+                                   details=details or {}, status="open", created_at=now, updated_at=now,
+                                   resolved_by="", note="")
+                    s.add(row)
+                s.flush()
+                msg = self._message(s, "alerts", "alert", alert_dict(row))
+                out = alert_dict(row)
+            self._track(out)
+            self._publish([msg])
+            return out
+
+    def resolve_category(self, category: str, by: str, note: str) -> None:
+        """Resolve every open alert of a category (e.g. ``silent`` once the source speaks again)."""
+        for a in [a for a in self.open_alerts.values() if a["category"] == category]:
+            self.update_alert(a["id"], "resolved", by, note)
+
+    # ---- worker status and hand confirmation -------------------------------------------
+    def set_worker(self, announce: bool = True, **fields: object) -> None:
+        """Update the worker status; a change of state is announced on the events feed."""
+        with self.lock:
+            changed = "state" in fields and fields["state"] != self.worker.get("state")
+            self.worker.update(fields)
+            if announce and changed:
+                with transaction(self.factory) as s:
+                    msg = self._message(s, "events", "worker", {"worker": dict(self.worker), "state": self.state()})
+                self._publish([msg])
+
+    def confirm_hand(self, hand: int, by: str) -> dict:
+        """Record that the umpire confirmed hand ``hand``'s result (it must be over)."""
+        with self.lock:
+            hands = self.hand_states()
+            if not 1 <= hand <= len(hands):
+                raise NotFound(f"hand {hand} does not exist (the match has {len(hands)} hands)")
+            hs = hands[hand - 1][2]
+            if hs.result is None:
+                raise AppendRejected(f"hand {hand} is not over: end it first (a hand_end event)")
+            with transaction(self.factory) as s:
+                if hand not in self.confirmed:
+                    s.add(HandConfirmationRow(match_id=self.match_id, hand=hand, by=by, created_at=time.time()))
+                self.confirmed[hand] = by
+                msg = self._message(s, "events", "hand_confirmed", {"hand": hand, "by": by, "state": self.state()})
+            self._publish([msg])
+            r = hs.result
+            return {"hand": hand, "confirmed_by": by, "result": {"kind": r.kind, "winner": r.winner_seat,
+                                                                  "side": r.winner_side, "awards": dict(r.awards)}}
+
+    # ---- helpers for corrections -------------------------------------------------------
+    def event_at(self, hand: int, index: int) -> object:
+        """The event in force at a slot of a hand (after corrections)."""
+        with self.lock:
+            if not 1 <= hand <= len(self.logs):
+                raise NotFound(f"hand {hand} does not exist (the match has {len(self.logs)} hands)")
+            log = self.logs[hand - 1]
+            if not 0 <= index < len(log) or isinstance(log[index], Correction):
+                raise NotFound(f"hand {hand} has no event #{index} to correct")
+            for i, ev in effective(log):
+                if i == index:
+                    return ev
+            raise NotFound(f"event #{index} of hand {hand} was voided")
+
+    def scripted_progress(self) -> tuple[int, dict[tuple[int, int], tuple[int, int]]]:
+        """Next script position to feed, and script (hand, item) -> (match hand, slot) fed so far."""
+        with self.lock:
+            done: dict[int, tuple[int, int]] = {}
+            for h, tags in enumerate(self.tags, start=1):
+                for i, (source, actor) in enumerate(tags):
+                    if source == "scripted" and actor.startswith("script:"):
+                        done[int(actor.split(":")[1])] = (h, i)
+            return (max(done) + 1 if done else 0), done
+
+
+def parse_event(data: object) -> object:
+    """An engine event from a request body (raises ValueError with a clear message)."""
+    try:
+        ev = event_from_dict(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ValueError(f"not an event: {where}: {err['msg']}") from None
+    if isinstance(ev, Penalty) and ev.name is None and ev.points is None:
+        raise ValueError("a penalty needs a rule-set penalty 'name' or explicit 'points'")
+    return ev
+
+
+__all__ = ["TableRuntime", "TableConfig", "AppendRejected", "NotFound", "parse_event", "RecordError"]

@@ -1,0 +1,112 @@
+"""The service's tables (SQLAlchemy 2.x ORM). The Alembic migrations in ``migrations/`` create them.
+
+The event log is the truth: ``events`` is append-only (one row per engine event,
+corrections included, numbered per hand as the engine numbers its log); every derived
+state is a fold of it. ``messages`` holds what the feeds announced, in order, so a
+client that reconnects with ``Last-Event-ID`` / ``?since=`` gets exactly what it missed.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import JSON, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class TableRow(Base):
+    """A registered table: its camera, calibration, rule set, players and worker."""
+
+    __tablename__ = "tables"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    video_source: Mapped[str] = mapped_column(Text, default="")
+    calibration: Mapped[str] = mapped_column(Text, default="")
+    rules: Mapped[str] = mapped_column(String(200))
+    overrides: Mapped[dict] = mapped_column(JSON, default=dict)
+    players: Mapped[dict] = mapped_column(JSON, default=dict)
+    teams: Mapped[dict] = mapped_column(JSON, default=dict)
+    worker_kind: Mapped[str] = mapped_column(String(32))
+    worker_config: Mapped[dict] = mapped_column(JSON, default=dict)
+    script: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    view_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    live: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class MatchRow(Base):
+    """A match played at a table (the table's newest match is its current one)."""
+
+    __tablename__ = "matches"
+    __table_args__ = {"sqlite_autoincrement": True}  # ids are never reused, even after a delete
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    title: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class EventRow(Base):
+    """One engine event of a hand's append-only log (``idx``: its slot, as corrections refer to it)."""
+
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("match_id", "hand", "idx", name="uq_events_slot"), {"sqlite_autoincrement": True})
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    hand: Mapped[int] = mapped_column(Integer)  # 1-based over the match
+    idx: Mapped[int] = mapped_column(Integer)
+    body: Mapped[dict] = mapped_column(JSON)
+    source: Mapped[str] = mapped_column(String(32))  # scripted | manual | umpire | vision
+    actor: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class MessageRow(Base):
+    """A message a feed announced (committed before it was published)."""
+
+    __tablename__ = "messages"
+    __table_args__ = (Index("ix_messages_feed", "table_id", "channel", "id"), {"sqlite_autoincrement": True})
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"))
+    channel: Mapped[str] = mapped_column(String(16))  # events | alerts
+    kind: Mapped[str] = mapped_column(String(32))
+    data: Mapped[dict] = mapped_column(JSON)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class AlertRow(Base):
+    """An alert for the umpire, deduplicated by ``key`` per table."""
+
+    __tablename__ = "alerts"
+    __table_args__ = (UniqueConstraint("table_id", "key", name="uq_alerts_key"), {"sqlite_autoincrement": True})
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    key: Mapped[str] = mapped_column(String(200))
+    category: Mapped[str] = mapped_column(String(16))  # flag | uncertain | desync | silent
+    kind: Mapped[str] = mapped_column(String(64))
+    match_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    hand: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    idx: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    seat: Mapped[str | None] = mapped_column(String(4), nullable=True)
+    message: Mapped[str] = mapped_column(Text, default="")
+    details: Mapped[dict] = mapped_column(JSON, default=dict)
+    status: Mapped[str] = mapped_column(String(16), default="open")  # open | confirmed | dismissed | resolved
+    created_at: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)
+    resolved_by: Mapped[str] = mapped_column(String(200), default="")
+    note: Mapped[str] = mapped_column(Text, default="")
+
+
+class HandConfirmationRow(Base):
+    """The umpire confirmed a hand's result."""
+
+    __tablename__ = "hand_confirmations"
+    __table_args__ = (UniqueConstraint("match_id", "hand", name="uq_confirm_hand"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    hand: Mapped[int] = mapped_column(Integer)
+    by: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[float] = mapped_column(Float)

@@ -1,0 +1,156 @@
+"""Live feeds per table: Server-Sent Events and a WebSocket, with a snapshot first and resume.
+
+    GET /api/tables/{id}/feed              events channel (SSE); ?since=ID or Last-Event-ID resumes
+    GET /api/tables/{id}/alerts/feed       alerts channel (SSE, needs the token)
+    WS  /api/tables/{id}/ws?channel=events|alerts&since=ID
+    GET /api/tables/{id}/snapshot          the state, as the first feed message
+
+A message: ``{"id", "channel", "kind", "table", "time", "data"}``; ids increase per table.
+Without ``since`` the first message is ``kind: "snapshot"`` (its ``id`` is the last
+message id the state includes); with it, every message after that id, then live ones.
+Idle feeds get a keep-alive every ``settings.keepalive_s`` (15 s): an SSE comment, or
+``{"kind": "keepalive"}`` on the WebSocket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import AsyncIterator, Literal
+
+from fastapi import APIRouter, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import StreamingResponse
+
+from service.auth import check_token, check_view
+from service.deps import registry
+from service.feeds import backlog
+from service.live import NotFound, TableRuntime
+
+router = APIRouter(prefix="/api/tables/{table_id}", tags=["feeds"])
+
+
+def _authorize(request, rt: TableRuntime, channel: str) -> None:  # noqa: ANN001
+    if channel == "alerts":
+        check_token(request, request.app.state.token)
+    else:
+        check_view(request, rt.cfg.view_key, request.app.state.token)
+
+
+async def messages(app, rt: TableRuntime, channel: str, since: int | None,  # noqa: ANN001
+                   sub) -> AsyncIterator[dict | None]:  # noqa: ANN001
+    """Snapshot (or the backlog after ``since``), then live messages; None is a keep-alive."""
+    broker = app.state.broker
+    keepalive = app.state.settings.keepalive_s
+    try:
+        if since is None:
+            snap = rt.snapshot(channel)
+            last = snap["id"]
+            yield snap
+        else:
+            last = since
+            while True:
+                batch = await asyncio.to_thread(backlog, app.state.factory, rt.cfg.id, channel, last)
+                for m in batch:
+                    last = m["id"]
+                    yield m
+                if len(batch) < 10000:
+                    break
+        while not sub.overflow:
+            try:
+                msg = await asyncio.wait_for(sub.queue.get(), keepalive)
+            except asyncio.TimeoutError:
+                yield None
+                continue
+            if msg["id"] > last:
+                last = msg["id"]
+                yield msg
+    finally:
+        broker.unsubscribe(sub)
+
+
+def _since(request, since: int | None) -> int | None:  # noqa: ANN001
+    header = request.headers.get("last-event-id")
+    if header:
+        try:
+            return int(header)
+        except ValueError:
+            raise HTTPException(422, f"Last-Event-ID: not a message id: {header!r}") from None
+    return since
+
+
+def _sse(request: Request, table_id: str, channel: str, since: int | None) -> StreamingResponse:
+    rt = registry(request).get(table_id)
+    _authorize(request, rt, channel)
+    start = _since(request, since)
+    sub = request.app.state.broker.subscribe(table_id, channel)
+
+    async def body() -> AsyncIterator[str]:
+        yield "retry: 2000\n\n"
+        async for m in messages(request.app, rt, channel, start, sub):
+            if m is None:
+                yield ": keep-alive\n\n"
+            else:
+                yield f"id: {m['id']}\nevent: {m['kind']}\ndata: {json.dumps(m, separators=(',', ':'))}\n\n"
+
+    return StreamingResponse(body(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@router.get("/feed")
+async def feed(table_id: str, request: Request, since: int | None = None,
+               channel: Literal["events", "alerts"] = "events") -> StreamingResponse:
+    return _sse(request, table_id, channel, since)
+
+
+@router.get("/alerts/feed")
+async def alerts_feed(table_id: str, request: Request, since: int | None = None) -> StreamingResponse:
+    return _sse(request, table_id, "alerts", since)
+
+
+@router.get("/snapshot")
+def snapshot(table_id: str, request: Request, channel: Literal["events", "alerts"] = "events") -> dict:
+    rt = registry(request).get(table_id)
+    _authorize(request, rt, channel)
+    return rt.snapshot(channel)
+
+
+@router.websocket("/ws")
+async def ws(websocket: WebSocket, table_id: str, since: int | None = None, channel: str = "events") -> None:
+    await websocket.accept()
+    try:
+        if channel not in ("events", "alerts"):
+            raise HTTPException(422, f"channel: 'events' or 'alerts', not {channel!r}")
+        rt = registry(websocket).get(table_id)
+        _authorize(websocket, rt, channel)
+    except (HTTPException, NotFound) as exc:
+        code = exc.status_code if isinstance(exc, HTTPException) else 404
+        detail = exc.detail if isinstance(exc, HTTPException) else str(exc)
+        await websocket.send_json({"kind": "error", "status": code, "detail": detail})
+        await websocket.close(code=4000 + code, reason=str(detail)[:120])
+        return
+    sub = websocket.app.state.broker.subscribe(table_id, channel)
+
+    async def pump() -> None:
+        async for m in messages(websocket.app, rt, channel, since, sub):
+            await websocket.send_json(m if m is not None else {"kind": "keepalive"})
+
+    async def listen() -> None:  # answers the client's close at once (clients send nothing else)
+        while (await websocket.receive())["type"] != "websocket.disconnect":
+            pass
+
+    tasks = [asyncio.create_task(pump()), asyncio.create_task(listen())]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            try:
+                await t
+            except (asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
+                pass
+        broker_sub_cleanup(websocket, sub)
+
+
+def broker_sub_cleanup(websocket: WebSocket, sub) -> None:  # noqa: ANN001
+    websocket.app.state.broker.unsubscribe(sub)

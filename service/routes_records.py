@@ -1,0 +1,144 @@
+"""Matches, games and hands with their records; export as JSON and as the text notation."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import PlainTextResponse, Response
+from sqlalchemy import select
+
+from engine.events import Correction
+from engine.match import replay_match
+from engine.notation import format_event
+from engine.record import MatchRecord, event_from_dict, record_from_match, to_json
+from engine.record_text import write_text
+from engine.timeline import timeline
+from service.deps import registry, viewable
+from service.live import NotFound, alert_dict
+from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow
+
+router = APIRouter(prefix="/api", tags=["records"])
+
+
+def _logs(s, match_id: int) -> tuple[list[list], list[list[dict]]]:  # noqa: ANN001
+    logs: list[list] = []
+    meta: list[list[dict]] = []
+    for r in s.scalars(select(EventRow).where(EventRow.match_id == match_id).order_by(EventRow.hand, EventRow.idx)):
+        while len(logs) < r.hand:
+            logs.append([])
+            meta.append([])
+        logs[r.hand - 1].append(event_from_dict(r.body))
+        meta[r.hand - 1].append({"source": r.source, "actor": r.actor, "time": r.created_at})
+    return logs, meta
+
+
+def load_match(request: Request, match_id: int) -> tuple[MatchRow, object, list[list], list[list[dict]]]:
+    """(match row, table runtime, hand logs, per-event source info), the table's view key checked."""
+    with request.app.state.factory() as s:
+        m = s.get(MatchRow, match_id)
+        if m is None:
+            raise NotFound(f"no match {match_id}")
+        rt = viewable(request, m.table_id)
+        logs, meta = _logs(s, match_id)
+    return m, rt, logs, meta
+
+
+def _record(m: MatchRow, rt, logs: list[list]) -> MatchRecord:  # noqa: ANN001
+    return record_from_match(rt.cfg.rules, logs, dict(rt.cfg.players), {"title": m.title or None, "table": rt.cfg.name})
+
+
+def matches_of(request: Request, table_id: str) -> list[dict]:
+    rt = registry(request).get(table_id)
+    out = []
+    with request.app.state.factory() as s:
+        for m in s.scalars(select(MatchRow).where(MatchRow.table_id == table_id).order_by(MatchRow.number)):
+            logs, _ = _logs(s, m.id)
+            state = replay_match(rt.cfg.rules, logs)
+            out.append({"id": m.id, "number": m.number, "title": m.title, "created_at": m.created_at,
+                        "hands": len(logs), "over": state.over, "current": m.id == rt.match_id})
+    return out
+
+
+def _confirmed(request: Request, match_id: int) -> dict[int, str]:
+    with request.app.state.factory() as s:
+        return {c.hand: c.by for c in s.scalars(select(HandConfirmationRow).where(HandConfirmationRow.match_id == match_id))}
+
+
+@router.get("/matches/{match_id}")
+def get_match(match_id: int, request: Request) -> dict:
+    m, rt, logs, _ = load_match(request, match_id)
+    rec = _record(m, rt, logs)
+    confirmed = _confirmed(request, match_id)
+    hands = [{"number": i, "game": h.game, "in_game": h.number, "status": h.status, "events": len(h.events),
+              "points": h.points, "result": h.result.model_dump() if h.result else None,
+              "confirmed_by": confirmed.get(i)} for i, h in enumerate(rec.hands, start=1)]
+    return {"id": m.id, "table": m.table_id, "number": m.number, "title": m.title, "over": rec.over,
+            "current": m.id == rt.match_id, "rules": rec.rules.preset, "players": rec.players, "teams": rec.teams,
+            "games": [g.model_dump() for g in rec.games], "standings": [s.model_dump() for s in rec.standings],
+            "hands": hands}
+
+
+@router.get("/matches/{match_id}/record.json")
+def record_json(match_id: int, request: Request) -> Response:
+    m, rt, logs, _ = load_match(request, match_id)
+    return Response(to_json(_record(m, rt, logs)), media_type="application/json",
+                    headers={"Content-Disposition": f'inline; filename="{m.table_id}-match{m.number}.json"'})
+
+
+@router.get("/matches/{match_id}/record.txt")
+def record_text(match_id: int, request: Request) -> PlainTextResponse:
+    m, rt, logs, _ = load_match(request, match_id)
+    return PlainTextResponse(write_text(_record(m, rt, logs)),
+                             headers={"Content-Disposition": f'inline; filename="{m.table_id}-match{m.number}.txt"'})
+
+
+@router.get("/matches/{match_id}/games/{game}")
+def get_game(match_id: int, game: int, request: Request) -> dict:
+    m, rt, logs, _ = load_match(request, match_id)
+    rec = _record(m, rt, logs)
+    info = next((g for g in rec.games if g.number == game), None)
+    if info is None:
+        raise NotFound(f"match {match_id} has no game {game} (games: {len(rec.games)})")
+    hands = [{"number": i, **h.model_dump(mode="json")} for i, h in enumerate(rec.hands, start=1) if h.game == game]
+    return {**info.model_dump(), "match": match_id, "hand_records": hands}
+
+
+@router.get("/matches/{match_id}/hands/{hand}")
+def get_hand(match_id: int, hand: int, request: Request) -> dict:
+    m, rt, logs, meta = load_match(request, match_id)
+    rec = _record(m, rt, logs)
+    if not 1 <= hand <= len(rec.hands):
+        raise NotFound(f"match {match_id} has no hand {hand} (hands: {len(rec.hands)})")
+    return {"number": hand, "match": match_id, **rec.hands[hand - 1].model_dump(mode="json"),
+            "sources": meta[hand - 1], "confirmed_by": _confirmed(request, match_id).get(hand)}
+
+
+@router.get("/matches/{match_id}/timeline")
+def get_timeline(match_id: int, request: Request) -> dict:
+    """For the review page: every row with its running score, the corrections and the alerts."""
+    m, rt, logs, meta = load_match(request, match_id)
+    state = replay_match(rt.cfg.rules, logs)
+    overall = {}
+    n = 0
+    for g in state.games:
+        for k in range(1, len(g.hands) + 1):
+            n += 1
+            overall[(g.number, k)] = n
+    rows = []
+    for row in timeline(state):
+        if row["type"] != "game_end":
+            row["match_hand"] = overall[(row["game"], row["hand"])]
+        rows.append(row)
+    corrections = []
+    for h, log in enumerate(logs, start=1):
+        for i, ev in enumerate(log):
+            if isinstance(ev, Correction):
+                corrections.append({"hand": h, "index": i, "replaces": ev.replaces, "text": format_event(ev),
+                                    "was": format_event(log[ev.replaces]), "by": ev.by or meta[h - 1][i]["actor"],
+                                    "reason": ev.reason, "time": meta[h - 1][i]["time"]})
+    with request.app.state.factory() as s:
+        alerts = [alert_dict(a) for a in s.scalars(
+            select(AlertRow).where(AlertRow.match_id == match_id).order_by(AlertRow.id))]
+    sides = sorted({side for g in state.games for side in g.scores})
+    return {"match": match_id, "table": m.table_id, "title": m.title, "rules": rt.cfg.preset, "sides": sides,
+            "target": rt.cfg.rules.target, "players": rt.cfg.players, "rows": rows, "corrections": corrections,
+            "alerts": alerts, "over": state.over}

@@ -1,0 +1,174 @@
+"""Tables: register, list, start/stop the live worker, status, script upload, matches, video."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from fastapi import APIRouter, Body, Depends, Request
+from fastapi.responses import JSONResponse
+
+from engine.match import replay_match
+from engine.record import RecordError, event_to_dict, from_json
+from engine.record_text import read_text
+from engine.ruleset import available_presets, load_ruleset
+from engine.script import ScriptError, parse_item
+from service.auth import require_token
+from service.deps import registry, viewable
+from service.schemas import MatchCreate, StartBody, TableCreate
+from service.tables import Invalid, status_of, table_info
+
+router = APIRouter(prefix="/api", tags=["tables"])
+admin = [Depends(require_token)]
+
+
+@router.get("/health")
+def health(request: Request) -> dict:
+    reg = registry(request)
+    return {"ok": True, "tables": len(reg.runtimes), "live": sorted(reg.tasks)}
+
+
+@router.get("/rulesets")
+def rulesets() -> list[dict]:
+    out = []
+    for name in available_presets():
+        rs = load_ruleset(name)
+        out.append({"name": name, "title": rs.title, "players": rs.players, "partnership": rs.partnership,
+                    "target": rs.target, "penalties": sorted(rs.penalties)})
+    return out
+
+
+@router.post("/tables", status_code=201, dependencies=admin)
+def create_table(body: TableCreate, request: Request) -> dict:
+    reg = registry(request)
+    row = reg.create(body)
+    return table_info(row, reg.get(row.id))
+
+
+@router.get("/tables")
+def list_tables(request: Request) -> list[dict]:
+    reg = registry(request)
+    out = []
+    for table_id, rt in reg.runtimes.items():
+        out.append({"id": table_id, "name": rt.cfg.name, "rules": rt.cfg.preset, "worker": rt.cfg.worker_kind,
+                    "state": rt.worker["state"], "protected": rt.cfg.view_key is not None})
+    return out
+
+
+@router.get("/tables/{table_id}")
+def get_table(table_id: str, request: Request) -> dict:
+    rt = viewable(request, table_id)
+    return table_info(registry(request).row(table_id), rt)
+
+
+@router.delete("/tables/{table_id}", dependencies=admin)
+def delete_table(table_id: str, request: Request) -> dict:
+    registry(request).delete(table_id)
+    return {"deleted": table_id}
+
+
+@router.post("/tables/{table_id}/start", dependencies=admin)
+async def start(table_id: str, request: Request, body: StartBody | None = None) -> dict:
+    return await registry(request).start(table_id, speed=body.speed if body else None)
+
+
+@router.post("/tables/{table_id}/stop", dependencies=admin)
+async def stop(table_id: str, request: Request) -> dict:
+    return await registry(request).stop(table_id)
+
+
+@router.get("/tables/{table_id}/status")
+def status(table_id: str, request: Request) -> dict:
+    return status_of(viewable(request, table_id))
+
+
+async def _read_limited(request: Request, limit: int) -> bytes:
+    length = request.headers.get("content-length")
+    if length and length.isdigit() and int(length) > limit:
+        raise _TooLarge(limit)
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > limit:
+            raise _TooLarge(limit)
+    return bytes(data)
+
+
+class _TooLarge(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"upload too large: the limit is {limit} bytes")
+
+
+def parse_upload(text: str) -> list[list]:
+    """Hand logs from an uploaded record (JSON or text notation) or script (YAML/JSON ``hands``)."""
+    stripped = text.lstrip()
+    if stripped.startswith("[Format") or stripped.startswith("[Rules"):
+        return read_text(text).logs
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise Invalid(f"not a record or script: malformed YAML/JSON: {str(exc).splitlines()[0]}") from None
+    if isinstance(data, dict) and data.get("format") == "dominocast-record":
+        return from_json(text).logs
+    if not isinstance(data, dict) or not isinstance(data.get("hands"), list) or not data["hands"]:
+        raise Invalid("not a record or script: expected a dominocast record, its text notation, "
+                      "or a script with a non-empty 'hands' list")
+    out = []
+    for h, hand in enumerate(data["hands"]):
+        events = hand.get("events") if isinstance(hand, dict) else hand
+        if not isinstance(events, list):
+            raise Invalid(f"hands[{h}]: 'events' must be a list")
+        try:
+            out.append([parse_item(item, f"hands[{h}].events[{i}]") for i, item in enumerate(events)])
+        except ScriptError as exc:
+            raise Invalid(str(exc)) from None
+    return out
+
+
+@router.put("/tables/{table_id}/script", dependencies=admin)
+async def upload_script(table_id: str, request: Request) -> JSONResponse:
+    reg = registry(request)
+    rt = reg.get(table_id)
+    try:
+        raw = await _read_limited(request, request.app.state.settings.max_upload_bytes)
+    except _TooLarge as exc:
+        return JSONResponse({"detail": str(exc)}, status_code=413)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Invalid("the upload is not UTF-8 text") from None
+    try:
+        logs = parse_upload(text)
+        replay_match(rt.cfg.rules, logs)
+    except RecordError as exc:
+        raise Invalid(str(exc)) from None
+    except ValueError as exc:
+        raise Invalid(f"the script does not replay under {rt.cfg.preset}: {exc}") from None
+    count = reg.set_script(table_id, [[event_to_dict(e) for e in hand] for hand in logs])
+    return JSONResponse({"table": table_id, "hands": len(logs), "events": count})
+
+
+@router.get("/tables/{table_id}/matches")
+def list_matches(table_id: str, request: Request) -> list[dict]:
+    viewable(request, table_id)
+    from service.routes_records import matches_of
+
+    return matches_of(request, table_id)
+
+
+@router.post("/tables/{table_id}/matches", status_code=201, dependencies=admin)
+def new_match(table_id: str, request: Request, body: MatchCreate = Body(default_factory=MatchCreate)) -> dict:
+    return registry(request).get(table_id).new_match(body.title)
+
+
+@router.get("/tables/{table_id}/video.mjpg")
+def video(table_id: str, request: Request) -> JSONResponse:
+    """Annotated MJPEG video: arrives with the vision worker; 503 until a table has one."""
+    rt = viewable(request, table_id)
+    return JSONResponse(
+        {"detail": f"annotated video is not available: table {table_id!r} has no video worker "
+                   f"(its worker is {rt.cfg.worker_kind!r}); the MJPEG stream arrives with the vision pipeline"},
+        status_code=503, headers={"Retry-After": "3600"})

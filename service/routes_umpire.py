@@ -1,0 +1,153 @@
+"""Umpire actions (bearer token): events, corrections, alerts, hand confirmation.
+
+Every change is an event appended to the log; a change to an earlier event is an
+``engine.events.Correction`` that replaces it, and every score is recomputed.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request
+
+from engine.events import Correction, HandEnd, Penalty, Play
+from engine.tiles import Tile, TileError
+from service.auth import require_token
+from service.deps import actor, registry, viewable
+from service.live import AppendRejected, NotFound, parse_event
+from service.schemas import AlertAction, CorrectionBody, EventBody, FixTileBody, HandConfirm, ReassignBody
+from service.tables import Invalid
+
+router = APIRouter(prefix="/api/tables/{table_id}", tags=["umpire"])
+umpire = [Depends(require_token)]
+
+
+def _event(data: object) -> object:
+    try:
+        return parse_event(data)
+    except ValueError as exc:
+        raise Invalid(str(exc)) from None
+
+
+def _current(rt, hand: int | None) -> int:  # noqa: ANN001
+    if hand is not None:
+        return hand
+    if not rt.logs:
+        raise NotFound("the match has no hand yet")
+    return len(rt.logs)
+
+
+@router.post("/events", status_code=201, dependencies=umpire)
+def post_event(table_id: str, body: EventBody, request: Request) -> dict:
+    """An event entered by hand: the source of a manual table, or the umpire's pass/penalty/end."""
+    rt = registry(request).get(table_id)
+    ev = _event(body.event)
+    source = "manual" if rt.cfg.worker_kind == "manual" else "umpire"
+    res = rt.append(ev, source=source, actor=actor(request, body.by), hand=body.hand, new_hand=body.new_hand)
+    return {"hand": res["hand"], "index": res["index"], "id": res["message"]["id"], "row": res["message"]["data"]["row"]}
+
+
+def _correct(rt, hand: int, replaces: int, event: object | None, by: str, reason: str) -> dict:  # noqa: ANN001
+    corr = Correction(replaces=replaces, event=event, by=by, reason=reason)
+    res = rt.append(corr, source="umpire", actor=by, hand=hand)
+    data = res["message"]["data"]
+    return {"hand": res["hand"], "index": res["index"], "replaces": replaces, "id": res["message"]["id"],
+            "row": data["row"], "scores": (data["state"]["game"] or {}).get("scores")}
+
+
+@router.post("/corrections", status_code=201, dependencies=umpire)
+def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
+    """Replace event ``replaces`` of a hand with ``event`` (or void it when ``event`` is null)."""
+    rt = registry(request).get(table_id)
+    hand = _current(rt, body.hand)
+    rt.event_at(hand, body.replaces)
+    ev = _event(body.event) if body.event is not None else None
+    if isinstance(ev, Correction):
+        raise Invalid("event: a correction replaces an event with an event, not with another correction")
+    return _correct(rt, hand, body.replaces, ev, actor(request, body.by), body.reason)
+
+
+@router.post("/fix-tile", status_code=201, dependencies=umpire)
+def fix_tile(table_id: str, body: FixTileBody, request: Request) -> dict:
+    """A misread tile: the play at ``index`` with ``tile`` (and ``end``) instead."""
+    rt = registry(request).get(table_id)
+    hand = _current(rt, body.hand)
+    ev = rt.event_at(hand, body.index)
+    if not isinstance(ev, Play):
+        raise Invalid(f"event #{body.index} of hand {hand} is a {ev.type}, not a play")
+    try:
+        tile = Tile.parse(body.tile, rt.cfg.rules.set_max)
+    except TileError as exc:
+        raise Invalid(f"tile: {exc}") from None
+    fixed = ev.model_copy(update={"tile": tile, "end": body.end or ev.end, "oriented": False, "confidence": None})
+    return _correct(rt, hand, body.index, fixed, actor(request, body.by), body.reason)
+
+
+@router.post("/reassign", status_code=201, dependencies=umpire)
+def reassign(table_id: str, body: ReassignBody, request: Request) -> dict:
+    """The play at ``index`` was made by ``seat``."""
+    rt = registry(request).get(table_id)
+    hand = _current(rt, body.hand)
+    ev = rt.event_at(hand, body.index)
+    if not hasattr(ev, "seat"):
+        raise Invalid(f"event #{body.index} of hand {hand} ({ev.type}) has no seat")
+    return _correct(rt, hand, body.index, ev.model_copy(update={"seat": body.seat}), actor(request, body.by),
+                    body.reason)
+
+
+@router.get("/alerts")
+def alerts(table_id: str, request: Request, status: str = "open") -> list[dict]:
+    """The umpire's queue (``status``: open, confirmed, dismissed, resolved or all)."""
+    from sqlalchemy import select
+
+    from service.live import alert_dict
+    from service.models import AlertRow
+
+    rt = viewable(request, table_id)
+    with rt.factory() as s:
+        q = select(AlertRow).where(AlertRow.table_id == table_id).order_by(AlertRow.id)
+        if status != "all":
+            q = q.where(AlertRow.status == status)
+        return [alert_dict(a) for a in s.scalars(q)]
+
+
+@router.post("/alerts/{alert_id}/confirm", dependencies=umpire)
+def confirm_alert(table_id: str, alert_id: int, body: AlertAction, request: Request) -> dict:
+    """Confirm an alert. A flagged infraction gets the rule set's penalty (or ``penalty``)."""
+    rt = registry(request).get(table_id)
+    alert = rt.get_alert(alert_id)
+    if alert["status"] != "open":
+        raise AppendRejected(f"alert {alert_id} is {alert['status']} already")
+    by = actor(request, body.by)
+    name = body.penalty or (rt.suggested_penalty(alert["kind"]) if alert["category"] == "flag" else None)
+    if body.penalty and body.penalty not in rt.cfg.rules.penalties:
+        names = ", ".join(sorted(rt.cfg.rules.penalties)) or "none"
+        raise Invalid(f"penalty: rule set {rt.cfg.preset} has no penalty {body.penalty!r} (penalties: {names})")
+    if name and alert["seat"] and alert["hand"]:
+        if alert["match"] != rt.match_id:
+            raise AppendRejected(f"alert {alert_id} belongs to an earlier match")
+        pen = Penalty(seat=alert["seat"], name=name, reason=f"confirmed {alert['kind']} (alert {alert_id})")
+        res = rt.append(pen, source="umpire", actor=by, hand=alert["hand"],
+                        alert_update=(alert_id, "confirmed", by, body.note or f"penalty {name}"))
+        return {"alert": rt.get_alert(alert_id), "penalty": name, "hand": res["hand"], "index": res["index"],
+                "scores": (res["message"]["data"]["state"]["game"] or {}).get("scores")}
+    return {"alert": rt.update_alert(alert_id, "confirmed", by, body.note), "penalty": None}
+
+
+@router.post("/alerts/{alert_id}/dismiss", dependencies=umpire)
+def dismiss_alert(table_id: str, alert_id: int, body: AlertAction, request: Request) -> dict:
+    rt = registry(request).get(table_id)
+    alert = rt.get_alert(alert_id)
+    if alert["status"] != "open":
+        raise AppendRejected(f"alert {alert_id} is {alert['status']} already")
+    return {"alert": rt.update_alert(alert_id, "dismissed", actor(request, body.by), body.note)}
+
+
+@router.post("/hands/{hand}/confirm", dependencies=umpire)
+def confirm_hand(table_id: str, hand: int, body: HandConfirm, request: Request) -> dict:
+    """Confirm a hand's result; ``end`` (a hand_end event) ends it first when it is not over."""
+    rt = registry(request).get(table_id)
+    by = actor(request, body.by)
+    if body.end is not None:
+        ev = _event({"type": "hand_end", **{k: v for k, v in body.end.items() if k != "type"}})
+        assert isinstance(ev, HandEnd)
+        rt.append(ev, source="umpire", actor=by, hand=hand)
+    return rt.confirm_hand(hand, by)

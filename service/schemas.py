@@ -1,0 +1,92 @@
+"""Request bodies (pydantic): unknown keys and bad values get a 422 with a clear message."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Seat = Literal["N", "E", "S", "W"]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SimulateSpec(_Body):
+    """A seeded simulated match for a scripted table (engine/simulate.py)."""
+
+    seed: int = 0
+    hands: int = Field(3, ge=1, le=60)
+
+
+class WorkerSpec(_Body):
+    kind: Literal["scripted", "manual", "vision"] = "manual"
+    speed: float = Field(1.0, gt=0, le=10000, description="times real time (scripted)")
+    interval: float = Field(2.0, ge=0, le=600, description="seconds between scripted events without t stamps")
+    simulate: SimulateSpec | None = None
+
+
+class TableCreate(_Body):
+    id: str | None = Field(None, pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="slug; from the name if absent")
+    name: str = Field(min_length=1, max_length=200)
+    video_source: str = Field("", max_length=2000)
+    calibration: str = Field("", max_length=2000, description="calibration profile path")
+    rules: str = Field("all-fives", min_length=1, max_length=200, description="rule-set preset")
+    overrides: dict = Field(default_factory=dict)
+    players: dict[Seat, str] = Field(default_factory=dict)
+    teams: dict[str, str] = Field(default_factory=dict, description="side (N, NS, ...) -> display name")
+    worker: WorkerSpec = Field(default_factory=WorkerSpec)
+    view_key: str | None = Field(None, min_length=4, max_length=200)
+    title: str = Field("", max_length=200, description="title of the first match")
+
+
+class StartBody(_Body):
+    speed: float | None = Field(None, gt=0, le=10000)
+
+
+class MatchCreate(_Body):
+    title: str = Field("", max_length=200)
+
+
+class EventBody(_Body):
+    event: dict
+    hand: int | None = Field(None, ge=1)
+    new_hand: bool | None = None
+    by: str = Field("", max_length=200)
+
+
+class CorrectionBody(_Body):
+    hand: int | None = Field(None, ge=1)
+    replaces: int = Field(ge=0)
+    event: dict | None = None
+    reason: str = Field("", max_length=500)
+    by: str = Field("", max_length=200)
+
+
+class FixTileBody(_Body):
+    hand: int | None = Field(None, ge=1)
+    index: int = Field(ge=0)
+    tile: str | list[int]
+    end: str | None = None
+    reason: str = Field("misread tile", max_length=500)
+    by: str = Field("", max_length=200)
+
+
+class ReassignBody(_Body):
+    hand: int | None = Field(None, ge=1)
+    index: int = Field(ge=0)
+    seat: Seat
+    reason: str = Field("play assigned to another seat", max_length=500)
+    by: str = Field("", max_length=200)
+
+
+class AlertAction(_Body):
+    penalty: str | None = Field(None, max_length=100, description="rule-set penalty to apply (confirm)")
+    note: str = Field("", max_length=500)
+    by: str = Field("", max_length=200)
+
+
+class HandConfirm(_Body):
+    end: dict | None = Field(None, description="a hand_end event to append first when the hand is not over")
+    by: str = Field("", max_length=200)

@@ -1,0 +1,90 @@
+// dominocast pages: shared helpers (no build step). Draws the layout the service sends as geometry.
+"use strict";
+const DC = (() => {
+  const params = new URLSearchParams(location.search);
+  const pathPart = (name) => { const p = location.pathname.split("/"); const i = p.indexOf(name); return i >= 0 ? decodeURIComponent(p[i + 1] || "") : ""; };
+  const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  // pip centres in a unit half-square, for 0..9 (3x3 grid); larger values are written as numbers
+  const G = 0.27;
+  const PIPS = {0: [], 1: [[0, 0]], 2: [[-G, -G], [G, G]], 3: [[-G, -G], [0, 0], [G, G]],
+    4: [[-G, -G], [G, -G], [-G, G], [G, G]], 5: [[-G, -G], [G, -G], [0, 0], [-G, G], [G, G]],
+    6: [[-G, -G], [G, -G], [-G, 0], [G, 0], [-G, G], [G, G]],
+    7: [[-G, -G], [G, -G], [-G, 0], [0, 0], [G, 0], [-G, G], [G, G]],
+    8: [[-G, -G], [0, -G], [G, -G], [-G, 0], [G, 0], [-G, G], [0, G], [G, G]],
+    9: [[-G, -G], [0, -G], [G, -G], [-G, 0], [0, 0], [G, 0], [-G, G], [0, G], [G, G]]};
+
+  function half(cx, cy, v) {
+    if (v > 9) return `<text x="${cx}" y="${cy + 0.16}" class="pipnum">${v}</text>`;
+    return PIPS[v].map(([dx, dy]) => `<circle cx="${cx + dx}" cy="${cy + dy}" r="0.085" class="pip"/>`).join("");
+  }
+
+  // layout: {tiles, ends, box}; opts: {last: "6-4", width, height}
+  function layoutSVG(layout, opts = {}) {
+    const [x0, y0, x1, y1] = layout.box;
+    const tiles = layout.tiles.map((t) => {
+      const cls = ["tile", t.key === opts.last ? "last" : "", t.flagged ? "flagged" : ""].join(" ");
+      const [[ax, ay], [bx, by]] = t.halves;
+      const mx = (ax + bx) / 2, my = (ay + by) / 2;
+      const divider = t.w > t.h ? `<line x1="${mx}" y1="${t.y + 0.1}" x2="${mx}" y2="${t.y + t.h - 0.1}" class="divider"/>`
+                                : `<line x1="${t.x + 0.1}" y1="${my}" x2="${t.x + t.w - 0.1}" y2="${my}" class="divider"/>`;
+      return `<g class="${cls}" data-key="${t.key}"><rect x="${t.x + 0.03}" y="${t.y + 0.03}" width="${t.w - 0.06}" height="${t.h - 0.06}" rx="0.14"/>`
+        + divider + half(ax, ay, t.halves[0][2]) + half(bx, by, t.halves[1][2]) + "</g>";
+    }).join("");
+    const ends = (layout.ends || []).map((e) =>
+      `<g class="end"><circle cx="${e.x}" cy="${e.y}" r="0.32"/><text x="${e.x}" y="${e.y + 0.13}">${e.value}</text></g>`).join("");
+    return `<svg class="layout" xmlns="http://www.w3.org/2000/svg" viewBox="${x0} ${y0} ${x1 - x0} ${y1 - y0}" preserveAspectRatio="xMidYMid meet">${tiles}${ends}</svg>`;
+  }
+
+  const sumPoints = (pts) => Object.values(pts || {}).reduce((a, b) => a + b, 0);
+  const signed = (n) => (n > 0 ? "+" : n < 0 ? "−" : "") + Math.abs(n);
+
+  // A feed that survives reconnects: EventSource resends Last-Event-ID by itself; if the
+  // stream is closed for good we reopen it (a fresh snapshot). onMessage(msg) for every message.
+  function feed(url, onMessage, onState) {
+    let es = null, lastId = null, timer = null;
+    const kinds = ["snapshot", "event", "match", "worker", "hand_confirmed", "alert"];
+    function open() {
+      const u = new URL(url, location.href);
+      if (lastId !== null) u.searchParams.set("since", lastId);
+      es = new EventSource(u);
+      es.onopen = () => onState && onState("live");
+      es.onerror = () => {
+        onState && onState("reconnecting");
+        if (es.readyState === EventSource.CLOSED) { clearTimeout(timer); timer = setTimeout(open, 3000); }
+      };
+      for (const k of kinds) es.addEventListener(k, (ev) => {
+        const msg = JSON.parse(ev.data);
+        if (msg.kind !== "snapshot" || lastId === null || msg.id >= lastId) lastId = msg.id;
+        onMessage(msg);
+      });
+    }
+    open();
+    return { close: () => es && es.close(), get lastId() { return lastId; } };
+  }
+
+  async function api(path, opts = {}) {
+    const headers = Object.assign({"Content-Type": "application/json"}, opts.headers || {});
+    if (opts.token) headers["Authorization"] = "Bearer " + opts.token;
+    const res = await fetch(path, {method: opts.method || "GET", headers, body: opts.body ? JSON.stringify(opts.body) : undefined});
+    const text = await res.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch (e) { data = text; }
+    if (!res.ok) throw new Error((data && data.detail) || res.statusText);
+    return data;
+  }
+
+  function sideLabel(state, side) { return (state.teams && state.teams[side] && state.teams[side].name) || side; }
+
+  function playText(state, lp) {
+    if (!lp) return "";
+    const who = lp.player && lp.player !== lp.seat ? `${lp.player} (${lp.seat})` : (lp.seat || "");
+    if (lp.type === "play") return `${who} played ${lp.tile[0]}-${lp.tile[1]}` + (lp.end && lp.end !== "lead" ? ` on ${lp.end}` : " (lead)");
+    if (lp.type === "pass") return `${who} passed`;
+    if (lp.type === "draw") return `${who} drew`;
+    if (lp.type === "penalty") return `${who}: penalty` + (lp.penalty ? ` ${lp.penalty.replace(/_/g, " ")}` : "");
+    if (lp.type === "hand_end") return `hand ended: ${lp.text.replace(/^end /, "")}`;
+    return lp.text;
+  }
+
+  return { params, pathPart, esc, layoutSVG, sumPoints, signed, feed, api, sideLabel, playText };
+})();

@@ -1,0 +1,64 @@
+// Stream overlay: rebuilt from the state carried by the snapshot and by every feed message.
+// URL: /tables/{id}/overlay?theme=dark|light|solid|chroma&size=1080p|720p|WIDTHxHEIGHT&key=VIEW_KEY
+"use strict";
+(() => {
+  const table = DC.pathPart("tables");
+  const theme = DC.params.get("theme") || "dark";
+  document.body.classList.add("theme-" + theme);
+  const sizes = {"1080p": [1920, 1080], "720p": [1280, 720], "480p": [854, 480], "4k": [3840, 2160]};
+  const sz = DC.params.get("size") || "1080p";
+  const m = /^(\d+)x(\d+)$/.exec(sz);
+  const [w, h] = m ? [+m[1], +m[2]] : (sizes[sz] || sizes["1080p"]);
+  const stage = document.getElementById("stage");
+  stage.style.setProperty("--w", w + "px");
+  stage.style.setProperty("--h", h + "px");
+  const $ = (id) => document.getElementById(id);
+  let bannerTimer = null;
+
+  function render(state) {
+    if (!state) return;
+    const game = state.game || {scores: {}};
+    const hand = state.hand;
+    const turnSide = hand && hand.turn ? Object.keys(state.teams).find((s) => state.teams[s].seats.includes(hand.turn)) : null;
+    $("scores").innerHTML = Object.keys(state.teams).map((side) =>
+      `<div class="team${side === turnSide ? " turn" : ""}" data-side="${DC.esc(side)}"><div class="name">${DC.esc(DC.sideLabel(state, side))}</div>`
+      + `<div class="score">${game.scores[side] ?? 0}</div></div>`).join("");
+    const target = state.rules.target ? ` · to ${state.rules.target}` : "";
+    $("meta").innerHTML = `${DC.esc(state.table.name)}<br>game ${game.number || 1}${hand ? ` · hand ${hand.in_game}` : ""}${target}`
+      + (game.ended_by ? `<br><b>game over: ${DC.esc(DC.sideLabel(state, game.winner))}</b>` : "");
+    const lp = hand && hand.last_play;
+    $("board").innerHTML = hand ? DC.layoutSVG(hand.layout, {last: lp && lp.tile ? `${Math.max(...lp.tile)}-${Math.min(...lp.tile)}` : null}) : "";
+    if (lp) {
+      const pts = DC.sumPoints(lp.points);
+      $("lastplay").innerHTML = DC.esc(DC.playText(state, lp)) + (pts ? `<span class="pts">${DC.signed(pts)}</span>` : "")
+        + (hand.result ? ` · <b>${DC.esc(hand.result.kind)}</b>` : "");
+      $("lastplay").classList.remove("hidden");
+    } else {
+      $("lastplay").classList.add("hidden");
+    }
+    const flagged = lp && lp.flags && lp.flags.length && state.alerts_open > 0;
+    if (flagged) showBanner("⚠ " + lp.flags[0].message, 0);
+    else if (!bannerTimer) $("banner").classList.add("hidden");
+  }
+
+  function showBanner(text, ms) {
+    const b = $("banner");
+    b.textContent = text;
+    b.classList.remove("hidden");
+    clearTimeout(bannerTimer);
+    bannerTimer = null;
+    if (ms) bannerTimer = setTimeout(() => { b.classList.add("hidden"); bannerTimer = null; }, ms);
+  }
+
+  const key = DC.params.get("key");
+  const url = `/api/tables/${encodeURIComponent(table)}/feed` + (key ? `?key=${encodeURIComponent(key)}` : "");
+  DC.feed(url, (msg) => {
+    const data = msg.data || {};
+    const lp = data.state && data.state.hand && data.state.hand.last_play;
+    if (msg.kind === "event" && data.event && data.event.type === "penalty" && lp && lp.type === "penalty") {
+      showBanner(`${DC.playText(data.state, lp)} ${DC.signed(DC.sumPoints(lp.points))}`, 6000);
+    }
+    if (data.state) render(data.state);
+    document.body.dataset.lastId = msg.id;
+  }, (s) => { $("conn").textContent = s === "live" ? "" : s; });
+})();

@@ -1,0 +1,49 @@
+// Review of a match: the timeline of plays, the score chart (inline SVG), flags and corrections.
+"use strict";
+(async () => {
+  const match = DC.pathPart("matches");
+  const key = DC.params.get("key");
+  const q = key ? `?key=${encodeURIComponent(key)}` : "";
+  const $ = (id) => document.getElementById(id);
+  const data = await DC.api(`/api/matches/${match}/timeline${q}`);
+  $("title").textContent = `${data.table} · match ${match}${data.title ? " · " + data.title : ""} · ${data.rules}${data.over ? " · over" : ""}`;
+  $("json").href = `/api/matches/${match}/record.json${q}`;
+  $("txt").href = `/api/matches/${match}/record.txt${q}`;
+  const rows = data.rows.filter((r) => r.type !== "game_end");
+  const colors = ["#1f6feb", "#e5484d", "#30a46c", "#f2b632"];
+  // score chart: running game score after each event, one line per side, a rule at each new game
+  const W = 900, H = 260, P = 34;
+  const all = rows.flatMap((r) => Object.values(r.score));
+  const maxY = Math.max(data.target || 0, ...all, 10), minY = Math.min(0, ...all);
+  const x = (i) => P + (i / Math.max(rows.length - 1, 1)) * (W - 2 * P);
+  const y = (v) => H - P - ((v - minY) / (maxY - minY)) * (H - 2 * P);
+  let svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="100%" class="chart">`;
+  svg += `<line x1="${P}" y1="${y(0)}" x2="${W - P}" y2="${y(0)}" stroke="#999"/><line x1="${P}" y1="${P}" x2="${P}" y2="${H - P}" stroke="#999"/>`;
+  svg += `<text x="4" y="${y(maxY) + 4}" font-size="11">${maxY}</text><text x="4" y="${y(0) + 4}" font-size="11">0</text>`;
+  if (minY < 0) svg += `<text x="4" y="${y(minY) + 4}" font-size="11">${minY}</text>`;
+  if (data.target) svg += `<line x1="${P}" y1="${y(data.target)}" x2="${W - P}" y2="${y(data.target)}" stroke="#bbb" stroke-dasharray="4 4"/>`;
+  rows.forEach((r, i) => { if (i && (r.game !== rows[i - 1].game || r.hand !== rows[i - 1].hand))
+    svg += `<line x1="${x(i)}" y1="${P}" x2="${x(i)}" y2="${H - P}" stroke="#eee"/><text x="${x(i) + 2}" y="${P - 4}" font-size="10" fill="#888">g${r.game}h${r.hand}</text>`; });
+  data.sides.forEach((side, k) => {
+    const pts = rows.map((r, i) => `${x(i).toFixed(1)},${y(r.score[side] || 0).toFixed(1)}`).join(" ");
+    svg += `<polyline fill="none" stroke="${colors[k % 4]}" stroke-width="2" points="${pts}"/>`;
+    const label = data.players[side] ? `${data.players[side]} (${side})` : side;
+    svg += `<text x="${W - P - 140}" y="${P + 14 * k}" fill="${colors[k % 4]}" font-size="12">${DC.esc(label)} ${rows.length ? rows[rows.length - 1].score[side] || 0 : 0}</text>`;
+  });
+  rows.forEach((r, i) => { if (r.flags && r.flags.length) svg += `<circle cx="${x(i)}" cy="${y(0)}" r="4" fill="#e5484d"><title>${DC.esc(r.flags.map((f) => f.message).join("; "))}</title></circle>`; });
+  $("chart").innerHTML = svg + "</svg>";
+  $("timeline").innerHTML = "<tr><th>game</th><th>hand</th><th>#</th><th>event</th><th>points</th><th>score</th></tr>" + data.rows.map((r) => {
+    if (r.type === "game_end") return `<tr><td colspan="6"><b>game ${r.game} over (${DC.esc(r.ended_by)}): ${DC.esc(r.winner || "tie")}</b></td></tr>`;
+    const pts = Object.entries(r.points).map(([s, p]) => `${s} ${DC.signed(p)}`).join(", ");
+    const flags = r.flags.map((f) => `<span class="flagtag">!${DC.esc(f.kind)}</span>`).join(" ");
+    const end = r.hand_end ? ` <b>= ${DC.esc(r.hand_end.kind)} ${DC.esc(r.hand_end.winner || "")}</b>` : "";
+    return `<tr><td>${r.game}</td><td>${r.hand}</td><td>${r.index}</td><td>${DC.esc(r.text)} ${flags}${end}</td><td>${pts}</td>`
+      + `<td>${Object.entries(r.score).map(([s, v]) => `${s} ${v}`).join(" · ")}</td></tr>`;
+  }).join("");
+  $("flags").innerHTML = data.alerts.length ? data.alerts.map((a) => `<div class="alert ${a.category}"><span class="kind">${DC.esc(a.kind)}</span>`
+    + ` <span class="muted">hand ${a.hand ?? "-"} · ${DC.esc(a.status)}${a.resolved_by ? " by " + DC.esc(a.resolved_by) : ""}</span><div>${DC.esc(a.message)}</div>`
+    + (a.note ? `<div class="details">${DC.esc(a.note)}</div>` : "") + "</div>").join("") : '<p class="muted">No flag.</p>';
+  $("corrections").innerHTML = data.corrections.length ? data.corrections.map((c) =>
+    `<div class="alert uncertain">hand ${c.hand} #${c.index}: <b>${DC.esc(c.text)}</b> (was: ${DC.esc(c.was)})`
+    + `<div class="details">${DC.esc(c.by)}${c.reason ? " · " + DC.esc(c.reason) : ""}</div></div>`).join("") : '<p class="muted">No correction.</p>';
+})().catch((e) => { document.body.insertAdjacentHTML("beforeend", `<p class="page">${DC.esc(e.message)}</p>`); });

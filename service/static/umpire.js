@@ -1,0 +1,142 @@
+// Umpire console: the alert queue (its own feed) and the corrections; every action is an event.
+"use strict";
+(() => {
+  const table = DC.pathPart("tables");
+  const T = encodeURIComponent(table);
+  const $ = (id) => document.getElementById(id);
+  const hashToken = new URLSearchParams(location.hash.slice(1)).get("token");
+  let token = hashToken || localStorage.getItem("dominocast-token") || "";
+  $("token").value = token;
+  $("by").value = localStorage.getItem("dominocast-umpire") || "";
+  let state = null, rules = null, alertsFeed = null;
+  const alerts = new Map();
+
+  function toast(text, bad) {
+    const t = $("toast"); t.textContent = text; t.style.background = bad ? "#b42318" : "#222";
+    t.classList.remove("hidden"); clearTimeout(toast.timer); toast.timer = setTimeout(() => t.classList.add("hidden"), 4000);
+  }
+  const by = () => $("by").value || "umpire";
+  async function act(path, body) {
+    try {
+      const out = await DC.api(`/api/tables/${T}${path}`, {method: "POST", body, token});
+      toast("done"); return out;
+    } catch (e) { toast(e.message, true); throw e; }
+  }
+
+  function renderAlerts() {
+    const open = [...alerts.values()].filter((a) => a.status === "open").sort((a, b) => a.id - b.id);
+    $("nalerts").textContent = open.length ? `(${open.length} open)` : "";
+    $("alerts").innerHTML = open.length ? open.map((a) => {
+      const pen = a.details && a.details.penalty;
+      const opts = ['<option value="">(no penalty)</option>'].concat((rules ? rules.penalties : []).map((p) =>
+        `<option ${p === pen ? "selected" : ""}>${DC.esc(p)}</option>`)).join("");
+      return `<div class="alert ${a.category}" data-id="${a.id}"><div><span class="kind">${DC.esc(a.kind)}</span>`
+        + ` <span class="muted">#${a.id} · hand ${a.hand ?? "-"}${a.index != null ? " · event " + a.index : ""}${a.seat ? " · " + a.seat : ""}</span></div>`
+        + `<div>${DC.esc(a.message)}</div><div class="details">${DC.esc(a.details && a.details.event ? "event: " + a.details.event : "")}`
+        + `${a.details && a.details.repeats ? " · seen " + a.details.repeats + "×" : ""}</div>`
+        + `<div class="row">${a.category === "flag" ? `<select class="pensel">${opts}</select>` : ""}`
+        + `<button class="primary confirm">Confirm</button><button class="dismiss">Dismiss</button></div></div>`;
+    }).join("") : '<p class="muted">No open alert.</p>';
+  }
+
+  $("alerts").addEventListener("click", async (ev) => {
+    const box = ev.target.closest(".alert"); if (!box) return;
+    const id = box.dataset.id;
+    if (ev.target.classList.contains("confirm")) {
+      const sel = box.querySelector(".pensel");
+      const body = {by: by()};
+      if (sel) { if (sel.value) body.penalty = sel.value; }
+      const out = await act(`/alerts/${id}/confirm`, body);
+      if (out && out.alert) { alerts.set(out.alert.id, out.alert); renderAlerts(); }
+    } else if (ev.target.classList.contains("dismiss")) {
+      const out = await act(`/alerts/${id}/dismiss`, {by: by()});
+      if (out && out.alert) { alerts.set(out.alert.id, out.alert); renderAlerts(); }
+    }
+  });
+
+  async function renderState(st) {
+    state = st;
+    $("tname").textContent = st.table.name;
+    const game = st.game || {scores: {}};
+    $("score").textContent = Object.keys(st.teams).map((s) => `${DC.sideLabel(st, s)} ${game.scores[s] ?? 0}`).join("  ·  ");
+    const hand = st.hand;
+    $("handinfo").textContent = hand ? `game ${hand.game} · hand ${hand.in_game} (#${hand.number}) · ${hand.status}`
+      + (hand.turn ? ` · ${hand.turn} to play` : "") + (hand.confirmed ? " · confirmed" : "") : "no hand yet";
+    $("miniboard").innerHTML = hand ? DC.layoutSVG(hand.layout) : "";
+    const seats = Object.values(st.teams).flatMap((t) => t.seats);
+    if ($("seat").options.length !== seats.length) {
+      $("seat").innerHTML = seats.map((s) => `<option>${s}</option>`).join("");
+      $("winner").innerHTML = '<option value="">-</option>' + seats.map((s) => `<option>${s}</option>`).join("");
+    }
+    if (hand && st.match.id) {
+      const h = await DC.api(`/api/matches/${st.match.id}/hands/${hand.number}` + viewKey("?"), {token});
+      renderLog(h);
+    }
+  }
+  const viewKey = (sep) => (DC.params.get("key") ? `${sep}key=${encodeURIComponent(DC.params.get("key"))}` : "");
+
+  function renderLog(h) {
+    const replaced = new Set(h.events.filter((e) => e.type === "correction").map((e) => e.replaces));
+    const outs = new Map(h.outcomes.map((o) => [o.index, o]));
+    $("log").innerHTML = "<tr><th>#</th><th>event</th><th>points</th><th></th></tr>" + h.events.map((e, i) => {
+      const o = outs.get(i);
+      const flags = o && o.flags ? o.flags.map((f) => `<span class="flagtag">!${DC.esc(f.kind)}</span>`).join(" ") : "";
+      const pts = o && o.points ? Object.entries(o.points).map(([s, p]) => `${s} ${DC.signed(p)}`).join(", ") : "";
+      const text = e.type === "correction" ? `fix #${e.replaces}: ${e.event ? e.event.type + " " + (e.event.seat || "") + " " + (e.event.tile ? e.event.tile.join("-") : "") : "void"} ${e.by ? "(" + DC.esc(e.by) + ")" : ""}`
+        : `${e.type} ${e.seat || ""} ${e.tile ? e.tile.join("-") : ""} ${e.end || ""}`;
+      const tools = e.type === "correction" || replaced.has(i) ? "" :
+        (e.type === "play" ? `<button data-act="fix" data-i="${i}">fix tile</button>` : "")
+        + (e.seat ? `<button data-act="seat" data-i="${i}">seat</button>` : "")
+        + `<button data-act="void" data-i="${i}">void</button>`;
+      return `<tr class="${replaced.has(i) ? "corrected" : ""}"><td>${i}</td><td>${DC.esc(text)} ${flags}</td><td>${pts}</td><td>${tools}</td></tr>`;
+    }).join("");
+  }
+
+  $("log").addEventListener("click", async (ev) => {
+    const b = ev.target.closest("button"); if (!b || !state || !state.hand) return;
+    const i = +b.dataset.i, hand = state.hand.number;
+    if (b.dataset.act === "fix") {
+      const tile = prompt("The tile that was really played (e.g. 6-4):"); if (!tile) return;
+      await act("/fix-tile", {hand, index: i, tile, by: by()});
+    } else if (b.dataset.act === "seat") {
+      const seat = prompt("The seat that made this play (N, E, S, W):"); if (!seat) return;
+      await act("/reassign", {hand, index: i, seat: seat.toUpperCase(), by: by()});
+    } else if (b.dataset.act === "void" && confirm(`Void event #${i}?`)) {
+      await act("/corrections", {hand, replaces: i, event: null, by: by(), reason: "voided by the umpire"});
+    }
+  });
+
+  $("pass").onclick = () => act("/events", {event: {type: "pass", seat: $("seat").value}, by: by()});
+  $("pen").onclick = () => {
+    const ev = {type: "penalty", seat: $("seat").value, reason: "umpire"};
+    if ($("pts").value) ev.points = parseInt($("pts").value, 10); else ev.name = $("penalty").value;
+    return act("/events", {event: ev, hand: state && state.hand ? state.hand.number : undefined, by: by()});
+  };
+  $("endhand").onclick = () => act("/events", {event: {type: "hand_end", kind: $("endkind").value, winner: $("winner").value || null}, by: by()});
+  $("confirmhand").onclick = () => state && state.hand && act(`/hands/${state.hand.number}/confirm`, {by: by()});
+
+  function connectAlerts() {
+    if (alertsFeed) alertsFeed.close();
+    alerts.clear();
+    alertsFeed = DC.feed(`/api/tables/${T}/alerts/feed?token=${encodeURIComponent(token)}`, (msg) => {
+      if (msg.kind === "snapshot") { alerts.clear(); for (const a of msg.data.alerts) alerts.set(a.id, a); }
+      else if (msg.kind === "alert") alerts.set(msg.data.id, msg.data);
+      renderAlerts();
+      $("authstate").textContent = "";
+    }, (s) => { $("conn").textContent = s === "live" ? "" : s; if (s !== "live" && !token) $("authstate").textContent = "enter the token"; });
+  }
+
+  $("savetoken").onclick = () => {
+    token = $("token").value.trim(); localStorage.setItem("dominocast-token", token);
+    localStorage.setItem("dominocast-umpire", $("by").value);
+    connectAlerts();
+  };
+
+  (async () => {
+    const info = await DC.api(`/api/tables/${T}` + viewKey("?"), {token: token || undefined});
+    rules = (await DC.api("/api/rulesets")).find((r) => r.name === info.rules) || {penalties: []};
+    $("penalty").innerHTML = rules.penalties.map((p) => `<option>${DC.esc(p)}</option>`).join("");
+    DC.feed(`/api/tables/${T}/feed` + viewKey("?"), (msg) => { if (msg.data && msg.data.state) renderState(msg.data.state); });
+    if (token) connectAlerts(); else $("authstate").textContent = "enter the token";
+  })().catch((e) => toast(e.message, true));
+})();

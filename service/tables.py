@@ -1,0 +1,311 @@
+"""The table registry and the live workers (one per table).
+
+A worker reads its table's :class:`~service.sources.EventSource` and appends each item
+through :meth:`TableRuntime.append`; an event the engine refuses becomes a ``desync``
+alert. A watchdog raises a ``silent`` alert for a live table whose source has said
+nothing for ``settings.silent_after_s``. Stopping the service does not stop a table:
+tables that were live are resumed at the next start (``live`` in the database).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from engine.notation import format_event
+from engine.record import event_to_dict
+from engine.ruleset import RulesetError, load_ruleset
+from engine.seats import seats_for
+from engine.simulate import simulate_match
+from service.db import transaction
+from service.feeds import Broker
+from service.live import AppendRejected, NotFound, TableConfig, TableRuntime
+from service.models import TableRow
+from service.schemas import TableCreate
+from service.settings import Settings
+from service.sources import ScriptedSource, SourceItem, WorkerUnavailable, open_source
+
+log = logging.getLogger("dominocast.service")
+
+
+class Invalid(ValueError):
+    """A request that validates as JSON but not as a table (unknown preset, seat not playing)."""
+
+
+class Conflict(RuntimeError):
+    """A request at odds with the table's state (running, no script, ...)."""
+
+
+def table_config(row: TableRow) -> TableConfig:
+    try:
+        rules = load_ruleset(row.rules, **(row.overrides or {}))
+    except RulesetError as exc:
+        raise Invalid(str(exc)) from None
+    return TableConfig(id=row.id, name=row.name, rules=rules, preset=row.rules, overrides=dict(row.overrides or {}),
+                       players=dict(row.players or {}), teams=dict(row.teams or {}), worker_kind=row.worker_kind,
+                       worker_config=dict(row.worker_config or {}), view_key=row.view_key,
+                       video_source=row.video_source, calibration=row.calibration)
+
+
+def table_info(row: TableRow, runtime: TableRuntime | None = None) -> dict:
+    """A table as the API shows it (no view key)."""
+    out = {"id": row.id, "name": row.name, "video_source": row.video_source, "calibration": row.calibration,
+           "rules": row.rules, "overrides": row.overrides, "players": row.players, "teams": row.teams,
+           "worker": {"kind": row.worker_kind, **(row.worker_config or {})}, "live": row.live,
+           "protected": row.view_key is not None, "script_events": sum(len(h) for h in row.script or [])}
+    if runtime is not None:
+        out["status"] = status_of(runtime)
+    return out
+
+
+def status_of(rt: TableRuntime) -> dict:
+    """Source connected, frames per second, last read, current match and hand."""
+    hands = rt.hand_states()
+    cur = None
+    if hands:
+        g, n, hs = hands[-1]
+        cur = {"number": len(hands), "game": g, "in_game": n,
+               "status": "over" if hs.result else "awaiting_reveal" if hs.pending_end else "in_progress",
+               "turn": hs.turn}
+    w = rt.worker
+    return {**w, "silent_for": None if w.get("last_read") is None else round(time.time() - w["last_read"], 1),
+            "match": rt.match_id, "hand": cur, "alerts_open": len(rt.open_alerts), "last_id": rt.seq}
+
+
+class Registry:
+    """All tables of this service: their runtimes and worker tasks."""
+
+    def __init__(self, settings: Settings, factory: sessionmaker[Session], broker: Broker) -> None:
+        self.settings = settings
+        self.factory = factory
+        self.broker = broker
+        self.runtimes: dict[str, TableRuntime] = {}
+        self.tasks: dict[str, asyncio.Task] = {}
+        self.sources: dict[str, object] = {}
+        self._watchdog: asyncio.Task | None = None
+
+    # ---- tables ----------------------------------------------------------------------
+    def load_all(self) -> None:
+        """Fold every table's log (at start)."""
+        with self.factory() as s:
+            rows = s.scalars(select(TableRow).order_by(TableRow.created_at)).all()
+        for row in rows:
+            try:
+                self._add_runtime(row)
+            except Exception as exc:  # one broken table must not keep the others down
+                log.error("table %s cannot be loaded: %s", row.id, exc)
+
+    def _add_runtime(self, row: TableRow) -> TableRuntime:
+        rt = TableRuntime(table_config(row), self.factory, self.broker, self.settings.min_confidence)
+        rt.load()
+        self.runtimes[row.id] = rt
+        return rt
+
+    def row(self, table_id: str) -> TableRow:
+        with self.factory() as s:
+            row = s.get(TableRow, table_id)
+        if row is None:
+            raise NotFound(f"no table {table_id!r}")
+        return row
+
+    def get(self, table_id: str) -> TableRuntime:
+        rt = self.runtimes.get(table_id)
+        if rt is None:
+            raise NotFound(f"no table {table_id!r}")
+        return rt
+
+    def create(self, body: TableCreate) -> TableRow:
+        """Register a table (validated against its rule set) and open its first match."""
+        table_id = body.id or re.sub(r"[^a-z0-9]+", "-", body.name.lower()).strip("-")[:64] or "table"
+        try:
+            rules = load_ruleset(body.rules, **body.overrides)
+        except RulesetError as exc:
+            raise Invalid(f"rules: {exc}") from None
+        seats = seats_for(rules.players, rules.play_direction)
+        for seat in body.players:
+            if seat not in seats:
+                raise Invalid(f"players: seat {seat!r} is not playing under {body.rules} (seats: {', '.join(seats)})")
+        from engine.record import teams_for
+
+        sides = teams_for(rules)
+        for side in body.teams:
+            if side not in sides:
+                raise Invalid(f"teams: no side {side!r} under {body.rules} (sides: {', '.join(sides)})")
+        script = None
+        if body.worker.simulate is not None:
+            sim = body.worker.simulate
+            script = [[event_to_dict(e) for e in hand] for hand in simulate_match(rules, sim.seed, sim.hands)]
+        elif body.worker.kind == "scripted":
+            script = None  # uploaded later (PUT .../script)
+        config = {"speed": body.worker.speed, "interval": body.worker.interval}
+        if body.worker.simulate is not None:
+            config["simulate"] = body.worker.simulate.model_dump()
+        row = TableRow(id=table_id, name=body.name, video_source=body.video_source, calibration=body.calibration,
+                       rules=body.rules, overrides=body.overrides, players=dict(body.players), teams=body.teams,
+                       worker_kind=body.worker.kind, worker_config=config, script=script, view_key=body.view_key,
+                       live=False, created_at=time.time())
+        with transaction(self.factory) as s:
+            if s.get(TableRow, table_id) is not None:
+                raise Conflict(f"table {table_id!r} exists already")
+            s.add(row)
+        rt = self._add_runtime(row)
+        rt.new_match(body.title)
+        return row
+
+    def delete(self, table_id: str) -> None:
+        if table_id in self.tasks or self.row(table_id).live:
+            raise Conflict(f"table {table_id!r} is live: stop it first")
+        with transaction(self.factory) as s:
+            s.delete(s.get(TableRow, table_id))
+        self.runtimes.pop(table_id, None)
+
+    def set_script(self, table_id: str, hands: list[list[dict]]) -> int:
+        """Store the script a scripted table replays; its next start begins a new match."""
+        if table_id in self.tasks:
+            raise Conflict(f"table {table_id!r} is running: stop it before uploading a script")
+        with transaction(self.factory) as s:
+            row = s.get(TableRow, table_id)
+            if row is None:
+                raise NotFound(f"no table {table_id!r}")
+            row.script = hands
+        rt = self.get(table_id)
+        if any(rt.logs):
+            rt.new_match(rt.match_title)
+        return sum(len(h) for h in hands)
+
+    def _set_live(self, table_id: str, live: bool) -> None:
+        with transaction(self.factory) as s:
+            s.get(TableRow, table_id).live = live
+
+    # ---- workers -------------------------------------------------------------------------
+    async def start(self, table_id: str, speed: float | None = None) -> dict:
+        """Start the table's worker (idempotent). Raises WorkerUnavailable, Conflict, NotFound."""
+        row = self.row(table_id)
+        rt = self.get(table_id)
+        if table_id in self.tasks and not self.tasks[table_id].done():
+            return status_of(rt)
+        cfg = dict(row.worker_config or {})
+        if speed is not None:
+            cfg["speed"] = speed
+            with transaction(self.factory) as s:
+                s.get(TableRow, table_id).worker_config = cfg
+        if row.worker_kind == "manual":
+            rt.set_worker(state="running", connected=True, error=None, last_read=time.time())
+            self._set_live(table_id, True)
+            return status_of(rt)
+        if row.worker_kind == "scripted":
+            if not row.script:
+                raise Conflict(f"table {table_id!r} has no script: upload one (PUT /api/tables/{table_id}/script) "
+                               "or register it with worker.simulate")
+            start, done = rt.scripted_progress()
+            source = ScriptedSource(row.script, start, done, speed=cfg.get("speed", 1.0),
+                                    interval=cfg.get("interval", 2.0))
+        else:
+            info = {"id": row.id, "video_source": row.video_source, "calibration": row.calibration,
+                    "rules": row.rules, "players": row.players, "worker_config": cfg}
+            source = open_source(row.worker_kind, info)
+        self._set_live(table_id, True)
+        rt.set_worker(state="running", connected=True, error=None, started_at=time.time(),
+                      last_read=time.time(), total=source.stats().total, position=source.stats().position)
+        self.sources[table_id] = source
+        self.tasks[table_id] = asyncio.create_task(self._run(rt, source), name=f"worker-{table_id}")
+        return status_of(rt)
+
+    async def stop(self, table_id: str, persist: bool = True) -> dict:
+        """Stop the worker; ``persist``: the table stays stopped after a restart too."""
+        rt = self.get(table_id)
+        task = self.tasks.pop(table_id, None)
+        source = self.sources.pop(table_id, None)
+        if task is not None:
+            task.cancel()
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+        if source is not None:
+            await source.aclose()
+        if persist:
+            self._set_live(table_id, False)
+            rt.set_worker(state="stopped", connected=False)
+        return status_of(rt)
+
+    async def _run(self, rt: TableRuntime, source) -> None:  # noqa: ANN001
+        kind = source.kind
+        try:
+            async for item in source:
+                self._feed(rt, source, item)
+            rt.set_worker(state="finished", connected=False)
+            self._set_live(rt.cfg.id, False)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the table reports it; the service goes on
+            log.exception("worker %s of table %s failed", kind, rt.cfg.id)
+            rt.set_worker(state="error", connected=False, error=f"{type(exc).__name__}: {exc}")
+
+    def _feed(self, rt: TableRuntime, source, item: SourceItem) -> None:  # noqa: ANN001
+        stats = source.stats()
+        rt.set_worker(announce=False, last_read=time.time(), fps=stats.fps, position=stats.position,
+                      connected=stats.connected)
+        if any(a["category"] == "silent" for a in rt.open_alerts.values()):
+            rt.resolve_category("silent", "worker", "the source speaks again")
+        if item.event is None:
+            return
+        try:
+            res = rt.append(item.event, source=source.kind, actor=item.tag, hand=item.hand, new_hand=item.new_hand)
+            source.acknowledge(item, res["hand"], res["index"])
+        except (AppendRejected, NotFound) as exc:
+            n = len(rt.logs)
+            rt.raise_alert(f"desync:{rt.match_id}:{n}:{len(rt.logs[-1]) if n else 0}", "desync", "desync",
+                           f"the engine cannot apply {format_event(item.event)}: {exc}",
+                           {"event": event_to_dict(item.event), "tag": item.tag}, hand=n or None,
+                           seat=getattr(item.event, "seat", None))
+
+    async def resume_live(self) -> None:
+        """Restart the workers of the tables that were live when the service stopped."""
+        with self.factory() as s:
+            ids = [r.id for r in s.scalars(select(TableRow).where(TableRow.live.is_(True)))]
+        for table_id in ids:
+            if table_id not in self.runtimes:
+                continue
+            try:
+                await self.start(table_id)
+            except (WorkerUnavailable, Conflict) as exc:
+                self.runtimes[table_id].set_worker(state="unavailable", error=str(exc))
+
+    async def shutdown(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        for table_id in list(self.tasks):
+            await self.stop(table_id, persist=False)
+
+    def start_watchdog(self) -> None:
+        self._watchdog = asyncio.create_task(self._watch(), name="watchdog")
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.watch_interval_s)
+            try:
+                self.check_silence()
+            except Exception:  # noqa: BLE001
+                log.exception("watchdog")
+
+    def check_silence(self, now: float | None = None) -> list[dict]:
+        """Raise a ``silent`` alert for each running source that has said nothing for too long."""
+        now = now or time.time()
+        raised = []
+        for table_id, task in list(self.tasks.items()):
+            rt = self.runtimes[table_id]
+            last = rt.worker.get("last_read") or rt.worker.get("started_at") or now
+            if task.done() or now - last < self.settings.silent_after_s:
+                continue
+            alert = rt.raise_alert(f"silent:{int(last)}", "silent", "silent_source",
+                                   f"table {rt.cfg.name}: no event from the {rt.worker['kind']} source for "
+                                   f"{now - last:.0f} s", {"last_read": last})
+            if alert:
+                raised.append(alert)
+        return raised

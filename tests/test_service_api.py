@@ -1,0 +1,227 @@
+"""Service endpoints: tables, workers, events, matches/games/hands, records, uploads, pages (TestClient)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from engine.record import from_json, to_json, record_from_match
+from engine.record_text import read_text, write_text
+from engine.ruleset import load_ruleset
+from engine.simulate import simulate_match
+from service.testing import AUTH, app_for, mismatch_script, wait_for
+
+MANUAL = {"id": "t1", "name": "Table 1", "rules": "lisa-b-all-fives", "players": {"N": "Ana", "S": "Bob"},
+          "video_source": "rtsp://cam1/stream", "calibration": "calibration/t1.json", "worker": {"kind": "manual"}}
+
+
+@pytest.fixture()
+def client(tmp_path):
+    with TestClient(app_for(tmp_path)) as c:
+        yield c
+
+
+def post(c, path, body=None, **kw):
+    return c.post(path, json=body if body is not None else {}, headers=AUTH, **kw)
+
+
+def manual_table(c, **extra):
+    r = post(c, "/api/tables", {**MANUAL, **extra})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def test_health_rulesets_and_pages(client):
+    assert client.get("/api/health").json()["ok"] is True
+    presets = {r["name"]: r for r in client.get("/api/rulesets").json()}
+    assert "bogus_play" in presets["lisa-b-all-fives"]["penalties"]
+    manual_table(client)
+    for path in ("/", "/tables/t1/overlay", "/tables/t1/umpire", "/matches/1/review", "/static/common.js",
+                 "/static/overlay.js", "/static/umpire.js", "/static/review.js", "/static/style.css"):
+        r = client.get(path)
+        assert r.status_code == 200, path
+    assert "<svg" not in client.get("/tables/t1/overlay").text  # drawn by the script from the feed
+
+
+def test_register_list_get_status_start_stop_delete(client):
+    info = manual_table(client)
+    assert info["id"] == "t1" and info["status"]["state"] == "stopped" and info["calibration"] == "calibration/t1.json"
+    assert [t["id"] for t in client.get("/api/tables").json()] == ["t1"]
+    assert client.get("/api/tables/t1").json()["players"] == {"N": "Ana", "S": "Bob"}
+    assert post(client, "/api/tables", MANUAL).status_code == 409  # exists
+    st = post(client, "/api/tables/t1/start").json()
+    assert st["state"] == "running" and st["connected"] is True
+    assert client.get("/api/tables/t1/status").json()["state"] == "running"
+    r = client.delete("/api/tables/t1", headers=AUTH)
+    assert r.status_code == 409 and "stop it first" in r.json()["detail"]
+    assert post(client, "/api/tables/t1/stop").json()["state"] == "stopped"
+    assert client.delete("/api/tables/t1", headers=AUTH).json() == {"deleted": "t1"}
+    assert client.get("/api/tables/t1").status_code == 404
+
+
+def test_slug_from_name_and_teams(client):
+    r = post(client, "/api/tables", {"name": "Final Table!", "rules": "bdc-partnership",
+                                     "players": {"N": "A", "E": "B", "S": "C", "W": "D"},
+                                     "teams": {"NS": "Tigres", "EW": "Leones"}})
+    assert r.status_code == 201, r.text
+    assert r.json()["id"] == "final-table"
+    state = client.get("/api/tables/final-table/snapshot").json()["data"]["state"]
+    assert state["teams"]["NS"]["name"] == "Tigres" and sorted(state["teams"]["EW"]["players"]) == ["B", "D"]
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ({"name": "x", "rules": "no-such-preset"}, "no-such-preset"),
+    ({"name": "x", "rules": "lisa-b-all-fives", "players": {"E": "Eve"}}, "seat 'E' is not playing"),
+    ({"name": "x", "rules": "lisa-b-all-fives", "teams": {"NS": "team"}}, "no side 'NS'"),
+    ({"name": "x", "rules": "lisa-b-all-fives", "overrides": {"players": 9}}, "players"),
+    ({"name": ""}, "name"),
+    ({"name": "x", "colour": "red"}, "colour"),
+    ({"name": "x", "worker": {"kind": "robot"}}, "worker.kind"),
+    ({"name": "x", "players": {"Q": "who"}}, "players"),
+    ({"name": "x", "id": "Bad Id"}, "id"),
+])
+def test_bad_table_bodies_get_422_with_a_message(client, body, fragment):
+    r = post(client, "/api/tables", body)
+    assert r.status_code == 422, r.text
+    assert fragment in r.json()["detail"]
+
+
+def test_malformed_json_is_422_not_500(client):
+    r = client.post("/api/tables", content=b"{nope", headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 422 and "JSON" in r.json()["detail"]
+
+
+def test_manual_events_and_records(client):
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    logs = simulate_match(load_ruleset("lisa-b-all-fives"), 11, max_hands=1)
+    for ev in logs[0]:
+        r = post(client, "/api/tables/t1/events", {"event": json.loads(ev.model_dump_json())})
+        assert r.status_code == 201, r.text
+    rows = client.get("/api/matches/1/timeline").json()["rows"]
+    assert len([r for r in rows if r["type"] != "game_end"]) == len(logs[0])
+    # illegal: a tile already on the table -> 409 with the engine's reason
+    first_play = next(e for e in logs[0] if e.type == "play")
+    r = post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": [first_play.tile.a, first_play.tile.b],
+                                                         "end": "E"}, "new_hand": False})
+    assert r.status_code == 409 and "refused" in r.json()["detail"]
+    # bad events -> 422
+    for bad in ({"type": "play", "seat": "N"}, {"type": "dance"}, {"type": "penalty", "seat": "N"},
+                {"type": "play", "seat": "N", "tile": "9-9-9"}):
+        r = post(client, "/api/tables/t1/events", {"event": bad})
+        assert r.status_code == 422, (bad, r.text)
+        assert r.json()["detail"]
+    # records
+    expected = record_from_match(load_ruleset("lisa-b-all-fives"), logs, {"N": "Ana", "S": "Bob"},
+                                 {"table": "Table 1"})
+    rec = from_json(client.get("/api/matches/1/record.json").text)
+    assert rec.logs == expected.logs and rec.hands[0].result == expected.hands[0].result
+    assert to_json(rec) == to_json(expected)
+    txt = client.get("/api/matches/1/record.txt").text
+    assert txt == write_text(expected) and read_text(txt).logs == expected.logs
+    m = client.get("/api/matches/1").json()
+    assert m["hands"][0]["status"] == "over" and m["games"][0]["number"] == 1
+    g = client.get("/api/matches/1/games/1").json()
+    assert len(g["hand_records"]) == 1
+    h = client.get("/api/matches/1/hands/1").json()
+    assert len(h["events"]) == len(logs[0]) and h["sources"][0]["source"] == "manual"
+    assert client.get("/api/matches/1/hands/9").status_code == 404
+    assert client.get("/api/matches/1/games/9").status_code == 404
+    assert client.get("/api/matches/99").status_code == 404
+
+
+def test_matches_new_match_and_list(client):
+    manual_table(client, title="Round 1")
+    ms = client.get("/api/tables/t1/matches").json()
+    assert [(m["number"], m["title"], m["current"]) for m in ms] == [(1, "Round 1", True)]
+    r = post(client, "/api/tables/t1/matches", {"title": "Round 2"})
+    assert r.status_code == 201 and r.json()["number"] == 2
+    ms = client.get("/api/tables/t1/matches").json()
+    assert [m["current"] for m in ms] == [False, True]
+    assert post(client, "/api/tables/t1/matches", {"title": 5}).status_code == 422
+
+
+def test_scripted_worker_runs_a_simulated_match(client):
+    r = post(client, "/api/tables", {"id": "s1", "name": "Sim", "rules": "lisa-b-all-fives",
+                                     "worker": {"kind": "scripted", "speed": 1000, "interval": 1,
+                                                "simulate": {"seed": 2, "hands": 2}}})
+    assert r.status_code == 201
+    total = r.json()["script_events"]
+    post(client, "/api/tables/s1/start")
+    st = wait_for(lambda: (s := client.get("/api/tables/s1/status").json())["state"] == "finished" and s)
+    assert st["position"] == total and st["hand"]["number"] == 2
+    logs = simulate_match(load_ruleset("lisa-b-all-fives"), 2, max_hands=2)
+    assert from_json(client.get("/api/matches/1/record.json").text).logs == logs
+
+
+def test_script_upload_formats_and_limits(tmp_path):
+    with TestClient(app_for(tmp_path, max_upload_bytes=20_000)) as c:
+        post(c, "/api/tables", {"id": "s1", "name": "S", "rules": "lisa-b-all-fives", "worker": {"kind": "scripted"}})
+        r = post(c, "/api/tables/s1/start")
+        assert r.status_code == 409 and "no script" in r.json()["detail"]
+        rules = load_ruleset("lisa-b-all-fives")
+        rec = record_from_match(rules, simulate_match(rules, 4, max_hands=1))
+        put = lambda body, ct="application/json": c.put("/api/tables/s1/script", content=body,  # noqa: E731
+                                                         headers={**AUTH, "Content-Type": ct})
+        r = put(to_json(rec))
+        assert r.status_code == 200 and r.json()["hands"] == 1
+        assert put(write_text(rec), "text/plain").json()["events"] == len(rec.logs[0])
+        yaml_script = "rules: lisa-b-all-fives\nhands:\n  - events:\n    - N 6-6\n    - S 6-4 E\n"
+        assert put(yaml_script, "application/yaml").json() == {"table": "s1", "hands": 1, "events": 2}
+        assert put("x" * 30_000).status_code == 413
+        r = put("just some words")
+        assert r.status_code == 422 and "not a record or script" in r.json()["detail"]
+        r = put('{"format": "dominocast-record", "version": 9}')
+        assert r.status_code == 422 and "newer" in r.json()["detail"]
+        r = put("hands:\n  - events:\n    - N 6-6\n    - N 6-6\n")
+        assert r.status_code == 422 and "does not replay" in r.json()["detail"]
+        assert c.put("/api/tables/s1/script", content=b"\xff\xfe", headers=AUTH).status_code == 422
+
+
+def test_vision_worker_is_not_faked(client):
+    post(client, "/api/tables", {"id": "v1", "name": "Cam", "rules": "all-fives", "video_source": "/dev/video0",
+                                 "worker": {"kind": "vision"}})
+    r = post(client, "/api/tables/v1/start")
+    assert r.status_code == 501 and "not available yet" in r.json()["detail"]
+    assert client.get("/api/tables/v1/status").json()["state"] == "stopped"
+
+
+def test_mjpeg_endpoint_is_503_until_vision(client):
+    manual_table(client)
+    r = client.get("/api/tables/t1/video.mjpg")
+    assert r.status_code == 503 and "no video worker" in r.json()["detail"]
+
+
+def test_unknown_table_is_404_everywhere(client):
+    for path in ("/api/tables/zz", "/api/tables/zz/status", "/api/tables/zz/snapshot", "/api/tables/zz/matches",
+                 "/api/tables/zz/alerts", "/api/tables/zz/video.mjpg"):
+        assert client.get(path).status_code == 404, path
+    for path in ("/api/tables/zz/start", "/api/tables/zz/stop", "/api/tables/zz/matches"):
+        assert post(client, path).status_code == 404, path
+    assert post(client, "/api/tables/zz/events", {"event": {"type": "pass", "seat": "N"}}).status_code == 404
+
+
+def test_snapshot_shape_after_a_bad_play(client):
+    script, info = mismatch_script()
+    post(client, "/api/tables", {**MANUAL, "id": "m1"})
+    for ev in script[0]:
+        post(client, "/api/tables/m1/events", {"event": ev})
+    state = client.get("/api/tables/m1/snapshot").json()["data"]["state"]
+    hand = state["hand"]
+    assert hand["last_play"]["flags"][0]["kind"] == "mismatched_end"
+    assert any(t["flagged"] for t in hand["layout"]["tiles"])
+    assert len(hand["layout"]["tiles"]) == info["index"]  # the deal is not a tile
+    assert state["alerts_open"] == 1
+
+
+def test_serve_command_is_registered():
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
+    out = CliRunner().invoke(app, ["serve", "--help"], env={"COLUMNS": "200", "TERM": "dumb"})
+    assert out.exit_code == 0
+    for option in ("--host", "--port", "--db", "--data-dir", "DOMINOCAST_TOKEN"):
+        assert option in out.output

@@ -1,0 +1,96 @@
+"""A real browser (Chromium through Playwright) on the overlay and the umpire console.
+
+The service runs in a thread on 127.0.0.1 (random port), fed by a scripted source: a hand
+with a play on an end it does not match. The overlay shows the plays with their points and
+a banner for the flagged one; the umpire confirms the alert in the console (the rule set's
+bogus_play penalty applies) and the overlay updates. Screenshots go to docs/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import httpx
+import pytest
+
+from service.testing import AUTH, TOKEN, app_for, live_server, mismatch_script
+
+CHROMIUM = os.environ.get("DOMINOCAST_CHROMIUM", "/usr/bin/chromium")
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync"]
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')")
+if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium; .ci/run does it)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def test_overlay_and_umpire_console(tmp_path, browser):
+    script, info = mismatch_script(seed=8, plays=6)
+    seat = info["seat"]
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            r = c.post("/api/tables", json={
+                "id": "final", "name": "Final table", "rules": "lisa-b-all-fives",
+                "players": {"N": "Ana Ruiz", "S": "Bob Lee"}, "title": "Club final",
+                "worker": {"kind": "scripted", "interval": 0.6}})
+            assert r.status_code == 201, r.text
+            assert c.put("/api/tables/final/script", json={"hands": script}).status_code == 200
+
+            overlay = browser.new_page(viewport={"width": 1280, "height": 720})
+            overlay.goto(f"{base}/tables/final/overlay?theme=solid&size=1280x720")
+            overlay.wait_for_selector("#scores .team")  # drawn from the snapshot before any play
+            assert c.post("/api/tables/final/start").status_code == 200
+
+            # a play appears with its points
+            overlay.wait_for_function("document.querySelector('#lastplay .pts')?.textContent === '+10'", timeout=15000)
+            assert "played" in overlay.inner_text("#lastplay")
+            # the bad play: flagged tile and banner
+            overlay.wait_for_selector("#banner:not(.hidden)", timeout=15000)
+            assert "do not match" in overlay.inner_text("#banner")
+            assert overlay.locator("g.tile.flagged").count() == 1
+            overlay.screenshot(path=str(DOCS / "overlay.png"))
+            score_before = int(overlay.inner_text(f"#scores .team[data-side='{seat}'] .score"))
+
+            umpire = browser.new_page(viewport={"width": 1280, "height": 800})
+            umpire.goto(f"{base}/tables/final/umpire#token={TOKEN}")
+            umpire.wait_for_selector(".alert .confirm", timeout=15000)
+            assert "mismatched_end" in umpire.inner_text("#alerts")
+            assert umpire.locator(".alert .pensel").input_value() == "bogus_play"
+            umpire.wait_for_selector("#log tr:nth-child(3)")
+            umpire.screenshot(path=str(DOCS / "umpire.png"), full_page=True)
+            umpire.click(".alert .confirm")
+            umpire.wait_for_function("!document.querySelector('.alert .confirm')", timeout=15000)
+
+            # the overlay updates: the penalty, the new score, the banner gone
+            overlay.wait_for_function(
+                f"document.querySelector(\"#scores .team[data-side='{seat}'] .score\").textContent === '{score_before - 25}'",
+                timeout=15000)
+            assert "penalty" in overlay.inner_text("#lastplay") and "−25" in overlay.inner_text("#lastplay")
+            overlay.screenshot(path=str(DOCS / "overlay-penalty.png"))
+
+            # a page refresh rebuilds the same picture from the snapshot
+            overlay.reload()
+            overlay.wait_for_function(
+                f"document.querySelector(\"#scores .team[data-side='{seat}'] .score\")?.textContent === '{score_before - 25}'",
+                timeout=15000)
+
+            review = browser.new_page(viewport={"width": 1280, "height": 900})
+            review.goto(f"{base}/matches/1/review")
+            review.wait_for_selector("#chart svg polyline")
+            assert "bogus_play" in review.inner_text("#timeline")
+            assert "confirmed" in review.inner_text("#flags")
+            review.screenshot(path=str(DOCS / "review.png"), full_page=True)
+            for page in (overlay, umpire, review):
+                page.close()

@@ -1,0 +1,216 @@
+"""Umpire actions: alerts (dedup, confirm with the rule set's penalty, dismiss), corrections, hand
+confirmation, desync and silent-source alerts, and two umpires correcting at once."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from fastapi.testclient import TestClient
+
+from engine.match import replay_match
+from engine.record import event_from_dict
+from engine.ruleset import load_ruleset
+from service.testing import AUTH, app_for, mismatch_script, wait_for
+
+RULES = "lisa-b-all-fives"
+
+
+def post(c, path, body=None):
+    return c.post(path, json=body if body is not None else {}, headers=AUTH)
+
+
+@pytest.fixture()
+def bad_play(tmp_path):
+    """A manual table whose hand ends (so far) with a tile on an end it does not match."""
+    script, info = mismatch_script()
+    with TestClient(app_for(tmp_path)) as c:
+        assert post(c, "/api/tables", {"id": "t", "name": "T", "rules": RULES, "players": {"N": "Ana", "S": "Bob"}}).status_code == 201
+        for ev in script[0]:
+            assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
+        yield c, info
+
+
+def open_alerts(c):
+    return c.get("/api/tables/t/alerts").json()
+
+
+def scores(c):
+    return c.get("/api/tables/t/snapshot").json()["data"]["state"]["game"]["scores"]
+
+
+def test_mismatched_end_raises_one_alert_with_details(bad_play):
+    c, info = bad_play
+    alerts = open_alerts(c)
+    assert len(alerts) == 1
+    a = alerts[0]
+    assert (a["kind"], a["category"], a["seat"], a["hand"], a["index"]) == ("mismatched_end", "flag", info["seat"], 1, info["index"])
+    assert a["details"]["penalty"] == "bogus_play" and a["details"]["end"] == info["end"]
+    # another event does not duplicate it
+    post(c, "/api/tables/t/events", {"event": {"type": "penalty", "seat": "S", "points": 0}})
+    assert len(open_alerts(c)) == 1
+
+
+def test_confirm_applies_the_rule_set_penalty(bad_play):
+    c, info = bad_play
+    before = scores(c)
+    a = open_alerts(c)[0]
+    r = post(c, f"/api/tables/t/alerts/{a['id']}/confirm", {"by": "Umpire A"})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert out["penalty"] == "bogus_play" and out["alert"]["status"] == "confirmed"
+    assert out["alert"]["resolved_by"] == "Umpire A"
+    seat = info["seat"]
+    assert out["scores"][seat] == before[seat] - 25
+    hand = c.get("/api/matches/1/hands/1").json()
+    assert hand["events"][-1] == {"type": "penalty", "seat": seat, "name": "bogus_play",
+                                  "reason": f"confirmed mismatched_end (alert {a['id']})"}
+    assert hand["result"]["kind"] == "redeal"  # bogus_play: "all hands are folded and tiles are remixed"
+    assert open_alerts(c) == []
+    assert post(c, f"/api/tables/t/alerts/{a['id']}/confirm").status_code == 409  # not twice
+    assert c.get("/api/tables/t/alerts?status=confirmed").json()[0]["id"] == a["id"]
+
+
+def test_confirm_with_another_or_unknown_penalty(bad_play):
+    c, info = bad_play
+    a = open_alerts(c)[0]
+    r = post(c, f"/api/tables/t/alerts/{a['id']}/confirm", {"penalty": "no_such"})
+    assert r.status_code == 422 and "bogus_play" in r.json()["detail"]
+    r = post(c, f"/api/tables/t/alerts/{a['id']}/confirm", {"penalty": "pass_with_play"})
+    assert r.json()["penalty"] == "pass_with_play" and r.json()["scores"][info["seat"]] == -50
+
+
+def test_dismiss(bad_play):
+    c, _ = bad_play
+    a = open_alerts(c)[0]
+    r = post(c, f"/api/tables/t/alerts/{a['id']}/dismiss", {"note": "it did match", "by": "B"})
+    assert r.json()["alert"]["status"] == "dismissed" and r.json()["alert"]["note"] == "it did match"
+    assert open_alerts(c) == [] and post(c, f"/api/tables/t/alerts/{a['id']}/dismiss").status_code == 409
+    assert post(c, "/api/tables/t/alerts/999/dismiss").status_code == 404
+    assert post(c, "/api/tables/t/alerts/abc/dismiss").status_code == 422
+
+
+def test_fix_tile_replaces_the_play_and_resolves_the_alert(bad_play):
+    c, info = bad_play
+    # the umpire sees the tile was misread: void it instead of guessing a legal one, then fix it back
+    r = post(c, "/api/tables/t/corrections", {"replaces": info["index"], "event": None, "reason": "not played"})
+    assert r.status_code == 201 and r.json()["row"] is None
+    a = c.get("/api/tables/t/alerts?status=resolved").json()
+    assert a and a[0]["resolved_by"] == "engine"
+    assert open_alerts(c) == []
+    log = c.get("/api/matches/1/hands/1").json()["events"]
+    assert log[-1]["type"] == "correction" and log[-1]["replaces"] == info["index"]
+    # a correction that cannot be: the slot is a correction itself
+    r = post(c, "/api/tables/t/corrections", {"replaces": len(log) - 1, "event": None})
+    assert r.status_code == 404 and "no event" in r.json()["detail"]
+
+
+def test_fix_tile_reassign_and_scores_recomputed(tmp_path):
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        for ev in ({"type": "play", "seat": "N", "tile": "5-5"}, {"type": "play", "seat": "S", "tile": "5-1", "end": "E",
+                                                                  "confidence": 0.3}):
+            post(c, "/api/tables/t/events", {"event": ev})
+        assert scores(c) == {"N": 10, "S": 0}
+        a = open_alerts(c)
+        assert [x["kind"] for x in a] == ["uncertain_read"] and "0.30" in a[0]["message"]
+        r = post(c, "/api/tables/t/fix-tile", {"index": 1, "tile": "5-0"})
+        assert r.status_code == 201, r.text
+        assert r.json()["scores"] == {"N": 10, "S": 10}  # 5-0 on E: ends 5 + 0 + ... -> scores now
+        assert open_alerts(c) == []  # the fixed play has no confidence: no longer uncertain
+        r = post(c, "/api/tables/t/reassign", {"index": 0, "seat": "S"})
+        assert r.json()["scores"] == {"N": 0, "S": 20}
+        assert post(c, "/api/tables/t/reassign", {"index": 0, "seat": "X"}).status_code == 422
+        assert post(c, "/api/tables/t/fix-tile", {"index": 0, "tile": "77-1"}).status_code == 422
+        assert post(c, "/api/tables/t/fix-tile", {"index": 9, "tile": "1-1"}).status_code == 404
+        post(c, "/api/tables/t/events", {"event": {"type": "pass", "seat": "N"}})
+        r = post(c, "/api/tables/t/fix-tile", {"index": 4, "tile": "1-1"})  # index 4: the pass
+        assert r.status_code == 422 and "not a play" in r.json()["detail"]
+        tl = c.get("/api/matches/1/timeline").json()
+        assert [x["replaces"] for x in tl["corrections"]] == [1, 0]
+        # a penalty entered by the umpire, with explicit points
+        r = post(c, "/api/tables/t/events", {"event": {"type": "penalty", "seat": "N", "points": -10, "reason": "slow"}})
+        assert r.status_code == 201 and scores(c)["N"] == -10
+
+
+def test_hand_confirmation(bad_play):
+    c, info = bad_play
+    r = post(c, "/api/tables/t/hands/1/confirm")
+    assert r.status_code == 409 and "not over" in r.json()["detail"]
+    r = post(c, "/api/tables/t/hands/1/confirm", {"end": {"kind": "domino"}})
+    assert r.status_code == 409 and "winner" in r.json()["detail"]
+    r = post(c, "/api/tables/t/hands/1/confirm", {"end": {"kind": "umpire", "reason": "table dispute"}, "by": "Head"})
+    assert r.status_code == 200 and r.json()["result"]["kind"] == "umpire" and r.json()["confirmed_by"] == "Head"
+    assert c.get("/api/matches/1").json()["hands"][0]["confirmed_by"] == "Head"
+    assert c.get("/api/tables/t/snapshot").json()["data"]["state"]["hand"]["confirmed"] is True
+    assert post(c, "/api/tables/t/hands/7/confirm").status_code == 404
+
+
+def test_desync_alert_from_the_worker_is_deduplicated(tmp_path):
+    script = [[{"type": "play", "seat": "N", "tile": [5, 5]}, {"type": "play", "seat": "S", "tile": [5, 5], "end": "E"},
+               {"type": "play", "seat": "S", "tile": [5, 5], "end": "W"}, {"type": "play", "seat": "S", "tile": [5, 0], "end": "E"}]]
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "scripted", "interval": 0.01}})
+        r = c.put("/api/tables/t/script", json={"hands": script}, headers=AUTH)
+        assert r.status_code == 422 and "does not replay" in r.json()["detail"]  # uploads are checked...
+        c.app.state.registry.set_script("t", script)  # ...a live source is not: it desyncs
+        post(c, "/api/tables/t/start")
+        wait_for(lambda: c.get("/api/tables/t/status").json()["state"] == "finished")
+        alerts = open_alerts(c)
+        assert [a["kind"] for a in alerts] == ["desync"]
+        assert "already on the table" in alerts[0]["message"] and alerts[0]["details"]["repeats"] == 2
+        assert c.get("/api/matches/1/hands/1").json()["events"][-1]["tile"] == [5, 0]
+
+
+def test_silent_source_alert(tmp_path):
+    with TestClient(app_for(tmp_path, silent_after_s=30)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives",
+                                "worker": {"kind": "scripted", "interval": 600, "simulate": {"seed": 1, "hands": 1}}})
+        post(c, "/api/tables/t/start")
+        reg = c.app.state.registry
+        assert reg.check_silence() == []
+        import time
+        raised = reg.check_silence(now=time.time() + 100)
+        assert len(raised) == 1 and raised[0]["kind"] == "silent_source"
+        assert reg.check_silence(now=time.time() + 200) == []  # deduplicated
+        assert [a["kind"] for a in open_alerts(c)] == ["silent_source"]
+        post(c, "/api/tables/t/stop")
+
+
+def test_two_umpires_correcting_at_once(bad_play):
+    c, info = bad_play
+    hand = c.get("/api/matches/1/hands/1").json()
+    plays = [i for i, e in enumerate(hand["events"]) if e["type"] == "play" and i < info["index"]]
+    errors: list = []
+    barrier = threading.Barrier(2)
+
+    def umpire(name: str) -> None:
+        barrier.wait()
+        for k in range(6):
+            # both keep re-assigning the same plays to the seats that made them (legal, so every one lands)
+            idx = plays[k % len(plays)]
+            r = post(c, "/api/tables/t/reassign", {"index": idx, "seat": hand["events"][idx]["seat"], "by": name})
+            if r.status_code != 201:
+                errors.append(r.text)
+
+    threads = [threading.Thread(target=umpire, args=(n,)) for n in ("A", "B")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    log = c.get("/api/matches/1/hands/1").json()["events"]
+    corrections = log[len(hand["events"]):]
+    assert len(corrections) == 12 and all(e["type"] == "correction" for e in corrections)
+    assert sorted(e["by"] for e in corrections) == ["A"] * 6 + ["B"] * 6
+    # the state the service holds is the fold of the stored log
+    rules = load_ruleset(RULES)
+    folded = replay_match(rules, [[event_from_dict(e) for e in log]])
+    assert c.get("/api/tables/t/snapshot").json()["data"]["state"]["game"]["scores"] == folded.games[0].scores
+    # and the feed announced every one, in log order
+    msgs = c.app.state.registry.get("t")
+    from service.feeds import backlog
+
+    events = [m["data"] for m in backlog(c.app.state.factory, "t", "events", 0) if m["kind"] == "event"]
+    assert [e["index"] for e in events][-12:] == list(range(len(hand["events"]), len(log)))
+    assert msgs.seq >= max(m["id"] for m in backlog(c.app.state.factory, "t", "events", 0))
