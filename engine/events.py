@@ -35,6 +35,8 @@ class Deal(_Event):
 
     type: Literal["deal"] = "deal"
     hands: dict[str, list[TileField]] = Field(default_factory=dict)
+    # False: draws from the boneyard are not recorded (a camera), so tile counts are unknown
+    draws_seen: bool = True
 
 
 class Play(_Event):

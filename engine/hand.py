@@ -104,6 +104,9 @@ class HandState:
     leader: str | None = None
     responses: list[str] = field(default_factory=list)  # the first answers to the lead
     exposed: set[tuple[int, int]] = field(default_factory=set)  # tiles shown during play
+    # False when draws are not seen (a camera in a draw game: Deal(draws_seen=False)): a seat's
+    # tile count is then unknown, so no domino is declared by counting.
+    counts_known: bool = True
     last_t: float | None = None  # time of the previous timed event, for the play clock
 
     def side(self, seat: str) -> str:
@@ -247,6 +250,8 @@ def _deal(st: HandState, ev: Deal, points: dict, flags: list[Flag]) -> None:
         if len(tiles) != st.rules.hand_size:
             raise IllegalEvent(f"{seat} was dealt {len(tiles)} tiles; the hand size is {st.rules.hand_size}")
         st.known[seat] = list(tiles)
+    if not ev.draws_seen and st.rules.boneyard:
+        st.counts_known = False
     limit = st.rules.redeal_doubles
     for seat, tiles in ev.hands.items():
         doubles = sum(t.is_double for t in tiles)
@@ -350,7 +355,7 @@ def _remove_from_hand(st: HandState, seat: str, tile: Tile) -> None:
             hand.remove(match[0])
         else:
             st.known[seat] = None  # the hand we thought we knew was wrong: stop trusting it
-    if st.counts[seat] < 0:
+    if st.counts[seat] < 0 and st.counts_known:
         raise IllegalEvent(f"{seat} has no tiles left to play")
 
 
@@ -383,7 +388,7 @@ def _check_end_after_play(
     st: HandState, seat: str, placement: Placement, pts: int, before: dict[str, int], flags: list[Flag], points: dict
 ) -> None:
     tile = placement.tile
-    if st.counts[seat] == 0:
+    if st.counts_known and st.counts[seat] == 0:
         if st.rules.no_domino_with_scoring_or_double and (pts > 0 or tile.is_double) and st.drawable() > 0:
             # seed 004: "A player cannot 'domino' with a scoring tile or a double" -> he draws
             flags.append(Flag("must_draw", seat, f"{seat} cannot go out with a scoring tile or a double: draw"))
@@ -524,12 +529,15 @@ def _hand_end(st: HandState, ev: HandEnd, points: dict, flags: list[Flag]) -> No
 
 # ---- the end of a hand ---------------------------------------------------------------
 
-def _remaining(st: HandState) -> dict[str, int] | None:
+def _remaining(st: HandState, out_seat: str | None = None) -> dict[str, int] | None:
+    """Remaining pips per seat, or None while a seat's tiles are unknown (``out_seat`` went out)."""
     out = {}
     for s in st.order:
-        if s in st.revealed:
+        if s == out_seat:
+            out[s] = 0
+        elif s in st.revealed:
             out[s] = hand_pips(st.revealed[s])
-        elif st.counts[s] == 0:
+        elif st.counts_known and st.counts[s] == 0:
             out[s] = 0
         elif st.known[s] is not None:
             out[s] = hand_pips(st.known[s])  # type: ignore[arg-type]
@@ -541,7 +549,7 @@ def _remaining(st: HandState) -> dict[str, int] | None:
 def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
             points: dict, capicua: bool = False) -> None:
     """End the hand; award the end-of-hand points once every remaining hand is counted."""
-    remaining = _remaining(st)
+    remaining = _remaining(st, winner if kind == "domino" else None)
     if remaining is None:
         st.pending_end = (kind, winner, locker)
         st.pending_capicua = capicua

@@ -10,6 +10,7 @@
     N penalty -25/+25 pass        points to the infractor / to each opponent side
     E reveal 6-5 4-4   tiles shown at the end of the hand
     deal N 6-6 5-4 ... / S 1-1 ...   the tiles dealt (one group per seat)
+    deal unseen        hands and draws are not seen (a camera): no domino by counting tiles
     end domino N | end locked | end time | end redeal | end umpire [reason]
     fix 7 E 3-4 W      correction: event number 7 is replaced by the event after it
     void 7             correction: event number 7 is voided
@@ -79,6 +80,8 @@ def _parse_words(words: list[str], stamps: dict):
         return Correction(replaces=int(words[1]), event=None, **stamps)
     if head == "fix":
         return Correction(replaces=int(words[1]), event=_parse_words(words[2:], {}), **stamps)
+    if head == "deal" and words[1:] == ["unseen"]:
+        return Deal(hands={}, draws_seen=False, **stamps)
     if head == "deal":  # deal N 6-6 5-4 ... / S 1-1 ...
         groups = " ".join(words[1:]).split("/")
         return Deal(hands={g.split()[0].upper(): _tiles(g.split()[1:]) for g in groups}, **stamps)
@@ -122,6 +125,8 @@ def format_event(ev) -> str:
     if isinstance(ev, Correction):
         body = f"void {ev.replaces}" if ev.event is None else f"fix {ev.replaces} {format_event(ev.event)}"
         return body + _stamps(ev)
+    if isinstance(ev, Deal) and not ev.hands and not ev.draws_seen:
+        return "deal unseen" + _stamps(ev)
     if isinstance(ev, Deal):
         return "deal " + " / ".join(f"{s} " + " ".join(map(str, t)) for s, t in ev.hands.items()) + _stamps(ev)
     if isinstance(ev, HandEnd):

@@ -282,3 +282,24 @@ def test_pass_and_draw_with_a_legal_play_are_flagged_only_when_the_hand_is_known
     # S's hand unknown (only N's dealt): no judgement on S's pass beyond the boneyard still to draw
     st = replay(rules, ev("deal N 5-4 6-6 6-5 3-3 2-2 1-1 0-0", "N 5-4", "S pass"))
     assert "pass_with_play" not in kinds(st) and "pass_before_drawing" in kinds(st)
+
+
+def test_unseen_draws_no_domino_by_counting_until_the_umpire_says():
+    # A camera in a draw game sees no draws ("deal unseen"): N's 7th tile on the table is no proof
+    # that N is out (N may have drawn). The hand goes on until the umpire enters the domino.
+    from engine.hand import HandContext, replay
+    from engine.notation import parse_event
+    from engine.ruleset import load_ruleset
+
+    rules = load_ruleset("all-fives")
+    lines = ["deal unseen", "N 5-4", "S 4-3 E", "N 5-2 W", "S 3-1 E", "N 2-0 W", "S 1-6 E", "N 0-4 W",
+             "S 6-2 E", "N 4-1 W", "S 2-1 E", "N 1-0 W", "S 0-3 W", "N 1-5 E"]
+    log = [parse_event(x) for x in lines]
+    st = replay(rules, log, HandContext(leader="N"))
+    assert st.result is None and st.pending_end is None  # 7 tiles by N, hand not over
+    same_without_marker = replay(rules, log[1:], HandContext(leader="N"))
+    assert same_without_marker.pending_end is not None  # counting says N is out
+    st = replay(rules, log + [parse_event("end domino N"), parse_event("S reveal 6-6 6-4")],
+                HandContext(leader="N"))
+    # S holds 12 + 10 = 22 -> 20 (nearest 5)
+    assert st.result.kind == "domino" and st.result.awards == {"N": 20, "S": 0}
