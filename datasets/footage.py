@@ -26,7 +26,7 @@ import numpy as np
 
 from calibration.profile import TableProfile
 from datasets.footage_script import Script
-from datasets.footage_sim import simulate_hands
+from engine.simulate import simulate_match
 from datasets.render import layouts as Ly
 from datasets.render import tiles as T
 from datasets.render.camera import Camera
@@ -207,7 +207,7 @@ def make_footage(rules_name: str, seed: int, out_dir: str | Path, fps: float = 1
     colours = {s: Ly.arm_occluder(np.random.default_rng([seed, i]), box, (0.0, 0.0)).colour
                for i, s in enumerate("NESW")}
 
-    logs = simulate_hands(rules, seed, hands, inject_mismatch)
+    logs = simulate_match(rules, seed, hands=hands, mismatches=inject_mismatch)
     script = Script(TABLE_MM, fps, np.random.default_rng([seed, 11]), colours)
     scripted = _script_hands(script, rules, logs, fps)
     n_frames = len(script.frames)

@@ -46,8 +46,13 @@ def _opening(hand: Hand, hands: dict[str, list[Tile]]) -> tuple[str, Tile | None
 
 
 def simulate_hand(rules: Ruleset, rng: random.Random, context: HandContext | None = None,
-                  max_events: int = 400) -> list:
+                  max_events: int = 400, mismatches: int = 0) -> list:
     """Play one hand at random but legally; returns its event log (a Deal first).
+
+    ``mismatches`` plays (at random play numbers among the first ``hand_size`` answers to the
+    lead) instead put a tile of the player's hand on an open end it does not match, played
+    ``oriented`` so its first half touches: the seeds' "bogus play", which the engine places
+    and flags ``mismatched_end``. Fewer are injected when the hand ends first.
 
     Raises:
         RuntimeError: the hand did not end within ``max_events`` (an engine bug).
@@ -61,6 +66,8 @@ def simulate_hand(rules: Ruleset, rng: random.Random, context: HandContext | Non
     if lead is None:
         lead = rng.choice(h.state.known[seat])  # type: ignore[arg-type]
     h.append(Play(seat=seat, tile=lead))
+    targets = sorted(rng.sample(range(1, rules.hand_size + 1), min(mismatches, rules.hand_size))) if mismatches else []
+    answered = 0
     while not h.state.over:
         if len(h.log) > max_events:
             raise RuntimeError("simulated hand did not end")
@@ -68,6 +75,15 @@ def simulate_hand(rules: Ruleset, rng: random.Random, context: HandContext | Non
         seat = st.turn or st.order[0]
         moves = [(t, e) for e, tiles in st.legal_ends(seat).items() for t in tiles]
         if moves:
+            answered += 1
+            if targets and answered >= targets[0]:
+                bad = sorted(((t, e) for e, v in st.layout.open_ends().items()
+                              for t in st.known[seat] or [] if not t.has(v)), key=lambda m: (m[0].key, m[1]))
+                if bad:
+                    tile, end = rng.choice(bad)
+                    targets.pop(0)
+                    h.append(Play(seat=seat, tile=tile, end=end, oriented=True))
+                    continue
             tile, end = rng.choice(sorted(moves, key=lambda m: (m[0].key, m[1])))
             h.append(Play(seat=seat, tile=tile, end=end))
         elif rules.boneyard and rules.draw_rule != "none" and st.drawable() > 0:
@@ -77,15 +93,18 @@ def simulate_hand(rules: Ruleset, rng: random.Random, context: HandContext | Non
     return h.log
 
 
-def simulate_match(rules: Ruleset, seed: int, max_hands: int = 60) -> list[list]:
-    """Hands played until the match is over (per the rule set) or ``max_hands``; one log per hand."""
+def simulate_match(rules: Ruleset, seed: int, max_hands: int = 60, hands: int = 0, mismatches: int = 0) -> list[list]:
+    """Hands played until the match is over (per the rule set), ``hands`` hands (0: no limit) or
+    ``max_hands``; one log per hand, ``mismatches`` injected per hand (see :func:`simulate_hand`).
+    Same seed, same logs."""
     from engine.match import next_context, replay_match
 
     rng = random.Random(seed)
     logs: list[list] = []
-    while len(logs) < max_hands:
+    while len(logs) < (hands or max_hands):
         state = replay_match(rules, logs)
         if state.over:
             break
-        logs.append(simulate_hand(rules, rng, next_context(rules, state.games, len(logs) + 1)))
+        ctx = next_context(rules, state.games, len(logs) + 1)
+        logs.append(simulate_hand(rules, rng, ctx, mismatches=mismatches))
     return logs

@@ -12,12 +12,11 @@ from typer.testing import CliRunner
 
 from calibration.profile import TableProfile
 from datasets.footage import make_footage
-from datasets.footage_sim import simulate_hands
 from datasets.render.line_of_play import GAP_MM, Box, Planner, overlap_area, plan_hand
 from datasets.render.tiles import TILE_SHORT_MM
 from engine.hand import HandContext, replay
 from engine.ruleset import load_ruleset
-from engine.simulate import simulate_hand
+from engine.simulate import simulate_hand, simulate_match
 from engine.tiles import Tile
 
 TABLE = Box(0.0, 0.0, 1000.0, 600.0)
@@ -133,7 +132,7 @@ def test_video_has_the_frames_the_ground_truth_says(runs):
 def test_plays_are_the_engines_hand(runs):
     rules = load_ruleset("lisa-b-all-fives")
     _, gt = runs[0]
-    log = simulate_hands(rules, 3, 1, mismatches=1)[0]
+    log = simulate_match(rules, 3, hands=1, mismatches=1)[0]
     st = replay(rules, log)
     engine_plays = [(o.placement.tile.a, o.placement.tile.b, o.placement.end, o.points)
                     for o in st.outcomes if o.placement is not None]
@@ -215,7 +214,7 @@ def test_without_mismatches_the_hand_is_engine_simulate_match():
     from engine.simulate import simulate_match
 
     rules = load_ruleset("all-fives")
-    assert simulate_hands(rules, 8, 2) == simulate_match(rules, 8)[:2]
+    assert simulate_match(rules, 8, hands=2) == simulate_match(rules, 8)[:2]
 
 
 def test_drawn_tiles_come_to_rest_in_the_players_hand(runs):
