@@ -29,7 +29,8 @@ import numpy as np
 __all__ = [
     "DDD_GRID", "DDD_GAMES", "DDD_MOVES", "Move", "realdata_root", "load_domibot",
     "parse_ddd_label", "load_ddd_game", "ddd_grid_quad", "ddd_grid_homography",
-    "ddd_game_homography", "ddd_cell_crop", "ddd_tile_quads", "ddd_half_crops", "tile_white_fraction",
+    "ddd_game_homography", "ddd_cell_crop", "ddd_tile_quads", "ddd_half_crops",
+    "tile_white_fraction",
     "ddd_check_cells",
 ]
 
@@ -39,9 +40,10 @@ DDD_GAMES = (1, 2, 3, 4, 5)
 DDD_MOVES = 20
 _DDD_DIR = "ddd-train"
 _DOMIBOT_DIR = Path("DomiBotUPM__DomiBot") / "vision" / "dataset_fichas"
-#: Tiles stand ~1 cm above the board and the phone is ~70 cm above it, so their top faces
-#: project radially away from the image centre by this fraction of the distance
-#: (measured on the photos, see docs/realdata.md). Used when cropping halves.
+#: The tiles' top faces stand above the board, so in the photo they lie slightly further
+#: from the image centre than the printed cells under them: by this fraction of the
+#: distance (least-squares fit of the located tiles' offsets, 0.004 in x, 0.006 in y;
+#: see docs/realdata.md). Used by :func:`ddd_cell_crop`.
 DDD_LIFT = 0.005
 
 
@@ -548,10 +550,7 @@ def tile_white_fraction(crop: np.ndarray) -> float:
     """
     s = crop.shape[0]
     a, b = int(0.2 * s), int(0.8 * s)
-    hsv = cv2.cvtColor(crop[a:b, a:b], cv2.COLOR_BGR2HSV).astype(np.int16)
-    hue, sat, val = hsv[..., 0], hsv[..., 1], hsv[..., 2]
-    ok = (val >= 190) & (sat <= 120) & ((sat < 40) | ((hue >= 60) & (hue <= 130)))
-    return float(ok.mean())
+    return float(_white_mask(crop[a:b, a:b]).mean())
 
 
 def ddd_check_cells(g: int, k: int, thresh: float = 0.5, root: Path | None = None) -> dict:
