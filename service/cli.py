@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import typer
 
-from service import cli_calibrate, cli_engine, cli_record
+from service import cli_datasets, cli_engine, cli_train
+from service import cli_calibrate
+from service import cli_record
+from service import cli_serve
 
 app = typer.Typer(
     name="dominocast",
@@ -21,8 +24,11 @@ app = typer.Typer(
 )
 
 cli_engine.register(app)
-cli_record.register(app)
+cli_datasets.register(app)
+cli_train.register(app)
 cli_calibrate.register(app)
+cli_record.register(app)
+cli_serve.register(app)
 
 
 def main() -> None:

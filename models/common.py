@@ -1,0 +1,65 @@
+"""Shared helpers for the training entry points (device choice, dataset on demand, metrics files)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+MODELS_DIR = Path(__file__).resolve().parent
+REPO_ROOT = MODELS_DIR.parent
+CHECKPOINTS = MODELS_DIR / "checkpoints"
+
+
+def default_data_dir(seed: int, scenes: int, imgsz: int) -> Path:
+    """Where the generator's output for this recipe lives (ignored by git)."""
+    return REPO_ROOT / "data" / f"synth_seed{seed}_scenes{scenes}_img{imgsz}"
+
+
+def ensure_dataset(data: Path, scenes: int, seed: int, imgsz: int, workers: int = 2) -> Path:
+    """Build the synthetic dataset into ``data`` unless its recipe.json already exists."""
+    if (data / "recipe.json").exists():
+        return data
+    from datasets.build import build
+
+    print(f"building dataset: {scenes} scenes, seed {seed}, imgsz {imgsz} -> {data}", flush=True)
+    build(data, scenes, seed=seed, imgsz=imgsz, workers=workers, progress=True)
+    return data
+
+
+def resolve_device(device: str) -> str:
+    """``auto`` -> ``"0"`` (first CUDA GPU) when torch sees one, else ``"cpu"``; other values pass through."""
+    if device != "auto":
+        return device
+    import torch
+
+    return "0" if torch.cuda.is_available() else "cpu"
+
+
+def hardware(device: str) -> str:
+    """One-line description of the training hardware."""
+    if device not in ("cpu",):
+        try:
+            import torch
+
+            return f"GPU {torch.cuda.get_device_name(0)}"
+        except Exception:  # pragma: no cover - best effort
+            return f"device {device}"
+    return f"CPU {platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+
+
+def write_json(path: Path, obj: dict) -> None:
+    """Write ``obj`` as indented JSON."""
+    path.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+
+
+class Stopwatch:
+    """Wall-clock seconds since construction."""
+
+    def __init__(self) -> None:
+        self.t0 = time.time()
+
+    def __call__(self) -> float:
+        return round(time.time() - self.t0, 1)

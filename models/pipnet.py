@@ -1,0 +1,48 @@
+"""PipNet: a tiny CNN that reads the pips on one rectified tile half (classes 0..6).
+
+Input: (N, 3, 32, 32) float32, BGR channel order (as OpenCV loads), values in
+[0, 1]: a half from :func:`vision.crops.rectified_halves` (32 x 32 px).
+Output of the exported ONNX graph: (N, 7) float32 class probabilities (softmax).
+Needs torch (training only); the runtime uses the ONNX file.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+HALF_PX = 32
+NUM_CLASSES = 7
+
+
+def _block(cin: int, cout: int) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+        nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+        nn.MaxPool2d(2),
+    )
+
+
+class PipNet(nn.Module):
+    """3 conv blocks (16-32-64 channels) and a small MLP head; ~0.2 M parameters."""
+
+    def __init__(self, num_classes: int = NUM_CLASSES):
+        super().__init__()
+        self.features = nn.Sequential(_block(3, 16), _block(16, 32), _block(32, 64))
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 4 * 4, 128), nn.ReLU(inplace=True),
+                                  nn.Linear(128, num_classes))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(N, 3, 32, 32) float -> (N, num_classes) logits."""
+        return self.head(self.features(x))
+
+
+class PipNetProbs(nn.Module):
+    """Export wrapper: logits -> softmax probabilities."""
+
+    def __init__(self, net: PipNet):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(self.net(x), dim=1)

@@ -1,0 +1,122 @@
+"""Train the tile detector: YOLO11n-OBB, 2 classes (tile_up, tile_down), from the model YAML.
+
+    python -m models.train_detector --epochs 30 --imgsz 320
+    dominocast train detector --epochs 30 --imgsz 320
+
+The detector sees scale-normalised windows (tile long side 28-56 px in an
+``imgsz`` square; see ``datasets/build.py``).  Pips are not read here: the pip
+reader classifies rectified halves of the detected tiles.
+
+Steps: build the dataset with a fixed seed if absent, train (``--resume`` starts
+from the committed ``models/checkpoints/tile_detector.pt`` instead of random
+weights), copy the optimizer-free best weights to the checkpoint, export ONNX
+to ``models/tile_detector.onnx`` and write ``models/tile_detector.metrics.json``.
+Needs ``make train-deps`` (torch + ultralytics); nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+from pathlib import Path
+
+from models.common import (CHECKPOINTS, MODELS_DIR, REPO_ROOT, Stopwatch, default_data_dir, ensure_dataset,
+                           hardware, resolve_device, write_json)
+
+CHECKPOINT = CHECKPOINTS / "tile_detector.pt"
+ONNX_PATH = MODELS_DIR / "tile_detector.onnx"
+METRICS_PATH = MODELS_DIR / "tile_detector.metrics.json"
+OPSET = 17
+
+
+def _metrics(m) -> dict:
+    """Box metrics of an ultralytics validation result as plain floats."""
+    b = m.box
+    return {"precision": round(float(b.mp), 4), "recall": round(float(b.mr), 4),
+            "mAP50": round(float(b.map50), 4), "mAP50_95": round(float(b.map), 4)}
+
+
+def export_onnx(weights: Path, imgsz: int, dst: Path = ONNX_PATH) -> Path:
+    """Export ultralytics weights to a static-shape ONNX file at ``dst``."""
+    from ultralytics import YOLO
+
+    out = YOLO(str(weights)).export(format="onnx", imgsz=imgsz, opset=OPSET, simplify=False, dynamic=False)
+    shutil.copyfile(out, dst)
+    return dst
+
+
+def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: int = 320, epochs: int = 30,
+          hours: float | None = None, batch: int = 16, workers: int = 2, device: str = "auto",
+          resume: bool = False, name: str = "tile_detector") -> dict:
+    """Train, export and write metrics; returns the metrics dict.
+
+    Args:
+        data: dataset folder (built if missing); default depends on seed/scenes/imgsz.
+        scenes, seed: generator recipe when the dataset has to be built.
+        imgsz: detector input side in pixels (dataset windows have this size).
+        epochs: training epochs (ignored when ``hours`` is given).
+        hours: wall-clock training budget; ultralytics fits its schedule to it.
+        batch, workers: ultralytics batch size and data-loader workers.
+        device: ``auto``, ``cpu`` or a CUDA index.
+        resume: start from ``models/checkpoints/tile_detector.pt``.
+        name: run name under ``runs/detector``.
+    """
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    from ultralytics import YOLO
+
+    data = Path(data) if data else default_data_dir(seed, scenes, imgsz)
+    ensure_dataset(data, scenes, seed, imgsz, workers)
+    dev = resolve_device(device)
+    sw = Stopwatch()
+    start = str(CHECKPOINT) if resume and CHECKPOINT.exists() else "yolo11n-obb.yaml"
+    model = YOLO(start, task="obb")
+    kw = dict(data=str(data / "detect" / "data.yaml"), imgsz=imgsz, epochs=epochs, batch=batch, workers=workers,
+              device=dev, cache=True, plots=False, val=True, project=str(REPO_ROOT / "runs" / "detector"),
+              name=name, exist_ok=True, pretrained=False, amp=dev != "cpu", seed=seed, deterministic=False,
+              scale=0.25, degrees=0.0, fliplr=0.5, flipud=0.5, mosaic=1.0, close_mosaic=3, patience=1000,
+              verbose=True)
+    if hours:
+        kw["time"] = hours
+    model.train(**kw)
+    train_s = sw()
+    best = Path(model.trainer.best if Path(model.trainer.best).exists() else model.trainer.last)
+    CHECKPOINTS.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(best, CHECKPOINT)  # ultralytics strips the optimizer from best.pt at the end of training
+    final = YOLO(str(CHECKPOINT), task="obb")
+    val = _metrics(final.val(data=kw["data"], imgsz=imgsz, split="val", batch=batch, device=dev, plots=False,
+                             project=kw["project"], name=name + "_val", exist_ok=True))
+    test = _metrics(final.val(data=kw["data"], imgsz=imgsz, split="test", batch=batch, device=dev, plots=False,
+                              project=kw["project"], name=name + "_test", exist_ok=True))
+    export_onnx(CHECKPOINT, imgsz)
+    epochs_done = int(getattr(model.trainer, "epoch", -1)) + 1
+    metrics = {"model": "yolo11n-obb", "classes": ["tile_up", "tile_down"], "imgsz": imgsz,
+               "epochs_run": epochs_done, "train_wall_s": train_s, "total_wall_s": sw(),
+               "hardware": hardware(dev), "device": dev, "started_from": Path(start).name,
+               "data": {"dir": str(data.relative_to(REPO_ROOT)) if data.is_relative_to(REPO_ROOT) else str(data),
+                        "scenes": scenes, "seed": seed},
+               "val": val, "test_heldout": test, "onnx": ONNX_PATH.name, "opset": OPSET}
+    write_json(METRICS_PATH, metrics)
+    return metrics
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command-line entry point (``python -m models.train_detector``)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=None)
+    ap.add_argument("--scenes", type=int, default=1200)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--imgsz", type=int, default=320)
+    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--hours", type=float, default=None)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--device", default="auto")
+    ap.add_argument("--resume", action="store_true")
+    a = ap.parse_args(argv)
+    m = train(a.data, a.scenes, a.seed, a.imgsz, a.epochs, a.hours, a.batch, a.workers, a.device, a.resume)
+    print(m)
+
+
+if __name__ == "__main__":
+    main()

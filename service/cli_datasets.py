@@ -1,0 +1,84 @@
+"""``dominocast datasets``: build synthetic training data (see docs/generator.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from service.cli_common import console, fail
+
+datasets_app = typer.Typer(help="Synthetic datasets for the tile detector and the pip reader.",
+                           no_args_is_help=True)
+
+
+@datasets_app.command("build")
+def build_cmd(
+    out: Path = typer.Option(..., "--out", help="Output folder (created)."),
+    scenes: int = typer.Option(1000, "--scenes", help="Number of rendered frames."),
+    seed: int = typer.Option(0, "--seed", help="Master seed; same seed, same bytes."),
+    imgsz: int = typer.Option(416, "--imgsz", help="Detector window side, pixels."),
+    workers: int = typer.Option(2, "--workers", help="Rendering processes."),
+    width: int = typer.Option(1280, "--width", help="Rendered frame width, pixels."),
+    height: int = typer.Option(720, "--height", help="Rendered frame height, pixels."),
+) -> None:
+    """Render scenes and write the OBB detection and pip classification datasets."""
+    from datasets.build import build
+
+    if scenes < 1:
+        raise fail("--scenes must be at least 1")
+    if imgsz < 64 or imgsz % 32:
+        raise fail("--imgsz must be a multiple of 32, at least 64")
+    if imgsz > min(width, height):
+        raise fail(f"--imgsz {imgsz} is larger than the frame ({width}x{height})")
+    if workers < 1:
+        raise fail("--workers must be at least 1")
+    summary = build(out, scenes, seed=seed, imgsz=imgsz, workers=workers, frame_size=(width, height),
+                    progress=True)
+    for split, c in summary["counts"].items():
+        console.print(f"{split}: {c['scenes']} scenes, {c['detect_images']} detector images, {c['halves']} halves")
+    console.print(f"wrote {out}")
+
+
+# ---- footage (datasets/footage.py, docs/footage.md) ------------------------------------
+@datasets_app.command("footage")
+def footage(
+    rules: str = typer.Option(..., "--rules", help="Rule set preset or TOML file."),
+    seed: int = typer.Option(0, "--seed", help="Master seed; same seed, same video and ground truth."),
+    out: Path = typer.Option(..., "--out", help="Output folder (created)."),
+    fps: float = typer.Option(15.0, "--fps", help="Frames per second."),
+    size: str = typer.Option("1280x720", "--size", help="Frame size WxH, pixels."),
+    appearance: str = typer.Option("train", "--appearance", help="train, or test (held-out surface and style)."),
+    mismatch: int = typer.Option(0, "--mismatch", help="Mismatched-end plays injected per hand."),
+    hands: int = typer.Option(1, "--hands", help="Consecutive hands of a match in one video (0: the whole match)."),
+    name: str = typer.Option("footage", "--name", help="Video file stem (<name>.mp4)."),
+) -> None:
+    """Render a video of whole hands being played, with ground_truth.json and profile.json."""
+    import time
+
+    from datasets.footage import make_footage
+
+    try:
+        w, h = (int(v) for v in size.lower().split("x"))
+    except ValueError:
+        raise fail(f"--size must be WxH, e.g. 1280x720 (got {size!r})") from None
+    if w < 64 or h < 64 or w % 2 or h % 2:
+        raise fail("--size needs even sides of at least 64 pixels")
+    if appearance not in ("train", "test"):
+        raise fail("--appearance must be train or test")
+    if fps <= 0 or hands < 0 or mismatch < 0:
+        raise fail("--fps must be positive, --hands and --mismatch at least 0")
+    t0 = time.perf_counter()
+    try:
+        paths = make_footage(rules, seed, out, fps=fps, size=(w, h), appearance=appearance,
+                             inject_mismatch=mismatch, hands=hands, name=name)
+    except (FileNotFoundError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    for kind, path in paths.items():
+        console.print(f"{kind}: {path}")
+    console.print(f"done in {time.perf_counter() - t0:.1f} s")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``datasets`` sub-command group to the main CLI."""
+    app.add_typer(datasets_app, name="datasets")

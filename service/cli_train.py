@@ -1,0 +1,76 @@
+"""``dominocast train``: train the tile detector or the pip reader (needs ``make train-deps``)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from service.cli_common import console, fail
+
+train_app = typer.Typer(help="Train the shipped models on synthetic data (see docs/models.md).",
+                        no_args_is_help=True)
+
+
+def _need_training_deps() -> None:
+    for mod in ("torch", "ultralytics"):
+        if importlib.util.find_spec(mod) is None:
+            raise fail(f"{mod} is not installed: run `make train-deps` first")
+
+
+def _check_device(device: str) -> None:
+    if device not in ("auto", "cpu") and not device.replace(",", "").isdigit():
+        raise fail(f"--device must be auto, cpu or a CUDA index, got {device!r}")
+
+
+@train_app.command("detector")
+def detector_cmd(
+    epochs: int = typer.Option(30, "--epochs", help="Training epochs (ignored with --hours)."),
+    hours: Optional[float] = typer.Option(None, "--hours", help="Wall-clock budget; the schedule fits it."),
+    imgsz: int = typer.Option(320, "--imgsz", help="Detector input side, pixels."),
+    scenes: int = typer.Option(1200, "--scenes", help="Rendered frames when the dataset must be built."),
+    seed: int = typer.Option(0, "--seed", help="Generator seed."),
+    data: Optional[Path] = typer.Option(None, "--data", help="Dataset folder (built if missing)."),
+    batch: int = typer.Option(16, "--batch"),
+    device: str = typer.Option("auto", "--device", help="auto (GPU when torch sees one), cpu, or 0, 1, ..."),
+    resume: bool = typer.Option(False, "--resume", help="Start from models/checkpoints/tile_detector.pt."),
+) -> None:
+    """Train YOLO11n-OBB (tile_up / tile_down) and export models/tile_detector.onnx."""
+    _need_training_deps()
+    _check_device(device)
+    if epochs < 1 or (hours is not None and hours <= 0):
+        raise fail("--epochs must be >= 1 and --hours > 0")
+    if imgsz % 32:
+        raise fail("--imgsz must be a multiple of 32")
+    from models.train_detector import train
+
+    m = train(data, scenes, seed, imgsz, epochs, hours, batch, 2, device, resume)
+    console.print(f"test (held-out): {m['test_heldout']}  -> models/tile_detector.onnx")
+
+
+@train_app.command("pips")
+def pips_cmd(
+    epochs: int = typer.Option(12, "--epochs"),
+    imgsz: int = typer.Option(320, "--imgsz", help="Detector window size of the dataset recipe (halves are 32 px)."),
+    scenes: int = typer.Option(1200, "--scenes"),
+    seed: int = typer.Option(0, "--seed"),
+    data: Optional[Path] = typer.Option(None, "--data", help="Dataset folder (built if missing)."),
+    device: str = typer.Option("auto", "--device", help="auto (GPU when torch sees one), cpu, or 0, 1, ..."),
+    resume: bool = typer.Option(False, "--resume", help="Start from models/checkpoints/pip_reader.pt."),
+) -> None:
+    """Train the pip reader (tiny CNN on rectified halves) and export models/pip_reader.onnx."""
+    _need_training_deps()
+    _check_device(device)
+    if epochs < 1:
+        raise fail("--epochs must be >= 1")
+    from models.train_pips import train
+
+    m = train(data, scenes, seed, imgsz, epochs, device=device, resume=resume)
+    console.print(f"val acc {m['val_acc']}, held-out test acc {m['test_heldout_acc']} -> models/pip_reader.onnx")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``train`` sub-command group to the main CLI."""
+    app.add_typer(train_app, name="train")
