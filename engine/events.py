@@ -133,19 +133,26 @@ AnyEvent = Annotated[
 ]
 
 
+class CorrectionError(ValueError):
+    """A correction that points at itself, a later event, or another correction."""
+
+
 def effective(log: list) -> list[tuple[int, object]]:
     """The events in force: each corrected slot takes its latest replacement; voided slots drop.
 
     Returns (log index, event) pairs in log order, corrections themselves excluded.
 
     Raises:
-        IndexError: a correction that points at itself, a later event, or another correction.
+        CorrectionError: a correction that points at itself, a later event, or another correction.
     """
     slots: dict[int, object] = {}
     for i, ev in enumerate(log):
         if isinstance(ev, Correction):
-            if ev.replaces >= i or isinstance(log[ev.replaces], Correction):
-                raise IndexError(f"correction #{i} replaces #{ev.replaces}, which is not an earlier event")
+            if ev.replaces >= i:
+                raise CorrectionError(f"correction #{i} replaces #{ev.replaces}, which is not an earlier event")
+            if isinstance(log[ev.replaces], Correction):
+                raise CorrectionError(f"correction #{i} replaces #{ev.replaces}, which is itself a correction: "
+                                      f"correct event #{log[ev.replaces].replaces} instead")
             slots[ev.replaces] = ev.event
         else:
             slots[i] = ev

@@ -18,7 +18,8 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from engine.events import Correction, Deal, Draw, HandEnd, Pass, Penalty, Play, Reveal, TakeBack, effective
+from engine.events import (Correction, CorrectionError, Deal, Draw, HandEnd, Pass, Penalty, Play, Reveal, TakeBack,
+                           effective)
 from engine.layout import Layout, LayoutError, Placement
 from engine.ruleset import Ruleset
 from engine.scoring import lock_awards, play_points, round_points
@@ -187,7 +188,11 @@ def replay(rules: Ruleset, log: list, context: HandContext | None = None) -> Han
         IllegalEvent: an event that cannot happen (the message names the event number).
     """
     st = new_state(rules, context or HandContext())
-    for index, event in effective(log):
+    try:
+        events = effective(log)
+    except CorrectionError as exc:
+        raise IllegalEvent(str(exc)) from None
+    for index, event in events:
         try:
             apply(st, index, event)
         except (IllegalEvent, LayoutError, TileError) as exc:
@@ -574,6 +579,7 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
             awards[side] -= round_points(remaining[partner_of(winner)], rules.domino_rounding)
         if capicua and rules.capicua_bonus:
             awards[side] += rules.capicua_bonus
+            note += f"; capicua +{rules.capicua_bonus}"
         last = st.plays[-1][2] if st.plays else None
         if not rules.exposed_tile_domino_scores and last is not None and last.key in st.exposed:
             awards = {sd: 0 for sd in awards}  # seed 003: "If the player wins with that tile, the points do not count"

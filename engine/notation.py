@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import re
 
+from pydantic import ValidationError
+
 from engine.events import Correction, Deal, Draw, HandEnd, Pass, Penalty, Play, Reveal, TakeBack
 from engine.seats import SEATS
 from engine.tiles import Tile, TileError
@@ -68,6 +70,8 @@ def parse_event(line: str):
         raise NotationError("empty line")
     try:
         return _parse_words(words, stamps)
+    except ValidationError as exc:
+        raise NotationError(f"{line.strip()!r}: {exc.errors()[0]['msg']}") from None
     except (TileError, ValueError, IndexError) as exc:
         if isinstance(exc, NotationError):
             raise

@@ -175,6 +175,8 @@ def load_ruleset(name_or_path: str | Path, **overrides: object) -> Ruleset:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise RulesetError(f"{path}: no such rule set file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RulesetError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(f"{path}: not valid TOML: {exc}") from None
     data.update(overrides)

@@ -51,7 +51,7 @@ def score(
         return
     table = Table(title=f"{sc.rules.title} ({sc.rules.name})", show_lines=False)
     for col in ("g.h", "#", "event", "points", "open ends", "flags", "score"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     for row in rows:
         if row["type"] == "game_end":
             table.add_row(str(row["game"]), "", f"[bold]game over ({row['ended_by']}): {row['winner'] or 'tie'}[/]",
