@@ -215,7 +215,7 @@ def test_a_correction_that_cannot_happen_is_refused_and_not_recorded():
         h.append(parse_event(line))
     with pytest.raises(IllegalEvent, match="already on the table"):
         h.append(parse_event("fix 0 N 2-2"))  # then [2-2] would be played twice
-    with pytest.raises(IndexError):
+    with pytest.raises(IllegalEvent, match="not an earlier event"):
         h.append(Correction(replaces=5, event=None))  # no event 5 before it
     assert len(h.log) == 3 and h.state.scores == {"N": 20, "S": 0}
 
