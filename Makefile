@@ -20,9 +20,11 @@ $(STAMP_DEV): pyproject.toml | $(PY)
 
 install: $(STAMP_RUNTIME)
 
-# Until recognition from footage lands, the demo scores a bundled scripted match.
+# The main job on the bundled sample: review generated footage of a Lisa B. All Fives hand
+# (examples/footage, seed 19) into events, a record, an annotated video and a report.
 demo: $(STAMP_RUNTIME)
-	$(VENV)/bin/dominocast score examples/lisa-b-all-fives.yaml
+	$(VENV)/bin/dominocast review examples/footage/demo.mp4 --rules lisa-b-all-fives \
+		--calibration examples/footage/profile.json --out demo-review
 
 test: $(STAMP_DEV)
 	$(PY) -m pytest -q

@@ -12,7 +12,9 @@ import typer
 
 from service import cli_datasets, cli_engine, cli_train
 from service import cli_calibrate
+from service import cli_detect
 from service import cli_record
+from service import cli_review
 from service import cli_serve
 
 app = typer.Typer(
@@ -27,7 +29,9 @@ cli_engine.register(app)
 cli_datasets.register(app)
 cli_train.register(app)
 cli_calibrate.register(app)
+cli_detect.register(app)
 cli_record.register(app)
+cli_review.register(app)
 cli_serve.register(app)
 
 

@@ -1,0 +1,171 @@
+"""``dominocast detect``: recognize the tiles in photos (docs/recognition.md).
+
+    dominocast detect frame.jpg
+    dominocast detect a.jpg b.jpg --calibration table1.json --json tiles.json --annotate out.png
+
+Bad inputs (missing or unreadable file, not an image, an image for another camera
+size) print one ``error:`` line each and the other images are still processed; the
+exit code is then 2.  A corrupt calibration profile or missing model files stop the
+command at once (one line, exit code 2).
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import typer
+from rich.table import Table
+
+from service.cli_common import console, fail
+
+class CrossCheck(str, Enum):
+    """Which halves the classical counter cross-checks."""
+
+    all = "all"
+    uncertain = "uncertain"
+    none = "none"
+
+
+_UP, _DOWN, _FLAG = (60, 200, 60), (200, 140, 40), (40, 40, 230)  # BGR
+
+
+def _make_recognizer(models: Optional[Path], threads: int, n_sets: int, cross_check: str):
+    """Build the recognizer (tests replace this to run without model files)."""
+    from vision.recognize import DEFAULT_DETECTOR, DEFAULT_PIP_READER, Recognizer
+
+    det = models / DEFAULT_DETECTOR.name if models else None
+    pip = models / DEFAULT_PIP_READER.name if models else None
+    return Recognizer(det, pip, threads=threads, n_sets=n_sets, cross_check=cross_check)
+
+
+def annotate(frame: np.ndarray, tiles: list) -> np.ndarray:
+    """Draw tile polygons and pip values on a copy of a (H, W, 3) uint8 BGR frame.
+
+    Face-up tiles are green, face-down blue, flagged tiles red; each half's value is
+    written at the half's centre, face-down tiles get ``?``.
+    """
+    import cv2
+
+    out = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    for t in tiles:
+        p = np.asarray(t.polygon_px, np.float32)
+        colour = _FLAG if t.flags and t.flags != ["frame_edge"] else (_UP if t.face == "up" else _DOWN)
+        long_px = float(np.linalg.norm(p[1] - p[0]))
+        thick = max(1, int(round(long_px / 40)))
+        cv2.polylines(out, [np.round(p - 0.5).astype(np.int32)], True, colour, thick, cv2.LINE_AA)
+        scale = max(0.35, long_px / 90)
+        if t.face == "up" and t.pips is not None:
+            centres = [(p[0] + p[3]) * 0.375 + (p[1] + p[2]) * 0.125, (p[0] + p[3]) * 0.125 + (p[1] + p[2]) * 0.375]
+            labels = [str(v) for v in t.pips]
+        else:
+            centres, labels = [p.mean(0)], ["?"]
+        for c, s in zip(centres, labels):
+            (w, h), _ = cv2.getTextSize(s, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+            org = (int(c[0] - w / 2), int(c[1] + h / 2))
+            cv2.putText(out, s, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), thick + 2, cv2.LINE_AA)
+            cv2.putText(out, s, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
+    return out
+
+
+def _table(image: Path, tiles: list, calibrated: bool) -> Table:
+    t = Table(title=f"{image.name}: {len(tiles)} tiles", title_justify="left")
+    cols = ["#", "face", "pips", "conf", "halves", "det", "centre px"]
+    cols += ["centre mm", "angle"] if calibrated else []
+    for c in cols + ["flags"]:
+        t.add_column(c)
+    for i, o in enumerate(tiles, 1):
+        c = o.center_px
+        row = [str(i), o.face, "-" if o.pips is None else f"{o.pips[0]}|{o.pips[1]}", f"{o.confidence:.2f}",
+               "-" if o.half_confidence is None else " ".join(f"{v:.2f}" for v in o.half_confidence),
+               f"{o.det_score:.2f}", f"{c[0]:.0f},{c[1]:.0f}"]
+        if calibrated:
+            row += [f"{o.center_mm[0]:.1f},{o.center_mm[1]:.1f}", f"{o.angle_deg:.1f}"]
+        row.append(f"[red]{' '.join(o.flags)}[/]" if o.flags else "")
+        t.add_row(*row)
+    return t
+
+
+def _annotate_path(out: Path, image: Path, several: bool) -> Path:
+    return out.with_name(f"{out.stem}_{image.stem}{out.suffix or '.png'}") if several else out
+
+
+def detect(
+    images: list[Path] = typer.Argument(..., help="Image files (PNG, JPEG, ...)."),
+    calibration: Optional[Path] = typer.Option(None, "--calibration", help="Table profile (JSON) for mm output."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the tiles as JSON to this file."),
+    annotate_out: Optional[Path] = typer.Option(None, "--annotate",
+                                                help="Draw tiles on the image (OUT_<stem>.png with several)."),
+    models: Optional[Path] = typer.Option(None, "--models", help="Folder with tile_detector.onnx and pip_reader.onnx."),
+    tile_px: Optional[float] = typer.Option(None, "--tile-px", help="Tile long side in pixels (default: search)."),
+    sets: int = typer.Option(1, "--sets", help="Complete double-six sets on the table."),
+    threads: int = typer.Option(1, "--threads", help="onnxruntime threads per model."),
+    cross_check: CrossCheck = typer.Option(CrossCheck.uncertain, "--cross-check",
+                                           help="Halves the classical pip counter checks "
+                                                "(uncertain: those the network is < 0.9 sure of)."),
+) -> None:
+    """Recognize the domino tiles (position, face, pips) in one or more images."""
+    import cv2
+
+    from calibration.errors import CalibrationError
+    from calibration.images import load_image
+    from vision.recognize import ModelsMissingError
+
+    if sets < 1 or threads < 1 or (tile_px is not None and tile_px <= 0):
+        raise fail("--sets and --threads must be >= 1 and --tile-px > 0")
+    profile = None
+    if calibration is not None:
+        from calibration.profile import load_profile
+
+        try:
+            profile = load_profile(calibration)
+        except CalibrationError as exc:
+            raise fail(" ".join(str(exc).split())) from None
+    try:
+        rec = _make_recognizer(models, threads, sets, cross_check.value)
+    except ModelsMissingError as exc:
+        raise fail(str(exc)) from None
+    except (OSError, ValueError) as exc:  # e.g. a file that is not an ONNX model
+        raise fail(f"cannot load the models: {' '.join(str(exc).split())}") from None
+
+    several = len(images) > 1
+    records: list[dict] = []
+    bad = 0
+    for image in images:
+        try:
+            frame = load_image(image)
+            tiles = rec(frame, profile, tile_px=tile_px)
+        except (CalibrationError, ValueError, TypeError) as exc:
+            msg = " ".join(str(exc).split())
+            fail(msg if str(image) in msg else f"{image}: {msg}")
+            records.append({"image": str(image), "error": msg, "tiles": None})
+            bad += 1
+            continue
+        console.print(_table(image, tiles, profile is not None))
+        records.append({"image": str(image), "tiles": [t.to_json() for t in tiles]})
+        if annotate_out is not None:
+            dst = _annotate_path(annotate_out, image, several)
+            try:
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                if not cv2.imwrite(str(dst), annotate(frame, tiles)):
+                    raise OSError("OpenCV cannot write this file type")
+            except OSError as exc:
+                fail(f"{dst}: cannot write ({getattr(exc, 'strerror', None) or exc})")
+                bad += 1
+    if json_out is not None:
+        doc = records if several else (records[0]["tiles"] or [])
+        try:
+            json_out.parent.mkdir(parents=True, exist_ok=True)
+            json_out.write_text(json.dumps(doc, indent=1) + "\n")
+        except OSError as exc:
+            raise fail(f"{json_out}: cannot write ({exc.strerror or exc})") from None
+    if bad:
+        raise typer.Exit(code=2)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``detect`` command to the main CLI."""
+    app.command("detect")(detect)

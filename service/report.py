@@ -1,0 +1,117 @@
+"""``report.html`` of a reviewed game: the timeline of plays with snapshots, the score chart, the flags.
+
+One self-contained HTML file (inline CSS and SVG, no scripts, no network) that opens from
+disk; snapshots are JPEG files beside it, referenced by relative path.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1100px}
+h1{margin-bottom:.2rem} .sub{color:#666;margin-top:0}
+table{border-collapse:collapse;width:100%} td,th{border-bottom:1px solid #ddd;padding:.35rem;text-align:left;vertical-align:top}
+tr.flag{background:#fff1f0} .pts{font-weight:600;color:#0a6} .neg{color:#c00}
+img.snap{width:220px;border-radius:4px} .flagtxt{color:#c00;font-size:.9em}
+.legend span{margin-right:1rem} svg{background:#fafafa;border:1px solid #eee}
+"""
+_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+
+
+def score_chart_svg(rows: list[dict], width: int = 900, height: int = 260) -> str:
+    """An inline SVG line chart of each side's running score over the events of ``rows``.
+
+    ``rows`` are timeline rows (``engine/timeline.py``) with a ``score`` dict; x is the row
+    number (hands restart at the game boundary), y the points.
+    """
+    series: dict[str, list[int]] = {}
+    scored = [r for r in rows if "score" in r and r.get("type") != "game_end"]
+    for r in scored:
+        for side in r["score"]:
+            series.setdefault(side, [])
+    for r in scored:
+        for side, pts in series.items():
+            pts.append(r["score"].get(side, pts[-1] if pts else 0))
+    if not scored:
+        return "<p>No scored events.</p>"
+    top = max(1, max(max(v) for v in series.values()))
+    low = min(0, min(min(v) for v in series.values()))
+    n = max(1, len(scored) - 1)
+    pad = 30
+
+    def xy(i: int, v: int) -> str:
+        x = pad + (width - 2 * pad) * i / n
+        y = height - pad - (height - 2 * pad) * (v - low) / (top - low)
+        return f"{x:.1f},{y:.1f}"
+
+    parts = [f'<svg width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
+             f'aria-label="score chart">',
+             f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="#999"/>',
+             f'<text x="4" y="{pad}" font-size="11">{top}</text>',
+             f'<text x="4" y="{height - pad}" font-size="11">{low}</text>']
+    legend = []
+    for k, (side, values) in enumerate(sorted(series.items())):
+        colour = _COLOURS[k % len(_COLOURS)]
+        pts = " ".join(xy(i, v) for i, v in enumerate(values))
+        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{pts}"/>')
+        legend.append(f'<span style="color:{colour}">■ {html.escape(side)} {values[-1]}</span>')
+    parts.append("</svg>")
+    return '<div class="legend">' + "".join(legend) + "</div>" + "".join(parts)
+
+
+def _row_html(row: dict, snapshot: str | None) -> str:
+    flags = row.get("flags") or []
+    pts = " ".join(
+        f'<span class="pts{" neg" if p < 0 else ""}">{html.escape(s)} {p:+d}</span>'
+        for s, p in (row.get("points") or {}).items()
+    )
+    t = row.get("t")
+    when = f"{t:.1f} s" if isinstance(t, (int, float)) else ""
+    text = html.escape(row.get("text", row["type"]))
+    if "hand_end" in row:
+        he = row["hand_end"]
+        text += f"<br><b>hand over: {html.escape(he['kind'])} {html.escape(he.get('winner') or '')}</b> " \
+                f"({html.escape(he.get('note', ''))})"
+    flag_txt = "".join(f'<div class="flagtxt">⚑ {html.escape(f["kind"])}: {html.escape(f["message"])}</div>'
+                       for f in flags)
+    ends = " ".join(f"{k}:{v}" for k, v in (row.get("open_ends") or {}).items())
+    img = f'<img class="snap" src="{html.escape(snapshot)}" alt="frame {row.get("frame")}">' if snapshot else ""
+    score = " ".join(f"{html.escape(s)} {v}" for s, v in (row.get("score") or {}).items())
+    cls = ' class="flag"' if flags else ""
+    return (f"<tr{cls}><td>{row.get('game', '')}.{row.get('hand', '')}</td><td>{when}</td>"
+            f"<td>{text}{flag_txt}</td><td>{pts}</td><td>{ends}</td><td>{score}</td><td>{img}</td></tr>")
+
+
+def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
+                  standings: list[tuple[str, int, int]]) -> str:
+    """The report's HTML text.
+
+    Args:
+        rows: timeline rows in order; ``snapshots`` maps a row's position in ``rows`` to a
+            relative image path shown beside it.
+        standings: (side, games won, points) best first.
+    """
+    body = [f"<h1>{html.escape(title)}</h1><p class='sub'>{html.escape(subtitle)}</p>",
+            "<h2>Score</h2>", score_chart_svg(rows)]
+    body.append("<h2>Standings</h2><table><tr><th>side</th><th>games won</th><th>points</th></tr>")
+    body += [f"<tr><td>{html.escape(s)}</td><td>{w}</td><td>{p}</td></tr>" for s, w, p in standings]
+    body.append("</table>")
+    flagged = [r for r in rows if r.get("flags")]
+    body.append(f"<h2>Flags ({sum(len(r['flags']) for r in flagged)})</h2><ul>")
+    body += [f"<li>{r.get('t', 0) or 0:.1f} s — {html.escape(f['kind'])}: {html.escape(f['message'])}</li>"
+             for r in flagged for f in r["flags"]]
+    body.append("</ul><h2>Timeline</h2><table><tr><th>hand</th><th>time</th><th>event</th><th>points</th>"
+                "<th>open ends</th><th>score</th><th>snapshot</th></tr>")
+    body += [_row_html(r, snapshots.get(i)) for i, r in enumerate(rows) if r.get("type") != "game_end"]
+    body.append("</table>")
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>")
+
+
+def write_report(path: Path, title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
+                 standings: list[tuple[str, int, int]]) -> Path:
+    """Write :func:`render_report` to ``path`` (UTF-8) and return it."""
+    path.write_text(render_report(title, subtitle, rows, snapshots, standings), encoding="utf-8")
+    return path

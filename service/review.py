@@ -1,0 +1,324 @@
+"""``dominocast review``: footage (a video or a time-lapse folder) to a scored game record.
+
+Composes the library pieces: ``vision.sources`` (frames) -> ``vision.motion.MotionGate``
+(read only when the table is still) -> ``vision.recognize.Recognizer`` (tiles) ->
+``vision.tracking.Tracker`` (placements -> engine events) -> ``engine.hand.Hand`` (points,
+flags) -> outputs in ``out_dir``:
+
+* ``events.jsonl``: one JSON object per line, flushed as each event happens, so a review that
+  dies midway keeps everything already written (``docs/record-format.md``);
+* ``record.json``: the game record (``engine/record.py``);
+* ``annotated.mp4``: the footage with detections, open ends, score and flags drawn;
+* ``report.html`` + ``snapshots/``: timeline with snapshots, score chart, flags.
+
+A mismatched end read with confidence below ``confident`` is reported as an
+``uncertain_read`` flag for the umpire, never as a mismatched end.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from engine.events import Deal, Play, TakeBack
+from engine.hand import Hand, IllegalEvent
+from engine.match import replay_match
+from engine.record import record_from_match, to_json
+from engine.ruleset import Ruleset
+from engine.timeline import outcome_row
+from service.report import write_report
+from vision.motion import MotionGate
+from vision.obb import polygon_iou
+from vision.placements import Notice
+from vision.sources import FrameSource
+from vision.tracking import Tracker, TrackerConfig
+
+FLAG_BANNER_S = 3.0
+
+
+@dataclass
+class ReviewSummary:
+    """What a review produced: counts, final score, where the files are, how long it took."""
+
+    out_dir: Path
+    frames: int = 0
+    reads: int = 0
+    footage_s: float = 0.0
+    wall_s: float = 0.0
+    plays: int = 0
+    flags: int = 0
+    score: dict[str, int] = field(default_factory=dict)
+    standings: list = field(default_factory=list)
+    files: dict[str, Path] = field(default_factory=dict)
+
+
+class _Outputs:
+    """The files of a review, written as the footage is processed."""
+
+    def __init__(self, out_dir: Path, annotate: bool, on_row: Callable[[dict], None] | None = None):
+        self.dir = out_dir
+        self.on_row = on_row
+        self.snap_dir = out_dir / "snapshots"
+        self.snap_dir.mkdir(parents=True, exist_ok=True)
+        self.events = (out_dir / "events.jsonl").open("w", encoding="utf-8")
+        self.annotate = annotate
+        self.video: cv2.VideoWriter | None = None
+        self.rows: list[dict] = []
+        self.snapshots: dict[int, str] = {}
+
+    def emit(self, row: dict, frame: np.ndarray | None) -> None:
+        if frame is not None and (row["type"] in ("play", "flag", "hand_end") or row.get("flags")):
+            name = f"snapshots/{len(self.rows):04d}_{row['type']}.jpg"
+            cv2.imwrite(str(self.dir / name), frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
+            self.snapshots[len(self.rows)] = name
+            row = {**row, "snapshot": name}
+        self.rows.append(row)
+        self.events.write(json.dumps(row) + "\n")
+        self.events.flush()
+        if self.on_row is not None:
+            self.on_row(row)
+
+    def write_frame(self, frame: np.ndarray, fps: float) -> None:
+        if not self.annotate:
+            return
+        if self.video is None:
+            h, w = frame.shape[:2]
+            self.video = cv2.VideoWriter(str(self.dir / "annotated.mp4"), cv2.VideoWriter_fourcc(*"mp4v"),
+                                         fps, (w, h))
+        self.video.write(frame)
+
+    def close(self) -> None:
+        self.events.close()
+        if self.video is not None:
+            self.video.release()
+
+
+def _draw(frame: np.ndarray, obs: list, score: dict[str, int], open_ends: dict[str, int],
+          banner: str | None) -> np.ndarray:
+    """The annotated frame: tile polygons with pips, open ends, score, and a flag banner."""
+    img = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    scale = max(img.shape[0] / 720.0, 0.5)
+    for o in obs:
+        poly = np.round(o.polygon_px).astype(np.int32)
+        colour = (0, 200, 0) if o.face == "up" else (200, 120, 0)
+        if o.flags:
+            colour = (0, 165, 255)
+        cv2.polylines(img, [poly], True, colour, max(1, int(2 * scale)), cv2.LINE_AA)
+        if o.pips is not None:
+            c = o.polygon_px.mean(0)
+            cv2.putText(img, f"{o.pips[0]}|{o.pips[1]}", (int(c[0]) - int(14 * scale), int(c[1]) + int(5 * scale)),
+                        cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, (255, 0, 255), max(1, int(scale)), cv2.LINE_AA)
+    lines = ["  ".join(f"{s} {v}" for s, v in score.items()) or "no score yet",
+             "ends " + " ".join(f"{k}:{v}" for k, v in open_ends.items())]
+    for i, text in enumerate(lines):
+        y = int((28 + 26 * i) * scale)
+        cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (0, 0, 0), int(4 * scale), cv2.LINE_AA)
+        cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (255, 255, 255), max(1, int(scale)),
+                    cv2.LINE_AA)
+    if banner:
+        h = int(36 * scale)
+        cv2.rectangle(img, (0, img.shape[0] - h), (img.shape[1], img.shape[0]), (0, 0, 200), -1)
+        cv2.putText(img, banner, (12, img.shape[0] - int(11 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.65 * scale,
+                    (255, 255, 255), max(1, int(scale)), cv2.LINE_AA)
+    return img
+
+
+class ReviewSession:
+    """Turns frames into rows and files; one hand (free-form boards: ``rules=None``).
+
+    Args:
+        rules: the rule set, or None for ``--rules none`` (placements and identities only).
+        recognize: image -> list of TileObservation (e.g. ``lambda im: recognizer(im, profile)``).
+        out_dir: output folder (created).
+        profile: calibration profile (table mm) or None.
+        confident: read confidence below which a mismatched end is an ``uncertain_read``.
+        annotate: write ``annotated.mp4``.
+        still_window_s: seconds the table must be still before a read.
+        timelapse: every frame is a stable state (a folder of photos, one per move): read
+            every frame, no motion gate.
+    """
+
+    def __init__(self, rules: Ruleset | None, recognize: Callable, out_dir: Path, profile=None,
+                 confident: float = 0.8, annotate: bool = True, still_window_s: float = 0.5,
+                 timelapse: bool = False, on_row: Callable[[dict], None] | None = None):
+        self.rules = rules
+        self.recognize = recognize
+        self.out = _Outputs(out_dir, annotate, on_row)
+        self.confident = confident
+        track_rules = rules or _free_form_rules()
+        config = TrackerConfig(still_window_s=0.0 if timelapse else still_window_s)
+        self.tracker = Tracker(track_rules, profile=profile, config=config)
+        self.gate = None if timelapse else MotionGate(still_window_s=still_window_s)
+        self.hand = Hand(rules) if rules is not None else None
+        if self.hand is not None and rules.boneyard:
+            self.hand.append(Deal(hands={}, draws_seen=False))  # the camera cannot count unseen draws
+        self.summary = ReviewSummary(out_dir)
+        self.score: dict[str, int] = dict(self.hand.state.scores) if self.hand else {}
+        self._seen_ids: set[int] = set()
+        self._seen_polys: list[np.ndarray] = []
+        self._last_obs: list = []
+        self._banner: tuple[str, float] | None = None
+
+    def feed(self, index: int, t: float, image: np.ndarray, fps: float) -> None:
+        """Process one frame (index, t seconds, BGR or grey image)."""
+        s = self.summary
+        s.frames += 1
+        s.footage_s = t
+        info = self.gate.update(index, t, image, roi_px=self.tracker.roi_px()) if self.gate else None
+        obs = None
+        if info is None or info.read:
+            obs = self.recognize(image)
+            s.reads += 1
+            self._last_obs = obs
+        events = self.tracker.update(index, t, obs, info)
+        if self.gate is not None and self.tracker.wants_read:
+            self.gate.request_read()
+        banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
+        open_ends = self.hand.state.layout.open_ends() if self.hand else {}
+        frame = _draw(image, self._last_obs, self.score, open_ends, banner)
+        for ev in events:
+            self._handle(ev, index, t, frame)
+        if self.rules is None and obs is not None:
+            self._free_form_placements(index, t, frame)
+        if events:  # redraw with the new score so the video shows it from this frame on
+            banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
+            open_ends = self.hand.state.layout.open_ends() if self.hand else {}
+            frame = _draw(image, self._last_obs, self.score, open_ends, banner)
+        self.out.write_frame(frame, fps)
+
+    # ---- events ---------------------------------------------------------------------------
+    def _handle(self, ev: object, index: int, t: float, frame: np.ndarray) -> None:
+        if isinstance(ev, Notice):
+            row = ev.to_json()
+            if ev.kind == "uncertain_read":
+                row = {**row, "type": "flag"}
+                self._flag(row, t)
+            self.out.emit(row, frame)
+            return
+        if self.hand is None:  # free-form: placements come from the tracker's tiles
+            return
+        if not isinstance(ev, (Play, TakeBack)):
+            return
+        try:
+            outcome = self.hand.append(ev)
+        except IllegalEvent as exc:
+            row = {"type": "flag", "kind": "rejected", "t": t, "frame": index, "message": str(exc)}
+            self._flag(row, t)
+            self.out.emit(row, frame)
+            return
+        for side, pts in outcome.points.items():
+            self.score[side] = self.score.get(side, 0) + pts
+        row = outcome_row(outcome)
+        row.update(t=t, frame=index, score=dict(self.score))
+        conf = getattr(ev, "confidence", None)
+        flags = []
+        for f in row["flags"]:
+            if f["kind"] == "mismatched_end" and conf is not None and conf < self.confident:
+                f = {**f, "kind": "uncertain_read", "message": f"uncertain read of a possible mismatched end: "
+                                                                  f"{f['message']} (confidence {conf:.2f})"}
+            flags.append(f)
+        row["flags"] = flags
+        if isinstance(ev, Play):
+            self.summary.plays += 1
+        self.out.emit(row, frame)
+        for f in flags:
+            flag_row = {"type": "flag", "t": t, "frame": index, "tile": row.get("tile"), **f}
+            self._flag(flag_row, t)
+            self.out.emit(flag_row, frame)
+        if outcome.result is not None:
+            r = outcome.result
+            self.out.emit({"type": "hand_end", "kind": r.kind, "t": t, "frame": index, "winner": r.winner_seat,
+                           "side": r.winner_side, "points": r.awards, "score": dict(self.score)}, frame)
+
+    def _flag(self, row: dict, t: float) -> None:
+        self.summary.flags += 1
+        self._banner = (f"FLAG {row['kind']}: {row.get('message', '')}"[:90], t)
+
+    def _free_form_placements(self, index: int, t: float, frame: np.ndarray) -> None:
+        """``--rules none``: every new face-up tile on the board is a placement (no rule checks).
+
+        What is on the table at the first read is the starting board (one ``baseline`` row),
+        not placements: the review cannot tell when those tiles were put down.
+        """
+        fresh = [(tid, tr) for tid, tr in sorted(self.tracker.tiles.items())
+                 if tid not in self._seen_ids and tr.face == "up" and tr.pips is not None and tr.status != "hand"]
+        if not self._seen_ids and self.tracker.state is not None:
+            self._seen_ids.update(self.tracker.tiles)
+            self._seen_ids.add(-1)  # the baseline is taken even on an empty table
+            self._seen_polys = [tr.polygon_px for tr in self.tracker.tiles.values()]
+            self.out.emit({"type": "baseline", "t": t, "frame": index, "tiles": [list(tr.pips) for _, tr in fresh],
+                           "message": f"{len(fresh)} face-up tiles on the table at the start"}, frame)
+            return
+        for tid, tr in fresh:
+            self._seen_ids.add(tid)
+            # a tile where one was seen before is that tile read again (a flickering detection), not a placement
+            if any(polygon_iou(tr.polygon_px, p) > 0.3 for p in self._seen_polys):
+                continue
+            self._seen_polys.append(tr.polygon_px)
+            self.summary.plays += 1
+            c = tr.polygon_px.mean(0)
+            self.out.emit({"type": "placement", "t": t, "frame": index, "tile": list(tr.pips),
+                           "center_px": [round(float(c[0]), 1), round(float(c[1]), 1)],
+                           "confidence": round(float(tr.confidence), 3)}, frame)
+
+    # ---- the end ---------------------------------------------------------------------------
+    def finish(self, title: str) -> ReviewSummary:
+        """Close the files, write ``record.json`` and ``report.html``; returns the summary."""
+        s = self.summary
+        if self.hand is not None and not self.hand.state.over:
+            self.out.emit({"type": "notice", "kind": "hand_in_progress", "t": s.footage_s, "frame": None,
+                           "message": "the footage ended before the hand did"}, None)
+        self.out.close()
+        s.files["events"] = self.out.dir / "events.jsonl"
+        if self.out.video is not None:
+            s.files["annotated"] = self.out.dir / "annotated.mp4"
+        if self.hand is not None:
+            logs = [self.hand.log]
+            match = replay_match(self.hand.rules, logs)
+            record = record_from_match(self.hand.rules, logs, meta={"title": title})
+            path = self.out.dir / "record.json"
+            path.write_text(to_json(record), encoding="utf-8")
+            s.files["record"] = path
+            s.standings = match.standings()
+        s.score = dict(self.score)
+        rules_name = self.rules.name if self.rules else "none"
+        subtitle = (f"rules {rules_name} · {s.frames} frames, {s.footage_s:.1f} s of footage · "
+                    f"{s.plays} plays · {s.flags} flags")
+        s.files["report"] = write_report(self.out.dir / "report.html", title, subtitle, self.out.rows,
+                                         self.out.snapshots, s.standings)
+        return s
+
+
+def _free_form_rules() -> Ruleset:
+    from engine.ruleset import load_ruleset
+
+    return load_ruleset("block", players=4)
+
+
+def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, out_dir: Path,
+               profile=None, title: str = "Game review", progress: Callable[[int], None] | None = None,
+               **session_kwargs) -> ReviewSummary:
+    """Review a whole source; ``progress(frames_done)`` is called after each frame.
+
+    Raises:
+        vision.sources.SourceError: the source cannot be read (events already written stay).
+    """
+    start = time.perf_counter()
+    session_kwargs.setdefault("timelapse", hasattr(source, "interval_s"))
+    session = ReviewSession(rules, recognize, out_dir, profile, **session_kwargs)
+    fps = getattr(source, "fps", None) or (1.0 / getattr(source, "interval_s", 1.0))
+    try:
+        for frame in source:
+            session.feed(frame.index, frame.t, frame.image, fps)
+            if progress:
+                progress(session.summary.frames)
+    finally:
+        summary = session.finish(title)
+        summary.wall_s = time.perf_counter() - start
+    return summary

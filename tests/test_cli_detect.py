@@ -1,0 +1,192 @@
+"""Tests for ``dominocast detect`` (service/cli_detect.py).
+
+Most tests replace the recognizer with a fake one (no model files needed) to check the
+command's input handling and outputs; one test runs the real models on a rendered
+scene and is skipped when ``models/*.onnx`` are absent.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from service import cli_detect
+from service.cli import app
+from vision.crops import canonical_polygon
+from vision.observation import TileObservation
+from vision.recognize import DEFAULT_DETECTOR, DEFAULT_PIP_READER, table_pose
+
+runner = CliRunner()
+HAVE_MODELS = DEFAULT_DETECTOR.is_file() and DEFAULT_PIP_READER.is_file()
+
+
+class FakeRecognizer:
+    """Returns one face-up and one face-down tile per frame (poses from the profile when given)."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, frame, profile=None, tile_px=None):
+        from vision.recognize import as_bgr
+
+        as_bgr(frame)
+        if profile is not None:
+            h, w = frame.shape[:2]
+            if tuple(profile.image_size) != (w, h):
+                raise ValueError(f"frame is {w}x{h} px but the profile is for another size")
+        self.calls += 1
+        up = TileObservation(np.array([[10, 10], [58, 10], [58, 34], [10, 34]], np.float32), "up", 0.93,
+                             (2, 5), (0.97, 0.9), raw_pips=(2, 5))
+        down = TileObservation(np.array([[80, 40], [104, 40], [104, 88], [80, 88]], np.float32), "down", 0.88)
+        tiles = [up, down]
+        for t in tiles:
+            t.polygon_px = canonical_polygon(t.polygon_px)
+        if profile is not None:
+            for t in tiles:
+                t.center_mm, t.angle_deg = table_pose(t.polygon_px, profile)
+        return tiles
+
+
+@pytest.fixture()
+def fake(monkeypatch):
+    rec = FakeRecognizer()
+    monkeypatch.setattr(cli_detect, "_make_recognizer", lambda *a, **k: rec)
+    return rec
+
+
+@pytest.fixture()
+def files(tmp_path):
+    good = tmp_path / "good.png"
+    cv2.imwrite(str(good), np.full((120, 160, 3), 90, np.uint8))
+    good2 = tmp_path / "second.jpg"
+    cv2.imwrite(str(good2), np.full((120, 160), 60, np.uint8))
+    text = tmp_path / "notes.png"
+    text.write_text("this is not an image\n")
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    return {"good": good, "good2": good2, "text": text, "empty": empty, "missing": tmp_path / "nope.png",
+            "dir": tmp_path}
+
+
+def _invoke(*args):
+    return runner.invoke(app, ["detect", *[str(a) for a in args]])
+
+
+def test_single_image_json_and_table(fake, files, tmp_path):
+    out = tmp_path / "tiles.json"
+    r = _invoke(files["good"], "--json", out)
+    assert r.exit_code == 0, r.output
+    assert "good.png" in r.stdout and "2|5" in r.stdout
+    doc = json.loads(out.read_text())
+    assert isinstance(doc, list) and len(doc) == 2
+    for t in doc:
+        assert {"pips", "polygon", "face", "confidence"} <= set(t)
+        assert len(t["polygon"]) == 4 and all(len(p) == 2 for p in t["polygon"])
+        assert "center_mm" not in t
+    assert doc[0]["pips"] == [2, 5] and doc[0]["face"] == "up"
+    assert doc[1]["pips"] is None and doc[1]["face"] == "down"
+
+
+@pytest.mark.parametrize("bad,needle", [("missing", "no such file"), ("text", "not an image"),
+                                        ("empty", "not an image"), ("dir", "directory")])
+def test_bad_input_one_line_exit_2_others_processed(fake, files, tmp_path, bad, needle):
+    out = tmp_path / "all.json"
+    r = _invoke(files["good"], files[bad], files["good2"], "--json", out)
+    assert r.exit_code == 2, r.output
+    err = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(err) == 1, r.stderr
+    assert needle in err[0] and str(files[bad].name) in err[0]
+    assert "Traceback" not in r.output
+    assert fake.calls == 2  # both good images were still recognized
+    doc = json.loads(out.read_text())
+    assert [d["image"] for d in doc] == [str(files["good"]), str(files[bad]), str(files["good2"])]
+    assert len(doc[0]["tiles"]) == 2 and len(doc[2]["tiles"]) == 2
+    assert doc[1]["tiles"] is None and needle in doc[1]["error"]
+
+
+def test_several_bad_inputs_one_line_each(fake, files):
+    r = _invoke(files["missing"], files["good"], files["text"])
+    assert r.exit_code == 2
+    assert len([x for x in r.stderr.splitlines() if x.strip()]) == 2
+    assert fake.calls == 1
+
+
+def test_corrupt_profile_one_line_exit_2(fake, files, tmp_path):
+    prof = tmp_path / "table.json"
+    prof.write_text("{not json")
+    r = _invoke(files["good"], "--calibration", prof)
+    assert r.exit_code == 2
+    err = [x for x in r.stderr.splitlines() if x.strip()]
+    assert len(err) == 1 and "table.json" in err[0] and "corrupt" in err[0]
+    r = _invoke(files["good"], "--calibration", tmp_path / "absent.json")
+    assert r.exit_code == 2 and len([x for x in r.stderr.splitlines() if x.strip()]) == 1
+
+
+def _profile(tmp_path, w=160, h=120) -> Path:
+    from calibration.profile import TableProfile
+
+    # 2 px per mm, table origin at pixel (0, 0)
+    H = [[0.5, 0, 0], [0, 0.5, 0], [0, 0, 1]]
+    p = TableProfile(name="t", image_size=(w, h), homography=H, table_size_mm=(w / 2, h / 2))
+    return p.save(tmp_path / "profile.json")
+
+
+def test_calibrated_json_has_mm_and_wrong_size_image_is_one_error(fake, files, tmp_path):
+    prof = _profile(tmp_path)
+    other = tmp_path / "other.png"
+    cv2.imwrite(str(other), np.zeros((50, 70, 3), np.uint8))
+    out = tmp_path / "cal.json"
+    r = _invoke(files["good"], other, "--calibration", prof, "--json", out)
+    assert r.exit_code == 2
+    assert len([x for x in r.stderr.splitlines() if x.strip()]) == 1 and "other.png" in r.stderr
+    doc = json.loads(out.read_text())
+    t = doc[0]["tiles"][0]
+    # polygon 10..58 x 10..34 px (pixel edges) -> centre (33.5, 21.5) px centres -> mm at 0.5 mm/px
+    assert t["center_mm"] == pytest.approx([(34 - 0.5) / 2, (22 - 0.5) / 2], abs=0.01)
+    assert t["angle_deg"] == pytest.approx(0.0, abs=0.01)
+    assert doc[0]["tiles"][1]["angle_deg"] == pytest.approx(90.0, abs=0.01)  # canonical: long side first
+
+
+def test_annotate_single_and_several(fake, files, tmp_path):
+    one = tmp_path / "ann.png"
+    assert _invoke(files["good"], "--annotate", one).exit_code == 0
+    img = cv2.imread(str(one))
+    assert img is not None and img.shape == (120, 160, 3)
+    assert (img != 90).any()  # something was drawn
+    many = tmp_path / "many" / "out.png"
+    assert _invoke(files["good"], files["good2"], "--annotate", many).exit_code == 0
+    assert (tmp_path / "many" / "out_good.png").is_file() and (tmp_path / "many" / "out_second.png").is_file()
+
+
+def test_models_missing_says_how_to_get_them(files, tmp_path):
+    r = _invoke(files["good"], "--models", tmp_path / "no_models")
+    assert r.exit_code == 2
+    err = [x for x in r.stderr.splitlines() if x.strip()]
+    assert len(err) == 1
+    assert "dominocast train detector" in err[0] and "tile_detector.onnx" in err[0]
+
+
+def test_bad_option_values(fake, files):
+    r = _invoke(files["good"], "--sets", 0)
+    assert r.exit_code == 2 and "--sets" in r.stderr
+
+
+@pytest.mark.skipif(not HAVE_MODELS, reason="models/tile_detector.onnx and models/pip_reader.onnx not present "
+                                              "(run `dominocast train detector` and `dominocast train pips`)")
+def test_real_models_on_a_rendered_scene(tmp_path):
+    from test_recognize import render_eval_scene
+
+    frame, labels, _ = render_eval_scene(0)
+    img = tmp_path / "scene.png"
+    cv2.imwrite(str(img), frame)
+    out = tmp_path / "scene.json"
+    r = _invoke(img, "--json", out, "--annotate", tmp_path / "scene_ann.png")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    assert len(doc) >= 0.7 * sum(1 for l in labels if l["visible"] > 0.9)
+    assert (tmp_path / "scene_ann.png").is_file()

@@ -1,0 +1,508 @@
+"""Tests for the recognition pipeline (vision/recognize.py and its small modules).
+
+Pure-logic tests need no model: OBB decoding on a hand-made output tensor, letterbox
+and window mapping, rotated NMS, the pip cross-check rules and the set constraint on
+hand-made probability tables.  End-to-end tests render scenes with the project's
+synthetic generator (``datasets/render``) and need ``models/tile_detector.onnx`` and
+``models/pip_reader.onnx`` (skipped with a reason when they are absent).
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.obb import (Letterbox, decode_obb, letterbox, nms_rotated, polygon_iou, polygon_to_xywhr,
+                        xywhr_to_polygon)
+from vision.observation import FLAG_DUPLICATE, FLAG_OVER_SET, FLAG_SET_RESOLVED, TileObservation
+from vision.pip_reader import DISAGREE_MIN_CONF, cross_check
+from vision.set_constraint import linear_sum_assignment, resolve_readings, set_tiles
+
+# --------------------------------------------------------------------------------------
+# OBB decoding
+# --------------------------------------------------------------------------------------
+
+
+def _raw(boxes: list[tuple], nc: int = 2, n_extra: int = 5) -> np.ndarray:
+    """A (1, 4 + nc + 1, N) output: the given (cx, cy, w, h, scores..., theta) plus background anchors."""
+    cols = [np.array([cx, cy, w, h, *sc, th], np.float32) for cx, cy, w, h, sc, th in boxes]
+    for k in range(n_extra):  # low-score anchors that must be dropped
+        cols.append(np.array([10.0 * k, 5.0, 8.0, 8.0] + [0.01] * nc + [0.3], np.float32))
+    return np.stack(cols, 1)[None]
+
+
+def test_decode_known_box_gives_known_polygon():
+    th = math.radians(30)
+    out = _raw([(100.0, 50.0, 40.0, 20.0, (0.9, 0.05), th), (200.0, 120.0, 30.0, 10.0, (0.1, 0.7), 0.0)])
+    assert out.shape == (1, 7, 7)
+    d = decode_obb(out, num_classes=2, conf_threshold=0.25)
+    assert len(d.scores) == 2
+    np.testing.assert_allclose(d.scores, [0.9, 0.7], atol=1e-6)
+    assert d.classes.tolist() == [0, 1]
+    poly = xywhr_to_polygon(d.xywhr[0])
+    c, s = math.cos(th), math.sin(th)
+    u = np.array([c, s]) * 20.0  # w/2 along theta
+    v = np.array([-s, c]) * 10.0  # h/2 perpendicular
+    ctr = np.array([100.0, 50.0])
+    expect = np.stack([ctr + u + v, ctr + u - v, ctr - u - v, ctr - u + v])
+    np.testing.assert_allclose(poly, expect, atol=1e-4)
+    # the axis-aligned second box: corners at cx +- 15, cy +- 5
+    np.testing.assert_allclose(xywhr_to_polygon(d.xywhr[1]),
+                               [[215, 125], [215, 115], [185, 115], [185, 125]], atol=1e-4)
+
+
+def test_decode_rejects_wrong_row_count():
+    with pytest.raises(ValueError, match="OBB output"):
+        decode_obb(np.zeros((1, 8, 10), np.float32), num_classes=2)
+
+
+def test_polygon_xywhr_round_trip():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        b = np.array([rng.uniform(0, 300), rng.uniform(0, 300), rng.uniform(5, 60), rng.uniform(5, 60),
+                      rng.uniform(-math.pi / 4, 3 * math.pi / 4)], np.float32)
+        np.testing.assert_allclose(xywhr_to_polygon(polygon_to_xywhr(xywhr_to_polygon(b))),
+                                   xywhr_to_polygon(b), atol=1e-3)
+
+
+def test_nms_rotated_keeps_best_of_overlapping():
+    boxes = np.array([[50, 50, 40, 20, 0.5], [51, 50, 40, 20, 0.52], [150, 50, 40, 20, 0.0]], np.float32)
+    keep = nms_rotated(boxes, np.array([0.6, 0.9, 0.5], np.float32), 0.5)
+    assert keep.tolist() == [1, 2]
+    assert nms_rotated(np.zeros((0, 5), np.float32), np.zeros(0, np.float32)).tolist() == []
+
+
+def test_polygon_iou():
+    a = xywhr_to_polygon(np.array([0, 0, 20, 10, 0.3]))
+    assert polygon_iou(a, a) == pytest.approx(1.0, abs=1e-4)
+    assert polygon_iou(a, a[::-1]) == pytest.approx(1.0, abs=1e-4)
+    b = xywhr_to_polygon(np.array([10, 0, 20, 10, 0.0]))
+    c = xywhr_to_polygon(np.array([0, 0, 20, 10, 0.0]))
+    assert polygon_iou(b, c) == pytest.approx(100 / 300, abs=1e-3)
+
+
+# --------------------------------------------------------------------------------------
+# Letterbox and windows
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("h,w", [(1080, 1920), (720, 1280), (480, 640), (1000, 333), (17, 5), (320, 320)])
+def test_letterbox_round_trip(h, w):
+    img = np.zeros((h, w, 3), np.uint8)
+    out, box = letterbox(img, 320)
+    assert out.shape == (320, 320, 3)
+    rng = np.random.default_rng(h * w)
+    pts = rng.uniform([0, 0], [w, h], (20, 2))
+    np.testing.assert_allclose(box.to_source(box.to_input(pts)), pts, rtol=1e-5, atol=1e-3)
+    # the image corners land inside the square, centred
+    corners = box.to_input(np.array([[0, 0], [w, h]], np.float64))
+    assert corners.min() >= -1e-3 and corners.max() <= 320 + 1e-3
+    assert abs((corners[0, 0] + corners[1, 0]) / 2 - 160) <= 1 and abs((corners[0, 1] + corners[1, 1]) / 2 - 160) <= 1
+
+
+def test_letterbox_maps_content_to_the_right_place():
+    img = np.zeros((600, 900, 3), np.uint8)
+    img[300:340, 600:640] = 255  # a bright square centred at (620, 320) px
+    out, box = letterbox(img, 320)
+    ys, xs = np.nonzero(out[:, :, 0] > 127)
+    centre_in = np.array([xs.mean() + 0.5, ys.mean() + 0.5])
+    np.testing.assert_allclose(box.to_source(centre_in), [620, 320], atol=2.0)
+    assert out[0, 0, 0] == 114  # padding grey
+
+
+def test_letterbox_fixed_scale_must_fit():
+    with pytest.raises(ValueError, match="does not fit"):
+        letterbox(np.zeros((100, 400, 3), np.uint8), 320, scale=1.0)
+    _, box = letterbox(np.zeros((100, 300, 3), np.uint8), 320, scale=1.0)
+    assert box == Letterbox((1.0, 1.0), (10.0, 110.0), 320)
+
+
+def test_window_origins_cover_with_overlap():
+    from vision.detector import window_origins
+
+    for length in (100, 320, 321, 700, 960, 1920):
+        xs = window_origins(length, 320, 96)
+        assert xs[0] == 0
+        assert xs[-1] + 320 >= length or length < 320
+        for a, b in zip(xs, xs[1:]):
+            assert b - a <= 320 - 96
+
+
+# --------------------------------------------------------------------------------------
+# Pip cross-check and the set constraint
+# --------------------------------------------------------------------------------------
+
+
+def _probs(*halves: dict[int, float], C: int = 7) -> np.ndarray:
+    """Rows of per-half probabilities; unspecified mass is spread evenly over the other classes."""
+    out = np.zeros((len(halves), C))
+    for i, h in enumerate(halves):
+        rest = (1.0 - sum(h.values())) / (C - len(h))
+        out[i] = rest
+        for k, v in h.items():
+            out[i, k] = v
+    return out
+
+
+def test_cross_check_agreement_keeps_confidence():
+    p = _probs({3: 0.95}, {5: 0.9}).reshape(1, 2, 7)
+    hr = cross_check(p, np.array([[3, 5]]), np.array([[0.9, 0.9]]))
+    np.testing.assert_allclose(hr.conf, [[0.95, 0.9]], atol=1e-6)
+    assert not hr.disagree.any()
+    assert hr.values.tolist() == [[3, 5]]
+
+
+def test_cross_check_disagreement_lowers_confidence_never_picks():
+    p = _probs({3: 0.95}, {5: 0.9}).reshape(1, 2, 7)
+    hr = cross_check(p, np.array([[3, 4]]), np.array([[0.9, 0.8]]))
+    assert hr.values.tolist() == [[3, 5]]  # the network's value stays
+    assert hr.conf[0, 1] == pytest.approx(0.9 * (1 - 0.5 * 0.8), abs=1e-6)
+    assert hr.disagree.tolist() == [[False, True]]
+    # the classical value is now the preferred alternative of that half
+    order = np.argsort(-hr.probs[0, 1])
+    assert order[0] == 5 and order[1] == 4
+    # a barely confident classical count lowers less and is not flagged
+    hr2 = cross_check(p, np.array([[3, 4]]), np.array([[0.9, DISAGREE_MIN_CONF / 2]]))
+    assert not hr2.disagree.any() and hr2.conf[0, 1] > hr.conf[0, 1]
+
+
+def test_set_tiles_double_six():
+    t = set_tiles(6)
+    assert len(t) == 28 and len(set(t)) == 28 and (0, 0) in t and (6, 6) in t and (3, 5) in t
+
+
+def test_assignment_matches_brute_force():
+    import itertools
+
+    from vision.set_constraint import _hungarian
+
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        n = int(rng.integers(1, 5))
+        m = int(rng.integers(n, 7))
+        c = rng.random((n, m))
+        best = min(sum(c[i, p[i]] for i in range(n)) for p in itertools.permutations(range(m), n))
+        for fn in (_hungarian, linear_sum_assignment):
+            r, k = fn(c)
+            assert len(set(k.tolist())) == n and c[r, k].sum() == pytest.approx(best)
+
+
+def test_unique_confident_readings_unchanged():
+    P = np.stack([_probs({1: 0.97}, {2: 0.96}), _probs({4: 0.95}, {6: 0.99})])
+    res = resolve_readings(P)
+    assert [r.pips for r in res] == [(1, 2), (4, 6)]
+    assert all(not r.flags for r in res)
+
+
+def test_duplicate_claim_resolved_to_second_best_free_tile():
+    # Tile 0 reads 2|5 confidently.  Tile 1 also reads 2|5, but its second half is unsure:
+    # 5 (0.6) or 6 (0.3).  2|5 is taken, so the proposal is 2|6 with a lowered confidence.
+    P = np.stack([_probs({2: 0.98}, {5: 0.97}), _probs({2: 0.97}, {5: 0.6, 6: 0.3})])
+    res = resolve_readings(P, n_sets=1, confident=0.9, cap=0.5)
+    assert res[0].pips == (2, 5) and not res[0].flags
+    r = res[1]
+    assert r.raw_pips == (2, 5)
+    assert r.pips == (2, 6)
+    assert FLAG_SET_RESOLVED in r.flags
+    assert r.half_confidence[0] == pytest.approx(0.97)  # unchanged half keeps its confidence
+    assert r.half_confidence[1] == pytest.approx(0.3)  # changed half: probability of the new value
+    assert min(r.half_confidence) < 0.6
+
+
+def test_second_best_skips_tiles_that_are_taken():
+    # Same as above, but 2|6 is on the table too (confidently): the next free choice is 2|4.
+    P = np.stack([_probs({2: 0.98}, {5: 0.97}), _probs({6: 0.99}, {2: 0.98}),
+                  _probs({2: 0.97}, {5: 0.6, 6: 0.25, 4: 0.1})])
+    res = resolve_readings(P)
+    assert res[2].pips == (2, 4) and FLAG_SET_RESOLVED in res[2].flags
+    assert res[2].half_confidence[1] == pytest.approx(0.1)
+
+
+def test_confident_duplicate_kept_and_flagged():
+    P = np.stack([_probs({3: 0.99}, {3: 0.98}), _probs({3: 0.97}, {3: 0.99}), _probs({0: 0.99}, {1: 0.99})])
+    res = resolve_readings(P, n_sets=1)
+    assert res[0].pips == (3, 3) and res[1].pips == (3, 3)
+    assert FLAG_DUPLICATE in res[0].flags and FLAG_DUPLICATE in res[1].flags
+    assert not res[2].flags
+    assert res[0].half_confidence == pytest.approx((0.99, 0.98))  # not lowered: a real anomaly
+    # with two sets on the table, two copies are fine
+    res2 = resolve_readings(P, n_sets=2)
+    assert all(not r.flags for r in res2)
+
+
+def test_uncertain_readings_resolved_jointly():
+    # Two unsure readings both prefer 1|1; the one with the better alternative moves.
+    P = np.stack([_probs({1: 0.8}, {1: 0.8}), _probs({1: 0.7}, {1: 0.6, 2: 0.35})])
+    res = resolve_readings(P)
+    assert res[0].pips == (1, 1) and not res[0].flags
+    assert res[1].pips == (1, 2) and FLAG_SET_RESOLVED in res[1].flags
+
+
+def test_low_confidence_from_cross_check_makes_reading_movable():
+    P = np.stack([_probs({4: 0.99}, {4: 0.99}), _probs({4: 0.95}, {4: 0.95, 3: 0.04})])
+    conf = np.array([[0.99, 0.99], [0.95, 0.5]])  # second half: the classical counter disagreed
+    res = resolve_readings(P, conf)
+    assert res[1].pips == (4, 3) and FLAG_SET_RESOLVED in res[1].flags
+    # same probabilities but trusted confidences: both kept and flagged as duplicates
+    res2 = resolve_readings(P)
+    assert res2[1].pips == (4, 4) and FLAG_DUPLICATE in res2[1].flags
+
+
+def test_more_tiles_than_the_set_holds():
+    tiles = set_tiles(6)
+    rows = [_probs({a: 0.99}, {b: 0.99}) for a, b in tiles]
+    rows.append(_probs({0: 0.6}, {0: 0.6}))  # a 29th tile, uncertain
+    res = resolve_readings(np.stack(rows))
+    assert res[-1].pips == (0, 0) and FLAG_OVER_SET in res[-1].flags
+    assert all(not r.flags for r in res[:-1])
+
+
+def test_resolve_rejects_bad_shapes():
+    with pytest.raises(ValueError):
+        resolve_readings(np.zeros((2, 3, 7)))
+    with pytest.raises(ValueError):
+        resolve_readings(np.zeros((2, 2, 7)), n_sets=0)
+
+
+def test_observation_json_keys():
+    o = TileObservation(np.array([[0, 0], [48, 0], [48, 24], [0, 24]], np.float32), "up", 0.9, (2, 5), (0.8, 0.95))
+    d = o.to_json()
+    assert d["pips"] == [2, 5] and d["face"] == "up" and len(d["polygon"]) == 4
+    assert d["confidence"] == pytest.approx(0.72)
+    assert "center_mm" not in d
+    o.center_mm, o.angle_deg = np.array([100.0, 50.0], np.float32), 90.0
+    assert o.to_json()["center_mm"] == [100.0, 50.0] and o.to_json()["angle_deg"] == 90.0
+
+
+# --------------------------------------------------------------------------------------
+# Frame handling and model files (no model needed)
+# --------------------------------------------------------------------------------------
+
+
+def test_as_bgr_accepts_grey_bgr_bgra_and_rejects_bad_frames():
+    from vision.recognize import as_bgr
+
+    g = np.full((5, 7), 9, np.uint8)
+    assert as_bgr(g).shape == (5, 7, 3) and (as_bgr(g) == 9).all()
+    assert as_bgr(g[:, :, None]).shape == (5, 7, 3)
+    bgr = np.zeros((5, 7, 3), np.uint8)
+    assert as_bgr(bgr) is bgr
+    assert as_bgr(np.zeros((5, 7, 4), np.uint8)).shape == (5, 7, 3)
+    with pytest.raises(TypeError):
+        as_bgr(np.zeros((5, 7, 3), np.float32))
+    with pytest.raises(TypeError):
+        as_bgr([[1, 2]])
+    with pytest.raises(ValueError):
+        as_bgr(np.zeros((0, 7, 3), np.uint8))
+    with pytest.raises(ValueError):
+        as_bgr(np.zeros((5, 7, 2), np.uint8))
+
+
+def test_missing_models_say_how_to_get_them(tmp_path):
+    from vision.recognize import ModelsMissingError, Recognizer
+
+    with pytest.raises(ModelsMissingError, match="dominocast train detector"):
+        Recognizer(tmp_path / "tile_detector.onnx", tmp_path / "pip_reader.onnx")
+    (tmp_path / "tile_detector.onnx").write_bytes(b"")
+    with pytest.raises(ModelsMissingError, match="dominocast train pips"):
+        Recognizer(tmp_path / "tile_detector.onnx", tmp_path / "pip_reader.onnx")
+
+
+def test_table_pose_centre_and_angle():
+    from calibration.profile import TableProfile
+    from vision.recognize import table_pose
+
+    # 4 px per mm, rotated table: mm = R @ (px_centre) / 4
+    prof = TableProfile(name="t", image_size=(800, 600), table_size_mm=(200, 150),
+                        homography=[[0.25, 0, 0], [0, 0.25, 0], [0, 0, 1]])
+    poly = np.array([[100.5, 100.5], [100.5, 292.5], [4.5, 292.5], [4.5, 100.5]], np.float32)  # long axis +y
+    c, a = table_pose(poly, prof)
+    np.testing.assert_allclose(c, [(52.5 - 0.5) / 4, (196.5 - 0.5) / 4], atol=1e-4)
+    assert a == pytest.approx(90.0)
+    _, a2 = table_pose(poly[[2, 3, 0, 1]], prof)
+    assert a2 == pytest.approx(-90.0)
+
+
+def test_pip_reader_half_size_matches_dataset():
+    from datasets.build import HALF_PX, TILE_OUT_PX as DS_TILE
+    from vision.pip_reader import TILE_OUT_PX
+
+    assert TILE_OUT_PX == DS_TILE and HALF_PX == TILE_OUT_PX // 2
+
+
+# --------------------------------------------------------------------------------------
+# End to end with the shipped models on rendered scenes
+# --------------------------------------------------------------------------------------
+
+from vision.evaluate import match_scene  # noqa: E402
+from vision.recognize import DEFAULT_DETECTOR, DEFAULT_PIP_READER  # noqa: E402
+
+HAVE_MODELS = DEFAULT_DETECTOR.is_file() and DEFAULT_PIP_READER.is_file()
+needs_models = pytest.mark.skipif(
+    not HAVE_MODELS, reason="models/tile_detector.onnx and models/pip_reader.onnx not present "
+                            "(run `dominocast train detector` and `dominocast train pips`)")
+
+#: Scenes of the end-to-end tests (seeds [EVAL_SEED, i]) and the thresholds measured on
+#: them with the shipped models (see docs/recognition.md for the numbers).
+EVAL_SEED = 2026
+EVAL_SCENES = 6
+MIN_RECALL = 0.85
+MIN_FACE_ACC = 0.9
+MIN_IDENTITY = 0.8
+
+
+def render_eval_scene(i: int, split: str = "val", size: tuple[int, int] = (1280, 720),
+                      tile_long_px: tuple[float, float] = (60.0, 110.0), undistorted: bool = False):
+    """Render evaluation scene ``i``: ``(frame (H, W, 3) uint8, labels, spec)`` (datasets.render.scene)."""
+    import dataclasses
+
+    from datasets.render import scene as SC
+
+    rng = np.random.default_rng([EVAL_SEED, i])
+    spec = SC.sample_scene(rng, split, size[0], size[1], tile_long_px)
+    if undistorted:
+        spec.camera = dataclasses.replace(spec.camera, k1=0.0)
+    frame, labels = SC.render_scene(spec)
+    return frame, labels, spec
+
+
+def scene_profile(spec):
+    """A TableProfile for an undistorted rendered camera, table origin at the footprint's corner.
+
+    Returns ``(profile, offset_mm)``: table mm = renderer mm - offset_mm.
+    """
+    from calibration.profile import TableProfile
+
+    cam = spec.camera
+    fp = cam.footprint_mm()
+    off = fp.min(0)
+    size = fp.max(0) - off
+    T = np.array([[1, 0, -off[0]], [0, 1, -off[1]], [0, 0, 1]])
+    half = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])  # OpenCV pixel centres -> renderer pixel edges
+    H = T @ np.linalg.inv(cam.table_homography()) @ half
+    prof = TableProfile(name="render", image_size=(cam.w, cam.h), homography=(H / H[2, 2]).tolist(),
+                        table_size_mm=(float(size[0]), float(size[1])))
+    return prof, off
+
+
+@pytest.fixture(scope="module")
+def recognizer():
+    if not HAVE_MODELS:
+        pytest.skip("models/*.onnx not present")
+    from vision.recognize import Recognizer
+
+    # The generator draws tiles with replacement (a scene may hold a tile twice), so the
+    # set constraint is relaxed here; tests above cover it on hand-made tables.
+    return Recognizer(threads=1, n_sets=8)
+
+
+@needs_models
+def test_recall_and_identity_on_rendered_scenes(recognizer):
+    tot = {"gt": 0, "found": 0, "face_ok": 0, "up": 0, "identity_ok": 0}
+    for i in range(EVAL_SCENES):
+        frame, labels, _ = render_eval_scene(i)
+        r = match_scene(recognizer(frame), labels)
+        for k in tot:
+            tot[k] += r[k]
+    assert tot["gt"] > 50
+    recall = tot["found"] / tot["gt"]
+    assert recall >= MIN_RECALL, tot
+    assert tot["face_ok"] / max(tot["found"], 1) >= MIN_FACE_ACC, tot
+    assert tot["identity_ok"] / max(tot["up"], 1) >= MIN_IDENTITY, tot
+
+
+@needs_models
+def test_calibrated_scene_gives_table_mm(recognizer):
+    frame, labels, spec = render_eval_scene(1, undistorted=True)
+    prof, off = scene_profile(spec)
+    obs = recognizer(frame, prof)
+    r = match_scene(obs, labels)
+    assert r["found"] >= 0.8 * r["gt"]
+    for i, k in r["pairs"]:
+        o, pl = obs[i], spec.placements[k]
+        # the top face (8 mm up) is mapped through the table-plane homography: a small
+        # parallax away from the camera nadir, a few mm at most for these cameras
+        want = np.array([pl.x_mm, pl.y_mm]) - off
+        assert np.linalg.norm(o.center_mm - want) < 12.0
+        d = (o.angle_deg - pl.angle_deg + 180.0) % 360.0 - 180.0
+        assert min(abs(d), 180 - abs(d)) < 4.0
+
+
+@needs_models
+def test_grey_and_odd_sized_frames(recognizer):
+    frame, labels, _ = render_eval_scene(2)
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    r_grey = match_scene(recognizer(grey), labels)
+    assert r_grey["found"] >= 0.6 * r_grey["gt"]
+    # a narrow crop of the frame (odd aspect): tiles fully inside it are found
+    crop = np.ascontiguousarray(frame[:, 300:617])
+    lab = [dict(l, polygon=np.asarray(l["polygon"]) - [300, 0]) for l in labels]
+    inside = [dict(l, visible=l["visible"] if (l["polygon"].min(0) >= 0).all() and l["polygon"][:, 0].max() <= 317
+                   else 0.0) for l in lab]
+    r = match_scene(recognizer(crop), inside)
+    assert r["found"] >= 0.6 * r["gt"]
+    # tiny and empty frames do not fail
+    assert recognizer(np.zeros((3, 4, 3), np.uint8)) == []
+
+
+@needs_models
+def test_onnx_output_layout_is_ultralytics_obb():
+    from vision.detector import OBBDetector
+
+    d = OBBDetector(DEFAULT_DETECTOR)
+    out = d.session.get_outputs()[0].shape
+    assert out[0] == 1 and out[1] == 4 + d.num_classes + 1 and d.num_classes == 2
+
+
+needs_pip_model = pytest.mark.skipif(not DEFAULT_PIP_READER.is_file(),
+                                     reason="models/pip_reader.onnx not present (run `dominocast train pips`)")
+
+
+@needs_pip_model
+def test_pip_reader_reads_ground_truth_halves_and_aligns_shifted_boxes():
+    from vision.crops import canonical_polygon
+    from vision.pip_reader import PipReader
+
+    reader = PipReader(DEFAULT_PIP_READER, cross_check="none", align_below=0.0)
+    aligner = PipReader(DEFAULT_PIP_READER, cross_check="none", align_below=1.01)  # align every tile
+    ok = ok_shift = ok_aligned = n = 0
+    recovered = []
+    for i in range(3):
+        frame, labels, _ = render_eval_scene(i)
+        ups = [l for l in labels if l["face"] == "up" and l["visible"] > 0.97]
+        polys = np.stack([canonical_polygon(l["polygon"]) for l in ups])
+        want = []
+        for l, p in zip(ups, polys):
+            same = np.linalg.norm(p[0] - l["polygon"][0]) < np.linalg.norm(p[0] - l["polygon"][2])
+            want.append(tuple(l["pips"]) if same else tuple(l["pips"][::-1]))
+        hr = reader.read(frame, polys)
+        ok += sum(tuple(v) == w for v, w in zip(hr.values, want))
+        # shift every box by 12 % of its length along the tile (a detector box sliding along a line of play)
+        u = polys[:, 1] - polys[:, 0]
+        shifted = (polys + 0.12 * u[:, None, :]).astype(np.float32)
+        ok_shift += sum(tuple(v) == w for v, w in zip(reader.read(frame, shifted).values, want))
+        ha = aligner.read(frame, shifted)
+        ok_aligned += sum(tuple(v) == w for v, w in zip(ha.values, want))
+        recovered += list(np.linalg.norm((ha.polygons - polys).mean(1), axis=1) / np.linalg.norm(u, axis=1))
+        n += len(ups)
+    assert n > 30
+    assert ok / n >= 0.97
+    assert ok_aligned >= ok_shift and ok_aligned / n >= 0.9
+    # the box moves back toward the tile (the classifier is saturated within ~0.07 of centre)
+    assert np.median(recovered) <= 0.08
+
+
+def test_suppress_contained_drops_part_boxes():
+    from vision.detector import suppress_contained
+
+    whole = xywhr_to_polygon(np.array([100, 100, 80, 40, 0.2]))
+    part = xywhr_to_polygon(np.array([100 - 20 * math.cos(0.2), 100 - 20 * math.sin(0.2), 40, 40, 0.2]))
+    neighbour = xywhr_to_polygon(np.array([100 + 81 * math.cos(0.2), 100 + 81 * math.sin(0.2), 80, 40, 0.2]))
+    polys = np.stack([whole, part, neighbour]).astype(np.float32)
+    assert polygon_iou(whole, part) == pytest.approx(0.5, abs=0.01)  # NMS at 0.5 would keep both
+    assert suppress_contained(polys, np.array([0, 1, 2])).tolist() == [0, 2]
+    # when the part scored better, the whole box is not mostly inside it: both stay
+    assert suppress_contained(polys, np.array([2, 1, 0])).tolist() == [2, 1, 0]

@@ -1,0 +1,227 @@
+"""Frame -> tiles: detection, pip reading, set-aware decoding, table coordinates.
+
+    from vision.recognize import Recognizer, recognize
+    rec = Recognizer(threads=2)                      # loads both ONNX models once
+    tiles = rec(frame, profile)                      # list[TileObservation]
+    tiles = recognize(frame)                         # one-off (cached default Recognizer)
+
+Pipeline (docs/recognition.md):
+
+1. the frame ((H, W) grey, (H, W, 3) BGR or (H, W, 4) BGRA uint8, any size) becomes BGR;
+2. the tile size in pixels comes from ``tile_px``, else the calibration profile (tile
+   length in mm x local scale at the table centre), else a coarse-to-fine search;
+3. :class:`vision.detector.OBBDetector` finds oriented boxes (class tile_up/tile_down);
+4. face-up tiles: halves cut from the full-resolution frame, read by
+   :class:`vision.pip_reader.PipReader` (learned, cross-checked by the classical counter);
+5. :func:`vision.set_constraint.resolve_readings` applies the set constraint;
+6. with a profile, each tile's centre (mm) and long-axis angle (degrees) on the table.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from vision.crops import canonical_polygon
+from vision.detector import TARGET_TILE_PX, OBBDetector
+from vision.observation import FLAG_FRAME_EDGE, FLAG_PIP_DISAGREE, TileObservation
+from vision.pip_reader import PipReader
+from vision.set_constraint import resolve_readings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from calibration.profile import TableProfile
+
+__all__ = ["Recognizer", "recognize", "ModelsMissingError", "DEFAULT_DETECTOR", "DEFAULT_PIP_READER",
+           "as_bgr", "table_pose"]
+
+_MODELS = Path(os.environ.get("DOMINOCAST_MODELS") or Path(__file__).resolve().parent.parent / "models")
+#: Default model files (shipped in ``models/``; the ``DOMINOCAST_MODELS`` folder when that is set).
+DEFAULT_DETECTOR = _MODELS / "tile_detector.onnx"
+DEFAULT_PIP_READER = _MODELS / "pip_reader.onnx"
+
+
+class ModelsMissingError(FileNotFoundError):
+    """A model file is missing; the message says how to get it (one line)."""
+
+
+def as_bgr(frame: np.ndarray) -> np.ndarray:
+    """Validate a frame and return it as (H, W, 3) uint8 BGR (no copy when already BGR).
+
+    Raises:
+        TypeError: not a uint8 numpy array.
+        ValueError: empty, or not (H, W), (H, W, 1), (H, W, 3) or (H, W, 4).
+    """
+    import cv2
+
+    if not isinstance(frame, np.ndarray):
+        raise TypeError(f"frame must be a numpy array, got {type(frame).__name__}")
+    if frame.dtype != np.uint8:
+        raise TypeError(f"frame must be uint8, got {frame.dtype}")
+    if frame.ndim not in (2, 3) or frame.shape[0] < 1 or frame.shape[1] < 1:
+        raise ValueError(f"frame must be a non-empty (H, W[, C]) image, got shape {frame.shape}")
+    if frame.ndim == 2:
+        return cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    c = frame.shape[2]
+    if c == 1:
+        return cv2.cvtColor(frame[:, :, 0], cv2.COLOR_GRAY2BGR)
+    if c == 3:
+        return frame
+    if c == 4:
+        return cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
+    raise ValueError(f"frame must have 1, 3 or 4 channels, got {c}")
+
+
+def _check_profile(profile: TableProfile, frame_shape: tuple[int, ...]) -> None:
+    h, w = frame_shape[:2]
+    if profile.homography is None:
+        from calibration.errors import CalibrationError
+
+        raise CalibrationError(f"profile {profile.name!r} has no table calibration; run `dominocast calibrate table`")
+    if tuple(profile.image_size) != (w, h):
+        raise ValueError(f"frame is {w}x{h} px but profile {profile.name!r} was calibrated for "
+                         f"{profile.image_size[0]}x{profile.image_size[1]} px")
+
+
+def profile_tile_px(profile: TableProfile) -> float:
+    """Tile long side in image px at the table centre, from the profile's tile size and homography."""
+    W, H = profile.table_size_mm  # type: ignore[misc]
+    L = profile.tile_size_mm.length
+    c = np.array([W / 2, H / 2])
+    pts = np.array([c - [L / 2, 0], c + [L / 2, 0], c - [0, L / 2], c + [0, L / 2]], np.float64)
+    px = profile.table_to_image(pts).astype(np.float64)
+    return float((np.linalg.norm(px[1] - px[0]) + np.linalg.norm(px[3] - px[2])) / 2)
+
+
+def table_pose(polygon_px: np.ndarray, profile: TableProfile) -> tuple[np.ndarray, float]:
+    """Centre (mm) and long-axis direction (degrees) of a canonical polygon on the table.
+
+    Args:
+        polygon_px: (4, 2) float corners in pixel-edge coordinates, edge 0->1 = long side.
+        profile: a table-calibrated profile (OpenCV pixel-centre convention, hence -0.5 px).
+
+    Returns:
+        ``(center_mm (2,) float32, angle_deg)``; the angle is the direction from the
+        corner-0/3 end to the corner-1/2 end, in (-180, 180].
+    """
+    mm = profile.image_to_table(np.asarray(polygon_px, np.float64).reshape(4, 2) - 0.5).astype(np.float64)
+    centre = mm.mean(0)
+    axis = (mm[1] - mm[0]) + (mm[2] - mm[3])
+    ang = math.degrees(math.atan2(axis[1], axis[0]))
+    if ang <= -180.0:
+        ang += 360.0
+    return centre.astype(np.float32), float(ang)
+
+
+def _missing(path: Path, what: str) -> ModelsMissingError:
+    return ModelsMissingError(f"model file {path} is missing: train it with `dominocast train {what}` "
+                              f"(or copy the released {path.name} into {path.parent})")
+
+
+class Recognizer:
+    """Loads the ONNX models once; call it on frames.
+
+    Args:
+        detector_path: tile detector ONNX (default ``models/tile_detector.onnx``).
+        pip_reader_path: pip reader ONNX (default ``models/pip_reader.onnx``).
+        threads: onnxruntime intra-op threads per model.
+        n_sets: complete sets on the table (each tile exists ``n_sets`` times).
+        conf_threshold: detector score threshold.
+        iou_threshold: rotated-NMS IoU threshold.
+        cross_check: ``"uncertain"`` (halves the network is < 0.9 sure of), ``"all"`` or
+            ``"none"``: which halves the classical pip counter cross-checks
+            (:class:`vision.pip_reader.PipReader`; "all" costs ~10-25 ms per half).
+        confident: half confidence at or above which the set constraint never changes a reading.
+        tile_px: fixed tile long side in frame px (skips the profile / search).
+        target_px: tile long side the frame is scaled to for the detector, px.
+
+    Raises:
+        ModelsMissingError: a model file is missing.
+    """
+
+    def __init__(self, detector_path: str | Path | None = None, pip_reader_path: str | Path | None = None,
+                 threads: int = 1, n_sets: int = 1, conf_threshold: float = 0.35, iou_threshold: float = 0.5,
+                 cross_check: bool | str = "uncertain", confident: float = 0.9, tile_px: float | None = None,
+                 target_px: float = TARGET_TILE_PX):
+        det = Path(detector_path) if detector_path else DEFAULT_DETECTOR
+        pip = Path(pip_reader_path) if pip_reader_path else DEFAULT_PIP_READER
+        if not det.is_file():
+            raise _missing(det, "detector")
+        if not pip.is_file():
+            raise _missing(pip, "pips")
+        self.detector = OBBDetector(det, threads, conf_threshold, iou_threshold, target_px)
+        self.reader = PipReader(pip, threads, cross_check)
+        self.n_sets = int(n_sets)
+        self.confident = float(confident)
+        self.tile_px = tile_px
+        self.last_tile_px: float | None = None
+
+    def __call__(self, frame: np.ndarray, profile: TableProfile | None = None,
+                 tile_px: float | None = None) -> list[TileObservation]:
+        """Recognize the tiles in one frame.
+
+        Args:
+            frame: (H, W) grey, (H, W, 3) BGR or (H, W, 4) BGRA uint8 image.
+            profile: table calibration (same image size as ``frame``) for table coordinates.
+            tile_px: tile long side in px for this frame (overrides profile and search).
+
+        Returns:
+            one :class:`TileObservation` per tile, highest detector score first.
+
+        Raises:
+            TypeError, ValueError: bad frame; profile for another image size.
+            CalibrationError: the profile has no table calibration.
+        """
+        bgr = as_bgr(frame)
+        if profile is not None:
+            _check_profile(profile, bgr.shape)
+        size = tile_px or self.tile_px or (profile_tile_px(profile) if profile is not None else None)
+        dets = self.detector.detect(bgr, size) if size else self.detector.detect_auto(bgr)
+        self.last_tile_px = dets.tile_px
+        H, W = bgr.shape[:2]
+        obs: list[TileObservation] = []
+        for poly, score, cls in zip(dets.polygons, dets.scores, dets.classes):
+            p = canonical_polygon(poly)
+            o = TileObservation(p, "up" if int(cls) == 0 else "down", float(score))
+            if p[:, 0].min() < 1 or p[:, 1].min() < 1 or p[:, 0].max() > W - 1 or p[:, 1].max() > H - 1:
+                o.flags.append(FLAG_FRAME_EDGE)
+            obs.append(o)
+        up = [o for o in obs if o.face == "up"]
+        if up:
+            hr = self.reader.read(bgr, np.stack([o.polygon_px for o in up]))
+            res = resolve_readings(hr.probs, hr.conf, self.n_sets, self.confident)
+            for i, (o, r) in enumerate(zip(up, res)):
+                o.polygon_px = hr.polygons[i]
+                o.half_probs = hr.probs[i]
+                o.raw_pips = r.raw_pips
+                o.pips = r.pips
+                o.half_confidence = r.half_confidence
+                if (hr.classical[i] >= 0).any():
+                    o.classical_pips = tuple(int(v) if v >= 0 else None for v in hr.classical[i])  # type: ignore
+                if hr.disagree[i].any():
+                    o.flags.append(FLAG_PIP_DISAGREE)
+                o.flags.extend(r.flags)
+        if profile is not None:
+            for o in obs:
+                o.center_mm, o.angle_deg = table_pose(o.polygon_px, profile)
+        return obs
+
+
+_DEFAULT: Recognizer | None = None
+
+
+def recognize(frame: np.ndarray, profile: TableProfile | None = None, **kwargs) -> list[TileObservation]:
+    """Recognize the tiles of one frame with a shared default :class:`Recognizer`.
+
+    ``kwargs`` (``threads``, ``n_sets``, ...) build a fresh recognizer instead of the
+    cached default.  See :meth:`Recognizer.__call__` for arguments and errors.
+    """
+    global _DEFAULT
+    if kwargs:
+        return Recognizer(**kwargs)(frame, profile)
+    if _DEFAULT is None:
+        _DEFAULT = Recognizer()
+    return _DEFAULT(frame, profile)
