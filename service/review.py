@@ -129,6 +129,43 @@ def _draw(frame: np.ndarray, obs: list, score: dict[str, int], open_ends: dict[s
     return img
 
 
+class FramePipeline:
+    """One frame at a time: ``MotionGate`` (read only when still) -> recognizer -> ``Tracker``.
+
+    Shared by :class:`ReviewSession` (recorded footage) and the service's live ``vision``
+    worker (``service/vision_source.py``).
+
+    Args:
+        rules: the rule set the tracker follows (turn order, spinners).
+        recognize: image -> list of TileObservation.
+        profile: calibration profile or None.
+        still_window_s: seconds the table must be still before a read.
+        timelapse: every frame is a stable state: read every frame, no motion gate.
+    """
+
+    def __init__(self, rules: Ruleset, recognize: Callable, profile=None, still_window_s: float = 0.5,
+                 timelapse: bool = False):
+        self.recognize = recognize
+        config = TrackerConfig(still_window_s=0.0 if timelapse else still_window_s)
+        self.tracker = Tracker(rules, profile=profile, config=config)
+        self.gate = None if timelapse else MotionGate(still_window_s=still_window_s)
+        self.last_obs: list = []  # the latest observations (what an annotated frame shows)
+        self.reads = 0
+
+    def step(self, index: int, t: float, image: np.ndarray) -> tuple[list | None, list]:
+        """Process one frame; returns (its observations or None when not read, tracker events and notices)."""
+        info = self.gate.update(index, t, image, roi_px=self.tracker.roi_px()) if self.gate else None
+        obs = None
+        if info is None or info.read:
+            obs = self.recognize(image)
+            self.reads += 1
+            self.last_obs = obs
+        events = self.tracker.update(index, t, obs, info)
+        if self.gate is not None and self.tracker.wants_read:
+            self.gate.request_read()
+        return obs, events
+
+
 class ReviewSession:
     """Turns frames into rows and files; one hand (free-form boards: ``rules=None``).
 
@@ -151,10 +188,10 @@ class ReviewSession:
         self.recognize = recognize
         self.out = _Outputs(out_dir, annotate, on_row)
         self.confident = confident
-        track_rules = rules or _free_form_rules()
-        config = TrackerConfig(still_window_s=0.0 if timelapse else still_window_s)
-        self.tracker = Tracker(track_rules, profile=profile, config=config)
-        self.gate = None if timelapse else MotionGate(still_window_s=still_window_s)
+        self.pipeline = FramePipeline(rules or _free_form_rules(), recognize, profile,
+                                      still_window_s=still_window_s, timelapse=timelapse)
+        self.tracker = self.pipeline.tracker
+        self.gate = self.pipeline.gate
         self.hand = Hand(rules) if rules is not None else None
         if self.hand is not None and rules.boneyard:
             self.hand.append(Deal(hands={}, draws_seen=False))  # the camera cannot count unseen draws
@@ -162,7 +199,6 @@ class ReviewSession:
         self.score: dict[str, int] = dict(self.hand.state.scores) if self.hand else {}
         self._seen_ids: set[int] = set()
         self._seen_polys: list[np.ndarray] = []
-        self._last_obs: list = []
         self._banner: tuple[str, float] | None = None
 
     def feed(self, index: int, t: float, image: np.ndarray, fps: float) -> None:
@@ -170,18 +206,11 @@ class ReviewSession:
         s = self.summary
         s.frames += 1
         s.footage_s = t
-        info = self.gate.update(index, t, image, roi_px=self.tracker.roi_px()) if self.gate else None
-        obs = None
-        if info is None or info.read:
-            obs = self.recognize(image)
-            s.reads += 1
-            self._last_obs = obs
-        events = self.tracker.update(index, t, obs, info)
-        if self.gate is not None and self.tracker.wants_read:
-            self.gate.request_read()
+        obs, events = self.pipeline.step(index, t, image)
+        s.reads = self.pipeline.reads
         banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
         open_ends = self.hand.state.layout.open_ends() if self.hand else {}
-        frame = _draw(image, self._last_obs, self.score, open_ends, banner)
+        frame = _draw(image, self.pipeline.last_obs, self.score, open_ends, banner)
         for ev in events:
             self._handle(ev, index, t, frame)
         if self.rules is None and obs is not None:
@@ -189,7 +218,7 @@ class ReviewSession:
         if events:  # redraw with the new score so the video shows it from this frame on
             banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
             open_ends = self.hand.state.layout.open_ends() if self.hand else {}
-            frame = _draw(image, self._last_obs, self.score, open_ends, banner)
+            frame = _draw(image, self.pipeline.last_obs, self.score, open_ends, banner)
         self.out.write_frame(frame, fps)
 
     # ---- events ---------------------------------------------------------------------------

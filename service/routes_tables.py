@@ -165,10 +165,19 @@ def new_match(table_id: str, request: Request, body: MatchCreate = Body(default_
 
 
 @router.get("/tables/{table_id}/video.mjpg")
-def video(table_id: str, request: Request) -> JSONResponse:
-    """Annotated MJPEG video: arrives with the vision worker; 503 until a table has one."""
+def video(table_id: str, request: Request):  # noqa: ANN201
+    """Annotated MJPEG video of a running vision worker (one capture loop, any number of viewers); 503 otherwise."""
     rt = viewable(request, table_id)
+    source = registry(request).sources.get(table_id)
+    if source is not None and hasattr(source, "mjpeg") and source.running:
+        from fastapi.responses import StreamingResponse
+
+        from service.vision_source import MJPEG_MEDIA_TYPE
+
+        return StreamingResponse(source.mjpeg(), media_type=MJPEG_MEDIA_TYPE,
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    why = (f"its worker is {rt.cfg.worker_kind!r}" if rt.cfg.worker_kind != "vision"
+           else "its vision worker is not running: start it")
     return JSONResponse(
-        {"detail": f"annotated video is not available: table {table_id!r} has no video worker "
-                   f"(its worker is {rt.cfg.worker_kind!r}); the MJPEG stream arrives with the vision pipeline"},
-        status_code=503, headers={"Retry-After": "3600"})
+        {"detail": f"annotated video is not available: table {table_id!r} has no video worker running ({why})"},
+        status_code=503, headers={"Retry-After": "10"})

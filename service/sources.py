@@ -7,8 +7,10 @@ item to the table's log and reports the stats as the table status. Kinds today:
 * ``scripted``: replays a simulated match or an uploaded script/record, paced by the
   events' ``t`` stamps (or ``interval`` seconds apart), ``speed`` times real time.
 * ``manual``: no source at all: events are posted through the API.
-* ``vision``: the camera pipeline. It plugs in with :func:`register_source` once it
-  exists; until then starting such a table raises :class:`WorkerUnavailable`.
+* ``vision``: the camera pipeline (``service/vision_source.py``); :func:`open_source`
+  uses ``service.vision_source.default_factory`` unless another factory was registered
+  with :func:`register_source` (tests inject a recognizer). A missing model file raises
+  :class:`WorkerUnavailable`.
 """
 
 from __future__ import annotations
@@ -34,12 +36,15 @@ class SourceItem:
     (the next hand once the current one is over). ``hand``: an explicit hand (corrections).
     ``tag``: the source's own reference, stored with the event (the scripted source uses
     it to resume where it stopped). ``event`` None is a heartbeat: the source is alive.
+    ``alert``: a notice for the umpire (``kind``, ``message``, optional ``frame``, ``t``,
+    ``tile``, ``seat``, ...): the worker raises it as an alert (category ``vision``).
     """
 
     event: object | None
     new_hand: bool | None = None
     hand: int | None = None
     tag: str = ""
+    alert: dict | None = None
 
 
 @dataclass
@@ -138,13 +143,13 @@ def open_source(kind: str, table_info: dict) -> EventSource:
     """The source of a registered kind.
 
     Raises:
-        WorkerUnavailable: no source registered for ``kind`` (``vision`` until the pipeline lands).
+        WorkerUnavailable: no source registered for ``kind``; for ``vision``: a model file is missing.
     """
     factory = _FACTORIES.get(kind)
+    if factory is None and kind == "vision":
+        from service.vision_source import default_factory  # the camera pipeline (models checked at start)
+
+        factory = default_factory
     if factory is None:
-        if kind == "vision":
-            raise WorkerUnavailable(
-                "the vision worker is not available yet: the camera pipeline has not landed in this build. "
-                "Run the table as 'scripted' or 'manual' for now (see docs/service.md, 'Vision').")
         raise WorkerUnavailable(f"no event source for worker kind {kind!r}")
     return factory(table_info)

@@ -207,8 +207,13 @@ class Registry:
                                     interval=cfg.get("interval", 2.0))
         else:
             info = {"id": row.id, "video_source": row.video_source, "calibration": row.calibration,
-                    "rules": row.rules, "players": row.players, "worker_config": cfg}
-            source = open_source(row.worker_kind, info)
+                    "rules": row.rules, "overrides": dict(row.overrides or {}), "players": row.players,
+                    "worker_config": cfg}
+            try:
+                source = open_source(row.worker_kind, info)
+            except WorkerUnavailable as exc:
+                rt.set_worker(announce=False, error=str(exc))  # the status says why it did not start
+                raise
         self._set_live(table_id, True)
         rt.set_worker(state="running", connected=True, error=None, started_at=time.time(),
                       last_read=time.time(), total=source.stats().total, position=source.stats().position)
@@ -250,9 +255,16 @@ class Registry:
     def _feed(self, rt: TableRuntime, source, item: SourceItem) -> None:  # noqa: ANN001
         stats = source.stats()
         rt.set_worker(announce=False, last_read=time.time(), fps=stats.fps, position=stats.position,
-                      connected=stats.connected)
+                      total=stats.total, connected=stats.connected)
         if any(a["category"] == "silent" for a in rt.open_alerts.values()):
             rt.resolve_category("silent", "worker", "the source speaks again")
+        if item.alert is not None:  # a vision notice for the umpire (uncertain read, bumped tile, ...)
+            a = item.alert
+            n = len(rt.logs)
+            rt.raise_alert(f"{source.kind}:{rt.match_id}:{n}:{a.get('kind')}:{a.get('frame')}:{a.get('tile')}",
+                           source.kind, str(a.get("kind") or "notice"), str(a.get("message") or a.get("kind")),
+                           {k: v for k, v in a.items() if k not in ("kind", "message", "type")},
+                           hand=n or None, seat=a.get("seat"))
         if item.event is None:
             return
         try:

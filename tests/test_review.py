@@ -20,9 +20,9 @@ from datasets.footage import make_footage
 from engine.record import from_json, replay_record
 from engine.ruleset import load_ruleset
 from service.review import run_review
-from vision.observation import TileObservation
-from vision.recognize import table_pose
 from vision.sources import open_source
+
+from footage_oracle import Oracle as _Oracle  # tests/footage_oracle.py
 
 
 @pytest.fixture(scope="module")
@@ -31,32 +31,6 @@ def footage(tmp_path_factory) -> dict:
     paths = make_footage("all-fives", seed=5, out_dir=out, fps=8, size=(640, 360))
     gt = json.loads(Path(paths["ground_truth"]).read_text())
     return {"paths": paths, "gt": gt, "profile": TableProfile.load(paths["profile"])}
-
-
-class _Oracle:
-    """Image -> the ground-truth tiles of the latest keyframe at or before the current frame."""
-
-    def __init__(self, gt: dict, profile: TableProfile):
-        self.keyframes = sorted(gt["keyframes"], key=lambda k: k["frame"])
-        self.profile = profile
-        self.frame = 0
-
-    def progress(self, frames_done: int) -> None:
-        self.frame = frames_done  # the next frame's index
-
-    def __call__(self, image: np.ndarray) -> list[TileObservation]:
-        key = [k for k in self.keyframes if k["frame"] <= self.frame][-1]
-        obs = []
-        for t in key["tiles"]:
-            if t["where"].startswith("hand"):
-                continue
-            poly = np.asarray(t["polygon"], np.float32)
-            o = TileObservation(poly, t["face"], 0.99)
-            if t["face"] == "up":
-                o.pips, o.half_confidence = tuple(t["pips"]), (0.99, 0.99)
-            o.center_mm, o.angle_deg = table_pose(poly, self.profile)
-            obs.append(o)
-        return obs
 
 
 def test_review_matches_ground_truth(footage, tmp_path):

@@ -1,0 +1,293 @@
+"""The ``vision`` worker: a table's camera (or replayed footage) as a live event source.
+
+:class:`VisionSource` opens the table's ``video_source`` (:func:`vision.sources.open_source`:
+a video file, replayed at ``speed`` times real time; an image folder; a camera index or a
+stream URL, read newest-frame-first), runs the same pipeline as ``dominocast review``
+(:class:`service.review.FramePipeline`: motion gate -> recognizer -> tracker) in a
+**thread**, and hands the engine events to the table's worker as
+:class:`~service.sources.SourceItem`\\ s:
+
+* a ``Deal(hands={}, draws_seen=False)`` first in draw games (the camera cannot count the
+  deal or unseen draws), and again when the tracker sees the layout cleared (a new hand);
+* every ``Play`` / ``TakeBack`` with its ``t``, ``frame`` and ``confidence``;
+* vision notices (``uncertain_read``, ``bump``, ``moved``, ``tile_missing``, ...) as alerts
+  (``SourceItem.alert``).
+
+The latest annotated frame is kept for the MJPEG stream (:meth:`VisionSource.mjpeg`): one
+capture loop, any number of viewers.
+
+A source that cannot be opened, a corrupt file or missing models end the worker with a
+one-line error in the table status (``state: "error"``); the service goes on.
+
+Worker options (``worker_config``): ``speed`` (file replay pace, times real time; ``0``:
+as fast as it goes), ``still_window_s`` (0.5), ``annotate`` (True).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from typing import AsyncIterator, Callable
+
+import numpy as np
+
+from engine.events import Deal, Play, TakeBack
+from engine.ruleset import load_ruleset
+from service.review import FramePipeline, _draw
+from service.sources import SourceItem, SourceStats, WorkerUnavailable, register_source
+
+log = logging.getLogger("dominocast.service")
+
+#: notice kinds that do not become alerts (``hand_cleared`` opens the next hand instead)
+QUIET_NOTICES = ("hand_cleared",)
+_BOUNDARY = "frame"
+
+
+class VisionSource:
+    """A table's video as an :class:`~service.sources.EventSource` (see module docstring).
+
+    Args:
+        table: the table info ``register_source`` factories get (``id``, ``video_source``,
+            ``calibration``, ``rules``, ``worker_config``, ...).
+        recognizer_factory: ``profile -> (image -> observations)``; default: the ONNX
+            :class:`vision.recognize.Recognizer` (needs ``models/tile_detector.onnx``).
+            Tests inject an oracle.
+        before_frame: called with each frame's index before it is processed (tests).
+        frame_source_factory: ``spec -> FrameSource`` (default :func:`vision.sources.open_source`).
+    """
+
+    kind = "vision"
+
+    def __init__(self, table: dict, recognizer_factory: Callable | None = None,
+                 before_frame: Callable[[int], None] | None = None,
+                 frame_source_factory: Callable | None = None):
+        self.table = table
+        cfg = dict(table.get("worker_config") or {})
+        self.speed = float(cfg.get("speed", 1.0) or 0.0)
+        self.still_window_s = float(cfg.get("still_window_s", 0.5))
+        self.annotate = bool(cfg.get("annotate", True))
+        self.recognizer_factory = recognizer_factory
+        self.before_frame = before_frame
+        self.frame_source_factory = frame_source_factory
+        self._stats = SourceStats(connected=False)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._frames = None  # the vision.sources.FrameSource while open
+        self._frame_cond = threading.Condition()
+        self._frame: np.ndarray | None = None  # latest annotated frame (BGR)
+        self._frame_seq = 0
+        self._jpeg: tuple[int, bytes] | None = None
+
+    # ---- EventSource -------------------------------------------------------------------
+    def stats(self) -> SourceStats:
+        return self._stats
+
+    def acknowledge(self, item: SourceItem, hand: int, index: int) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        self._stop.set()
+        frames = self._frames
+        if frames is not None and getattr(frames, "live", False):
+            frames.close()  # thread-safe for a live reader: its consumer wakes up at once
+        # a file source is closed by the frame thread itself (it checks the stop flag every frame)
+        if self._thread is not None and self._thread.is_alive():
+            await asyncio.to_thread(self._thread.join, 10.0)
+        self._stats.connected = False
+        with self._frame_cond:
+            self._frame_cond.notify_all()
+
+    async def __aiter__(self) -> AsyncIterator[SourceItem]:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue = asyncio.Queue()
+
+        def put(x: object) -> None:
+            if not self._stop.is_set():
+                loop.call_soon_threadsafe(queue.put_nowait, x)
+
+        self._thread = threading.Thread(target=self._loop, args=(put,), daemon=True,
+                                        name=f"vision-{self.table.get('id')}")
+        self._thread.start()
+        try:
+            while True:
+                x = await queue.get()
+                if x is None:
+                    return
+                if isinstance(x, BaseException):
+                    raise x
+                yield x
+        finally:
+            self._stop.set()
+
+    # ---- the frame loop (its own thread) ---------------------------------------------------
+    def _open(self):
+        """(rules, profile, recognize, frame source); raises with a one-line message."""
+        from vision.sources import open_source
+
+        spec = (self.table.get("video_source") or "").strip()
+        if not spec:
+            raise ValueError("the table has no video_source (a video file, image folder, camera index or URL)")
+        rules = load_ruleset(self.table["rules"], **(self.table.get("overrides") or {}))
+        profile = None
+        if self.table.get("calibration"):
+            from calibration.profile import TableProfile
+
+            try:
+                profile = TableProfile.load(self.table["calibration"])
+            except Exception as exc:  # noqa: BLE001 - any unreadable profile is one line in the status
+                raise ValueError(f"calibration {self.table['calibration']}: {exc}") from None
+        if self.recognizer_factory is not None:
+            recognize = self.recognizer_factory(profile)
+        else:
+            from vision.recognize import Recognizer
+
+            recognizer = Recognizer(threads=2)  # ModelsMissingError says which model is missing
+            recognize = lambda image: recognizer(image, profile)  # noqa: E731
+        frames = (self.frame_source_factory or open_source)(spec)
+        return rules, profile, recognize, frames
+
+    def _loop(self, put: Callable[[object], None]) -> None:
+        try:
+            rules, profile, recognize, frames = self._open()
+            self._frames = frames
+            if self._stop.is_set():
+                frames.close()
+                return
+            self._run(rules, profile, recognize, frames, put)
+            put(None)
+        except BaseException as exc:  # noqa: BLE001 - the worker reports it in the table status
+            if not self._stop.is_set():
+                log.warning("vision worker of table %s: %s", self.table.get("id"), exc)
+                put(exc)
+        finally:
+            self._stats.connected = False
+            if self._frames is not None:
+                try:
+                    self._frames.close()
+                except Exception:  # noqa: BLE001
+                    pass
+
+    def _run(self, rules, profile, recognize, frames, put) -> None:  # noqa: ANN001
+        live = bool(getattr(frames, "live", False))
+        if hasattr(frames, "open"):
+            frames.open()  # a camera / stream: wait for its first frame (SourceError otherwise)
+        self._stats.connected = True
+        self._stats.total = len(frames) if hasattr(frames, "__len__") else getattr(frames, "declared_frames", None)
+        pipeline = FramePipeline(rules, recognize, profile, still_window_s=self.still_window_s,
+                                 timelapse=hasattr(frames, "interval_s"))
+        draw_game = bool(rules.boneyard)
+        if draw_game:  # the camera sees neither the deal nor the draws
+            put(SourceItem(Deal(hands={}, draws_seen=False), tag="vision:deal"))
+        new_hand = False
+        t0 = time.monotonic()
+        fps_n, fps_t = 0, time.monotonic()
+        for frame in frames:
+            if self._stop.is_set():
+                return
+            if not live and self.speed > 0:  # replayed footage: real-time pace (times speed)
+                wait = t0 + frame.t / self.speed - time.monotonic()
+                if wait > 0 and self._stop.wait(wait):
+                    return
+            if self.before_frame is not None:
+                self.before_frame(frame.index)
+            _, events = pipeline.step(frame.index, frame.t, frame.image)
+            self._stats.position = frame.index + 1
+            self._stats.last_read = time.time()
+            fps_n += 1
+            now = time.monotonic()
+            if now - fps_t >= 1.0:
+                self._stats.fps, fps_n, fps_t = round(fps_n / (now - fps_t), 1), 0, now
+                put(SourceItem(None))  # a heartbeat: the status shows frames read, fps; the camera is alive
+            for ev in events:
+                kind = getattr(ev, "kind", None) if getattr(ev, "type", "") == "vision_notice" else None
+                if kind == "hand_cleared":
+                    new_hand = True
+                    if draw_game:
+                        put(SourceItem(Deal(hands={}, draws_seen=False), new_hand=True, tag=f"vision:{frame.index}"))
+                        new_hand = False
+                elif kind is not None:
+                    put(SourceItem(None, tag=f"vision:{frame.index}", alert={**ev.to_json(), "kind": kind}))
+                elif isinstance(ev, (Play, TakeBack)):
+                    put(SourceItem(ev, new_hand=True if new_hand else None, tag=f"vision:{frame.index}"))
+                    new_hand = False
+            if self.annotate:
+                shadow = pipeline.tracker.hand.state  # the hand as the camera read it (no umpire corrections)
+                self._publish_frame(_draw(frame.image, pipeline.last_obs, dict(shadow.scores),
+                                          shadow.layout.open_ends(), None))
+        put(SourceItem(None))  # the last frame's stats
+
+    # ---- annotated video ---------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """The frame loop is (about to be) running: not stopped, not finished."""
+        return not self._stop.is_set() and (self._thread is None or self._thread.is_alive())
+
+    def _publish_frame(self, image: np.ndarray) -> None:
+        with self._frame_cond:
+            self._frame = image
+            self._frame_seq += 1
+            self._frame_cond.notify_all()
+
+    def latest_jpeg(self, after: int = 0, timeout: float = 5.0) -> tuple[int, bytes] | None:
+        """(sequence, JPEG bytes) of the newest annotated frame newer than ``after`` (blocking, up to
+        ``timeout``); None when none came or the source stopped. Each frame is encoded once, whatever
+        the number of viewers."""
+        import cv2
+
+        deadline = time.monotonic() + timeout
+        with self._frame_cond:
+            while self._frame_seq <= after and not self._stop.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._frame_cond.wait(left)
+            if self._frame is None or self._frame_seq <= after:
+                return None
+            if self._jpeg is None or self._jpeg[0] != self._frame_seq:
+                ok, buf = cv2.imencode(".jpg", self._frame, [cv2.IMWRITE_JPEG_QUALITY, 75])
+                if not ok:
+                    return None
+                self._jpeg = (self._frame_seq, buf.tobytes())
+            return self._jpeg
+
+    async def mjpeg(self, max_fps: float = 10.0) -> AsyncIterator[bytes]:
+        """``multipart/x-mixed-replace; boundary=frame`` parts of the annotated video, until the source stops."""
+        seq = 0
+        while self.running:
+            got = await asyncio.to_thread(self.latest_jpeg, seq, 2.0)
+            if got is None:
+                continue
+            seq, jpeg = got
+            yield (f"--{_BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n").encode() \
+                + jpeg + b"\r\n"
+            await asyncio.sleep(1.0 / max_fps)
+
+
+MJPEG_MEDIA_TYPE = f"multipart/x-mixed-replace; boundary={_BOUNDARY}"
+
+
+def default_factory(table: dict) -> VisionSource:
+    """The ``vision`` source with the shipped ONNX models.
+
+    Raises:
+        WorkerUnavailable: a model file is missing (the start answers ``501`` and says which).
+    """
+    from vision.recognize import DEFAULT_DETECTOR, DEFAULT_PIP_READER
+
+    for path, what in ((DEFAULT_DETECTOR, "detector"), (DEFAULT_PIP_READER, "pips")):
+        if not path.is_file():
+            raise WorkerUnavailable(
+                f"the vision worker is not available yet: model file {path} is missing (train it with "
+                f"`dominocast train {what}` or copy the released {path.name} into {path.parent})")
+    return VisionSource(table)
+
+
+def register(recognizer_factory: Callable | None = None, **kwargs) -> None:
+    """Make the ``vision`` worker kind available (``service.sources.register_source``); tests pass
+    ``recognizer_factory`` (``profile -> recognize``) to run it without the models."""
+    if recognizer_factory is None and not kwargs:
+        register_source("vision", default_factory)
+    else:
+        register_source("vision", lambda table: VisionSource(table, recognizer_factory=recognizer_factory, **kwargs))

@@ -1,0 +1,252 @@
+"""The ``vision`` table worker: replayed footage -> the table's log, feeds and status.
+
+The recognizer is the footage's ground truth (``tests/footage_oracle.py``), so these tests
+need no detector model; they check the service side: the frame loop in its thread, pacing,
+the append path (log, snapshot, feed), stopping, and clear errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+import service.sources as sources
+from calibration.profile import TableProfile
+from datasets.footage import make_footage
+from service.testing import AUTH, app_for, wait_for
+from service.vision_source import VisionSource
+
+from footage_oracle import Oracle  # tests/footage_oracle.py
+
+
+@pytest.fixture(scope="module")
+def footage(tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp("footage")
+    paths = make_footage("all-fives", seed=5, out_dir=out, fps=8, size=(640, 360))
+    gt = json.loads(Path(paths["ground_truth"]).read_text())
+    return {"paths": paths, "gt": gt, "profile": TableProfile.load(paths["profile"])}
+
+
+@pytest.fixture()
+def oracle_vision(footage, monkeypatch):
+    """Register a ``vision`` source whose recognizer is the footage's ground truth."""
+    oracle = Oracle(footage["gt"], footage["profile"])
+    made: list[VisionSource] = []
+
+    def factory(table: dict) -> VisionSource:
+        src = VisionSource(table, recognizer_factory=lambda profile: oracle, before_frame=oracle.progress)
+        made.append(src)
+        return src
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    return made
+
+
+def post(c, path, body=None):
+    return c.post(path, json=body if body is not None else {}, headers=AUTH)
+
+
+def vision_table(c, footage, table_id="cam", speed=16.0, video=None):
+    body = {"id": table_id, "name": "Camera table", "rules": "all-fives",
+            "video_source": str(video or footage["paths"]["video"]), "calibration": str(footage["paths"]["profile"]),
+            "worker": {"kind": "vision", "speed": speed}}
+    r = post(c, "/api/tables", body)
+    assert r.status_code == 201, r.text
+
+
+def test_vision_table_scores_replayed_footage(footage, oracle_vision, tmp_path):
+    gt = footage["gt"]
+    want = gt["plays"]
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage)
+        t0 = time.monotonic()
+        st = post(c, "/api/tables/cam/start").json()
+        assert st["kind"] == "vision" and st["state"] == "running"
+        # the frame loop runs in a thread: the service answers while it works
+        assert c.get("/api/health").json()["live"] == ["cam"]
+        status = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error")
+                          and s, timeout=25)
+        took = time.monotonic() - t0
+        assert status["state"] == "finished", status
+        assert status["position"] == gt["n_frames"] and status["total"] == gt["n_frames"] and status["fps"]
+        # paced: 53 s of footage at 16x real time takes at least 3.3 s
+        assert took >= gt["n_frames"] / 8 / 16 * 0.9
+        snap = c.get("/api/tables/cam/snapshot").json()
+        mid = snap["data"]["state"]["match"]["id"]
+        hand = c.get(f"/api/matches/{mid}/hands/1").json()
+        rows = c.get(f"/api/matches/{mid}/timeline").json()["rows"]
+    events = hand["events"]
+    assert events[0] == {"type": "deal", "draws_seen": False}  # a draw game: the camera sees no deal
+    plays = [e for e in events if e["type"] == "play"]
+    # every play, in order, by the right seat, touching half first, on the right end
+    assert [(p["seat"], p["tile"], p.get("end", "lead")) for p in plays] == \
+        [(w["seat"], w["tile"], w["end"]) for w in want]
+    assert all(p["confidence"] > 0.9 and p["oriented"] for p in plays)
+    lat = [p["t"] - w["t"] for p, w in zip(plays, want)]
+    assert min(lat) >= 0 and max(lat) <= 2.0
+    assert [p["frame"] for p in plays] == sorted(p["frame"] for p in plays)
+    # scored as the engine scored the simulated hand, but for the domino award (the umpire ends a draw game)
+    awards = gt["hands"][0]["result"]["awards"]
+    want_pts = [{k: v for k, v in w["points"].items() if v} for w in want]
+    want_pts[-1] = {k: v - awards.get(k, 0) for k, v in want_pts[-1].items() if v - awards.get(k, 0)}
+    play_rows = [r for r in rows if r["type"] == "play"]
+    assert [{k: v for k, v in r["points"].items() if v} for r in play_rows] == want_pts
+    # the snapshot (the feed's first message, what the overlay draws) shows the points
+    state = snap["data"]["state"]
+    total: dict[str, int] = {}
+    for pts in want_pts:
+        for k, v in pts.items():
+            total[k] = total.get(k, 0) + v
+    assert {k: v for k, v in state["game"]["scores"].items() if v} == total
+    assert state["hand"]["last_play"]["seat"] == want[-1]["seat"]
+    assert sum(1 for t in state["hand"]["layout"]["tiles"]) == len(want)
+
+
+def test_vision_table_stops_its_thread(footage, oracle_vision, tmp_path):
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage, speed=1.0)
+        assert post(c, "/api/tables/cam/start").json()["state"] == "running"
+        src = oracle_vision[-1]
+        wait_for(lambda: c.get("/api/tables/cam/status").json()["position"] > 0, timeout=10)
+        # the annotated video: the newest frame, encoded once for every viewer
+        seq, jpeg = src.latest_jpeg(0, timeout=5)
+        assert seq >= 1 and jpeg[:2] == b"\xff\xd8" and src.latest_jpeg(seq - 1, timeout=1)[1][:2] == b"\xff\xd8"
+
+        async def two_parts(gen):
+            parts = [await gen.__anext__(), await gen.__anext__()]
+            await gen.aclose()
+            return parts
+
+        for part in asyncio.run(two_parts(src.mjpeg(max_fps=20))):  # what the MJPEG endpoint sends
+            assert part.startswith(b"--frame\r\nContent-Type: image/jpeg\r\n") and b"\r\n\r\n\xff\xd8" in part
+        t0 = time.monotonic()
+        assert post(c, "/api/tables/cam/stop").json()["state"] == "stopped"
+        assert time.monotonic() - t0 < 5
+        assert not src._thread.is_alive()
+        pos = c.get("/api/tables/cam/status").json()["position"]
+        time.sleep(0.5)
+        assert c.get("/api/tables/cam/status").json()["position"] == pos
+        assert pos < footage["gt"]["n_frames"]
+
+
+@pytest.mark.parametrize("bad", ["missing", "corrupt", "empty"])
+def test_bad_video_source_is_a_status_error(footage, oracle_vision, tmp_path, bad):
+    video = tmp_path / "v.mp4"
+    if bad == "corrupt":
+        video.write_bytes(b"not a video at all" * 100)
+    with TestClient(app_for(tmp_path / "db")) as c:
+        if bad == "empty":
+            r = post(c, "/api/tables", {"id": "cam", "name": "Cam", "rules": "all-fives", "worker": {"kind": "vision"}})
+            assert r.status_code == 201
+        else:
+            vision_table(c, footage, video=video)
+        assert post(c, "/api/tables/cam/start").status_code == 200
+        st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] == "error" and s, timeout=10)
+        assert st["connected"] is False
+        assert ("v.mp4" if bad != "empty" else "no video_source") in st["error"]
+        assert "\n" not in st["error"]
+        assert c.get("/api/health").json()["ok"] is True
+
+
+def test_missing_model_is_a_clear_501(footage, tmp_path, monkeypatch):
+    import vision.recognize
+
+    monkeypatch.delitem(sources._FACTORIES, "vision", raising=False)
+    monkeypatch.setattr(vision.recognize, "DEFAULT_DETECTOR", tmp_path / "tile_detector.onnx")
+    with TestClient(app_for(tmp_path / "db")) as c:
+        vision_table(c, footage)
+        r = post(c, "/api/tables/cam/start")
+        assert r.status_code == 501 and "tile_detector.onnx is missing" in r.json()["detail"]
+        st = c.get("/api/tables/cam/status").json()
+        assert st["state"] == "stopped" and "tile_detector.onnx is missing" in st["error"]
+
+
+class _NoticeSource:
+    """A source that reports one vision notice and one play."""
+
+    kind = "vision"
+
+    def __init__(self, table: dict):
+        from service.sources import SourceStats
+
+        self._stats = SourceStats(connected=True)
+
+    def stats(self):
+        return self._stats
+
+    def acknowledge(self, item, hand, index):
+        pass
+
+    async def aclose(self):
+        pass
+
+    async def __aiter__(self):
+        from engine.events import Deal, Play
+        from service.sources import SourceItem
+
+        yield SourceItem(Deal(hands={}, draws_seen=False))
+        yield SourceItem(None, alert={"type": "vision_notice", "kind": "uncertain_read", "t": 3.0, "frame": 24,
+                                      "message": "2 tiles appeared at once", "tile": [6, 3], "seat": "N"})
+        yield SourceItem(Play(seat="N", tile=(6, 3), t=3.0, frame=24, confidence=0.5))
+
+
+def test_vision_notices_become_alerts(tmp_path, monkeypatch, footage):
+    monkeypatch.setitem(sources._FACTORIES, "vision", _NoticeSource)
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage)
+        post(c, "/api/tables/cam/start")
+        wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished")
+        alerts = c.get("/api/tables/cam/alerts?status=open").json()
+    kinds = sorted((a["category"], a["kind"]) for a in alerts)
+    # the notice, and the engine's own alert for a play read with low confidence
+    assert kinds == [("uncertain", "uncertain_read"), ("vision", "uncertain_read")]
+    notice = next(a for a in alerts if a["category"] == "vision")
+    assert notice["message"] == "2 tiles appeared at once" and notice["seat"] == "N" and notice["details"]["frame"] == 24
+
+
+class _FakeCamera:
+    """A capture that delivers a still 640x360 frame at about 30 fps."""
+
+    def __init__(self, target):
+        import numpy as np
+
+        self.image = np.full((360, 640, 3), 60, np.uint8)
+
+    def isOpened(self):
+        return True
+
+    def read(self):
+        time.sleep(0.03)
+        return True, self.image.copy()
+
+    def release(self):
+        pass
+
+
+def test_vision_table_on_a_camera(footage, tmp_path, monkeypatch):
+    """A live source (camera index / URL): newest frame first, no pacing, stats, stop."""
+    from vision.sources import LiveSource
+
+    made = []
+
+    def factory(table):
+        src = VisionSource(table, recognizer_factory=lambda profile: (lambda image: []),
+                           frame_source_factory=lambda spec: LiveSource(spec, capture_factory=_FakeCamera))
+        made.append(src)
+        return src
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage, video="0")
+        post(c, "/api/tables/cam/start")
+        st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["fps"] and s, timeout=10)
+        assert st["state"] == "running" and st["connected"] is True and st["total"] is None
+        assert post(c, "/api/tables/cam/stop").json()["state"] == "stopped"
+        assert not made[-1]._thread.is_alive()
+        snap = c.get("/api/tables/cam/snapshot").json()
+    assert snap["data"]["state"]["hand"]["status"] == "in_progress"  # the camera's deal opened the hand
