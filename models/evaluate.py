@@ -64,6 +64,7 @@ def evaluate_detector(data: Path, split: str = "test", onnx: Path = DETECTOR_ONN
     tp = fp = n_gt = 0
     cls_ok = 0
     per = {0: [0, 0, 0], 1: [0, 0, 0]}  # tp, fp, gt per class (class-aware matching)
+    by_surface: dict[str, list[int]] = {}  # class-agnostic tp, fp, gt per table surface
     t0 = time.time()
     for f in files:
         gt = json.loads((data / "detect" / "gt" / split / f"{f.stem}.json").read_text())
@@ -76,6 +77,10 @@ def evaluate_detector(data: Path, split: str = "test", onnx: Path = DETECTOR_ONN
         tp += len(m)
         fp += f_p
         n_gt += len(g)
+        bs = by_surface.setdefault(gt.get("surface", "?"), [0, 0, 0])
+        bs[0] += len(m)
+        bs[1] += f_p
+        bs[2] += len(g)
         cls_ok += sum(preds[i].cls == g[j]["cls"] for i, j in m)
         for c in (0, 1):
             pc = [p for p in preds if p.cls == c]
@@ -95,6 +100,7 @@ def evaluate_detector(data: Path, split: str = "test", onnx: Path = DETECTOR_ONN
     return {"split": split, "images": len(files), "iou": 0.5, "conf": conf,
             "tile": pr(tp, fp, n_gt), "up_down_accuracy_of_matched": round(cls_ok / max(tp, 1), 4),
             "tile_up": pr(*per[0]), "tile_down": pr(*per[1]),
+            "tile_by_surface": {k: pr(*v) for k, v in sorted(by_surface.items())},
             "ms_per_window": round(1000 * secs / max(len(files), 1), 1)}
 
 

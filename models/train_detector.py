@@ -42,7 +42,7 @@ def export_onnx(weights: Path, imgsz: int, dst: Path = ONNX_PATH) -> Path:
     from ultralytics import YOLO
 
     out = YOLO(str(weights)).export(format="onnx", imgsz=imgsz, opset=OPSET, simplify=False, dynamic=False)
-    shutil.copyfile(out, dst)
+    shutil.move(out, dst)  # ultralytics writes next to the weights; keep only the shipped copy
     return dst
 
 
