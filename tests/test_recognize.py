@@ -345,13 +345,14 @@ needs_models = pytest.mark.skipif(
     not HAVE_MODELS, reason="models/tile_detector.onnx and models/pip_reader.onnx not present "
                             "(run `dominocast train detector` and `dominocast train pips`)")
 
-#: Scenes of the end-to-end tests (seeds [EVAL_SEED, i]) and the thresholds measured on
-#: them with the shipped models (see docs/recognition.md for the numbers).
+#: Scenes of the end-to-end tests (seeds [EVAL_SEED, i]) and the thresholds.  Measured
+#: with the shipped models on scenes 0-11 (docs/recognition.md): recall 0.99, face 1.00,
+#: pips in order 0.99-1.00 (auto scale and known scale); the thresholds leave a margin.
 EVAL_SEED = 2026
 EVAL_SCENES = 6
-MIN_RECALL = 0.85
-MIN_FACE_ACC = 0.9
-MIN_IDENTITY = 0.8
+MIN_RECALL = 0.93
+MIN_FACE_ACC = 0.97
+MIN_IDENTITY = 0.95
 
 
 def render_eval_scene(i: int, split: str = "val", size: tuple[int, int] = (1280, 720),
@@ -420,15 +421,20 @@ def test_calibrated_scene_gives_table_mm(recognizer):
     prof, off = scene_profile(spec)
     obs = recognizer(frame, prof)
     r = match_scene(obs, labels)
-    assert r["found"] >= 0.8 * r["gt"]
+    assert r["found"] >= 0.93 * r["gt"]
+    cerr, aerr = [], []
     for i, k in r["pairs"]:
         o, pl = obs[i], spec.placements[k]
         # the top face (8 mm up) is mapped through the table-plane homography: a small
-        # parallax away from the camera nadir, a few mm at most for these cameras
-        want = np.array([pl.x_mm, pl.y_mm]) - off
-        assert np.linalg.norm(o.center_mm - want) < 12.0
+        # parallax away from the camera nadir, <= 4 mm for these cameras
+        cerr.append(np.linalg.norm(o.center_mm - (np.array([pl.x_mm, pl.y_mm]) - off)))
         d = (o.angle_deg - pl.angle_deg + 180.0) % 360.0 - 180.0
-        assert min(abs(d), 180 - abs(d)) < 4.0
+        aerr.append(min(abs(d), 180 - abs(d)))
+        if o.face == "up" and tuple(o.pips) == (pl.a, pl.b) and pl.a != pl.b:
+            assert abs(d) < 30  # pips in order a -> b: the angle points from a to b
+    # measured on scenes 0-11: centre median 1.8 mm, p95 3.9 mm, max 6.4 mm; angle median 1.4 deg, p95 4.8 deg
+    assert np.median(cerr) < 3.0 and max(cerr) < 10.0
+    assert np.median(aerr) < 3.0 and np.mean(np.array(aerr) < 8.0) >= 0.9
 
 
 @needs_models

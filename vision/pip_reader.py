@@ -6,9 +6,10 @@ with, ``TILE_OUT_PX`` = 64 -> 32 x 32 px halves) and classified by PipNet
 (``models/pipnet.py``): input (N, 3, 32, 32) float32, **BGR** channel order, values
 ``uint8 / 255``; output (N, C) softmax probabilities, class k = k pips.  The session and
 that preprocessing are the training helper's :class:`models.runtime.PipReader` (shared,
-not copied).
+not copied).  A tile the network reads weakly is re-cut after an alignment search
+(:meth:`PipReader.align`).
 
-Cross-check (per half) with :func:`vision.pips_classical.count`:
+Cross-check (per half, by default only halves the network is < 0.9 sure of) with :func:`vision.pips_classical.count`:
 
 * agreement: the half confidence is the network's probability of its argmax;
 * disagreement: the value stays the network's argmax, but its confidence becomes
