@@ -94,3 +94,48 @@ def test_overlay_and_umpire_console(tmp_path, browser):
             review.screenshot(path=str(DOCS / "review.png"), full_page=True)
             for page in (overlay, umpire, review):
                 page.close()
+
+
+def test_index_admin_adds_and_starts_a_table(tmp_path, browser):
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, timeout=10) as c:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/")
+            page.wait_for_selector("#t-rules option[value='lisa-b-all-fives']", state="attached")
+            page.wait_for_selector("#tables th")
+            page.fill("#token", TOKEN)
+            page.click("#savetoken")
+            page.fill("#t-id", "mesa-2")
+            page.fill("#t-name", "Mesa dos")
+            page.select_option("#t-rules", "lisa-b-all-fives")
+            page.select_option("#t-worker", "manual")
+            page.fill(".t-player[data-seat='N']", "Ana Ruiz")
+            page.fill(".t-player[data-seat='S']", "Bob Lee")
+            page.click("#t-create")
+            row = "#tables tr[data-id='mesa-2']"
+            page.wait_for_selector(row, timeout=10000)
+            assert "Mesa dos" in page.inner_text(row)
+            assert page.inner_text("#adminerr") == ""
+            info = c.get("/api/tables/mesa-2").json()
+            assert info["rules"] == "lisa-b-all-fives" and info["worker"]["kind"] == "manual"
+            assert info["players"] == {"N": "Ana Ruiz", "S": "Bob Lee"}
+
+            page.click(f"{row} button[data-act='start']")
+            page.wait_for_function(
+                "document.querySelector(\"#tables tr[data-id='mesa-2'] .state\")?.textContent === 'running'",
+                timeout=10000)
+            assert c.get("/api/tables/mesa-2/status").json()["state"] == "running"
+            assert page.inner_text("#tableserr") == ""
+
+            # the same id again: the API's 409 detail in the error line
+            page.click("#t-create")
+            page.wait_for_function("document.getElementById('adminerr').textContent !== ''", timeout=10000)
+            assert "exists already" in page.inner_text("#adminerr")
+
+            page.click(f"{row} button[data-act='stop']")
+            page.wait_for_function(
+                "document.querySelector(\"#tables tr[data-id='mesa-2'] .state\")?.textContent !== 'running'",
+                timeout=10000)
+            assert c.get("/api/tables/mesa-2/status").json()["state"] != "running"
+            page.close()
