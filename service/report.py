@@ -69,7 +69,8 @@ def _row_html(row: dict, snapshot: str | None) -> str:
     )
     t = row.get("t")
     when = f"{t:.1f} s" if isinstance(t, (int, float)) else ""
-    text = html.escape(row.get("text", row["type"]))
+    text = html.escape(row.get("text") or " ".join(str(x) for x in (row["type"], row.get("kind"), row.get("message"))
+                                                   if x))
     if "hand_end" in row:
         he = row["hand_end"]
         text += f"<br><b>hand over: {html.escape(he['kind'])} {html.escape(he.get('winner') or '')}</b> " \
@@ -98,10 +99,13 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
     body.append("<h2>Standings</h2><table><tr><th>side</th><th>games won</th><th>points</th></tr>")
     body += [f"<tr><td>{html.escape(s)}</td><td>{w}</td><td>{p}</td></tr>" for s, w, p in standings]
     body.append("</table>")
-    flagged = [r for r in rows if r.get("flags")]
-    body.append(f"<h2>Flags ({sum(len(r['flags']) for r in flagged)})</h2><ul>")
-    body += [f"<li>{r.get('t', 0) or 0:.1f} s — {html.escape(f['kind'])}: {html.escape(f['message'])}</li>"
-             for r in flagged for f in r["flags"]]
+    # flags are either rows of their own (review) or listed on the event they concern (score)
+    flags = [(r, r) for r in rows if r.get("type") == "flag"]
+    if not flags:
+        flags = [(r, f) for r in rows for f in r.get("flags") or []]
+    body.append(f"<h2>Flags ({len(flags)})</h2><ul>")
+    body += [f"<li>{r.get('t', 0) or 0:.1f} s — {html.escape(f['kind'])}: {html.escape(f.get('message', ''))}</li>"
+             for r, f in flags]
     body.append("</ul><h2>Timeline</h2><table><tr><th>hand</th><th>time</th><th>event</th><th>points</th>"
                 "<th>open ends</th><th>score</th><th>snapshot</th></tr>")
     body += [_row_html(r, snapshots.get(i)) for i, r in enumerate(rows) if r.get("type") != "game_end"]

@@ -234,6 +234,8 @@ class ReviewSession:
             return
         if not isinstance(ev, (Play, TakeBack)):
             return
+        if ev.t is not None:  # milliseconds are plenty, and keep the notation readable
+            ev = ev.model_copy(update={"t": round(ev.t, 3)})
         try:
             outcome = self.hand.append(ev)
         except IllegalEvent as exc:
@@ -244,7 +246,7 @@ class ReviewSession:
         for side, pts in outcome.points.items():
             self.score[side] = self.score.get(side, 0) + pts
         row = outcome_row(outcome)
-        row.update(t=t, frame=index, score=dict(self.score))
+        row.update(t=t, frame=index, game=1, hand=1, score=dict(self.score))
         conf = getattr(ev, "confidence", None)
         flags = []
         for f in row["flags"]:
