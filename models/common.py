@@ -50,6 +50,22 @@ def hardware(device: str) -> str:
     return f"CPU {platform.processor() or platform.machine()}, {os.cpu_count()} cores"
 
 
+def data_arguments(description: str, epochs: int, batch: int):
+    """An argument parser with the options both trainers share: data recipe, epochs, batch, device, resume."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--data", type=Path, default=None)
+    ap.add_argument("--scenes", type=int, default=1200)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--imgsz", type=int, default=320)
+    ap.add_argument("--epochs", type=int, default=epochs)
+    ap.add_argument("--batch", type=int, default=batch)
+    ap.add_argument("--device", default="auto")
+    ap.add_argument("--resume", action="store_true")
+    return ap
+
+
 def write_json(path: Path, obj: dict) -> None:
     """Write ``obj`` as indented JSON."""
     path.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")

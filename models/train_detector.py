@@ -16,12 +16,11 @@ Needs ``make train-deps`` (torch + ultralytics); nothing is downloaded.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 from pathlib import Path
 
-from models.common import (CHECKPOINTS, MODELS_DIR, REPO_ROOT, Stopwatch, default_data_dir, ensure_dataset,
+from models.common import (CHECKPOINTS, data_arguments, MODELS_DIR, REPO_ROOT, Stopwatch, default_data_dir, ensure_dataset,
                            hardware, resolve_device, write_json)
 
 CHECKPOINT = CHECKPOINTS / "tile_detector.pt"
@@ -102,17 +101,9 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
 
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point (``python -m models.train_detector``)."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=None)
-    ap.add_argument("--scenes", type=int, default=1200)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--imgsz", type=int, default=320)
-    ap.add_argument("--epochs", type=int, default=30)
+    ap = data_arguments(__doc__.splitlines()[0], epochs=30, batch=16)
     ap.add_argument("--hours", type=float, default=None)
-    ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--device", default="auto")
-    ap.add_argument("--resume", action="store_true")
     a = ap.parse_args(argv)
     m = train(a.data, a.scenes, a.seed, a.imgsz, a.epochs, a.hours, a.batch, a.workers, a.device, a.resume)
     print(m)

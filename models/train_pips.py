@@ -14,13 +14,12 @@ on the held-out test split.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from models.common import (CHECKPOINTS, MODELS_DIR, Stopwatch, default_data_dir, ensure_dataset, hardware,
+from models.common import (CHECKPOINTS, data_arguments, MODELS_DIR, Stopwatch, default_data_dir, ensure_dataset, hardware,
                            resolve_device, write_json)
 
 CHECKPOINT = CHECKPOINTS / "pip_reader.pt"
@@ -180,17 +179,9 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
 
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point (``python -m models.train_pips``)."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=None)
-    ap.add_argument("--scenes", type=int, default=1200)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--imgsz", type=int, default=320)
-    ap.add_argument("--epochs", type=int, default=12)
-    ap.add_argument("--batch", type=int, default=256)
+    ap = data_arguments(__doc__.splitlines()[0], epochs=12, batch=256)
     ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--device", default="auto")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch default)")
-    ap.add_argument("--resume", action="store_true")
     a = ap.parse_args(argv)
     m = train(a.data, a.scenes, a.seed, a.imgsz, a.epochs, a.batch, a.lr, a.device, a.resume, a.threads)
     print({k: v for k, v in m.items() if k != "history"})
