@@ -353,7 +353,9 @@ class LineOfPlay:
         geo = score / (1.0 if match else MISMATCH_FACTOR)
         runner = max((r[0] for r in ranked[1:] if r[1].name != end.name or r[1].kind != end.kind), default=0.0)
         uncertain = geo < UNCERTAIN_FIT or not match or runner > AMBIGUOUS_RATIO * score
-        conf = float(geo * read_confidence * (1.0 if match else MISMATCH_FACTOR))
+        # how sure we are of *what was played where*: a clear, confidently read mismatch is a
+        # confident play (the engine flags the mismatched end); the mismatch only ranks the ends
+        conf = float(geo * read_confidence)
         return EndFit(end.name, k, (pips[k], pips[1 - k]), float(geo), match, conf, bool(uncertain), contact,
                       float(runner))
 

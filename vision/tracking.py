@@ -574,8 +574,8 @@ class Tracker:
         reasons = []
         if fit.fit < 0.5:
             reasons.append("weak_contact")
-        if not fit.pip_match:
-            reasons.append("pips_do_not_match_end")
+        if not fit.pip_match and conf < self.config.uncertain_confidence:
+            reasons.append("pips_do_not_match_end")  # a confident mismatch is the engine's flag, not ours
         if not is_lead and fit.runner_up > 0.7 * fit.fit * (1.0 if fit.pip_match else 0.35):
             reasons.append("ambiguous_end")
         if conf < self.config.uncertain_confidence:
