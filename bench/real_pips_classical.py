@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from datasets import realdata  # noqa: E402
+from datasets import real_photos as realdata  # noqa: E402
 from vision.pips_classical import count, count_tile  # noqa: E402
 
 DEV_PER_TILE = 10

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from datasets.realdata import load_ddd_game, realdata_root
+from datasets.real_photos import load_ddd_game, realdata_root
 from service.review import run_review
 from vision.recognize import Recognizer
 from vision.sources import open_source

@@ -1,4 +1,4 @@
-"""Tests for datasets/realdata.py on the real photos (skipped when they are absent)."""
+"""Tests for datasets/real_photos.py on the real photos (skipped when they are absent)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets import realdata as rd
+from datasets import real_photos as rd
 
 ROOT = rd.realdata_root()
 pytestmark = pytest.mark.skipif(

@@ -12,7 +12,7 @@ copies them (or crops of them) anywhere; crops are produced in memory.
 * :func:`ddd_half_crops` -- rectified square crop of each labelled half.
 * :func:`ddd_check_cells` -- validation of the homography on one photo.
 
-Geometry: see ``docs/realdata.md``.
+Geometry: see ``docs/real-photos.md``.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ _DOMIBOT_DIR = Path("DomiBotUPM__DomiBot") / "vision" / "dataset_fichas"
 #: The tiles' top faces stand above the board, so in the photo they lie slightly further
 #: from the image centre than the printed cells under them: by this fraction of the
 #: distance (least-squares fit of the located tiles' offsets, 0.004 in x, 0.006 in y;
-#: see docs/realdata.md). Used by :func:`ddd_cell_crop`.
+#: see docs/real-photos.md). Used by :func:`ddd_cell_crop`.
 DDD_LIFT = 0.005
 
 
