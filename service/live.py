@@ -367,12 +367,8 @@ class TableRuntime:
         with self.lock:
             with transaction(self.factory) as s:
                 row = self._set_alert(s, alert_id, status, by, note)
-                s.flush()
-                msg = self._message(s, "alerts", "alert", alert_dict(row))
-                out = alert_dict(row)
-            self._track(out)
-            self._publish([msg])
-            return out
+                msg, out = self._alert_message(s, row)
+            return self._announce_alert(msg, out)
 
     def raise_alert(self, key: str, category: str, kind: str, message: str, details: dict | None = None,
                     hand: int | None = None, seat: str | None = None) -> dict | None:
@@ -392,12 +388,19 @@ class TableRuntime:
                                    details=details or {}, status="open", created_at=now, updated_at=now,
                                    resolved_by="", note="")
                     s.add(row)
-                s.flush()
-                msg = self._message(s, "alerts", "alert", alert_dict(row))
-                out = alert_dict(row)
-            self._track(out)
-            self._publish([msg])
-            return out
+                msg, out = self._alert_message(s, row)
+            return self._announce_alert(msg, out)
+
+    def _alert_message(self, s, row) -> tuple:
+        """The feed message of an alert row (inside the transaction, so it commits with it) and its dict."""
+        s.flush()
+        return self._message(s, "alerts", "alert", alert_dict(row)), alert_dict(row)
+
+    def _announce_alert(self, msg, out: dict) -> dict:
+        """After the commit: track the alert and publish its message; returns the alert."""
+        self._track(out)
+        self._publish([msg])
+        return out
 
     def resolve_category(self, category: str, by: str, note: str) -> None:
         """Resolve every open alert of a category (e.g. ``silent`` once the source speaks again)."""

@@ -17,22 +17,9 @@ import pytest
 from engine.events import Play
 from engine.hand import Hand, HandContext, replay
 from engine.match import replay_match
-from engine.notation import parse_event
 from engine.ruleset import load_ruleset
 from engine.tiles import Tile
-
-
-def ev(*lines: str) -> list:
-    return [parse_event(line) for line in lines]
-
-
-def pts(st) -> list[dict]:
-    """Points of each event, in order (sides that scored nothing left out)."""
-    return [o.points for o in st.outcomes]
-
-
-def kinds(st) -> list[str]:
-    return [f.kind for f in st.flags]
+from engine_helpers import ev, kinds, pts  # tests/engine_helpers.py
 
 
 FIRST_HAND = HandContext(required_lead=Tile(6, 6))

@@ -13,18 +13,7 @@ from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.notation import parse_event
 from engine.ruleset import load_ruleset
 from engine.tiles import Tile
-
-
-def ev(*lines: str) -> list:
-    return [parse_event(line) for line in lines]
-
-
-def pts(st) -> list[dict]:
-    return [o.points for o in st.outcomes]
-
-
-def kinds(st) -> list[str]:
-    return [f.kind for f in st.flags]
+from engine_helpers import ev, kinds, pts  # tests/engine_helpers.py
 
 
 # ---- trap 1: a double at an arm end scored as one half ----------------------------------------

@@ -8,15 +8,12 @@ motion gate -> tracker -> engine -> events.jsonl / record.json / report.html / a
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from calibration.profile import TableProfile
-from datasets.footage import make_footage
 from engine.record import from_json, replay_record
 from engine.ruleset import load_ruleset
 from service.review import run_review
@@ -25,12 +22,6 @@ from vision.sources import open_source
 from footage_oracle import Oracle as _Oracle  # tests/footage_oracle.py
 
 
-@pytest.fixture(scope="module")
-def footage(tmp_path_factory) -> dict:
-    out = tmp_path_factory.mktemp("footage")
-    paths = make_footage("all-fives", seed=5, out_dir=out, fps=8, size=(640, 360))
-    gt = json.loads(Path(paths["ground_truth"]).read_text())
-    return {"paths": paths, "gt": gt, "profile": TableProfile.load(paths["profile"])}
 
 
 def test_review_matches_ground_truth(footage, tmp_path):

@@ -10,26 +10,17 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 import service.sources as sources
-from calibration.profile import TableProfile
-from datasets.footage import make_footage
 from service.testing import AUTH, app_for, wait_for
 from service.vision_source import VisionSource
 
 from footage_oracle import Oracle  # tests/footage_oracle.py
 
 
-@pytest.fixture(scope="module")
-def footage(tmp_path_factory) -> dict:
-    out = tmp_path_factory.mktemp("footage")
-    paths = make_footage("all-fives", seed=5, out_dir=out, fps=8, size=(640, 360))
-    gt = json.loads(Path(paths["ground_truth"]).read_text())
-    return {"paths": paths, "gt": gt, "profile": TableProfile.load(paths["profile"])}
 
 
 @pytest.fixture()

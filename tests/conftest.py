@@ -1,0 +1,20 @@
+"""Fixtures shared by several test modules."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from calibration.profile import TableProfile
+from datasets.footage import make_footage
+
+
+@pytest.fixture(scope="session")
+def footage(tmp_path_factory) -> dict:
+    """A short generated all-fives hand (640x360, 8 fps, seed 5): paths, ground truth and profile."""
+    out = tmp_path_factory.mktemp("footage")
+    paths = make_footage("all-fives", seed=5, out_dir=out, fps=8, size=(640, 360))
+    gt = json.loads(Path(paths["ground_truth"]).read_text())
+    return {"paths": paths, "gt": gt, "profile": TableProfile.load(paths["profile"])}
