@@ -29,7 +29,7 @@ def _setup(rules: str, calibration: Path | None):
         try:
             profile = TableProfile.load(calibration)
         except (CalibrationError, OSError, ValueError) as exc:
-            raise fail(f"{calibration}: {exc}")
+            raise fail(str(exc) if str(calibration) in str(exc) else f"{calibration}: {exc}")
     try:
         recognizer = Recognizer(threads=2)
     except ModelsMissingError as exc:
