@@ -1,4 +1,4 @@
-"""Table surfaces: felt, wood, marble, printed game boards, plain dark.
+"""Table surfaces: felt, wood, marble, printed game boards, plain dark, linen cloth, terrazzo.
 
 Surfaces are drawn directly in image space at frame resolution.  Printed game
 boards carry flat pictures of dominoes: distractors that are never labelled.
@@ -12,7 +12,7 @@ import numpy as np
 from datasets.render import tiles as T
 
 #: All surface kinds the renderer knows.
-SURFACE_KINDS = ("felt", "wood", "marble", "board", "dark")
+SURFACE_KINDS = ("felt", "wood", "marble", "board", "dark", "linen", "terrazzo")
 
 _FELT = [(40, 110, 30), (110, 60, 20), (30, 30, 120), (60, 60, 60), (20, 80, 90), (90, 40, 70)]
 
@@ -72,6 +72,28 @@ def make_surface(kind: str, h: int, w: int, rng: np.random.Generator, tile_long_
         v = rng.uniform(15, 50)
         img = np.full((h, w, 3), v, np.float32) + rng.uniform(-8, 8, 3).astype(np.float32)
         img = img + 4 * _lowfreq(rng, h, w, 8)[..., None] + 3 * rng.standard_normal((h, w, 1), dtype=np.float32)
+    elif kind == "linen":
+        # White or cream tablecloth: a fine weave plus soft folds, light like a tile back.
+        base = np.array([232, 238, 240], np.float32) * rng.uniform(0.85, 1.05)
+        if rng.random() < 0.5:  # cream rather than white
+            base = base * np.array([0.86, 0.95, 1.0], np.float32)
+        yy, xx = np.ogrid[0:h, 0:w]
+        period = np.float32(rng.uniform(2.5, 5.0))
+        weave = (np.sin(xx / period * np.pi) * np.sin(yy / period * np.pi)).astype(np.float32)
+        folds = _lowfreq(rng, h, w, 3)
+        img = (base * (0.96 + 0.05 * folds[..., None]) + 5 * weave[..., None]
+               + 3 * rng.standard_normal((h, w, 1), dtype=np.float32))
+    elif kind == "terrazzo":
+        # Light speckled stone or laminate: many small chips of other colours on a pale base.
+        base = np.array([200, 205, 210], np.float32) * rng.uniform(0.85, 1.15)
+        img = np.broadcast_to(base, (h, w, 3)).astype(np.float32) + 8 * _lowfreq(rng, h, w, 6)[..., None]
+        # Chips: sparse seeds grown to 1-3 px blobs, each with its own colour.
+        seeds = rng.random((h, w), dtype=np.float32) < 1.0 / rng.uniform(60, 250)
+        colours = rng.uniform(40, 240, (h, w, 3)).astype(np.float32) * seeds[..., None]
+        grown = cv2.dilate(colours, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+        chip = cv2.dilate(seeds.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))) > 0
+        img[chip] = grown[chip]
+        img = cv2.GaussianBlur(img, (3, 3), 0.6)
     else:
         raise ValueError(f"unknown surface {kind!r}")
     return np.clip(img, 0, 255).astype(np.uint8)
