@@ -33,11 +33,11 @@ from datasets.render.camera import Camera
 from datasets.render.effects import sample_effects
 from datasets.render.motion import Compositor, arm_px, covered_fraction, tile_top_px
 from datasets.render.scene import RECIPES, SceneSpec, render_scene
-from engine.events import Draw, Pass, Play
+from engine.events import Draw, Pass, Play, Reveal
 from engine.hand import replay
 from engine.match import next_context, replay_match
 from engine.ruleset import load_ruleset
-from engine.tiles import full_set
+from engine.tiles import Tile, full_set
 
 FORMAT = "dominocast-footage/1"
 TABLE_MM = (1000.0, 600.0)
@@ -120,16 +120,35 @@ def _script_hands(script: Script, rules, logs: list[list], fps: float) -> list[d
             else:
                 raise ValueError(f"footage cannot film a {ev.type} event")
             script.maybe_bump(BUMP_CHANCE)
+        timed += _script_reveals(script, rules, timed, ctx, fps)
         script.hold(script.timing.last_still)
         out.append({"hand": number, "context": ctx, "log": timed, "fallbacks": script.planner.fallbacks})
         seats_done.append(log)
     return out
 
 
+def _script_reveals(script: Script, rules, timed: list, ctx, fps: float) -> list[Reveal]:
+    """After a domino or a lock every seat with tiles left turns them face up (seed rule texts
+    count the tiles left in hand), starting left of the last player; returns the timed reveals."""
+    st = replay(rules, timed, ctx)
+    if st.result is None or st.result.kind not in ("domino", "locked"):
+        return []
+    order = list(st.order)
+    last = st.last_player or order[0]
+    out = []
+    for k in range(1, len(order) + 1):
+        seat = order[(order.index(last) + k) % len(order)]
+        script.think(0.4)
+        frame, tiles = script.reveal(seat)
+        if tiles:
+            out.append(Reveal(seat=seat, tiles=[Tile(a, b) for a, b in tiles], frame=frame, t=round(frame / fps, 4)))
+    return out
+
+
 def _hand_truth(rules, hand: dict) -> dict:
     """Plays, passes, draws and the result of one scripted hand, from the engine's replay."""
     st = replay(rules, hand["log"], hand["context"])
-    plays, passes, draws = [], [], []
+    plays, passes, draws, reveals = [], [], [], []
     for out in st.outcomes:
         ev = out.event
         base = {"hand": hand["hand"], "index": out.index, "frame": ev.frame, "t": ev.t,
@@ -144,10 +163,13 @@ def _hand_truth(rules, hand: dict) -> dict:
             passes.append({**base, "flags": [f.kind for f in out.flags]})
         elif isinstance(ev, Draw):
             draws.append({**base, "tiles": [[t.a, t.b] for t in ev.tiles or []]})
+        elif isinstance(ev, Reveal):
+            reveals.append({**base, "tiles": [[t.a, t.b] for t in ev.tiles]})
     r = st.result
     result = None if r is None else {"kind": r.kind, "winner": r.winner_seat, "side": r.winner_side,
                                      "awards": r.awards, "remaining": r.remaining, "note": r.note}
-    return {"plays": plays, "passes": passes, "draws": draws, "result": result, "scores": st.scores}
+    return {"plays": plays, "passes": passes, "draws": draws, "reveals": reveals, "result": result,
+            "scores": st.scores}
 
 
 def _keyframe(script: Script, cam: Camera, index: int, fps: float, reason: str) -> dict:
@@ -269,6 +291,7 @@ def make_footage(rules_name: str, seed: int, out_dir: str | Path, fps: float = 1
         "plays": [p for t in truths for p in t["plays"]],
         "passes": [p for t in truths for p in t["passes"]],
         "draws": [d for t in truths for d in t["draws"]],
+        "reveals": [r for t in truths for r in t["reveals"]],
         "bumps": script.bumps,
         "keyframes": [_keyframe(script, cam, i, fps, key[i]) for i in sorted(key)],
         "table_renders": renders,

@@ -247,6 +247,27 @@ class Script:
         q = self.slot_pose(seat, slot)
         return self.lay(seat, hid, p0, TilePlacement(q.x_mm, q.y_mm, q.angle_deg, p0.a, p0.b, False), f"hand:{seat}")
 
+    def reveal(self, seat: str) -> tuple[int, list[tuple[int, int]]]:
+        """End of the hand: the seat turns its whole hand face up where it lies, in one gesture.
+
+        Returns (rest frame: the first frame with the tiles face up, the tiles as (a, b)).
+        """
+        hids = [self.slots[seat][k] for k in sorted(self.slots[seat])]
+        if not hids:
+            return len(self.frames), []
+        poses = [self.tiles[h][0] for h in hids]
+        spot = np.mean([[p.x_mm, p.y_mm] for p in poses], axis=0)
+        self._reach(seat, self._rest_tip(seat), spot, self._jitter(self.timing.reach))
+        self.hold(0.3, self._arm(seat, spot))
+        for h, p in zip(hids, poses):
+            self.tiles[h] = (TilePlacement(p.x_mm, p.y_mm, p.angle_deg, p.a, p.b, True), f"hand:{seat}")
+        self.commit()
+        rest = len(self.frames)
+        self.rest_frames.append(rest)
+        self.hold(self.timing.settle, self._arm(seat, spot))
+        self._reach(seat, spot, self._rest_tip(seat), self._jitter(self.timing.retreat))
+        return rest, [(p.a, p.b) for p in poses]
+
     def maybe_bump(self, chance: float) -> dict | None:
         """With probability ``chance``, nudge a tile of the line 1-3 mm and 1-3 degrees (no event)."""
         if not self.line_ids or self.rng.random() >= chance:

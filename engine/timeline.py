@@ -29,6 +29,8 @@ def outcome_row(out: Outcome) -> dict:
         row["end"] = p.end
         if getattr(ev, "confidence", None) is not None:
             row["confidence"] = ev.confidence
+    if ev.type == "reveal":
+        row["tiles"] = [[t.a, t.b] for t in ev.tiles]
     row["points"] = out.points
     row["open_ends"] = out.open_ends
     row["ends_total"] = out.ends_total

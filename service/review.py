@@ -26,7 +26,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from engine.events import Deal, Play, TakeBack
+from engine.events import Deal, HandEnd, Play, Reveal, TakeBack
 from engine.hand import Hand, IllegalEvent
 from engine.match import replay_match
 from engine.record import record_from_match, to_json
@@ -232,7 +232,7 @@ class ReviewSession:
             return
         if self.hand is None:  # free-form: placements come from the tracker's tiles
             return
-        if not isinstance(ev, (Play, TakeBack)):
+        if not isinstance(ev, (Play, TakeBack, Reveal, HandEnd)):
             return
         if ev.t is not None:  # milliseconds are plenty, and keep the notation readable
             ev = ev.model_copy(update={"t": round(ev.t, 3)})
@@ -257,7 +257,8 @@ class ReviewSession:
         row["flags"] = flags
         if isinstance(ev, Play):
             self.summary.plays += 1
-        self.out.emit(row, frame)
+        if not isinstance(ev, HandEnd):  # the end is one ``hand_end`` row, once the points are known
+            self.out.emit(row, frame)
         for f in flags:
             flag_row = {"type": "flag", "t": t, "frame": index, "tile": row.get("tile"), **f}
             self._flag(flag_row, t)

@@ -29,8 +29,8 @@ class Oracle:
         key = [k for k in self.keyframes if k["frame"] <= self.frame][-1]
         obs = []
         for t in key["tiles"]:
-            if t["where"].startswith("hand"):
-                continue
+            if t["where"].startswith("hand") and t["face"] == "down":
+                continue  # hands are face down until the end-of-hand reveal
             poly = np.asarray(t["polygon"], np.float32)
             o = TileObservation(poly, t["face"], 0.99)
             if t["face"] == "up":

@@ -143,17 +143,33 @@ def test_plays_are_the_engines_hand(runs):
 
 
 def test_timed_events_replay_to_the_same_score(runs):
-    from engine.events import Deal, Draw, Play
+    from engine.events import Deal, Draw, Play, Reveal
 
     rules = load_ruleset("lisa-b-all-fives")
     _, gt = runs[0]
     hand = gt["hands"][0]
-    kinds = {"deal": Deal, "play": Play, "draw": Draw}
+    kinds = {"deal": Deal, "play": Play, "draw": Draw, "reveal": Reveal}
     log = [kinds[e.pop("type")](**e) for e in (dict(e) for e in hand["events"])]
     ctx = hand["context"]
     st = replay(rules, log, HandContext(ctx["leader"], Tile(*ctx["required_lead"]) if ctx["required_lead"] else None))
     assert st.scores == hand["scores"]
     assert all(ev.frame is not None for ev in log)
+
+
+def test_every_seat_left_with_tiles_reveals_them_face_up(runs):
+    _, gt = runs[0]
+    result = gt["hands"][0]["result"]
+    assert result["kind"] in ("domino", "locked")
+    shown = {r["seat"]: r["tiles"] for r in gt["reveals"]}
+    # the reveals are exactly the seats with pips left, and their pips are what the engine counted
+    assert {s for s, pips in result["remaining"].items() if pips} <= set(shown)
+    assert {s: sum(a + b for a, b in tiles) for s, tiles in shown.items()} == \
+        {s: p for s, p in result["remaining"].items() if s in shown}
+    keys = {k["frame"]: k for k in gt["keyframes"]}
+    for r in gt["reveals"]:  # at the rest frame the seat's tiles lie face up in its hand row
+        ups = sorted(sorted(t["pips"]) for t in keys[r["frame"]]["tiles"]
+                     if t["where"] == f"hand:{r['seat']}" and t["face"] == "up")
+        assert ups == sorted(sorted(t) for t in r["tiles"])
 
 
 def test_injected_mismatch_is_flagged_by_the_engine(runs):

@@ -34,13 +34,21 @@ def test_review_matches_ground_truth(footage, tmp_path):
     want = gt["plays"]
     # every play found, in order, by the right seat, touching half first, on the right end
     assert [(p["seat"], p["tile"], p["end"]) for p in plays] == [(w["seat"], w["tile"], w["end"]) for w in want]
-    # and scored as the engine scored the simulated hand; the domino award of the last play is not
-    # there: the camera cannot count hands in a draw game, so the umpire ends the hand
-    awards = gt["hands"][0]["result"]["awards"]
+    # and scored as the engine scored the simulated hand; in a draw game the camera cannot count
+    # hands, so the domino award comes with the reveal of the tiles left, not with the last play
+    result = gt["hands"][0]["result"]
+    awards = result["awards"]
     want_pts = [{k: v for k, v in w["points"].items() if v} for w in want]
     want_pts[-1] = {k: v - awards.get(k, 0) for k, v in want_pts[-1].items() if v - awards.get(k, 0)}
     assert [{k: v for k, v in p["points"].items() if v} for p in plays] == want_pts
-    assert rows[-1]["kind"] == "hand_in_progress"
+    reveals = [r for r in rows if r["type"] == "reveal"]
+    assert [(r["seat"], sorted(map(sorted, r["tiles"]))) for r in reveals] == [
+        (w["seat"], sorted(map(sorted, w["tiles"]))) for w in gt["reveals"]]
+    assert any(r.get("kind") == "hand_end_inferred" and r["seat"] == result["winner"] for r in rows)
+    end = [r for r in rows if r["type"] == "hand_end"]
+    assert len(end) == 1 and end[0]["kind"] == "domino" and end[0]["winner"] == result["winner"]
+    assert end[0]["points"] == awards and end[0]["score"] == gt["hands"][0]["scores"]
+    assert not any(r.get("kind") == "hand_in_progress" for r in rows)
     # an event comes after the tile is at rest, and within two seconds of it
     lat = [p["t"] - w["t"] for p, w in zip(plays, want)]
     assert min(lat) >= 0 and max(lat) <= 2.0
@@ -48,7 +56,7 @@ def test_review_matches_ground_truth(footage, tmp_path):
     # the record replays to the running score the rows announced
     record = from_json((tmp_path / "record.json").read_text())
     state = replay_record(record)
-    assert state.games[0].scores == plays[-1]["score"]
+    assert state.games[0].scores == end[0]["score"]
     assert summary.plays == len(want)
     # the report names every play; the annotated video has every frame
     html = (tmp_path / "report.html").read_text()

@@ -35,6 +35,8 @@ NOTICE_KINDS = (
     "unplaced_tile",    # a new face-up tile outside hand areas that touches no open end
     "rejected",         # the engine refused an event the tracker built (details: error)
     "hand_cleared",     # the layout was cleared after the hand ended: a new hand starts
+    "hand_end_inferred",  # a draw game: tiles shown after a play end the hand as a domino (umpire confirms)
+    "reveal_changed",   # a seat's shown tiles changed after its reveal was counted
 )
 
 

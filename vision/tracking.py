@@ -4,7 +4,8 @@
 for every frame (``observations`` is None for frames that were not read) and emits
 
 * engine events: :class:`engine.events.Play` (``oriented=True``, ``t``, ``frame``,
-  ``confidence``) and :class:`engine.events.TakeBack`;
+  ``confidence``), :class:`engine.events.TakeBack`, and at the end of a hand
+  :class:`engine.events.Reveal` (and, in draw games, an inferred :class:`engine.events.HandEnd`);
 * :class:`vision.placements.Notice` records (``uncertain_read``, ``bump``, ``moved``,
   ``reread``, ``tile_missing``, ``unplaced_tile``, ``rejected``, ``hand_cleared``).
 
@@ -21,7 +22,9 @@ state is matched to the previous one tile by tile; the difference is what happen
 * the last tile of an arm that is gone for ``takeback_reads`` reads (or whose place is
   taken by another tile) was taken back; other missing tiles are only noticed;
 * face-down tiles and tiles in the players' hand areas (within ``hand_zone_mm`` of a
-  table edge, or ``hand_zone_frac`` of the image, and touching no open end) are never plays.
+  table edge, or ``hand_zone_frac`` of the image, and touching no open end) are never plays;
+  after a domino or a lock the face-up tiles in the hand areas are the seats' reveals
+  (:mod:`vision.reveals`), counted for the score.
 
 The seat of a play comes from the edge the arm entered by during the occlusion before
 it (:func:`vision.placements.attribute_seat`), with the turn order as a prior.
@@ -47,6 +50,7 @@ from engine.tiles import Tile, full_set
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order
 from vision.motion import MotionGate, MotionInfo
 from vision.placements import Notice, attribute_seat, seat_of_entry
+from vision.reveals import RevealWatcher, seat_of_position
 
 __all__ = ["Tracker", "TrackerConfig", "TrackedTile", "BoardState", "PlayRecord", "track_frames"]
 
@@ -174,7 +178,9 @@ class Tracker:
         self.rules = rules
         # The camera sees neither the deal nor draws: the tracker's hand does not count tiles in
         # hands (nobody "runs out"), so only the board (open ends, spinners, locks) and the turn
-        # order matter to it. Scoring is the caller's hand's job, under the real rules.
+        # order matter to it. Scoring is the caller's hand's job, under the real rules; the
+        # tracker's ``judge`` hand (real rules, draws unseen) only decides when the hand is over
+        # (a domino by count in block games, a lock) and how many tiles each seat must reveal.
         self._shadow_rules = rules.model_copy(update={"hand_size": len(full_set(rules.set_max)), "boneyard": False})
         self.profile = profile if profile is not None and getattr(profile, "homography", None) is not None else None
         self.config = config or TrackerConfig()
@@ -191,6 +197,10 @@ class Tracker:
     def new_hand(self, context: HandContext | None = None) -> None:
         """Start a new hand: a fresh engine hand and line of play (tiles keep their ids)."""
         self.hand = Hand(self._shadow_rules, context)
+        self.judge = Hand(self.rules, context)
+        if self.rules.boneyard:
+            self.judge.append(Deal(hands={}, draws_seen=False))
+        self.reveals = RevealWatcher()
         self.lop = LineOfPlay()
         self.plays: list[PlayRecord] = []
         for tr in self.tiles.values():
@@ -207,13 +217,23 @@ class Tracker:
         """
         if isinstance(event, (Deal, Draw)):
             return None
-        return self.hand.append(event)
+        return self._append(event)
+
+    def _append(self, event: object) -> object:
+        """Append to the tracker's hand (raises IllegalEvent) and keep the judge in step."""
+        out = self.hand.append(event)
+        try:
+            self.judge.append(event)
+        except IllegalEvent:
+            pass  # the judge only decides the end of the hand: a misread seat must not stop tracking
+        return out
 
     @property
     def wants_read(self) -> bool:
-        """True while a take-back waits for a confirming read (ask the gate for one)."""
-        return any(tr.status == "layout" and 0 < tr.missing < self.config.takeback_reads and tr.play is not None
-                   and self._is_arm_end(tr.play) for tr in self.tiles.values())
+        """True while a take-back or an end-of-hand reveal waits for a confirming read (ask the gate for one)."""
+        return self.reveals.wants_read or any(
+            tr.status == "layout" and 0 < tr.missing < self.config.takeback_reads and tr.play is not None
+            and self._is_arm_end(tr.play) for tr in self.tiles.values())
 
     def roi_px(self, grow: float = 1.5) -> tuple[int, int, int, int] | None:
         """``(x0, y0, x1, y1)`` image px around the layout, grown by ``grow`` tile lengths; None before the lead."""
@@ -391,6 +411,9 @@ class Tracker:
 
         events += self._gone(frame, t, gone, new_tiles, region)
         events += self._plays(frame, t, candidates)
+        shown = [tr for tr in self.tiles.values() if tr.face == "up" and tr.status == "hand"]
+        events += self.reveals.step(self.judge, self._append, shown,
+                                    lambda c: seat_of_position(c, self.profile, self.image_size), frame, t)
         self._votes = {}
         self.state = BoardState(t, frame, {k: copy.copy(v) for k, v in self.tiles.items()})
         return events
@@ -428,7 +451,7 @@ class Tracker:
         # most of the layout gone at once is a cleared table (a take-back removes one tile): a new
         # hand; the caller may call new_hand() again with the match's context for it
         if len(self.plays) >= 3 and len(layout_gone) >= 0.8 * len(self.plays):
-            res = self.hand.state.result
+            res = self.judge.state.result
             ctx = HandContext(res.next_leader if res else None, res.next_required_lead if res else None,
                               number=self.hand.context.number + 1)
             for tr in layout_gone:
@@ -449,7 +472,7 @@ class Tracker:
                 continue
             ev = TakeBack(seat=pr.seat, tile=pr.tile, t=t, frame=frame)
             try:
-                self.hand.append(ev)
+                self._append(ev)
             except IllegalEvent as exc:
                 events.append(Notice("rejected", t, frame, str(exc), tile=tr.key, seat=pr.seat,
                                      details={"event": "take_back"}))
@@ -469,6 +492,10 @@ class Tracker:
         """Lay the candidates that touch the layout, in the order adjacency allows; notice the rest."""
         pending = [c for c in candidates if c.face == "up" and c.status != "layout" and c.id in self.tiles]
         if not pending:
+            return []
+        if self.judge.state.over:  # after a domino or a lock, face-up tiles are shown hands, not plays
+            for c in pending:
+                c.status = "hand" if self._in_hand_zone(c.geom) else "unplaced"
             return []
         done: list[tuple[Play, list[str], str]] = []
         notices: list = []
@@ -555,7 +582,7 @@ class Tracker:
                   confidence=round(conf, 4), t=t, frame=frame)
         before = set(st.layout.arms)
         try:
-            out = self.hand.append(ev)
+            out = self._append(ev)
         except IllegalEvent as exc:
             notices.append(Notice("rejected", t, frame, str(exc), tile=tr.key, seat=choice.seat,
                                   details={"event": "play", "end": fit.end}))

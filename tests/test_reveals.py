@@ -1,0 +1,85 @@
+"""End-of-hand reveals from the camera (vision/reveals.py): counted pips become the domino award."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from engine.events import Deal, HandEnd, Pass, Play, Reveal
+from engine.hand import Hand
+from engine.ruleset import load_ruleset
+from vision.placements import Notice
+from vision.reveals import RevealWatcher, seat_of_position
+
+
+def _shown(*tiles_at):
+    """Face-up tiles as the tracker holds them: key (high, low) and a centre (x, y)."""
+    return [SimpleNamespace(key=(max(a, b), min(a, b)), geom=SimpleNamespace(center=np.array(c, float)))
+            for (a, b), c in tiles_at]
+
+
+def _seat(center):  # N sits at y = 0, S at y = 100 (only these two seats play)
+    return "S" if center[1] > 50 else "N"
+
+
+def _kinds(events):
+    return [e.kind if isinstance(e, Notice) else e.type for e in events]
+
+
+def test_block_game_reveals_when_every_tile_is_face_up():
+    # Block rules with 3-tile hands: N leads 6-6, S plays 6-5, N 5-4, S passes, N 4-3 and is out.
+    rules = load_ruleset("block").model_copy(update={"hand_size": 3})
+    judge = Hand(rules)
+    for ev in (Play(seat="N", tile=[6, 6]), Play(seat="S", tile=[6, 5], end="E"), Play(seat="N", tile=[5, 4], end="E"),
+               Pass(seat="S"), Play(seat="N", tile=[4, 3], end="E")):
+        judge.append(ev)
+    assert judge.state.over and judge.state.result is None  # S's two tiles are not counted yet
+    w = RevealWatcher()
+    # one of S's two tiles is face up: wait for the other
+    assert w.step(judge, judge.append, _shown(((3, 2), (10, 95))), _seat, 40, 4.0) == []
+    out = w.step(judge, judge.append, _shown(((3, 2), (10, 95)), ((1, 0), (30, 95))), _seat, 50, 5.0)
+    assert _kinds(out) == ["reveal"] and out[0].seat == "S"
+    assert sorted((t.a, t.b) for t in out[0].tiles) == [(1, 0), (3, 2)]
+    r = judge.state.result
+    # pagat block: the winner scores the pips left in the opponents' hands, exactly: 3 + 2 + 1 + 0 = 6
+    assert (r.kind, r.winner_seat, r.awards["N"]) == ("domino", "N", 6)
+    # the winner's own side is never revealed; a later change is a notice, not a new count
+    out = w.step(judge, judge.append, _shown(((3, 2), (10, 95))), _seat, 60, 6.0)
+    assert _kinds(out) == ["reveal_changed"] and judge.state.result.awards["N"] == 6
+
+
+def test_draw_game_infers_the_domino_from_tiles_shown_twice():
+    rules = load_ruleset("all-fives")
+    judge = Hand(rules)
+    judge.append(Deal(hands={}, draws_seen=False))  # the camera sees no draws: tile counts unknown
+    judge.append(Play(seat="N", tile=[6, 4]))
+    judge.append(Play(seat="S", tile=[4, 3], end="E"))
+    w = RevealWatcher()
+    shown = _shown(((5, 5), (10, 10)), ((2, 1), (30, 10)))  # in front of N, who did not play last
+    assert w.step(judge, judge.append, shown, _seat, 30, 3.0) == [] and w.wants_read
+    out = w.step(judge, judge.append, shown, _seat, 31, 3.5)
+    assert _kinds(out) == ["hand_end", "hand_end_inferred", "reveal"]
+    assert isinstance(out[0], HandEnd) and (out[0].kind, out[0].winner) == ("domino", "S")
+    assert isinstance(out[2], Reveal) and out[2].seat == "N" and not w.wants_read
+    # all fives (pagat): the opponents' 13 pips, rounded to the nearest 5 -> 15
+    r = judge.state.result
+    assert (r.winner_seat, r.remaining["N"], r.awards["S"]) == ("S", 13, 15)
+
+
+def test_a_tile_held_up_for_one_read_does_not_end_the_hand():
+    rules = load_ruleset("all-fives")
+    judge = Hand(rules)
+    judge.append(Deal(hands={}, draws_seen=False))
+    judge.append(Play(seat="N", tile=[6, 4]))
+    w = RevealWatcher()
+    assert w.step(judge, judge.append, _shown(((3, 3), (50, 90))), _seat, 10, 1.0) == []
+    assert w.step(judge, judge.append, [], _seat, 12, 1.5) == [] and not w.wants_read
+    assert not judge.state.over
+
+
+def test_seat_of_position_without_calibration_uses_the_nearest_image_border():
+    size = (640, 360)
+    assert [seat_of_position(np.array(p), None, size) for p in ((320, 5), (630, 180), (320, 350), (4, 180))] == \
+        ["N", "E", "S", "W"]
+    assert seat_of_position(np.array((1, 1)), None, None) is None

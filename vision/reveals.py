@@ -1,0 +1,147 @@
+"""The end of a hand seen from the camera: the tiles each seat turns face up in front of it.
+
+After a domino or a lock every seat still holding tiles shows them, and their pips are
+counted for the score (the seed rule texts award the pips left in the other hands;
+``engine.hand._finish``). :class:`RevealWatcher` turns the face-up tiles in a seat's hand
+area into :class:`engine.events.Reveal` events:
+
+* when the engine knows the tile counts (block games), a seat's reveal is emitted once all
+  its tiles are seen face up (the count it should hold);
+* in a draw game the camera cannot count hands (draws from the boneyard are not seen), so
+  the engine cannot declare a domino: face-up tiles shown in front of a seat other than the
+  last player after that player's play, and still there at the next read, end the hand as a
+  domino by the last player
+  (:class:`~engine.events.HandEnd`, with a ``hand_end_inferred`` notice for the umpire, who
+  corrects it if it was a lock or an exposed tile), and each seat's reveal is emitted at the
+  first still read that shows it;
+* a seat whose shown tiles change after its reveal gets a ``reveal_changed`` notice (the
+  umpire corrects the count), never a silent change of the score.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+import numpy as np
+
+from engine.events import HandEnd, Reveal
+from engine.hand import Hand, IllegalEvent
+from engine.tiles import Tile
+from vision.placements import SIDE_TO_SEAT, Notice
+
+__all__ = ["RevealWatcher", "seat_of_position"]
+
+
+class _Shown(Protocol):
+    key: tuple[int, int] | None
+    geom: object
+
+
+def seat_of_position(center: np.ndarray, profile=None, image_size: tuple[int, int] | None = None) -> str | None:
+    """The seat in front of which a point lies.
+
+    Args:
+        center: (2,) float point: table mm with a calibrated ``profile`` (nearest table edge,
+            ``TableProfile.seat_of_point``), else image px (nearest image border, north up).
+        profile: calibrated :class:`~calibration.profile.TableProfile` or None.
+        image_size: (width, height) px, needed without a profile.
+
+    Returns:
+        ``N``/``E``/``S``/``W``, or None when neither a profile nor an image size is known.
+    """
+    if profile is not None and getattr(profile, "table_size_mm", None) is not None:
+        return str(profile.seat_of_point(np.asarray(center, np.float64)))
+    if image_size is None:
+        return None
+    w, h = image_size
+    x, y = float(center[0]), float(center[1])
+    dist = {"top": y, "right": w - x, "bottom": h - y, "left": x}
+    return SIDE_TO_SEAT[min(dist, key=dist.get)]
+
+
+class RevealWatcher:
+    """Emits the end-of-hand reveals (and, in draw games, the inferred domino) of one hand."""
+
+    def __init__(self) -> None:
+        self.revealed: dict[str, tuple[tuple[int, int], ...]] = {}
+        self._changed: dict[str, tuple[tuple[int, int], ...]] = {}
+        self._pending: dict[str, tuple[tuple[int, int], ...]] | None = None
+
+    @property
+    def wants_read(self) -> bool:
+        """True while tiles shown in a draw game wait for a second read to confirm the end of the hand."""
+        return self._pending is not None
+
+    def step(self, judge: Hand, append: Callable[[object], object], shown: list[_Shown],
+             seat_of: Callable[[np.ndarray], str | None], frame: int, t: float) -> list:
+        """Look at the face-up tiles in the hand areas after a still read.
+
+        Args:
+            judge: an engine hand under the real rules (draws unseen in draw games): whether
+                the hand is over, its winner, and each seat's tile count when known.
+            append: appends an event to the tracker's hands (raises IllegalEvent when refused).
+            shown: face-up tiles in hand areas (with ``key`` and ``geom.center``).
+            seat_of: point (working units) -> seat.
+            frame, t: frame index and time (s) of the read.
+
+        Returns:
+            engine events (:class:`HandEnd`, :class:`Reveal`) and :class:`Notice` records.
+        """
+        st = judge.state
+        by_seat: dict[str, list[tuple[int, int]]] = {}
+        for tr in shown:
+            seat = seat_of(tr.geom.center)
+            if tr.key is not None and seat in st.order:
+                by_seat.setdefault(seat, []).append(tr.key)
+        out: list = []
+        if not st.over:
+            others = {s: tuple(sorted(by_seat[s])) for s in by_seat if s != st.last_player}
+            if st.counts_known or not st.plays or st.last_player is None or not others:
+                self._pending = None
+                return []
+            if others != self._pending:  # a tile held face up for a moment is not a reveal: read again
+                self._pending = others
+                return []
+            self._pending = None
+            ev = HandEnd(kind="domino", winner=st.last_player, t=t, frame=frame,
+                         reason=f"inferred: tiles shown by {', '.join(sorted(others))} after {st.last_player}'s play")
+            if not self._append(append, ev, out, frame, t):
+                return out
+            out.append(Notice("hand_end_inferred", t, frame,
+                              f"hand over: {st.last_player} dominoes (inferred from the tiles shown by "
+                              f"{', '.join(sorted(others))}); correct it if it was a lock or an exposed tile",
+                              seat=st.last_player))
+        st = judge.state
+        kind, winner = (st.pending_end[0], st.pending_end[1]) if st.pending_end else (st.result.kind, st.result.winner_seat)
+        if kind not in ("domino", "locked", "time"):
+            return out  # a redeal or a penalty: nothing is counted
+        went_out = winner if kind == "domino" else None
+        for seat in sorted(by_seat):
+            keys = tuple(sorted(by_seat[seat]))
+            if seat == went_out:
+                continue
+            if seat in self.revealed:
+                if keys != self.revealed[seat] and keys != self._changed.get(seat):
+                    self._changed[seat] = keys
+                    out.append(Notice("reveal_changed", t, frame,
+                                      f"{seat} now shows {' '.join(f'{a}-{b}' for a, b in keys)} after revealing "
+                                      f"{' '.join(f'{a}-{b}' for a, b in self.revealed[seat])}: the umpire corrects "
+                                      "the count", seat=seat))
+                continue
+            if st.counts_known and len(keys) < st.counts[seat]:
+                continue  # not all of its tiles are face up yet
+            ev = Reveal(seat=seat, tiles=[Tile(a, b) for a, b in keys], t=t, frame=frame)
+            if self._append(append, ev, out, frame, t):
+                self.revealed[seat] = keys
+        return out
+
+    @staticmethod
+    def _append(append: Callable[[object], object], ev, out: list, frame: int, t: float) -> bool:
+        try:
+            append(ev)
+        except IllegalEvent as exc:
+            out.append(Notice("rejected", t, frame, str(exc), seat=getattr(ev, "seat", None),
+                              details={"event": ev.type}))
+            return False
+        out.append(ev)
+        return True
