@@ -15,7 +15,7 @@ from vision.reveals import RevealWatcher, seat_of_position
 
 def _shown(*tiles_at):
     """Face-up tiles as the tracker holds them: key (high, low) and a centre (x, y)."""
-    return [SimpleNamespace(key=(max(a, b), min(a, b)), geom=SimpleNamespace(center=np.array(c, float)))
+    return [SimpleNamespace(key=(max(a, b), min(a, b)), geom=SimpleNamespace(center=np.array(c, float), length=10.0))
             for (a, b), c in tiles_at]
 
 
@@ -50,7 +50,7 @@ def test_block_game_reveals_when_every_tile_is_face_up():
 
 
 def test_draw_game_infers_the_domino_from_tiles_shown_twice():
-    rules = load_ruleset("all-fives")
+    rules = load_ruleset("all-fives").model_copy(update={"hand_size": 1})  # S goes out with one play
     judge = Hand(rules)
     judge.append(Deal(hands={}, draws_seen=False))  # the camera sees no draws: tile counts unknown
     judge.append(Play(seat="N", tile=[6, 4]))
@@ -67,13 +67,36 @@ def test_draw_game_infers_the_domino_from_tiles_shown_twice():
     assert (r.winner_seat, r.remaining["N"], r.awards["S"]) == ("S", 13, 15)
 
 
-def test_a_tile_held_up_for_one_read_does_not_end_the_hand():
-    rules = load_ruleset("all-fives")
+def test_no_domino_before_the_last_player_laid_a_full_hand():
+    judge = Hand(load_ruleset("all-fives"))  # 7-tile hands
+    judge.append(Deal(hands={}, draws_seen=False))
+    judge.append(Play(seat="N", tile=[6, 4]))
+    w = RevealWatcher()
+    shown = _shown(((5, 5), (10, 95)))  # S shows a tile after N's first play: not a reveal
+    assert w.step(judge, judge.append, shown, _seat, 30, 3.0) == []
+    assert w.step(judge, judge.append, shown, _seat, 31, 3.5) == [] and not judge.state.over
+
+
+def test_a_tile_that_moved_between_the_reads_is_carried_not_revealed():
+    rules = load_ruleset("all-fives").model_copy(update={"hand_size": 1})
     judge = Hand(rules)
     judge.append(Deal(hands={}, draws_seen=False))
     judge.append(Play(seat="N", tile=[6, 4]))
     w = RevealWatcher()
-    assert w.step(judge, judge.append, _shown(((3, 3), (50, 90))), _seat, 10, 1.0) == []
+    assert w.step(judge, judge.append, _shown(((3, 3), (50, 95))), _seat, 10, 1.0) == []
+    # 4 units = 0.4 tile lengths further: moved, so the first read is not confirmed
+    assert w.step(judge, judge.append, _shown(((3, 3), (50, 91))), _seat, 12, 1.5) == [] and not judge.state.over
+    out = w.step(judge, judge.append, _shown(((3, 3), (50, 91))), _seat, 14, 2.0)  # now it lies still
+    assert _kinds(out) == ["hand_end", "hand_end_inferred", "reveal"]
+
+
+def test_a_tile_held_up_for_one_read_does_not_end_the_hand():
+    rules = load_ruleset("all-fives").model_copy(update={"hand_size": 1})
+    judge = Hand(rules)
+    judge.append(Deal(hands={}, draws_seen=False))
+    judge.append(Play(seat="N", tile=[6, 4]))
+    w = RevealWatcher()
+    assert w.step(judge, judge.append, _shown(((3, 3), (50, 90))), _seat, 10, 1.0) == [] and w.wants_read
     assert w.step(judge, judge.append, [], _seat, 12, 1.5) == [] and not w.wants_read
     assert not judge.state.over
 

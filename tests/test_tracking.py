@@ -370,6 +370,32 @@ def test_gate_holds_reads_while_an_arm_is_over_the_table_and_names_its_side():
     assert x0 > 124  # the old tile (100..124) is outside: it needs no fresh read
 
 
+def test_gate_reads_once_after_an_arm_came_and_went_without_a_visible_change():
+    """A knock, or a white tile turned face up, changes few pixels: the arm's visit earns one read."""
+    gate = MotionGate(still_window_s=0.3)
+    img = _canvas()
+    _draw_tile(img, 100, 90)
+    t, i, reads = 0.0, 0, []
+    for k in range(30):
+        frame = img.copy()
+        if 8 <= k < 12:
+            _draw_arm(frame, "right", 40 + 20 * (k - 8))  # comes in and goes back out, leaves nothing
+        reads.append(round(t, 1) if gate.update(i, t, frame).read else None)
+        t, i = t + 0.1, i + 1
+    # the first read (0.3 s in) and one read 0.3 s after the arm left at 1.2 s
+    assert [r for r in reads if r is not None] == [0.3, 1.5]
+
+
+def test_gate_an_arm_resting_at_the_edge_does_not_keep_it_reading():
+    gate = MotionGate(still_window_s=0.3)
+    img = _canvas()
+    _draw_tile(img, 100, 90)
+    rest = img.copy()
+    _draw_arm(rest, "right", 40)
+    reads = [gate.update(k, k * 0.1, img if k < 5 else rest).read for k in range(40)]
+    assert sum(reads) <= 2  # the start, and at most once for the arm's arrival; never again
+
+
 def test_gate_ignores_motion_outside_the_layout_roi():
     gate = MotionGate(still_window_s=0.3)
     img = _canvas()

@@ -14,7 +14,9 @@ and decides when the recognizer should read it:
   frames: the gate works at any frame rate) with no arm over the layout, and something
   changed since the last read (or a read was requested), the frame is read once. The
   changed region's bounding box (``changed_bbox_px``) says where: the rest of the
-  layout did not change, and the tracker keeps those tiles as they were.
+  layout did not change, and the tracker keeps those tiles as they were. An arm that came
+  into view and left also earns one read (turning a white tile face up changes few pixels);
+  an arm resting at the edge does not.
 
 A changed region that covers most of the frame is a lighting change, not an arm; an
 "arm" that holds perfectly still for ``max_occluded_s`` is read anyway (a bag or a cup
@@ -117,6 +119,8 @@ class MotionGate:
         self._last_motion_t: float | None = None
         self._occluded_since: float | None = None
         self._requested = False
+        self._arm_in = False  # an arm (a border-touching change) is in view
+        self._arm_left = False  # ... and has left since the last read
         self._scale = 1.0
 
     def request_read(self) -> None:
@@ -194,6 +198,10 @@ class MotionGate:
                     x, y, w, h = cv2.boundingRect(tiles)
                     changed_bbox = self._bbox_full(x, y, x + w, y + h, size)
 
+        if intruders is not None:
+            self._arm_in = True
+        elif self._arm_in:
+            self._arm_in, self._arm_left = False, True
         override = False
         if occluded and not moving:
             if self._occluded_since is None:
@@ -209,7 +217,10 @@ class MotionGate:
 
         first = self._ref is None
         lighting = frac > self.lighting_fraction  # most of the frame changed: the reference is stale
-        changed = first or self._requested or lighting or override or changed_frac > self.min_area
+        # An arm that came and went may have changed little in pixels (a white tile turned face up
+        # shows only its pips; a knock changes nothing): read once after it, still.
+        changed = (first or self._requested or lighting or override or self._arm_left
+                   or changed_frac > self.min_area)
         read = not active and still_for >= self.still_window_s - 1e-6 and changed
         if read:
             if intruders is not None and not override:
@@ -217,7 +228,9 @@ class MotionGate:
                 keep = cv2.dilate(intruders, self._kernel, iterations=2) > 0
                 small = np.where(keep, self._ref, small)
             self._ref = small
-            self._requested = False
+            self._requested = self._arm_left = False
+            if override:
+                self._arm_in = False  # the still occluder is now part of the reference
         return MotionInfo(t=float(t), frame=int(frame_index), moving=moving, occluded=occluded,
                           still_for_s=float(still_for), read=bool(read),
                           changed_bbox_px=None if first else changed_bbox, motion_bbox_px=motion_bbox,

@@ -10,7 +10,8 @@ area into :class:`engine.events.Reveal` events:
 * in a draw game the camera cannot count hands (draws from the boneyard are not seen), so
   the engine cannot declare a domino: face-up tiles shown in front of a seat other than the
   last player after that player's play, and still there at the next read, end the hand as a
-  domino by the last player
+  domino by the last player - if that player has laid at least a full hand (draws only add
+  tiles, so nobody goes out sooner)
   (:class:`~engine.events.HandEnd`, with a ``hand_end_inferred`` notice for the umpire, who
   corrects it if it was a lock or an exposed tile), and each seat's reveal is emitted at the
   first still read that shows it;
@@ -65,7 +66,7 @@ class RevealWatcher:
     def __init__(self) -> None:
         self.revealed: dict[str, tuple[tuple[int, int], ...]] = {}
         self._changed: dict[str, tuple[tuple[int, int], ...]] = {}
-        self._pending: dict[str, tuple[tuple[int, int], ...]] | None = None
+        self._pending: dict[str, list] | None = None
 
     @property
     def wants_read(self) -> bool:
@@ -89,17 +90,24 @@ class RevealWatcher:
         """
         st = judge.state
         by_seat: dict[str, list[tuple[int, int]]] = {}
+        placed: dict[str, list[tuple[tuple[int, int], np.ndarray, float]]] = {}
         for tr in shown:
             seat = seat_of(tr.geom.center)
-            if tr.key is not None and seat in st.order:
+            if tr.key is not None and seat in st.order and tr.key not in st.layout.on_table:
                 by_seat.setdefault(seat, []).append(tr.key)
+                placed.setdefault(seat, []).append((tr.key, np.asarray(tr.geom.center, float), float(tr.geom.length)))
         out: list = []
         if not st.over:
-            others = {s: tuple(sorted(by_seat[s])) for s in by_seat if s != st.last_player}
-            if st.counts_known or not st.plays or st.last_player is None or not others:
+            others = {s: sorted(placed[s], key=lambda x: x[0]) for s in placed if s != st.last_player}
+            # Draws only add tiles, so a player who went out has played at least a full hand.
+            played = sum(1 for p in st.plays if p[1] == st.last_player)
+            if (st.counts_known or st.last_player is None or not others
+                    or played < judge.rules.hand_size):
                 self._pending = None
                 return []
-            if others != self._pending:  # a tile held face up for a moment is not a reveal: read again
+            if not _same_tiles(others, self._pending):
+                # a tile held face up on its way to the line is not a reveal: read again, and the
+                # shown tiles must lie where they were
                 self._pending = others
                 return []
             self._pending = None
@@ -145,3 +153,15 @@ class RevealWatcher:
             return False
         out.append(ev)
         return True
+
+
+def _same_tiles(a: dict[str, list] | None, b: dict[str, list] | None, tol: float = 0.25) -> bool:
+    """Same seats, same tiles, each within ``tol`` tile lengths of where it was."""
+    if a is None or b is None or a.keys() != b.keys():
+        return False
+    for seat in a:
+        if [k for k, _, _ in a[seat]] != [k for k, _, _ in b[seat]]:
+            return False
+        if any(np.linalg.norm(ca - cb) > tol * la for (_, ca, la), (_, cb, _) in zip(a[seat], b[seat])):
+            return False
+    return True

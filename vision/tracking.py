@@ -411,7 +411,8 @@ class Tracker:
 
         events += self._gone(frame, t, gone, new_tiles, region)
         events += self._plays(frame, t, candidates)
-        shown = [tr for tr in self.tiles.values() if tr.face == "up" and tr.status == "hand"]
+        shown = [tr for tr in self.tiles.values() if tr.face == "up" and tr.status == "hand"
+                 and tr.confidence >= self.config.uncertain_confidence]
         events += self.reveals.step(self.judge, self._append, shown,
                                     lambda c: seat_of_position(c, self.profile, self.image_size), frame, t)
         self._votes = {}
