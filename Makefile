@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP_RUNTIME := $(VENV)/.runtime-installed
 STAMP_DEV := $(VENV)/.dev-installed
 
-.PHONY: demo test install train-deps clean
+.PHONY: demo test bench install train-deps clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -28,6 +28,11 @@ demo: $(STAMP_RUNTIME)
 
 test: $(STAMP_DEV)
 	$(PY) -m pytest -q
+
+# Every speed and accuracy figure in docs/benchmarks.md, regenerated from one run (tens of minutes).
+# Uses ../shared/realdata when present; ultralytics rows need `make train-deps`.
+bench: $(STAMP_DEV)
+	$(PY) -m bench
 
 # Optional: torch + ultralytics for `dominocast train` (several GB).
 train-deps: $(STAMP_DEV)

@@ -612,7 +612,8 @@ def print_table(r: dict) -> None:
         print("  ", p)
 
 
-def main() -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (``bench/sec_service.py`` takes its defaults from here)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--role", choices=("driver", "clients"), default="driver")
     ap.add_argument("--tables", type=int, default=8)
@@ -634,7 +635,24 @@ def main() -> int:
     ap.add_argument("--table-ids")
     ap.add_argument("--expect", type=int)
     ap.add_argument("--result-file")
-    args = ap.parse_args()
+    return ap
+
+
+def driver_args(**overrides) -> argparse.Namespace:
+    """The driver's arguments: the command line's defaults with ``overrides`` (e.g. ``tables=4``).
+
+    Raises:
+        TypeError: an override that is not a command-line option.
+    """
+    args = build_parser().parse_args([])
+    unknown = set(overrides) - set(vars(args))
+    if unknown:
+        raise TypeError(f"unknown service_fanout option(s): {', '.join(sorted(unknown))}")
+    return argparse.Namespace(**{**vars(args), **overrides})
+
+
+def main() -> int:
+    args = build_parser().parse_args()
     if args.role == "clients":
         asyncio.run(client_main(args))
         return 0

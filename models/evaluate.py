@@ -104,7 +104,7 @@ def evaluate_detector(data: Path, split: str = "test", onnx: Path = DETECTOR_ONN
             "ms_per_window": round(1000 * secs / max(len(files), 1), 1)}
 
 
-def _scene_styles(data: Path, scenes: set[int]) -> dict[int, tuple[str, str]]:
+def scene_styles(data: Path, scenes: set[int]) -> dict[int, tuple[str, str]]:
     """(surface, tile style) of each scene index, re-derived from the recipe's seed (no rendering)."""
     from datasets.build import scene_spec
 
@@ -136,7 +136,7 @@ def evaluate_pips(data: Path, split: str = "test", onnx: Path = PIPS_ONNX) -> di
            "per_class_accuracy": {str(c): round(float(cm[c, c] / max(cm[c].sum(), 1)), 4) for c in range(k)},
            "confusion_rows_true_cols_pred": cm.tolist()}
     if (data / "recipe.json").exists() and len(y):
-        st = _scene_styles(data, set(sc))
+        st = scene_styles(data, set(sc))
         ok = pred == y
         for key, pos in (("by_surface", 0), ("by_style", 1)):
             groups: dict[str, list[bool]] = {}

@@ -1,43 +1,29 @@
-"""Measure the classical pip counter (vision/pips_classical.py) on real photographs.
+"""Tile-level helpers for the real-photo benchmark (``bench/sec_real.py``).
 
-    .venv/bin/python bench/real_pips_classical.py [--root PATH] [--out JSON]
-        [--workers 2] [--domibot-every N]
+* A classical locator for the DomiBot close-ups (one tile per ~100x100 photo):
+  :func:`locate_tile`, :func:`rectify_tile`. It was developed looking only at the first
+  :data:`DEV_PER_TILE` photos of each tile folder ("dev"); the others are "held-out".
+* Pure scoring, no image work and no real data (unit-tested in ``tests/test_bench_real.py``):
+  :func:`half_errors`, :func:`board_tiles`, :func:`match_detections`, :func:`most_right`,
+  :func:`score_review`.
 
-(a) DDD: per-half accuracy of ``count`` on ``ddd_half_crops`` of the last photo of every
-    game (each half once), with the tile-outline crops (default) and with the plain
-    grid-cell crops.
-(b) DomiBot: each ~100x100 photo holds one tile; it is located classically (see
-    :func:`locate_tile`), rectified to (H, 2H), split, counted; the score is tile
-    identity (unordered pair equality). The locator was developed looking only at the
-    first 10 photos of each tile folder ("dev"); the other 40 are reported separately
-    ("held-out").
-
-Prints a table and writes ``bench/results/real_pips_classical.json``. The photos carry
-no licence: nothing derived from them (crops, images) is written, only numbers.
+Geometry of the DDD board (grid units, ``datasets/real_photos.py``): the printed 15x15 grid
+spans [0, 15] x [0, 15], x along the columns, y along the rows; cell (row r, col c),
+0-based, has its centre at (c + 0.5, r + 0.5).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import multiprocessing as mp
-import sys
-import time
-from collections import Counter
-from pathlib import Path
+from typing import Iterable, Sequence
 
 import cv2
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+__all__ = ["DEV_PER_TILE", "MATCH_MAX_DIST", "MOST_FRACTION", "locate_tile", "rectify_tile",
+           "half_errors", "board_tiles", "match_detections", "most_right", "score_review"]
 
-from datasets import real_photos as realdata  # noqa: E402
-from vision.pips_classical import count, count_tile  # noqa: E402
-
+#: The DomiBot locator was tuned on the first this-many photos of each tile folder.
 DEV_PER_TILE = 10
-
 
 # --- DomiBot: classical single-tile locator ------------------------------------------
 
@@ -209,147 +195,139 @@ def rectify_tile(img: np.ndarray, quad: np.ndarray, short_px: int = 64) -> np.nd
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-# --- benches -------------------------------------------------------------------------
+# --- scoring (pure) ---------------------------------------------------------------------
 
-def bench_ddd(root: Path) -> dict:
-    """Per-half accuracy on the last photo of each game, tile-outline and grid crops."""
-    res = {}
-    for refine in (True, False):
-        ok = n = 0
-        conf_m: Counter = Counter()
-        per_game = {}
-        for g in realdata.DDD_GAMES:
-            k = realdata.DDD_MOVES
-            crops = realdata.ddd_half_crops(g, k, size=64, refine=refine, root=root)
-            got = [count(c).pips for c, _ in crops]
-            gk = sum(x == p for x, (_, p) in zip(got, crops))
-            conf_m.update(f"{p}->{x}" for x, (_, p) in zip(got, crops))
-            per_game[g] = {"n": len(crops), "correct": int(gk)}
-            ok += gk
-            n += len(crops)
-        errors = {k: v for k, v in sorted(conf_m.items()) if k.split("->")[0] != k.split("->")[1]}
-        res["tile_outline" if refine else "grid_cell"] = {
-            "halves": n, "correct": int(ok), "accuracy": ok / n, "per_game": per_game,
-            "errors": errors,
-        }
-    checks = [realdata.ddd_check_cells(g, realdata.DDD_MOVES, root=root)
-              for g in realdata.DDD_GAMES]
-    res["homography_check_last_move"] = {
-        "labelled": sum(c["labelled"] for c in checks),
-        "labelled_ok": float(np.mean([c["labelled_ok"] for c in checks])),
-        "empty": sum(c["empty"] for c in checks),
-        "empty_ok": float(np.mean([c["empty_ok"] for c in checks])),
-    }
-    return res
+#: A detection matches a labelled tile when its centre lies within this many cells of the
+#: tile's centre (and its long axis agrees). Located tile centres lie <= 0.2 cell from their
+#: labelled cells (docs/real-photos.md); side-by-side tiles are 1 cell apart, so no
+#: detection can be within this distance of two tiles.
+MATCH_MAX_DIST = 0.45
+#: A photo has "most tiles right" when more than this fraction of its labelled tiles is
+#: matched by a detection reading both halves right, each at its cell.
+MOST_FRACTION = 0.5
+
+Half = tuple[int, int, int]  # (row, col, pips), 0-based cells
+Tile = tuple[Half, Half]
 
 
-def _read_tile(path: str) -> tuple[int, int] | None:
-    """Pips (larger first) read from one DomiBot photo, or None if no tile was found."""
-    cv2.setNumThreads(1)
-    img = cv2.imread(path)
-    quad = locate_tile(img) if img is not None else None
-    if quad is None:
-        return None
-    x, y = count_tile(rectify_tile(img, quad))
-    return max(x.pips, y.pips), min(x.pips, y.pips)
-
-
-def bench_domibot(root: Path, workers: int = 2, every: int = 1) -> dict:
-    """Tile-identity accuracy on the DomiBot close-ups, dev and held-out splits.
-
-    ``every`` > 1 measures only every n-th photo of each tile folder (quick runs).
-    """
-    seen_all: Counter = Counter()
-    items = []
-    for path, ab in realdata.load_domibot(root):
-        if seen_all[ab] % every == 0:
-            items.append((path, ab))
-        seen_all[ab] += 1
-    if workers > 1:
-        with mp.get_context("spawn").Pool(workers) as pool:
-            reads = pool.map(_read_tile, [str(p) for p, _ in items], chunksize=25)
-    else:
-        reads = [_read_tile(str(p)) for p, _ in items]
-    seen: Counter = Counter()
-    stats = {s: Counter() for s in ("dev", "held_out")}
-    wrong: Counter = Counter()
-    for (_, truth), got in zip(items, reads):
-        split = "dev" if seen[truth] * every < DEV_PER_TILE else "held_out"
-        seen[truth] += 1
-        st = stats[split]
-        st["n"] += 1
-        if got is None:
-            st["not_located"] += 1
-            st["half_errors"] += 2
-            continue
-        if got == truth:
-            st["correct"] += 1
-        else:
-            wrong[f"{truth[0]}x{truth[1]}->{got[0]}x{got[1]}"] += 1
-        st["half_errors"] += _half_errors(truth, got)
-    out = {}
-    for s, st in stats.items():
-        n = st["n"]
-        out[s] = {"photos": n, "correct": st["correct"], "accuracy": st["correct"] / n,
-                  "not_located": st["not_located"],
-                  "half_accuracy": 1 - st["half_errors"] / (2 * n)}
-    n_all = sum(st["n"] for st in stats.values())
-    c_all = sum(st["correct"] for st in stats.values())
-    out["all"] = {"photos": n_all, "correct": c_all, "accuracy": c_all / n_all}
-    out["most_common_errors"] = dict(wrong.most_common(12))
-    return out
-
-
-def _half_errors(truth: tuple[int, int], got: tuple[int, int]) -> int:
+def half_errors(truth: tuple[int, int], got: tuple[int, int]) -> int:
     """Halves wrong under the best pairing of the two halves: 0, 1 or 2."""
     a, b = truth
     x, y = got
     return min((a != x) + (b != y), (a != y) + (b != x))
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--root", type=Path, default=None, help="real-data root")
-    ap.add_argument("--workers", type=int, default=2, help="processes for DomiBot")
-    ap.add_argument("--domibot-every", type=int, default=1,
-                    help="measure every n-th DomiBot photo per tile (quick run)")
-    ap.add_argument("--out", type=Path,
-                    default=REPO / "bench" / "results" / "real_pips_classical.json")
-    args = ap.parse_args(argv)
-    root = args.root or realdata.realdata_root()
-    if root is None:
-        print("real data not found (<repo>/../shared/realdata): nothing to measure")
-        return 2
-    cv2.setNumThreads(1)
-    t0 = time.time()
-    ddd = bench_ddd(root)
-    t1 = time.time()
-    domi = bench_domibot(root, workers=args.workers, every=max(1, args.domibot_every))
-    t2 = time.time()
-    res = {"ddd": ddd, "domibot": domi, "domibot_every": args.domibot_every,
-           "seconds": {"ddd": round(t1 - t0, 1), "domibot": round(t2 - t1, 1)}}
-    print(f"{'dataset':<28}{'unit':<8}{'n':>6}{'correct':>9}{'accuracy':>10}")
-    for name in ("tile_outline", "grid_cell"):
-        r = ddd[name]
-        print(f"{'DDD ' + name + ' crops':<28}{'half':<8}{r['halves']:>6}{r['correct']:>9}"
-              f"{r['accuracy']:>10.3f}")
-    for s in ("dev", "held_out", "all"):
-        r = domi[s]
-        print(f"{'DomiBot ' + s:<28}{'tile':<8}{r['photos']:>6}{r['correct']:>9}"
-              f"{r['accuracy']:>10.3f}")
-    hc = ddd["homography_check_last_move"]
-    print(f"DDD grid check (move 20): labelled cells look like tiles {hc['labelled_ok']:.3f} "
-          f"of {hc['labelled']}; never-played cells look like board {hc['empty_ok']:.3f} "
-          f"of {hc['empty']}")
-    print(f"DomiBot not located: dev {domi['dev']['not_located']}, held-out "
-          f"{domi['held_out']['not_located']}; half accuracy (best pairing) dev "
-          f"{domi['dev']['half_accuracy']:.3f}, held-out {domi['held_out']['half_accuracy']:.3f}")
-    print(f"time: DDD {res['seconds']['ddd']} s, DomiBot {res['seconds']['domibot']} s")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(res, indent=2, sort_keys=True) + "\n")
-    print(f"wrote {args.out}")
-    return 0
+def board_tiles(moves: Sequence, k: int) -> list[Tile]:
+    """The labelled tiles on a DDD board after move ``k``: ``[((r1, c1, p1), (r2, c2, p2))]``.
+
+    Args:
+        moves: :class:`datasets.real_photos.Move` list of one game (any object with ``index``
+            and ``halves``), in any order.
+        k: move number (1-based); moves 1..k are on the board.
+    """
+    return [tuple(m.halves) for m in sorted(moves, key=lambda m: m.index) if m.index <= k]
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def _axis_horizontal(poly: np.ndarray) -> bool:
+    """Whether a (4, 2) canonical polygon's long axis (edges 0->1 and 3->2) runs along x."""
+    d = (poly[1] - poly[0]) + (poly[2] - poly[3])
+    return abs(float(d[0])) >= abs(float(d[1]))
+
+
+def match_detections(dets: Iterable[tuple[np.ndarray, tuple[int, int] | None]], tiles: Sequence[Tile],
+                     grid: int = 15, max_dist: float = MATCH_MAX_DIST) -> dict:
+    """Match detected tiles to the labelled tiles of one DDD photo and score them.
+
+    A detection and a labelled tile are a candidate pair when the detection's centre lies
+    within ``max_dist`` cells of the tile's centre and both long axes run the same way
+    (along the rows or along the columns); pairs are taken greedily, nearest first, each
+    detection and tile at most once. A matched detection is ``right`` when each half reads
+    the pips labelled in the cell it lies over (half 0, at corners 0/3, is compared with
+    the nearer of the two cells), ``right_unordered`` when its pair equals the tile's.
+
+    Args:
+        dets: ``(polygon, pips)`` per detection; polygon (4, 2) float corners in **grid
+            units**, canonical (edge 0->1 a long side, half 0 at corners 0/3); pips
+            ``(a, b)`` for halves 0 and 1, or None (face down / not read).
+        tiles: the labelled tiles, ``((r1, c1, p1), (r2, c2, p2))`` with 0-based cells.
+        grid: grid side in cells (a detection centred outside [0, grid]^2 is off the grid).
+        max_dist: largest centre distance of a match, cells.
+
+    Returns:
+        ``{"labelled", "found", "right", "right_unordered", "extra", "extra_off_grid",
+        "fraction", "most"}``: ``found`` tiles with a matched detection, ``extra``
+        detections matching no tile (``extra_off_grid`` of them centred off the grid, e.g.
+        the printed dominoes of the board's track), ``fraction`` = right / labelled (1.0
+        when nothing is labelled), ``most`` = :func:`most_right`.
+    """
+    dets = [(np.asarray(p, np.float64).reshape(4, 2), pips) for p, pips in dets]
+    centres = [((c1 + c2) / 2 + 0.5, (r1 + r2) / 2 + 0.5) for (r1, c1, _), (r2, c2, _) in tiles]
+    pairs = []
+    for i, (p, _) in enumerate(dets):
+        c, horiz = p.mean(0), _axis_horizontal(p)
+        for j, ((r1, _, _), (r2, _, _)) in enumerate(tiles):
+            d = float(np.hypot(*(c - centres[j])))
+            if d <= max_dist and horiz == (r1 == r2):
+                pairs.append((d, i, j))
+    used_d, used_t, right, right_u = set(), set(), 0, 0
+    for _, i, j in sorted(pairs):
+        if i in used_d or j in used_t:
+            continue
+        used_d.add(i)
+        used_t.add(j)
+        p, pips = dets[i]
+        if pips is None:
+            continue
+        (r1, c1, p1), (r2, c2, p2) = tiles[j]
+        h0 = 0.75 * (p[0] + p[3]) / 2 + 0.25 * (p[1] + p[2]) / 2  # centre of half 0
+        near1 = np.hypot(*(h0 - (c1 + 0.5, r1 + 0.5))) <= np.hypot(*(h0 - (c2 + 0.5, r2 + 0.5)))
+        want = (p1, p2) if near1 else (p2, p1)
+        right += tuple(int(v) for v in pips) == want
+        right_u += sorted(int(v) for v in pips) == sorted((p1, p2))
+    extra = [i for i in range(len(dets)) if i not in used_d]
+    off = sum(not (0 <= dets[i][0].mean(0)[0] <= grid and 0 <= dets[i][0].mean(0)[1] <= grid) for i in extra)
+    n = len(tiles)
+    return {"labelled": n, "found": len(used_t), "right": right, "right_unordered": right_u,
+            "extra": len(extra), "extra_off_grid": int(off), "fraction": right / n if n else 1.0,
+            "most": most_right(right, n)}
+
+
+def most_right(right: int, labelled: int) -> bool:
+    """The "most tiles correct" rule: more than :data:`MOST_FRACTION` of the labelled tiles
+    read right (a photo with no labelled tile passes)."""
+    return labelled == 0 or right > MOST_FRACTION * labelled
+
+
+def score_review(moves: Sequence, rows: Sequence[dict]) -> dict:
+    """Compare a ``review --rules none`` run on one DDD game with its labelled moves.
+
+    The first photo already shows move 1: it is the review's starting board, so
+    placements are measured from move 2 on. Photo k is frame k - 1 (frames count from 0).
+    A move is ``at_its_move`` when a placement of its frame has its tile (unordered pair),
+    ``found`` when any placement not yet claimed by another move has it; ``extra`` counts
+    placements left unclaimed.
+
+    Args:
+        moves: the game's moves (``index`` 1-based, ``halves`` ``((r, c, pips), (r, c, pips))``),
+            sorted by index.
+        rows: the review's ``events.jsonl`` rows; placements are ``{"type": "placement",
+            "frame": int, "tile": [a, b], ...}``.
+
+    Returns:
+        ``{"moves", "placements", "at_its_move", "found", "extra"}`` counts.
+    """
+    placements = [r for r in rows if r["type"] == "placement"]
+    by_frame: dict[int, list[tuple[int, ...]]] = {}
+    for r in placements:
+        by_frame.setdefault(r["frame"], []).append(tuple(sorted(r["tile"])))
+    remaining = [tuple(sorted(r["tile"])) for r in placements]
+    out = {"moves": 0, "placements": len(placements), "at_its_move": 0, "found": 0}
+    for m in moves[1:]:
+        tile = tuple(sorted((m.halves[0][2], m.halves[1][2])))
+        out["moves"] += 1
+        out["at_its_move"] += tile in by_frame.get(m.index - 1, [])
+        if tile in remaining:
+            remaining.remove(tile)
+            out["found"] += 1
+    out["extra"] = len(remaining)
+    return out
