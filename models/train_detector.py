@@ -72,12 +72,12 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
     model = YOLO(start, task="obb")
     kw = dict(data=str(data / "detect" / "data.yaml"), imgsz=imgsz, epochs=epochs, batch=batch, workers=workers,
               device=dev, cache=True, plots=False, val=True, project=str(REPO_ROOT / "runs" / "detector"),
-              name=name, exist_ok=True, pretrained=False, amp=dev != "cpu", seed=seed, deterministic=False,
+              name=name, exist_ok=True, pretrained=start != "yolo11n-obb.yaml", amp=dev != "cpu", seed=seed, deterministic=False,
               scale=0.25, degrees=0.0, fliplr=0.5, flipud=0.5, mosaic=1.0, close_mosaic=3, patience=1000,
               verbose=True)
     if start != "yolo11n-obb.yaml":
-        # Fine-tuning: the default warm-up (bias lr 0.1, 3 epochs) and auto lr wreck trained weights
-        # (measured: validation mAP 0 after the first epoch); continue gently instead.
+        # Fine-tuning (``pretrained`` must be true, or ultralytics drops the loaded weights): no
+        # warm-up (bias lr 0.1 over 3 epochs) and a small AdamW rate, to continue rather than restart.
         kw.update(optimizer="AdamW", lr0=0.0005, lrf=0.2, warmup_epochs=0.0, warmup_bias_lr=0.0)
     if hours:
         kw["time"] = hours
