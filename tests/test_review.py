@@ -106,3 +106,19 @@ def test_cli_review_bad_input(tmp_path):
         res = runner.invoke(app, args)
         assert res.exit_code == 2, (args, res.output)
         assert "Traceback" not in res.output
+
+
+def test_cli_review_of_a_truncated_video_says_one_line(footage, tmp_path):
+    """FFmpeg's own log ("moov atom not found") must not come before our one clear line."""
+    import subprocess
+    import sys
+
+    data = footage["paths"]["video"].read_bytes()
+    bad = tmp_path / "cut.mp4"
+    bad.write_bytes(data[: len(data) // 3])  # the index (moov atom) sits at the end: cut off
+    res = subprocess.run([sys.executable, "-c", "from service.cli import main; main()", "review", str(bad),
+                          "--rules", "all-fives", "--out", str(tmp_path / "out")],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2
+    assert res.stderr.strip().splitlines() == [f"error: {bad} is not a video OpenCV can open "
+                                               "(corrupt file or unsupported format)"]

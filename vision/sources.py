@@ -34,6 +34,10 @@ from typing import Callable, Iterator, NamedTuple
 
 import numpy as np
 
+# FFmpeg writes its own complaints ("moov atom not found") to stderr before we can say one clear
+# line about a bad file; silence it unless the user asks for its log (read when a capture opens).
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+
 __all__ = ["Frame", "SourceError", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource",
            "open_source", "natural_key", "IMAGE_SUFFIXES"]
 
