@@ -120,5 +120,5 @@ def test_cli_review_of_a_truncated_video_says_one_line(footage, tmp_path):
                           "--rules", "all-fives", "--out", str(tmp_path / "out")],
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 2
-    assert res.stderr.strip().splitlines() == [f"error: {bad} is not a video OpenCV can open "
-                                               "(corrupt file or unsupported format)"]
+    assert (res.stdout + res.stderr).strip().splitlines() == [f"error: {bad} is not a video OpenCV can open "
+                                                              "(corrupt file or unsupported format)"]
