@@ -33,7 +33,7 @@ from typing import AsyncIterator, Callable
 
 import numpy as np
 
-from engine.events import Deal, HandEnd, Play, Reveal, TakeBack
+from engine.events import Deal, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.ruleset import load_ruleset
 from service.review import FramePipeline, _draw
 from service.sources import SourceItem, SourceStats, WorkerUnavailable, register_source
@@ -209,7 +209,7 @@ class VisionSource:
                         new_hand = False
                 elif kind is not None:
                     put(SourceItem(None, tag=f"vision:{frame.index}", alert={**ev.to_json(), "kind": kind}))
-                elif isinstance(ev, (Play, TakeBack, Reveal, HandEnd)):
+                elif isinstance(ev, (Play, Pass, TakeBack, Reveal, HandEnd)):
                     put(SourceItem(ev, new_hand=True if new_hand else None, tag=f"vision:{frame.index}"))
                     new_hand = False
             if self.annotate:

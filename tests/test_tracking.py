@@ -17,7 +17,7 @@ from table_sim import (IMAGE_SIZE, PX_PER_MM, SEAT_SIDE, Laid, PlacementFailed, 
                        moved, observe)
 
 from calibration.profile import TableProfile
-from engine.events import Play, TakeBack
+from engine.events import Pass, Play, TakeBack
 from engine.hand import Hand, replay
 from engine.ruleset import load_ruleset
 from engine.simulate import simulate_hand
@@ -47,6 +47,18 @@ class Table:
             self.fr += 3
             info = MotionInfo(self.t, self.fr, True, True, 0.0, False, None, entry_side=self.side[seat],
                               entry_point_px=self.entry(seat), frame_size=IMAGE_SIZE)
+            out += self.tr.update(self.fr, self.t, None, info)
+        self.events += out
+        return out
+
+    def knock(self, seat: str, seconds: float = 0.5) -> list:
+        """``seat``'s arm comes into view and goes, short of the layout (not an occlusion)."""
+        out = []
+        for _ in range(round(seconds / 0.1)):
+            self.t += 0.1
+            self.fr += 3
+            info = MotionInfo(self.t, self.fr, False, False, 0.0, False, None, frame_size=IMAGE_SIZE,
+                              arm_side=self.side[seat], arm_point_px=self.entry(seat))
             out += self.tr.update(self.fr, self.t, None, info)
         self.events += out
         return out
@@ -259,9 +271,10 @@ def test_reads_while_something_moves_are_ignored():
 def test_the_entry_edge_names_the_seat_even_out_of_turn():
     table = Table(load_ruleset("nova-block"))
     table.play(t_(600, 500, 0, (3, 5), "N"))
-    out = table.play(t_(648, 500, 0, (5, 2), "S"))  # E passed (the camera cannot see that)
+    out = table.play(t_(648, 500, 0, (5, 2), "S"))  # E passed: inferred from S's arm
     assert plays(out) == [("S", (5, 2), "E")]
     assert notices(out, "uncertain_read") == []
+    assert [(e.seat, e.t, e.frame) for e in out if isinstance(e, Pass)] == [("E", table.t, table.fr)]
 
 
 def test_without_entry_evidence_the_turn_order_decides_and_flags_it():
@@ -643,3 +656,171 @@ def test_clearing_the_table_starts_a_new_hand():
     assert table.tr.hand.log == [] and table.tr.lop.lead is None
     out = table.play(t_(600, 500, 0, (6, 6), "W"))
     assert plays(out) == [("W", (6, 6), "lead")]
+
+
+# ---- passes inferred from the next play's arm ----------------------------------------------------
+
+def _passes(events):
+    return [(e.seat, round(e.t, 3), e.frame) for e in events if isinstance(e, Pass)]
+
+
+def test_a_play_by_the_arm_of_a_later_seat_means_the_seats_between_passed():
+    """nova-block (N, E, S, W; no boneyard): after N and E, W's arm plays: S passed."""
+    table = Table(load_ruleset("nova-block"))
+    table.play(t_(600, 500, 0, (3, 5), "N"))  # arm 0.1-0.5 s, read at 1.0 s (frame 30)
+    table.play(t_(648, 500, 0, (5, 2), "E"))  # arm 1.1-1.5 s, read at 2.0 s (frame 60)
+    table.knock("S")  # S's arm in view at 2.1 ... 2.5 s (frames 63 ... 75), short of the layout
+    assert table.read() == []  # 3.0 s: nothing changed on the table; the knock alone is no pass
+    out = table.play(t_(552, 500, 0, (1, 3), "W"))  # W's arm 3.1-3.5 s, read at 4.0 s (frame 120)
+    # the pass comes first, timed at the middle of S's visit (2.3 s, frame 69), then its notice, then the play
+    assert [type(e).__name__ for e in out] == ["Pass", "Notice", "Play"]
+    assert _passes(out) == [("S", 2.3, 69)]
+    (note,) = notices(out, "pass_inferred")
+    assert (note.seat, note.t, note.frame) == ("S", table.t, 120)
+    assert note.details["knock_seen"] and note.details["by"] == "W" and note.details["pass_t"] == pytest.approx(2.3)
+    assert plays(out) == [("W", (3, 1), "W")]
+    st = table.tr.hand.state
+    assert st.turn == "N" and not [f for f in st.flags if f.kind == "out_of_turn"]
+    assert [type(e).__name__ for e in table.tr.hand.log] == ["Play", "Play", "Pass", "Play"]
+
+
+def test_a_seat_playing_again_means_everyone_else_passed_in_turn_order():
+    table = Table(load_ruleset("nova-block"))
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    table.play(t_(648, 500, 0, (5, 2), "E"))
+    out = table.play(t_(552, 500, 0, (1, 3), "E"))  # no arm seen for S, W, N: timed at the play
+    assert _passes(out) == [("S", 3.0, 90), ("W", 3.0, 90), ("N", 3.0, 90)]
+    assert [n.details["knock_seen"] for n in notices(out, "pass_inferred")] == [False, False, False]
+    assert table.tr.hand.state.turn == "S"
+
+
+def test_two_player_block_pass_keeps_the_turn_order_for_later_plays():
+    """block seed 3 in miniature: S passes, N plays twice in a row; S's next play is in turn again."""
+    table = Table(load_ruleset("block"))
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    table.play(t_(648, 500, 0, (5, 2), "S"))
+    table.play(t_(552, 500, 0, (1, 3), "N"))
+    out = table.play(t_(696, 500, 0, (2, 6), "N"))  # S passed; read at 4.0 s, frame 120
+    assert _passes(out) == [("S", 4.0, 120)] and plays(out) == [("N", (2, 6), "E")]
+    out = table.play(t_(744, 500, 0, (6, 4), "S"))
+    assert _passes(out) == [] and plays(out) == [("S", (6, 4), "E")]
+    assert not [f for f in table.tr.hand.state.flags if f.kind == "out_of_turn"]
+    assert table.tr.hand.state.turn == "N"
+
+
+def test_no_pass_is_inferred_when_the_turn_order_chose_the_seat():
+    table = Table(load_ruleset("nova-block"))
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    table.play(t_(648, 500, 0, (5, 2), "E"))
+    table.knock("W")  # W's arm was in view (at the rack), but no arm reached the layout
+    table.on.append(t_(552, 500, 0, (1, 3)))
+    out = table.read()
+    assert plays(out) == [("S", (3, 1), "W")] and _passes(out) == []  # S by turn, flagged
+    assert "seat_by_turn" in notices(out, "uncertain_read")[0].details["reasons"]
+
+
+def test_no_pass_is_inferred_in_a_draw_game():
+    """all-fives: a seat may skip only once the boneyard is drawn out, which the camera cannot count:
+    the play stays out of turn for the engine to flag."""
+    table = Table(load_ruleset("all-fives"))
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    table.play(t_(648, 500, 0, (5, 2), "S"))
+    out = table.play(t_(552, 500, 0, (1, 3), "S"))
+    assert plays(out) == [("S", (3, 1), "W")] and _passes(out) == [] and not notices(out, "pass_inferred")
+    assert [f.kind for f in table.tr.hand.state.outcomes[-1].flags] == ["out_of_turn"]
+
+
+def test_infer_passes_can_be_turned_off():
+    table = Table(load_ruleset("nova-block"), config=TrackerConfig(infer_passes=False))
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    out = table.play(t_(648, 500, 0, (5, 2), "S"))
+    assert plays(out) == [("S", (5, 2), "E")] and _passes(out) == []
+
+
+def test_the_review_forwards_inferred_passes_to_its_hand(tmp_path):
+    from service.review import ReviewSession
+
+    session = ReviewSession(load_ruleset("nova-block"), lambda im: [], tmp_path, annotate=False)
+    image = np.zeros((8, 8, 3), np.uint8)
+    for ev in [Play(seat="N", tile=[3, 5], t=1.0, frame=30), Play(seat="E", tile=[5, 2], end="E", oriented=True),
+               Pass(seat="S", t=2.3, frame=69), Play(seat="W", tile=[3, 1], end="W", oriented=True)]:
+        session._handle(ev, 0, 0.0, image)
+    assert [type(e).__name__ for e in session.hand.log] == ["Play", "Play", "Pass", "Play"]
+    assert session.hand.log[2].t == 2.3
+    assert not [f for f in session.hand.state.flags if f.kind == "out_of_turn"]
+    assert [r["type"] for r in session.out.rows] == ["play", "play", "pass", "play"]
+
+
+# ---- the gate: arms that are hard to see ---------------------------------------------------------
+
+def _still_then(gate, base, frames, t0=0.0, dt=0.1):
+    """Feed ``base`` for 0.6 s (one read), then ``frames``; returns the MotionInfo of ``frames``."""
+    t, i = t0, 0
+    for _ in range(6):
+        gate.update(i, t, base)
+        t, i = t + dt, i + 1
+    out = []
+    for img in frames:
+        out.append(gate.update(i, t, img, roi_px=(100, 40, 220, 110)))
+        t, i = t + dt, i + 1
+    return out
+
+
+def test_gate_an_arm_crossing_a_dark_hand_row_is_one_arm():
+    """A mid-grey arm over a dark row of tiles on a light cloth matches the (blurred) reference along
+    the row's edges: the difference is cut by 1-2 px lines there. Without linking, the part that
+    reaches the layout does not touch the border and is no arm (the cause of ``seat_by_turn`` flags
+    on footage); linked, it is the arm from the bottom."""
+    base = np.full((180, 320, 3), 170, np.uint8)
+    cv2.rectangle(base, (120, 150), (200, 166), (20, 20, 20), -1)  # S's face-down hand row
+    cv2.rectangle(base, (150, 70), (174, 82), (235, 235, 235), -1)  # the layout
+    arm = base.copy()
+    cv2.rectangle(arm, (150, 90), (170, 179), (60, 60, 60), -1)  # from the bottom edge into the ROI
+    cut = _still_then(MotionGate(still_window_s=0.3, link_px=0, arm_threshold=0), base, [arm] * 3)
+    assert not any(m.occluded for m in cut)  # the old behaviour: no vote for S
+    for gate in (MotionGate(still_window_s=0.3, arm_threshold=0), MotionGate(still_window_s=0.3)):
+        linked = _still_then(gate, base, [arm] * 3)
+        assert all(m.occluded and m.entry_side == "bottom" for m in linked)
+        assert not any(m.read for m in linked)
+
+
+def test_gate_an_arm_of_the_cloths_brightness_is_seen_by_its_colour_or_its_average():
+    tan = np.full((180, 320, 3), (126, 177, 221), np.uint8)  # BGR
+    salmon = tan.copy()
+    cv2.rectangle(salmon, (150, 90), (170, 179), (84, 139, 253), -1)  # grey 167 vs 184: 17 levels
+    assert abs(int(cv2.cvtColor(salmon, cv2.COLOR_BGR2GRAY)[120, 160]) - int(cv2.cvtColor(tan, cv2.COLOR_BGR2GRAY)[
+        120, 160])) < 25
+    infos = _still_then(MotionGate(still_window_s=0.3), tan, [salmon] * 3)
+    assert all(m.occluded and m.entry_side == "bottom" for m in infos)
+    dark = np.full((180, 320, 3), 60, np.uint8)
+    sleeve = dark.copy()
+    cv2.rectangle(sleeve, (150, 90), (170, 179), (72, 72, 72), -1)  # 12 levels: below diff_threshold
+    assert all(m.occluded for m in _still_then(MotionGate(still_window_s=0.3), dark, [sleeve] * 3))
+    assert not any(m.occluded for m in _still_then(MotionGate(still_window_s=0.3, arm_threshold=0), dark, [sleeve] * 3))
+
+
+def test_gate_names_an_arm_short_of_the_layout_and_reads_a_hand_only_when_the_arm_keeps_still():
+    """A tile lifted from a hand: the arm is named (``arm_side``) but does not occlude; the change
+    outside the layout's region (the hand's slot) is not read while the arm moves (it may carry the
+    tile face up), but once it has gone, or once it rests for the still window."""
+    base = np.full((180, 320, 3), 170, np.uint8)
+    cv2.rectangle(base, (150, 70), (174, 82), (235, 235, 235), -1)  # the layout
+    cv2.rectangle(base, (120, 150), (132, 166), (20, 20, 20), -1)  # a tile in S's hand
+    lifted = base.copy()
+    cv2.rectangle(lifted, (120, 150), (132, 166), (170, 170, 170), -1)  # ... taken
+
+    def arm(x):
+        img = lifted.copy()
+        cv2.rectangle(img, (x, 140), (x + 20, 179), (60, 60, 60), -1)  # short of the ROI (y <= 110)
+        return img
+
+    moving = [arm(140 + 6 * (k % 3)) for k in range(8)]  # 0.8 s of an arm moving about
+    infos = _still_then(MotionGate(still_window_s=0.3), base, moving + [lifted] * 5)
+    with_arm, after = infos[:8], infos[8:]
+    assert all(m.arm_side == "bottom" and not m.occluded and m.entry_side is None for m in with_arm)
+    assert not any(m.read for m in with_arm)
+    assert [m.read for m in after] == [True, False, False, False, False]  # once, as soon as it left
+    assert after[0].arm_side is None
+    resting = _still_then(MotionGate(still_window_s=0.3), base, moving[:3] + [moving[2]] * 6)
+    assert [m.read for m in resting] == [False] * 5 + [True, False, False, False]  # 0.3 s after its last move
+    assert all(m.arm_side == "bottom" for m in resting)

@@ -1,18 +1,24 @@
 """Occlusion and motion gating: read the layout only when nothing is over it.
 
-:class:`MotionGate` looks at every frame (cheaply: a downscaled, blurred grayscale copy)
-and decides when the recognizer should read it:
+:class:`MotionGate` looks at every frame (cheaply: a downscaled, blurred copy) and decides
+when the recognizer should read it:
 
-* **motion**: ``cv2.absdiff`` between this frame and the previous one, thresholded,
+* **motion**: ``cv2.absdiff`` between this frame and the previous one (the largest difference
+  over the colour channels: an arm as bright as the cloth still differs in hue), thresholded,
   cleaned by a morphological opening; changed pixels above ``min_area`` (a fraction of
   the frame) mean something moves;
 * **occlusion**: the same difference against the *reference* (the last frame that was
   read); a changed region that touches the image border and reaches into the region of
   interest (the layout) is an arm over the table, even when it holds still. The border
-  it touches is the side the arm came from (``entry_side``), for seat attribution;
+  it touches is the side the arm came from (``entry_side``), for seat attribution; an arm
+  short of the layout is named too (``arm_side``: a knock, a player at the rack). Changed
+  pixels a couple of px apart are one region (an arm crossing the edge of a dark hand row is
+  cut there, where the blurred reference passes through its grey), and a faint but
+  consistent difference also counts for arms (an arm close to the cloth's colour);
 * **read**: once the scene has been still for ``still_window_s`` seconds (time, not
   frames: the gate works at any frame rate) with no arm over the layout, and something
-  changed since the last read (or a read was requested), the frame is read once. The
+  changed in the region of interest since the last read (or a read was requested), the
+  frame is read once (a tile lifted from a hand is not read while the arm carries it). The
   changed region's bounding box (``changed_bbox_px``) says where: the rest of the
   layout did not change, and the tracker keeps those tiles as they were. An arm that came
   into view and left also earns one read (turning a white tile face up changes few pixels);
@@ -57,6 +63,9 @@ class MotionInfo:
         changed_fraction: fraction of the (downscaled) frame that differs from the reference,
             arms (regions touching the border) left out.
         frame_size: ``(width, height)`` px of the frame.
+        arm_side: the border the largest arm in view touches, whether it reaches the layout or
+            not (an arm knocking in front of its hand, a player at the rack), or None.
+        arm_point_px: (2,) float32 mean of that arm's pixels on that border.
     """
 
     t: float
@@ -71,6 +80,8 @@ class MotionInfo:
     entry_point_px: np.ndarray | None = None
     changed_fraction: float = 0.0
     frame_size: tuple[int, int] | None = None
+    arm_side: str | None = None
+    arm_point_px: np.ndarray | None = None
 
     @property
     def still(self) -> bool:
@@ -93,11 +104,19 @@ class MotionGate:
         lighting_fraction: a change over more than this fraction is lighting, not an arm.
         max_occluded_s: an occluder that holds still this long is read anyway.
         pad_px: padding (full-res px) around ``changed_bbox_px``.
+        link_px: changed pixels this close (work px) belong to one region when looking for arms
+            (an arm crossing an edge of the table's picture is cut along a 1-2 px line).
+        arm_threshold: mean difference (grey levels, over ``arm_blur_px`` squares) that also counts
+            as an arm's: an arm close to the cloth's colour (a brown sleeve on dark wood) differs
+            by 5-20 levels, too little for ``diff_threshold`` pixel by pixel but clear on average.
+            Only for finding arms, never for what changed on the table. 0: off.
+        arm_blur_px: box size (work px) of that average.
     """
 
     def __init__(self, still_window_s: float = 0.5, work_width_px: int = 320, blur_px: int = 5,
                  diff_threshold: int = 25, min_area: float = 1e-3, border_px: int = 3,
-                 lighting_fraction: float = 0.6, max_occluded_s: float = 3.0, pad_px: int = 8):
+                 lighting_fraction: float = 0.6, max_occluded_s: float = 3.0, pad_px: int = 8,
+                 link_px: int = 2, arm_threshold: float = 8.0, arm_blur_px: int = 5):
         if still_window_s < 0:
             raise ValueError("still_window_s must be >= 0")
         self.still_window_s = float(still_window_s)
@@ -110,6 +129,11 @@ class MotionGate:
         self.max_occluded_s = float(max_occluded_s)
         self.pad_px = int(pad_px)
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+        self.link_px = int(link_px)
+        self.arm_threshold = float(arm_threshold)
+        self.arm_blur_px = int(arm_blur_px)
+        self._link_kernel = (cv2.getStructuringElement(cv2.MORPH_RECT, (2 * self.link_px + 1,) * 2)
+                             if self.link_px > 0 else None)
         self.reset()
 
     def reset(self) -> None:
@@ -121,6 +145,7 @@ class MotionGate:
         self._requested = False
         self._arm_in = False  # an arm (a border-touching change) is in view
         self._arm_left = False  # ... and has left since the last read
+        self._arm_moved_t: float | None = None  # last time an arm in view moved
         self._scale = 1.0
 
     def request_read(self) -> None:
@@ -128,20 +153,33 @@ class MotionGate:
         self._requested = True
 
     def _small(self, image: np.ndarray) -> np.ndarray:
-        if image.ndim == 3:
-            gray = cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY if image.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
-        else:
-            gray = image
-        h, w = gray.shape[:2]
+        """The downscaled, blurred frame: BGR (colour frames) or grey."""
+        small = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR) if image.ndim == 3 and image.shape[2] == 4 else image
+        h, w = small.shape[:2]
         self._scale = w / float(self.work_width_px) if w > self.work_width_px else 1.0
         if self._scale > 1.0:
-            gray = cv2.resize(gray, (self.work_width_px, max(1, round(h / self._scale))),
-                              interpolation=cv2.INTER_AREA)
-        return cv2.GaussianBlur(gray, (self.blur_px, self.blur_px), 0)
+            small = cv2.resize(small, (self.work_width_px, max(1, round(h / self._scale))),
+                               interpolation=cv2.INTER_AREA)
+        return cv2.GaussianBlur(small, (self.blur_px, self.blur_px), 0)
 
-    def _mask(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def _diff(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        # the largest difference over the colour channels: an arm as bright as the cloth (a salmon
+        # sleeve on a tan table differs by 17 grey levels) still differs in hue
         diff = cv2.absdiff(a, b)
+        if diff.ndim == 3:
+            c = cv2.split(diff)
+            diff = cv2.max(cv2.max(c[0], c[1]), c[2])
+        return diff
+
+    def _mask(self, a: np.ndarray, b: np.ndarray, diff: np.ndarray | None = None) -> np.ndarray:
+        diff = self._diff(a, b) if diff is None else diff
         _, m = cv2.threshold(diff, self.diff_threshold, 255, cv2.THRESH_BINARY)
+        return cv2.morphologyEx(m, cv2.MORPH_OPEN, self._kernel)
+
+    def _weak_mask(self, diff: np.ndarray) -> np.ndarray:
+        """Where the difference is small per pixel but consistent over an area (a low-contrast arm)."""
+        k = max(1, self.arm_blur_px)
+        _, m = cv2.threshold(cv2.blur(diff, (k, k)), self.arm_threshold, 255, cv2.THRESH_BINARY)
         return cv2.morphologyEx(m, cv2.MORPH_OPEN, self._kernel)
 
     def _bbox_full(self, x0: int, y0: int, x1: int, y1: int, size: tuple[int, int]) -> tuple[int, int, int, int]:
@@ -167,13 +205,17 @@ class MotionGate:
             reference (except under arms outside the layout, where the old one is kept).
         """
         small = self._small(image)
+        if self._prev is not None and self._prev.shape != small.shape:
+            self.reset()  # the frame size or colour changed: start over
+            small = self._small(image)
         size = (int(image.shape[1]), int(image.shape[0]))
         sh, sw = small.shape[:2]
         n = float(sh * sw)
         moving = False
         motion_bbox = None
+        full_motion = None  # frame-to-frame change over the whole frame
         if self._prev is not None:
-            m = self._mask(small, self._prev)
+            m = full_motion = self._mask(small, self._prev)
             if roi_px is not None:  # motion outside the layout (players at their racks) does not count
                 m = self._inside(m, roi_px)
             cnt = int(cv2.countNonZero(m))
@@ -184,20 +226,39 @@ class MotionGate:
         self._prev = small
 
         occluded, side, point, changed_bbox, frac = False, None, None, None, 1.0
+        arm_side, arm_point = None, None
         intruders = None  # border-touching changed regions: arms (over the layout or not)
-        changed_frac = 0.0
+        at_edge = None  # ... of any size (a finger tip coming into view too)
+        changed_frac = roi_changed = 0.0
         if self._ref is not None:
-            ref_mask = self._mask(small, self._ref)
+            ref_diff = self._diff(small, self._ref)
+            ref_mask = self._mask(small, self._ref, ref_diff)
             frac = float(cv2.countNonZero(ref_mask)) / n
-            if 0 < frac <= self.lighting_fraction:
-                occluded, side, point, intruders = self._intruder(ref_mask, roi_px)
+            arm_mask = ref_mask
+            if self.arm_threshold > 0 and frac <= self.lighting_fraction:
+                weak = self._weak_mask(ref_diff)
+                if float(cv2.countNonZero(weak)) / n > self.lighting_fraction:
+                    frac = max(frac, float(cv2.countNonZero(weak)) / n)  # a faint change everywhere: lighting
+                else:
+                    arm_mask = cv2.bitwise_or(ref_mask, weak)
+            if frac <= self.lighting_fraction and cv2.countNonZero(arm_mask) > 0:
+                occluded, side, point, intruders, arm_side, arm_point, at_edge = self._intruder(arm_mask, roi_px)
                 # what changed on the table itself (tiles), arms left out
-                tiles = ref_mask if intruders is None else cv2.bitwise_and(ref_mask, cv2.bitwise_not(intruders))
+                tiles = ref_mask if at_edge is None else cv2.bitwise_and(ref_mask, cv2.bitwise_not(at_edge))
                 changed_frac = float(cv2.countNonZero(tiles)) / n
+                # what changed outside the layout's region asks for a read only while the arms in view
+                # keep still: a tile lifted from a hand and carried face up must not be read on its
+                # way to the layout (a draw or a reveal is read once the arm rests or has gone)
+                roi_changed = (changed_frac if roi_px is None or changed_frac == 0
+                               else float(cv2.countNonZero(self._inside(tiles, roi_px))) / n)
                 if changed_frac > 0:
                     x, y, w, h = cv2.boundingRect(tiles)
                     changed_bbox = self._bbox_full(x, y, x + w, y + h, size)
 
+        if intruders is not None and full_motion is not None and cv2.countNonZero(
+                cv2.bitwise_and(full_motion, cv2.dilate(intruders, self._kernel, iterations=2))) > self.min_area * n:
+            self._arm_moved_t = t
+        arms_still = self._arm_moved_t is None or t - self._arm_moved_t >= self.still_window_s - 1e-6
         if intruders is not None:
             self._arm_in = True
         elif self._arm_in:
@@ -220,12 +281,15 @@ class MotionGate:
         # An arm that came and went may have changed little in pixels (a white tile turned face up
         # shows only its pips; a knock changes nothing): read once after it, still.
         changed = (first or self._requested or lighting or override or self._arm_left
-                   or changed_frac > self.min_area)
+                   or roi_changed > self.min_area or (arms_still and changed_frac > self.min_area))
         read = not active and still_for >= self.still_window_s - 1e-6 and changed
         if read:
-            if intruders is not None and not override:
-                # keep the old reference under arms outside the layout: the reference shows the table
-                keep = cv2.dilate(intruders, self._kernel, iterations=2) > 0
+            if at_edge is not None and not override:
+                # keep the old reference under arms outside the layout (and finger tips coming into
+                # view, too small to count as arms): the reference shows the table, never an arm
+                keep = cv2.dilate(at_edge, self._kernel, iterations=2) > 0
+                if small.ndim == 3:
+                    keep = keep[:, :, None]
                 small = np.where(keep, self._ref, small)
             self._ref = small
             self._requested = self._arm_left = False
@@ -235,7 +299,7 @@ class MotionGate:
                           still_for_s=float(still_for), read=bool(read),
                           changed_bbox_px=None if first else changed_bbox, motion_bbox_px=motion_bbox,
                           entry_side=side, entry_point_px=point, changed_fraction=0.0 if first else changed_frac,
-                          frame_size=size)
+                          frame_size=size, arm_side=arm_side, arm_point_px=arm_point)
 
     def _inside(self, mask: np.ndarray, roi_px: tuple[int, int, int, int]) -> np.ndarray:
         """``mask`` with everything outside ``roi_px`` (full-res px) cleared."""
@@ -247,35 +311,59 @@ class MotionGate:
         return out
 
     def _intruder(self, mask: np.ndarray, roi_px: tuple[int, int, int, int] | None
-                  ) -> tuple[bool, str | None, np.ndarray | None, np.ndarray | None]:
+                  ) -> tuple[bool, str | None, np.ndarray | None, np.ndarray | None, str | None, np.ndarray | None,
+                             np.ndarray | None]:
         """Changed regions that touch the border (arms): (one reaches the ROI, its side, a point on
-        that border in full-res px, the union mask of all of them or None)."""
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        that border in full-res px, the union mask of all of them or None, the side and point of the
+        largest arm in view whether it reaches the ROI or not, the union mask of all border-touching
+        regions whatever their size or None).
+
+        Pieces of change closer than ``link_px`` are one region: an arm matches the reference along
+        the line where the reference's grey passes through the arm's own (the edge of a dark hand
+        row on a light cloth), and the 1-2 px gap there must not cut it from the border.
+        """
+        none = (False, None, None, None, None, None, None)
+        linked = cv2.dilate(mask, self._link_kernel) if self._link_kernel is not None else mask
+        n, labels = cv2.connectedComponents(linked, connectivity=8)
         if n <= 1:
-            return False, None, None, None
+            return none
+        labels = np.where(mask > 0, labels, 0)  # the changed pixels only, labelled by linked region
         h, w = mask.shape
         b = self.border_px
         s = self._scale
+        area = np.bincount(labels.ravel(), minlength=n)
+        edge = np.concatenate([labels[:b].ravel(), labels[h - b:].ravel(), labels[:, :b].ravel(),
+                               labels[:, w - b:].ravel()])
+        touching = [int(i) for i in np.unique(edge) if i]
+        if not touching:
+            return none
+        at_edge = (np.isin(labels, touching).astype(np.uint8)) * 255
+        arms = [i for i in touching if area[i] >= self.min_area * h * w]
+        if not arms:
+            return False, None, None, None, None, None, at_edge
         if roi_px is not None:
             rx0, ry0, rx1, ry1 = (v / s for v in roi_px)
-        arms, best = [], None
-        for i in range(1, n):
-            x, y, bw, bh, area = (int(v) for v in stats[i])
-            if area < self.min_area * h * w:
-                continue
-            if not (x < b or y < b or x + bw > w - b or y + bh > h - b):
-                continue  # does not touch the border: a tile, not an arm
-            arms.append(i)
-            if roi_px is not None and (x + bw < rx0 or x > rx1 or y + bh < ry0 or y > ry1):
-                continue  # does not reach the layout
-            if best is None or area > best[1]:
-                best = (i, area)
-        if not arms:
-            return False, None, None, None
+        best, biggest = None, None
+        for i in arms:
+            if biggest is None or area[i] > area[biggest]:
+                biggest = i
+            if roi_px is not None:
+                ys, xs = np.nonzero(labels == i)
+                if xs.max() < rx0 or xs.min() > rx1 or ys.max() < ry0 or ys.min() > ry1:
+                    continue  # does not reach the layout
+            if best is None or area[i] > area[best]:
+                best = i
         union = (np.isin(labels, arms).astype(np.uint8)) * 255
+        arm_side, arm_point = self._side(labels == biggest)
         if best is None:
-            return False, None, None, union
-        comp = labels == best[0]
+            return False, None, None, union, arm_side, arm_point, at_edge
+        side, point = (arm_side, arm_point) if best == biggest else self._side(labels == best)
+        return True, side, point, union, arm_side, arm_point, at_edge
+
+    def _side(self, comp: np.ndarray) -> tuple[str, np.ndarray]:
+        """The border a region touches most, and the mean of its pixels there (full-res px)."""
+        h, w = comp.shape
+        b, s = self.border_px, self._scale
         strips = {"top": comp[:b, :], "right": comp[:, w - b:], "bottom": comp[h - b:, :], "left": comp[:, :b]}
         counts = {k: int(v.sum()) for k, v in strips.items()}
         side = max(SIDES, key=lambda k: counts[k])
@@ -284,5 +372,4 @@ class MotionGate:
             xs = xs + (w - b)
         elif side == "bottom":
             ys = ys + (h - b)
-        point = np.array([(xs.mean() + 0.5) * s - 0.5, (ys.mean() + 0.5) * s - 0.5], np.float32)
-        return True, side, point, union
+        return side, np.array([(xs.mean() + 0.5) * s - 0.5, (ys.mean() + 0.5) * s - 0.5], np.float32)

@@ -37,6 +37,7 @@ NOTICE_KINDS = (
     "hand_cleared",     # the layout was cleared after the hand ended: a new hand starts
     "hand_end_inferred",  # a draw game: tiles shown after a play end the hand as a domino (umpire confirms)
     "reveal_changed",   # a seat's shown tiles changed after its reveal was counted
+    "pass_inferred",    # a Pass emitted because a clearly seen play skipped the seat (details: pass_t, by)
 )
 
 

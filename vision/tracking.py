@@ -6,8 +6,11 @@ for every frame (``observations`` is None for frames that were not read) and emi
 * engine events: :class:`engine.events.Play` (``oriented=True``, ``t``, ``frame``,
   ``confidence``), :class:`engine.events.TakeBack`, and at the end of a hand
   :class:`engine.events.Reveal` (and, in draw games, an inferred :class:`engine.events.HandEnd`);
+* :class:`engine.events.Pass` for the seats a confidently seen play skipped (block games:
+  a pass is the only way a turn goes by), each with a ``pass_inferred`` notice;
 * :class:`vision.placements.Notice` records (``uncertain_read``, ``bump``, ``moved``,
-  ``reread``, ``tile_missing``, ``unplaced_tile``, ``rejected``, ``hand_cleared``).
+  ``reread``, ``tile_missing``, ``unplaced_tile``, ``rejected``, ``hand_cleared``,
+  ``pass_inferred``, ...).
 
 A read is *committed* as a new :class:`BoardState` when the scene is still: the motion
 gate says so (``motion.read``, or still for ``still_window_s``), or, without motion
@@ -27,7 +30,10 @@ state is matched to the previous one tile by tile; the difference is what happen
   (:mod:`vision.reveals`), counted for the score.
 
 The seat of a play comes from the edge the arm entered by during the occlusion before
-it (:func:`vision.placements.attribute_seat`), with the turn order as a prior.
+it (:func:`vision.placements.attribute_seat`), with the turn order as a prior. When that
+seat is clearly not the one whose turn it was, the seats in between passed: in rule sets
+without a boneyard the tracker emits their ``Pass`` before the play (timed at the seat's
+last arm visit since the previous play, a knock, when one was seen).
 
 The tracker keeps its own engine :class:`~engine.hand.Hand` (``tracker.hand``) with every
 event it emitted, to know the open ends, spinners and whose turn it is. Events that do
@@ -43,8 +49,8 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from engine.events import Deal, Draw, Play, TakeBack
-from engine.hand import Hand, HandContext, IllegalEvent
+from engine.events import Deal, Draw, Pass, Play, TakeBack
+from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order
@@ -77,6 +83,9 @@ class TrackerConfig:
         uncertain_confidence: plays below this confidence get an ``uncertain_read`` notice.
         seat_prior: weight of the turn order against the entry votes (vote shares).
         min_seat_votes: entry frames needed to trust the entry side.
+        infer_passes: when a play's arm clearly comes from a seat other than the one whose turn it
+            is, emit ``Pass`` events for the seats it skipped (rule sets without a boneyard only).
+        visit_gap_s: an arm of the same seat seen again within this is the same visit (knock timing).
     """
 
     still_window_s: float = 0.5
@@ -91,6 +100,8 @@ class TrackerConfig:
     uncertain_confidence: float = 0.5
     seat_prior: float = 0.25
     min_seat_votes: float = 2.0
+    infer_passes: bool = True
+    visit_gap_s: float = 0.5
 
 
 @dataclass
@@ -189,6 +200,7 @@ class Tracker:
         self.state: BoardState | None = None
         self._next_id = 1
         self._votes: dict[str, float] = {}
+        self._visits: dict[str, list[tuple[int, float]]] = {}  # seat -> (frame, t) of its arm's last visit
         self._cand: tuple[float, list[_Obs]] | None = None
         self._cand_done = False
         self.new_hand(context)
@@ -201,6 +213,7 @@ class Tracker:
         if self.rules.boneyard:
             self.judge.append(Deal(hands={}, draws_seen=False))
         self.reveals = RevealWatcher()
+        self._visits = {}
         self.lop = LineOfPlay()
         self.plays: list[PlayRecord] = []
         for tr in self.tiles.values():
@@ -263,6 +276,7 @@ class Tracker:
                 seat = seat_of_entry(motion.entry_side, motion.entry_point_px, self.profile)
                 if seat is not None:
                     self._votes[seat] = self._votes.get(seat, 0.0) + 1.0
+            self._see_arm(frame_index, t, motion)
         if observations is None:
             return []
         obs = [o for o in (self._wrap(x) for x in observations) if o is not None]
@@ -280,6 +294,20 @@ class Tracker:
                 return []
             self._cand_done = True
         return self._commit(frame_index, t, obs, region)
+
+    def _see_arm(self, frame: int, t: float, motion: MotionInfo) -> None:
+        """Remember when each seat's arm was in view (over the layout or not) since the last play."""
+        side, point = motion.arm_side, motion.arm_point_px
+        if side is None and motion.occluded:
+            side, point = motion.entry_side, motion.entry_point_px
+        seat = seat_of_entry(side, point, self.profile)
+        if seat is None:
+            return
+        visit = self._visits.get(seat)
+        if visit is None or t - visit[-1][1] > self.config.visit_gap_s:
+            self._visits[seat] = visit = []
+        if len(visit) < 1000:
+            visit.append((frame, t))
 
     # ---- observations ---------------------------------------------------------------------
     def _wrap(self, o) -> _Obs | None:
@@ -520,7 +548,8 @@ class Tracker:
             pending.remove(best[1])
             self._emit(frame, t, best[1], best[2], done, notices)
         events: list = []
-        for ev, reasons, source in done:
+        for ev, reasons, source, before in done:
+            events += before
             events.append(ev)
             if len(done) > 1:
                 reasons = reasons + ["missed_state"]
@@ -570,7 +599,8 @@ class Tracker:
     def _emit(self, frame: int, t: float, tr: TrackedTile, fit: EndFit, done: list, notices: list) -> None:
         """Build the Play for ``tr`` at ``fit``, append it to the hand and lay it in the line of play.
 
-        Appends ``(play, reasons it is uncertain, seat source)`` to ``done``, or a ``rejected``
+        Appends ``(play, reasons it is uncertain, seat source, events before it)`` to ``done``
+        (the events before it: inferred ``Pass`` events and their notices), or a ``rejected``
         notice to ``notices`` when the engine refuses it.
         """
         st = self.hand.state
@@ -581,6 +611,14 @@ class Tracker:
         conf = float(fit.confidence)
         ev = Play(seat=choice.seat, tile=list(fit.tile), end=None if is_lead else fit.end, oriented=True,
                   confidence=round(conf, 4), t=t, frame=frame)
+        passes = self._skipped(choice, is_lead, t, frame)
+        if passes:
+            try:  # the passes go in only with the play they explain
+                replay(self.hand.rules, self.hand.log + passes + [ev], self.hand.context)
+            except IllegalEvent:
+                passes = []
+        for p in passes:
+            self._append(p)
         before = set(st.layout.arms)
         try:
             out = self._append(ev)
@@ -588,6 +626,15 @@ class Tracker:
             notices.append(Notice("rejected", t, frame, str(exc), tile=tr.key, seat=choice.seat,
                                   details={"event": "play", "end": fit.end}))
             return
+        pre: list = []
+        for p in passes:
+            knock = p.frame != frame
+            pre += [p, Notice("pass_inferred", t, frame,
+                              f"{p.seat} passed: {choice.seat}'s arm played {ev.tile} on {p.seat}'s turn"
+                              + (f" ({p.seat}'s arm came in at {p.t:.1f} s)" if knock else ""),
+                              seat=p.seat, details={"pass_t": p.t, "pass_frame": p.frame, "knock_seen": knock,
+                                                    "by": choice.seat, "votes": choice.confidence})]
+        self._visits = {}
         new_arms = sorted(set(self.hand.state.layout.arms) - before, key=lambda n: (n[0] != "N", n))
         spinner = None
         if out.placement is not None and out.placement.became_spinner and len(new_arms) >= 2:
@@ -610,7 +657,32 @@ class Tracker:
             reasons.append("low_confidence")
         if choice.uncertain:
             reasons.append("seat_by_turn")
-        done.append((ev, reasons, choice.source))
+        done.append((ev, reasons, choice.source, pre))
+
+    def _skipped(self, choice, is_lead: bool, t: float, frame: int) -> list[Pass]:
+        """``Pass`` events for the seats a play by ``choice.seat`` skipped in turn order, or [].
+
+        Only when the arm decided the seat (not the turn order), after the lead, and in rule sets
+        without a boneyard: there a pass is the only way a turn goes by. (In draw games a pass is
+        legal only once the boneyard is drawn out, which the camera cannot count: the engine's
+        ``out_of_turn`` flag stays for the umpire.) Each pass is timed at the middle of that seat's
+        last arm visit since the previous play (its knock), or at the play when none was seen.
+        """
+        st = self.hand.state
+        if (not self.config.infer_passes or self.rules.boneyard or is_lead or choice.uncertain
+                or choice.source != "entry" or st.turn is None or choice.seat == st.turn
+                or st.turn not in st.order or choice.seat not in st.order or st.layout.lead is None):
+            return []
+        order = st.order
+        i = order.index(st.turn)
+        out = []
+        while order[i] != choice.seat:
+            seat = order[i]
+            visit = self._visits.get(seat)
+            pf, pt = visit[len(visit) // 2] if visit else (frame, t)
+            out.append(Pass(seat=seat, t=pt, frame=pf))
+            i = (i + 1) % len(order)
+        return out
 
 
 def _overlaps(polygon_px: np.ndarray, box: tuple[int, int, int, int]) -> bool:
