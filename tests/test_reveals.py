@@ -49,6 +49,23 @@ def test_block_game_reveals_when_every_tile_is_face_up():
     assert _kinds(out) == ["reveal_changed"] and judge.state.result.awards["N"] == 6
 
 
+def test_block_game_tiles_shown_by_both_seats_lock_the_hand():
+    # 3-tile hands: N leads 6-6, S plays 6-5; then both show their last two tiles (nobody can play)
+    rules = load_ruleset("block").model_copy(update={"hand_size": 3})
+    judge = Hand(rules)
+    judge.append(Play(seat="N", tile=[6, 6]))
+    judge.append(Play(seat="S", tile=[6, 5], end="E"))
+    w = RevealWatcher()
+    shown = _shown(((1, 0), (10, 5)), ((2, 1), (30, 5)), ((3, 3), (10, 95)), ((2, 0), (30, 95)))
+    assert w.step(judge, judge.append, shown, _seat, 40, 4.0) == [] and w.wants_read
+    out = w.step(judge, judge.append, shown, _seat, 41, 4.5)
+    assert _kinds(out) == ["pass", "pass", "hand_end_inferred", "reveal", "reveal"]
+    assert [e.seat for e in out if e.type == "pass"] == ["N", "S"]  # N was to play
+    r = judge.state.result
+    # pagat block: the lowest hand (N: 1+0+2+1 = 4 against S: 3+3+2+0 = 8) scores the opponents' 8 pips
+    assert (r.kind, r.winner_seat, r.remaining, r.awards["N"]) == ("locked", "N", {"N": 4, "S": 8}, 8)
+
+
 def test_draw_game_infers_the_domino_from_tiles_shown_twice():
     rules = load_ruleset("all-fives").model_copy(update={"hand_size": 1})  # S goes out with one play
     judge = Hand(rules)

@@ -15,6 +15,9 @@ area into :class:`engine.events.Reveal` events:
   (:class:`~engine.events.HandEnd`, with a ``hand_end_inferred`` notice for the umpire, who
   corrects it if it was a lock or an exposed tile), and each seat's reveal is emitted at the
   first still read that shows it;
+* in a block game, tiles shown by two or more seats (still there at the next read) while the
+  hand goes on mean nobody could play: the seats' passes are inferred and the engine locks
+  the hand (``hand_end_inferred``);
 * a seat whose shown tiles change after its reveal gets a ``reveal_changed`` notice (the
   umpire corrects the count), never a silent change of the score.
 """
@@ -25,7 +28,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from engine.events import HandEnd, Reveal
+from engine.events import HandEnd, Pass, Reveal
 from engine.hand import Hand, IllegalEvent
 from engine.tiles import Tile
 from vision.placements import SIDE_TO_SEAT, Notice
@@ -97,28 +100,8 @@ class RevealWatcher:
                 by_seat.setdefault(seat, []).append(tr.key)
                 placed.setdefault(seat, []).append((tr.key, np.asarray(tr.geom.center, float), float(tr.geom.length)))
         out: list = []
-        if not st.over:
-            others = {s: sorted(placed[s], key=lambda x: x[0]) for s in placed if s != st.last_player}
-            # Draws only add tiles, so a player who went out has played at least a full hand.
-            played = sum(1 for p in st.plays if p[1] == st.last_player)
-            if (st.counts_known or st.last_player is None or not others
-                    or played < judge.rules.hand_size):
-                self._pending = None
-                return []
-            if not _same_tiles(others, self._pending):
-                # a tile held face up on its way to the line is not a reveal: read again, and the
-                # shown tiles must lie where they were
-                self._pending = others
-                return []
-            self._pending = None
-            ev = HandEnd(kind="domino", winner=st.last_player, t=t, frame=frame,
-                         reason=f"inferred: tiles shown by {', '.join(sorted(others))} after {st.last_player}'s play")
-            if not self._append(append, ev, out, frame, t):
-                return out
-            out.append(Notice("hand_end_inferred", t, frame,
-                              f"hand over: {st.last_player} dominoes (inferred from the tiles shown by "
-                              f"{', '.join(sorted(others))}); correct it if it was a lock or an exposed tile",
-                              seat=st.last_player))
+        if not st.over and not self._infer_end(judge, append, placed, frame, t, out):
+            return out
         st = judge.state
         kind, winner = (st.pending_end[0], st.pending_end[1]) if st.pending_end else (st.result.kind, st.result.winner_seat)
         if kind not in ("domino", "locked", "time"):
@@ -142,6 +125,55 @@ class RevealWatcher:
             if self._append(append, ev, out, frame, t):
                 self.revealed[seat] = keys
         return out
+
+    def _infer_end(self, judge: Hand, append: Callable[[object], object], placed: dict, frame: int, t: float,
+                   out: list) -> bool:
+        """Tiles shown while the judge's hand goes on: end it when the game allows no other reading.
+
+        * draw game: tiles shown by a seat other than the last player, who has laid at least a
+          full hand (draws only add tiles): a domino by the last player;
+        * block game (counts known, so a domino is counted, not inferred): tiles shown by two or
+          more seats: nobody could play, every seat passed - a locked hand.
+
+        The shown tiles must lie still at two reads in a row (a tile carried face up to the line
+        is not a reveal). Returns True when the hand is now over.
+        """
+        st = judge.state
+        if st.layout.lead is None or st.last_player is None:
+            self._pending = None
+            return False
+        if st.counts_known:
+            shown = {s: sorted(v, key=lambda x: x[0]) for s, v in placed.items()}
+            plausible = len(shown) >= 2
+        else:
+            shown = {s: sorted(v, key=lambda x: x[0]) for s, v in placed.items() if s != st.last_player}
+            plausible = bool(shown) and sum(1 for p in st.plays if p[1] == st.last_player) >= judge.rules.hand_size
+        if not plausible:
+            self._pending = None
+            return False
+        if not _same_tiles(shown, self._pending):
+            self._pending = shown  # read again: the shown tiles must lie where they were
+            return False
+        self._pending = None
+        seats = ", ".join(sorted(shown))
+        if st.counts_known:
+            for _ in range(len(st.order)):  # the passes that lock the hand, in turn order
+                if judge.state.over or not self._append(append, Pass(seat=judge.state.turn, t=t, frame=frame),
+                                                        out, frame, t):
+                    break
+            if not judge.state.over:
+                return False
+            out.append(Notice("hand_end_inferred", t, frame, f"hand locked: every seat passed (inferred from the "
+                              f"tiles shown by {seats}); correct it if a tile was only exposed"))
+            return True
+        ev = HandEnd(kind="domino", winner=st.last_player, t=t, frame=frame,
+                     reason=f"inferred: tiles shown by {seats} after {st.last_player}'s play")
+        if not self._append(append, ev, out, frame, t):
+            return False
+        out.append(Notice("hand_end_inferred", t, frame,
+                          f"hand over: {st.last_player} dominoes (inferred from the tiles shown by {seats}); "
+                          "correct it if it was a lock or an exposed tile", seat=st.last_player))
+        return True
 
     @staticmethod
     def _append(append: Callable[[object], object], ev, out: list, frame: int, t: float) -> bool:
