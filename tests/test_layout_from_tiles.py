@@ -8,11 +8,14 @@ import numpy as np
 import pytest
 from table_sim import PlacementFailed, lay_hand
 
+from engine.events import Play
 from engine.layout import Layout
 from engine.ruleset import load_ruleset
 from engine.simulate import simulate_hand
 from engine.tiles import Tile
-from vision.layout_from_tiles import LineOfPlay, TileGeom, lead_order
+from vision.layout_from_tiles import LineOfPlay, TileGeom, lead_order, spinner_arms_opened
+from vision.observation import TileObservation
+from vision.tracking import Tracker
 
 L, W = 48.0, 24.0
 
@@ -141,15 +144,134 @@ def test_reconstruction_matches_engine_on_simulated_hands(preset):
                 w, e = lop.set_lead(g, t.pips)
                 assert (w, e) == (t.tile.a, t.tile.b)
                 placement = board.place(Tile(w, e), None, True)
-                new = sorted(set(board.arms) - before, key=lambda n: (n[0] != "N", n))
                 if placement.became_spinner:
-                    lop.set_lead(g, t.pips, (new[0], new[1]))
+                    lop.set_lead(g, t.pips, spinner_arms_opened(board, before))
                 continue
             fit = lop.assign(g, t.pips)
             assert fit is not None, f"seed {seed}: {t.tile} on {t.end} not found"
             assert (fit.end, fit.tile) == (t.end, (t.tile.a, t.tile.b)), f"seed {seed}"
             placement = board.place(Tile(*fit.tile), fit.end, True)
-            new = sorted(set(board.arms) - before, key=lambda n: (n[0] != "N", n))
-            lop.place(fit, g, t.pips, (new[0], new[1]) if placement.became_spinner else None)
+            lop.place(fit, g, t.pips, spinner_arms_opened(board, before) if placement.became_spinner else None)
             checked += 1
     assert checked >= 40
+
+
+# ---- spinner arms (regression: lisa-b-all-fives footage lost every play on a lead spinner's S arm) ----
+#
+# The lead double 6-6 lies crosswise at the origin (long axis along y): its long sides face W/E
+# (x = -12 / +12 mm), its ends face N/S (y = -24 / +24 mm); its halves' centres are at y = -12 / +12.
+# A tile straight off an end: touching half centre 12 mm (the end's reach) + 12 mm (its own half
+# half-length) beyond the end's half centre, i.e. tile centres at y = +-48, +-96, ...
+
+
+def _play(lop, g, pips, expect_end, expect_tile, expect_contact=None, spinner=None):
+    fit = lop.assign(g, pips)
+    assert fit is not None, f"{pips} touches no end"
+    assert (fit.end, fit.tile) == (expect_end, expect_tile)
+    if expect_contact is not None:
+        assert fit.contact == expect_contact
+    assert fit.fit > 0.9 and not fit.uncertain, fit
+    lop.place(fit, g, pips, spinner)
+    return fit
+
+
+def test_spinner_arms_opened_names_only_the_spinners_perpendicular_arms():
+    lay = Layout(6, "first_double", "after_both_sides")
+    before = set(lay.arms)
+    lay.place(Tile(6, 6), None)  # the lead double opens W, E and the spinner's N, S at once
+    assert spinner_arms_opened(lay, before) == ("N", "S")  # not ("N", "E"): W/E are no spinner arms
+    lay = Layout(6, "every_double", "immediately")
+    lay.place(Tile(3, 5), None)
+    before = set(lay.arms)
+    lay.place(Tile(5, 5), "E")
+    assert spinner_arms_opened(lay, before) == ("N", "S")
+    before = set(lay.arms)
+    lay.place(Tile(3, 3), "W")
+    assert spinner_arms_opened(lay, before) == ("N2", "S2")
+    before = set(lay.arms)
+    lay.place(Tile(3, 1), "W")
+    assert spinner_arms_opened(lay, before) is None
+
+
+def test_spinner_arms_that_would_overwrite_an_end_are_refused():
+    lop = LineOfPlay()
+    with pytest.raises(ValueError):
+        lop.set_lead(tile(0, 0, 90), (6, 6), spinner_arms=("N", "E"))  # the old tracker's names
+    lop.set_lead(tile(0, 0, 0), (3, 5))
+    dbl = tile(36, 0, 90)
+    fit = lop.assign(dbl, (5, 5))
+    with pytest.raises(ValueError):
+        lop.place(fit, dbl, (5, 5), ("N", "W"))
+
+
+@pytest.mark.parametrize("first", ["W", "E"])
+def test_lead_spinner_with_tiles_on_its_n_and_s_arms_and_their_continuations(first):
+    lop = LineOfPlay()
+    lop.set_lead(tile(0, 0, 90), (6, 6), spinner_arms=("N", "S"))
+    west, east = (tile(-36, 0, 0), (2, 6), (6, 2)), (tile(36, 0, 0), (6, 3), (6, 3))
+    for g, pips, oriented in ((west, east) if first == "W" else (east, west)):
+        _play(lop, g, pips, "W" if g is west[0] else "E", oriented, "side")
+    assert set(lop.ends) == {"W", "E", "N", "S"}
+    assert lop.ends["W"].value == 2 and lop.ends["E"].value == 3  # the sides, untouched by N/S
+    assert lop.ends["S"].value == 6 and np.allclose(lop.ends["S"].anchor, [0, 12])
+    # S arm: straight down off the double's lower end (half a, the 6, at y = 36)
+    _play(lop, tile(0, 48, 90), (6, 1), "S", (6, 1), "straight")
+    # ... straight on (half a at y = 84: the previous outer half at 60, + 12 + 12)
+    _play(lop, tile(0, 96, 90), (1, 4), "S", (1, 4), "straight")
+    # ... an L at the border, clockwise for S (toward -x): touching half in front of the end at
+    # (0, 132) (outer half at 108, + 12 + 12), the tile running toward -x, centre (-12, 132)
+    _play(lop, tile(-12, 132, 180), (4, 5), "S", (4, 5), "turn")
+    # ... and straight on toward -x after the turn: half a at (-48, 132)
+    _play(lop, tile(-60, 132, 180), (5, 0), "S", (5, 0), "straight")
+    # N arm: straight up off the upper end (half a, the 6, at y = -36)
+    _play(lop, tile(0, -48, -90), (6, 4), "N", (6, 4), "straight")
+    # ... a double crosswise on it: centre 12 mm beyond the end's edge (y = -72), axis along x
+    _play(lop, tile(0, -84, 0), (4, 4), "N", (4, 4), "crosswise")
+    # ... and the tile off the double's far long side (y = -96): half a at y = -108
+    _play(lop, tile(0, -120, -90), (4, 2), "N", (4, 2), "side")
+    # the sides still continue where they were
+    _play(lop, tile(-84, 0, 180), (2, 1), "W", (2, 1), "straight")
+    _play(lop, tile(72, 0, 90), (3, 3), "E", (3, 3), "crosswise")  # across E: centre 48 + 12 + 12, axis along y
+    assert {n: e.value for n, e in lop.ends.items()} == {"W": 1, "E": 3, "N": 2, "S": 0}
+
+
+def test_spinner_in_an_arm_opens_its_ends_for_n_and_s():
+    lop = LineOfPlay()
+    lop.set_lead(tile(0, 0, 0), (3, 5))  # W = 3 (half centre -12), E = 5 (half centre +12)
+    # 5-5 across the E end: centre 12 + 12 + 12 = 36, axis along y; it becomes the spinner
+    _play(lop, tile(36, 0, 90), (5, 5), "E", (5, 5), "crosswise", spinner=("N", "S"))
+    assert lop.ends["N"].out[1] < 0 and lop.ends["S"].out[1] > 0
+    _play(lop, tile(72, 0, 0), (5, 2), "E", (5, 2), "side")  # off its far long side (x = 48)
+    _play(lop, tile(36, -48, -90), (5, 1), "N", (5, 1), "straight")  # its upper end at y = -24
+    _play(lop, tile(36, 48, 90), (5, 6), "S", (5, 6), "straight")
+    _play(lop, tile(-48, 0, 180), (3, 0), "W", (3, 0), "straight")
+
+
+def _obs(g: TileGeom, pips) -> TileObservation:
+    return TileObservation(g.polygon().astype(np.float32), "up", 0.97, pips=pips, half_confidence=(0.97, 0.97))
+
+
+def test_tracker_finds_plays_on_a_lead_spinners_s_arm():
+    """The tracker named a lead double's spinner arms ("N", "E") (W/E are new arms of the lead
+    too), so the S site replaced E and every play on S touched "no open end"."""
+    c = np.array([480.0, 400.0])  # image px, the middle of a 960 x 800 image (1 mm = 1 px here)
+
+    def at(x, y, angle):
+        return TileGeom.from_pose(c + [x, y], angle, L, W)
+
+    lay = [(at(0, 0, 90), (6, 6), "lead", (6, 6)),
+           (at(-36, 0, 0), (2, 6), "W", (6, 2)),  # W first: E stays the double's other side
+           (at(0, 48, 90), (6, 1), "S", (6, 1)),
+           (at(36, 0, 0), (6, 3), "E", (6, 3)),
+           (at(0, 96, 90), (1, 4), "S", (1, 4)),
+           (at(0, -48, -90), (6, 5), "N", (6, 5))]
+    tr = Tracker(load_ruleset("lisa-b-all-fives"), image_size=(960, 800))
+    on, events, t = [], [], 0.0
+    for g, pips, _, _ in lay:
+        on.append(_obs(g, pips))
+        for _ in range(2):  # no motion information: the same tiles for still_window_s commit a read
+            t += 0.6
+            events += tr.update(int(t * 10), t, list(on))
+    got = [((e.tile.a, e.tile.b), e.end or "lead") for e in events if isinstance(e, Play)]
+    assert got == [(tile_, end) for _, _, end, tile_ in lay]
+    assert not [e for e in events if getattr(e, "kind", None) == "unplaced_tile"]

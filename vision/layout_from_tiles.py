@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["TileGeom", "ExposedEnd", "EndFit", "LineOfPlay", "lead_order", "first_of_pair"]
+__all__ = ["TileGeom", "ExposedEnd", "EndFit", "LineOfPlay", "lead_order", "first_of_pair", "spinner_arms_opened"]
 
 #: Geometric residual (in half lengths) at which the fit falls to exp(-1) ~ 0.37.
 FIT_SIGMA = 0.5
@@ -198,6 +198,21 @@ def lead_order(geom: TileGeom) -> tuple[int, int]:
     return (0, 1) if k == 0 else (1, 0)
 
 
+def spinner_arms_opened(layout, before: set[str]) -> tuple[str, str] | None:
+    """The names ``(N-like, S-like)`` of the arms a spinner just opened, for :meth:`LineOfPlay.place`.
+
+    Args:
+        layout: the engine's :class:`engine.layout.Layout` after the play.
+        before: the layout's arm names before the play.
+
+    Only the spinner's perpendicular arms (``opened_by`` set) count: a lead double also
+    creates ``W``/``E``, which are not spinner arms. None when no spinner arm is new.
+    """
+    new = sorted((n for n, arm in layout.arms.items() if n not in before and arm.opened_by is not None),
+                 key=lambda n: (n[0] != "N", n))
+    return (new[0], new[1]) if len(new) >= 2 else None
+
+
 def _contact_residual(end: ExposedEnd, g: TileGeom, k: int, is_double: bool) -> tuple[float, str]:
     """Smallest residual (in half lengths) over the contacts ``g``'s half ``k`` may make with ``end``."""
     P, o = end.anchor, end.out
@@ -271,6 +286,7 @@ class LineOfPlay:
             spinner_arms: the arm names the engine opened when the lead became a spinner
                 (``("N", "S")``), else None.
         """
+        _check_spinner_arms(spinner_arms, set())
         kw, ke = lead_order(geom)
         self.lead = geom
         self.records = [_Record("lead", geom, pips, kw, "lead", spinner_arms)]
@@ -370,6 +386,7 @@ class LineOfPlay:
             spinner_arms: the names of the arms the engine opened because this tile became a
                 spinner (e.g. ``("N", "S")``), else None.
         """
+        _check_spinner_arms(spinner_arms, set(self.ends) | {fit.end})
         self.records.append(_Record(fit.end, geom, pips, fit.touching, fit.contact, spinner_arms))
         self._apply(self.records[-1])
 
@@ -449,6 +466,20 @@ class LineOfPlay:
         r = recs[index]
         recs[index] = _Record(r.end, geom, r.pips, r.touching, r.contact, r.spinner_arms)
         self.rebuild(recs)
+
+
+def _check_spinner_arms(names: tuple[str, str] | None, taken: set[str]) -> None:
+    """A spinner opens two new arms: never ``W``/``E`` (the lead's) nor an arm already held.
+
+    Raises:
+        ValueError: ``names`` would overwrite an end (e.g. a lead double's arms given as
+            ``("N", "E")``: the spinner's S site would replace the lead's E side).
+    """
+    if names is None:
+        return
+    bad = set(names) & (taken | {"W", "E"})
+    if len(set(names)) != 2 or bad:
+        raise ValueError(f"spinner arms {names} are not two new arms (taken: {sorted(bad) or names})")
 
 
 def _renamed(end: ExposedEnd, name: str) -> ExposedEnd:

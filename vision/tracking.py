@@ -53,7 +53,7 @@ from engine.events import Deal, Draw, Pass, Play, TakeBack
 from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
-from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order
+from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
 from vision.placements import Notice, attribute_seat, seat_of_entry
 from vision.reveals import RevealWatcher, seat_of_position
@@ -635,10 +635,9 @@ class Tracker:
                               seat=p.seat, details={"pass_t": p.t, "pass_frame": p.frame, "knock_seen": knock,
                                                     "by": choice.seat, "votes": choice.confidence})]
         self._visits = {}
-        new_arms = sorted(set(self.hand.state.layout.arms) - before, key=lambda n: (n[0] != "N", n))
         spinner = None
-        if out.placement is not None and out.placement.became_spinner and len(new_arms) >= 2:
-            spinner = (new_arms[0], new_arms[1])
+        if out.placement is not None and out.placement.became_spinner:
+            spinner = spinner_arms_opened(self.hand.state.layout, before)
         if is_lead:
             self.lop.set_lead(tr.geom, tr.pips, spinner)
         else:
