@@ -71,6 +71,30 @@ def pips_cmd(
     console.print(f"val acc {m['val_acc']}, held-out test acc {m['test_heldout_acc']} -> models/pip_reader.onnx")
 
 
+@train_app.command("quantize")
+def quantize_cmd(
+    data: Optional[Path] = typer.Option(None, "--data", help="Calibration dataset (its val/train windows); "
+                                        "default: the one the detector was trained on."),
+    calib: int = typer.Option(160, "--calib", help="Calibration windows."),
+    keep_fp32: str = typer.Option("decode", "--keep-fp32", help="Head nodes left float32: none, decode, last, head."),
+    check: Optional[Path] = typer.Option(None, "--check", help="Dataset whose test split scores fp32 vs int8."),
+) -> None:
+    """Quantize models/tile_detector.onnx to int8 -> models/tile_detector.int8.onnx (onnx, no torch)."""
+    if importlib.util.find_spec("onnx") is None:
+        raise fail("onnx is not installed: run `make train-deps` first")
+    from models.quantize import KEEP_FP32, main
+
+    if calib < 1 or keep_fp32 not in KEEP_FP32:
+        raise fail(f"--calib must be >= 1 and --keep-fp32 one of {', '.join(KEEP_FP32)}")
+    args = ["--calib", str(calib), "--keep-fp32", keep_fp32]
+    args += ["--data", str(data)] if data else []
+    args += ["--check", str(check)] if check else []
+    try:
+        main(args)
+    except (FileNotFoundError, ValueError) as e:
+        raise fail(str(e)) from None
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``train`` sub-command group to the main CLI."""
     app.add_typer(train_app, name="train")

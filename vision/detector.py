@@ -23,7 +23,8 @@ import numpy as np
 
 from vision.obb import PAD_VALUE, decode_obb, letterbox, nms_rotated, polygon_to_xywhr, xywhr_to_polygon
 
-__all__ = ["Detections", "OBBDetector", "TARGET_TILE_PX", "window_origins", "make_session", "suppress_contained"]
+__all__ = ["Detections", "OBBDetector", "TARGET_TILE_PX", "window_origins", "make_session", "suppress_contained",
+           "to_input"]
 
 #: Default tile long side in the detector input, px (training range 28-56 px; measured best
 #: for the shipped model, docs/recognition.md).
@@ -59,6 +60,19 @@ def make_session(path: str | Path, threads: int = 1):
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.log_severity_level = 3
     return ort.InferenceSession(str(p), sess_options=so, providers=["CPUExecutionProvider"])
+
+
+def to_input(squares: np.ndarray) -> np.ndarray:
+    """Network input from uint8 BGR squares, as ultralytics: RGB, /255, NCHW.
+
+    Args:
+        squares: (S, S, 3) or (N, S, S, 3) uint8 BGR.
+
+    Returns:
+        (1 or N, 3, S, S) float32 C-contiguous, values in [0, 1].
+    """
+    x = squares[None] if squares.ndim == 3 else squares
+    return np.ascontiguousarray(x[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
 
 
 @dataclass
@@ -184,8 +198,7 @@ class OBBDetector:
         """Run the network on one (S, S, 3) uint8 BGR input; returns the raw (4 + nc + 1, N) float32 output."""
         if square.shape != (self.size, self.size, 3) or square.dtype != np.uint8:
             raise ValueError(f"expected a ({self.size}, {self.size}, 3) uint8 image, got {square.shape} {square.dtype}")
-        x = np.ascontiguousarray(square[:, :, ::-1].transpose(2, 0, 1))[None].astype(np.float32) / 255.0
-        return self.session.run(None, {self.input_name: x})[0][0]
+        return self.session.run(None, {self.input_name: to_input(square)})[0][0]
 
     def _square_dets(self, square: np.ndarray, size_filter: bool = True
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -35,12 +35,16 @@ from vision.set_constraint import resolve_readings
 if TYPE_CHECKING:  # pragma: no cover
     from calibration.profile import TableProfile
 
-__all__ = ["Recognizer", "recognize", "ModelsMissingError", "DEFAULT_DETECTOR", "DEFAULT_PIP_READER",
-           "as_bgr", "table_pose"]
+__all__ = ["Recognizer", "recognize", "ModelsMissingError", "DEFAULT_DETECTOR", "INT8_DETECTOR",
+           "DEFAULT_PIP_READER", "as_bgr", "table_pose"]
 
 _MODELS = Path(os.environ.get("DOMINOCAST_MODELS") or Path(__file__).resolve().parent.parent / "models")
 #: Default model files (shipped in ``models/``; the ``DOMINOCAST_MODELS`` folder when that is set).
-DEFAULT_DETECTOR = _MODELS / "tile_detector.onnx"
+#: ``DOMINOCAST_DETECTOR`` names another detector file, e.g. ``models/tile_detector.int8.onnx``
+#: (``python -m models.quantize``: ~0.7x the latency, slightly lower precision; models/tile_detector.md).
+DEFAULT_DETECTOR = Path(os.environ.get("DOMINOCAST_DETECTOR") or _MODELS / "tile_detector.onnx")
+#: The int8 detector (same interface as the fp32 one; pass it as ``detector_path``).
+INT8_DETECTOR = _MODELS / "tile_detector.int8.onnx"
 DEFAULT_PIP_READER = _MODELS / "pip_reader.onnx"
 
 
@@ -125,7 +129,8 @@ class Recognizer:
     """Loads the ONNX models once; call it on frames.
 
     Args:
-        detector_path: tile detector ONNX (default ``models/tile_detector.onnx``).
+        detector_path: tile detector ONNX (default :data:`DEFAULT_DETECTOR`: ``models/tile_detector.onnx``
+            or ``$DOMINOCAST_DETECTOR``; :data:`INT8_DETECTOR` is the quantized one).
         pip_reader_path: pip reader ONNX (default ``models/pip_reader.onnx``).
         threads: onnxruntime intra-op threads per model.
         n_sets: complete sets on the table (each tile exists ``n_sets`` times).
@@ -149,7 +154,7 @@ class Recognizer:
         det = Path(detector_path) if detector_path else DEFAULT_DETECTOR
         pip = Path(pip_reader_path) if pip_reader_path else DEFAULT_PIP_READER
         if not det.is_file():
-            raise _missing(det, "detector")
+            raise _missing(det, "quantize" if det.name.endswith(".int8.onnx") else "detector")
         if not pip.is_file():
             raise _missing(pip, "pips")
         self.detector = OBBDetector(det, threads, conf_threshold, iou_threshold, target_px)
