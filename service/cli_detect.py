@@ -116,6 +116,8 @@ def detect(
 
     if sets < 1 or threads < 1 or (tile_px is not None and tile_px <= 0):
         raise fail("--sets and --threads must be >= 1 and --tile-px > 0")
+    if annotate_out is not None and not cv2.haveImageWriter(str(annotate_out.with_suffix(annotate_out.suffix or ".x"))):
+        raise fail(f"--annotate {annotate_out}: OpenCV cannot write this file type (use .png or .jpg)")
     profile = None
     if calibration is not None:
         from calibration.profile import load_profile
@@ -152,8 +154,8 @@ def detect(
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 if not cv2.imwrite(str(dst), annotate(frame, tiles)):
                     raise OSError("OpenCV cannot write this file type")
-            except OSError as exc:
-                fail(f"{dst}: cannot write ({getattr(exc, 'strerror', None) or exc})")
+            except (OSError, cv2.error) as exc:
+                fail(f"{dst}: cannot write ({getattr(exc, 'strerror', None) or ' '.join(str(exc).split())})")
                 bad += 1
     if json_out is not None:
         doc = records if several else (records[0]["tiles"] or [])

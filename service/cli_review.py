@@ -37,6 +37,23 @@ def _setup(rules: str, calibration: Path | None):
     return ruleset, profile, (lambda image: recognizer(image, profile))
 
 
+def _output_folder(out: Path, keep_events: bool) -> None:
+    """Create the output folder, or fail with one line.
+
+    ``keep_events``: refuse a folder that already holds events (a live session's events cannot
+    be recorded again; a review can be re-run from its footage, so it may overwrite).
+    """
+    if out.exists() and not out.is_dir():
+        raise fail(f"--out {out} is a file, not a folder")
+    events = out / "events.jsonl"
+    if keep_events and events.is_file() and events.stat().st_size:
+        raise fail(f"--out {out} already holds the events of an earlier session: choose another folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise fail(f"--out {out}: cannot create the folder ({exc.strerror or exc})")
+
+
 def _print_summary(s: ReviewSummary) -> None:
     t = Table(title="Final score")
     t.add_column("side")
@@ -68,7 +85,7 @@ def review(
     if isinstance(src, LiveSource):
         raise fail(f"{source}: not a video file or folder (use `dominocast live` for cameras and streams)")
     total = len(src) if hasattr(src, "__len__") else getattr(src, "declared_frames", None)
-    out.mkdir(parents=True, exist_ok=True)
+    _output_folder(out, keep_events=False)
     with Progress(TextColumn("reviewing"), BarColumn(), TextColumn("{task.completed}/{task.total} frames"),
                   TimeRemainingColumn(), console=console, transient=True) as bar:
         task = bar.add_task("frames", total=total)
@@ -92,8 +109,8 @@ def live(
     """Score a live table: prints each event as it happens (Ctrl-C to stop and write the report)."""
     ruleset, profile, recognize = _setup(rules, calibration)
     spec: int | str = int(source) if source.isdigit() else source
+    _output_folder(out, keep_events=True)
     src = LiveSource(spec)
-    out.mkdir(parents=True, exist_ok=True)
     try:
         summary = run_review(src, ruleset, recognize, out, profile, title=f"Live: {source}",
                              annotate=not no_video, on_row=lambda row: print(json.dumps(row), flush=True))

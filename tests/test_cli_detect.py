@@ -176,6 +176,13 @@ def test_bad_option_values(fake, files):
     assert r.exit_code == 2 and "--sets" in r.stderr
 
 
+def test_annotate_to_a_file_type_opencv_cannot_write(fake, files, tmp_path):
+    r = _invoke(files["good"], "--annotate", tmp_path / "tiles.txt")
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert [x for x in r.stderr.splitlines() if x.strip()] == [
+        f"error: --annotate {tmp_path / 'tiles.txt'}: OpenCV cannot write this file type (use .png or .jpg)"]
+
+
 @pytest.mark.skipif(not HAVE_MODELS, reason="models/tile_detector.onnx and models/pip_reader.onnx not present "
                                               "(run `dominocast train detector` and `dominocast train pips`)")
 def test_real_models_on_a_rendered_scene(tmp_path):

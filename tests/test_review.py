@@ -122,3 +122,19 @@ def test_cli_review_of_a_truncated_video_says_one_line(footage, tmp_path):
     assert res.returncode == 2
     assert (res.stdout + res.stderr).strip().splitlines() == [f"error: {bad} is not a video OpenCV can open "
                                                               "(corrupt file or unsupported format)"]
+
+
+def test_cli_out_folder_errors_and_live_keeps_earlier_events(tmp_path):
+    from service.cli import app
+
+    runner = CliRunner()
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x")
+    res = runner.invoke(app, ["review", str(a_file), "--rules", "all-fives", "--out", str(a_file)])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    earlier = tmp_path / "live"
+    earlier.mkdir()
+    (earlier / "events.jsonl").write_text('{"type": "play"}\n')
+    res = runner.invoke(app, ["live", "7", "--rules", "all-fives", "--out", str(earlier)])
+    assert res.exit_code == 2 and "already holds the events" in res.output
+    assert (earlier / "events.jsonl").read_text() == '{"type": "play"}\n'  # nothing recorded is lost
