@@ -71,11 +71,14 @@ class _Outputs:
         self.video: cv2.VideoWriter | None = None
         self.rows: list[dict] = []
         self.snapshots: dict[int, str] = {}
+        self._pending: list[tuple[str, np.ndarray]] = []  # snapshots waiting for the redrawn frame
 
     def emit(self, row: dict, frame: np.ndarray | None) -> None:
+        """Write one row; rows worth a picture get a snapshot of ``frame``, saved by
+        :meth:`flush_snapshots` once the frame shows the row's own score and open ends."""
         if frame is not None and (row["type"] in ("play", "flag", "hand_end") or row.get("flags")):
             name = f"snapshots/{len(self.rows):04d}_{row['type']}.jpg"
-            cv2.imwrite(str(self.dir / name), frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
+            self._pending.append((name, frame))
             self.snapshots[len(self.rows)] = name
             row = {**row, "snapshot": name}
         self.rows.append(row)
@@ -83,6 +86,12 @@ class _Outputs:
         self.events.flush()
         if self.on_row is not None:
             self.on_row(row)
+
+    def flush_snapshots(self, frame: np.ndarray | None = None) -> None:
+        """Save the pending snapshots: of ``frame`` (redrawn after the events), else as emitted."""
+        for name, emitted in self._pending:
+            cv2.imwrite(str(self.dir / name), emitted if frame is None else frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        self._pending = []
 
     def write_frame(self, frame: np.ndarray, fps: float) -> None:
         if not self.annotate:
@@ -94,6 +103,7 @@ class _Outputs:
         self.video.write(frame)
 
     def close(self) -> None:
+        self.flush_snapshots()
         self.events.close()
         if self.video is not None:
             self.video.release()
@@ -219,6 +229,7 @@ class ReviewSession:
             banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
             open_ends = self.hand.state.layout.open_ends() if self.hand else {}
             frame = _draw(image, self.pipeline.last_obs, self.score, open_ends, banner)
+        self.out.flush_snapshots(frame)  # snapshots show the score after their events, as the video does
         self.out.write_frame(frame, fps)
 
     # ---- events ---------------------------------------------------------------------------

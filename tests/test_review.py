@@ -138,3 +138,17 @@ def test_cli_out_folder_errors_and_live_keeps_earlier_events(tmp_path):
     res = runner.invoke(app, ["live", "7", "--rules", "all-fives", "--out", str(earlier)])
     assert res.exit_code == 2 and "already holds the events" in res.output
     assert (earlier / "events.jsonl").read_text() == '{"type": "play"}\n'  # nothing recorded is lost
+
+
+def test_snapshots_show_the_frame_redrawn_after_their_events(tmp_path):
+    """A play's snapshot is taken from the frame drawn with that play's score, not the one before."""
+    from service.review import _Outputs
+
+    out = _Outputs(tmp_path, annotate=False)
+    before = np.zeros((40, 60, 3), np.uint8)  # drawn with the old score
+    after = np.full((40, 60, 3), 255, np.uint8)  # redrawn once the play is scored
+    out.emit({"type": "play", "t": 1.0, "frame": 12}, before)
+    out.flush_snapshots(after)
+    out.close()
+    row = json.loads((tmp_path / "events.jsonl").read_text())
+    assert cv2.imread(str(tmp_path / row["snapshot"])).mean() > 250
