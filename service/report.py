@@ -63,7 +63,10 @@ def score_chart_svg(rows: list[dict], width: int = 900, height: int = 260) -> st
 
 def _row_html(row: dict, snapshot: str | None) -> str:
     flags = row.get("flags") or []
-    pts = " ".join(
+    # The review's own ``hand_end`` row repeats the award the scoring event's row already carries:
+    # say it in words, not again in the points column (it would read as a second award).
+    summary = row.get("type") == "hand_end" and "hand_end" not in row
+    pts = "" if summary else " ".join(
         f'<span class="pts{" neg" if p < 0 else ""}">{html.escape(s)} {p:+d}</span>'
         for s, p in (row.get("points") or {}).items()
     )
@@ -71,6 +74,10 @@ def _row_html(row: dict, snapshot: str | None) -> str:
     when = f"{t:.1f} s" if isinstance(t, (int, float)) else ""
     text = html.escape(row.get("text") or " ".join(str(x) for x in (row["type"], row.get("kind"), row.get("message"))
                                                    if x))
+    if summary:
+        awards = ", ".join(f"{html.escape(k)} {v:+d}" for k, v in (row.get("points") or {}).items())
+        text = (f"<b>hand over: {html.escape(str(row.get('kind', '')))} {html.escape(row.get('winner') or '')}</b>"
+                f" (awarded above: {awards})")
     if "hand_end" in row:
         he = row["hand_end"]
         text += f"<br><b>hand over: {html.escape(he['kind'])} {html.escape(he.get('winner') or '')}</b> " \

@@ -152,3 +152,13 @@ def test_snapshots_show_the_frame_redrawn_after_their_events(tmp_path):
     out.close()
     row = json.loads((tmp_path / "events.jsonl").read_text())
     assert cv2.imread(str(tmp_path / row["snapshot"])).mean() > 250
+
+
+def test_report_shows_the_award_once():
+    from service.report import render_report
+
+    rows = [{"type": "reveal", "t": 9.0, "frame": 90, "text": "S reveal 4-3", "points": {"N": 5}},
+            {"type": "hand_end", "kind": "domino", "t": 9.0, "frame": 90, "winner": "N", "points": {"N": 5, "S": 0}}]
+    page = render_report("t", "s", rows, {}, [])
+    assert page.count('<span class="pts">N +5</span>') == 1  # on the reveal that completed the count
+    assert "awarded above: N +5, S +0" in page
