@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bench.common import REPO, BenchConfig, in_child, machine, versions
+from bench.summary import render_summary
 
 #: Section modules in document order.
 SECTIONS = ("synthetic", "real", "footage", "speed", "scaling", "service")
@@ -66,7 +67,7 @@ def render_document(stored: dict[str, dict], command: str) -> str:
         "smoke version of this suite so it cannot rot). Raw results: `bench/results/*.json`.",
         "",
     ]
-    body = []
+    body = [render_summary(stored)]
     for name in SECTIONS:
         mod = _module(name)
         r = stored.get(name)

@@ -81,3 +81,18 @@ def test_smoke_run_of_every_section(tmp_path):
         stored = json.loads((res / f"{name}.json").read_text())
         assert stored["smoke"] is True and "results" in stored
         assert runner._module(name).TITLE in doc
+
+
+def test_targets_at_a_glance_gives_a_verdict_per_measured_target():
+    from bench.summary import render_summary
+
+    stored = {"footage": {"results": {"total": {"found_rate": 0.853, "injected": 9, "injected_flagged": 6,
+                                                "latency": {"median_s": 0.93, "p95_s": 1.13}}}},
+              "speed": {"results": {"detector": {"onnxruntime": {"median_ms": 18.5}}}}}
+    table = render_summary(stored)
+    assert "| footage: plays found | 0.853 | >= 0.99 | **not met** |" in table
+    assert "| footage: injected mismatched ends not flagged | 3 | 0 | **not met** |" in table
+    assert "| footage: event latency p95, s | 1.130 | <= 2.0 | met |" in table
+    assert "| detector, one input, median ms | 18.5 | <= 40 | met |" in table
+    assert "precision" not in table  # the synthetic section did not run: no row, no guess
+    assert render_summary({}) == ""
