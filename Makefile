@@ -29,7 +29,9 @@ demo: $(STAMP_RUNTIME)
 test: $(STAMP_DEV)
 	$(PY) -m pytest -q
 
-# Every speed and accuracy figure in docs/benchmarks.md, regenerated from one run (tens of minutes).
+# Every speed and accuracy figure in docs/benchmarks.md, regenerated from one run: ~7 min on a quiet
+# 2-core machine once the footage is rendered (data/bench/, ~8 min the first time). Sections:
+# `.venv/bin/python -m bench --only speed,scaling`; a quick check: `... -m bench --smoke --out /tmp/b.md`.
 # Uses ../shared/realdata when present; ultralytics rows need `make train-deps`.
 bench: $(STAMP_DEV)
 	$(PY) -m bench
