@@ -49,7 +49,7 @@ def _default_realdata() -> Path | None:
     return realdata_root()
 
 
-def render_document(stored: dict[str, dict], command: str) -> str:
+def render_document(stored: dict[str, dict], command: str, results: str = "bench/results") -> str:
     """The whole ``docs/benchmarks.md`` from each section's stored run (missing ones noted)."""
     runs = [r for r in stored.values() if r]
     m = runs[-1]["machine"] if runs else machine()
@@ -64,7 +64,7 @@ def render_document(stored: dict[str, dict], command: str) -> str:
         "The machine is shared and noisy: each section gives the 1-minute load average at its start and",
         "end; compare methods by their ratio within one table (measured side by side in one run), not",
         "across tables. Targets come from the issues; nothing here is a CI gate (`make test` runs a",
-        "smoke version of this suite so it cannot rot). Raw results: `bench/results/*.json`.",
+        f"smoke version of this suite so it cannot rot). Raw results: `{results}/*.json`.",
         "",
     ]
     body = [render_summary(stored)]
@@ -89,14 +89,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     ap.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections: " + ", ".join(SECTIONS))
     ap.add_argument("--smoke", action="store_true", help="tiny inputs, one run: checks that the suite works")
-    ap.add_argument("--out", type=Path, default=REPO / "docs" / "benchmarks.md")
-    ap.add_argument("--results", type=Path, default=REPO / "bench" / "results")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="the document (default docs/benchmarks.md; smoke: data/bench-smoke/benchmarks.md)")
+    ap.add_argument("--results", type=Path, default=None,
+                    help="results folder (default bench/results; smoke: data/bench-smoke/results)")
     ap.add_argument("--figures", type=Path, default=None, help="failure pictures (default docs/bench)")
     ap.add_argument("--scratch", type=Path, default=None, help="generated inputs (default data/bench)")
     ap.add_argument("--realdata", type=Path, default=None, help="default ../shared/realdata when present")
     ap.add_argument("--runs", type=int, default=None, help="timing repetitions (default 10, smoke 1)")
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args(argv)
+    # a smoke run's numbers mean nothing: by default they never replace the real ones
+    smoke_dir = REPO / "data" / "bench-smoke"
+    a.out = a.out or (smoke_dir / "benchmarks.md" if a.smoke else REPO / "docs" / "benchmarks.md")
+    a.results = a.results or (smoke_dir / "results" if a.smoke else REPO / "bench" / "results")
     names = [s.strip() for s in a.only.split(",") if s.strip()]
     unknown = sorted(set(names) - set(SECTIONS))
     if unknown:
@@ -132,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
         stored[name] = json.loads(p.read_text()) if p.exists() else None
     cmd = "python -m bench --smoke" if a.smoke else "make bench"
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(render_document(stored, cmd))
+    shown = a.results.resolve()
+    shown = shown.relative_to(REPO) if shown.is_relative_to(REPO) else shown
+    a.out.write_text(render_document(stored, cmd, str(shown)))
     print(f"[bench] wrote {a.out}")
     return 1 if failed else 0
 
