@@ -314,7 +314,7 @@ class ReviewSession:
     def finish(self, title: str) -> ReviewSummary:
         """Close the files, write ``record.json`` and ``report.html``; returns the summary."""
         s = self.summary
-        if self.hand is not None and not self.hand.state.over:
+        if self.hand is not None and not self.hand.state.over and s.frames:  # no frame: nothing was watched
             self.out.emit({"type": "notice", "kind": "hand_in_progress", "t": s.footage_s, "frame": None,
                            "message": "the footage ended before the hand did"}, None)
         self.out.close()
