@@ -92,12 +92,11 @@ class RevealWatcher:
             engine events (:class:`HandEnd`, :class:`Reveal`) and :class:`Notice` records.
         """
         st = judge.state
-        by_seat: dict[str, list[tuple[int, int]]] = {}
+        # seat -> [(tile key, centre, tile length)], sorted by key
         placed: dict[str, list[tuple[tuple[int, int], np.ndarray, float]]] = {}
-        for tr in shown:
+        for tr in sorted((tr for tr in shown if tr.key is not None), key=lambda tr: tr.key):
             seat = seat_of(tr.geom.center)
-            if tr.key is not None and seat in st.order and tr.key not in st.layout.on_table:
-                by_seat.setdefault(seat, []).append(tr.key)
+            if seat in st.order and tr.key not in st.layout.on_table:
                 placed.setdefault(seat, []).append((tr.key, np.asarray(tr.geom.center, float), float(tr.geom.length)))
         out: list = []
         if not st.over and not self._infer_end(judge, append, placed, frame, t, out):
@@ -107,8 +106,8 @@ class RevealWatcher:
         if kind not in ("domino", "locked", "time"):
             return out  # a redeal or a penalty: nothing is counted
         went_out = winner if kind == "domino" else None
-        for seat in sorted(by_seat):
-            keys = tuple(sorted(by_seat[seat]))
+        for seat in sorted(placed):
+            keys = tuple(k for k, _, _ in placed[seat])
             if seat == went_out:
                 continue
             if seat in self.revealed:
@@ -143,10 +142,10 @@ class RevealWatcher:
             self._pending = None
             return False
         if st.counts_known:
-            shown = {s: sorted(v, key=lambda x: x[0]) for s, v in placed.items()}
+            shown = dict(placed)
             plausible = len(shown) >= 2
         else:
-            shown = {s: sorted(v, key=lambda x: x[0]) for s, v in placed.items() if s != st.last_player}
+            shown = {s: v for s, v in placed.items() if s != st.last_player}
             plausible = bool(shown) and sum(1 for p in st.plays if p[1] == st.last_player) >= judge.rules.hand_size
         if not plausible:
             self._pending = None
