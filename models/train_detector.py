@@ -77,7 +77,7 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
               verbose=True)
     if start != "yolo11n-obb.yaml":
         # Fine-tuning (``pretrained`` must be true, or ultralytics drops the loaded weights): no
-        # warm-up (bias lr 0.1 over 3 epochs) and a small AdamW rate, to continue rather than restart.
+        # warm-up and a small AdamW rate, to continue rather than restart (not compared with the defaults).
         kw.update(optimizer="AdamW", lr0=0.0005, lrf=0.2, warmup_epochs=0.0, warmup_bias_lr=0.0)
     if hours:
         kw["time"] = hours
