@@ -67,4 +67,7 @@ def render_summary(stored: dict) -> str:
     if not rows:
         return ""
     return ("## Targets at a glance\n\nEach target from the issues with the figure measured below "
-            "(details and conditions in the sections).\n\n" + md_table(["what", "measured", "target", "verdict"], rows))
+            "(details and conditions in the sections). DDD (a board game's time-lapse photos) and DomiBot "
+            "(close-ups of single tiles) are the real photo sets; footage is generated hands of every preset "
+            "in a table look training never saw, one injected mismatched end each; the service runs at the "
+            "bench size (4 tables x 10 clients).\n\n" + md_table(["what", "measured", "target", "verdict"], rows))
