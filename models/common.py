@@ -13,19 +13,25 @@ REPO_ROOT = MODELS_DIR.parent
 CHECKPOINTS = MODELS_DIR / "checkpoints"
 
 
-def default_data_dir(seed: int, scenes: int, imgsz: int) -> Path:
+def default_data_dir(seed: int, scenes: int, imgsz: int, windows: int = 2) -> Path:
     """Where the generator's output for this recipe lives (ignored by git)."""
-    return REPO_ROOT / "data" / f"synth_seed{seed}_scenes{scenes}_img{imgsz}"
+    tail = "" if windows == 2 else f"_win{windows}"
+    return REPO_ROOT / "data" / f"synth_seed{seed}_scenes{scenes}_img{imgsz}{tail}"
 
 
-def ensure_dataset(data: Path, scenes: int, seed: int, imgsz: int, workers: int = 2) -> Path:
-    """Build the synthetic dataset into ``data`` unless its recipe.json already exists."""
+def ensure_dataset(data: Path, scenes: int, seed: int, imgsz: int, workers: int = 2, windows: int = 2) -> Path:
+    """Build the synthetic dataset into ``data`` unless its recipe.json already exists.
+
+    ``windows`` detector windows are cut per usable rendered frame (``datasets.build.build``'s
+    ``det_per_scene``); ``workers`` rendering processes.
+    """
     if (data / "recipe.json").exists():
         return data
     from datasets.build import build
 
-    print(f"building dataset: {scenes} scenes, seed {seed}, imgsz {imgsz} -> {data}", flush=True)
-    build(data, scenes, seed=seed, imgsz=imgsz, workers=workers, progress=True)
+    print(f"building dataset: {scenes} scenes, seed {seed}, imgsz {imgsz}, {windows} windows/scene -> {data}",
+          flush=True)
+    build(data, scenes, seed=seed, imgsz=imgsz, workers=workers, det_per_scene=windows, progress=True)
     return data
 
 

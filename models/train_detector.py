@@ -47,7 +47,7 @@ def export_onnx(weights: Path, imgsz: int, dst: Path = ONNX_PATH) -> Path:
 
 def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: int = 320, epochs: int = 30,
           hours: float | None = None, batch: int = 16, workers: int = 2, device: str = "auto",
-          resume: bool = False, name: str = "tile_detector") -> dict:
+          resume: bool = False, name: str = "tile_detector", windows: int = 2) -> dict:
     """Train, export and write metrics; returns the metrics dict.
 
     Args:
@@ -60,12 +60,13 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
         device: ``auto``, ``cpu`` or a CUDA index.
         resume: start from ``models/checkpoints/tile_detector.pt``.
         name: run name under ``runs/detector``.
+        windows: detector windows cut per rendered frame when the dataset has to be built.
     """
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO
 
-    data = Path(data) if data else default_data_dir(seed, scenes, imgsz)
-    ensure_dataset(data, scenes, seed, imgsz, workers)
+    data = Path(data) if data else default_data_dir(seed, scenes, imgsz, windows)
+    ensure_dataset(data, scenes, seed, imgsz, workers, windows)
     dev = resolve_device(device)
     sw = Stopwatch()
     start = str(CHECKPOINT) if resume and CHECKPOINT.exists() else "yolo11n-obb.yaml"
@@ -97,7 +98,7 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
                "epochs_run": epochs_done, "train_wall_s": train_s, "total_wall_s": sw(),
                "hardware": hardware(dev), "device": dev, "started_from": Path(start).name,
                "data": {"dir": str(data.relative_to(REPO_ROOT)) if data.is_relative_to(REPO_ROOT) else str(data),
-                        "scenes": scenes, "seed": seed},
+                        "scenes": scenes, "seed": seed, "windows_per_scene": windows},
                "val": val, "test_heldout": test, "onnx": ONNX_PATH.name, "opset": OPSET}
     write_json(METRICS_PATH, metrics)
     return metrics
@@ -107,9 +108,11 @@ def main(argv: list[str] | None = None) -> None:
     """Command-line entry point (``python -m models.train_detector``)."""
     ap = data_arguments(__doc__.splitlines()[0], epochs=30, batch=16)
     ap.add_argument("--hours", type=float, default=None)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2, help="rendering processes and data-loader workers")
+    ap.add_argument("--windows", type=int, default=2, help="detector windows per rendered frame")
     a = ap.parse_args(argv)
-    m = train(a.data, a.scenes, a.seed, a.imgsz, a.epochs, a.hours, a.batch, a.workers, a.device, a.resume)
+    m = train(a.data, a.scenes, a.seed, a.imgsz, a.epochs, a.hours, a.batch, a.workers, a.device, a.resume,
+              windows=a.windows)
     print(m)
 
 

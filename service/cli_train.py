@@ -36,6 +36,8 @@ def detector_cmd(
     batch: int = typer.Option(16, "--batch"),
     device: str = typer.Option("auto", "--device", help="auto (GPU when torch sees one), cpu, or 0, 1, ..."),
     resume: bool = typer.Option(False, "--resume", help="Start from models/checkpoints/tile_detector.pt."),
+    workers: int = typer.Option(2, "--workers", help="Rendering processes and data-loader workers."),
+    windows: int = typer.Option(2, "--windows", help="Detector windows cut per rendered frame."),
 ) -> None:
     """Train YOLO11n-OBB (tile_up / tile_down) and export models/tile_detector.onnx."""
     _need_training_deps()
@@ -44,9 +46,11 @@ def detector_cmd(
         raise fail("--epochs must be >= 1 and --hours > 0")
     if imgsz % 32:
         raise fail("--imgsz must be a multiple of 32")
+    if workers < 1 or windows < 1:
+        raise fail("--workers and --windows must be >= 1")
     from models.train_detector import train
 
-    m = train(data, scenes, seed, imgsz, epochs, hours, batch, 2, device, resume)
+    m = train(data, scenes, seed, imgsz, epochs, hours, batch, workers, device, resume, windows=windows)
     console.print(f"test (held-out): {m['test_heldout']}  -> models/tile_detector.onnx")
 
 
