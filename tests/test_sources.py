@@ -238,3 +238,15 @@ def test_give_up_after_a_long_outage_raises():
 def test_real_camera_index_that_is_not_there_is_a_source_error():
     with pytest.raises(SourceError, match="camera 57"):
         LiveSource(57, open_timeout_s=3.0).open()
+
+
+def test_unopenable_camera_prints_no_opencv_log_and_restores_the_level(capfd):
+    import cv2
+
+    log = cv2.utils.logging
+    before = log.getLogLevel()
+    with pytest.raises(SourceError):
+        LiveSource(58, open_timeout_s=3.0).open()
+    err = capfd.readouterr().err
+    assert "WARN" not in err and "ERROR:" not in err, err
+    assert log.getLogLevel() == before

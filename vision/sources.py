@@ -186,13 +186,20 @@ def _default_capture(target: int | str, open_timeout_s: float, read_timeout_s: f
     """A ``cv2.VideoCapture`` for a camera index or URL with OpenCV's own timeouts set where it has them."""
     import cv2
 
-    if isinstance(target, int):
-        cap = cv2.VideoCapture(target)
-        cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
-        return cap
-    params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, int(open_timeout_s * 1000),
-              cv2.CAP_PROP_READ_TIMEOUT_MSEC, int(read_timeout_s * 1000)]
-    return cv2.VideoCapture(target, cv2.CAP_FFMPEG, params)
+    # Each backend that fails to open logs WARN/ERROR lines; the caller says one clear line instead.
+    log = cv2.utils.logging
+    level = log.getLogLevel()
+    log.setLogLevel(log.LOG_LEVEL_SILENT)
+    try:
+        if isinstance(target, int):
+            cap = cv2.VideoCapture(target)
+            cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
+            return cap
+        params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, int(open_timeout_s * 1000),
+                  cv2.CAP_PROP_READ_TIMEOUT_MSEC, int(read_timeout_s * 1000)]
+        return cv2.VideoCapture(target, cv2.CAP_FFMPEG, params)
+    finally:
+        log.setLogLevel(level)
 
 
 class LiveSource(FrameSource):
