@@ -33,6 +33,7 @@ import numpy as np
 
 from datasets.render import scene as SC
 from vision.crops import rectified_halves
+from vision.obb import PAD_VALUE
 
 SPLITS = ("train", "val", "test")
 #: Tile long side in the detector's input image, pixels.
@@ -42,7 +43,10 @@ TILE_OUT_PX = 64
 HALF_PX = TILE_OUT_PX // 2
 #: A tile is labelled for the detector when at least this fraction of it is visible.
 MIN_VISIBLE = 0.5
-RECIPE_VERSION = 1
+#: Fraction of train/val detector windows that are a smaller crop padded with grey, as the runtime
+#: pads small frames (letterbox) and edge windows; training never showed padding before.
+PADDED_WINDOWS = 0.15
+RECIPE_VERSION = 2
 
 
 def split_of(i: int) -> str:
@@ -73,7 +77,7 @@ def _clip_polygon(poly: np.ndarray, w: int, h: int) -> tuple[np.ndarray, float]:
 
 
 def detector_samples(frame: np.ndarray, labels: list[dict], rng: np.random.Generator, imgsz: int,
-                     n: int) -> list[tuple[np.ndarray, list[dict]]]:
+                     n: int, padded: float = 0.0) -> list[tuple[np.ndarray, list[dict]]]:
     """Cut ``n`` scale-normalised ``imgsz`` windows out of a rendered frame.
 
     Args:
@@ -82,6 +86,7 @@ def detector_samples(frame: np.ndarray, labels: list[dict], rng: np.random.Gener
         rng: random generator (window scale and position).
         imgsz: window side in pixels.
         n: number of windows.
+        padded: fraction of windows made a smaller crop padded with grey (:func:`_padded_window`).
 
     Returns:
         list of (image (imgsz, imgsz, 3) uint8, tile dicts) where each tile dict
@@ -113,17 +118,46 @@ def detector_samples(frame: np.ndarray, labels: list[dict], rng: np.random.Gener
         x0 = int(np.clip(round(c[0] - imgsz / 2), 0, nw - imgsz))
         y0 = int(np.clip(round(c[1] - imgsz / 2), 0, nh - imgsz))
         img = small[y0:y0 + imgsz, x0:x0 + imgsz].copy()
+        cw = ch = imgsz
+        px = py = 0
+        if padded > 0 and rng.random() < padded:  # no draw when off: the test split stays as built before
+            img, (x0, y0, cw, ch), (px, py) = _padded_window(img, x0, y0, t, rng)
         tiles = []
         for l in labels:
             p = l["polygon"] * np.array([fx, fy], np.float32) - np.array([x0, y0], np.float32)
-            box, frac = _clip_polygon(p, imgsz, imgsz)
+            box, frac = _clip_polygon(p, cw, ch)
             vis_frac = frac * l["unoccluded"]
             if vis_frac < 0.05:
                 continue
-            tiles.append({"polygon": box if frac < 0.999 else p, "cls": l["cls"], "pips": l["pips"],
+            shift = np.array([px, py], np.float32)
+            tiles.append({"polygon": (box if frac < 0.999 else p) + shift, "cls": l["cls"], "pips": l["pips"],
                           "face": l["face"], "visible": float(vis_frac)})
         out.append((img, tiles))
     return out
+
+
+def _padded_window(img: np.ndarray, x0: int, y0: int, tile_px: float, rng: np.random.Generator
+                   ) -> tuple[np.ndarray, tuple[int, int, int, int], tuple[int, int]]:
+    """A smaller crop of the window on :data:`vision.obb.PAD_VALUE` grey, as the runtime feeds
+    frames smaller than a window (letterboxed, centred) and the right/bottom edge windows
+    (content top-left).
+
+    Args:
+        img: (S, S, 3) uint8 window; x0, y0: its origin in the scaled frame, px.
+        tile_px: tile long side in the window, px (the crop keeps at least 1.5 of it).
+
+    Returns:
+        ``(padded (S, S, 3) uint8, (cx0, cy0, cw, ch) crop in scaled-frame px, (px, py) where
+        the crop's top-left lands in the padded window)``.
+    """
+    S = img.shape[0]
+    lo = min(S, int(1.5 * tile_px))
+    cw, ch = (int(rng.integers(lo, S + 1)) for _ in range(2))
+    ox, oy = int(rng.integers(0, S - cw + 1)), int(rng.integers(0, S - ch + 1))
+    px, py = ((S - cw) // 2, (S - ch) // 2) if rng.random() < 0.5 else (0, 0)
+    out = np.full_like(img, PAD_VALUE)
+    out[py:py + ch, px:px + cw] = img[oy:oy + ch, ox:ox + cw]
+    return out, (x0 + ox, y0 + oy, cw, ch), (px, py)
 
 
 def yolo_obb_lines(tiles: list[dict], imgsz: int) -> list[str]:
@@ -189,7 +223,8 @@ def render_one(i: int, seed: int, imgsz: int = 416, frame_size: tuple[int, int] 
     spec, rng = scene_spec(i, seed, frame_size, max_pips)
     split = split_of(i)
     frame, labels = SC.render_scene(spec)
-    det = detector_samples(frame, labels, rng, imgsz, det_per_scene)
+    # The held-out test split keeps its recipe-1 windows, so detector versions compare on the same set.
+    det = detector_samples(frame, labels, rng, imgsz, det_per_scene, PADDED_WINDOWS if split != "test" else 0.0)
     hv = pip_halves(frame, labels, rng)
     return {"split": split, "frame": frame, "labels": labels, "spec": spec, "det": det, "halves": hv}
 
