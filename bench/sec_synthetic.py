@@ -58,14 +58,15 @@ def test_split(cfg: BenchConfig) -> tuple[Path, dict]:
     Returns:
         (dataset folder, ``{"built_s": seconds or None when reused, "recipe_scenes": n}``).
     """
-    from datasets.build import build
+    from datasets.build import RECIPE_VERSION, build
 
     scenes = SCENES["smoke" if cfg.smoke else "full"]
     out = cfg.scratch / "synth_test"
     rec = out / "recipe.json"  # written last: present means complete
     if rec.exists():
         r = json.loads(rec.read_text())
-        if r["scenes"] == scenes and r["seed"] == 0 and r["imgsz"] == 320 and "test" in r["splits"]:
+        if (r["scenes"] == scenes and r["seed"] == 0 and r["imgsz"] == 320 and "test" in r["splits"]
+                and r.get("version") == RECIPE_VERSION):  # a generator change bumps the version
             return out, {"built_s": None, "recipe_scenes": scenes}
     t = time.perf_counter()
     build(out, scenes, seed=0, imgsz=320, workers=2, splits=("test",))

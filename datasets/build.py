@@ -223,7 +223,7 @@ def render_one(i: int, seed: int, imgsz: int = 416, frame_size: tuple[int, int] 
     spec, rng = scene_spec(i, seed, frame_size, max_pips)
     split = split_of(i)
     frame, labels = SC.render_scene(spec)
-    # The held-out test split keeps its recipe-1 windows, so detector versions compare on the same set.
+    # The held-out test split keeps the runtime's usual full windows (no padded crops).
     det = detector_samples(frame, labels, rng, imgsz, det_per_scene, PADDED_WINDOWS if split != "test" else 0.0)
     hv = pip_halves(frame, labels, rng)
     return {"split": split, "frame": frame, "labels": labels, "spec": spec, "det": det, "halves": hv}

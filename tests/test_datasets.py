@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import cv2
@@ -209,3 +210,98 @@ def test_scene_render_speed():
     t = time.perf_counter()
     SC.render_scene(spec)
     assert time.perf_counter() - t < 5.0  # ~0.15 s typical on one idle core; generous for loaded CI machines
+
+
+# -- realism additions: game boards with printed dominoes, contact shadows, colour cast, tile shapes --
+
+from datasets.render import surfaces as S  # noqa: E402
+
+
+def test_game_board_prints_tile_sized_dominoes_that_are_never_labelled(monkeypatch):
+    L = 60.0
+    printed: list = []
+    img = S._game_board(360, 640, np.random.default_rng(4), L, 0.0, printed)
+    again = S._game_board(360, 640, np.random.default_rng(4), L, 0.0)
+    assert img.shape == (360, 640, 3) and img.dtype == np.uint8
+    assert np.array_equal(img, again)  # deterministic per seed
+    inside = [p for p in printed if (p.mean(0) > 0).all() and p.mean(0)[0] < 640 and p.mean(0)[1] < 360]
+    assert len(inside) >= 6
+    longs = np.array([max(np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[3] - p[0])) for p in inside])
+    assert (longs > 0.85 * L).all() and (longs < 1.15 * L).all()  # as big as the scene's tiles
+    # A scene on such a board with no tiles has no labels, however many printed dominoes it shows.
+    monkeypatch.setattr(S, "make_surface", lambda kind, h, w, rng, tl=60.0, a=0.0: S._game_board(h, w, rng, tl, a))
+    spec = _plain_scene(np.random.default_rng(0))
+    spec = SC.SceneSpec(camera=spec.camera, surface="board", style=spec.style, placements=[], effects=None)
+    frame, labels = SC.render_scene(spec)
+    assert labels == [] and frame.std() > 10
+
+
+def _ring_ratio(frame: np.ndarray, poly: np.ndarray) -> float:
+    """Mean grey of a 1-4 px ring just outside ``poly`` / of a ring 14-18 px outside."""
+    g = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float64)
+    m = np.zeros(g.shape, np.uint8)
+    cv2.fillPoly(m, [np.round(poly).astype(np.int32)], 1)
+    d = cv2.distanceTransform((1 - m).astype(np.uint8), cv2.DIST_L2, 5)
+    return float(g[(d > 1) & (d <= 4)].mean() / g[(d > 14) & (d <= 18)].mean())
+
+
+def test_contact_shadow_darkens_a_rim_around_tiles_only_when_asked():
+    cam = Camera(w=320, h=240, px_per_mm=2.0, height_mm=900.0, target_mm=(0.0, 0.0))
+    style = T.TileStyle("white", (236, 238, 240), tuple([(20, 20, 20)] * 13), (40, 40, 40), False)
+    ratios = []
+    for contact in (0.0, 0.6):
+        spec = SC.SceneSpec(camera=cam, surface="linen", style=style, effects=None, seed=1,
+                            placements=[Ly.TilePlacement(0.0, 0.0, 0.0, 2, 3, True)],
+                            shadow_mm=(0.0, 0.0, 0.0), contact_shadow=contact)
+        frame, labels = SC.render_scene(spec)
+        ratios.append(_ring_ratio(frame, labels[0]["polygon"]))
+    assert ratios[0] == pytest.approx(1.0, abs=0.05)
+    assert ratios[1] < 0.8
+
+
+def test_tilted_tile_shows_side_faces():
+    """Pixels of a tile outside its labelled top face are its side faces (perspective and tilt)."""
+    style = T.TileStyle("white", (236, 238, 240), tuple([(20, 20, 20)] * 13), (40, 40, 40), False)
+    counts = []
+    for tilt in (0.0, 15.0):
+        cam = Camera(w=480, h=320, px_per_mm=2.0, height_mm=500.0, target_mm=(0.0, 0.0), tilt_deg=tilt)
+        spec = SC.SceneSpec(camera=cam, surface="dark", style=style, effects=None, seed=1,
+                            placements=[Ly.TilePlacement(60.0, 40.0, 0.0, 2, 3, True)], shadow_mm=(0.0, 0.0, 0.0))
+        frame, labels = SC.render_scene(spec)
+        top = np.zeros(frame.shape[:2], np.uint8)
+        cv2.fillPoly(top, [np.round(labels[0]["polygon"] - 0.5).astype(np.int32)], 1)
+        top = cv2.dilate(top, np.ones((3, 3), np.uint8))
+        light = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) > 120  # the dark table is < 60
+        counts.append(int((light & (top == 0)).sum()))
+    # Even straight down, a tile 72 mm off the nadir shows a side band (perspective); tilted, a wider one.
+    assert counts[0] > 20 and counts[1] > 3 * counts[0], counts  # measured: 46 and 225 px
+
+
+def test_surface_colour_cast_tints_white_tiles():
+    cam = Camera(w=320, h=240, px_per_mm=2.0, height_mm=900.0, target_mm=(0.0, 0.0))
+    style = T.TileStyle("white", (236, 238, 240), tuple([(20, 20, 20)] * 13), (40, 40, 40), False)
+    out = []
+    for cast in (0.0, 0.3):
+        spec = SC.SceneSpec(camera=cam, surface="felt", style=style, effects=None, seed=2, cast=cast,
+                            placements=[Ly.TilePlacement(0.0, 0.0, 0.0, 0, 0, True)], shadow_mm=(0.0, 0.0, 0.0))
+        frame, labels = SC.render_scene(spec)
+        tile = rectified_tile(frame, labels[0]["polygon"], 96)[10:-10, 10:-10].reshape(-1, 3)
+        far = frame[:20].reshape(-1, 3).astype(np.float64).mean(0)
+        out.append((np.median(tile, 0).astype(np.float64), far))
+    (t0, surf), (t1, _) = out
+    assert np.abs(t0 - np.array(style.body)).max() < 12  # no cast: the body colour
+    # With a cast the tile moves toward the surface's hue: its dominant channel gains on the weakest.
+    hi, lo = int(np.argmax(surf)), int(np.argmin(surf))
+    assert (t1[hi] - t1[lo]) - (t0[hi] - t0[lo]) > 20
+
+
+@pytest.mark.parametrize("kind", ["white", "black"])
+def test_style_shape_variations_keep_pip_counts(kind):
+    for seed in range(6):
+        style = T.make_style(kind, np.random.default_rng(seed))
+        assert 0.9 <= style.pip_scale <= 1.22 and 0.025 <= style.divider_frac <= 0.075
+        for big in (style, dataclasses.replace(style, pip_scale=1.22)):
+            for n in range(7):
+                assert _count_blobs(T.render_half(n, big, 96), kind == "white") == n
+        face = T.render_face_up(style, 6, 6, 128, np.random.default_rng(0))
+        assert face.shape == (64, 128, 3)

@@ -41,6 +41,9 @@ class TileStyle:
     pin: bool
     back_pattern: int = 0  # 0 plain, 1 ring, 2 stripes (face-down side)
     side_shade: float = 0.7  # side faces = body * side_shade
+    pip_scale: float = 1.0  # pip radius = standard radius * pip_scale
+    divider_frac: float = 0.03  # divider line thickness, fraction of the half's side
+    divider_margin: float = 0.1  # gap between the divider's ends and the long edges, fraction of the side
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
 
@@ -53,22 +56,26 @@ def make_style(kind: str, rng: np.random.Generator) -> TileStyle:
     j = lambda c, s=8: tuple(int(np.clip(v + rng.integers(-s, s + 1), 0, 255)) for v in c)  # noqa: E731
     pin = bool(rng.random() < 0.5)
     back = int(rng.integers(0, 3))
+    # Sets differ in pip size and divider: real white tiles (DDD photos) have pips ~0.1 of the
+    # half's side in radius and a thick divider (~0.06) running nearly edge to edge.
+    shape = dict(pip_scale=float(rng.uniform(0.9, 1.22)), divider_frac=float(rng.uniform(0.025, 0.075)),
+                 divider_margin=float(rng.uniform(0.03, 0.14)))
     if kind == "white":
         body = j((236, 238, 240), 10)
         pips = tuple([j((25, 25, 25), 10)] * 13)
-        return TileStyle(kind, body, pips, j((40, 40, 40)), pin, back)
+        return TileStyle(kind, body, pips, j((40, 40, 40)), pin, back, **shape)
     if kind == "ivory":
         body = j((190, 225, 240), 10)
         pips = tuple([j((30, 35, 40), 10)] * 13)
-        return TileStyle(kind, body, pips, j((50, 60, 70)), pin, back)
+        return TileStyle(kind, body, pips, j((50, 60, 70)), pin, back, **shape)
     if kind == "black":
         body = j((28, 28, 30), 8)
         pips = tuple([j((235, 235, 235), 10)] * 13)
-        return TileStyle(kind, body, pips, j((200, 200, 200)), pin, back, side_shade=1.4)
+        return TileStyle(kind, body, pips, j((200, 200, 200)), pin, back, side_shade=1.4, **shape)
     if kind == "colour_pips":
         body = j((232, 236, 238), 10)
         pips = tuple(j(c, 10) for c in _VALUE_COLOURS)
-        return TileStyle(kind, body, pips, j((60, 60, 60)), pin, back)
+        return TileStyle(kind, body, pips, j((60, 60, 60)), pin, back, **shape)
     raise ValueError(f"unknown tile style {kind!r}")
 
 
@@ -125,10 +132,10 @@ def _pip_radius(n: int) -> float:
 
 
 def _draw_pips(img: np.ndarray, x0: float, side: float, n: int, colour, rng: np.random.Generator,
-               dark_centre: bool) -> None:
+               dark_centre: bool, scale: float = 1.0) -> None:
     shift = 4
     s = 1 << shift
-    r = _pip_radius(n) * side
+    r = _pip_radius(n) * side * (min(scale, 1.0) if n > 7 else scale)
     for u, v in pip_positions(n):
         cx = x0 + u * side
         cy = v * side
@@ -148,7 +155,7 @@ def render_half(n: int, style: TileStyle, side_px: int, rng: np.random.Generator
     rng = rng or np.random.default_rng(0)
     img = np.empty((side_px, side_px, 3), np.uint8)
     img[:] = style.body
-    _draw_pips(img, 0.0, float(side_px), n, style.pip_colours[n], rng, dark_centre=False)
+    _draw_pips(img, 0.0, float(side_px), n, style.pip_colours[n], rng, dark_centre=False, scale=style.pip_scale)
     return img
 
 
@@ -162,10 +169,11 @@ def render_face_up(style: TileStyle, a: int, b: int, long_px: int, rng: np.rando
     w = 2 * side
     img = np.empty((side, w, 3), np.uint8)
     img[:] = style.body
-    _draw_pips(img, 0.0, float(side), a, style.pip_colours[a], rng, dark_centre=side > 40)
-    _draw_pips(img, float(side), float(side), b, style.pip_colours[b], rng, dark_centre=side > 40)
-    thick = max(1, int(round(side * 0.03)))
-    m = int(round(side * 0.1))
+    _draw_pips(img, 0.0, float(side), a, style.pip_colours[a], rng, dark_centre=side > 40, scale=style.pip_scale)
+    _draw_pips(img, float(side), float(side), b, style.pip_colours[b], rng, dark_centre=side > 40,
+               scale=style.pip_scale)
+    thick = max(1, int(round(side * style.divider_frac)))
+    m = int(round(side * style.divider_margin))
     cv2.line(img, (side, m), (side, side - 1 - m), style.divider, thick, cv2.LINE_AA)
     if style.pin:
         pr = max(1, int(round(side * 0.07)))
