@@ -87,6 +87,11 @@ class _Outputs:
         if self.on_row is not None:
             self.on_row(row)
 
+    @property
+    def pending(self) -> bool:
+        """Whether snapshots wait for a drawn frame."""
+        return bool(self._pending)
+
     def flush_snapshots(self, frame: np.ndarray | None = None) -> None:
         """Save the pending snapshots: of ``frame`` (redrawn after the events), else as emitted."""
         for name, emitted in self._pending:
@@ -218,18 +223,18 @@ class ReviewSession:
         s.footage_s = t
         obs, events = self.pipeline.step(index, t, image)
         s.reads = self.pipeline.reads
+        # Rows are emitted with the raw image as a stand-in: their snapshots are saved from the frame
+        # drawn below, after the events, so they show the row's own score and open ends.
+        for ev in events:
+            self._handle(ev, index, t, image)
+        if self.rules is None and obs is not None:
+            self._free_form_placements(index, t, image)
+        if not (self.out.annotate or self.out.pending):
+            return  # drawing costs ~3 ms a 1080p frame: only for the video or a snapshot
         banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
         open_ends = self.hand.state.layout.open_ends() if self.hand else {}
         frame = _draw(image, self.pipeline.last_obs, self.score, open_ends, banner)
-        for ev in events:
-            self._handle(ev, index, t, frame)
-        if self.rules is None and obs is not None:
-            self._free_form_placements(index, t, frame)
-        if events:  # redraw with the new score so the video shows it from this frame on
-            banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
-            open_ends = self.hand.state.layout.open_ends() if self.hand else {}
-            frame = _draw(image, self.pipeline.last_obs, self.score, open_ends, banner)
-        self.out.flush_snapshots(frame)  # snapshots show the score after their events, as the video does
+        self.out.flush_snapshots(frame)
         self.out.write_frame(frame, fps)
 
     # ---- events ---------------------------------------------------------------------------
