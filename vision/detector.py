@@ -14,6 +14,7 @@ Input preprocessing matches ultralytics: BGR -> RGB, /255, NCHW float32, padding
 
 from __future__ import annotations
 
+import ast
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ import numpy as np
 from vision.obb import PAD_VALUE, decode_obb, letterbox, nms_rotated, polygon_to_xywhr, xywhr_to_polygon
 
 __all__ = ["Detections", "OBBDetector", "TARGET_TILE_PX", "window_origins", "make_session", "suppress_contained",
-           "to_input"]
+           "to_input", "downscale", "MAX_INPUT_PX"]
 
 #: Default tile long side in the detector input, px (training range 28-56 px; measured best
 #: for the shipped model, docs/recognition.md).
@@ -38,6 +39,59 @@ MIN_SCALE, MAX_SCALE = 1.0 / 64, 3.0
 #: outside the trained 28-56 px they are not tiles at this scale (e.g. a whole tiny
 #: frame letterboxed into grey looks like one big tile).
 SIZE_RANGE_PX = (14.0, 100.0)
+#: Longest side of one input of a dynamic-shape detector, px: a scaled frame longer than
+#: this is cut into overlapping windows of at most this side (bounds memory; a 1080p frame
+#: with tiles scaled to 40 px is about 980 x 550 px, one input).
+MAX_INPUT_PX = 1280
+
+
+#: :func:`downscale` may enlarge by up to this factor after its integer step (a tile ~3 %
+#: softer than a plain area resize would give) to use OpenCV's fast integer area path.
+MAX_UPSCALE = 1.06
+
+
+def _resize(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``cv2.resize`` to ``size`` (w, h): area averaging to shrink, bilinear to enlarge; no copy when equal."""
+    h, w = img.shape[:2]
+    if (w, h) == tuple(size):
+        return img
+    return cv2.resize(img, size, interpolation=cv2.INTER_AREA if size[0] * size[1] < w * h else cv2.INTER_LINEAR)
+
+
+def downscale(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Resize an image to ``size`` = (w, h) px like an area resize, but fast.
+
+    OpenCV's area resize is ~20x slower at a non-integer factor (1920x1080 -> 992x544:
+    12-55 ms on this 2-core machine under load, ~2 ms this way) than at an integer one.  So the image is first shrunk by the
+    largest integer factor ``k`` that divides both sides and leaves it at most
+    :data:`MAX_UPSCALE` smaller than ``size`` (area averaging of k x k blocks, exact), then
+    resized the rest of the way (area to shrink, bilinear to enlarge).  Without such a
+    ``k`` (e.g. a factor between 1/2 and 1/1.06) it is a plain area resize.
+
+    Args:
+        img: (H, W, C) or (H, W) uint8.
+        size: output (width, height), px.
+
+    Returns:
+        (h, w[, C]) uint8; ``img`` itself when the size is unchanged.
+    """
+    h, w = img.shape[:2]
+    nw, nh = size
+    k = int(min(w / nw, h / nh) * MAX_UPSCALE)
+    while k >= 2 and (w % k or h % k):
+        k -= 1
+    if k >= 2:
+        img = cv2.resize(img, (w // k, h // k), interpolation=cv2.INTER_AREA)
+    return _resize(img, (nw, nh))
+
+
+def _meta_imgsz(meta: dict) -> int:
+    """Training input side from ultralytics export metadata (``imgsz`` "[320, 320]"), default 320."""
+    try:
+        v = ast.literal_eval(meta.get("imgsz", "320"))
+        return int(max(v) if isinstance(v, (list, tuple)) else v)
+    except (ValueError, SyntaxError, TypeError):
+        return 320
 
 
 def make_session(path: str | Path, threads: int = 1):
@@ -161,6 +215,8 @@ class OBBDetector:
         conf_threshold: minimum class score of a detection.
         iou_threshold: rotated-NMS IoU threshold.
         target_px: tile long side in the detector input that frames are scaled to, px.
+        fast_resize: shrink frames with :func:`downscale` (integer area step first) instead
+            of one plain area resize.
 
     Raises:
         FileNotFoundError: missing model file.
@@ -168,36 +224,68 @@ class OBBDetector:
     """
 
     def __init__(self, path: str | Path, threads: int = 1, conf_threshold: float = 0.25,
-                 iou_threshold: float = 0.5, target_px: float = TARGET_TILE_PX):
+                 iou_threshold: float = 0.5, target_px: float = TARGET_TILE_PX, fast_resize: bool = True):
         self.path = Path(path)
         self.session = make_session(path, threads)
         inp = self.session.get_inputs()[0]
         out = self.session.get_outputs()[0]
         shape = list(inp.shape)
-        if len(shape) != 4 or not all(isinstance(v, int) for v in shape[2:]) or shape[2] != shape[3]:
-            raise ValueError(f"{self.path}: expected a static square input (1, 3, S, S), got {shape}")
-        self.size = int(shape[2])
-        self.input_name = inp.name
-        rows = out.shape[1]
-        if not isinstance(rows, int) or rows < 6:
-            raise ValueError(f"{self.path}: expected an OBB output (1, 4 + nc + 1, N), got {out.shape}")
-        self.num_classes = rows - 5
         meta = self.session.get_modelmeta().custom_metadata_map
         if meta.get("end2end", "False") == "True":
             raise ValueError(f"{self.path}: end-to-end (NMS-free) exports are not supported; export with end2end=False")
+        if len(shape) != 4:
+            raise ValueError(f"{self.path}: expected an image input (1, 3, H, W), got {shape}")
+        #: True for a model exported with dynamic height and width (``models/export_dynamic.py``):
+        #: :meth:`detect` then runs one input over the whole scaled frame (split only above
+        #: :data:`MAX_INPUT_PX`) instead of ``size`` x ``size`` windows.
+        self.dynamic = not all(isinstance(v, int) for v in shape[2:])
+        #: Input side the network was trained at (the window side of a static model), px.
+        self.size = _meta_imgsz(meta) if self.dynamic else int(shape[2])
+        if not self.dynamic and shape[2] != shape[3]:
+            raise ValueError(f"{self.path}: expected a static square input (1, 3, S, S), got {shape}")
+        #: The network's largest stride: dynamic input sides must be multiples of it, px.
+        self.stride = int(meta.get("stride", 32))
+        self.input_name = inp.name
+        rows = out.shape[1]
+        if not isinstance(rows, int):  # dynamic exports name the row count: count the classes instead
+            names = meta.get("names", "")
+            try:
+                rows = 5 + len(ast.literal_eval(names))
+            except (ValueError, SyntaxError, TypeError):
+                rows = int(self.session.run(None, {self.input_name: np.zeros((1, 3, self.size, self.size),
+                                                                              np.float32)})[0].shape[1])
+        if rows < 6:
+            raise ValueError(f"{self.path}: expected an OBB output (1, 4 + nc + 1, N), got {out.shape}")
+        self.num_classes = rows - 5
         self.names = meta.get("names", "")
         self.conf_threshold = conf_threshold
         self.iou_threshold = iou_threshold
         self.target_px = float(target_px)
         #: Overlap of neighbouring windows, detector input px.
         self.overlap_px = int(round(WINDOW_OVERLAP * self.target_px))
+        #: Shrink frames with :func:`downscale` (fast) rather than a plain area resize.
+        self.fast_resize = fast_resize
+        #: Longest input side of a dynamic model, px (a multiple of ``stride``).
+        self.max_input_px = max(self.size, MAX_INPUT_PX // self.stride * self.stride)
 
     # -- one input square ----------------------------------------------------------------
 
     def infer(self, square: np.ndarray) -> np.ndarray:
-        """Run the network on one (S, S, 3) uint8 BGR input; returns the raw (4 + nc + 1, N) float32 output."""
-        if square.shape != (self.size, self.size, 3) or square.dtype != np.uint8:
-            raise ValueError(f"expected a ({self.size}, {self.size}, 3) uint8 image, got {square.shape} {square.dtype}")
+        """Run the network on one uint8 BGR input; returns the raw (4 + nc + 1, N) float32 output.
+
+        Args:
+            square: (S, S, 3) for a static model; (h, w, 3) with ``h`` and ``w`` multiples
+                of :attr:`stride` for a dynamic one.
+        """
+        if self.dynamic:
+            ok = (square.ndim == 3 and square.shape[2] == 3 and square.shape[0] % self.stride == 0
+                  and square.shape[1] % self.stride == 0 and min(square.shape[:2]) > 0)
+            want = f"(h, w, 3) uint8 image, h and w multiples of {self.stride}"
+        else:
+            ok = square.shape == (self.size, self.size, 3)
+            want = f"({self.size}, {self.size}, 3) uint8 image"
+        if not ok or square.dtype != np.uint8:
+            raise ValueError(f"expected a {want}, got {square.shape} {square.dtype}")
         return self.session.run(None, {self.input_name: to_input(square)})[0][0]
 
     def _square_dets(self, square: np.ndarray, size_filter: bool = True
@@ -222,6 +310,46 @@ class OBBDetector:
 
     # -- a whole frame at a given scale ----------------------------------------------------
 
+    def scaled_size(self, frame_shape: tuple[int, ...], tile_px: float) -> tuple[int, int]:
+        """(width, height) px of a frame of ``frame_shape`` (H, W, ...) scaled so tiles of ``tile_px`` px are ``target_px``.
+
+        For a dynamic model whose scaled frame is at least ``size`` px both ways, each side
+        is rounded to a multiple of :attr:`stride` (the scale may differ by a few percent
+        between x and y; :meth:`detect` maps boxes back per axis).
+        """
+        H, W = frame_shape[:2]
+        s = float(np.clip(self.target_px / tile_px, MIN_SCALE, MAX_SCALE))
+        nw, nh = max(1, int(round(W * s))), max(1, int(round(H * s)))
+        if self.dynamic and min(nw, nh) >= self.size:
+            # Each side to the nearest multiple of the stride (<= 16 px off: tiles stay within
+            # ~3 % of target_px) so the input needs no grey padding, which the network never
+            # saw next to tiles cut by the frame edge in training.
+            r = self.stride
+            nw, nh = max(r, int(round(nw / r)) * r), max(r, int(round(nh / r)) * r)
+        return nw, nh
+
+    def input_size(self, scaled: tuple[int, int]) -> tuple[int, int]:
+        """(width, height) px of one detector input for a scaled frame of ``scaled`` (width, height) px.
+
+        ``(size, size)`` for a static model; for a dynamic one the scaled frame rounded up
+        to a multiple of :attr:`stride`, at most :attr:`max_input_px` per side.
+        """
+        if not self.dynamic:
+            return self.size, self.size
+        r = self.stride
+        return tuple(min(self.max_input_px, -(-v // r) * r) for v in scaled)  # type: ignore[return-value]
+
+    def windows(self, frame_shape: tuple[int, ...], tile_px: float) -> list[tuple[int, int, int, int]]:
+        """The detector inputs :meth:`detect` runs: ``(x0, y0, w, h)`` in scaled-frame px.
+
+        Windows overlap by :attr:`overlap_px`; the last row and column may run past the
+        scaled frame (padded grey).  One window when the scaled frame fits one input.
+        """
+        nw, nh = self.scaled_size(frame_shape, tile_px)
+        iw, ih = self.input_size((nw, nh))
+        return [(x0, y0, iw, ih) for y0 in window_origins(nh, ih, self.overlap_px)
+                for x0 in window_origins(nw, iw, self.overlap_px)]
+
     def detect(self, frame: np.ndarray, tile_px: float) -> Detections:
         """Detect tiles in a frame whose tiles are about ``tile_px`` px long.
 
@@ -235,45 +363,39 @@ class OBBDetector:
         if not tile_px > 0:
             raise ValueError(f"tile_px must be > 0, got {tile_px}")
         H, W = frame.shape[:2]
-        s = float(np.clip(self.target_px / tile_px, MIN_SCALE, MAX_SCALE))
-        nw, nh = max(1, int(round(W * s))), max(1, int(round(H * s)))
-        if (nw, nh) != (W, H):
-            small = cv2.resize(frame, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
-        else:
-            small = frame
+        nw, nh = self.scaled_size(frame.shape, tile_px)
+        small = downscale(frame, (nw, nh)) if self.fast_resize else _resize(frame, (nw, nh))
         fx, fy = nw / W, nh / H
         S = self.size
-        if nw <= S and nh <= S:  # the whole scaled frame fits: letterbox it (pad only)
+        if not self.dynamic and nw <= S and nh <= S:  # the whole scaled frame fits: letterbox it (pad only)
             sq, box = letterbox(small, S, scale=1.0)
             polys, scores, classes = self._square_dets(sq)
             polys = box.to_source(polys).reshape(-1, 4, 2)
         else:
             all_p, all_s, all_c = [], [], []
-            xs, ys = window_origins(nw, S, self.overlap_px), window_origins(nh, S, self.overlap_px)
-            for y0 in ys:
-                for x0 in xs:
-                    win = small[y0:y0 + S, x0:x0 + S]
-                    if win.shape[:2] != (S, S):
-                        sq = np.full((S, S, 3), PAD_VALUE, np.uint8)
-                        sq[:win.shape[0], :win.shape[1]] = win
-                    else:
-                        sq = np.ascontiguousarray(win)
-                    p, sc, c = self._square_dets(sq)
-                    if len(sc):
-                        # Drop boxes cut by an inner window edge: the neighbour window sees them whole.
-                        m = 3.0
-                        cut = np.zeros(len(sc), bool)
-                        if x0 > 0:
-                            cut |= p[:, :, 0].min(1) < m
-                        if y0 > 0:
-                            cut |= p[:, :, 1].min(1) < m
-                        if x0 + S < nw:
-                            cut |= p[:, :, 0].max(1) > S - m
-                        if y0 + S < nh:
-                            cut |= p[:, :, 1].max(1) > S - m
-                        all_p.append(p[~cut] + np.array([x0, y0], np.float32))
-                        all_s.append(sc[~cut])
-                        all_c.append(c[~cut])
+            for x0, y0, iw, ih in self.windows(frame.shape, tile_px):
+                win = small[y0:y0 + ih, x0:x0 + iw]
+                if win.shape[:2] != (ih, iw):
+                    sq = np.full((ih, iw, 3), PAD_VALUE, np.uint8)
+                    sq[:win.shape[0], :win.shape[1]] = win
+                else:
+                    sq = np.ascontiguousarray(win)
+                p, sc, c = self._square_dets(sq)
+                if len(sc):
+                    # Drop boxes cut by an inner window edge: the neighbour window sees them whole.
+                    m = 3.0
+                    cut = np.zeros(len(sc), bool)
+                    if x0 > 0:
+                        cut |= p[:, :, 0].min(1) < m
+                    if y0 > 0:
+                        cut |= p[:, :, 1].min(1) < m
+                    if x0 + iw < nw:
+                        cut |= p[:, :, 0].max(1) > iw - m
+                    if y0 + ih < nh:
+                        cut |= p[:, :, 1].max(1) > ih - m
+                    all_p.append(p[~cut] + np.array([x0, y0], np.float32))
+                    all_s.append(sc[~cut])
+                    all_c.append(c[~cut])
             if not all_p:
                 return Detections.empty(tile_px)
             polys, scores, classes = np.concatenate(all_p), np.concatenate(all_s), np.concatenate(all_c)
@@ -286,12 +408,21 @@ class OBBDetector:
         return Detections(polys[keep], scores[keep], classes[keep], float(tile_px))
 
     def windows_for(self, frame_shape: tuple[int, ...], tile_px: float) -> int:
-        """Number of detector windows :meth:`detect` runs for this frame size and tile size."""
-        H, W = frame_shape[:2]
-        s = float(np.clip(self.target_px / tile_px, MIN_SCALE, MAX_SCALE))
-        ov = self.overlap_px
-        return (len(window_origins(max(1, round(W * s)), self.size, ov))
-                * len(window_origins(max(1, round(H * s)), self.size, ov)))
+        """Number of detector inputs :meth:`detect` runs for this frame size and tile size."""
+        nw, nh = self.scaled_size(frame_shape, tile_px)
+        if not self.dynamic and nw <= self.size and nh <= self.size:
+            return 1
+        return len(self.windows(frame_shape, tile_px))
+
+    def input_cost(self, frame_shape: tuple[int, ...], tile_px: float) -> float:
+        """Detector work for this frame and tile size, in ``size`` x ``size`` windows (input pixels / size²).
+
+        Equals :meth:`windows_for` for a static model; for a dynamic one the inputs' total
+        area (one 992 x 544 input for a 1080p frame with 79 px tiles: 5.3).
+        """
+        if not self.dynamic:
+            return float(self.windows_for(frame_shape, tile_px))
+        return sum(w * h for _, _, w, h in self.windows(frame_shape, tile_px)) / float(self.size * self.size)
 
     def detect_auto(self, frame: np.ndarray, min_tile_px: float = 24.0, accept_score: float = 0.5,
                     min_support: int = 3, max_windows: int = 24) -> Detections:
@@ -303,7 +434,8 @@ class OBBDetector:
         side is 2:1 too) can look like one big tile, so a candidate never wins early: the
         search goes on until the support drops below the best one's (the peak is
         passed) or, once the best support is ``min_support`` or more, the next candidate
-        would need more than ``max_windows`` detector windows.  The median long side of
+        would need more than ``max_windows`` detector windows (:meth:`input_cost`: input
+        pixels in ``size`` x ``size`` windows for a dynamic model).  The median long side of
         the best candidate's confident detections is the tile size; the frame is
         detected again at that size unless it is within 15 % of ``T`` (at most twice,
         re-estimating each time: sizes are measured best near the target scale).
@@ -318,7 +450,7 @@ class OBBDetector:
         t = min(H, W) / 2.0
         best: tuple[int, float, float, Detections] | None = None  # support, T, estimate, detections
         while t >= min_tile_px:
-            if best is not None and best[0] >= min_support and self.windows_for(frame.shape, t) > max_windows:
+            if best is not None and best[0] >= min_support and self.input_cost(frame.shape, t) > max_windows:
                 break
             d = self.detect(frame, t)
             good = d.scores >= accept_score

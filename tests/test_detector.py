@@ -1,0 +1,112 @@
+"""Whole-frame detection with the dynamic-shape detector, and the fast downscale (vision/detector.py).
+
+The dynamic export (``models/tile_detector.dynamic.onnx``, ``python -m models.export_dynamic``)
+has the weights of ``models/tile_detector.onnx``; it runs a 1080p frame as one input
+instead of 8 windows and must find the same tiles.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.detector import MAX_INPUT_PX, OBBDetector, downscale
+from vision.obb import polygon_iou
+from vision.recognize import DEFAULT_DETECTOR, DYNAMIC_DETECTOR
+
+needs_both = pytest.mark.skipif(not (DEFAULT_DETECTOR.is_file() and DYNAMIC_DETECTOR.is_file()),
+                                reason="models/tile_detector.onnx or tile_detector.dynamic.onnx absent "
+                                       "(python -m models.export_dynamic)")
+
+
+def _noise_frame(w: int = 1920, h: int = 1080) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    return cv2.GaussianBlur(rng.integers(0, 256, (h, w, 3), dtype=np.uint8), (0, 0), 3)
+
+
+def test_downscale_is_exact_area_resize_at_integer_factors():
+    f = _noise_frame()
+    assert np.array_equal(downscale(f, (960, 540)), cv2.resize(f, (960, 540), interpolation=cv2.INTER_AREA))
+    assert np.array_equal(downscale(f, (480, 270)), cv2.resize(f, (480, 270), interpolation=cv2.INTER_AREA))
+    assert downscale(f, (1920, 1080)) is f
+
+
+def test_downscale_close_to_area_resize_at_other_factors():
+    f = _noise_frame()
+    for size in ((992, 544), (977, 549), (640, 352), (300, 170)):
+        a = cv2.resize(f, size, interpolation=cv2.INTER_AREA).astype(np.int16)
+        b = downscale(f, size)
+        assert b.shape == (size[1], size[0], 3) and b.dtype == np.uint8
+        assert np.abs(b.astype(np.int16) - a).mean() < 1.5, size
+    # no integer step within MAX_UPSCALE (factor 1/1.5): a plain area resize
+    assert np.array_equal(downscale(f, (1280, 720)), cv2.resize(f, (1280, 720), interpolation=cv2.INTER_AREA))
+
+
+@needs_both
+def test_dynamic_model_runs_one_input_per_1080p_frame():
+    st, dy = OBBDetector(DEFAULT_DETECTOR), OBBDetector(DYNAMIC_DETECTOR)
+    assert not st.dynamic and dy.dynamic and dy.size == 320 and dy.stride == 32
+    assert st.windows_for((1080, 1920, 3), 78.6) == 8
+    assert dy.windows((1080, 1920, 3), 78.6) == [(0, 0, 992, 544)]  # sides rounded to multiples of 32
+    assert dy.scaled_size((1080, 1920, 3), 78.6) == (992, 544)
+    # a scaled frame longer than MAX_INPUT_PX is cut into overlapping windows of at most that side
+    wins = dy.windows((2160, 3840, 3), 40.0)
+    assert len(wins) == 8 and all(w == MAX_INPUT_PX and h == MAX_INPUT_PX for _, _, w, h in wins)
+    assert dy.scaled_size((2160, 3840, 3), 40.0) == (3840, 2176)
+    assert max(x + w for x, _, w, _ in wins) == 3840 and max(y + h for _, y, _, h in wins) == 2176
+    with pytest.raises(ValueError, match="multiples of 32"):
+        dy.infer(np.zeros((330, 320, 3), np.uint8))
+    assert dy.infer(np.zeros((64, 96, 3), np.uint8)).shape[0] == 4 + dy.num_classes + 1
+
+
+@needs_both
+def test_dynamic_export_has_the_static_weights():
+    from models.export_dynamic import is_current, max_difference
+
+    assert is_current()
+    assert max_difference(DYNAMIC_DETECTOR, DEFAULT_DETECTOR, n=2) < 1e-3
+
+
+@needs_both
+def test_dynamic_finds_the_same_tiles_as_windows_on_a_rendered_1080p_frame():
+    from bench.scenes import median_tile_px, table_frame
+
+    frame, labels = table_frame(28, (1920, 1080))
+    tile_px = median_tile_px(labels)
+    st = OBBDetector(DEFAULT_DETECTOR, conf_threshold=0.35)
+    dy = OBBDetector(DYNAMIC_DETECTOR, conf_threshold=0.35)
+    a, b = st.detect(frame, tile_px), dy.detect(frame, tile_px)
+    assert st.windows_for(frame.shape, tile_px) == 8 and dy.windows_for(frame.shape, tile_px) == 1
+    gl = [l for l in labels if l["visible"] >= 0.9]
+    assert len(gl) == 28
+
+    def matched(d):
+        """gt index -> class of the detection matching it at IoU >= 0.5."""
+        out = {}
+        for j, l in enumerate(gl):
+            iou = [polygon_iou(p, l["polygon"]) for p in d.polygons]
+            k = int(np.argmax(iou))
+            if iou[k] >= 0.5:
+                out[j] = int(d.classes[k])
+        return out
+
+    truth = {j: int(l["cls"]) for j, l in enumerate(gl)}
+    assert matched(a) == matched(b) == truth  # every tile, with its face, by both
+    assert len(b) == 28  # no extra box (the windows give one more here: a part box at a window edge)
+    assert len(a) >= 28
+
+
+@needs_both
+def test_default_detector_prefers_a_current_dynamic_export(tmp_path, monkeypatch):
+    import vision.recognize as R
+
+    monkeypatch.delenv("DOMINOCAST_DETECTOR", raising=False)
+    assert R.default_detector() == DYNAMIC_DETECTOR
+    monkeypatch.setenv("DOMINOCAST_DETECTOR", str(DEFAULT_DETECTOR))
+    assert R.default_detector() == R.DEFAULT_DETECTOR
+    monkeypatch.delenv("DOMINOCAST_DETECTOR")
+    retrained = tmp_path / "tile_detector.onnx"  # another static model: the dynamic file is stale
+    retrained.write_bytes(DEFAULT_DETECTOR.read_bytes() + b"\0")
+    monkeypatch.setattr(R, "DEFAULT_DETECTOR", retrained)
+    assert R.default_detector() == retrained
