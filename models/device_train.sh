@@ -37,7 +37,8 @@ tr '\r' '\n' < "$OUT/train.log" | grep -av "it/s\]$" | tail -n 80
 echo "wall $(( $(date +%s) - t0 )) s, exit $rc"
 # a failed run must not ship the checkpoint it started from
 [ "$rc" -eq 0 ] || exit "$rc"
-cp models/checkpoints/tile_detector.pt models/tile_detector.onnx models/tile_detector.metrics.json "$OUT/"
+cp models/checkpoints/tile_detector.pt models/tile_detector.onnx models/tile_detector.dynamic.onnx \
+    models/tile_detector.metrics.json "$OUT/"
 cp runs/detector/tile_detector/results.csv "$OUT/" 2>/dev/null || true
 cp "$DATA/recipe.json" "$OUT/" 2>/dev/null || true
 ls -la "$OUT"

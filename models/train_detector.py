@@ -10,7 +10,9 @@ reader classifies rectified halves of the detected tiles.
 Steps: build the dataset with a fixed seed if absent, train (``--resume`` starts
 from the committed ``models/checkpoints/tile_detector.pt`` instead of random
 weights), copy the optimizer-free best weights to the checkpoint, export ONNX
-to ``models/tile_detector.onnx`` and write ``models/tile_detector.metrics.json``.
+to ``models/tile_detector.onnx`` (static 320x320) and ``models/tile_detector.dynamic.onnx``
+(any input size, ``models/export_dynamic.py``) and write ``models/tile_detector.metrics.json``.
+The int8 file is a separate step (``python -m models.quantize``).
 Needs ``make train-deps`` (torch + ultralytics); nothing is downloaded.
 """
 
@@ -93,6 +95,9 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
     test = _metrics(final.val(data=kw["data"], imgsz=imgsz, split="test", batch=batch, device=dev, plots=False,
                               project=kw["project"], name=name + "_test", exist_ok=True))
     export_onnx(CHECKPOINT, imgsz)
+    from models.export_dynamic import export as export_dynamic
+
+    export_dynamic()  # the runtime's default: same weights, any input size (one pass per frame)
     epochs_done = int(getattr(model.trainer, "epoch", -1)) + 1
     metrics = {"model": "yolo11n-obb", "classes": ["tile_up", "tile_down"], "imgsz": imgsz,
                "epochs_run": epochs_done, "train_wall_s": train_s, "total_wall_s": sw(),
