@@ -74,6 +74,23 @@ def test_crosswise_double_at_an_end_and_the_tile_after_it():
     assert (after.end, after.tile, after.contact) == ("E", (5, 4), "side")
 
 
+def test_mismatched_double_crosswise_after_a_crosswise_double_is_placed_and_flagged():
+    # fives-and-threes footage: [5|0] lead, [0|0] crosswise on E, then a bogus [5|5] crosswise
+    # beyond it; it must attach to E (so the umpire sees the mismatch and later plays attach)
+    lop = LineOfPlay()
+    lop.set_lead(tile(0, 0, 0), (5, 0))
+    zero = tile(36, 0, 90)
+    f0 = lop.assign(zero, (0, 0))
+    lop.place(f0, zero, (0, 0))
+    bogus = tile(60, 0, 90)  # 12 mm beyond the 0-0's long side at x = 48, axis across the line
+    fit = lop.assign(bogus, (5, 5))
+    assert (fit.end, fit.tile, fit.contact) == ("E", (5, 5), "crosswise")
+    assert not fit.pip_match and fit.uncertain
+    lop.place(fit, bogus, (5, 5))
+    after = lop.assign(tile(96, 0, 0), (5, 6))  # straight off the bogus double's long side
+    assert (after.end, after.tile, after.contact) == ("E", (5, 6), "side")
+
+
 def test_lone_double_lead_takes_its_axis_from_the_first_tile_and_opens_spinner_arms():
     lop = LineOfPlay()
     lop.set_lead(tile(0, 0, 90), (6, 6), spinner_arms=("N", "S"))  # crosswise, long sides face W/E

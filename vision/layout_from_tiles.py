@@ -16,7 +16,8 @@ Contacts (``h`` = half length of a tile, about its width):
   straight, turn 90 degrees beyond the end (an L at the table border), turn alongside
   the exposed half, or be a double laid crosswise across the end.
 * ``"side"`` ends (the long side of a double laid crosswise, or of a spinner): a tile
-  continues straight out of the middle of that side, or turns 90 degrees in front of it.
+  continues straight out of the middle of that side, or turns 90 degrees in front of it;
+  a double may also lie crosswise beyond it (a mismatch, or a second set's twin).
 
 Conventions (docs/tracking.md):
 
@@ -239,11 +240,13 @@ def _contact_residual(end: ExposedEnd, g: TileGeom, k: int, is_double: bool) -> 
         side = end.lateral + h_new / 2
         consider(P + p * side, p, "side_turn")
         consider(P - p * side, -p, "side_turn")
-        if is_double:  # a double laid crosswise across the end: centre beyond it, axis across
-            c_exp = P + o * (end.reach + g.width / 2)
-            r = float(np.linalg.norm(g.center - c_exp)) / scale + abs(float(np.dot(g.axis, o)))
-            if r < best:
-                best, name = r, "crosswise"
+    if is_double:  # a double laid crosswise across the end: centre beyond it, axis across
+        # Any end: after a crosswise double this is only a bogus play (or a second set's twin),
+        # and it must still be placed so the umpire sees the mismatch and later plays attach.
+        c_exp = P + o * (end.reach + g.width / 2)
+        r = float(np.linalg.norm(g.center - c_exp)) / scale + abs(float(np.dot(g.axis, o)))
+        if r < best:
+            best, name = r, "crosswise"
     return best, name
 
 
