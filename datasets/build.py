@@ -46,7 +46,7 @@ MIN_VISIBLE = 0.5
 #: Fraction of train/val detector windows that are a smaller crop padded with grey, as the runtime
 #: pads small frames (letterbox) and edge windows; training never showed padding before.
 PADDED_WINDOWS = 0.15
-RECIPE_VERSION = 2
+RECIPE_VERSION = 3
 
 
 def split_of(i: int) -> str:

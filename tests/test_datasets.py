@@ -305,3 +305,18 @@ def test_style_shape_variations_keep_pip_counts(kind):
                 assert _count_blobs(T.render_half(n, big, 96), kind == "white") == n
         face = T.render_face_up(style, 6, 6, 128, np.random.default_rng(0))
         assert face.shape == (64, 128, 3)
+
+
+def test_monochrome_camera_effect_gives_grey_frames_and_is_sampled_sometimes():
+    from dataclasses import replace
+
+    from datasets.render import effects as E
+
+    img = np.random.default_rng(3).integers(0, 255, (48, 64, 3), np.uint8)
+    p = replace(E.sample_effects(np.random.default_rng(1)), grey=True, jpeg_quality=100)
+    out = E.apply_all(img, p)
+    assert np.array_equal(out[..., 0], out[..., 1]) and np.array_equal(out[..., 1], out[..., 2])
+    colour = E.apply_all(img, replace(p, grey=False))
+    assert np.abs(colour[..., 0].astype(int) - colour[..., 2]).max() > 20
+    rate = np.mean([E.sample_effects(np.random.default_rng([7, i])).grey for i in range(2000)])
+    assert 0.03 < rate < 0.07  # 5 % of frames

@@ -25,6 +25,7 @@ class EffectParams:
     noise_sigma: float
     jpeg_quality: int
     seed: int
+    grey: bool = False  # a monochrome camera (common for overhead capture): no colour at all
 
 
 def sample_effects(rng: np.random.Generator) -> EffectParams:
@@ -39,6 +40,7 @@ def sample_effects(rng: np.random.Generator) -> EffectParams:
         noise_sigma=float(rng.uniform(0, 7)),
         jpeg_quality=int(rng.integers(35, 96)) if rng.random() < 0.8 else 100,
         seed=int(rng.integers(0, 2**31 - 1)),
+        grey=bool(rng.random() < 0.05),
     )
 
 
@@ -115,4 +117,7 @@ def jpeg(img: np.ndarray, p: EffectParams) -> np.ndarray:
 
 def apply_all(img: np.ndarray, p: EffectParams) -> np.ndarray:
     """Lighting, glare, blur, noise and JPEG, in camera order."""
-    return jpeg(noise(blur(glare(lighting(img, p), p), p), p), p)
+    img = blur(glare(lighting(img, p), p), p)
+    if p.grey:
+        img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    return jpeg(noise(img, p), p)
