@@ -20,7 +20,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from service.cli_common import console, fail
+from service.cli_common import console, fail, plural
 
 class CrossCheck(str, Enum):
     """Which halves the classical counter cross-checks."""
@@ -72,7 +72,7 @@ def annotate(frame: np.ndarray, tiles: list) -> np.ndarray:
 
 
 def _table(image: Path, tiles: list, calibrated: bool) -> Table:
-    t = Table(title=f"{image.name}: {len(tiles)} tiles", title_justify="left")
+    t = Table(title=f"{image.name}: {plural(len(tiles), 'tile')}", title_justify="left")
     cols = ["#", "face", "pips", "conf", "halves", "det", "centre px"]
     cols += ["centre mm", "angle"] if calibrated else []
     for c in cols + ["flags"]:
@@ -87,6 +87,17 @@ def _table(image: Path, tiles: list, calibrated: bool) -> Table:
         row.append(f"[red]{' '.join(o.flags)}[/]" if o.flags else "")
         t.add_row(*row)
     return t
+
+
+def _check_out_file(option: str, path: Path, example: str) -> None:
+    """Fail with one line (before any detection runs) when ``path`` cannot be an output file."""
+    if path.is_dir():
+        raise fail(f"{option} {path} is a folder, not a file (give a file name, e.g. {path / example})")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise fail(f"{option} {path}: {parent} is a file, not a folder")
 
 
 def _annotate_path(out: Path, image: Path, several: bool) -> Path:
@@ -116,6 +127,10 @@ def detect(
 
     if sets < 1 or threads < 1 or (tile_px is not None and tile_px <= 0):
         raise fail("--sets and --threads must be >= 1 and --tile-px > 0")
+    if json_out is not None:
+        _check_out_file("--json", json_out, "tiles.json")
+    if annotate_out is not None:
+        _check_out_file("--annotate", annotate_out, "annotated.png")
     if annotate_out is not None and not cv2.haveImageWriter(str(annotate_out.with_suffix(annotate_out.suffix or ".x"))):
         raise fail(f"--annotate {annotate_out}: OpenCV cannot write this file type (use .png or .jpg)")
     profile = None

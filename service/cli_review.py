@@ -11,10 +11,10 @@ from rich.table import Table
 
 from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
-from service.cli_common import console, fail
+from service.cli_common import console, err_console, fail, plural
 from service.review import ReviewSummary, run_review
 from vision.recognize import ModelsMissingError, Recognizer
-from vision.sources import LiveSource, SourceError, open_source
+from vision.sources import LiveSource, SourceError, is_stream_url, open_source
 
 
 def _setup(rules: str, calibration: Path | None):
@@ -40,14 +40,15 @@ def _setup(rules: str, calibration: Path | None):
 def _output_folder(out: Path, keep_events: bool) -> None:
     """Create the output folder, or fail with one line.
 
-    ``keep_events``: refuse a folder that already holds events (a live session's events cannot
-    be recorded again; a review can be re-run from its footage, so it may overwrite).
+    ``keep_events``: refuse a folder that already holds events or a video (a live session cannot
+    be recorded again; a review can be re-run from its footage, so it replaces the outputs of an
+    earlier review in the folder: ``service.review``).
     """
     if out.exists() and not out.is_dir():
         raise fail(f"--out {out} is a file, not a folder")
     events = out / "events.jsonl"
-    if keep_events and events.is_file() and events.stat().st_size:
-        raise fail(f"--out {out} already holds the events of an earlier session: choose another folder")
+    if keep_events and ((events.is_file() and events.stat().st_size) or (out / "annotated.mp4").exists()):
+        raise fail(f"--out {out} already holds the events or video of an earlier session: choose another folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -55,15 +56,18 @@ def _output_folder(out: Path, keep_events: bool) -> None:
 
 
 def _print_summary(s: ReviewSummary) -> None:
-    t = Table(title="Final score")
+    t = Table(title="Final score" if s.final or not s.status else "Score (not final)")
     t.add_column("side")
     t.add_column("points")
     for side, pts in s.score.items():
         t.add_row(side, str(pts))
     console.print(t)
     speed = s.footage_s / s.wall_s if s.wall_s else 0.0
-    console.print(f"{s.plays} plays, {s.flags} flags, {s.frames} frames ({s.reads} read) in {s.wall_s:.1f} s "
-                  f"({speed:.1f}x real time)")
+    skipped = f", {plural(len(s.skipped), 'image')} skipped (cannot be decoded)" if s.skipped else ""
+    console.print(f"{plural(s.plays, 'play')}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
+                  f"({s.reads} read){skipped} in {s.wall_s:.1f} s ({speed:.1f}x real time)")
+    for line in s.lines():  # the hand's status and warnings that make the score doubtful
+        console.print(line, markup=False)
     for name, path in s.files.items():
         console.print(f"{name:>10}: {path}")
 
@@ -76,7 +80,19 @@ def review(
     interval: float = typer.Option(1.0, "--interval", help="seconds between photos of a folder"),
     no_video: bool = typer.Option(False, "--no-video", help="skip annotated.mp4"),
 ) -> None:
-    """Review recorded footage: events.jsonl, record.json, annotated.mp4 and report.html in OUT."""
+    """Review recorded footage: events.jsonl, record.json, annotated.mp4 and report.html in OUT.
+
+    A photo of a folder that cannot be decoded is skipped (one error line; exit code 2 at the
+    end). Ctrl-C stops the review, writes the partial record and report, and exits 130.
+    """
+    try:
+        _review(source, rules, calibration, out, interval, no_video)
+    except KeyboardInterrupt:  # before the review started, or while it wrote its files
+        err_console.print("interrupted", highlight=False)
+        raise typer.Exit(code=130) from None
+
+
+def _review(source: str, rules: str, calibration: Path | None, out: Path, interval: float, no_video: bool) -> None:
     ruleset, profile, recognize = _setup(rules, calibration)
     try:
         src = open_source(source, interval_s=interval)
@@ -86,17 +102,29 @@ def review(
         raise fail(f"{source}: not a video file or folder (use `dominocast live` for cameras and streams)")
     total = len(src) if hasattr(src, "__len__") else getattr(src, "declared_frames", None)
     _output_folder(out, keep_events=False)
+
+    def on_row(row: dict) -> None:
+        if row.get("kind") == "unreadable_image":
+            fail(row["message"])  # one line as it happens; the review goes on and exits 2 at the end
+
     with Progress(TextColumn("reviewing"), BarColumn(), TextColumn("{task.completed}/{task.total} frames"),
                   TimeRemainingColumn(), console=console, transient=True) as bar:
         task = bar.add_task("frames", total=total)
         try:
             summary = run_review(src, ruleset, recognize, out, profile, title=f"Review of {Path(source).name}",
-                                 progress=lambda n: bar.update(task, completed=n), annotate=not no_video)
+                                 progress=lambda n: bar.update(task, completed=n), annotate=not no_video,
+                                 on_row=on_row)
         except SourceError as exc:
             raise fail(f"{exc} (events so far are in {out / 'events.jsonl'})")
         finally:
             src.close()
+    if summary.interrupted:
+        err_console.print(f"interrupted at {summary.footage_s:.1f} s of footage; partial results in {out}",
+                          highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(code=130)
     _print_summary(summary)
+    if summary.skipped:
+        raise typer.Exit(code=2)
 
 
 def live(
@@ -107,6 +135,14 @@ def live(
     no_video: bool = typer.Option(False, "--no-video", help="skip annotated.mp4"),
 ) -> None:
     """Score a live table: prints each event as it happens (Ctrl-C to stop and write the report)."""
+    if not source.isdigit() and not is_stream_url(source):
+        path = Path(source)
+        takes = "`dominocast live` takes a camera index (0, 1, ...) or a stream URL (rtsp://..., http://...)"
+        if path.is_file() or path.is_dir():
+            raise fail(f"{source} is a {'file' if path.is_file() else 'folder'}: {takes}; "
+                       f"for recorded footage use `dominocast review {source}`")
+        if not path.exists():  # an existing non-file (a device such as /dev/video0) is left to FFmpeg
+            raise fail(f"{source} is neither a camera index nor a stream URL: {takes}")
     ruleset, profile, recognize = _setup(rules, calibration)
     spec: int | str = int(source) if source.isdigit() else source
     _output_folder(out, keep_events=True)
@@ -116,11 +152,13 @@ def live(
                              annotate=not no_video, on_row=lambda row: print(json.dumps(row), flush=True))
     except SourceError as exc:
         raise fail(str(exc))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # a second Ctrl-C while the files were written
         console.print("stopped")
         return
     finally:
         src.close()
+    if summary.interrupted:
+        console.print("stopped")
     _print_summary(summary)
 
 

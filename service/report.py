@@ -16,8 +16,14 @@ table{border-collapse:collapse;width:100%} td,th{border-bottom:1px solid #ddd;pa
 tr.flag{background:#fff1f0} .pts{font-weight:600;color:#0a6} .neg{color:#c00}
 img.snap{width:220px;border-radius:4px} .flagtxt{color:#c00;font-size:.9em}
 .legend span{margin-right:1rem} svg{background:#fafafa;border:1px solid #eee}
+.warn{background:#fff4e5;border-left:4px solid #e67e00;padding:.5rem .8rem;font-weight:600}
 """
 _COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+
+
+def plural(n: int, noun: str, plural_noun: str | None = None) -> str:
+    """``"1 tile"``, ``"2 tiles"``: a count with its noun in the right number."""
+    return f"{n} {noun if n == 1 else plural_noun or noun + 's'}"
 
 
 def score_chart_svg(rows: list[dict], width: int = 900, height: int = 260) -> str:
@@ -93,16 +99,19 @@ def _row_html(row: dict, snapshot: str | None) -> str:
 
 
 def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
-                  standings: list[tuple[str, int, int]]) -> str:
+                  standings: list[tuple[str, int, int]], warning: str | None = None) -> str:
     """The report's HTML text.
 
     Args:
         rows: timeline rows in order; ``snapshots`` maps a row's position in ``rows`` to a
             relative image path shown beside it.
         standings: (side, games won, points) best first.
+        warning: shown in a box under the title (e.g. that the review was interrupted).
     """
-    body = [f"<h1>{html.escape(title)}</h1><p class='sub'>{html.escape(subtitle)}</p>",
-            "<h2>Score</h2>", score_chart_svg(rows)]
+    body = [f"<h1>{html.escape(title)}</h1><p class='sub'>{html.escape(subtitle)}</p>"]
+    if warning:
+        body.append(f"<p class='warn'>{html.escape(warning)}</p>")
+    body += ["<h2>Score</h2>", score_chart_svg(rows)]
     body.append("<h2>Standings</h2><table><tr><th>side</th><th>games won</th><th>points</th></tr>")
     body += [f"<tr><td>{html.escape(s)}</td><td>{w}</td><td>{p}</td></tr>" for s, w, p in standings]
     body.append("</table>")
@@ -122,7 +131,7 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
 
 
 def write_report(path: Path, title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
-                 standings: list[tuple[str, int, int]]) -> Path:
+                 standings: list[tuple[str, int, int]], warning: str | None = None) -> Path:
     """Write :func:`render_report` to ``path`` (UTF-8) and return it."""
-    path.write_text(render_report(title, subtitle, rows, snapshots, standings), encoding="utf-8")
+    path.write_text(render_report(title, subtitle, rows, snapshots, standings, warning), encoding="utf-8")
     return path

@@ -12,12 +12,21 @@ flags) -> outputs in ``out_dir``:
 * ``report.html`` + ``snapshots/``: timeline with snapshots, score chart, flags.
 
 A mismatched end read with confidence below ``confident`` is reported as an
-``uncertain_read`` flag for the umpire, never as a mismatched end.
+``uncertain_read`` flag for the umpire, never as a mismatched end. Tiles placed after the
+hand ended (``after_hand_end``) and footage with fewer seats than the rule set
+(``seats_unseen``) are flags too; the summary's ``status`` and ``warnings`` (also at the top
+of the report) say when the score is not final.
+
+A folder holds one review: the files of an earlier one (``annotated.mp4``, ``record.json``,
+``report.html``, snapshots) are removed when a new one starts. A photo of a folder that
+cannot be decoded is skipped with an ``unreadable_image`` notice row; a review stopped by
+Ctrl-C (``KeyboardInterrupt``) still writes its record and report, marked partial.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +41,7 @@ from engine.match import replay_match
 from engine.record import record_from_match, to_json
 from engine.ruleset import Ruleset
 from engine.timeline import outcome_row
-from service.report import write_report
+from service.report import plural, write_report
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
 from vision.placements import Notice
@@ -40,11 +49,19 @@ from vision.sources import FrameSource
 from vision.tracking import Tracker, TrackerConfig
 
 FLAG_BANNER_S = 3.0
+#: Tracker notices that are flags for the umpire (rows of type ``flag``, counted, on the banner).
+FLAG_NOTICES = ("uncertain_read", "after_hand_end", "seats_unseen")
 
 
 @dataclass
 class ReviewSummary:
-    """What a review produced: counts, final score, where the files are, how long it took."""
+    """What a review produced: counts, final score, where the files are, how long it took.
+
+    ``status``: one line on the hand (``hand over: ...``, ``awaiting reveal: ...``, ``unfinished: ...``);
+    ``warnings``: lines for the umpire that make the score doubtful (a rule set that does not fit
+    the footage: tiles placed after the hand ended, seats never seen); ``final``: the hand is over,
+    every point counted, and no warning.
+    """
 
     out_dir: Path
     frames: int = 0
@@ -56,16 +73,34 @@ class ReviewSummary:
     score: dict[str, int] = field(default_factory=dict)
     standings: list = field(default_factory=list)
     files: dict[str, Path] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)  # one message per image that could not be decoded
+    interrupted: bool = False  # stopped by Ctrl-C (KeyboardInterrupt) before the source ended
+    partial: bool = False  # interrupted recorded footage: record and report cover only what was watched
+    status: str = ""
+    warnings: list[str] = field(default_factory=list)
+    final: bool = False
+
+    def lines(self) -> list[str]:
+        """The status and warnings, one line each, for a summary printed under the score."""
+        return ([self.status] if self.status else []) + [f"warning: {w}" for w in self.warnings]
 
 
 class _Outputs:
-    """The files of a review, written as the footage is processed."""
+    """The files of a review, written as the footage is processed; those of an earlier review in
+    the same folder are removed first (a stale ``annotated.mp4`` or record would pass for this one's)."""
+
+    FILES = ("annotated.mp4", "record.json", "report.html")
 
     def __init__(self, out_dir: Path, annotate: bool, on_row: Callable[[dict], None] | None = None):
         self.dir = out_dir
         self.on_row = on_row
         self.snap_dir = out_dir / "snapshots"
         self.snap_dir.mkdir(parents=True, exist_ok=True)
+        for name in self.FILES:
+            (out_dir / name).unlink(missing_ok=True)
+        for old in self.snap_dir.glob("*.jpg"):
+            if re.fullmatch(r"\d{4,}_[a-z_]+\.jpg", old.name):  # only names this class writes
+                old.unlink(missing_ok=True)
         self.events = (out_dir / "events.jsonl").open("w", encoding="utf-8")
         self.annotate = annotate
         self.video: cv2.VideoWriter | None = None
@@ -215,6 +250,7 @@ class ReviewSession:
         self._seen_ids: set[int] = set()
         self._seen_polys: list[np.ndarray] = []
         self._banner: tuple[str, float] | None = None
+        self._late: list[Notice] = []  # after_hand_end notices
 
     def feed(self, index: int, t: float, image: np.ndarray, fps: float) -> None:
         """Process one frame (index, t seconds, BGR or grey image)."""
@@ -241,9 +277,13 @@ class ReviewSession:
     def _handle(self, ev: object, index: int, t: float, frame: np.ndarray) -> None:
         if isinstance(ev, Notice):
             row = ev.to_json()
-            if ev.kind == "uncertain_read":
+            if ev.kind in FLAG_NOTICES:
                 row = {**row, "type": "flag"}
                 self._flag(row, t)
+            if ev.kind == "seats_unseen":
+                self.summary.warnings.append(ev.message)
+            elif ev.kind == "after_hand_end":
+                self._late.append(ev)
             self.out.emit(row, frame)
             return
         if self.hand is None:  # free-form: placements come from the tracker's tiles
@@ -284,6 +324,12 @@ class ReviewSession:
             self.out.emit({"type": "hand_end", "kind": r.kind, "t": t, "frame": index, "winner": r.winner_seat,
                            "side": r.winner_side, "points": r.awards, "score": dict(self.score)}, frame)
 
+    def skip_unreadable(self, index: int, t: float, path: Path, message: str) -> None:
+        """An image of the source that cannot be decoded: an ``unreadable_image`` notice row, no frame."""
+        self.summary.skipped.append(message)
+        self.out.emit({"type": "notice", "kind": "unreadable_image", "t": t, "frame": index, "file": str(path),
+                       "message": f"{message}; skipped"}, None)
+
     def _flag(self, row: dict, t: float) -> None:
         self.summary.flags += 1
         self._banner = (f"FLAG {row['kind']}: {row.get('message', '')}"[:90], t)
@@ -301,7 +347,7 @@ class ReviewSession:
             self._seen_ids.add(-1)  # the baseline is taken even on an empty table
             self._seen_polys = [tr.polygon_px for tr in self.tracker.tiles.values()]
             self.out.emit({"type": "baseline", "t": t, "frame": index, "tiles": [list(tr.pips) for _, tr in fresh],
-                           "message": f"{len(fresh)} face-up tiles on the table at the start"}, frame)
+                           "message": f"{plural(len(fresh), 'face-up tile')} on the table at the start"}, frame)
             return
         for tid, tr in fresh:
             self._seen_ids.add(tid)
@@ -316,12 +362,25 @@ class ReviewSession:
                            "confidence": round(float(tr.confidence), 3)}, frame)
 
     # ---- the end ---------------------------------------------------------------------------
-    def finish(self, title: str) -> ReviewSummary:
-        """Close the files, write ``record.json`` and ``report.html``; returns the summary."""
+    def finish(self, title: str, partial: bool = False) -> ReviewSummary:
+        """Close the files, write ``record.json`` and ``report.html``; returns the summary.
+
+        ``partial``: the review was interrupted before the footage ended: an ``interrupted``
+        notice row, and the record's title and the report say so.
+        """
         s = self.summary
-        if self.hand is not None and not self.hand.state.over and s.frames:  # no frame: nothing was watched
-            self.out.emit({"type": "notice", "kind": "hand_in_progress", "t": s.footage_s, "frame": None,
-                           "message": "the footage ended before the hand did"}, None)
+        s.partial = partial
+        warning = None
+        if partial:
+            warning = f"The review was interrupted at {s.footage_s:.1f} s of footage: these results are partial."
+            title = f"{title} (partial: interrupted at {s.footage_s:.1f} s)"
+            self.out.emit({"type": "notice", "kind": "interrupted", "t": s.footage_s, "frame": None,
+                           "message": f"the review was interrupted at {s.footage_s:.1f} s of footage; "
+                                      "the results are partial"}, None)
+        elif self.hand is not None and s.frames:  # no frame: nothing was watched
+            self._hand_status()
+            if s.warnings or not s.final:
+                warning = " ".join(s.lines())
         self.out.close()
         s.files["events"] = self.out.dir / "events.jsonl"
         if self.out.video is not None:
@@ -336,11 +395,47 @@ class ReviewSession:
             s.standings = match.standings()
         s.score = dict(self.score)
         rules_name = self.rules.name if self.rules else "none"
-        subtitle = (f"rules {rules_name} · {s.frames} frames, {s.footage_s:.1f} s of footage · "
-                    f"{s.plays} plays · {s.flags} flags")
+        subtitle = (f"rules {rules_name} · {plural(s.frames, 'frame')}, {s.footage_s:.1f} s of footage · "
+                    f"{plural(s.plays, 'play')} · {plural(s.flags, 'flag')}")
+        if s.skipped:
+            subtitle += f" · {plural(len(s.skipped), 'image')} skipped (cannot be decoded)"
+        if s.status:
+            subtitle += f" · {s.status.split(':')[0]}"
         s.files["report"] = write_report(self.out.dir / "report.html", title, subtitle, self.out.rows,
-                                         self.out.snapshots, s.standings)
+                                         self.out.snapshots, s.standings, warning)
         return s
+
+
+    def _hand_status(self) -> None:
+        """Set the summary's ``status``, ``warnings`` and ``final``; write the end-of-footage notice row
+        (``awaiting_reveal`` or ``hand_in_progress``) when the hand's score is not final."""
+        s, st = self.summary, self.hand.state
+        ended = self.tracker.ended["text"] if self.tracker.ended else None
+        if st.result is not None:
+            r = st.result
+            s.status = f"hand over: {r.note or r.kind}"
+            s.final = True
+        elif st.pending_end is not None:
+            kind, winner, _ = st.pending_end
+            ended = ended or (f"{winner} dominoed" if kind == "domino" and winner else f"the hand {kind}")
+            missing = [x for x in st.order if x not in st.revealed and st.counts[x] and st.known[x] is None]
+            s.status = (f"awaiting reveal: the hand ended ({ended}) but the tiles of {', '.join(missing)} were "
+                        "never shown: the end-of-hand points are not counted and the score is not final")
+            self.out.emit({"type": "notice", "kind": "awaiting_reveal", "t": s.footage_s, "frame": None,
+                           "message": s.status}, None)
+        else:
+            s.status = "unfinished: the footage ended before the hand did; the score is not final"
+            self.out.emit({"type": "notice", "kind": "hand_in_progress", "t": s.footage_s, "frame": None,
+                           "message": "the footage ended before the hand did"}, None)
+        if self._late:
+            placed = sum(1 for n in self._late if "touches_end" in n.details)
+            shown = len(self._late) - placed
+            what = " and ".join(x for x in (plural(placed, "tile") + " placed" if placed else "",
+                                            plural(shown, "reveal") + " by the seat that went out" if shown else "")
+                                if x)
+            s.warnings.append(f"{what} after the hand ended ({ended or 'the hand ended'}), from "
+                              f"{self._late[0].t:.1f} s, not scored: the rule set may not fit the footage")
+        s.final = s.final and not s.warnings
 
 
 def _free_form_rules() -> Ruleset:
@@ -351,8 +446,13 @@ def _free_form_rules() -> Ruleset:
 
 def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, out_dir: Path,
                profile=None, title: str = "Game review", progress: Callable[[int], None] | None = None,
-               **session_kwargs) -> ReviewSummary:
+               skip_unreadable: bool = True, **session_kwargs) -> ReviewSummary:
     """Review a whole source; ``progress(frames_done)`` is called after each frame.
+
+    An image of a folder that cannot be decoded is skipped (``summary.skipped``, and an
+    ``unreadable_image`` notice row) unless ``skip_unreadable`` is False. Ctrl-C
+    (``KeyboardInterrupt``) stops the review and returns the summary with ``interrupted``
+    set; for recorded footage (not a live source) the outputs are then marked ``partial``.
 
     Raises:
         vision.sources.SourceError: the source cannot be read (events already written stay).
@@ -360,13 +460,17 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     start = time.perf_counter()
     session_kwargs.setdefault("timelapse", hasattr(source, "interval_s"))
     session = ReviewSession(rules, recognize, out_dir, profile, **session_kwargs)
+    if skip_unreadable and hasattr(source, "on_unreadable") and source.on_unreadable is None:
+        source.on_unreadable = session.skip_unreadable
     fps = getattr(source, "fps", None) or (1.0 / getattr(source, "interval_s", 1.0))
     try:
         for frame in source:
             session.feed(frame.index, frame.t, frame.image, fps)
             if progress:
                 progress(session.summary.frames)
+    except KeyboardInterrupt:
+        session.summary.interrupted = True
     finally:
-        summary = session.finish(title)
+        summary = session.finish(title, partial=session.summary.interrupted and not getattr(source, "live", False))
         summary.wall_s = time.perf_counter() - start
     return summary

@@ -183,6 +183,30 @@ def test_annotate_to_a_file_type_opencv_cannot_write(fake, files, tmp_path):
         f"error: --annotate {tmp_path / 'tiles.txt'}: OpenCV cannot write this file type (use .png or .jpg)"]
 
 
+def test_output_paths_that_are_folders_are_refused_before_detection(fake, files, tmp_path):
+    folder = tmp_path / "outdir"
+    folder.mkdir()
+    for option, example in (("--annotate", "annotated.png"), ("--json", "tiles.json")):
+        r = _invoke(files["good"], option, folder)
+        assert r.exit_code == 2 and "Traceback" not in r.output
+        assert [x for x in r.stderr.splitlines() if x.strip()] == [
+            f"error: {option} {folder} is a folder, not a file (give a file name, e.g. {folder / example})"]
+    r = _invoke(files["good"], "--json", files["good"] / "tiles.json")  # under a file
+    assert r.exit_code == 2
+    assert [x for x in r.stderr.splitlines() if x.strip()] == [
+        f"error: --json {files['good'] / 'tiles.json'}: {files['good']} is a file, not a folder"]
+    assert fake.calls == 0  # refused up front: no detection ran
+    assert list(folder.iterdir()) == []
+
+
+def test_one_tile_is_singular(monkeypatch, files):
+    rec = FakeRecognizer()
+    monkeypatch.setattr(cli_detect, "_make_recognizer", lambda *a, **k: lambda *x, **kw: rec(*x, **kw)[:1])
+    r = _invoke(files["good"])
+    assert r.exit_code == 0
+    assert "good.png: 1 tile" in r.stdout and "1 tiles" not in r.stdout
+
+
 @pytest.mark.skipif(not HAVE_MODELS, reason="models/tile_detector.onnx and models/pip_reader.onnx not present "
                                               "(run `dominocast train detector` and `dominocast train pips`)")
 def test_real_models_on_a_rendered_scene(tmp_path):

@@ -162,3 +162,172 @@ def test_report_shows_the_award_once():
     page = render_report("t", "s", rows, {}, [])
     assert page.count('<span class="pts">N +5</span>') == 1  # on the reveal that completed the count
     assert "awarded above: N +5, S +0" in page
+
+
+# ---- fresh-user fixes: bad photos, `live` on a file, Ctrl-C, stale outputs --------------------------
+
+def _stub_setup(monkeypatch, rules="all-fives"):
+    """Run the CLI without model files: no tiles are ever seen (the pipeline still runs every frame)."""
+    from service import cli_review
+
+    ruleset = None if rules == "none" else load_ruleset(rules)
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c: (ruleset, None, lambda image: []))
+
+
+def _photos(folder, n):
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        cv2.imwrite(str(folder / f"move_{i + 1}.png"), np.full((48, 64, 3), (40 + 10 * i) % 256, np.uint8))
+    return folder
+
+
+def test_cli_review_skips_undecodable_photos_and_exits_2(tmp_path, monkeypatch):
+    from service.cli import app
+
+    _stub_setup(monkeypatch)
+    photos = _photos(tmp_path / "photos", 3)  # move_1, move_2, move_3
+    (photos / "move_2.png").write_text("this is not an image\n")
+    (photos / "move_4.jpg").write_bytes(b"")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output
+    assert [x for x in res.stderr.splitlines() if x.strip()] == [
+        f"error: image {photos / name} cannot be decoded (corrupt or not an image); skipped"
+        for name in ("move_2.png", "move_4.jpg")]
+    assert "2 images skipped" in res.stdout and "2 frames (2 read)" in res.stdout
+    rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    bad = [r for r in rows if r.get("kind") == "unreadable_image"]
+    assert [(r["type"], r["frame"], r["t"], r["file"]) for r in bad] == [
+        ("notice", 1, 1.0, str(photos / "move_2.png")), ("notice", 3, 3.0, str(photos / "move_4.jpg"))]
+    assert (out / "record.json").is_file() and (out / "report.html").is_file()
+    assert "2 images skipped" in (out / "report.html").read_text()
+
+
+def test_cli_live_refuses_a_local_file_or_folder(tmp_path):
+    from service.cli import app
+
+    video = tmp_path / "match.mp4"
+    video.write_bytes(b"\x00" * 64)
+    for src, kind in ((video, "file"), (tmp_path, "folder")):
+        out = tmp_path / f"live_{kind}"
+        res = CliRunner().invoke(app, ["live", str(src), "--rules", "all-fives", "--out", str(out)])
+        assert res.exit_code == 2, res.output
+        assert [x for x in res.stderr.splitlines() if x.strip()] == [
+            f"error: {src} is a {kind}: `dominocast live` takes a camera index (0, 1, ...) or a stream URL "
+            f"(rtsp://..., http://...); for recorded footage use `dominocast review {src}`"]
+        assert not out.exists()
+    res = CliRunner().invoke(app, ["live", str(tmp_path / "nope.mp4"), "--rules", "all-fives"])
+    assert res.exit_code == 2 and "is neither a camera index nor a stream URL" in res.stderr
+
+
+def test_cli_review_ctrl_c_keeps_partial_results_and_exits_130(tmp_path):
+    """A real SIGINT in the middle of a review: one line, exit 130, outputs written and marked partial."""
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    photos = _photos(tmp_path / "photos", 300)
+    out = tmp_path / "out"
+    started = tmp_path / "started"
+    (out / "snapshots").mkdir(parents=True)
+    code = ("import time, pathlib, service.cli_review as c\n"
+            "from engine.ruleset import load_ruleset\n"
+            "calls = []\n"
+            "def slow(image):\n"
+            "    calls.append(1)\n"
+            f"    if len(calls) == 3: pathlib.Path({str(started)!r}).touch()\n"
+            "    time.sleep(0.05)\n"
+            "    return []\n"
+            "c._setup = lambda r, cal: (load_ruleset('all-fives'), None, slow)\n"
+            "from service.cli import main; main()")
+    env = {**os.environ, "COLUMNS": "200"}
+    p = subprocess.Popen([sys.executable, "-c", code, "review", str(photos), "--rules", "all-fives", "--out",
+                          str(out), "--no-video"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while not started.exists() and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    p.send_signal(signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=60)
+    assert p.returncode == 130, (stdout, stderr)
+    lines = [x for x in (stdout + stderr).splitlines() if x.strip()]
+    assert len(lines) == 1 and re.fullmatch(rf"interrupted at (\d+\.\d) s of footage; partial results in {re.escape(str(out))}",
+                                            lines[0]), lines
+    at = lines[0].split()[2]
+    rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert rows[-1]["kind"] == "interrupted" and f"{rows[-1]['t']:.1f}" == at
+    assert not any(r.get("kind") == "hand_in_progress" for r in rows)
+    assert f"The review was interrupted at {at} s of footage: these results are partial." in (
+        out / "report.html").read_text()
+    assert from_json((out / "record.json").read_text()).event.title == f"Review of photos (partial: interrupted at {at} s)"
+
+
+def test_cli_review_into_an_earlier_review_folder_removes_its_outputs(tmp_path, monkeypatch):
+    from service.cli import app
+
+    _stub_setup(monkeypatch, "none")
+    photos = _photos(tmp_path / "photos", 1)
+    out = tmp_path / "out"
+    (out / "snapshots").mkdir(parents=True)
+    stale = [out / "annotated.mp4", out / "record.json", out / "snapshots" / "0003_play.jpg"]
+    for path in stale:
+        path.write_bytes(b"from the earlier run")
+    mine = [out / "notes.txt", out / "snapshots" / "my photo.jpg"]
+    for path in mine:
+        path.write_text("the user's")
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(out), "--no-video"])
+    assert res.exit_code == 0, res.output
+    assert [p for p in stale if p.exists()] == []  # --rules none writes no record: the old one must not stay
+    assert "0 plays, 0 flags, 1 frame (1 read)" in res.stdout
+    assert all(p.read_text() == "the user's" for p in mine)
+    assert (out / "events.jsonl").is_file() and (out / "report.html").is_file()
+
+
+def test_cli_live_keeps_an_earlier_sessions_video(tmp_path, monkeypatch):
+    """`live` cannot re-record a session: a folder with its video is refused like one with its events."""
+    from service.cli import app
+
+    _stub_setup(monkeypatch)
+    earlier = tmp_path / "live"
+    earlier.mkdir()
+    (earlier / "events.jsonl").write_text("")
+    (earlier / "annotated.mp4").write_bytes(b"the only copy")
+    res = CliRunner().invoke(app, ["live", "7", "--rules", "all-fives", "--out", str(earlier), "--no-video"])
+    assert res.exit_code == 2
+    assert [x for x in res.stderr.splitlines() if x.strip()] == [
+        f"error: --out {earlier} already holds the events or video of an earlier session: choose another folder"]
+    assert (earlier / "annotated.mp4").read_bytes() == b"the only copy"
+
+
+def test_a_hand_that_ended_before_the_footage_says_so(tmp_path):
+    """fives-and-threes (2-tile hands here): S is out, N's tiles are never shown and a tile comes
+    after the end: the summary, the rows and the report say the score is not final."""
+    from engine.events import Play
+    from service.review import ReviewSession
+    from vision.placements import Notice
+
+    rules = load_ruleset("fives-and-threes").model_copy(update={"hand_size": 2})
+    session = ReviewSession(rules, lambda im: [], tmp_path, annotate=False)
+    image = np.zeros((8, 8, 3), np.uint8)
+    for ev in [Play(seat="S", tile=[3, 5], t=1.0), Play(seat="N", tile=[5, 2], end="E", oriented=True, t=2.0),
+               Play(seat="S", tile=[3, 1], end="W", oriented=True, t=3.0),
+               Notice("after_hand_end", 4.0, 40, "tile 2-6 placed on E at 4.0 s after the hand ended "
+                      "(S dominoed at 3.0 s): not scored", tile=(6, 2), details={"touches_end": True})]:
+        session._handle(ev, 0, ev.t, image)
+    session.summary.frames, session.summary.footage_s = 60, 6.0
+    session.tracker.ended = {"kind": "domino", "winner": "S", "t": 3.0, "text": "S dominoed at 3.0 s"}
+    s = session.finish("t")
+    assert s.status == ("awaiting reveal: the hand ended (S dominoed at 3.0 s) but the tiles of N were never "
+                        "shown: the end-of-hand points are not counted and the score is not final")
+    assert s.warnings == ["1 tile placed after the hand ended (S dominoed at 3.0 s), from 4.0 s, not scored: "
+                          "the rule set may not fit the footage"]
+    assert not s.final and s.flags == 1
+    rows = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert [(r["type"], r.get("kind")) for r in rows if r["type"] in ("flag", "notice")] == [
+        ("flag", "after_hand_end"), ("notice", "awaiting_reveal")]
+    assert json.loads((tmp_path / "record.json").read_text())["hands"][0]["status"] == "awaiting_reveal"
+    page = (tmp_path / "report.html").read_text()
+    assert "awaiting reveal: the hand ended (S dominoed at 3.0 s)" in page and "not scored" in page

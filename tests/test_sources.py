@@ -250,3 +250,15 @@ def test_unopenable_camera_prints_no_opencv_log_and_restores_the_level(capfd):
     err = capfd.readouterr().err
     assert "WARN" not in err and "ERROR:" not in err, err
     assert log.getLogLevel() == before
+
+
+def test_image_folder_can_skip_unreadable_images(tmp_path):
+    cv2.imwrite(str(tmp_path / "1.png"), _frame(1))
+    (tmp_path / "2.png").write_bytes(b"\x89PNG broken")
+    (tmp_path / "3.jpg").write_bytes(b"")
+    cv2.imwrite(str(tmp_path / "4.png"), _frame(4))
+    seen = []
+    src = ImageFolderSource(tmp_path, interval_s=2.0, on_unreadable=lambda i, t, p, m: seen.append((i, t, p.name, m)))
+    assert [(f.index, f.t) for f in src] == [(0, 0.0), (3, 6.0)]
+    assert seen == [(1, 2.0, "2.png", f"image {tmp_path / '2.png'} cannot be decoded (corrupt or not an image)"),
+                    (2, 4.0, "3.jpg", f"image {tmp_path / '3.jpg'} cannot be decoded (corrupt or not an image)")]

@@ -120,6 +120,7 @@ def test_simulated_hands_give_the_engine_logs_plays(preset):
         for tile in laid:
             table.play(tile)
         assert plays(table.events) == engine_plays(rules, log), f"{preset} seed {seed}"
+        assert not notices(table.events, "seats_unseen"), f"{preset} seed {seed}"
         # the same board: open ends after every play agree with the engine's own log
         ours = Hand(rules.model_copy(update={"hand_size": 28, "boneyard": False}))
         totals = [ours.append(e).ends_total for e in table.events if isinstance(e, Play)]
@@ -631,6 +632,7 @@ def test_hands_laid_by_the_renderers_planner_give_the_engine_logs_plays(preset):
             table.play(Laid(np.array([p.x_mm, p.y_mm]), np.array([np.cos(a), np.sin(a)]), (p.a, p.b),
                             seat=o.event.seat))
         assert plays(table.events) == engine_plays(rules, log), f"{preset} seed {seed}"
+        assert not notices(table.events, "seats_unseen"), f"{preset} seed {seed}"
         checked += 1
     assert checked >= 5
 
@@ -682,6 +684,79 @@ def test_a_play_by_the_arm_of_a_later_seat_means_the_seats_between_passed():
     st = table.tr.hand.state
     assert st.turn == "N" and not [f for f in st.flags if f.kind == "out_of_turn"]
     assert [type(e).__name__ for e in table.tr.hand.log] == ["Play", "Play", "Pass", "Play"]
+
+
+def test_tiles_placed_after_the_hand_ended_are_flagged_not_dropped():
+    """fives-and-threes with 2-tile hands: S is out after its second play; the table plays on.
+    Every later tile is an ``after_hand_end`` notice (once), none is a play; a tile laid against
+    a late tile is still seen as placed on the layout."""
+    rules = load_ruleset("fives-and-threes").model_copy(update={"hand_size": 2})
+    table = Table(rules)
+    table.play(t_(600, 500, 0, (3, 5), "S"))
+    table.play(t_(648, 500, 0, (5, 2), "N"))
+    table.play(t_(552, 500, 0, (1, 3), "S"))  # S's last tile: S dominoes at 3.0 s
+    assert table.tr.judge.state.over and table.tr.ended["text"] == "S dominoed at 3.0 s"
+    late = table.play(t_(696, 500, 0, (2, 6), "N")) + table.play(t_(744, 500, 0, (6, 4), "N"))
+    assert plays(late) == [] and plays(table.events) == [("S", (3, 5), "lead"), ("N", (5, 2), "E"),
+                                                         ("S", (3, 1), "W")]
+    got = notices(late, "after_hand_end")
+    assert [n.message for n in got] == [
+        "tile 2-6 placed on E at 4.0 s after the hand ended (S dominoed at 3.0 s): not scored; "
+        "check the rule set and the plays before it",
+        "tile 6-4 placed on E at 5.0 s after the hand ended (S dominoed at 3.0 s): not scored; "
+        "check the rule set and the plays before it"]
+    assert [(n.tile, n.details["touches_end"], n.details["ended_by"], n.details["winner"]) for n in got] == [
+        ((6, 2), True, "domino", "S"), ((6, 4), True, "domino", "S")]
+    assert notices(table.read(), "after_hand_end") == []  # reported once, not at every read
+
+
+def test_the_seat_that_went_out_showing_tiles_is_flagged():
+    from vision.reveals import RevealWatcher
+
+    rules = load_ruleset("fives-and-threes").model_copy(update={"hand_size": 1})
+    judge = Hand(rules)
+    judge.append(Play(seat="N", tile=[3, 5]))  # N is out
+    geom = type("G", (), {"center": np.array([500.0, 30.0]), "length": 48.0})()
+    shown = [type("T", (), {"key": (4, 3), "geom": geom})()]
+    w = RevealWatcher()
+    out = w.step(judge, judge.append, shown, lambda c: "N", 7, 9.5, ended="N dominoed at 1.0 s")
+    assert [(n.kind, n.seat, n.message) for n in out] == [
+        ("after_hand_end", "N", "N shows 4-3 at 9.5 s after going out (N dominoed at 1.0 s): not counted; "
+                                "check the rule set and the plays")]
+    assert w.step(judge, judge.append, shown, lambda c: "N", 8, 10.0) == []  # once
+
+
+def test_a_four_seat_preset_on_two_seat_play_warns_once_and_stops_inventing_passes():
+    """bdc-partnership (N, W, S, E) on a table where only N and S play: after W and E were skipped
+    twice each with no arm ever seen from them, one ``seats_unseen`` notice; no pass after it."""
+    table = Table(load_ruleset("bdc-partnership"))
+    line = [(600, (3, 5), "N"), (648, (5, 2), "S"), (552, (1, 3), "N"), (696, (2, 6), "S"),
+            (504, (0, 1), "N"), (744, (6, 4), "S"), (456, (2, 0), "N")]
+    outs = [table.play(t_(x, 500, 0, pips, seat)) for x, pips, seat in line]
+    assert [p[0] for p in plays(table.events)] == [seat for _, _, seat in line]
+    (warn,) = notices(table.events, "seats_unseen")
+    kinds = [type(e).__name__ for e in outs[4]]
+    assert warn in outs[4] and outs[4].index(warn) < kinds.index("Play")
+    assert warn.details["seen"] == ["N", "S"] and warn.details["unseen"] == ["W", "E"]
+    assert warn.details["passes_inferred_before"] == 3 and warn.details["needed"] == 4
+    assert warn.message.startswith("only N and S seen playing (5 plays by arm; no arm from W and E")
+    # three passes before the warning (W, E, W), none after it
+    assert [p[0] for p in _passes(table.events)] == ["W", "E", "W"]
+    assert all(_passes(o) == [] for o in outs[4:])
+    # the plays stay the arms' seats: the engine flags them out of turn (true under this preset)
+    assert [f.kind for f in table.tr.hand.state.outcomes[-1].flags] == ["out_of_turn"]
+
+
+def test_a_seat_named_unseen_gets_its_passes_again_once_its_arm_shows():
+    table = Table(load_ruleset("bdc-partnership"))
+    for x, pips, seat in [(600, (3, 5), "N"), (648, (5, 2), "S"), (552, (1, 3), "N"), (696, (2, 6), "S"),
+                          (504, (0, 1), "N")]:
+        table.play(t_(x, 500, 0, pips, seat))
+    assert table.tr.unseen_seats == {"W", "E"}
+    table.play(t_(744, 500, 0, (6, 4), "E"))  # E's arm: E plays after all (W, S skipped: W unseen, no pass)
+    table.play(t_(792, 500, 0, (4, 1), "W"))  # W's arm too: N passed in between, inferred again
+    assert table.tr.unseen_seats == set() and len(notices(table.events, "seats_unseen")) == 1
+    assert [p[0] for p in _passes(table.events)] == ["W", "E", "W", "N"]  # none for W while unseen
 
 
 def test_a_seat_playing_again_means_everyone_else_passed_in_turn_order():

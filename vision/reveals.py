@@ -20,6 +20,8 @@ area into :class:`engine.events.Reveal` events:
   the hand (``hand_end_inferred``);
 * a seat whose shown tiles change after its reveal gets a ``reveal_changed`` notice (the
   umpire corrects the count), never a silent change of the score.
+* tiles shown by the seat that went out (it holds none) get one ``after_hand_end`` notice:
+  the hand went on at the table, so the rule set may not fit the footage.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class RevealWatcher:
         self.revealed: dict[str, tuple[tuple[int, int], ...]] = {}
         self._changed: dict[str, tuple[tuple[int, int], ...]] = {}
         self._pending: dict[str, list] | None = None
+        self._winner_shown: tuple[tuple[int, int], ...] = ()  # tiles shown by the seat that went out, noticed
 
     @property
     def wants_read(self) -> bool:
@@ -77,7 +80,8 @@ class RevealWatcher:
         return self._pending is not None
 
     def step(self, judge: Hand, append: Callable[[object], object], shown: list[_Shown],
-             seat_of: Callable[[np.ndarray], str | None], frame: int, t: float) -> list:
+             seat_of: Callable[[np.ndarray], str | None], frame: int, t: float,
+             ended: str | None = None) -> list:
         """Look at the face-up tiles in the hand areas after a still read.
 
         Args:
@@ -87,6 +91,7 @@ class RevealWatcher:
             shown: face-up tiles in hand areas (with ``key`` and ``geom.center``).
             seat_of: point (working units) -> seat.
             frame, t: frame index and time (s) of the read.
+            ended: how the hand ended, for people (``"S dominoed at 45.9 s"``).
 
         Returns:
             engine events (:class:`HandEnd`, :class:`Reveal`) and :class:`Notice` records.
@@ -109,6 +114,12 @@ class RevealWatcher:
         for seat in sorted(placed):
             keys = tuple(k for k, _, _ in placed[seat])
             if seat == went_out:
+                if keys != self._winner_shown:  # the seat that went out holds no tile: a notice, once
+                    self._winner_shown = keys
+                    out.append(Notice("after_hand_end", t, frame,
+                                      f"{seat} shows {' '.join(f'{a}-{b}' for a, b in keys)} at {t:.1f} s after "
+                                      f"going out ({ended or 'the hand ended'}): not counted; check the rule "
+                                      "set and the plays", seat=seat, details={"shown": [list(k) for k in keys]}))
                 continue
             if seat in self.revealed:
                 if keys != self.revealed[seat] and keys != self._changed.get(seat):

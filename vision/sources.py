@@ -20,7 +20,8 @@ Every source iterates ``(frame_index, t_seconds, image)`` tuples (:class:`Frame`
 
 Bad input (a missing, corrupt or truncated video, an empty folder, an unreadable image, a
 camera that is not there, a stream that never delivers) raises :class:`SourceError`
-with one line that says what and where.
+with one line that says what and where. An image folder can skip its unreadable images
+instead (``on_unreadable``), so one bad photo does not end a time-lapse.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import numpy as np
 os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 
 __all__ = ["Frame", "SourceError", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource",
-           "open_source", "natural_key", "IMAGE_SUFFIXES"]
+           "open_source", "natural_key", "is_stream_url", "IMAGE_SUFFIXES"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -54,6 +55,11 @@ class Frame(NamedTuple):
     index: int
     t: float
     image: np.ndarray
+
+
+def is_stream_url(text: str) -> bool:
+    """Whether ``text`` has a URL scheme (``rtsp://``, ``http://``, ...): a stream, not a path."""
+    return re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", text) is not None
 
 
 def natural_key(name: str) -> list:
@@ -149,14 +155,19 @@ class ImageFolderSource(FrameSource):
         folder: the folder.
         interval_s: seconds between frames (``t = index x interval_s``).
         suffixes: image file suffixes taken (case-insensitive).
+        on_unreadable: ``(index, t, path, message)`` called for an image that cannot be
+            decoded, which is then skipped (its index is a gap); None (default): such an
+            image raises :class:`SourceError`. May be set after construction.
 
     Raises:
-        SourceError: the folder is missing or holds no images; (while iterating) an image
-            that cannot be decoded.
+        SourceError: the folder is missing or holds no images; (while iterating, without
+            ``on_unreadable``) an image that cannot be decoded.
     """
 
-    def __init__(self, folder: str | os.PathLike, interval_s: float = 1.0, suffixes: tuple[str, ...] = IMAGE_SUFFIXES):
+    def __init__(self, folder: str | os.PathLike, interval_s: float = 1.0, suffixes: tuple[str, ...] = IMAGE_SUFFIXES,
+                 on_unreadable: Callable[[int, float, Path, str], None] | None = None):
         self.folder = Path(folder)
+        self.on_unreadable = on_unreadable
         if not self.folder.is_dir():
             raise SourceError(f"image folder {self.folder} does not exist")
         if not interval_s > 0:
@@ -176,7 +187,11 @@ class ImageFolderSource(FrameSource):
         for i, path in enumerate(self.files):
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is None:
-                raise SourceError(f"image {path} cannot be decoded (corrupt or not an image)")
+                message = f"image {path} cannot be decoded (corrupt or not an image)"
+                if self.on_unreadable is None:
+                    raise SourceError(message)
+                self.on_unreadable(i, i * self.interval_s, path, message)
+                continue
             yield Frame(i, i * self.interval_s, image)
 
 
@@ -397,7 +412,7 @@ def open_source(spec: str | int | os.PathLike, interval_s: float = 1.0, **live_k
     if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
         return LiveSource(int(spec), **live_kwargs)
     text = str(spec)
-    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", text):
+    if is_stream_url(text):
         return LiveSource(text, **live_kwargs)
     path = Path(text)
     if path.is_dir():

@@ -27,13 +27,17 @@ state is matched to the previous one tile by tile; the difference is what happen
 * face-down tiles and tiles in the players' hand areas (within ``hand_zone_mm`` of a
   table edge, or ``hand_zone_frac`` of the image, and touching no open end) are never plays;
   after a domino or a lock the face-up tiles in the hand areas are the seats' reveals
-  (:mod:`vision.reveals`), counted for the score.
+  (:mod:`vision.reveals`), counted for the score; any other new face-up tile then is an
+  ``after_hand_end`` notice (the hand went on at the table: a rule set that does not fit).
 
 The seat of a play comes from the edge the arm entered by during the occlusion before
 it (:func:`vision.placements.attribute_seat`), with the turn order as a prior. When that
 seat is clearly not the one whose turn it was, the seats in between passed: in rule sets
 without a boneyard the tracker emits their ``Pass`` before the play (timed at the seat's
-last arm visit since the previous play, a knock, when one was seen).
+last arm visit since the previous play, a knock, when one was seen). When the seats
+whose turns keep going by as passes never showed an arm at all while others play, the
+footage holds fewer seats than the rule set: one ``seats_unseen`` notice, and no more
+passes are invented for them (:meth:`Tracker._check_seats`).
 
 The tracker keeps its own engine :class:`~engine.hand.Hand` (``tracker.hand``) with every
 event it emitted, to know the open ends, spinners and whose turn it is. Events that do
@@ -86,6 +90,10 @@ class TrackerConfig:
         infer_passes: when a play's arm clearly comes from a seat other than the one whose turn it
             is, emit ``Pass`` events for the seats it skipped (rule sets without a boneyard only).
         visit_gap_s: an arm of the same seat seen again within this is the same visit (knock timing).
+        unseen_seat_turns: the footage shows fewer seats than the rule set needs when every seat that
+            never showed an arm had this many turns go by as inferred passes, while at least two
+            other seats each played twice by their arm (a ``seats_unseen`` notice, once; see
+            ``docs/tracking.md``); 0 turns the check off.
     """
 
     still_window_s: float = 0.5
@@ -102,6 +110,7 @@ class TrackerConfig:
     min_seat_votes: float = 2.0
     infer_passes: bool = True
     visit_gap_s: float = 0.5
+    unseen_seat_turns: int = 2
 
 
 @dataclass
@@ -203,6 +212,13 @@ class Tracker:
         self._visits: dict[str, list[tuple[int, float]]] = {}  # seat -> (frame, t) of its arm's last visit
         self._cand: tuple[float, list[_Obs]] | None = None
         self._cand_done = False
+        # seat evidence over the whole footage (not reset by new_hand): which seats' arms were ever seen,
+        # plays each seat made by its arm, turns of each seat that went by as inferred passes
+        self._arm_seats: set[str] = set()
+        self._entry_plays: dict[str, int] = {}
+        self._skips: dict[str, int] = {}
+        self.unseen_seats: set[str] = set()  # seats named by the ``seats_unseen`` notice, until their arm shows
+        self._seats_warned = False
         self.new_hand(context)
 
     # ---- public -------------------------------------------------------------------------
@@ -213,6 +229,8 @@ class Tracker:
         if self.rules.boneyard:
             self.judge.append(Deal(hands={}, draws_seen=False))
         self.reveals = RevealWatcher()
+        self.ended: dict | None = None  # when the judge ended the hand: kind, winner, t, text
+        self._late_lop: LineOfPlay | None = None  # the line of play extended by tiles placed after the end
         self._visits = {}
         self.lop = LineOfPlay()
         self.plays: list[PlayRecord] = []
@@ -235,10 +253,20 @@ class Tracker:
     def _append(self, event: object) -> object:
         """Append to the tracker's hand (raises IllegalEvent) and keep the judge in step."""
         out = self.hand.append(event)
+        was_over = self.judge.state.over
         try:
             self.judge.append(event)
         except IllegalEvent:
             pass  # the judge only decides the end of the hand: a misread seat must not stop tracking
+        if not was_over and self.judge.state.over and self.ended is None:
+            st = self.judge.state
+            kind, winner = (st.pending_end[0], st.pending_end[1]) if st.pending_end else (
+                st.result.kind, st.result.winner_seat)
+            t = getattr(event, "t", None)
+            at = f" at {t:.1f} s" if t is not None else ""
+            text = (f"{winner} dominoed{at}" if kind == "domino" and winner else
+                    f"the hand locked{at}" if kind == "locked" else f"the hand ended ({kind}){at}")
+            self.ended = {"kind": kind, "winner": winner, "t": t, "text": text}
         return out
 
     @property
@@ -276,6 +304,7 @@ class Tracker:
                 seat = seat_of_entry(motion.entry_side, motion.entry_point_px, self.profile)
                 if seat is not None:
                     self._votes[seat] = self._votes.get(seat, 0.0) + 1.0
+                    self._arm_seats.add(seat)
             self._see_arm(frame_index, t, motion)
         if observations is None:
             return []
@@ -303,6 +332,7 @@ class Tracker:
         seat = seat_of_entry(side, point, self.profile)
         if seat is None:
             return
+        self._arm_seats.add(seat)
         visit = self._visits.get(seat)
         if visit is None or t - visit[-1][1] > self.config.visit_gap_s:
             self._visits[seat] = visit = []
@@ -442,7 +472,8 @@ class Tracker:
         shown = [tr for tr in self.tiles.values() if tr.face == "up" and tr.status == "hand"
                  and tr.confidence >= self.config.uncertain_confidence]
         events += self.reveals.step(self.judge, self._append, shown,
-                                    lambda c: seat_of_position(c, self.profile, self.image_size), frame, t)
+                                    lambda c: seat_of_position(c, self.profile, self.image_size), frame, t,
+                                    ended=self.ended["text"] if self.ended else None)
         self._votes = {}
         self.state = BoardState(t, frame, {k: copy.copy(v) for k, v in self.tiles.items()})
         return events
@@ -523,9 +554,7 @@ class Tracker:
         if not pending:
             return []
         if self.judge.state.over:  # after a domino or a lock, face-up tiles are shown hands, not plays
-            for c in pending:
-                c.status = "hand" if self._in_hand_zone(c.geom) else "unplaced"
-            return []
+            return self._after_end(frame, t, pending)
         done: list[tuple[Play, list[str], str]] = []
         notices: list = []
         if self.lop.lead is None:
@@ -571,6 +600,47 @@ class Tracker:
                 c.status = "unplaced"
         return events
 
+    def _after_end(self, frame: int, t: float, pending: list[TrackedTile]) -> list:
+        """New face-up tiles once the judge ended the hand: hand-area tiles are shown hands (the
+        reveals); every other one is an ``after_hand_end`` notice for the umpire, never a play.
+
+        A tile placed on the layout after a domino or a lock means the hand went on at the table:
+        the rule set may not fit the footage (a hand size, a boneyard), or a play was misread.
+        Such tiles extend a copy of the line of play, so that a tile laid against one of them is
+        recognised as placed on the layout too (``details["touches_end"]``).
+        """
+        if self._late_lop is None:
+            self._late_lop = copy.deepcopy(self.lop)
+        lop = self._late_lop
+        out: list = []
+        rest = []
+        for c in pending:
+            if self._in_hand_zone(c.geom):
+                c.status = "hand"
+            elif c.status != "unplaced":  # reported once
+                rest.append(c)
+        ended = self.ended or {"kind": None, "winner": None, "t": None, "text": "the hand is over"}
+        while rest:
+            fits = [(lop.assign(c.geom, c.pips, c.confidence) if lop.lead is not None else None, c) for c in rest]
+            fit, c = next(((f, c) for f, c in fits if f is not None), (None, rest[0]))
+            rest.remove(c)
+            c.status = "unplaced"
+            tile = c.key if fit is None else tuple(fit.tile)
+            if fit is not None:
+                try:
+                    lop.place(fit, c.geom, c.pips)
+                except Exception:  # noqa: BLE001 - only for recognising later tiles; the notice stands
+                    pass
+            where = f"on {fit.end}" if fit is not None else "touching no open end"
+            out.append(Notice("after_hand_end", t, frame,
+                              f"tile {tile[0]}-{tile[1]} placed {where} at {t:.1f} s after the hand ended "
+                              f"({ended['text']}): not scored; check the rule set and the plays before it",
+                              tile=c.key, details={"touches_end": fit is not None,
+                                                   "end": fit.end if fit is not None else None,
+                                                   "ended_by": ended["kind"], "winner": ended["winner"],
+                                                   "ended_t": ended["t"]}))
+        return out
+
     def _choose_lead(self, pending: list[TrackedTile]) -> TrackedTile | None:
         """The lead among new face-up tiles outside hand areas: the one most others chain from."""
         options = [c for c in pending if not self._in_hand_zone(c.geom)]
@@ -612,6 +682,7 @@ class Tracker:
         ev = Play(seat=choice.seat, tile=list(fit.tile), end=None if is_lead else fit.end, oriented=True,
                   confidence=round(conf, 4), t=t, frame=frame)
         passes = self._skipped(choice, is_lead, t, frame)
+        passes, warning = self._check_seats(choice, passes, t, frame)
         if passes:
             try:  # the passes go in only with the play they explain
                 replay(self.hand.rules, self.hand.log + passes + [ev], self.hand.context)
@@ -625,9 +696,14 @@ class Tracker:
         except IllegalEvent as exc:
             notices.append(Notice("rejected", t, frame, str(exc), tile=tr.key, seat=choice.seat,
                                   details={"event": "play", "end": fit.end}))
+            if warning is not None:
+                notices.insert(0, warning)
             return
-        pre: list = []
+        pre: list = [warning] if warning is not None else []
+        if choice.source == "entry":
+            self._entry_plays[choice.seat] = self._entry_plays.get(choice.seat, 0) + 1
         for p in passes:
+            self._skips[p.seat] = self._skips.get(p.seat, 0) + 1
             knock = p.frame != frame
             pre += [p, Notice("pass_inferred", t, frame,
                               f"{p.seat} passed: {choice.seat}'s arm played {ev.tile} on {p.seat}'s turn"
@@ -657,6 +733,47 @@ class Tracker:
         if choice.uncertain:
             reasons.append("seat_by_turn")
         done.append((ev, reasons, choice.source, pre))
+
+    def _check_seats(self, choice, passes: list[Pass], t: float, frame: int) -> tuple[list[Pass], Notice | None]:
+        """Whether the footage shows fewer seats than the rule set: ``(passes to emit, the warning or None)``.
+
+        Conservative: it is decided only when passes are about to be inferred, every seat that never
+        showed an arm (not to play, not to knock) would have had ``unseen_seat_turns`` turns go by as
+        passes, and at least two other seats each played twice by their arm. Then one ``seats_unseen``
+        notice is raised and no pass is inferred for those seats any more (their turns are not
+        invented: the engine flags the plays out of turn) until one of their arms is seen.
+        """
+        if not passes or self.config.unseen_seat_turns <= 0:
+            return passes, None
+        if self.unseen_seats:
+            self.unseen_seats -= self._arm_seats  # a named seat whose arm showed is playing after all
+            return ([] if any(p.seat in self.unseen_seats for p in passes) else passes), None
+        if self._seats_warned:
+            return passes, None
+        order = self.hand.state.order
+        unseen = [s for s in order if s not in self._arm_seats]
+        if not unseen:
+            return passes, None
+        skips = {s: self._skips.get(s, 0) + sum(p.seat == s for p in passes) for s in unseen}
+        plays = dict(self._entry_plays)
+        if choice.source == "entry":
+            plays[choice.seat] = plays.get(choice.seat, 0) + 1
+        seen = [s for s in order if s in self._arm_seats]
+        players = [s for s in seen if plays.get(s, 0) >= 2]
+        if len(players) < 2 or min(skips.values()) < self.config.unseen_seat_turns:
+            return passes, None
+        self._seats_warned = True
+        self.unseen_seats = set(unseen)
+        before = sum(self._skips.get(s, 0) for s in unseen)
+        n = sum(plays.values())
+        who, missing = " and ".join(seen), " and ".join(unseen)
+        msg = (f"only {who} seen playing ({n} plays by arm; no arm from {missing} in {t:.1f} s): the footage "
+               f"seems to show fewer seats than {self.rules.name} needs ({len(order)}). Passes for {missing} are "
+               f"no longer inferred" + (f"; the {before} inferred before are doubtful" if before else "")
+               + ". Check the rule set (--rules).")
+        return [], Notice("seats_unseen", t, frame, msg, details={
+            "seen": seen, "unseen": unseen, "needed": len(order), "plays_by_arm": {s: plays.get(s, 0) for s in seen},
+            "passes_inferred_before": before})
 
     def _skipped(self, choice, is_lead: bool, t: float, frame: int) -> list[Pass]:
         """``Pass`` events for the seats a play by ``choice.seat`` skipped in turn order, or [].
