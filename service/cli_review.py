@@ -56,15 +56,17 @@ def _output_folder(out: Path, keep_events: bool) -> None:
 
 
 def _print_summary(s: ReviewSummary) -> None:
-    t = Table(title="Final score" if s.final or not s.status else "Score (not final)")
-    t.add_column("side")
-    t.add_column("points")
-    for side, pts in s.score.items():
-        t.add_row(side, str(pts))
-    console.print(t)
+    if not s.free_form:  # --rules none: placements only, nothing is scored
+        t = Table(title="Final score" if s.final or not s.status else "Score (not final)")
+        t.add_column("side")
+        t.add_column("points")
+        for side, pts in s.score.items():
+            t.add_row(side, str(pts))
+        console.print(t)
     speed = s.footage_s / s.wall_s if s.wall_s else 0.0
     skipped = f", {plural(len(s.skipped), 'image')} skipped (cannot be decoded)" if s.skipped else ""
-    console.print(f"{plural(s.plays, 'play')}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
+    done = plural(s.placements, "placement") if s.free_form else plural(s.plays, "play")
+    console.print(f"{done}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
                   f"({s.reads} read){skipped} in {s.wall_s:.1f} s ({speed:.1f}x real time)")
     for line in s.lines():  # the hand's status and warnings that make the score doubtful
         console.print(line, markup=False)

@@ -78,6 +78,8 @@ def _row_html(row: dict, snapshot: str | None) -> str:
     )
     t = row.get("t")
     when = f"{t:.1f} s" if isinstance(t, (int, float)) else ""
+    if row.get("file"):  # a folder's photo: its name is what the user knows it by
+        when += f'<br><span class="file">{html.escape(Path(str(row["file"])).name)}</span>'
     text = html.escape(row.get("text") or " ".join(str(x) for x in (row["type"], row.get("kind"), row.get("message"))
                                                    if x))
     if summary:

@@ -20,7 +20,14 @@ of the report) say when the score is not final.
 A folder holds one review: the files of an earlier one (``annotated.mp4``, ``record.json``,
 ``report.html``, snapshots) are removed when a new one starts. A photo of a folder that
 cannot be decoded is skipped with an ``unreadable_image`` notice row; a review stopped by
-Ctrl-C (``KeyboardInterrupt``) still writes its record and report, marked partial.
+Ctrl-C (``KeyboardInterrupt``) still writes its record and report, marked partial. Rows of a
+folder's photos carry ``file``, the photo they come from.
+
+``rules=None`` (``--rules none``, free-form boards): no rule set, so no turns, seats, line of
+play or score. The tracker (which follows a line of play) only keeps tiles by identity and place:
+of its notices only the geometric ones (``FREE_FORM_NOTICES``) are written, without a seat; every
+new physical tile is one ``placement`` row (detections that overlap one already counted, in the
+same read or an earlier one, are that tile again).
 """
 
 from __future__ import annotations
@@ -51,6 +58,12 @@ from vision.tracking import Tracker, TrackerConfig
 FLAG_BANNER_S = 3.0
 #: Tracker notices that are flags for the umpire (rows of type ``flag``, counted, on the banner).
 FLAG_NOTICES = ("uncertain_read", "after_hand_end", "seats_unseen")
+#: Tracker notices written with ``rules=None``: what a tile did, with no turn, seat or line of play.
+FREE_FORM_NOTICES = ("bump", "moved", "reread", "tile_missing")
+#: Free-form: a detection overlapping a counted tile by this fraction of the smaller outline is that tile.
+SAME_TILE_OVERLAP = 0.3
+#: Free-form: detections read less confidently than this are not counted as tiles.
+FREE_FORM_MIN_CONFIDENCE = 0.3
 
 
 @dataclass
@@ -69,6 +82,7 @@ class ReviewSummary:
     footage_s: float = 0.0
     wall_s: float = 0.0
     plays: int = 0
+    placements: int = 0  # rules=None: new tiles on the board (no plays, no score)
     flags: int = 0
     score: dict[str, int] = field(default_factory=dict)
     standings: list = field(default_factory=list)
@@ -79,6 +93,7 @@ class ReviewSummary:
     status: str = ""
     warnings: list[str] = field(default_factory=list)
     final: bool = False
+    free_form: bool = False  # reviewed with rules=None: placements only
 
     def lines(self) -> list[str]:
         """The status and warnings, one line each, for a summary printed under the score."""
@@ -233,8 +248,10 @@ class ReviewSession:
 
     def __init__(self, rules: Ruleset | None, recognize: Callable, out_dir: Path, profile=None,
                  confident: float = 0.8, annotate: bool = True, still_window_s: float = 0.5,
-                 timelapse: bool = False, on_row: Callable[[dict], None] | None = None):
+                 timelapse: bool = False, on_row: Callable[[dict], None] | None = None,
+                 min_confidence: float = FREE_FORM_MIN_CONFIDENCE):
         self.rules = rules
+        self.min_confidence = min_confidence
         self.recognize = recognize
         self.out = _Outputs(out_dir, annotate, on_row)
         self.confident = confident
@@ -245,7 +262,8 @@ class ReviewSession:
         self.hand = Hand(rules) if rules is not None else None
         if self.hand is not None and rules.boneyard:
             self.hand.append(Deal(hands={}, draws_seen=False))  # the camera cannot count unseen draws
-        self.summary = ReviewSummary(out_dir)
+        self.summary = ReviewSummary(out_dir, free_form=rules is None)
+        self.files: list[Path] | None = None  # a folder's photos by frame index: rows carry ``file``
         self.score: dict[str, int] = dict(self.hand.state.scores) if self.hand else {}
         self._seen_ids: set[int] = set()
         self._seen_polys: list[np.ndarray] = []
@@ -274,7 +292,21 @@ class ReviewSession:
         self.out.write_frame(frame, fps)
 
     # ---- events ---------------------------------------------------------------------------
+    def _emit(self, row: dict, frame: np.ndarray | None) -> None:
+        """Write a row; the rows of a folder's photo carry ``file`` (the photo's path)."""
+        i = row.get("frame")
+        if self.files is not None and "file" not in row and isinstance(i, int) and 0 <= i < len(self.files):
+            row = {**row, "file": str(self.files[i])}
+        self.out.emit(row, frame)
+
     def _handle(self, ev: object, index: int, t: float, frame: np.ndarray) -> None:
+        if isinstance(ev, Notice) and self.hand is None:
+            # free-form: no turns, seats or line of play, so no flags or notices that follow them
+            if ev.kind in FREE_FORM_NOTICES:
+                row = ev.to_json()
+                row.pop("seat", None)
+                self._emit(row, frame)
+            return
         if isinstance(ev, Notice):
             row = ev.to_json()
             if ev.kind in FLAG_NOTICES:
@@ -284,7 +316,7 @@ class ReviewSession:
                 self.summary.warnings.append(ev.message)
             elif ev.kind == "after_hand_end":
                 self._late.append(ev)
-            self.out.emit(row, frame)
+            self._emit(row, frame)
             return
         if self.hand is None:  # free-form: placements come from the tracker's tiles
             return
@@ -297,7 +329,7 @@ class ReviewSession:
         except IllegalEvent as exc:
             row = {"type": "flag", "kind": "rejected", "t": t, "frame": index, "message": str(exc)}
             self._flag(row, t)
-            self.out.emit(row, frame)
+            self._emit(row, frame)
             return
         for side, pts in outcome.points.items():
             self.score[side] = self.score.get(side, 0) + pts
@@ -314,20 +346,20 @@ class ReviewSession:
         if isinstance(ev, Play):
             self.summary.plays += 1
         if not isinstance(ev, HandEnd):  # the end is one ``hand_end`` row, once the points are known
-            self.out.emit(row, frame)
+            self._emit(row, frame)
         for f in flags:
             flag_row = {"type": "flag", "t": t, "frame": index, "tile": row.get("tile"), **f}
             self._flag(flag_row, t)
-            self.out.emit(flag_row, frame)
+            self._emit(flag_row, frame)
         if outcome.result is not None:
             r = outcome.result
-            self.out.emit({"type": "hand_end", "kind": r.kind, "t": t, "frame": index, "winner": r.winner_seat,
+            self._emit({"type": "hand_end", "kind": r.kind, "t": t, "frame": index, "winner": r.winner_seat,
                            "side": r.winner_side, "points": r.awards, "score": dict(self.score)}, frame)
 
     def skip_unreadable(self, index: int, t: float, path: Path, message: str) -> None:
         """An image of the source that cannot be decoded: an ``unreadable_image`` notice row, no frame."""
         self.summary.skipped.append(message)
-        self.out.emit({"type": "notice", "kind": "unreadable_image", "t": t, "frame": index, "file": str(path),
+        self._emit({"type": "notice", "kind": "unreadable_image", "t": t, "frame": index, "file": str(path),
                        "message": f"{message}; skipped"}, None)
 
     def _flag(self, row: dict, t: float) -> None:
@@ -335,31 +367,42 @@ class ReviewSession:
         self._banner = (f"FLAG {row['kind']}: {row.get('message', '')}"[:90], t)
 
     def _free_form_placements(self, index: int, t: float, frame: np.ndarray) -> None:
-        """``--rules none``: every new face-up tile on the board is a placement (no rule checks).
+        """``--rules none``: every new physical face-up tile on the board is a placement (no rule checks).
 
         What is on the table at the first read is the starting board (one ``baseline`` row),
-        not placements: the review cannot tell when those tiles were put down.
+        not placements: the review cannot tell when those tiles were put down. One tile is often
+        detected more than once (overlapping outlines, maybe with other pips): the detections of a
+        read are taken most confident first, and one that overlaps a tile already counted (in this
+        read or before, by ``SAME_TILE_OVERLAP`` of the smaller outline) is that tile again, not a
+        new one. Detections below ``min_confidence`` (printed artwork, glare) are not counted, and a
+        later detection at their place is that same thing again.
         """
-        fresh = [(tid, tr) for tid, tr in sorted(self.tracker.tiles.items())
-                 if tid not in self._seen_ids and tr.face == "up" and tr.pips is not None and tr.status != "hand"]
-        if not self._seen_ids and self.tracker.state is not None:
-            self._seen_ids.update(self.tracker.tiles)
-            self._seen_ids.add(-1)  # the baseline is taken even on an empty table
-            self._seen_polys = [tr.polygon_px for tr in self.tracker.tiles.values()]
-            self.out.emit({"type": "baseline", "t": t, "frame": index, "tiles": [list(tr.pips) for _, tr in fresh],
-                           "message": f"{plural(len(fresh), 'face-up tile')} on the table at the start"}, frame)
+        if self.tracker.state is None:
             return
-        for tid, tr in fresh:
-            self._seen_ids.add(tid)
-            # a tile where one was seen before is that tile read again (a flickering detection), not a placement
-            if any(polygon_iou(tr.polygon_px, p) > 0.3 for p in self._seen_polys):
-                continue
-            self._seen_polys.append(tr.polygon_px)
-            self.summary.plays += 1
+        first = not self._seen_ids
+        fresh = [tr for tid, tr in self.tracker.tiles.items()
+                 if tid not in self._seen_ids and tr.face == "up" and tr.pips is not None and tr.status != "hand"]
+        fresh.sort(key=lambda tr: (-tr.confidence, tr.id))
+        self._seen_ids.update(tr.id for tr in fresh)
+        self._seen_ids.add(-1)  # the baseline is taken even on an empty table
+        tiles = []
+        for tr in fresh:
+            if any(_overlap(tr.polygon_px, p) > SAME_TILE_OVERLAP for p in self._seen_polys):
+                continue  # this tile again: a second detection, or a flickering one read again
+            self._seen_polys.append(tr.polygon_px)  # even when not counted: a later read there is the same thing
+            if tr.confidence >= self.min_confidence:
+                tiles.append(tr)
+        if first:  # face-down tiles already there (a boneyard) are not placements when turned up in place
+            self._seen_polys += [tr.polygon_px for tr in self.tracker.tiles.values() if tr.face != "up"]
+            self._emit({"type": "baseline", "t": t, "frame": index, "tiles": [list(tr.pips) for tr in tiles],
+                        "message": f"{plural(len(tiles), 'face-up tile')} on the table at the start"}, frame)
+            return
+        for tr in tiles:
+            self.summary.placements += 1
             c = tr.polygon_px.mean(0)
-            self.out.emit({"type": "placement", "t": t, "frame": index, "tile": list(tr.pips),
-                           "center_px": [round(float(c[0]), 1), round(float(c[1]), 1)],
-                           "confidence": round(float(tr.confidence), 3)}, frame)
+            self._emit({"type": "placement", "t": t, "frame": index, "tile": list(tr.pips),
+                        "center_px": [round(float(c[0]), 1), round(float(c[1]), 1)],
+                        "confidence": round(float(tr.confidence), 3)}, frame)
 
     # ---- the end ---------------------------------------------------------------------------
     def finish(self, title: str, partial: bool = False) -> ReviewSummary:
@@ -374,7 +417,7 @@ class ReviewSession:
         if partial:
             warning = f"The review was interrupted at {s.footage_s:.1f} s of footage: these results are partial."
             title = f"{title} (partial: interrupted at {s.footage_s:.1f} s)"
-            self.out.emit({"type": "notice", "kind": "interrupted", "t": s.footage_s, "frame": None,
+            self._emit({"type": "notice", "kind": "interrupted", "t": s.footage_s, "frame": None,
                            "message": f"the review was interrupted at {s.footage_s:.1f} s of footage; "
                                       "the results are partial"}, None)
         elif self.hand is not None and s.frames:  # no frame: nothing was watched
@@ -396,7 +439,8 @@ class ReviewSession:
         s.score = dict(self.score)
         rules_name = self.rules.name if self.rules else "none"
         subtitle = (f"rules {rules_name} · {plural(s.frames, 'frame')}, {s.footage_s:.1f} s of footage · "
-                    f"{plural(s.plays, 'play')} · {plural(s.flags, 'flag')}")
+                    f"{plural(s.placements, 'placement') if s.free_form else plural(s.plays, 'play')} · "
+                    f"{plural(s.flags, 'flag')}")
         if s.skipped:
             subtitle += f" · {plural(len(s.skipped), 'image')} skipped (cannot be decoded)"
         if s.status:
@@ -421,11 +465,11 @@ class ReviewSession:
             missing = [x for x in st.order if x not in st.revealed and st.counts[x] and st.known[x] is None]
             s.status = (f"awaiting reveal: the hand ended ({ended}) but the tiles of {', '.join(missing)} were "
                         "never shown: the end-of-hand points are not counted and the score is not final")
-            self.out.emit({"type": "notice", "kind": "awaiting_reveal", "t": s.footage_s, "frame": None,
+            self._emit({"type": "notice", "kind": "awaiting_reveal", "t": s.footage_s, "frame": None,
                            "message": s.status}, None)
         else:
             s.status = "unfinished: the footage ended before the hand did; the score is not final"
-            self.out.emit({"type": "notice", "kind": "hand_in_progress", "t": s.footage_s, "frame": None,
+            self._emit({"type": "notice", "kind": "hand_in_progress", "t": s.footage_s, "frame": None,
                            "message": "the footage ended before the hand did"}, None)
         if self._late:
             placed = sum(1 for n in self._late if "touches_end" in n.details)
@@ -436,6 +480,17 @@ class ReviewSession:
             s.warnings.append(f"{what} after the hand ended ({ended or 'the hand ended'}), from "
                               f"{self._late[0].t:.1f} s, not scored: the rule set may not fit the footage")
         s.final = s.final and not s.warnings
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection of two convex outlines (px) over the smaller one's area, in [0, 1]."""
+    iou = polygon_iou(a, b)
+    if iou <= 0:
+        return 0.0
+    aa = abs(cv2.contourArea(np.asarray(a, np.float32).reshape(-1, 2)))
+    ab = abs(cv2.contourArea(np.asarray(b, np.float32).reshape(-1, 2)))
+    inter = iou * (aa + ab) / (1 + iou)
+    return min(1.0, inter / min(aa, ab))
 
 
 def _free_form_rules() -> Ruleset:
@@ -460,6 +515,8 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     start = time.perf_counter()
     session_kwargs.setdefault("timelapse", hasattr(source, "interval_s"))
     session = ReviewSession(rules, recognize, out_dir, profile, **session_kwargs)
+    if isinstance(getattr(source, "files", None), list):
+        session.files = source.files  # a folder of photos: rows say which photo they come from
     if skip_unreadable and hasattr(source, "on_unreadable") and source.on_unreadable is None:
         source.on_unreadable = session.skip_unreadable
     fps = getattr(source, "fps", None) or (1.0 / getattr(source, "interval_s", 1.0))

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import APIRouter
-from fastapi.responses import FileResponse
+import html
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse, Response
+
+from service.deps import registry
+from service.live import NotFound
 
 STATIC = Path(__file__).parent / "static"
 router = APIRouter(tags=["pages"])
@@ -15,20 +20,32 @@ def _page(name: str) -> FileResponse:
     return FileResponse(STATIC / name, media_type="text/html", headers={"Cache-Control": "no-cache"})
 
 
+def _table_page(request: Request, table_id: str, name: str) -> Response:
+    """A table's page, or a 404 page when the table does not exist (as the API answers for it)."""
+    try:
+        registry(request).get(table_id)
+    except NotFound as exc:
+        text = html.escape(str(exc) or f"table {table_id} does not exist")
+        return HTMLResponse(f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Not found</title>"
+                            f"</head><body><h1>404</h1><p>{text}</p><p><a href='/'>All tables</a></p></body></html>",
+                            status_code=404)
+    return _page(name)
+
+
 @router.get("/", include_in_schema=False)
 def index() -> FileResponse:
     return _page("index.html")
 
 
 @router.get("/tables/{table_id}/overlay", include_in_schema=False)
-def overlay(table_id: str) -> FileResponse:
+def overlay(table_id: str, request: Request) -> Response:
     """Stream overlay for an OBS browser source: ?theme=dark|light|solid&size=1080p|720p|WxH&key=VIEW_KEY."""
-    return _page("overlay.html")
+    return _table_page(request, table_id, "overlay.html")
 
 
 @router.get("/tables/{table_id}/umpire", include_in_schema=False)
-def umpire(table_id: str) -> FileResponse:
-    return _page("umpire.html")
+def umpire(table_id: str, request: Request) -> Response:
+    return _table_page(request, table_id, "umpire.html")
 
 
 @router.get("/matches/{match_id}/review", include_in_schema=False)

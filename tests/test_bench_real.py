@@ -13,6 +13,7 @@ import pytest
 
 from bench.real_tiles import board_tiles, half_errors, match_detections, most_right, score_review
 from datasets.real_photos import realdata_root
+from realdata_skip import REALDATA_MISSING  # tests/realdata_skip.py
 
 
 def box(x0: float, y0: float, x1: float, y1: float, half0_at_start: bool = True) -> np.ndarray:
@@ -128,8 +129,13 @@ def test_render_skip_note():
 
 
 ROOT = realdata_root()
-needs_real = pytest.mark.skipif(ROOT is None, reason="real photos not found at <repo>/../shared/realdata "
-                                                     "(evaluation only, not distributed)")
+needs_real = pytest.mark.skipif(ROOT is None, reason=REALDATA_MISSING)
+
+
+def test_skip_reason_names_the_override():
+    """A user whose photos are elsewhere learns from the skip how to point the tests at them."""
+    assert "$DOMINOCAST_REALDATA" in REALDATA_MISSING and "shared/realdata" in REALDATA_MISSING
+    assert needs_real.kwargs["reason"] == REALDATA_MISSING
 
 
 @needs_real

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from datasets import real_photos as rd
+from realdata_skip import REALDATA_MISSING  # tests/realdata_skip.py
 
 ROOT = rd.realdata_root()
-pytestmark = pytest.mark.skipif(
-    ROOT is None, reason="real photos not found at <repo>/../shared/realdata (evaluation only)")
+pytestmark = pytest.mark.skipif(ROOT is None, reason=REALDATA_MISSING)
 
 
 def test_parse_label():

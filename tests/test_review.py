@@ -281,7 +281,7 @@ def test_cli_review_into_an_earlier_review_folder_removes_its_outputs(tmp_path, 
     res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(out), "--no-video"])
     assert res.exit_code == 0, res.output
     assert [p for p in stale if p.exists()] == []  # --rules none writes no record: the old one must not stay
-    assert "0 plays, 0 flags, 1 frame (1 read)" in res.stdout
+    assert "0 placements, 0 flags, 1 frame (1 read)" in res.stdout
     assert all(p.read_text() == "the user's" for p in mine)
     assert (out / "events.jsonl").is_file() and (out / "report.html").is_file()
 
@@ -331,3 +331,84 @@ def test_a_hand_that_ended_before_the_footage_says_so(tmp_path):
     assert json.loads((tmp_path / "record.json").read_text())["hands"][0]["status"] == "awaiting_reveal"
     page = (tmp_path / "report.html").read_text()
     assert "awaiting reveal: the hand ended (S dominoed at 3.0 s)" in page and "not scored" in page
+
+
+# ---- fresh-user fixes: --rules none on a time-lapse of a free-form board ------------------------------
+
+def _tile(cx, cy, pips, conf=0.95, w=60.0, h=30.0):
+    """A face-up observation: an axis-aligned w x h outline centred at (cx, cy) px."""
+    from vision.observation import TileObservation
+
+    poly = np.array([[cx - w / 2, cy - h / 2], [cx + w / 2, cy - h / 2], [cx + w / 2, cy + h / 2],
+                     [cx - w / 2, cy + h / 2]], np.float32)
+    return TileObservation(poly, "up", conf, pips=pips, half_confidence=(1.0, 1.0))
+
+
+def _free_form_script():
+    """Three photos, one new tile each, as a weak detector sees them: the first tile also as a
+    fragment inside it and a printed picture read at low confidence; the second tile twice
+    (overlapping outlines, other pips); the third plain."""
+    a, b, c = (320, 240), (380, 240), (380, 290)
+    return [
+        [_tile(*a, (6, 1)), _tile(a[0] + 12, a[1] + 4, (6, 6), 0.4, 30, 16), _tile(560, 60, (2, 4), 0.1)],
+        [_tile(*a, (6, 1)), _tile(*b, (1, 5), 0.9), _tile(b[0] + 8, b[1] + 2, (1, 6), 0.6)],
+        [_tile(*a, (6, 1)), _tile(*b, (1, 5), 0.9), _tile(*c, (5, 3), 0.9, 30, 60)],
+    ]
+
+
+def _free_form_cli(tmp_path, monkeypatch):
+    from service import cli_review
+    from service.cli import app
+
+    script = _free_form_script()
+    calls = []
+
+    def recognize(image):
+        calls.append(1)
+        return script[min(len(calls), len(script)) - 1]
+
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c: (None, None, recognize))
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for i in range(3):
+        cv2.imwrite(str(photos / f"IMG_{i + 1:02d}.jpg"), np.full((480, 640, 3), 60 + 20 * i, np.uint8))
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(out), "--no-video"])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    return res, rows, out, photos
+
+
+def test_free_form_review_has_no_turn_flags_nor_open_end_notices(tmp_path, monkeypatch):
+    """--rules none: no rule set, so no seats, turns or line of play in the rows (was: 'uncertain play
+    6-1 on lead by N: ... seat_by_turn' flags and 'touches no open end' notices on every photo)."""
+    res, rows, _, _ = _free_form_cli(tmp_path, monkeypatch)
+    assert [r for r in rows if r["type"] == "flag"] == []
+    assert not [r for r in rows if r.get("kind") in ("uncertain_read", "unplaced_tile", "pass_inferred", "rejected")]
+    assert not any("seat" in r for r in rows)
+    assert "0 flags" in res.stdout
+
+
+def test_free_form_review_counts_each_physical_tile_once(tmp_path, monkeypatch):
+    """One placement per new tile: a second detection of a tile (overlapping outline) is that tile,
+    and a low-confidence detection (a printed picture) is not a tile, at the start or later."""
+    res, rows, _, _ = _free_form_cli(tmp_path, monkeypatch)
+    base = [r for r in rows if r["type"] == "baseline"]
+    assert [(r["frame"], r["tiles"], r["message"]) for r in base] == [
+        (0, [[6, 1]], "1 face-up tile on the table at the start")]
+    assert [(r["frame"], r["tile"]) for r in rows if r["type"] == "placement"] == [(1, [1, 5]), (2, [5, 3])]
+
+
+def test_free_form_cli_summary_says_placements_and_prints_no_score(tmp_path, monkeypatch):
+    res, rows, out, _ = _free_form_cli(tmp_path, monkeypatch)
+    assert "score" not in res.stdout.lower() and "play" not in res.stdout.replace("placement", "")
+    assert "2 placements, 0 flags, 3 frames (3 read)" in res.stdout
+    assert "2 placements" in (out / "report.html").read_text()
+
+
+def test_folder_rows_say_which_photo_and_the_report_shows_it(tmp_path, monkeypatch):
+    res, rows, out, photos = _free_form_cli(tmp_path, monkeypatch)
+    framed = [r for r in rows if isinstance(r.get("frame"), int)]
+    assert framed and all(r["file"] == str(photos / f"IMG_{r['frame'] + 1:02d}.jpg") for r in framed)
+    page = (out / "report.html").read_text()
+    assert '<span class="file">IMG_02.jpg</span>' in page and '<span class="file">IMG_03.jpg</span>' in page

@@ -212,6 +212,10 @@ def test_unknown_table_is_404_everywhere(client):
     for path in ("/api/tables/zz/start", "/api/tables/zz/stop", "/api/tables/zz/matches"):
         assert post(client, path).status_code == 404, path
     assert post(client, "/api/tables/zz/events", {"event": {"type": "pass", "seat": "N"}}).status_code == 404
+    for path in ("/tables/zz/overlay", "/tables/zz/umpire"):  # the pages too, as the API (was: 200 and a blank page)
+        r = client.get(path)
+        assert r.status_code == 404, path
+        assert r.headers["content-type"].startswith("text/html") and "no table &#x27;zz&#x27;" in r.text
 
 
 def test_snapshot_shape_after_a_bad_play(client):
