@@ -13,7 +13,7 @@ import pytest
 
 from bench.real_tiles import board_tiles, half_errors, match_detections, most_right, score_review
 from datasets.real_photos import realdata_root
-from realdata_skip import REALDATA_MISSING  # tests/realdata_skip.py
+from skip_real_photos import REALDATA_MISSING  # tests/skip_real_photos.py
 
 
 def box(x0: float, y0: float, x1: float, y1: float, half0_at_start: bool = True) -> np.ndarray:

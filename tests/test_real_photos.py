@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from datasets import real_photos as rd
-from realdata_skip import REALDATA_MISSING  # tests/realdata_skip.py
+from skip_real_photos import REALDATA_MISSING  # tests/skip_real_photos.py
 
 ROOT = rd.realdata_root()
 pytestmark = pytest.mark.skipif(ROOT is None, reason=REALDATA_MISSING)
