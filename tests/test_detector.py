@@ -110,3 +110,27 @@ def test_default_detector_prefers_a_current_dynamic_export(tmp_path, monkeypatch
     retrained.write_bytes(DEFAULT_DETECTOR.read_bytes() + b"\0")
     monkeypatch.setattr(R, "DEFAULT_DETECTOR", retrained)
     assert R.default_detector() == retrained
+
+
+def _boxes(n: int, long_px: float):
+    """``n`` confident tile boxes of ``long_px`` (a Detections stand-in for the size search)."""
+    from vision.detector import Detections
+
+    polys = np.array([[[0, 0], [long_px, 0], [long_px, long_px / 2], [0, long_px / 2]]] * n, np.float32).reshape(n, 4, 2)
+    polys += np.arange(n, dtype=np.float32)[:, None, None] * 3 * long_px
+    return Detections(polys, np.full(n, 0.9, np.float32), np.zeros(n, np.int64), None)
+
+
+def test_size_search_is_not_stopped_by_one_dip_between_candidates(monkeypatch):
+    # DDD photos: 384 px finds 3 groups, 192 px (between ranges) 2 tiles, 96 px the 4 real tiles
+    det = object.__new__(OBBDetector)
+    found = {512: (0, 0), 256: (3, 240.0), 128: (2, 115.0), 64: (4, 62.0), 32: (1, 30.0)}
+
+    def fake_detect(frame, t):
+        k = min(found, key=lambda s: abs(np.log(s / t)))
+        return _boxes(*found[k]) if found[k][0] else _boxes(0, 1.0)
+
+    monkeypatch.setattr(det, "detect", fake_detect, raising=False)
+    monkeypatch.setattr(det, "input_cost", lambda shape, t: 1.0, raising=False)
+    d = det.detect_auto(np.zeros((1024, 1024, 3), np.uint8))
+    assert len(d.scores) == 4 and d.tile_px == 64  # 62 px measured: within 15 % of 64, no refinement

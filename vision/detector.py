@@ -432,8 +432,9 @@ class OBBDetector:
         ``min_tile_px``.  The support of a candidate is the number of detections scoring
         >= ``accept_score``.  At coarse scales a group of tiles (a hand of four side by
         side is 2:1 too) can look like one big tile, so a candidate never wins early: the
-        search goes on until the support drops below the best one's (the peak is
-        passed) or, once the best support is ``min_support`` or more, the next candidate
+        search goes on until the support stays below the best one's for two candidates in a
+        row (the peak is passed: tiles whose size falls between two candidates' ranges make
+        a single dip, DDD photos: 384 px 3 boxes, 192 px 2, 96 px 4) or, once the best support is ``min_support`` or more, the next candidate
         would need more than ``max_windows`` detector windows (:meth:`input_cost`: input
         pixels in ``size`` x ``size`` windows for a dynamic model).  The median long side of
         the best candidate's confident detections is the tile size; the frame is
@@ -449,6 +450,7 @@ class OBBDetector:
         H, W = frame.shape[:2]
         t = min(H, W) / 2.0
         best: tuple[int, float, float, Detections] | None = None  # support, T, estimate, detections
+        below = 0  # candidates in a row with less support than the best
         while t >= min_tile_px:
             if best is not None and best[0] >= min_support and self.input_cost(frame.shape, t) > max_windows:
                 break
@@ -456,9 +458,11 @@ class OBBDetector:
             good = d.scores >= accept_score
             support = int(good.sum())
             if support and (best is None or support > best[0]):
-                best = (support, t, float(np.median(d.long_sides()[good])), d)
+                best, below = (support, t, float(np.median(d.long_sides()[good])), d), 0
             elif best is not None and best[0] >= min_support and support < best[0]:
-                break  # past the peak
+                below += 1
+                if below == 2:
+                    break  # past the peak; one dip alone is a size between two candidates' ranges
             t /= 2.0
         if best is None:
             return Detections.empty()
