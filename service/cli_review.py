@@ -37,8 +37,8 @@ def _setup(rules: str, calibration: Path | None):
     return ruleset, profile, (lambda image: recognizer(image, profile))
 
 
-def _output_folder(out: Path, keep_events: bool) -> None:
-    """Create the output folder, or fail with one line.
+def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:
+    """Create the output folder (only check it when ``create`` is False), or fail with one line.
 
     ``keep_events``: refuse a folder that already holds events or a video (a live session cannot
     be recorded again; a review can be re-run from its footage, so it replaces the outputs of an
@@ -49,6 +49,8 @@ def _output_folder(out: Path, keep_events: bool) -> None:
     events = out / "events.jsonl"
     if keep_events and ((events.is_file() and events.stat().st_size) or (out / "annotated.mp4").exists()):
         raise fail(f"--out {out} already holds the events or video of an earlier session: choose another folder")
+    if not create:
+        return
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -147,8 +149,14 @@ def live(
             raise fail(f"{source} is neither a camera index nor a stream URL: {takes}")
     ruleset, profile, recognize = _setup(rules, calibration)
     spec: int | str = int(source) if source.isdigit() else source
-    _output_folder(out, keep_events=True)
+    _output_folder(out, keep_events=True, create=False)
     src = LiveSource(spec)
+    try:
+        src.open()  # a camera or stream that is not there leaves no output folder behind
+    except SourceError as exc:
+        src.close()
+        raise fail(str(exc))
+    _output_folder(out, keep_events=True)
     try:
         summary = run_review(src, ruleset, recognize, out, profile, title=f"Live: {source}",
                              annotate=not no_video, on_row=lambda row: print(json.dumps(row), flush=True))

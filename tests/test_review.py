@@ -412,3 +412,16 @@ def test_folder_rows_say_which_photo_and_the_report_shows_it(tmp_path, monkeypat
     assert framed and all(r["file"] == str(photos / f"IMG_{r['frame'] + 1:02d}.jpg") for r in framed)
     page = (out / "report.html").read_text()
     assert '<span class="file">IMG_02.jpg</span>' in page and '<span class="file">IMG_03.jpg</span>' in page
+
+
+def test_cli_live_on_a_camera_that_is_not_there_writes_nothing(tmp_path, monkeypatch):
+    """The camera is opened before the output folder is made: a failed start leaves no folder."""
+    from service.cli import app
+
+    _stub_setup(monkeypatch)
+    out = tmp_path / "live_out"
+    res = CliRunner().invoke(app, ["live", "57", "--rules", "all-fives", "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "camera 57" in lines[0]
+    assert not out.exists()
