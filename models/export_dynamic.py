@@ -19,7 +19,6 @@ needs onnxruntime only.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import shutil
 import tempfile
 from pathlib import Path
@@ -27,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from models.common import CHECKPOINTS, MODELS_DIR
+from vision.detector import file_sha1
 
 STATIC_ONNX = MODELS_DIR / "tile_detector.onnx"
 DYNAMIC_ONNX = MODELS_DIR / "tile_detector.dynamic.onnx"
@@ -39,10 +39,6 @@ CHECK_WINDOWS = 4
 MAX_DIFF = 1e-2
 
 __all__ = ["STATIC_ONNX", "DYNAMIC_ONNX", "export", "is_current", "source_sha1", "max_difference", "main"]
-
-
-def _sha1(path: Path) -> str:
-    return hashlib.sha1(Path(path).read_bytes()).hexdigest()
 
 
 def source_sha1(path: Path = DYNAMIC_ONNX) -> str | None:
@@ -58,7 +54,9 @@ def source_sha1(path: Path = DYNAMIC_ONNX) -> str | None:
 
 def is_current(path: Path = DYNAMIC_ONNX, static: Path = STATIC_ONNX) -> bool:
     """True when ``path`` exists and was exported from the weights of the present ``static`` file."""
-    return Path(path).is_file() and Path(static).is_file() and source_sha1(path) == _sha1(static)
+    from vision.detector import derived_from, make_session
+
+    return Path(path).is_file() and derived_from(make_session(path), static)
 
 
 def max_difference(dynamic: Path, static: Path = STATIC_ONNX, n: int = CHECK_WINDOWS, seed: int = 0) -> float:
@@ -112,7 +110,7 @@ def export(checkpoint: Path = CHECKPOINT, dst: Path = DYNAMIC_ONNX, static: Path
             raise RuntimeError(f"dynamic export differs from {static} by {diff:.3g} (> {MAX_DIFF}): "
                                f"{checkpoint} is not the checkpoint {static.name} was exported from")
         m = onnx.load(str(out))
-        sha = _sha1(static)
+        sha = file_sha1(static)
         meta = {p.key: p for p in m.metadata_props}
         if "source_sha1" in meta:
             meta["source_sha1"].value = sha

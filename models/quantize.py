@@ -33,7 +33,6 @@ the same windows (:func:`bench_latency`) and on a 1920x1080 frame (:func:`frame_
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import tempfile
 import time
@@ -44,7 +43,7 @@ import cv2
 import numpy as np
 
 from models.common import MODELS_DIR, REPO_ROOT
-from vision.detector import to_input
+from vision.detector import file_sha1, to_input
 
 FP32_ONNX = MODELS_DIR / "tile_detector.onnx"
 INT8_ONNX = MODELS_DIR / "tile_detector.int8.onnx"
@@ -53,10 +52,6 @@ KEEP_FP32 = ("none", "decode", "last", "head")
 
 __all__ = ["FP32_ONNX", "INT8_ONNX", "quantize", "is_current", "source_sha1", "calibration_windows",
            "fp32_nodes", "with_dynamic_batch", "bench_latency", "frame_latency", "box_agreement", "check", "main"]
-
-
-def _sha1(path: Path) -> str:
-    return hashlib.sha1(Path(path).read_bytes()).hexdigest()
 
 
 def source_sha1(int8_path: Path = INT8_ONNX) -> str | None:
@@ -71,7 +66,9 @@ def source_sha1(int8_path: Path = INT8_ONNX) -> str | None:
 
 def is_current(int8_path: Path = INT8_ONNX, fp32_path: Path = FP32_ONNX) -> bool:
     """True when ``int8_path`` exists and was quantized from the present ``fp32_path``."""
-    return Path(int8_path).is_file() and Path(fp32_path).is_file() and source_sha1(int8_path) == _sha1(fp32_path)
+    from vision.detector import derived_from, make_session
+
+    return Path(int8_path).is_file() and derived_from(make_session(int8_path), fp32_path)
 
 
 def default_calibration_data() -> Path | None:
@@ -254,7 +251,7 @@ def quantize(src: Path = FP32_ONNX, dst: Path = INT8_ONNX, data: Path | None = N
                                   else str(data), "windows": int(len(windows)), "splits": "val, then train"}}
         # Keep the source's metadata (names, stride, end2end: read by vision.detector) and record the source.
         meta = {p.key: p.value for p in onnx.load(str(src), load_external_data=False).metadata_props}
-        meta.update(source=src.name, source_sha1=_sha1(src), quantization=json.dumps(recipe))
+        meta.update(source=src.name, source_sha1=file_sha1(src), quantization=json.dumps(recipe))
         del q.metadata_props[:]
         for k, v in meta.items():
             q.metadata_props.add(key=k, value=v)

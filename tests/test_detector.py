@@ -107,9 +107,12 @@ def test_default_detector_prefers_a_current_dynamic_export(tmp_path, monkeypatch
     assert R.default_detector() == R.DEFAULT_DETECTOR
     monkeypatch.delenv("DOMINOCAST_DETECTOR")
     retrained = tmp_path / "tile_detector.onnx"  # another static model: the dynamic file is stale
-    retrained.write_bytes(DEFAULT_DETECTOR.read_bytes() + b"\0")
+    retrained.write_bytes(R.INT8_DETECTOR.read_bytes())  # a valid model with other bytes
     monkeypatch.setattr(R, "DEFAULT_DETECTOR", retrained)
     assert R.default_detector() == retrained
+    assert R.Recognizer().detector.path == retrained  # the Recognizer makes the same choice
+    monkeypatch.setattr(R, "DEFAULT_DETECTOR", DEFAULT_DETECTOR)
+    assert R.Recognizer().detector.path == DYNAMIC_DETECTOR
 
 
 def _boxes(n: int, long_px: float):

@@ -24,7 +24,8 @@ import numpy as np
 
 from vision.obb import PAD_VALUE, decode_obb, letterbox, nms_rotated, polygon_to_xywhr, xywhr_to_polygon
 
-__all__ = ["Detections", "OBBDetector", "TARGET_TILE_PX", "window_origins", "make_session", "suppress_contained",
+__all__ = ["Detections", "OBBDetector", "TARGET_TILE_PX", "window_origins", "make_session", "file_sha1", "derived_from",
+           "suppress_contained",
            "to_input", "downscale", "MAX_INPUT_PX"]
 
 #: Default tile long side in the detector input, px (training range 28-56 px; measured best
@@ -92,6 +93,25 @@ def _meta_imgsz(meta: dict) -> int:
         return int(max(v) if isinstance(v, (list, tuple)) else v)
     except (ValueError, SyntaxError, TypeError):
         return 320
+
+
+def file_sha1(path: str | Path) -> str:
+    """SHA-1 (hex) of a file's bytes: how a derived model file names the model it was made from."""
+    import hashlib
+
+    return hashlib.sha1(Path(path).read_bytes()).hexdigest()
+
+
+def derived_from(session, source: str | Path) -> bool:
+    """Whether a loaded model was made from ``source`` as it is now.
+
+    ``session``: an onnxruntime session of a derived file (the int8 detector,
+    ``models/quantize.py``; the dynamic-size export, ``models/export_dynamic.py``), whose
+    ``source_sha1`` metadata names its source. False when ``source`` is missing or changed
+    (a retraining): the derived file is stale.
+    """
+    src = session.get_modelmeta().custom_metadata_map.get("source_sha1")
+    return src is not None and Path(source).is_file() and src == file_sha1(source)
 
 
 def make_session(path: str | Path, threads: int = 1):

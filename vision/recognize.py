@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from vision.crops import canonical_polygon
-from vision.detector import TARGET_TILE_PX, OBBDetector
+from vision.detector import TARGET_TILE_PX, OBBDetector, derived_from, make_session
 from vision.observation import FLAG_FRAME_EDGE, FLAG_PIP_DISAGREE, TileObservation
 from vision.pip_reader import PipReader
 from vision.set_constraint import resolve_readings
@@ -53,25 +53,38 @@ DYNAMIC_DETECTOR = _MODELS / "tile_detector.dynamic.onnx"
 DEFAULT_PIP_READER = _MODELS / "pip_reader.onnx"
 
 
+def _dynamic_wanted() -> bool:
+    """No ``$DOMINOCAST_DETECTOR`` and both files present: the dynamic export is worth checking."""
+    return not os.environ.get("DOMINOCAST_DETECTOR") and DYNAMIC_DETECTOR.is_file() and DEFAULT_DETECTOR.is_file()
+
+
 def default_detector() -> Path:
     """The detector file a :class:`Recognizer` loads when given none.
 
     ``$DOMINOCAST_DETECTOR`` when set; else :data:`DYNAMIC_DETECTOR` when it exists and
-    was exported from the present :data:`DEFAULT_DETECTOR` (its ``source_sha1`` metadata
-    is that file's SHA-1: a stale export after a retraining is ignored); else
-    :data:`DEFAULT_DETECTOR`.
+    was exported from the present :data:`DEFAULT_DETECTOR` (:func:`vision.detector.derived_from`:
+    a stale export after a retraining is ignored); else :data:`DEFAULT_DETECTOR`.
     """
-    if os.environ.get("DOMINOCAST_DETECTOR") or not DYNAMIC_DETECTOR.is_file() or not DEFAULT_DETECTOR.is_file():
-        return DEFAULT_DETECTOR
-    import hashlib
+    if _dynamic_wanted():
+        try:
+            if derived_from(make_session(DYNAMIC_DETECTOR), DEFAULT_DETECTOR):
+                return DYNAMIC_DETECTOR
+        except Exception:  # noqa: BLE001 - an unreadable optional file: fall back to the shipped one
+            pass
+    return DEFAULT_DETECTOR
 
-    try:
-        from vision.detector import make_session
 
-        src = make_session(DYNAMIC_DETECTOR).get_modelmeta().custom_metadata_map.get("source_sha1")
-    except Exception:  # noqa: BLE001 - an unreadable optional file: fall back to the shipped one
-        return DEFAULT_DETECTOR
-    return DYNAMIC_DETECTOR if src == hashlib.sha1(DEFAULT_DETECTOR.read_bytes()).hexdigest() else DEFAULT_DETECTOR
+def _load_default_detector(*args) -> OBBDetector:
+    """:class:`OBBDetector` of :func:`default_detector`'s choice, the dynamic file loaded once
+    (its own session answers whether it is current). ``args``: OBBDetector's after the path."""
+    if _dynamic_wanted():
+        try:
+            det = OBBDetector(DYNAMIC_DETECTOR, *args)
+            if derived_from(det.session, DEFAULT_DETECTOR):
+                return det
+        except Exception:  # noqa: BLE001 - an unreadable optional file: fall back to the shipped one
+            pass
+    return OBBDetector(DEFAULT_DETECTOR, *args)
 
 
 class ModelsMissingError(FileNotFoundError):
@@ -178,13 +191,14 @@ class Recognizer:
                  threads: int = 1, n_sets: int = 1, conf_threshold: float = 0.35, iou_threshold: float = 0.5,
                  cross_check: bool | str = "uncertain", confident: float = 0.9, tile_px: float | None = None,
                  target_px: float = TARGET_TILE_PX):
-        det = Path(detector_path) if detector_path else default_detector()
+        det = Path(detector_path) if detector_path else (DYNAMIC_DETECTOR if _dynamic_wanted() else DEFAULT_DETECTOR)
         pip = Path(pip_reader_path) if pip_reader_path else DEFAULT_PIP_READER
         if not det.is_file():
             raise _missing(det, "quantize" if det.name.endswith(".int8.onnx") else "detector")
         if not pip.is_file():
             raise _missing(pip, "pips")
-        self.detector = OBBDetector(det, threads, conf_threshold, iou_threshold, target_px)
+        args = (threads, conf_threshold, iou_threshold, target_px)
+        self.detector = OBBDetector(det, *args) if detector_path else _load_default_detector(*args)
         self.reader = PipReader(pip, threads, cross_check)
         self.n_sets = int(n_sets)
         self.confident = float(confident)
