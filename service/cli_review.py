@@ -65,11 +65,11 @@ def _print_summary(s: ReviewSummary) -> None:
         for side, pts in s.score.items():
             t.add_row(side, str(pts))
         console.print(t)
-    speed = s.footage_s / s.wall_s if s.wall_s else 0.0
+    speed = "" if s.photos or not s.wall_s else f" ({s.footage_s / s.wall_s:.1f}x real time)"
     skipped = f", {plural(len(s.skipped), 'image')} skipped (cannot be decoded)" if s.skipped else ""
     done = plural(s.placements, "placement") if s.free_form else plural(s.plays, "play")
     console.print(f"{done}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
-                  f"({s.reads} read){skipped} in {s.wall_s:.1f} s ({speed:.1f}x real time)")
+                  f"({s.reads} read){skipped} in {s.wall_s:.1f} s{speed}")
     for line in s.lines():  # the hand's status and warnings that make the score doubtful
         console.print(line, markup=False)
     for name, path in s.files.items():

@@ -94,6 +94,7 @@ class ReviewSummary:
     warnings: list[str] = field(default_factory=list)
     final: bool = False
     free_form: bool = False  # reviewed with rules=None: placements only
+    photos: bool = False  # a folder of photos (a time-lapse): its "footage time" is not real time
 
     def lines(self) -> list[str]:
         """The status and warnings, one line each, for a summary printed under the score."""
@@ -262,7 +263,7 @@ class ReviewSession:
         self.hand = Hand(rules) if rules is not None else None
         if self.hand is not None and rules.boneyard:
             self.hand.append(Deal(hands={}, draws_seen=False))  # the camera cannot count unseen draws
-        self.summary = ReviewSummary(out_dir, free_form=rules is None)
+        self.summary = ReviewSummary(out_dir, free_form=rules is None, photos=timelapse)
         self.files: list[Path] | None = None  # a folder's photos by frame index: rows carry ``file``
         self.score: dict[str, int] = dict(self.hand.state.scores) if self.hand else {}
         self._seen_ids: set[int] = set()
