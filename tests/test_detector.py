@@ -137,3 +137,47 @@ def test_size_search_is_not_stopped_by_one_dip_between_candidates(monkeypatch):
     monkeypatch.setattr(det, "input_cost", lambda shape, t: 1.0, raising=False)
     d = det.detect_auto(np.zeros((1024, 1024, 3), np.uint8))
     assert len(d.scores) == 4 and d.tile_px == 64  # 62 px measured: within 15 % of 64, no refinement
+
+
+def _fake_search(monkeypatch, found: dict):
+    """An OBBDetector whose ``detect(frame, t)`` returns ``found[t]`` (n boxes, long side) for
+    the tried size nearest ``t`` (none when no key is within 10 %); returns (detector, tried sizes)."""
+    det = object.__new__(OBBDetector)
+    calls: list[float] = []
+
+    def fake_detect(frame, t):
+        calls.append(t)
+        k = min(found, key=lambda s: abs(np.log(s / t)), default=None)
+        n, long_px = found[k] if k and abs(np.log(k / t)) < np.log(1.1) else (0, 1.0)
+        return _boxes(n, long_px)
+
+    monkeypatch.setattr(det, "detect", fake_detect, raising=False)
+    monkeypatch.setattr(det, "input_cost", lambda shape, t: 1.0, raising=False)
+    return det, calls
+
+
+def test_size_search_drops_a_candidate_whose_own_size_finds_nothing(monkeypatch):
+    # DDD photo 1_06: 3 board pictures of ~232 px at 384 px, nothing when re-detected at
+    # 232 px; the 3 real tiles of ~100 px at 96 px must win.
+    det, calls = _fake_search(monkeypatch, {768: (0, 0), 384: (3, 232.0), 232: (0, 0), 192: (2, 115.0),
+                                             96: (3, 100.0), 48: (1, 45.0), 24: (1, 20.0)})
+    d = det.detect_auto(np.zeros((1536, 2040, 3), np.uint8))
+    assert d.tile_px == 96 and len(d.scores) == 3
+    assert any(abs(t - 232.0) < 1 for t in calls)  # the coarse candidate was tried first
+
+
+def test_size_search_keeps_the_best_candidate_when_no_refinement_holds(monkeypatch):
+    # DomiBot close-up: one tile at 0.9 when T = 50 px, measured 34 px, nothing at 34 px
+    det, _ = _fake_search(monkeypatch, {50: (1, 34.0)})
+    d = det.detect_auto(np.zeros((100, 100, 3), np.uint8))
+    assert len(d.scores) == 1 and d.tile_px == 50
+
+
+def test_size_search_tries_at_least_four_sizes_on_a_small_frame(monkeypatch):
+    det, calls = _fake_search(monkeypatch, {})
+    det.detect_auto(np.zeros((100, 100, 3), np.uint8))  # T from 50 px down to 24 px
+    assert len(calls) == 4
+    assert np.allclose(calls, [50.0 / 2 ** (k / 3) for k in range(4)])  # 50, 39.7, 31.5, 25 px
+    det, calls = _fake_search(monkeypatch, {})
+    det.detect_auto(np.zeros((1080, 1920, 3), np.uint8))  # 540 px down: halving already gives 5
+    assert np.allclose(calls, [540.0, 270.0, 135.0, 67.5, 33.75])

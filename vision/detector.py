@@ -40,6 +40,8 @@ MIN_SCALE, MAX_SCALE = 1.0 / 64, 3.0
 #: outside the trained 28-56 px they are not tiles at this scale (e.g. a whole tiny
 #: frame letterboxed into grey looks like one big tile).
 SIZE_RANGE_PX = (14.0, 100.0)
+#: The tile-size search (:meth:`OBBDetector.detect_auto`) tries at least this many sizes.
+MIN_CANDIDATES = 4
 #: Longest side of one input of a dynamic-shape detector, px: a scaled frame longer than
 #: this is cut into overlapping windows of at most this side (bounds memory; a 1080p frame
 #: with tiles scaled to 40 px is about 980 x 550 px, one input).
@@ -459,7 +461,9 @@ class OBBDetector:
         pixels in ``size`` x ``size`` windows for a dynamic model).  The median long side of
         the best candidate's confident detections is the tile size; the frame is
         detected again at that size unless it is within 15 % of ``T`` (at most twice,
-        re-estimating each time: sizes are measured best near the target scale).
+        re-estimating each time: sizes are measured best near the target scale); when that
+        re-detection finds no confident box, the candidate with the next most support is
+        refined instead (and when none survives, the best candidate's own boxes are kept).
 
         Costs a few passes over coarse (cheap) scales before the final one; pass
         ``tile_px`` to :meth:`detect` when the size is known (calibration profile).
@@ -469,7 +473,12 @@ class OBBDetector:
         """
         H, W = frame.shape[:2]
         t = min(H, W) / 2.0
-        best: tuple[int, float, float, Detections] | None = None  # support, T, estimate, detections
+        # Halve T, or step finer on small frames so that at least MIN_CANDIDATES sizes are
+        # tried (a 100 px close-up: 50, 42, 35, 30, 25 px rather than 50 and 25).
+        octaves = math.log2(t / min_tile_px) if t > min_tile_px else 1.0
+        step = 2.0 ** (1.0 / max(1, math.ceil((MIN_CANDIDATES - 1) / max(octaves, 1e-6))))
+        tried: list[tuple[int, float, float, Detections]] = []  # support, T, estimate, detections
+        best: tuple[int, float, float, Detections] | None = None
         below = 0  # candidates in a row with less support than the best
         while t >= min_tile_px:
             if best is not None and best[0] >= min_support and self.input_cost(frame.shape, t) > max_windows:
@@ -477,23 +486,45 @@ class OBBDetector:
             d = self.detect(frame, t)
             good = d.scores >= accept_score
             support = int(good.sum())
+            if support:
+                tried.append((support, t, float(np.median(d.long_sides()[good])), d))
             if support and (best is None or support > best[0]):
-                best, below = (support, t, float(np.median(d.long_sides()[good])), d), 0
+                best, below = tried[-1], 0
             elif best is not None and best[0] >= min_support and support < best[0]:
                 below += 1
                 if below == 2:
                     break  # past the peak; one dip alone is a size between two candidates' ranges
-            t /= 2.0
+            t /= step
+        # Most support first (the coarser on ties, as found); a candidate whose re-detection at
+        # its own size estimate finds nothing confident was not tiles (DDD photos: 3 boxes of
+        # 210-260 px at 384 px are board pictures; at 232 px nothing) and the next one is tried.
+        # If no candidate survives, the best one's own boxes stand (a lone tile can score
+        # at one scale only: DomiBot close-ups, 0.83 at 50 px, nothing at its 34 px estimate).
+        for support, t, est, d in sorted(tried, key=lambda c: -c[0]):
+            refined = self._refine(frame, t, est, d, accept_score)
+            if refined is not None:
+                return refined
         if best is None:
             return Detections.empty()
-        _, t, est, d = best
-        for _ in range(2):  # fixed-point refinement: the size estimate is best near the target scale
+        best[3].tile_px = best[1]
+        return best[3]
+
+    def _refine(self, frame: np.ndarray, t: float, est: float, d: Detections, accept_score: float
+                ) -> Detections | None:
+        """Fixed-point refinement of a size-search candidate (:meth:`detect_auto`).
+
+        Re-detects at the size estimate ``est`` (px) unless it is within 15 % of the
+        candidate's ``t`` (at most twice, re-estimating each time: sizes are measured best
+        near the target scale). Returns the detections with ``tile_px`` set, or None when a
+        re-detection has no box scoring >= ``accept_score``.
+        """
+        for _ in range(2):
             if abs(math.log(est / t)) <= math.log(1.15):
                 break
             d, t = self.detect(frame, est), est
             good = d.scores >= accept_score
             if not good.any():
-                break
+                return None
             est = float(np.median(d.long_sides()[good]))
         d.tile_px = t
         return d
