@@ -512,3 +512,41 @@ def test_suppress_contained_drops_part_boxes():
     assert suppress_contained(polys, np.array([0, 1, 2])).tolist() == [0, 2]
     # when the part scored better, the whole box is not mostly inside it: both stay
     assert suppress_contained(polys, np.array([2, 1, 0])).tolist() == [2, 1, 0]
+
+
+@needs_models
+def test_weak_boxes_stay_only_when_their_pips_read_clearly(monkeypatch):
+    """read_threshold: a face-up box scoring under conf_threshold is kept when both halves
+    read at >= ``confident`` without a classical disagreement; weak face-down boxes never."""
+    from vision.detector import Detections
+    from vision.pip_reader import HalfReadings
+    from vision.recognize import Recognizer
+
+    rec = Recognizer(n_sets=2, conf_threshold=0.35, read_threshold=0.2)
+    assert rec.detector.conf_threshold == 0.2  # the detector must return the weak boxes
+    boxes = np.array([[[10 + 60 * i, 10], [50 + 60 * i, 10], [50 + 60 * i, 30], [10 + 60 * i, 30]]
+                      for i in range(5)], np.float32)
+    scores = np.array([0.8, 0.3, 0.3, 0.3, 0.3], np.float32)
+    classes = np.array([0, 0, 0, 0, 1])  # the last is face down
+    monkeypatch.setattr(rec.detector, "detect", lambda f, t: Detections(boxes, scores, classes, t))
+    # per face-up box (in order): clear, clear, one half unsure, clear but the counter disagrees
+    conf = np.array([[0.99, 0.99], [0.95, 0.97], [0.99, 0.6], [0.95, 0.95]], np.float32)
+    values = np.array([[6, 6], [5, 3], [4, 1], [2, 0]])
+    disagree = np.array([[False, False], [False, False], [False, False], [False, True]])
+
+    def read(frame, polys):
+        probs = np.zeros((4, 2, 7), np.float32)
+        for i in range(4):
+            for h in range(2):
+                probs[i, h, values[i, h]] = conf[i, h]
+                probs[i, h, (values[i, h] + 1) % 7] = 1 - conf[i, h]
+        m = len(polys)  # the reads of the first m face-up boxes
+        return HalfReadings(probs[:m], conf[:m], values[:m], np.full((m, 2), -1), np.zeros((m, 2), np.float32),
+                            disagree[:m], np.asarray(polys, np.float32), np.zeros(m, bool))
+
+    monkeypatch.setattr(rec.reader, "read", read)
+    obs = rec(np.zeros((60, 320, 3), np.uint8), tile_px=40.0)
+    assert [o.det_score for o in obs] == pytest.approx([0.8, 0.3])
+    assert [tuple(sorted(o.pips)) for o in obs] == [(6, 6), (3, 5)]
+    rec.read_threshold = rec.conf_threshold  # off: only the strong box
+    assert len(rec(np.zeros((60, 320, 3), np.uint8), tile_px=40.0)) == 1

@@ -73,6 +73,12 @@ class HalfReadings:
     polygons: np.ndarray | None = None
     refined: np.ndarray | None = None
 
+    def subset(self, keep: np.ndarray) -> "HalfReadings":
+        """The readings of the tiles where the (M,) bool ``keep`` is True."""
+        return HalfReadings(*(None if v is None else v[keep] for v in (
+            self.probs, self.conf, self.values, self.classical, self.classical_conf, self.disagree,
+            self.polygons, self.refined)))
+
 
 def cross_check(probs: np.ndarray, classical: np.ndarray, classical_conf: np.ndarray) -> HalfReadings:
     """Combine network probabilities with classical counts (rules in the module doc).

@@ -39,6 +39,9 @@ __all__ = ["Recognizer", "recognize", "ModelsMissingError", "DEFAULT_DETECTOR", 
            "default_detector",
            "DEFAULT_PIP_READER", "as_bgr", "table_pose"]
 
+#: Default ``read_threshold`` of :class:`Recognizer` (measured on DDD photos and the held-out
+#: synthetic frames, docs/benchmarks.md).
+READ_THRESHOLD = 0.2
 _MODELS = Path(os.environ.get("DOMINOCAST_MODELS") or Path(__file__).resolve().parent.parent / "models")
 #: Default model files (shipped in ``models/``; the ``DOMINOCAST_MODELS`` folder when that is set).
 #: ``DOMINOCAST_DETECTOR`` names another detector file, e.g. ``models/tile_detector.int8.onnx``
@@ -175,6 +178,10 @@ class Recognizer:
         threads: onnxruntime intra-op threads per model.
         n_sets: complete sets on the table (each tile exists ``n_sets`` times).
         conf_threshold: detector score threshold.
+        read_threshold: face-up boxes scoring from this up to ``conf_threshold`` are kept only
+            when both halves read at ``confident`` or more and the classical counter does
+            not disagree (the pip reader vouches for the tile); None or >= ``conf_threshold``
+            turns this off.  Real tiles often score 0.2-0.35 (DDD photos, docs/real-photos.md).
         iou_threshold: rotated-NMS IoU threshold.
         cross_check: ``"uncertain"`` (halves the network is < 0.9 sure of), ``"all"`` or
             ``"none"``: which halves the classical pip counter cross-checks
@@ -190,14 +197,16 @@ class Recognizer:
     def __init__(self, detector_path: str | Path | None = None, pip_reader_path: str | Path | None = None,
                  threads: int = 1, n_sets: int = 1, conf_threshold: float = 0.35, iou_threshold: float = 0.5,
                  cross_check: bool | str = "uncertain", confident: float = 0.9, tile_px: float | None = None,
-                 target_px: float = TARGET_TILE_PX):
+                 target_px: float = TARGET_TILE_PX, read_threshold: float | None = READ_THRESHOLD):
         det = Path(detector_path) if detector_path else (DYNAMIC_DETECTOR if _dynamic_wanted() else DEFAULT_DETECTOR)
         pip = Path(pip_reader_path) if pip_reader_path else DEFAULT_PIP_READER
         if not det.is_file():
             raise _missing(det, "quantize" if det.name.endswith(".int8.onnx") else "detector")
         if not pip.is_file():
             raise _missing(pip, "pips")
-        args = (threads, conf_threshold, iou_threshold, target_px)
+        self.conf_threshold = float(conf_threshold)
+        self.read_threshold = min(self.conf_threshold, read_threshold if read_threshold is not None else 1.0)
+        args = (threads, self.read_threshold, iou_threshold, target_px)
         self.detector = OBBDetector(det, *args) if detector_path else _load_default_detector(*args)
         self.reader = PipReader(pip, threads, cross_check)
         self.n_sets = int(n_sets)
@@ -230,6 +239,8 @@ class Recognizer:
         H, W = bgr.shape[:2]
         obs: list[TileObservation] = []
         for poly, score, cls in zip(dets.polygons, dets.scores, dets.classes):
+            if score < self.read_threshold or (score < self.conf_threshold and int(cls) != 0):
+                continue  # too weak, or weak and face down: no pips to vouch for it
             p = canonical_polygon(poly)
             o = TileObservation(p, "up" if int(cls) == 0 else "down", float(score))
             if p[:, 0].min() < 1 or p[:, 1].min() < 1 or p[:, 0].max() > W - 1 or p[:, 1].max() > H - 1:
@@ -238,6 +249,14 @@ class Recognizer:
         up = [o for o in obs if o.face == "up"]
         if up:
             hr = self.reader.read(bgr, np.stack([o.polygon_px for o in up]))
+            weak = np.array([o.det_score < self.conf_threshold for o in up])
+            if weak.any():
+                vouched = (hr.conf >= self.confident).all(1) & ~hr.disagree.any(1)
+                keep = ~weak | vouched
+                gone = {id(o) for o, k in zip(up, keep) if not k}
+                obs = [o for o in obs if id(o) not in gone]
+                up = [o for o, k in zip(up, keep) if k]
+                hr = hr.subset(keep)
             res = resolve_readings(hr.probs, hr.conf, self.n_sets, self.confident)
             for i, (o, r) in enumerate(zip(up, res)):
                 o.polygon_px = hr.polygons[i]
