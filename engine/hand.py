@@ -237,7 +237,8 @@ def _had_result(st: HandState) -> bool:
 
 def _check_turn(st: HandState, seat: str, flags: list[Flag]) -> None:
     if st.turn is not None and seat != st.turn:
-        flags.append(Flag("out_of_turn", seat, f"{seat} played out of turn ({st.turn} was to play)"))
+        flags.append(Flag("out_of_turn", seat, f"{seat} played out of turn ({st.turn} was to play)",
+                          {"expected": st.turn}))
 
 
 def _deal(st: HandState, ev: Deal, points: dict, flags: list[Flag]) -> None:
@@ -568,9 +569,11 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
         side = st.side(winner)
         if rules.domino_counts == "opponents":
             counted = sum(p for s, p in remaining.items() if st.side(s) != side)
+            whose = "the opponents' hands"
         else:
             counted = sum(p for s, p in remaining.items() if s != winner)
-        note = f"{winner} dominoes; counted {counted} pips"
+            whose = "the other hands"
+        note = f"{winner} dominoes (went out); {counted} pips left in {whose}"
         if rules.domino_fixed_points is not None:  # Fives and Threes (pagat): one point for going out
             awards[side] = rules.domino_fixed_points
         else:

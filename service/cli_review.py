@@ -57,6 +57,10 @@ def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:
         raise fail(f"--out {out}: cannot create the folder ({exc.strerror or exc})")
 
 
+#: Flags listed one per line under a review's counts (the rest: events.jsonl, report.html).
+MAX_FLAG_LINES = 10
+
+
 def _print_summary(s: ReviewSummary) -> None:
     if not s.free_form:  # --rules none: placements only, nothing is scored
         t = Table(title="Final score" if s.final or not s.status else "Score (not final)")
@@ -70,6 +74,11 @@ def _print_summary(s: ReviewSummary) -> None:
     done = plural(s.placements, "placement") if s.free_form else plural(s.plays, "play")
     console.print(f"{done}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
                   f"({s.reads} read){skipped} in {s.wall_s:.1f} s{speed}")
+    for line in s.flag_lines[:MAX_FLAG_LINES]:  # for the umpire: what to look at, and when
+        console.print(f"  flag {line}", markup=False, highlight=False)
+    if len(s.flag_lines) > MAX_FLAG_LINES:
+        console.print(f"  ... and {len(s.flag_lines) - MAX_FLAG_LINES} more flags (events.jsonl, report.html)",
+                      markup=False, highlight=False)
     for line in s.lines():  # the hand's status and warnings that make the score doubtful
         console.print(line, markup=False)
     for name, path in s.files.items():

@@ -92,6 +92,7 @@ class ReviewSummary:
     partial: bool = False  # interrupted recorded footage: record and report cover only what was watched
     status: str = ""
     warnings: list[str] = field(default_factory=list)
+    flag_lines: list[str] = field(default_factory=list)  # "t=55.0 s out_of_turn: N played ..." per flag
     final: bool = False
     free_form: bool = False  # reviewed with rules=None: placements only
     photos: bool = False  # a folder of photos (a time-lapse): its "footage time" is not real time
@@ -270,6 +271,8 @@ class ReviewSession:
         self._seen_polys: list[np.ndarray] = []
         self._banner: tuple[str, float] | None = None
         self._late: list[Notice] = []  # after_hand_end notices
+        self._unplaced: list[Notice] = []  # unplaced_tile notices: face-up tiles off the line of play
+        self._muted_turns = 0  # plays whose out_of_turn flag names a seat the footage does not show
 
     def feed(self, index: int, t: float, image: np.ndarray, fps: float) -> None:
         """Process one frame (index, t seconds, BGR or grey image)."""
@@ -317,6 +320,8 @@ class ReviewSession:
                 self.summary.warnings.append(ev.message)
             elif ev.kind == "after_hand_end":
                 self._late.append(ev)
+            elif ev.kind == "unplaced_tile":
+                self._unplaced.append(ev)
             self._emit(row, frame)
             return
         if self.hand is None:  # free-form: placements come from the tracker's tiles
@@ -337,13 +342,19 @@ class ReviewSession:
         row = outcome_row(outcome)
         row.update(t=t, frame=index, game=1, hand=1, score=dict(self.score))
         conf = getattr(ev, "confidence", None)
-        flags = []
+        flags, muted = [], []
         for f in row["flags"]:
+            if f["kind"] == "out_of_turn" and f.get("expected") in self.tracker.unseen_seats:
+                muted.append(f)  # the seats_unseen warning covers it: a turn of a seat the footage lacks
+                continue
             if f["kind"] == "mismatched_end" and conf is not None and conf < self.confident:
                 f = {**f, "kind": "uncertain_read", "message": f"uncertain read of a possible mismatched end: "
                                                                   f"{f['message']} (confidence {conf:.2f})"}
             flags.append(f)
         row["flags"] = flags
+        if muted:
+            row["notes"] = [f["message"] for f in muted]
+            self._muted_turns += 1
         if isinstance(ev, Play):
             self.summary.plays += 1
         if not isinstance(ev, HandEnd):  # the end is one ``hand_end`` row, once the points are known
@@ -365,6 +376,7 @@ class ReviewSession:
 
     def _flag(self, row: dict, t: float) -> None:
         self.summary.flags += 1
+        self.summary.flag_lines.append(f"t={t:.1f} s {row['kind']}: {row.get('message', '')}")
         self._banner = (f"FLAG {row['kind']}: {row.get('message', '')}"[:90], t)
 
     def _free_form_placements(self, index: int, t: float, frame: np.ndarray) -> None:
@@ -480,6 +492,17 @@ class ReviewSession:
                                 if x)
             s.warnings.append(f"{what} after the hand ended ({ended or 'the hand ended'}), from "
                               f"{self._late[0].t:.1f} s, not scored: the rule set may not fit the footage")
+        if self._muted_turns:
+            n = self._muted_turns
+            s.warnings.append(f"{plural(n, 'play')} came out of the rule set's turn order because of the seats not "
+                              f"seen; not flagged (see each play's notes in events.jsonl)")
+        if self._unplaced:
+            n = len(self._unplaced)
+            first = self._unplaced[0]
+            tile = "-".join(str(v) for v in first.tile) if first.tile else "?"
+            s.warnings.append(f"{plural(n, 'face-up tile')} touched no open end and {'was' if n == 1 else 'were'} not "
+                              f"scored (first: {tile}{'' if first.t is None else f' at {first.t:.1f} s'}): the rule set may not fit the footage "
+                              "(a spinner?), or a tile was set down off the line of play")
         s.final = s.final and not s.warnings
 
 

@@ -334,6 +334,58 @@ def test_a_hand_that_ended_before_the_footage_says_so(tmp_path):
     assert "awaiting reveal: the hand ended (S dominoed at 3.0 s)" in page and "not scored" in page
 
 
+def test_a_tile_off_the_line_of_play_makes_the_score_not_final_and_flags_are_listed(tmp_path):
+    """draw rules on spinner footage: S's 6-4 on the spinner's arm touches no open end. The summary
+    warns (score not final) and lists the out_of_turn flag that follows, one line each."""
+    from engine.events import Play
+    from service.cli_review import _print_summary
+    from service.cli_common import console
+    from service.review import ReviewSession
+    from vision.placements import Notice
+
+    session = ReviewSession(load_ruleset("draw"), lambda im: [], tmp_path, annotate=False)
+    image = np.zeros((8, 8, 3), np.uint8)
+    for ev in [Play(seat="S", tile=[6, 6], t=1.0), Play(seat="N", tile=[6, 2], end="E", oriented=True, t=2.0),
+               Notice("unplaced_tile", 3.0, 30, "face-up tile (6, 4) touches no open end", tile=(6, 4)),
+               Play(seat="N", tile=[2, 5], end="E", oriented=True, t=4.0)]:
+        session._handle(ev, 0, ev.t, image)
+    session.summary.frames, session.summary.footage_s = 50, 5.0
+    s = session.finish("t")
+    assert s.warnings == ["1 face-up tile touched no open end and was not scored (first: 6-4 at 3.0 s): the rule "
+                          "set may not fit the footage (a spinner?), or a tile was set down off the line of play"]
+    assert not s.final
+    assert s.flag_lines == ["t=4.0 s out_of_turn: N played out of turn (S was to play)"]
+    with console.capture() as cap:
+        _print_summary(s)
+    out = cap.get()
+    assert "Score (not final)" in out and "flag t=4.0 s out_of_turn: N played out of turn" in out
+
+
+def test_turns_of_seats_the_footage_lacks_are_not_flagged_again_and_again(tmp_path):
+    """A 4-seat preset on 2-seat footage: once W and E are judged unseen, S playing where W was
+    due is a note on the play, one warning in the summary, and no flag row."""
+    from engine.events import Play
+    from service.review import ReviewSession
+
+    session = ReviewSession(load_ruleset("bdc-partnership"), lambda im: [], tmp_path, annotate=False)
+    image = np.zeros((8, 8, 3), np.uint8)
+    session._handle(Play(seat="S", tile=[6, 6], t=1.0), 0, 1.0, image)
+    # bdc-partnership plays counter-clockwise: S, E, N, W
+    session._handle(Play(seat="N", tile=[6, 2], end="E", oriented=True, t=2.0), 1, 2.0, image)  # E was due
+    assert session.summary.flags == 1 and session.summary.flag_lines[0].startswith("t=2.0 s out_of_turn")
+    session.tracker.unseen_seats = {"W", "E"}
+    session._handle(Play(seat="S", tile=[6, 3], end="W", oriented=True, t=3.0), 2, 3.0, image)  # W was due
+    session.summary.frames, session.summary.footage_s = 40, 4.0
+    s = session.finish("t")
+    assert s.flags == 1 and s.plays == 3
+    rows = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert [r["t"] for r in rows if r["type"] == "flag"] == [2.0]
+    last = [r for r in rows if r["type"] == "play"][-1]
+    assert last["flags"] == [] and last["notes"] == ["S played out of turn (W was to play)"]
+    assert s.warnings == ["1 play came out of the rule set's turn order because of the seats not seen; not "
+                          "flagged (see each play's notes in events.jsonl)"]
+
+
 # ---- fresh-user fixes: --rules none on a time-lapse of a free-form board ------------------------------
 
 def _tile(cx, cy, pips, conf=0.95, w=60.0, h=30.0):
