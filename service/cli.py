@@ -8,14 +8,20 @@ library functions that the tests call directly; this module only assembles them.
 
 from __future__ import annotations
 
-import typer
+import sys
 
-from service import cli_datasets, cli_engine, cli_train
-from service import cli_calibrate
-from service import cli_detect
-from service import cli_record
-from service import cli_review
-from service import cli_serve
+try:  # these imports take ~0.5 s (OpenCV, numpy): Ctrl-C during them is one line too, not a traceback
+    import typer
+
+    from service import cli_datasets, cli_engine, cli_train
+    from service import cli_calibrate
+    from service import cli_detect
+    from service import cli_record
+    from service import cli_review
+    from service import cli_serve
+except KeyboardInterrupt:
+    sys.stderr.write("interrupted\n")
+    raise SystemExit(130) from None
 
 app = typer.Typer(
     name="dominocast",

@@ -478,3 +478,21 @@ def test_cli_live_on_a_camera_that_is_not_there_writes_nothing(tmp_path, monkeyp
     lines = [x for x in res.stderr.splitlines() if x.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and "camera 57" in lines[0]
     assert not out.exists()
+
+
+def test_ctrl_c_while_the_cli_starts_is_one_line_not_a_traceback():
+    """SIGINT while ``service.cli`` imports its modules (the first ~0.5 s): 'interrupted', exit 130."""
+    import subprocess
+    import sys
+
+    code = ("import builtins, os, signal\n"
+            "real = builtins.__import__\n"
+            "def imp(name, *a, **k):\n"
+            "    if name == 'typer':\n"
+            "        os.kill(os.getpid(), signal.SIGINT)\n"
+            "    return real(name, *a, **k)\n"
+            "builtins.__import__ = imp\n"
+            "from service.cli import main\n"
+            "main()\n")
+    p = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=120)
+    assert (p.returncode, p.stdout, p.stderr) == (130, "", "interrupted\n")
