@@ -154,6 +154,8 @@ def live(
         if path.is_file() or path.is_dir():
             raise fail(f"{source} is a {'file' if path.is_file() else 'folder'}: {takes}; "
                        f"for recorded footage use `dominocast review {source}`")
+        if not path.exists() and source.startswith("/dev/"):
+            raise fail(f"{source}: no such camera device (is the camera plugged in?)")
         if not path.exists():  # an existing non-file (a device such as /dev/video0) is left to FFmpeg
             raise fail(f"{source} is neither a camera index nor a stream URL: {takes}")
     ruleset, profile, recognize = _setup(rules, calibration)

@@ -220,6 +220,9 @@ def test_cli_live_refuses_a_local_file_or_folder(tmp_path):
         assert not out.exists()
     res = CliRunner().invoke(app, ["live", str(tmp_path / "nope.mp4"), "--rules", "all-fives"])
     assert res.exit_code == 2 and "is neither a camera index nor a stream URL" in res.stderr
+    res = CliRunner().invoke(app, ["live", "/dev/video-none-7", "--rules", "all-fives"])
+    assert (res.exit_code, res.stderr.strip()) == (
+        2, "error: /dev/video-none-7: no such camera device (is the camera plugged in?)")
 
 
 def test_cli_review_ctrl_c_keeps_partial_results_and_exits_130(tmp_path):
