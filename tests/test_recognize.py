@@ -550,3 +550,15 @@ def test_weak_boxes_stay_only_when_their_pips_read_clearly(monkeypatch):
     assert [tuple(sorted(o.pips)) for o in obs] == [(6, 6), (3, 5)]
     rec.read_threshold = rec.conf_threshold  # off: only the strong box
     assert len(rec(np.zeros((60, 320, 3), np.uint8), tile_px=40.0)) == 1
+
+
+@needs_models
+def test_pip_reader_threads_do_not_spin_between_runs():
+    """The pip reader runs between detector runs; spinning threads would take the cores from the
+    detector's next run (bench speed section: 1080p frame 168 -> 111 ms median with this off)."""
+    from vision.recognize import Recognizer
+
+    rec = Recognizer(threads=2)
+    opts = rec.reader.session.get_session_options()
+    assert opts.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert rec.reader.session.get_session_options().intra_op_num_threads == 2
