@@ -49,7 +49,8 @@ def export_onnx(weights: Path, imgsz: int, dst: Path = ONNX_PATH) -> Path:
 
 def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: int = 320, epochs: int = 30,
           hours: float | None = None, batch: int = 16, workers: int = 2, device: str = "auto",
-          resume: bool = False, name: str = "tile_detector", windows: int = 2) -> dict:
+          resume: bool = False, name: str = "tile_detector", windows: int = 2, lr0: float = 0.0005,
+          freeze: int = 0) -> dict:
     """Train, export and write metrics; returns the metrics dict.
 
     Args:
@@ -63,6 +64,9 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
         resume: start from ``models/checkpoints/tile_detector.pt``.
         name: run name under ``runs/detector``.
         windows: detector windows cut per rendered frame when the dataset has to be built.
+        lr0: AdamW learning rate at the start of a fine-tune (``resume``; it decays to 0.2x).
+        freeze: with ``resume``, keep the first ``freeze`` layers fixed (YOLO11n: 0-10 are the
+            backbone), so a short fine-tune adapts the neck and head only.
     """
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO
@@ -81,7 +85,9 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
     if start != "yolo11n-obb.yaml":
         # Fine-tuning (``pretrained`` must be true, or ultralytics drops the loaded weights): no
         # warm-up and a small AdamW rate, to continue rather than restart (not compared with the defaults).
-        kw.update(optimizer="AdamW", lr0=0.0005, lrf=0.2, warmup_epochs=0.0, warmup_bias_lr=0.0)
+        kw.update(optimizer="AdamW", lr0=lr0, lrf=0.2, warmup_epochs=0.0, warmup_bias_lr=0.0)
+        if freeze:
+            kw["freeze"] = int(freeze)
     if hours:
         kw["time"] = hours
     model.train(**kw)
@@ -115,9 +121,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--hours", type=float, default=None)
     ap.add_argument("--workers", type=int, default=2, help="rendering processes and data-loader workers")
     ap.add_argument("--windows", type=int, default=2, help="detector windows per rendered frame")
+    ap.add_argument("--lr0", type=float, default=0.0005, help="fine-tune (--resume) learning rate")
+    ap.add_argument("--freeze", type=int, default=0, help="fine-tune (--resume): layers kept fixed")
     a = ap.parse_args(argv)
     m = train(a.data, a.scenes, a.seed, a.imgsz, a.epochs, a.hours, a.batch, a.workers, a.device, a.resume,
-              windows=a.windows)
+              windows=a.windows, lr0=a.lr0, freeze=a.freeze)
     print(m)
 
 

@@ -38,9 +38,10 @@ def detector_cmd(
     resume: bool = typer.Option(False, "--resume", help="Start from models/checkpoints/tile_detector.pt."),
     workers: int = typer.Option(2, "--workers", help="Rendering processes and data-loader workers."),
     windows: int = typer.Option(2, "--windows", help="Detector windows cut per rendered frame."),
+    lr0: float = typer.Option(0.0005, "--lr0", help="With --resume: the starting AdamW learning rate."),
+    freeze: int = typer.Option(0, "--freeze", help="With --resume: layers kept fixed (0-10 = backbone)."),
 ) -> None:
     """Train YOLO11n-OBB (tile_up / tile_down) and export models/tile_detector.onnx."""
-    _need_training_deps()
     _check_device(device)
     if epochs < 1 or (hours is not None and hours <= 0):
         raise fail("--epochs must be >= 1 and --hours > 0")
@@ -48,9 +49,13 @@ def detector_cmd(
         raise fail("--imgsz must be a multiple of 32")
     if workers < 1 or windows < 1:
         raise fail("--workers and --windows must be >= 1")
+    if not lr0 > 0 or freeze < 0:
+        raise fail("--lr0 must be > 0 and --freeze >= 0")
+    _need_training_deps()  # after the argument checks: a typo is reported without the train extra too
     from models.train_detector import train
 
-    m = train(data, scenes, seed, imgsz, epochs, hours, batch, workers, device, resume, windows=windows)
+    m = train(data, scenes, seed, imgsz, epochs, hours, batch, workers, device, resume, windows=windows,
+              lr0=lr0, freeze=freeze)
     console.print(f"test (held-out): {m['test_heldout']}  -> models/tile_detector.onnx")
 
 

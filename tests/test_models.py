@@ -93,3 +93,15 @@ def test_pip_reader_onnx_matches_torch(halves):
     with torch.no_grad():
         ref = torch.softmax(net(x), 1).numpy()
     np.testing.assert_allclose(R.PipReader().probs(halves), ref, atol=1e-4)
+
+
+def test_train_detector_rejects_bad_fine_tune_arguments_in_one_line():
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
+    for args, msg in ((["--lr0", "0"], "--lr0 must be > 0 and --freeze >= 0"),
+                      (["--freeze", "-1"], "--lr0 must be > 0 and --freeze >= 0"),
+                      (["--imgsz", "300"], "--imgsz must be a multiple of 32")):
+        res = CliRunner().invoke(app, ["train", "detector", *args])
+        assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), res.output
