@@ -13,11 +13,11 @@ from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
 from service.cli_common import console, err_console, fail, plural
 from service.review import ReviewSummary, run_review
-from vision.recognize import ModelsMissingError, Recognizer
-from vision.sources import LiveSource, SourceError, is_stream_url, open_source
+from vision.recognize import ModelsMissingError, Recognizer, check_profile
+from vision.sources import IMAGE_SUFFIXES, LiveSource, SourceError, is_stream_url, open_source
 
 
-def _setup(rules: str, calibration: Path | None):
+def _setup(rules: str, calibration: Path | None, sets: int = 1):
     try:
         ruleset = None if rules == "none" else load_ruleset(rules)
     except RulesetError as exc:
@@ -31,7 +31,7 @@ def _setup(rules: str, calibration: Path | None):
         except (CalibrationError, OSError, ValueError) as exc:
             raise fail(str(exc) if str(calibration) in str(exc) else f"{calibration}: {exc}")
     try:
-        recognizer = Recognizer(threads=2)
+        recognizer = Recognizer(threads=2, n_sets=sets)
     except ModelsMissingError as exc:
         raise fail(str(exc))
     return ruleset, profile, (lambda image: recognizer(image, profile))
@@ -92,6 +92,7 @@ def review(
     out: Path = typer.Option(Path("review"), "--out", help="output folder"),
     interval: float = typer.Option(1.0, "--interval", help="seconds between photos of a folder"),
     no_video: bool = typer.Option(False, "--no-video", help="skip annotated.mp4"),
+    sets: int = typer.Option(1, "--sets", help="complete tile sets in play (each tile exists this many times)"),
 ) -> None:
     """Review recorded footage: events.jsonl, record.json, annotated.mp4 and report.html in OUT.
 
@@ -99,20 +100,33 @@ def review(
     end). Ctrl-C stops the review, writes the partial record and report, and exits 130.
     """
     try:
-        _review(source, rules, calibration, out, interval, no_video)
+        _review(source, rules, calibration, out, interval, no_video, sets)
     except KeyboardInterrupt:  # before the review started, or while it wrote its files
         err_console.print("interrupted", highlight=False)
         raise typer.Exit(code=130) from None
 
 
-def _review(source: str, rules: str, calibration: Path | None, out: Path, interval: float, no_video: bool) -> None:
-    ruleset, profile, recognize = _setup(rules, calibration)
+def _review(source: str, rules: str, calibration: Path | None, out: Path, interval: float, no_video: bool,
+            sets: int = 1) -> None:
+    if not interval > 0 or sets < 1:
+        raise fail("--interval must be > 0 and --sets >= 1")
+    if Path(source).is_file() and Path(source).suffix.lower() in IMAGE_SUFFIXES:
+        raise fail(f"{source} is one photo: `dominocast review` takes a video or a folder of photos (a "
+                   f"time-lapse); for the tiles in one photo use `dominocast detect {source}`")
+    ruleset, profile, recognize = _setup(rules, calibration, sets)
     try:
         src = open_source(source, interval_s=interval)
     except SourceError as exc:
         raise fail(str(exc))
     if isinstance(src, LiveSource):
         raise fail(f"{source}: not a video file or folder (use `dominocast live` for cameras and streams)")
+    shape = getattr(src, "frame_shape", None)
+    if profile is not None and shape is not None:
+        try:  # before the output folder is touched: an earlier review there stays as it was
+            check_profile(profile, shape)
+        except (CalibrationError, ValueError) as exc:
+            src.close()
+            raise fail(f"--calibration {calibration}: {exc}")
     total = len(src) if hasattr(src, "__len__") else getattr(src, "declared_frames", None)
     _output_folder(out, keep_events=False)
 
@@ -127,7 +141,7 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
             summary = run_review(src, ruleset, recognize, out, profile, title=f"Review of {Path(source).name}",
                                  progress=lambda n: bar.update(task, completed=n), annotate=not no_video,
                                  on_row=on_row)
-        except SourceError as exc:
+        except (SourceError, ValueError, CalibrationError) as exc:  # e.g. a photo of another size than the profile
             raise fail(f"{exc} (events so far are in {out / 'events.jsonl'})")
         finally:
             src.close()

@@ -171,7 +171,7 @@ def _stub_setup(monkeypatch, rules="all-fives"):
     from service import cli_review
 
     ruleset = None if rules == "none" else load_ruleset(rules)
-    monkeypatch.setattr(cli_review, "_setup", lambda r, c: (ruleset, None, lambda image: []))
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (ruleset, None, lambda image: []))
 
 
 def _photos(folder, n):
@@ -246,7 +246,7 @@ def test_cli_review_ctrl_c_keeps_partial_results_and_exits_130(tmp_path):
             f"    if len(calls) == 3: pathlib.Path({str(started)!r}).touch()\n"
             "    time.sleep(0.05)\n"
             "    return []\n"
-            "c._setup = lambda r, cal: (load_ruleset('all-fives'), None, slow)\n"
+            "c._setup = lambda r, cal, sets=1: (load_ruleset('all-fives'), None, slow)\n"
             "from service.cli import main; main()")
     env = {**os.environ, "COLUMNS": "200"}
     p = subprocess.Popen([sys.executable, "-c", code, "review", str(photos), "--rules", "all-fives", "--out",
@@ -423,7 +423,7 @@ def _free_form_cli(tmp_path, monkeypatch):
         calls.append(1)
         return script[min(len(calls), len(script)) - 1]
 
-    monkeypatch.setattr(cli_review, "_setup", lambda r, c: (None, None, recognize))
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (None, None, recognize))
     photos = tmp_path / "photos"
     photos.mkdir()
     for i in range(3):
@@ -499,3 +499,38 @@ def test_ctrl_c_while_the_cli_starts_is_one_line_not_a_traceback():
             "main()\n")
     p = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=120)
     assert (p.returncode, p.stdout, p.stderr) == (130, "", "interrupted\n")
+
+
+def test_cli_review_with_a_profile_of_another_size_leaves_the_earlier_review(tmp_path):
+    """A profile calibrated on 1536x2040 photos for 640x480 photos: one line, exit 2, before the
+    output folder of an earlier review is touched."""
+    from calibration.profile import TableProfile
+    from service.cli import app
+
+    photos = _photos(tmp_path / "photos", 2)
+    prof = TableProfile(name="other", image_size=(1536, 2040), homography=np.eye(3).tolist(),
+                        table_size_mm=(900.0, 900.0))
+    path = tmp_path / "other.json"
+    prof.save(path)
+    out = tmp_path / "earlier"
+    out.mkdir()
+    (out / "events.jsonl").write_text('{"type": "play"}\n')
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "all-fives", "--calibration", str(path),
+                                   "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    h, w = cv2.imread(str(sorted(photos.iterdir())[0])).shape[:2]
+    assert res.stderr.strip() == (f"error: --calibration {path}: frame is {w}x{h} px but profile 'other' was "
+                                  "calibrated for 1536x2040 px")
+    assert (out / "events.jsonl").read_text() == '{"type": "play"}\n'
+
+
+def test_cli_review_of_one_photo_points_to_detect(tmp_path):
+    from service.cli import app
+
+    photo = _photos(tmp_path / "photos", 1) / "move_1.png"
+    for args, msg in (([str(photo)], f"{photo} is one photo: `dominocast review` takes a video or a folder of "
+                                     f"photos (a time-lapse); for the tiles in one photo use `dominocast detect {photo}`"),
+                      ([str(photo.parent), "--interval", "-1"], "--interval must be > 0 and --sets >= 1"),
+                      ([str(photo.parent), "--sets", "0"], "--interval must be > 0 and --sets >= 1")):
+        res = CliRunner().invoke(app, ["review", *args, "--rules", "none", "--out", str(tmp_path / "o")])
+        assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), res.output

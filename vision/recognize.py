@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from calibration.profile import TableProfile
 
 __all__ = ["Recognizer", "recognize", "ModelsMissingError", "DEFAULT_DETECTOR", "INT8_DETECTOR", "DYNAMIC_DETECTOR",
-           "default_detector",
+           "default_detector", "check_profile",
            "DEFAULT_PIP_READER", "as_bgr", "table_pose"]
 
 #: Default ``read_threshold`` of :class:`Recognizer` (measured on DDD photos and the held-out
@@ -121,7 +121,13 @@ def as_bgr(frame: np.ndarray) -> np.ndarray:
     raise ValueError(f"frame must have 1, 3 or 4 channels, got {c}")
 
 
-def _check_profile(profile: TableProfile, frame_shape: tuple[int, ...]) -> None:
+def check_profile(profile: TableProfile, frame_shape: tuple[int, ...]) -> None:
+    """Whether ``profile`` fits frames of ``frame_shape`` (H, W[, C]).
+
+    Raises:
+        CalibrationError: the profile has no table calibration.
+        ValueError: it was calibrated for another image size (message names both sizes).
+    """
     h, w = frame_shape[:2]
     if profile.homography is None:
         from calibration.errors import CalibrationError
@@ -232,7 +238,7 @@ class Recognizer:
         """
         bgr = as_bgr(frame)
         if profile is not None:
-            _check_profile(profile, bgr.shape)
+            check_profile(profile, bgr.shape)
         size = tile_px or self.tile_px or (profile_tile_px(profile) if profile is not None else None)
         dets = self.detector.detect(bgr, size) if size else self.detector.detect_auto(bgr)
         self.last_tile_px = dets.tile_px

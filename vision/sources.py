@@ -122,6 +122,8 @@ class VideoFileSource(FrameSource):
             raise SourceError(f"{self.path} has no readable frames (empty, corrupt or truncated video)")
         self._first: np.ndarray | None = first
         self._used = False
+        #: (H, W, C) of the video's frames (from its first frame).
+        self.frame_shape: tuple[int, ...] = tuple(first.shape)
 
     def __iter__(self) -> Iterator[Frame]:
         if self._used:
@@ -180,6 +182,20 @@ class ImageFolderSource(FrameSource):
 
     def __len__(self) -> int:
         return len(self.files)
+
+    @property
+    def frame_shape(self) -> tuple[int, ...] | None:
+        """(H, W, C) of the first image that decodes (None when none does); reads it once."""
+        import cv2
+
+        if not hasattr(self, "_shape"):
+            self._shape = None
+            for path in self.files:
+                image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+                if image is not None:
+                    self._shape = tuple(image.shape)
+                    break
+        return self._shape
 
     def __iter__(self) -> Iterator[Frame]:
         import cv2
