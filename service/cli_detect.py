@@ -20,7 +20,8 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from service.cli_common import console, fail, plural
+from service.cli_common import console, err_console, fail, plural
+from vision.observation import FLAG_DUPLICATE
 
 class CrossCheck(str, Enum):
     """Which halves the classical counter cross-checks."""
@@ -71,8 +72,8 @@ def annotate(frame: np.ndarray, tiles: list) -> np.ndarray:
     return out
 
 
-def _table(image: Path, tiles: list, calibrated: bool) -> Table:
-    t = Table(title=f"{image.name}: {plural(len(tiles), 'tile')}", title_justify="left")
+def _table(label: str, tiles: list, calibrated: bool) -> Table:
+    t = Table(title=f"{label}: {plural(len(tiles), 'tile')}", title_justify="left")
     cols = ["#", "face", "pips", "conf", "halves", "det", "centre px"]
     cols += ["centre mm", "angle"] if calibrated else []
     for c in cols + ["flags"]:
@@ -100,8 +101,18 @@ def _check_out_file(option: str, path: Path, example: str) -> None:
         raise fail(f"{option} {path}: {parent} is a file, not a folder")
 
 
-def _annotate_path(out: Path, image: Path, several: bool) -> Path:
-    return out.with_name(f"{out.stem}_{image.stem}{out.suffix or '.png'}") if several else out
+def _annotate_paths(out: Path, images: list[Path]) -> list[Path]:
+    """``--annotate`` file per image: OUT itself for one image, else ``OUT_<stem>``, and
+    ``OUT_<stem>-2``, ``-3``... for images of the same name in other folders (none overwritten)."""
+    if len(images) == 1:
+        return [out]
+    seen: dict[str, int] = {}
+    paths = []
+    for image in images:
+        seen[image.stem] = seen.get(image.stem, 0) + 1
+        tag = image.stem if seen[image.stem] == 1 else f"{image.stem}-{seen[image.stem]}"
+        paths.append(out.with_name(f"{out.stem}_{tag}{out.suffix or '.png'}"))
+    return paths
 
 
 def detect(
@@ -122,7 +133,6 @@ def detect(
     import cv2
 
     from calibration.errors import CalibrationError
-    from calibration.images import load_image
     from vision.recognize import ModelsMissingError
 
     if sets < 1 or threads < 1 or (tile_px is not None and tile_px <= 0):
@@ -150,8 +160,51 @@ def detect(
 
     several = len(images) > 1
     records: list[dict] = []
-    bad = 0
-    for image in images:
+    bad = duplicates = 0
+    shots = _annotate_paths(annotate_out, images) if annotate_out is not None else []
+    try:
+        bad, duplicates = _detect_each(images, rec, profile, tile_px, records, shots)
+    except KeyboardInterrupt:  # keep what was done: the JSON of the images read so far
+        _write_json(json_out, records, several)
+        where = f"; their tiles are in {json_out}" if json_out is not None and records else ""
+        err_console.print(f"interrupted after {plural(len(records), 'image')} of {len(images)}{where}",
+                          highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(code=130) from None
+    if duplicates and sets == 1:
+        console.print(f"note: {plural(duplicates, 'tile')} read twice in one image (flag duplicate): if the table "
+                      "holds more than one set, pass --sets 2", markup=False, highlight=False)
+    _write_json(json_out, records, several)
+    if bad:
+        raise typer.Exit(code=2)
+
+
+def _write_json(json_out: Path | None, records: list[dict], several: bool) -> None:
+    """``--json``: the tiles of one image (a list), or one ``{image, tiles}`` per image."""
+    if json_out is None or (not several and not records):
+        return
+    doc = records if several else (records[0]["tiles"] or [])
+    try:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(doc, indent=1) + "\n")
+    except OSError as exc:
+        raise fail(f"{json_out}: cannot write ({exc.strerror or exc})") from None
+
+
+def _detect_each(images: list[Path], rec, profile, tile_px: float | None, records: list[dict],
+                 shots: list[Path]) -> tuple[int, int]:
+    """Recognize each image, print its table, append its record, write its ``--annotate`` picture.
+
+    Returns ``(images that failed, tiles flagged duplicate)``; a bad image is one error line.
+    """
+    import cv2
+
+    from calibration.errors import CalibrationError
+    from calibration.images import load_image
+
+    bad = duplicates = 0
+    names = [p.name for p in images]
+    for k, image in enumerate(images):
+        label = image.name if names.count(image.name) == 1 else str(image)  # same names: say which folder
         try:
             frame = load_image(image)
             tiles = rec(frame, profile, tile_px=tile_px)
@@ -161,10 +214,11 @@ def detect(
             records.append({"image": str(image), "error": msg, "tiles": None})
             bad += 1
             continue
-        console.print(_table(image, tiles, profile is not None))
+        console.print(_table(label, tiles, profile is not None))
         records.append({"image": str(image), "tiles": [t.to_json() for t in tiles]})
-        if annotate_out is not None:
-            dst = _annotate_path(annotate_out, image, several)
+        duplicates += sum(FLAG_DUPLICATE in t.flags for t in tiles)
+        if shots:
+            dst = shots[k]
             try:
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 if not cv2.imwrite(str(dst), annotate(frame, tiles)):
@@ -172,15 +226,7 @@ def detect(
             except (OSError, cv2.error) as exc:
                 fail(f"{dst}: cannot write ({getattr(exc, 'strerror', None) or ' '.join(str(exc).split())})")
                 bad += 1
-    if json_out is not None:
-        doc = records if several else (records[0]["tiles"] or [])
-        try:
-            json_out.parent.mkdir(parents=True, exist_ok=True)
-            json_out.write_text(json.dumps(doc, indent=1) + "\n")
-        except OSError as exc:
-            raise fail(f"{json_out}: cannot write ({exc.strerror or exc})") from None
-    if bad:
-        raise typer.Exit(code=2)
+    return bad, duplicates
 
 
 def register(app: typer.Typer) -> None:

@@ -221,3 +221,46 @@ def test_real_models_on_a_rendered_scene(tmp_path):
     doc = json.loads(out.read_text())
     assert len(doc) >= 0.7 * sum(1 for l in labels if l["visible"] > 0.9)
     assert (tmp_path / "scene_ann.png").is_file()
+
+
+def test_annotate_keeps_both_pictures_of_same_named_images(fake, files, tmp_path):
+    other = tmp_path / "b" / "good.png"
+    other.parent.mkdir()
+    cv2.imwrite(str(other), np.full((120, 160, 3), 30, np.uint8))
+    out = tmp_path / "ann" / "out.png"
+    res = _invoke(files["good"], other, "--annotate", out)
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in out.parent.iterdir()) == ["out_good-2.png", "out_good.png"]
+    assert cv2.imread(str(out.parent / "out_good-2.png"))[0, 0].tolist() == [30, 30, 30]  # b/good.png's own picture
+    assert str(other) in res.stdout.replace("\n", "")  # the table says which good.png
+
+
+def test_ctrl_c_keeps_the_json_of_the_images_done(monkeypatch, files, tmp_path):
+    rec = FakeRecognizer()
+
+    def interrupted_on_the_second(frame, profile=None, tile_px=None):
+        if rec.calls == 1:
+            raise KeyboardInterrupt
+        return rec(frame, profile, tile_px)
+
+    monkeypatch.setattr(cli_detect, "_make_recognizer", lambda *a, **k: interrupted_on_the_second)
+    out = tmp_path / "tiles.json"
+    res = _invoke(files["good"], files["good2"], files["good"], "--json", out)
+    assert res.exit_code == 130
+    assert res.stderr.strip() == f"interrupted after 1 image of 3; their tiles are in {out}"
+    doc = json.loads(out.read_text())
+    assert [d["image"] for d in doc] == [str(files["good"])] and len(doc[0]["tiles"]) == 2
+
+
+def test_duplicates_with_one_set_suggest_sets_2(monkeypatch, files):
+    def twice(frame, profile=None, tile_px=None):
+        tiles = FakeRecognizer()(frame, profile, tile_px)
+        tiles[0].flags.append("duplicate")
+        return tiles
+
+    monkeypatch.setattr(cli_detect, "_make_recognizer", lambda *a, **k: twice)
+    res = _invoke(files["good"])
+    assert res.exit_code == 0
+    assert ("note: 1 tile read twice in one image (flag duplicate): if the table holds more than one set, "
+            "pass --sets 2") in " ".join(res.stdout.split())
+    assert "note:" not in _invoke(files["good"], "--sets", "2").stdout
