@@ -16,3 +16,17 @@ def fail(message: str) -> "typer.Exit":
     """Print ``error: message`` on stderr and return an Exit(2) to raise."""
     err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code=2)
+
+
+def make_folder(option: str, path: "Path") -> None:
+    """Create the output folder ``path`` given with ``option``, or fail in one line (exit code 2):
+    a file of that name, a parent that is a file, or a folder that cannot be created."""
+    from pathlib import Path
+
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise fail(f"{option} {path} is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise fail(f"{option} {path}: cannot create the folder ({exc.strerror or exc})") from None

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from service.cli_common import console, fail
+from service.cli_common import console, fail, make_folder
 
 datasets_app = typer.Typer(help="Synthetic datasets for the tile detector and the pip reader.",
                            no_args_is_help=True)
@@ -33,6 +33,7 @@ def build_cmd(
         raise fail(f"--imgsz {imgsz} is larger than the frame ({width}x{height})")
     if workers < 1:
         raise fail("--workers must be at least 1")
+    make_folder("--out", out)
     summary = build(out, scenes, seed=seed, imgsz=imgsz, workers=workers, frame_size=(width, height),
                     progress=True)
     for split, c in summary["counts"].items():
@@ -68,6 +69,7 @@ def footage(
         raise fail("--appearance must be train or test")
     if fps <= 0 or hands < 0 or mismatch < 0:
         raise fail("--fps must be positive, --hands and --mismatch at least 0")
+    make_folder("--out", out)
     t0 = time.perf_counter()
     try:
         paths = make_footage(rules, seed, out, fps=fps, size=(w, h), appearance=appearance,

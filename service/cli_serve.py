@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from service.cli_common import console, fail
+from service.cli_common import console, fail, make_folder
 
 
 def serve(
@@ -24,6 +24,10 @@ def serve(
     from service.app import create_app
     from service.settings import Settings
 
+    if not 1 <= port <= 65535:
+        raise fail(f"--port must be 1-65535, got {port}")
+    _check_listen(host, port)
+    make_folder("--data-dir", data_dir)
     try:
         app = create_app(Settings(data_dir=data_dir, db_url=db, token=token))
     except Exception as exc:  # noqa: BLE001 - a bad URL or an unreadable data dir: one line
@@ -34,6 +38,25 @@ def serve(
     console.print(f"dominocast service on http://{host}:{port}/  (docs at /docs)", highlight=False)
     # open feeds never end by themselves: give them a few seconds at shutdown, then close them
     uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+
+
+def _check_listen(host: str, port: int) -> None:
+    """Fail in one line when ``host:port`` cannot be listened on (port in use, unknown address),
+    before a token is printed or the database is touched."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise fail(f"--host {host}: unknown address ({exc.strerror or exc})") from None
+    family, kind, proto, _, addr = infos[0]
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: a port in TIME_WAIT is free
+        try:
+            s.bind(addr)
+        except OSError as exc:
+            raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc} (is another program using "
+                       f"it? pick another --port)") from None
 
 
 def register(app: typer.Typer) -> None:

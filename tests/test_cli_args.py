@@ -1,0 +1,43 @@
+"""One-line errors (exit code 2) for output folders and service options, before any work starts."""
+
+from __future__ import annotations
+
+import socket
+
+from typer.testing import CliRunner
+
+from service.cli import app
+
+
+def _err(*args) -> tuple[int, str]:
+    res = CliRunner().invoke(app, [str(a) for a in args])
+    return res.exit_code, res.stderr.strip()
+
+
+def test_datasets_out_that_is_a_file_is_one_line(tmp_path):
+    f = tmp_path / "text.jpg"
+    f.write_text("x")
+    assert _err("datasets", "build", "--out", f, "--scenes", "1") == (2, f"error: --out {f} is a file, not a folder")
+    assert _err("datasets", "footage", "--rules", "block", "--out", f) == (
+        2, f"error: --out {f} is a file, not a folder")
+    under = f / "sub"
+    code, msg = _err("datasets", "build", "--out", under, "--scenes", "1")
+    assert code == 2 and msg.startswith(f"error: --out {under}: cannot create the folder")
+
+
+def test_serve_refuses_bad_ports_and_a_busy_one_before_touching_the_data_dir(tmp_path):
+    data = tmp_path / "svc"
+    assert _err("serve", "--port", "99999", "--data-dir", data) == (2, "error: --port must be 1-65535, got 99999")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        code, msg = _err("serve", "--port", port, "--data-dir", data)
+    assert code == 2 and msg.startswith(f"error: cannot listen on 127.0.0.1:{port}: ")
+    assert not data.exists()
+    f = tmp_path / "file"
+    f.write_text("x")
+    with socket.socket() as s:  # a free port: the data dir is checked next
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    assert _err("serve", "--port", free, "--data-dir", f) == (2, f"error: --data-dir {f} is a file, not a folder")
