@@ -534,3 +534,17 @@ def test_cli_review_of_one_photo_points_to_detect(tmp_path):
                       ([str(photo.parent), "--sets", "0"], "--interval must be > 0 and --sets >= 1")):
         res = CliRunner().invoke(app, ["review", *args, "--rules", "none", "--out", str(tmp_path / "o")])
         assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), res.output
+
+
+def test_final_score_headline_says_when_flags_wait_for_the_umpire(tmp_path):
+    from service.cli_common import console
+    from service.cli_review import _print_summary
+    from service.review import ReviewSummary
+
+    s = ReviewSummary(out_dir=tmp_path, frames=10, plays=5, score={"N": 15, "S": 35}, status="hand over: x",
+                      final=True)
+    for flags, want in ((0, "Final score "), (1, "Final score (1 flag to review)"), (2, "Final score (2 flags to review)")):
+        s.flags = flags
+        with console.capture() as cap:
+            _print_summary(s)
+        assert want in cap.get() and ("to review" in cap.get()) == bool(flags)
