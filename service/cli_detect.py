@@ -77,7 +77,7 @@ def _table(label: str, tiles: list, calibrated: bool) -> Table:
     cols = ["#", "face", "pips", "conf", "halves", "det", "centre px"]
     cols += ["centre mm", "angle"] if calibrated else []
     for c in cols + ["flags"]:
-        t.add_column(c)
+        t.add_column(c, overflow="fold")  # a narrow terminal or a pipe wraps values, never cuts them
     for i, o in enumerate(tiles, 1):
         c = o.center_px
         row = [str(i), o.face, "-" if o.pips is None else f"{o.pips[0]}|{o.pips[1]}", f"{o.confidence:.2f}",

@@ -99,8 +99,9 @@ def review(
 ) -> None:
     """Review recorded footage: events.jsonl, record.json, annotated.mp4 and report.html in OUT.
 
-    A photo of a folder that cannot be decoded is skipped (one error line; exit code 2 at the
-    end). Ctrl-C stops the review, writes the partial record and report, and exits 130.
+    A photo of a folder that cannot be decoded is skipped: one error line, exit code 2 at the end.
+
+    Ctrl-C stops the review, writes the partial record and report, and exits 130.
     """
     try:
         _review(source, rules, calibration, out, interval, no_video, sets)
