@@ -41,9 +41,17 @@ cli_review.register(app)
 cli_serve.register(app)
 
 
+def _interrupted() -> None:
+    sys.stderr.write("interrupted\n")
+    raise SystemExit(130)
+
+
 def main() -> None:
     """Console-script entry point."""
-    app()
+    try:
+        app()
+    except KeyboardInterrupt:  # while typer builds the commands, before a command's own handler
+        _interrupted()
 
 
 if __name__ == "__main__":

@@ -548,3 +548,20 @@ def test_final_score_headline_says_when_flags_wait_for_the_umpire(tmp_path):
         with console.capture() as cap:
             _print_summary(s)
         assert want in cap.get() and ("to review" in cap.get()) == bool(flags)
+
+
+def test_ctrl_c_while_typer_builds_the_commands_is_one_line():
+    """SIGINT after the imports, while ``app()`` builds the click commands: 'interrupted', exit 130."""
+    import subprocess
+    import sys
+
+    code = ("import os, signal, typer.main as tm\n"
+            "real = tm.get_group\n"
+            "def interrupted(*a, **k):\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    return real(*a, **k)\n"
+            "tm.get_group = interrupted\n"
+            "from service.cli import main\n"
+            "main()\n")
+    p = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=120)
+    assert (p.returncode, p.stdout, p.stderr) == (130, "", "interrupted\n")
