@@ -187,6 +187,8 @@ class Layout:
             return Placement(tile, "lead", None, True, False, became)
         if end not in self.arms:
             opts = ", ".join(self.open_ends())
+            if end is None:  # e.g. a second tile put down as if it led
+                raise LayoutError(f"a play after the lead needs an end (open ends: {opts})")
             raise LayoutError(f"no end {end!r} on the table (open ends: {opts})")
         arm = self.arms[end]
         value = arm.open_value

@@ -106,11 +106,14 @@ def _annotate_paths(out: Path, images: list[Path]) -> list[Path]:
     ``OUT_<stem>-2``, ``-3``... for images of the same name in other folders (none overwritten)."""
     if len(images) == 1:
         return [out]
-    seen: dict[str, int] = {}
+    used: set[str] = set()
     paths = []
     for image in images:
-        seen[image.stem] = seen.get(image.stem, 0) + 1
-        tag = image.stem if seen[image.stem] == 1 else f"{image.stem}-{seen[image.stem]}"
+        tag, k = image.stem, 1
+        while tag in used:  # b/img.jpg -> img-2, and c/img-2.jpg then -> img-2-2
+            k += 1
+            tag = f"{image.stem}-{k}"
+        used.add(tag)
         paths.append(out.with_name(f"{out.stem}_{tag}{out.suffix or '.png'}"))
     return paths
 

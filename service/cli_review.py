@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import typer
@@ -73,7 +74,7 @@ def _print_summary(s: ReviewSummary) -> None:
             t.add_row(side, str(pts))
         console.print(t)
     speed = "" if s.photos or not s.wall_s else f" ({s.footage_s / s.wall_s:.1f}x real time)"
-    skipped = f", {plural(len(s.skipped), 'image')} skipped (cannot be decoded)" if s.skipped else ""
+    skipped = f", {plural(len(s.skipped), 'image')} skipped (undecodable, or another size)" if s.skipped else ""
     done = plural(s.placements, "placement") if s.free_form else plural(s.plays, "play")
     console.print(f"{done}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
                   f"({s.reads} read){skipped} in {s.wall_s:.1f} s{speed}")
@@ -112,7 +113,7 @@ def review(
 
 def _review(source: str, rules: str, calibration: Path | None, out: Path, interval: float, no_video: bool,
             sets: int = 1) -> None:
-    if not interval > 0 or sets < 1:
+    if not (interval > 0 and math.isfinite(interval)) or sets < 1:
         raise fail("--interval must be > 0 and --sets >= 1")
     if Path(source).is_file() and Path(source).suffix.lower() in IMAGE_SUFFIXES:
         raise fail(f"{source} is one photo: `dominocast review` takes a video or a folder of photos (a "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 import typer
@@ -35,7 +36,7 @@ def serve(
     if app.state.token_generated:
         console.print(f"[bold]umpire/admin token[/] (printed once, kept in {data_dir / 'token'}): "
                       f"{app.state.token}", highlight=False, soft_wrap=True)
-    console.print(f"dominocast service on http://{host}:{port}/  (docs at /docs)", highlight=False)
+    console.print(f"dominocast service on http://{_url_host(host)}:{port}/  (docs at /docs)", highlight=False)
     # open feeds never end by themselves: give them a few seconds at shutdown, then close them
     uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
 
@@ -55,8 +56,14 @@ def _check_listen(host: str, port: int) -> None:
         try:
             s.bind(addr)
         except OSError as exc:
-            raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc} (is another program using "
-                       f"it? pick another --port)") from None
+            hint = ("is --host an address of this machine?" if exc.errno == errno.EADDRNOTAVAIL
+                    else "is another program using it? pick another --port")
+            raise fail(f"cannot listen on {_url_host(host)}:{port}: {exc.strerror or exc} ({hint})") from None
+
+
+def _url_host(host: str) -> str:
+    """``host`` as it goes in a URL (an IPv6 address in brackets)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def register(app: typer.Typer) -> None:

@@ -455,7 +455,7 @@ class ReviewSession:
                     f"{plural(s.placements, 'placement') if s.free_form else plural(s.plays, 'play')} · "
                     f"{plural(s.flags, 'flag')}")
         if s.skipped:
-            subtitle += f" · {plural(len(s.skipped), 'image')} skipped (cannot be decoded)"
+            subtitle += f" · {plural(len(s.skipped), 'image')} skipped (undecodable, or another size)"
         if s.status:
             subtitle += f" · {s.status.split(':')[0]}"
         s.files["report"] = write_report(self.out.dir / "report.html", title, subtitle, self.out.rows,

@@ -231,6 +231,12 @@ def test_annotate_keeps_both_pictures_of_same_named_images(fake, files, tmp_path
     res = _invoke(files["good"], other, "--annotate", out)
     assert res.exit_code == 0, res.output
     assert sorted(p.name for p in out.parent.iterdir()) == ["out_good-2.png", "out_good.png"]
+    third = tmp_path / "c" / "good-2.png"  # its own name is the tag the second image got
+    third.parent.mkdir()
+    cv2.imwrite(str(third), np.full((120, 160, 3), 200, np.uint8))
+    out3 = tmp_path / "ann3" / "out.png"
+    assert _invoke(files["good"], other, third, "--annotate", out3).exit_code == 0
+    assert sorted(p.name for p in out3.parent.iterdir()) == ["out_good-2-2.png", "out_good-2.png", "out_good.png"]
     assert cv2.imread(str(out.parent / "out_good-2.png"))[0, 0].tolist() == [30, 30, 30]  # b/good.png's own picture
     assert str(other) in res.stdout.replace("\n", "")  # the table says which good.png
 

@@ -208,6 +208,8 @@ def test_an_end_that_does_not_exist_is_refused_naming_the_open_ends():
     # N exists only once a spinner is down
     with pytest.raises(LayoutError, match="no end 'N'"):
         b.place(T("6-1"), "N")
+    with pytest.raises(LayoutError, match=r"^a play after the lead needs an end \(open ends: W, E\)$"):
+        b.place(T("6-1"), None)
 
 
 def test_equal_open_ends_update_only_the_named_arm():

@@ -262,3 +262,20 @@ def test_image_folder_can_skip_unreadable_images(tmp_path):
     assert [(f.index, f.t) for f in src] == [(0, 0.0), (3, 6.0)]
     assert seen == [(1, 2.0, "2.png", f"image {tmp_path / '2.png'} cannot be decoded (corrupt or not an image)"),
                     (2, 4.0, "3.jpg", f"image {tmp_path / '3.jpg'} cannot be decoded (corrupt or not an image)")]
+
+
+def test_folder_photo_of_another_size_is_skipped_like_an_undecodable_one(tmp_path):
+    import cv2
+
+    from vision.sources import ImageFolderSource, SourceError
+
+    for i, (h, w) in enumerate([(48, 64), (48, 64), (100, 100), (48, 64)]):
+        cv2.imwrite(str(tmp_path / f"p{i}.png"), np.full((h, w, 3), 10 * i, np.uint8))
+    skipped = []
+    src = ImageFolderSource(tmp_path, on_unreadable=lambda i, t, p, m: skipped.append((i, m)))
+    assert src.frame_shape == (48, 64, 3)
+    assert [f.index for f in src] == [0, 1, 3]
+    assert skipped == [(2, f"image {tmp_path / 'p2.png'} is 100x100 px but the folder's first photo is 64x48 px "
+                           "(one camera, one size)")]
+    with pytest.raises(SourceError, match="is 100x100 px"):
+        list(ImageFolderSource(tmp_path))

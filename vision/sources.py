@@ -158,12 +158,13 @@ class ImageFolderSource(FrameSource):
         interval_s: seconds between frames (``t = index x interval_s``).
         suffixes: image file suffixes taken (case-insensitive).
         on_unreadable: ``(index, t, path, message)`` called for an image that cannot be
-            decoded, which is then skipped (its index is a gap); None (default): such an
-            image raises :class:`SourceError`. May be set after construction.
+            decoded or whose size differs from the first photo's, which is then skipped (its
+            index is a gap); None (default): such an image raises :class:`SourceError`. May
+            be set after construction.
 
     Raises:
         SourceError: the folder is missing or holds no images; (while iterating, without
-            ``on_unreadable``) an image that cannot be decoded.
+            ``on_unreadable``) an image that cannot be decoded or has another size.
     """
 
     def __init__(self, folder: str | os.PathLike, interval_s: float = 1.0, suffixes: tuple[str, ...] = IMAGE_SUFFIXES,
@@ -202,8 +203,14 @@ class ImageFolderSource(FrameSource):
 
         for i, path in enumerate(self.files):
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            first = self.frame_shape
+            message = None
             if image is None:
                 message = f"image {path} cannot be decoded (corrupt or not an image)"
+            elif first is not None and image.shape[:2] != first[:2]:  # positions from another camera set-up
+                message = (f"image {path} is {image.shape[1]}x{image.shape[0]} px but the folder's first photo is "
+                           f"{first[1]}x{first[0]} px (one camera, one size)")
+            if message is not None:
                 if self.on_unreadable is None:
                     raise SourceError(message)
                 self.on_unreadable(i, i * self.interval_s, path, message)
