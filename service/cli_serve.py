@@ -29,13 +29,19 @@ def serve(
         raise fail(f"--port must be 1-65535, got {port}")
     _check_listen(host, port)
     make_folder("--data-dir", data_dir)
+    token_file = data_dir / "token"
+    had_token = token_file.exists()
     try:
         app = create_app(Settings(data_dir=data_dir, db_url=db, token=token))
+    except KeyboardInterrupt:  # a token written just now is still shown: it is printed only once
+        if not had_token and token_file.exists():
+            _print_token(token_file, token_file.read_text(encoding="utf-8").strip())
+        console.print("interrupted")
+        raise typer.Exit(code=130) from None
     except Exception as exc:  # noqa: BLE001 - a bad URL or an unreadable data dir: one line
         raise fail(f"cannot start the service: {exc}") from None
     if app.state.token_generated:
-        console.print(f"[bold]umpire/admin token[/] (printed once, kept in {data_dir / 'token'}): "
-                      f"{app.state.token}", highlight=False, soft_wrap=True)
+        _print_token(token_file, app.state.token)
     console.print(f"dominocast service on http://{_url_host(host)}:{port}/  (docs at /docs)", highlight=False)
     # open feeds never end by themselves: give them a few seconds at shutdown, then close them
     uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
@@ -59,6 +65,11 @@ def _check_listen(host: str, port: int) -> None:
             hint = ("is --host an address of this machine?" if exc.errno == errno.EADDRNOTAVAIL
                     else "is another program using it? pick another --port")
             raise fail(f"cannot listen on {_url_host(host)}:{port}: {exc.strerror or exc} ({hint})") from None
+
+
+def _print_token(path: Path, token: str) -> None:
+    console.print(f"[bold]umpire/admin token[/] (printed once, kept in {path}): {token}", highlight=False,
+                  soft_wrap=True)
 
 
 def _url_host(host: str) -> str:

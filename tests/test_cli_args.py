@@ -41,3 +41,24 @@ def test_serve_refuses_bad_ports_and_a_busy_one_before_touching_the_data_dir(tmp
         s.bind(("127.0.0.1", 0))
         free = s.getsockname()[1]
     assert _err("serve", "--port", free, "--data-dir", f) == (2, f"error: --data-dir {f} is a file, not a folder")
+
+
+def test_serve_interrupted_while_starting_still_shows_a_token_it_just_made(tmp_path, monkeypatch):
+    import service.app
+
+    def slow_start(settings):  # the token is written, then Ctrl-C lands before it is printed
+        from service.auth import load_token
+
+        load_token(settings)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(service.app, "create_app", slow_start)
+    monkeypatch.delenv("DOMINOCAST_TOKEN", raising=False)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    data = tmp_path / "svc"
+    res = CliRunner().invoke(app, ["serve", "--port", str(free), "--data-dir", str(data)])
+    assert res.exit_code == 130
+    token = (data / "token").read_text().strip()
+    assert f"(printed once, kept in {data / 'token'}): {token}" in " ".join(res.stdout.split())
