@@ -483,22 +483,27 @@ def test_cli_live_on_a_camera_that_is_not_there_writes_nothing(tmp_path, monkeyp
     assert not out.exists()
 
 
-def test_ctrl_c_while_the_cli_starts_is_one_line_not_a_traceback():
-    """SIGINT while ``service.cli`` imports its modules (the first ~0.5 s): 'interrupted', exit 130."""
+def _cli_interrupted_at(setup: str):
+    """Run ``dominocast --help`` in a child that sends itself SIGINT where ``setup`` says;
+    returns ``(exit code, stdout, stderr)``."""
     import subprocess
     import sys
 
-    code = ("import builtins, os, signal\n"
-            "real = builtins.__import__\n"
-            "def imp(name, *a, **k):\n"
-            "    if name == 'typer':\n"
-            "        os.kill(os.getpid(), signal.SIGINT)\n"
-            "    return real(name, *a, **k)\n"
-            "builtins.__import__ = imp\n"
-            "from service.cli import main\n"
-            "main()\n")
+    code = "import os, signal\n" + setup + "from service.cli import main\nmain()\n"
     p = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=120)
-    assert (p.returncode, p.stdout, p.stderr) == (130, "", "interrupted\n")
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_ctrl_c_while_the_cli_starts_is_one_line_not_a_traceback():
+    """SIGINT while ``service.cli`` imports its modules (the first ~0.5 s): 'interrupted', exit 130."""
+    setup = ("import builtins\n"
+             "real = builtins.__import__\n"
+             "def imp(name, *a, **k):\n"
+             "    if name == 'typer':\n"
+             "        os.kill(os.getpid(), signal.SIGINT)\n"
+             "    return real(name, *a, **k)\n"
+             "builtins.__import__ = imp\n")
+    assert _cli_interrupted_at(setup) == (130, "", "interrupted\n")
 
 
 def test_cli_review_with_a_profile_of_another_size_leaves_the_earlier_review(tmp_path):
@@ -553,16 +558,10 @@ def test_final_score_headline_says_when_flags_wait_for_the_umpire(tmp_path):
 
 def test_ctrl_c_while_typer_builds_the_commands_is_one_line():
     """SIGINT after the imports, while ``app()`` builds the click commands: 'interrupted', exit 130."""
-    import subprocess
-    import sys
-
-    code = ("import os, signal, typer.main as tm\n"
-            "real = tm.get_group\n"
-            "def interrupted(*a, **k):\n"
-            "    os.kill(os.getpid(), signal.SIGINT)\n"
-            "    return real(*a, **k)\n"
-            "tm.get_group = interrupted\n"
-            "from service.cli import main\n"
-            "main()\n")
-    p = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=120)
-    assert (p.returncode, p.stdout, p.stderr) == (130, "", "interrupted\n")
+    setup = ("import typer.main as tm\n"
+             "real = tm.get_group\n"
+             "def interrupted(*a, **k):\n"
+             "    os.kill(os.getpid(), signal.SIGINT)\n"
+             "    return real(*a, **k)\n"
+             "tm.get_group = interrupted\n")
+    assert _cli_interrupted_at(setup) == (130, "", "interrupted\n")
