@@ -187,7 +187,7 @@ class Recognizer:
         read_threshold: face-up boxes scoring from this up to ``conf_threshold`` are kept only
             when both halves read at ``confident`` or more and the classical counter does
             not disagree (the pip reader vouches for the tile); None or >= ``conf_threshold``
-            turns this off.  Real tiles often score 0.2-0.35 (DDD photos, docs/real-photos.md).
+            turns this off.  Real tiles often score 0.2-0.35 (DDD photos, docs/recognition.md step 6b).
         iou_threshold: rotated-NMS IoU threshold.
         cross_check: ``"uncertain"`` (halves the network is < 0.9 sure of), ``"all"`` or
             ``"none"``: which halves the classical pip counter cross-checks
