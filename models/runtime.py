@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,20 +21,10 @@ PIPS_ONNX = MODELS_DIR / "pip_reader.onnx"
 
 
 def _session(path: Path, threads: int = 0, spin: bool = True):
-    """An onnxruntime CPU session; ``spin=False`` lets its idle threads sleep at once.
+    """:func:`vision.detector.make_session`; ``threads`` 0 = one per CPU core."""
+    from vision.detector import make_session
 
-    A small model run between runs of a big one (the pip reader after the detector, every
-    frame) must not spin: its threads spinning after each run take the cores from the
-    detector's next run (1080p frame: 137-156 -> 94-104 ms median, docs/benchmarks.md).
-    """
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    if threads:
-        opts.intra_op_num_threads = threads
-    if not spin:
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    return make_session(path, threads or (os.cpu_count() or 1), spin)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -18,11 +20,9 @@ def fail(message: str) -> "typer.Exit":
     return typer.Exit(code=2)
 
 
-def make_folder(option: str, path: "Path") -> None:
+def make_folder(option: str, path: Path) -> None:
     """Create the output folder ``path`` given with ``option``, or fail in one line (exit code 2):
     a file of that name, a parent that is a file, or a folder that cannot be created."""
-    from pathlib import Path
-
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise fail(f"{option} {path} is a file, not a folder")

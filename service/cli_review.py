@@ -12,7 +12,7 @@ from rich.table import Table
 
 from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
-from service.cli_common import console, err_console, fail, plural
+from service.cli_common import console, err_console, fail, make_folder, plural
 from service.review import ReviewSummary, run_review
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
 from vision.sources import IMAGE_SUFFIXES, LiveSource, SourceError, is_stream_url, open_source
@@ -50,12 +50,8 @@ def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:
     events = out / "events.jsonl"
     if keep_events and ((events.is_file() and events.stat().st_size) or (out / "annotated.mp4").exists()):
         raise fail(f"--out {out} already holds the events or video of an earlier session: choose another folder")
-    if not create:
-        return
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise fail(f"--out {out}: cannot create the folder ({exc.strerror or exc})")
+    if create:
+        make_folder("--out", out)
 
 
 #: Flags listed one per line under a review's counts (the rest: events.jsonl, report.html).

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from service.cli_common import console, fail, make_folder
+from service.cli_common import console, err_console, fail, make_folder
 
 
 def serve(
@@ -36,7 +36,7 @@ def serve(
     except KeyboardInterrupt:  # a token written just now is still shown: it is printed only once
         if not had_token and token_file.exists():
             _print_token(token_file, token_file.read_text(encoding="utf-8").strip())
-        console.print("interrupted")
+        err_console.print("interrupted", highlight=False)  # on stderr, as the other commands say it
         raise typer.Exit(code=130) from None
     except Exception as exc:  # noqa: BLE001 - a bad URL or an unreadable data dir: one line
         raise fail(f"cannot start the service: {exc}") from None

@@ -116,8 +116,13 @@ def derived_from(session, source: str | Path) -> bool:
     return src is not None and Path(source).is_file() and src == file_sha1(source)
 
 
-def make_session(path: str | Path, threads: int = 1):
+def make_session(path: str | Path, threads: int = 1, spin: bool = True):
     """An onnxruntime CPU session with ``threads`` intra-op threads (1 inter-op thread).
+
+    ``spin=False`` lets idle threads sleep at once: a small model run between runs of a big
+    one (the pip reader after the detector, every frame) must not spin, or its threads take
+    the cores from the detector's next run (1080p frame: 137-156 -> 94-104 ms median,
+    docs/recognition.md).
 
     Raises:
         FileNotFoundError: the model file is missing.
@@ -135,6 +140,8 @@ def make_session(path: str | Path, threads: int = 1):
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.log_severity_level = 3
+    if not spin:
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(p), sess_options=so, providers=["CPUExecutionProvider"])
 
 
