@@ -175,7 +175,8 @@ def detect(
         raise typer.Exit(code=130) from None
     if duplicates and sets == 1:
         console.print(f"note: {plural(duplicates, 'tile')} read twice in one image (flag duplicate): if the table "
-                      "holds more than one set, pass --sets 2", markup=False, highlight=False)
+                      "holds more than one set, pass --sets 2; if not, one of the two is not a real tile "
+                      "(a printed picture?) or is misread", markup=False, highlight=False)
     _write_json(json_out, records, several)
     if bad:
         raise typer.Exit(code=2)

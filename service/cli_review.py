@@ -109,8 +109,10 @@ def review(
 
 def _review(source: str, rules: str, calibration: Path | None, out: Path, interval: float, no_video: bool,
             sets: int = 1) -> None:
-    if not (interval > 0 and math.isfinite(interval)) or sets < 1:
-        raise fail("--interval must be > 0 and --sets >= 1")
+    if not (interval > 0 and math.isfinite(interval)):
+        raise fail(f"--interval must be a number of seconds > 0, got {interval}")
+    if sets < 1:
+        raise fail(f"--sets must be >= 1, got {sets}")
     if Path(source).is_file() and Path(source).suffix.lower() in IMAGE_SUFFIXES:
         raise fail(f"{source} is one photo: `dominocast review` takes a video or a folder of photos (a "
                    f"time-lapse); for the tiles in one photo use `dominocast detect {source}`")

@@ -268,5 +268,6 @@ def test_duplicates_with_one_set_suggest_sets_2(monkeypatch, files):
     res = _invoke(files["good"])
     assert res.exit_code == 0
     assert ("note: 1 tile read twice in one image (flag duplicate): if the table holds more than one set, "
-            "pass --sets 2") in " ".join(res.stdout.split())
+            "pass --sets 2; if not, one of the two is not a real tile (a printed picture?) or is misread") in " ".join(
+                res.stdout.split())
     assert "note:" not in _invoke(files["good"], "--sets", "2").stdout

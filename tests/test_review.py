@@ -535,9 +535,9 @@ def test_cli_review_of_one_photo_points_to_detect(tmp_path):
     photo = _photos(tmp_path / "photos", 1) / "move_1.png"
     for args, msg in (([str(photo)], f"{photo} is one photo: `dominocast review` takes a video or a folder of "
                                      f"photos (a time-lapse); for the tiles in one photo use `dominocast detect {photo}`"),
-                      ([str(photo.parent), "--interval", "-1"], "--interval must be > 0 and --sets >= 1"),
-                      ([str(photo.parent), "--interval", "inf"], "--interval must be > 0 and --sets >= 1"),
-                      ([str(photo.parent), "--sets", "0"], "--interval must be > 0 and --sets >= 1")):
+                      ([str(photo.parent), "--interval", "-1"], "--interval must be a number of seconds > 0, got -1.0"),
+                      ([str(photo.parent), "--interval", "inf"], "--interval must be a number of seconds > 0, got inf"),
+                      ([str(photo.parent), "--sets", "0"], "--sets must be >= 1, got 0")):
         res = CliRunner().invoke(app, ["review", *args, "--rules", "none", "--out", str(tmp_path / "o")])
         assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), res.output
 
