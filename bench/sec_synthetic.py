@@ -94,15 +94,11 @@ def load_halves(data: Path) -> tuple[np.ndarray, np.ndarray, list[int], list[str
     Half files are ``s<scene>_<k>.png``; even ``k`` is the corner-0 end (left half, the
     divider on its right), odd ``k`` the other end (:func:`datasets.build.pip_halves`).
     """
-    xs, ys, scenes, dividers = [], [], [], []
-    for d in sorted((data / "pips" / "test").iterdir(), key=lambda p: int(p.name)):
-        for f in sorted(d.glob("*.png")):
-            scene, k = f.stem[1:].split("_")
-            xs.append(cv2.imread(str(f), cv2.IMREAD_COLOR))
-            ys.append(int(d.name))
-            scenes.append(int(scene))
-            dividers.append("right" if int(k) % 2 == 0 else "left")
-    return np.stack(xs), np.asarray(ys, np.int64), scenes, dividers
+    from datasets.build import load_pip_split
+
+    x, y, names, stems = load_pip_split(data / "pips" / "test")
+    return (x, np.array([int(names[c]) for c in y], np.int64), [int(s.split("_")[0][1:]) for s in stems],
+            ["right" if int(s.split("_")[1]) % 2 == 0 else "left" for s in stems])
 
 
 def _accuracy_by(ok: np.ndarray, keys: list[str]) -> dict:
@@ -321,7 +317,8 @@ def _render_detector(det: dict) -> str:
              _rp(r["tile_down"]), r["tile"]["fp"], f">= {TARGET} / >= {TARGET}"] for c, r in det.items()]
     first = det[str(CONFS[0])]
     out = [f"**Tile detector** (onnxruntime, {first['images']} test windows of 320x320, {first['tile']['gt']} tiles "
-           f"at least half visible; rotated IoU >= 0.5; recall / precision):\n",
+           f"at least half visible; rotated IoU >= 0.5; a box with half its area or more on a tile less than "
+           f"half visible counts neither way, COCO's crowd rule; recall / precision):\n",
            md_table(["threshold", "all tiles", "face up", "face down", "false positives", "target"], rows)]
     surf = first["tile_by_surface"]
     out.append(f"By table surface at conf {CONFS[0]} (marble is never in training):\n")
@@ -350,7 +347,9 @@ def _render_pipeline(pl: dict) -> str:
                               f"{r['ms_per_frame_median']:.0f} ms"]
     out = [f"**Whole pipeline** on {pl['frames']} freshly rendered held-out {pl['frame_size'][0]}x"
            f"{pl['frame_size'][1]} frames, tile scale known (as calibration gives it). Found = recall of tiles at "
-           f"least half visible (IoU >= 0.5); identity = fully visible face-up tiles found, called face up and both "
+           f"least half visible (IoU >= 0.5); precision counts a box with half its area or more on a tile less "
+           f"than half visible neither way (COCO's crowd rule); identity = fully visible face-up tiles found, "
+           f"called face up and both "
            f"halves right in order. Models: `vision.recognize.Recognizer` with its defaults; baseline: "
            f"`bench/baseline.py` (threshold, contours, 2:1 rectangles, blob counter), what the models buy:\n",
            md_table(["method", "found", "precision", "identity", "time per frame"],

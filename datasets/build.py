@@ -204,6 +204,39 @@ def pip_halves(frame: np.ndarray, labels: list[dict], rng: np.random.Generator, 
     return out
 
 
+def half_class_names(split_dir: Path) -> list[str]:
+    """Class folder names of a ``pips/<split>`` folder in class-index order (pip counts ascending)."""
+    return sorted((d.name for d in Path(split_dir).iterdir() if d.is_dir() and d.name.isdigit()), key=int)
+
+
+def load_pip_split(split_dir: Path, half_px: int = HALF_PX, class_names: list[str] | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+    """Load a ``pips/<split>`` folder of halves.
+
+    Args:
+        split_dir: e.g. ``data/.../pips/test``.
+        half_px: halves of another size are resized to this (px).
+        class_names: class folders in class-index order (default :func:`half_class_names`).
+
+    Returns:
+        ``(images (N, half_px, half_px, 3) uint8 BGR, labels (N,) int64 class indices,
+        class_names, file stems "s<scene>_<k>")``.
+    """
+    names = class_names or half_class_names(split_dir)
+    xs, ys, stems = [], [], []
+    for c, name in enumerate(names):
+        for f in sorted((Path(split_dir) / name).glob("*.png")):
+            im = cv2.imread(str(f), cv2.IMREAD_COLOR)
+            if im.shape[:2] != (half_px, half_px):
+                im = cv2.resize(im, (half_px, half_px), interpolation=cv2.INTER_AREA)
+            xs.append(im)
+            ys.append(c)
+            stems.append(f.stem)
+    if not xs:
+        return np.zeros((0, half_px, half_px, 3), np.uint8), np.zeros((0,), np.int64), names, []
+    return np.stack(xs), np.asarray(ys, np.int64), names, stems
+
+
 def scene_spec(i: int, seed: int, frame_size: tuple[int, int] = (1280, 720), max_pips: int = 6
                ) -> tuple[SC.SceneSpec, np.random.Generator]:
     """The scene spec of scene ``i`` (no rendering) and the generator, ready for the cut-outs."""

@@ -28,25 +28,6 @@ METRICS_PATH = MODELS_DIR / "pip_reader.metrics.json"
 OPSET = 17
 
 
-def load_split(root: Path, split: str, half_px: int = 32) -> tuple[np.ndarray, np.ndarray]:
-    """Load a classification split.
-
-    Returns:
-        images (N, half_px, half_px, 3) uint8 BGR and labels (N,) int64.
-    """
-    xs, ys = [], []
-    for d in sorted((root / split).iterdir(), key=lambda p: int(p.name)):
-        for f in sorted(d.glob("*.png")):
-            im = cv2.imread(str(f), cv2.IMREAD_COLOR)
-            if im.shape[:2] != (half_px, half_px):
-                im = cv2.resize(im, (half_px, half_px), interpolation=cv2.INTER_AREA)
-            xs.append(im)
-            ys.append(int(d.name))
-    if not xs:
-        return np.zeros((0, half_px, half_px, 3), np.uint8), np.zeros((0,), np.int64)
-    return np.stack(xs), np.asarray(ys, np.int64)
-
-
 def _augment(x, gen):
     """Batch augmentation on (N, 3, H, W) float tensors in [0, 1]."""
     import torch
@@ -110,6 +91,7 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
     """
     import torch
 
+    from datasets.build import load_pip_split
     from models.pipnet import PipNet
 
     if threads:
@@ -120,9 +102,9 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
     tdev = torch.device("cuda:0" if dev != "cpu" else "cpu")
     sw = Stopwatch()
     root = data / "pips"
-    xtr, ytr = load_split(root, "train")
-    xva, yva = load_split(root, "val")
-    xte, yte = load_split(root, "test")
+    xtr, ytr, _, _ = load_pip_split(root / "train")
+    xva, yva, _, _ = load_pip_split(root / "val")
+    xte, yte, _, _ = load_pip_split(root / "test")
     print(f"halves: train {len(ytr)}, val {len(yva)}, test {len(yte)}", flush=True)
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)

@@ -202,6 +202,18 @@ def test_pip_halves_labels_match_counts():
         assert _count_blobs(big[10:-10, 10:-10], True) == n
 
 
+def test_pip_split_loader_orders_classes(tmp_path):
+    """Pip counts ascending (10 after 9); labels follow that order; other folders are not classes."""
+    for name, n in (("10", 1), ("9", 2), ("0", 1), ("notes", 1)):
+        (tmp_path / name).mkdir()
+        for k in range(n):
+            cv2.imwrite(str(tmp_path / name / f"s000001_{k:02d}.png"), np.full((32, 32, 3), k, np.uint8))
+    assert B.half_class_names(tmp_path) == ["0", "9", "10"]
+    x, y, names, stems = B.load_pip_split(tmp_path)
+    assert x.shape == (4, 32, 32, 3) and y.tolist() == [0, 1, 1, 2]
+    assert stems[:2] == ["s000001_00", "s000001_00"] and x[2, 0, 0, 0] == 1
+
+
 def test_scene_render_speed():
     import time
 

@@ -10,6 +10,7 @@ synthetic generator (``datasets/render``) and need ``models/tile_detector.onnx``
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import cv2
 import numpy as np
@@ -82,6 +83,25 @@ def test_polygon_iou():
     b = xywhr_to_polygon(np.array([10, 0, 20, 10, 0.0]))
     c = xywhr_to_polygon(np.array([0, 0, 20, 10, 0.0]))
     assert polygon_iou(b, c) == pytest.approx(100 / 300, abs=1e-3)
+
+
+def test_covered_fraction_and_the_crowd_rule_of_the_detector_score():
+    """A box around the visible half of a tile: IoU 1/2 with the whole outline but all of it
+    on the tile, so against a don't-care tile it counts neither way (models.evaluate.match)."""
+    from models.evaluate import match
+    from vision.obb import covered_fraction
+
+    tile = xywhr_to_polygon(np.array([0, 0, 40, 20, 0.0]))
+    visible = xywhr_to_polygon(np.array([-10, 0, 20, 20, 0.0]))  # the left half
+    beside = xywhr_to_polygon(np.array([-25, 0, 20, 20, 0.0]))  # a quarter on the tile
+    assert covered_fraction(visible, tile) == pytest.approx(1.0, abs=1e-4)
+    assert covered_fraction(tile, visible) == pytest.approx(0.5, abs=1e-4)
+    assert covered_fraction(beside, tile) == pytest.approx(0.25, abs=1e-3)  # 5 of its 20 px width
+    assert polygon_iou(visible, tile) == pytest.approx(0.5, abs=1e-4)
+    det = namedtuple("Det", "polygon score")
+    far = xywhr_to_polygon(np.array([200, 0, 40, 20, 0.0]))
+    found, fp = match([det(visible, 0.9), det(beside, 0.8), det(far, 0.7)], [], [tile])
+    assert found == [] and fp == 2  # the one on the half-hidden tile is no false positive
 
 
 # --------------------------------------------------------------------------------------

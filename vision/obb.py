@@ -188,18 +188,31 @@ def nms_rotated(xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.
     return idx[np.argsort(-np.asarray(scores)[idx], kind="stable")]
 
 
-def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
-    """IoU of two convex (4, 2) polygons (px); 0 when either is degenerate."""
+def _areas(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+    """(area a, area b, intersection) of two convex polygons, px^2 (0s when either is degenerate)."""
     pa = np.asarray(a, np.float32).reshape(-1, 2)
     pb = np.asarray(b, np.float32).reshape(-1, 2)
     aa, ab = abs(cv2.contourArea(pa)), abs(cv2.contourArea(pb))
     if aa <= 0 or ab <= 0:
-        return 0.0
+        return aa, ab, 0.0
     # intersectConvexConvex wants a consistent winding; make both counter-clockwise.
     if cv2.contourArea(pa, oriented=True) < 0:
         pa = pa[::-1].copy()
     if cv2.contourArea(pb, oriented=True) < 0:
         pb = pb[::-1].copy()
     inter, _ = cv2.intersectConvexConvex(pa, pb)
-    inter = max(float(inter), 0.0)
-    return inter / (aa + ab - inter)
+    return aa, ab, max(float(inter), 0.0)
+
+
+def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """IoU of two convex (4, 2) polygons (px); 0 when either is degenerate."""
+    aa, ab, inter = _areas(a, b)
+    return inter / (aa + ab - inter) if inter > 0 else 0.0
+
+
+def covered_fraction(a: np.ndarray, region: np.ndarray) -> float:
+    """Fraction of convex polygon ``a``'s area inside convex polygon ``region`` (both (4, 2) px);
+    0 when either is degenerate.  COCO's overlap with a crowd / ignore region: the detection's
+    own area is the denominator, so a box around the visible part of a tile counts as on it."""
+    aa, _, inter = _areas(a, region)
+    return inter / aa if inter > 0 else 0.0
