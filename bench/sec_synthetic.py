@@ -277,6 +277,7 @@ def pipeline_results(cfg: BenchConfig) -> dict:
         spec, _ = scene_spec(i, cfg.seed, FRAME_SIZE)
         frame, labels = render_scene(spec)
         tile_px = spec.camera.px_per_mm * TILE_LONG_MM  # what calibration would give
+        rec.n_sets = spec.n_sets  # what the user tells with --sets
         for name, fn in methods.items():
             t = time.perf_counter()
             obs = fn(frame, tile_px)
@@ -346,7 +347,8 @@ def _render_pipeline(pl: dict) -> str:
                               f"{b}{pct(r['identity'])}{b} ({r['identity_ok']} / {r['up_full']})",
                               f"{r['ms_per_frame_median']:.0f} ms"]
     out = [f"**Whole pipeline** on {pl['frames']} freshly rendered held-out {pl['frame_size'][0]}x"
-           f"{pl['frame_size'][1]} frames, tile scale known (as calibration gives it). Found = recall of tiles at "
+           f"{pl['frame_size'][1]} frames, tile scale known (as calibration gives it), the number of sets the "
+           f"scene's tiles were dealt from given (`--sets`). Found = recall of tiles at "
            f"least half visible (IoU >= 0.5); precision counts a box with half its area or more on a tile less "
            f"than half visible neither way (COCO's crowd rule); identity = fully visible face-up tiles found, "
            f"called face up and both "

@@ -46,7 +46,8 @@ MIN_VISIBLE = 0.5
 #: Fraction of train/val detector windows that are a smaller crop padded with grey, as the runtime
 #: pads small frames (letterbox) and edge windows; training never showed padding before.
 PADDED_WINDOWS = 0.15
-RECIPE_VERSION = 3
+#: 4: tiles dealt from complete sets (``layouts.Deck``) instead of drawn independently.
+RECIPE_VERSION = 4
 
 
 def split_of(i: int) -> str:

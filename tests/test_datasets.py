@@ -332,3 +332,30 @@ def test_monochrome_camera_effect_gives_grey_frames_and_is_sampled_sometimes():
     assert np.abs(colour[..., 0].astype(int) - colour[..., 2]).max() > 20
     rate = np.mean([E.sample_effects(np.random.default_rng([7, i])).grey for i in range(2000)])
     assert 0.03 < rate < 0.07  # 5 % of frames
+
+
+def test_deck_deals_whole_sets_before_repeating_a_tile():
+    """28 draws from a double-six deck are the 28 distinct tiles; the 29th opens a second set;
+    a wanted end comes first; a put-back tile can be drawn again."""
+    deck = Ly.Deck(6)
+    rng = np.random.default_rng(3)
+    first = [deck.draw(rng) for _ in range(28)]
+    assert sorted({(min(t), max(t)) for t in first}) == [(a, b) for a in range(7) for b in range(a, 7)]
+    assert deck.sets == 1 and deck.left == []
+    a, b = deck.draw(rng, end=4)
+    assert a == 4 and deck.sets == 2 and len(deck.left) == 27
+    deck.put_back((b, a))
+    assert len(deck.left) == 28
+    assert deck.draw(rng, end=5, double=True) == (5, 5)
+
+
+def test_scene_tiles_repeat_no_more_than_its_sets():
+    """Sampled tables: no tile more often than the scene's n_sets, and the sets are the fewest
+    that hold the tiles (a table of 28 or fewer tiles is one set unless a line forced more)."""
+    import collections
+
+    for i in range(12):
+        spec, _ = B.scene_spec(i, 5)
+        c = collections.Counter((min(p.a, p.b), max(p.a, p.b)) for p in spec.placements)
+        assert max(c.values()) == spec.n_sets
+        assert spec.n_sets <= max(1, -(-len(spec.placements) // 28)) + 1

@@ -3,7 +3,9 @@
 A placement is the tile's centre on the table (mm), the direction of its long
 axis (degrees, counter-clockwise from +x in table coordinates with y down shown
 as-is), its pips ``(a, b)`` (``a`` at the end pointing to -long-axis, i.e. the
-end of corners 0/3) and its face.  Placements never overlap.
+end of corners 0/3) and its face.  Placements never overlap.  Tiles are dealt from
+complete sets (:class:`Deck`), as on a real table: a tile appears twice only when a
+crowded scene needed a second set.
 """
 
 from __future__ import annotations
@@ -63,12 +65,61 @@ class Occluder:
     height_mm: float = 40.0
 
 
-class _Board:
-    """Non-overlap bookkeeping for placements inside a rectangle (mm)."""
+class Deck:
+    """Tiles dealt from complete sets: each tile ``(a, b)``, ``0 <= a <= b <= max_pips``, once
+    per set.  A further set is opened only when no open set has the wanted tile left, so a
+    scene's tiles repeat no more than the number of sets on its table (:attr:`sets`), what
+    the recognizer's set constraint assumes (``vision.set_constraint``, ``--sets``).
 
-    def __init__(self, x0: float, y0: float, x1: float, y1: float):
+    Args:
+        max_pips: highest pip value (6 = double-six, 28 tiles a set).
+    """
+
+    def __init__(self, max_pips: int = 6):
+        self.max_pips = max_pips
+        self.sets = 0
+        self.left: list[tuple[int, int]] = []
+        self._open()
+
+    def _open(self) -> None:
+        self.sets += 1
+        self.left += [(a, b) for a in range(self.max_pips + 1) for b in range(a, self.max_pips + 1)]
+
+    def draw(self, rng: np.random.Generator, end: int | None = None, double: bool = False) -> tuple[int, int]:
+        """Take a random tile left in the deck.
+
+        Args:
+            rng: random generator.
+            end: when given, the tile has this many pips on one half, returned first (it
+                touches an open end of that value).
+            double: prefer a double (taken when one with ``end`` is left).
+
+        Returns:
+            ``(a, b)`` pips, ``a == end`` when ``end`` is given, else in random order.
+        """
+        cands = [k for k, t in enumerate(self.left) if end is None or end in t]
+        doubles = [k for k in cands if self.left[k][0] == self.left[k][1]]
+        if double and doubles:
+            cands = doubles
+        if not cands:
+            self._open()
+            return self.draw(rng, end, double)
+        a, b = self.left.pop(cands[int(rng.integers(len(cands)))])
+        swap = b == end if end is not None else bool(rng.random() < 0.5)
+        return (b, a) if swap else (a, b)
+
+    def put_back(self, tile: tuple[int, int]) -> None:
+        """Return a drawn tile that found no room on the table."""
+        self.left.append((min(tile), max(tile)))
+
+
+class _Board:
+    """Non-overlap bookkeeping for placements inside a rectangle (mm), and the deck they come from."""
+
+    def __init__(self, x0: float, y0: float, x1: float, y1: float, max_pips: int = 6):
         self.box = (x0, y0, x1, y1)
         self.placed: list[TilePlacement] = []
+        self.deck = Deck(max_pips)
 
     def inside(self, p: TilePlacement, margin: float = 0.0) -> bool:
         c = p.corners_mm()
@@ -95,10 +146,6 @@ class _Board:
         return False
 
 
-def _tile(rng: np.random.Generator, max_pips: int) -> tuple[int, int]:
-    return int(rng.integers(0, max_pips + 1)), int(rng.integers(0, max_pips + 1))
-
-
 def line_of_play(board: _Board, rng: np.random.Generator, start: tuple[float, float], angle_deg: float,
                  n: int, max_pips: int = 6, first_value: int | None = None, margin: float = 15.0) -> int:
     """Lay a line of play of up to ``n`` touching tiles from ``start`` along ``angle_deg``.
@@ -114,19 +161,14 @@ def line_of_play(board: _Board, rng: np.random.Generator, start: tuple[float, fl
     turns = 0
     last: TilePlacement | None = None
     while placed < n and turns < 4:
-        nxt = value  # the end touching the line matches its open end
-        other = int(rng.integers(0, max_pips + 1))
-        double = rng.random() < 0.15
-        if double:
-            other = nxt
+        nxt, other = board.deck.draw(rng, value, double=rng.random() < 0.15)  # nxt touches the open end
+        double = nxt == other
         t = np.deg2rad(ang)
         d = np.array([np.cos(t), np.sin(t)])
         ext = TILE_SHORT_MM if double else TILE_LONG_MM
         cx, cy = np.array([x, y]) + d * ext / 2
         p = TilePlacement(float(cx), float(cy), ang + (90.0 if double else 0.0) + rng.normal(0, 1.0),
                           nxt, other, True)
-        if double:
-            p = TilePlacement(p.x_mm, p.y_mm, p.angle_deg, nxt, nxt, True)
         if board.inside(p, margin) and board.free(p):
             board.placed.append(p)
             placed += 1
@@ -134,6 +176,7 @@ def line_of_play(board: _Board, rng: np.random.Generator, start: tuple[float, fl
             x, y = np.array([x, y]) + d * (ext + rng.uniform(0, 1.0))
             value = other
             continue
+        board.deck.put_back((nxt, other))
         if last is None:
             break
         # Turn at the border: continue perpendicular from the side of the last tile.
@@ -146,13 +189,14 @@ def line_of_play(board: _Board, rng: np.random.Generator, start: tuple[float, fl
         base = base + d2 * (TILE_SHORT_MM / 2 + 0.5)
         # Try the chosen turn, then the other side.
         ok = False
+        end, far = board.deck.draw(rng, value)
         for tr in (turn, -turn):
             t2 = np.deg2rad(ang + tr)
             d2 = np.array([np.cos(t2), np.sin(t2)])
             side = (TILE_SHORT_MM if lext == TILE_LONG_MM else TILE_LONG_MM) / 2
             b = c + d * (lext / 2 - TILE_SHORT_MM / 2) + d2 * (side + 0.5)
             q = TilePlacement(float(b[0] + d2[0] * TILE_LONG_MM / 2), float(b[1] + d2[1] * TILE_LONG_MM / 2),
-                              ang + tr, value, int(rng.integers(0, max_pips + 1)), True)
+                              ang + tr, end, far, True)
             if board.inside(q, margin) and board.free(q):
                 board.placed.append(q)
                 placed += 1
@@ -164,6 +208,7 @@ def line_of_play(board: _Board, rng: np.random.Generator, start: tuple[float, fl
                 break
         turns += 1
         if not ok:
+            board.deck.put_back((end, far))
             break
     return placed
 
@@ -171,9 +216,10 @@ def line_of_play(board: _Board, rng: np.random.Generator, start: tuple[float, fl
 def spinner(board: _Board, rng: np.random.Generator, centre: tuple[float, float], angle_deg: float,
             arm_len: tuple[int, int] = (1, 5), max_pips: int = 6) -> int:
     """A spinner (a double laid crosswise) with four arms of play. Returns tiles placed."""
-    v = int(rng.integers(0, max_pips + 1))
+    v, _ = board.deck.draw(rng, int(rng.integers(0, max_pips + 1)), double=True)  # a fresh deck: the double
     sp = TilePlacement(centre[0], centre[1], angle_deg + 90.0, v, v, True)
     if not board.try_add(sp):
+        board.deck.put_back((v, v))
         return 0
     count = 1
     for k in range(4):
@@ -196,10 +242,13 @@ def scattered(board: _Board, rng: np.random.Generator, n: int, p_up: float, max_
     for _ in range(n * 6):
         if count >= n:
             break
-        a, b = _tile(rng, max_pips)
+        a, b = board.deck.draw(rng)
         p = TilePlacement(float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)), float(rng.uniform(0, 360)),
                           a, b, bool(rng.random() < p_up))
-        count += board.try_add(p)
+        if board.try_add(p):
+            count += 1
+        else:
+            board.deck.put_back((a, b))
     return count
 
 
@@ -234,8 +283,11 @@ def hand(board: _Board, rng: np.random.Generator, edge: int, n: int, face_up: bo
     rot = rng.normal(0, 3)
     for i in range(n):
         c = origin + along * (i - (n - 1) / 2) * step
-        a, b = _tile(rng, max_pips)
-        count += board.try_add(TilePlacement(float(c[0]), float(c[1]), ang + rot + rng.normal(0, 1.5), a, b, face_up))
+        a, b = board.deck.draw(rng)
+        if board.try_add(TilePlacement(float(c[0]), float(c[1]), ang + rot + rng.normal(0, 1.5), a, b, face_up)):
+            count += 1
+        else:
+            board.deck.put_back((a, b))
     return count
 
 
@@ -266,13 +318,22 @@ def arm_occluder(rng: np.random.Generator, box: tuple[float, float, float, float
     return Occluder(poly, skin, float(rng.uniform(30, 80)))
 
 
+def sets_used(placements: list[TilePlacement]) -> int:
+    """Complete sets a table's tiles need: the most copies of any one tile (0 for no tile)."""
+    counts: dict[tuple[int, int], int] = {}
+    for p in placements:
+        t = (min(p.a, p.b), max(p.a, p.b))
+        counts[t] = counts.get(t, 0) + 1
+    return max(counts.values(), default=0)
+
+
 def sample_layout(rng: np.random.Generator, box: tuple[float, float, float, float], max_pips: int = 6
                   ) -> list[TilePlacement]:
     """A plausible table: a line of play or spinner, maybe hands, a boneyard and stray tiles.
 
     ``box`` is the usable table area (x0, y0, x1, y1) in mm.
     """
-    board = _Board(*box)
+    board = _Board(*box, max_pips=max_pips)
     x0, y0, x1, y1 = box
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     w, h = x1 - x0, y1 - y0

@@ -39,6 +39,8 @@ class SceneSpec:
         cast: strength in [0, 1] of the colour cast the surface throws on the tiles (white
             tiles on a teal board look cyan: in the DDD photos the faces are ~(232, 221, 191)
             BGR, red 20 % below blue).
+        n_sets: complete sets the tiles were dealt from (:func:`layouts.sets_used`), what a
+            user tells the recognizer (``--sets``).
     """
 
     camera: Camera
@@ -51,6 +53,7 @@ class SceneSpec:
     seed: int = 0
     contact_shadow: float = 0.0
     cast: float = 0.0
+    n_sets: int = 1
 
 
 def _nadir(cam: Camera) -> np.ndarray:
@@ -284,4 +287,5 @@ def sample_scene(rng: np.random.Generator, split: str, w: int = 1280, h: int = 7
         # and a detector that always saw one learned to reject rimless tiles as printed pictures.
         contact_shadow=float(rng.uniform(0.25, 0.7)) if rng.random() < 0.5 else 0.0,
         cast=float(rng.uniform(0.0, 0.3)) if rng.random() < 0.6 else 0.0,
+        n_sets=max(Ly.sets_used(placements), 1),
     )
