@@ -115,11 +115,12 @@ def test_default_detector_prefers_a_current_dynamic_export(tmp_path, monkeypatch
     assert R.Recognizer().detector.path == DYNAMIC_DETECTOR
 
 
-def _boxes(n: int, long_px: float):
-    """``n`` confident tile boxes of ``long_px`` (a Detections stand-in for the size search)."""
+def _boxes(n: int, long_px: float, aspect: float = 2.0):
+    """``n`` confident boxes of ``long_px`` by ``long_px / aspect`` (a Detections stand-in for the size search)."""
     from vision.detector import Detections
 
-    polys = np.array([[[0, 0], [long_px, 0], [long_px, long_px / 2], [0, long_px / 2]]] * n, np.float32).reshape(n, 4, 2)
+    w = long_px / aspect
+    polys = np.array([[[0, 0], [long_px, 0], [long_px, w], [0, w]]] * n, np.float32).reshape(n, 4, 2)
     polys += np.arange(n, dtype=np.float32)[:, None, None] * 3 * long_px
     return Detections(polys, np.full(n, 0.9, np.float32), np.zeros(n, np.int64), None)
 
@@ -140,7 +141,7 @@ def test_size_search_is_not_stopped_by_one_dip_between_candidates(monkeypatch):
 
 
 def _fake_search(monkeypatch, found: dict):
-    """An OBBDetector whose ``detect(frame, t)`` returns ``found[t]`` (n boxes, long side) for
+    """An OBBDetector whose ``detect(frame, t)`` returns ``found[t]`` (n boxes, long side[, aspect]) for
     the tried size nearest ``t`` (none when no key is within 10 %); returns (detector, tried sizes)."""
     det = object.__new__(OBBDetector)
     calls: list[float] = []
@@ -148,8 +149,8 @@ def _fake_search(monkeypatch, found: dict):
     def fake_detect(frame, t):
         calls.append(t)
         k = min(found, key=lambda s: abs(np.log(s / t)), default=None)
-        n, long_px = found[k] if k and abs(np.log(k / t)) < np.log(1.1) else (0, 1.0)
-        return _boxes(n, long_px)
+        n, long_px, *aspect = found[k] if k and abs(np.log(k / t)) < np.log(1.1) else (0, 1.0)
+        return _boxes(n, long_px, *aspect)
 
     monkeypatch.setattr(det, "detect", fake_detect, raising=False)
     monkeypatch.setattr(det, "input_cost", lambda shape, t: 1.0, raising=False)
@@ -181,3 +182,13 @@ def test_size_search_tries_at_least_four_sizes_on_a_small_frame(monkeypatch):
     det, calls = _fake_search(monkeypatch, {})
     det.detect_auto(np.zeros((1080, 1920, 3), np.uint8))  # 540 px down: halving already gives 5
     assert np.allclose(calls, [540.0, 270.0, 135.0, 67.5, 33.75])
+
+
+def test_size_search_counts_only_tile_shaped_boxes(monkeypatch):
+    # DomiBot close-up: the tile boxed once (2:1, 53 px) at T = 50 px; at T = 25 px its two
+    # halves boxed as two squarish "tiles" (aspect 1.15) that would out-vote it.
+    det, _ = _fake_search(monkeypatch, {50: (1, 53.0), 25: (2, 25.5, 1.15)})
+    d = det.detect_auto(np.zeros((100, 100, 3), np.uint8))
+    assert len(d.scores) == 1 and d.tile_px == 50
+    det, _ = _fake_search(monkeypatch, {50: (1, 53.0), 25: (2, 25.5, 2.0)})  # 2:1 boxes do count
+    assert len(det.detect_auto(np.zeros((100, 100, 3), np.uint8)).scores) == 2

@@ -42,6 +42,11 @@ MIN_SCALE, MAX_SCALE = 1.0 / 64, 3.0
 SIZE_RANGE_PX = (14.0, 100.0)
 #: The tile-size search (:meth:`OBBDetector.detect_auto`) tries at least this many sizes.
 MIN_CANDIDATES = 4
+#: Long / short side of a box the size search counts as a tile (a double-six tile is 2:1;
+#: perspective and box noise stay within this).  At half the true size the detector boxes
+#: each tile *half* as a tile, squarish (DomiBot close-ups: 21 x 24 px boxes at 25 px, two
+#: per tile, out-voting the one right box at 50 px).
+TILE_ASPECT = (1.5, 2.7)
 #: Longest side of one input of a dynamic-shape detector, px: a scaled frame longer than
 #: this is cut into overlapping windows of at most this side (bounds memory; a 1080p frame
 #: with tiles scaled to 40 px is about 980 x 550 px, one input).
@@ -182,12 +187,27 @@ class Detections:
     def __len__(self) -> int:
         return len(self.scores)
 
-    def long_sides(self) -> np.ndarray:
-        """(M,) float32 long side of each polygon, px."""
+    def _sides(self) -> tuple[np.ndarray, np.ndarray]:
+        """(M,) long and (M,) short side of each polygon, px."""
         p = self.polygons
         e1 = np.linalg.norm(p[:, 1] - p[:, 0], axis=1)
         e2 = np.linalg.norm(p[:, 2] - p[:, 1], axis=1)
-        return np.maximum(e1, e2).astype(np.float32)
+        return np.maximum(e1, e2), np.minimum(e1, e2)
+
+    def long_sides(self) -> np.ndarray:
+        """(M,) float32 long side of each polygon, px."""
+        return self._sides()[0].astype(np.float32)
+
+    def aspects(self) -> np.ndarray:
+        """(M,) float32 long side / short side of each polygon (inf for a degenerate one)."""
+        long, short = self._sides()
+        with np.errstate(divide="ignore"):
+            return (long / short).astype(np.float32)
+
+    def tile_shaped(self) -> np.ndarray:
+        """(M,) bool: the box's aspect is within :data:`TILE_ASPECT`."""
+        a = self.aspects()
+        return (a >= TILE_ASPECT[0]) & (a <= TILE_ASPECT[1])
 
 
 def window_origins(length: int, size: int, overlap: int = 64) -> list[int]:
@@ -459,7 +479,9 @@ class OBBDetector:
 
         Candidate tile lengths ``T`` start at ``min(H, W) / 2`` and halve down to
         ``min_tile_px``.  The support of a candidate is the number of detections scoring
-        >= ``accept_score``.  At coarse scales a group of tiles (a hand of four side by
+        >= ``accept_score`` whose box is tile-shaped (:data:`TILE_ASPECT`: at half the true
+        size each tile's halves are boxed as squarish "tiles" and would out-vote it).  At
+        coarse scales a group of tiles (a hand of four side by
         side is 2:1 too) can look like one big tile, so a candidate never wins early: the
         search goes on until the support stays below the best one's for two candidates in a
         row (the peak is passed: tiles whose size falls between two candidates' ranges make
@@ -491,7 +513,7 @@ class OBBDetector:
             if best is not None and best[0] >= min_support and self.input_cost(frame.shape, t) > max_windows:
                 break
             d = self.detect(frame, t)
-            good = d.scores >= accept_score
+            good = (d.scores >= accept_score) & d.tile_shaped()
             support = int(good.sum())
             if support:
                 tried.append((support, t, float(np.median(d.long_sides()[good])), d))
@@ -507,6 +529,9 @@ class OBBDetector:
         # 210-260 px at 384 px are board pictures; at 232 px nothing) and the next one is tried.
         # If no candidate survives, the best one's own boxes stand (a lone tile can score
         # at one scale only: DomiBot close-ups, 0.83 at 50 px, nothing at its 34 px estimate).
+        # (Pooling the support of candidates with agreeing size estimates was tried: DomiBot
+        # +2 tiles, but DDD photos then settled on scales that box the printed dominoes, 279
+        # -> 407 extra detections.)
         for support, t, est, d in sorted(tried, key=lambda c: -c[0]):
             refined = self._refine(frame, t, est, d, accept_score)
             if refined is not None:
@@ -529,7 +554,7 @@ class OBBDetector:
             if abs(math.log(est / t)) <= math.log(1.15):
                 break
             d, t = self.detect(frame, est), est
-            good = d.scores >= accept_score
+            good = (d.scores >= accept_score) & d.tile_shaped()
             if not good.any():
                 return None
             est = float(np.median(d.long_sides()[good]))
