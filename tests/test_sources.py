@@ -152,6 +152,22 @@ def test_missing_camera_is_a_source_error():
         src.open()
 
 
+def test_failed_open_returns_only_after_the_capture_is_released():
+    """The error reaches the CLI, which exits; a capture still being released in a daemon
+    thread then aborted the process (exit 134).  open() must raise only after the release."""
+
+    class SlowRelease(FakeCapture):
+        def release(self):
+            time.sleep(0.3)
+            super().release()
+
+    cap = SlowRelease(opened=False)
+    src = LiveSource(7, open_timeout_s=1.0, capture_factory=lambda t: cap)
+    with pytest.raises(SourceError, match="camera 7 could not be opened"):
+        src.open()
+    assert cap.released.is_set()
+
+
 def test_stream_that_never_delivers_is_a_source_error():
     src = LiveSource("rtsp://x", open_timeout_s=0.3, read_timeout_s=0.2,
                      capture_factory=lambda t: FakeCapture(hang_after=0))

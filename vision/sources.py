@@ -286,6 +286,7 @@ class LiveSource(FrameSource):
         self.dropped = 0
         self.outages: list[tuple[float, float]] = []
         self._thread: threading.Thread | None = None
+        self._connections: list[threading.Thread] = []
         self._generation = 0
         self._consumed = -1  # index of the newest frame the consumer took
 
@@ -380,7 +381,10 @@ class LiveSource(FrameSource):
                     return
                 gen = self._generation
                 started = time.monotonic()
-            threading.Thread(target=self._connect, args=(gen,), daemon=True).start()
+            conn = threading.Thread(target=self._connect, args=(gen,), daemon=True)
+            with self._cond:
+                self._connections = [t for t in self._connections if t.is_alive()] + [conn]
+            conn.start()
             with self._cond:
                 while not self._closed and gen == self._generation:
                     last = self._last_frame_at if self._last_frame_at and self._last_frame_at > started else started
@@ -419,11 +423,22 @@ class LiveSource(FrameSource):
                 self._consumed = last
             yield frame
 
+    #: How long :meth:`close` waits for the reader threads to release the capture, s.
+    JOIN_TIMEOUT_S = 2.0
+
     def close(self) -> None:
+        """Stop reading and wait (up to :data:`JOIN_TIMEOUT_S` per thread) for the reader
+        threads to release the capture: a release still running in a daemon thread while
+        the interpreter exits aborts the process ("terminate called without an active
+        exception", exit 134, after a camera failed to open)."""
         with self._cond:
             self._closed = True
             self._generation += 1
             self._cond.notify_all()
+            threads = [t for t in (self._thread, *self._connections) if t is not None]
+        for t in threads:
+            if t is not threading.current_thread() and t.is_alive():
+                t.join(self.JOIN_TIMEOUT_S)
 
 
 def open_source(spec: str | int | os.PathLike, interval_s: float = 1.0, **live_kwargs) -> FrameSource:
