@@ -192,3 +192,26 @@ def test_size_search_counts_only_tile_shaped_boxes(monkeypatch):
     assert len(d.scores) == 1 and d.tile_px == 50
     det, _ = _fake_search(monkeypatch, {50: (1, 53.0), 25: (2, 25.5, 2.0)})  # 2:1 boxes do count
     assert len(det.detect_auto(np.zeros((100, 100, 3), np.uint8)).scores) == 2
+
+
+def test_halves_of_a_coarser_candidate_are_skipped(monkeypatch):
+    """A crowded table: at T = 45 px each tile's two halves are boxed as tiles (2:1 boxes, 2 per
+    tile: twice the support of the 90 px candidate), but they lie inside its tiles."""
+    from vision.detector import Detections, halves_of
+
+    tiles = _boxes(5, 100.0)  # 100 x 50 px tiles at (300 k, 300 k)
+    # a 2:1 box (40 x 20 px) centred in each half of each tile
+    halves = np.array([[[x + 5, y + 15], [x + 45, y + 15], [x + 45, y + 35], [x + 5, y + 35]]
+                       for k in range(5) for x, y in ((300 * k, 300 * k), (300 * k + 50, 300 * k))], np.float32)
+    fine = Detections(halves, np.full(len(halves), 0.9, np.float32), np.zeros(len(halves), np.int64), None)
+    assert halves_of(fine, tiles)
+    assert not halves_of(tiles, fine)  # the other way round: no tile centre inside a half box
+    apart = Detections(halves + np.float32([0, 500]), fine.scores, fine.classes, None)
+    assert not halves_of(apart, tiles)  # real small tiles elsewhere on the table
+    one_each = Detections(halves[::2], fine.scores[::2], fine.classes[::2], None)
+    assert not halves_of(one_each, tiles)  # one box per coarse box: not a pair of halves
+
+    det, _ = _fake_search(monkeypatch, {90: (5, 100.0)})
+    monkeypatch.setattr(det, "detect", lambda frame, t: tiles if t > 60 else fine, raising=False)
+    d = det.detect_auto(np.zeros((720, 1280, 3), np.uint8))
+    assert len(d.scores) == 5  # the tiles, not the 10 halves

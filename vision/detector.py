@@ -218,6 +218,43 @@ def window_origins(length: int, size: int, overlap: int = 64) -> list[int]:
     return [int(round(v)) for v in np.linspace(0, length - size, n)]
 
 
+#: Size ratio of a coarser candidate to a finer one whose boxes may be the coarser tiles' halves.
+HALVES_RATIO = (1.6, 2.6)
+#: A finer candidate is halves when at least this fraction of its confident boxes has its
+#: centre inside a confident box of the coarser one.
+HALVES_INSIDE = 0.6
+
+
+def halves_of(fine: Detections, coarse: Detections, accept_score: float = 0.5) -> bool:
+    """Whether ``fine``'s confident boxes are the halves of ``coarse``'s confident tiles.
+
+    At half the true size the detector boxes each half of a tile as a tile (DomiBot
+    close-ups; crowded synthetic tables: 69 boxes at T = 45 px against 34 real tiles at
+    90 px), out-voting the right size.  They are told by where they lie: at least
+    :data:`HALVES_INSIDE` of the fine boxes have their centre inside a coarse box, about
+    two per coarse box (>= 1.5 on average over the coarse boxes holding any).  Real tiles
+    under a few coarse false boxes (a group of tiles boxed as one) fail the first test.
+
+    Args:
+        fine, coarse: detections of one frame at two candidate sizes, frame px.
+        accept_score: the confidence a box needs to count.
+    """
+    f = fine.polygons[fine.scores >= accept_score]
+    c = coarse.polygons[coarse.scores >= accept_score]
+    if len(f) == 0 or len(c) == 0:
+        return False
+    holder = np.full(len(f), -1)
+    for k, ctr in enumerate(f.mean(1)):
+        for j, poly in enumerate(c):
+            if cv2.pointPolygonTest(poly.astype(np.float32), (float(ctr[0]), float(ctr[1])), False) >= 0:
+                holder[k] = j
+                break
+    inside = holder >= 0
+    if inside.sum() < HALVES_INSIDE * len(f):
+        return False
+    return inside.sum() >= 1.5 * len(np.unique(holder[inside]))
+
+
 def suppress_contained(polys: np.ndarray, order: np.ndarray, max_inside: float = 0.6) -> np.ndarray:
     """Drop boxes lying mostly inside a better one (tiles never overlap).
 
@@ -524,7 +561,8 @@ class OBBDetector:
                 if below == 2:
                     break  # past the peak; one dip alone is a size between two candidates' ranges
             t /= step
-        # Most support first (the coarser on ties, as found); a candidate whose re-detection at
+        # Most support first (the coarser on ties, as found), skipping a candidate whose boxes
+        # are the halves of a coarser candidate's tiles (:func:`halves_of`); a candidate whose re-detection at
         # its own size estimate finds nothing confident was not tiles (DDD photos: 3 boxes of
         # 210-260 px at 384 px are board pictures; at 232 px nothing) and the next one is tried.
         # If no candidate survives, the best one's own boxes stand (a lone tile can score
@@ -533,6 +571,8 @@ class OBBDetector:
         # +2 tiles, but DDD photos then settled on scales that box the printed dominoes, 279
         # -> 407 extra detections.)
         for support, t, est, d in sorted(tried, key=lambda c: -c[0]):
+            if any(halves_of(d, p[3], accept_score) for p in tried if HALVES_RATIO[0] <= p[2] / est <= HALVES_RATIO[1]):
+                continue  # the halves of a coarser candidate's tiles
             refined = self._refine(frame, t, est, d, accept_score)
             if refined is not None:
                 return refined
