@@ -194,24 +194,41 @@ def test_size_search_counts_only_tile_shaped_boxes(monkeypatch):
     assert len(det.detect_auto(np.zeros((100, 100, 3), np.uint8)).scores) == 2
 
 
-def test_halves_of_a_coarser_candidate_are_skipped(monkeypatch):
+def test_parts_of_a_coarser_candidate_are_skipped(monkeypatch):
     """A crowded table: at T = 45 px each tile's two halves are boxed as tiles (2:1 boxes, 2 per
     tile: twice the support of the 90 px candidate), but they lie inside its tiles."""
-    from vision.detector import Detections, halves_of
+    from vision.detector import Detections, parts_of
 
     tiles = _boxes(5, 100.0)  # 100 x 50 px tiles at (300 k, 300 k)
     # a 2:1 box (40 x 20 px) centred in each half of each tile
     halves = np.array([[[x + 5, y + 15], [x + 45, y + 15], [x + 45, y + 35], [x + 5, y + 35]]
                        for k in range(5) for x, y in ((300 * k, 300 * k), (300 * k + 50, 300 * k))], np.float32)
     fine = Detections(halves, np.full(len(halves), 0.9, np.float32), np.zeros(len(halves), np.int64), None)
-    assert halves_of(fine, tiles)
-    assert not halves_of(tiles, fine)  # the other way round: no tile centre inside a half box
+    assert parts_of(fine, tiles)
+    assert not parts_of(tiles, fine)  # the other way round: no tile centre inside a half box
     apart = Detections(halves + np.float32([0, 500]), fine.scores, fine.classes, None)
-    assert not halves_of(apart, tiles)  # real small tiles elsewhere on the table
+    assert not parts_of(apart, tiles)  # real small tiles elsewhere on the table
     one_each = Detections(halves[::2], fine.scores[::2], fine.classes[::2], None)
-    assert not halves_of(one_each, tiles)  # one box per coarse box: not a pair of halves
+    assert not parts_of(one_each, tiles)  # one box per coarse box: not a pair of halves
 
     det, _ = _fake_search(monkeypatch, {90: (5, 100.0)})
     monkeypatch.setattr(det, "detect", lambda frame, t: tiles if t > 60 else fine, raising=False)
     d = det.detect_auto(np.zeros((720, 1280, 3), np.uint8))
     assert len(d.scores) == 5  # the tiles, not the 10 halves
+
+
+def test_phantom_boxes_far_below_a_big_tile_are_skipped(monkeypatch):
+    """A close-up at 1000 px: the one 350 px tile at T = 500 px, and 8 phantom "tiles" of 28 px
+    scattered over its face at T = 26 px (more support); the tile must win."""
+    from vision.detector import Detections
+
+    tile = _boxes(1, 350.0)  # 350 x 175 px at the origin
+    tile.polygons += np.float32([300, 400])
+    xs, ys = np.meshgrid(np.linspace(320, 600, 4), np.linspace(420, 520, 2))
+    phantom = np.array([[[x, y], [x + 28, y], [x + 28, y + 14], [x, y + 14]] for x, y in zip(xs.ravel(), ys.ravel())],
+                       np.float32)
+    small = Detections(phantom, np.full(8, 0.9, np.float32), np.ones(8, np.int64), None)
+    det, _ = _fake_search(monkeypatch, {})
+    monkeypatch.setattr(det, "detect", lambda frame, t: tile if t > 300 else small, raising=False)
+    d = det.detect_auto(np.zeros((1000, 1000, 3), np.uint8))
+    assert len(d.scores) == 1 and d.tile_px > 300
