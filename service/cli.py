@@ -8,6 +8,7 @@ library functions that the tests call directly; this module only assembles them.
 
 from __future__ import annotations
 
+import signal
 import sys
 
 try:  # these imports take ~0.5 s (OpenCV, numpy): Ctrl-C during them is one line too, not a traceback
@@ -46,12 +47,41 @@ def _interrupted() -> None:
     raise SystemExit(130)
 
 
+#: Termination signals received (SIGTERM from ``kill`` / ``timeout`` / a process manager,
+#: SIGHUP from a closed terminal).
+_SIGNALLED: list[int] = []
+
+
+def _stop_like_ctrl_c(signum: int, _frame) -> None:
+    """SIGTERM / SIGHUP take the commands' Ctrl-C path, which keeps what was recorded (a
+    review writes its record and report marked partial); by default they killed the process
+    with the earlier outputs already removed and the new ones half written."""
+    _SIGNALLED.append(signum)
+    raise KeyboardInterrupt
+
+
+def _handle_termination_signals() -> None:
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)  # no SIGHUP on Windows
+        if sig is not None:
+            signal.signal(sig, _stop_like_ctrl_c)
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    Exit status after SIGTERM / SIGHUP: 128 + the signal number (143 / 129), as the shell
+    reports a process killed by it; the outputs are those of a Ctrl-C (exit 130).
+    """
+    _handle_termination_signals()
     try:
         app()
     except KeyboardInterrupt:  # while typer builds the commands, before a command's own handler
         _interrupted()
+    except SystemExit as exc:
+        if _SIGNALLED and exc.code == 130:
+            raise SystemExit(128 + _SIGNALLED[0]) from None
+        raise
 
 
 if __name__ == "__main__":

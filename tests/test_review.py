@@ -225,8 +225,10 @@ def test_cli_live_refuses_a_local_file_or_folder(tmp_path):
         2, "error: /dev/video-none-7: no such camera device (is the camera plugged in?)")
 
 
-def test_cli_review_ctrl_c_keeps_partial_results_and_exits_130(tmp_path):
-    """A real SIGINT in the middle of a review: one line, exit 130, outputs written and marked partial."""
+@pytest.mark.parametrize("sig,status", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+def test_cli_review_ctrl_c_keeps_partial_results_and_exits_130(tmp_path, sig, status):
+    """A real SIGINT (or SIGTERM from kill/timeout, SIGHUP from a closed terminal) in the middle
+    of a review: one line, exit 130 (128 + the signal), outputs written and marked partial."""
     import os
     import re
     import signal
@@ -254,9 +256,9 @@ def test_cli_review_ctrl_c_keeps_partial_results_and_exits_130(tmp_path):
     deadline = time.monotonic() + 60
     while not started.exists() and p.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
-    p.send_signal(signal.SIGINT)
+    p.send_signal(getattr(signal, sig))
     stdout, stderr = p.communicate(timeout=60)
-    assert p.returncode == 130, (stdout, stderr)
+    assert p.returncode == status, (stdout, stderr)
     lines = [x for x in (stdout + stderr).splitlines() if x.strip()]
     assert len(lines) == 1 and re.fullmatch(rf"interrupted at (\d+\.\d) s of footage; partial results in {re.escape(str(out))}",
                                             lines[0]), lines
