@@ -17,7 +17,7 @@ def build_cmd(
     out: Path = typer.Option(..., "--out", help="Output folder (created)."),
     scenes: int = typer.Option(1000, "--scenes", help="Number of rendered frames."),
     seed: int = typer.Option(0, "--seed", help="Master seed; same seed, same bytes."),
-    imgsz: int = typer.Option(416, "--imgsz", help="Detector window side, pixels."),
+    imgsz: int = typer.Option(320, "--imgsz", help="Detector window side, pixels (the shipped detector's: 320)."),
     workers: int = typer.Option(2, "--workers", help="Rendering processes."),
     width: int = typer.Option(1280, "--width", help="Rendered frame width, pixels."),
     height: int = typer.Option(720, "--height", help="Rendered frame height, pixels."),
@@ -33,6 +33,9 @@ def build_cmd(
         raise fail(f"--imgsz {imgsz} is larger than the frame ({width}x{height})")
     if workers < 1:
         raise fail("--workers must be at least 1")
+    old = [p.name for p in (out / "recipe.json", out / "detect", out / "pips") if p.exists()]
+    if old:  # a build writes file by file: into an earlier one, stale files of it would stay mixed in
+        raise fail(f"--out {out} already holds a dataset ({', '.join(old)}); choose a new folder or delete it")
     make_folder("--out", out)
     summary = build(out, scenes, seed=seed, imgsz=imgsz, workers=workers, frame_size=(width, height),
                     progress=True)

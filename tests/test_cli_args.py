@@ -25,6 +25,25 @@ def test_datasets_out_that_is_a_file_is_one_line(tmp_path):
     assert code == 2 and msg.startswith(f"error: --out {under}: cannot create the folder")
 
 
+def test_datasets_build_refuses_a_folder_holding_an_earlier_dataset(tmp_path):
+    """Building into an earlier build would leave its windows and halves mixed into the new one."""
+    out = tmp_path / "ds"
+    res = CliRunner().invoke(app, ["datasets", "build", "--out", str(out), "--scenes", "1", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    images = sorted((out / "detect" / "images").rglob("*.jpg"))
+    assert images and (out / "recipe.json").exists()
+    mine = out / "notes.txt"
+    mine.write_text("kept")
+    assert _err("datasets", "build", "--out", out, "--scenes", "2", "--seed", "5") == (
+        2, f"error: --out {out} already holds a dataset (recipe.json, detect, pips); choose a new folder or delete it")
+    assert sorted((out / "detect" / "images").rglob("*.jpg")) == images and mine.read_text() == "kept"
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "readme.txt").write_text("x")  # other files are no dataset: the build goes ahead
+    res = CliRunner().invoke(app, ["datasets", "build", "--out", str(plain), "--scenes", "1", "--workers", "1"])
+    assert res.exit_code == 0 and (plain / "recipe.json").exists()
+
+
 def test_serve_refuses_bad_ports_and_a_busy_one_before_touching_the_data_dir(tmp_path):
     data = tmp_path / "svc"
     assert _err("serve", "--port", "99999", "--data-dir", data) == (2, "error: --port must be 1-65535, got 99999")
