@@ -30,3 +30,20 @@ def make_folder(option: str, path: Path) -> None:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise fail(f"{option} {path}: cannot create the folder ({exc.strerror or exc})") from None
+
+
+def check_sets(sets: int) -> None:
+    """``--sets`` within 1..:data:`vision.set_constraint.MAX_SETS`, else fail in one line (exit 2)."""
+    from vision.set_constraint import MAX_SETS
+
+    if not 1 <= sets <= MAX_SETS:
+        raise fail(f"--sets must be 1-{MAX_SETS} (complete tile sets on the table), got {sets}")
+
+
+def check_positive(option: str, value: float | None) -> None:
+    """A finite number > 0 for ``option`` (None: not given), else fail in one line (exit 2)."""
+    import math
+
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise fail(f"{option} must be a number > 0, got {value}")
+

@@ -20,7 +20,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from service.cli_common import console, err_console, fail, plural
+from service.cli_common import check_positive, check_sets, console, err_console, fail, plural
 from vision.observation import FLAG_DUPLICATE
 
 class CrossCheck(str, Enum):
@@ -138,8 +138,10 @@ def detect(
     from calibration.errors import CalibrationError
     from vision.recognize import ModelsMissingError
 
-    if sets < 1 or threads < 1 or (tile_px is not None and tile_px <= 0):
-        raise fail("--sets and --threads must be >= 1 and --tile-px > 0")
+    check_sets(sets)
+    if threads < 1:
+        raise fail(f"--threads must be >= 1, got {threads}")
+    check_positive("--tile-px", tile_px)
     if json_out is not None:
         _check_out_file("--json", json_out, "tiles.json")
     if annotate_out is not None:

@@ -12,17 +12,21 @@ from rich.table import Table
 
 from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
-from service.cli_common import console, err_console, fail, make_folder, plural
+from service.cli_common import check_sets, console, err_console, fail, make_folder, plural
 from service.review import ReviewSummary, run_review
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
 from vision.sources import IMAGE_SUFFIXES, LiveSource, SourceError, is_stream_url, open_source
+
+
+#: Largest camera index `live` accepts (OpenCV takes a C int; real machines have a few cameras).
+MAX_CAMERA_INDEX = 9999
 
 
 def _setup(rules: str, calibration: Path | None, sets: int = 1):
     try:
         ruleset = None if rules == "none" else load_ruleset(rules)
     except RulesetError as exc:
-        raise fail(str(exc))
+        raise fail(f"{exc}; or none (placements only, no rules)" if "presets:" in str(exc) else str(exc))
     profile = None
     if calibration is not None:
         from calibration.profile import TableProfile
@@ -96,7 +100,7 @@ def review(
 ) -> None:
     """Review recorded footage: events.jsonl, record.json, annotated.mp4 and report.html in OUT.
 
-    A photo of a folder that cannot be decoded is skipped: one error line, exit code 2 at the end.
+    A photo in the folder that cannot be decoded is skipped: one error line, exit code 2 at the end.
 
     Ctrl-C stops the review, writes the partial record and report, and exits 130.
     """
@@ -111,8 +115,7 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
             sets: int = 1) -> None:
     if not (interval > 0 and math.isfinite(interval)):
         raise fail(f"--interval must be a number of seconds > 0, got {interval}")
-    if sets < 1:
-        raise fail(f"--sets must be >= 1, got {sets}")
+    check_sets(sets)
     if Path(source).is_file() and Path(source).suffix.lower() in IMAGE_SUFFIXES:
         raise fail(f"{source} is one photo: `dominocast review` takes a video or a folder of photos (a "
                    f"time-lapse); for the tiles in one photo use `dominocast detect {source}`")
@@ -165,9 +168,13 @@ def live(
     no_video: bool = typer.Option(False, "--no-video", help="skip annotated.mp4"),
 ) -> None:
     """Score a live table: prints each event as it happens (Ctrl-C to stop and write the report)."""
+    takes = "`dominocast live` takes a camera index (0, 1, ...) or a stream URL (rtsp://..., http://...)"
+    if not source.strip():
+        raise fail(f"the source is empty: {takes}")
+    if source.isdigit() and int(source) > MAX_CAMERA_INDEX:
+        raise fail(f"camera index {source} is out of range (0-{MAX_CAMERA_INDEX}): {takes}")
     if not source.isdigit() and not is_stream_url(source):
         path = Path(source)
-        takes = "`dominocast live` takes a camera index (0, 1, ...) or a stream URL (rtsp://..., http://...)"
         if path.is_file() or path.is_dir():
             raise fail(f"{source} is a {'file' if path.is_file() else 'folder'}: {takes}; "
                        f"for recorded footage use `dominocast review {source}`")

@@ -18,7 +18,7 @@ hand ended (``after_hand_end``) and footage with fewer seats than the rule set
 of the report) say when the score is not final.
 
 A folder holds one review: the files of an earlier one (``annotated.mp4``, ``record.json``,
-``report.html``, snapshots) are removed when a new one starts. A photo of a folder that
+``report.html``, snapshots) are removed when a new one starts. A photo in a folder that
 cannot be decoded is skipped with an ``unreadable_image`` notice row; a review stopped by
 Ctrl-C (``KeyboardInterrupt``) still writes its record and report, marked partial. Rows of a
 folder's photos carry ``file``, the photo they come from.

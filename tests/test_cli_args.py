@@ -81,3 +81,18 @@ def test_serve_interrupted_while_starting_still_shows_a_token_it_just_made(tmp_p
     assert res.exit_code == 130
     token = (data / "token").read_text().strip()
     assert f"(printed once, kept in {data / 'token'}): {token}" in " ".join(res.stdout.split())
+
+
+def test_detect_names_the_one_bad_option(tmp_path):
+    img = tmp_path / "a.png"
+    import cv2
+    import numpy as np
+
+    cv2.imwrite(str(img), np.zeros((40, 40, 3), np.uint8))
+    for args, msg in ((["--sets", "0"], "--sets must be 1-8 (complete tile sets on the table), got 0"),
+                      (["--sets", "9"], "--sets must be 1-8 (complete tile sets on the table), got 9"),
+                      (["--threads", "0"], "--threads must be >= 1, got 0"),
+                      (["--tile-px", "0"], "--tile-px must be a number > 0, got 0.0"),
+                      (["--tile-px", "nan"], "--tile-px must be a number > 0, got nan"),
+                      (["--tile-px", "inf"], "--tile-px must be a number > 0, got inf")):
+        assert _err("detect", img, *args) == (2, f"error: {msg}"), args

@@ -223,6 +223,13 @@ def test_cli_live_refuses_a_local_file_or_folder(tmp_path):
     res = CliRunner().invoke(app, ["live", "/dev/video-none-7", "--rules", "all-fives"])
     assert (res.exit_code, res.stderr.strip()) == (
         2, "error: /dev/video-none-7: no such camera device (is the camera plugged in?)")
+    takes = "`dominocast live` takes a camera index (0, 1, ...) or a stream URL (rtsp://..., http://...)"
+    for src, msg in (("", f"the source is empty: {takes}"), (" ", f"the source is empty: {takes}"),
+                     ("99999999999", f"camera index 99999999999 is out of range (0-9999): {takes}")):
+        res = CliRunner().invoke(app, ["live", src, "--rules", "all-fives", "--out", str(tmp_path / "l")])
+        assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), src  # one line, not OpenCV's dump
+    res = CliRunner().invoke(app, ["live", "0", "--rules", "nosuch", "--out", str(tmp_path / "l")])
+    assert res.exit_code == 2 and res.stderr.strip().endswith("; or none (placements only, no rules)")
 
 
 @pytest.mark.parametrize("sig,status", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
@@ -539,7 +546,9 @@ def test_cli_review_of_one_photo_points_to_detect(tmp_path):
                                      f"photos (a time-lapse); for the tiles in one photo use `dominocast detect {photo}`"),
                       ([str(photo.parent), "--interval", "-1"], "--interval must be a number of seconds > 0, got -1.0"),
                       ([str(photo.parent), "--interval", "inf"], "--interval must be a number of seconds > 0, got inf"),
-                      ([str(photo.parent), "--sets", "0"], "--sets must be >= 1, got 0")):
+                      ([str(photo.parent), "--sets", "0"], "--sets must be 1-8 (complete tile sets on the table), got 0"),
+                      ([str(photo.parent), "--sets", "100000"],
+                       "--sets must be 1-8 (complete tile sets on the table), got 100000")):
         res = CliRunner().invoke(app, ["review", *args, "--rules", "none", "--out", str(tmp_path / "o")])
         assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), res.output
 
