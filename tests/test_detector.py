@@ -176,12 +176,39 @@ def test_size_search_keeps_the_best_candidate_when_no_refinement_holds(monkeypat
 
 def test_size_search_tries_at_least_four_sizes_on_a_small_frame(monkeypatch):
     det, calls = _fake_search(monkeypatch, {})
-    det.detect_auto(np.zeros((100, 100, 3), np.uint8))  # T from 50 px down to 24 px
-    assert len(calls) == 4
-    assert np.allclose(calls, [50.0 / 2 ** (k / 3) for k in range(4)])  # 50, 39.7, 31.5, 25 px
+    det.detect_auto(np.zeros((100, 100, 3), np.uint8))  # 100 and 71 px (padded), then 50 px down to 24 px
+    assert np.allclose(calls, [100.0, 100 / 2 ** 0.5] + [50.0 / 2 ** (k / 3) for k in range(4)])  # 50, 39.7, 31.5, 25
     det, calls = _fake_search(monkeypatch, {})
     det.detect_auto(np.zeros((1080, 1920, 3), np.uint8))  # 540 px down: halving already gives 5
-    assert np.allclose(calls, [540.0, 270.0, 135.0, 67.5, 33.75])
+    assert np.allclose(calls, [1080.0, 1080 / 2 ** 0.5, 540.0, 270.0, 135.0, 67.5, 33.75])
+
+
+def test_tiles_longer_than_half_the_frame_are_searched_on_the_padded_frame(monkeypatch):
+    """A close-up whose tile fills the frame: sizes above half the short side run on the frame
+    widened by half its short side (its own edge pixels); boxes come back in frame px and
+    those centred in the margin are dropped."""
+    from vision.detector import Detections
+
+    det = object.__new__(OBBDetector)
+    frame = np.zeros((100, 120, 3), np.uint8)
+    frame[:, :60] = 200  # left half bright: the replicated margin shows it
+    seen = {}
+
+    def fake_detect(img, t):
+        seen["shape"], seen["corner"] = img.shape, img[0, 0].tolist()
+        if img.shape[:2] == frame.shape[:2]:
+            return _boxes(0, 1.0)
+        tile = np.array([[60, 60], [150, 60], [150, 105], [60, 105]], np.float32)  # centre (105, 82) padded
+        margin = np.array([[0, 0], [40, 0], [40, 20], [0, 20]], np.float32)  # centre in the margin
+        return Detections(np.stack([tile, margin]), np.float32([0.9, 0.8]), np.array([0, 1]), t)
+
+    monkeypatch.setattr(det, "detect", fake_detect, raising=False)
+    monkeypatch.setattr(det, "input_cost", lambda shape, t: 1.0, raising=False)
+    d = det.detect_padded(frame, 90.0)
+    assert seen["shape"] == (200, 220, 3) and seen["corner"] == [200, 200, 200]
+    assert len(d.scores) == 1 and np.allclose(d.polygons[0], [[10, 10], [100, 10], [100, 55], [10, 55]])
+    d = det.detect_auto(frame)
+    assert len(d.scores) == 1 and d.tile_px == 100  # found at the first (padded) size
 
 
 def test_size_search_counts_only_tile_shaped_boxes(monkeypatch):
