@@ -175,6 +175,11 @@ def detect(
         err_console.print(f"interrupted after {plural(len(records), 'image')} of {len(images)}{where}",
                           highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(code=130) from None
+    empty = sum(1 for r in records if not r.get("tiles") and "error" not in r)
+    if empty and tile_px is None and profile is None:
+        console.print(f"note: no tile found in {plural(empty, 'image')} with the tile size searched; if tiles "
+                      "are there, give their length in pixels with --tile-px N (or a --calibration profile)",
+                      markup=False, highlight=False)
     if duplicates and sets == 1:
         console.print(f"note: {plural(duplicates, 'tile')} read twice in one image (flag duplicate): if the table "
                       "holds more than one set, pass --sets 2; if not, one of the two is not a real tile "

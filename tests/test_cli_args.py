@@ -96,3 +96,16 @@ def test_detect_names_the_one_bad_option(tmp_path):
                       (["--tile-px", "nan"], "--tile-px must be a number > 0, got nan"),
                       (["--tile-px", "inf"], "--tile-px must be a number > 0, got inf")):
         assert _err("detect", img, *args) == (2, f"error: {msg}"), args
+
+
+def test_detect_with_nothing_found_says_how_to_give_the_tile_size(tmp_path):
+    import cv2
+    import numpy as np
+
+    img = tmp_path / "blank.png"
+    cv2.imwrite(str(img), np.full((120, 160, 3), 90, np.uint8))
+    res = CliRunner().invoke(app, ["detect", str(img)])
+    assert res.exit_code == 0, res.output
+    assert "note: no tile found in 1 image with the tile size searched" in " ".join(res.stdout.split())
+    res = CliRunner().invoke(app, ["detect", str(img), "--tile-px", "40"])  # the size was given: no hint
+    assert res.exit_code == 0 and "no tile found" not in res.stdout
