@@ -209,6 +209,10 @@ class Detections:
         a = self.aspects()
         return (a >= TILE_ASPECT[0]) & (a <= TILE_ASPECT[1])
 
+    def confident(self, accept_score: float) -> np.ndarray:
+        """(M,) bool: boxes the size search counts, scoring >= ``accept_score`` and tile-shaped."""
+        return (self.scores >= accept_score) & self.tile_shaped()
+
 
 def window_origins(length: int, size: int, overlap: int = 64) -> list[int]:
     """Start offsets (px) of ``size``-px windows covering ``length`` px with >= ``overlap`` px overlap."""
@@ -233,7 +237,8 @@ def parts_of(fine: Detections, coarse: Detections, accept_score: float = 0.5) ->
     against 34 real tiles at 90 px), pips and the plain face as "face-down tiles" far below
     it (a close-up photographed at 1000 px: 10 phantom boxes at T = 26 px inside the one
     350 px tile), out-voting the right size.  They are told by where they lie: at least
-    :data:`PARTS_INSIDE` of the fine boxes have their centre inside a coarse box, two or
+    :data:`PARTS_INSIDE` of the fine boxes scoring >= ``accept_score`` have their centre
+    inside a coarse one, two or
     more per coarse box on average (>= 1.5 over the coarse boxes holding any).  Real tiles
     under a few coarse false boxes (a group of tiles boxed as one) fail the first test.
 
@@ -241,6 +246,8 @@ def parts_of(fine: Detections, coarse: Detections, accept_score: float = 0.5) ->
         fine, coarse: detections of one frame at two candidate sizes, frame px.
         accept_score: the confidence a box needs to count.
     """
+    # Any shape counts here: squarish half boxes lie inside the tiles too (held-out DomiBot: one
+    # tile fewer when only tile-shaped boxes count).
     f = fine.polygons[fine.scores >= accept_score]
     c = coarse.polygons[coarse.scores >= accept_score]
     if len(f) == 0 or len(c) == 0:
@@ -518,10 +525,11 @@ class OBBDetector:
 
         Candidate tile lengths ``T`` are first ``min(H, W)`` and ``min(H, W) / sqrt(2)``
         (a close-up's tile, searched on the padded frame: :meth:`detect_padded`), then
-        ``min(H, W) / 2`` halving down to ``min_tile_px``.  The support of a candidate is the number of detections scoring
-        >= ``accept_score`` whose box is tile-shaped (:data:`TILE_ASPECT`: at half the true
-        size each tile's halves are boxed as squarish "tiles" and would out-vote it).  At
-        coarse scales a group of tiles (a hand of four side by
+        ``min(H, W) / 2`` halving down to ``min_tile_px``.  The support of a candidate is
+        the number of detections scoring >= ``accept_score`` whose box is tile-shaped
+        (:meth:`Detections.confident`; :data:`TILE_ASPECT`: at half the true size each tile's
+        halves are boxed as squarish "tiles" and would out-vote it).  At coarse scales a
+        group of tiles (a hand of four side by
         side is 2:1 too) can look like one big tile, so a candidate never wins early: the
         search goes on until the support stays below the best one's for two candidates in a
         row (the peak is passed: tiles whose size falls between two candidates' ranges make
@@ -558,7 +566,7 @@ class OBBDetector:
             if best is not None and best[0] >= min_support and self.input_cost(frame.shape, t) > max_windows:
                 break
             d = self._detect_sized(frame, t)
-            good = (d.scores >= accept_score) & d.tile_shaped()
+            good = d.confident(accept_score)
             support = int(good.sum())
             if support:
                 tried.append((support, t, float(np.median(d.long_sides()[good])), d))
@@ -634,7 +642,7 @@ class OBBDetector:
             if abs(math.log(est / t)) <= math.log(1.15):
                 break
             d, t = self._detect_sized(frame, est), est
-            good = (d.scores >= accept_score) & d.tile_shaped()
+            good = d.confident(accept_score)
             if not good.any():
                 return None
             est = float(np.median(d.long_sides()[good]))
