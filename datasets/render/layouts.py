@@ -10,6 +10,7 @@ crowded scene needed a second set.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import cv2
@@ -320,10 +321,7 @@ def arm_occluder(rng: np.random.Generator, box: tuple[float, float, float, float
 
 def sets_used(placements: list[TilePlacement]) -> int:
     """Complete sets a table's tiles need: the most copies of any one tile (0 for no tile)."""
-    counts: dict[tuple[int, int], int] = {}
-    for p in placements:
-        t = (min(p.a, p.b), max(p.a, p.b))
-        counts[t] = counts.get(t, 0) + 1
+    counts = Counter((min(p.a, p.b), max(p.a, p.b)) for p in placements)
     return max(counts.values(), default=0)
 
 
