@@ -41,6 +41,9 @@ def build_cmd(
                     progress=True)
     for split, c in summary["counts"].items():
         console.print(f"{split}: {c['scenes']} scenes, {c['detect_images']} detector images, {c['halves']} halves")
+    if scenes < 10:
+        console.print("note: scene i goes to val when i % 10 == 8 and to the held-out test split when i % 10 == 9; "
+                      "build 10 scenes or more to have both", markup=False, highlight=False)
     console.print(f"wrote {out}")
 
 

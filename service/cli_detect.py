@@ -23,6 +23,10 @@ from rich.table import Table
 from service.cli_common import check_positive, check_sets, console, err_console, fail, plural
 from vision.observation import FLAG_DUPLICATE
 
+#: Smallest ``--tile-px`` accepted: a tile shorter than this has no readable pips.
+MIN_TILE_PX = 8.0
+
+
 class CrossCheck(str, Enum):
     """Which halves the classical counter cross-checks."""
 
@@ -142,6 +146,9 @@ def detect(
     if threads < 1:
         raise fail(f"--threads must be >= 1, got {threads}")
     check_positive("--tile-px", tile_px)
+    if tile_px is not None and tile_px < MIN_TILE_PX:
+        raise fail(f"--tile-px must be at least {MIN_TILE_PX:g} (a tile's long side in pixels; pips are unreadable "
+                   f"below), got {tile_px:g}")
     if json_out is not None:
         _check_out_file("--json", json_out, "tiles.json")
     if annotate_out is not None:

@@ -30,6 +30,7 @@ def test_datasets_build_refuses_a_folder_holding_an_earlier_dataset(tmp_path):
     out = tmp_path / "ds"
     res = CliRunner().invoke(app, ["datasets", "build", "--out", str(out), "--scenes", "1", "--workers", "1"])
     assert res.exit_code == 0, res.output
+    assert "build 10 scenes or more to have both" in " ".join(res.stdout.split())  # 1 scene: train only
     images = sorted((out / "detect" / "images").rglob("*.jpg"))
     assert images and (out / "recipe.json").exists()
     mine = out / "notes.txt"
@@ -94,7 +95,9 @@ def test_detect_names_the_one_bad_option(tmp_path):
                       (["--threads", "0"], "--threads must be >= 1, got 0"),
                       (["--tile-px", "0"], "--tile-px must be a number > 0, got 0.0"),
                       (["--tile-px", "nan"], "--tile-px must be a number > 0, got nan"),
-                      (["--tile-px", "inf"], "--tile-px must be a number > 0, got inf")):
+                      (["--tile-px", "inf"], "--tile-px must be a number > 0, got inf"),
+                      (["--tile-px", "0.5"], "--tile-px must be at least 8 (a tile's long side in pixels; pips are "
+                                             "unreadable below), got 0.5")):
         assert _err("detect", img, *args) == (2, f"error: {msg}"), args
 
 
