@@ -259,3 +259,30 @@ def test_phantom_boxes_far_below_a_big_tile_are_skipped(monkeypatch):
     monkeypatch.setattr(det, "detect", lambda frame, t: tile if t > 300 else small, raising=False)
     d = det.detect_auto(np.zeros((1000, 1000, 3), np.uint8))
     assert len(d.scores) == 1 and d.tile_px > 300
+
+
+def test_face_down_look_alikes_far_below_a_sure_face_up_tile_are_skipped(monkeypatch):
+    """A blurry close-up blown up to 800 px on dark cloth: its tile face up at 0.9 when T = 400 px,
+    and 12 face-down boxes on the cloth at T = 25 px (more support, outside the tile)."""
+    from vision.detector import Detections, only_backs_below_a_face
+
+    tile = _boxes(1, 580.0)
+    tile.polygons += np.float32([100, 100])
+    backs = _boxes(12, 25.0)  # along the diagonal, off the tile
+    backs = Detections(backs.polygons + np.float32([0, 700]), backs.scores, np.ones(12, np.int64), None)
+    assert only_backs_below_a_face(backs, tile)
+    faces = Detections(backs.polygons, backs.scores, np.zeros(12, np.int64), None)
+    assert not only_backs_below_a_face(faces, tile)  # small face-up tiles are a table seen from afar
+    weak = Detections(tile.polygons, np.float32([0.6]), tile.classes, None)
+    assert not only_backs_below_a_face(backs, weak)  # only a sure face-up box outranks them
+
+    det, _ = _fake_search(monkeypatch, {})
+    def fake_detect(frame, t):  # the tile from T = 400 px up (in padded px on a padded frame), else look-alikes
+        if t < 300:
+            return backs
+        pad = (frame.shape[0] - 800) // 2
+        return Detections(tile.polygons + np.float32(pad), tile.scores, tile.classes, t)
+
+    monkeypatch.setattr(det, "detect", fake_detect, raising=False)
+    d = det.detect_auto(np.zeros((800, 800, 3), np.uint8))
+    assert len(d.scores) == 1 and d.classes[0] == 0

@@ -264,6 +264,25 @@ def parts_of(fine: Detections, coarse: Detections, accept_score: float = 0.5) ->
     return inside.sum() >= 1.5 * len(np.unique(holder[inside]))
 
 
+#: A face-up box at least this sure, at a coarser size, outranks a candidate of face-down boxes only.
+FACE_OVER_BACKS = 0.8
+
+
+def only_backs_below_a_face(fine: Detections, coarse: Detections, accept_score: float = 0.5) -> bool:
+    """Whether ``fine``'s counted boxes are all face down while ``coarse`` has a face-up box
+    scoring >= :data:`FACE_OVER_BACKS`.
+
+    Far below the true size a smooth or blurred surface is boxed as plain "face-down tiles"
+    (a close-up blown up to 800 px on dark cloth: 91 of them at T = 25 px, scoring up to 0.94,
+    against its one tile read face up at 0.86-0.92 at 400-566 px).  Face-down look-alikes
+    need no pips; a face-up box needs them, so the sure face-up box at the coarser size wins.
+    """
+    conf = fine.confident(accept_score)
+    if not conf.any() or (fine.classes[conf] == 0).any():
+        return False
+    return bool(((coarse.classes == 0) & (coarse.scores >= FACE_OVER_BACKS) & coarse.tile_shaped()).any())
+
+
 def suppress_contained(polys: np.ndarray, order: np.ndarray, max_inside: float = 0.6) -> np.ndarray:
     """Drop boxes lying mostly inside a better one (tiles never overlap).
 
@@ -586,8 +605,11 @@ class OBBDetector:
         # +2 tiles, but DDD photos then settled on scales that box the printed dominoes, 279
         # -> 407 extra detections.)
         for support, t, est, d in sorted(tried, key=lambda c: -c[0]):
-            if any(parts_of(d, p[3], accept_score) for p in tried if p[2] >= PARTS_RATIO * est):
+            coarser = [p[3] for p in tried if p[2] >= PARTS_RATIO * est]
+            if any(parts_of(d, c, accept_score) for c in coarser):
                 continue  # parts of a coarser candidate's tiles
+            if any(only_backs_below_a_face(d, c, accept_score) for c in coarser):
+                continue  # texture read as face-down tiles, far below a clear face-up tile
             refined = self._refine(frame, t, est, d, accept_score)
             if refined is not None:
                 return refined
