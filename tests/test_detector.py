@@ -144,6 +144,7 @@ def _fake_search(monkeypatch, found: dict):
     """An OBBDetector whose ``detect(frame, t)`` returns ``found[t]`` (n boxes, long side[, aspect]) for
     the tried size nearest ``t`` (none when no key is within 10 %); returns (detector, tried sizes)."""
     det = object.__new__(OBBDetector)
+    det.conf_threshold = 0.35  # boxes under 0.35 are not returned: no second, weak pass
     calls: list[float] = []
 
     def fake_detect(frame, t):
@@ -286,3 +287,20 @@ def test_face_down_look_alikes_far_below_a_sure_face_up_tile_are_skipped(monkeyp
     monkeypatch.setattr(det, "detect", fake_detect, raising=False)
     d = det.detect_auto(np.zeros((800, 800, 3), np.uint8))
     assert len(d.scores) == 1 and d.classes[0] == 0
+
+
+def test_a_search_with_nothing_confident_is_redone_counting_weak_boxes(monkeypatch):
+    """A cream tile on a cream ground scores 0.2-0.3 at every size: with the detector returning
+    boxes from 0.2 up (the recognizer's read threshold), the search is redone counting them;
+    a detector that returns only boxes >= 0.35 has nothing weak to count."""
+    from vision.detector import WEAK_ACCEPT, Detections
+
+    det, calls = _fake_search(monkeypatch, {})
+    weak = _boxes(1, 48.0)
+    weak = Detections(weak.polygons, np.float32([0.28]), weak.classes, None)
+    monkeypatch.setattr(det, "detect", lambda frame, t: (calls.append(t), weak if 40 < t < 60 else _boxes(0, 1.0))[1],
+                        raising=False)
+    assert len(det.detect_auto(np.zeros((100, 100, 3), np.uint8))) == 0  # conf_threshold 0.35: no second pass
+    det.conf_threshold = WEAK_ACCEPT
+    d = det.detect_auto(np.zeros((100, 100, 3), np.uint8))  # 0.28 < 0.5: only the second pass can find it
+    assert len(d.scores) == 1 and d.scores[0] == pytest.approx(0.28) and d.tile_px == 50

@@ -264,6 +264,9 @@ def parts_of(fine: Detections, coarse: Detections, accept_score: float = 0.5) ->
     return inside.sum() >= 1.5 * len(np.unique(holder[inside]))
 
 
+#: Score a box needs to count in the size search's second pass, when no size had a box
+#: scoring ``accept_score`` (the recognizer's ``read_threshold``).
+WEAK_ACCEPT = 0.2
 #: A face-up box at least this sure, at a coarser size, outranks a candidate of face-down boxes only.
 FACE_OVER_BACKS = 0.8
 
@@ -614,6 +617,11 @@ class OBBDetector:
             if refined is not None:
                 return refined
         if best is None:
+            if accept_score > WEAK_ACCEPT and self.conf_threshold <= WEAK_ACCEPT:
+                # Nothing confident at any size (a cream tile on a cream ground under diffuse
+                # light scores 0.2-0.3): search again counting weak boxes; the recognizer keeps
+                # a weak box only when the pip reader vouches for it.
+                return self.detect_auto(frame, min_tile_px, WEAK_ACCEPT, min_support, max_windows)
             return Detections.empty()
         best[3].tile_px = best[1]
         return best[3]
