@@ -499,7 +499,10 @@ def _render_domibot(r: dict) -> str:
            "folder (the classical tile locator of the bench, `bench.real_tiles.locate_tile`, was developed on "
            "them), \"held-out\" = the others. The learned reader and the classical counter read the tile that "
            "locator finds; the Recognizer is the product path (`dominocast detect` with the tile size searched), "
-           "scored on its best face-up tile. Identity = unordered pair; halves = best pairing.\n"]
+           "scored on its best face-up tile. Identity = unordered pair; halves = best pairing. Not a blind "
+           "figure for the Recognizer: the tile-size search rules of 2026-11-30 (`docs/recognition.md`) were "
+           "written looking at its failures in both splits (and kept only when DDD and the rendered frames did "
+           "not get worse); no weights were fitted to these photos.\n"]
     labels = {"learned": "learned reader on the located tile", "classical": "classical counter on the located tile",
               "recognizer": "Recognizer (detector + reader), tile size searched"}
     rows = []
