@@ -19,8 +19,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.runtime import DETECTOR_ONNX, PIPS_ONNX, PipReader, TileDetector, detect_frame, rotated_iou
-from vision.obb import covered_fraction
+from models.runtime import DETECTOR_ONNX, PIPS_ONNX, PipReader, TileDetector, detect_frame
+from vision.obb import covered_fraction, polygon_iou
 
 MIN_VISIBLE = 0.5
 
@@ -49,7 +49,7 @@ def match(preds: list, gts: list[np.ndarray], ignore: list[np.ndarray], iou_thr:
         for j, g in enumerate(gts):
             if j in used:
                 continue
-            v = rotated_iou(preds[i].polygon, g)
+            v = polygon_iou(preds[i].polygon, g)
             if v > best:
                 best, bj = v, j
         if best >= iou_thr:

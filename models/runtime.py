@@ -15,6 +15,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.obb import polygon_iou
+
 MODELS_DIR = Path(__file__).resolve().parent
 DETECTOR_ONNX = MODELS_DIR / "tile_detector.onnx"
 PIPS_ONNX = MODELS_DIR / "pip_reader.onnx"
@@ -36,23 +38,12 @@ class Detection:
     score: float
 
 
-def rotated_iou(a: np.ndarray, b: np.ndarray) -> float:
-    """IoU of two convex quadrilaterals given as (4, 2) float32 corners (px)."""
-    a = np.asarray(a, np.float32)
-    b = np.asarray(b, np.float32)
-    inter, _ = cv2.intersectConvexConvex(a, b)
-    if inter <= 0:
-        return 0.0
-    ua = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
-    return float(inter / ua) if ua > 0 else 0.0
-
-
 def rotated_nms(polys: list[np.ndarray], scores: np.ndarray, iou: float) -> list[int]:
     """Greedy NMS on oriented boxes; returns kept indices, best score first."""
     order = list(np.argsort(-scores))
     keep: list[int] = []
     for i in order:
-        if all(rotated_iou(polys[i], polys[j]) < iou for j in keep):
+        if all(polygon_iou(polys[i], polys[j]) < iou for j in keep):
             keep.append(int(i))
     return keep
 

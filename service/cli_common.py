@@ -40,10 +40,11 @@ def check_sets(sets: int) -> None:
         raise fail(f"--sets must be 1-{MAX_SETS} (complete tile sets on the table), got {sets}")
 
 
-def check_positive(option: str, value: float | None) -> None:
-    """A finite number > 0 for ``option`` (None: not given), else fail in one line (exit 2)."""
+def check_positive(option: str, value: float | None, unit: str = "") -> None:
+    """A finite number > 0 for ``option`` (None: not given), else fail in one line (exit 2);
+    ``unit`` (e.g. "seconds") is named in the message."""
     import math
 
     if value is not None and not (math.isfinite(value) and value > 0):
-        raise fail(f"{option} must be a number > 0, got {value}")
+        raise fail(f"{option} must be a number{' of ' + unit if unit else ''} > 0, got {value}")
 

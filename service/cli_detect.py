@@ -12,6 +12,7 @@ command at once (one line, exit code 2).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -220,9 +221,9 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
     from calibration.images import load_image
 
     bad = duplicates = 0
-    names = [p.name for p in images]
+    names = Counter(p.name for p in images)
     for k, image in enumerate(images):
-        label = image.name if names.count(image.name) == 1 else str(image)  # same names: say which folder
+        label = image.name if names[image.name] == 1 else str(image)  # same names: say which folder
         try:
             frame = load_image(image)
             tiles = rec(frame, profile, tile_px=tile_px)

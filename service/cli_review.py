@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import typer
@@ -12,7 +11,7 @@ from rich.table import Table
 
 from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
-from service.cli_common import check_sets, console, err_console, fail, make_folder, plural
+from service.cli_common import check_positive, check_sets, console, err_console, fail, make_folder, plural
 from service.review import ReviewSummary, run_review
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
 from vision.sources import IMAGE_SUFFIXES, LiveSource, SourceError, is_stream_url, open_source
@@ -113,8 +112,7 @@ def review(
 
 def _review(source: str, rules: str, calibration: Path | None, out: Path, interval: float, no_video: bool,
             sets: int = 1) -> None:
-    if not (interval > 0 and math.isfinite(interval)):
-        raise fail(f"--interval must be a number of seconds > 0, got {interval}")
+    check_positive("--interval", interval, "seconds")
     check_sets(sets)
     if Path(source).is_file() and Path(source).suffix.lower() in IMAGE_SUFFIXES:
         raise fail(f"{source} is one photo: `dominocast review` takes a video or a folder of photos (a "

@@ -235,8 +235,8 @@ def parts_of(fine: Detections, coarse: Detections, accept_score: float = 0.5) ->
     At a fraction of the true size the detector boxes parts of a tile as tiles: each half
     at half the size (DomiBot close-ups; a crowded rendered table: 69 boxes at T = 45 px
     against 34 real tiles at 90 px), pips and the plain face as "face-down tiles" far below
-    it (a close-up photographed at 1000 px: 10 phantom boxes at T = 26 px inside the one
-    350 px tile), out-voting the right size.  They are told by where they lie: at least
+    it (a close-up upscaled to 1000 px: 4 confident ~26 px boxes at T = 31 px inside the
+    one ~350 px tile, against its 1 box at T = 500 px), out-voting the right size.  They are told by where they lie: at least
     :data:`PARTS_INSIDE` of the fine boxes scoring >= ``accept_score`` have their centre
     inside a coarse one, two or
     more per coarse box on average (>= 1.5 over the coarse boxes holding any).  Real tiles
