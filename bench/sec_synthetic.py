@@ -263,7 +263,9 @@ def pipeline_results(cfg: BenchConfig) -> dict:
 
     n = FRAMES["smoke" if cfg.smoke else "full"]
     rec = Recognizer(threads=cfg.threads)
-    methods = {"models": lambda f, t: rec(f, tile_px=t), "baseline": baseline_observations}
+    bare = Recognizer(threads=cfg.threads, verifier_path=False)  # what the tile verifier buys
+    methods = {"models": lambda f, t: rec(f, tile_px=t), "no_verifier": lambda f, t: bare(f, tile_px=t),
+               "baseline": baseline_observations}
     keys = ("gt", "tp", "fp", "up_full", "identity_ok")
     tot = {k: dict.fromkeys(keys, 0) for k in methods}
     by_surface: dict[str, dict] = {k: {} for k in methods}
@@ -277,7 +279,7 @@ def pipeline_results(cfg: BenchConfig) -> dict:
         spec, _ = scene_spec(i, cfg.seed, FRAME_SIZE)
         frame, labels = render_scene(spec)
         tile_px = spec.camera.px_per_mm * TILE_LONG_MM  # what calibration would give
-        rec.n_sets = spec.n_sets  # what the user tells with --sets
+        rec.n_sets = bare.n_sets = spec.n_sets  # what the user tells with --sets
         for name, fn in methods.items():
             t = time.perf_counter()
             obs = fn(frame, tile_px)
@@ -352,10 +354,13 @@ def _render_pipeline(pl: dict) -> str:
            f"least half visible (IoU >= 0.5); precision counts a box with half its area or more on a tile less "
            f"than half visible neither way (COCO's crowd rule); identity = fully visible face-up tiles found, "
            f"called face up and both "
-           f"halves right in order. Models: `vision.recognize.Recognizer` with its defaults; baseline: "
+           f"halves right in order. Models: `vision.recognize.Recognizer` with its defaults (the tile verifier "
+           f"checks face-down boxes, `models/tile_verifier.md`), and without the verifier; baseline: "
            f"`bench/baseline.py` (threshold, contours, 2:1 rectangles, blob counter), what the models buy:\n",
            md_table(["method", "found", "precision", "identity", "time per frame"],
-                    [row("models", M, "**"), row("classical baseline", B, ""),
+                    [row("models", M, "**")] + ([row("models without the tile verifier", pl["no_verifier"], "")]
+                                                if "no_verifier" in pl else [])
+                    + [row("classical baseline", B, ""),
                      ["target", f">= {TARGET}", f">= {TARGET}", f">= {TARGET}", ""]])]
     surf = [[s, r["gt"], pct(r["recall"]), pct(B["by_surface"][s]["recall"]), pct(r["identity"]),
              pct(B["by_surface"][s]["identity"])] for s, r in M["by_surface"].items()]

@@ -15,7 +15,8 @@ HALF_PX = 32
 NUM_CLASSES = 7
 
 
-def _block(cin: int, cout: int) -> nn.Sequential:
+def conv_block(cin: int, cout: int) -> nn.Sequential:
+    """Two 3x3 conv + batch-norm + ReLU layers, then a 2x2 max-pool (halves H and W)."""
     return nn.Sequential(
         nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
         nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
@@ -28,7 +29,7 @@ class PipNet(nn.Module):
 
     def __init__(self, num_classes: int = NUM_CLASSES):
         super().__init__()
-        self.features = nn.Sequential(_block(3, 16), _block(16, 32), _block(32, 64))
+        self.features = nn.Sequential(conv_block(3, 16), conv_block(16, 32), conv_block(32, 64))
         self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 4 * 4, 128), nn.ReLU(inplace=True),
                                   nn.Linear(128, num_classes))
 
@@ -38,9 +39,9 @@ class PipNet(nn.Module):
 
 
 class PipNetProbs(nn.Module):
-    """Export wrapper: logits -> softmax probabilities."""
+    """Export wrapper for any classifier here: logits -> softmax probabilities."""
 
-    def __init__(self, net: PipNet):
+    def __init__(self, net: nn.Module):
         super().__init__()
         self.net = net
 

@@ -4,6 +4,8 @@
   tile_up / tile_down) on one scale-normalised window and returns oriented boxes.
 * :class:`PipReader` runs ``pip_reader.onnx`` on rectified halves
   (:func:`vision.crops.rectified_halves`) and returns pip probabilities 0..6.
+* :class:`TileVerifier` runs ``tile_verifier.onnx`` on context crops of boxes
+  (:func:`vision.crops.context_crop`) and returns probabilities of up / down / none.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from vision.obb import polygon_iou
 MODELS_DIR = Path(__file__).resolve().parent
 DETECTOR_ONNX = MODELS_DIR / "tile_detector.onnx"
 PIPS_ONNX = MODELS_DIR / "pip_reader.onnx"
+VERIFIER_ONNX = MODELS_DIR / "tile_verifier.onnx"
 
 
 def _session(path: Path, threads: int = 0, spin: bool = True):
@@ -153,17 +156,58 @@ class PipReader:
 
     def probs(self, halves_bgr: np.ndarray) -> np.ndarray:
         """(N, S, S, 3) uint8 BGR halves -> (N, 7) float32 probabilities (resized to 32 px if needed)."""
-        x = np.asarray(halves_bgr)
-        if x.ndim == 3:
-            x = x[None]
-        if x.shape[1:3] != (self.half_px, self.half_px):
-            x = np.stack([cv2.resize(h, (self.half_px, self.half_px), interpolation=cv2.INTER_AREA) for h in x])
+        x = resize_batch(halves_bgr, (self.half_px, self.half_px))
         t = x.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
         return self.sess.run(None, {self.input_name: np.ascontiguousarray(t)})[0]
 
     def read(self, halves_bgr: np.ndarray) -> np.ndarray:
         """(N, S, S, 3) uint8 halves -> (N,) int64 pip counts."""
         return self.probs(halves_bgr).argmax(1)
+
+
+def resize_batch(imgs: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
+    """(N, h, w, 3) uint8 -> (N, H, W, 3) uint8 with ``hw`` = (H, W), area-resized when the size differs."""
+    x = np.asarray(imgs)
+    if x.ndim == 3:
+        x = x[None]
+    if x.shape[1:3] == tuple(hw):
+        return x
+    if len(x) == 0:
+        return np.zeros((0, *hw, x.shape[3]), x.dtype)
+    return np.stack([cv2.resize(c, (hw[1], hw[0]), interpolation=cv2.INTER_AREA) for c in x])
+
+
+class TileVerifier:
+    """Is there a tile in this box?  ``tile_verifier.onnx`` on context crops (classes up, down, none).
+
+    Args:
+        path: the ONNX file (input (N, 3, H, W) float32 BGR in [0, 1], output (N, 3) probabilities).
+        threads: onnxruntime threads (0 = one per core).
+
+    Raises:
+        FileNotFoundError: missing model file.
+    """
+
+    CLASSES = ("up", "down", "none")
+
+    def __init__(self, path: str | Path = VERIFIER_ONNX, threads: int = 0):
+        self.sess = _session(Path(path), threads, spin=False)
+        inp = self.sess.get_inputs()[0]
+        self.input_name = inp.name
+        #: Network input (height, width), px.
+        self.input_hw = (int(inp.shape[2]), int(inp.shape[3]))
+
+    def probs(self, crops_bgr: np.ndarray) -> np.ndarray:
+        """(N, h, w, 3) uint8 BGR context crops (any size, area-resized) -> (N, 3) float32 probabilities."""
+        x = resize_batch(crops_bgr, self.input_hw)
+        if len(x) == 0:
+            return np.zeros((0, len(self.CLASSES)), np.float32)
+        t = x.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+        return self.sess.run(None, {self.input_name: np.ascontiguousarray(t)})[0]
+
+    def p_none(self, crops_bgr: np.ndarray) -> np.ndarray:
+        """(N,) float32 probability that a box holds no tile."""
+        return self.probs(crops_bgr)[:, self.CLASSES.index("none")]
 
 
 def window_origins(length: int, win: int, stride: int) -> list[int]:

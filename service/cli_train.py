@@ -80,6 +80,28 @@ def pips_cmd(
     console.print(f"val acc {m['val_acc']}, held-out test acc {m['test_heldout_acc']} -> models/pip_reader.onnx")
 
 
+@train_app.command("verifier")
+def verifier_cmd(
+    epochs: int = typer.Option(10, "--epochs"),
+    scenes: int = typer.Option(4000, "--scenes", help="Rendered scenes (the held-out tenth is skipped)."),
+    seed: int = typer.Option(7, "--seed"),
+    data: Optional[Path] = typer.Option(None, "--data", help="Crops folder (built if missing)."),
+    device: str = typer.Option("auto", "--device", help="auto (GPU when torch sees one), cpu, or 0, 1, ..."),
+    resume: bool = typer.Option(False, "--resume", help="Start from models/checkpoints/tile_verifier.pt."),
+) -> None:
+    """Train the tile verifier (tiny CNN: is there a tile in this box?) and export models/tile_verifier.onnx."""
+    _check_device(device)
+    if epochs < 1 or scenes < 10:
+        raise fail("--epochs must be >= 1 and --scenes >= 10")
+    _need_training_deps()  # after the argument checks: a typo is reported without the train extra too
+    from models.train_verifier import train
+
+    m = train(data, scenes, seed, epochs, device=device, resume=resume)
+    op = next(r for r in m["val_operating_points"] if r["threshold"] == 0.9)
+    console.print(f"val acc {m['val_acc']}; at P(none) >= 0.9 it drops {op['tiles_dropped']} of {op['tiles']} val "
+                  f"tiles and catches {op['none_caught']} of {op['none']} non-tiles -> models/tile_verifier.onnx")
+
+
 @train_app.command("quantize")
 def quantize_cmd(
     data: Optional[Path] = typer.Option(None, "--data", help="Calibration dataset (its val/train windows); "

@@ -105,3 +105,15 @@ def test_train_detector_rejects_bad_fine_tune_arguments_in_one_line():
                       (["--imgsz", "300"], "--imgsz must be a multiple of 32")):
         res = CliRunner().invoke(app, ["train", "detector", *args])
         assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), res.output
+
+
+def test_train_verifier_rejects_bad_arguments_in_one_line():
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
+    for args, msg in ((["--epochs", "0"], "--epochs must be >= 1 and --scenes >= 10"),
+                      (["--scenes", "5"], "--epochs must be >= 1 and --scenes >= 10"),
+                      (["--device", "gpu"], "--device must be auto, cpu or a CUDA index, got 'gpu'")):
+        res = CliRunner().invoke(app, ["train", "verifier", *args])
+        assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), res.output

@@ -329,6 +329,9 @@ def test_missing_models_say_how_to_get_them(tmp_path):
     (tmp_path / "tile_detector.onnx").write_bytes(b"")
     with pytest.raises(ModelsMissingError, match="dominocast train pips"):
         Recognizer(tmp_path / "tile_detector.onnx", tmp_path / "pip_reader.onnx")
+    (tmp_path / "pip_reader.onnx").write_bytes(b"")
+    with pytest.raises(ModelsMissingError, match="dominocast train verifier"):
+        Recognizer(tmp_path / "tile_detector.onnx", tmp_path / "pip_reader.onnx", verifier_path=tmp_path / "v.onnx")
 
 
 def test_table_pose_centre_and_angle():

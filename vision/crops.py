@@ -10,7 +10,15 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["canonical_polygon", "rectified_tile", "halves", "rectified_halves"]
+from vision.obb import PAD_VALUE
+
+__all__ = ["canonical_polygon", "rectified_tile", "halves", "rectified_halves", "grow_polygon", "context_crop"]
+
+#: A context crop shows the box grown by this factor about its centre: a quarter-tile-short-side
+#: margin on the long sides, so the verifier sees the tile's edges and what lies around them.
+CONTEXT_GROW = 1.25
+#: Long side of a context crop, px (the crop is half as high).
+CONTEXT_LONG_PX = 80
 
 
 def canonical_polygon(polygon_px: np.ndarray) -> np.ndarray:
@@ -32,7 +40,8 @@ def canonical_polygon(polygon_px: np.ndarray) -> np.ndarray:
     return p
 
 
-def rectified_tile(frame: np.ndarray, polygon_px: np.ndarray, out_long_px: int = 64) -> np.ndarray:
+def rectified_tile(frame: np.ndarray, polygon_px: np.ndarray, out_long_px: int = 64,
+                   fill: int | None = None) -> np.ndarray:
     """Warp a tile's top face to an upright rectangle.
 
     Args:
@@ -41,6 +50,7 @@ def rectified_tile(frame: np.ndarray, polygon_px: np.ndarray, out_long_px: int =
             :func:`canonical_polygon`, corner 0 maps to the top-left and corner 1
             to the top-right of the output (edge 0->1 = long axis).
         out_long_px: output long side in pixels (even).
+        fill: grey level of parts outside the frame; None repeats the frame's edge pixels.
 
     Returns:
         (out_long_px // 2, out_long_px, 3) uint8 BGR; the half nearer corner 0
@@ -68,7 +78,10 @@ def rectified_tile(frame: np.ndarray, polygon_px: np.ndarray, out_long_px: int =
     src = (p - 0.5).astype(np.float32)
     dst = np.array([[0, 0], [L, 0], [L, S], [0, S]], np.float32) - 0.5
     M = cv2.getPerspectiveTransform(src, dst)
-    return cv2.warpPerspective(img, M, (L, S), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if fill is None:
+        return cv2.warpPerspective(img, M, (L, S), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(img, M, (L, S), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                               borderValue=(fill, fill, fill))
 
 
 def halves(tile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -81,3 +94,29 @@ def rectified_halves(frame: np.ndarray, polygon_px: np.ndarray, out_long_px: int
                      ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`rectified_tile` followed by :func:`halves`: two (out_long_px//2,)*2 + (3,) uint8 halves."""
     return halves(rectified_tile(frame, polygon_px, out_long_px))
+
+
+def grow_polygon(polygon_px: np.ndarray, factor: float) -> np.ndarray:
+    """(4, 2) polygon scaled by ``factor`` about its centre (corner order kept), float32."""
+    p = np.asarray(polygon_px, np.float32).reshape(4, 2)
+    c = p.mean(0)
+    return (c + (p - c) * np.float32(factor)).astype(np.float32)
+
+
+def context_crop(frame: np.ndarray, polygon_px: np.ndarray, grow: float = CONTEXT_GROW,
+                 out_long_px: int = CONTEXT_LONG_PX) -> np.ndarray:
+    """A detected box and its surroundings, rectified: what the tile verifier reads.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR frame.
+        polygon_px: (4, 2) box corners in frame pixels (any start corner, either winding).
+        grow: the box is scaled by this about its centre first (1.25: the box fills the
+            middle 80 % x 80 % of the crop).
+        out_long_px: crop long side, px.
+
+    Returns:
+        (out_long_px // 2, out_long_px, 3) uint8 BGR, the box's long axis horizontal; parts
+        outside the frame are grey :data:`vision.obb.PAD_VALUE` (as the detector's padding), so
+        that a tile cut by the frame edge does not look smeared.
+    """
+    return rectified_tile(frame, grow_polygon(canonical_polygon(polygon_px), grow), out_long_px, fill=PAD_VALUE)

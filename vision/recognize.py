@@ -11,10 +11,13 @@ Pipeline (docs/recognition.md):
 2. the tile size in pixels comes from ``tile_px``, else the calibration profile (tile
    length in mm x local scale at the table centre), else a coarse-to-fine search;
 3. :class:`vision.detector.OBBDetector` finds oriented boxes (class tile_up/tile_down);
-4. face-up tiles: halves cut from the full-resolution frame, read by
+4. the tile verifier (:class:`models.runtime.TileVerifier`) looks at each face-down box with
+   its surroundings and drops those it is sure hold no tile (table texture boxed as a tile
+   back); face-up boxes have the pip reader to vouch for them;
+5. face-up tiles: halves cut from the full-resolution frame, read by
    :class:`vision.pip_reader.PipReader` (learned, cross-checked by the classical counter);
-5. :func:`vision.set_constraint.resolve_readings` applies the set constraint;
-6. with a profile, each tile's centre (mm) and long-axis angle (degrees) on the table.
+6. :func:`vision.set_constraint.resolve_readings` applies the set constraint;
+7. with a profile, each tile's centre (mm) and long-axis angle (degrees) on the table.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vision.crops import canonical_polygon
+from models.runtime import TileVerifier
+from vision.crops import canonical_polygon, context_crop
 from vision.detector import TARGET_TILE_PX, OBBDetector, derived_from, make_session
 from vision.observation import FLAG_FRAME_EDGE, FLAG_PIP_DISAGREE, TileObservation
 from vision.pip_reader import PipReader
@@ -54,6 +58,11 @@ INT8_DETECTOR = _MODELS / "tile_detector.int8.onnx"
 #: at 1080p, ~0.7x the detector time.  Used by default when present and current.
 DYNAMIC_DETECTOR = _MODELS / "tile_detector.dynamic.onnx"
 DEFAULT_PIP_READER = _MODELS / "pip_reader.onnx"
+#: The tile verifier (``dominocast train verifier``, models/tile_verifier.md).
+DEFAULT_VERIFIER = _MODELS / "tile_verifier.onnx"
+#: Default ``none_threshold`` of :class:`Recognizer`: boxes the verifier gives at least this
+#: probability of holding no tile are dropped (chosen on val frames, models/tile_verifier.md).
+NONE_THRESHOLD = 0.9
 
 
 def _dynamic_wanted() -> bool:
@@ -195,6 +204,10 @@ class Recognizer:
         confident: half confidence at or above which the set constraint never changes a reading.
         tile_px: fixed tile long side in frame px (skips the profile / search).
         target_px: tile long side the frame is scaled to for the detector, px.
+        verifier_path: tile verifier ONNX (default ``models/tile_verifier.onnx``); False turns
+            the verification off.
+        none_threshold: face-down boxes whose verifier probability of "no tile" is at least this
+            are dropped.
 
     Raises:
         ModelsMissingError: a model file is missing.
@@ -203,18 +216,25 @@ class Recognizer:
     def __init__(self, detector_path: str | Path | None = None, pip_reader_path: str | Path | None = None,
                  threads: int = 1, n_sets: int = 1, conf_threshold: float = 0.35, iou_threshold: float = 0.5,
                  cross_check: bool | str = "uncertain", confident: float = 0.9, tile_px: float | None = None,
-                 target_px: float = TARGET_TILE_PX, read_threshold: float | None = READ_THRESHOLD):
+                 target_px: float = TARGET_TILE_PX, read_threshold: float | None = READ_THRESHOLD,
+                 verifier_path: str | Path | bool | None = None, none_threshold: float = NONE_THRESHOLD):
         det = Path(detector_path) if detector_path else (DYNAMIC_DETECTOR if _dynamic_wanted() else DEFAULT_DETECTOR)
         pip = Path(pip_reader_path) if pip_reader_path else DEFAULT_PIP_READER
         if not det.is_file():
             raise _missing(det, "quantize" if det.name.endswith(".int8.onnx") else "detector")
         if not pip.is_file():
             raise _missing(pip, "pips")
+        ver = None if verifier_path is False else Path(verifier_path) if verifier_path else DEFAULT_VERIFIER
+        if ver is not None and not ver.is_file():
+            raise _missing(ver, "verifier")
         self.conf_threshold = float(conf_threshold)
         self.read_threshold = min(self.conf_threshold, read_threshold if read_threshold is not None else 1.0)
         args = (threads, self.read_threshold, iou_threshold, target_px)
         self.detector = OBBDetector(det, *args) if detector_path else _load_default_detector(*args)
         self.reader = PipReader(pip, threads, cross_check)
+        #: None when verification is off.
+        self.verifier = TileVerifier(ver, threads) if ver is not None else None
+        self.none_threshold = float(none_threshold)
         self.n_sets = int(n_sets)
         self.confident = float(confident)
         self.tile_px = tile_px
@@ -252,6 +272,11 @@ class Recognizer:
             if p[:, 0].min() < 1 or p[:, 1].min() < 1 or p[:, 0].max() > W - 1 or p[:, 1].max() > H - 1:
                 o.flags.append(FLAG_FRAME_EDGE)
             obs.append(o)
+        down = [o for o in obs if o.face == "down"]
+        if self.verifier is not None and down:  # face-up boxes have the pip reader to vouch for them
+            p_none = self.verifier.p_none(np.stack([context_crop(bgr, o.polygon_px) for o in down]))
+            gone = {id(o) for o, p in zip(down, p_none) if p >= self.none_threshold}
+            obs = [o for o in obs if id(o) not in gone]
         up = [o for o in obs if o.face == "up"]
         if up:
             hr = self.reader.read(bgr, np.stack([o.polygon_px for o in up]))

@@ -1,0 +1,191 @@
+"""Training data for the tile verifier: context crops of boxes, labelled up / down / none.
+
+The verifier (``models/tile_verifier.md``) answers one question about a detected box: is
+there a tile there?  Its crops (:func:`vision.crops.context_crop`, 40 x 80 px, the box grown
+by 1.25) come from rendered scenes of the train and val splits only, from five sources:
+
+* ``label``: true tiles at least half visible, corners jittered like a detector's boxes;
+* ``det_tile``: the shipped detector's boxes matching a tile (IoU >= 0.5), labelled with the
+  tile's true face;
+* ``det_none``: the detector's boxes on no tile (IoU < 0.3 with every tile, less than half
+  their area on a barely visible one): the hard negatives;
+* ``random``: tile-sized boxes anywhere on the table that overlap no tile;
+* ``shifted``: a tile's box moved by about half its short or long side (IoU ~0.3): the
+  wrongly placed box the verifier must not vouch for.
+
+Boxes on tiles less than half visible are left out (the benchmark counts them neither way).
+Written as ``<split>.npz`` with ``x`` (N, 40, 80, 3) uint8 BGR, ``y`` (N,) int64 class index
+into :data:`CLASSES`, ``source`` (N,) int64 index into :data:`SOURCES` and ``scene`` (N,).
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import time
+from pathlib import Path
+
+import numpy as np
+
+from datasets.build import MIN_VISIBLE, RECIPE_VERSION, scene_spec, split_of
+from datasets.render.scene import render_scene
+from datasets.render.tiles import TILE_LONG_MM
+
+CLASSES = ("up", "down", "none")
+#: 2: parts of a crop outside the frame are grey instead of repeated edge pixels.
+CROP_VERSION = 2
+SOURCES = ("label", "det_tile", "det_none", "random", "shifted")
+#: Per scene at most: jittered true tiles, detector boxes on tiles, random and shifted boxes.
+MAX_LABEL, MAX_DET_TILE, N_RANDOM, N_SHIFTED = 12, 6, 6, 4
+#: Detector score from which boxes are collected (below the recognizer's 0.2 read threshold).
+DET_CONF = 0.15
+#: Corner jitter of true-tile boxes, fraction of the tile long side (detector-like noise).
+JITTER = 0.03
+
+_DETECTOR = None
+
+
+def _init_worker() -> None:
+    """One detector per rendering process (onnxruntime sessions are not shared across fork)."""
+    global _DETECTOR
+    import cv2
+
+    from vision.detector import OBBDetector
+    from vision.recognize import default_detector
+
+    cv2.setNumThreads(1)
+    _DETECTOR = OBBDetector(default_detector(), threads=1, conf_threshold=DET_CONF)
+
+
+def _box(center: np.ndarray, long_px: float, angle: float) -> np.ndarray:
+    """(4, 2) float32 corners of a 2:1 box, long side ``long_px`` along ``angle`` (radians)."""
+    u = np.array([np.cos(angle), np.sin(angle)], np.float32) * long_px / 2
+    v = np.array([-np.sin(angle), np.cos(angle)], np.float32) * long_px / 4
+    return np.stack([center - u - v, center + u - v, center + u + v, center - u + v]).astype(np.float32)
+
+
+def _max_iou(poly: np.ndarray, labels: list[dict]) -> float:
+    from vision.obb import polygon_iou
+
+    return max((polygon_iou(poly, t["polygon"]) for t in labels), default=0.0)
+
+
+def _on_barely_visible(poly: np.ndarray, labels: list[dict]) -> bool:
+    """Half or more of the box on a tile less than half visible (a box counted neither way)."""
+    from vision.obb import covered_fraction
+
+    return any(covered_fraction(poly, t["polygon"]) >= 0.5 for t in labels if 0 < t["visible"] < MIN_VISIBLE)
+
+
+def scene_crops(frame: np.ndarray, labels: list[dict], tile_px: float, rng: np.random.Generator,
+                detector) -> list[tuple[np.ndarray, int, int, np.ndarray]]:
+    """The verifier crops of one rendered scene.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR rendered frame.
+        labels: :func:`datasets.render.scene.render_scene` labels.
+        tile_px: tile long side in the frame, px.
+        rng: the scene's generator (the output is a pure function of it).
+        detector: a :class:`vision.detector.OBBDetector` (hard negatives), or None.
+
+    Returns:
+        ``(crop, class index, source index, box)`` tuples; crop (40, 80, 3) uint8 BGR, box (4, 2)
+        float32 frame px.
+    """
+    from vision.crops import canonical_polygon, context_crop
+    from vision.obb import polygon_iou
+
+    h, w = frame.shape[:2]
+    seen = [t for t in labels if t["visible"] >= MIN_VISIBLE]
+    cls = lambda t: CLASSES.index(t["face"])  # noqa: E731
+    out: list[tuple[np.ndarray, int, int, np.ndarray]] = []
+    for k in rng.permutation(len(seen))[:MAX_LABEL]:
+        p = np.asarray(seen[k]["polygon"], np.float32) + rng.normal(0, JITTER * tile_px, (4, 2)).astype(np.float32)
+        out.append((context_crop(frame, p), cls(seen[k]), 0, p))
+    if detector is not None:
+        d = detector.detect(frame, tile_px)
+        n_tile = 0
+        for poly in d.polygons[rng.permutation(len(d))]:
+            ious = [polygon_iou(poly, t["polygon"]) for t in seen]
+            best = int(np.argmax(ious)) if ious else -1
+            if ious and ious[best] >= 0.5:
+                if n_tile < MAX_DET_TILE:
+                    out.append((context_crop(frame, poly), cls(seen[best]), 1, poly))
+                    n_tile += 1
+            elif _max_iou(poly, labels) < 0.3 and not _on_barely_visible(poly, labels):
+                out.append((context_crop(frame, poly), CLASSES.index("none"), 2, poly))
+    for _ in range(N_RANDOM * 4):  # random boxes on bare table, a few tries each
+        if sum(c[2] == 3 for c in out) >= N_RANDOM:
+            break
+        p = _box(rng.uniform([0, 0], [w, h]).astype(np.float32), tile_px * rng.uniform(0.8, 1.2),
+                 rng.uniform(0, np.pi))
+        if _max_iou(p, labels) < 0.1:
+            out.append((context_crop(frame, p), CLASSES.index("none"), 3, p))
+    for k in rng.permutation(len(seen))[:N_SHIFTED]:
+        p = canonical_polygon(seen[k]["polygon"])
+        axis = (p[1] - p[0]) if rng.random() < 0.5 else (p[3] - p[0])  # along the long or the short side
+        p = p + axis * rng.uniform(0.45, 0.6) * rng.choice([-1, 1])
+        if _max_iou(p, labels) < 0.35 and not _on_barely_visible(p, labels):
+            out.append((context_crop(frame, p), CLASSES.index("none"), 4, p))
+    return out
+
+
+def _one(args: tuple[int, int]) -> tuple[int, str, list]:
+    i, seed = args
+    spec, rng = scene_spec(i, seed)
+    frame, labels = render_scene(spec)
+    tile_px = spec.camera.px_per_mm * TILE_LONG_MM
+    return i, split_of(i), scene_crops(frame, labels, tile_px, rng, _DETECTOR)
+
+
+def build_verifier(out: str | Path, scenes: int, seed: int, workers: int = 2, progress: bool = False) -> dict:
+    """Render ``scenes`` scenes (train and val splits only) and write ``train.npz``, ``val.npz``.
+
+    Args:
+        out: output folder (created); ``recipe.json`` is written last.
+        scenes: scene indices ``0 .. scenes-1``; the test tenth (``i % 10 == 9``, held-out
+            surfaces and tile styles) is skipped.
+        seed: master seed (scene ``i`` is ``scene_spec(i, seed)``).
+        workers: rendering processes.
+
+    Returns:
+        the recipe dict (counts per split, class and source).
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    jobs = [(i, seed) for i in range(scenes) if split_of(i) != "test"]
+    rows: dict[str, list] = {"train": [], "val": []}
+    with mp.get_context("fork").Pool(workers, initializer=_init_worker) as pool:
+        for n, (i, split, crops) in enumerate(pool.imap(_one, jobs, chunksize=4)):
+            rows[split] += [(c, y, s, i) for c, y, s, _ in crops]
+            if progress and n % 100 == 0:
+                print(f"  scene {n}/{len(jobs)} ({time.time() - t0:.0f} s)", flush=True)
+    counts = {}
+    for split, r in rows.items():
+        y = np.array([v[1] for v in r], np.int64)
+        src = np.array([v[2] for v in r], np.int64)
+        np.savez_compressed(out / f"{split}.npz", x=np.stack([v[0] for v in r]), y=y, source=src,
+                            scene=np.array([v[3] for v in r], np.int64))
+        counts[split] = {"crops": len(r), **{c: int((y == k).sum()) for k, c in enumerate(CLASSES)},
+                         **{s: int((src == k).sum()) for k, s in enumerate(SOURCES)}}
+    recipe = {"scenes": scenes, "seed": seed, "version": RECIPE_VERSION, "crop_version": CROP_VERSION, "classes": list(CLASSES),
+              "sources": list(SOURCES), "counts": counts, "build_s": round(time.time() - t0, 1)}
+    (out / "recipe.json").write_text(json.dumps(recipe, indent=2) + "\n")
+    return recipe
+
+
+def is_current(folder: str | Path, scenes: int, seed: int) -> bool:
+    """Whether ``folder`` holds a complete build of this recipe by the present generator and crop code."""
+    f = Path(folder) / "recipe.json"
+    if not f.exists():
+        return False
+    r = json.loads(f.read_text())
+    return (r.get("scenes"), r.get("seed"), r.get("version"), r.get("crop_version")) == (
+        scenes, seed, RECIPE_VERSION, CROP_VERSION)
+
+
+def load_verifier_split(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(x (N, 40, 80, 3) uint8, y (N,) int64, source (N,) int64) from a ``<split>.npz``."""
+    z = np.load(path)
+    return z["x"], z["y"], z["source"]
