@@ -72,6 +72,14 @@ def data_arguments(description: str, epochs: int, batch: int):
     return ap
 
 
+def repo_relative(path: Path) -> str:
+    """``path`` relative to the repository when inside it (metrics files travel with the repo), else as given."""
+    try:
+        return str(Path(path).resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        return str(path)
+
+
 def write_json(path: Path, obj: dict) -> None:
     """Write ``obj`` as indented JSON."""
     path.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")

@@ -186,6 +186,7 @@ class TileVerifier:
 
     Raises:
         FileNotFoundError: missing model file.
+        ValueError: not a loadable model, or not one with 3 output classes.
     """
 
     CLASSES = ("up", "down", "none")
@@ -196,6 +197,10 @@ class TileVerifier:
         self.input_name = inp.name
         #: Network input (height, width), px.
         self.input_hw = (int(inp.shape[2]), int(inp.shape[3]))
+        classes = self.sess.get_outputs()[0].shape[-1]
+        if len(inp.shape) != 4 or classes != len(self.CLASSES):
+            raise ValueError(f"{path}: not a tile verifier (input {inp.shape}, {classes} output classes; "
+                             f"expected (N, 3, H, W) -> {len(self.CLASSES)} classes)")
 
     def probs(self, crops_bgr: np.ndarray) -> np.ndarray:
         """(N, h, w, 3) uint8 BGR context crops (any size, area-resized) -> (N, 3) float32 probabilities."""

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from models.common import CHECKPOINTS, MODELS_DIR, REPO_ROOT, Stopwatch, data_arguments, hardware, resolve_device, write_json
+from models.common import (CHECKPOINTS, MODELS_DIR, REPO_ROOT, Stopwatch, data_arguments, hardware, repo_relative,
+                           resolve_device, write_json)
 from models.fit import accuracy, augment, export_classifier, fit, predictor, seeded_net
 
 CHECKPOINT = CHECKPOINTS / "tile_verifier.pt"
@@ -75,6 +76,7 @@ def train(data: Path | None = None, scenes: int = 4000, seed: int = 7, epochs: i
     dev = resolve_device(device)
     tdev = torch.device("cuda:0" if dev != "cpu" else "cpu")
     sw = Stopwatch()
+    resumed = bool(resume and CHECKPOINT.exists())  # before this run saves one
     xtr, ytr, _ = load_verifier_split(data / "train.npz")
     xva, yva, sva = load_verifier_split(data / "val.npz")
     xtr, xva = resize_batch(xtr, INPUT_SHAPE), resize_batch(xva, INPUT_SHAPE)
@@ -93,8 +95,8 @@ def train(data: Path | None = None, scenes: int = 4000, seed: int = 7, epochs: i
     pva = np.concatenate([predict(xva[i:i + 1024]) for i in range(0, len(xva), 1024)])
     metrics = {"model": "TileNet (tiny CNN)", "input": f"(N,3,{INPUT_SHAPE[0]},{INPUT_SHAPE[1]}) float32 BGR in [0,1]",
                "classes": list(CLASSES), "epochs_run": epochs, "train_wall_s": train_s, "total_wall_s": sw(),
-               "hardware": hardware(dev), "device": dev, "resumed": bool(resume and CHECKPOINT.exists()),
-               "data": {"dir": str(data), "scenes": scenes, "seed": seed,
+               "hardware": hardware(dev), "device": dev, "resumed": resumed,
+               "data": {"dir": repo_relative(data), "scenes": scenes, "seed": seed,
                         "crops": {"train": int(len(ytr)), "val": int(len(yva))}},
                "val_acc": accuracy(predict, xva, yva),
                "val_operating_points": operating_points(pva[:, CLASSES.index("none")], yva, sva),
@@ -111,6 +113,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch default)")
     ap.add_argument("--workers", type=int, default=2, help="rendering processes for the crops")
     a = ap.parse_args(argv)
+    if a.epochs < 1 or a.scenes < 10:
+        ap.error("--epochs must be >= 1 and --scenes >= 10")
     m = train(a.data, a.scenes, a.seed, a.epochs, a.batch, a.lr, a.device, a.resume, a.threads, a.workers)
     print({k: v for k, v in m.items() if k != "history"})
 

@@ -41,11 +41,12 @@ _UP, _DOWN, _FLAG = (60, 200, 60), (200, 140, 40), (40, 40, 230)  # BGR
 
 def _make_recognizer(models: Optional[Path], threads: int, n_sets: int, cross_check: str):
     """Build the recognizer (tests replace this to run without model files)."""
-    from vision.recognize import DEFAULT_DETECTOR, DEFAULT_PIP_READER, Recognizer
+    from vision.recognize import DEFAULT_DETECTOR, DEFAULT_PIP_READER, DEFAULT_VERIFIER, Recognizer
 
     det = models / DEFAULT_DETECTOR.name if models else None
     pip = models / DEFAULT_PIP_READER.name if models else None
-    return Recognizer(det, pip, threads=threads, n_sets=n_sets, cross_check=cross_check)
+    ver = models / DEFAULT_VERIFIER.name if models else None
+    return Recognizer(det, pip, threads=threads, n_sets=n_sets, cross_check=cross_check, verifier_path=ver)
 
 
 def annotate(frame: np.ndarray, tiles: list) -> np.ndarray:
@@ -129,7 +130,7 @@ def detect(
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the tiles as JSON to this file."),
     annotate_out: Optional[Path] = typer.Option(None, "--annotate",
                                                 help="Draw tiles on the image (OUT_<stem>.png with several)."),
-    models: Optional[Path] = typer.Option(None, "--models", help="Folder with tile_detector.onnx and pip_reader.onnx."),
+    models: Optional[Path] = typer.Option(None, "--models", help="Folder with tile_detector.onnx, pip_reader.onnx and tile_verifier.onnx."),
     tile_px: Optional[float] = typer.Option(None, "--tile-px", help="Tile long side in pixels (default: search)."),
     sets: int = typer.Option(1, "--sets", help="Complete double-six sets on the table."),
     threads: int = typer.Option(1, "--threads", help="onnxruntime threads per model."),

@@ -38,6 +38,8 @@ def _setup(rules: str, calibration: Path | None, sets: int = 1):
         recognizer = Recognizer(threads=2, n_sets=sets)
     except ModelsMissingError as exc:
         raise fail(str(exc))
+    except ValueError as exc:  # a model file onnxruntime cannot load
+        raise fail(f"cannot load the models: {' '.join(str(exc).split())}") from None
     return ruleset, profile, (lambda image: recognizer(image, profile))
 
 

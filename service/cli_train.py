@@ -1,4 +1,4 @@
-"""``dominocast train``: train the tile detector or the pip reader (needs ``make train-deps``)."""
+"""``dominocast train``: train the tile detector, the pip reader or the tile verifier; quantize the detector."""
 
 from __future__ import annotations
 
@@ -14,15 +14,18 @@ train_app = typer.Typer(help="Train the shipped models on synthetic data (see do
                         no_args_is_help=True)
 
 
-def _need_training_deps() -> None:
-    for mod in ("torch", "ultralytics"):
+def _need_training_deps(mods: tuple[str, ...] = ("torch", "ultralytics")) -> None:
+    for mod in mods:
         if importlib.util.find_spec(mod) is None:
             raise fail(f"{mod} is not installed: run `make train-deps` first")
 
 
-def _check_device(device: str) -> None:
+def _check_device(device: str, data: Optional[Path] = None) -> None:
+    """The options every trainer shares: ``--device`` and ``--data`` (a folder, built when absent)."""
     if device not in ("auto", "cpu") and not device.replace(",", "").isdigit():
         raise fail(f"--device must be auto, cpu or a CUDA index, got {device!r}")
+    if data is not None and data.exists() and not data.is_dir():
+        raise fail(f"--data {data} is not a folder")
 
 
 @train_app.command("detector")
@@ -42,7 +45,7 @@ def detector_cmd(
     freeze: int = typer.Option(0, "--freeze", help="With --resume: layers kept fixed (0-10 = backbone)."),
 ) -> None:
     """Train YOLO11n-OBB (tile_up / tile_down) and export models/tile_detector.onnx."""
-    _check_device(device)
+    _check_device(device, data)
     if epochs < 1 or (hours is not None and hours <= 0):
         raise fail("--epochs must be >= 1 and --hours > 0")
     if imgsz % 32:
@@ -70,8 +73,8 @@ def pips_cmd(
     resume: bool = typer.Option(False, "--resume", help="Start from models/checkpoints/pip_reader.pt."),
 ) -> None:
     """Train the pip reader (tiny CNN on rectified halves) and export models/pip_reader.onnx."""
+    _check_device(device, data)
     _need_training_deps()
-    _check_device(device)
     if epochs < 1:
         raise fail("--epochs must be >= 1")
     from models.train_pips import train
@@ -90,10 +93,12 @@ def verifier_cmd(
     resume: bool = typer.Option(False, "--resume", help="Start from models/checkpoints/tile_verifier.pt."),
 ) -> None:
     """Train the tile verifier (tiny CNN: is there a tile in this box?) and export models/tile_verifier.onnx."""
-    _check_device(device)
-    if epochs < 1 or scenes < 10:
-        raise fail("--epochs must be >= 1 and --scenes >= 10")
-    _need_training_deps()  # after the argument checks: a typo is reported without the train extra too
+    _check_device(device, data)
+    if epochs < 1:
+        raise fail("--epochs must be >= 1")
+    if scenes < 10:
+        raise fail("--scenes must be >= 10 (the val split is every tenth scene)")
+    _need_training_deps(("torch",))  # after the argument checks: a typo is reported without the train extra too
     from models.train_verifier import train
 
     m = train(data, scenes, seed, epochs, device=device, resume=resume)

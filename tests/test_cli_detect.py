@@ -171,6 +171,23 @@ def test_models_missing_says_how_to_get_them(files, tmp_path):
     assert "dominocast train detector" in err[0] and "tile_detector.onnx" in err[0]
 
 
+@pytest.mark.skipif(not (DEFAULT_DETECTOR.exists() and DEFAULT_PIP_READER.exists()), reason="models not trained yet")
+def test_models_folder_needs_a_loadable_verifier(files, tmp_path):
+    import shutil
+
+    models = tmp_path / "models"
+    models.mkdir()
+    for f in (DEFAULT_DETECTOR, DEFAULT_PIP_READER):
+        shutil.copy(f, models / f.name)
+    r = _invoke(files["good"], "--models", models)  # no verifier in the folder: named, with how to get it
+    assert r.exit_code == 2 and "tile_verifier.onnx" in r.stderr and "dominocast train verifier" in r.stderr
+    (models / "tile_verifier.onnx").write_text("not a model\n")  # a broken file: one line, no traceback
+    r = _invoke(files["good"], "--models", models)
+    err = [x for x in r.stderr.splitlines() if x.strip()]
+    assert r.exit_code == 2 and len(err) == 1 and err[0].startswith("error: cannot load the models: ")
+    assert f"{models / 'tile_verifier.onnx'}: not a model onnxruntime can load" in " ".join(r.stderr.split())
+
+
 def test_bad_option_values(fake, files):
     r = _invoke(files["good"], "--sets", 0)
     assert r.exit_code == 2 and "--sets" in r.stderr

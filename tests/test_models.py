@@ -107,13 +107,19 @@ def test_train_detector_rejects_bad_fine_tune_arguments_in_one_line():
         assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), res.output
 
 
-def test_train_verifier_rejects_bad_arguments_in_one_line():
+def test_train_verifier_rejects_bad_arguments_in_one_line(tmp_path):
     from typer.testing import CliRunner
 
     from service.cli import app
 
-    for args, msg in ((["--epochs", "0"], "--epochs must be >= 1 and --scenes >= 10"),
-                      (["--scenes", "5"], "--epochs must be >= 1 and --scenes >= 10"),
-                      (["--device", "gpu"], "--device must be auto, cpu or a CUDA index, got 'gpu'")):
+    afile = tmp_path / "crops.npz"
+    afile.write_bytes(b"")
+    for args, msg in ((["--epochs", "0"], "--epochs must be >= 1"),
+                      (["--scenes", "5"], "--scenes must be >= 10 (the val split is every tenth scene)"),
+                      (["--device", "gpu"], "--device must be auto, cpu or a CUDA index, got 'gpu'"),
+                      (["--data", str(afile)], f"--data {afile} is not a folder")):
         res = CliRunner().invoke(app, ["train", "verifier", *args])
         assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), res.output
+    for cmd in ("detector", "pips"):
+        res = CliRunner().invoke(app, ["train", cmd, "--data", str(afile)])
+        assert (res.exit_code, res.stderr.strip()) == (2, f"error: --data {afile} is not a folder"), res.output

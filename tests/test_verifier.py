@@ -93,7 +93,7 @@ def test_recognizer_drops_the_boxes_the_verifier_rejects():
     tile_px = spec.camera.px_per_mm * TILE_LONG_MM
     off = Recognizer(verifier_path=False)(frame, tile_px=tile_px)
     assert off
-    assert all(o.face == "up" for o in Recognizer(none_threshold=0.0)(frame, tile_px=tile_px))  # P(none) >= 0
+    assert all(o.face == "up" for o in Recognizer(none_threshold=1e-6)(frame, tile_px=tile_px))  # drops all face-down
     assert any(o.face == "down" for o in off)
     on = Recognizer()(frame, tile_px=tile_px)
     assert {o.det_score for o in on} <= {o.det_score for o in off}
@@ -145,3 +145,27 @@ def test_shared_training_loop_learns_a_separable_task(tmp_path):
     assert [r["epoch"] for r in hist] == [1, 2, 3, 4] and hist[-1]["loss"] < hist[0]["loss"]
     p = predictor(net, "cpu")(x)
     assert p.shape == (96, 3) and accuracy(predictor(net, "cpu"), x, y) == 1.0
+
+
+def test_unloadable_or_wrong_model_files_raise_value_error(tmp_path):
+    from vision.detector import make_session
+
+    bad = tmp_path / "tile_verifier.onnx"
+    bad.write_bytes(b"")
+    with pytest.raises(ValueError, match="not a model onnxruntime can load"):
+        make_session(bad)
+    if R.PIPS_ONNX.exists():  # a model, but a 7-class pip reader
+        with pytest.raises(ValueError, match="not a tile verifier .* 7 output classes"):
+            R.TileVerifier(R.PIPS_ONNX, threads=1)
+
+
+@needs_verifier
+def test_recognizer_checks_its_verifier_arguments():
+    from vision.recognize import DEFAULT_VERIFIER, Recognizer
+
+    for t in (0, -1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="none_threshold must be in"):
+            Recognizer(none_threshold=t)
+    assert Recognizer(none_threshold=1.0).none_threshold == 1.0
+    assert Recognizer(verifier_path=True).verifier is not None and Recognizer(verifier_path=False).verifier is None
+    assert R.TileVerifier(DEFAULT_VERIFIER, threads=1).input_hw == (24, 48)

@@ -131,7 +131,8 @@ def make_session(path: str | Path, threads: int = 1, spin: bool = True):
 
     Raises:
         FileNotFoundError: the model file is missing.
-        ValueError: ``threads < 1``.
+        ValueError: ``threads < 1``; the file is not a model onnxruntime can load (empty,
+            truncated, not ONNX).
     """
     import onnxruntime as ort
 
@@ -147,7 +148,11 @@ def make_session(path: str | Path, threads: int = 1, spin: bool = True):
     so.log_severity_level = 3
     if not spin:
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(p), sess_options=so, providers=["CPUExecutionProvider"])
+    try:
+        return ort.InferenceSession(str(p), sess_options=so, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own RuntimeError subclasses
+        first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        raise ValueError(f"{p}: not a model onnxruntime can load ({first.strip()})") from None
 
 
 def to_input(squares: np.ndarray) -> np.ndarray:

@@ -204,13 +204,15 @@ class Recognizer:
         confident: half confidence at or above which the set constraint never changes a reading.
         tile_px: fixed tile long side in frame px (skips the profile / search).
         target_px: tile long side the frame is scaled to for the detector, px.
-        verifier_path: tile verifier ONNX (default ``models/tile_verifier.onnx``); False turns
-            the verification off.
+        verifier_path: tile verifier ONNX (default, or True: ``models/tile_verifier.onnx``); False
+            turns the verification off.
         none_threshold: face-down boxes whose verifier probability of "no tile" is at least this
-            are dropped.
+            are dropped; in (0, 1].
 
     Raises:
         ModelsMissingError: a model file is missing.
+        ValueError: a model file onnxruntime cannot load, a verifier without 3 output classes,
+            ``none_threshold`` outside (0, 1].
     """
 
     def __init__(self, detector_path: str | Path | None = None, pip_reader_path: str | Path | None = None,
@@ -224,7 +226,10 @@ class Recognizer:
             raise _missing(det, "quantize" if det.name.endswith(".int8.onnx") else "detector")
         if not pip.is_file():
             raise _missing(pip, "pips")
-        ver = None if verifier_path is False else Path(verifier_path) if verifier_path else DEFAULT_VERIFIER
+        if not 0 < float(none_threshold) <= 1:  # also refuses nan
+            raise ValueError(f"none_threshold must be in (0, 1], got {none_threshold}")
+        ver = (None if verifier_path is False
+               else DEFAULT_VERIFIER if verifier_path is None or verifier_path is True else Path(verifier_path))
         if ver is not None and not ver.is_file():
             raise _missing(ver, "verifier")
         self.conf_threshold = float(conf_threshold)
