@@ -203,10 +203,17 @@ class TileVerifier:
                              f"expected (N, 3, H, W) -> {len(self.CLASSES)} classes)")
 
     def probs(self, crops_bgr: np.ndarray) -> np.ndarray:
-        """(N, h, w, 3) uint8 BGR context crops (any size, area-resized) -> (N, 3) float32 probabilities."""
-        x = resize_batch(crops_bgr, self.input_hw)
-        if len(x) == 0:
+        """(N, h, w, 3) uint8 BGR context crops (any size, area-resized) -> (N, 3) float32 probabilities.
+
+        Raises:
+            ValueError: not uint8 BGR crops.
+        """
+        x = np.asarray(crops_bgr)
+        if x.size == 0:
             return np.zeros((0, len(self.CLASSES)), np.float32)
+        if x.dtype != np.uint8 or x.ndim not in (3, 4) or x.shape[-1] != 3:
+            raise ValueError(f"expected (N, h, w, 3) uint8 BGR crops, got {x.dtype} {x.shape}")
+        x = resize_batch(x, self.input_hw)
         t = x.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
         return self.sess.run(None, {self.input_name: np.ascontiguousarray(t)})[0]
 

@@ -81,7 +81,10 @@ def test_verifier_tells_tiles_from_bare_table():
     assert p_tiles.shape == (len(tiles),) and p_tiles.dtype == np.float32
     np.testing.assert_allclose(v.probs(tiles).sum(1), 1.0, atol=1e-4)
     assert np.median(p_tiles) < 0.1 and np.median(p_bare) > 0.9
-    assert v.probs(tiles[:0]).shape == (0, 3)
+    assert v.probs(tiles[:0]).shape == (0, 3) and v.probs([]).shape == (0, 3)
+    for bad in (tiles[..., 0], tiles.astype(np.float32), np.zeros((2, 40, 80, 4), np.uint8)):
+        with pytest.raises(ValueError, match="expected"):
+            v.probs(bad)
 
 
 @needs_verifier
