@@ -147,12 +147,22 @@ def probiou_nms(xywhr: np.ndarray, scores: np.ndarray, classes: np.ndarray, iou:
 
 
 class PipReader:
-    """Pip classifier for rectified halves (classes 0..6)."""
+    """Pip classifier for rectified halves (classes 0..6).
+
+    Raises:
+        FileNotFoundError: missing model file.
+        ValueError: not a loadable model, or not one mapping square halves to 7 classes.
+    """
 
     def __init__(self, path: str | Path = PIPS_ONNX, threads: int = 0):
         self.sess = _session(Path(path), threads, spin=False)
-        self.input_name = self.sess.get_inputs()[0].name
-        self.half_px = int(self.sess.get_inputs()[0].shape[2])
+        inp, out = self.sess.get_inputs()[0], self.sess.get_outputs()[0]
+        if len(inp.shape) != 4 or not isinstance(inp.shape[2], int) or inp.shape[2] != inp.shape[3] or \
+                len(out.shape) != 2 or out.shape[1] != 7:
+            raise ValueError(f"{path}: not a pip reader (input {inp.shape}, output {out.shape}; "
+                             f"expected (N, 3, S, S) -> (N, 7))")
+        self.input_name = inp.name
+        self.half_px = int(inp.shape[2])
 
     def probs(self, halves_bgr: np.ndarray) -> np.ndarray:
         """(N, S, S, 3) uint8 BGR halves -> (N, 7) float32 probabilities (resized to 32 px if needed)."""

@@ -39,6 +39,10 @@ class CrossCheck(str, Enum):
 _UP, _DOWN, _FLAG = (60, 200, 60), (200, 140, 40), (40, 40, 230)  # BGR
 
 
+#: More onnxruntime threads than this only cost memory (each model gets ``--threads``).
+MAX_THREADS = 64
+
+
 def _make_recognizer(models: Optional[Path], threads: int, n_sets: int, cross_check: str):
     """Build the recognizer (tests replace this to run without model files)."""
     from vision.recognize import DEFAULT_DETECTOR, DEFAULT_PIP_READER, DEFAULT_VERIFIER, Recognizer
@@ -145,8 +149,8 @@ def detect(
     from vision.recognize import ModelsMissingError
 
     check_sets(sets)
-    if threads < 1:
-        raise fail(f"--threads must be >= 1, got {threads}")
+    if not 1 <= threads <= MAX_THREADS:
+        raise fail(f"--threads must be 1-{MAX_THREADS}, got {threads}")
     check_positive("--tile-px", tile_px)
     if tile_px is not None and tile_px < MIN_TILE_PX:
         raise fail(f"--tile-px must be at least {MIN_TILE_PX:g} (a tile's long side in pixels; pips are unreadable "
@@ -155,6 +159,10 @@ def detect(
         _check_out_file("--json", json_out, "tiles.json")
     if annotate_out is not None:
         _check_out_file("--annotate", annotate_out, "annotated.png")
+    inputs = {i.resolve() for i in images if i.is_file()}
+    for opt, out in (("--json", json_out), ("--annotate", annotate_out)):
+        if out is not None and out.resolve() in inputs:
+            raise fail(f"{opt} {out} is one of the input images: it would be overwritten; choose another file")
     if annotate_out is not None and not cv2.haveImageWriter(str(annotate_out.with_suffix(annotate_out.suffix or ".x"))):
         raise fail(f"--annotate {annotate_out}: OpenCV cannot write this file type (use .png or .jpg)")
     profile = None

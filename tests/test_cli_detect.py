@@ -188,6 +188,35 @@ def test_models_folder_needs_a_loadable_verifier(files, tmp_path):
     assert f"{models / 'tile_verifier.onnx'}: not a model onnxruntime can load" in " ".join(r.stderr.split())
 
 
+def test_outputs_never_overwrite_an_input_image(fake, files):
+    before = files["good"].read_bytes()
+    for opt in ("--json", "--annotate"):
+        r = _invoke(files["good"], opt, files["good"])
+        assert r.exit_code == 2 and r.stderr.strip() == (f"error: {opt} {files['good']} is one of the input images: "
+                                                         "it would be overwritten; choose another file")
+    assert files["good"].read_bytes() == before
+    r = _invoke(files["good"], "--threads", 100000)
+    assert (r.exit_code, r.stderr.strip()) == (2, "error: --threads must be 1-64, got 100000")
+
+
+@pytest.mark.skipif(not (DEFAULT_DETECTOR.exists() and DEFAULT_PIP_READER.exists()), reason="models not trained yet")
+def test_swapped_model_files_are_refused_in_one_line(files, tmp_path):
+    import shutil
+
+    from vision.recognize import DEFAULT_VERIFIER
+
+    for det, pip in ((DEFAULT_DETECTOR, DEFAULT_DETECTOR), (DEFAULT_PIP_READER, DEFAULT_PIP_READER)):
+        models = tmp_path / f"m_{det.stem}_{pip.stem}"
+        models.mkdir()
+        shutil.copy(det, models / DEFAULT_DETECTOR.name)
+        shutil.copy(pip, models / DEFAULT_PIP_READER.name)
+        shutil.copy(DEFAULT_VERIFIER, models / DEFAULT_VERIFIER.name)
+        r = _invoke(files["good"], "--models", models)
+        err = [x for x in r.stderr.splitlines() if x.strip()]
+        assert r.exit_code == 2 and len(err) == 1, r.output
+        assert "not a pip reader" in err[0] if det == DEFAULT_DETECTOR else "expected an OBB output" in err[0]
+
+
 def test_bad_option_values(fake, files):
     r = _invoke(files["good"], "--sets", 0)
     assert r.exit_code == 2 and "--sets" in r.stderr

@@ -368,6 +368,8 @@ class OBBDetector:
         #: The network's largest stride: dynamic input sides must be multiples of it, px.
         self.stride = int(meta.get("stride", 32))
         self.input_name = inp.name
+        if len(out.shape) != 3:  # e.g. a classifier such as the pip reader: (N, classes)
+            raise ValueError(f"{self.path}: expected an OBB output (1, 4 + nc + 1, N), got {out.shape}")
         rows = out.shape[1]
         if not isinstance(rows, int):  # dynamic exports name the row count: count the classes instead
             names = meta.get("names", "")
