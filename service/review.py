@@ -18,7 +18,8 @@ hand ended (``after_hand_end``) and footage with fewer seats than the rule set
 of the report) say when the score is not final.
 
 A folder holds one review: the files of an earlier one (``annotated.mp4``, ``record.json``,
-``report.html``, snapshots) are removed when a new one starts. A photo in a folder that
+``report.html``, ``events.jsonl``, snapshots) move to ``previous/`` when a new one starts
+(:func:`keep_previous`), so a new review that fails loses nothing. A photo in a folder that
 cannot be decoded is skipped with an ``unreadable_image`` notice row; a review stopped by
 Ctrl-C (``KeyboardInterrupt``) still writes its record and report, marked partial. Rows of a
 folder's photos carry ``file``, the photo they come from.
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,9 +104,36 @@ class ReviewSummary:
         return ([self.status] if self.status else []) + [f"warning: {w}" for w in self.warnings]
 
 
+#: Snapshot file names a review writes (only these are moved away by the next review).
+SNAPSHOT_NAME = re.compile(r"\d{4,}_[a-z_]+\.jpg")
+#: Sub-folder of ``--out`` where the files of the review before the present one are kept.
+PREVIOUS = "previous"
+
+
+def keep_previous(out_dir: Path, files: list[Path]) -> None:
+    """Move an earlier review's files (paths under ``out_dir``) to ``out_dir/previous``, same layout.
+
+    A stale ``annotated.mp4`` or record must not pass for the new review's, but a new review that
+    fails (a broken model file, a full disk) must not lose the earlier one either: it stays in
+    ``previous/`` until the next review replaces it (one generation is kept). Empty files are dropped.
+    """
+    olds = [f for f in files if f.is_file()]
+    if not any(f.stat().st_size for f in olds):
+        for f in olds:
+            f.unlink()
+        return
+    prev = out_dir / PREVIOUS
+    if prev.is_dir():
+        shutil.rmtree(prev)
+    for f in olds:
+        dst = prev / f.relative_to(out_dir)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        f.replace(dst)
+
+
 class _Outputs:
     """The files of a review, written as the footage is processed; those of an earlier review in
-    the same folder are removed first (a stale ``annotated.mp4`` or record would pass for this one's)."""
+    the same folder move to ``previous/`` first (:func:`keep_previous`)."""
 
     FILES = ("annotated.mp4", "record.json", "report.html")
 
@@ -113,11 +142,8 @@ class _Outputs:
         self.on_row = on_row
         self.snap_dir = out_dir / "snapshots"
         self.snap_dir.mkdir(parents=True, exist_ok=True)
-        for name in self.FILES:
-            (out_dir / name).unlink(missing_ok=True)
-        for old in self.snap_dir.glob("*.jpg"):
-            if re.fullmatch(r"\d{4,}_[a-z_]+\.jpg", old.name):  # only names this class writes
-                old.unlink(missing_ok=True)
+        keep_previous(out_dir, [out_dir / n for n in (*self.FILES, "events.jsonl")]
+                      + [f for f in self.snap_dir.glob("*.jpg") if SNAPSHOT_NAME.fullmatch(f.name)])
         self.events = (out_dir / "events.jsonl").open("w", encoding="utf-8")
         self.annotate = annotate
         self.video: cv2.VideoWriter | None = None

@@ -92,7 +92,7 @@ def test_detect_names_the_one_bad_option(tmp_path):
     cv2.imwrite(str(img), np.zeros((40, 40, 3), np.uint8))
     for args, msg in ((["--sets", "0"], "--sets must be 1-8 (complete tile sets on the table), got 0"),
                       (["--sets", "9"], "--sets must be 1-8 (complete tile sets on the table), got 9"),
-                      (["--threads", "0"], "--threads must be >= 1, got 0"),
+                      (["--threads", "0"], "--threads must be 1-64, got 0"),
                       (["--tile-px", "0"], "--tile-px must be a number > 0, got 0.0"),
                       (["--tile-px", "nan"], "--tile-px must be a number > 0, got nan"),
                       (["--tile-px", "inf"], "--tile-px must be a number > 0, got inf"),

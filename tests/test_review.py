@@ -576,3 +576,27 @@ def test_ctrl_c_while_typer_builds_the_commands_is_one_line():
              "    return real(*a, **k)\n"
              "tm.get_group = interrupted\n")
     assert _cli_interrupted_at(setup) == (130, "", "interrupted\n")
+
+
+def test_an_earlier_review_moves_to_previous_and_is_never_lost(tmp_path):
+    from service.review import PREVIOUS, keep_previous
+
+    out = tmp_path / "out"
+    (out / "snapshots").mkdir(parents=True)
+    first = {"annotated.mp4": b"video1", "record.json": b"{}", "events.jsonl": b'{"type": "play"}\n',
+             "snapshots/0001_play.jpg": b"jpg1"}
+    for name, data in first.items():
+        (out / name).write_bytes(data)
+    (out / "notes.txt").write_text("the umpire's notes")  # not a review file: stays where it is
+    keep_previous(out, [out / n for n in ("annotated.mp4", "record.json", "report.html", "events.jsonl",
+                                          "snapshots/0001_play.jpg")])
+    assert {str(p.relative_to(out / PREVIOUS)) for p in (out / PREVIOUS).rglob("*") if p.is_file()} == set(first)
+    assert all((out / PREVIOUS / n).read_bytes() == d for n, d in first.items())
+    assert not (out / "annotated.mp4").exists() and (out / "notes.txt").read_text() == "the umpire's notes"
+    (out / "record.json").write_bytes(b'{"second": 1}')  # the next review: one generation is kept
+    keep_previous(out, [out / "record.json", out / "annotated.mp4"])
+    assert [p.name for p in (out / PREVIOUS).rglob("*") if p.is_file()] == ["record.json"]
+    assert (out / PREVIOUS / "record.json").read_bytes() == b'{"second": 1}'
+    (out / "events.jsonl").write_bytes(b"")  # an empty leftover is not worth keeping
+    keep_previous(out, [out / "events.jsonl"])
+    assert not (out / "events.jsonl").exists() and (out / PREVIOUS / "record.json").exists()
