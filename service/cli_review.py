@@ -110,6 +110,8 @@ def review(
     except KeyboardInterrupt:  # before the review started, or while it wrote its files
         err_console.print("interrupted", highlight=False)
         raise typer.Exit(code=130) from None
+    except PermissionError as exc:  # an unreadable source folder, a read-only file in --out
+        raise fail(f"{exc.filename or source}: permission denied") from None
 
 
 def _review(source: str, rules: str, calibration: Path | None, out: Path, interval: float, no_video: bool,

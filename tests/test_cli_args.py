@@ -112,3 +112,17 @@ def test_detect_with_nothing_found_says_how_to_give_the_tile_size(tmp_path):
     assert "note: no tile found in 1 image with the tile size searched" in " ".join(res.stdout.split())
     res = CliRunner().invoke(app, ["detect", str(img), "--tile-px", "40"])  # the size was given: no hint
     assert res.exit_code == 0 and "no tile found" not in res.stdout
+
+
+def test_review_permission_error_is_one_line(tmp_path, monkeypatch):
+    from service import cli_review
+
+    def denied(source, **kw):
+        raise PermissionError(13, "Permission denied", str(source))
+
+    monkeypatch.setattr(cli_review, "open_source", denied)
+    monkeypatch.setattr(cli_review, "_setup", lambda *a: (None, None, lambda image: []))
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(tmp_path / "out")])
+    assert (res.exit_code, res.stderr.strip()) == (2, f"error: {photos}: permission denied"), res.output

@@ -67,7 +67,10 @@ NONE_THRESHOLD = 0.9
 
 def _dynamic_wanted() -> bool:
     """No ``$DOMINOCAST_DETECTOR`` and both files present: the dynamic export is worth checking."""
-    return not os.environ.get("DOMINOCAST_DETECTOR") and DYNAMIC_DETECTOR.is_file() and DEFAULT_DETECTOR.is_file()
+    try:
+        return not os.environ.get("DOMINOCAST_DETECTOR") and DYNAMIC_DETECTOR.is_file() and DEFAULT_DETECTOR.is_file()
+    except OSError:  # an unreadable models folder: the loading that follows names the file
+        return False
 
 
 def default_detector() -> Path:
