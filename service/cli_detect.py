@@ -39,6 +39,8 @@ class CrossCheck(str, Enum):
 _UP, _DOWN, _FLAG = (60, 200, 60), (200, 140, 40), (40, 40, 230)  # BGR
 
 
+#: What a ``--models`` folder holds.
+DEFAULT_MODEL_NAMES = "tile_detector.onnx, pip_reader.onnx and tile_verifier.onnx"
 #: More onnxruntime threads than this only cost memory (each model gets ``--threads``).
 MAX_THREADS = 64
 
@@ -134,7 +136,7 @@ def detect(
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the tiles as JSON to this file."),
     annotate_out: Optional[Path] = typer.Option(None, "--annotate",
                                                 help="Draw tiles on the image (OUT_<stem>.png with several)."),
-    models: Optional[Path] = typer.Option(None, "--models", help="Folder with tile_detector.onnx, pip_reader.onnx and tile_verifier.onnx."),
+    models: Optional[Path] = typer.Option(None, "--models", help=f"Folder with {DEFAULT_MODEL_NAMES}."),
     tile_px: Optional[float] = typer.Option(None, "--tile-px", help="Tile long side in pixels (default: search)."),
     sets: int = typer.Option(1, "--sets", help="Complete double-six sets on the table."),
     threads: int = typer.Option(1, "--threads", help="onnxruntime threads per model."),
@@ -159,6 +161,8 @@ def detect(
         _check_out_file("--json", json_out, "tiles.json")
     if annotate_out is not None:
         _check_out_file("--annotate", annotate_out, "annotated.png")
+    if models is not None and models.exists() and not models.is_dir():
+        raise fail(f"--models {models} is not a folder (it holds {DEFAULT_MODEL_NAMES})")
     inputs = {i.resolve() for i in images if i.is_file()}
     for opt, out in (("--json", json_out), ("--annotate", annotate_out)):
         if out is not None and out.resolve() in inputs:
@@ -207,8 +211,10 @@ def detect(
 
 
 def _write_json(json_out: Path | None, records: list[dict], several: bool) -> None:
-    """``--json``: the tiles of one image (a list), or one ``{image, tiles}`` per image."""
-    if json_out is None or (not several and not records):
+    """``--json``: the tiles of one image (a list), or one ``{image, tiles}`` per image.
+
+    One image that could not be read writes nothing: ``[]`` would read as "no tiles"."""
+    if json_out is None or (not several and (not records or "error" in records[0])):
         return
     doc = records if several else (records[0]["tiles"] or [])
     try:

@@ -188,6 +188,12 @@ def test_models_folder_needs_a_loadable_verifier(files, tmp_path):
     assert f"{models / 'tile_verifier.onnx'}: not a model onnxruntime can load" in " ".join(r.stderr.split())
 
 
+def test_one_unreadable_image_writes_no_json(fake, files, tmp_path):
+    out = tmp_path / "tiles.json"
+    r = _invoke(files["empty"], "--json", out)
+    assert r.exit_code == 2 and not out.exists()
+
+
 def test_outputs_never_overwrite_an_input_image(fake, files):
     before = files["good"].read_bytes()
     for opt in ("--json", "--annotate"):
@@ -195,6 +201,8 @@ def test_outputs_never_overwrite_an_input_image(fake, files):
         assert r.exit_code == 2 and r.stderr.strip() == (f"error: {opt} {files['good']} is one of the input images: "
                                                          "it would be overwritten; choose another file")
     assert files["good"].read_bytes() == before
+    r = _invoke(files["good"], "--models", files["good"])
+    assert r.exit_code == 2 and r.stderr.startswith(f"error: --models {files['good']} is not a folder")
     r = _invoke(files["good"], "--threads", 100000)
     assert (r.exit_code, r.stderr.strip()) == (2, "error: --threads must be 1-64, got 100000")
 
