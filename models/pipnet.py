@@ -24,18 +24,31 @@ def conv_block(cin: int, cout: int) -> nn.Sequential:
     )
 
 
-class PipNet(nn.Module):
-    """3 conv blocks (16-32-64 channels) and a small MLP head; ~0.2 M parameters."""
+class ConvClassifier(nn.Module):
+    """3 conv blocks (16-32-64 channels, each halving H and W) and a small MLP head.
 
-    def __init__(self, num_classes: int = NUM_CLASSES):
+    Args:
+        num_classes: output logits.
+        map_hw: (H, W) of the feature map after the blocks: the input size / 8.
+        hidden: width of the head's hidden layer.
+    """
+
+    def __init__(self, num_classes: int, map_hw: tuple[int, int], hidden: int):
         super().__init__()
         self.features = nn.Sequential(conv_block(3, 16), conv_block(16, 32), conv_block(32, 64))
-        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 4 * 4, 128), nn.ReLU(inplace=True),
-                                  nn.Linear(128, num_classes))
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * map_hw[0] * map_hw[1], hidden),
+                                  nn.ReLU(inplace=True), nn.Linear(hidden, num_classes))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """(N, 3, 32, 32) float -> (N, num_classes) logits."""
+        """(N, 3, 8 H, 8 W) float -> (N, num_classes) logits."""
         return self.head(self.features(x))
+
+
+class PipNet(ConvClassifier):
+    """The pip reader: 32 x 32 halves -> 7 classes; ~0.2 M parameters."""
+
+    def __init__(self, num_classes: int = NUM_CLASSES):
+        super().__init__(num_classes, (HALF_PX // 8, HALF_PX // 8), 128)
 
 
 class PipNetProbs(nn.Module):

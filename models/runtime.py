@@ -166,13 +166,17 @@ class PipReader:
 
     def probs(self, halves_bgr: np.ndarray) -> np.ndarray:
         """(N, S, S, 3) uint8 BGR halves -> (N, 7) float32 probabilities (resized to 32 px if needed)."""
-        x = resize_batch(halves_bgr, (self.half_px, self.half_px))
-        t = x.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
-        return self.sess.run(None, {self.input_name: np.ascontiguousarray(t)})[0]
+        return run_bgr(self.sess, self.input_name, resize_batch(halves_bgr, (self.half_px, self.half_px)))
 
     def read(self, halves_bgr: np.ndarray) -> np.ndarray:
         """(N, S, S, 3) uint8 halves -> (N,) int64 pip counts."""
         return self.probs(halves_bgr).argmax(1)
+
+
+def run_bgr(sess, input_name: str, x: np.ndarray) -> np.ndarray:
+    """Run a classifier on (N, H, W, 3) uint8 BGR images (NCHW float32 in [0, 1]); its first output."""
+    t = x.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+    return sess.run(None, {input_name: np.ascontiguousarray(t)})[0]
 
 
 def resize_batch(imgs: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
@@ -223,9 +227,7 @@ class TileVerifier:
             return np.zeros((0, len(self.CLASSES)), np.float32)
         if x.dtype != np.uint8 or x.ndim not in (3, 4) or x.shape[-1] != 3:
             raise ValueError(f"expected (N, h, w, 3) uint8 BGR crops, got {x.dtype} {x.shape}")
-        x = resize_batch(x, self.input_hw)
-        t = x.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
-        return self.sess.run(None, {self.input_name: np.ascontiguousarray(t)})[0]
+        return run_bgr(self.sess, self.input_name, resize_batch(x, self.input_hw))
 
     def p_none(self, crops_bgr: np.ndarray) -> np.ndarray:
         """(N,) float32 probability that a box holds no tile."""

@@ -10,25 +10,15 @@ Needs torch (training only); the runtime uses the ONNX file (:class:`models.runt
 
 from __future__ import annotations
 
-import torch
-from torch import nn
-
-from models.pipnet import conv_block
+from models.pipnet import ConvClassifier
 
 #: Network input (height, width), px.
 INPUT_SHAPE = (24, 48)
 NUM_CLASSES = 3
 
 
-class TileNet(nn.Module):
-    """3 conv blocks (16-32-64 channels) to a 3 x 6 map and a small MLP head; ~0.15 M parameters."""
+class TileNet(ConvClassifier):
+    """The tile verifier: 24 x 48 context crops -> up / down / none; ~0.15 M parameters."""
 
     def __init__(self, num_classes: int = NUM_CLASSES):
-        super().__init__()
-        self.features = nn.Sequential(conv_block(3, 16), conv_block(16, 32), conv_block(32, 64))
-        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 3 * 6, 64), nn.ReLU(inplace=True),
-                                  nn.Linear(64, num_classes))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """(N, 3, 24, 48) float -> (N, num_classes) logits."""
-        return self.head(self.features(x))
+        super().__init__(num_classes, (INPUT_SHAPE[0] // 8, INPUT_SHAPE[1] // 8), 64)

@@ -78,10 +78,9 @@ def rectified_tile(frame: np.ndarray, polygon_px: np.ndarray, out_long_px: int =
     src = (p - 0.5).astype(np.float32)
     dst = np.array([[0, 0], [L, 0], [L, S], [0, S]], np.float32) - 0.5
     M = cv2.getPerspectiveTransform(src, dst)
-    if fill is None:
-        return cv2.warpPerspective(img, M, (L, S), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return cv2.warpPerspective(img, M, (L, S), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                               borderValue=(fill, fill, fill))
+    border = cv2.BORDER_REPLICATE if fill is None else cv2.BORDER_CONSTANT
+    return cv2.warpPerspective(img, M, (L, S), flags=cv2.INTER_LINEAR, borderMode=border,
+                               borderValue=(fill or 0,) * 3)
 
 
 def halves(tile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
