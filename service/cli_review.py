@@ -13,6 +13,7 @@ from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
 from service.cli_common import check_positive, check_sets, console, err_console, fail, make_folder, plural
 from service.review import ReviewSummary, run_review
+from service.video_out import VIDEO_NAMES
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
 from vision.sources import IMAGE_SUFFIXES, LiveSource, SourceError, is_stream_url, open_source
 
@@ -53,7 +54,7 @@ def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:
     if out.exists() and not out.is_dir():
         raise fail(f"--out {out} is a file, not a folder")
     events = out / "events.jsonl"
-    if keep_events and ((events.is_file() and events.stat().st_size) or (out / "annotated.mp4").exists()):
+    if keep_events and ((events.is_file() and events.stat().st_size) or any((out / v).exists() for v in VIDEO_NAMES)):
         raise fail(f"--out {out} already holds the events or video of an earlier session: choose another folder")
     if create:
         make_folder("--out", out)
@@ -96,10 +97,10 @@ def review(
     calibration: Path = typer.Option(None, "--calibration", help="table calibration profile (JSON)"),
     out: Path = typer.Option(Path("review"), "--out", help="output folder"),
     interval: float = typer.Option(1.0, "--interval", help="seconds between photos of a folder"),
-    no_video: bool = typer.Option(False, "--no-video", help="skip annotated.mp4"),
+    no_video: bool = typer.Option(False, "--no-video", help="skip the annotated video"),
     sets: int = typer.Option(1, "--sets", help="complete tile sets in play (each tile exists this many times)"),
 ) -> None:
-    """Review recorded footage: events.jsonl, record.json, annotated.mp4 and report.html in OUT.
+    """Review recorded footage: events.jsonl, record.json, annotated.webm and report.html in OUT.
 
     A photo in the folder that cannot be decoded is skipped: one error line, exit code 2 at the end.
 
@@ -167,7 +168,7 @@ def live(
     rules: str = typer.Option(..., "--rules", help="rule-set preset, or 'none' for placements only"),
     calibration: Path = typer.Option(None, "--calibration", help="table calibration profile (JSON)"),
     out: Path = typer.Option(Path("live"), "--out", help="output folder"),
-    no_video: bool = typer.Option(False, "--no-video", help="skip annotated.mp4"),
+    no_video: bool = typer.Option(False, "--no-video", help="skip the annotated video"),
 ) -> None:
     """Score a live table: prints each event as it happens (Ctrl-C to stop and write the report)."""
     takes = "`dominocast live` takes a camera index (0, 1, ...) or a stream URL (rtsp://..., http://...)"

@@ -1,7 +1,8 @@
 """``report.html`` of a reviewed game: the timeline of plays with snapshots, the score chart, the flags.
 
 One self-contained HTML file (inline CSS and SVG, no scripts, no network) that opens from
-disk; snapshots are JPEG files beside it, referenced by relative path.
+disk; snapshots and the annotated video are files beside it, referenced by relative path. Each
+event's time links into the video at that moment (a media fragment, ``annotated.webm#t=12.5``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ table{border-collapse:collapse;width:100%} td,th{border-bottom:1px solid #ddd;pa
 tr.flag{background:#fff1f0} .pts{font-weight:600;color:#0a6} .neg{color:#c00}
 img.snap{width:220px;border-radius:4px} .flagtxt{color:#c00;font-size:.9em}
 .legend span{margin-right:1rem} svg{background:#fafafa;border:1px solid #eee}
+video.replay{width:100%;max-height:70vh;background:#000;border-radius:4px}
 .warn{background:#fff4e5;border-left:4px solid #e67e00;padding:.5rem .8rem;font-weight:600}
 """
 _COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
@@ -67,7 +69,7 @@ def score_chart_svg(rows: list[dict], width: int = 900, height: int = 260) -> st
     return '<div class="legend">' + "".join(legend) + "</div>" + "".join(parts)
 
 
-def _row_html(row: dict, snapshot: str | None) -> str:
+def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
     flags = row.get("flags") or []
     # The review's own ``hand_end`` row repeats the award the scoring event's row already carries:
     # say it in words, not again in the points column (it would read as a second award).
@@ -78,6 +80,8 @@ def _row_html(row: dict, snapshot: str | None) -> str:
     )
     t = row.get("t")
     when = f"{t:.1f} s" if isinstance(t, (int, float)) else ""
+    if when and video:
+        when = f'<a href="{html.escape(video)}#t={t:.2f}" title="watch from here">{when}</a>'
     if row.get("file"):  # a folder's photo: its name is what the user knows it by
         when += f'<br><span class="file">{html.escape(Path(str(row["file"])).name)}</span>'
     text = html.escape(row.get("text") or " ".join(str(x) for x in (row["type"], row.get("kind"), row.get("message"))
@@ -101,7 +105,8 @@ def _row_html(row: dict, snapshot: str | None) -> str:
 
 
 def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
-                  standings: list[tuple[str, int, int]], warning: str | None = None) -> str:
+                  standings: list[tuple[str, int, int]], warning: str | None = None,
+                  video: str | None = None) -> str:
     """The report's HTML text.
 
     Args:
@@ -109,10 +114,14 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
             relative image path shown beside it.
         standings: (side, games won, points) best first.
         warning: shown in a box under the title (e.g. that the review was interrupted).
+        video: relative path of the annotated video: shown under the title, and each event's
+            time links to its moment in it.
     """
     body = [f"<h1>{html.escape(title)}</h1><p class='sub'>{html.escape(subtitle)}</p>"]
     if warning:
         body.append(f"<p class='warn'>{html.escape(warning)}</p>")
+    if video:
+        body.append(f'<video class="replay" controls preload="metadata" src="{html.escape(video)}"></video>')
     body += ["<h2>Score</h2>", score_chart_svg(rows)]
     body.append("<h2>Standings</h2><table><tr><th>side</th><th>games won</th><th>points</th></tr>")
     body += [f"<tr><td>{html.escape(s)}</td><td>{w}</td><td>{p}</td></tr>" for s, w, p in standings]
@@ -126,14 +135,14 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
              for r, f in flags]
     body.append("</ul><h2>Timeline</h2><table><tr><th>hand</th><th>time</th><th>event</th><th>points</th>"
                 "<th>open ends</th><th>score</th><th>snapshot</th></tr>")
-    body += [_row_html(r, snapshots.get(i)) for i, r in enumerate(rows) if r.get("type") != "game_end"]
+    body += [_row_html(r, snapshots.get(i), video) for i, r in enumerate(rows) if r.get("type") != "game_end"]
     body.append("</table>")
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>")
 
 
 def write_report(path: Path, title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
-                 standings: list[tuple[str, int, int]], warning: str | None = None) -> Path:
+                 standings: list[tuple[str, int, int]], warning: str | None = None, video: str | None = None) -> Path:
     """Write :func:`render_report` to ``path`` (UTF-8) and return it."""
-    path.write_text(render_report(title, subtitle, rows, snapshots, standings, warning), encoding="utf-8")
+    path.write_text(render_report(title, subtitle, rows, snapshots, standings, warning, video), encoding="utf-8")
     return path

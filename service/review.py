@@ -8,7 +8,8 @@ flags) -> outputs in ``out_dir``:
 * ``events.jsonl``: one JSON object per line, flushed as each event happens, so a review that
   dies midway keeps everything already written (``docs/record-format.md``);
 * ``record.json``: the game record (``engine/record.py``);
-* ``annotated.mp4``: the footage with detections, open ends, score and flags drawn;
+* ``annotated.webm``: the footage with detections, open ends, score and flags drawn (VP8, which
+  browsers play: ``report.html`` shows it; ``annotated.mp4`` where OpenCV cannot encode VP8);
 * ``report.html`` + ``snapshots/``: timeline with snapshots, score chart, flags.
 
 A mismatched end read with confidence below ``confident`` is reported as an
@@ -17,7 +18,7 @@ hand ended (``after_hand_end``) and footage with fewer seats than the rule set
 (``seats_unseen``) are flags too; the summary's ``status`` and ``warnings`` (also at the top
 of the report) say when the score is not final.
 
-A folder holds one review: the files of an earlier one (``annotated.mp4``, ``record.json``,
+A folder holds one review: the files of an earlier one (the annotated video, ``record.json``,
 ``report.html``, ``events.jsonl``, snapshots) move to ``previous/`` when a new one starts
 (:func:`keep_previous`), so a new review that fails loses nothing. A photo in a folder that
 cannot be decoded is skipped with an ``unreadable_image`` notice row; a review stopped by
@@ -51,6 +52,7 @@ from engine.record import record_from_match, to_json
 from engine.ruleset import Ruleset
 from engine.timeline import outcome_row
 from service.report import plural, write_report
+from service.video_out import VIDEO_NAMES, open_video
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
 from vision.placements import Notice
@@ -113,7 +115,7 @@ PREVIOUS = "previous"
 def keep_previous(out_dir: Path, files: list[Path]) -> None:
     """Move an earlier review's files (paths under ``out_dir``) to ``out_dir/previous``, same layout.
 
-    A stale ``annotated.mp4`` or record must not pass for the new review's, but a new review that
+    A stale annotated video or record must not pass for the new review's, but a new review that
     fails (a broken model file, a full disk) must not lose the earlier one either: it stays in
     ``previous/`` until the next review replaces it (one generation is kept). Empty files are dropped.
     """
@@ -135,7 +137,7 @@ class _Outputs:
     """The files of a review, written as the footage is processed; those of an earlier review in
     the same folder move to ``previous/`` first (:func:`keep_previous`)."""
 
-    FILES = ("annotated.mp4", "record.json", "report.html")
+    FILES = (*VIDEO_NAMES, "record.json", "report.html")
 
     def __init__(self, out_dir: Path, annotate: bool, on_row: Callable[[dict], None] | None = None):
         self.dir = out_dir
@@ -147,6 +149,7 @@ class _Outputs:
         self.events = (out_dir / "events.jsonl").open("w", encoding="utf-8")
         self.annotate = annotate
         self.video: cv2.VideoWriter | None = None
+        self.video_path: Path | None = None
         self.rows: list[dict] = []
         self.snapshots: dict[int, str] = {}
         self._pending: list[tuple[str, np.ndarray]] = []  # snapshots waiting for the redrawn frame
@@ -181,8 +184,7 @@ class _Outputs:
             return
         if self.video is None:
             h, w = frame.shape[:2]
-            self.video = cv2.VideoWriter(str(self.dir / "annotated.mp4"), cv2.VideoWriter_fourcc(*"mp4v"),
-                                         fps, (w, h))
+            self.video, self.video_path = open_video(self.dir, fps, (w, h))
         self.video.write(frame)
 
     def close(self) -> None:
@@ -268,7 +270,7 @@ class ReviewSession:
         out_dir: output folder (created).
         profile: calibration profile (table mm) or None.
         confident: read confidence below which a mismatched end is an ``uncertain_read``.
-        annotate: write ``annotated.mp4``.
+        annotate: write the annotated video (``annotated.webm``, :mod:`service.video_out`).
         still_window_s: seconds the table must be still before a read.
         timelapse: every frame is a stable state (a folder of photos, one per move): read
             every frame, no motion gate.
@@ -466,7 +468,7 @@ class ReviewSession:
         self.out.close()
         s.files["events"] = self.out.dir / "events.jsonl"
         if self.out.video is not None:
-            s.files["annotated"] = self.out.dir / "annotated.mp4"
+            s.files["annotated"] = self.out.video_path
         if self.hand is not None:
             logs = [self.hand.log]
             match = replay_match(self.hand.rules, logs)
@@ -484,8 +486,9 @@ class ReviewSession:
             subtitle += f" · {plural(len(s.skipped), 'image')} skipped (undecodable, or another size)"
         if s.status:
             subtitle += f" · {s.status.split(':')[0]}"
+        video = self.out.video_path.name if self.out.video_path is not None else None
         s.files["report"] = write_report(self.out.dir / "report.html", title, subtitle, self.out.rows,
-                                         self.out.snapshots, s.standings, warning)
+                                         self.out.snapshots, s.standings, warning, video)
         return s
 
 

@@ -58,12 +58,20 @@ def test_review_matches_ground_truth(footage, tmp_path):
     state = replay_record(record)
     assert state.games[0].scores == end[0]["score"]
     assert summary.plays == len(want)
-    # the report names every play; the annotated video has every frame
+    # the report names every play and shows the annotated video, which has every frame, in VP8
+    # (a browser plays it); each play's time links to its moment in the video
     html = (tmp_path / "report.html").read_text()
     assert html.count("<tr") >= len(want) + 1
-    cap = cv2.VideoCapture(str(tmp_path / "annotated.mp4"))
-    assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == gt["n_frames"]
+    assert '<video class="replay" controls preload="metadata" src="annotated.webm">' in html
+    assert f'href="annotated.webm#t={plays[0]["t"]:.2f}"' in html
+    assert summary.files["annotated"] == tmp_path / "annotated.webm" and not (tmp_path / "annotated.mp4").exists()
+    cap = cv2.VideoCapture(str(tmp_path / "annotated.webm"))
+    fourcc = int(cap.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode("ascii", "replace")
+    n = 0
+    while cap.grab():
+        n += 1
     cap.release()
+    assert fourcc.upper() == "VP80" and n == gt["n_frames"]
 
 
 def test_review_timelapse_folder_free_form(footage, tmp_path):
@@ -285,7 +293,7 @@ def test_cli_review_into_an_earlier_review_folder_removes_its_outputs(tmp_path, 
     photos = _photos(tmp_path / "photos", 1)
     out = tmp_path / "out"
     (out / "snapshots").mkdir(parents=True)
-    stale = [out / "annotated.mp4", out / "record.json", out / "snapshots" / "0003_play.jpg"]
+    stale = [out / "annotated.mp4", out / "annotated.webm", out / "record.json", out / "snapshots" / "0003_play.jpg"]
     for path in stale:
         path.write_bytes(b"from the earlier run")
     mine = [out / "notes.txt", out / "snapshots" / "my photo.jpg"]
@@ -307,12 +315,14 @@ def test_cli_live_keeps_an_earlier_sessions_video(tmp_path, monkeypatch):
     earlier = tmp_path / "live"
     earlier.mkdir()
     (earlier / "events.jsonl").write_text("")
-    (earlier / "annotated.mp4").write_bytes(b"the only copy")
-    res = CliRunner().invoke(app, ["live", "7", "--rules", "all-fives", "--out", str(earlier), "--no-video"])
-    assert res.exit_code == 2
-    assert [x for x in res.stderr.splitlines() if x.strip()] == [
-        f"error: --out {earlier} already holds the events or video of an earlier session: choose another folder"]
-    assert (earlier / "annotated.mp4").read_bytes() == b"the only copy"
+    for name in ("annotated.mp4", "annotated.webm"):  # an older session's name, and today's
+        (earlier / name).write_bytes(b"the only copy")
+        res = CliRunner().invoke(app, ["live", "7", "--rules", "all-fives", "--out", str(earlier), "--no-video"])
+        assert res.exit_code == 2
+        assert [x for x in res.stderr.splitlines() if x.strip()] == [
+            f"error: --out {earlier} already holds the events or video of an earlier session: choose another folder"]
+        assert (earlier / name).read_bytes() == b"the only copy"
+        (earlier / name).rename(earlier / f"{name}.kept")
 
 
 def test_a_hand_that_ended_before_the_footage_says_so(tmp_path):
@@ -600,3 +610,23 @@ def test_an_earlier_review_moves_to_previous_and_is_never_lost(tmp_path):
     (out / "events.jsonl").write_bytes(b"")  # an empty leftover is not worth keeping
     keep_previous(out, [out / "events.jsonl"])
     assert not (out / "events.jsonl").exists() and (out / PREVIOUS / "record.json").exists()
+
+
+def test_video_falls_back_to_mp4_and_prints_no_codec_notice(tmp_path, capfd, monkeypatch):
+    from service import video_out
+
+    frame = np.zeros((48, 64, 3), np.uint8)
+    w, path = video_out.open_video(tmp_path, 10.0, (64, 48))
+    w.write(frame)
+    w.release()
+    assert path == tmp_path / "annotated.webm" and path.stat().st_size > 0
+    assert capfd.readouterr().err == ""  # OpenCV's WebM codec-tag notice is not shown to the user
+    # an OpenCV that cannot encode the first format: the next one, not a lost video
+    monkeypatch.setattr(video_out, "FORMATS", ((".webm", "XXXX"), (".mp4", "mp4v")))
+    w, path = video_out.open_video(tmp_path, 10.0, (64, 48), stem="other")
+    w.write(frame)
+    w.release()
+    assert path == tmp_path / "other.mp4" and path.stat().st_size > 0 and not (tmp_path / "other.webm").exists()
+    monkeypatch.setattr(video_out, "FORMATS", ((".webm", "XXXX"),))
+    with pytest.raises(OSError, match="cannot write a video"):
+        video_out.open_video(tmp_path, 10.0, (64, 48), stem="none")
