@@ -34,7 +34,16 @@ def load_image(path: str | os.PathLike[str], *, gray: bool = False) -> np.ndarra
     except OSError as exc:
         raise CalibrationError(f"{p}: cannot read ({exc.strerror or exc})") from exc
     flag = cv2.IMREAD_GRAYSCALE if gray else cv2.IMREAD_COLOR
-    image = cv2.imdecode(data, flag) if data.size else None
+    # Silenced: OpenCV logs a WARN line of its own for a truncated file, before the one error line.
+    log = cv2.utils.logging
+    level = log.getLogLevel()
+    log.setLogLevel(log.LOG_LEVEL_SILENT)
+    try:
+        image = cv2.imdecode(data, flag) if data.size else None
+    except cv2.error as exc:  # raised, not None, e.g. for a header over CV_IO_MAX_IMAGE_PIXELS
+        raise CalibrationError(f"{p}: not an image OpenCV can decode ({exc.err or exc})") from exc
+    finally:
+        log.setLogLevel(level)
     if image is None:
         raise CalibrationError(f"{p}: not an image (or a format OpenCV cannot decode)")
     return image

@@ -46,5 +46,6 @@ def check_positive(option: str, value: float | None, unit: str = "") -> None:
     import math
 
     if value is not None and not (math.isfinite(value) and value > 0):
-        raise fail(f"{option} must be a number{' of ' + unit if unit else ''} > 0, got {value}")
+        finite = "" if math.isfinite(value) else "finite "  # "a number > 0, got inf" reads as if inf were fine
+        raise fail(f"{option} must be a {finite}number{' of ' + unit if unit else ''} > 0, got {value}")
 

@@ -153,7 +153,7 @@ def detect(
     check_sets(sets)
     if not 1 <= threads <= MAX_THREADS:
         raise fail(f"--threads must be 1-{MAX_THREADS}, got {threads}")
-    check_positive("--tile-px", tile_px)
+    check_positive("--tile-px", tile_px, "pixels")
     if tile_px is not None and tile_px < MIN_TILE_PX:
         raise fail(f"--tile-px must be at least {MIN_TILE_PX:g} (a tile's long side in pixels; pips are unreadable "
                    f"below), got {tile_px:g}")
@@ -205,23 +205,27 @@ def detect(
         console.print(f"note: {plural(duplicates, 'tile')} read twice in one image (flag duplicate): if the table "
                       "holds more than one set, pass --sets 2; if not, one of the two is not a real tile "
                       "(a printed picture?) or is misread", markup=False, highlight=False)
-    _write_json(json_out, records, several)
+    if _write_json(json_out, records, several):  # on stdout after the tables, as `calibrate` says what it wrote
+        read = [r["tiles"] for r in records if "error" not in r]
+        console.print(f"wrote {plural(sum(map(len, read)), 'tile')} in {plural(len(read), 'image')} to {json_out}",
+                      markup=False, highlight=False, soft_wrap=True)
     if bad:
         raise typer.Exit(code=2)
 
 
-def _write_json(json_out: Path | None, records: list[dict], several: bool) -> None:
-    """``--json``: the tiles of one image (a list), or one ``{image, tiles}`` per image.
+def _write_json(json_out: Path | None, records: list[dict], several: bool) -> bool:
+    """``--json``: the tiles of one image (a list), or one ``{image, tiles}`` per image; True when written.
 
     One image that could not be read writes nothing: ``[]`` would read as "no tiles"."""
     if json_out is None or (not several and (not records or "error" in records[0])):
-        return
+        return False
     doc = records if several else (records[0]["tiles"] or [])
     try:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(doc, indent=1) + "\n")
     except OSError as exc:
         raise fail(f"{json_out}: cannot write ({exc.strerror or exc})") from None
+    return True
 
 
 def _detect_each(images: list[Path], rec, profile, tile_px: float | None, records: list[dict],

@@ -74,9 +74,9 @@ def pips_cmd(
 ) -> None:
     """Train the pip reader (tiny CNN on rectified halves) and export models/pip_reader.onnx."""
     _check_device(device, data)
-    _need_training_deps()
     if epochs < 1:
         raise fail("--epochs must be >= 1")
+    _need_training_deps(("torch",))  # after the argument checks: a typo is reported without the train extra too
     from models.train_pips import train
 
     m = train(data, scenes, seed, imgsz, epochs, device=device, resume=resume)

@@ -93,9 +93,10 @@ def test_detect_names_the_one_bad_option(tmp_path):
     for args, msg in ((["--sets", "0"], "--sets must be 1-8 (complete tile sets on the table), got 0"),
                       (["--sets", "9"], "--sets must be 1-8 (complete tile sets on the table), got 9"),
                       (["--threads", "0"], "--threads must be 1-64, got 0"),
-                      (["--tile-px", "0"], "--tile-px must be a number > 0, got 0.0"),
-                      (["--tile-px", "nan"], "--tile-px must be a number > 0, got nan"),
-                      (["--tile-px", "inf"], "--tile-px must be a number > 0, got inf"),
+                      (["--tile-px", "0"], "--tile-px must be a number of pixels > 0, got 0.0"),
+                      (["--tile-px", "nan"], "--tile-px must be a finite number of pixels > 0, got nan"),
+                      (["--tile-px", "inf"], "--tile-px must be a finite number of pixels > 0, got inf"),
+                      (["--tile-px", "-inf"], "--tile-px must be a finite number of pixels > 0, got -inf"),
                       (["--tile-px", "0.5"], "--tile-px must be at least 8 (a tile's long side in pixels; pips are "
                                              "unreadable below), got 0.5")):
         assert _err("detect", img, *args) == (2, f"error: {msg}"), args
@@ -126,3 +127,27 @@ def test_review_permission_error_is_one_line(tmp_path, monkeypatch):
     photos.mkdir()
     res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(tmp_path / "out")])
     assert (res.exit_code, res.stderr.strip()) == (2, f"error: {photos}: permission denied"), res.output
+
+
+def test_train_argument_errors_come_before_the_missing_torch_check(monkeypatch):
+    """Without torch a typo is still named (as `train verifier` did): the arguments are checked first."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    from service import cli_train
+
+    def find_spec(name, *a):  # torch and ultralytics not installed
+        return None if name in ("torch", "ultralytics") else importlib.util.find_spec(name, *a)
+
+    monkeypatch.setattr(cli_train, "importlib", SimpleNamespace(util=SimpleNamespace(find_spec=find_spec)))
+    for cmd, args, msg in (("pips", ["--epochs", "0"], "--epochs must be >= 1"),
+                           ("pips", ["--epochs", "-3"], "--epochs must be >= 1"),
+                           ("detector", ["--epochs", "0"], "--epochs must be >= 1 and --hours > 0"),
+                           ("detector", ["--imgsz", "300"], "--imgsz must be a multiple of 32"),
+                           ("detector", ["--workers", "0"], "--workers and --windows must be >= 1"),
+                           ("detector", ["--lr0", "0"], "--lr0 must be > 0 and --freeze >= 0"),
+                           ("verifier", ["--epochs", "0"], "--epochs must be >= 1"),
+                           ("pips", [], "torch is not installed: run `make train-deps` first"),
+                           ("detector", [], "torch is not installed: run `make train-deps` first"),
+                           ("verifier", [], "torch is not installed: run `make train-deps` first")):
+        assert _err("train", cmd, *args) == (2, f"error: {msg}"), (cmd, args)

@@ -194,6 +194,56 @@ def test_one_unreadable_image_writes_no_json(fake, files, tmp_path):
     assert r.exit_code == 2 and not out.exists()
 
 
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG whose header declares ``width`` x ``height`` pixels (its data is a few bytes)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\0" * 10)) + chunk(b"IEND", b""))
+
+
+def test_images_opencv_refuses_are_one_line_each_and_the_others_kept(fake, files, tmp_path, capfd):
+    """OpenCV raises (not returns None) for a header over CV_IO_MAX_IMAGE_PIXELS, and logs its own
+    WARN line for a truncated PNG: each is one ``error:`` line, the other images still go to --json."""
+    huge = tmp_path / "huge.png"
+    huge.write_bytes(_png_header(100_000, 100_000))
+    cut = tmp_path / "cut.png"
+    cut.write_bytes(files["good"].read_bytes()[:60])
+    out = tmp_path / "all.json"
+    r = _invoke(files["good"], huge, cut, files["good2"], "--json", out)
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert [x for x in r.stderr.splitlines() if x.strip()] == [
+        f"error: {huge}: not an image OpenCV can decode (pixels <= CV_IO_MAX_IMAGE_PIXELS)",
+        f"error: {cut}: not an image (or a format OpenCV cannot decode)"]
+    assert "WARN" not in capfd.readouterr().err  # OpenCV's own log line, written past sys.stderr
+    doc = json.loads(out.read_text())
+    assert [d["image"] for d in doc] == [str(p) for p in (files["good"], huge, cut, files["good2"])]
+    assert [d["tiles"] is None for d in doc] == [False, True, True, False]
+    one = tmp_path / "one.json"
+    r = _invoke(huge, "--json", one)
+    assert r.exit_code == 2 and not one.exists()
+
+
+def test_json_out_says_what_it_wrote_after_the_tables(fake, files, tmp_path):
+    out = tmp_path / "tiles.json"
+    r = _invoke(files["good"], files["text"], files["good2"], "--json", out)
+    assert r.exit_code == 2
+    lines = [x for x in r.stdout.splitlines() if x.strip()]
+    assert lines[-1] == f"wrote 4 tiles in 2 images to {out}"
+    assert "good.png: 2 tiles" in lines[0] and any("second.jpg: 2 tiles" in x for x in lines)  # the tables stay
+    assert len([x for x in r.stderr.splitlines() if x.strip()]) == 1  # stderr: the one error line only
+    r = _invoke(files["good"], "--json", out)
+    assert r.exit_code == 0 and [x for x in r.stdout.splitlines() if x.strip()][-1] == (
+        f"wrote 2 tiles in 1 image to {out}")
+    r = _invoke(files["text"], "--json", tmp_path / "none.json")  # nothing written: nothing said
+    assert r.exit_code == 2 and "wrote" not in r.stdout and not (tmp_path / "none.json").exists()
+    assert "wrote" not in _invoke(files["good"]).stdout
+
+
 def test_outputs_never_overwrite_an_input_image(fake, files):
     before = files["good"].read_bytes()
     for opt in ("--json", "--annotate"):

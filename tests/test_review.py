@@ -555,7 +555,7 @@ def test_cli_review_of_one_photo_points_to_detect(tmp_path):
     for args, msg in (([str(photo)], f"{photo} is one photo: `dominocast review` takes a video or a folder of "
                                      f"photos (a time-lapse); for the tiles in one photo use `dominocast detect {photo}`"),
                       ([str(photo.parent), "--interval", "-1"], "--interval must be a number of seconds > 0, got -1.0"),
-                      ([str(photo.parent), "--interval", "inf"], "--interval must be a number of seconds > 0, got inf"),
+                      ([str(photo.parent), "--interval", "inf"], "--interval must be a finite number of seconds > 0, got inf"),
                       ([str(photo.parent), "--sets", "0"], "--sets must be 1-8 (complete tile sets on the table), got 0"),
                       ([str(photo.parent), "--sets", "100000"],
                        "--sets must be 1-8 (complete tile sets on the table), got 100000")):
