@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -9,6 +10,29 @@ import cv2
 import numpy as np
 
 from calibration.errors import CalibrationError
+
+
+@contextlib.contextmanager
+def quiet_opencv():
+    """Silence OpenCV's own log for a block: it prints WARN/ERROR lines (a truncated file, a backend
+    that fails to open) before the one clear error line the caller gives."""
+    log = cv2.utils.logging
+    level = log.getLogLevel()
+    log.setLogLevel(log.LOG_LEVEL_SILENT)
+    try:
+        yield
+    finally:
+        log.setLogLevel(level)
+
+
+def decode_image(path: str | os.PathLike[str]) -> np.ndarray | None:
+    """``cv2.imread`` (BGR, (H, W, 3) uint8) without OpenCV's log lines; None when the file does not
+    decode, including images OpenCV refuses by raising (a header over CV_IO_MAX_IMAGE_PIXELS)."""
+    with quiet_opencv():
+        try:
+            return cv2.imread(str(path), cv2.IMREAD_COLOR)
+        except cv2.error:
+            return None
 
 
 def load_image(path: str | os.PathLike[str], *, gray: bool = False) -> np.ndarray:
@@ -34,16 +58,11 @@ def load_image(path: str | os.PathLike[str], *, gray: bool = False) -> np.ndarra
     except OSError as exc:
         raise CalibrationError(f"{p}: cannot read ({exc.strerror or exc})") from exc
     flag = cv2.IMREAD_GRAYSCALE if gray else cv2.IMREAD_COLOR
-    # Silenced: OpenCV logs a WARN line of its own for a truncated file, before the one error line.
-    log = cv2.utils.logging
-    level = log.getLogLevel()
-    log.setLogLevel(log.LOG_LEVEL_SILENT)
-    try:
-        image = cv2.imdecode(data, flag) if data.size else None
-    except cv2.error as exc:  # raised, not None, e.g. for a header over CV_IO_MAX_IMAGE_PIXELS
-        raise CalibrationError(f"{p}: not an image OpenCV can decode ({exc.err or exc})") from exc
-    finally:
-        log.setLogLevel(level)
+    with quiet_opencv():
+        try:
+            image = cv2.imdecode(data, flag) if data.size else None
+        except cv2.error as exc:  # raised, not None, e.g. for a header over CV_IO_MAX_IMAGE_PIXELS
+            raise CalibrationError(f"{p}: not an image OpenCV can decode ({exc.err or exc})") from exc
     if image is None:
         raise CalibrationError(f"{p}: not an image (or a format OpenCV cannot decode)")
     return image

@@ -268,16 +268,30 @@ def test_unopenable_camera_prints_no_opencv_log_and_restores_the_level(capfd):
     assert log.getLogLevel() == before
 
 
-def test_image_folder_can_skip_unreadable_images(tmp_path):
+def _huge_png_header() -> bytes:
+    """A valid 4x4 PNG whose header claims 100000 x 100000 px: OpenCV raises on it instead of
+    returning None (over CV_IO_MAX_IMAGE_PIXELS)."""
+    import struct
+    import zlib
+
+    b = bytearray(cv2.imencode(".png", np.zeros((4, 4, 3), np.uint8))[1].tobytes())
+    b[16:24] = struct.pack(">II", 100000, 100000)
+    b[29:33] = struct.pack(">I", zlib.crc32(bytes(b[12:29])))
+    return bytes(b)
+
+
+def test_image_folder_can_skip_unreadable_images(tmp_path, capfd):
     cv2.imwrite(str(tmp_path / "1.png"), _frame(1))
     (tmp_path / "2.png").write_bytes(b"\x89PNG broken")
     (tmp_path / "3.jpg").write_bytes(b"")
     cv2.imwrite(str(tmp_path / "4.png"), _frame(4))
+    (tmp_path / "5.png").write_bytes(_huge_png_header())
     seen = []
     src = ImageFolderSource(tmp_path, interval_s=2.0, on_unreadable=lambda i, t, p, m: seen.append((i, t, p.name, m)))
     assert [(f.index, f.t) for f in src] == [(0, 0.0), (3, 6.0)]
-    assert seen == [(1, 2.0, "2.png", f"image {tmp_path / '2.png'} cannot be decoded (corrupt or not an image)"),
-                    (2, 4.0, "3.jpg", f"image {tmp_path / '3.jpg'} cannot be decoded (corrupt or not an image)")]
+    assert seen == [(i, 2.0 * i, n, f"image {tmp_path / n} cannot be decoded (corrupt or not an image)")
+                    for i, n in ((1, "2.png"), (2, "3.jpg"), (4, "5.png"))]
+    assert "WARN" not in capfd.readouterr().err  # the one line is the caller's, not OpenCV's too
 
 
 def test_folder_photo_of_another_size_is_skipped_like_an_undecodable_one(tmp_path):

@@ -187,22 +187,22 @@ class ImageFolderSource(FrameSource):
     @property
     def frame_shape(self) -> tuple[int, ...] | None:
         """(H, W, C) of the first image that decodes (None when none does); reads it once."""
-        import cv2
+        from calibration.images import decode_image
 
         if not hasattr(self, "_shape"):
             self._shape = None
             for path in self.files:
-                image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+                image = decode_image(path)
                 if image is not None:
                     self._shape = tuple(image.shape)
                     break
         return self._shape
 
     def __iter__(self) -> Iterator[Frame]:
-        import cv2
+        from calibration.images import decode_image
 
         for i, path in enumerate(self.files):
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            image = decode_image(path)
             first = self.frame_shape
             message = None
             if image is None:
@@ -224,11 +224,10 @@ def _default_capture(target: int | str, open_timeout_s: float, read_timeout_s: f
     """A ``cv2.VideoCapture`` for a camera index or URL with OpenCV's own timeouts set where it has them."""
     import cv2
 
+    from calibration.images import quiet_opencv
+
     # Each backend that fails to open logs WARN/ERROR lines; the caller says one clear line instead.
-    log = cv2.utils.logging
-    level = log.getLogLevel()
-    log.setLogLevel(log.LOG_LEVEL_SILENT)
-    try:
+    with quiet_opencv():
         if isinstance(target, int):
             cap = cv2.VideoCapture(target)
             cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
@@ -236,8 +235,6 @@ def _default_capture(target: int | str, open_timeout_s: float, read_timeout_s: f
         params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, int(open_timeout_s * 1000),
                   cv2.CAP_PROP_READ_TIMEOUT_MSEC, int(read_timeout_s * 1000)]
         return cv2.VideoCapture(target, cv2.CAP_FFMPEG, params)
-    finally:
-        log.setLogLevel(level)
 
 
 class LiveSource(FrameSource):
