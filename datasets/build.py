@@ -46,9 +46,8 @@ MIN_VISIBLE = 0.5
 #: Fraction of train/val detector windows that are a smaller crop padded with grey, as the runtime
 #: pads small frames (letterbox) and edge windows; training never showed padding before.
 PADDED_WINDOWS = 0.15
-#: 4: tiles dealt from complete sets (``layouts.Deck``) instead of drawn independently;
-#: 5: granite among the train/val surfaces.
-RECIPE_VERSION = 5
+#: 4: tiles dealt from complete sets (``layouts.Deck``) instead of drawn independently.
+RECIPE_VERSION = 4
 
 
 def split_of(i: int) -> str:

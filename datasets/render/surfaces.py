@@ -1,4 +1,4 @@
-"""Table surfaces: felt, wood, marble, printed game boards, plain dark, linen cloth, terrazzo, granite.
+"""Table surfaces: felt, wood, marble, printed game boards, plain dark, linen cloth, terrazzo.
 
 Surfaces are drawn directly in image space at frame resolution.  Printed game
 boards carry flat pictures of dominoes: distractors that are never labelled.  A
@@ -15,7 +15,7 @@ import numpy as np
 from datasets.render import tiles as T
 
 #: All surface kinds the renderer knows.
-SURFACE_KINDS = ("felt", "wood", "marble", "board", "dark", "linen", "terrazzo", "granite")
+SURFACE_KINDS = ("felt", "wood", "marble", "board", "dark", "linen", "terrazzo")
 
 _FELT = [(40, 110, 30), (110, 60, 20), (30, 30, 120), (60, 60, 60), (20, 80, 90), (90, 40, 70)]
 
@@ -102,47 +102,9 @@ def make_surface(kind: str, h: int, w: int, rng: np.random.Generator, tile_long_
         chip = cv2.dilate(seeds.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))) > 0
         img[chip] = grown[chip]
         img = cv2.GaussianBlur(img, (3, 3), 0.6)
-    elif kind == "granite":
-        img = _granite(h, w, rng)
     else:
         raise ValueError(f"unknown surface {kind!r}")
     return np.clip(img, 0, 255).astype(np.uint8)
-
-
-def _granite(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
-    """Polished granite or slate top: dense crystals at two grain sizes plus a few fissures.
-
-    A training surface with straight-ish dark and light lines that are not tile edges (the
-    held-out marble has smooth sinuous veins; this has speckle and jagged cracks instead).
-
-    Returns:
-        (h, w, 3) float32 BGR, not clipped.
-    """
-    light = rng.random() < 0.5
-    base = (np.array([185, 185, 190], np.float32) if light else np.array([55, 55, 60], np.float32))
-    base = base * rng.uniform(0.93, 1.07, 3).astype(np.float32)  # grey, pinkish, greenish, bluish stone
-    speck = np.zeros((h, w), np.float32)
-    for px, amp in ((rng.uniform(1.5, 3.0), rng.uniform(6, 14)), (rng.uniform(4.0, 10.0), rng.uniform(10, 22))):
-        g = rng.standard_normal((max(2, int(h / px)), max(2, int(w / px))), dtype=np.float32)
-        g = cv2.resize(g, (w, h), interpolation=cv2.INTER_LINEAR)
-        speck += amp * np.sign(g) * np.abs(g) ** 1.5  # a few crystals stand out
-    img = base + speck[..., None] + 14 * _lowfreq(rng, h, w, 6)[..., None]
-    # Fissures and quartz veins: jagged or nearly straight walks, darker or lighter than the stone.
-    lines = np.zeros((h, w), np.float32)
-    for _ in range(int(rng.integers(3, 12))):
-        x, y = rng.uniform(0, w), rng.uniform(0, h)
-        ang, wiggle = rng.uniform(0, 2 * np.pi), rng.choice([0.05, 0.2, 0.4])
-        pts = [(x, y)]
-        for _ in range(int(rng.integers(8, 50))):
-            ang += rng.normal(0, wiggle)
-            step = rng.uniform(8, 30)
-            x, y = x + step * np.cos(ang), y + step * np.sin(ang)
-            pts.append((x, y))
-        value = (1.0 if rng.random() < 0.5 else -1.0) * rng.uniform(25, 80)
-        cv2.polylines(lines, [np.round(np.array(pts)).astype(np.int32)], False, value,
-                      int(rng.choice([1, 1, 2, 3, 5])), cv2.LINE_AA)
-    lines = cv2.GaussianBlur(lines, (0, 0), rng.uniform(0.6, 1.5))
-    return img + lines[..., None]
 
 
 def _draw_board_print(img: np.ndarray, rng: np.random.Generator, tile_long_px: float) -> None:
