@@ -52,7 +52,7 @@ from engine.record import record_from_match, to_json
 from engine.ruleset import Ruleset
 from engine.timeline import outcome_row
 from service.report import plural, write_report
-from service.video_out import VIDEO_NAMES, open_video
+from service.video_out import VIDEO_NAMES, VideoOut
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
 from vision.placements import Notice
@@ -148,8 +148,7 @@ class _Outputs:
                       + [f for f in self.snap_dir.glob("*.jpg") if SNAPSHOT_NAME.fullmatch(f.name)])
         self.events = (out_dir / "events.jsonl").open("w", encoding="utf-8")
         self.annotate = annotate
-        self.video: cv2.VideoWriter | None = None
-        self.video_path: Path | None = None
+        self.video: VideoOut | None = None
         self.rows: list[dict] = []
         self.snapshots: dict[int, str] = {}
         self._pending: list[tuple[str, np.ndarray]] = []  # snapshots waiting for the redrawn frame
@@ -184,7 +183,7 @@ class _Outputs:
             return
         if self.video is None:
             h, w = frame.shape[:2]
-            self.video, self.video_path = open_video(self.dir, fps, (w, h))
+            self.video = VideoOut(self.dir, fps, (w, h))
         self.video.write(frame)
 
     def close(self) -> None:
@@ -468,7 +467,7 @@ class ReviewSession:
         self.out.close()
         s.files["events"] = self.out.dir / "events.jsonl"
         if self.out.video is not None:
-            s.files["annotated"] = self.out.video_path
+            s.files["annotated"] = self.out.video.path
         if self.hand is not None:
             logs = [self.hand.log]
             match = replay_match(self.hand.rules, logs)
@@ -486,7 +485,7 @@ class ReviewSession:
             subtitle += f" · {plural(len(s.skipped), 'image')} skipped (undecodable, or another size)"
         if s.status:
             subtitle += f" · {s.status.split(':')[0]}"
-        video = self.out.video_path.name if self.out.video_path is not None else None
+        video = self.out.video.path.name if self.out.video is not None else None
         s.files["report"] = write_report(self.out.dir / "report.html", title, subtitle, self.out.rows,
                                          self.out.snapshots, s.standings, warning, video)
         return s

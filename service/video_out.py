@@ -4,16 +4,24 @@ OpenCV's pip wheels encode no H.264, and the MPEG-4 part 2 (``mp4v``) they do en
 VLC but not in browsers, so ``report.html`` could not show it. VP8 in WebM plays in every
 current browser and the wheels' FFmpeg encodes it; where it does not (another OpenCV build),
 the video falls back to ``mp4v`` in MP4 rather than being lost.
+
+VP8 costs ~20 ms a 960x540 frame on one core here (``mp4v`` ~3 ms), so :class:`VideoOut`
+encodes on a thread of its own (the review's reading, drawing and recognition run beside it),
+at most 15 frames a second and 1280 px wide.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
+import queue
 import sys
+import threading
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 #: (suffix, fourcc) tried in order.
 FORMATS = ((".webm", "VP80"), (".mp4", "mp4v"))
@@ -60,3 +68,68 @@ def open_video(folder: Path, fps: float, size: tuple[int, int], stem: str = "ann
         writer.release()
         path.unlink(missing_ok=True)
     raise OSError(f"cannot write a video in {folder}")
+
+
+#: The annotated video is for watching a review, not for measuring: at most this many frames a
+#: second and this many pixels wide (VP8 at 1920x1080 costs ~4x a 960x540 frame).
+MAX_FPS = 15.0
+MAX_WIDTH = 1280
+
+
+class VideoOut:
+    """The annotated video (:func:`open_video`), encoded by a background thread.
+
+    Footage faster than ``max_fps`` keeps every k-th frame (k = ceil(fps / max_fps), the video's
+    rate fps / k, so times in it are footage times); frames wider than ``max_width`` are shrunk
+    (aspect kept). Kept frames are queued (at most ``queue_frames``: :meth:`write` waits when the
+    encoder is behind, so none is dropped and memory stays bounded). The caller must not change a
+    frame after handing it over.
+
+    Attributes:
+        path: the file being written.
+        fps: its frame rate, frames per second.
+        size: its (width, height), pixels.
+        error: the exception the encoder stopped on, or None.
+    """
+
+    def __init__(self, folder: Path, fps: float, size: tuple[int, int], stem: str = "annotated",
+                 queue_frames: int = 8, max_fps: float = MAX_FPS, max_width: int = MAX_WIDTH):
+        self.step = max(1, math.ceil(fps / max_fps - 1e-9))
+        self.fps = fps / self.step
+        w, h = size
+        self.size = (w, h) if w <= max_width else (max_width, max(2, round(h * max_width / w / 2) * 2))
+        self._writer, self.path = open_video(folder, self.fps, self.size, stem)
+        self.error: Exception | None = None
+        self._seen = 0
+        self._queue: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=queue_frames)
+        self._thread = threading.Thread(target=self._encode, name="video-encoder", daemon=True)
+        self._thread.start()
+
+    def _encode(self) -> None:
+        while (frame := self._queue.get()) is not None:
+            if self.error is None:
+                try:
+                    if frame.shape[1] != self.size[0]:
+                        frame = cv2.resize(frame, self.size, interpolation=cv2.INTER_AREA)
+                    self._writer.write(frame)
+                except Exception as exc:  # noqa: BLE001 - kept for write(); the queue must keep draining
+                    self.error = exc
+
+    def write(self, frame: np.ndarray) -> None:
+        """Hand over the next (H, W, 3) uint8 BGR frame of the footage (size as given at opening).
+
+        Raises:
+            OSError: the encoder failed on an earlier frame (its error is the cause).
+        """
+        if self.error is not None:
+            raise OSError(f"cannot write {self.path}: {self.error}") from self.error
+        self._seen += 1
+        if (self._seen - 1) % self.step == 0:
+            self._queue.put(frame)
+
+    def release(self) -> None:
+        """Encode what is queued and close the file (idempotent)."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()
+        self._writer.release()

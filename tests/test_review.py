@@ -630,3 +630,70 @@ def test_video_falls_back_to_mp4_and_prints_no_codec_notice(tmp_path, capfd, mon
     monkeypatch.setattr(video_out, "FORMATS", ((".webm", "XXXX"),))
     with pytest.raises(OSError, match="cannot write a video"):
         video_out.open_video(tmp_path, 10.0, (64, 48), stem="none")
+
+
+def test_video_encoder_thread_keeps_every_frame_in_order_and_reports_a_failure(tmp_path):
+    from service.video_out import VideoOut
+
+    v = VideoOut(tmp_path, 10.0, (64, 48), queue_frames=2)  # a short queue: write() must wait, not drop
+    for k in range(25):
+        v.write(np.full((48, 64, 3), 10 * k, np.uint8))
+    v.release()
+    v.release()  # twice is harmless
+    assert (v.step, v.fps, v.size) == (1, 10.0, (64, 48))
+    cap = cv2.VideoCapture(str(v.path))
+    means = []
+    while True:
+        ok, f = cap.read()
+        if not ok:
+            break
+        means.append(float(f.mean()))
+    # in order, each frame once (VP8 and the YUV round trip shift a grey level by up to ~4)
+    assert len(means) == 25 and np.allclose(means, [10 * k for k in range(25)], atol=5)
+    assert (np.diff(means) > 5).all()
+
+    class Broken:
+        def write(self, frame):
+            raise cv2.error("disk full")
+
+        def release(self):
+            pass
+
+    v = VideoOut(tmp_path, 10.0, (64, 48), stem="broken")
+    v._writer = Broken()
+    v.write(np.zeros((48, 64, 3), np.uint8))
+    for _ in range(50):  # the encoder keeps draining: the review is never blocked
+        try:
+            v.write(np.zeros((48, 64, 3), np.uint8))
+        except OSError as exc:
+            assert "disk full" in str(exc) and str(v.path) in str(exc)
+            break
+    else:
+        raise AssertionError("the encoder's failure was never reported")
+    v.release()
+
+
+def test_video_of_fast_wide_footage_keeps_every_kth_frame_shrunk(tmp_path):
+    from service.video_out import VideoOut
+
+    # 30 fps -> every 2nd frame at 15 fps; 1600 px wide -> 1280 x 720 (1600 x 900 scaled by 0.8)
+    v = VideoOut(tmp_path, 30.0, (1600, 900), max_fps=15.0, max_width=1280)
+    assert (v.step, v.fps, v.size) == (2, 15.0, (1280, 720))
+    for k in range(10):
+        v.write(np.full((900, 1600, 3), 20 * k, np.uint8))
+    v.release()
+    cap = cv2.VideoCapture(str(v.path))
+    assert (cap.get(cv2.CAP_PROP_FRAME_WIDTH), cap.get(cv2.CAP_PROP_FRAME_HEIGHT)) == (1280, 720)
+    assert abs(cap.get(cv2.CAP_PROP_FPS) - 15.0) < 0.01
+    means = []
+    while True:
+        ok, f = cap.read()
+        if not ok:
+            break
+        means.append(float(f.mean()))
+    assert np.allclose(means, [0, 40, 80, 120, 160], atol=5)  # footage frames 0, 2, 4, 6, 8
+    # 25 fps -> every 2nd at 12.5; 15 fps and slower: every frame
+    for fps, stem, step in ((25.0, "b", 2), (15.0, "c", 1)):
+        v = VideoOut(tmp_path, fps, (64, 48), stem=stem)
+        v.release()
+        assert (v.step, v.fps) == (step, fps / step)
