@@ -294,7 +294,8 @@ class _FirstSeconds(FrameSource):
         self.source.close()
 
 
-def review(paths: dict, recognizer, out_dir: Path, limit_s: float | None = None) -> tuple[list[dict], dict]:
+def review(paths: dict, recognizer, out_dir: Path, limit_s: float | None = None,
+           annotate: bool = False) -> tuple[list[dict], dict]:
     """Review one footage with ``recognizer``; returns (events rows, ground truth) and times it.
 
     Args:
@@ -303,6 +304,7 @@ def review(paths: dict, recognizer, out_dir: Path, limit_s: float | None = None)
         out_dir: the review's output folder (replaced).
         limit_s: review only the footage before this time (s); the ground truth then keeps
             only the plays at rest 2 s before it.
+        annotate: also write the annotated video, as ``dominocast review`` does by default.
 
     Returns:
         (``events.jsonl`` rows, the ground truth with ``_timing`` added: ``{"footage_s",
@@ -323,7 +325,7 @@ def review(paths: dict, recognizer, out_dir: Path, limit_s: float | None = None)
     try:
         t = time.perf_counter()
         s = run_review(src, load_ruleset(gt["rules"]), lambda im: recognizer(im, profile), out_dir, profile,
-                       annotate=False)
+                       annotate=annotate)
         wall = time.perf_counter() - t
     finally:
         src.close()
@@ -333,14 +335,15 @@ def review(paths: dict, recognizer, out_dir: Path, limit_s: float | None = None)
     return rows, gt
 
 
-def _speed_child(paths: dict, threads: int, out_dir: str, limit_s: float | None = None) -> dict:
+def _speed_child(paths: dict, threads: int, out_dir: str, limit_s: float | None = None,
+                 annotate: bool = False) -> dict:
     """Child-process body of the speed part: load the models, review, score (picklable dict)."""
     from vision.recognize import Recognizer
 
     t = time.perf_counter()
     recognizer = Recognizer(threads=threads)
     load_s = time.perf_counter() - t
-    rows, gt = review(paths, recognizer, Path(out_dir), limit_s)
+    rows, gt = review(paths, recognizer, Path(out_dir), limit_s, annotate)
     sc = score_hand(gt, rows)
     tm = gt["_timing"]
     return {**tm, "load_s": round(load_s, 2),
@@ -381,12 +384,16 @@ def run(cfg: BenchConfig) -> dict:
         spaths, srender = footage(cfg, SMOKE_RULES, SEED0 + cfg.seed, SMOKE_SIZE, SMOKE_FPS)
     else:
         spaths, srender = footage(cfg, SPEED_RULES, SEED0 + cfg.seed, SPEED_SIZE, SPEED_FPS)
-    speed, rss = in_child(_speed_child, {k: str(v) for k, v in spaths.items()}, cfg.threads,
-                          str(work / "speed"), SMOKE_LIMIT_S if cfg.smoke else None, timeout_s=1800)
     sz = SMOKE_SIZE if cfg.smoke else SPEED_SIZE
-    speed.update(rules=SMOKE_RULES if cfg.smoke else SPEED_RULES, size=f"{sz[0]}x{sz[1]}",
-                 fps=SMOKE_FPS if cfg.smoke else SPEED_FPS, peak_rss_mb=rss,
-                 render_s=None if srender is None else round(srender, 1))
+    runs = {}
+    for annotate in (False, True):  # the pipeline alone, then with the CLI's default annotated video
+        sp, rss = in_child(_speed_child, {k: str(v) for k, v in spaths.items()}, cfg.threads,
+                           str(work / "speed"), SMOKE_LIMIT_S if cfg.smoke else None, annotate, timeout_s=1800)
+        sp.update(rules=SMOKE_RULES if cfg.smoke else SPEED_RULES, size=f"{sz[0]}x{sz[1]}",
+                  fps=SMOKE_FPS if cfg.smoke else SPEED_FPS, peak_rss_mb=rss,
+                  render_s=None if srender is None else round(srender, 1))
+        runs[annotate] = sp
+    speed = {**runs[False], "annotated": runs[True]}
     shutil.rmtree(work, ignore_errors=True)  # review outputs; the footage stays cached
     return {"size": f"{size[0]}x{size[1]}", "fps": fps, "appearance": "test", "inject_mismatch": 1,
             "per_preset": per, "skipped": skipped, "total": summarise(list(per.values())), "speed": speed,
@@ -453,10 +460,15 @@ def render(results: dict) -> str:
             f"`{name}` [{m['tile'][0]}|{m['tile'][1]}] at {m['t']:.1f} s: {why.get(m['status'], m['status'])}"
             for name, m in missed) + ".\n")
     out.append("### Review speed\n")
-    out.append(md_table(["footage", "review", "speed", "target", "peak RSS"], [[
-        f"`{sp['rules']}` hand, {sp['size']} at {sp['fps']:g} fps, {sp['footage_s']:.1f} s ({sp['frames']} frames)",
-        f"{sp['wall_s']:.1f} s, {sp['reads']} reads, {sp['found']}/{sp['gt_plays']} plays found",
-        f"**{sp['speed_x']}x** real time", f">= {tg['speed_x']:g}x", f"{sp['peak_rss_mb']:.0f} MB"]]))
+    rows = [[f"`{sp['rules']}` hand, {sp['size']} at {sp['fps']:g} fps, {sp['footage_s']:.1f} s ({sp['frames']} frames)",
+             f"{sp['wall_s']:.1f} s, {sp['reads']} reads, {sp['found']}/{sp['gt_plays']} plays found",
+             f"**{sp['speed_x']}x** real time", f">= {tg['speed_x']:g}x", f"{sp['peak_rss_mb']:.0f} MB"]]
+    if "annotated" in sp:  # results stored before the annotated run was measured have no second row
+        a = sp["annotated"]
+        rows.append(["the same, writing the annotated video (`review`'s default: VP8, at most 1280 px wide and 15 fps)",
+                     f"{a['wall_s']:.1f} s, {a['found']}/{a['gt_plays']} plays found", f"{a['speed_x']}x real time",
+                     "", f"{a['peak_rss_mb']:.0f} MB"])
+    out.append(md_table(["footage", "review", "speed", "target", "peak RSS"], rows))
     out.append(f"Reviewed in a process of its own (peak RSS: models and decoding included; model loading, "
                f"{sp['load_s']:.1f} s, not counted in the speed). The per-preset speeds above are at "
                f"{results['size']}, {results['fps']:g} fps. Speeds depend on the machine's load (above); "
