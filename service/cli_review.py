@@ -171,6 +171,20 @@ def live(
     no_video: bool = typer.Option(False, "--no-video", help="skip the annotated video"),
 ) -> None:
     """Score a live table: prints each event as it happens (Ctrl-C to stop and write the report)."""
+    try:
+        _live(source, rules, calibration, out, no_video)
+    except KeyboardInterrupt:  # before the session started: loading the models, opening the camera
+        err_console.print("interrupted", highlight=False)
+        raise typer.Exit(code=130) from None
+
+
+def _interrupted(message: str) -> typer.Exit:
+    """``message`` on stderr in one line; returns the Exit(130) of a Ctrl-C to raise."""
+    err_console.print(message, highlight=False, markup=False, soft_wrap=True)
+    return typer.Exit(code=130)
+
+
+def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video: bool) -> None:
     takes = "`dominocast live` takes a camera index (0, 1, ...) or a stream URL (rtsp://..., http://...)"
     if not source.strip():
         raise fail(f"the source is empty: {takes}")
@@ -200,14 +214,20 @@ def live(
                              annotate=not no_video, on_row=lambda row: print(json.dumps(row), flush=True))
     except SourceError as exc:
         raise fail(str(exc))
-    except KeyboardInterrupt:  # a second Ctrl-C while the files were written
-        console.print("stopped")
-        return
+    except KeyboardInterrupt:  # a second Ctrl-C while record.json and report.html were written
+        events = out / "events.jsonl"  # flushed row by row as the session went
+        if not events.is_file():
+            raise _interrupted("interrupted") from None
+        raise _interrupted(f"interrupted while the results were written: the events so far are in {events}; "
+                           "record.json and report.html may be missing") from None
     finally:
         src.close()
-    if summary.interrupted:
-        console.print("stopped")
-    _print_summary(summary)
+    try:
+        if summary.interrupted:
+            console.print("stopped")
+        _print_summary(summary)
+    except KeyboardInterrupt:  # run_review returned: every file is written, only the summary is cut short
+        raise _interrupted(f"interrupted; the session's results are written in {out}") from None
 
 
 def register(app: typer.Typer) -> None:

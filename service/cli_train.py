@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from service.cli_common import console, fail
+from service.cli_common import check_positive, console, fail
 
 train_app = typer.Typer(help="Train the shipped models on synthetic data (see docs/models.md).",
                         no_args_is_help=True)
@@ -18,6 +18,30 @@ def _need_training_deps(mods: tuple[str, ...] = ("torch", "ultralytics")) -> Non
     for mod in mods:
         if importlib.util.find_spec(mod) is None:
             raise fail(f"{mod} is not installed: run `make train-deps` first")
+
+
+#: Largest ``--seed`` of the detector: ultralytics seeds numpy's legacy generator (0 to 2**32 - 1).
+MAX_DETECTOR_SEED = 2**32 - 1
+#: Largest ``--seed`` of the pip reader and the verifier: torch seeds are unsigned 64-bit.
+MAX_TORCH_SEED = 2**64 - 1
+
+
+def _at_least(option: str, value: int, low: int, why: str = "") -> None:
+    """An integer option below ``low``: fail in one line (exit 2)."""
+    if value < low:
+        raise fail(f"{option} must be >= {low}{why}")
+
+
+def _check_seed(seed: int, top: int) -> None:
+    """``--seed`` within 0..``top``: the dataset generator takes no negative seed (numpy's SeedSequence)."""
+    if not 0 <= seed <= top:
+        raise fail(f"--seed must be 0-{top}, got {seed}")
+
+
+def _check_imgsz(imgsz: int) -> None:
+    """``--imgsz``, the detector window side of the dataset recipe, as ``dominocast datasets build`` takes it."""
+    if imgsz < 64 or imgsz % 32:
+        raise fail("--imgsz must be a multiple of 32, at least 64")
 
 
 def _check_device(device: str, data: Optional[Path] = None) -> None:
@@ -46,14 +70,16 @@ def detector_cmd(
 ) -> None:
     """Train YOLO11n-OBB (tile_up / tile_down) and export models/tile_detector.onnx."""
     _check_device(device, data)
-    if epochs < 1 or (hours is not None and hours <= 0):
-        raise fail("--epochs must be >= 1 and --hours > 0")
-    if imgsz % 32:
-        raise fail("--imgsz must be a multiple of 32")
-    if workers < 1 or windows < 1:
-        raise fail("--workers and --windows must be >= 1")
-    if not lr0 > 0 or freeze < 0:
-        raise fail("--lr0 must be > 0 and --freeze >= 0")
+    _at_least("--epochs", epochs, 1)
+    check_positive("--hours", hours, "hours")  # nan or inf would reach ultralytics' time budget
+    _check_imgsz(imgsz)
+    _at_least("--scenes", scenes, 1)
+    _check_seed(seed, MAX_DETECTOR_SEED)
+    _at_least("--batch", batch, 1)  # ultralytics reads < 1 as AutoBatch, which the val and test passes do not take
+    _at_least("--workers", workers, 1)
+    _at_least("--windows", windows, 1)
+    check_positive("--lr0", lr0)
+    _at_least("--freeze", freeze, 0)  # 0: nothing frozen
     _need_training_deps()  # after the argument checks: a typo is reported without the train extra too
     from models.train_detector import train
 
@@ -74,8 +100,10 @@ def pips_cmd(
 ) -> None:
     """Train the pip reader (tiny CNN on rectified halves) and export models/pip_reader.onnx."""
     _check_device(device, data)
-    if epochs < 1:
-        raise fail("--epochs must be >= 1")
+    _at_least("--epochs", epochs, 1)
+    _check_imgsz(imgsz)
+    _at_least("--scenes", scenes, 1)
+    _check_seed(seed, MAX_TORCH_SEED)
     _need_training_deps(("torch",))  # after the argument checks: a typo is reported without the train extra too
     from models.train_pips import train
 
@@ -94,10 +122,9 @@ def verifier_cmd(
 ) -> None:
     """Train the tile verifier (tiny CNN: is there a tile in this box?) and export models/tile_verifier.onnx."""
     _check_device(device, data)
-    if epochs < 1:
-        raise fail("--epochs must be >= 1")
-    if scenes < 10:
-        raise fail("--scenes must be >= 10 (the val split is every tenth scene)")
+    _at_least("--epochs", epochs, 1)
+    _at_least("--scenes", scenes, 10, " (the val split is every tenth scene)")
+    _check_seed(seed, MAX_TORCH_SEED)
     _need_training_deps(("torch",))  # after the argument checks: a typo is reported without the train extra too
     from models.train_verifier import train
 

@@ -129,8 +129,8 @@ def test_review_permission_error_is_one_line(tmp_path, monkeypatch):
     assert (res.exit_code, res.stderr.strip()) == (2, f"error: {photos}: permission denied"), res.output
 
 
-def test_train_argument_errors_come_before_the_missing_torch_check(monkeypatch):
-    """Without torch a typo is still named (as `train verifier` did): the arguments are checked first."""
+def _without_torch(monkeypatch) -> None:
+    """Make torch and ultralytics look not installed to ``dominocast train`` (nothing can train)."""
     import importlib.util
     from types import SimpleNamespace
 
@@ -140,14 +140,69 @@ def test_train_argument_errors_come_before_the_missing_torch_check(monkeypatch):
         return None if name in ("torch", "ultralytics") else importlib.util.find_spec(name, *a)
 
     monkeypatch.setattr(cli_train, "importlib", SimpleNamespace(util=SimpleNamespace(find_spec=find_spec)))
+
+
+def test_train_argument_errors_come_before_the_missing_torch_check(monkeypatch):
+    """Without torch a typo is still named (as `train verifier` did): the arguments are checked first."""
+    _without_torch(monkeypatch)
     for cmd, args, msg in (("pips", ["--epochs", "0"], "--epochs must be >= 1"),
                            ("pips", ["--epochs", "-3"], "--epochs must be >= 1"),
-                           ("detector", ["--epochs", "0"], "--epochs must be >= 1 and --hours > 0"),
-                           ("detector", ["--imgsz", "300"], "--imgsz must be a multiple of 32"),
-                           ("detector", ["--workers", "0"], "--workers and --windows must be >= 1"),
-                           ("detector", ["--lr0", "0"], "--lr0 must be > 0 and --freeze >= 0"),
+                           ("detector", ["--epochs", "0"], "--epochs must be >= 1"),
+                           ("detector", ["--imgsz", "300"], "--imgsz must be a multiple of 32, at least 64"),
+                           ("detector", ["--workers", "0"], "--workers must be >= 1"),
+                           ("detector", ["--lr0", "0"], "--lr0 must be a number > 0, got 0.0"),
                            ("verifier", ["--epochs", "0"], "--epochs must be >= 1"),
                            ("pips", [], "torch is not installed: run `make train-deps` first"),
                            ("detector", [], "torch is not installed: run `make train-deps` first"),
                            ("verifier", [], "torch is not installed: run `make train-deps` first")):
         assert _err("train", cmd, *args) == (2, f"error: {msg}"), (cmd, args)
+
+
+def test_train_refuses_every_bad_number_in_one_line_and_takes_the_good_ones(monkeypatch):
+    """nan and inf got past ``--hours`` and ``--lr0`` (``not nan > 0`` is false only for nan's
+    comparison, and inf > 0), and several integers were not checked at all (``--imgsz 0`` and
+    ``-32`` are multiples of 32; ``--batch``, ``--scenes``, ``--seed`` of any value; the pip reader's
+    ``--imgsz``): each reached the trainer, to fail minutes later in ultralytics or numpy."""
+    _without_torch(monkeypatch)
+    finite = "must be a finite number"
+    imgsz = "--imgsz must be a multiple of 32, at least 64"
+    for cmd, args, msg in (("detector", ["--hours", "nan"], f"--hours {finite} of hours > 0, got nan"),
+                           ("detector", ["--hours", "inf"], f"--hours {finite} of hours > 0, got inf"),
+                           ("detector", ["--hours", "0"], "--hours must be a number of hours > 0, got 0.0"),
+                           ("detector", ["--hours", "-1"], "--hours must be a number of hours > 0, got -1.0"),
+                           ("detector", ["--lr0", "inf"], f"--lr0 {finite} > 0, got inf"),
+                           ("detector", ["--lr0", "nan"], f"--lr0 {finite} > 0, got nan"),
+                           ("detector", ["--lr0", "-inf"], f"--lr0 {finite} > 0, got -inf"),
+                           ("detector", ["--imgsz", "0"], imgsz),
+                           ("detector", ["--imgsz", "-32"], imgsz),
+                           ("detector", ["--imgsz", "32"], imgsz),
+                           ("detector", ["--scenes", "0"], "--scenes must be >= 1"),
+                           ("detector", ["--batch", "0"], "--batch must be >= 1"),
+                           ("detector", ["--batch", "-1"], "--batch must be >= 1"),
+                           ("detector", ["--windows", "0"], "--windows must be >= 1"),
+                           ("detector", ["--workers", "-2"], "--workers must be >= 1"),
+                           ("detector", ["--freeze", "-1"], "--freeze must be >= 0"),
+                           ("detector", ["--seed", "-1"], "--seed must be 0-4294967295, got -1"),
+                           ("detector", ["--seed", "4294967296"], "--seed must be 0-4294967295, got 4294967296"),
+                           ("pips", ["--imgsz", "0"], imgsz),
+                           ("pips", ["--imgsz", "100"], imgsz),
+                           ("pips", ["--scenes", "0"], "--scenes must be >= 1"),
+                           ("pips", ["--seed", "-5"], "--seed must be 0-18446744073709551615, got -5"),
+                           ("verifier", ["--scenes", "-10"],
+                            "--scenes must be >= 10 (the val split is every tenth scene)"),
+                           ("verifier", ["--seed", "-1"], "--seed must be 0-18446744073709551615, got -1"),
+                           ("verifier", ["--seed", str(2**64)],
+                            f"--seed must be 0-18446744073709551615, got {2**64}")):
+        res = CliRunner().invoke(app, ["train", cmd, *args])
+        assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), (cmd, args, res.output)
+        assert "Traceback" not in res.output and "Usage" not in res.output
+    # the values the trainers take pass the checks (here they stop at the missing torch, not at an argument)
+    missing = "torch is not installed: run `make train-deps` first"
+    for cmd, args in (("detector", ["--freeze", "0", "--lr0", "1e-4", "--hours", "0.25", "--seed", "0",
+                                    "--seed", "4294967295", "--imgsz", "64", "--scenes", "1", "--batch", "1",
+                                    "--workers", "1", "--windows", "1", "--epochs", "1"]),
+                      ("detector", ["--resume", "--freeze", "10", "--imgsz", "640"]),
+                      ("pips", ["--imgsz", "416", "--scenes", "1", "--seed", "0", "--epochs", "1"]),
+                      ("verifier", ["--scenes", "10", "--seed", "0", "--epochs", "1"]),
+                      ("verifier", ["--seed", str(2**64 - 1)])):
+        assert _err("train", cmd, *args) == (2, f"error: {missing}"), (cmd, args)

@@ -100,9 +100,9 @@ def test_train_detector_rejects_bad_fine_tune_arguments_in_one_line():
 
     from service.cli import app
 
-    for args, msg in ((["--lr0", "0"], "--lr0 must be > 0 and --freeze >= 0"),
-                      (["--freeze", "-1"], "--lr0 must be > 0 and --freeze >= 0"),
-                      (["--imgsz", "300"], "--imgsz must be a multiple of 32")):
+    for args, msg in ((["--lr0", "0"], "--lr0 must be a number > 0, got 0.0"),
+                      (["--freeze", "-1"], "--freeze must be >= 0"),
+                      (["--imgsz", "300"], "--imgsz must be a multiple of 32, at least 64")):
         res = CliRunner().invoke(app, ["train", "detector", *args])
         assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), res.output
 

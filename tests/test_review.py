@@ -697,3 +697,89 @@ def test_video_of_fast_wide_footage_keeps_every_kth_frame_shrunk(tmp_path):
         v = VideoOut(tmp_path, fps, (64, 48), stem=stem)
         v.release()
         assert (v.step, v.fps) == (step, fps / step)
+
+
+class _Camera:
+    """A camera for ``live``: three frames of an empty table, then the user's Ctrl-C (the way a live session ends)."""
+
+    live = True
+    fps = 15.0
+
+    def __init__(self, target):
+        self.target = target
+
+    def open(self):
+        pass
+
+    def close(self):
+        pass
+
+    def __iter__(self):
+        from vision.sources import Frame
+
+        for i in range(3):
+            yield Frame(i, i / self.fps, np.full((48, 64, 3), 60, np.uint8))
+        raise KeyboardInterrupt
+
+
+def test_cli_live_ctrl_c_while_the_summary_prints_says_the_results_are_written(tmp_path, monkeypatch):
+    """A second Ctrl-C while the summary was printed ended with exit 130 and not a word (typer's
+    own KeyboardInterrupt handling); the files were all written by then, so it says so."""
+    from service import cli_review
+    from service.cli import app
+
+    _stub_setup(monkeypatch)
+    monkeypatch.setattr(cli_review, "LiveSource", _Camera)
+
+    def interrupted(summary):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_review, "_print_summary", interrupted)
+    out = tmp_path / "live"
+    res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 130, res.output
+    assert [x for x in res.stderr.splitlines() if x.strip()] == [
+        f"interrupted; the session's results are written in {out}"]
+    assert "Traceback" not in res.output
+    assert all((out / name).is_file() for name in ("events.jsonl", "record.json", "report.html"))
+
+
+def test_cli_live_ctrl_c_while_the_files_are_written_does_not_claim_they_are(tmp_path, monkeypatch):
+    """A second Ctrl-C while record.json and report.html were written printed "stopped" and exited 0,
+    as if the session had ended well: it is 130, and the line names only the file that is there."""
+    from service import cli_review
+    from service.cli import app
+    from service.review import ReviewSession
+
+    _stub_setup(monkeypatch)
+    monkeypatch.setattr(cli_review, "LiveSource", _Camera)
+
+    def cut_short(self, title, partial=False):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ReviewSession, "finish", cut_short)
+    out = tmp_path / "live"
+    res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 130, res.output
+    assert [x for x in res.stderr.splitlines() if x.strip()] == [
+        f"interrupted while the results were written: the events so far are in {out / 'events.jsonl'}; "
+        "record.json and report.html may be missing"]
+    assert "stopped" not in res.stdout
+    assert (out / "events.jsonl").is_file() and not (out / "report.html").exists()
+
+
+def test_cli_live_ctrl_c_before_the_session_starts_is_one_line(tmp_path, monkeypatch):
+    """Ctrl-C while the camera opens (it may take seconds): 'interrupted', exit 130, as `review` says it."""
+    from service import cli_review
+    from service.cli import app
+
+    class SlowCamera(_Camera):
+        def open(self):
+            raise KeyboardInterrupt
+
+    _stub_setup(monkeypatch)
+    monkeypatch.setattr(cli_review, "LiveSource", SlowCamera)
+    out = tmp_path / "live"
+    res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--out", str(out)])
+    assert (res.exit_code, res.stderr.strip()) == (130, "interrupted"), res.output
+    assert not out.exists()
