@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from service.cli_common import console, fail, make_folder
+from service.cli_common import check_positive, console, fail, make_folder
 
 datasets_app = typer.Typer(help="Synthetic datasets for the tile detector and the pip reader.",
                            no_args_is_help=True)
@@ -73,8 +73,9 @@ def footage(
         raise fail("--size needs even sides of at least 64 pixels")
     if appearance not in ("train", "test"):
         raise fail("--appearance must be train or test")
-    if fps <= 0 or hands < 0 or mismatch < 0:
-        raise fail("--fps must be positive, --hands and --mismatch at least 0")
+    check_positive("--fps", fps, "frames a second")  # nan and inf too
+    if hands < 0 or mismatch < 0:
+        raise fail("--hands and --mismatch must be at least 0")
     make_folder("--out", out)
     t0 = time.perf_counter()
     try:

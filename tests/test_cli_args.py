@@ -25,6 +25,16 @@ def test_datasets_out_that_is_a_file_is_one_line(tmp_path):
     assert code == 2 and msg.startswith(f"error: --out {under}: cannot create the folder")
 
 
+def test_datasets_footage_refuses_bad_numbers_before_creating_the_folder(tmp_path):
+    out = tmp_path / "never"
+    for fps, word in (("0", ""), ("-2", ""), ("nan", "finite "), ("inf", "finite ")):
+        assert _err("datasets", "footage", "--rules", "block", "--out", out, "--fps", fps) == (
+            2, f"error: --fps must be a {word}number of frames a second > 0, got {float(fps)}")
+    assert _err("datasets", "footage", "--rules", "block", "--out", out, "--hands", "-1") == (
+        2, "error: --hands and --mismatch must be at least 0")
+    assert not out.exists()
+
+
 def test_datasets_build_refuses_a_folder_holding_an_earlier_dataset(tmp_path):
     """Building into an earlier build would leave its windows and halves mixed into the new one."""
     out = tmp_path / "ds"
