@@ -12,7 +12,7 @@ from rich.table import Table
 from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
 from service.cli_common import check_positive, check_sets, console, err_console, fail, make_folder, plural
-from service.review import ReviewSummary, run_review
+from service.review import ReviewSummary, check_review_folder, run_review
 from service.video_out import VIDEO_NAMES
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
 from vision.sources import IMAGE_SUFFIXES, LiveSource, SourceError, is_stream_url, open_source
@@ -56,6 +56,11 @@ def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:
     events = out / "events.jsonl"
     if keep_events and ((events.is_file() and events.stat().st_size) or any((out / v).exists() for v in VIDEO_NAMES)):
         raise fail(f"--out {out} already holds the events or video of an earlier session: choose another folder")
+    if out.is_dir():
+        try:  # a file named previous/ or snapshots/, a folder named events.jsonl
+            check_review_folder(out)
+        except ValueError as exc:
+            raise fail(str(exc)) from None
     if create:
         make_folder("--out", out)
 

@@ -112,21 +112,53 @@ SNAPSHOT_NAME = re.compile(r"\d{4,}_[a-z_]+\.jpg")
 PREVIOUS = "previous"
 
 
-def keep_previous(out_dir: Path, files: list[Path]) -> None:
-    """Move an earlier review's files (paths under ``out_dir``) to ``out_dir/previous``, same layout.
+#: The review's own files at the top of its folder (snapshots: :data:`SNAPSHOT_NAME` in ``snapshots/``).
+REVIEW_FILES = (*VIDEO_NAMES, "record.json", "report.html", "events.jsonl")
+
+
+def review_files(folder: Path) -> list[Path]:
+    """The files a review writes that exist in ``folder``; nothing else there is the review's."""
+    snaps = folder / "snapshots"
+    return ([folder / n for n in REVIEW_FILES if (folder / n).is_file()]
+            + (sorted(f for f in snaps.glob("*.jpg") if SNAPSHOT_NAME.fullmatch(f.name) and f.is_file())
+               if snaps.is_dir() else []))
+
+
+def check_review_folder(out_dir: Path) -> None:
+    """Refuse an output folder whose layout a review cannot use, before anything in it is touched.
+
+    Raises:
+        ValueError: ``previous`` or ``snapshots`` there is not a folder, or ``events.jsonl`` (or another
+            name a review writes) is a folder.
+    """
+    for name in (PREVIOUS, "snapshots"):
+        if (out_dir / name).exists() and not (out_dir / name).is_dir():
+            raise ValueError(f"{out_dir / name} is a file, but a review keeps a folder of that name there")
+    for name in REVIEW_FILES:
+        if (out_dir / name).is_dir():
+            raise ValueError(f"{out_dir / name} is a folder, but a review writes a file of that name there")
+
+
+def keep_previous(out_dir: Path) -> None:
+    """Move an earlier review's files in ``out_dir`` (:func:`review_files`) to ``out_dir/previous``.
 
     A stale annotated video or record must not pass for the new review's, but a new review that
     fails (a broken model file, a full disk) must not lose the earlier one either: it stays in
-    ``previous/`` until the next review replaces it (one generation is kept). Empty files are dropped.
+    ``previous/`` until the next review replaces it (one generation is kept). Only the review's
+    own files are moved or replaced: anything else in ``out_dir`` or ``previous/`` is the user's
+    and stays. Empty files are dropped.
     """
-    olds = [f for f in files if f.is_file()]
+    check_review_folder(out_dir)
+    olds = review_files(out_dir)
     if not any(f.stat().st_size for f in olds):
         for f in olds:
             f.unlink()
         return
     prev = out_dir / PREVIOUS
     if prev.is_dir():
-        shutil.rmtree(prev)
+        check_review_folder(prev)
+        for f in review_files(prev):
+            f.unlink()
     for f in olds:
         dst = prev / f.relative_to(out_dir)
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -137,15 +169,12 @@ class _Outputs:
     """The files of a review, written as the footage is processed; those of an earlier review in
     the same folder move to ``previous/`` first (:func:`keep_previous`)."""
 
-    FILES = (*VIDEO_NAMES, "record.json", "report.html")
-
     def __init__(self, out_dir: Path, annotate: bool, on_row: Callable[[dict], None] | None = None):
         self.dir = out_dir
         self.on_row = on_row
         self.snap_dir = out_dir / "snapshots"
+        keep_previous(out_dir)
         self.snap_dir.mkdir(parents=True, exist_ok=True)
-        keep_previous(out_dir, [out_dir / n for n in (*self.FILES, "events.jsonl")]
-                      + [f for f in self.snap_dir.glob("*.jpg") if SNAPSHOT_NAME.fullmatch(f.name)])
         self.events = (out_dir / "events.jsonl").open("w", encoding="utf-8")
         self.annotate = annotate
         self.video: VideoOut | None = None

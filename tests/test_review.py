@@ -598,18 +598,45 @@ def test_an_earlier_review_moves_to_previous_and_is_never_lost(tmp_path):
     for name, data in first.items():
         (out / name).write_bytes(data)
     (out / "notes.txt").write_text("the umpire's notes")  # not a review file: stays where it is
-    keep_previous(out, [out / n for n in ("annotated.mp4", "record.json", "report.html", "events.jsonl",
-                                          "snapshots/0001_play.jpg")])
+    (out / "snapshots" / "my photo.jpg").write_text("the user's")
+    keep_previous(out)
     assert {str(p.relative_to(out / PREVIOUS)) for p in (out / PREVIOUS).rglob("*") if p.is_file()} == set(first)
     assert all((out / PREVIOUS / n).read_bytes() == d for n, d in first.items())
     assert not (out / "annotated.mp4").exists() and (out / "notes.txt").read_text() == "the umpire's notes"
+    assert (out / "snapshots" / "my photo.jpg").read_text() == "the user's"
+    # the user's own files in previous/ are never the review's to delete
+    (out / PREVIOUS / "drafts").mkdir()
+    (out / PREVIOUS / "drafts" / "thesis.tex").write_text("mine")
+    (out / PREVIOUS / "notes.txt").write_text("mine too")
     (out / "record.json").write_bytes(b'{"second": 1}')  # the next review: one generation is kept
-    keep_previous(out, [out / "record.json", out / "annotated.mp4"])
-    assert [p.name for p in (out / PREVIOUS).rglob("*") if p.is_file()] == ["record.json"]
+    keep_previous(out)
+    kept = {str(p.relative_to(out / PREVIOUS)) for p in (out / PREVIOUS).rglob("*") if p.is_file()}
+    assert kept == {"record.json", "drafts/thesis.tex", "notes.txt"}
     assert (out / PREVIOUS / "record.json").read_bytes() == b'{"second": 1}'
     (out / "events.jsonl").write_bytes(b"")  # an empty leftover is not worth keeping
-    keep_previous(out, [out / "events.jsonl"])
+    keep_previous(out)
     assert not (out / "events.jsonl").exists() and (out / PREVIOUS / "record.json").exists()
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: (d / "previous").write_text("x"), "previous is a file, but a review keeps a folder of that name there"),
+    (lambda d: (d / "snapshots").write_text("x"), "snapshots is a file, but a review keeps a folder of that name there"),
+    (lambda d: (d / "events.jsonl").mkdir(), "events.jsonl is a folder, but a review writes a file of that name there"),
+])
+def test_cli_review_into_a_folder_it_cannot_use_is_one_line_and_touches_nothing(tmp_path, monkeypatch, make,
+                                                                                 message):
+    from service.cli import app
+
+    _stub_setup(monkeypatch, "none")
+    photos = _photos(tmp_path / "photos", 1)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "record.json").write_text("the earlier review's")
+    make(out)
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(out), "--no-video"])
+    assert res.exit_code == 2, res.output
+    assert [x for x in res.stderr.splitlines() if x.strip()] == [f"error: {out / message}"]
+    assert (out / "record.json").read_text() == "the earlier review's" and not (out / "previous").is_dir()
 
 
 def test_video_falls_back_to_mp4_and_prints_no_codec_notice(tmp_path, capfd, monkeypatch):
