@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from pathlib import Path
 
 import cv2
@@ -14,23 +15,37 @@ from calibration.errors import CalibrationError
 
 @contextlib.contextmanager
 def quiet_opencv():
-    """Silence OpenCV's own log for a block: it prints WARN/ERROR lines (a truncated file, a backend
-    that fails to open) before the one clear error line the caller gives."""
+    """Silence OpenCV for a block: its own log (WARN/ERROR lines for a truncated file, a backend that
+    fails to open) and file descriptor 2, where libjpeg, libpng and FFmpeg print notices directly
+    ("Premature end of JPEG file"). The caller says one clear line instead."""
     log = cv2.utils.logging
     level = log.getLogLevel()
     log.setLogLevel(log.LOG_LEVEL_SILENT)
+    sys.stderr.flush()
+    saved = os.dup(2)
     try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
         yield
     finally:
+        os.dup2(saved, 2)
+        os.close(saved)
         log.setLogLevel(level)
 
 
 def decode_image(path: str | os.PathLike[str]) -> np.ndarray | None:
-    """``cv2.imread`` (BGR, (H, W, 3) uint8) without OpenCV's log lines; None when the file does not
-    decode, including images OpenCV refuses by raising (a header over CV_IO_MAX_IMAGE_PIXELS)."""
+    """An image file as (H, W, 3) uint8 BGR, without OpenCV's log lines; None when it does not decode
+    completely: a truncated JPEG (which ``cv2.imread`` would return half grey), a header over
+    CV_IO_MAX_IMAGE_PIXELS (where OpenCV raises), a file that cannot be read."""
+    try:
+        data = np.fromfile(str(path), dtype=np.uint8)  # works with non-ASCII paths too
+    except OSError:
+        return None
+    if not data.size:
+        return None
     with quiet_opencv():
         try:
-            return cv2.imread(str(path), cv2.IMREAD_COLOR)
+            return cv2.imdecode(data, cv2.IMREAD_COLOR)
         except cv2.error:
             return None
 
@@ -62,9 +77,11 @@ def load_image(path: str | os.PathLike[str], *, gray: bool = False) -> np.ndarra
         try:
             image = cv2.imdecode(data, flag) if data.size else None
         except cv2.error as exc:  # raised, not None, e.g. for a header over CV_IO_MAX_IMAGE_PIXELS
-            raise CalibrationError(f"{p}: not an image OpenCV can decode ({exc.err or exc})") from exc
+            # OpenCV's message is its failed check ("pixels <= CV_IO_MAX_IMAGE_PIXELS"): say it plainly
+            raise CalibrationError(f"{p}: OpenCV refuses to decode it ({exc.err or exc}: an image header "
+                                   "claiming more pixels than OpenCV allows, or a corrupt one)") from exc
     if image is None:
-        raise CalibrationError(f"{p}: not an image (or a format OpenCV cannot decode)")
+        raise CalibrationError(f"{p}: not an image, a truncated or corrupt one, or a format OpenCV cannot decode")
     return image
 
 

@@ -12,36 +12,20 @@ at most 15 frames a second and 1280 px wide.
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 import queue
-import sys
 import threading
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from calibration.images import quiet_opencv
+
 #: (suffix, fourcc) tried in order.
 FORMATS = ((".webm", "VP80"), (".mp4", "mp4v"))
 #: Every name the annotated video has had (a new review moves all of them away).
 VIDEO_NAMES = tuple(f"annotated{suffix}" for suffix, _ in FORMATS)
-
-
-@contextlib.contextmanager
-def _quiet_fd2():
-    """Silence file descriptor 2 for a moment: OpenCV prints a harmless notice about WebM codec
-    tags there with ``fprintf`` (not through its logger, so its log level cannot hide it)."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
 
 
 def open_video(folder: Path, fps: float, size: tuple[int, int], stem: str = "annotated"
@@ -61,7 +45,7 @@ def open_video(folder: Path, fps: float, size: tuple[int, int], stem: str = "ann
     """
     for suffix, fourcc in FORMATS:
         path = folder / f"{stem}{suffix}"
-        with _quiet_fd2():
+        with quiet_opencv():  # a harmless notice about WebM codec tags, printed straight to fd 2
             writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*fourcc), fps, size)
         if writer.isOpened():
             return writer, path

@@ -213,16 +213,22 @@ def test_images_opencv_refuses_are_one_line_each_and_the_others_kept(fake, files
     huge.write_bytes(_png_header(100_000, 100_000))
     cut = tmp_path / "cut.png"
     cut.write_bytes(files["good"].read_bytes()[:60])
+    half = tmp_path / "half.jpg"  # cv2.imread would return it half grey; libjpeg prints to fd 2
+    jpg = cv2.imencode(".jpg", np.random.default_rng(0).integers(0, 255, (200, 300, 3), dtype=np.uint8))[1]
+    half.write_bytes(jpg.tobytes()[: jpg.size // 2])
     out = tmp_path / "all.json"
-    r = _invoke(files["good"], huge, cut, files["good2"], "--json", out)
+    r = _invoke(files["good"], huge, cut, half, files["good2"], "--json", out)
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
     assert [x for x in r.stderr.splitlines() if x.strip()] == [
-        f"error: {huge}: not an image OpenCV can decode (pixels <= CV_IO_MAX_IMAGE_PIXELS)",
-        f"error: {cut}: not an image (or a format OpenCV cannot decode)"]
-    assert "WARN" not in capfd.readouterr().err  # OpenCV's own log line, written past sys.stderr
+        f"error: {huge}: OpenCV refuses to decode it (pixels <= CV_IO_MAX_IMAGE_PIXELS: an image header "
+        "claiming more pixels than OpenCV allows, or a corrupt one)",
+        f"error: {cut}: not an image, a truncated or corrupt one, or a format OpenCV cannot decode",
+        f"error: {half}: not an image, a truncated or corrupt one, or a format OpenCV cannot decode"]
+    err = capfd.readouterr().err  # what OpenCV and its codecs write past sys.stderr
+    assert "WARN" not in err and "Premature end" not in err, err
     doc = json.loads(out.read_text())
-    assert [d["image"] for d in doc] == [str(p) for p in (files["good"], huge, cut, files["good2"])]
-    assert [d["tiles"] is None for d in doc] == [False, True, True, False]
+    assert [d["image"] for d in doc] == [str(p) for p in (files["good"], huge, cut, half, files["good2"])]
+    assert [d["tiles"] is None for d in doc] == [False, True, True, True, False]
     one = tmp_path / "one.json"
     r = _invoke(huge, "--json", one)
     assert r.exit_code == 2 and not one.exists()
