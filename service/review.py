@@ -108,6 +108,8 @@ class ReviewSummary:
 
 #: Snapshot file names a review writes (only these are moved away by the next review).
 SNAPSHOT_NAME = re.compile(r"\d{4,}_[a-z_]+\.jpg")
+#: Frame rate of the annotated video of a live camera or stream (its frames come irregularly).
+LIVE_VIDEO_FPS = 10.0
 #: Sub-folder of ``--out`` where the files of the review before the present one are kept.
 PREVIOUS = "previous"
 
@@ -207,13 +209,14 @@ class _Outputs:
             cv2.imwrite(str(self.dir / name), emitted if frame is None else frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
         self._pending = []
 
-    def write_frame(self, frame: np.ndarray, fps: float) -> None:
+    def write_frame(self, frame: np.ndarray, t: float, fps: float) -> None:
+        """Add the drawn frame at footage time ``t`` (s) to the video; ``fps``: the footage's rate."""
         if not self.annotate:
             return
         if self.video is None:
             h, w = frame.shape[:2]
             self.video = VideoOut(self.dir, fps, (w, h))
-        self.video.write(frame)
+        self.video.write(frame, t)
 
     def close(self) -> None:
         self.flush_snapshots()
@@ -349,7 +352,7 @@ class ReviewSession:
         open_ends = self.hand.state.layout.open_ends() if self.hand else {}
         frame = _draw(image, self.pipeline.last_obs, self.score, open_ends, banner)
         self.out.flush_snapshots(frame)
-        self.out.write_frame(frame, fps)
+        self.out.write_frame(frame, t, fps)
 
     # ---- events ---------------------------------------------------------------------------
     def _emit(self, row: dict, frame: np.ndarray | None) -> None:
@@ -600,7 +603,10 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
         session.files = source.files  # a folder of photos: rows say which photo they come from
     if skip_unreadable and hasattr(source, "on_unreadable") and source.on_unreadable is None:
         source.on_unreadable = session.skip_unreadable
-    fps = getattr(source, "fps", None) or (1.0 / getattr(source, "interval_s", 1.0))
+    # A camera has no fixed rate here (frames come at the pace of recognition): its video is made at
+    # LIVE_VIDEO_FPS in footage time (service.video_out.VideoOut).
+    fps = getattr(source, "fps", None) or (1.0 / source.interval_s if hasattr(source, "interval_s")
+                                           else LIVE_VIDEO_FPS)
     try:
         for frame in source:
             session.feed(frame.index, frame.t, frame.image, fps)

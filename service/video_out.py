@@ -61,13 +61,15 @@ MAX_WIDTH = 1280
 
 
 class VideoOut:
-    """The annotated video (:func:`open_video`), encoded by a background thread.
+    """The annotated video (:func:`open_video`), encoded by a background thread, in footage time.
 
-    Footage faster than ``max_fps`` keeps every k-th frame (k = ceil(fps / max_fps), the video's
-    rate fps / k, so times in it are footage times); frames wider than ``max_width`` are shrunk
-    (aspect kept). Kept frames are queued (at most ``queue_frames``: :meth:`write` waits when the
-    encoder is behind, so none is dropped and memory stays bounded). The caller must not change a
-    frame after handing it over.
+    The video runs at ``fps / k`` frames a second (k = ceil(fps / max_fps)). Each frame comes with
+    its footage time ``t``; video frame n shows the newest frame at or before ``n / rate`` seconds,
+    so a moment ``t`` of the footage is at ``t`` in the video (the report links events there) even
+    when frames arrive irregularly: a live camera read at the pace of recognition, a photo folder
+    with a skipped photo. Frames wider than ``max_width`` are shrunk (aspect kept). Video frames
+    are queued (at most ``queue_frames``: :meth:`write` waits when the encoder is behind, so none
+    is dropped and memory stays bounded). The caller must not change a frame after handing it over.
 
     Attributes:
         path: the file being written.
@@ -84,7 +86,8 @@ class VideoOut:
         self.size = (w, h) if w <= max_width else (max_width, max(2, round(h * max_width / w / 2) * 2))
         self._writer, self.path = open_video(folder, self.fps, self.size, stem)
         self.error: Exception | None = None
-        self._seen = 0
+        self._written = 0  # video frames queued so far
+        self._last: np.ndarray | None = None
         self._queue: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=queue_frames)
         self._thread = threading.Thread(target=self._encode, name="video-encoder", daemon=True)
         self._thread.start()
@@ -99,17 +102,24 @@ class VideoOut:
                 except Exception as exc:  # noqa: BLE001 - kept for write(); the queue must keep draining
                     self.error = exc
 
-    def write(self, frame: np.ndarray) -> None:
-        """Hand over the next (H, W, 3) uint8 BGR frame of the footage (size as given at opening).
+    def write(self, frame: np.ndarray, t: float) -> None:
+        """Hand over the footage's frame at ``t`` seconds ((H, W, 3) uint8 BGR, the size given at
+        opening; ``t`` not decreasing). Video slots up to ``t`` not yet filled show the previous
+        frame; this one fills the slot at ``t`` (or is dropped when that slot is already filled).
 
         Raises:
             OSError: the encoder failed on an earlier frame (its error is the cause).
         """
         if self.error is not None:
             raise OSError(f"cannot write {self.path}: {self.error}") from self.error
-        self._seen += 1
-        if (self._seen - 1) % self.step == 0:
+        due = math.floor(max(t, 0.0) * self.fps + 1e-6) + 1  # video frames that cover 0..t
+        while self._written < due - 1:
+            self._queue.put(self._last if self._last is not None else frame)
+            self._written += 1
+        if self._written < due:
             self._queue.put(frame)
+            self._written += 1
+        self._last = frame
 
     def release(self) -> None:
         """Encode what is queued and close the file (idempotent)."""

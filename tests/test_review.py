@@ -664,7 +664,7 @@ def test_video_encoder_thread_keeps_every_frame_in_order_and_reports_a_failure(t
 
     v = VideoOut(tmp_path, 10.0, (64, 48), queue_frames=2)  # a short queue: write() must wait, not drop
     for k in range(25):
-        v.write(np.full((48, 64, 3), 10 * k, np.uint8))
+        v.write(np.full((48, 64, 3), 10 * k, np.uint8), k / 10.0)
     v.release()
     v.release()  # twice is harmless
     assert (v.step, v.fps, v.size) == (1, 10.0, (64, 48))
@@ -688,10 +688,10 @@ def test_video_encoder_thread_keeps_every_frame_in_order_and_reports_a_failure(t
 
     v = VideoOut(tmp_path, 10.0, (64, 48), stem="broken")
     v._writer = Broken()
-    v.write(np.zeros((48, 64, 3), np.uint8))
-    for _ in range(50):  # the encoder keeps draining: the review is never blocked
+    v.write(np.zeros((48, 64, 3), np.uint8), 0.0)
+    for k in range(50):  # the encoder keeps draining: the review is never blocked
         try:
-            v.write(np.zeros((48, 64, 3), np.uint8))
+            v.write(np.zeros((48, 64, 3), np.uint8), (k + 1) / 10.0)
         except OSError as exc:
             assert "disk full" in str(exc) and str(v.path) in str(exc)
             break
@@ -707,7 +707,7 @@ def test_video_of_fast_wide_footage_keeps_every_kth_frame_shrunk(tmp_path):
     v = VideoOut(tmp_path, 30.0, (1600, 900), max_fps=15.0, max_width=1280)
     assert (v.step, v.fps, v.size) == (2, 15.0, (1280, 720))
     for k in range(10):
-        v.write(np.full((900, 1600, 3), 20 * k, np.uint8))
+        v.write(np.full((900, 1600, 3), 20 * k, np.uint8), k / 30.0)
     v.release()
     cap = cv2.VideoCapture(str(v.path))
     assert (cap.get(cv2.CAP_PROP_FRAME_WIDTH), cap.get(cv2.CAP_PROP_FRAME_HEIGHT)) == (1280, 720)
@@ -810,3 +810,48 @@ def test_cli_live_ctrl_c_before_the_session_starts_is_one_line(tmp_path, monkeyp
     res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--out", str(out)])
     assert (res.exit_code, res.stderr.strip()) == (130, "interrupted"), res.output
     assert not out.exists()
+
+
+def _grey_levels(path) -> list[float]:
+    cap = cv2.VideoCapture(str(path))
+    out = []
+    while True:
+        ok, f = cap.read()
+        if not ok:
+            return out
+        out.append(float(f.mean()))
+
+
+def test_video_is_in_footage_time_when_frames_come_irregularly(tmp_path):
+    """A live camera is read at the pace of recognition: video slot n (at n / fps s) shows the newest
+    frame at or before it, so the report's links to event times land on the right moment."""
+    from service.video_out import VideoOut
+
+    v = VideoOut(tmp_path, 10.0, (64, 48))
+    for t, grey in ((0.0, 0), (0.05, 40), (0.5, 80), (0.55, 120), (1.0, 160)):
+        v.write(np.full((48, 64, 3), grey, np.uint8), t)
+    v.release()
+    # slots 0.0 .. 1.0 s: A, then B (0.05) until C (0.5), D (0.55) until E (1.0)
+    assert np.allclose(_grey_levels(v.path), [0, 40, 40, 40, 40, 80, 120, 120, 120, 120, 160], atol=5)
+
+
+def test_a_live_sessions_video_runs_in_wall_clock_time(tmp_path):
+    """A camera has no frame rate of its own here: 3 frames over 2 s make a 2 s video at
+    LIVE_VIDEO_FPS (before, 1 fps was assumed and every frame became one second)."""
+    from service.review import LIVE_VIDEO_FPS
+    from vision.sources import Frame
+
+    class Camera:
+        live = True
+
+        def __iter__(self):
+            for i, t in enumerate((0.0, 0.9, 2.0)):
+                yield Frame(i, t, np.full((48, 64, 3), 60 * i, np.uint8))
+
+    s = run_review(Camera(), None, lambda image: [], tmp_path, None, annotate=True)
+    cap = cv2.VideoCapture(str(s.files["annotated"]))
+    assert cap.get(cv2.CAP_PROP_FPS) == LIVE_VIDEO_FPS
+    cap.release()
+    levels = np.array(_grey_levels(s.files["annotated"]))
+    steps = np.round((levels - levels[0]) / 60).astype(int)  # frames differ by 60 grey levels; the drawing does not
+    assert steps.tolist() == [0] * 9 + [1] * 11 + [2]  # slots 0.0-0.8 s: frame 0; 0.9-1.9 s: frame 1; 2.0 s: frame 2
