@@ -56,7 +56,7 @@ from service.video_out import VIDEO_NAMES, VideoOut
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
 from vision.placements import Notice
-from vision.sources import FrameSource
+from vision.sources import FrameSource, SourceError
 from vision.tracking import Tracker, TrackerConfig
 
 FLAG_BANNER_S = 3.0
@@ -126,6 +126,28 @@ def review_files(folder: Path) -> list[Path]:
                if snaps.is_dir() else []))
 
 
+#: Sub-folder of ``previous/`` for an unfinished review when ``previous/`` holds a finished one.
+PARTIAL = "partial"
+#: Notice kinds that mark a review's results as partial (``finish``).
+PARTIAL_KINDS = ("interrupted", "source_error")
+
+
+def finished_review(folder: Path) -> bool:
+    """Whether ``folder`` holds a review that ran to the end of its footage: its report was written
+    (it is written last) and no notice row says the results are partial."""
+    if not (folder / "report.html").is_file():
+        return False
+    events = folder / "events.jsonl"
+    for line in (events.read_text(encoding="utf-8", errors="replace").splitlines() if events.is_file() else []):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and row.get("type") == "notice" and row.get("kind") in PARTIAL_KINDS:
+            return False
+    return True
+
+
 def check_review_folder(out_dir: Path) -> None:
     """Refuse an output folder whose layout a review cannot use, before anything in it is touched.
 
@@ -133,7 +155,7 @@ def check_review_folder(out_dir: Path) -> None:
         ValueError: ``previous`` or ``snapshots`` there is not a folder, or ``events.jsonl`` (or another
             name a review writes) is a folder.
     """
-    for name in (PREVIOUS, "snapshots"):
+    for name in (PREVIOUS, PARTIAL, "snapshots"):
         if (out_dir / name).exists() and not (out_dir / name).is_dir():
             raise ValueError(f"{out_dir / name} is a file, but a review keeps a folder of that name there")
     for name in REVIEW_FILES:
@@ -146,9 +168,10 @@ def keep_previous(out_dir: Path) -> None:
 
     A stale annotated video or record must not pass for the new review's, but a new review that
     fails (a broken model file, a full disk) must not lose the earlier one either: it stays in
-    ``previous/`` until the next review replaces it (one generation is kept). Only the review's
-    own files are moved or replaced: anything else in ``out_dir`` or ``previous/`` is the user's
-    and stays. Empty files are dropped.
+    ``previous/`` until the next review replaces it (one generation is kept). An unfinished review
+    (interrupted, unreadable footage, killed) does not push a finished one out of ``previous/``: it
+    goes to ``previous/partial/`` instead. Only the review's own files are moved or replaced:
+    anything else in ``out_dir`` or ``previous/`` is the user's and stays. Empty files are dropped.
     """
     check_review_folder(out_dir)
     olds = review_files(out_dir)
@@ -159,6 +182,8 @@ def keep_previous(out_dir: Path) -> None:
     prev = out_dir / PREVIOUS
     if prev.is_dir():
         check_review_folder(prev)
+        if finished_review(prev) and not finished_review(out_dir):
+            prev = prev / PARTIAL
         for f in review_files(prev):
             f.unlink()
     for f in olds:
@@ -477,21 +502,28 @@ class ReviewSession:
                         "confidence": round(float(tr.confidence), 3)}, frame)
 
     # ---- the end ---------------------------------------------------------------------------
-    def finish(self, title: str, partial: bool = False) -> ReviewSummary:
+    def finish(self, title: str, partial: bool = False, failure: str | None = None) -> ReviewSummary:
         """Close the files, write ``record.json`` and ``report.html``; returns the summary.
 
         ``partial``: the review was interrupted before the footage ended: an ``interrupted``
-        notice row, and the record's title and the report say so.
+        notice row, and the record's title and the report say so. ``failure``: the footage could
+        not be read further (a truncated video; the reason): a ``source_error`` notice row, and
+        the title and report say the results are partial.
         """
         s = self.summary
-        s.partial = partial
+        s.partial = partial or failure is not None
         warning = None
-        if partial:
-            warning = f"The review was interrupted at {s.footage_s:.1f} s of footage: these results are partial."
-            title = f"{title} (partial: interrupted at {s.footage_s:.1f} s)"
-            self._emit({"type": "notice", "kind": "interrupted", "t": s.footage_s, "frame": None,
-                           "message": f"the review was interrupted at {s.footage_s:.1f} s of footage; "
-                                      "the results are partial"}, None)
+        if s.partial:
+            at = f"{s.footage_s:.1f} s"
+            if failure is not None:
+                kind, what = "source_error", f"the footage could not be read after {at} ({failure})"
+                title = f"{title} (partial: footage unreadable after {at})"
+            else:
+                kind, what = "interrupted", f"the review was interrupted at {at} of footage"
+                title = f"{title} (partial: interrupted at {at})"
+            warning = f"{what[0].upper()}{what[1:]}: these results are partial."
+            self._emit({"type": "notice", "kind": kind, "t": s.footage_s, "frame": None,
+                        "message": f"{what}; the results are partial"}, None)
         elif self.hand is not None and s.frames:  # no frame: nothing was watched
             self._hand_status()
             if s.warnings or not s.final:
@@ -607,6 +639,7 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     # LIVE_VIDEO_FPS in footage time (service.video_out.VideoOut).
     fps = getattr(source, "fps", None) or (1.0 / source.interval_s if hasattr(source, "interval_s")
                                            else LIVE_VIDEO_FPS)
+    failure = None
     try:
         for frame in source:
             session.feed(frame.index, frame.t, frame.image, fps)
@@ -614,7 +647,11 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
                 progress(session.summary.frames)
     except KeyboardInterrupt:
         session.summary.interrupted = True
+    except SourceError as exc:  # written as partial results, then raised for the caller to report
+        failure = str(exc)
+        raise
     finally:
-        summary = session.finish(title, partial=session.summary.interrupted and not getattr(source, "live", False))
+        summary = session.finish(title, partial=session.summary.interrupted and not getattr(source, "live", False),
+                                 failure=failure)
         summary.wall_s = time.perf_counter() - start
     return summary

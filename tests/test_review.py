@@ -781,7 +781,7 @@ def test_cli_live_ctrl_c_while_the_files_are_written_does_not_claim_they_are(tmp
     _stub_setup(monkeypatch)
     monkeypatch.setattr(cli_review, "LiveSource", _Camera)
 
-    def cut_short(self, title, partial=False):
+    def cut_short(self, title, partial=False, failure=None):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(ReviewSession, "finish", cut_short)
@@ -855,3 +855,51 @@ def test_a_live_sessions_video_runs_in_wall_clock_time(tmp_path):
     levels = np.array(_grey_levels(s.files["annotated"]))
     steps = np.round((levels - levels[0]) / 60).astype(int)  # frames differ by 60 grey levels; the drawing does not
     assert steps.tolist() == [0] * 9 + [1] * 11 + [2]  # slots 0.0-0.8 s: frame 0; 0.9-1.9 s: frame 1; 2.0 s: frame 2
+
+
+def test_footage_that_breaks_off_is_written_as_partial_and_raised(tmp_path):
+    """A truncated video: the rows so far, a ``source_error`` notice and a report that says the results
+    are partial are written, then the error goes to the caller (the CLI's one line, exit 2)."""
+    from service.review import finished_review
+    from vision.sources import Frame, SourceError
+
+    class Broken:
+        def __iter__(self):
+            for i in range(3):
+                yield Frame(i, i / 2, np.zeros((48, 64, 3), np.uint8))
+            raise SourceError("cut.avi ends at frame 3 of the 10 its header declares")
+
+    with pytest.raises(SourceError, match="ends at frame 3"):
+        run_review(Broken(), None, lambda image: [], tmp_path, None, annotate=False)
+    last = json.loads((tmp_path / "events.jsonl").read_text().splitlines()[-1])
+    assert (last["type"], last["kind"], last["t"]) == ("notice", "source_error", 1.0)
+    assert last["message"] == ("the footage could not be read after 1.0 s (cut.avi ends at frame 3 of the 10 its "
+                               "header declares); the results are partial")
+    html = (tmp_path / "report.html").read_text()
+    assert "(partial: footage unreadable after 1.0 s)" in html and "these results are partial" in html
+    assert not finished_review(tmp_path)
+
+
+def test_an_unfinished_review_does_not_push_a_finished_one_out_of_previous(tmp_path):
+    from service.review import PARTIAL, PREVIOUS, finished_review, keep_previous
+
+    out = tmp_path / "out"
+    prev = out / PREVIOUS
+    prev.mkdir(parents=True)
+    (prev / "report.html").write_text("finished")
+    (prev / "events.jsonl").write_text('{"type": "play"}\n')
+    (out / "report.html").write_text("interrupted")
+    (out / "events.jsonl").write_text('{"type": "play"}\n{"type": "notice", "kind": "interrupted"}\n')
+    assert finished_review(prev) and not finished_review(out)
+    keep_previous(out)  # a third review starts after an interrupted second one
+    assert (prev / "report.html").read_text() == "finished"
+    assert (prev / PARTIAL / "report.html").read_text() == "interrupted"
+    (out / "events.jsonl").write_text('{"type": "play"}\n')  # a review killed before its report
+    keep_previous(out)
+    assert (prev / "report.html").read_text() == "finished"
+    assert (prev / PARTIAL / "events.jsonl").read_text() == '{"type": "play"}\n'
+    assert not (prev / PARTIAL / "report.html").exists()  # the older partial one is replaced, not mixed in
+    (out / "report.html").write_text("finished again")  # a finished review: the next generation
+    (out / "events.jsonl").write_text('{"type": "play"}\n')
+    keep_previous(out)
+    assert (prev / "report.html").read_text() == "finished again"
