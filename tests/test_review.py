@@ -903,3 +903,23 @@ def test_an_unfinished_review_does_not_push_a_finished_one_out_of_previous(tmp_p
     (out / "events.jsonl").write_text('{"type": "play"}\n')
     keep_previous(out)
     assert (prev / "report.html").read_text() == "finished again"
+
+
+def test_a_video_that_is_never_still_says_nothing_was_read(tmp_path):
+    """One photo per move made into a 1 fps video: every frame differs from the last, so the motion
+    gate never reads; the summary and report say so instead of an empty review that looks fine."""
+    from vision.sources import Frame
+
+    class Slideshow:
+        fps = 1.0
+
+        def __iter__(self):
+            for i in range(4):
+                yield Frame(i, float(i), np.random.default_rng(i).integers(0, 255, (48, 64, 3), dtype=np.uint8))
+
+    s = run_review(Slideshow(), None, lambda image: [], tmp_path, None, annotate=False)
+    assert (s.frames, s.reads) == (4, 0)
+    want = ("none of the 4 frames was read: the table never stayed still for 0.5 s (one photo per move? review "
+            "the photos as a folder, `--interval` sets their spacing)")
+    assert s.warnings == [want] and not s.final
+    assert want in (tmp_path / "report.html").read_text().replace("&#x27;", "'").replace("&quot;", '"')
