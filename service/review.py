@@ -528,7 +528,7 @@ class ReviewSession:
             self._hand_status()
             if s.warnings or not s.final:
                 warning = " ".join(s.lines())
-        if s.frames and not s.reads and not s.partial and self.gate is not None:
+        if s.frames and not (s.reads or s.plays or s.placements) and not s.partial and self.gate is not None:
             # e.g. a video made of one photo per move: no frame repeats long enough for the motion gate
             s.warnings.append(f"none of the {plural(s.frames, 'frame')} was read: the table never stayed still "
                               f"for {self.gate.still_window_s:g} s (one photo per move? review the photos as a "
