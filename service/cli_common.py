@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import typer
@@ -10,8 +12,11 @@ from rich.markup import escape
 
 from service.report import plural  # noqa: F401  (re-exported for the CLI modules)
 
-console = Console()
-err_console = Console(stderr=True)
+# Piped or redirected output is read by programs and logs: rich would wrap it at 80 columns and
+# split numbers across lines, so it gets a wide line unless COLUMNS says otherwise.
+_PIPED_WIDTH = None if os.environ.get("COLUMNS") else 200
+console = Console(width=None if sys.stdout.isatty() else _PIPED_WIDTH)
+err_console = Console(stderr=True, width=None if sys.stderr.isatty() else _PIPED_WIDTH)
 
 
 def fail(message: str) -> "typer.Exit":

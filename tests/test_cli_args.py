@@ -216,3 +216,16 @@ def test_train_refuses_every_bad_number_in_one_line_and_takes_the_good_ones(monk
                       ("verifier", ["--scenes", "10", "--seed", "0", "--epochs", "1"]),
                       ("verifier", ["--seed", str(2**64 - 1)])):
         assert _err("train", cmd, *args) == (2, f"error: {missing}"), (cmd, args)
+
+
+def test_piped_output_is_not_wrapped_at_80_columns():
+    """Programs and logs read piped output: a long line stays one line (rich wraps at 80 by default)."""
+    import os
+    import subprocess
+    import sys
+
+    line = "centre mm " + ", ".join(f"{x:.1f}" for x in range(32))  # 186 characters
+    code = f"from service.cli_common import console, err_console; console.print({line!r}); err_console.print('x' * 150)"
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert len(line) > 150 and res.stdout.splitlines() == [line] and res.stderr.splitlines() == ["x" * 150]
