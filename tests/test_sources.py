@@ -312,3 +312,14 @@ def test_folder_photo_of_another_size_is_skipped_like_an_undecodable_one(tmp_pat
                            "(one camera, one size)")]
     with pytest.raises(SourceError, match="is 100x100 px"):
         list(ImageFolderSource(tmp_path))
+
+
+def test_image_folder_skips_hidden_files_and_reports_broken_links(tmp_path):
+    cv2.imwrite(str(tmp_path / "1.png"), _frame(1))
+    (tmp_path / "._1.png").write_bytes(b"\x00\x05\x16\x07 AppleDouble")  # macOS metadata, not a photo
+    (tmp_path / "2.png").symlink_to(tmp_path / "gone.png")  # a broken link
+    (tmp_path / "3.png").mkdir()  # a folder with an image's name
+    seen = []
+    src = ImageFolderSource(tmp_path, on_unreadable=lambda i, t, p, m: seen.append((i, p.name)))
+    assert [p.name for p in src.files] == ["1.png", "2.png"]
+    assert [f.index for f in src] == [0] and seen == [(1, "2.png")]

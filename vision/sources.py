@@ -176,7 +176,10 @@ class ImageFolderSource(FrameSource):
         if not interval_s > 0:
             raise SourceError(f"frame interval must be > 0 s, got {interval_s}")
         self.interval_s = float(interval_s)
-        self.files = sorted((p for p in self.folder.iterdir() if p.is_file() and p.suffix.lower() in suffixes),
+        # Hidden files are not photos (macOS writes "._IMG_1.jpg" beside each copied one); a broken
+        # link is listed, so it is reported as unreadable rather than silently left out.
+        self.files = sorted((p for p in self.folder.iterdir()
+                             if p.suffix.lower() in suffixes and not p.name.startswith(".") and not p.is_dir()),
                             key=lambda p: natural_key(p.name))
         if not self.files:
             raise SourceError(f"image folder {self.folder} holds no images ({', '.join(suffixes)})")
