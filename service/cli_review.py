@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import typer
@@ -172,15 +173,21 @@ def live(
     source: str = typer.Argument(..., help="camera index (0, 1, ...) or an RTSP/HTTP URL"),
     rules: str = typer.Option(..., "--rules", help="rule-set preset, or 'none' for placements only"),
     calibration: Path = typer.Option(None, "--calibration", help="table calibration profile (JSON)"),
-    out: Path = typer.Option(Path("live"), "--out", help="output folder"),
+    out: Path = typer.Option(None, "--out", help="output folder (default: a new live-YYYYMMDD-HHMMSS "
+                                                 "for each session: a session is never recorded over)"),
     no_video: bool = typer.Option(False, "--no-video", help="skip the annotated video"),
 ) -> None:
     """Score a live table: prints each event as it happens (Ctrl-C to stop and write the report)."""
     try:
-        _live(source, rules, calibration, out, no_video)
+        _live(source, rules, calibration, out or session_folder(), no_video)
     except KeyboardInterrupt:  # before the session started: loading the models, opening the camera
         err_console.print("interrupted", highlight=False)
         raise typer.Exit(code=130) from None
+
+
+def session_folder() -> Path:
+    """``live-YYYYMMDD-HHMMSS`` (local time): the default output folder of a live session."""
+    return Path(time.strftime("live-%Y%m%d-%H%M%S"))
 
 
 def _interrupted(message: str) -> typer.Exit:

@@ -8,6 +8,7 @@ motion gate -> tracker -> engine -> events.jsonl / record.json / report.html / a
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -923,3 +924,24 @@ def test_a_video_that_is_never_still_says_nothing_was_read(tmp_path):
             "the photos as a folder, `--interval` sets their spacing)")
     assert s.warnings == [want] and not s.final
     assert want in (tmp_path / "report.html").read_text().replace("&#x27;", "'").replace("&quot;", '"')
+
+
+def test_cli_live_without_out_records_each_session_in_a_new_folder(tmp_path, monkeypatch):
+    """The old default `--out live` refused every second session; each now gets live-<date>-<time>."""
+    import re
+
+    from service import cli_review
+    from service.cli import app
+
+    _stub_setup(monkeypatch)
+    monkeypatch.setattr(cli_review, "LiveSource", _Camera)
+    monkeypatch.chdir(tmp_path)
+    assert re.fullmatch(r"live-\d{8}-\d{6}", cli_review.session_folder().name)
+    stamps = iter(["live-20261130-101500", "live-20261130-101731"])
+    monkeypatch.setattr(cli_review, "session_folder", lambda: Path(next(stamps)))
+    for _ in range(2):
+        res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--no-video"])
+        assert res.exit_code == 0, res.output
+    made = sorted(p.name for p in tmp_path.iterdir())
+    assert made == ["live-20261130-101500", "live-20261130-101731"]
+    assert all((tmp_path / m / "events.jsonl").is_file() for m in made)
