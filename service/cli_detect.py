@@ -133,7 +133,8 @@ def _annotate_paths(out: Path, images: list[Path]) -> list[Path]:
 def detect(
     images: list[Path] = typer.Argument(..., help="Image files (PNG, JPEG, ...)."),
     calibration: Optional[Path] = typer.Option(None, "--calibration", help="Table profile (JSON) for mm output."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the tiles as JSON to this file."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the tiles as JSON to this file: a list of tiles "
+                                         "for one image, one {image, tiles} per image for several."),
     annotate_out: Optional[Path] = typer.Option(None, "--annotate",
                                                 help="Draw tiles on the image (OUT_<stem>.png with several)."),
     models: Optional[Path] = typer.Option(None, "--models", help=f"Folder with {DEFAULT_MODEL_NAMES}."),
