@@ -465,7 +465,7 @@ def render(results: dict) -> str:
              f"**{sp['speed_x']}x** real time", f">= {tg['speed_x']:g}x", f"{sp['peak_rss_mb']:.0f} MB"]]
     if "annotated" in sp:  # results stored before the annotated run was measured have no second row
         a = sp["annotated"]
-        rows.append(["the same, writing the annotated video (`review`'s default: VP8, at most 1280 px wide and 15 fps)",
+        rows.append(["the same, writing the annotated video (`review`'s default: VP8, at most 1280 px wide and 10 fps)",
                      f"{a['wall_s']:.1f} s, {a['found']}/{a['gt_plays']} plays found", f"{a['speed_x']}x real time",
                      "", f"{a['peak_rss_mb']:.0f} MB"])
     out.append(md_table(["footage", "review", "speed", "target", "peak RSS"], rows))

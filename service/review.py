@@ -234,6 +234,10 @@ class _Outputs:
             cv2.imwrite(str(self.dir / name), emitted if frame is None else frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
         self._pending = []
 
+    def wants_frame(self, t: float) -> bool:
+        """Whether the video takes a frame at footage time ``t`` (s)."""
+        return self.annotate and (self.video is None or self.video.wants(t))
+
     def write_frame(self, frame: np.ndarray, t: float, fps: float) -> None:
         """Add the drawn frame at footage time ``t`` (s) to the video; ``fps``: the footage's rate."""
         if not self.annotate:
@@ -371,8 +375,8 @@ class ReviewSession:
             self._handle(ev, index, t, image)
         if self.rules is None and obs is not None:
             self._free_form_placements(index, t, image)
-        if not (self.out.annotate or self.out.pending):
-            return  # drawing costs ~3 ms a 1080p frame: only for the video or a snapshot
+        if not (self.out.wants_frame(t) or self.out.pending):
+            return  # drawing costs ~3 ms a 1080p frame: only for a video frame or a snapshot
         banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
         open_ends = self.hand.state.layout.open_ends() if self.hand else {}
         frame = _draw(image, self.pipeline.last_obs, self.score, open_ends, banner)

@@ -7,7 +7,7 @@ the video falls back to ``mp4v`` in MP4 rather than being lost.
 
 VP8 costs ~20 ms a 960x540 frame on one core here (``mp4v`` ~3 ms), so :class:`VideoOut`
 encodes on a thread of its own (the review's reading, drawing and recognition run beside it),
-at most 15 frames a second and 1280 px wide.
+at most 10 frames a second and 1280 px wide.
 """
 
 from __future__ import annotations
@@ -55,15 +55,16 @@ def open_video(folder: Path, fps: float, size: tuple[int, int], stem: str = "ann
 
 
 #: The annotated video is for watching a review, not for measuring: at most this many frames a
-#: second and this many pixels wide (VP8 at 1920x1080 costs ~4x a 960x540 frame).
-MAX_FPS = 15.0
+#: second and this many pixels wide (VP8 at 1920x1080 costs ~4x a 960x540 frame; at 1280 px and
+#: 15 fps a 1080p review ran at 1.1x real time, 3.7x without the video).
+MAX_FPS = 10.0
 MAX_WIDTH = 1280
 
 
 class VideoOut:
     """The annotated video (:func:`open_video`), encoded by a background thread, in footage time.
 
-    The video runs at ``fps / k`` frames a second (k = ceil(fps / max_fps)). Each frame comes with
+    The video runs at ``min(fps, max_fps)`` frames a second. Each frame comes with
     its footage time ``t``; video frame n shows the newest frame at or before ``n / rate`` seconds,
     so a moment ``t`` of the footage is at ``t`` in the video (the report links events there) even
     when frames arrive irregularly: a live camera read at the pace of recognition, a photo folder
@@ -80,8 +81,7 @@ class VideoOut:
 
     def __init__(self, folder: Path, fps: float, size: tuple[int, int], stem: str = "annotated",
                  queue_frames: int = 8, max_fps: float = MAX_FPS, max_width: int = MAX_WIDTH):
-        self.step = max(1, math.ceil(fps / max_fps - 1e-9))
-        self.fps = fps / self.step
+        self.fps = min(float(fps), float(max_fps))
         w, h = size
         self.size = (w, h) if w <= max_width else (max_width, max(2, round(h * max_width / w / 2) * 2))
         self._writer, self.path = open_video(folder, self.fps, self.size, stem)
@@ -102,6 +102,14 @@ class VideoOut:
                 except Exception as exc:  # noqa: BLE001 - kept for write(); the queue must keep draining
                     self.error = exc
 
+    def _due(self, t: float) -> int:
+        """Video frames that cover footage times 0..t."""
+        return math.floor(max(t, 0.0) * self.fps + 1e-6) + 1
+
+    def wants(self, t: float) -> bool:
+        """Whether a frame at ``t`` would be encoded (drawing one that would not is wasted work)."""
+        return self._written < self._due(t)
+
     def write(self, frame: np.ndarray, t: float) -> None:
         """Hand over the footage's frame at ``t`` seconds ((H, W, 3) uint8 BGR, the size given at
         opening; ``t`` not decreasing). Video slots up to ``t`` not yet filled show the previous
@@ -112,7 +120,7 @@ class VideoOut:
         """
         if self.error is not None:
             raise OSError(f"cannot write {self.path}: {self.error}") from self.error
-        due = math.floor(max(t, 0.0) * self.fps + 1e-6) + 1  # video frames that cover 0..t
+        due = self._due(t)
         while self._written < due - 1:
             self._queue.put(self._last if self._last is not None else frame)
             self._written += 1
