@@ -47,7 +47,7 @@ import numpy as np
 
 from engine.events import Deal, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.hand import Hand, IllegalEvent
-from engine.match import replay_match
+from engine.match import next_context, replay_match
 from engine.record import record_from_match, to_json
 from engine.ruleset import Ruleset
 from engine.timeline import outcome_row
@@ -254,6 +254,11 @@ class _Outputs:
             self.video.release()
 
 
+def _played(hand: Hand | None) -> bool:
+    """Whether anything but the deal is in ``hand``'s log."""
+    return hand is not None and any(not isinstance(e, Deal) for e in hand.log)
+
+
 def _draw(frame: np.ndarray, obs: list, score: dict[str, int], open_ends: dict[str, int],
           banner: str | None) -> np.ndarray:
     """The annotated frame: tile polygons with pips, open ends, score, and a flag banner."""
@@ -361,6 +366,8 @@ class ReviewSession:
         self._late: list[Notice] = []  # after_hand_end notices
         self._unplaced: list[Notice] = []  # unplaced_tile notices: face-up tiles off the line of play
         self._muted_turns = 0  # plays whose out_of_turn flag names a seat the footage does not show
+        self._done: list[Hand] = []  # the hands before this one: a cleared table starts the next
+        self.game_no, self.hand_no = 1, 1  # the current hand's game, and its number in that game
 
     def feed(self, index: int, t: float, image: np.ndarray, fps: float) -> None:
         """Process one frame (index, t seconds, BGR or grey image)."""
@@ -400,6 +407,8 @@ class ReviewSession:
                 self._emit(row, frame)
             return
         if isinstance(ev, Notice):
+            if ev.kind == "hand_cleared":
+                self._next_hand()
             row = ev.to_json()
             if ev.kind in FLAG_NOTICES:
                 row = {**row, "type": "flag"}
@@ -428,7 +437,7 @@ class ReviewSession:
         for side, pts in outcome.points.items():
             self.score[side] = self.score.get(side, 0) + pts
         row = outcome_row(outcome)
-        row.update(t=t, frame=index, game=1, hand=1, score=dict(self.score))
+        row.update(t=t, frame=index, game=self.game_no, hand=self.hand_no, score=dict(self.score))
         conf = getattr(ev, "confidence", None)
         flags, muted = [], []
         for f in row["flags"]:
@@ -453,8 +462,28 @@ class ReviewSession:
             self._emit(flag_row, frame)
         if outcome.result is not None:
             r = outcome.result
-            self._emit({"type": "hand_end", "kind": r.kind, "t": t, "frame": index, "winner": r.winner_seat,
-                           "side": r.winner_side, "points": r.awards, "score": dict(self.score)}, frame)
+            self._emit({"type": "hand_end", "kind": r.kind, "t": t, "frame": index, "game": self.game_no,
+                        "hand": self.hand_no, "winner": r.winner_seat,
+                        "side": r.winner_side, "points": r.awards, "score": dict(self.score)}, frame)
+
+    def _next_hand(self) -> None:
+        """The table was cleared: the hand so far is done and the next one starts. The match
+        (``engine.match``) says who leads it, which game it is in and that game's score so far;
+        after the match's last game nothing starts (the tracker flags further plays as rejected)."""
+        if self.hand is None or not _played(self.hand):
+            return  # nothing was played: the same hand goes on
+        match = replay_match(self.rules, [h.log for h in (*self._done, self.hand)])
+        if match.over:
+            return
+        self._done.append(self.hand)
+        ctx = next_context(self.rules, match.games, len(self._done) + 1)
+        self.hand = Hand(self.rules, ctx)
+        if self.rules.boneyard:
+            self.hand.append(Deal(hands={}, draws_seen=False))
+        self.tracker.new_hand(ctx)  # the tracker guessed the context; the match knows it
+        game = match.games[-1]
+        self.game_no, self.hand_no = game.number, len(game.hands) + 1
+        self.score = dict(game.scores)
 
     def skip_unreadable(self, index: int, t: float, path: Path, message: str) -> None:
         """An image of the source that cannot be decoded: an ``unreadable_image`` notice row, no frame."""
@@ -515,6 +544,9 @@ class ReviewSession:
         the title and report say the results are partial.
         """
         s = self.summary
+        if self._done and not _played(self.hand):  # a table cleared at the end opened no hand
+            self.hand = self._done.pop()
+            self.score = dict(replay_match(self.rules, [h.log for h in (*self._done, self.hand)]).games[-1].scores)
         s.partial = partial or failure is not None
         warning = None
         if s.partial:
@@ -544,7 +576,7 @@ class ReviewSession:
         if self.out.video is not None:
             s.files["annotated"] = self.out.video.path
         if self.hand is not None:
-            logs = [self.hand.log]
+            logs = [h.log for h in (*self._done, self.hand)]
             match = replay_match(self.hand.rules, logs)
             record = record_from_match(self.hand.rules, logs, meta={"title": title})
             path = self.out.dir / "record.json"

@@ -945,3 +945,35 @@ def test_cli_live_without_out_records_each_session_in_a_new_folder(tmp_path, mon
     made = sorted(p.name for p in tmp_path.iterdir())
     assert made == ["live-20261130-101500", "live-20261130-101731"]
     assert all((tmp_path / m / "events.jsonl").is_file() for m in made)
+
+
+def test_review_follows_the_next_hand_after_the_table_is_cleared(tmp_path):
+    """A cleared table (the tracker's ``hand_cleared``) opens the next hand: its plays are scored in
+    hand 2 with the leader the match gives (before, every later play was rejected as "the hand is
+    over"), and the record holds both hands."""
+    from engine.events import Play
+    from engine.match import next_context, replay_match
+    from service.review import ReviewSession
+    from vision.placements import Notice
+
+    rules = load_ruleset("fives-and-threes").model_copy(update={"hand_size": 2})
+    session = ReviewSession(rules, lambda im: [], tmp_path, annotate=False)
+    image = np.zeros((8, 8, 3), np.uint8)
+    first = [Play(seat="S", tile=[3, 5], t=1.0), Play(seat="N", tile=[5, 2], end="E", oriented=True, t=2.0),
+             Play(seat="S", tile=[3, 1], end="W", oriented=True, t=3.0)]  # S is out
+    for ev in first:
+        session._handle(ev, 0, ev.t, image)
+    log1 = list(session.hand.log)
+    leader = next_context(rules, replay_match(rules, [log1]).games, 2).leader or "N"  # None: anyone leads
+    other = "N" if leader == "S" else "S"
+    session._handle(Notice("hand_cleared", 5.0, 50, "the layout was cleared: a new hand starts"), 50, 5.0, image)
+    for ev in [Play(seat=leader, tile=[6, 6], t=6.0), Play(seat=other, tile=[6, 4], end="E", oriented=True, t=7.0)]:
+        session._handle(ev, 60, ev.t, image)
+    session.summary.frames, session.summary.footage_s = 80, 8.0
+    session.finish("t")
+    rows = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert not [r for r in rows if r.get("kind") in ("rejected", "out_of_turn")]
+    assert [(r["game"], r["hand"], r["seat"], r["tile"]) for r in rows if r["type"] == "play"] == [
+        (1, 1, "S", [3, 5]), (1, 1, "N", [5, 2]), (1, 1, "S", [3, 1]), (1, 2, leader, [6, 6]), (1, 2, other, [6, 4])]
+    record = json.loads((tmp_path / "record.json").read_text())
+    assert len(record["hands"]) == 2
