@@ -74,6 +74,8 @@ def footage(
     if appearance not in ("train", "test"):
         raise fail("--appearance must be train or test")
     check_positive("--fps", fps, "frames a second")  # nan and inf too
+    if not name or Path(name).name != name or name in (".", ".."):
+        raise fail(f"--name must be a plain file stem (no folders), got {name!r}")  # it stays inside --out
     if hands < 0 or mismatch < 0:
         raise fail("--hands and --mismatch must be at least 0")
     make_folder("--out", out)

@@ -186,8 +186,13 @@ def live(
 
 
 def session_folder() -> Path:
-    """``live-YYYYMMDD-HHMMSS`` (local time): the default output folder of a live session."""
-    return Path(time.strftime("live-%Y%m%d-%H%M%S"))
+    """``live-YYYYMMDD-HHMMSS`` (local time), or ``...-2``, ``-3`` when sessions start in the same
+    second: the default output folder of a live session, one not there yet."""
+    stem = time.strftime("live-%Y%m%d-%H%M%S")
+    k = 1
+    while (path := Path(stem if k == 1 else f"{stem}-{k}")).exists():
+        k += 1
+    return path
 
 
 def _interrupted(message: str) -> typer.Exit:

@@ -32,6 +32,9 @@ def test_datasets_footage_refuses_bad_numbers_before_creating_the_folder(tmp_pat
             2, f"error: --fps must be a {word}number of frames a second > 0, got {float(fps)}")
     assert _err("datasets", "footage", "--rules", "block", "--out", out, "--hands", "-1") == (
         2, "error: --hands and --mismatch must be at least 0")
+    for name in ("../evil", "a/b", "..", ""):  # the video stays inside --out
+        assert _err("datasets", "footage", "--rules", "block", "--out", out, "--name", name) == (
+            2, f"error: --name must be a plain file stem (no folders), got {name!r}")
     assert not out.exists()
 
 

@@ -929,6 +929,7 @@ def test_a_video_that_is_never_still_says_nothing_was_read(tmp_path):
 def test_cli_live_without_out_records_each_session_in_a_new_folder(tmp_path, monkeypatch):
     """The old default `--out live` refused every second session; each now gets live-<date>-<time>."""
     import re
+    import types
 
     from service import cli_review
     from service.cli import app
@@ -937,6 +938,15 @@ def test_cli_live_without_out_records_each_session_in_a_new_folder(tmp_path, mon
     monkeypatch.setattr(cli_review, "LiveSource", _Camera)
     monkeypatch.chdir(tmp_path)
     assert re.fullmatch(r"live-\d{8}-\d{6}", cli_review.session_folder().name)
+    with monkeypatch.context() as m:  # sessions started in the same second get folders of their own
+        m.setattr(cli_review, "time", types.SimpleNamespace(strftime=lambda fmt: "live-20261130-101500"))
+        made = []
+        for _ in range(3):
+            made.append(cli_review.session_folder())
+            made[-1].mkdir()
+        assert [p.name for p in made] == ["live-20261130-101500", "live-20261130-101500-2", "live-20261130-101500-3"]
+        for p in made:
+            p.rmdir()
     stamps = iter(["live-20261130-101500", "live-20261130-101731"])
     monkeypatch.setattr(cli_review, "session_folder", lambda: Path(next(stamps)))
     for _ in range(2):
