@@ -205,6 +205,7 @@ class _Outputs:
         self.events = (out_dir / "events.jsonl").open("w", encoding="utf-8")
         self.annotate = annotate
         self.video: VideoOut | None = None
+        self.video_error: str | None = None  # why there is no annotated video, when it could not be made
         self.rows: list[dict] = []
         self.snapshots: dict[int, str] = {}
         self._pending: list[tuple[str, np.ndarray]] = []  # snapshots waiting for the redrawn frame
@@ -244,7 +245,11 @@ class _Outputs:
             return
         if self.video is None:
             h, w = frame.shape[:2]
-            self.video = VideoOut(self.dir, fps, (w, h))
+            try:
+                self.video = VideoOut(self.dir, fps, (w, h))
+            except OSError as exc:  # the review goes on without its video, and says so
+                self.annotate, self.video_error = False, str(exc)
+                return
         self.video.write(frame, t)
 
     def close(self) -> None:
@@ -571,6 +576,9 @@ class ReviewSession:
                               "folder, `--interval` sets their spacing)")
             s.final = False
             warning = " ".join(s.lines())
+        if self.out.video_error:
+            s.warnings.append(f"no annotated video: {self.out.video_error}")
+            warning = warning or " ".join(s.lines())
         self.out.close()
         s.files["events"] = self.out.dir / "events.jsonl"
         if self.out.video is not None:

@@ -41,7 +41,8 @@ def open_video(folder: Path, fps: float, size: tuple[int, int], stem: str = "ann
         (opened writer, path of the file it writes).
 
     Raises:
-        OSError: no format could be opened (an unwritable folder).
+        OSError: no format could be opened (an unwritable folder, a frame rate OpenCV refuses such as
+            one photo an hour).
     """
     for suffix, fourcc in FORMATS:
         path = folder / f"{stem}{suffix}"
@@ -51,7 +52,7 @@ def open_video(folder: Path, fps: float, size: tuple[int, int], stem: str = "ann
             return writer, path
         writer.release()
         path.unlink(missing_ok=True)
-    raise OSError(f"cannot write a video in {folder}")
+    raise OSError(f"OpenCV cannot write a {size[0]}x{size[1]} video at {fps:g} fps in {folder}")
 
 
 #: The annotated video is for watching a review, not for measuring: at most this many frames a
@@ -130,8 +131,21 @@ class VideoOut:
         self._last = frame
 
     def release(self) -> None:
-        """Encode what is queued and close the file (idempotent)."""
+        """Encode what is queued and close the file (idempotent).
+
+        Raises:
+            KeyboardInterrupt: one came while the queue was encoded (at most ``queue_frames`` frames):
+                re-raised once the file is complete, since a process that exits while the encoder
+                thread is inside OpenCV aborts and leaves a cut-off file.
+        """
+        interrupted = False
         if self._thread.is_alive():
             self._queue.put(None)
-            self._thread.join()
+            while self._thread.is_alive():
+                try:
+                    self._thread.join()
+                except KeyboardInterrupt:
+                    interrupted = True
         self._writer.release()
+        if interrupted:
+            raise KeyboardInterrupt

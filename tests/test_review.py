@@ -656,7 +656,7 @@ def test_video_falls_back_to_mp4_and_prints_no_codec_notice(tmp_path, capfd, mon
     w.release()
     assert path == tmp_path / "other.mp4" and path.stat().st_size > 0 and not (tmp_path / "other.webm").exists()
     monkeypatch.setattr(video_out, "FORMATS", ((".webm", "XXXX"),))
-    with pytest.raises(OSError, match="cannot write a video"):
+    with pytest.raises(OSError, match="OpenCV cannot write a 64x48 video at 10 fps in"):
         video_out.open_video(tmp_path, 10.0, (64, 48), stem="none")
 
 
@@ -987,3 +987,40 @@ def test_review_follows_the_next_hand_after_the_table_is_cleared(tmp_path):
         (1, 1, "S", [3, 5]), (1, 1, "N", [5, 2]), (1, 1, "S", [3, 1]), (1, 2, leader, [6, 6]), (1, 2, other, [6, 4])]
     record = json.loads((tmp_path / "record.json").read_text())
     assert len(record["hands"]) == 2
+
+
+def test_a_second_ctrl_c_while_the_video_closes_still_completes_the_file(tmp_path):
+    """Exiting while the encoder thread is inside OpenCV aborts the process (SIGABRT) and cuts the file:
+    release() finishes the queued frames first, then passes the Ctrl-C on."""
+    from service.video_out import VideoOut
+
+    v = VideoOut(tmp_path, 10.0, (64, 48))
+    for k in range(5):
+        v.write(np.full((48, 64, 3), 40 * k, np.uint8), k / 10.0)
+    join, calls = v._thread.join, []
+
+    def interrupted_join(*a, **kw):
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return join(*a, **kw)
+
+    v._thread.join = interrupted_join
+    with pytest.raises(KeyboardInterrupt):
+        v.release()
+    assert len(calls) == 2 and np.allclose(_grey_levels(v.path), [0, 40, 80, 120, 160], atol=5)
+
+
+def test_a_video_opencv_cannot_make_is_a_warning_not_a_crash(tmp_path):
+    """One photo an hour: OpenCV refuses a 1/3600 fps video. The review goes on and says why it has
+    no video (it ended in a traceback, with output that looked finished)."""
+    from vision.sources import ImageFolderSource
+
+    for i in range(2):
+        cv2.imwrite(str(tmp_path / f"{i}.png"), np.full((48, 64, 3), 60 * i, np.uint8))
+    s = run_review(ImageFolderSource(tmp_path, interval_s=3600.0), None, lambda image: [], tmp_path / "out", None,
+                   annotate=True)
+    assert s.warnings == [f"no annotated video: OpenCV cannot write a 64x48 video at {1 / 3600:g} fps in "
+                          f"{tmp_path / 'out'}"]
+    assert "annotated" not in s.files and not list((tmp_path / "out").glob("annotated.*"))
+    assert "no annotated video" in (tmp_path / "out" / "report.html").read_text()
