@@ -259,6 +259,14 @@ class _Outputs:
             self.video.release()
 
 
+def _open_hand(rules: Ruleset, context) -> Hand:
+    """A new engine hand; with a boneyard, an empty deal (the camera cannot count unseen draws)."""
+    hand = Hand(rules, context)
+    if rules.boneyard:
+        hand.append(Deal(hands={}, draws_seen=False))
+    return hand
+
+
 def _played(hand: Hand | None) -> bool:
     """Whether anything but the deal is in ``hand``'s log."""
     return hand is not None and any(not isinstance(e, Deal) for e in hand.log)
@@ -359,9 +367,7 @@ class ReviewSession:
                                       still_window_s=still_window_s, timelapse=timelapse)
         self.tracker = self.pipeline.tracker
         self.gate = self.pipeline.gate
-        self.hand = Hand(rules) if rules is not None else None
-        if self.hand is not None and rules.boneyard:
-            self.hand.append(Deal(hands={}, draws_seen=False))  # the camera cannot count unseen draws
+        self.hand = _open_hand(rules, None) if rules is not None else None
         self.summary = ReviewSummary(out_dir, free_form=rules is None, photos=timelapse)
         self.files: list[Path] | None = None  # a folder's photos by frame index: rows carry ``file``
         self.score: dict[str, int] = dict(self.hand.state.scores) if self.hand else {}
@@ -482,9 +488,7 @@ class ReviewSession:
             return
         self._done.append(self.hand)
         ctx = next_context(self.rules, match.games, len(self._done) + 1)
-        self.hand = Hand(self.rules, ctx)
-        if self.rules.boneyard:
-            self.hand.append(Deal(hands={}, draws_seen=False))
+        self.hand = _open_hand(self.rules, ctx)
         self.tracker.new_hand(ctx)  # the tracker guessed the context; the match knows it
         game = match.games[-1]
         self.game_no, self.hand_no = game.number, len(game.hands) + 1
