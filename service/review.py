@@ -486,6 +486,9 @@ class ReviewSession:
         match = replay_match(self.rules, [h.log for h in (*self._done, self.hand)])
         if match.over:
             return
+        if self.hand.state.result is None:  # cleared before it ended: the match counts nothing for it
+            self.summary.warnings.append(f"game {self.game_no} hand {self.hand_no} was cleared from the table "
+                                         "before it ended: its end-of-hand points are not counted")
         self._done.append(self.hand)
         ctx = next_context(self.rules, match.games, len(self._done) + 1)
         self.hand = _open_hand(self.rules, ctx)

@@ -989,6 +989,26 @@ def test_review_follows_the_next_hand_after_the_table_is_cleared(tmp_path):
     assert len(record["hands"]) == 2
 
 
+def test_a_hand_cleared_before_it_ended_is_a_warning(tmp_path):
+    """A new hand starts after a cleared table even when the engine saw no end (a misread, a missed
+    play): the summary says that hand's points are not counted instead of a quiet 0-0."""
+    from engine.events import Play
+    from service.review import ReviewSession
+    from vision.placements import Notice
+
+    rules = load_ruleset("fives-and-threes").model_copy(update={"hand_size": 3})
+    session = ReviewSession(rules, lambda im: [], tmp_path, annotate=False)
+    image = np.zeros((8, 8, 3), np.uint8)
+    for ev in [Play(seat="S", tile=[3, 5], t=1.0), Play(seat="N", tile=[5, 2], end="E", oriented=True, t=2.0)]:
+        session._handle(ev, 0, ev.t, image)
+    session._handle(Notice("hand_cleared", 5.0, 50, "the layout was cleared: a new hand starts"), 50, 5.0, image)
+    session._handle(Play(seat="S", tile=[6, 6], t=6.0), 60, 6.0, image)
+    session.summary.frames, session.summary.footage_s = 70, 7.0
+    s = session.finish("t")
+    assert s.warnings[0] == "game 1 hand 1 was cleared from the table before it ended: its end-of-hand points are not counted"
+    assert not s.final
+
+
 def test_a_second_ctrl_c_while_the_video_closes_still_completes_the_file(tmp_path):
     """Exiting while the encoder thread is inside OpenCV aborts the process (SIGABRT) and cuts the file:
     release() finishes the queued frames first, then passes the Ctrl-C on."""
