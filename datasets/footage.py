@@ -225,6 +225,9 @@ def make_footage(rules_name: str, seed: int, out_dir: str | Path, fps: float = 1
     ang = rng.uniform(0, 2 * np.pi)
     shadow = (float(3 * np.cos(ang)), float(3 * np.sin(ang)), float(rng.uniform(0.2, 0.45)))
     scene_seed = int(rng.integers(0, 2**31 - 1))
+    # a game board's grid runs along the table (the default follows the first tile, which moves)
+    ex = cam.project(np.array([[0.0, 0.0, 0.0], [100.0, 0.0, 0.0]]))
+    grid_angle = float(np.degrees(np.arctan2(ex[1, 1] - ex[0, 1], ex[1, 0] - ex[0, 0])))
     box = (0.0, 0.0) + TABLE_MM
     colours = {s: Ly.arm_occluder(np.random.default_rng([seed, i]), box, (0.0, 0.0)).colour
                for i, s in enumerate("NESW")}
@@ -246,7 +249,8 @@ def make_footage(rules_name: str, seed: int, out_dir: str | Path, fps: float = 1
     for i, fr in enumerate(script.frames):
         if cached is None or cached[0] != fr.version:
             placements = [p for p, _ in script.versions[fr.version].values()]
-            raw, _ = render_scene(SceneSpec(cam, surface, style, placements, [], None, shadow, scene_seed))
+            raw, _ = render_scene(SceneSpec(cam, surface, style, placements, [], None, shadow, scene_seed,
+                                               grid_angle_deg=grid_angle))
             cached = (fr.version, raw, comp.finish(raw))
             renders += 1
         if last is not None and last[0] is fr:

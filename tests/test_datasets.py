@@ -248,6 +248,27 @@ def test_game_board_prints_tile_sized_dominoes_that_are_never_labelled(monkeypat
     assert labels == [] and frame.std() > 10
 
 
+def test_fixed_grid_angle_keeps_the_board_when_the_first_tile_turns(monkeypatch):
+    """Footage renders a table version per move: the printed board must not change under it."""
+    monkeypatch.setattr(S, "make_surface", lambda kind, h, w, rng, tl=60.0, a=0.0: S._game_board(h, w, rng, tl, a))
+    base = _plain_scene(np.random.default_rng(0))
+    turned = [dataclasses.replace(base.placements[0], angle_deg=base.placements[0].angle_deg + 90.0)] + base.placements[1:]
+    far = None
+    frames = {}
+    for fixed in (None, 0.0):
+        for key, pl in (("a", base.placements), ("b", turned)):
+            spec = dataclasses.replace(base, surface="board", placements=pl, grid_angle_deg=fixed)
+            frames[fixed, key], labels = SC.render_scene(spec)
+            m = np.zeros(frames[fixed, key].shape[:2], np.uint8)
+            for lab in labels:
+                cv2.fillPoly(m, [np.round(lab["polygon"]).astype(np.int32)], 1)
+            m = cv2.dilate(m, np.ones((31, 31), np.uint8))  # tiles and their shadows
+            far = (m == 0) if far is None else far & (m == 0)
+    moved = {f: np.abs(frames[f, "a"].astype(int) - frames[f, "b"].astype(int))[far].mean() for f in (None, 0.0)}
+    assert moved[0.0] == 0.0  # fixed: the board away from the tiles is the same picture
+    assert moved[None] > 5.0  # following the first tile: the grid turns with it (what stills want)
+
+
 def _ring_ratio(frame: np.ndarray, poly: np.ndarray) -> float:
     """Mean grey of a 1-4 px ring just outside ``poly`` / of a ring 14-18 px outside."""
     g = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float64)

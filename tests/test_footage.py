@@ -208,6 +208,26 @@ def test_profile_maps_table_points_to_the_keyframe_polygons(runs):
         assert np.linalg.norm(prof.table_to_image(np.array([x, y]))[0] - centre_px) < 2.0
 
 
+def test_every_table_version_has_the_same_printed_board(tmp_path, monkeypatch):
+    """A game board's grid is fixed for the whole video (it followed the first tile, which moves:
+    the board changed under the players, and motion gating saw a still arm for seconds)."""
+    import datasets.footage as F
+
+    real, specs = F.render_scene, []
+
+    def spy(spec):
+        specs.append(spec)
+        return real(spec)
+
+    monkeypatch.setattr(F, "render_scene", spy)
+    gt = json.loads(make_footage("block", 5, tmp_path, **SMALL)["ground_truth"].read_text())
+    assert len(specs) == gt["table_renders"] > 10
+    angles = {s.grid_angle_deg for s in specs}
+    assert len(angles) == 1 and None not in angles
+    firsts = {(s.placements[0].x_mm, s.placements[0].angle_deg) for s in specs}
+    assert len(firsts) > 1  # the first tile did move: the old rule would have turned the grid
+
+
 def test_test_appearance_uses_held_out_surface_and_style(tmp_path):
     from datasets.footage import appearance_choices
     from datasets.render.scene import RECIPES

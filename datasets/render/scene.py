@@ -41,6 +41,9 @@ class SceneSpec:
             BGR, red 20 % below blue).
         n_sets: complete sets the tiles were dealt from (:func:`layouts.sets_used`), what a
             user tells the recognizer (``--sets``).
+        grid_angle_deg: image direction (degrees) of a game board's printed grid; None: along
+            the first placement (a still's main line). Footage fixes it: the board must not
+            change when that tile is lifted.
     """
 
     camera: Camera
@@ -54,6 +57,7 @@ class SceneSpec:
     contact_shadow: float = 0.0
     cast: float = 0.0
     n_sets: int = 1
+    grid_angle_deg: float | None = None
 
 
 def _nadir(cam: Camera) -> np.ndarray:
@@ -114,8 +118,8 @@ def render_scene(spec: SceneSpec) -> tuple[np.ndarray, list[dict]]:
     rng = np.random.default_rng(spec.seed)
     px_per_mm = cam.px_per_mm
     tile_long_px = T.TILE_LONG_MM * px_per_mm
-    grid_angle = 0.0
-    if spec.placements:  # a game board's printed grid runs along the first (main) line of tiles
+    grid_angle = 0.0 if spec.grid_angle_deg is None else float(spec.grid_angle_deg)
+    if spec.grid_angle_deg is None and spec.placements:  # a game board's printed grid runs along the first (main) line of tiles
         e = cam.project(spec.placements[0].corners_mm()[:2])
         grid_angle = float(np.degrees(np.arctan2(e[1, 1] - e[0, 1], e[1, 0] - e[0, 0])))
     img = S.make_surface(spec.surface, h, w, rng, tile_long_px, grid_angle)
