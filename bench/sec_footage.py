@@ -324,7 +324,7 @@ def review(paths: dict, recognizer, out_dir: Path, limit_s: float | None = None,
         gt["plays"] = [p for p in gt["plays"] if p["t"] <= limit_s - 2.0]
     try:
         t = time.perf_counter()
-        s = run_review(src, load_ruleset(gt["rules"]), lambda im: recognizer(im, profile), out_dir, profile,
+        s = run_review(src, load_ruleset(gt["rules"]), recognizer.bind(profile), out_dir, profile,
                        annotate=annotate)
         wall = time.perf_counter() - t
     finally:

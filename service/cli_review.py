@@ -42,7 +42,7 @@ def _setup(rules: str, calibration: Path | None, sets: int = 1):
         raise fail(str(exc))
     except ValueError as exc:  # a model file onnxruntime cannot load
         raise fail(f"cannot load the models: {' '.join(str(exc).split())}") from None
-    return ruleset, profile, (lambda image: recognizer(image, profile))
+    return ruleset, profile, recognizer.bind(profile)
 
 
 def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:

@@ -310,7 +310,9 @@ class FramePipeline:
 
     Args:
         rules: the rule set the tracker follows (turn order, spinners).
-        recognize: image -> list of TileObservation.
+        recognize: image -> list of TileObservation; one with ``takes_focus``
+            (:meth:`vision.recognize.Recognizer.bind`) also gets ``focus``, where the gate saw
+            the table change since the last read.
         profile: calibration profile or None.
         still_window_s: seconds the table must be still before a read.
         timelapse: every frame is a stable state: read every frame, no motion gate.
@@ -330,7 +332,8 @@ class FramePipeline:
         info = self.gate.update(index, t, image, roi_px=self.tracker.roi_px()) if self.gate else None
         obs = None
         if info is None or info.read:
-            obs = self.recognize(image)
+            focus = info.changed_mask() if info is not None and getattr(self.recognize, "takes_focus", False) else None
+            obs = self.recognize(image, focus=focus) if focus is not None else self.recognize(image)
             self.reads += 1
             self.last_obs = obs
         events = self.tracker.update(index, t, obs, info)

@@ -546,7 +546,7 @@ def test_weak_boxes_stay_only_when_their_pips_read_clearly(monkeypatch):
     from vision.recognize import Recognizer
 
     rec = Recognizer(n_sets=2, conf_threshold=0.35, read_threshold=0.2)
-    assert rec.detector.conf_threshold == 0.2  # the detector must return the weak boxes
+    assert rec.detector.conf_threshold == rec.focus_threshold == 0.1  # the detector must return the weak boxes
     boxes = np.array([[[10 + 60 * i, 10], [50 + 60 * i, 10], [50 + 60 * i, 30], [10 + 60 * i, 30]]
                       for i in range(5)], np.float32)
     scores = np.array([0.8, 0.3, 0.3, 0.3, 0.3], np.float32)
@@ -573,6 +573,54 @@ def test_weak_boxes_stay_only_when_their_pips_read_clearly(monkeypatch):
     assert [tuple(sorted(o.pips)) for o in obs] == [(6, 6), (3, 5)]
     rec.read_threshold = rec.conf_threshold  # off: only the strong box
     assert len(rec(np.zeros((60, 320, 3), np.uint8), tile_px=40.0)) == 1
+
+
+def test_changed_share_counts_sample_points_on_the_mask():
+    from vision.recognize import changed_share
+
+    mask = np.zeros((60, 120), bool)
+    mask[:, :40] = True  # the points at 10 % and 30 % of the 100 px long side are on it
+    poly = np.array([[0, 0], [100, 0], [100, 50], [0, 50]], np.float32)
+    assert changed_share(poly, mask) == pytest.approx(6 / 15)
+    assert changed_share(poly + [200, 0], mask) == 0.0  # off the frame: unchanged
+    assert changed_share(poly, np.ones((60, 120), bool)) == 1.0
+
+
+@needs_models
+def test_weak_boxes_on_what_just_changed_count_from_the_focus_threshold(monkeypatch):
+    """focus: a face-up box from 0.1 is read where the table just changed (half its area or
+    more), if the pip reader vouches; elsewhere (a printed domino on a board) it needs 0.2."""
+    from vision.detector import Detections
+    from vision.pip_reader import HalfReadings
+    from vision.recognize import Recognizer
+
+    rec = Recognizer(n_sets=2)
+    boxes = np.array([[[10 + 60 * i, 10], [50 + 60 * i, 10], [50 + 60 * i, 30], [10 + 60 * i, 30]]
+                      for i in range(4)], np.float32)
+    scores = np.array([0.15, 0.15, 0.15, 0.05], np.float32)
+    monkeypatch.setattr(rec.detector, "detect", lambda f, t: Detections(boxes, scores, np.zeros(4, int), t))
+
+    def read(frame, polys):  # every face-up box reads clearly as 6-6
+        m = len(polys)
+        probs = np.zeros((m, 2, 7), np.float32)
+        probs[:, :, 6] = 0.99
+        return HalfReadings(probs, np.full((m, 2), 0.99, np.float32), np.full((m, 2), 6), np.full((m, 2), -1),
+                            np.zeros((m, 2), np.float32), np.zeros((m, 2), bool), np.asarray(polys, np.float32),
+                            np.zeros(m, bool))
+
+    monkeypatch.setattr(rec.reader, "read", read)
+    frame = np.zeros((60, 320, 3), np.uint8)
+    focus = np.zeros((60, 320), bool)
+    focus[:, 0:60] = True  # all of box 0
+    focus[:, 70:90] = True  # box 1: its points at 30 % and 50 % of the long side (6 of 15)
+    focus[:, 190:240] = True  # all of box 3, too weak even here
+    assert rec(frame, tile_px=40.0) == []
+    obs = rec(frame, tile_px=40.0, focus=focus)
+    assert [tuple(o.polygon_px.mean(0).round()) for o in obs] == [(30.0, 20.0)]
+    focus[:, 60:110] = True  # box 1 now changed whole
+    assert len(rec(frame, tile_px=40.0, focus=focus)) == 2
+    rec.tile_px = 40.0  # what a profile gives the bound recognizer
+    assert len(rec.bind(None)(frame, focus=focus)) == 2 and rec.bind(None).takes_focus
 
 
 @needs_models

@@ -382,6 +382,39 @@ def test_gate_holds_reads_while_an_arm_is_over_the_table_and_names_its_side():
     x0, y0, x1, y1 = reads[0].changed_bbox_px
     assert x0 <= 200 and x1 >= 224 and y0 <= 100 and y1 >= 112  # the new tile is inside
     assert x0 > 124  # the old tile (100..124) is outside: it needs no fresh read
+    mask = reads[0].changed_mask()
+    assert mask.shape == (200, 320) and mask[106, 212]  # the new tile's centre changed ...
+    assert not mask[96, 112] and not mask[100, 300]  # ... the old tile and where the arm was did not
+    assert mask.sum() < 3 * 25 * 13  # about the tile, grown a work pixel
+
+
+def test_frame_pipeline_hands_what_changed_to_a_recognizer_that_takes_focus():
+    from engine.ruleset import load_ruleset
+    from service.review import FramePipeline
+
+    class Spy:
+        takes_focus = True
+
+        def __init__(self):
+            self.focus = []
+
+        def __call__(self, image, focus=None):
+            self.focus.append(focus)
+            return []
+
+    base, after = _canvas(), _canvas()
+    _draw_tile(base, 100, 90)
+    _draw_tile(after, 100, 90)
+    _draw_tile(after, 200, 100)
+    spy, plain = Spy(), []
+    pipes = [FramePipeline(load_ruleset("block"), spy, still_window_s=0.3),
+             FramePipeline(load_ruleset("block"), lambda im: plain.append(im.shape) or [], still_window_s=0.3)]
+    for k in range(20):
+        for p in pipes:
+            p.step(k, k * 0.1, base if k < 10 else after)
+    assert spy.focus[0] is None  # the first read: everything is new
+    assert len(spy.focus) == 2 and spy.focus[1][106, 212] and not spy.focus[1][96, 112]
+    assert plain == [(200, 320, 3)] * 2  # a plain callable gets the image only
 
 
 def test_gate_reads_once_after_an_arm_came_and_went_without_a_visible_change():

@@ -33,7 +33,7 @@ Coordinates in :class:`MotionInfo` are full-resolution image pixels; times are s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -66,6 +66,9 @@ class MotionInfo:
         arm_side: the border the largest arm in view touches, whether it reaches the layout or
             not (an arm knocking in front of its hand, a player at the rack), or None.
         arm_point_px: (2,) float32 mean of that arm's pixels on that border.
+        changed_small: (h, w) uint8 mask (255: changed) of what differs from the reference, arms
+            left out, at the gate's work size (``work_width_px`` wide); None when nothing
+            changed or on the first frame. :meth:`changed_mask` scales it to the frame.
     """
 
     t: float
@@ -82,6 +85,15 @@ class MotionInfo:
     frame_size: tuple[int, int] | None = None
     arm_side: str | None = None
     arm_point_px: np.ndarray | None = None
+    changed_small: np.ndarray | None = field(default=None, repr=False)
+
+    def changed_mask(self) -> np.ndarray | None:
+        """(H, W) bool of the frame: True where the table changed since the last read (dilated by
+        a work pixel against blur), or None when nothing changed / no frame size."""
+        if self.changed_small is None or self.frame_size is None:
+            return None
+        grown = cv2.dilate(self.changed_small, np.ones((3, 3), np.uint8))
+        return cv2.resize(grown, self.frame_size, interpolation=cv2.INTER_NEAREST) > 0
 
     @property
     def still(self) -> bool:
@@ -230,6 +242,7 @@ class MotionGate:
         intruders = None  # border-touching changed regions: arms (over the layout or not)
         at_edge = None  # ... of any size (a finger tip coming into view too)
         changed_frac = roi_changed = 0.0
+        changed_small = None
         if self._ref is not None:
             ref_diff = self._diff(small, self._ref)
             ref_mask = self._mask(small, self._ref, ref_diff)
@@ -252,6 +265,7 @@ class MotionGate:
                 roi_changed = (changed_frac if roi_px is None or changed_frac == 0
                                else float(cv2.countNonZero(self._inside(tiles, roi_px))) / n)
                 if changed_frac > 0:
+                    changed_small = tiles
                     x, y, w, h = cv2.boundingRect(tiles)
                     changed_bbox = self._bbox_full(x, y, x + w, y + h, size)
 
@@ -299,7 +313,8 @@ class MotionGate:
                           still_for_s=float(still_for), read=bool(read),
                           changed_bbox_px=None if first else changed_bbox, motion_bbox_px=motion_bbox,
                           entry_side=side, entry_point_px=point, changed_fraction=0.0 if first else changed_frac,
-                          frame_size=size, arm_side=arm_side, arm_point_px=arm_point)
+                          frame_size=size, arm_side=arm_side, arm_point_px=arm_point,
+                          changed_small=None if first else changed_small)
 
     def _inside(self, mask: np.ndarray, roi_px: tuple[int, int, int, int]) -> np.ndarray:
         """``mask`` with everything outside ``roi_px`` (full-res px) cleared."""

@@ -39,13 +39,20 @@ from vision.set_constraint import resolve_readings
 if TYPE_CHECKING:  # pragma: no cover
     from calibration.profile import TableProfile
 
-__all__ = ["Recognizer", "recognize", "ModelsMissingError", "DEFAULT_DETECTOR", "INT8_DETECTOR", "DYNAMIC_DETECTOR",
+__all__ = ["Recognizer", "FocusedRecognize", "FOCUS_THRESHOLD", "recognize", "ModelsMissingError", "DEFAULT_DETECTOR", "INT8_DETECTOR", "DYNAMIC_DETECTOR",
            "default_detector", "check_profile",
            "DEFAULT_PIP_READER", "as_bgr", "table_pose"]
 
 #: Default ``read_threshold`` of :class:`Recognizer` (measured on DDD photos and the held-out
 #: synthetic frames, docs/benchmarks.md).
 READ_THRESHOLD = 0.2
+#: Default ``focus_threshold``: on the part of the table that just changed (a footage read,
+#: ``focus``) face-up boxes down to this score are kept when the pip reader vouches for them
+#: (a blank double at a corner of the line scored 0.14 the moment it was laid, 0.37 later).
+FOCUS_THRESHOLD = 0.1
+#: ... when at least this share of the box changed (a printed domino on a game board next to a
+#: new tile scores 0.1-0.2 too, but its pixels did not change).
+FOCUS_MIN_CHANGED = 0.5
 _MODELS = Path(os.environ.get("DOMINOCAST_MODELS") or Path(__file__).resolve().parent.parent / "models")
 #: Default model files (shipped in ``models/``; the ``DOMINOCAST_MODELS`` folder when that is set).
 #: ``DOMINOCAST_DETECTOR`` names another detector file, e.g. ``models/tile_detector.int8.onnx``
@@ -211,6 +218,8 @@ class Recognizer:
             turns the verification off.
         none_threshold: face-down boxes whose verifier probability of "no tile" is at least this
             are dropped; in (0, 1].
+        focus_threshold: the ``read_threshold`` for boxes on a call's ``focus`` (where the table
+            just changed); None turns this off.
 
     Raises:
         ModelsMissingError: a model file is missing.
@@ -222,7 +231,8 @@ class Recognizer:
                  threads: int = 1, n_sets: int = 1, conf_threshold: float = 0.35, iou_threshold: float = 0.5,
                  cross_check: bool | str = "uncertain", confident: float = 0.9, tile_px: float | None = None,
                  target_px: float = TARGET_TILE_PX, read_threshold: float | None = READ_THRESHOLD,
-                 verifier_path: str | Path | bool | None = None, none_threshold: float = NONE_THRESHOLD):
+                 verifier_path: str | Path | bool | None = None, none_threshold: float = NONE_THRESHOLD,
+                 focus_threshold: float | None = FOCUS_THRESHOLD):
         det = Path(detector_path) if detector_path else (DYNAMIC_DETECTOR if _dynamic_wanted() else DEFAULT_DETECTOR)
         pip = Path(pip_reader_path) if pip_reader_path else DEFAULT_PIP_READER
         if not det.is_file():
@@ -237,7 +247,8 @@ class Recognizer:
             raise _missing(ver, "verifier")
         self.conf_threshold = float(conf_threshold)
         self.read_threshold = min(self.conf_threshold, read_threshold if read_threshold is not None else 1.0)
-        args = (threads, self.read_threshold, iou_threshold, target_px)
+        self.focus_threshold = min(self.read_threshold, focus_threshold if focus_threshold is not None else 1.0)
+        args = (threads, self.focus_threshold, iou_threshold, target_px)
         self.detector = OBBDetector(det, *args) if detector_path else _load_default_detector(*args)
         self.reader = PipReader(pip, threads, cross_check)
         #: None when verification is off.
@@ -248,14 +259,22 @@ class Recognizer:
         self.tile_px = tile_px
         self.last_tile_px: float | None = None
 
+    def bind(self, profile: TableProfile | None = None) -> FocusedRecognize:
+        """This recognizer with a fixed profile, as the footage pipeline calls it (with ``focus``)."""
+        return FocusedRecognize(self, profile)
+
     def __call__(self, frame: np.ndarray, profile: TableProfile | None = None,
-                 tile_px: float | None = None) -> list[TileObservation]:
+                 tile_px: float | None = None, focus: np.ndarray | None = None) -> list[TileObservation]:
         """Recognize the tiles in one frame.
 
         Args:
             frame: (H, W) grey, (H, W, 3) BGR or (H, W, 4) BGRA uint8 image.
             profile: table calibration (same image size as ``frame``) for table coordinates.
             tile_px: tile long side in px for this frame (overrides profile and search).
+            focus: (H, W) bool, True where the table just changed
+                (:meth:`vision.motion.MotionInfo.changed_mask`): face-up boxes with at least
+                :data:`FOCUS_MIN_CHANGED` of their area on it count from ``focus_threshold``
+                instead of ``read_threshold`` (the pip reader still has to vouch for them).
 
         Returns:
             one :class:`TileObservation` per tile, highest detector score first.
@@ -273,7 +292,9 @@ class Recognizer:
         H, W = bgr.shape[:2]
         obs: list[TileObservation] = []
         for poly, score, cls in zip(dets.polygons, dets.scores, dets.classes):
-            if score < self.read_threshold or (score < self.conf_threshold and int(cls) != 0):
+            floor = (self.focus_threshold if score < self.read_threshold and focus is not None
+                     and changed_share(poly, focus) >= FOCUS_MIN_CHANGED else self.read_threshold)
+            if score < floor or (score < self.conf_threshold and int(cls) != 0):
                 continue  # too weak, or weak and face down: no pips to vouch for it
             p = canonical_polygon(poly)
             o = TileObservation(p, "up" if int(cls) == 0 else "down", float(score))
@@ -312,6 +333,39 @@ class Recognizer:
             for o in obs:
                 o.center_mm, o.angle_deg = table_pose(o.polygon_px, profile)
         return obs
+
+
+#: Sample points across a box: 5 along the long axis x 3 across (bilinear in its corners).
+_U, _V = (g.ravel() for g in np.meshgrid(np.linspace(0.1, 0.9, 5), np.linspace(0.17, 0.83, 3)))
+
+
+def changed_share(poly: np.ndarray, mask: np.ndarray) -> float:
+    """Share of 15 points spread over the quadrilateral ``poly`` ((4, 2) px, corners in order)
+    where ``mask`` ((H, W) bool) is True; points outside the frame count as unchanged."""
+    p = np.asarray(poly, np.float64)
+    pts = ((1 - _U)[:, None] * ((1 - _V)[:, None] * p[0] + _V[:, None] * p[3])
+           + _U[:, None] * ((1 - _V)[:, None] * p[1] + _V[:, None] * p[2]))
+    x, y = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+    ok = (x >= 0) & (y >= 0) & (x < mask.shape[1]) & (y < mask.shape[0])
+    return float(mask[y[ok], x[ok]].sum()) / len(pts)
+
+
+class FocusedRecognize:
+    """``image, focus=None -> observations``: a :class:`Recognizer` bound to a profile.
+
+    :class:`service.review.FramePipeline` passes what the motion gate saw change (``focus``) to
+    callables that have ``takes_focus``; plain ``image -> observations`` callables get the
+    image only.
+    """
+
+    takes_focus = True
+
+    def __init__(self, recognizer: Recognizer, profile: TableProfile | None):
+        self.recognizer = recognizer
+        self.profile = profile
+
+    def __call__(self, image: np.ndarray, focus: np.ndarray | None = None) -> list[TileObservation]:
+        return self.recognizer(image, self.profile, focus=focus)
 
 
 _DEFAULT: Recognizer | None = None
