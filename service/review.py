@@ -152,15 +152,20 @@ def check_review_folder(out_dir: Path) -> None:
     """Refuse an output folder whose layout a review cannot use, before anything in it is touched.
 
     Raises:
-        ValueError: ``previous`` or ``snapshots`` there is not a folder, or ``events.jsonl`` (or another
-            name a review writes) is a folder.
+        ValueError: ``previous``, ``previous/partial`` or a ``snapshots`` in them is not a folder, or
+            ``events.jsonl`` (or another name a review writes) is a folder in one of them.
     """
-    for name in (PREVIOUS, PARTIAL, "snapshots"):
-        if (out_dir / name).exists() and not (out_dir / name).is_dir():
-            raise ValueError(f"{out_dir / name} is a file, but a review keeps a folder of that name there")
-    for name in REVIEW_FILES:
-        if (out_dir / name).is_dir():
-            raise ValueError(f"{out_dir / name} is a folder, but a review writes a file of that name there")
+    levels = [(out_dir, (PREVIOUS, "snapshots")), (out_dir / PREVIOUS, (PARTIAL, "snapshots")),
+              (out_dir / PREVIOUS / PARTIAL, ("snapshots",))]
+    for folder, subfolders in levels:
+        if not folder.is_dir():
+            return  # the level above reported a file of this name, or there is none yet
+        for name in subfolders:
+            if (folder / name).exists() and not (folder / name).is_dir():
+                raise ValueError(f"{folder / name} is a file, but a review keeps a folder of that name there")
+        for name in REVIEW_FILES:
+            if (folder / name).is_dir():
+                raise ValueError(f"{folder / name} is a folder, but a review writes a file of that name there")
 
 
 def keep_previous(out_dir: Path) -> None:
@@ -181,7 +186,6 @@ def keep_previous(out_dir: Path) -> None:
         return
     prev = out_dir / PREVIOUS
     if prev.is_dir():
-        check_review_folder(prev)
         if finished_review(prev) and not finished_review(out_dir):
             prev = prev / PARTIAL
         for f in review_files(prev):
@@ -423,7 +427,7 @@ class ReviewSession:
         if isinstance(ev, Notice):
             if ev.kind == "hand_cleared":
                 self._next_hand()
-            row = ev.to_json()
+            row = {**ev.to_json(), "game": self.game_no, "hand": self.hand_no}
             if ev.kind in FLAG_NOTICES:
                 row = {**row, "type": "flag"}
                 self._flag(row, t)
@@ -451,7 +455,9 @@ class ReviewSession:
         for side, pts in outcome.points.items():
             self.score[side] = self.score.get(side, 0) + pts
         row = outcome_row(outcome)
-        row.update(t=t, frame=index, game=self.game_no, hand=self.hand_no, score=dict(self.score))
+        # an inferred pass keeps its own time (the knock), not the read that inferred it
+        row.update(t=t if ev.t is None else ev.t, frame=index if ev.frame is None else ev.frame,
+                   game=self.game_no, hand=self.hand_no, score=dict(self.score))
         conf = getattr(ev, "confidence", None)
         flags, muted = [], []
         for f in row["flags"]:
@@ -471,7 +477,8 @@ class ReviewSession:
         if not isinstance(ev, HandEnd):  # the end is one ``hand_end`` row, once the points are known
             self._emit(row, frame)
         for f in flags:
-            flag_row = {"type": "flag", "t": t, "frame": index, "tile": row.get("tile"), **f}
+            flag_row = {"type": "flag", "t": t, "frame": index, "tile": row.get("tile"), "game": self.game_no,
+                        "hand": self.hand_no, **f}
             self._flag(flag_row, t)
             self._emit(flag_row, frame)
         if outcome.result is not None:
@@ -505,6 +512,15 @@ class ReviewSession:
         self.summary.skipped.append(message)
         self._emit({"type": "notice", "kind": "unreadable_image", "t": t, "frame": index, "file": str(path),
                        "message": f"{message}; skipped"}, None)
+
+    def source_outage(self, start_s: float, end_s: float) -> None:
+        """A live source delivered no frames from ``start_s`` to ``end_s`` (seconds, footage time): a
+        ``source_outage`` notice row and a summary warning (moves made meanwhile are read from the
+        table afterwards: their order and seats may be wrong)."""
+        message = outage_message(start_s, end_s)
+        self.summary.warnings.append(message)
+        self._emit({"type": "notice", "kind": "source_outage", "t": round(start_s, 3), "t_end": round(end_s, 3),
+                    "frame": None, "message": message}, None)
 
     def _flag(self, row: dict, t: float) -> None:
         self.summary.flags += 1
@@ -676,13 +692,20 @@ def _free_form_rules() -> Ruleset:
     return load_ruleset("block", players=4)
 
 
+def outage_message(start_s: float, end_s: float) -> str:
+    """The one line that reports a drop of a live source, seconds from its start."""
+    return (f"the camera delivered no frames from {start_s:.1f} s to {end_s:.1f} s ({end_s - start_s:.1f} s): "
+            "moves made meanwhile were read afterwards, their order and seats may be wrong")
+
+
 def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, out_dir: Path,
                profile=None, title: str = "Game review", progress: Callable[[int], None] | None = None,
                skip_unreadable: bool = True, **session_kwargs) -> ReviewSummary:
     """Review a whole source; ``progress(frames_done)`` is called after each frame.
 
     An image of a folder that cannot be decoded is skipped (``summary.skipped``, and an
-    ``unreadable_image`` notice row) unless ``skip_unreadable`` is False. Ctrl-C
+    ``unreadable_image`` notice row) unless ``skip_unreadable`` is False. A live source's
+    recovered drops (``outages``) become ``source_outage`` notices and warnings. Ctrl-C
     (``KeyboardInterrupt``) stops the review and returns the summary with ``interrupted``
     set; for recorded footage (not a live source) the outputs are then marked ``partial``.
 
@@ -701,8 +724,13 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     fps = getattr(source, "fps", None) or (1.0 / source.interval_s if hasattr(source, "interval_s")
                                            else LIVE_VIDEO_FPS)
     failure = None
+    outages = getattr(source, "outages", None)  # a live source's recovered drops
+    told = 0
     try:
         for frame in source:
+            for start_s, end_s in (outages or [])[told:]:
+                session.source_outage(start_s, end_s)
+                told += 1
             session.feed(frame.index, frame.t, frame.image, fps)
             if progress:
                 progress(session.summary.frames)

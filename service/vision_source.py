@@ -11,7 +11,8 @@ stream URL, read newest-frame-first), runs the same pipeline as ``dominocast rev
   deal or unseen draws), and again when the tracker sees the layout cleared (a new hand);
 * every ``Play`` / ``TakeBack`` with its ``t``, ``frame`` and ``confidence``;
 * vision notices (``uncertain_read``, ``bump``, ``moved``, ``tile_missing``, ...) as alerts
-  (``SourceItem.alert``).
+  (``SourceItem.alert``), and a ``source_outage`` alert for each drop a camera or stream
+  recovered from (moves made meanwhile may be out of order).
 
 The latest annotated frame is kept for the MJPEG stream (:meth:`VisionSource.mjpeg`): one
 capture loop, any number of viewers.
@@ -35,7 +36,7 @@ import numpy as np
 
 from engine.events import Deal, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.ruleset import load_ruleset
-from service.review import FramePipeline, _draw
+from service.review import FramePipeline, _draw, outage_message
 from service.sources import SourceItem, SourceStats, WorkerUnavailable, register_source
 
 log = logging.getLogger("dominocast.service")
@@ -144,7 +145,7 @@ class VisionSource:
             from vision.recognize import Recognizer
 
             recognizer = Recognizer(threads=2)  # ModelsMissingError says which model is missing
-            recognize = lambda image: recognizer(image, profile)  # noqa: E731
+            recognize = recognizer.bind(profile)
         frames = (self.frame_source_factory or open_source)(spec)
         return rules, profile, recognize, frames
 
@@ -183,6 +184,7 @@ class VisionSource:
         new_hand = False
         t0 = time.monotonic()
         fps_n, fps_t = 0, time.monotonic()
+        told = 0  # the source's recovered drops already reported
         for frame in frames:
             if self._stop.is_set():
                 return
@@ -192,6 +194,11 @@ class VisionSource:
                     return
             if self.before_frame is not None:
                 self.before_frame(frame.index)
+            for start_s, end_s in (getattr(frames, "outages", None) or [])[told:]:
+                told += 1
+                put(SourceItem(None, tag=f"vision:{frame.index}", alert={  # the frame keys the alert
+                    "kind": "source_outage", "frame": frame.index, "t": round(start_s, 3), "t_end": round(end_s, 3),
+                    "message": outage_message(start_s, end_s)}))
             _, events = pipeline.step(frame.index, frame.t, frame.image)
             self._stats.position = frame.index + 1
             self._stats.last_read = time.time()

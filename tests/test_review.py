@@ -623,6 +623,12 @@ def test_an_earlier_review_moves_to_previous_and_is_never_lost(tmp_path):
     (lambda d: (d / "previous").write_text("x"), "previous is a file, but a review keeps a folder of that name there"),
     (lambda d: (d / "snapshots").write_text("x"), "snapshots is a file, but a review keeps a folder of that name there"),
     (lambda d: (d / "events.jsonl").mkdir(), "events.jsonl is a folder, but a review writes a file of that name there"),
+    (lambda d: (d / "previous" / "partial").parent.mkdir() or (d / "previous" / "partial").write_text("x"),
+     "previous/partial is a file, but a review keeps a folder of that name there"),
+    (lambda d: (d / "previous" / "partial" / "report.html").mkdir(parents=True),
+     "previous/partial/report.html is a folder, but a review writes a file of that name there"),
+    (lambda d: (d / "previous").mkdir() or (d / "previous" / "snapshots").write_text("x"),
+     "previous/snapshots is a file, but a review keeps a folder of that name there"),
 ])
 def test_cli_review_into_a_folder_it_cannot_use_is_one_line_and_touches_nothing(tmp_path, monkeypatch, make,
                                                                                  message):
@@ -634,10 +640,12 @@ def test_cli_review_into_a_folder_it_cannot_use_is_one_line_and_touches_nothing(
     out.mkdir()
     (out / "record.json").write_text("the earlier review's")
     make(out)
+    before = sorted(str(p) for p in out.rglob("*"))
     res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(out), "--no-video"])
     assert res.exit_code == 2, res.output
     assert [x for x in res.stderr.splitlines() if x.strip()] == [f"error: {out / message}"]
-    assert (out / "record.json").read_text() == "the earlier review's" and not (out / "previous").is_dir()
+    assert (out / "record.json").read_text() == "the earlier review's"
+    assert sorted(str(p) for p in out.rglob("*")) == before
 
 
 def test_video_falls_back_to_mp4_and_prints_no_codec_notice(tmp_path, capfd, monkeypatch):
@@ -856,6 +864,36 @@ def test_a_live_sessions_video_runs_in_wall_clock_time(tmp_path):
     levels = np.array(_grey_levels(s.files["annotated"]))
     steps = np.round((levels - levels[0]) / 60).astype(int)  # frames differ by 60 grey levels; the drawing does not
     assert steps.tolist() == [0] * 9 + [1] * 11 + [2]  # slots 0.0-0.8 s: frame 0; 0.9-1.9 s: frame 1; 2.0 s: frame 2
+
+
+def test_a_live_sources_drops_are_notices_and_warnings(tmp_path):
+    """LiveSource.outages (drops it recovered from) reach the umpire: a ``source_outage`` row at the
+    drop's start and a warning line, once each."""
+    from vision.sources import Frame
+
+    class Stream:
+        live = True
+
+        def __init__(self):
+            self.outages = []
+
+        def __iter__(self):
+            for i, t in enumerate((0.0, 0.5, 9.0, 9.5, 20.0)):
+                if t == 9.0:
+                    self.outages.append((0.6, 8.9))  # what LiveSource records on reconnecting
+                if t == 20.0:
+                    self.outages.append((9.6, 19.5))
+                yield Frame(i, t, np.full((48, 64, 3), 60, np.uint8))
+
+    s = run_review(Stream(), load_ruleset("block"), lambda image: [], tmp_path, None, annotate=False)
+    rows = [json.loads(x) for x in (tmp_path / "events.jsonl").read_text().splitlines()]
+    drops = [(r["t"], r["t_end"]) for r in rows if r.get("kind") == "source_outage"]
+    assert drops == [(0.6, 8.9), (9.6, 19.5)]
+    assert [w for w in s.warnings if "no frames" in w] == [
+        "the camera delivered no frames from 0.6 s to 8.9 s (8.3 s): moves made meanwhile were read afterwards, "
+        "their order and seats may be wrong",
+        "the camera delivered no frames from 9.6 s to 19.5 s (9.9 s): moves made meanwhile were read afterwards, "
+        "their order and seats may be wrong"]
 
 
 def test_footage_that_breaks_off_is_written_as_partial_and_raised(tmp_path):

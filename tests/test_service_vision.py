@@ -200,6 +200,46 @@ def test_vision_notices_become_alerts(tmp_path, monkeypatch, footage):
     assert notice["message"] == "2 tiles appeared at once" and notice["seat"] == "N" and notice["details"]["frame"] == 24
 
 
+class _DroppingStream:
+    """A live source of three still frames that recovered from one drop before the last."""
+
+    live = True
+
+    def __init__(self, spec):
+        import numpy as np
+
+        self.outages = []
+        self.image = np.full((360, 640, 3), 60, np.uint8)
+
+    def __iter__(self):
+        from vision.sources import Frame
+
+        for i, t in enumerate((0.0, 0.5, 12.0)):
+            if t == 12.0:
+                self.outages.append((0.6, 11.9))
+            yield Frame(i, t, self.image)
+
+    def close(self):
+        pass
+
+
+def test_a_cameras_drop_is_an_alert_for_the_umpire(footage, tmp_path, monkeypatch):
+    def factory(table):
+        return VisionSource(table, recognizer_factory=lambda profile: (lambda image: []),
+                            frame_source_factory=_DroppingStream)
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage, video="0")
+        post(c, "/api/tables/cam/start")
+        wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished")
+        alerts = c.get("/api/tables/cam/alerts?status=open").json()
+    drop = [a for a in alerts if a["kind"] == "source_outage"]
+    assert len(drop) == 1 and drop[0]["category"] == "vision"
+    assert drop[0]["message"].startswith("the camera delivered no frames from 0.6 s to 11.9 s (11.3 s)")
+    assert (drop[0]["details"]["t"], drop[0]["details"]["t_end"]) == (0.6, 11.9)
+
+
 class _FakeCamera:
     """A capture that delivers a still 640x360 frame at about 30 fps."""
 
