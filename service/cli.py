@@ -14,6 +14,11 @@ import sys
 try:  # these imports take ~0.5 s (OpenCV, numpy): Ctrl-C during them is one line too, not a traceback
     import typer
 
+    try:  # typer vendors its own click (its exceptions are not click's)
+        from typer._click import exceptions as click_errors
+    except ImportError:  # pragma: no cover - a typer that uses click itself
+        from click import exceptions as click_errors
+
     from service import cli_datasets, cli_engine, cli_train
     from service import cli_calibrate
     from service import cli_detect
@@ -70,18 +75,40 @@ def _handle_termination_signals() -> None:
 def main() -> None:
     """Console-script entry point.
 
+    A usage error (unknown option, missing argument, bad value) is one line on stderr, exit 2.
+
     Exit status after SIGTERM / SIGHUP: 128 + the signal number (143 / 129), as the shell
     reports a process killed by it; the outputs are those of a Ctrl-C (exit 130).
     """
     _handle_termination_signals()
-    try:
-        app()
-    except KeyboardInterrupt:  # while typer builds the commands, before a command's own handler
+    try:  # usage errors come here as exceptions, not as typer's framed box
+        code = app(prog_name="dominocast", standalone_mode=False)
+    except click_errors.NoArgsIsHelpError as exc:  # bare `dominocast` or `dominocast datasets`
+        exc.show()
+        raise SystemExit(exc.exit_code) from None
+    except click_errors.UsageError as exc:
+        raise SystemExit(_usage_error(exc)) from None
+    except click_errors.ClickException as exc:
+        sys.stderr.write(f"error: {exc.format_message()}\n")
+        raise SystemExit(exc.exit_code) from None
+    except (KeyboardInterrupt, typer.Abort):  # before a command's own handler
         _interrupted()
     except SystemExit as exc:
         if _SIGNALLED and exc.code == 130:
             raise SystemExit(128 + _SIGNALLED[0]) from None
         raise
+    if _SIGNALLED and code == 130:
+        raise SystemExit(128 + _SIGNALLED[0])
+    if isinstance(code, int) and code:
+        raise SystemExit(code)
+
+
+def _usage_error(exc: click_errors.UsageError) -> int:
+    """Write a usage error as one line (the command's --help names the options); returns 2."""
+    path = exc.ctx.command_path if exc.ctx is not None else "dominocast"
+    message = " ".join(exc.format_message().split()).rstrip(".")
+    sys.stderr.write(f"error: {message} (see `{path} --help`)\n")
+    return 2
 
 
 if __name__ == "__main__":

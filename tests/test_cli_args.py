@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import socket
+import sys
+
+import pytest
 
 from typer.testing import CliRunner
 
@@ -232,3 +235,35 @@ def test_piped_output_is_not_wrapped_at_80_columns():
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert len(line) > 150 and res.stdout.splitlines() == [line] and res.stderr.splitlines() == ["x" * 150]
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["review", "x.mp4", "--profile", "p.json"],
+     "error: No such option: --profile (Possible options: --rules) (see `dominocast review --help`)"),
+    (["review"], "error: Missing argument 'source' (see `dominocast review --help`)"),
+    (["review", "x.mp4"], "error: Missing option '--rules' (see `dominocast review --help`)"),
+    (["detect", "--tile-px", "abc", "x.jpg"], "error: Invalid value for '--tile-px': Input should be a valid "
+                                              "number, unable to parse string as a number (see `dominocast detect --help`)"),
+    (["nosuch"], "error: No such command 'nosuch' (see `dominocast --help`)"),
+])
+def test_usage_errors_of_the_console_script_are_one_line_exit_2(monkeypatch, capsys, argv, line):
+    from service import cli
+
+    monkeypatch.setattr(sys, "argv", ["dominocast", *argv])
+    with pytest.raises(SystemExit) as exc:
+        cli.main()
+    assert exc.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [line]
+
+
+def test_console_script_help_and_bare_group_still_show_help(monkeypatch, capsys):
+    from service import cli
+
+    monkeypatch.setattr(sys, "argv", ["dominocast", "review", "--help"])
+    cli.main()  # returns: exit status 0
+    assert "--rules" in capsys.readouterr().out
+    monkeypatch.setattr(sys, "argv", ["dominocast", "datasets"])
+    with pytest.raises(SystemExit) as exc:
+        cli.main()
+    assert exc.value.code == 2 and "footage" in capsys.readouterr().out
