@@ -44,6 +44,22 @@ def resolve_device(device: str) -> str:
     return "0" if torch.cuda.is_available() else "cpu"
 
 
+def device_problem(device: str) -> str | None:
+    """Why torch cannot train on ``device`` (``auto``, ``cpu``, or CUDA indices such as ``0`` or ``0,1``),
+    in one line, or None when it can (or the value is not a CUDA index: the caller checks its form)."""
+    if not device.replace(",", "").isdigit():
+        return None
+    import torch
+
+    n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    missing = [i for i in device.split(",") if i and int(i) >= n]
+    if not missing:
+        return None
+    there = "0" if n == 1 else f"0-{n - 1}"
+    sees = "no CUDA GPU" if n == 0 else f"{n} CUDA GPU{'s' if n > 1 else ''} ({there})"
+    return f"--device {device}: torch sees {sees}; use auto or cpu" + ("" if n == 0 else f", or {there}")
+
+
 def hardware(device: str) -> str:
     """One-line description of the training hardware."""
     if device not in ("cpu",):

@@ -48,6 +48,11 @@ def build_cmd(
 
 
 # ---- footage (datasets/footage.py, docs/footage.md) ------------------------------------
+#: Largest --size (8K UHD): a frame is rendered whole in memory.
+MAX_FOOTAGE_SIZE = (7680, 4320)
+#: --fps range: below 2 an arm's reach (about a second) has no frames of its own.
+MAX_FOOTAGE_FPS = (2.0, 120.0)
+
 @datasets_app.command("footage")
 def footage(
     rules: str = typer.Option(..., "--rules", help="Rule set preset or TOML file."),
@@ -71,9 +76,14 @@ def footage(
         raise fail(f"--size must be WxH, e.g. 1280x720 (got {size!r})") from None
     if w < 64 or h < 64 or w % 2 or h % 2:
         raise fail("--size needs even sides of at least 64 pixels")
+    if w > MAX_FOOTAGE_SIZE[0] or h > MAX_FOOTAGE_SIZE[1]:
+        raise fail(f"--size {w}x{h} is larger than a camera's frame: at most "
+                   f"{MAX_FOOTAGE_SIZE[0]}x{MAX_FOOTAGE_SIZE[1]}")
     if appearance not in ("train", "test"):
         raise fail("--appearance must be train or test")
     check_positive("--fps", fps, "frames a second")  # nan and inf too
+    if not MAX_FOOTAGE_FPS[0] <= fps <= MAX_FOOTAGE_FPS[1]:  # an arm's move must span frames; a file must be sane
+        raise fail(f"--fps must be {MAX_FOOTAGE_FPS[0]:g}-{MAX_FOOTAGE_FPS[1]:g} frames a second, got {fps:g}")
     if not name or Path(name).name != name or name in (".", ".."):
         raise fail(f"--name must be a plain file stem (no folders), got {name!r}")  # it stays inside --out
     if hands < 0 or mismatch < 0:

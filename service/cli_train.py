@@ -14,12 +14,20 @@ train_app = typer.Typer(help="Train the shipped models on synthetic data (see do
                         no_args_is_help=True)
 
 
-def _need_training_deps(mods: tuple[str, ...] = ("torch", "ultralytics")) -> None:
+def _need_training_deps(device: str, mods: tuple[str, ...] = ("torch", "ultralytics")) -> None:
+    """The train extra is installed and torch can use ``--device``; else fail in one line (exit 2)."""
     for mod in mods:
         if importlib.util.find_spec(mod) is None:
             raise fail(f"{mod} is not installed: run `make train-deps` first")
+    from models.common import device_problem
+
+    problem = device_problem(device)
+    if problem:
+        raise fail(problem)
 
 
+#: Largest ``--freeze``: YOLO11n-OBB has 24 layers and the last, the OBB head, must train.
+MAX_FREEZE = 23
 #: Largest ``--seed`` of the detector: ultralytics seeds numpy's legacy generator (0 to 2**32 - 1).
 MAX_DETECTOR_SEED = 2**32 - 1
 #: Largest ``--seed`` of the pip reader and the verifier: torch seeds are unsigned 64-bit.
@@ -79,8 +87,12 @@ def detector_cmd(
     _at_least("--workers", workers, 1)
     _at_least("--windows", windows, 1)
     check_positive("--lr0", lr0)
-    _at_least("--freeze", freeze, 0)  # 0: nothing frozen
-    _need_training_deps()  # after the argument checks: a typo is reported without the train extra too
+    if not 0 <= freeze <= MAX_FREEZE:
+        raise fail(f"--freeze must be 0-{MAX_FREEZE} (YOLO11n-OBB layers 0-10 are the backbone; the head, "
+                   f"layer {MAX_FREEZE}, always trains), got {freeze}")
+    if freeze and not resume:
+        raise fail("--freeze fine-tunes the shipped detector: add --resume")
+    _need_training_deps(device)  # after the argument checks: a typo is reported without the train extra too
     from models.train_detector import train
 
     m = train(data, scenes, seed, imgsz, epochs, hours, batch, workers, device, resume, windows=windows,
@@ -104,7 +116,7 @@ def pips_cmd(
     _check_imgsz(imgsz)
     _at_least("--scenes", scenes, 1)
     _check_seed(seed, MAX_TORCH_SEED)
-    _need_training_deps(("torch",))  # after the argument checks: a typo is reported without the train extra too
+    _need_training_deps(device, ("torch",))  # after the argument checks: a typo is reported without the train extra too
     from models.train_pips import train
 
     m = train(data, scenes, seed, imgsz, epochs, device=device, resume=resume)
@@ -125,7 +137,7 @@ def verifier_cmd(
     _at_least("--epochs", epochs, 1)
     _at_least("--scenes", scenes, 10, " (the val split is every tenth scene)")
     _check_seed(seed, MAX_TORCH_SEED)
-    _need_training_deps(("torch",))  # after the argument checks: a typo is reported without the train extra too
+    _need_training_deps(device, ("torch",))  # after the argument checks: a typo is reported without the train extra too
     from models.train_verifier import train
 
     m = train(data, scenes, seed, epochs, device=device, resume=resume)

@@ -174,6 +174,10 @@ def test_train_argument_errors_come_before_the_missing_torch_check(monkeypatch):
         assert _err("train", cmd, *args) == (2, f"error: {msg}"), (cmd, args)
 
 
+FREEZE = ("--freeze must be 0-23 (YOLO11n-OBB layers 0-10 are the backbone; the head, layer 23, always trains), "
+          "got {}")
+
+
 def test_train_refuses_every_bad_number_in_one_line_and_takes_the_good_ones(monkeypatch):
     """nan and inf got past ``--hours`` and ``--lr0`` (``not nan > 0`` is false only for nan's
     comparison, and inf > 0), and several integers were not checked at all (``--imgsz 0`` and
@@ -197,7 +201,9 @@ def test_train_refuses_every_bad_number_in_one_line_and_takes_the_good_ones(monk
                            ("detector", ["--batch", "-1"], "--batch must be >= 1"),
                            ("detector", ["--windows", "0"], "--windows must be >= 1"),
                            ("detector", ["--workers", "-2"], "--workers must be >= 1"),
-                           ("detector", ["--freeze", "-1"], "--freeze must be >= 0"),
+                           ("detector", ["--freeze", "-1", "--resume"], FREEZE.format(-1)),
+                           ("detector", ["--freeze", "24", "--resume"], FREEZE.format(24)),
+                           ("detector", ["--freeze", "10"], "--freeze fine-tunes the shipped detector: add --resume"),
                            ("detector", ["--seed", "-1"], "--seed must be 0-4294967295, got -1"),
                            ("detector", ["--seed", "4294967296"], "--seed must be 0-4294967295, got 4294967296"),
                            ("pips", ["--imgsz", "0"], imgsz),
@@ -217,7 +223,7 @@ def test_train_refuses_every_bad_number_in_one_line_and_takes_the_good_ones(monk
     for cmd, args in (("detector", ["--freeze", "0", "--lr0", "1e-4", "--hours", "0.25", "--seed", "0",
                                     "--seed", "4294967295", "--imgsz", "64", "--scenes", "1", "--batch", "1",
                                     "--workers", "1", "--windows", "1", "--epochs", "1"]),
-                      ("detector", ["--resume", "--freeze", "10", "--imgsz", "640"]),
+                      ("detector", ["--resume", "--freeze", "23", "--imgsz", "640"]),
                       ("pips", ["--imgsz", "416", "--scenes", "1", "--seed", "0", "--epochs", "1"]),
                       ("verifier", ["--scenes", "10", "--seed", "0", "--epochs", "1"]),
                       ("verifier", ["--seed", str(2**64 - 1)])):
@@ -267,3 +273,20 @@ def test_console_script_help_and_bare_group_still_show_help(monkeypatch, capsys)
     with pytest.raises(SystemExit) as exc:
         cli.main()
     assert exc.value.code == 2 and "footage" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("device, n, line", [
+    ("7", 0, "--device 7: torch sees no CUDA GPU; use auto or cpu"),
+    ("0,2", 2, "--device 0,2: torch sees 2 CUDA GPUs (0-1); use auto or cpu, or 0-1"),
+    ("1", 1, "--device 1: torch sees 1 CUDA GPU (0); use auto or cpu, or 0"),
+])
+def test_train_refuses_a_cuda_device_torch_does_not_see(monkeypatch, device, n, line):
+    """--device 7 on a machine without it reached ultralytics and failed there with a traceback."""
+    torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
+    from service import cli_train
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: n > 0)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: n)
+    monkeypatch.setattr(cli_train.importlib.util, "find_spec", lambda mod: object())
+    for cmd in ("detector", "pips", "verifier"):
+        assert _err("train", cmd, "--device", device) == (2, f"error: {line}"), cmd

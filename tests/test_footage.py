@@ -246,6 +246,21 @@ def test_cli_rejects_a_bad_size(tmp_path):
     assert res.exit_code == 2 and "--size" in res.output
 
 
+@pytest.mark.parametrize("args, line", [
+    (["--size", "100000x100000"], "--size 100000x100000 is larger than a camera's frame: at most 7680x4320"),
+    (["--fps", "1e-7"], "--fps must be 2-120 frames a second, got 1e-07"),
+    (["--fps", "1e9"], "--fps must be 2-120 frames a second, got 1e+09"),
+])
+def test_cli_refuses_extreme_sizes_and_rates_in_one_line(tmp_path, args, line):
+    """They crashed with a traceback (a 10^10-pixel frame; no frame for an arm's reach; a
+    video at 10^9 fps), after the output folder was made."""
+    from service.cli import app
+
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--out", str(out), *args])
+    assert (res.exit_code, res.stderr.strip()) == (2, f"error: {line}") and not out.exists()
+
+
 def test_without_mismatches_the_hand_is_engine_simulate_match():
     from engine.simulate import simulate_match
 

@@ -101,7 +101,8 @@ def test_train_detector_rejects_bad_fine_tune_arguments_in_one_line():
     from service.cli import app
 
     for args, msg in ((["--lr0", "0"], "--lr0 must be a number > 0, got 0.0"),
-                      (["--freeze", "-1"], "--freeze must be >= 0"),
+                      (["--freeze", "-1", "--resume"], "--freeze must be 0-23 (YOLO11n-OBB layers 0-10 are the "
+                                                       "backbone; the head, layer 23, always trains), got -1"),
                       (["--imgsz", "300"], "--imgsz must be a multiple of 32, at least 64")):
         res = CliRunner().invoke(app, ["train", "detector", *args])
         assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), res.output
