@@ -210,6 +210,9 @@ def detect(
         read = [r["tiles"] for r in records if "error" not in r]
         console.print(f"wrote {plural(sum(map(len, read)), 'tile')} in {plural(len(read), 'image')} to {json_out}",
                       markup=False, highlight=False, soft_wrap=True)
+    elif json_out is not None and json_out.is_file():  # a script must not take an earlier run's tiles for these
+        err_console.print(f"note: {json_out} was not written (the image could not be read): it still holds "
+                          "an earlier run's tiles", markup=False, highlight=False, soft_wrap=True)
     if bad:
         raise typer.Exit(code=2)
 
@@ -246,6 +249,9 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
         label = image.name if names[image.name] == 1 else str(image)  # same names: say which folder
         try:
             frame = load_image(image)
+            if tile_px is not None and tile_px > max(frame.shape[:2]):
+                raise ValueError(f"--tile-px {tile_px:g} is longer than the image ({frame.shape[1]}x{frame.shape[0]} "
+                                 "px): give a tile's long side in this image's pixels")
             tiles = rec(frame, profile, tile_px=tile_px)
         except (CalibrationError, ValueError, TypeError) as exc:
             msg = " ".join(str(exc).split())

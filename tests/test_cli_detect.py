@@ -192,6 +192,20 @@ def test_one_unreadable_image_writes_no_json(fake, files, tmp_path):
     out = tmp_path / "tiles.json"
     r = _invoke(files["empty"], "--json", out)
     assert r.exit_code == 2 and not out.exists()
+    out.write_text("[] # an earlier run's\n")  # kept, but not silently: a script would take it for this image's
+    r = _invoke(files["empty"], "--json", out)
+    assert r.exit_code == 2 and out.read_text() == "[] # an earlier run's\n"
+    assert r.stderr.splitlines()[-1] == f"note: {out} was not written (the image could not be read): it still holds " \
+                                        "an earlier run's tiles"
+
+
+def test_a_tile_size_longer_than_the_image_is_an_error_for_that_image(fake, files):
+    r = _invoke(files["good"], "--tile-px", "1e9")
+    h, w = cv2.imread(str(files["good"])).shape[:2]
+    assert r.exit_code == 2
+    assert [x for x in r.stderr.splitlines() if x.strip()] == [
+        f"error: {files['good']}: --tile-px 1e+09 is longer than the image ({w}x{h} px): give a tile's long side in "
+        "this image's pixels"]
 
 
 def _png_header(width: int, height: int) -> bytes:
