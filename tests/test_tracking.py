@@ -693,6 +693,27 @@ def test_clearing_the_table_starts_a_new_hand():
     assert plays(out) == [("W", (6, 6), "lead")]
 
 
+def test_a_table_cleared_in_sweeps_is_one_new_hand_without_take_backs():
+    """Players sweep the tiles off in handfuls: a read between two sweeps sees half the line gone.
+    That is no take-back of the arms' last tiles: once most of the line is gone over
+    consecutive reads, the hand is cleared (the gone half counts too)."""
+    table = _two_tiles(load_ruleset("nova-block"))
+    table.play(t_(696, 500, 0, (2, 4), "S"))
+    table.play(t_(552, 500, 0, (1, 3), "W"))
+    table.play(t_(744, 500, 0, (4, 6), "N"))
+    table.play(t_(504, 500, 0, (6, 1), "E"))  # the line: 6-1 1-3 3-5 5-2 2-4 4-6
+    line = list(table.on)
+    out = []
+    for seat, left in (("N", line[:4]), ("S", line[:2]), ("N", [])):  # both ends' tiles first
+        table.arm(seat)
+        table.on = left
+        out += table.read()
+    out += table.read(0.3)
+    assert [n.kind for n in notices(out)] == ["hand_cleared"]
+    assert not [e for e in out if isinstance(e, TakeBack)]
+    assert table.tr.hand.log == [] and table.tr.lop.lead is None
+
+
 # ---- passes inferred from the next play's arm ----------------------------------------------------
 
 def _passes(events):

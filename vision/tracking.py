@@ -64,6 +64,11 @@ from vision.reveals import RevealWatcher, seat_of_position
 
 __all__ = ["Tracker", "TrackerConfig", "TrackedTile", "BoardState", "PlayRecord", "track_frames"]
 
+#: Share of the line's tiles gone (over consecutive reads) that is a cleared table: a new hand.
+CLEARED_SHARE = 0.8
+#: Share gone (and at least 3 tiles) that is a table being swept: no take-backs meanwhile.
+SWEEPING_SHARE = 0.5
+
 
 @dataclass(frozen=True)
 class TrackerConfig:
@@ -508,16 +513,20 @@ class Tracker:
                 del self.tiles[tr.id]
                 continue
             tr.missing += 1
-        # most of the layout gone at once is a cleared table (a take-back removes one tile): a new
-        # hand; the caller may call new_hand() again with the match's context for it
-        if len(self.plays) >= 3 and len(layout_gone) >= 0.8 * len(self.plays):
+        # most of the layout gone is a cleared table (a take-back removes one tile): a new hand; the
+        # caller may call new_hand() again with the match's context for it. Counted over reads: players
+        # sweep the tiles off in handfuls, and a read between two sweeps must not take the ends back.
+        away = [tr for tr in self.tiles.values() if tr.status == "layout" and tr.missing]
+        if len(self.plays) >= 3 and len(away) >= CLEARED_SHARE * len(self.plays):
             res = self.judge.state.result
             ctx = HandContext(res.next_leader if res else None, res.next_required_lead if res else None,
                               number=self.hand.context.number + 1)
-            for tr in layout_gone:
+            for tr in away:
                 self.tiles.pop(tr.id, None)
             self.new_hand(ctx)
             return [Notice("hand_cleared", t, frame, "the layout was cleared: a new hand starts")]
+        if len(self.plays) >= 3 and len(away) >= max(3, SWEEPING_SHARE * len(self.plays)):
+            return events  # being swept off: no take-backs or missing-tile notices meanwhile
         for tr in sorted((x for x in layout_gone if x.missing), key=lambda x: -self.plays.index(x.play)):
             pr = tr.play
             assert pr is not None
