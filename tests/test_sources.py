@@ -44,6 +44,49 @@ def test_video_file_is_read_back_frame_exactly(tmp_path):
     assert [int(np.argmin(abs(levels - d))) for d in decoded] == list(range(12))
 
 
+class _TimedCapture:
+    """A capture whose frames carry the given presentation times (ms), as a phone's VFR file."""
+
+    def __init__(self, times_ms, fps=30.0):
+        self.times, self.fps, self.i = list(times_ms), fps, -1
+
+    def isOpened(self):
+        return True
+
+    def read(self):
+        if self.i + 1 >= len(self.times):
+            return False, None
+        self.i += 1
+        return True, np.full((8, 8, 3), self.i, np.uint8)
+
+    def get(self, prop):
+        return {cv2.CAP_PROP_FPS: self.fps, cv2.CAP_PROP_FRAME_COUNT: len(self.times),
+                cv2.CAP_PROP_POS_MSEC: self.times[max(self.i, 0)]}.get(prop, 0.0)
+
+    def release(self):
+        pass
+
+
+def test_a_variable_rate_video_keeps_its_frames_own_times(tmp_path):
+    """A phone slows to 15 fps in dim light: index / 30 would put frame 5 at 0.167 s, not 0.267 s."""
+    path = tmp_path / "phone.mp4"
+    path.write_bytes(b"x")
+    times = [1000.0, 1033.3, 1066.7, 1133.3, 1200.0, 1266.7, 1300.0]  # the file starts at 1 s
+    src = VideoFileSource(path, capture_factory=lambda p: _TimedCapture(times))
+    assert [round(f.t, 4) for f in src] == [0.0, 0.0333, 0.0667, 0.1333, 0.2, 0.2667, 0.3]
+    # --fps given: the caller's rate, exactly
+    src = VideoFileSource(path, fps=10.0, capture_factory=lambda p: _TimedCapture(times))
+    assert [f.t for f in src] == pytest.approx([i / 10.0 for i in range(7)])
+
+
+def test_times_that_stop_increasing_fall_back_to_the_frame_rate_from_there(tmp_path):
+    path = tmp_path / "odd.avi"
+    path.write_bytes(b"x")
+    times = [0.0, 40.0, 80.0, 80.0, 0.0, 0.0]  # the backend loses the clock after frame 2
+    src = VideoFileSource(path, capture_factory=lambda p: _TimedCapture(times, fps=25.0))
+    assert [round(f.t, 3) for f in src] == [0.0, 0.04, 0.08, 0.12, 0.16, 0.2]
+
+
 def test_missing_video_is_a_source_error(tmp_path):
     with pytest.raises(SourceError, match="does not exist"):
         VideoFileSource(tmp_path / "nope.mp4")

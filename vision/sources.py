@@ -90,24 +90,34 @@ class FrameSource:
 class VideoFileSource(FrameSource):
     """Frames of a video file, decoded in order, frame-exact.
 
+    A frame's ``t`` is its presentation time in the file, seconds from the first frame: phones
+    record at a variable frame rate, where ``index / fps`` drifts from the picture's real time.
+    Files whose backend gives no increasing timestamps get ``index / fps`` (then ``fps`` matters).
+
     Args:
         path: the video file.
-        fps: frames per second for ``t`` when the file does not say (or to override it).
+        fps: frames per second for ``t`` when the file gives no frame times (or to override
+            them: with ``fps`` given, ``t = index / fps``).
         truncation_tolerance: frames the header may over-count before a short file is an error
             (containers often estimate the count; 2 frames or 1 %, whichever is more, by default).
+        capture_factory: ``path -> capture`` with ``isOpened()``, ``read()``, ``get(prop)`` and
+            ``release()`` (default: ``cv2.VideoCapture``); tests pass fakes.
 
     Raises:
         SourceError: the file is missing, not a video OpenCV can decode, has no frames, or
             (while iterating) ends well before the frame count its header declares.
     """
 
-    def __init__(self, path: str | os.PathLike, fps: float | None = None, truncation_tolerance: int | None = None):
+    def __init__(self, path: str | os.PathLike, fps: float | None = None, truncation_tolerance: int | None = None,
+                 capture_factory: Callable[[str], object] | None = None):
         import cv2
 
         self.path = Path(path)
         if not self.path.is_file():
             raise SourceError(f"video file {self.path} does not exist")
-        self._cap = cv2.VideoCapture(str(self.path))
+        self._cap = (capture_factory or cv2.VideoCapture)(str(self.path))
+        self._file_times = not fps  # the frames' own presentation times (see the class doc)
+        self._offset_s = 0.0  # added to index / fps once the file's times are given up
         if not self._cap.isOpened():
             self._cap.release()
             raise SourceError(f"{self.path} is not a video OpenCV can open (corrupt file or unsupported format)")
@@ -121,6 +131,7 @@ class VideoFileSource(FrameSource):
             self._cap.release()
             raise SourceError(f"{self.path} has no readable frames (empty, corrupt or truncated video)")
         self._first: np.ndarray | None = first
+        self._t0_ms = self._pos_ms()
         self._used = False
         #: (H, W, C) of the video's frames (from its first frame).
         self.frame_shape: tuple[int, ...] = tuple(first.shape)
@@ -132,12 +143,15 @@ class VideoFileSource(FrameSource):
         index = 0
         image = self._first
         self._first = None
+        t = 0.0
         while image is not None:
-            yield Frame(index, index / self.fps, image)
+            yield Frame(index, t, image)
             index += 1
             ok, image = self._cap.read()
             if not ok:
                 image = None
+            else:
+                t = self._time(index, t)
         self._cap.release()
         n = self.declared_frames
         if n is not None:
@@ -145,6 +159,23 @@ class VideoFileSource(FrameSource):
             if index < n - tol:
                 raise SourceError(f"{self.path} ends at frame {index} of the {n} its header declares "
                                   "(truncated or corrupt video)")
+
+    def _pos_ms(self) -> float | None:
+        import cv2
+
+        ms = float(self._cap.get(cv2.CAP_PROP_POS_MSEC))
+        return ms if np.isfinite(ms) and ms >= 0 else None
+
+    def _time(self, index: int, prev: float) -> float:
+        """Seconds of frame ``index`` (just read) from the first frame; ``index / fps`` when the
+        file gives none, or a time not after the previous frame's (then for the rest of the file)."""
+        if self._file_times and self._t0_ms is not None:
+            ms = self._pos_ms()
+            if ms is not None and (ms - self._t0_ms) / 1000.0 > prev:
+                return (ms - self._t0_ms) / 1000.0
+            self._file_times = False
+            self._offset_s = prev - (index - 1) / self.fps  # go on from the last good time
+        return index / self.fps + self._offset_s
 
     def close(self) -> None:
         self._cap.release()
