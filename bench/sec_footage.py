@@ -63,7 +63,8 @@ def _key(tile) -> tuple[int, int]:
     return tuple(sorted(tile))
 
 
-def _nonzero(points: dict | None) -> dict:
+def nonzero(points: dict | None) -> dict:
+    """``points`` without its zero entries (side -> points; None -> {})."""
     return {k: v for k, v in (points or {}).items() if v}
 
 
@@ -161,7 +162,7 @@ def score_hand(gt: dict, rows: list[dict], early_s: float = EARLY_S) -> dict:
     plays = review_plays(rows)
     match = match_plays(gt_plays, plays, early_s)
     hand = (gt.get("hands") or [{}])[0]
-    awards = _nonzero(((hand.get("result") or {}).get("awards")))
+    awards = nonzero(((hand.get("result") or {}).get("awards")))
     last_index = max((g.get("index", 0) for g in gt_plays), default=None)
     uncertain_rows = [r for r in rows if r.get("type") == "flag" and r.get("kind") == "uncertain_read"]
     out = {"gt_plays": len(gt_plays), "found": 0, "misread": 0, "tile_right": 0, "points_right": 0,
@@ -180,11 +181,11 @@ def score_hand(gt: dict, rows: list[dict], early_s: float = EARLY_S) -> dict:
             out["latency_s"].append(round(r["t"] - g["t"], 4))
             if how == "tile" and list(r["tile"]) == list(g["tile"]) and r.get("end") == g["end"]:
                 out["tile_right"] += 1
-            want = _nonzero(g["points"])
+            want = nonzero(g["points"])
             ok = [want]
             if g.get("index", 0) == last_index and awards:
-                ok.append(_nonzero({k: v - awards.get(k, 0) for k, v in want.items()}))
-            out["points_right"] += _nonzero(r.get("points")) in ok
+                ok.append(nonzero({k: v - awards.get(k, 0) for k, v in want.items()}))
+            out["points_right"] += nonzero(r.get("points")) in ok
         if not g.get("mismatched_end"):
             continue
         out["injected"] += 1
@@ -204,7 +205,7 @@ def score_hand(gt: dict, rows: list[dict], early_s: float = EARLY_S) -> dict:
     out["false_mismatch_flags"] = sum(1 for i, r in enumerate(plays)
                                       if i not in injected_rows and "mismatched_end" in _flag_kinds(r))
     scored = [r["score"] for r in rows if isinstance(r.get("score"), dict)]
-    out["score_right"] = bool(scored) and _nonzero(scored[-1]) == _nonzero(hand.get("scores"))
+    out["score_right"] = bool(scored) and nonzero(scored[-1]) == nonzero(hand.get("scores"))
     return out
 
 
@@ -252,8 +253,10 @@ def _code_digest() -> str:
     return h.hexdigest()[:10]
 
 
-def footage(cfg: BenchConfig, rules: str, seed: int, size: tuple[int, int], fps: float) -> tuple[dict, float | None]:
-    """Rendered footage (held-out appearance, one injected mismatch), from the cache when there.
+def footage(cfg: BenchConfig, rules: str, seed: int, size: tuple[int, int], fps: float,
+            hands: int = 1) -> tuple[dict, float | None]:
+    """Rendered footage (held-out appearance, one injected mismatch per hand; ``hands``
+    consecutive hands of a match), from the cache when there.
 
     Returns:
         (``make_footage``'s paths ``{"video", "ground_truth", "profile"}``, render seconds or
@@ -261,7 +264,7 @@ def footage(cfg: BenchConfig, rules: str, seed: int, size: tuple[int, int], fps:
     """
     from datasets.footage import make_footage
 
-    stem = f"{rules}-s{seed}-{size[0]}x{size[1]}-{fps:g}fps-"
+    stem = f"{rules}-s{seed}-{size[0]}x{size[1]}-{fps:g}fps-" + (f"{hands}hands-" if hands != 1 else "")
     root = cfg.scratch / "footage"
     d = root / (stem + _code_digest())
     paths = {"video": d / "footage.mp4", "ground_truth": d / "ground_truth.json", "profile": d / "profile.json"}
@@ -272,7 +275,7 @@ def footage(cfg: BenchConfig, rules: str, seed: int, size: tuple[int, int], fps:
     tmp = root / (d.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
     t = time.perf_counter()
-    make_footage(rules, seed, tmp, fps=fps, size=size, appearance="test", inject_mismatch=1)
+    make_footage(rules, seed, tmp, fps=fps, size=size, appearance="test", inject_mismatch=1, hands=hands)
     render_s = time.perf_counter() - t
     tmp.rename(d)  # complete footage only: an interrupted render leaves a .partial
     return paths, render_s

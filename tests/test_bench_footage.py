@@ -125,3 +125,34 @@ def test_summarise_two_hands():
     assert t["false_flags_per_10"] == 0.0
     assert t["latency"]["n"] == 3 and t["latency"]["median_s"] == 1.0
     assert summarise([])["found_rate"] is None
+
+
+def test_a_match_is_scored_hand_by_hand_with_the_running_scores_gain():
+    """Two hands; the review puts hand 2's first play in hand 1 (it missed the clear), and its running
+    score after hand 2 is {N: 5, S: 27}: a gain of S 10 over hand 2, its points."""
+    from bench.sec_match import score_match
+
+    def row(hand, **kw):
+        return {**kw, "hand": hand}
+
+    gt = {"plays": [{**_gt_play(2.0, [6, 6], "lead", index=1), "hand": 1},
+                    {**_gt_play(5.0, [6, 1], "E", {"N": 5}, index=2), "hand": 1},
+                    {**_gt_play(9.0, [5, 5], "lead", {"S": 10}, index=1), "hand": 2},
+                    {**_gt_play(12.0, [5, 0], "E", index=2), "hand": 2}],
+          "hands": [{"result": None, "scores": {"N": 5, "S": 17}}, {"result": None, "scores": {"S": 10}}]}
+    rows = [row(1, **_play(2.5, [6, 6], "lead"), score={"N": 0, "S": 0}),
+            row(1, **_play(5.5, [6, 1], "E", {"N": 5}), score={"N": 5, "S": 0}),
+            row(1, type="hand_end", score={"N": 5, "S": 17}),
+            row(1, **_play(9.5, [5, 5], "W", {"S": 10}), score={"N": 5, "S": 27}),  # missed the clear
+            {"type": "vision_notice", "kind": "hand_cleared", "hand": 2},
+            row(2, **_play(12.5, [5, 0], "E"), score={"N": 5, "S": 27})]
+    sc = score_match(gt, rows)
+    h1, h2 = sc["hands"]
+    assert (h1["found"], h1["extra_plays"], h1["tile_right"]) == (2, 1, 2)
+    assert (h2["found"], h2["tile_right"]) == (1, 1)  # [5|5] is in hand 1 of the review
+    assert h1["score_right"] is False  # gained {N: 5, S: 27}, the hand's points are {N: 5, S: 17}
+    assert h2["score_right"] is False  # gained nothing over hand 2; its points are {S: 10}
+    assert (sc["cleared"], sc["hands_seen"]) == (1, 2)
+    rows[3] = row(2, **_play(9.5, [5, 5], "lead", {"S": 10}), score={"N": 5, "S": 27})  # the clear seen
+    sc = score_match(gt, rows)
+    assert [h["score_right"] for h in sc["hands"]] == [True, True] and sc["hands"][1]["found"] == 2
