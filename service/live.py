@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from engine.events import Correction, Deal, Draw, Pass, Penalty, Play, effective
+from engine.events import Correction, Deal, Draw, HandEnd, Pass, Penalty, Play, effective
 from engine.hand import HandState, IllegalEvent
 from engine.layout import LayoutError
 from engine.match import MatchState, replay_match
@@ -418,15 +418,37 @@ class TableRuntime:
                     msg = self._message(s, "events", "worker", {"worker": dict(self.worker), "state": self.state()})
                 self._publish([msg])
 
-    def confirm_hand(self, hand: int, by: str) -> dict:
-        """Record that the umpire confirmed hand ``hand``'s result (it must be over)."""
+    def confirm_hand(self, hand: int, by: str, end: HandEnd | None = None) -> dict:
+        """Record that the umpire confirmed hand ``hand``'s result (it must be over). ``end`` (a
+        hand_end event) ends it first when it is not over yet, only if that makes it over: a 409
+        leaves the log as it was.
+
+        Raises:
+            NotFound: no such hand.
+            AppendRejected: the hand is not over (and ``end`` would not make it so).
+        """
         with self.lock:
             hands = self.hand_states()
             if not 1 <= hand <= len(hands):
                 raise NotFound(f"hand {hand} does not exist (the match has {len(hands)} hands)")
             hs = hands[hand - 1][2]
             if hs.result is None:
-                raise AppendRejected(f"hand {hand} is not over: end it first (a hand_end event)")
+                if hs.pending_end is not None:
+                    raise AppendRejected(f"hand {hand} has ended ({hs.pending_end[0]}) and {_awaits(hs)}: record "
+                                         "the reveals, then confirm")
+                if end is None:
+                    raise AppendRejected(f"hand {hand} is not over: end it first (a hand_end event)")
+                logs = [list(x) for x in self.logs]
+                logs[hand - 1].append(end)
+                try:
+                    after = self.hand_states(replay_match(self.cfg.rules, logs))[hand - 1][2]
+                except (IllegalEvent, LayoutError, TileError, IndexError, ValueError) as exc:
+                    raise AppendRejected(str(exc)) from None
+                if after.result is None:
+                    raise AppendRejected(f"hand {hand} would end ({end.kind}) but then {_awaits(after)}: record the "
+                                         "reveals first, then confirm with this end")
+                self.append(end, source="umpire", actor=by, hand=hand)
+                hs = self.hand_states()[hand - 1][2]
             with transaction(self.factory) as s:
                 if hand not in self.confirmed:
                     s.add(HandConfirmationRow(match_id=self.match_id, hand=hand, by=by, created_at=time.time()))
@@ -460,6 +482,12 @@ class TableRuntime:
                     if source == "scripted" and actor.startswith("script:"):
                         done[int(actor.split(":")[1])] = (h, i)
             return (max(done) + 1 if done else 0), done
+
+
+def _awaits(hs: HandState) -> str:
+    """"awaits the reveal of N, S" for a hand whose end waits for hands to be shown."""
+    seats = [s for s in hs.order if s not in hs.revealed and hs.counts[s] and hs.known[s] is None]
+    return f"awaits the reveal of {', '.join(seats)}" if seats else "awaits the reveals"
 
 
 def parse_event(data: object) -> object:

@@ -146,8 +146,8 @@ def confirm_hand(table_id: str, hand: int, body: HandConfirm, request: Request) 
     """Confirm a hand's result; ``end`` (a hand_end event) ends it first when it is not over."""
     rt = registry(request).get(table_id)
     by = actor(request, body.by)
+    end = None
     if body.end is not None:
-        ev = _event({"type": "hand_end", **{k: v for k, v in body.end.items() if k != "type"}})
-        assert isinstance(ev, HandEnd)
-        rt.append(ev, source="umpire", actor=by, hand=hand)
-    return rt.confirm_hand(hand, by)
+        end = _event({"type": "hand_end", **{k: v for k, v in body.end.items() if k != "type"}})
+        assert isinstance(end, HandEnd)
+    return rt.confirm_hand(hand, by, end)

@@ -146,6 +146,28 @@ def test_hand_confirmation(bad_play):
     assert post(c, "/api/tables/t/hands/7/confirm").status_code == 404
 
 
+def test_a_refused_hand_confirmation_leaves_the_log_as_it_was(tmp_path):
+    """``end: locked`` on a block hand whose seats still hold unseen tiles cannot be confirmed (their
+    pips are not counted yet): 409 naming the reveals, and no end is written (twice, it wrote two)."""
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "hc", "name": "hc", "rules": "block", "worker": {"kind": "manual"}})
+        assert post(c, "/api/tables/hc/events", {"event": {"type": "play", "seat": "N", "tile": [6, 6]}}).status_code == 201
+        for _ in range(2):
+            r = post(c, "/api/tables/hc/hands/1/confirm", {"end": {"kind": "locked"}})
+            assert r.status_code == 409
+            assert r.json()["detail"] == ("the engine refused the event: hand 1 would end (locked) but then awaits the "
+                                          "reveal of N, S: record the reveals first, then confirm with this end")
+        assert [e["type"] for e in c.get("/api/matches/1/hands/1").json()["events"]] == ["play"]
+        assert c.get("/api/tables/hc/snapshot").json()["data"]["state"]["hand"]["status"] == "in_progress"
+        # an end the umpire records by itself, then a confirmation: says what is missing, writes nothing more
+        assert post(c, "/api/tables/hc/events", {"event": {"type": "hand_end", "kind": "locked"}}).status_code == 201
+        r = post(c, "/api/tables/hc/hands/1/confirm", {"end": {"kind": "locked"}})
+        assert r.status_code == 409 and r.json()["detail"] == (
+            "the engine refused the event: hand 1 has ended (locked) and awaits the reveal of N, S: record the reveals, "
+            "then confirm")
+        assert [e["type"] for e in c.get("/api/matches/1/hands/1").json()["events"]] == ["play", "hand_end"]
+
+
 def test_desync_alert_from_the_worker_is_deduplicated(tmp_path):
     script = [[{"type": "play", "seat": "N", "tile": [5, 5]}, {"type": "play", "seat": "S", "tile": [5, 5], "end": "E"},
                {"type": "play", "seat": "S", "tile": [5, 5], "end": "W"}, {"type": "play", "seat": "S", "tile": [5, 0], "end": "E"}]]
