@@ -26,8 +26,9 @@ TileField = Annotated[
 
 class _Event(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    t: float | None = None
-    frame: int | None = None
+    # seconds and frame index: never negative; nan and inf are not times (and are not JSON)
+    t: float | None = Field(None, ge=0, allow_inf_nan=False)
+    frame: int | None = Field(None, ge=0)
 
 
 class Deal(_Event):
@@ -52,7 +53,7 @@ class Play(_Event):
     tile: TileField
     end: str | None = None
     oriented: bool = False
-    confidence: float | None = None
+    confidence: float | None = Field(None, ge=0, le=1, allow_inf_nan=False)
 
 
 class Pass(_Event):

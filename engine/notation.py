@@ -38,7 +38,7 @@ class NotationError(ValueError):
     """A line that does not follow the notation; the message quotes it."""
 
 
-_TS_RE = re.compile(r"\s+(t|f)=(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)\s*$")
+_TS_RE = re.compile(r"\s+([tf])=(\S*)\s*$", re.IGNORECASE)
 _PTS_RE = re.compile(r"^([+-]?\d+)(?:/([+-]?\d+))?$")
 
 
@@ -48,8 +48,13 @@ def _split_stamps(line: str) -> tuple[str, dict]:
         m = _TS_RE.search(line)
         if not m:
             return line, stamps
-        key = "t" if m.group(1) == "t" else "frame"
-        stamps[key] = float(m.group(2)) if key == "t" else int(float(m.group(2)))
+        key = "t" if m.group(1).lower() == "t" else "frame"
+        try:
+            value = float(m.group(2)) if key == "t" else int(m.group(2))
+        except ValueError:
+            what = "seconds (a number >= 0)" if key == "t" else "a frame index (a whole number >= 0)"
+            raise NotationError(f"{line.strip()!r}: {m.group(1)}={m.group(2)} is not {what}") from None
+        stamps[key] = value
         line = line[: m.start()]
 
 
@@ -71,7 +76,10 @@ def parse_event(line: str):
     try:
         return _parse_words(words, stamps)
     except ValidationError as exc:
-        raise NotationError(f"{line.strip()!r}: {exc.errors()[0]['msg']}") from None
+        err = exc.errors()[0]
+        field = {"t": "t", "frame": "f", "confidence": "c"}.get(str(err["loc"][0]), "") if err["loc"] else ""
+        msg = f"{field}: {err['msg'][0].lower()}{err['msg'][1:]}" if field else err["msg"]
+        raise NotationError(f"{line.strip()!r}: {msg}") from None
     except (TileError, ValueError, IndexError) as exc:
         if isinstance(exc, NotationError):
             raise

@@ -27,6 +27,8 @@ import json
 import re
 from decimal import Decimal
 
+from pydantic import ValidationError
+
 from engine.events import Correction, Play
 from engine.notation import NotationError, format_event, parse_event
 from engine.record import (
@@ -286,7 +288,13 @@ def _parse_event_line(line: str) -> tuple[int, object, str]:
     ev = parse_event(body)
     if ({"confidence", "oriented"} & set(attrs)) and not isinstance(ev, Play):
         raise RecordError(f"event {index}: c= and oriented apply to plays only")
-    return index, ev.model_copy(update=attrs) if attrs else ev, annotation
+    if attrs:  # validated like the event's own fields (t >= 0, 0 <= c <= 1, finite)
+        try:
+            ev = type(ev).model_validate({**ev.model_dump(), **attrs})
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise RecordError(f"event {index}: {err['loc'][0]}: {err['msg']}") from None
+    return index, ev, annotation
 
 
 def _build(tags: dict, rule_tags: dict, players: dict, logs: list[list]) -> MatchRecord:

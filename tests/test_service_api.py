@@ -93,6 +93,24 @@ def test_malformed_json_is_422_not_500(client):
     assert r.status_code == 422 and "JSON" in r.json()["detail"]
 
 
+@pytest.mark.parametrize("extra, fragment", [
+    ({"t": 1e999}, "t: Input should be a finite number"),
+    ({"t": -5}, "t: Input should be greater than or equal to 0"),
+    ({"confidence": 7}, "confidence: Input should be less than or equal to 1"),
+    ({"frame": -1}, "frame: Input should be greater than or equal to 0"),
+])
+def test_events_with_times_or_confidences_out_of_range_are_422(client, extra, fragment):
+    """They were stored, then sent as ``Infinity`` on the feeds and in record.json (not JSON)."""
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    r = client.post("/api/tables/t1/events", headers={**AUTH, "Content-Type": "application/json"},
+                    content=json.dumps({"event": {"type": "play", "seat": "N", "tile": "6-4", **extra}}).replace(
+                        "Infinity", "1e999"))
+    assert r.status_code == 422 and fragment in r.json()["detail"], r.text
+    assert client.get("/api/tables/t1/snapshot").json()["data"]["state"]["hand"] is None  # nothing stored
+    assert client.get("/api/matches/1/hands/1").status_code == 404
+
+
 def test_manual_events_and_records(client):
     manual_table(client)
     post(client, "/api/tables/t1/start")
