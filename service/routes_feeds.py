@@ -68,17 +68,31 @@ async def messages(app, rt: TableRuntime, channel: str, since: int | None,  # no
         broker.unsubscribe(sub)
 
 
-def _since(request, since: int | None) -> int | None:  # noqa: ANN001
+#: Message ids are SQLite integers: a resume id past this cannot exist (and overflows the query).
+MAX_MESSAGE_ID = 2**63 - 1
+
+
+def _message_id(what: str, value: str | int | None) -> int | None:
+    """A resume id (``since`` / ``Last-Event-ID``) as an int in 0..MAX_MESSAGE_ID, else a 422."""
+    if value is None or value == "":
+        return None
+    try:
+        n = int(value)
+    except ValueError:
+        raise HTTPException(422, f"{what}: not a message id: {value!r}") from None
+    if not 0 <= n <= MAX_MESSAGE_ID:
+        raise HTTPException(422, f"{what}: a message id is 0-{MAX_MESSAGE_ID}, got {n}")
+    return n
+
+
+def _since(request, since: str | None) -> int | None:  # noqa: ANN001
     header = request.headers.get("last-event-id")
     if header:
-        try:
-            return int(header)
-        except ValueError:
-            raise HTTPException(422, f"Last-Event-ID: not a message id: {header!r}") from None
-    return since
+        return _message_id("Last-Event-ID", header)
+    return _message_id("since", since)
 
 
-def _sse(request: Request, table_id: str, channel: str, since: int | None) -> StreamingResponse:
+def _sse(request: Request, table_id: str, channel: str, since: str | None) -> StreamingResponse:
     rt = registry(request).get(table_id)
     _authorize(request, rt, channel)
     start = _since(request, since)
@@ -97,13 +111,13 @@ def _sse(request: Request, table_id: str, channel: str, since: int | None) -> St
 
 
 @router.get("/feed")
-async def feed(table_id: str, request: Request, since: int | None = None,
+async def feed(table_id: str, request: Request, since: str | None = None,
                channel: Literal["events", "alerts"] = "events") -> StreamingResponse:
     return _sse(request, table_id, channel, since)
 
 
 @router.get("/alerts/feed")
-async def alerts_feed(table_id: str, request: Request, since: int | None = None) -> StreamingResponse:
+async def alerts_feed(table_id: str, request: Request, since: str | None = None) -> StreamingResponse:
     return _sse(request, table_id, "alerts", since)
 
 
@@ -115,11 +129,12 @@ def snapshot(table_id: str, request: Request, channel: Literal["events", "alerts
 
 
 @router.websocket("/ws")
-async def ws(websocket: WebSocket, table_id: str, since: int | None = None, channel: str = "events") -> None:
+async def ws(websocket: WebSocket, table_id: str, since: str | None = None, channel: str = "events") -> None:
     await websocket.accept()
-    try:
+    try:  # errors are protocol messages (a bad query parameter too, not a refused handshake)
         if channel not in ("events", "alerts"):
             raise HTTPException(422, f"channel: 'events' or 'alerts', not {channel!r}")
+        start = _message_id("since", since)
         rt = registry(websocket).get(table_id)
         _authorize(websocket, rt, channel)
     except (HTTPException, NotFound) as exc:
@@ -131,7 +146,7 @@ async def ws(websocket: WebSocket, table_id: str, since: int | None = None, chan
     sub = websocket.app.state.broker.subscribe(table_id, channel)
 
     async def pump() -> None:
-        async for m in messages(websocket.app, rt, channel, since, sub):
+        async for m in messages(websocket.app, rt, channel, start, sub):
             await websocket.send_json(m if m is not None else {"kind": "keepalive"})
 
     async def listen() -> None:  # answers the client's close at once (clients send nothing else)

@@ -95,6 +95,12 @@ def test_sse_resume_with_last_event_id_and_since(server):
     assert [m["id"] for m in by_query] == missed[1:]
     r = httpx.get(base + "/api/tables/f2/feed", headers={"Last-Event-ID": "abc"})
     assert r.status_code == 422
+    # ids past SQLite's integers broke the stream with an OverflowError (helper-47): a 422 now
+    big = 2**63
+    for path, headers in ((f"/api/tables/f2/feed?since={big}", {}), ("/api/tables/f2/feed", {"Last-Event-ID": str(big)}),
+                          ("/api/tables/f2/feed?since=-1", {}), ("/api/tables/f2/feed?since=abc", {})):
+        r = httpx.get(base + path, headers=headers)
+        assert r.status_code == 422 and "message id" in r.json()["detail"], (path, r.text)
 
 
 def test_reconnecting_clients_miss_nothing_while_events_flow(server):
@@ -149,6 +155,10 @@ def test_websocket_snapshot_keepalive_and_errors(server):
         assert json.loads(ws.recv(timeout=10))["kind"] == "snapshot"
     with websockets.connect(f"{ws_base}/api/tables/f1/ws?channel=bogus") as ws:
         assert json.loads(ws.recv(timeout=10))["status"] == 422
+    for since in ("99999999999999999999", "abc"):  # an error message too, not a refused handshake or a crash
+        with websockets.connect(f"{ws_base}/api/tables/f1/ws?since={since}") as ws:
+            err = json.loads(ws.recv(timeout=10))
+            assert err["status"] == 422 and "message id" in err["detail"]
 
 
 def test_alerts_channel(server):
