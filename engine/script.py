@@ -82,14 +82,22 @@ def load_script(path: str | Path, rules: str | None = None) -> Script:
         raise ScriptError(f"{path}: malformed {'JSON' if path.suffix == '.json' else 'YAML'}: {where}{what}") from None
     if not isinstance(data, dict):
         raise ScriptError(f"{path}: a script is a mapping with 'rules' and 'hands'")
+    if str(data.get("format", "")).startswith("dominocast-record"):
+        raise ScriptError(f"{path} is a game record, not a script: `dominocast record show {path}` prints it "
+                          "(its scores are in it)")
     unknown = set(data) - {"rules", "overrides", "players", "hands", "title"}
     if unknown:
         raise ScriptError(f"{path}: unknown key {sorted(unknown)[0]!r} (keys: rules, overrides, players, hands)")
     preset = rules or data.get("rules")
     if not preset:
         raise ScriptError(f"{path}: no rule set: add 'rules: PRESET' or pass --rules")
+    if not isinstance(preset, str):
+        raise ScriptError(f"{path}: 'rules' is a preset name or a TOML file, got {preset!r}")
+    overrides = data.get("overrides") or {}
+    if not isinstance(overrides, dict):
+        raise ScriptError(f"{path}: 'overrides' is a mapping of rule-set fields, got {overrides!r}")
     try:
-        ruleset = load_ruleset(preset, **(data.get("overrides") or {}))
+        ruleset = load_ruleset(preset, **overrides)
     except RulesetError as exc:
         raise ScriptError(f"{path}: {exc}") from None
     hands = data.get("hands")
@@ -101,4 +109,10 @@ def load_script(path: str | Path, rules: str | None = None) -> Script:
         if not isinstance(events, list):
             raise ScriptError(f"{path}: hands[{h}]: 'events' must be a list")
         out.append([parse_item(item, f"{path}: hands[{h}].events[{i}]") for i, item in enumerate(events)])
-    return Script(ruleset, dict(data.get("players") or {}), out, data.get("title"))
+    players = data.get("players") or {}
+    if not isinstance(players, dict) or not all(isinstance(v, (str, int, float)) for v in players.values()):
+        raise ScriptError(f"{path}: 'players' maps seats to names (N: Ana), got {players!r}")
+    title = data.get("title")
+    if title is not None and not isinstance(title, str):
+        raise ScriptError(f"{path}: 'title' is text, got {title!r}")
+    return Script(ruleset, {str(k): str(v) for k, v in players.items()}, out, title)

@@ -115,6 +115,18 @@ BAD = [
      ["malformed YAML", "line 4"]),
     ("second_hand", "rules: all-fives\nhands:\n  - events:\n      - N 6-4\n  - events:\n      - N 6-4\n"
      "      - S 4-6 E\n", ["hand 2, event #1", "already on the table"]),
+    # a traceback before (helper-47): rules, overrides, players and title of the wrong type
+    ("rules_a_number", "rules: 5\nhands:\n  - events:\n      - N 6-6\n",
+     ["'rules' is a preset name or a TOML file, got 5"]),
+    ("rules_a_mapping", "rules: {preset: muggins}\nhands:\n  - events:\n      - N 6-6\n",
+     ["'rules' is a preset name or a TOML file, got {'preset': 'muggins'}"]),
+    ("overrides_a_list", "rules: block\noverrides: [1]\nhands:\n  - events:\n      - N 6-6\n",
+     ["'overrides' is a mapping of rule-set fields, got [1]"]),
+    ("players_a_number", "rules: block\nplayers: 5\nhands:\n  - events:\n      - N 6-6\n",
+     ["'players' maps seats to names (N: Ana), got 5"]),
+    ("title_a_list", "rules: block\ntitle: [x]\nhands:\n  - events:\n      - N 6-6\n", ["'title' is text"]),
+    ("a_record", '{"format": "dominocast-record", "version": 1, "rules": {}, "event": "x", "hands": []}',
+     ["is a game record, not a script: `dominocast record show"]),
 ]
 
 
