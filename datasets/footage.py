@@ -17,7 +17,9 @@ Same arguments, same ground truth and same frames. See ``docs/footage.md``.
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -211,9 +213,35 @@ def make_footage(rules_name: str, seed: int, out_dir: str | Path, fps: float = 1
 
     Returns:
         {"video": ..., "ground_truth": ..., "profile": ...} paths.
+
+    The three files are written in a hidden ``.NAME.partial`` folder and moved into ``out_dir``
+    together at the end: an interrupted render (Ctrl-C) leaves the folder's earlier footage as it
+    was, never a video with another video's ground truth.
     """
-    rules = load_ruleset(rules_name)
     out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    cmd = command or (f"dominocast datasets footage --rules {shlex.quote(rules_name)} --seed {seed} "
+                      f"--out {shlex.quote(str(out))} --fps {fps:g} --size {size[0]}x{size[1]} "
+                      f"--appearance {appearance} --mismatch {inject_mismatch} --hands {hands} --name {name}")
+    work = out / f".{name}.partial"
+    shutil.rmtree(work, ignore_errors=True)
+    try:
+        made = _render(rules_name, seed, work, fps, size, appearance, inject_mismatch, hands, name,
+                       keyframe_every_s, cmd, progress)
+        done = {}
+        for kind, path in made.items():
+            done[kind] = out / path.name
+            os.replace(path, done[kind])
+        return done
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _render(rules_name: str, seed: int, out: Path, fps: float, size: tuple[int, int], appearance: str,
+            inject_mismatch: int, hands: int, name: str, keyframe_every_s: float, cmd: str,
+            progress: bool) -> dict[str, Path]:
+    """:func:`make_footage`'s work, into the (new) folder ``out``; ``cmd`` goes into the ground truth."""
+    rules = load_ruleset(rules_name)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng([seed, 7])
     surfaces, styles = appearance_choices(appearance)
@@ -270,9 +298,6 @@ def make_footage(rules_name: str, seed: int, out_dir: str | Path, fps: float = 1
     key = {i: "periodic" for i in range(0, n_frames, every)}
     key.update({i: "rest" for i in script.rest_frames})
     truths = [_hand_truth(rules, h) for h in scripted]
-    cmd = command or (f"dominocast datasets footage --rules {shlex.quote(rules_name)} --seed {seed} "
-                      f"--out {shlex.quote(str(out))} --fps {fps:g} --size {size[0]}x{size[1]} "
-                      f"--appearance {appearance} --mismatch {inject_mismatch} --hands {hands} --name {name}")
     gt = {
         "format": FORMAT, "command": cmd, "rules": rules.name, "seed": seed, "appearance": appearance,
         "fps": fps, "frame_size": list(size), "n_frames": n_frames, "duration_s": round(n_frames / fps, 3),

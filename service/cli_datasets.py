@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from service.cli_common import check_positive, console, fail, make_folder
+from service.cli_common import check_positive, console, err_console, fail, make_folder
 
 datasets_app = typer.Typer(help="Synthetic datasets for the tile detector and the pip reader.",
                            no_args_is_help=True)
@@ -95,6 +95,10 @@ def footage(
                              inject_mismatch=mismatch, hands=hands, name=name)
     except (FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
+    except KeyboardInterrupt:  # make_footage moves its files into --out only once all are written
+        err_console.print(f"interrupted: no footage written; {out} holds what it held before", highlight=False,
+                          markup=False, soft_wrap=True)
+        raise typer.Exit(code=130) from None
     for kind, path in paths.items():
         console.print(f"{kind}: {path}")
     console.print(f"done in {time.perf_counter() - t0:.1f} s")

@@ -228,6 +228,29 @@ def test_every_table_version_has_the_same_printed_board(tmp_path, monkeypatch):
     assert len(firsts) > 1  # the first tile did move: the old rule would have turned the grid
 
 
+def test_an_interrupted_render_leaves_the_folders_earlier_footage_as_it_was(tmp_path, monkeypatch):
+    """Ctrl-C while rendering left a half video of the new seed next to the old seed's ground truth."""
+    import datasets.footage as F
+    from service.cli import app
+
+    make_footage("block", 5, tmp_path, **SMALL)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    real, calls = F.render_scene, []
+
+    def stop_midway(spec):
+        calls.append(1)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return real(spec)
+
+    monkeypatch.setattr(F, "render_scene", stop_midway)
+    res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--seed", "6", "--out", str(tmp_path),
+                                   "--fps", "4", "--size", "320x240"])
+    assert res.exit_code == 130
+    assert res.stderr.strip() == f"interrupted: no footage written; {tmp_path} holds what it held before"
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no hidden partial folder either
+
+
 def test_test_appearance_uses_held_out_surface_and_style(tmp_path):
     from datasets.footage import appearance_choices
     from datasets.render.scene import RECIPES
