@@ -174,8 +174,8 @@ def keep_previous(out_dir: Path) -> None:
     A stale annotated video or record must not pass for the new review's, but a new review that
     fails (a broken model file, a full disk) must not lose the earlier one either: it stays in
     ``previous/`` until the next review replaces it (one generation is kept). An unfinished review
-    (interrupted, unreadable footage, killed) does not push a finished one out of ``previous/``: it
-    goes to ``previous/partial/`` instead. Only the review's own files are moved or replaced:
+    (interrupted, unreadable footage, killed) always goes to ``previous/partial/`` instead: it never
+    pushes a finished one out of ``previous/``, nor sits there looking finished. Only the review's own files are moved or replaced:
     anything else in ``out_dir`` or ``previous/`` is the user's and stays. Empty files are dropped.
     """
     check_review_folder(out_dir)
@@ -185,9 +185,9 @@ def keep_previous(out_dir: Path) -> None:
             f.unlink()
         return
     prev = out_dir / PREVIOUS
+    if not finished_review(out_dir):  # always apart: an unfinished review never looks like a finished one
+        prev = prev / PARTIAL
     if prev.is_dir():
-        if finished_review(prev) and not finished_review(out_dir):
-            prev = prev / PARTIAL
         for f in review_files(prev):
             f.unlink()
     for f in olds:

@@ -595,7 +595,7 @@ def test_an_earlier_review_moves_to_previous_and_is_never_lost(tmp_path):
     out = tmp_path / "out"
     (out / "snapshots").mkdir(parents=True)
     first = {"annotated.mp4": b"video1", "record.json": b"{}", "events.jsonl": b'{"type": "play"}\n',
-             "snapshots/0001_play.jpg": b"jpg1"}
+             "report.html": b"finished", "snapshots/0001_play.jpg": b"jpg1"}
     for name, data in first.items():
         (out / name).write_bytes(data)
     (out / "notes.txt").write_text("the umpire's notes")  # not a review file: stays where it is
@@ -610,9 +610,10 @@ def test_an_earlier_review_moves_to_previous_and_is_never_lost(tmp_path):
     (out / PREVIOUS / "drafts" / "thesis.tex").write_text("mine")
     (out / PREVIOUS / "notes.txt").write_text("mine too")
     (out / "record.json").write_bytes(b'{"second": 1}')  # the next review: one generation is kept
+    (out / "report.html").write_bytes(b"finished too")
     keep_previous(out)
     kept = {str(p.relative_to(out / PREVIOUS)) for p in (out / PREVIOUS).rglob("*") if p.is_file()}
-    assert kept == {"record.json", "drafts/thesis.tex", "notes.txt"}
+    assert kept == {"record.json", "report.html", "drafts/thesis.tex", "notes.txt"}
     assert (out / PREVIOUS / "record.json").read_bytes() == b'{"second": 1}'
     (out / "events.jsonl").write_bytes(b"")  # an empty leftover is not worth keeping
     keep_previous(out)
@@ -942,6 +943,20 @@ def test_an_unfinished_review_does_not_push_a_finished_one_out_of_previous(tmp_p
     (out / "events.jsonl").write_text('{"type": "play"}\n')
     keep_previous(out)
     assert (prev / "report.html").read_text() == "finished again"
+
+
+def test_an_unfinished_review_goes_to_previous_partial_even_with_no_finished_one(tmp_path):
+    """With only an interrupted review in the folder, a re-run moved it to previous/, where it looked
+    finished (helper-47); the README says previous/partial/."""
+    from service.review import PARTIAL, PREVIOUS, keep_previous
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.html").write_text("interrupted")
+    (out / "events.jsonl").write_text('{"type": "play"}\n{"type": "notice", "kind": "interrupted"}\n')
+    keep_previous(out)
+    assert (out / PREVIOUS / PARTIAL / "report.html").read_text() == "interrupted"
+    assert not (out / PREVIOUS / "report.html").exists()
 
 
 def test_a_video_that_is_never_still_says_nothing_was_read(tmp_path):
