@@ -96,7 +96,7 @@ class Ruleset(BaseModel):
     domino_subtract_partner: bool = False
     domino_rounding: Literal["nearest5", "down5", "up5", "exact"] = "nearest5"
     # going out scores this flat amount instead of the pips (Fives and Threes: 1); None: the pips
-    domino_fixed_points: int | None = None
+    domino_fixed_points: int | None = Field(None, ge=0)
     # False: a domino made with an exposed (touched, face-up) tile scores nothing (seed 003)
     exposed_tile_domino_scores: bool = True
     lock_winner: Literal["lowest_individual", "lowest_team", "locker_vs_right"] = "lowest_individual"
@@ -105,19 +105,19 @@ class Ruleset(BaseModel):
     lock_rounding: Literal["nearest5", "down5", "up5", "exact"] = "nearest5"
 
     # --- bonuses ------------------------------------------------------------------
-    capicua_bonus: int = 0
-    first_tile_unanswered_bonus: int = 0
-    all_pass_bonus: int = 0
+    capicua_bonus: int = Field(0, ge=0)
+    first_tile_unanswered_bonus: int = Field(0, ge=0)
+    all_pass_bonus: int = Field(0, ge=0)
 
     # --- redeal -------------------------------------------------------------------
-    redeal_doubles: int | None = Field(None, description="doubles in one hand that force/allow a redeal; None: never")
+    redeal_doubles: int | None = Field(None, ge=1, description="doubles in one hand that force/allow a redeal; None: never")
     redeal_doubles_mode: Literal["mandatory", "option"] = "mandatory"
 
     # --- game and match -----------------------------------------------------------
-    target: int | None = 200
+    target: int | None = Field(200, ge=1)
     target_exact: bool = False
     target_checked: Literal["end_of_hand", "immediately"] = "end_of_hand"
-    time_limit_min: float | None = None
+    time_limit_min: float | None = Field(None, gt=0, allow_inf_nan=False)
     hand_in_progress_finishes: bool = True
     # a game ends after this many hands whatever the score (seed 002: one hand); None: play to target
     hands_per_game: int | None = Field(None, ge=1)
@@ -126,9 +126,9 @@ class Ruleset(BaseModel):
     # False: pass bonuses and penalty points cannot win the game; capicua and hand points can (seed 001)
     penalty_points_can_win: bool = True
     # seconds for a play, and for a play that locks the game; slow_play applies after (seed 003: 20, 40)
-    play_time_limit_s: int | None = None
-    locking_play_time_limit_s: int | None = None
-    games_per_match: int = 1
+    play_time_limit_s: int | None = Field(None, ge=1)
+    locking_play_time_limit_s: int | None = Field(None, ge=1)
+    games_per_match: int = Field(1, ge=1)
     standings: Literal["points", "cumulative_pips"] = "points"
 
     # --- penalties the umpire applies (by name: bogus_play, pass_with_play, ...) ----
@@ -186,4 +186,7 @@ def load_ruleset(name_or_path: str | Path, **overrides: object) -> Ruleset:
     except ValidationError as exc:
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"]) or "(rule set)"
-        raise RulesetError(f"{path}: key {key!r}: {err['msg']}") from None
+        if err["loc"] and err["loc"][0] in overrides:  # the caller's value, not the file's
+            raise RulesetError(f"override {key!r}: {err['msg']}") from None
+        where = f"rule set {path.stem!r}" if path.parent == RULESET_DIR else str(path)
+        raise RulesetError(f"{where}: key {key!r}: {err['msg']}") from None

@@ -255,3 +255,26 @@ def test_unknown_preset_lists_the_presets():
     assert "dominican-to-500" in message
     for name in PRESETS:
         assert name in message
+
+
+@pytest.mark.parametrize("override, message", [
+    ({"target": -5}, "override 'target': Input should be greater than or equal to 1"),
+    ({"target": 0}, "override 'target': Input should be greater than or equal to 1"),
+    ({"games_per_match": 0}, "override 'games_per_match': Input should be greater than or equal to 1"),
+    ({"capicua_bonus": -10}, "override 'capicua_bonus': Input should be greater than or equal to 0"),
+    ({"play_time_limit_s": 0}, "override 'play_time_limit_s': Input should be greater than or equal to 1"),
+])
+def test_overrides_out_of_range_are_refused_and_named_as_overrides(override, message):
+    """A negative target was accepted (the game went on past it); the message blamed the preset's
+    TOML file, by its install path, for the caller's value (helper-47)."""
+    with pytest.raises(RulesetError) as exc:
+        load_ruleset("muggins", **override)
+    assert str(exc.value) == message
+
+
+def test_a_bad_key_in_a_toml_file_names_the_file(tmp_path):
+    bad = tmp_path / "house.toml"
+    bad.write_text(re.sub(r"^target = .*$", "target = -1", (RULESET_DIR / "block.toml").read_text(), flags=re.M))
+    with pytest.raises(RulesetError) as exc:
+        load_ruleset(bad)
+    assert str(exc.value) == f"{bad}: key 'target': Input should be greater than or equal to 1"
