@@ -20,15 +20,18 @@ def _page(name: str) -> FileResponse:
     return FileResponse(STATIC / name, media_type="text/html", headers={"Cache-Control": "no-cache"})
 
 
+def _not_found(text: str) -> HTMLResponse:
+    return HTMLResponse(f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Not found</title>"
+                        f"</head><body><h1>404</h1><p>{html.escape(text)}</p><p><a href='/'>All tables</a></p>"
+                        "</body></html>", status_code=404)
+
+
 def _table_page(request: Request, table_id: str, name: str) -> Response:
     """A table's page, or a 404 page when the table does not exist (as the API answers for it)."""
     try:
         registry(request).get(table_id)
     except NotFound as exc:
-        text = html.escape(str(exc) or f"table {table_id} does not exist")
-        return HTMLResponse(f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Not found</title>"
-                            f"</head><body><h1>404</h1><p>{text}</p><p><a href='/'>All tables</a></p></body></html>",
-                            status_code=404)
+        return _not_found(str(exc) or f"table {table_id} does not exist")
     return _page(name)
 
 
@@ -49,6 +52,14 @@ def umpire(table_id: str, request: Request) -> Response:
 
 
 @router.get("/matches/{match_id}/review", include_in_schema=False)
-def review(match_id: int) -> FileResponse:
+def review(match_id: str, request: Request) -> Response:
+    """A match's review page, or a 404 page for a match that does not exist (or an id that is none)."""
+    from service.models import MatchRow
+
+    if not match_id.isdigit() or len(match_id) > 18:
+        return _not_found(f"no match {match_id}")
+    with request.app.state.factory() as s:
+        if s.get(MatchRow, int(match_id)) is None:
+            return _not_found(f"no match {match_id}")
     return _page("review.html")
 

@@ -6,6 +6,8 @@ Every change is an event appended to the log; a change to an earlier event is an
 
 from __future__ import annotations
 
+from typing import Literal
+
 from fastapi import APIRouter, Depends, Request
 
 from engine.events import Correction, HandEnd, Penalty, Play
@@ -94,7 +96,8 @@ def reassign(table_id: str, body: ReassignBody, request: Request) -> dict:
 
 
 @router.get("/alerts")
-def alerts(table_id: str, request: Request, status: str = "open") -> list[dict]:
+def alerts(table_id: str, request: Request,
+           status: Literal["open", "confirmed", "dismissed", "resolved", "all"] = "open") -> list[dict]:
     """The umpire's queue (``status``: open, confirmed, dismissed, resolved or all)."""
     from sqlalchemy import select
 

@@ -43,6 +43,11 @@ def test_health_rulesets_and_pages(client):
         r = client.get(path)
         assert r.status_code == 200, path
     assert "<svg" not in client.get("/tables/t1/overlay").text  # drawn by the script from the feed
+    for path in ("/matches/999/review", "/matches/abc/review", "/tables/nope/umpire"):  # pages, as the API: 404
+        r = client.get(path)
+        assert r.status_code == 404 and r.headers["content-type"].startswith("text/html"), path
+    r = client.get("/api/tables/t1/alerts?status=bogus", headers=AUTH)
+    assert r.status_code == 422 and "status" in r.json()["detail"]
 
 
 def test_register_list_get_status_start_stop_delete(client):
