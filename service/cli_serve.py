@@ -39,7 +39,10 @@ def serve(
         err_console.print("interrupted", highlight=False)  # on stderr, as the other commands say it
         raise typer.Exit(code=130) from None
     except Exception as exc:  # noqa: BLE001 - a bad URL or an unreadable data dir: one line
-        raise fail(f"cannot start the service: {exc}") from None
+        if not had_token and token_file.exists():  # made for a service that never ran: the next start prints its own
+            token_file.unlink()
+        why = str(getattr(exc, "orig", None) or exc).splitlines()[0]  # SQLAlchemy adds a "Background on..." line
+        raise fail(f"cannot start the service: {why}") from None
     if app.state.token_generated:
         _print_token(token_file, app.state.token)
     console.print(f"dominocast service on http://{_url_host(host)}:{port}/  (docs at /docs)", highlight=False)

@@ -100,6 +100,19 @@ def test_serve_interrupted_while_starting_still_shows_a_token_it_just_made(tmp_p
     assert f"(printed once, kept in {data / 'token'}): {token}" in " ".join(res.stdout.split())
 
 
+def test_serve_with_a_database_it_cannot_open_is_one_line_and_leaves_no_token(tmp_path, monkeypatch):
+    """SQLAlchemy's second "(Background on this error at: ...)" line is dropped; the token made for the
+    service that never started is removed, so the next start prints its own (it is printed once)."""
+    monkeypatch.delenv("DOMINOCAST_TOKEN", raising=False)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    data = tmp_path / "svc"
+    code, msg = _err("serve", "--port", free, "--data-dir", data, "--db", f"sqlite:///{tmp_path}/no/such/dir/x.db")
+    assert (code, msg) == (2, "error: cannot start the service: unable to open database file")
+    assert not (data / "token").exists()
+
+
 def test_detect_names_the_one_bad_option(tmp_path):
     img = tmp_path / "a.png"
     import cv2
