@@ -54,3 +54,15 @@ def check_positive(option: str, value: float | None, unit: str = "") -> None:
         finite = "" if math.isfinite(value) else "finite "  # "a number > 0, got inf" reads as if inf were fine
         raise fail(f"{option} must be a {finite}number{' of ' + unit if unit else ''} > 0, got {value}")
 
+
+
+#: Largest seed the generator takes anywhere (numpy's SeedSequence takes any size; torch and
+#: ultralytics callers pass their own, smaller limit).
+MAX_SEED = 2**64 - 1
+
+
+def check_seed(seed: int, top: int = MAX_SEED) -> None:
+    """``--seed`` within 0..``top``, else fail in one line (exit 2): the dataset generator takes no
+    negative seed (numpy's SeedSequence only says "expected non-negative integer")."""
+    if not 0 <= seed <= top:
+        raise fail(f"--seed must be 0-{top}, got {seed}")

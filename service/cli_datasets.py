@@ -6,10 +6,14 @@ from pathlib import Path
 
 import typer
 
-from service.cli_common import check_positive, console, err_console, fail, make_folder
+from service.cli_common import check_positive, check_seed, console, err_console, fail, make_folder
 
 datasets_app = typer.Typer(help="Synthetic datasets for the tile detector and the pip reader.",
                            no_args_is_help=True)
+
+
+#: Largest frame (8K UHD) of a build or footage: a frame is rendered whole in memory.
+MAX_FRAME_SIZE = (7680, 4320)
 
 
 @datasets_app.command("build")
@@ -27,6 +31,10 @@ def build_cmd(
 
     if scenes < 1:
         raise fail("--scenes must be at least 1")
+    check_seed(seed)
+    if width > MAX_FRAME_SIZE[0] or height > MAX_FRAME_SIZE[1]:
+        raise fail(f"--width {width} --height {height} is larger than a camera's frame: at most "
+                   f"{MAX_FRAME_SIZE[0]}x{MAX_FRAME_SIZE[1]}")
     if imgsz < 64 or imgsz % 32:
         raise fail("--imgsz must be a multiple of 32, at least 64")
     if imgsz > min(width, height):
@@ -48,8 +56,6 @@ def build_cmd(
 
 
 # ---- footage (datasets/footage.py, docs/footage.md) ------------------------------------
-#: Largest --size (8K UHD): a frame is rendered whole in memory.
-MAX_FOOTAGE_SIZE = (7680, 4320)
 #: --fps range: below 2 an arm's reach (about a second) has no frames of its own.
 MAX_FOOTAGE_FPS = (2.0, 120.0)
 
@@ -76,9 +82,9 @@ def footage(
         raise fail(f"--size must be WxH, e.g. 1280x720 (got {size!r})") from None
     if w < 64 or h < 64 or w % 2 or h % 2:
         raise fail("--size needs even sides of at least 64 pixels")
-    if w > MAX_FOOTAGE_SIZE[0] or h > MAX_FOOTAGE_SIZE[1]:
+    if w > MAX_FRAME_SIZE[0] or h > MAX_FRAME_SIZE[1]:
         raise fail(f"--size {w}x{h} is larger than a camera's frame: at most "
-                   f"{MAX_FOOTAGE_SIZE[0]}x{MAX_FOOTAGE_SIZE[1]}")
+                   f"{MAX_FRAME_SIZE[0]}x{MAX_FRAME_SIZE[1]}")
     if appearance not in ("train", "test"):
         raise fail("--appearance must be train or test")
     check_positive("--fps", fps, "frames a second")  # nan and inf too
@@ -88,6 +94,7 @@ def footage(
         raise fail(f"--name must be a plain file stem (no folders), got {name!r}")  # it stays inside --out
     if hands < 0 or mismatch < 0:
         raise fail("--hands and --mismatch must be at least 0")
+    check_seed(seed)
     make_folder("--out", out)
     t0 = time.perf_counter()
     try:

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from service.cli_common import check_positive, console, fail
+from service.cli_common import check_positive, check_seed, console, fail
 
 train_app = typer.Typer(help="Train the shipped models on synthetic data (see docs/models.md).",
                         no_args_is_help=True)
@@ -38,12 +38,6 @@ def _at_least(option: str, value: int, low: int, why: str = "") -> None:
     """An integer option below ``low``: fail in one line (exit 2)."""
     if value < low:
         raise fail(f"{option} must be >= {low}{why}")
-
-
-def _check_seed(seed: int, top: int) -> None:
-    """``--seed`` within 0..``top``: the dataset generator takes no negative seed (numpy's SeedSequence)."""
-    if not 0 <= seed <= top:
-        raise fail(f"--seed must be 0-{top}, got {seed}")
 
 
 def _check_imgsz(imgsz: int) -> None:
@@ -82,7 +76,7 @@ def detector_cmd(
     check_positive("--hours", hours, "hours")  # nan or inf would reach ultralytics' time budget
     _check_imgsz(imgsz)
     _at_least("--scenes", scenes, 1)
-    _check_seed(seed, MAX_DETECTOR_SEED)
+    check_seed(seed, MAX_DETECTOR_SEED)
     _at_least("--batch", batch, 1)  # ultralytics reads < 1 as AutoBatch, which the val and test passes do not take
     _at_least("--workers", workers, 1)
     _at_least("--windows", windows, 1)
@@ -115,7 +109,7 @@ def pips_cmd(
     _at_least("--epochs", epochs, 1)
     _check_imgsz(imgsz)
     _at_least("--scenes", scenes, 1)
-    _check_seed(seed, MAX_TORCH_SEED)
+    check_seed(seed, MAX_TORCH_SEED)
     _need_training_deps(device, ("torch",))  # after the argument checks: a typo is reported without the train extra too
     from models.train_pips import train
 
@@ -136,7 +130,7 @@ def verifier_cmd(
     _check_device(device, data)
     _at_least("--epochs", epochs, 1)
     _at_least("--scenes", scenes, 10, " (the val split is every tenth scene)")
-    _check_seed(seed, MAX_TORCH_SEED)
+    check_seed(seed, MAX_TORCH_SEED)
     _need_training_deps(device, ("torch",))  # after the argument checks: a typo is reported without the train extra too
     from models.train_verifier import train
 

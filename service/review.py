@@ -377,6 +377,7 @@ class ReviewSession:
         self.hand = _open_hand(rules, None) if rules is not None else None
         self.summary = ReviewSummary(out_dir, free_form=rules is None, photos=timelapse)
         self.files: list[Path] | None = None  # a folder's photos by frame index: rows carry ``file``
+        self.live = False  # a camera or stream (run_review sets it): it stops, it does not end
         self.score: dict[str, int] = dict(self.hand.state.scores) if self.hand else {}
         self._seen_ids: set[int] = set()
         self._seen_polys: list[np.ndarray] = []
@@ -650,9 +651,10 @@ class ReviewSession:
             self._emit({"type": "notice", "kind": "awaiting_reveal", "t": s.footage_s, "frame": None,
                            "message": s.status}, None)
         else:
-            s.status = "unfinished: the footage ended before the hand did; the score is not final"
+            what = "the session stopped before the hand ended" if self.live else "the footage ended before the hand did"
+            s.status = f"unfinished: {what}; the score is not final"
             self._emit({"type": "notice", "kind": "hand_in_progress", "t": s.footage_s, "frame": None,
-                           "message": "the footage ended before the hand did"}, None)
+                           "message": what}, None)
         if self._late:
             placed = sum(1 for n in self._late if "touches_end" in n.details)
             shown = len(self._late) - placed
@@ -715,6 +717,7 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     start = time.perf_counter()
     session_kwargs.setdefault("timelapse", hasattr(source, "interval_s"))
     session = ReviewSession(rules, recognize, out_dir, profile, **session_kwargs)
+    session.live = bool(getattr(source, "live", False))
     if isinstance(getattr(source, "files", None), list):
         session.files = source.files  # a folder of photos: rows say which photo they come from
     if skip_unreadable and hasattr(source, "on_unreadable") and source.on_unreadable is None:

@@ -303,3 +303,16 @@ def test_train_refuses_a_cuda_device_torch_does_not_see(monkeypatch, device, n, 
     monkeypatch.setattr(cli_train.importlib.util, "find_spec", lambda mod: object())
     for cmd in ("detector", "pips", "verifier"):
         assert _err("train", cmd, "--device", device) == (2, f"error: {line}"), cmd
+
+
+@pytest.mark.parametrize("args, line", [
+    (["datasets", "build", "--scenes", "1", "--seed", "-1"], "--seed must be 0-18446744073709551615, got -1"),
+    (["datasets", "build", "--scenes", "1", "--width", "100000"],
+     "--width 100000 --height 720 is larger than a camera's frame: at most 7680x4320"),
+    (["datasets", "footage", "--rules", "block", "--seed", "-1"], "--seed must be 0-18446744073709551615, got -1"),
+])
+def test_datasets_refuse_a_negative_seed_and_huge_frames_in_one_line(tmp_path, args, line):
+    """build --seed -1 crashed in a worker process with numpy's "expected non-negative integer"."""
+    out = tmp_path / "out"
+    assert _err(*args, "--out", out) == (2, f"error: {line}")
+    assert not out.exists()

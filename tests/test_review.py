@@ -887,6 +887,7 @@ def test_a_live_sources_drops_are_notices_and_warnings(tmp_path):
                 yield Frame(i, t, np.full((48, 64, 3), 60, np.uint8))
 
     s = run_review(Stream(), load_ruleset("block"), lambda image: [], tmp_path, None, annotate=False)
+    assert s.status == "unfinished: the session stopped before the hand ended; the score is not final"  # live
     rows = [json.loads(x) for x in (tmp_path / "events.jsonl").read_text().splitlines()]
     drops = [(r["t"], r["t_end"]) for r in rows if r.get("kind") == "source_outage"]
     assert drops == [(0.6, 8.9), (9.6, 19.5)]
