@@ -29,6 +29,7 @@ from service.models import TableRow
 from service.schemas import TableCreate
 from service.settings import Settings
 from service.sources import ScriptedSource, SourceItem, WorkerUnavailable, open_source
+from vision.sources import SourceError
 
 log = logging.getLogger("dominocast.service")
 
@@ -249,7 +250,10 @@ class Registry:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - the table reports it; the service goes on
-            log.exception("worker %s of table %s failed", kind, rt.cfg.id)
+            if isinstance(exc, (ValueError, OSError, SourceError)):  # bad input (a source, a profile): one line
+                log.warning("worker %s of table %s failed: %s", kind, rt.cfg.id, exc)
+            else:  # a bug: its traceback is worth the log
+                log.exception("worker %s of table %s failed", kind, rt.cfg.id)
             rt.set_worker(state="error", connected=False, error=f"{type(exc).__name__}: {exc}")
 
     def _feed(self, rt: TableRuntime, source, item: SourceItem) -> None:  # noqa: ANN001

@@ -138,7 +138,8 @@ class VisionSource:
             try:
                 profile = TableProfile.load(self.table["calibration"])
             except Exception as exc:  # noqa: BLE001 - any unreadable profile is one line in the status
-                raise ValueError(f"calibration {self.table['calibration']}: {exc}") from None
+                path = str(self.table["calibration"])
+                raise ValueError(f"calibration {exc}" if path in str(exc) else f"calibration {path}: {exc}") from None
         if self.recognizer_factory is not None:
             recognize = self.recognizer_factory(profile)
         else:

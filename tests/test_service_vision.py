@@ -144,6 +144,20 @@ def test_bad_video_source_is_a_status_error(footage, oracle_vision, tmp_path, ba
         assert c.get("/api/health").json()["ok"] is True
 
 
+def test_a_corrupt_calibration_is_one_status_line_naming_it_once_and_no_traceback(footage, oracle_vision, tmp_path,
+                                                                                   caplog):
+    prof = tmp_path / "table.json"
+    prof.write_text("{not json")
+    with TestClient(app_for(tmp_path / "db")) as c:
+        body = {"id": "cam", "name": "Cam", "rules": "all-fives", "video_source": str(footage["paths"]["video"]),
+                "calibration": str(prof), "worker": {"kind": "vision"}}
+        assert post(c, "/api/tables", body).status_code == 201
+        assert post(c, "/api/tables/cam/start").status_code == 200
+        st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] == "error" and s, timeout=10)
+    assert st["error"].startswith("ValueError: calibration ") and st["error"].count(str(prof)) == 1
+    assert not [r for r in caplog.records if r.exc_info]  # bad input is a warning line, not a traceback
+
+
 def test_missing_model_is_a_clear_501(footage, tmp_path, monkeypatch):
     import vision.recognize
 
