@@ -325,7 +325,9 @@ class FramePipeline:
     def __init__(self, rules: Ruleset, recognize: Callable, profile=None, still_window_s: float = 0.5,
                  timelapse: bool = False):
         self.recognize = recognize
-        config = TrackerConfig(still_window_s=0.0 if timelapse else still_window_s)
+        # a photo folder's first photo may show the lead just laid: no setup to leave out
+        config = TrackerConfig(still_window_s=0.0 if timelapse else still_window_s,
+                               setup_min_score=None if timelapse else TrackerConfig.setup_min_score)
         self.tracker = Tracker(rules, profile=profile, config=config)
         self.gate = None if timelapse else MotionGate(still_window_s=still_window_s)
         self.last_obs: list = []  # the latest observations (what an annotated frame shows)

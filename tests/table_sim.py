@@ -51,6 +51,7 @@ class Laid:
     end: str | None = None
     face: str = "up"
     confidence: float = 0.95
+    det_score: float = 0.97  # the detector's score (a domino printed on a board: 0.2-0.35)
 
     def polygon_mm(self) -> np.ndarray:
         u = self.axis * TILE_L / 2
@@ -227,7 +228,7 @@ def observe(tiles: list[Laid], to_px=None) -> list[Obs]:
         if t.face == "down":
             out.append(Obs(poly, "down", 0.9, None, None))
         else:
-            out.append(Obs(poly, "up", 0.97, t.pips, (t.confidence, t.confidence)))
+            out.append(Obs(poly, "up", t.det_score, t.pips, (t.confidence, t.confidence)))
     return out
 
 

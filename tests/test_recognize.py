@@ -576,7 +576,7 @@ def test_weak_boxes_stay_only_when_their_pips_read_clearly(monkeypatch):
 
 
 def test_changed_share_counts_sample_points_on_the_mask():
-    from vision.recognize import changed_share
+    from vision.obb import changed_share
 
     mask = np.zeros((60, 120), bool)
     mask[:, :40] = True  # the points at 10 % and 30 % of the 100 px long side are on it

@@ -8,6 +8,8 @@ then a still read.
 
 from __future__ import annotations
 
+import dataclasses
+
 import random
 
 import cv2
@@ -712,6 +714,32 @@ def test_a_table_cleared_in_sweeps_is_one_new_hand_without_take_backs():
     assert [n.kind for n in notices(out)] == ["hand_cleared"]
     assert not [e for e in out if isinstance(e, TakeBack)]
     assert table.tr.hand.log == [] and table.tr.lop.lead is None
+
+
+def test_a_weak_face_up_tile_of_the_setup_is_scenery_not_the_lead():
+    """A domino printed on a game board (detector 0.26, pips read clearly) was the only face-up tile at
+    the first read and became the lead; every real play after it touched no open end."""
+    table = Table(load_ruleset("block"))
+    printed = dataclasses.replace(t_(400, 300, 0, (1, 5)), det_score=0.26)
+    table.on = [printed]
+    out = table.read()
+    assert plays(out) == [] and not notices(out)
+    out = table.play(t_(600, 500, 0, (6, 6), "N"))
+    assert plays(out) == [("N", (6, 6), "lead")] and not notices(out, "unplaced_tile")
+    out = table.play(t_(648, 500, 0, (6, 2), "S"))
+    assert plays(out) == [("S", (6, 2), "E")]
+    # moved by a hand, it is a tile after all: from then on it counts (here: laid off the line)
+    table.arm("N")
+    table.on[0] = moved(printed, 0.0, 40.0)
+    out = table.read()
+    assert [n.tile for n in notices(out, "unplaced_tile")] == [(5, 1)]
+
+
+def test_a_confident_lone_tile_at_the_first_read_is_the_lead_already_played():
+    table = Table(load_ruleset("block"))
+    table.on = [t_(600, 500, 0, (6, 6))]
+    out = table.read()
+    assert [p[1:] for p in plays(out)] == [((6, 6), "lead")]
 
 
 # ---- passes inferred from the next play's arm ----------------------------------------------------

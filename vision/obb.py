@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-__all__ = ["Letterbox", "letterbox", "OBBDecoded", "decode_obb", "xywhr_to_polygon", "polygon_to_xywhr",
+__all__ = ["changed_share", "Letterbox", "letterbox", "OBBDecoded", "decode_obb", "xywhr_to_polygon", "polygon_to_xywhr",
            "nms_rotated", "polygon_iou", "PAD_VALUE"]
 
 #: Grey level ultralytics pads letterboxed images with.
@@ -216,3 +216,18 @@ def covered_fraction(a: np.ndarray, region: np.ndarray) -> float:
     own area is the denominator, so a box around the visible part of a tile counts as on it."""
     aa, _, inter = _areas(a, region)
     return inter / aa if inter > 0 else 0.0
+
+
+#: Sample points across a box: 5 along the long axis x 3 across (bilinear in its corners).
+_U, _V = (g.ravel() for g in np.meshgrid(np.linspace(0.1, 0.9, 5), np.linspace(0.17, 0.83, 3)))
+
+
+def changed_share(poly: np.ndarray, mask: np.ndarray) -> float:
+    """Share of 15 points spread over the quadrilateral ``poly`` ((4, 2) px, corners in order)
+    where ``mask`` ((H, W) bool) is True; points outside the frame count as unchanged."""
+    p = np.asarray(poly, np.float64)
+    pts = ((1 - _U)[:, None] * ((1 - _V)[:, None] * p[0] + _V[:, None] * p[3])
+           + _U[:, None] * ((1 - _V)[:, None] * p[1] + _V[:, None] * p[2]))
+    x, y = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+    ok = (x >= 0) & (y >= 0) & (x < mask.shape[1]) & (y < mask.shape[0])
+    return float(mask[y[ok], x[ok]].sum()) / len(pts)

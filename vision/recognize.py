@@ -32,6 +32,7 @@ import numpy as np
 from models.runtime import TileVerifier
 from vision.crops import canonical_polygon, context_crop
 from vision.detector import TARGET_TILE_PX, OBBDetector, derived_from, make_session
+from vision.obb import changed_share
 from vision.observation import FLAG_FRAME_EDGE, FLAG_PIP_DISAGREE, TileObservation
 from vision.pip_reader import PipReader
 from vision.set_constraint import resolve_readings
@@ -333,21 +334,6 @@ class Recognizer:
             for o in obs:
                 o.center_mm, o.angle_deg = table_pose(o.polygon_px, profile)
         return obs
-
-
-#: Sample points across a box: 5 along the long axis x 3 across (bilinear in its corners).
-_U, _V = (g.ravel() for g in np.meshgrid(np.linspace(0.1, 0.9, 5), np.linspace(0.17, 0.83, 3)))
-
-
-def changed_share(poly: np.ndarray, mask: np.ndarray) -> float:
-    """Share of 15 points spread over the quadrilateral ``poly`` ((4, 2) px, corners in order)
-    where ``mask`` ((H, W) bool) is True; points outside the frame count as unchanged."""
-    p = np.asarray(poly, np.float64)
-    pts = ((1 - _U)[:, None] * ((1 - _V)[:, None] * p[0] + _V[:, None] * p[3])
-           + _U[:, None] * ((1 - _V)[:, None] * p[1] + _V[:, None] * p[2]))
-    x, y = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
-    ok = (x >= 0) & (y >= 0) & (x < mask.shape[1]) & (y < mask.shape[0])
-    return float(mask[y[ok], x[ok]].sum()) / len(pts)
 
 
 class FocusedRecognize:

@@ -99,6 +99,11 @@ class TrackerConfig:
             never showed an arm had this many turns go by as inferred passes, while at least two
             other seats each played twice by their arm (a ``seats_unseen`` notice, once; see
             ``docs/tracking.md``); 0 turns the check off.
+        setup_min_score: a face-up tile already there at the tracker's first read (the table as
+            set up, before any arm) with a detector score under this is part of the scene, never
+            a play, until it is moved: a domino printed on a game board scores 0.2-0.35 and the pip
+            reader vouches for it, and as the only face-up tile it became the lead. None: off (a
+            folder of photos, whose first may show the lead just laid).
     """
 
     still_window_s: float = 0.5
@@ -116,6 +121,7 @@ class TrackerConfig:
     infer_passes: bool = True
     visit_gap_s: float = 0.5
     unseen_seat_turns: int = 2
+    setup_min_score: float | None = 0.35
 
 
 @dataclass
@@ -157,6 +163,7 @@ class TrackedTile:
     play: PlayRecord | None = None
     missing: int = 0
     noted: tuple[int, int] | None = None  # the last other reading a ``reread`` notice reported
+    scenery: bool = False  # part of the table as set up (``TrackerConfig.setup_min_score``): no play
 
     @property
     def key(self) -> tuple[int, int] | None:
@@ -458,14 +465,18 @@ class Tracker:
                                                            "rotation_deg": round(turn, 1)}))
                 moved_layout = True
             elif tr.face == "up":
+                tr.scenery = False  # a tile someone moved is a tile, not a picture
                 candidates.append(tr)  # a loose tile that moved may have been played
         if moved_layout:
             self._rebuild_geometry()
 
         new_tiles = []
+        setup = self.state is None and cfg.setup_min_score is not None  # the first committed read
         for o in new:
             tr = TrackedTile(self._next_id, o.face, o.pips, o.geom, np.asarray(o.obs.polygon_px, np.float32),
                              o.confidence)
+            tr.scenery = (setup and tr.face == "up" and not self._in_hand_zone(tr.geom)
+                          and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)
             self._next_id += 1
             self.tiles[tr.id] = tr
             new_tiles.append(tr)
@@ -559,7 +570,8 @@ class Tracker:
     # ---- plays ---------------------------------------------------------------------------------
     def _plays(self, frame: int, t: float, candidates: list[TrackedTile]) -> list:
         """Lay the candidates that touch the layout, in the order adjacency allows; notice the rest."""
-        pending = [c for c in candidates if c.face == "up" and c.status != "layout" and c.id in self.tiles]
+        pending = [c for c in candidates if c.face == "up" and c.status != "layout" and c.id in self.tiles
+                   and not c.scenery]
         if not pending:
             return []
         if self.judge.state.over:  # after a domino or a lock, face-up tiles are shown hands, not plays
