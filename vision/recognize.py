@@ -40,8 +40,8 @@ from vision.set_constraint import resolve_readings
 if TYPE_CHECKING:  # pragma: no cover
     from calibration.profile import TableProfile
 
-__all__ = ["Recognizer", "FocusedRecognize", "FOCUS_THRESHOLD", "recognize", "ModelsMissingError", "DEFAULT_DETECTOR", "INT8_DETECTOR", "DYNAMIC_DETECTOR",
-           "default_detector", "check_profile",
+__all__ = ["Recognizer", "FocusedRecognize", "FOCUS_THRESHOLD", "recognize", "ModelsMissingError",
+           "DEFAULT_DETECTOR", "INT8_DETECTOR", "DYNAMIC_DETECTOR", "default_detector", "check_profile",
            "DEFAULT_PIP_READER", "as_bgr", "table_pose"]
 
 #: Default ``read_threshold`` of :class:`Recognizer` (measured on DDD photos and the held-out
