@@ -175,8 +175,9 @@ def keep_previous(out_dir: Path) -> None:
     fails (a broken model file, a full disk) must not lose the earlier one either: it stays in
     ``previous/`` until the next review replaces it (one generation is kept). An unfinished review
     (interrupted, unreadable footage, killed) always goes to ``previous/partial/`` instead: it never
-    pushes a finished one out of ``previous/``, nor sits there looking finished. Only the review's own files are moved or replaced:
-    anything else in ``out_dir`` or ``previous/`` is the user's and stays. Empty files are dropped.
+    pushes a finished one out of ``previous/``, nor sits there looking finished. Only the review's
+    own files are moved or replaced: anything else in ``out_dir`` or ``previous/`` is the user's and
+    stays. Empty files are dropped.
     """
     check_review_folder(out_dir)
     olds = review_files(out_dir)
