@@ -110,7 +110,8 @@ class Ruleset(BaseModel):
     all_pass_bonus: int = Field(0, ge=0)
 
     # --- redeal -------------------------------------------------------------------
-    redeal_doubles: int | None = Field(None, ge=1, description="doubles in one hand that force/allow a redeal; None: never")
+    redeal_doubles: int | None = Field(None, ge=1,
+                                       description="doubles in one hand that force/allow a redeal; None: never")
     redeal_doubles_mode: Literal["mandatory", "option"] = "mandatory"
 
     # --- game and match -----------------------------------------------------------

@@ -261,8 +261,9 @@ def test_piped_output_is_not_wrapped_at_80_columns():
      "error: No such option: --profile (Possible options: --rules) (see `dominocast review --help`)"),
     (["review"], "error: Missing argument 'source' (see `dominocast review --help`)"),
     (["review", "x.mp4"], "error: Missing option '--rules' (see `dominocast review --help`)"),
-    (["detect", "--tile-px", "abc", "x.jpg"], "error: Invalid value for '--tile-px': Input should be a valid "
-                                              "number, unable to parse string as a number (see `dominocast detect --help`)"),
+    (["detect", "--tile-px", "abc", "x.jpg"],
+     "error: Invalid value for '--tile-px': Input should be a valid number, unable to parse string as a number "
+     "(see `dominocast detect --help`)"),
     (["nosuch"], "error: No such command 'nosuch' (see `dominocast --help`)"),
 ])
 def test_usage_errors_of_the_console_script_are_one_line_exit_2(monkeypatch, capsys, argv, line):

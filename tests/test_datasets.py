@@ -252,7 +252,8 @@ def test_fixed_grid_angle_keeps_the_board_when_the_first_tile_turns(monkeypatch)
     """Footage renders a table version per move: the printed board must not change under it."""
     monkeypatch.setattr(S, "make_surface", lambda kind, h, w, rng, tl=60.0, a=0.0: S._game_board(h, w, rng, tl, a))
     base = _plain_scene(np.random.default_rng(0))
-    turned = [dataclasses.replace(base.placements[0], angle_deg=base.placements[0].angle_deg + 90.0)] + base.placements[1:]
+    first = base.placements[0]
+    turned = [dataclasses.replace(first, angle_deg=first.angle_deg + 90.0)] + base.placements[1:]
     far = None
     frames = {}
     for fixed in (None, 0.0):

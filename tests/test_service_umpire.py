@@ -151,7 +151,8 @@ def test_a_refused_hand_confirmation_leaves_the_log_as_it_was(tmp_path):
     pips are not counted yet): 409 naming the reveals, and no end is written (twice, it wrote two)."""
     with TestClient(app_for(tmp_path)) as c:
         post(c, "/api/tables", {"id": "hc", "name": "hc", "rules": "block", "worker": {"kind": "manual"}})
-        assert post(c, "/api/tables/hc/events", {"event": {"type": "play", "seat": "N", "tile": [6, 6]}}).status_code == 201
+        r = post(c, "/api/tables/hc/events", {"event": {"type": "play", "seat": "N", "tile": [6, 6]}})
+        assert r.status_code == 201
         for _ in range(2):
             r = post(c, "/api/tables/hc/hands/1/confirm", {"end": {"kind": "locked"}})
             assert r.status_code == 409

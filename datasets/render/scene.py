@@ -119,7 +119,8 @@ def render_scene(spec: SceneSpec) -> tuple[np.ndarray, list[dict]]:
     px_per_mm = cam.px_per_mm
     tile_long_px = T.TILE_LONG_MM * px_per_mm
     grid_angle = 0.0 if spec.grid_angle_deg is None else float(spec.grid_angle_deg)
-    if spec.grid_angle_deg is None and spec.placements:  # a game board's printed grid runs along the first (main) line of tiles
+    # a game board's printed grid runs along the first (main) line of tiles, unless the spec fixes it
+    if spec.grid_angle_deg is None and spec.placements:
         e = cam.project(spec.placements[0].corners_mm()[:2])
         grid_angle = float(np.degrees(np.arctan2(e[1, 1] - e[0, 1], e[1, 0] - e[0, 0])))
     img = S.make_surface(spec.surface, h, w, rng, tile_long_px, grid_angle)
