@@ -94,7 +94,7 @@ def load_script(path: str | Path, rules: str | None = None) -> Script:
     if not isinstance(preset, str):
         raise ScriptError(f"{path}: 'rules' is a preset name or a TOML file, got {preset!r}")
     overrides = data.get("overrides") or {}
-    if not isinstance(overrides, dict):
+    if not isinstance(overrides, dict) or not all(isinstance(k, str) for k in overrides):
         raise ScriptError(f"{path}: 'overrides' is a mapping of rule-set fields, got {overrides!r}")
     try:
         ruleset = load_ruleset(preset, **overrides)

@@ -47,7 +47,7 @@ def resolve_device(device: str) -> str:
 def device_problem(device: str) -> str | None:
     """Why torch cannot train on ``device`` (``auto``, ``cpu``, or CUDA indices such as ``0`` or ``0,1``),
     in one line, or None when it can (or the value is not a CUDA index: the caller checks its form)."""
-    if not device.replace(",", "").isdigit():
+    if not device.replace(",", "").isdecimal() or not device.replace(",", "").isascii():
         return None
     import torch
 

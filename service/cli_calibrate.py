@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -79,7 +80,10 @@ def _parse_points(text: str, option: str) -> list[tuple[float, float]]:
         try:
             if len(parts) != 2:
                 raise ValueError
-            points.append((float(parts[0]), float(parts[1])))
+            x, y = float(parts[0]), float(parts[1])
+            if not (math.isfinite(x) and math.isfinite(y)):  # nan or inf reached the fit and raised there
+                raise _fail(f"{option}: {pair!r} is not a finite point")
+            points.append((x, y))
         except ValueError:
             raise _fail(f"{option}: cannot read {pair!r}; expected points as \"x1,y1 x2,y2 x3,y3 x4,y4\"") from None
     return points

@@ -48,7 +48,8 @@ def _check_imgsz(imgsz: int) -> None:
 
 def _check_device(device: str, data: Optional[Path] = None) -> None:
     """The options every trainer shares: ``--device`` and ``--data`` (a folder, built when absent)."""
-    if device not in ("auto", "cpu") and not device.replace(",", "").isdigit():
+    digits = device.replace(",", "")
+    if device not in ("auto", "cpu") and not (digits.isascii() and digits.isdecimal()):
         raise fail(f"--device must be auto, cpu or a CUDA index, got {device!r}")
     if data is not None and data.exists() and not data.is_dir():
         raise fail(f"--data {data} is not a folder")

@@ -617,6 +617,11 @@ def test_cli_bad_input(tmp_path: Path) -> None:
     assert_one_line_error(run("table", blank, "--markers", "--points", "1,2 3,4 5,6 7,8", *table), "exactly one")
     assert_one_line_error(run("table", blank, "--points", "1,2 3,4", *table), "need the 4 table corners")
     assert_one_line_error(run("table", blank, "--points", "1;2", *table), "cannot read")
+    # nan and inf reached the fit and raised there: a traceback (helper-48)
+    assert_one_line_error(run("table", blank, "--points", "nan,0 100,0 100,100 0,100", *table),
+                          "--points: 'nan,0' is not a finite point")
+    assert_one_line_error(run("table", blank, "--points", "0,0 100,0 100,100 0,100", "--points-mm",
+                              "inf,0 1000,0 1000,600 0,600", *table), "--points-mm: 'inf,0' is not a finite point")
     assert_one_line_error(run("table", blank, "--markers", "--seats", "NSEW", *table), "seat spec")
     big_lens = TableProfile(name="l", image_size=(1280, 720), camera_matrix=TABLE_K.tolist(),
                             dist_coeffs=TABLE_DIST.tolist()).save(tmp_path / "big_lens.json")

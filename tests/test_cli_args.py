@@ -306,6 +306,12 @@ def test_train_refuses_a_cuda_device_torch_does_not_see(monkeypatch, device, n, 
         assert _err("train", cmd, "--device", device) == (2, f"error: {line}"), cmd
 
 
+def test_train_refuses_a_device_of_non_ascii_digits():
+    """'²'.isdigit() is true, and int('²') raised in the device check: a traceback (helper-48)."""
+    assert _err("train", "detector", "--device", "²") == (2, "error: --device must be auto, cpu or a CUDA index, "
+                                                            "got '²'")
+
+
 @pytest.mark.parametrize("args, line", [
     (["datasets", "build", "--scenes", "1", "--seed", "-1"], "--seed must be 0-18446744073709551615, got -1"),
     (["datasets", "build", "--scenes", "1", "--width", "100000"],

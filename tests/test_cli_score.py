@@ -122,6 +122,8 @@ BAD = [
      ["'rules' is a preset name or a TOML file, got {'preset': 'muggins'}"]),
     ("overrides_a_list", "rules: block\noverrides: [1]\nhands:\n  - events:\n      - N 6-6\n",
      ["'overrides' is a mapping of rule-set fields, got [1]"]),
+    ("overrides_a_number_key", "rules: block\noverrides: {1: 2}\nhands:\n  - events:\n      - N 6-6\n",
+     ["'overrides' is a mapping of rule-set fields, got {1: 2}"]),
     ("players_a_number", "rules: block\nplayers: 5\nhands:\n  - events:\n      - N 6-6\n",
      ["'players' maps seats to names (N: Ana), got 5"]),
     ("title_a_list", "rules: block\ntitle: [x]\nhands:\n  - events:\n      - N 6-6\n", ["'title' is text"]),
