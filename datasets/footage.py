@@ -223,8 +223,9 @@ def make_footage(rules_name: str, seed: int, out_dir: str | Path, fps: float = 1
     cmd = command or (f"dominocast datasets footage --rules {shlex.quote(rules_name)} --seed {seed} "
                       f"--out {shlex.quote(str(out))} --fps {fps:g} --size {size[0]}x{size[1]} "
                       f"--appearance {appearance} --mismatch {inject_mismatch} --hands {hands} --name {name}")
+    _check_footage_folder(out, name)
     work = out / f".{name}.partial"
-    shutil.rmtree(work, ignore_errors=True)
+    _remove(work)
     try:
         made = _render(rules_name, seed, work, fps, size, appearance, inject_mismatch, hands, name,
                        keyframe_every_s, cmd, progress)
@@ -234,7 +235,36 @@ def make_footage(rules_name: str, seed: int, out_dir: str | Path, fps: float = 1
             os.replace(path, done[kind])
         return done
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        _remove(work)
+
+
+def _remove(path: Path) -> None:
+    """Delete ``path``, a folder or a file (an earlier render's leftover), if it is there."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _check_footage_folder(out: Path, name: str) -> None:
+    """Refuse, before rendering, a folder the footage files cannot be moved into, or one whose
+    ground truth belongs to a video of another name (it would be replaced, the video kept).
+
+    Raises:
+        ValueError: one line saying what is in the way.
+    """
+    for target in (out / f"{name}.mp4", out / "ground_truth.json", out / "profile.json"):
+        if target.is_dir():
+            raise ValueError(f"{target} is a folder: the footage writes a file of that name")
+    gt = out / "ground_truth.json"
+    if gt.is_file():
+        try:
+            video = json.loads(gt.read_text(encoding="utf-8")).get("video")
+        except (OSError, ValueError, AttributeError):
+            video = None
+        if video not in (None, f"{name}.mp4") and (out / str(video)).exists():
+            raise ValueError(f"{out} holds {video} with its ground truth and profile: choose another folder "
+                             f"(--out) or --name {Path(str(video)).stem}")
 
 
 def _render(rules_name: str, seed: int, out: Path, fps: float, size: tuple[int, int], appearance: str,

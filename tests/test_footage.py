@@ -251,6 +251,30 @@ def test_an_interrupted_render_leaves_the_folders_earlier_footage_as_it_was(tmp_
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no hidden partial folder either
 
 
+def test_a_folder_the_footage_cannot_land_in_is_refused_before_rendering(tmp_path, monkeypatch):
+    """A folder named ground_truth.json was found after the whole render, with the video already moved
+    in; a second --name left one video's ground truth next to another video (helper-48)."""
+    import datasets.footage as F
+
+    monkeypatch.setattr(F, "render_scene", lambda spec: pytest.fail("rendered before refusing"))
+    (tmp_path / "a" / "ground_truth.json").mkdir(parents=True)
+    with pytest.raises(ValueError, match="ground_truth.json is a folder"):
+        make_footage("block", 5, tmp_path / "a", **SMALL)
+    b = tmp_path / "b"
+    b.mkdir()
+    (b / "footage.mp4").write_bytes(b"x")
+    (b / "ground_truth.json").write_text('{"video": "footage.mp4"}')
+    with pytest.raises(ValueError, match="holds footage.mp4 with its ground truth"):
+        make_footage("block", 5, b, name="other", **SMALL)
+    assert sorted(p.name for p in b.iterdir()) == ["footage.mp4", "ground_truth.json"]
+
+
+def test_a_leftover_work_file_does_not_stop_a_render(tmp_path):
+    (tmp_path / ".footage.partial").write_text("left by something")
+    paths = make_footage("block", 5, tmp_path, **SMALL)
+    assert paths["video"].is_file() and not (tmp_path / ".footage.partial").exists()
+
+
 def test_test_appearance_uses_held_out_surface_and_style(tmp_path):
     from datasets.footage import appearance_choices
     from datasets.render.scene import RECIPES
