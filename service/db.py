@@ -62,3 +62,13 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
     with factory() as s:
         with s.begin():
             yield s
+
+
+#: Largest row id SQLite stores (a signed 64-bit integer); a larger one is no row, not an overflow.
+MAX_ROW_ID = 2**63 - 1
+
+
+def get_row(s, model, row_id: int):  # noqa: ANN001
+    """``s.get(model, row_id)``, or None for an id no row can have (negative or past 64 bits: SQLite
+    raised OverflowError, a 500)."""
+    return s.get(model, row_id) if 0 <= row_id <= MAX_ROW_ID else None

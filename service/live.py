@@ -27,7 +27,7 @@ from engine.record import MatchRecord, RecordError, event_from_dict, event_to_di
 from engine.ruleset import Ruleset
 from engine.tiles import TileError
 from engine.timeline import timeline
-from service.db import transaction
+from service.db import get_row, transaction
 from service.feeds import Broker, message_dict
 from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow, MessageRow
 from service.views import hand_view
@@ -349,7 +349,7 @@ class TableRuntime:
         return changed
 
     def _set_alert(self, s: Session, alert_id: int, status: str, by: str, note: str) -> AlertRow:
-        row = s.get(AlertRow, alert_id)
+        row = get_row(s, AlertRow, alert_id)
         if row is None or row.table_id != self.cfg.id:
             raise NotFound(f"alert {alert_id} does not exist at table {self.cfg.id}")
         row.status, row.updated_at, row.resolved_by, row.note = status, time.time(), by, note
@@ -357,7 +357,7 @@ class TableRuntime:
 
     def get_alert(self, alert_id: int) -> dict:
         with self.factory() as s:
-            row = s.get(AlertRow, alert_id)
+            row = get_row(s, AlertRow, alert_id)
             if row is None or row.table_id != self.cfg.id:
                 raise NotFound(f"alert {alert_id} does not exist at table {self.cfg.id}")
             return alert_dict(row)

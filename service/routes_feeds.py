@@ -22,6 +22,7 @@ from fastapi import APIRouter, HTTPException, Request, WebSocket, WebSocketDisco
 from fastapi.responses import StreamingResponse
 
 from service.auth import check_token, check_view
+from service.db import MAX_ROW_ID
 from service.deps import registry
 from service.feeds import backlog
 from service.live import NotFound, TableRuntime
@@ -38,11 +39,14 @@ def _authorize(request, rt: TableRuntime, channel: str) -> None:  # noqa: ANN001
 
 async def messages(app, rt: TableRuntime, channel: str, since: int | None,  # noqa: ANN001
                    sub) -> AsyncIterator[dict | None]:  # noqa: ANN001
-    """Snapshot (or the backlog after ``since``), then live messages; None is a keep-alive."""
+    """Snapshot (or the backlog after ``since``), then live messages; None is a keep-alive.
+
+    A ``since`` past the table's last message (a client of a database since reset or replaced)
+    gets the snapshot: waiting for ids to catch up would leave it blank."""
     broker = app.state.broker
     keepalive = app.state.settings.keepalive_s
     try:
-        if since is None:
+        if since is None or since > rt.seq:
             snap = rt.snapshot(channel)
             last = snap["id"]
             yield snap
@@ -68,20 +72,18 @@ async def messages(app, rt: TableRuntime, channel: str, since: int | None,  # no
         broker.unsubscribe(sub)
 
 
-#: Message ids are SQLite integers: a resume id past this cannot exist (and overflows the query).
-MAX_MESSAGE_ID = 2**63 - 1
-
 
 def _message_id(what: str, value: str | int | None) -> int | None:
-    """A resume id (``since`` / ``Last-Event-ID``) as an int in 0..MAX_MESSAGE_ID, else a 422."""
+    """A resume id (``since`` / ``Last-Event-ID``) as an int in 0..MAX_ROW_ID (message ids are SQLite
+    row ids: a larger one cannot exist and overflowed the query), else a 422."""
     if value is None or value == "":
         return None
     try:
         n = int(value)
     except ValueError:
         raise HTTPException(422, f"{what}: not a message id: {value!r}") from None
-    if not 0 <= n <= MAX_MESSAGE_ID:
-        raise HTTPException(422, f"{what}: a message id is 0-{MAX_MESSAGE_ID}, got {n}")
+    if not 0 <= n <= MAX_ROW_ID:
+        raise HTTPException(422, f"{what}: a message id is 0-{MAX_ROW_ID}, got {n}")
     return n
 
 

@@ -9,6 +9,7 @@ import html
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
+from service.db import get_row
 from service.deps import registry
 from service.live import NotFound
 
@@ -56,10 +57,10 @@ def review(match_id: str, request: Request) -> Response:
     """A match's review page, or a 404 page for a match that does not exist (or an id that is none)."""
     from service.models import MatchRow
 
-    if not match_id.isdigit() or len(match_id) > 18:
+    if not (match_id.isascii() and match_id.isdecimal()):
         return _not_found(f"no match {match_id}")
     with request.app.state.factory() as s:
-        if s.get(MatchRow, int(match_id)) is None:
+        if get_row(s, MatchRow, int(match_id)) is None:
             return _not_found(f"no match {match_id}")
     return _page("review.html")
 

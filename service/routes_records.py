@@ -12,6 +12,7 @@ from engine.notation import format_event
 from engine.record import MatchRecord, event_from_dict, record_from_match, to_json
 from engine.record_text import write_text
 from engine.timeline import timeline
+from service.db import get_row
 from service.deps import registry, viewable
 from service.live import NotFound, alert_dict
 from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow
@@ -34,7 +35,7 @@ def _logs(s, match_id: int) -> tuple[list[list], list[list[dict]]]:  # noqa: ANN
 def load_match(request: Request, match_id: int) -> tuple[MatchRow, object, list[list], list[list[dict]]]:
     """(match row, table runtime, hand logs, per-event source info), the table's view key checked."""
     with request.app.state.factory() as s:
-        m = s.get(MatchRow, match_id)
+        m = get_row(s, MatchRow, match_id)
         if m is None:
             raise NotFound(f"no match {match_id}")
         rt = viewable(request, m.table_id)

@@ -43,7 +43,11 @@ def test_health_rulesets_and_pages(client):
         r = client.get(path)
         assert r.status_code == 200, path
     assert "<svg" not in client.get("/tables/t1/overlay").text  # drawn by the script from the feed
-    for path in ("/matches/999/review", "/matches/abc/review", "/tables/nope/umpire"):  # pages, as the API: 404
+    huge = "99999999999999999999999"  # past SQLite's integers: it overflowed the query (a 500)
+    for path in (f"/api/matches/{huge}", f"/api/matches/{huge}/record.json", f"/api/matches/{2**63}/timeline"):
+        assert client.get(path, headers=AUTH).status_code == 404, path
+    assert client.post(f"/api/tables/t1/alerts/{huge}/confirm", json={}, headers=AUTH).status_code == 404
+    for path in ("/matches/999/review", "/matches/abc/review", "/tables/nope/umpire", f"/matches/{huge}/review"):
         r = client.get(path)
         assert r.status_code == 404 and r.headers["content-type"].startswith("text/html"), path
     r = client.get("/api/tables/t1/alerts?status=bogus", headers=AUTH)

@@ -101,6 +101,9 @@ def test_sse_resume_with_last_event_id_and_since(server):
                           ("/api/tables/f2/feed?since=-1", {}), ("/api/tables/f2/feed?since=abc", {})):
         r = httpx.get(base + path, headers=headers)
         assert r.status_code == 422 and "message id" in r.json()["detail"], (path, r.text)
+    # an id past the table's last message (a client of a reset database) gets the snapshot, not silence
+    ahead = sse(base, f"/api/tables/f2/feed?since={missed[-1] + 1000}", 1)[0]
+    assert ahead["kind"] == "snapshot" and ahead["id"] == missed[-1]
 
 
 def test_reconnecting_clients_miss_nothing_while_events_flow(server):
