@@ -282,8 +282,14 @@ def _parse_event_line(line: str) -> tuple[int, object, str]:
     attrs: dict = {}
     while am := _ATTR_RE.search(body):
         key, value = am.group(1) or am.group(3), am.group(2)
-        attrs[{"t": "t", "f": "frame", "c": "confidence", "oriented": "oriented"}[key]] = (
-            True if key == "oriented" else int(value) if key == "f" else float(value))
+        field = {"t": "t", "f": "frame", "c": "confidence", "oriented": "oriented"}[key]
+        if field in attrs:
+            raise RecordError(f"event {index}: {key}{'=' if value is not None else ''} given twice")
+        try:
+            attrs[field] = True if key == "oriented" else int(value) if key == "f" else float(value)
+        except ValueError:
+            what = "a frame index (a whole number >= 0)" if key == "f" else "a number"
+            raise RecordError(f"event {index}: {key}={value} is not {what}") from None
         body = body[: am.start()]
     ev = parse_event(body)
     if ({"confidence", "oriented"} & set(attrs)) and not isinstance(ev, Play):

@@ -334,6 +334,13 @@ def test_bad_json_fields(demo):
      "event 0: t: Input should be greater than or equal to 0"),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6 t=nan\n',
      "'N 6-6 t=nan': t: input should be a finite number"),
+    # helper-48: stamps before a stray word were dropped in silence; raw Python messages; a repeat kept one
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6 t=7.5 f=60 c=0.9 junk\n',
+     "a play is SEAT TILE [END]"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6 c=1.2.3\n', "event 0: c=1.2.3 is not a number"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6 f=1.5\n',
+     "event 0: f=1.5 is not a frame index (a whole number >= 0)"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6 c=0.5 c=0.6\n', "event 0: c= given twice"),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. json {"type": "jump"}\n', "bad JSON event"),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Players "N Ana"]\n', "is not 'SEAT: name'"),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Players "E: Eve"]\n', "seat 'E' is not playing"),
