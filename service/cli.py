@@ -106,9 +106,23 @@ def main() -> None:
 def _usage_error(exc: click_errors.UsageError) -> int:
     """Write a usage error as one line (the command's --help names the options); returns 2."""
     path = exc.ctx.command_path if exc.ctx is not None else "dominocast"
+    if path == "dominocast":  # errors raised while the sub-command parses carry the group's context
+        path = _command_path(sys.argv[1:])
     message = " ".join(exc.format_message().split()).rstrip(".")
     sys.stderr.write(f"error: {message} (see `{path} --help`)\n")
     return 2
+
+
+
+def _command_path(argv: list[str]) -> str:
+    """``dominocast review`` for ``review x.mp4 --rules``: the leading words that name commands."""
+    cmd, words = typer.main.get_command(app), ["dominocast"]
+    for word in argv:
+        sub = getattr(cmd, "commands", {}).get(word)
+        if sub is None:
+            break
+        cmd, words = sub, words + [word]
+    return " ".join(words)
 
 
 if __name__ == "__main__":

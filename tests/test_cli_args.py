@@ -265,6 +265,10 @@ def test_piped_output_is_not_wrapped_at_80_columns():
      "error: Invalid value for '--tile-px': Input should be a valid number, unable to parse string as a number "
      "(see `dominocast detect --help`)"),
     (["nosuch"], "error: No such command 'nosuch' (see `dominocast --help`)"),
+    # raised while the sub-command parses, with the group's context: the sub-command is named (helper-48)
+    (["review", "x.mp4", "--rules"], "error: Option '--rules' requires an argument (see `dominocast review --help`)"),
+    (["train", "detector", "--freeze"],
+     "error: Option '--freeze' requires an argument (see `dominocast train detector --help`)"),
 ])
 def test_usage_errors_of_the_console_script_are_one_line_exit_2(monkeypatch, capsys, argv, line):
     from service import cli
