@@ -449,12 +449,16 @@ class TableRuntime:
                                          "reveals first, then confirm with this end")
                 self.append(end, source="umpire", actor=by, hand=hand)
                 hs = self.hand_states()[hand - 1][2]
-            with transaction(self.factory) as s:
-                if hand not in self.confirmed:
-                    s.add(HandConfirmationRow(match_id=self.match_id, hand=hand, by=by, created_at=time.time()))
-                self.confirmed[hand] = by
-                msg = self._message(s, "events", "hand_confirmed", {"hand": hand, "by": by, "state": self.state()})
-            self._publish([msg])
+            elif end is not None:  # the end it has stands: a different one is a correction, not a confirmation
+                raise AppendRejected(f"hand {hand} is over already ({hs.result.kind}): confirm it without an end, "
+                                     "or correct its end first")
+            if self.confirmed.get(hand) != by:  # confirming again changes nothing: no second message
+                with transaction(self.factory) as s:
+                    if hand not in self.confirmed:
+                        s.add(HandConfirmationRow(match_id=self.match_id, hand=hand, by=by, created_at=time.time()))
+                    self.confirmed[hand] = by
+                    msg = self._message(s, "events", "hand_confirmed", {"hand": hand, "by": by, "state": self.state()})
+                self._publish([msg])
             r = hs.result
             return {"hand": hand, "confirmed_by": by, "result": {"kind": r.kind, "winner": r.winner_seat,
                                                                   "side": r.winner_side, "awards": dict(r.awards)}}

@@ -144,6 +144,12 @@ def test_hand_confirmation(bad_play):
     assert c.get("/api/matches/1").json()["hands"][0]["confirmed_by"] == "Head"
     assert c.get("/api/tables/t/snapshot").json()["data"]["state"]["hand"]["confirmed"] is True
     assert post(c, "/api/tables/t/hands/7/confirm").status_code == 404
+    # another end for a hand that is over is refused, not ignored (helper-48); confirming again is quiet
+    r = post(c, "/api/tables/t/hands/1/confirm", {"end": {"kind": "domino", "winner": "N"}, "by": "Head"})
+    assert r.status_code == 409 and "over already (umpire)" in r.json()["detail"]
+    last = c.get("/api/tables/t/snapshot").json()["id"]
+    assert post(c, "/api/tables/t/hands/1/confirm", {"by": "Head"}).json()["confirmed_by"] == "Head"
+    assert c.get("/api/tables/t/snapshot").json()["id"] == last  # no second hand_confirmed message
 
 
 def test_a_refused_hand_confirmation_leaves_the_log_as_it_was(tmp_path):
