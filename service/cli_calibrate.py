@@ -105,6 +105,8 @@ def markers_cmd(
     from calibration.markers import checkerboard_sheet, marker_sheet, write_png
     from calibration.table import DEFAULT_MARKER_MARGIN_MM
 
+    if not 72 <= dpi <= 1200:  # the library says "dpi", not the option
+        raise _fail(f"--dpi must be 72-1200, got {dpi:g}")
     with _one_line_errors():
         if checkerboard:
             page = checkerboard_sheet(paper=paper.value, dpi=dpi, cols=cols, rows=rows,

@@ -32,6 +32,8 @@ def build_cmd(
     if scenes < 1:
         raise fail("--scenes must be at least 1")
     check_seed(seed)
+    if width < 64 or height < 64:
+        raise fail(f"--width and --height must be at least 64 pixels, got {width}x{height}")
     if width > MAX_FRAME_SIZE[0] or height > MAX_FRAME_SIZE[1]:
         raise fail(f"--width {width} --height {height} is larger than a camera's frame: at most "
                    f"{MAX_FRAME_SIZE[0]}x{MAX_FRAME_SIZE[1]}")

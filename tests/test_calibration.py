@@ -617,6 +617,7 @@ def test_cli_bad_input(tmp_path: Path) -> None:
     assert_one_line_error(run("table", blank, "--markers", "--points", "1,2 3,4 5,6 7,8", *table), "exactly one")
     assert_one_line_error(run("table", blank, "--points", "1,2 3,4", *table), "need the 4 table corners")
     assert_one_line_error(run("table", blank, "--points", "1;2", *table), "cannot read")
+    assert_one_line_error(run("markers", "--out", blank.with_name("m.png"), "--dpi", "0"), "--dpi must be 72-1200, got 0")
     # nan and inf reached the fit and raised there: a traceback (helper-48)
     assert_one_line_error(run("table", blank, "--points", "nan,0 100,0 100,100 0,100", *table),
                           "--points: 'nan,0' is not a finite point")

@@ -318,6 +318,8 @@ def test_train_refuses_a_device_of_non_ascii_digits():
 
 @pytest.mark.parametrize("args, line", [
     (["datasets", "build", "--scenes", "1", "--seed", "-1"], "--seed must be 0-18446744073709551615, got -1"),
+    (["datasets", "build", "--scenes", "1", "--width", "-5", "--imgsz", "64"],
+     "--width and --height must be at least 64 pixels, got -5x720"),
     (["datasets", "build", "--scenes", "1", "--width", "100000"],
      "--width 100000 --height 720 is larger than a camera's frame: at most 7680x4320"),
     (["datasets", "footage", "--rules", "block", "--seed", "-1"], "--seed must be 0-18446744073709551615, got -1"),
