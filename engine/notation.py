@@ -38,8 +38,9 @@ class NotationError(ValueError):
     """A line that does not follow the notation; the message quotes it."""
 
 
-#: The open ends a play names: the line's two arms (W, E) and a spinner's other two (N, S).
-ENDS = ("W", "E", "N", "S")
+#: The end a play names: the line's two arms (W, E), a spinner's other two (N, S), and further
+#: spinners' (N2, S2, ...).
+_END_RE = re.compile(r"^[WENS]\d*$")
 _TS_RE = re.compile(r"\s+([tf])=(\S*)\s*$", re.IGNORECASE)
 _PTS_RE = re.compile(r"^([+-]?\d+)(?:/([+-]?\d+))?$")
 
@@ -130,10 +131,10 @@ def _parse_words(words: list[str], stamps: dict):
             return Penalty(seat=seat, points=int(m.group(1)), opponents=opp, reason=" ".join(rest[1:]), **stamps)
         return Penalty(seat=seat, name=rest[0], reason=" ".join(rest[1:]), **stamps)
     tile = Tile.parse(verb)
-    if len(rest) > 1 or (rest and rest[0].upper() not in ENDS):
+    if len(rest) > 1 or (rest and not _END_RE.match(rest[0].upper())):
         # an unknown word was an end name, or silently dropped with the t=/f= before it
         raise NotationError(f"{' '.join(words)!r}: a play is SEAT TILE [END] [t=SECONDS] [f=FRAME], END one of "
-                            f"{', '.join(ENDS)}")
+                            "W, E, N, S (N2, S2, ... for further spinners)")
     end = rest[0].upper() if rest else None
     return Play(seat=seat, tile=tile, end=end, **stamps)
 

@@ -112,7 +112,7 @@ BAD = [
     ("stray_word", "rules: all-fives\nhands:\n  - events:\n      - N 6-4\n      - S 4-1 E t=3 junk\n",
      ["hands[0].events[1]", "a play is SEAT TILE [END]"]),
     ("lead_garbage", "rules: all-fives\nhands:\n  - events:\n      - N 6-4 GARBAGE\n",
-     ["hands[0].events[0]", "END one of W, E, N, S"]),
+     ["hands[0].events[0]", "END one of W, E, N, S (N2, S2"]),
     ("bad_seat", "rules: all-fives\nhands:\n  - events:\n      - N 6-4\n      - X 4-1 E\n",
      ["hands[0].events[1]", "seat"]),
     ("malformed_yaml", "rules: all-fives\nhands:\n  - events: [N 6-4\n",
