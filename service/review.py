@@ -62,6 +62,8 @@ from vision.tracking import Tracker, TrackerConfig
 FLAG_BANNER_S = 3.0
 #: Tracker notices that are flags for the umpire (rows of type ``flag``, counted, on the banner).
 FLAG_NOTICES = ("uncertain_read", "after_hand_end", "seats_unseen")
+#: Row types that are not engine events; in a scored review they carry ``game`` and ``hand`` too.
+NOTE_ROW_TYPES = ("flag", "notice", "vision_notice")
 #: Tracker notices written with ``rules=None``: what a tile did, with no turn, seat or line of play.
 FREE_FORM_NOTICES = ("bump", "moved", "reread", "tile_missing")
 #: Free-form: a detection overlapping a counted tile by this fraction of the smaller outline is that tile.
@@ -414,7 +416,10 @@ class ReviewSession:
 
     # ---- events ---------------------------------------------------------------------------
     def _emit(self, row: dict, frame: np.ndarray | None) -> None:
-        """Write a row; the rows of a folder's photo carry ``file`` (the photo's path)."""
+        """Write a row; the rows of a folder's photo carry ``file`` (the photo's path); flag and notice
+        rows of a scored review carry ``game`` and ``hand``, as event rows do."""
+        if self.hand is not None and "hand" not in row and row.get("type") in NOTE_ROW_TYPES:
+            row = {**row, "game": self.game_no, "hand": self.hand_no}
         i = row.get("frame")
         if self.files is not None and "file" not in row and isinstance(i, int) and 0 <= i < len(self.files):
             row = {**row, "file": str(self.files[i])}
@@ -431,7 +436,7 @@ class ReviewSession:
         if isinstance(ev, Notice):
             if ev.kind == "hand_cleared":
                 self._next_hand()
-            row = {**ev.to_json(), "game": self.game_no, "hand": self.hand_no}
+            row = ev.to_json()
             if ev.kind in FLAG_NOTICES:
                 row = {**row, "type": "flag"}
                 self._flag(row, t)
@@ -481,8 +486,7 @@ class ReviewSession:
         if not isinstance(ev, HandEnd):  # the end is one ``hand_end`` row, once the points are known
             self._emit(row, frame)
         for f in flags:
-            flag_row = {"type": "flag", "t": t, "frame": index, "tile": row.get("tile"), "game": self.game_no,
-                        "hand": self.hand_no, **f}
+            flag_row = {"type": "flag", "t": t, "frame": index, "tile": row.get("tile"), **f}
             self._flag(flag_row, t)
             self._emit(flag_row, frame)
         if outcome.result is not None:

@@ -891,6 +891,8 @@ def test_a_live_sources_drops_are_notices_and_warnings(tmp_path):
     rows = [json.loads(x) for x in (tmp_path / "events.jsonl").read_text().splitlines()]
     drops = [(r["t"], r["t_end"]) for r in rows if r.get("kind") == "source_outage"]
     assert drops == [(0.6, 8.9), (9.6, 19.5)]
+    notes = [r for r in rows if r["type"] == "notice"]  # the drops and the end notice: in game 1, hand 1
+    assert len(notes) == 3 and all((r["game"], r["hand"]) == (1, 1) for r in notes)
     assert [w for w in s.warnings if "no frames" in w] == [
         "the camera delivered no frames from 0.6 s to 8.9 s (8.3 s): moves made meanwhile were read afterwards, "
         "their order and seats may be wrong",
