@@ -58,6 +58,8 @@ def build_cmd(
 
 
 # ---- footage (datasets/footage.py, docs/footage.md) ------------------------------------
+#: Most mismatched-end plays injected per hand.
+MAX_MISMATCH = 3
 #: --fps range: below 2 an arm's reach (about a second) has no frames of its own.
 MAX_FOOTAGE_FPS = (2.0, 120.0)
 
@@ -96,6 +98,8 @@ def footage(
         raise fail(f"--name must be a plain file stem (no folders), got {name!r}")  # it stays inside --out
     if hands < 0 or mismatch < 0:
         raise fail("--hands and --mismatch must be at least 0")
+    if mismatch > MAX_MISMATCH:  # more bogus plays than an umpire would let pass is no game
+        raise fail(f"--mismatch must be 0-{MAX_MISMATCH} mismatched ends per hand, got {mismatch}")
     check_seed(seed)
     make_folder("--out", out)
     t0 = time.perf_counter()

@@ -297,6 +297,7 @@ def test_cli_rejects_a_bad_size(tmp_path):
     (["--size", "100000x100000"], "--size 100000x100000 is larger than a camera's frame: at most 7680x4320"),
     (["--fps", "1e-7"], "--fps must be 2-120 frames a second, got 1e-07"),
     (["--fps", "1e9"], "--fps must be 2-120 frames a second, got 1e+09"),
+    (["--mismatch", "1000"], "--mismatch must be 0-3 mismatched ends per hand, got 1000"),
 ])
 def test_cli_refuses_extreme_sizes_and_rates_in_one_line(tmp_path, args, line):
     """They crashed with a traceback (a 10^10-pixel frame; no frame for an arm's reach; a
