@@ -101,7 +101,7 @@ def review(
     source: str = typer.Argument(..., help="video file or folder of photos (a time-lapse, one per move)"),
     rules: str = typer.Option(..., "--rules", help="rule-set preset, or 'none' for placements only"),
     calibration: Path = typer.Option(None, "--calibration", help="table calibration profile (JSON)"),
-    out: Path = typer.Option(Path("review"), "--out", help="output folder"),
+    out: str = typer.Option("review", "--out", help="output folder"),
     interval: float = typer.Option(1.0, "--interval", help="seconds between photos of a folder"),
     no_video: bool = typer.Option(False, "--no-video", help="skip the annotated video"),
     sets: int = typer.Option(1, "--sets", help="complete tile sets in play (each tile exists this many times)"),
@@ -113,7 +113,7 @@ def review(
     Ctrl-C stops the review, writes the partial record and report, and exits 130.
     """
     try:
-        _review(source, rules, calibration, out, interval, no_video, sets)
+        _review(source, rules, calibration, _out_path(out), interval, no_video, sets)
     except KeyboardInterrupt:  # before the review started, or while it wrote its files
         err_console.print("interrupted", highlight=False)
         raise typer.Exit(code=130) from None
@@ -173,16 +173,24 @@ def live(
     source: str = typer.Argument(..., help="camera index (0, 1, ...) or an RTSP/HTTP URL"),
     rules: str = typer.Option(..., "--rules", help="rule-set preset, or 'none' for placements only"),
     calibration: Path = typer.Option(None, "--calibration", help="table calibration profile (JSON)"),
-    out: Path = typer.Option(None, "--out", help="output folder (default: a new live-YYYYMMDD-HHMMSS "
+    out: str = typer.Option(None, "--out", help="output folder (default: a new live-YYYYMMDD-HHMMSS "
                                                  "for each session: a session is never recorded over)"),
     no_video: bool = typer.Option(False, "--no-video", help="skip the annotated video"),
 ) -> None:
     """Score a live table: prints each event as it happens (Ctrl-C to stop and write the report)."""
     try:
-        _live(source, rules, calibration, out or session_folder(), no_video)
+        _live(source, rules, calibration, session_folder() if out is None else _out_path(out), no_video)
     except KeyboardInterrupt:  # before the session started: loading the models, opening the camera
         err_console.print("interrupted", highlight=False)
         raise typer.Exit(code=130) from None
+
+
+def _out_path(out: str) -> Path:
+    """``--out`` as a folder path; an empty one is refused (a Path of "" is the current folder, where
+    the results would have landed among the user's files)."""
+    if not out.strip():
+        raise fail("--out is empty: name the output folder (. for the current one)")
+    return Path(out)
 
 
 def session_folder() -> Path:

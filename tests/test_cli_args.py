@@ -329,3 +329,13 @@ def test_datasets_refuse_a_negative_seed_and_huge_frames_in_one_line(tmp_path, a
     out = tmp_path / "out"
     assert _err(*args, "--out", out) == (2, f"error: {line}")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("cmd", [["review", "x.mp4"], ["live", "0"]])
+def test_an_empty_out_is_refused_not_the_current_folder(tmp_path, monkeypatch, cmd):
+    """``--out ""`` wrote events.jsonl, record.json, report.html and snapshots/ among the files of the
+    current folder (helper-47)."""
+    monkeypatch.chdir(tmp_path)
+    assert _err(*cmd, "--rules", "block", "--out", "") == (
+        2, "error: --out is empty: name the output folder (. for the current one)")
+    assert list(tmp_path.iterdir()) == []
