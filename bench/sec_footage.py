@@ -264,7 +264,7 @@ def footage(cfg: BenchConfig, rules: str, seed: int, size: tuple[int, int], fps:
     """
     from datasets.footage import make_footage
 
-    stem = f"{rules}-s{seed}-{size[0]}x{size[1]}-{fps:g}fps-" + (f"{hands}hands-" if hands != 1 else "")
+    stem = f"{rules}-s{seed}-{size[0]}x{size[1]}-{fps:g}fps-{hands}h-"  # the digest follows: no stem prefixes another
     root = cfg.scratch / "footage"
     d = root / (stem + _code_digest())
     paths = {"video": d / "footage.mp4", "ground_truth": d / "ground_truth.json", "profile": d / "profile.json"}
@@ -272,13 +272,10 @@ def footage(cfg: BenchConfig, rules: str, seed: int, size: tuple[int, int], fps:
         return paths, None
     for old in root.glob(stem + "*"):  # stale: rendered by other code
         shutil.rmtree(old, ignore_errors=True)
-    tmp = root / (d.name + ".partial")
-    shutil.rmtree(tmp, ignore_errors=True)
     t = time.perf_counter()
-    make_footage(rules, seed, tmp, fps=fps, size=size, appearance="test", inject_mismatch=1, hands=hands)
-    render_s = time.perf_counter() - t
-    tmp.rename(d)  # complete footage only: an interrupted render leaves a .partial
-    return paths, render_s
+    # make_footage moves its three files in together: an interrupted render leaves none of them
+    make_footage(rules, seed, d, fps=fps, size=size, appearance="test", inject_mismatch=1, hands=hands)
+    return paths, time.perf_counter() - t
 
 
 class _FirstSeconds(FrameSource):

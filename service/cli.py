@@ -113,7 +113,6 @@ def _usage_error(exc: click_errors.UsageError) -> int:
     return 2
 
 
-
 def _command_path(argv: list[str]) -> str:
     """``dominocast review`` for ``review x.mp4 --rules``: the leading words that name commands."""
     cmd, words = typer.main.get_command(app), ["dominocast"]

@@ -16,6 +16,12 @@ datasets_app = typer.Typer(help="Synthetic datasets for the tile detector and th
 MAX_FRAME_SIZE = (7680, 4320)
 
 
+def _check_not_too_large(w: int, h: int, given: str) -> None:
+    """A rendered frame of ``w`` x ``h`` px (``given``: the options as typed) no larger than 8K."""
+    if w > MAX_FRAME_SIZE[0] or h > MAX_FRAME_SIZE[1]:
+        raise fail(f"{given} is larger than a camera's frame: at most {MAX_FRAME_SIZE[0]}x{MAX_FRAME_SIZE[1]}")
+
+
 @datasets_app.command("build")
 def build_cmd(
     out: Path = typer.Option(..., "--out", help="Output folder (created)."),
@@ -34,9 +40,7 @@ def build_cmd(
     check_seed(seed)
     if width < 64 or height < 64:
         raise fail(f"--width and --height must be at least 64 pixels, got {width}x{height}")
-    if width > MAX_FRAME_SIZE[0] or height > MAX_FRAME_SIZE[1]:
-        raise fail(f"--width {width} --height {height} is larger than a camera's frame: at most "
-                   f"{MAX_FRAME_SIZE[0]}x{MAX_FRAME_SIZE[1]}")
+    _check_not_too_large(width, height, f"--width {width} --height {height}")
     if imgsz < 64 or imgsz % 32:
         raise fail("--imgsz must be a multiple of 32, at least 64")
     if imgsz > min(width, height):
@@ -61,7 +65,7 @@ def build_cmd(
 #: Most mismatched-end plays injected per hand.
 MAX_MISMATCH = 3
 #: --fps range: below 2 an arm's reach (about a second) has no frames of its own.
-MAX_FOOTAGE_FPS = (2.0, 120.0)
+FOOTAGE_FPS_RANGE = (2.0, 120.0)
 
 @datasets_app.command("footage")
 def footage(
@@ -86,14 +90,12 @@ def footage(
         raise fail(f"--size must be WxH, e.g. 1280x720 (got {size!r})") from None
     if w < 64 or h < 64 or w % 2 or h % 2:
         raise fail("--size needs even sides of at least 64 pixels")
-    if w > MAX_FRAME_SIZE[0] or h > MAX_FRAME_SIZE[1]:
-        raise fail(f"--size {w}x{h} is larger than a camera's frame: at most "
-                   f"{MAX_FRAME_SIZE[0]}x{MAX_FRAME_SIZE[1]}")
+    _check_not_too_large(w, h, f"--size {w}x{h}")
     if appearance not in ("train", "test"):
         raise fail("--appearance must be train or test")
     check_positive("--fps", fps, "frames a second")  # nan and inf too
-    if not MAX_FOOTAGE_FPS[0] <= fps <= MAX_FOOTAGE_FPS[1]:  # an arm's move must span frames; a file must be sane
-        raise fail(f"--fps must be {MAX_FOOTAGE_FPS[0]:g}-{MAX_FOOTAGE_FPS[1]:g} frames a second, got {fps:g}")
+    if not FOOTAGE_FPS_RANGE[0] <= fps <= FOOTAGE_FPS_RANGE[1]:  # an arm's move must span frames; a file must be sane
+        raise fail(f"--fps must be {FOOTAGE_FPS_RANGE[0]:g}-{FOOTAGE_FPS_RANGE[1]:g} frames a second, got {fps:g}")
     if not name or Path(name).name != name or name in (".", ".."):
         raise fail(f"--name must be a plain file stem (no folders), got {name!r}")  # it stays inside --out
     if hands < 0 or mismatch < 0:

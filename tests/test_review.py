@@ -759,21 +759,29 @@ class _Camera:
         raise KeyboardInterrupt
 
 
-def test_cli_live_ctrl_c_while_the_summary_prints_says_the_results_are_written(tmp_path, monkeypatch):
-    """A second Ctrl-C while the summary was printed ended with exit 130 and not a word (typer's
-    own KeyboardInterrupt handling); the files were all written by then, so it says so."""
+def _live_ctrl_c_in(owner, name: str, tmp_path, monkeypatch):
+    """Run ``dominocast live`` on a stub camera with ``owner.name`` raising KeyboardInterrupt (a second
+    Ctrl-C landing there); returns (the CliRunner result, the session folder)."""
     from service import cli_review
     from service.cli import app
 
     _stub_setup(monkeypatch)
     monkeypatch.setattr(cli_review, "LiveSource", _Camera)
 
-    def interrupted(summary):
+    def ctrl_c(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_review, "_print_summary", interrupted)
+    monkeypatch.setattr(owner, name, ctrl_c)
     out = tmp_path / "live"
-    res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--out", str(out), "--no-video"])
+    return CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--out", str(out), "--no-video"]), out
+
+
+def test_cli_live_ctrl_c_while_the_summary_prints_says_the_results_are_written(tmp_path, monkeypatch):
+    """A second Ctrl-C while the summary was printed ended with exit 130 and not a word (typer's
+    own KeyboardInterrupt handling); the files were all written by then, so it says so."""
+    from service import cli_review
+
+    res, out = _live_ctrl_c_in(cli_review, "_print_summary", tmp_path, monkeypatch)
     assert res.exit_code == 130, res.output
     assert [x for x in res.stderr.splitlines() if x.strip()] == [
         f"interrupted; the session's results are written in {out}"]
@@ -784,19 +792,9 @@ def test_cli_live_ctrl_c_while_the_summary_prints_says_the_results_are_written(t
 def test_cli_live_ctrl_c_while_the_files_are_written_does_not_claim_they_are(tmp_path, monkeypatch):
     """A second Ctrl-C while record.json and report.html were written printed "stopped" and exited 0,
     as if the session had ended well: it is 130, and the line names only the file that is there."""
-    from service import cli_review
-    from service.cli import app
     from service.review import ReviewSession
 
-    _stub_setup(monkeypatch)
-    monkeypatch.setattr(cli_review, "LiveSource", _Camera)
-
-    def cut_short(self, title, partial=False, failure=None):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(ReviewSession, "finish", cut_short)
-    out = tmp_path / "live"
-    res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--out", str(out), "--no-video"])
+    res, out = _live_ctrl_c_in(ReviewSession, "finish", tmp_path, monkeypatch)
     assert res.exit_code == 130, res.output
     assert [x for x in res.stderr.splitlines() if x.strip()] == [
         f"interrupted while the results were written: the events so far are in {out / 'events.jsonl'}; "
