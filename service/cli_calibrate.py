@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Iterator
@@ -89,6 +90,18 @@ def _parse_points(text: str, option: str) -> list[tuple[float, float]]:
     return points
 
 
+def _same_photo(images: list[Path]) -> str | None:
+    """"A is given twice" / "A and B are the same photo" for the first repeat among ``images``, or None."""
+    seen: dict[bytes, Path] = {}
+    for image in images:
+        digest = hashlib.sha1(image.read_bytes()).digest()
+        if digest in seen:
+            first = seen[digest]
+            return f"{image} is given twice" if image == first else f"{image} and {first} are the same photo"
+        seen[digest] = image
+    return None
+
+
 @calibrate_app.command("markers")
 def markers_cmd(
     out: Path = typer.Option(..., "--out", help="PNG file to write."),
@@ -142,6 +155,9 @@ def lens_cmd(
         spec = BoardSpec(kind=board.value, cols=cols, rows=rows, square_mm=square_mm,
                          marker_mm=marker_mm, dictionary=dictionary)
         result = calibrate_lens_files(images, spec, fix_k3=not free_k3)
+        twice = _same_photo(images)
+        if twice:  # the same view twice adds no constraint: three copies gave fx 76 000 px at RMS 0.4 px
+            raise _fail(f"{twice}: take each photo from another tilt")
         profile = TableProfile(
             name=name or out.stem, image_size=result.image_size,
             camera_matrix=result.camera_matrix.tolist(), dist_coeffs=result.dist_coeffs.tolist(),

@@ -566,6 +566,12 @@ def test_cli_lens(checkerboard_views: list[np.ndarray], tmp_path: Path) -> None:
     p = TableProfile.load(out)
     assert p.homography is None and p.errors.lens_rms_px < 0.15
     check_lens(p.K, p.D)
+    # one view three times gave fx 76 000 px at RMS 0.4 px, written as a profile (helper-49)
+    same = tmp_path / "same.json"
+    result = run("lens", paths[0], paths[0], paths[0], "--out", same, "--board", "checkerboard",
+                 "--cols", "8", "--rows", "11", "--square-mm", "20")
+    assert result.exit_code == 2 and not same.exists()
+    assert result.stderr.strip() == f"error: {paths[0]} is given twice: take each photo from another tilt"
 
 
 def test_cli_table_markers_and_show(distorted_table_image: np.ndarray, distorting_camera: Camera,
