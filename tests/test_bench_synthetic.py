@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bench.baseline import detect_classical
-from bench.sec_synthetic import failure_crop, render, score_frame
+from bench.sec_synthetic import failure_crop, frame_part, render, score_frame
 from vision.observation import TileObservation
 from vision.pips_classical import LAYOUTS
 
@@ -102,3 +102,23 @@ def test_failure_crop_is_small_and_render_links_figures():
     assert crop.ndim == 3 and max(crop.shape[:2]) <= 240
     text = render({"figures": ["synthetic_missed_s9.jpg"]})
     assert "bench/synthetic_missed_s9.jpg" in text
+
+
+def test_frame_part_keeps_what_the_frame_shows():
+    inside = np.array([[10, 10], [60, 10], [60, 35], [10, 35]], np.float32)
+    assert np.array_equal(frame_part(inside, (200, 100)), inside)
+    cut = frame_part(np.array([[120, 0], [220, 0], [220, 50], [120, 50]], np.float32), (200, 100))
+    assert cv2.contourArea(cut) == pytest.approx(80 * 50)  # x 120..200 of 120..220
+    assert cut[:, 0].max() == pytest.approx(200)
+    assert frame_part(np.array([[300, 0], [400, 0], [400, 50], [300, 50]], np.float32), (200, 100)).shape == (0, 2)
+
+
+def test_score_frame_compares_tiles_cut_by_the_frame_edge_by_what_shows():
+    tile = [[120, 0], [220, 0], [220, 50], [120, 50]]  # 80 % inside a 200 x 100 frame
+    label = _label(tile, (1, 2), face="down", visible=0.8)
+    # A whole-tile box reaching 35 px too far: IoU with the whole tile 3250 / 6750 = 0.48, with
+    # the frame's parts (x 155..200 of 120..200) 2250 / 4000 = 0.56.
+    box = TileObservation(np.asarray([[155, 0], [255, 0], [255, 50], [155, 50]], np.float32), "down", 0.9)
+    whole, shown = score_frame([box], [label]), score_frame([box], [label], (200, 100))
+    assert (whole["tp"], whole["fp"]) == (0, 1)
+    assert (shown["tp"], shown["fp"]) == (1, 0)
