@@ -522,10 +522,10 @@ class ReviewSession:
                        "message": f"{message}; skipped"}, None)
 
     def source_outage(self, start_s: float, end_s: float) -> None:
-        """A live source delivered no frames from ``start_s`` to ``end_s`` (seconds, footage time): a
-        ``source_outage`` notice row and a summary warning (moves made meanwhile are read from the
-        table afterwards: their order and seats may be wrong)."""
-        message = outage_message(start_s, end_s)
+        """A live source delivered no frames, or a video file has none, from ``start_s`` to
+        ``end_s`` (seconds, footage time): a ``source_outage`` notice row and a summary warning
+        (moves made meanwhile are read from the table afterwards: their order and seats may be wrong)."""
+        message = outage_message(start_s, end_s, self.live)
         self.summary.warnings.append(message)
         self._emit({"type": "notice", "kind": "source_outage", "t": round(start_s, 3), "t_end": round(end_s, 3),
                     "frame": None, "message": message}, None)
@@ -701,9 +701,12 @@ def _free_form_rules() -> Ruleset:
     return load_ruleset("block", players=4)
 
 
-def outage_message(start_s: float, end_s: float) -> str:
-    """The one line that reports a drop of a live source, seconds from its start."""
-    return (f"the camera delivered no frames from {start_s:.1f} s to {end_s:.1f} s ({end_s - start_s:.1f} s): "
+def outage_message(start_s: float, end_s: float, live: bool = True) -> str:
+    """The one line that reports a drop of a live source, or a gap in a video file's frames
+    (``live`` False, :attr:`vision.sources.VideoFileSource.outages`), seconds from its start."""
+    what = ("the camera delivered no frames" if live else "the video has no frames")
+    why = "" if live else "; dropped or damaged in the file"
+    return (f"{what} from {start_s:.1f} s to {end_s:.1f} s ({end_s - start_s:.1f} s{why}): "
             "moves made meanwhile were read afterwards, their order and seats may be wrong")
 
 
@@ -714,7 +717,7 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
 
     An image of a folder that cannot be decoded is skipped (``summary.skipped``, and an
     ``unreadable_image`` notice row) unless ``skip_unreadable`` is False. A live source's
-    recovered drops (``outages``) become ``source_outage`` notices and warnings. Ctrl-C
+    recovered drops and a video file's gaps (``outages``) become ``source_outage`` notices and warnings. Ctrl-C
     (``KeyboardInterrupt``) stops the review and returns the summary with ``interrupted``
     set; for recorded footage (not a live source) the outputs are then marked ``partial``.
 
@@ -734,7 +737,7 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     fps = getattr(source, "fps", None) or (1.0 / source.interval_s if hasattr(source, "interval_s")
                                            else LIVE_VIDEO_FPS)
     failure = None
-    outages = getattr(source, "outages", None)  # a live source's recovered drops
+    outages = getattr(source, "outages", None)  # a live source's recovered drops, a video file's gaps
     told = 0
     try:
         for frame in source:

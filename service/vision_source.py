@@ -199,7 +199,7 @@ class VisionSource:
                 told += 1
                 put(SourceItem(None, tag=f"vision:{frame.index}", alert={  # the frame keys the alert
                     "kind": "source_outage", "frame": frame.index, "t": round(start_s, 3), "t_end": round(end_s, 3),
-                    "message": outage_message(start_s, end_s)}))
+                    "message": outage_message(start_s, end_s, live)}))
             _, events = pipeline.step(frame.index, frame.t, frame.image)
             self._stats.position = frame.index + 1
             self._stats.last_read = time.time()

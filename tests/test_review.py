@@ -865,6 +865,31 @@ def test_a_live_sessions_video_runs_in_wall_clock_time(tmp_path):
     assert steps.tolist() == [0] * 9 + [1] * 11 + [2]  # slots 0.0-0.8 s: frame 0; 0.9-1.9 s: frame 1; 2.0 s: frame 2
 
 
+def test_a_video_files_gaps_are_notices_and_warnings_that_say_so(tmp_path):
+    """VideoFileSource.outages (frames the file lacks) are reported like a camera's drops, in the file's words."""
+    from vision.sources import Frame
+
+    class Footage:
+        fps = 30.0
+
+        def __init__(self):
+            self.outages = []
+
+        def __iter__(self):
+            for i, t in enumerate((0.0, 0.5, 4.0, 4.5)):
+                if t == 4.0:
+                    self.outages.append((0.5, 4.0))
+                yield Frame(i, t, np.full((48, 64, 3), 60, np.uint8))
+
+    s = run_review(Footage(), load_ruleset("block"), lambda image: [], tmp_path, None, annotate=False)
+    rows = [json.loads(x) for x in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert [(r["t"], r["t_end"], r["game"], r["hand"]) for r in rows if r.get("kind") == "source_outage"] == [
+        (0.5, 4.0, 1, 1)]
+    assert [w for w in s.warnings if "no frames" in w] == [
+        "the video has no frames from 0.5 s to 4.0 s (3.5 s; dropped or damaged in the file): moves made "
+        "meanwhile were read afterwards, their order and seats may be wrong"]
+
+
 def test_a_live_sources_drops_are_notices_and_warnings(tmp_path):
     """LiveSource.outages (drops it recovered from) reach the umpire: a ``source_outage`` row at the
     drop's start and a warning line, once each."""

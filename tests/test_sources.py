@@ -79,6 +79,24 @@ def test_a_variable_rate_video_keeps_its_frames_own_times(tmp_path):
     assert [f.t for f in src] == pytest.approx([i / 10.0 for i in range(7)])
 
 
+def test_a_gap_in_a_videos_frame_times_is_an_outage(tmp_path):
+    """Frames missing from the file (dropped while recording, or damaged and skipped by the decoder)
+    show as a jump in the frame times: kept in ``outages`` before the frame after it is yielded."""
+    path = tmp_path / "gap.mp4"
+    path.write_bytes(b"x")
+    times = [0.0, 33.3, 66.7, 100.0, 900.0, 933.3]  # 0.8 s of frames missing after 0.1 s
+    src = VideoFileSource(path, capture_factory=lambda p: _TimedCapture(times))
+    seen = []
+    for f in src:
+        seen.append((round(f.t, 4), [(round(a, 4), round(b, 4)) for a, b in src.outages]))
+    assert seen[3] == (0.1, []) and seen[4] == (0.9, [(0.1, 0.9)]) and seen[5][1] == [(0.1, 0.9)]
+    # a phone's variable rate (gaps of 2 frames) is no outage, nor is anything with --fps given
+    vfr = VideoFileSource(path, capture_factory=lambda p: _TimedCapture([0.0, 33.3, 100.0, 166.7, 200.0]))
+    assert len(list(vfr)) == 5 and vfr.outages == []
+    fixed = VideoFileSource(path, fps=30.0, capture_factory=lambda p: _TimedCapture(times))
+    assert len(list(fixed)) == 6 and fixed.outages == []
+
+
 def test_times_that_stop_increasing_fall_back_to_the_frame_rate_from_there(tmp_path):
     path = tmp_path / "odd.avi"
     path.write_bytes(b"x")

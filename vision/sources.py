@@ -87,12 +87,20 @@ class FrameSource:
 
 # ---- files -----------------------------------------------------------------------------------
 
+#: A jump in a video's frame times longer than this (seconds) is a gap worth telling the umpire:
+#: a tile is laid and let go in about a second, and a phone's variable rate stays well below it.
+GAP_S = 0.5
+
+
 class VideoFileSource(FrameSource):
     """Frames of a video file, decoded in order, frame-exact.
 
     A frame's ``t`` is its presentation time in the file, seconds from the first frame: phones
     record at a variable frame rate, where ``index / fps`` drifts from the picture's real time.
     Files whose backend gives no increasing timestamps get ``index / fps`` (then ``fps`` matters).
+    A jump in those times of more than :data:`GAP_S` (frames the file lacks: dropped while
+    recording or damaged and skipped by the decoder) is kept in ``outages``, as a live source's
+    drops are: moves made meanwhile are only seen afterwards.
 
     Args:
         path: the video file.
@@ -135,6 +143,9 @@ class VideoFileSource(FrameSource):
         self._used = False
         #: (H, W, C) of the video's frames (from its first frame).
         self.frame_shape: tuple[int, ...] = tuple(first.shape)
+        #: ``(t_start, t_end)`` seconds of each gap in the file's frame times longer than GAP_S,
+        #: appended before the frame after the gap is yielded.
+        self.outages: list[tuple[float, float]] = []
 
     def __iter__(self) -> Iterator[Frame]:
         if self._used:
@@ -151,7 +162,9 @@ class VideoFileSource(FrameSource):
             if not ok:
                 image = None
             else:
-                t = self._time(index, t)
+                prev, t = t, self._time(index, t)
+                if t - prev > max(GAP_S, 3.0 / self.fps):
+                    self.outages.append((prev, t))
         self._cap.release()
         n = self.declared_frames
         if n is not None:
