@@ -37,6 +37,19 @@ def make_folder(option: str, path: Path) -> None:
         raise fail(f"{option} {path}: cannot create the folder ({exc.strerror or exc})") from None
 
 
+def check_out_file(option: str, path: Path, example: str) -> None:
+    """Fail with one line (exit 2; call it before the work) when ``path`` cannot be an output file:
+    a folder, or under a file; missing folders above it are fine (the writer creates them).
+    ``example`` is a file name suggested inside a folder given by mistake."""
+    if path.is_dir():
+        raise fail(f"{option} {path} is a folder, not a file (give a file name, e.g. {path / example})")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise fail(f"{option} {path}: {parent} is a file, not a folder")
+
+
 def check_sets(sets: int) -> None:
     """``--sets`` within 1..:data:`vision.set_constraint.MAX_SETS`, else fail in one line (exit 2)."""
     from vision.set_constraint import MAX_SETS

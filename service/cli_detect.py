@@ -21,7 +21,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from service.cli_common import check_positive, check_sets, console, err_console, fail, plural
+from service.cli_common import check_out_file, check_positive, check_sets, console, err_console, fail, plural
 from vision.observation import FLAG_DUPLICATE
 
 #: Smallest ``--tile-px`` accepted: a tile shorter than this has no readable pips.
@@ -102,17 +102,6 @@ def _table(label: str, tiles: list, calibrated: bool) -> Table:
     return t
 
 
-def _check_out_file(option: str, path: Path, example: str) -> None:
-    """Fail with one line (before any detection runs) when ``path`` cannot be an output file."""
-    if path.is_dir():
-        raise fail(f"{option} {path} is a folder, not a file (give a file name, e.g. {path / example})")
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if parent.exists() and not parent.is_dir():
-        raise fail(f"{option} {path}: {parent} is a file, not a folder")
-
-
 def _annotate_paths(out: Path, images: list[Path]) -> list[Path]:
     """``--annotate`` file per image: OUT itself for one image, else ``OUT_<stem>``, and
     ``OUT_<stem>-2``, ``-3``... for images of the same name in other folders (none overwritten)."""
@@ -159,9 +148,9 @@ def detect(
         raise fail(f"--tile-px must be at least {MIN_TILE_PX:g} (a tile's long side in pixels; pips are unreadable "
                    f"below), got {tile_px:g}")
     if json_out is not None:
-        _check_out_file("--json", json_out, "tiles.json")
+        check_out_file("--json", json_out, "tiles.json")
     if annotate_out is not None:
-        _check_out_file("--annotate", annotate_out, "annotated.png")
+        check_out_file("--annotate", annotate_out, "annotated.png")
     if models is not None and models.exists() and not models.is_dir():
         raise fail(f"--models {models} is not a folder (it holds {DEFAULT_MODEL_NAMES})")
     inputs = {i.resolve() for i in images if i.is_file()}

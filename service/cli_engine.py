@@ -14,7 +14,7 @@ from engine.record import RecordError, record_from_match
 from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset
 from engine.script import ScriptError, load_script
 from engine.timeline import timeline
-from service.cli_common import console, fail
+from service.cli_common import check_out_file, console, fail
 from service.cli_record import write_outputs
 
 
@@ -30,6 +30,9 @@ def score(
     notation: Path = typer.Option(None, "--notation", help="also write the record's text notation to this file"),
 ) -> None:
     """Score a scripted hand or match: every event with its points, open ends, flags and the running score."""
+    for option, path, example in (("--record", record, "record.json"), ("--notation", notation, "record.txt")):
+        if path is not None:
+            check_out_file(option, path, example)
     try:
         sc = load_script(script, rules)
         match = replay_match(sc.rules, sc.hands)

@@ -30,7 +30,7 @@ def load_record(path: Path) -> MatchRecord:
 
 
 def write_outputs(record: MatchRecord, json_path: Path | None, text_path: Path | None) -> None:
-    """Write the record as JSON and/or as text notation.
+    """Write the record as JSON and/or as text notation (missing folders above a file are created).
 
     Raises:
         RecordError: a file that cannot be written (the message names it).
@@ -39,6 +39,7 @@ def write_outputs(record: MatchRecord, json_path: Path | None, text_path: Path |
         if path is None:
             continue
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(render(record), encoding="utf-8")
         except OSError as exc:
             raise RecordError(f"{path}: cannot write: {exc.strerror or exc}") from None

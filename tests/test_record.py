@@ -418,6 +418,13 @@ def test_cli_record_show_errors(cli, tmp_path, content, message):
     assert res.exit_code == 2 and "cannot read" in res.output
 
 
-def test_cli_score_unwritable_output(cli, tmp_path):
-    res = CliRunner().invoke(cli, ["score", str(DEMO), "--record", str(tmp_path / "no" / "m.json")])
-    assert res.exit_code == 2 and "cannot write" in res.output
+def test_cli_score_output_in_a_new_folder_and_unwritable_output(cli, tmp_path):
+    out = tmp_path / "new" / "m.json"  # missing folders are created, as detect --json and review --out do
+    res = CliRunner().invoke(cli, ["score", str(DEMO), "--record", str(out), "--notation", str(tmp_path / "t" / "m.txt")])
+    assert res.exit_code == 0, res.output
+    assert json.loads(out.read_text())["rules"] and (tmp_path / "t" / "m.txt").read_text().strip()
+    (tmp_path / "plain").write_text("x")
+    res = CliRunner().invoke(cli, ["score", str(DEMO), "--record", str(tmp_path / "plain" / "m.json")])
+    assert res.exit_code == 2 and f"{tmp_path / 'plain'} is a file, not a folder" in res.output.replace("\n", "")
+    res = CliRunner().invoke(cli, ["score", str(DEMO), "--notation", str(tmp_path)])
+    assert res.exit_code == 2 and "is a folder, not a file" in res.output
