@@ -50,6 +50,22 @@ def check_out_file(option: str, path: Path, example: str) -> None:
         raise fail(f"{option} {path}: {parent} is a file, not a folder")
 
 
+def check_distinct_outputs(outputs: list[tuple[str, Path | None]], inputs: list[tuple[str, Path | None]]) -> None:
+    """Fail in one line (exit 2; call it before the work) when an output file (``(option, path)``,
+    None: not given) is one of the inputs (``(what, path)``, links followed) or another output:
+    the input would be overwritten, or one output written over the other."""
+    given = [(opt, Path(p)) for opt, p in outputs if p is not None]
+    ins = {Path(p).resolve(): what for what, p in inputs if p is not None and Path(p).is_file()}
+    seen: dict[Path, str] = {}
+    for opt, path in given:
+        real = path.resolve()
+        if real in ins:
+            raise fail(f"{opt} {path} is {ins[real]}: it would be overwritten; choose another file")
+        if real in seen:
+            raise fail(f"{opt} and {seen[real]} name the same file {path}: one would be written over the other")
+        seen[real] = opt
+
+
 def check_sets(sets: int) -> None:
     """``--sets`` within 1..:data:`vision.set_constraint.MAX_SETS`, else fail in one line (exit 2)."""
     from vision.set_constraint import MAX_SETS

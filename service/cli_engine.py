@@ -14,7 +14,7 @@ from engine.record import RecordError, record_from_match
 from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset
 from engine.script import ScriptError, load_script
 from engine.timeline import timeline
-from service.cli_common import check_out_file, console, fail
+from service.cli_common import check_distinct_outputs, check_out_file, console, fail
 from service.cli_record import write_outputs
 
 
@@ -33,6 +33,7 @@ def score(
     for option, path, example in (("--record", record, "record.json"), ("--notation", notation, "record.txt")):
         if path is not None:
             check_out_file(option, path, example)
+    check_distinct_outputs([("--record", record), ("--notation", notation)], [("the script", script)])
     try:
         sc = load_script(script, rules)
         match = replay_match(sc.rules, sc.hands)

@@ -271,6 +271,17 @@ def test_outputs_never_overwrite_an_input_image(fake, files):
         assert r.exit_code == 2 and r.stderr.strip() == (f"error: {opt} {files['good']} is one of the input images: "
                                                          "it would be overwritten; choose another file")
     assert files["good"].read_bytes() == before
+    profile = files["good"].parent / "profile.json"
+    profile.write_text("{}")
+    r = _invoke(files["good"], "--calibration", profile, "--json", profile)  # refused before the profile is read
+    assert r.exit_code == 2 and r.stderr.strip() == (f"error: --json {profile} is the --calibration profile: "
+                                                     "it would be overwritten; choose another file")
+    assert profile.read_text() == "{}"
+    same = files["good"].parent / "same.png"
+    r = _invoke(files["good"], "--json", same, "--annotate", same)
+    assert r.exit_code == 2 and r.stderr.strip() == (f"error: --annotate and --json name the same file {same}: "
+                                                     "one would be written over the other")
+    assert not same.exists()
     r = _invoke(files["good"], "--models", files["good"])
     assert r.exit_code == 2 and r.stderr.startswith(f"error: --models {files['good']} is not a folder")
     r = _invoke(files["good"], "--threads", 100000)

@@ -428,3 +428,16 @@ def test_cli_score_output_in_a_new_folder_and_unwritable_output(cli, tmp_path):
     assert res.exit_code == 2 and f"{tmp_path / 'plain'} is a file, not a folder" in res.output.replace("\n", "")
     res = CliRunner().invoke(cli, ["score", str(DEMO), "--notation", str(tmp_path)])
     assert res.exit_code == 2 and "is a folder, not a file" in res.output
+
+
+def test_cli_score_never_writes_over_its_script_or_one_output_over_the_other(cli, tmp_path):
+    script = tmp_path / "hand.yaml"
+    script.write_bytes(DEMO.read_bytes())
+    (tmp_path / "link.yaml").symlink_to(script)
+    for opt, path in (("--record", script), ("--notation", script), ("--record", tmp_path / "link.yaml")):
+        res = CliRunner().invoke(cli, ["score", str(script), opt, str(path)])
+        assert res.exit_code == 2 and f"{opt} {path} is the script: it would be overwritten" in res.output.replace("\n", "")
+    assert script.read_bytes() == DEMO.read_bytes()
+    same = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["score", str(script), "--record", str(same), "--notation", str(same)])
+    assert res.exit_code == 2 and "--notation and --record name the same file" in res.output and not same.exists()

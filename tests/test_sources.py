@@ -47,8 +47,9 @@ def test_video_file_is_read_back_frame_exactly(tmp_path):
 class _TimedCapture:
     """A capture whose frames carry the given presentation times (ms), as a phone's VFR file."""
 
-    def __init__(self, times_ms, fps=30.0):
+    def __init__(self, times_ms, fps=30.0, declared=None):
         self.times, self.fps, self.i = list(times_ms), fps, -1
+        self.declared = len(self.times) if declared is None else declared
 
     def isOpened(self):
         return True
@@ -60,7 +61,7 @@ class _TimedCapture:
         return True, np.full((8, 8, 3), self.i, np.uint8)
 
     def get(self, prop):
-        return {cv2.CAP_PROP_FPS: self.fps, cv2.CAP_PROP_FRAME_COUNT: len(self.times),
+        return {cv2.CAP_PROP_FPS: self.fps, cv2.CAP_PROP_FRAME_COUNT: self.declared,
                 cv2.CAP_PROP_POS_MSEC: self.times[max(self.i, 0)]}.get(prop, 0.0)
 
     def release(self):
@@ -95,6 +96,13 @@ def test_a_gap_in_a_videos_frame_times_is_an_outage(tmp_path):
     assert len(list(vfr)) == 5 and vfr.outages == []
     fixed = VideoFileSource(path, fps=30.0, capture_factory=lambda p: _TimedCapture(times))
     assert len(list(fixed)) == 6 and fixed.outages == []
+    # The header may count the gap's frames (a capture tool's empty chunks): 6 read + 23 in the
+    # 0.8 s gap at 30 fps = 29 is no truncation; 6 + 23 well short of 60 is.
+    counted = VideoFileSource(path, capture_factory=lambda p: _TimedCapture(times, declared=29))
+    assert len(list(counted)) == 6 and len(counted.outages) == 1
+    short = VideoFileSource(path, capture_factory=lambda p: _TimedCapture(times, declared=60))
+    with pytest.raises(SourceError, match="ends at frame 6 of the 60"):
+        list(short)
 
 
 def test_times_that_stop_increasing_fall_back_to_the_frame_rate_from_there(tmp_path):
