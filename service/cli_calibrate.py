@@ -15,7 +15,7 @@ import typer
 
 from rich.markup import escape
 
-from service.cli_common import console, err_console, fail
+from service.cli_common import check_out_file, console, err_console, fail
 
 calibrate_app = typer.Typer(
     help="Calibrate the camera lens and the table plane; print marker sheets.",
@@ -120,6 +120,7 @@ def markers_cmd(
 
     if not 72 <= dpi <= 1200:  # the library says "dpi", not the option
         raise _fail(f"--dpi must be 72-1200, got {dpi:g}")
+    check_out_file("--out", out, "markers.png")  # e.g. under a file: said as such, not "File exists"
     with _one_line_errors():
         if checkerboard:
             page = checkerboard_sheet(paper=paper.value, dpi=dpi, cols=cols, rows=rows,

@@ -638,4 +638,5 @@ def test_cli_bad_input(tmp_path: Path) -> None:
     assert_one_line_error(run("lens", not_image, "--out", out), "notes.png", "not an image")
     assert_one_line_error(run("lens", blank, blank, blank, "--out", out), "found in 0 of 3")
     assert_one_line_error(run("markers", "--out", tmp_path / "sheet.jpg"), "must be a .png")
+    assert_one_line_error(run("markers", "--out", not_image / "m.png"), f"{not_image} is a file, not a folder")
     assert not out.exists()
