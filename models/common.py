@@ -19,16 +19,39 @@ def default_data_dir(seed: int, scenes: int, imgsz: int, windows: int = 2) -> Pa
     return REPO_ROOT / "data" / f"synth_seed{seed}_scenes{scenes}_img{imgsz}{tail}"
 
 
+def _missing_for_training(data: Path) -> str:
+    """What ``data`` lacks for training ("" when nothing): the recipe, or a train / val split
+    (not built, or fewer files than its recipe counts)."""
+    try:
+        recipe = json.loads((data / "recipe.json").read_text())
+        counts = recipe["counts"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "its recipe.json"
+    for split in ("train", "val"):
+        c = counts.get(split) or {}
+        images = data / "detect" / "images" / split
+        halves = data / "pips" / split
+        n_img = sum(1 for _ in images.glob("*")) if images.is_dir() else 0
+        n_half = sum(1 for _ in halves.glob("*/*")) if halves.is_dir() else 0
+        if not c.get("detect_images") or n_img < c["detect_images"] or n_half < c.get("halves", 0):
+            return f"its {split} split"
+    return ""
+
+
 def ensure_dataset(data: Path, scenes: int, seed: int, imgsz: int, workers: int = 2, windows: int = 2) -> Path:
-    """Build the synthetic dataset into ``data`` unless its recipe.json already exists.
+    """Build the synthetic dataset into ``data`` unless it is there with its train and val splits
+    (its recipe.json, and as many detector windows and halves per split as the recipe counts).
 
     ``windows`` detector windows are cut per usable rendered frame (``datasets.build.build``'s
     ``det_per_scene``); ``workers`` rendering processes.
     """
-    if (data / "recipe.json").exists():
+    missing = _missing_for_training(data)
+    if not missing:
         return data
     from datasets.build import build
 
+    if (data / "recipe.json").exists():  # e.g. the bench builds the test split alone into the same folder
+        print(f"dataset {data} lacks {missing}: building it again", flush=True)
     print(f"building dataset: {scenes} scenes, seed {seed}, imgsz {imgsz}, {windows} windows/scene -> {data}",
           flush=True)
     build(data, scenes, seed=seed, imgsz=imgsz, workers=workers, det_per_scene=windows, progress=True)
