@@ -420,9 +420,10 @@ def test_cli_record_show_errors(cli, tmp_path, content, message):
 
 def test_cli_score_output_in_a_new_folder_and_unwritable_output(cli, tmp_path):
     out = tmp_path / "new" / "m.json"  # missing folders are created, as detect --json and review --out do
-    res = CliRunner().invoke(cli, ["score", str(DEMO), "--record", str(out), "--notation", str(tmp_path / "t" / "m.txt")])
+    text = tmp_path / "t" / "m.txt"
+    res = CliRunner().invoke(cli, ["score", str(DEMO), "--record", str(out), "--notation", str(text)])
     assert res.exit_code == 0, res.output
-    assert json.loads(out.read_text())["rules"] and (tmp_path / "t" / "m.txt").read_text().strip()
+    assert json.loads(out.read_text())["rules"] and text.read_text().strip()
     (tmp_path / "plain").write_text("x")
     res = CliRunner().invoke(cli, ["score", str(DEMO), "--record", str(tmp_path / "plain" / "m.json")])
     assert res.exit_code == 2 and f"{tmp_path / 'plain'} is a file, not a folder" in res.output.replace("\n", "")
@@ -436,7 +437,8 @@ def test_cli_score_never_writes_over_its_script_or_one_output_over_the_other(cli
     (tmp_path / "link.yaml").symlink_to(script)
     for opt, path in (("--record", script), ("--notation", script), ("--record", tmp_path / "link.yaml")):
         res = CliRunner().invoke(cli, ["score", str(script), opt, str(path)])
-        assert res.exit_code == 2 and f"{opt} {path} is the script: it would be overwritten" in res.output.replace("\n", "")
+        said = res.output.replace("\n", "")
+        assert res.exit_code == 2 and f"{opt} {path} is the script: it would be overwritten" in said
     assert script.read_bytes() == DEMO.read_bytes()
     same = tmp_path / "out"
     res = CliRunner().invoke(cli, ["score", str(script), "--record", str(same), "--notation", str(same)])
