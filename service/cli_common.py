@@ -50,20 +50,31 @@ def check_out_file(option: str, path: Path, example: str) -> None:
         raise fail(f"{option} {path}: {parent} is a file, not a folder")
 
 
+def _file_key(path: Path) -> tuple:
+    """What makes two paths one file: device and inode when it exists (links, hard links too), else
+    the resolved path."""
+    try:
+        st = path.stat()
+        return ("inode", st.st_dev, st.st_ino)
+    except OSError:
+        return ("path", path.resolve())
+
+
 def check_distinct_outputs(outputs: list[tuple[str, Path | None]], inputs: list[tuple[str, Path | None]]) -> None:
     """Fail in one line (exit 2; call it before the work) when an output file (``(option, path)``,
-    None: not given) is one of the inputs (``(what, path)``, links followed) or another output:
-    the input would be overwritten, or one output written over the other."""
-    given = [(opt, Path(p)) for opt, p in outputs if p is not None]
-    ins = {Path(p).resolve(): what for what, p in inputs if p is not None and Path(p).is_file()}
-    seen: dict[Path, str] = {}
-    for opt, path in given:
-        real = path.resolve()
-        if real in ins:
-            raise fail(f"{opt} {path} is {ins[real]}: it would be overwritten; choose another file")
-        if real in seen:
-            raise fail(f"{opt} and {seen[real]} name the same file {path}: one would be written over the other")
-        seen[real] = opt
+    None: not given) is one of the inputs (``(what, path)``; links and hard links followed) or
+    another output: the input would be overwritten, or one output written over the other."""
+    ins = {_file_key(Path(p)): what for what, p in inputs if p is not None and Path(p).is_file()}
+    seen: dict[tuple, str] = {}
+    for opt, p in outputs:
+        if p is None:
+            continue
+        key = _file_key(Path(p))
+        if key in ins:
+            raise fail(f"{opt} {p} is {ins[key]}: it would be overwritten; choose another file")
+        if key in seen:
+            raise fail(f"{opt} and {seen[key]} name the same file {p}: one would be written over the other")
+        seen[key] = opt
 
 
 def check_sets(sets: int) -> None:

@@ -154,7 +154,8 @@ def detect(
         check_out_file("--annotate", annotate_out, "annotated.png")
     if models is not None and models.exists() and not models.is_dir():
         raise fail(f"--models {models} is not a folder (it holds {DEFAULT_MODEL_NAMES})")
-    check_distinct_outputs([("--json", json_out), ("--annotate", annotate_out)],
+    shots = _annotate_paths(annotate_out, images) if annotate_out is not None else []  # OUT_<stem> for several
+    check_distinct_outputs([("--json", json_out)] + [("--annotate", p) for p in shots],
                            [("one of the input images", i) for i in images]
                            + [("the --calibration profile", calibration)])
     if annotate_out is not None and not cv2.haveImageWriter(str(annotate_out.with_suffix(annotate_out.suffix or ".x"))):
@@ -177,7 +178,6 @@ def detect(
     several = len(images) > 1
     records: list[dict] = []
     bad = duplicates = 0
-    shots = _annotate_paths(annotate_out, images) if annotate_out is not None else []
     try:
         bad, duplicates = _detect_each(images, rec, profile, tile_px, records, shots)
     except KeyboardInterrupt:  # keep what was done: the JSON of the images read so far

@@ -8,6 +8,7 @@ scene and is skipped when ``models/*.onnx`` are absent.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import cv2
@@ -282,6 +283,22 @@ def test_outputs_never_overwrite_an_input_image(fake, files):
     assert r.exit_code == 2 and r.stderr.strip() == (f"error: --annotate and --json name the same file {same}: "
                                                      "one would be written over the other")
     assert not same.exists()
+    hard = profile.with_name("hard.json")  # a hard link to the profile is the profile
+    os.link(profile, hard)
+    r = _invoke(files["good"], "--calibration", profile, "--json", hard)
+    assert r.exit_code == 2 and "is the --calibration profile: it would be overwritten" in r.stderr
+    # Several images: --annotate A.png writes A_good.png and A_second.png, so an input of that
+    # name, or a --json of that name, is refused too.
+    shot = files["good"].with_name("A_good.png")
+    shot.write_bytes(files["good"].read_bytes())
+    r = _invoke(files["good"], shot, "--annotate", files["good"].with_name("A.png"))
+    assert r.exit_code == 2 and r.stderr.strip() == (f"error: --annotate {shot} is one of the input images: "
+                                                     "it would be overwritten; choose another file")
+    second = files["good"].with_name("A_second.png")
+    r = _invoke(files["good"], files["good2"], "--json", second, "--annotate", files["good"].with_name("A.png"))
+    assert r.exit_code == 2 and r.stderr.strip() == (f"error: --annotate and --json name the same file {second}: "
+                                                     "one would be written over the other")
+    assert shot.read_bytes() == files["good"].read_bytes() and not second.exists()
     r = _invoke(files["good"], "--models", files["good"])
     assert r.exit_code == 2 and r.stderr.startswith(f"error: --models {files['good']} is not a folder")
     r = _invoke(files["good"], "--threads", 100000)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 from pathlib import Path
@@ -435,7 +436,9 @@ def test_cli_score_never_writes_over_its_script_or_one_output_over_the_other(cli
     script = tmp_path / "hand.yaml"
     script.write_bytes(DEMO.read_bytes())
     (tmp_path / "link.yaml").symlink_to(script)
-    for opt, path in (("--record", script), ("--notation", script), ("--record", tmp_path / "link.yaml")):
+    os.link(script, tmp_path / "hard.yaml")  # a hard link is the same file too
+    for opt, path in (("--record", script), ("--notation", script), ("--record", tmp_path / "link.yaml"),
+                      ("--notation", tmp_path / "hard.yaml")):
         res = CliRunner().invoke(cli, ["score", str(script), opt, str(path)])
         said = res.output.replace("\n", "")
         assert res.exit_code == 2 and f"{opt} {path} is the script: it would be overwritten" in said
