@@ -150,7 +150,8 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
             fail(row["message"])  # one line as it happens; the review goes on and exits 2 at the end
 
     with Progress(TextColumn("reviewing"), BarColumn(), TextColumn("{task.completed}/{task.total} frames"),
-                  TimeRemainingColumn(), console=console, transient=True) as bar:
+                  TimeRemainingColumn(), console=console, transient=True,
+                  disable=not console.is_terminal) as bar:  # piped or logged: no bar, and no blank line it leaves
         task = bar.add_task("frames", total=total)
         try:
             summary = run_review(src, ruleset, recognize, out, profile, title=f"Review of {Path(source).name}",

@@ -133,6 +133,28 @@ def test_cli_review_of_a_truncated_video_says_one_line(footage, tmp_path):
                                                               "(corrupt file or unsupported format)"]
 
 
+def test_cli_review_of_a_video_cut_midway_is_one_line_on_stderr_and_nothing_on_stdout(tmp_path):
+    """Piped output gets no progress bar, so not the blank line a finished bar leaves before the error."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "whole.avi"
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (64, 48))
+    for i in range(40):
+        w.write(np.full((48, 64, 3), (i * 6) % 250, np.uint8))
+    w.release()
+    data = path.read_bytes()
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(data[: len(data) * 6 // 10])  # the header still says 40 frames
+    res = subprocess.run([sys.executable, "-c", "from service.cli import main; main()", "review", str(cut),
+                          "--rules", "all-fives", "--out", str(tmp_path / "out"), "--no-video"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2 and res.stdout == ""
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {cut} ends at frame ")
+    assert "of the 40 its header" in lines[0]
+
+
 def test_cli_out_folder_errors_and_live_keeps_earlier_events(tmp_path):
     from service.cli import app
 
