@@ -195,7 +195,8 @@ def score_frame(obs: list, labels: list[dict], frame_size: tuple[int, int] | Non
     inside = [cut(l["polygon"]) for l in labels]
     g = [inside[k] for k, l in enumerate(labels) if l["visible"] >= MIN_VISIBLE]
     ign = [inside[k] for k, l in enumerate(labels) if 0 < l["visible"] < MIN_VISIBLE]
-    m, fp = match([_Det(cut(o.polygon_px), o.det_score) for o in obs], g, ign)
+    boxes = [cut(o.polygon_px) for o in obs]
+    m, fp = match([_Det(b, o.det_score) for b, o in zip(boxes, obs)], g, ign)
     ms = match_scene(obs, labels, FULL_VISIBLE)
     full_up = [k for k, l in enumerate(labels) if l["visible"] >= FULL_VISIBLE and l["face"] == "up"]
     fails = []
@@ -203,8 +204,8 @@ def score_frame(obs: list, labels: list[dict], frame_size: tuple[int, int] | Non
         if k in full_up and not match_scene([obs[i]], [labels[k]], 0.0)["identity_ok"]:
             fails.append({"kind": "misread", "det": obs[i].polygon_px, "gt": labels[k]["polygon"],
                           "read": obs[i].pips if obs[i].face == "up" else None, "truth": tuple(labels[k]["pips"])})
-    for o in obs:
-        if all(polygon_iou(cut(o.polygon_px), p) < 0.3 for p in inside):
+    for o, box in zip(obs, boxes):
+        if all(polygon_iou(box, p) < 0.3 for p in inside):
             fails.append({"kind": "false_positive", "det": o.polygon_px, "gt": None, "read": o.pips, "truth": None})
     paired = {k for _, k in ms["pairs"]}
     for k, l in enumerate(labels):

@@ -67,10 +67,17 @@ def resolve_device(device: str) -> str:
     return "0" if torch.cuda.is_available() else "cpu"
 
 
+def is_cuda_index(device: str) -> bool:
+    """``0``, ``1`` or ``0,1``: CUDA device indices as torch and ultralytics take them (ASCII digits
+    only: ``str.isdigit`` also takes superscripts, which ``int`` refuses)."""
+    digits = device.replace(",", "")
+    return digits.isascii() and digits.isdecimal()
+
+
 def device_problem(device: str) -> str | None:
     """Why torch cannot train on ``device`` (``auto``, ``cpu``, or CUDA indices such as ``0`` or ``0,1``),
     in one line, or None when it can (or the value is not a CUDA index: the caller checks its form)."""
-    if not device.replace(",", "").isdecimal() or not device.replace(",", "").isascii():
+    if not is_cuda_index(device):
         return None
     import torch
 

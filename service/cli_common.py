@@ -95,7 +95,6 @@ def check_positive(option: str, value: float | None, unit: str = "") -> None:
         raise fail(f"{option} must be a {finite}number{' of ' + unit if unit else ''} > 0, got {value}")
 
 
-
 #: Largest seed the generator takes anywhere (numpy's SeedSequence takes any size; torch and
 #: ultralytics callers pass their own, smaller limit).
 MAX_SEED = 2**64 - 1

@@ -48,8 +48,9 @@ def _check_imgsz(imgsz: int) -> None:
 
 def _check_device(device: str, data: Optional[Path] = None) -> None:
     """The options every trainer shares: ``--device`` and ``--data`` (a folder, built when absent)."""
-    digits = device.replace(",", "")
-    if device not in ("auto", "cpu") and not (digits.isascii() and digits.isdecimal()):
+    from models.common import is_cuda_index
+
+    if device not in ("auto", "cpu") and not is_cuda_index(device):
         raise fail(f"--device must be auto, cpu or a CUDA index, got {device!r}")
     if data is not None and data.exists() and not data.is_dir():
         raise fail(f"--data {data} is not a folder")

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-__all__ = ["changed_share", "Letterbox", "letterbox", "OBBDecoded", "decode_obb", "xywhr_to_polygon", "polygon_to_xywhr",
-           "nms_rotated", "polygon_iou", "PAD_VALUE"]
+__all__ = ["changed_share", "Letterbox", "letterbox", "OBBDecoded", "decode_obb", "xywhr_to_polygon",
+           "polygon_to_xywhr", "nms_rotated", "polygon_iou", "PAD_VALUE"]
 
 #: Grey level ultralytics pads letterboxed images with.
 PAD_VALUE = 114
