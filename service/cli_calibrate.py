@@ -15,7 +15,7 @@ import typer
 
 from rich.markup import escape
 
-from service.cli_common import check_out_file, console, err_console, fail
+from service.cli_common import check_distinct_outputs, check_out_file, console, err_console, fail
 
 calibrate_app = typer.Typer(
     help="Calibrate the camera lens and the table plane; print marker sheets.",
@@ -152,6 +152,7 @@ def lens_cmd(
     from calibration.lens import BoardSpec, calibrate_lens_files
     from calibration.profile import ReprojectionErrors, TableProfile
 
+    check_distinct_outputs([("--out", out)], [("one of the photos", i) for i in images])
     with _one_line_errors():
         spec = BoardSpec(kind=board.value, cols=cols, rows=rows, square_mm=square_mm,
                          marker_mm=marker_mm, dictionary=dictionary)
@@ -209,6 +210,7 @@ def table_cmd(
         raise _fail("give exactly one of --markers or --points")
     if points_mm is not None and points is None:
         raise _fail("--points-mm needs --points")
+    check_distinct_outputs([("--out", out)], [("the photo", image), ("the --lens profile", lens)])
     with _one_line_errors():
         seat_edges = parse_seat_spec(seats)
         try:

@@ -639,4 +639,14 @@ def test_cli_bad_input(tmp_path: Path) -> None:
     assert_one_line_error(run("lens", blank, blank, blank, "--out", out), "found in 0 of 3")
     assert_one_line_error(run("markers", "--out", tmp_path / "sheet.jpg"), "must be a .png")
     assert_one_line_error(run("markers", "--out", not_image / "m.png"), f"{not_image} is a file, not a folder")
+    # an input is never written over: the photo, the --lens profile, a lens photo
+    pts = ("--points", "10,10 600,10 600,400 10,400", "--table-mm", "900", "600")
+    photo = blank.read_bytes()
+    assert_one_line_error(run("table", blank, *pts, "--out", blank),
+                          f"--out {blank} is the photo: it would be overwritten")
+    assert_one_line_error(run("table", blank, *pts, "--lens", big_lens, "--out", big_lens),
+                          "is the --lens profile: it would be overwritten")
+    assert_one_line_error(run("lens", blank, not_image, "--out", not_image),
+                          "is one of the photos: it would be overwritten")
+    assert blank.read_bytes() == photo and not_image.read_text() == "not an image"
     assert not out.exists()
