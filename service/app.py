@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 
 from engine.record import RecordError
 from service.auth import load_token
@@ -55,7 +56,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await registry.shutdown()
 
-    app = FastAPI(title="dominocast live service", version="1", lifespan=lifespan)
+    # /docs and /redoc load Swagger UI and ReDoc from files installed with the package, not a CDN
+    app = FastAPIOffline(title="dominocast live service", version="1", lifespan=lifespan)
     app.state.settings = settings
     app.state.token = token
     app.state.token_generated = generated

@@ -267,3 +267,15 @@ def test_serve_command_is_registered():
     assert out.exit_code == 0
     for option in ("--host", "--port", "--db", "--data-dir", "DOMINOCAST_TOKEN"):
         assert option in out.output
+
+
+def test_api_docs_load_nothing_from_the_internet(client):
+    """A venue's network may have no internet: /docs must not point at a CDN, and what it loads is served here."""
+    import re
+
+    for page in ("/docs", "/redoc"):
+        text = client.get(page).text
+        assert client.get(page).status_code == 200 and "cdn." not in text and "https://" not in text
+        assets = re.findall(r"""(?:src|href)=["']?(/[^"' >]+\.(?:js|css))""", text)
+        assert assets, text[:300]
+        assert all(client.get(a).status_code == 200 for a in assets)
