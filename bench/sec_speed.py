@@ -33,7 +33,7 @@ TARGET_FRAME_MS = 150.0
 #: The checkpoint the shipped ONNX detector is exported from.
 CHECKPOINT = "checkpoints/tile_detector.pt"
 #: Boxes of two runtimes agree when they have the same class and no corner further apart than this, px.
-#: (Not an IoU: ``cv2.intersectConvexConvex`` halves the overlap of two near-identical boxes.)
+#: (Stricter than an IoU of 0.5: runtimes of the same network should give the same boxes.)
 AGREE_PX = 1.0
 #: Detector score threshold for the box comparison (the Recognizer's default).
 CONF = 0.35

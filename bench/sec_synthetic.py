@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from bench.common import BenchConfig, md_table, pct, timed
+from vision.obb import convex_overlap
 
 TITLE = "Recognition on the held-out synthetic split"
 
@@ -160,11 +161,7 @@ def frame_part(poly: np.ndarray, frame_size: tuple[int, int]) -> np.ndarray:
     w, h = frame_size
     if p[:, 0].min() >= 0 and p[:, 1].min() >= 0 and p[:, 0].max() <= w and p[:, 1].max() <= h:
         return p
-    if cv2.contourArea(p, oriented=True) < 0:
-        p = p[::-1].copy()
-    rect = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    area, inter = cv2.intersectConvexConvex(p, rect)
-    return inter.reshape(-1, 2).astype(np.float32) if area > 0 and inter is not None else np.zeros((0, 2), np.float32)
+    return convex_overlap(p, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32))[1]
 
 
 def score_frame(obs: list, labels: list[dict], frame_size: tuple[int, int] | None = None) -> dict:

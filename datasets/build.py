@@ -33,7 +33,7 @@ import numpy as np
 
 from datasets.render import scene as SC
 from vision.crops import rectified_halves
-from vision.obb import PAD_VALUE
+from vision.obb import PAD_VALUE, convex_overlap
 
 SPLITS = ("train", "val", "test")
 #: Tile long side in the detector's input image, pixels.
@@ -69,10 +69,10 @@ def _clip_polygon(poly: np.ndarray, w: int, h: int) -> tuple[np.ndarray, float]:
     if p[:, 0].min() >= 0 and p[:, 1].min() >= 0 and p[:, 0].max() <= w and p[:, 1].max() <= h:
         return p, 1.0
     rect = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    inter, ip = cv2.intersectConvexConvex(p, rect)
-    if inter <= 0 or ip is None:
+    inter, ip = convex_overlap(p, rect)
+    if inter <= 0:
         return p, 0.0
-    box = cv2.boxPoints(cv2.minAreaRect(ip.reshape(-1, 2)))
+    box = cv2.boxPoints(cv2.minAreaRect(ip))
     box = np.clip(box, 0, [w, h]).astype(np.float32)
     return box, float(inter / area)
 

@@ -85,6 +85,29 @@ def test_polygon_iou():
     assert polygon_iou(b, c) == pytest.approx(100 / 300, abs=1e-3)
 
 
+def test_overlap_of_polygons_sharing_collinear_edges():
+    """cv2.intersectConvexConvex (OpenCV 5.0) gave 840 px^2 for the first pair (a tile and its
+    box, both cut by the frame's top edge, from a rendered held-out frame) and half the area of
+    near-identical boxes; shoelace areas by hand."""
+    from vision.obb import convex_overlap
+
+    tile = np.array([[796.0, 0.0], [806.68921, 85.481674], [763.28296, 92.910995], [751.08966, 0.0]], np.float32)
+    box = np.array([[749.5542, 0.0], [796.97314, 0.0], [808.6416, 86.03277], [762.1003, 92.50387]], np.float32)
+    assert polygon_iou(tile, box) > 0.9  # same tile, a pixel apart
+    # A part box inside a whole one, sharing three of its edges: the overlap is the part.
+    whole = np.array([[0, 0], [50, 0], [50, 25], [0, 25]], np.float32)
+    part = np.array([[0, 0], [50, 0], [50, 12], [0, 12]], np.float32)
+    area, outline = convex_overlap(whole, part)
+    assert area == pytest.approx(50 * 12)
+    assert sorted(map(tuple, outline.tolist())) == [(0, 0), (0, 12), (50, 0), (50, 12)]
+    rot = xywhr_to_polygon(np.array([20, 30, 40, 20, 0.7]))
+    near = rot + np.float32(1e-5)
+    assert polygon_iou(rot, near) == pytest.approx(1.0, abs=1e-4)
+    # Touching end to end (a line of play) is no overlap; a degenerate polygon overlaps nothing.
+    assert convex_overlap(whole, whole + [50, 0])[0] == 0.0
+    assert convex_overlap(whole, np.zeros((0, 2)))[1].shape == (0, 2)
+
+
 def test_covered_fraction_and_the_crowd_rule_of_the_detector_score():
     """A box around the visible half of a tile: IoU 1/2 with the whole outline but all of it
     on the tile, so against a don't-care tile it counts neither way (models.evaluate.match)."""

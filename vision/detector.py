@@ -22,7 +22,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.obb import PAD_VALUE, decode_obb, letterbox, nms_rotated, polygon_to_xywhr, xywhr_to_polygon
+from vision.obb import (PAD_VALUE, convex_overlap, decode_obb, letterbox, nms_rotated, polygon_to_xywhr,
+                       xywhr_to_polygon)
 
 __all__ = ["Detections", "OBBDetector", "TARGET_TILE_PX", "window_origins", "make_session", "file_sha1", "derived_from",
            "suppress_contained",
@@ -314,12 +315,7 @@ def suppress_contained(polys: np.ndarray, order: np.ndarray, max_inside: float =
         for j in kept:
             if np.linalg.norm(ctr[i] - ctr[j]) > (size[i] + size[j]) / 2:
                 continue
-            pi, pj = polys[i], polys[j]
-            if cv2.contourArea(pi, oriented=True) < 0:
-                pi = pi[::-1].copy()
-            if cv2.contourArea(pj, oriented=True) < 0:
-                pj = pj[::-1].copy()
-            inter, _ = cv2.intersectConvexConvex(pi, pj)
+            inter, _ = convex_overlap(polys[i], polys[j])
             if a > 0 and inter / a > max_inside:
                 drop = True
                 break

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+import shapely
 
 __all__ = ["changed_share", "Letterbox", "letterbox", "OBBDecoded", "decode_obb", "xywhr_to_polygon",
            "polygon_to_xywhr", "nms_rotated", "polygon_iou", "PAD_VALUE"]
@@ -188,20 +189,39 @@ def nms_rotated(xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.
     return idx[np.argsort(-np.asarray(scores)[idx], kind="stable")]
 
 
+def _convex(p: np.ndarray) -> shapely.Polygon | None:
+    """Shapely polygon of the convex hull of (N, 2) points; None when its area is 0."""
+    q = np.asarray(p, np.float64).reshape(-1, 2)
+    if len(q) < 3:
+        return None
+    g = shapely.convex_hull(shapely.multipoints(q))
+    return g if isinstance(g, shapely.Polygon) and g.area > 0 else None
+
+
+def convex_overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray]:
+    """Intersection of two convex polygons: (area in px^2, (M, 2) float32 outline).
+
+    Either polygon is an (N, 2) array of corners in either winding; a degenerate one (area 0)
+    or no overlap gives ``(0.0, (0, 2) array)``. GEOS (shapely) computes it:
+    ``cv2.intersectConvexConvex`` (OpenCV 5.0) returns wrong areas when edges are collinear or
+    nearly so (opencv/opencv#22812), which is exactly the case of a tile and its box both cut by
+    the frame's edge, a part box inside a whole one, or two near-identical boxes.
+    """
+    pa, pb = _convex(a), _convex(b)
+    if pa is None or pb is None:
+        return 0.0, np.zeros((0, 2), np.float32)
+    inter = pa.intersection(pb)
+    if not isinstance(inter, shapely.Polygon) or inter.area <= 0:
+        return 0.0, np.zeros((0, 2), np.float32)
+    return float(inter.area), np.asarray(inter.exterior.coords[:-1], np.float32)
+
+
 def _areas(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
     """(area a, area b, intersection) of two convex polygons, px^2 (0s when either is degenerate)."""
-    pa = np.asarray(a, np.float32).reshape(-1, 2)
-    pb = np.asarray(b, np.float32).reshape(-1, 2)
-    aa, ab = abs(cv2.contourArea(pa)), abs(cv2.contourArea(pb))
-    if aa <= 0 or ab <= 0:
-        return aa, ab, 0.0
-    # intersectConvexConvex wants a consistent winding; make both counter-clockwise.
-    if cv2.contourArea(pa, oriented=True) < 0:
-        pa = pa[::-1].copy()
-    if cv2.contourArea(pb, oriented=True) < 0:
-        pb = pb[::-1].copy()
-    inter, _ = cv2.intersectConvexConvex(pa, pb)
-    return aa, ab, max(float(inter), 0.0)
+    pa, pb = _convex(a), _convex(b)
+    if pa is None or pb is None:
+        return (pa.area if pa else 0.0), (pb.area if pb else 0.0), 0.0
+    return pa.area, pb.area, float(pa.intersection(pb).area)
 
 
 def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from datasets.render.layouts import TilePlacement
 from datasets.render.tiles import TILE_LONG_MM, TILE_SHORT_MM
+from vision.obb import convex_overlap
 
 GAP_MM = 0.5  # gap between touching tiles, mm
 _L, _S = TILE_LONG_MM, TILE_SHORT_MM
@@ -52,8 +52,7 @@ def _angle(d: np.ndarray) -> float:
 
 def overlap_area(p: TilePlacement, q: TilePlacement) -> float:
     """Area (mm^2) of the intersection of two tiles' footprints on the table."""
-    area, _ = cv2.intersectConvexConvex(p.corners_mm().astype(np.float32), q.corners_mm().astype(np.float32))
-    return max(float(area), 0.0)
+    return convex_overlap(p.corners_mm(), q.corners_mm())[0]
 
 
 @dataclass(frozen=True)

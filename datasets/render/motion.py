@@ -22,6 +22,7 @@ from datasets.render import tiles as T
 from datasets.render.camera import Camera
 from datasets.render.layouts import TilePlacement
 from datasets.render.scene import _fill, _paste  # the renderer's own rasterisers (same look, same pixel convention)
+from vision.obb import convex_overlap
 
 #: Outward unit normal of each seat's table edge (table mm, y down; docs/calibration.md).
 SEAT_OUT = {"N": (0.0, -1.0), "E": (1.0, 0.0), "S": (0.0, 1.0), "W": (-1.0, 0.0)}
@@ -165,6 +166,5 @@ def covered_fraction(tile_px: np.ndarray, arm_poly_px: np.ndarray | None) -> flo
     area = abs(cv2.contourArea(tile_px.astype(np.float32)))
     if area < 1e-6:
         return 0.0
-    hull = cv2.convexHull(arm_poly_px.astype(np.float32))[:, 0]
-    inter, _ = cv2.intersectConvexConvex(tile_px.astype(np.float32), hull)
-    return float(min(1.0, max(inter, 0.0) / area))
+    inter, _ = convex_overlap(tile_px, arm_poly_px)  # of the arm's convex hull
+    return float(min(1.0, inter / area))

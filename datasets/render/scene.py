@@ -17,6 +17,7 @@ from datasets.render import layouts as Ly
 from datasets.render import surfaces as S
 from datasets.render import tiles as T
 from datasets.render.camera import Camera, sample_camera
+from vision.obb import convex_overlap
 
 CLASS_NAMES = ("tile_up", "tile_down")
 
@@ -218,8 +219,8 @@ def _visible_fraction(poly: np.ndarray, occ: np.ndarray) -> tuple[float, float]:
         return 0.0, 0.0
     h, w = occ.shape
     rect = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    inter, _ = cv2.intersectConvexConvex(p, rect)
-    inside = float(min(1.0, max(inter, 0.0) / area))
+    inter, _ = convex_overlap(p, rect)
+    inside = float(min(1.0, inter / area))
     if inside <= 0:
         return 0.0, 0.0
     x0, y0 = np.floor(p.min(0)).astype(int)
