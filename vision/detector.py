@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.obb import (PAD_VALUE, convex_overlap, decode_obb, letterbox, nms_rotated, polygon_to_xywhr,
+from vision.obb import (PAD_VALUE, decode_obb, letterbox, nms_rotated, pair_overlaps, polygon_to_xywhr,
                        xywhr_to_polygon)
 
 __all__ = ["Detections", "OBBDetector", "TARGET_TILE_PX", "window_origins", "make_session", "file_sha1", "derived_from",
@@ -309,18 +309,15 @@ def suppress_contained(polys: np.ndarray, order: np.ndarray, max_inside: float =
     kept: list[int] = []
     ctr = polys.mean(1)
     size = np.linalg.norm(polys[:, 1] - polys[:, 0], axis=1) + np.linalg.norm(polys[:, 2] - polys[:, 1], axis=1)
+    order = [int(i) for i in order]
+    # Overlaps of every pair close enough to touch, in one vectorised call.
+    close = np.linalg.norm(ctr[:, None] - ctr[None], axis=2) <= (size[:, None] + size[None]) / 2
+    near = [(i, j) for n, i in enumerate(order) for j in order[:n] if close[i, j]]
+    inter = dict(zip(near, pair_overlaps(polys[[i for i, _ in near]], polys[[j for _, j in near]]))) if near else {}
     for i in order:
         a = abs(cv2.contourArea(polys[i]))
-        drop = False
-        for j in kept:
-            if np.linalg.norm(ctr[i] - ctr[j]) > (size[i] + size[j]) / 2:
-                continue
-            inter, _ = convex_overlap(polys[i], polys[j])
-            if a > 0 and inter / a > max_inside:
-                drop = True
-                break
-        if not drop:
-            kept.append(int(i))
+        if not any(a > 0 and inter.get((i, j), 0.0) / a > max_inside for j in kept):
+            kept.append(i)
     return np.asarray(kept, np.int64)
 
 

@@ -216,6 +216,22 @@ def convex_overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray]:
     return float(inter.area), np.asarray(inter.exterior.coords[:-1], np.float32)
 
 
+def pair_overlaps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Intersection areas of K pairs of convex polygons at once, as :func:`convex_overlap`.
+
+    Args:
+        a, b: (K, N, 2) corners, px (each polygon in either winding).
+
+    Returns:
+        (K,) float64 areas, px^2 (0 for a degenerate polygon or no overlap).
+    """
+    if len(a) == 0:
+        return np.zeros(0, np.float64)
+    ga = shapely.convex_hull(shapely.polygons(np.asarray(a, np.float64)))
+    gb = shapely.convex_hull(shapely.polygons(np.asarray(b, np.float64)))
+    return shapely.area(shapely.intersection(ga, gb)).astype(np.float64)
+
+
 def _areas(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
     """(area a, area b, intersection) of two convex polygons, px^2 (0s when either is degenerate)."""
     pa, pb = _convex(a), _convex(b)
