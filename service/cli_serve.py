@@ -29,6 +29,7 @@ def serve(
         raise fail(f"--port must be 1-65535, got {port}")
     _check_listen(host, port)
     make_folder("--data-dir", data_dir)
+    lock = _hold_data_dir(data_dir, host, port)  # noqa: F841 - held (flock) until the process ends
     token_file = data_dir / "token"
     had_token = token_file.exists()
     try:
@@ -48,6 +49,35 @@ def serve(
     console.print(f"dominocast service on http://{_url_host(host)}:{port}/  (docs at /docs)", highlight=False)
     # open feeds never end by themselves: give them a few seconds at shutdown, then close them
     uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+
+
+def _hold_data_dir(data_dir: Path, host: str, port: int):
+    """Lock ``data_dir`` for this service (``DIR/serve.lock``, released by the OS when the process
+    ends, even on kill -9) and note who holds it in ``DIR/serve.json``.
+
+    Two services on one data dir would both restart the live tables' workers and write the same
+    event slots (a UNIQUE error on the second). Raises the CLI's one-line error when another
+    ``dominocast serve`` holds it.
+    """
+    import json
+    import os
+
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(data_dir / "serve.lock")
+    holder = data_dir / "serve.json"
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        try:
+            who = json.loads(holder.read_text(encoding="utf-8"))
+            by = f" (pid {who['pid']}, http://{who['host']}:{who['port']}/)"
+        except (OSError, ValueError, KeyError, TypeError):
+            by = ""
+        raise fail(f"--data-dir {data_dir} is in use by another dominocast serve{by}: "
+                   "stop it first, or pick another --data-dir") from None
+    holder.write_text(json.dumps({"pid": os.getpid(), "host": _url_host(host), "port": port}), encoding="utf-8")
+    return lock
 
 
 def _check_listen(host: str, port: int) -> None:

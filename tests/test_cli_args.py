@@ -79,6 +79,31 @@ def test_serve_refuses_bad_ports_and_a_busy_one_before_touching_the_data_dir(tmp
     assert _err("serve", "--port", free, "--data-dir", f) == (2, f"error: --data-dir {f} is a file, not a folder")
 
 
+def test_serve_refuses_a_data_dir_another_service_holds(tmp_path, monkeypatch):
+    """Two services on one data dir would both restart the live tables and write the same event
+    slots; the second is refused in one line that names the first, and nothing is written."""
+    import json
+
+    from filelock import FileLock
+
+    import service.app
+
+    data = tmp_path / "svc"
+    data.mkdir()
+    (data / "serve.json").write_text(json.dumps({"pid": 4242, "host": "127.0.0.1", "port": 8753}))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    started = []
+    monkeypatch.setattr(service.app, "create_app", lambda settings: started.append(settings))
+    with FileLock(data / "serve.lock"):  # the first service
+        code, msg = _err("serve", "--port", free, "--data-dir", data)
+    assert (code, msg) == (2, f"error: --data-dir {data} is in use by another dominocast serve "
+                              "(pid 4242, http://127.0.0.1:8753/): stop it first, or pick another --data-dir")
+    assert started == [] and not (data / "token").exists()
+    assert json.loads((data / "serve.json").read_text())["pid"] == 4242  # the holder's note is kept
+
+
 def test_serve_interrupted_while_starting_still_shows_a_token_it_just_made(tmp_path, monkeypatch):
     import service.app
 
