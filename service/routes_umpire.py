@@ -59,40 +59,43 @@ def _correct(rt, hand: int, replaces: int, event: object | None, by: str, reason
 def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
     """Replace event ``replaces`` of a hand with ``event`` (or void it when ``event`` is null)."""
     rt = registry(request).get(table_id)
-    hand = _current(rt, body.hand)
-    rt.event_at(hand, body.replaces)
     ev = _event(body.event) if body.event is not None else None
     if isinstance(ev, Correction):
         raise Invalid("event: a correction replaces an event with an event, not with another correction")
-    return _correct(rt, hand, body.replaces, ev, actor(request, body.by), body.reason)
+    with rt.lock:  # checked and replaced in one step, as fix-tile and reassign
+        hand = _current(rt, body.hand)
+        rt.event_at(hand, body.replaces)
+        return _correct(rt, hand, body.replaces, ev, actor(request, body.by), body.reason)
 
 
 @router.post("/fix-tile", status_code=201, dependencies=umpire)
 def fix_tile(table_id: str, body: FixTileBody, request: Request) -> dict:
     """A misread tile: the play at ``index`` with ``tile`` (and ``end``) instead."""
     rt = registry(request).get(table_id)
-    hand = _current(rt, body.hand)
-    ev = rt.event_at(hand, body.index)
-    if not isinstance(ev, Play):
-        raise Invalid(f"event #{body.index} of hand {hand} is a {ev.type}, not a play")
     try:
         tile = Tile.parse(body.tile, rt.cfg.rules.set_max)
     except TileError as exc:
         raise Invalid(f"tile: {exc}") from None
-    fixed = ev.model_copy(update={"tile": tile, "end": body.end or ev.end, "oriented": False, "confidence": None})
-    return _correct(rt, hand, body.index, fixed, actor(request, body.by), body.reason)
+    with rt.lock:  # read and replace in one step: a void landing in between must not be undone
+        hand = _current(rt, body.hand)
+        ev = rt.event_at(hand, body.index)
+        if not isinstance(ev, Play):
+            raise Invalid(f"event #{body.index} of hand {hand} is a {ev.type}, not a play")
+        fixed = ev.model_copy(update={"tile": tile, "end": body.end or ev.end, "oriented": False, "confidence": None})
+        return _correct(rt, hand, body.index, fixed, actor(request, body.by), body.reason)
 
 
 @router.post("/reassign", status_code=201, dependencies=umpire)
 def reassign(table_id: str, body: ReassignBody, request: Request) -> dict:
     """The play at ``index`` was made by ``seat``."""
     rt = registry(request).get(table_id)
-    hand = _current(rt, body.hand)
-    ev = rt.event_at(hand, body.index)
-    if not hasattr(ev, "seat"):
-        raise Invalid(f"event #{body.index} of hand {hand} ({ev.type}) has no seat")
-    return _correct(rt, hand, body.index, ev.model_copy(update={"seat": body.seat}), actor(request, body.by),
-                    body.reason)
+    with rt.lock:  # read and replace in one step: a void landing in between must not be undone
+        hand = _current(rt, body.hand)
+        ev = rt.event_at(hand, body.index)
+        if not hasattr(ev, "seat"):
+            raise Invalid(f"event #{body.index} of hand {hand} ({ev.type}) has no seat")
+        return _correct(rt, hand, body.index, ev.model_copy(update={"seat": body.seat}), actor(request, body.by),
+                        body.reason)
 
 
 @router.get("/alerts")

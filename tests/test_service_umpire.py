@@ -243,3 +243,44 @@ def test_two_umpires_correcting_at_once(bad_play):
     events = [m["data"] for m in backlog(c.app.state.factory, "t", "events", 0) if m["kind"] == "event"]
     assert [e["index"] for e in events][-12:] == list(range(len(hand["events"]), len(log)))
     assert msgs.seq >= max(m["id"] for m in backlog(c.app.state.factory, "t", "events", 0))
+
+
+def test_a_void_landing_during_a_reassign_is_not_undone(bad_play, monkeypatch):
+    """Reassign reads the play, then replaces it; a void arriving between the two used to be
+    overwritten by the reassign (the voided play came back)."""
+    c, info = bad_play
+    hand = c.get("/api/matches/1/hands/1").json()
+    idx = max(i for i, e in enumerate(hand["events"]) if e["type"] == "play")
+    rt = c.app.state.registry.get("t")
+    read, voided = threading.Event(), threading.Event()
+    real_event_at = rt.event_at
+
+    calls: list = []
+
+    def slow_event_at(h, i):  # the endpoints run on the server's threads: the first call is the reassign's
+        ev = real_event_at(h, i)
+        calls.append(i)
+        if len(calls) == 1:
+            read.set()
+            voided.wait(0.5)  # the void gets this long to land between the read and the replace
+        return ev
+
+    monkeypatch.setattr(rt, "event_at", slow_event_at)
+    codes: dict = {}
+
+    def reassign() -> None:
+        codes["reassign"] = post(c, "/api/tables/t/reassign", {"index": idx, "seat": hand["events"][idx]["seat"]}).status_code
+
+    def void() -> None:
+        read.wait(5)
+        codes["void"] = post(c, "/api/tables/t/corrections", {"replaces": idx, "event": None}).status_code
+        voided.set()
+
+    threads = [threading.Thread(target=reassign), threading.Thread(target=void)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert codes == {"reassign": 201, "void": 201}  # the void waited for the reassign, then won
+    with pytest.raises(Exception, match="was voided"):
+        real_event_at(1, idx)
