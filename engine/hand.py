@@ -16,7 +16,7 @@ play after the hand is over) raise :class:`IllegalEvent`.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine.events import (Correction, CorrectionError, Deal, Draw, HandEnd, Pass, Penalty, Play, Reveal, TakeBack,
                            effective)
@@ -78,6 +78,11 @@ class HandContext:
     required_lead: Tile | None = None  # e.g. [6|6] to open a game
     leading_side: str | None = None
     number: int = 1
+    # warnings already given this game, by penalty name (``Penalty.warnings``, seed 003)
+    warnings: dict[str, int] = field(default_factory=dict)
+    # when the game began (seconds), for a time limit that stops the hand in progress (seed 002);
+    # None: the first timed event of this hand
+    game_start_t: float | None = None
 
 
 @dataclass
@@ -109,6 +114,12 @@ class HandState:
     # tile count is then unknown, so no domino is declared by counting.
     counts_known: bool = True
     last_t: float | None = None  # time of the previous timed event, for the play clock
+    first_t: float | None = None  # time of the first timed event
+    warnings: dict[str, int] = field(default_factory=dict)  # warnings given this game so far, by penalty
+    # who leads the next hand, named by a penalty that did not end this hand (seed 001, looking at tiles)
+    penalty_leader: str | None = None
+    doubles_redeal: bool = False  # the deal forced a redeal: the rest of the deal may still be written
+    time_cut: bool = False  # the hand was stopped by the game's time limit (hand_in_progress_finishes = false)
 
     def side(self, seat: str) -> str:
         return team_of(seat, self.rules.partnership)
@@ -176,6 +187,7 @@ def new_state(rules: Ruleset, context: HandContext) -> HandState:
         scores={},
         turn=context.leader,
         leader=context.leader,
+        warnings=dict(context.warnings),
     )
     st.scores = {side: 0 for side in st.sides}
     return st
@@ -207,7 +219,21 @@ def apply(st: HandState, index: int, ev: object) -> Outcome:
     seat = getattr(ev, "seat", None)
     if seat is not None and seat not in st.order:
         raise IllegalEvent(f"seat {seat!r} is not playing (seats: {', '.join(st.order)})")
-    if st.over and not isinstance(ev, (Reveal, Penalty, HandEnd)):
+    points: dict[str, int] = {}
+    flags: list[Flag] = []
+    t = getattr(ev, "t", None)
+    if t is not None and st.first_t is None:
+        st.first_t = t
+    late = _past_time_limit(st, t)
+    if late and not st.over:
+        _stop_at_time_limit(st, ev, points, flags)
+    # after the time cut, table play is not counted (reveals and penalties still are)
+    ignored = st.time_cut and (
+        isinstance(ev, (Deal, Play, Pass, Draw, TakeBack)) or (isinstance(ev, HandEnd) and ev.kind == "time"))
+    # fix (tests/test_engine_seeds.py, seed 001 split deal): a deal written one line per seat goes on
+    # after a line with too many doubles forced the redeal
+    if st.over and not ignored and not isinstance(ev, (Reveal, Penalty, HandEnd)) and not (
+            isinstance(ev, Deal) and st.doubles_redeal):
         raise IllegalEvent("the hand is over")
     handler = {
         Deal: _deal, Play: _play, Pass: _pass, Draw: _draw, TakeBack: _take_back,
@@ -215,9 +241,13 @@ def apply(st: HandState, index: int, ev: object) -> Outcome:
     }.get(type(ev))
     if handler is None:
         raise IllegalEvent(f"not a hand event: {ev!r}")
-    points: dict[str, int] = {}
-    flags: list[Flag] = []
-    placement = handler(st, ev, points, flags)
+    if ignored:
+        placement = None
+        if not any(f.kind == "time_limit" for f in flags):
+            when = f"at {t:g} s, " if t is not None else ""
+            flags.append(Flag("after_time_limit", seat, f"{ev.type} {when}after the time limit: not counted"))
+    else:
+        placement = handler(st, ev, points, flags)
     if getattr(ev, "t", None) is not None:
         st.last_t = ev.t
     for side, pts in points.items():
@@ -229,6 +259,35 @@ def apply(st: HandState, index: int, ev: object) -> Outcome:
     )
     st.outcomes.append(out)
     return out
+
+
+def _time_limit_at(st: HandState) -> float | None:
+    """When a time limit stops the hand in progress (seed 002), in event seconds; None: no such limit."""
+    rules = st.rules
+    if rules.time_limit_min is None or rules.hand_in_progress_finishes:
+        return None
+    start = st.context.game_start_t if st.context.game_start_t is not None else st.first_t
+    return None if start is None else start + rules.time_limit_min * 60
+
+
+def _past_time_limit(st: HandState, t: float | None) -> bool:
+    limit_at = _time_limit_at(st)
+    return t is not None and limit_at is not None and t > limit_at
+
+
+def _stop_at_time_limit(st: HandState, ev: object, points: dict, flags: list[Flag]) -> None:
+    """Seed 002: "If the game does not naturally end by that point, then the player with the least
+    amount of points on their remaining dominoes wins": the hand ends with the tiles held at the limit;
+    the first event after it (and every later play, pass or draw) is not counted."""
+    limit_at = _time_limit_at(st)
+    st.time_cut = True
+    flags.append(Flag(
+        "time_limit", None,
+        f"the {st.rules.time_limit_min:g}-minute limit passed at {limit_at:g} s: the hand ends with the tiles "
+        f"held then; this event at {ev.t:g} s and later plays are not counted",  # type: ignore[attr-defined]
+        {"limit_t": limit_at},
+    ))
+    _finish(st, "time", None, st.last_player, points)
 
 
 def _had_result(st: HandState) -> bool:
@@ -244,10 +303,13 @@ def _check_turn(st: HandState, seat: str, flags: list[Flag]) -> None:
 def _deal(st: HandState, ev: Deal, points: dict, flags: list[Flag]) -> None:
     if st.plays:
         raise IllegalEvent("a deal after the first play")
-    seen: set[tuple[int, int]] = set()
+    # tiles dealt by earlier deal lines of this hand (one line per seat, as in examples/)
+    seen: set[tuple[int, int]] = {t.key for hand in st.known.values() if hand for t in hand}
     for seat, tiles in ev.hands.items():
         if seat not in st.order:
             raise IllegalEvent(f"seat {seat!r} is not playing")
+        if st.known[seat] is not None:
+            raise IllegalEvent(f"{seat} was already dealt ({' '.join(map(str, st.known[seat]))})")
         for t in tiles:
             Tile.parse(t, st.rules.set_max)
             if t.key in seen:
@@ -263,11 +325,12 @@ def _deal(st: HandState, ev: Deal, points: dict, flags: list[Flag]) -> None:
         doubles = sum(t.is_double for t in tiles)
         if limit is not None and doubles >= limit:
             flags.append(Flag("too_many_doubles", seat, f"{seat} holds {doubles} doubles", {"doubles": doubles}))
-            if st.rules.redeal_doubles_mode == "mandatory":
+            if st.rules.redeal_doubles_mode == "mandatory" and st.result is None:
+                st.doubles_redeal = True
                 _set_result(st, HandResult("redeal", None, None, {}, {}, note=f"{seat} holds {doubles} doubles",
                                            next_leader=st.leader, next_required_lead=st.context.required_lead))
-                return
-    _resolve_opening(st, flags)
+    if st.result is None:
+        _resolve_opening(st, flags)
 
 
 def _resolve_opening(st: HandState, flags: list[Flag]) -> None:
@@ -286,7 +349,7 @@ def _resolve_opening(st: HandState, flags: list[Flag]) -> None:
         req = Tile(*doubles[0])
     if req.key in holders:
         st.leader = st.turn = holders[req.key]
-        st.context = HandContext(st.leader, req, st.context.leading_side, st.context.number)
+        st.context = replace(st.context, leader=st.leader, required_lead=req)
 
 
 def _play(st: HandState, ev: Play, points: dict, flags: list[Flag]) -> Placement:
@@ -406,11 +469,11 @@ def _check_end_after_play(
             flags.append(Flag("no_domino_with_scoring_or_double", seat,
                               f"{seat} went out with a scoring tile or a double and nothing to draw: "
                               "the seed says he must skip his turn"))
-        capicua = (
-            not tile.is_double
-            and len(before) >= 2
-            and len({v for v in before.values() if tile.has(v)}) == 2
-        )
+        # seed 001: "can be played on either side except a double"; with capicua_ends = different_numbers
+        # the two ends must also show different numbers (a 2-0 on ends 2|2 is then no capicua)
+        fits = [v for v in before.values() if tile.has(v)]
+        capicua = not tile.is_double and len(fits) >= 2 and (
+            st.rules.capicua_ends == "either_side" or len(set(fits)) >= 2)
         _finish(st, "domino", seat, seat, points, capicua=capicua)
     elif st.layout.is_locked():
         _finish(st, "locked", None, seat, points)
@@ -484,6 +547,15 @@ def _penalty(st: HandState, ev: Penalty, points: dict, flags: list[Flag]) -> Non
     if ev.name and spec is None and ev.points is None:
         names = ", ".join(sorted(rules.penalties)) or "none"
         raise IllegalEvent(f"rule set {rules.name} has no penalty {ev.name!r} (penalties: {names})")
+    if spec and spec.warnings and ev.points is None and ev.opponents is None:
+        # seed 003: "one warning will be given that will apply to all (4) players. If it happens again
+        # there will be a (25) points fine": the table's warnings are counted per game, whoever offends
+        given = st.warnings.get(ev.name, 0)  # type: ignore[arg-type]
+        if given < spec.warnings:
+            st.warnings[ev.name] = given + 1  # type: ignore[index]
+            flags.append(Flag("warning", ev.seat, f"{ev.name} by {ev.seat}: warning {given + 1} of {spec.warnings} "
+                              "to the table, no points", {"penalty": ev.name, "warning": given + 1}))
+            return
     infractor = ev.points if ev.points is not None else (spec.infractor if spec else 0)
     opponents = ev.opponents if ev.opponents is not None else (spec.opponents if spec else 0)
     side = st.side(ev.seat)
@@ -493,15 +565,24 @@ def _penalty(st: HandState, ev: Penalty, points: dict, flags: list[Flag]) -> Non
             points[other] = points.get(other, 0) + opponents
     if spec and (spec.ends_hand or spec.redeal) and not st.over:
         kind = "redeal" if spec.redeal else "penalty"
-        nxt = st.leader
-        if spec.opponents_lead_next:
-            nxt = next_seat(st.order, ev.seat)
-        elif spec.next_leader == "right_of_infractor":  # seed 001: "the player to the right ... starts"
-            nxt = right_of(st.order, ev.seat)
-        elif spec.next_leader == "not_infractor" and nxt == ev.seat:  # seed 000: passed to the left
-            nxt = next_seat(st.order, ev.seat)
+        nxt = _penalty_next_leader(st, spec, ev.seat, st.leader)
         _set_result(st, HandResult(kind, None, None, {}, {}, note=f"{ev.name} by {ev.seat}", next_leader=nxt,
                                    next_required_lead=st.context.required_lead if kind == "redeal" else None))
+    elif spec and (spec.opponents_lead_next or spec.next_leader == "right_of_infractor") and st.result is None:
+        # fix (tests/test_engine_seeds.py, seed 001 looking at tiles): the hand goes on, but whoever wins
+        # it, "The player to the right of the person at fault starts the next hand."
+        st.penalty_leader = _penalty_next_leader(st, spec, ev.seat, None)
+
+
+def _penalty_next_leader(st: HandState, spec, seat: str, usual: str | None) -> str | None:
+    """Who leads the next hand after a penalty on ``seat`` (``Penalty.next_leader``)."""
+    if spec.next_leader == "right_of_infractor":  # seed 001: "the player to the right ... starts"
+        return right_of(st.order, seat)
+    if spec.opponents_lead_next:
+        return next_seat(st.order, seat)
+    if spec.next_leader == "not_infractor" and usual == seat:  # seed 000: passed to the left
+        return next_seat(st.order, seat)
+    return usual
 
 
 def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
@@ -617,6 +698,8 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
 def _next_lead_after(st: HandState, winner: str | None, how: str) -> tuple[str | None, Tile | None]:
     """Who leads the next hand and with which tile it must open (None, None: by lot / anyone)."""
     rules = st.rules
+    if st.penalty_leader is not None:  # named by a penalty earlier in the hand (seed 001)
+        return st.penalty_leader, None
     if how == "domino":
         rule = rules.next_hand_opener
     elif how == "locked":

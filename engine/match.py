@@ -4,7 +4,8 @@ Game breaks come from the rule set, not from the input: a game ends when a side
 reaches the target (``target_exact``: a hand that would overshoot scores nothing),
 when ``target_checked = immediately`` and a side reaches it during play (seed 004),
 or at the end of the hand in progress once ``time_limit_min`` has passed (seed 003:
-"toda mano que haya empezado sera terminada"). For block games ranked by pips
+"toda mano que haya empezado sera terminada"); with ``hand_in_progress_finishes = false`` the hand
+stops at the limit (seed 002, ``engine.hand``). For block games ranked by pips
 (``standings = cumulative_pips``, seed 002) every hand is a game and the match is
 ``games_per_match`` games, ranked by cumulative remaining pips.
 """
@@ -30,6 +31,7 @@ class GameState:
     ended_by: str | None = None  # target | time | hands | hand (one-hand games) | None while running
     start_t: float | None = None
     tie_hands_left: int | None = None  # extra hands still to play after a tie at the target
+    tie_from: int | None = None  # the hand (1-based, in this game) in which that tie arose
 
 
 @dataclass
@@ -90,9 +92,11 @@ def next_context(rules: Ruleset, games: list[GameState], number: int) -> HandCon
         if rules.next_game_opener == "previous_winner" and prev is not None and prev.winner_seat:
             return HandContext(leader=prev.winner_seat, number=number)
         return _first_context(rules, number)
-    res = game.hands[-1].result
+    last = game.hands[-1]
+    res = last.result
+    # warnings to the table (seed 003) and the game's clock (seed 002) carry over within the game
     return HandContext(res.next_leader if res else None, res.next_required_lead if res else None,
-                       _leading(game.scores), number)
+                       _leading(game.scores), number, warnings=dict(last.warnings), game_start_t=game.start_t)
 
 
 def replay_match(rules: Ruleset, hand_logs: list[list]) -> MatchState:
@@ -133,7 +137,8 @@ def _add_hand(rules: Ruleset, game: GameState, hand: HandState) -> None:
         if hand.result is not None:
             for seat, p in hand.result.remaining.items():
                 game.pips[seat] += p
-            game.winner, game.ended_by = hand.result.winner_side, "hand"
+            # seed 002: a game stopped by the time limit is won by the fewest pips, as a blocked one
+            game.winner, game.ended_by = hand.result.winner_side, "time" if hand.result.kind == "time" else "hand"
         return
     target = rules.target
     running = dict(game.scores)
@@ -142,10 +147,17 @@ def _add_hand(rules: Ruleset, game: GameState, hand: HandState) -> None:
             if rules.target_exact and target is not None and running[side] + pts > target:
                 continue  # exact target: a score that overshoots does not count
             running[side] += pts
-            if rules.target_checked == "immediately" and target is not None and running[side] >= target:
+        # fix (tests/test_engine_seeds.py, seed 004 target): the whole tally of the event is added before
+        # the check ("more than one player has a score of 200 or more, the player with the highest score
+        # wins"); during the extra hands after a tie the game ends only when they are played
+        if rules.target_checked == "immediately" and target is not None and game.tie_hands_left is None:
+            top = _top_at_target(running, target)
+            if len(top) == 1:
                 game.scores = running
-                game.winner, game.ended_by = side, "target"
+                game.winner, game.ended_by = top[0], "target"
                 return
+            if top:
+                _start_tie(rules, game)
     game.scores = running
     if hand.result is None:
         return
@@ -155,8 +167,35 @@ def _add_hand(rules: Ruleset, game: GameState, hand: HandState) -> None:
         game.winner, game.ended_by = _leading(game.scores), "hands"
 
 
+def _top_at_target(scores: dict[str, int], target: int) -> list[str]:
+    """The sides with the highest score among those at or over the target (several: a tie)."""
+    reached = {s: v for s, v in scores.items() if v >= target}
+    if not reached:
+        return []
+    best = max(reached.values())
+    return [s for s, v in reached.items() if v == best]
+
+
+def _start_tie(rules: Ruleset, game: GameState) -> None:
+    """Seed 004: "In case of a tie ... If 2 are playing, play two more hands 3 players, play three more
+    hands 4 players, play four more hands" (``per_player``); ``one``: one more hand."""
+    if game.tie_hands_left is None:
+        game.tie_hands_left = rules.players if rules.target_tie_extra_hands == "per_player" else 1
+        game.tie_from = len(game.hands)
+
+
 def _check_target(rules: Ruleset, game: GameState, hand: HandState, target: int) -> None:
-    """End the game at the target, unless the top is tied or the points came from penalties."""
+    """End the game at the target, unless the top is tied or the points came from penalties.
+
+    After a tie the extra hands are played out (each hand after the one that tied counts); then
+    the highest score wins, or a new tie plays the extra hands again.
+    """
+    if game.tie_hands_left is not None:
+        if len(game.hands) > (game.tie_from or 0):
+            game.tie_hands_left -= 1
+        if game.tie_hands_left > 0:
+            return
+        game.tie_hands_left = game.tie_from = None  # the extra hands are played: decide now
     reached = {s: v for s, v in game.scores.items() if v >= target}
     if not rules.penalty_points_can_win:
         # seed 001: "You cannot win a match with a penalty": only a side that won this hand by play
@@ -164,16 +203,10 @@ def _check_target(rules: Ruleset, game: GameState, hand: HandState, target: int)
         reached = {s: v for s, v in reached.items() if s == won}
     if not reached:
         return
-    best = max(reached.values())
-    top = [s for s, v in reached.items() if v == best]
+    top = _top_at_target(reached, target)
     if len(top) > 1:  # seed 004: a tie at the target plays on
-        if rules.target_tie_extra_hands == "per_player" and game.tie_hands_left is None:
-            game.tie_hands_left = rules.players
+        _start_tie(rules, game)
         return
-    if game.tie_hands_left is not None:
-        game.tie_hands_left -= 1
-        if game.tie_hands_left > 0:
-            return
     game.winner, game.ended_by = top[0], "target"
 
 

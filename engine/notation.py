@@ -91,6 +91,9 @@ def parse_event(line: str):
 
 def _parse_words(words: list[str], stamps: dict):
     head = words[0]
+    if head in ("void", "fix") and (len(words) < (2 if head == "void" else 3) or not words[1].isdigit()):
+        form = "void N" if head == "void" else "fix N EVENT"
+        raise NotationError(f"{' '.join(words)!r}: a correction is '{form}', N the number of the event it replaces")
     if head == "void":
         return Correction(replaces=int(words[1]), event=None, **stamps)
     if head == "fix":
@@ -98,9 +101,20 @@ def _parse_words(words: list[str], stamps: dict):
     if head == "deal" and words[1:] == ["unseen"]:
         return Deal(hands={}, draws_seen=False, **stamps)
     if head == "deal":  # deal N 6-6 5-4 ... / S 1-1 ...
-        groups = " ".join(words[1:]).split("/")
-        return Deal(hands={g.split()[0].upper(): _tiles(g.split()[1:]) for g in groups}, **stamps)
+        hands: dict[str, list[Tile]] = {}
+        for group in " ".join(words[1:]).split("/"):
+            if not group.split():
+                raise NotationError(f"{' '.join(words)!r}: a deal is 'deal SEAT TILES ... / SEAT TILES ...' "
+                                    "(or 'deal unseen')")
+            seat = group.split()[0].upper()
+            if seat in hands:  # fix (tests/test_cli_score.py): the second group silently replaced the first
+                raise NotationError(f"{' '.join(words)!r}: {seat} is dealt twice in one deal line")
+            hands[seat] = _tiles(group.split()[1:])
+        return Deal(hands=hands, **stamps)
     if head == "end":
+        if len(words) < 2:
+            raise NotationError("'end': say how the hand ended: end domino SEAT | end locked | end time | "
+                                "end redeal | end umpire [reason]")
         kind = words[1]
         winner = words[2] if kind == "domino" and len(words) > 2 else None
         reason = " ".join(words[3:] if winner else words[2:])
@@ -121,11 +135,16 @@ def _parse_words(words: list[str], stamps: dict):
         tiles = _tiles(rest)
         return Draw(seat=seat, count=len(tiles), tiles=tiles, **stamps)
     if verb == "takeback":
+        if len(rest) != 1:
+            raise NotationError(f"{' '.join(words)!r}: a take-back is SEAT takeback TILE")
         return TakeBack(seat=seat, tile=Tile.parse(rest[0]), **stamps)
     if verb == "reveal":
         return Reveal(seat=seat, tiles=_tiles(rest), **stamps)
     if verb == "penalty":
-        m = _PTS_RE.match(rest[0]) if rest else None
+        if not rest:  # fix (tests/test_cli_score.py): was "list index out of range"
+            raise NotationError(f"{' '.join(words)!r}: a penalty needs a name or points: SEAT penalty NAME [reason], "
+                                "SEAT penalty POINTS[/OPPONENTS] [reason]")
+        m = _PTS_RE.match(rest[0])
         if m:
             opp = int(m.group(2)) if m.group(2) is not None else None
             return Penalty(seat=seat, points=int(m.group(1)), opponents=opp, reason=" ".join(rest[1:]), **stamps)

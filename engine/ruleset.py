@@ -41,7 +41,8 @@ class Penalty(BaseModel):
     # who leads the next hand: the usual opener (an opponent if opponents_lead_next); the seat to the
     # infractor's right (seed 001); or the usual leader, passed to the next seat if it is the infractor (seed 000)
     next_leader: Literal["usual", "right_of_infractor", "not_infractor"] = "usual"
-    # warnings to the table before the points apply (seed 003: one for a misplaced first tile)
+    # warnings to the table before the points apply, counted per game across all players (seed 003: one
+    # for a misplaced first tile, "that will apply to all (4) players"); a warned penalty does nothing else
     warnings: int = Field(0, ge=0)
     source: str = ""
 
@@ -106,6 +107,10 @@ class Ruleset(BaseModel):
 
     # --- bonuses ------------------------------------------------------------------
     capicua_bonus: int = Field(0, ge=0)
+    # when the last tile (not a double) is a capicua: only when it fits two ends showing different numbers
+    # (engine default, as many Latin tables); or whenever it fits both open ends, even ends showing the
+    # same number (seed 001: "can be played on either side except a double")
+    capicua_ends: Literal["either_side", "different_numbers"] = "different_numbers"
     first_tile_unanswered_bonus: int = Field(0, ge=0)
     all_pass_bonus: int = Field(0, ge=0)
 

@@ -133,6 +133,20 @@ BAD = [
     ("title_a_list", "rules: block\ntitle: [x]\nhands:\n  - events:\n      - N 6-6\n", ["'title' is text"]),
     ("a_record", '{"format": "dominocast-record", "version": 1, "rules": {}, "event": "x", "hands": []}',
      ["is a game record, not a script: `dominocast record show"]),
+    # "list index out of range" before (helper-57)
+    ("penalty_without_name", "rules: all-fives\nhands:\n  - events:\n      - N 6-6\n      - N penalty\n",
+     ["hands[0].events[1]", "'N penalty': a penalty needs a name or points"]),
+    ("void_without_number", "rules: all-fives\nhands:\n  - events:\n      - N 6-6\n      - void\n",
+     ["hands[0].events[1]", "a correction is 'void N'"]),
+    ("end_without_kind", "rules: all-fives\nhands:\n  - events:\n      - N 6-6\n      - end\n",
+     ["hands[0].events[1]", "end domino SEAT | end locked"]),
+    # a seat dealt twice: the second group silently replaced the first before (helper-57)
+    ("deal_seat_twice_in_a_line", "rules: block\nhands:\n  - events:\n"
+     "      - deal N 6-6 6-5 6-4 0-0 3-1 2-2 1-1 / N 5-5 4-4 3-3 2-1 2-0 1-0 5-4\n",
+     ["hands[0].events[0]", "N is dealt twice in one deal line"]),
+    ("deal_seat_twice_in_two_lines", "rules: block\nhands:\n  - events:\n"
+     "      - deal N 6-6 6-5 6-4 0-0 3-1 2-2 1-1\n      - deal N 5-5 4-4 3-3 2-1 2-0 1-0 5-4\n",
+     ["hand 1, event #1 (deal)", "N was already dealt (6-6 6-5 6-4 0-0 3-1 2-2 1-1)"]),
 ]
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from engine.events import Play
-from engine.hand import Hand, HandContext, replay
+from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.match import replay_match
 from engine.ruleset import load_ruleset
 from engine.tiles import Tile
@@ -250,6 +250,38 @@ def test_001_kapicua_domino_counts_every_pip_left_plus_30():
     assert res.awards == {"NS": 48, "EW": 0}
     assert res.next_leader == "N"  # "The winner of the hand starts the following games."
 
+# W leads [6-6] (W holds it); the ends after each play are written after it. S goes out with [2-0] on
+# ends 2|2: a tile that is not a double and "can be played on either side".
+BDC_SAME_ENDS = [
+    "deal N 3-3 2-2 6-1 3-2 3-1 6-5 4-4 / W 5-4 6-6 6-3 4-3 6-4 5-0 6-0 / S 0-0 3-0 5-1 6-2 5-3 4-1 2-0"
+    " / E 5-2 1-1 1-0 5-5 4-2 2-1 4-0",
+    "W 6-6",                                                  # 6|6
+    "S 6-2 W", "E 2-1 W", "N 6-1 E", "W pass",                # 2|6, 1|6, 1|1
+    "S 4-1 E", "E 1-1 W", "N 4-4 E", "W 5-4 E",               # 1|4, 1|4, 1|4, 1|5
+    "S 5-1 E", "E 1-0 E", "N 3-1 W", "W 5-0 E",               # 1|1, 1|0, 3|0, 3|5
+    "S 3-0 W", "E 5-5 E", "N 6-5 E", "W 6-3 E",               # 0|5, 0|5, 0|6, 0|3
+    "S 0-0 W", "E 4-0 W", "N 3-2 E", "W 4-3 W",               # 0|3, 4|3, 4|2, 3|2
+    "S 5-3 W", "E 5-2 W", "N 2-2 W", "W pass",                # 5|2, 2|2, 2|2
+    "S 2-0 W",                                                # S's 7th tile on ends 2|2
+]
+
+
+def test_001_kapicua_when_both_ends_show_the_same_number():
+    # "the last domino played to win the hand can be played on either side except a double"
+    rules = load_ruleset(BDC)
+    st = replay(rules, ev(*BDC_SAME_ENDS), FIRST_HAND)
+    res = st.result
+    # left: N [3-3] 6; W [6-4] 10 + [6-0] 6 = 16; E [4-2] 6: 6 + 16 + 6 = 28, + 30 kapicua = 58
+    assert (res.kind, res.winner_seat, res.capicua) == ("domino", "S", True)
+    assert res.remaining == {"N": 6, "W": 16, "S": 0, "E": 6}
+    assert res.awards == {"NS": 58, "EW": 0}
+    # tables that require two different numbers at the ends: no kapicua, the 28 pips only
+    rules = load_ruleset(BDC, capicua_ends="different_numbers")
+    res = replay(rules, ev(*BDC_SAME_ENDS), FIRST_HAND).result
+    assert (res.capicua, res.awards) == (False, {"NS": 28, "EW": 0})
+    # the kapicua of BDC_KAPICUA (ends 0|5, [0-5]) counts under both readings
+    assert replay(rules, ev(*BDC_KAPICUA), FIRST_HAND).result.awards == {"NS": 48, "EW": 0}
+
 
 def test_001_first_tile_unanswered_and_all_pass_bonuses():
     # "Opposing team does not have a domino to play once the first domino of the hand is played":
@@ -350,6 +382,46 @@ def test_001_play_out_of_turn_gives_30_and_the_hand_goes_on():
     assert "out_of_turn" in kinds(st)  # W was to play
     assert st.scores == {"NS": 0, "EW": 30} and st.result is None
 
+def test_001_looking_at_tiles_the_player_to_the_right_of_the_one_at_fault_leads_next():
+    # "The opposing team gets 30 points and starts the next hand. The player to the right of the person
+    # at fault starts the next hand." W looks; the hand goes on and N goes out with the kapicua.
+    rules = load_ruleset(BDC)
+    hand1 = ev(*BDC_KAPICUA[:3], "W penalty looking_at_tiles", *BDC_KAPICUA[3:])
+    st = replay(rules, hand1, FIRST_HAND)
+    # NS +30 for the penalty; N's domino 18 + 30 kapicua = 48: NS 78
+    assert st.scores == {"NS": 78, "EW": 0}
+    # W sits west facing east: his right is S (NS, the opposing team), not the hand's winner N
+    assert (st.result.winner_seat, st.result.next_leader) == ("N", "S")
+    match = replay_match(rules, [hand1, ev("S 6-5")])
+    assert match.games[0].hands[1].context.leader == "S"
+    assert kinds(match.games[0].hands[1]) == []
+    # N leading the next hand is out of turn
+    match = replay_match(rules, [hand1, ev("N 6-5")])
+    assert kinds(match.games[0].hands[1]) == ["out_of_turn"]
+
+
+def test_001_five_doubles_in_a_deal_written_one_line_per_seat():
+    # "If you have 5 doubles in your hand ... The hand is reshuffled": the same with the deal written
+    # one line per seat (as examples/ does) as in one line
+    rules = load_ruleset(BDC)
+    lines = ["deal N 6-6 6-3 6-4 0-0 1-1 2-2 3-3", "deal W 5-5 5-4 5-3 5-2 5-1 5-0 4-4",
+             "deal S 6-5 6-2 6-1 6-0 4-3 4-2 4-1", "deal E 4-0 3-2 3-1 3-0 2-1 2-0 1-0"]
+    split = replay(rules, ev(*lines), FIRST_HAND)
+    one = replay(rules, ev("deal " + " / ".join(line[5:] for line in lines)), FIRST_HAND)
+    for st in (split, one):
+        # N holds [0-0] [1-1] [2-2] [3-3] [6-6]; W [5-5] [4-4] only
+        assert (st.result.kind, st.result.note) == ("redeal", "N holds 5 doubles")
+        assert (st.result.next_leader, st.result.next_required_lead) == (None, Tile(6, 6))
+        assert kinds(st) == ["too_many_doubles"]
+    assert pts(split) == [{}, {}, {}, {}]
+    # the later lines are still checked; nothing is played in a hand that is reshuffled
+    with pytest.raises(IllegalEvent, match=r"event #1 \(deal\): tile 6-6 dealt twice"):
+        replay(rules, ev(lines[0], "deal W 6-6 5-4 5-3 5-2 5-1 5-0 4-4"), FIRST_HAND)
+    with pytest.raises(IllegalEvent, match=r"event #1 \(deal\): N was already dealt"):
+        replay(rules, ev(lines[0], "deal N 5-5 5-4 5-3 5-2 5-1 5-0 4-4"), FIRST_HAND)
+    with pytest.raises(IllegalEvent, match=r"event #4 \(play\): the hand is over"):
+        replay(rules, ev(*lines, "N 6-6"), FIRST_HAND)
+
 
 # =====================================================================================
 # Seed 002: NOVA block (nova-block), 4 individual players, clockwise N E S W
@@ -404,6 +476,47 @@ def test_002_chip_out_ranks_the_others_by_their_spots():
     assert (res.kind, res.winner_seat) == ("domino", "N")
     # second, third and fourth place by the spots left: W 21, S 41, E 58
     assert match.standings() == [("N", 1, 0), ("W", 0, 21), ("S", 0, 41), ("E", 0, 58)]
+
+# The deal and a game timed every 15 s from t = 0. At 5:00 (S 5-3 at t = 300) nobody is out; W would
+# go out at 6:15.
+NOVA_DEAL = ["deal N 6-1 5-0 3-0 6-3 0-0 4-0 4-1", "deal E 5-1 2-1 5-5 5-4 4-2 2-0 5-2",
+             "deal S 4-4 1-1 6-0 6-6 4-3 3-1 5-3", "deal W 6-5 3-3 1-0 2-2 3-2 6-2 6-4"]
+NOVA_TIMED = [
+    "S 6-6", "W 6-5 E", "N 6-1 W", "E 5-4 E", "S 3-1 W", "W 3-2 W", "N 4-1 E", "E 4-2 W", "S 4-4 W", "W 6-4 W",
+    "N 6-3 W", "E 2-1 E", "S 4-3 W", "W 2-2 E", "N 4-0 W", "E 2-0 W", "S pass", "W 6-2 E", "N pass", "E 5-2 W",
+    "S 5-3 W",                                           # t = 300: the limit; still in time
+    "W 3-3 W", "N 3-0 W", "E pass", "S 6-0 E", "W 1-0 E",  # t = 315 .. 375: after it
+]
+
+
+def test_002_five_minute_limit_stops_the_game_with_the_tiles_held_then():
+    # "For the sake of time, NOVA will impose a 5 minute time limit for each game. If the game does not
+    # naturally end by that point, then the player with the least amount of points on their remaining
+    # dominoes wins."
+    rules = load_ruleset("nova-block")
+    log = ev(*NOVA_DEAL) + _timed(NOVA_TIMED, 0, 15)
+    match = replay_match(rules, [log])
+    hand = match.games[0].hands[0]
+    # held at 5:00: N [5-0] [3-0] [0-0] 8; E [5-1] [5-5] 16; S [1-1] [6-0] 8; W [3-3] [1-0] 7
+    assert (hand.result.kind, hand.result.winner_seat) == ("time", "W")
+    assert hand.result.remaining == {"N": 8, "E": 16, "S": 8, "W": 7}
+    # the first event after 5:00 ends it; it and the later plays are kept but not counted
+    assert [o.result is not None for o in hand.outcomes].index(True) == 4 + 21
+    assert [[f.kind for f in o.flags] for o in hand.outcomes[25:]] == [["time_limit"]] + [["after_time_limit"]] * 4
+    assert hand.layout.open_ends() == {"W": 3, "E": 6}  # as after S 5-3
+    game = match.games[0]
+    assert (game.ended_by, game.winner) == ("time", "W")
+    assert match.standings()[:1] == [("W", 1, 7)]
+    assert sorted(match.standings()[1:]) == [("E", 0, 16), ("N", 0, 8), ("S", 0, 8)]
+    # the umpire's "end time" at 5:00 scores the same
+    st = replay_match(rules, [ev(*NOVA_DEAL) + _timed(NOVA_TIMED[:21], 0, 15) + ev("end time")]).games[0]
+    assert (st.ended_by, st.winner, st.pips) == ("time", "W", {"N": 8, "E": 16, "S": 8, "W": 7})
+    # without times nothing is cut: W goes out with [1-0]
+    res = replay_match(rules, [ev(*NOVA_DEAL, *NOVA_TIMED)]).games[0].hands[0].result
+    assert (res.kind, res.winner_seat) == ("domino", "W")
+    # the next game has its own 5 minutes, from its own first event (W, the winner, leads at 400 s)
+    match = replay_match(rules, [log, _timed(["W 6-6", "N 6-1 E"], 400, 200)])
+    assert kinds(match.games[1].hands[0]) == [] and match.games[1].ended_by is None
 
 
 # =====================================================================================
@@ -483,6 +596,25 @@ def test_003_forty_minutes_the_hand_in_progress_finishes_and_the_leader_wins():
     # a second hand that ends at 2300 + 13 * 5 = 2365 s (< 2400): the game goes on
     match = replay_match(rules, [hand1, _timed(JERSEY_LOCK + reveals, 2300, 5)])
     assert match.games[0].ended_by is None and not match.over
+
+def test_003_first_tile_warning_applies_to_the_table_then_25():
+    # "If the tile is placed incorrectly, one warning will be given that will apply to all (4) players.
+    # If it happens again there will be a (25) points fine subtracted from the infractor score."
+    rules = load_ruleset(JERSEY)
+    st = replay(rules, ev("N 6-6", "N penalty first_tile_orientation", "W penalty first_tile_orientation"),
+                FIRST_HAND)
+    # N's is the table's one warning (no points); W's, a different player, is fined
+    assert pts(st) == [{}, {}, {"EW": -25}]
+    assert [(f.kind, f.seat) for f in st.flags] == [("warning", "N")]
+    # across hands of the game: warned in hand 1, fined in hand 2
+    reveals = [f"N reveal {A4}", f"W reveal {B4}", f"S reveal {C5}", f"E reveal {D5}"]
+    hand1 = ev(JERSEY_LOCK[0], "N penalty first_tile_orientation", *JERSEY_LOCK[1:], *reveals)
+    hand2 = ev(JERSEY_LOCK[0], "E penalty first_tile_orientation", *JERSEY_LOCK[1:], *reveals)
+    game = replay_match(rules, [hand1, hand2]).games[0]
+    # each lock: NS 7 + 28 = 35 against EW 15 + 40 = 55: NS 90; E's fine: EW -25
+    assert game.scores == {"NS": 180, "EW": -25}
+    assert [k for k in kinds(game.hands[0]) if k != "awaiting_reveal"] == ["warning"]
+    assert "warning" not in kinds(game.hands[1])
 
 
 def test_003_target_200_ends_the_game_at_the_end_of_the_hand():
@@ -598,6 +730,48 @@ def test_004_reaching_the_target_during_play_ends_the_game_at_once():
     rules = load_ruleset("muggins", target=20, target_checked="end_of_hand")
     game = replay_match(rules, [ev(*MUGGINS_HAND)]).games[0]
     assert (game.ended_by, game.winner, game.scores) == ("target", "N", {"N": 30, "S": 5})
+
+# Three players, target 40 (lowered to keep the hands short). Dealt: N [0-0] [1-1] [2-2] [3-3] and a fifth,
+# E [6-6] [6-5] [6-4] [5-5] [5-4] (12 + 11 + 10 + 10 + 9 = 52), S five small tiles.
+MUGGINS_3 = "deal N 0-0 1-1 2-2 3-3 {n} / E 6-6 6-5 6-4 5-5 5-4 / S {s}"
+
+
+def test_004_at_the_target_the_highest_score_of_the_tally_wins():
+    # "If points are tallied at the end of a hand and more than one player has a score of 200 or more,
+    # the player with the highest score wins."
+    rules = load_ruleset("muggins", players=3, target=40)
+    hand = ev(MUGGINS_3.format(n="0-1", s="2-1 3-0 2-0 4-0 3-1"), "S penalty 20 earlier hands", "N 0-1", "end locked")
+    game = replay_match(rules, [hand]).games[0]
+    # [0-1] led: 0 + 1 = 1, no score. Blocked: N 0+2+4+6 = 12, S 3+3+2+4+4 = 16, E 52.
+    # N: (16 - 12) + (52 - 12) = 44 -> 45; S: 52 - 16 = 36 -> 35; E 0
+    assert game.hands[0].outcomes[-1].points == {"N": 45, "S": 35}
+    # N 45 and S 20 + 35 = 55 both reach 40 in the same tally: S, the highest, wins
+    assert (game.ended_by, game.winner, game.scores) == ("target", "S", {"N": 45, "E": 0, "S": 55})
+
+
+def test_004_a_tie_at_the_target_plays_three_more_hands_with_three_players():
+    # "In case of a tie, follow these rules: If 2 are playing, play two more hands 3 players, play three
+    # more hands 4 players, play four more hands."
+    rules = load_ruleset("muggins", players=3, target=40)
+    tie = ev(MUGGINS_3.format(n="4-1", s="2-1 3-0 2-0 4-0 1-0"), "S penalty 5 earlier hands", "N 4-1", "end locked")
+    # [4-1] led: 4 + 1 = 5 -> N 5. Blocked: N 12, S 3+3+2+4+1 = 13, E 52.
+    # N: (13 - 12) + (52 - 12) = 41 -> 40; S: 52 - 13 = 39 -> 40. N 5 + 40 = 45, S 5 + 40 = 45: tied
+    # The extra hands: N leads [0-0] (0, no score; N holds 17), or S leads [2-0] (2; S holds 11); blocked,
+    # S is lowest either way: S (17 - 13) + (52 - 13) = 43 -> 45 or (17 - 11) + (52 - 11) = 47 -> 45;
+    # N 52 - 17 = 35. S wins each, so S leads the next.
+    deal = MUGGINS_3.format(n="4-1", s="2-1 3-0 2-0 4-0 1-0")
+    extra_n = ev(deal, "N 0-0", "end locked")
+    extra_s = ev(deal, "S 2-0", "end locked")
+    hands = [tie, extra_n, extra_s, extra_s]
+    for played, scores in [(1, {"N": 45, "S": 45}), (2, {"N": 80, "S": 90}), (3, {"N": 115, "S": 135})]:
+        game = replay_match(rules, hands[:played]).games[0]
+        assert game.ended_by is None, played  # nobody wins in the extra hands, although over 40
+        assert {s: game.scores[s] for s in "NS"} == scores
+    match = replay_match(rules, hands)
+    game = match.games[0]
+    # after the third extra hand: N 150, S 180: the highest wins
+    assert (game.ended_by, game.winner, game.scores) == ("target", "S", {"N": 150, "E": 0, "S": 180})
+    assert kinds(game.hands[2]) == [] and kinds(game.hands[3]) == []
 
 
 def test_004_partners_domino_subtracts_the_partners_pips():

@@ -239,7 +239,7 @@ def test_doc_example_is_current(demo):
     assert text_block == write_text(demo)
     from_doc = from_json(json_block)
     assert from_doc.hands == demo.hands and from_doc.standings == demo.standings
-    assert from_doc.players == demo.players and from_doc.rules.preset == demo.rules.preset
+    assert from_doc.players == demo.players and from_doc.rules == demo.rules  # every parameter, as the doc says
 
 
 # ---- property: random legal matches round-trip -------------------------------------------

@@ -111,6 +111,9 @@ def test_bdc_partnership():
     assert rs.lock_winner == "locker_vs_right"
     # "30 Bonus points are given to a team if any of the following occur"
     assert rs.capicua_bonus == rs.first_tile_unanswered_bonus == rs.all_pass_bonus == 30
+    # "the last domino played to win the hand can be played on either side except a double": even ends
+    # showing the same number (the schema default asks for different numbers)
+    assert rs.capicua_ends == "either_side" and load_ruleset("jersey-partnership").capicua_ends == "different_numbers"
     # "If you have 5 doubles in your hand ... The hand is reshuffled"
     assert (rs.redeal_doubles, rs.redeal_doubles_mode) == (5, "mandatory")
     assert rs.penalty_points_can_win is False
