@@ -32,6 +32,9 @@ class GameState:
     start_t: float | None = None
     tie_hands_left: int | None = None  # extra hands still to play after a tie at the target
     tie_from: int | None = None  # the hand (1-based, in this game) in which that tie arose
+    # where a game ended during play (target_checked = immediately): (hand in this game, 1-based;
+    # position in that hand's outcomes); later events of that hand score nothing
+    ended_at: tuple[int, int] | None = None
 
 
 @dataclass
@@ -142,7 +145,7 @@ def _add_hand(rules: Ruleset, game: GameState, hand: HandState) -> None:
         return
     target = rules.target
     running = dict(game.scores)
-    for out in hand.outcomes:
+    for k, out in enumerate(hand.outcomes):
         for side, pts in out.points.items():
             if rules.target_exact and target is not None and running[side] + pts > target:
                 continue  # exact target: a score that overshoots does not count
@@ -155,6 +158,7 @@ def _add_hand(rules: Ruleset, game: GameState, hand: HandState) -> None:
             if len(top) == 1:
                 game.scores = running
                 game.winner, game.ended_by = top[0], "target"
+                game.ended_at = (len(game.hands), k)
                 return
             if top:
                 _start_tie(rules, game)

@@ -45,16 +45,32 @@ def outcome_row(out: Outcome) -> dict:
 
 
 def timeline(match: MatchState) -> Iterator[dict]:
-    """Rows for every event of every hand, in order, with the running game score."""
+    """Rows for every event of every hand, in order, with the running game score.
+
+    The running score counts what :func:`engine.match.replay_match` counts: a score that would
+    overshoot an exact target (``target_exact``, seed 000) and the events after a game ended during
+    play (``target_checked = immediately``, seed 004) keep their ``points`` for the record but add
+    nothing, and carry a ``not_counted`` flag that says why.
+    """
+    rules = match.rules
     for game in match.games:
         score: dict[str, int] = {}
         for h, hand in enumerate(game.hands, start=1):
             for side in hand.sides:
                 score.setdefault(side, 0)
-            for out in hand.outcomes:
-                for side, pts in out.points.items():
-                    score[side] = score.get(side, 0) + pts
+            for k, out in enumerate(hand.outcomes):
                 row = outcome_row(out)
+                after_end = game.ended_at is not None and (h, k) > game.ended_at
+                for side, pts in out.points.items():
+                    if after_end:
+                        why = f"the game was over ({game.winner} reached {rules.target})"
+                    elif rules.target_exact and rules.target is not None and score.get(side, 0) + pts > rules.target:
+                        why = f"{side} would pass the target {rules.target} (it must be reached exactly)"
+                    else:
+                        score[side] = score.get(side, 0) + pts
+                        continue
+                    row["flags"].append({"kind": "not_counted", "seat": row.get("seat"),
+                                         "message": f"{side}'s {pts} points not counted: {why}"})
                 row.update(game=game.number, hand=h, score=dict(score))
                 yield row
         if game.ended_by:

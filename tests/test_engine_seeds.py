@@ -861,3 +861,35 @@ def test_nova_block_later_games_open_with_previous_winner_any_tile():
         assert lead.seat == prev_game.hands[-1].result.winner_seat
     assert not any(f.kind == "wrong_start" for g in state.games for h in g.hands for f in h.flags)
     assert any(not lead.tile.is_double for lead in first_lead[1:])  # "any tile" really happened
+
+
+def test_004_events_after_the_game_ended_during_play_are_marked_and_not_counted():
+    """Lisa B. with target 10, checked immediately ("The game is over when target points are
+    reached"): S's 4-3 makes 10 and ends the game; N's 6-3 after it scores 10 on the table but the
+    running score leaves it out, with a flag that says why."""
+    from engine.timeline import timeline
+
+    rules = load_ruleset("lisa-b-all-fives", target=10)
+    hand = ev("deal N 3-3 6-4 6-3 6-2 6-1 6-0 5-4 / S 2-2 5-2 5-1 5-0 4-3 4-2 4-1",
+              "N 3-3",    # lone spinner 3 + 3 = 6: nothing
+              "S 4-3 E",  # W side of the spinner 3 + E 4 + ... = 10 -> S 10, the target
+              "N 6-3 W")  # 6 + 4 = 10 on the table, after the game ended
+    rows = [r for r in timeline(replay_match(rules, [hand])) if r["type"] == "play"]
+    assert rows[1]["points"] == {"S": 10} and rows[1]["score"] == {"N": 0, "S": 10} and rows[1]["flags"] == []
+    assert rows[2]["points"] == {"N": 10} and rows[2]["score"] == {"N": 0, "S": 10}
+    assert [f["kind"] for f in rows[2]["flags"]] == ["not_counted"]
+    assert "the game was over (S reached 10)" in rows[2]["flags"][0]["message"]
+
+
+def test_000_a_score_passing_an_exact_target_is_marked_and_not_counted():
+    """The pagat "exactly N" variant (target_exact): the running score of the timeline counts what
+    the game counts; the overshooting 10 keeps its points for the record, with a flag."""
+    from engine.timeline import timeline
+
+    hand = ev("N 5-5", "S 5-0 E", "N 0-0 E", "S 5-4 W", "N 5-1 N")  # as in the test above
+    rules = load_ruleset("all-fives", target=15, target_exact=True, target_checked="immediately")
+    rows = [r for r in timeline(replay_match(rules, [hand])) if r["type"] == "play"]
+    assert [r["score"]["N"] for r in rows] == [10, 10, 10, 10, 15]
+    assert rows[2]["points"] == {"N": 10} and [f["kind"] for f in rows[2]["flags"]] == ["not_counted"]
+    assert "N would pass the target 15" in rows[2]["flags"][0]["message"]
+    assert all(r["flags"] == [] for k, r in enumerate(rows) if k != 2)
