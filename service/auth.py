@@ -76,4 +76,4 @@ def check_view(request, view_key: str | None, token: str) -> None:  # noqa: ANN0
         return
     if not got_key and not got_token:
         raise HTTPException(401, "this table is protected: add ?key=VIEW_KEY")
-    raise HTTPException(403, "wrong view key")
+    raise HTTPException(403, "wrong view key" if got_key else "wrong token")  # say which one to fix

@@ -20,9 +20,8 @@ def serve(
                               help="bearer token for umpire/admin actions (default: generated once, kept in the data dir)"),
 ) -> None:
     """Serve the tables, feeds, overlay, umpire console and review pages."""
-    import uvicorn
-
     from service.app import create_app
+    from service.server import serve as serve_app
     from service.settings import Settings
 
     if not 1 <= port <= 65535:
@@ -47,8 +46,8 @@ def serve(
     if app.state.token_generated:
         _print_token(token_file, app.state.token)
     console.print(f"dominocast service on http://{_url_host(host)}:{port}/  (docs at /docs)", highlight=False)
-    # open feeds never end by themselves: give them a few seconds at shutdown, then close them
-    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+    # service.server closes the open feeds at shutdown; the timeout is for any other slow request
+    serve_app(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
 
 
 def _hold_data_dir(data_dir: Path, host: str, port: int):

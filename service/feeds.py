@@ -6,6 +6,10 @@ queue, skipping ids it already has: no message is missed or sent twice.
 
 Channels: ``events`` (engine events with the table state after each, worker status,
 new matches, hand confirmations) and ``alerts`` (the umpire's queue).
+
+The service ends feeds itself when their table is deleted (:meth:`Broker.close`) and at
+shutdown (:meth:`Broker.close_all`): a feed never ends on its own, and one left open would
+get a new table's messages under the same id, or hold the shutdown up until it is cancelled.
 """
 
 from __future__ import annotations
@@ -37,6 +41,9 @@ class Subscription:
     loop: asyncio.AbstractEventLoop
     queue: asyncio.Queue = field(default_factory=lambda: asyncio.Queue(maxsize=5000))
     overflow: bool = False
+    #: why the service ended this feed (None while it is open) and the WebSocket close code to send
+    closed: str | None = None
+    close_code: int = 1001
 
     def push(self, msg: dict) -> None:
         try:
@@ -50,6 +57,21 @@ class Subscription:
         except asyncio.QueueFull:  # a stuck client: it will reconnect and resume from the database
             self.overflow = True
 
+    def close(self, reason: str, code: int = 1001) -> None:
+        """End the feed (from any thread): its reader stops at once, skipping what is still queued
+        (every message is in the database: a client resumes with its last id)."""
+        self.closed, self.close_code = reason, code
+        try:
+            self.loop.call_soon_threadsafe(self._wake)
+        except RuntimeError:  # the client's loop is gone: nobody reads this feed any more
+            pass
+
+    def _wake(self) -> None:
+        try:
+            self.queue.put_nowait(None)  # None: "look at closed" for a reader waiting on the queue
+        except asyncio.QueueFull:  # it is not waiting: it sees the flag after its next message
+            pass
+
 
 class Broker:
     """Subscribers per (table, channel)."""
@@ -57,11 +79,17 @@ class Broker:
     def __init__(self) -> None:
         self._subs: dict[tuple[str, str], set[Subscription]] = {}
         self._lock = threading.Lock()
+        self._closing: str | None = None  # set by close_all: the service is shutting down
 
     def subscribe(self, table_id: str, channel: str) -> Subscription:
+        """A new feed of a table's channel; one opened during shutdown is closed at once."""
         sub = Subscription(table_id, channel, asyncio.get_running_loop())
         with self._lock:
-            self._subs.setdefault((table_id, channel), set()).add(sub)
+            closing = self._closing
+            if closing is None:
+                self._subs.setdefault((table_id, channel), set()).add(sub)
+        if closing is not None:
+            sub.close(closing)
         return sub
 
     def unsubscribe(self, sub: Subscription) -> None:
@@ -74,6 +102,25 @@ class Broker:
                 subs = list(self._subs.get((msg["table"], msg["channel"]), ()))
             for sub in subs:
                 sub.push(msg)
+
+    def close(self, table_id: str, reason: str, code: int = 1001) -> int:
+        """End every feed of a table (it was deleted): returns how many were open."""
+        with self._lock:
+            keys = [k for k in self._subs if k[0] == table_id]
+            subs = [sub for k in keys for sub in self._subs.pop(k)]
+        for sub in subs:
+            sub.close(reason, code)
+        return len(subs)
+
+    def close_all(self, reason: str = "the service is shutting down") -> int:
+        """End every feed, and the ones opened from now on (shutdown): returns how many were open."""
+        with self._lock:
+            self._closing = reason
+            subs = [sub for group in self._subs.values() for sub in group]
+            self._subs.clear()
+        for sub in subs:
+            sub.close(reason)
+        return len(subs)
 
     def count(self, table_id: str) -> int:
         with self._lock:

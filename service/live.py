@@ -502,9 +502,26 @@ def parse_event(data: object) -> object:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
         raise ValueError(f"not an event: {where}: {err['msg']}") from None
-    if isinstance(ev, Penalty) and ev.name is None and ev.points is None:
-        raise ValueError("a penalty needs a rule-set penalty 'name' or explicit 'points'")
+    return checked_event(ev)
+
+
+def checked_event(ev: object) -> object:
+    """``ev`` as the service stores it: a blank penalty ``name`` (an empty form field) is no name.
+
+    Raises:
+        ValueError: a penalty (or a correction to one) with neither a name nor points: the engine
+            would score it 0 but no record or feed could write it.
+    """
+    if isinstance(ev, Correction) and ev.event is not None:
+        return ev.model_copy(update={"event": checked_event(ev.event)})
+    if not isinstance(ev, Penalty):
+        return ev
+    if ev.name is not None and not ev.name.strip():
+        ev = ev.model_copy(update={"name": None})
+    if ev.name is None and ev.points is None:
+        raise ValueError(f"a penalty needs a rule-set penalty 'name' or explicit 'points' (seat {ev.seat} has "
+                         "neither)")
     return ev
 
 
-__all__ = ["TableRuntime", "TableConfig", "AppendRejected", "NotFound", "parse_event", "RecordError"]
+__all__ = ["TableRuntime", "TableConfig", "AppendRejected", "NotFound", "parse_event", "checked_event", "RecordError"]

@@ -9,7 +9,8 @@ A message: ``{"id", "channel", "kind", "table", "time", "data"}``; ids increase 
 Without ``since`` the first message is ``kind: "snapshot"`` (its ``id`` is the last
 message id the state includes); with it, every message after that id, then live ones.
 Idle feeds get a keep-alive every ``settings.keepalive_s`` (15 s): an SSE comment, or
-``{"kind": "keepalive"}`` on the WebSocket.
+``{"kind": "keepalive"}`` on the WebSocket. Deleting a table ends its feeds (a WebSocket is
+closed with code 4404), and so does a shutdown (1001); an SSE stream just ends.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def _authorize(request, rt: TableRuntime, channel: str) -> None:  # noqa: ANN001
 async def messages(app, rt: TableRuntime, channel: str, since: int | None,  # noqa: ANN001
                    sub) -> AsyncIterator[dict | None]:  # noqa: ANN001
     """Snapshot (or the backlog after ``since``), then live messages; None is a keep-alive.
+    Ends when the service closes the feed (``sub.closed``: its table was deleted, or shutdown).
 
     A ``since`` past the table's last message (a client of a database since reset or replaced)
     gets the snapshot: waiting for ids to catch up would leave it blank."""
@@ -59,12 +61,14 @@ async def messages(app, rt: TableRuntime, channel: str, since: int | None,  # no
                     yield m
                 if len(batch) < 10000:
                     break
-        while not sub.overflow:
+        while not sub.overflow and sub.closed is None:
             try:
                 msg = await asyncio.wait_for(sub.queue.get(), keepalive)
             except asyncio.TimeoutError:
                 yield None
                 continue
+            if msg is None:  # the service closed the feed (table deleted, shutdown): sub.closed says why
+                break
             if msg["id"] > last:
                 last = msg["id"]
                 yield msg
@@ -167,6 +171,11 @@ async def ws(websocket: WebSocket, table_id: str, since: str | None = None, chan
             except (asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
                 pass
         broker_sub_cleanup(websocket, sub)
+    if sub.closed is not None:  # closed by the service: tell the client why (4404: table deleted, 1001: shutdown)
+        try:
+            await websocket.close(code=sub.close_code, reason=sub.closed[:120])
+        except (RuntimeError, WebSocketDisconnect):  # the client left meanwhile
+            pass
 
 
 def broker_sub_cleanup(websocket: WebSocket, sub) -> None:  # noqa: ANN001

@@ -15,6 +15,7 @@ from engine.ruleset import available_presets, load_ruleset
 from engine.script import ScriptError, parse_item
 from service.auth import require_token
 from service.deps import registry, viewable
+from service.live import checked_event
 from service.schemas import MatchCreate, StartBody, TableCreate
 from service.tables import Invalid, status_of, table_info
 
@@ -25,7 +26,7 @@ admin = [Depends(require_token)]
 @router.get("/health")
 def health(request: Request) -> dict:
     reg = registry(request)
-    return {"ok": True, "tables": len(reg.runtimes), "live": sorted(reg.tasks)}
+    return {"ok": True, "tables": len(reg.runtimes), "live": reg.live_ids()}
 
 
 @router.get("/rulesets")
@@ -51,7 +52,8 @@ def list_tables(request: Request) -> list[dict]:
     out = []
     for table_id, rt in reg.runtimes.items():
         out.append({"id": table_id, "name": rt.cfg.name, "rules": rt.cfg.preset, "worker": rt.cfg.worker_kind,
-                    "state": rt.worker["state"], "protected": rt.cfg.view_key is not None})
+                    "state": rt.worker["state"], "error": rt.worker.get("error"),
+                    "protected": rt.cfg.view_key is not None})
     return out
 
 
@@ -62,8 +64,8 @@ def get_table(table_id: str, request: Request) -> dict:
 
 
 @router.delete("/tables/{table_id}", dependencies=admin)
-def delete_table(table_id: str, request: Request) -> dict:
-    registry(request).delete(table_id)
+async def delete_table(table_id: str, request: Request) -> dict:
+    await registry(request).delete(table_id)
     return {"deleted": table_id}
 
 
@@ -131,7 +133,7 @@ def parse_upload(text: str) -> list[list]:
 @router.put("/tables/{table_id}/script", dependencies=admin)
 async def upload_script(table_id: str, request: Request) -> JSONResponse:
     reg = registry(request)
-    rt = reg.get(table_id)
+    rt = reg.check_scriptable(table_id)  # 404 / 409 before reading the upload
     try:
         raw = await _read_limited(request, request.app.state.settings.max_upload_bytes)
     except _TooLarge as exc:
@@ -141,7 +143,7 @@ async def upload_script(table_id: str, request: Request) -> JSONResponse:
     except UnicodeDecodeError:
         raise Invalid("the upload is not UTF-8 text") from None
     try:
-        logs = parse_upload(text)
+        logs = [[checked_event(e) for e in hand] for hand in parse_upload(text)]
         replay_match(rt.cfg.rules, logs)
     except RecordError as exc:
         raise Invalid(str(exc)) from None

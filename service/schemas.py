@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Seat = Literal["N", "E", "S", "W"]
+#: a display name (player, team): capped like the table's name, as every feed message repeats it
+Name = Annotated[str, Field(max_length=200)]
 
 
 class _Body(BaseModel):
@@ -34,8 +36,8 @@ class TableCreate(_Body):
     calibration: str = Field("", max_length=2000, description="calibration profile path")
     rules: str = Field("all-fives", min_length=1, max_length=200, description="rule-set preset")
     overrides: dict = Field(default_factory=dict)
-    players: dict[Seat, str] = Field(default_factory=dict)
-    teams: dict[str, str] = Field(default_factory=dict, description="side (N, NS, ...) -> display name")
+    players: dict[Seat, Name] = Field(default_factory=dict)
+    teams: dict[str, Name] = Field(default_factory=dict, description="side (N, NS, ...) -> display name")
     worker: WorkerSpec = Field(default_factory=WorkerSpec)
     view_key: str | None = Field(None, min_length=4, max_length=200)
     title: str = Field("", max_length=200, description="title of the first match")

@@ -13,8 +13,10 @@ import asyncio
 import logging
 import re
 import time
+import unicodedata
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from engine.notation import format_event
@@ -40,6 +42,26 @@ class Invalid(ValueError):
 
 class Conflict(RuntimeError):
     """A request at odds with the table's state (running, no script, ...)."""
+
+
+def slug(name: str) -> str:
+    """An id from a table's name: accents folded ("Mesa Ñandú" -> "mesa-nandu"), lower case, every run
+    of other characters one "-", at most 64 characters; "" when no letter or digit is left (CJK, emoji)."""
+    # NFKD splits "ñ" into "n" + a combining tilde (and "①" into "1"): drop the marks, keep the letters
+    folded = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    return re.sub(r"[^a-z0-9]+", "-", folded.casefold()).strip("-")[:64].rstrip("-")
+
+
+def free_id(s: Session, base: str) -> str:
+    """``base`` (or "table" when empty) if no table has it, else the first free ``base-2``, ``base-3``, ...
+    (cut so the id stays within 64 characters)."""
+    base = base or "table"
+    n, table_id = 1, base
+    while s.get(TableRow, table_id) is not None:
+        n += 1
+        suffix = f"-{n}"
+        table_id = base[:64 - len(suffix)].rstrip("-") + suffix
+    return table_id
 
 
 def table_config(row: TableRow) -> TableConfig:
@@ -121,8 +143,14 @@ class Registry:
         return rt
 
     def create(self, body: TableCreate) -> TableRow:
-        """Register a table (validated against its rule set) and open its first match."""
-        table_id = body.id or re.sub(r"[^a-z0-9]+", "-", body.name.lower()).strip("-")[:64] or "table"
+        """Register a table (validated against its rule set) and open its first match.
+
+        Without ``body.id`` the id is the name's :func:`slug`, made unique (``table-2``, ...).
+
+        Raises:
+            Invalid: unknown rule set, a seat or side that does not play under it.
+            Conflict: a table with ``body.id`` exists already.
+        """
         try:
             rules = load_ruleset(body.rules, **body.overrides)
         except RulesetError as exc:
@@ -146,35 +174,78 @@ class Registry:
         config = {"speed": body.worker.speed, "interval": body.worker.interval}
         if body.worker.simulate is not None:
             config["simulate"] = body.worker.simulate.model_dump()
-        row = TableRow(id=table_id, name=body.name, video_source=body.video_source, calibration=body.calibration,
+        row = TableRow(id=body.id, name=body.name, video_source=body.video_source, calibration=body.calibration,
                        rules=body.rules, overrides=body.overrides, players=dict(body.players), teams=body.teams,
                        worker_kind=body.worker.kind, worker_config=config, script=script, view_key=body.view_key,
                        live=False, created_at=time.time())
-        with transaction(self.factory) as s:
-            if s.get(TableRow, table_id) is not None:
-                raise Conflict(f"table {table_id!r} exists already")
-            s.add(row)
+        try:
+            with transaction(self.factory) as s:
+                if body.id is None:  # the user gave no id: any free one will do
+                    row.id = free_id(s, slug(body.name))
+                elif s.get(TableRow, body.id) is not None:
+                    raise Conflict(f"table {body.id!r} exists already")
+                s.add(row)
+        except IntegrityError:  # another request took the id meanwhile
+            raise Conflict(f"table {row.id!r} exists already") from None
         rt = self._add_runtime(row)
         rt.new_match(body.title)
         return row
 
-    def delete(self, table_id: str) -> None:
-        if table_id in self.tasks or self.row(table_id).live:
+    def is_live(self, table_id: str) -> bool:
+        """Whether the table's worker runs: a worker task not done yet, or a started manual table.
+        A stopped, finished or failed (``error``) table is not live."""
+        task = self.tasks.get(table_id)
+        if task is not None and not task.done():
+            return True
+        rt = self.runtimes.get(table_id)
+        return rt is not None and rt.cfg.worker_kind == "manual" and rt.worker["state"] == "running"
+
+    def live_ids(self) -> list[str]:
+        """The ids of the live tables (:meth:`is_live`), sorted."""
+        return sorted(t for t in self.runtimes if self.is_live(t))
+
+    async def delete(self, table_id: str) -> None:
+        """Remove a table that is not live, with its logs, and end its open feeds.
+
+        Raises:
+            NotFound: no such table.
+            Conflict: the table is live (stop it first).
+        """
+        self.row(table_id)
+        if self.is_live(table_id):
             raise Conflict(f"table {table_id!r} is live: stop it first")
+        if table_id in self.tasks or table_id in self.sources:  # a worker that ended (finished, error)
+            await self.stop(table_id, persist=False)
         with transaction(self.factory) as s:
             s.delete(s.get(TableRow, table_id))
         self.runtimes.pop(table_id, None)
+        # a feed left open would get the messages of a new table registered under this id
+        self.broker.close(table_id, f"table {table_id!r} was deleted", code=4404)
+
+    def check_scriptable(self, table_id: str) -> TableRuntime:
+        """The table's runtime if a script may be uploaded to it now; else NotFound or Conflict
+        (see :meth:`set_script`)."""
+        rt = self.get(table_id)
+        if rt.cfg.worker_kind != "scripted":
+            raise Conflict(f"table {table_id!r} is {rt.cfg.worker_kind}: only a scripted table replays a script")
+        if self.is_live(table_id):
+            raise Conflict(f"table {table_id!r} is running: stop it before uploading a script")
+        return rt
 
     def set_script(self, table_id: str, hands: list[list[dict]]) -> int:
-        """Store the script a scripted table replays; its next start begins a new match."""
-        if table_id in self.tasks:
-            raise Conflict(f"table {table_id!r} is running: stop it before uploading a script")
+        """Store the script a scripted table replays; its next start begins a new match.
+
+        Raises:
+            NotFound: no such table.
+            Conflict: the table is not scripted (only a scripted table replays a script), or it is live
+                (the new match would take the running one's place: its events would go on out of view).
+        """
+        rt = self.check_scriptable(table_id)
         with transaction(self.factory) as s:
             row = s.get(TableRow, table_id)
             if row is None:
                 raise NotFound(f"no table {table_id!r}")
             row.script = hands
-        rt = self.get(table_id)
         if any(rt.logs):
             rt.new_match(rt.match_title)
         return sum(len(h) for h in hands)
@@ -237,7 +308,7 @@ class Registry:
             await source.aclose()
         if persist:
             self._set_live(table_id, False)
-            rt.set_worker(state="stopped", connected=False)
+            rt.set_worker(state="stopped", connected=False, error=None)  # a failure the umpire has seen
         return status_of(rt)
 
     async def _run(self, rt: TableRuntime, source) -> None:  # noqa: ANN001
@@ -255,6 +326,7 @@ class Registry:
             else:  # a bug: its traceback is worth the log
                 log.exception("worker %s of table %s failed", kind, rt.cfg.id)
             rt.set_worker(state="error", connected=False, error=f"{type(exc).__name__}: {exc}")
+            self._set_live(rt.cfg.id, False)  # a failed table is not live: deletable, and not resumed at restart
 
     def _feed(self, rt: TableRuntime, source, item: SourceItem) -> None:  # noqa: ANN001
         stats = source.stats()

@@ -47,9 +47,11 @@ def live_server(app) -> Iterator[str]:  # noqa: ANN001
     """Run ``app`` with uvicorn in a thread on 127.0.0.1 (random port); yields the base URL."""
     import uvicorn
 
+    from service.server import Server
+
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on",
-                                           ws="websockets-sansio"))
+    server = Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on",
+                                   ws="websockets-sansio"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.time() + 20
@@ -87,6 +89,34 @@ def mismatch_script(preset: str = "lisa-b-all-fives", seed: int = 5, plays: int 
     raise RuntimeError("no mismatching tile found; try another seed")
 
 
+class MissingVideoSource:
+    """A ``vision`` event source whose ``video_source`` does not exist: it fails at once, as
+    :func:`vision.sources.open_source` does on a missing file (register it with ``register_source``)."""
+
+    kind = "vision"
+
+    def __init__(self, table: dict) -> None:
+        from service.sources import SourceStats
+
+        self.path = table["video_source"]
+        self._stats = SourceStats()
+
+    def stats(self):  # noqa: ANN201
+        return self._stats
+
+    def acknowledge(self, item, hand: int, index: int) -> None:  # noqa: ANN001
+        pass
+
+    async def aclose(self) -> None:
+        pass
+
+    async def __aiter__(self):  # noqa: ANN204
+        from vision.sources import SourceError
+
+        raise SourceError(f"cannot open {self.path}: no such file")
+        yield  # an async generator, as a source is
+
+
 def wait_for(predicate, timeout: float = 10.0, step: float = 0.02):  # noqa: ANN001, ANN201
     """Poll ``predicate`` until it returns something truthy (returned), or fail after ``timeout``."""
     deadline = time.time() + timeout
@@ -102,10 +132,10 @@ def _serve_main() -> None:  # pragma: no cover - run by tests in a subprocess
     """``python -m service.testing DATA_DIR PORT``: the service with the test token (for kill tests)."""
     import sys
 
-    import uvicorn
+    from service.server import serve
 
     app = create_app(settings_for(Path(sys.argv[1]), sqlite_synchronous="FULL"))
-    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+    serve(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,7 +11,7 @@ from engine.record import from_json, to_json, record_from_match
 from engine.record_text import read_text, write_text
 from engine.ruleset import load_ruleset
 from engine.simulate import simulate_match
-from service.testing import AUTH, app_for, mismatch_script, wait_for
+from service.testing import AUTH, MissingVideoSource, app_for, mismatch_script, wait_for
 
 MANUAL = {"id": "t1", "name": "Table 1", "rules": "lisa-b-all-fives", "players": {"N": "Ana", "S": "Bob"},
           "video_source": "rtsp://cam1/stream", "calibration": "calibration/t1.json", "worker": {"kind": "manual"}}
@@ -279,3 +279,104 @@ def test_api_docs_load_nothing_from_the_internet(client):
         assets = re.findall(r"""(?:src|href)=["']?(/[^"' >]+\.(?:js|css))""", text)
         assert assets, text[:300]
         assert all(client.get(a).status_code == 200 for a in assets)
+
+
+def test_a_penalty_with_neither_name_nor_points_is_422_not_500(client):
+    """All-fives names no penalty, so the console sent ``name: ""`` with an empty points box: the engine
+    scored it 0 and writing it (notation, feed) crashed with a TypeError, a 500."""
+    manual_table(client, rules="all-fives", players={})
+    post(client, "/api/tables/t1/start")
+    for bad in ({"type": "penalty", "seat": "N", "name": ""}, {"type": "penalty", "seat": "N", "name": "  "},
+                {"type": "penalty", "seat": "N", "opponents": 5}):
+        r = post(client, "/api/tables/t1/events", {"event": bad})
+        assert r.status_code == 422, (bad, r.text)
+        assert r.json()["detail"] == ("a penalty needs a rule-set penalty 'name' or explicit 'points' "
+                                      "(seat N has neither)")
+    r = post(client, "/api/tables/t1/corrections", {"replaces": 0, "event": {"type": "penalty", "seat": "N", "name": ""}})
+    assert r.status_code == 422  # the event is checked first, as above
+    assert client.get("/api/tables/t1/snapshot").json()["data"]["state"]["hand"] is None
+    # points with a blank name: a fine, stored without the name
+    r = post(client, "/api/tables/t1/events", {"event": {"type": "penalty", "seat": "N", "name": "", "points": -10}})
+    assert r.status_code == 201, r.text
+    assert client.get("/api/matches/1/hands/1").json()["events"] == [{"type": "penalty", "seat": "N", "points": -10}]
+    r = post(client, "/api/tables/t1/corrections", {"replaces": 0, "event": {"type": "penalty", "seat": "S", "name": ""}})
+    assert r.status_code == 422 and "seat S has neither" in r.json()["detail"]
+    assert client.get("/api/tables/t1/snapshot").json()["data"]["state"]["game"]["scores"] == {"N": -10, "S": 0}
+
+
+def test_a_script_upload_never_replaces_a_running_match(client):
+    """A running manual table took the upload (200) and opened a new match: its hand went out of view."""
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": "6-6"}}).status_code == 201
+    script = "hands:\n  - events:\n    - N 6-6\n"
+    r = client.put("/api/tables/t1/script", content=script, headers=AUTH)
+    assert r.status_code == 409 and r.json()["detail"] == "table 't1' is manual: only a scripted table replays a script"
+    post(client, "/api/tables/t1/stop")
+    assert client.put("/api/tables/t1/script", content=script, headers=AUTH).status_code == 409  # stopped: still manual
+    assert [m["number"] for m in client.get("/api/tables/t1/matches").json()] == [1]
+    r = post(client, "/api/tables/t1/hands/1/confirm", {"end": {"kind": "umpire"}})
+    assert r.status_code == 200 and r.json()["result"]["kind"] == "umpire"
+    # a scripted table: refused while it runs, taken once it finished (its next start is a new match)
+    post(client, "/api/tables", {"id": "s1", "name": "S", "rules": "lisa-b-all-fives",
+                                 "worker": {"kind": "scripted", "interval": 600, "simulate": {"seed": 1, "hands": 1}}})
+    post(client, "/api/tables/s1/start")
+    r = client.put("/api/tables/s1/script", content=script, headers=AUTH)
+    assert r.status_code == 409 and r.json()["detail"] == "table 's1' is running: stop it before uploading a script"
+    post(client, "/api/tables/s1/stop")
+    assert client.put("/api/tables/s1/script", content=script, headers=AUTH).json()["events"] == 1
+
+
+def test_player_and_team_names_are_capped_like_the_others(client):
+    r = post(client, "/api/tables", {"name": "x", "rules": "all-fives", "players": {"N": "a" * 100_000}})
+    assert r.status_code == 422 and r.json()["detail"] == "players.N: String should have at most 200 characters"
+    r = post(client, "/api/tables", {"name": "x", "rules": "all-fives", "teams": {"N": "b" * 201}})
+    assert r.status_code == 422 and r.json()["detail"] == "teams.N: String should have at most 200 characters"
+    assert client.get("/api/tables").json() == []
+    r = post(client, "/api/tables", {"name": "x", "rules": "all-fives", "players": {"N": "a" * 200}})
+    assert r.status_code == 201 and r.json()["players"]["N"] == "a" * 200
+
+
+def test_ids_from_names_keep_their_letters_and_never_collide(client):
+    def create(name, **extra):
+        r = post(client, "/api/tables", {"name": name, "rules": "all-fives", **extra})
+        assert r.status_code == 201, r.text
+        return r.json()["id"]
+
+    assert create("Mesa Ñandú Grande") == "mesa-nandu-grande"
+    assert create("Mesa Vídeo 3") == "mesa-video-3"
+    assert create("Straße ①") == "strasse-1"
+    assert [create("决赛桌"), create("🎲🎲"), create("决赛桌")] == ["table", "table-2", "table-3"]
+    assert create("Mesa Vídeo 3") == "mesa-video-3-2"  # the name again: a free id, not a 409
+    long = create("é" * 70)
+    assert long == "e" * 64 and create("é" * 70) == "e" * 62 + "-2"
+    r = post(client, "/api/tables", {"id": "table", "name": "Again", "rules": "all-fives"})
+    assert r.status_code == 409 and r.json()["detail"] == "table 'table' exists already"  # an explicit id stays
+    assert client.get("/api/tables/mesa-nandu-grande").json()["name"] == "Mesa Ñandú Grande"
+
+
+def test_a_failed_table_is_not_live_and_can_be_stopped_or_deleted(client, monkeypatch):
+    import service.sources as sources
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", MissingVideoSource)
+    for tid in ("v1", "v2"):
+        r = post(client, "/api/tables", {"id": tid, "name": tid, "rules": "all-fives", "video_source": "/nope/v.mp4",
+                                         "worker": {"kind": "vision"}})
+        assert r.status_code == 201
+        assert post(client, f"/api/tables/{tid}/start").status_code == 200
+        wait_for(lambda: client.get(f"/api/tables/{tid}/status").json()["state"] == "error")
+    st = client.get("/api/tables/v1/status").json()
+    assert st["error"] == "SourceError: cannot open /nope/v.mp4: no such file" and st["connected"] is False
+    listed = {t["id"]: (t["state"], t["error"]) for t in client.get("/api/tables").json()}
+    assert listed == {"v1": ("error", st["error"]), "v2": ("error", st["error"])}  # the index page shows it
+    assert client.get("/api/health").json()["live"] == []
+    assert client.get("/api/tables/v1").json()["live"] is False
+    assert post(client, "/api/tables/v1/stop").json()["state"] == "stopped"
+    assert client.delete("/api/tables/v1", headers=AUTH).json() == {"deleted": "v1"}
+    assert client.delete("/api/tables/v2", headers=AUTH).json() == {"deleted": "v2"}  # without a stop
+    assert client.app.state.registry.tasks == {} and client.get("/api/tables").json() == []
+    # a running table stays undeletable and listed as live, manual ones included
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    assert client.get("/api/health").json()["live"] == ["t1"]
+    assert client.delete("/api/tables/t1", headers=AUTH).status_code == 409

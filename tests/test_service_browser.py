@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.testing import AUTH, TOKEN, app_for, live_server, mismatch_script
+from service.testing import AUTH, TOKEN, MissingVideoSource, app_for, live_server, mismatch_script, wait_for
 
 CHROMIUM = os.environ.get("DOMINOCAST_CHROMIUM", "/usr/bin/chromium")
 #: Screenshots refresh the docs' pictures only when asked (DOMINOCAST_DOC_SHOTS=1): a test run must
@@ -141,4 +141,66 @@ def test_index_admin_adds_and_starts_a_table(tmp_path, browser):
                 "document.querySelector(\"#tables tr[data-id='mesa-2'] .state\")?.textContent !== 'running'",
                 timeout=10000)
             assert c.get("/api/tables/mesa-2/status").json()["state"] != "running"
+            page.close()
+
+
+def test_umpire_console_on_a_protected_table(tmp_path, browser):
+    """The console's table feed went without key or token: a table with a view key stayed blank (401,
+    retried forever, no message). And on a rule set without named penalties its Penalty button sent
+    ``name: ""`` with an empty points box (a 500 then): it asks for the points now."""
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            r = c.post("/api/tables", json={"id": "p", "name": "Protected table", "rules": "all-fives",
+                                            "view_key": "secret-key", "worker": {"kind": "manual"}})
+            assert r.status_code == 201, r.text
+            assert c.post("/api/tables/p/events", json={"event": {"type": "play", "seat": "N", "tile": "5-5"}}
+                          ).status_code == 201
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/tables/p/umpire#token={TOKEN}")
+            page.wait_for_function("document.getElementById('tname').textContent === 'Protected table'",
+                                   timeout=15000)
+            page.wait_for_function("document.getElementById('score').textContent.startsWith('N 10 ')", timeout=15000)
+            assert page.inner_text("#feederr") == ""
+            # no named penalty and no points: the console asks for points and posts nothing
+            page.wait_for_selector("#penalty option", state="attached")
+            assert page.inner_text("#penalty") == "(none: enter points)"
+            page.click("#pen")
+            page.wait_for_selector("#toast:not(.hidden)")
+            assert page.inner_text("#toast") == "enter the points: this rule set names no penalty"
+            assert [e["type"] for e in c.get("/api/matches/1/hands/1").json()["events"]] == ["play"]
+            page.fill("#pts", "-10")
+            page.click("#pen")
+            page.wait_for_function("document.getElementById('score').textContent.startsWith('N 0 ')", timeout=15000)
+            assert c.get("/api/matches/1/hands/1").json()["events"][-1] == {
+                "type": "penalty", "seat": "N", "points": -10, "reason": "umpire"}
+            page.close()
+
+            # a wrong token: the refusal is on the page, not an endless silent retry
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/tables/p/umpire#token=wrong")
+            page.wait_for_function("document.getElementById('feederr').textContent !== ''", timeout=15000)
+            assert page.inner_text("#feederr") == "the table feed was refused: wrong token"
+            assert page.inner_text("#tname") == ""
+            page.close()
+
+
+def test_index_shows_why_a_table_failed(tmp_path, browser, monkeypatch):
+    import service.sources as sources
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", MissingVideoSource)
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            assert c.post("/api/tables", json={"id": "cam", "name": "Cam", "rules": "all-fives",
+                                               "video_source": "/nope/v.mp4", "worker": {"kind": "vision"}}
+                          ).status_code == 201
+            assert c.post("/api/tables/cam/start").status_code == 200
+            wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "error")
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/")
+            row = "#tables tr[data-id='cam']"
+            page.wait_for_selector(f"{row} .error", timeout=10000)
+            assert page.inner_text(f"{row} .state") == "error"
+            assert page.inner_text(f"{row} .error") == "SourceError: cannot open /nope/v.mp4: no such file"
             page.close()

@@ -184,3 +184,44 @@ def test_alerts_channel(server):
     assert got[1]["kind"] == "alert" and got[1]["data"]["kind"] == "out_of_turn"
     snap = httpx.get(base + "/api/tables/a1/snapshot?channel=alerts", headers=AUTH).json()
     assert [a["kind"] for a in snap["data"]["alerts"]] == ["out_of_turn"]
+
+
+def test_deleting_a_table_ends_its_feeds(server):
+    """Feeds of a deleted table stayed open and then carried the messages of a new table with its id."""
+    base, app = server
+    with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+        assert c.post("/api/tables", json={"id": "d1", "name": "d1", "rules": "all-fives"}).status_code == 201
+    got: list = []
+    lines: list = []
+    ready = threading.Event()
+
+    def read() -> None:
+        with httpx.Client(timeout=10) as c, c.stream("GET", base + "/api/tables/d1/feed") as r:
+            for line in r.iter_lines():  # ends when the server ends the stream
+                lines.append(line)
+                if line.startswith("data:"):
+                    got.append(json.loads(line[5:]))
+                    ready.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    assert ready.wait(10)
+    from websockets.exceptions import ConnectionClosed
+
+    with websockets.connect(f"{base.replace('http', 'ws')}/api/tables/d1/ws", max_queue=None) as ws:
+        assert json.loads(ws.recv(timeout=10))["kind"] == "snapshot"
+        assert app.state.broker.count("d1") == 2
+        assert httpx.delete(base + "/api/tables/d1", headers=AUTH).json() == {"deleted": "d1"}
+        reader.join(5)
+        assert not reader.is_alive(), "the SSE feed of a deleted table is still open"
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                assert json.loads(ws.recv(timeout=5))["kind"] == "keepalive"
+    assert closed.value.rcvd.code == 4404 and closed.value.rcvd.reason == "table 'd1' was deleted"
+    assert app.state.broker.count("d1") == 0
+    # a new table under the same id: its messages reach only its own feeds
+    with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+        assert c.post("/api/tables", json={"id": "d1", "name": "new", "rules": "all-fives"}).status_code == 201
+    penalty(base, "d1", 1)
+    assert [m["kind"] for m in got] == ["snapshot"] and got[0]["data"]["state"]["table"]["name"] == "d1"
+    assert httpx.get(base + "/api/tables/d1/snapshot").json()["data"]["state"]["game"]["scores"]["N"] == 1

@@ -11,6 +11,7 @@ import sys
 import time
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from engine.record import event_to_dict
@@ -161,3 +162,57 @@ def test_migration_matches_the_models_and_uses_wal(tmp_path):
         assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0001"
+
+
+def test_ctrl_c_with_open_feeds_ends_them_cleanly_at_once(tmp_path):
+    """Open feeds held a Ctrl-C up until uvicorn cancelled them (5 s in ``serve``, forever here), with an
+    "Exception in ASGI application" traceback each. Now they end first and the service stops at once."""
+    import threading
+
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen([sys.executable, "-m", "service.testing", str(tmp_path), str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    ended: dict[str, float] = {}  # path -> when its stream ended
+    try:
+        _wait_up(base, proc)
+        assert httpx.post(base + "/api/tables", json={"id": "c", "name": "C", "rules": RULES},
+                          headers=AUTH).status_code == 201
+        ready = threading.Barrier(3)
+
+        def sse(path: str) -> None:
+            with httpx.Client(timeout=30) as c, c.stream("GET", base + path) as r:
+                ready.wait(10)
+                for _ in r.iter_lines():  # until the server ends the stream
+                    pass
+            ended[path] = time.monotonic()
+
+        readers = [threading.Thread(target=sse, args=(p,), daemon=True)
+                   for p in ("/api/tables/c/feed", "/api/tables/c/alerts/feed?token=test-token")]
+        for t in readers:
+            t.start()
+        with connect(f"ws://127.0.0.1:{port}/api/tables/c/ws", max_queue=None) as ws:
+            assert json.loads(ws.recv(timeout=10))["kind"] == "snapshot"
+            ready.wait(10)
+            t0 = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            for t in readers:
+                t.join(5)
+            assert proc.wait(10) == 0
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    ws.recv(timeout=5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    err = proc.stderr.read().decode()
+    assert sorted(ended) == ["/api/tables/c/alerts/feed?token=test-token", "/api/tables/c/feed"]
+    took = max(ended.values()) - t0
+    assert took < 2, f"the feeds ended {took:.1f} s after the signal"
+    assert closed.value.rcvd.code in (1001, 1012)  # going away (the feed), or service restart (uvicorn)
+    assert "Traceback" not in err and "Exception in ASGI application" not in err, err

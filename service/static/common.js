@@ -38,19 +38,40 @@ const DC = (() => {
   const sumPoints = (pts) => Object.values(pts || {}).reduce((a, b) => a + b, 0);
   const signed = (n) => (n > 0 ? "+" : n < 0 ? "−" : "") + Math.abs(n);
 
+  // Why the server refused a feed: {status, detail} for a 4xx (no or wrong key/token, no such
+  // table), null when it is down or failing (a retry may work). EventSource tells no status, so
+  // the URL is fetched once more and the stream aborted at once if it opens.
+  async function refusal(u) {
+    const ctl = new AbortController();
+    try {
+      const res = await fetch(u, {signal: ctl.signal, headers: {Accept: "text/event-stream"}});
+      if (res.ok || res.status >= 500) return null;
+      let detail = res.statusText;
+      try { detail = (await res.json()).detail || detail; } catch (e) { /* not JSON */ }
+      return {status: res.status, detail: String(detail)};
+    } catch (e) { return null; } finally { ctl.abort(); }
+  }
+
   // A feed that survives reconnects: EventSource resends Last-Event-ID by itself; if the
-  // stream is closed for good we reopen it (a fresh snapshot). onMessage(msg) for every message.
+  // stream is closed for good we reopen it (a fresh snapshot). onMessage(msg) for every message;
+  // onState("live" | "reconnecting" | "refused", detail): "refused" with the server's reason
+  // (401/403/404), retried every 10 s (a key, a token or the table may come).
   function feed(url, onMessage, onState) {
-    let es = null, lastId = null, timer = null;
+    let es = null, lastId = null, timer = null, closed = false;
     const kinds = ["snapshot", "event", "match", "worker", "hand_confirmed", "alert"];
     function open() {
+      if (closed) return;
       const u = new URL(url, location.href);
       if (lastId !== null) u.searchParams.set("since", lastId);
       es = new EventSource(u);
       es.onopen = () => onState && onState("live");
-      es.onerror = () => {
-        onState && onState("reconnecting");
-        if (es.readyState === EventSource.CLOSED) { clearTimeout(timer); timer = setTimeout(open, 3000); }
+      es.onerror = async () => {
+        if (es.readyState !== EventSource.CLOSED) { onState && onState("reconnecting"); return; }
+        clearTimeout(timer);
+        const why = await refusal(u);
+        if (closed) return;
+        if (onState) onState(why ? "refused" : "reconnecting", why ? why.detail : undefined);
+        timer = setTimeout(open, why ? 10000 : 3000);
       };
       for (const k of kinds) es.addEventListener(k, (ev) => {
         const msg = JSON.parse(ev.data);
@@ -59,7 +80,7 @@ const DC = (() => {
       });
     }
     open();
-    return { close: () => es && es.close(), get lastId() { return lastId; } };
+    return { close: () => { closed = true; clearTimeout(timer); if (es) es.close(); }, get lastId() { return lastId; } };
   }
 
   async function api(path, opts = {}) {

@@ -60,5 +60,5 @@
     }
     if (data.state) render(data.state);
     document.body.dataset.lastId = msg.id;
-  }, (s) => { $("conn").textContent = s === "live" ? "" : s; });
+  }, (s, why) => { $("conn").textContent = s === "live" ? "" : s === "refused" ? `feed refused: ${why}` : s; });
 })();

@@ -8,7 +8,7 @@
   let token = hashToken || localStorage.getItem("dominocast-token") || "";
   $("token").value = token;
   $("by").value = localStorage.getItem("dominocast-umpire") || "";
-  let state = null, rules = null, alertsFeed = null;
+  let state = null, rules = null, alertsFeed = null, eventsFeed = null;
   const alerts = new Map();
 
   function toast(text, bad) {
@@ -109,11 +109,46 @@
   $("pass").onclick = () => act("/events", {event: {type: "pass", seat: $("seat").value}, by: by()});
   $("pen").onclick = () => {
     const ev = {type: "penalty", seat: $("seat").value, reason: "umpire"};
-    if ($("pts").value) ev.points = parseInt($("pts").value, 10); else ev.name = $("penalty").value;
+    const pts = $("pts").value.trim();
+    if (pts) {
+      if (!/^[+-]?\d+$/.test(pts)) return toast("points: a whole number, e.g. -10", true);
+      ev.points = parseInt(pts, 10);
+    } else if ($("penalty").value) ev.name = $("penalty").value;
+    else return toast("enter the points: this rule set names no penalty", true);  // the API would refuse a bare penalty
     return act("/events", {event: ev, hand: state && state.hand ? state.hand.number : undefined, by: by()});
   };
   $("endhand").onclick = () => act("/events", {event: {type: "hand_end", kind: $("endkind").value, winner: $("winner").value || null}, by: by()});
   $("confirmhand").onclick = () => state && state.hand && act(`/hands/${state.hand.number}/confirm`, {by: by()});
+
+  // the events feed of a protected table needs its view key (?key= in the address) or the token:
+  // EventSource sets no header, so both go in the query (the API takes either)
+  function feedAuth() {
+    const q = new URLSearchParams();
+    if (DC.params.get("key")) q.set("key", DC.params.get("key"));
+    if (token) q.set("token", token);
+    return q.toString() ? "?" + q : "";
+  }
+
+  function connectEvents() {
+    if (eventsFeed) eventsFeed.close();
+    eventsFeed = DC.feed(`/api/tables/${T}/feed` + feedAuth(), (msg) => {
+      $("feederr").textContent = "";
+      if (msg.data && msg.data.state) renderState(msg.data.state);
+    }, (s, why) => {
+      $("conn").textContent = s === "live" ? "" : s;
+      if (s === "live") $("feederr").textContent = "";
+      else if (s === "refused") $("feederr").textContent = `the table feed was refused: ${why}`
+        + (token ? "" : " (enter the token above)");
+    });
+  }
+
+  async function loadRules() {
+    const info = await DC.api(`/api/tables/${T}` + viewKey("?"), {token: token || undefined});
+    rules = (await DC.api("/api/rulesets")).find((r) => r.name === info.rules) || {penalties: []};
+    $("penalty").innerHTML = rules.penalties.length ? rules.penalties.map((p) => `<option>${DC.esc(p)}</option>`).join("")
+      : '<option value="">(none: enter points)</option>';
+    renderAlerts();  // the alerts may have come first: their penalty choices need the rule set
+  }
 
   function connectAlerts() {
     if (alertsFeed) alertsFeed.close();
@@ -123,20 +158,22 @@
       else if (msg.kind === "alert") alerts.set(msg.data.id, msg.data);
       renderAlerts();
       $("authstate").textContent = "";
-    }, (s) => { $("conn").textContent = s === "live" ? "" : s; if (s !== "live" && !token) $("authstate").textContent = "enter the token"; });
+    }, (s, why) => {
+      $("conn").textContent = s === "live" ? "" : s;
+      if (s === "refused") $("authstate").textContent = `alerts refused: ${why}`;
+      else if (s !== "live" && !token) $("authstate").textContent = "enter the token";
+    });
   }
 
   $("savetoken").onclick = () => {
     token = $("token").value.trim(); localStorage.setItem("dominocast-token", token);
     localStorage.setItem("dominocast-umpire", $("by").value);
+    connectEvents();
     connectAlerts();
+    if (!rules) loadRules().catch((e) => toast(e.message, true));
   };
 
-  (async () => {
-    const info = await DC.api(`/api/tables/${T}` + viewKey("?"), {token: token || undefined});
-    rules = (await DC.api("/api/rulesets")).find((r) => r.name === info.rules) || {penalties: []};
-    $("penalty").innerHTML = rules.penalties.map((p) => `<option>${DC.esc(p)}</option>`).join("");
-    DC.feed(`/api/tables/${T}/feed` + viewKey("?"), (msg) => { if (msg.data && msg.data.state) renderState(msg.data.state); });
-    if (token) connectAlerts(); else $("authstate").textContent = "enter the token";
-  })().catch((e) => toast(e.message, true));
+  connectEvents();  // first: a refused feed says so even when the table's details cannot be read
+  if (token) connectAlerts(); else $("authstate").textContent = "enter the token";
+  loadRules().catch((e) => toast(e.message, true));
 })();
