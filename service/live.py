@@ -43,7 +43,9 @@ PENALTY_FOR = {
     "wrong_start": ("wrong_start",),
     "slow_play": ("slow_play",),
 }
-_NEW_HAND_TYPES = (Deal, Play, Pass, Draw)
+# Events that open the next hand when the current one is over. Not a pass: nobody passes before the
+# lead, so a pass after the hand's end is a mistake (the console's Pass button pressed late), refused.
+_NEW_HAND_TYPES = (Deal, Play, Draw)
 
 
 class AppendRejected(ValueError):
@@ -224,6 +226,9 @@ class TableRuntime:
         if n == 0:
             return 1
         last = self.hand_states()[-1][2]
+        if last.result is not None and isinstance(event, Pass):
+            raise AppendRejected(f"hand {n} is over: a pass cannot open the next hand (it opens with the lead "
+                                 "or a deal)")
         return n + 1 if last.result is not None and isinstance(event, _NEW_HAND_TYPES) else n
 
     def append(self, event: object, *, source: str, actor: str = "", hand: int | None = None,

@@ -169,11 +169,23 @@ def test_umpire_console_on_a_protected_table(tmp_path, browser):
             page.wait_for_selector("#toast:not(.hidden)")
             assert page.inner_text("#toast") == "enter the points: this rule set names no penalty"
             assert [e["type"] for e in c.get("/api/matches/1/hands/1").json()["events"]] == ["play"]
+            # a penalty scores at once: the console asks first; cancelled, nothing is posted
+            asked: list = []
+            page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
             page.fill("#pts", "-10")
+            page.click("#pen")
+            page.wait_for_timeout(300)
+            assert asked == ["−10 points for N?"]
+            assert [e["type"] for e in c.get("/api/matches/1/hands/1").json()["events"]] == ["play"]
+            page.once("dialog", lambda d: d.accept())
             page.click("#pen")
             page.wait_for_function("document.getElementById('score').textContent.startsWith('N 0 ')", timeout=15000)
             assert c.get("/api/matches/1/hands/1").json()["events"][-1] == {
                 "type": "penalty", "seat": "N", "points": -10, "reason": "umpire"}
+            assert page.input_value("#pts") == ""  # not reused by the next click
+            # event times for people: one decimal (the notation keeps them exact)
+            assert page.evaluate("DC.shortTimes('S 6-1 E t=10.583333333333332 f=127')") == "S 6-1 E t=10.6 f=127"
+            assert page.evaluate("DC.shortTimes('N 5-5 t=4.2 f=126')") == "N 5-5 t=4.2 f=126"
             page.close()
 
             # a wrong token: the refusal is on the page, not an endless silent retry

@@ -152,6 +152,19 @@ def test_hand_confirmation(bad_play):
     assert c.get("/api/tables/t/snapshot").json()["id"] == last  # no second hand_confirmed message
 
 
+def test_a_pass_after_the_hand_ended_is_refused_not_a_new_hand(bad_play):
+    """The console's Pass pressed after the hand's end used to open hand 2 with a pass, no deal and
+    no lead; nobody passes before the lead, so it is refused and the match stays at one hand."""
+    c, info = bad_play
+    post(c, "/api/tables/t/hands/1/confirm", {"end": {"kind": "umpire", "reason": "table dispute"}})
+    r = post(c, "/api/tables/t/events", {"event": {"type": "pass", "seat": "N"}})
+    assert r.status_code == 409
+    assert r.json()["detail"].endswith("hand 1 is over: a pass cannot open the next hand (it opens with the lead or a deal)")
+    assert len(c.get("/api/matches/1").json()["hands"]) == 1
+    r = post(c, "/api/tables/t/events", {"event": {"type": "play", "seat": "N", "tile": "6-6"}})  # the lead does
+    assert r.status_code == 201 and r.json()["hand"] == 2
+
+
 def test_a_refused_hand_confirmation_leaves_the_log_as_it_was(tmp_path):
     """``end: locked`` on a block hand whose seats still hold unseen tiles cannot be confirmed (their
     pips are not counted yet): 409 naming the reveals, and no end is written (twice, it wrote two)."""

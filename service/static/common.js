@@ -35,6 +35,9 @@ const DC = (() => {
     return `<svg class="layout" xmlns="http://www.w3.org/2000/svg" viewBox="${x0} ${y0} ${x1 - x0} ${y1 - y0}" preserveAspectRatio="xMidYMid meet">${tiles}${ends}</svg>`;
   }
 
+  // Event text for people: the notation writes times exactly (t=10.583333333333332, so a record
+  // reads back the same); one decimal is what an umpire reads.
+  const shortTimes = (text) => String(text ?? "").replace(/\bt=(\d+\.\d{2,})/g, (m, v) => `t=${(+v).toFixed(1)}`);
   const sumPoints = (pts) => Object.values(pts || {}).reduce((a, b) => a + b, 0);
   const signed = (n) => (n > 0 ? "+" : n < 0 ? "−" : "") + Math.abs(n);
 
@@ -107,5 +110,5 @@ const DC = (() => {
     return lp.text;
   }
 
-  return { params, pathPart, esc, layoutSVG, sumPoints, signed, feed, api, sideLabel, playText };
+  return { params, pathPart, esc, layoutSVG, sumPoints, signed, shortTimes, feed, api, sideLabel, playText };
 })();

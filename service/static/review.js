@@ -37,13 +37,13 @@
     const pts = Object.entries(r.points).map(([s, p]) => `${s} ${DC.signed(p)}`).join(", ");
     const flags = r.flags.map((f) => `<span class="flagtag">!${DC.esc(f.kind)}</span>`).join(" ");
     const end = r.hand_end ? ` <b>= ${DC.esc(r.hand_end.kind)} ${DC.esc(r.hand_end.winner || "")}</b>` : "";
-    return `<tr><td>${r.game}</td><td>${r.hand}</td><td>${r.index}</td><td>${DC.esc(r.text)} ${flags}${end}</td><td>${pts}</td>`
+    return `<tr><td>${r.game}</td><td>${r.hand}</td><td>${r.index}</td><td>${DC.esc(DC.shortTimes(r.text))} ${flags}${end}</td><td>${pts}</td>`
       + `<td>${Object.entries(r.score).map(([s, v]) => `${s} ${v}`).join(" · ")}</td></tr>`;
   }).join("");
   $("flags").innerHTML = data.alerts.length ? data.alerts.map((a) => `<div class="alert ${a.category}"><span class="kind">${DC.esc(a.kind)}</span>`
     + ` <span class="muted">hand ${a.hand ?? "-"} · ${DC.esc(a.status)}${a.resolved_by ? " by " + DC.esc(a.resolved_by) : ""}</span><div>${DC.esc(a.message)}</div>`
     + (a.note ? `<div class="details">${DC.esc(a.note)}</div>` : "") + "</div>").join("") : '<p class="muted">No flag.</p>';
   $("corrections").innerHTML = data.corrections.length ? data.corrections.map((c) =>
-    `<div class="alert uncertain">hand ${c.hand} #${c.index}: <b>${DC.esc(c.text)}</b> (was: ${DC.esc(c.was)})`
+    `<div class="alert uncertain">hand ${c.hand} #${c.index}: <b>${DC.esc(DC.shortTimes(c.text))}</b> (was: ${DC.esc(DC.shortTimes(c.was))})`
     + `<div class="details">${DC.esc(c.by)}${c.reason ? " · " + DC.esc(c.reason) : ""}</div></div>`).join("") : '<p class="muted">No correction.</p>';
 })().catch((e) => { document.body.insertAdjacentHTML("beforeend", `<p class="page">${DC.esc(e.message)}</p>`); });

@@ -32,7 +32,7 @@
         `<option ${p === pen ? "selected" : ""}>${DC.esc(p)}</option>`)).join("");
       return `<div class="alert ${a.category}" data-id="${a.id}"><div><span class="kind">${DC.esc(a.kind)}</span>`
         + ` <span class="muted">#${a.id} · hand ${a.hand ?? "-"}${a.index != null ? " · event " + a.index : ""}${a.seat ? " · " + a.seat : ""}</span></div>`
-        + `<div>${DC.esc(a.message)}</div><div class="details">${DC.esc(a.details && a.details.event ? "event: " + a.details.event : "")}`
+        + `<div>${DC.esc(DC.shortTimes(a.message))}</div><div class="details">${DC.esc(a.details && a.details.event ? "event: " + DC.shortTimes(a.details.event) : "")}`
         + `${a.details && a.details.repeats ? " · seen " + a.details.repeats + "×" : ""}</div>`
         + `<div class="row">${a.category === "flag" ? `<select class="pensel">${opts}</select>` : ""}`
         + `<button class="primary confirm">Confirm</button><button class="dismiss">Dismiss</button></div></div>`;
@@ -115,6 +115,10 @@
       ev.points = parseInt(pts, 10);
     } else if ($("penalty").value) ev.name = $("penalty").value;
     else return toast("enter the points: this rule set names no penalty", true);  // the API would refuse a bare penalty
+    // a penalty scores at once (bogus_play also redeals): ask, and clear the points so they are not reused
+    const what = ev.points !== undefined ? `${DC.signed(ev.points)} points` : `penalty ${ev.name}`;
+    if (!confirm(`${what} for ${ev.seat}?`)) return;
+    $("pts").value = "";
     return act("/events", {event: ev, hand: state && state.hand ? state.hand.number : undefined, by: by()});
   };
   $("endhand").onclick = () => act("/events", {event: {type: "hand_end", kind: $("endkind").value, winner: $("winner").value || null}, by: by()});
