@@ -655,7 +655,9 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
             counted = sum(p for s, p in remaining.items() if s != winner)
             whose = "the other hands"
         note = f"{winner} dominoes (went out); {counted} pips left in {whose}"
-        if rules.domino_fixed_points is not None:  # Fives and Threes (pagat): one point for going out
+        if rules.standings == "cumulative_pips":
+            pass  # seed 002: players are ranked by the pips left in their hands; going out scores no points
+        elif rules.domino_fixed_points is not None:  # Fives and Threes (pagat): one point for going out
             awards[side] = rules.domino_fixed_points
         else:
             awards[side] = round_points(counted, rules.domino_rounding)

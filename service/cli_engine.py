@@ -56,10 +56,11 @@ def score(
     table = Table(title=f"{sc.rules.title} ({sc.rules.name})", show_lines=False)
     for col in ("g.h", "#", "event", "points", "open ends", "flags", "score"):
         table.add_column(col, overflow="fold")
+    by_pips = sc.rules.standings == "cumulative_pips"  # seed 002: ranked by the pips left, no running score
     for row in rows:
         if row["type"] == "game_end":
             table.add_row(str(row["game"]), "", f"[bold]game over ({row['ended_by']}): {row['winner'] or 'tie'}[/]",
-                          "", "", "", _score(row["score"] or row["pips"]))
+                          "", "", "", "pips " + _score(row["pips"]) if by_pips else _score(row["score"]))
             continue
         pts = " ".join(f"{s}+{p}" if p >= 0 else f"{s}{p}" for s, p in row["points"].items())
         flags = "; ".join(f["kind"] for f in row["flags"])
@@ -68,7 +69,7 @@ def score(
             he = row["hand_end"]
             text += f"  [bold]→ {he['kind']}{' ' + he['winner'] if he['winner'] else ''}[/] ({he['note']})"
         table.add_row(f"{row['game']}.{row['hand']}", str(row["index"]), text, pts, _ends(row["open_ends"]),
-                      f"[red]{flags}[/]" if flags else "", _score(row["score"]))
+                      f"[red]{flags}[/]" if flags else "", "" if by_pips else _score(row["score"]))
     console.print(table)
     _print_standings(match, sc.players)
 

@@ -175,3 +175,47 @@ def test_unknown_preset_on_the_command_line_exits_2(tmp_path):
     result = score(path, "--rules", "nope")
     assert result.exit_code == 2
     assert "unknown rule set 'nope'" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_score_table_of_a_game_ranked_by_pips_shows_the_pips_not_a_score(tmp_path):
+    """NOVA (seed 002) ranks players by the spots left in their hands: the table's game-over row
+    shows those pips, and no running score of zeros."""
+    path = script(tmp_path, """\
+rules: nova-block
+overrides: {games_per_match: 1}
+hands:
+  - events:
+      - N 6-6
+      - E pass
+      - S pass
+      - W pass
+      - N 6-5 E
+      - E pass
+      - S pass
+      - W pass
+      - N 5-4 E
+      - E pass
+      - S pass
+      - W pass
+      - N 4-3 E
+      - E pass
+      - S pass
+      - W pass
+      - N 3-2 E
+      - E pass
+      - S pass
+      - W pass
+      - N 2-1 E
+      - E pass
+      - S pass
+      - W pass
+      - N 1-0 E
+      - E reveal 6-4 6-3 6-2 6-1 6-0 5-5 5-3
+      - S reveal 5-2 5-1 5-0 4-4 4-2 4-1 4-0
+      - W reveal 3-3 3-1 3-0 2-2 2-0 1-1 0-0
+""")
+    result = runner.invoke(app, ["score", str(path)], env={"COLUMNS": "220"})
+    assert result.exit_code == 0, result.output
+    over = next(line for line in result.stdout.splitlines() if "game over" in line)
+    assert "pips N 0 E 58 S 41 W 21" in over  # 10+9+8+7+6+10+8, 7+6+5+8+6+5+4, 6+4+3+4+2+2+0
+    assert "N 0 E 0" not in result.stdout.replace("pips N 0 E 58", "")

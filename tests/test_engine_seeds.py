@@ -476,6 +476,10 @@ def test_002_chip_out_ranks_the_others_by_their_spots():
     assert (res.kind, res.winner_seat) == ("domino", "N")
     # second, third and fourth place by the spots left: W 21, S 41, E 58
     assert match.standings() == [("N", 1, 0), ("W", 0, 21), ("S", 0, 41), ("E", 0, 58)]
+    # players are ranked by spots, so going out scores nothing (the engine's default would give
+    # N 58 + 41 + 21 = 120)
+    assert res.awards == {"N": 0, "E": 0, "S": 0, "W": 0}
+    assert all(not o.points for o in match.games[0].hands[0].outcomes)
 
 # The deal and a game timed every 15 s from t = 0. At 5:00 (S 5-3 at t = 300) nobody is out; W would
 # go out at 6:15.
