@@ -120,6 +120,7 @@ class HandState:
     penalty_leader: str | None = None
     doubles_redeal: bool = False  # the deal forced a redeal: the rest of the deal may still be written
     time_cut: bool = False  # the hand was stopped by the game's time limit (hand_in_progress_finishes = false)
+    turns_before: list = field(default_factory=list)  # whose turn it was before each play in ``plays``
 
     def side(self, seat: str) -> str:
         return team_of(seat, self.rules.partnership)
@@ -359,6 +360,7 @@ def _play(st: HandState, ev: Play, points: dict, flags: list[Flag]) -> Placement
     for other, hand in st.known.items():
         if other != seat and hand and any(t.key == tile.key for t in hand):
             raise IllegalEvent(f"{tile} is in {other}'s hand, not {seat}'s")
+    turn_before = st.turn  # a take-back gives the turn back to whoever had it
     _check_turn(st, seat, flags)
     is_lead = st.layout.lead is None
     before = st.layout.open_ends()
@@ -379,7 +381,8 @@ def _play(st: HandState, ev: Play, points: dict, flags: list[Flag]) -> Placement
     side = st.side(seat)
     points[side] = pts
     st.plays.append((len(st.outcomes), seat, placement.tile, placement.end if not is_lead else None, True, pts))
-    _remove_from_hand(st, seat, tile)
+    st.turns_before.append(turn_before)
+    _remove_from_hand(st, seat, tile, flags)
     _play_bonuses(st, seat, points)
     st.passes_in_row = 0
     st.last_player = seat
@@ -415,14 +418,16 @@ def _check_lead(st: HandState, seat: str, tile: Tile, flags: list[Flag]) -> None
         flags.append(Flag("wrong_start", seat, f"the hand must open with {req}, {seat} led {tile}"))
 
 
-def _remove_from_hand(st: HandState, seat: str, tile: Tile) -> None:
+def _remove_from_hand(st: HandState, seat: str, tile: Tile, flags: list[Flag]) -> None:
     st.counts[seat] -= 1
     hand = st.known[seat]
     if hand is not None:
         match = [t for t in hand if t.key == tile.key]
         if match:
             hand.remove(match[0])
-        else:
+        else:  # a misread or a wrong deal line (a tile dealt to another seat is refused in _play)
+            flags.append(Flag("tile_not_in_hand", seat, f"{seat} played {tile}, which is not in {seat}'s dealt hand"
+                              f" ({' '.join(map(str, hand)) or 'none left'})", {"tile": [tile.a, tile.b]}))
             st.known[seat] = None  # the hand we thought we knew was wrong: stop trusting it
     if st.counts[seat] < 0 and st.counts_known:
         raise IllegalEvent(f"{seat} has no tiles left to play")
@@ -528,6 +533,7 @@ def _take_back(st: HandState, ev: TakeBack, points: dict, flags: list[Flag]) -> 
     else:
         raise IllegalEvent(f"{ev.seat} did not play {ev.tile}")
     removed = st.plays.pop(i)
+    turn_before = st.turns_before.pop(i)
     lay = Layout(st.layout.set_max, st.layout.spinner_rule, st.layout.arms_open_rule,
                  st.layout.double_at_end_counts, st.layout.lone_spinner_counts)
     for _, _, t, end, oriented, _ in st.plays:
@@ -537,7 +543,8 @@ def _take_back(st: HandState, ev: TakeBack, points: dict, flags: list[Flag]) -> 
     st.counts[ev.seat] += 1
     if st.known[ev.seat] is not None:
         st.known[ev.seat].append(ev.tile)  # type: ignore[union-attr]
-    st.turn = ev.seat
+    # the turn goes back to whoever had it: the same seat, or the rightful one after an out-of-turn play
+    st.turn = turn_before if i == len(st.plays) else ev.seat
     flags.append(Flag("take_back", ev.seat, f"{ev.seat} took back {ev.tile}"))
 
 

@@ -14,7 +14,7 @@ from engine.record import RecordError, record_from_match
 from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset
 from engine.script import ScriptError, load_script
 from engine.timeline import timeline
-from service.cli_common import check_distinct_outputs, check_out_file, console, fail
+from service.cli_common import check_distinct_outputs, check_out_file, console, err_console, fail
 from service.cli_record import write_outputs
 
 
@@ -48,6 +48,8 @@ def score(
             write_outputs(rec, record, notation)
         except RecordError as exc:
             raise fail(str(exc))
+    for warning in unfinished_hands(match):  # on stderr: --json's stdout stays rows only
+        err_console.print(f"warning: {warning}", highlight=False)
     rows = list(timeline(match))
     if as_json:
         for row in rows:
@@ -76,6 +78,14 @@ def score(
 
 def _score(score: dict[str, int]) -> str:
     return " ".join(f"{s} {v}" for s, v in score.items())
+
+
+def unfinished_hands(match) -> list[str]:  # noqa: ANN001 - engine.match.MatchState
+    """One line per hand that has no end (no domino, lock or ``end`` line) although a later hand
+    follows it: a script missing its end line, scored as it stands."""
+    hands = [(g.number, n, h) for g in match.games for n, h in enumerate(g.hands, start=1)]
+    return [f"hand {n} of game {g} has no end (no domino, lock or 'end' line) but another hand follows it: "
+            "scored as it stands" for g, n, h in hands[:-1] if h.result is None]
 
 
 def _print_standings(match, players: dict[str, str]) -> None:

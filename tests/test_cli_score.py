@@ -219,3 +219,25 @@ hands:
     over = next(line for line in result.stdout.splitlines() if "game over" in line)
     assert "pips N 0 E 58 S 41 W 21" in over  # 10+9+8+7+6+10+8, 7+6+5+8+6+5+4, 6+4+3+4+2+2+0
     assert "N 0 E 0" not in result.stdout.replace("pips N 0 E 58", "")
+
+
+def test_a_hand_with_no_end_followed_by_another_is_a_warning(tmp_path):
+    path = script(tmp_path, """\
+rules: all-fives
+hands:
+  - events:
+      - N 6-4
+      - S 4-1 E
+  - events:
+      - S 5-5
+""")
+    result = score(path, "--json")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.strip().splitlines() == [
+        "warning: hand 1 of game 1 has no end (no domino, lock or 'end' line) but another hand follows it: "
+        "scored as it stands"]
+    rows = [json.loads(line) for line in result.stdout.splitlines()]  # stdout stays rows only
+    assert [r["hand"] for r in rows] == [1, 1, 2] and rows[-1]["score"] == {"N": 10, "S": 10}
+    ended = script(tmp_path, "rules: all-fives\nhands:\n  - events:\n      - N 6-4\n      - end umpire\n"
+                             "  - events:\n      - S 5-5\n", "ended.yaml")
+    assert score(ended, "--json").stderr == ""

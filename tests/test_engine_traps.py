@@ -292,3 +292,32 @@ def test_unseen_draws_no_domino_by_counting_until_the_umpire_says():
                 HandContext(leader="N"))
     # S holds 12 + 10 = 22 -> 20 (nearest 5)
     assert st.result.kind == "domino" and st.result.awards == {"N": 20, "S": 0}
+
+
+# ---- record keeping: a tile the deal did not give, and the turn after an out-of-turn take-back ---
+
+def test_a_tile_not_in_the_dealt_hand_is_flagged():
+    rules = load_ruleset("lisa-b-all-fives")
+    st = replay(rules, ev("deal N 5-5 5-3 5-2 5-1 5-0 6-5 3-1 / S 4-4 5-4 4-2 4-1 4-0 6-4 3-2",
+                          "N 5-5", "S 5-4 E",
+                          "N 6-0 W"))  # 6-0 is in the boneyard: a misread or a wrong deal line
+    assert [f.kind for f in st.outcomes[-1].flags] == ["mismatched_end", "tile_not_in_hand"]
+    msg = st.outcomes[-1].flags[-1].message
+    assert msg == "N played 6-0, which is not in N's dealt hand (5-3 5-2 5-1 5-0 6-5 3-1)"
+
+
+def _per_event(st) -> list[list[str]]:
+    return [[f.kind for f in o.flags] for o in st.outcomes]
+
+
+def test_taking_back_an_out_of_turn_lead_gives_the_lead_back():
+    """5-5 is the highest double dealt, so N leads (Lisa B.); S led 4-4 and took it back: N's 5-5
+    is then in turn (it was flagged out_of_turn: the turn went to S, who took back), and S answers."""
+    rules = load_ruleset("lisa-b-all-fives")
+    st = replay(rules, ev("deal N 5-5 5-3 5-2 5-1 5-0 6-5 3-1 / S 4-4 5-4 4-2 4-1 4-0 6-4 3-2",
+                          "S 4-4", "S takeback 4-4", "N 5-5", "S 5-4 E"))
+    assert _per_event(st)[2:] == [["take_back"], [], []]
+    # taking back one's own tile in turn keeps the turn with that player
+    st = replay(rules, ev("deal N 5-5 5-3 5-2 5-1 5-0 6-5 3-1 / S 4-4 5-4 4-2 4-1 4-0 6-4 3-2",
+                          "N 5-5", "S 5-4 E", "S takeback 5-4", "S 4-4 E"))
+    assert _per_event(st)[2:] == [[], ["take_back"], ["mismatched_end"]]  # E shows 5 again; no out_of_turn
