@@ -376,7 +376,8 @@ def _play(st: HandState, ev: Play, points: dict, flags: list[Flag]) -> Placement
     if placement.closed_end:
         flags.append(Flag("closed_end", seat, f"{seat} played on {placement.end} before the spinner's sides were covered"))
     pts = 0
-    if placement.matched and rules.score_ends:
+    # an illegal play (mismatched, or on an arm not open yet) scores nothing until the umpire rules
+    if placement.matched and not placement.closed_end and rules.score_ends:
         pts = play_points(st.layout.ends_count(), rules.end_score_scale)
     side = st.side(seat)
     points[side] = pts

@@ -321,3 +321,11 @@ def test_taking_back_an_out_of_turn_lead_gives_the_lead_back():
     st = replay(rules, ev("deal N 5-5 5-3 5-2 5-1 5-0 6-5 3-1 / S 4-4 5-4 4-2 4-1 4-0 6-4 3-2",
                           "N 5-5", "S 5-4 E", "S takeback 5-4", "S 4-4 E"))
     assert _per_event(st)[2:] == [[], ["take_back"], ["mismatched_end"]]  # E shows 5 again; no out_of_turn
+
+
+def test_a_play_on_an_arm_not_open_yet_is_flagged_and_scores_nothing():
+    """Lisa B.: the spinner's arms open once both long sides are covered; S 6-3 on the N arm right
+    after the lead would make 6 + 6 + 3 = 15 if it counted."""
+    st = replay(load_ruleset("lisa-b-all-fives"), ev("N 6-6", "S 6-3 N"))
+    assert _per_event(st)[1] == ["closed_end"]
+    assert pts(st) == [{}, {}]
