@@ -469,6 +469,24 @@ class TableRuntime:
                                                                   "side": r.winner_side, "awards": dict(r.awards)}}
 
     # ---- helpers for corrections -------------------------------------------------------
+    def flags_with(self, hand: int, event: object) -> int:
+        """How many flags hand ``hand`` would carry with ``event`` appended to it: a dry run of
+        :meth:`append` (nothing is written); a refused event counts as 10**6."""
+        with self.lock:
+            logs = [list(x) for x in self.logs]
+            logs[hand - 1].append(event)
+            try:
+                match = replay_match(self.cfg.rules, logs)
+            except (IllegalEvent, LayoutError, TileError, IndexError, ValueError):
+                return 10 ** 6
+            return sum(len(o.flags) for o in self.hand_states(match)[hand - 1][2].outcomes)
+
+    def is_lead(self, hand: int, index: int) -> bool:
+        """Whether the event in force at slot ``index`` of ``hand`` is the hand's first play."""
+        with self.lock:
+            first = next((i for i, ev in effective(self.logs[hand - 1]) if isinstance(ev, Play)), None)
+            return first == index
+
     def event_at(self, hand: int, index: int) -> object:
         """The event in force at a slot of a hand (after corrections)."""
         with self.lock:

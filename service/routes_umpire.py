@@ -82,6 +82,11 @@ def fix_tile(table_id: str, body: FixTileBody, request: Request) -> dict:
         if not isinstance(ev, Play):
             raise Invalid(f"event #{body.index} of hand {hand} is a {ev.type}, not a play")
         fixed = ev.model_copy(update={"tile": tile, "end": body.end or ev.end, "oriented": False, "confidence": None})
+        if rt.is_lead(hand, body.index) and not tile.is_double:
+            # the lead's first half faces W, so "6-1" and "1-6" are different tables: keep the order the
+            # plays after it agree with (typed as read, a fixed lead made every later play mismatched)
+            turned = fixed.model_copy(update={"tile": Tile(tile.b, tile.a)})
+            fixed = min((fixed, turned), key=lambda e: rt.flags_with(hand, Correction(replaces=body.index, event=e)))
         return _correct(rt, hand, body.index, fixed, actor(request, body.by), body.reason)
 
 

@@ -297,3 +297,21 @@ def test_a_void_landing_during_a_reassign_is_not_undone(bad_play, monkeypatch):
     assert codes == {"reassign": 201, "void": 201}  # the void waited for the reassign, then won
     with pytest.raises(Exception, match="was voided"):
         real_event_at(1, idx)
+
+
+def test_fixing_the_lead_keeps_the_order_the_later_plays_agree_with(tmp_path):
+    """The lead's first half faces W. The camera saw [1|6] (W 1, E 6) and S answered 6-6 on E; the
+    umpire types the fix as "6-1": taken as typed, every later play became a mismatched end."""
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        for ev in ({"type": "play", "seat": "N", "tile": "1-6", "oriented": True, "confidence": 0.4},
+                   {"type": "play", "seat": "S", "tile": "6-6", "end": "E"},
+                   {"type": "play", "seat": "N", "tile": "1-2", "end": "W"}):
+            assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
+        r = post(c, "/api/tables/t/fix-tile", {"index": 0, "tile": "6-1"})
+        assert r.status_code == 201, r.text
+        hand = c.get("/api/matches/1/hands/1").json()
+        assert hand["events"][-1]["event"]["tile"] == [1, 6]
+        assert [a["kind"] for a in open_alerts(c)] == []  # no mismatched end, and the read is no longer uncertain
+        # 6-6 on E (6): ends W 1 + [6-6] 12 = 13; N 1-2 on W: 2 + 12 = 14: no points after the lead's 7
+        assert scores(c) == {"N": 0, "S": 0}
