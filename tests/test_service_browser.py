@@ -216,3 +216,31 @@ def test_index_shows_why_a_table_failed(tmp_path, browser, monkeypatch):
             assert page.inner_text(f"{row} .state") == "error"
             assert page.inner_text(f"{row} .error") == "SourceError: cannot open /nope/v.mp4: no such file"
             page.close()
+
+
+def test_umpire_fixes_a_tile_of_an_earlier_hand(tmp_path, browser):
+    """The hand log showed only the hand in play: once the next hand began, a misread in the last one
+    could not be fixed from the console. Its menu picks an earlier hand."""
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            assert c.post("/api/tables", json={"id": "m", "name": "Two hands", "rules": "all-fives",
+                                               "worker": {"kind": "manual"}}).status_code == 201
+            for ev in ({"type": "play", "seat": "N", "tile": "6-4"}, {"type": "play", "seat": "S", "tile": "4-1", "end": "E"}):
+                assert c.post("/api/tables/m/events", json={"event": ev}).status_code == 201
+            assert c.post("/api/tables/m/hands/1/confirm", json={"end": {"kind": "umpire"}}).status_code == 200
+            assert c.post("/api/tables/m/events", json={"event": {"type": "play", "seat": "S", "tile": "3-3"}}
+                          ).json()["hand"] == 2
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/tables/m/umpire#token={TOKEN}")
+            page.wait_for_function("document.querySelector('#log') && document.querySelector('#log').innerText.includes('3-3')",
+                                   timeout=15000)
+            page.select_option("#handsel", "1")
+            page.wait_for_function("document.querySelector('#log').innerText.includes('4-1')", timeout=15000)
+            page.once("dialog", lambda d: d.accept("4-0"))  # S really played 4-0: 6 + 0 = 6, and N's 10 stays
+            page.click("#log button[data-act='fix'][data-i='1']")
+            wait_for(lambda: c.get("/api/matches/1/hands/1").json()["events"][-1].get("type") == "correction")
+            fix = c.get("/api/matches/1/hands/1").json()["events"][-1]
+            assert (fix["replaces"], fix["event"]["tile"]) == (1, [4, 0])
+            assert len(c.get("/api/matches/1/hands/2").json()["events"]) == 1  # the hand in play is untouched
+            page.close()

@@ -9,6 +9,7 @@
   $("token").value = token;
   $("by").value = localStorage.getItem("dominocast-umpire") || "";
   let state = null, rules = null, alertsFeed = null, eventsFeed = null;
+  let pinned = null, shown = null;  // the hand picked in the log's menu (null: the current one), the hand shown
   const alerts = new Map();
 
   function toast(text, bad) {
@@ -68,11 +69,18 @@
       $("seat").innerHTML = seats.map((s) => `<option>${s}</option>`).join("");
       $("winner").innerHTML = '<option value="">-</option>' + seats.map((s) => `<option>${s}</option>`).join("");
     }
-    if (hand && st.match.id) {
-      const h = await DC.api(`/api/matches/${st.match.id}/hands/${hand.number}` + viewKey("?"), {token});
+    // the log follows the hand in play unless an earlier hand is picked (its tiles can be fixed too)
+    const n = st.match.hands || 0;
+    if (pinned !== null && pinned > n) pinned = null;
+    $("handsel").innerHTML = '<option value="">current hand</option>'
+      + Array.from({length: n}, (_, i) => `<option value="${i + 1}" ${pinned === i + 1 ? "selected" : ""}>hand #${i + 1}</option>`).join("");
+    shown = pinned ?? (hand ? hand.number : null);
+    if (shown && st.match.id) {
+      const h = await DC.api(`/api/matches/${st.match.id}/hands/${shown}` + viewKey("?"), {token});
       renderLog(h);
-    }
+    } else $("log").innerHTML = "";
   }
+  $("handsel").onchange = () => { pinned = $("handsel").value ? +$("handsel").value : null; if (state) renderState(state); };
   const viewKey = (sep) => (DC.params.get("key") ? `${sep}key=${encodeURIComponent(DC.params.get("key"))}` : "");
 
   function renderLog(h) {
@@ -93,8 +101,8 @@
   }
 
   $("log").addEventListener("click", async (ev) => {
-    const b = ev.target.closest("button"); if (!b || !state || !state.hand) return;
-    const i = +b.dataset.i, hand = state.hand.number;
+    const b = ev.target.closest("button"); if (!b || !shown) return;
+    const i = +b.dataset.i, hand = shown;
     if (b.dataset.act === "fix") {
       const tile = prompt("The tile that was really played (e.g. 6-4):"); if (!tile) return;
       await act("/fix-tile", {hand, index: i, tile, by: by()});
