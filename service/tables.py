@@ -126,6 +126,11 @@ class Registry:
     def _add_runtime(self, row: TableRow) -> TableRuntime:
         rt = TableRuntime(table_config(row), self.factory, self.broker, self.settings.min_confidence)
         rt.load()
+        if row.worker_kind == "scripted" and row.script:
+            # the log says how far the script went: a table that played it to the end is finished,
+            # also after a restart (it said "stopped" at position 0)
+            done, total = rt.scripted_progress()[0], sum(len(hand) for hand in row.script)
+            rt.set_worker(announce=False, position=done, total=total, state="finished" if done >= total else "stopped")
         self.runtimes[row.id] = rt
         return rt
 

@@ -78,6 +78,9 @@ def test_live_scripted_table_resumes_after_restart(tmp_path):
         rec = c.get("/api/matches/1/record.json").json()
     expected = simulate_match(load_ruleset(RULES), 9, max_hands=2)
     assert [h["events"] for h in rec["hands"]] == [[event_to_dict(e) for e in hand] for hand in expected]
+    with TestClient(app_for(tmp_path)) as c:  # played to the end: still finished after a restart
+        st = c.get("/api/tables/s/status").json()
+        assert (st["state"], st["position"], st["total"]) == ("finished", total, total)
 
 
 def _wait_up(base: str, proc: subprocess.Popen) -> None:
