@@ -134,7 +134,7 @@ def get_timeline(match_id: int, request: Request) -> dict:
         for i, ev in enumerate(log):
             if isinstance(ev, Correction):
                 corrections.append({"hand": h, "index": i, "replaces": ev.replaces, "text": format_event(ev),
-                                    "was": format_event(log[ev.replaces]), "by": ev.by or meta[h - 1][i]["actor"],
+                                    "was": _in_force_before(log, i, ev.replaces), "by": ev.by or meta[h - 1][i]["actor"],
                                     "reason": ev.reason, "time": meta[h - 1][i]["time"]})
     with request.app.state.factory() as s:
         alerts = [alert_dict(a) for a in s.scalars(
@@ -143,3 +143,13 @@ def get_timeline(match_id: int, request: Request) -> dict:
     return {"match": match_id, "table": m.table_id, "title": m.title, "rules": rt.cfg.preset, "sides": sides,
             "target": rt.cfg.rules.target, "players": rt.cfg.players, "rows": rows, "corrections": corrections,
             "alerts": alerts, "over": state.over}
+
+
+def _in_force_before(log: list, i: int, slot: int) -> str:
+    """What slot ``slot`` held just before correction ``i``: the latest earlier correction of it
+    (a second fix was shown against the original event), ``void`` when that voided it."""
+    held = log[slot]
+    for ev in log[slot + 1:i]:
+        if isinstance(ev, Correction) and ev.replaces == slot:
+            held = ev.event
+    return format_event(held) if held is not None else "void"

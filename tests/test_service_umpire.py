@@ -315,3 +315,17 @@ def test_fixing_the_lead_keeps_the_order_the_later_plays_agree_with(tmp_path):
         assert [a["kind"] for a in open_alerts(c)] == []  # no mismatched end, and the read is no longer uncertain
         # 6-6 on E (6): ends W 1 + [6-6] 12 = 13; N 1-2 on W: 2 + 12 = 14: no points after the lead's 7
         assert scores(c) == {"N": 0, "S": 0}
+
+
+def test_the_review_shows_what_a_second_fix_replaced(tmp_path):
+    """A reassign after a fix-tile of the same play was shown against the original reading."""
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        for ev in ({"type": "play", "seat": "N", "tile": "5-5"}, {"type": "play", "seat": "S", "tile": "5-1", "end": "E"}):
+            post(c, "/api/tables/t/events", {"event": ev})
+        post(c, "/api/tables/t/fix-tile", {"index": 1, "tile": "5-0"})
+        post(c, "/api/tables/t/reassign", {"index": 1, "seat": "N"})
+        post(c, "/api/tables/t/corrections", {"replaces": 1, "event": None})
+        fixes = c.get("/api/matches/1/timeline").json()["corrections"]
+        assert [(f["text"], f["was"]) for f in fixes] == [
+            ("fix 1 S 5-0 E", "S 5-1 E"), ("fix 1 N 5-0 E", "S 5-0 E"), ("void 1", "N 5-0 E")]
