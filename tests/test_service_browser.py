@@ -141,6 +141,19 @@ def test_index_admin_adds_and_starts_a_table(tmp_path, browser):
                 "document.querySelector(\"#tables tr[data-id='mesa-2'] .state\")?.textContent !== 'running'",
                 timeout=10000)
             assert c.get("/api/tables/mesa-2/status").json()["state"] != "running"
+
+            # a camera table: its calibration profile and a view key are set from the card too
+            page.fill("#t-id", "cam-1")
+            page.fill("#t-name", "Camera table")
+            page.select_option("#t-worker", "vision")
+            page.fill("#t-video", "rtsp://10.0.0.7/stream")
+            page.fill("#t-calib", "/srv/dominocast/cam-1.json")
+            page.fill("#t-key", "overlay-secret")
+            page.click("#t-create")
+            page.wait_for_selector("#tables tr[data-id='cam-1']", timeout=10000)
+            info = c.get("/api/tables/cam-1", headers=AUTH).json()
+            assert (info["video_source"], info["calibration"], info["protected"]) == (
+                "rtsp://10.0.0.7/stream", "/srv/dominocast/cam-1.json", True)
             page.close()
 
 
