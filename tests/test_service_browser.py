@@ -92,6 +92,10 @@ def test_overlay_and_umpire_console(tmp_path, browser):
             review = browser.new_page(viewport={"width": 1280, "height": 900})
             review.goto(f"{base}/matches/1/review")
             review.wait_for_selector("#chart svg polyline")
+            # the legend (player, final score) sits under the chart, not over its hand labels
+            legend = review.inner_text("#chart .legend")
+            assert f"Ana Ruiz (N) {score_before - 25}" in legend and "Bob Lee (S)" in legend
+            assert review.locator("#chart svg text", has_text="Ruiz").count() == 0
             assert "bogus_play" in review.inner_text("#timeline")
             assert "confirmed" in review.inner_text("#flags")
             review.screenshot(path=str(shots / "review.png"), full_page=True)

@@ -24,14 +24,16 @@
   if (data.target) svg += `<line x1="${P}" y1="${y(data.target)}" x2="${W - P}" y2="${y(data.target)}" stroke="#bbb" stroke-dasharray="4 4"/>`;
   rows.forEach((r, i) => { if (i && (r.game !== rows[i - 1].game || r.hand !== rows[i - 1].hand))
     svg += `<line x1="${x(i)}" y1="${P}" x2="${x(i)}" y2="${H - P}" stroke="#eee"/><text x="${x(i) + 2}" y="${P - 4}" font-size="10" fill="#888">g${r.game}h${r.hand}</text>`; });
+  // the legend goes under the chart: inside it, it covered the hand labels and the target line
+  let legend = "";
   data.sides.forEach((side, k) => {
     const pts = rows.map((r, i) => `${x(i).toFixed(1)},${y(r.score[side] || 0).toFixed(1)}`).join(" ");
     svg += `<polyline fill="none" stroke="${colors[k % 4]}" stroke-width="2" points="${pts}"/>`;
     const label = data.players[side] ? `${data.players[side]} (${side})` : side;
-    svg += `<text x="${W - P - 140}" y="${P + 14 * k}" fill="${colors[k % 4]}" font-size="12">${DC.esc(label)} ${rows.length ? rows[rows.length - 1].score[side] || 0 : 0}</text>`;
+    legend += `<span class="side" style="color:${colors[k % 4]}">${DC.esc(label)} ${rows.length ? rows[rows.length - 1].score[side] || 0 : 0}</span> `;
   });
   rows.forEach((r, i) => { if (r.flags && r.flags.length) svg += `<circle cx="${x(i)}" cy="${y(0)}" r="4" fill="#e5484d"><title>${DC.esc(r.flags.map((f) => f.message).join("; "))}</title></circle>`; });
-  $("chart").innerHTML = svg + "</svg>";
+  $("chart").innerHTML = svg + `</svg><div class="legend">${legend}</div>`;
   $("timeline").innerHTML = "<tr><th>game</th><th>hand</th><th>#</th><th>event</th><th>points</th><th>score</th></tr>" + data.rows.map((r) => {
     if (r.type === "game_end") return `<tr><td colspan="6"><b>game ${r.game} over (${DC.esc(r.ended_by)}): ${DC.esc(r.winner || "tie")}</b></td></tr>`;
     const pts = Object.entries(r.points).map(([s, p]) => `${s} ${DC.signed(p)}`).join(", ");
