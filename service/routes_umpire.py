@@ -14,9 +14,9 @@ from engine.events import Correction, HandEnd, Penalty, Play
 from engine.tiles import Tile, TileError
 from service.auth import require_token
 from service.deps import actor, registry, viewable
-from service.live import AppendRejected, NotFound, parse_event
+from service.live import NotFound, parse_event
 from service.schemas import AlertAction, CorrectionBody, EventBody, FixTileBody, HandConfirm, ReassignBody
-from service.tables import Invalid
+from service.tables import Conflict, Invalid
 
 router = APIRouter(prefix="/api/tables/{table_id}", tags=["umpire"])
 umpire = [Depends(require_token)]
@@ -126,7 +126,7 @@ def confirm_alert(table_id: str, alert_id: int, body: AlertAction, request: Requ
     rt = registry(request).get(table_id)
     alert = rt.get_alert(alert_id)
     if alert["status"] != "open":
-        raise AppendRejected(f"alert {alert_id} is {alert['status']} already")
+        raise Conflict(f"alert {alert_id} is {alert['status']} already")
     by = actor(request, body.by)
     name = body.penalty or (rt.suggested_penalty(alert["kind"]) if alert["category"] == "flag" else None)
     if body.penalty and body.penalty not in rt.cfg.rules.penalties:
@@ -134,7 +134,7 @@ def confirm_alert(table_id: str, alert_id: int, body: AlertAction, request: Requ
         raise Invalid(f"penalty: rule set {rt.cfg.preset} has no penalty {body.penalty!r} (penalties: {names})")
     if name and alert["seat"] and alert["hand"]:
         if alert["match"] != rt.match_id:
-            raise AppendRejected(f"alert {alert_id} belongs to an earlier match")
+            raise Conflict(f"alert {alert_id} belongs to an earlier match")
         pen = Penalty(seat=alert["seat"], name=name, reason=f"confirmed {alert['kind']} (alert {alert_id})")
         res = rt.append(pen, source="umpire", actor=by, hand=alert["hand"],
                         alert_update=(alert_id, "confirmed", by, body.note or f"penalty {name}"))
@@ -148,7 +148,7 @@ def dismiss_alert(table_id: str, alert_id: int, body: AlertAction, request: Requ
     rt = registry(request).get(table_id)
     alert = rt.get_alert(alert_id)
     if alert["status"] != "open":
-        raise AppendRejected(f"alert {alert_id} is {alert['status']} already")
+        raise Conflict(f"alert {alert_id} is {alert['status']} already")
     return {"alert": rt.update_alert(alert_id, "dismissed", actor(request, body.by), body.note)}
 
 

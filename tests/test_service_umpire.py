@@ -85,7 +85,9 @@ def test_dismiss(bad_play):
     a = open_alerts(c)[0]
     r = post(c, f"/api/tables/t/alerts/{a['id']}/dismiss", {"note": "it did match", "by": "B"})
     assert r.json()["alert"]["status"] == "dismissed" and r.json()["alert"]["note"] == "it did match"
-    assert open_alerts(c) == [] and post(c, f"/api/tables/t/alerts/{a['id']}/dismiss").status_code == 409
+    again = post(c, f"/api/tables/t/alerts/{a['id']}/dismiss")  # said "the engine refused the event"
+    assert open_alerts(c) == [] and again.status_code == 409
+    assert again.json()["detail"] == f"alert {a['id']} is dismissed already"
     assert post(c, "/api/tables/t/alerts/999/dismiss").status_code == 404
     assert post(c, "/api/tables/t/alerts/abc/dismiss").status_code == 422
 
