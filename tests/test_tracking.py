@@ -735,6 +735,29 @@ def test_a_weak_face_up_tile_of_the_setup_is_scenery_not_the_lead():
     assert [n.tile for n in notices(out, "unplaced_tile")] == [(5, 1)]
 
 
+def test_a_track_of_printed_tiles_at_the_setup_is_scenery_even_when_boxed_confidently():
+    """Ivory tiles on a game board: the board's printed dominoes (a track of touching tiles whose
+    halves do not match) were boxed at 0.6-0.9, so the score rule let them through; one became the
+    lead and every real play touched no open end (helper-58: 0 of 19 plays)."""
+    table = Table(load_ruleset("block"))
+    table.on = [t_(400, 300, 0, (1, 5)), t_(448, 300, 0, (3, 2)), t_(496, 300, 0, (6, 4))]  # 5|3, 2|6
+    out = table.read()
+    assert plays(out) == [] and not notices(out)
+    out = table.play(t_(600, 500, 0, (6, 6), "N"))
+    assert plays(out) == [("N", (6, 6), "lead")] and not notices(out, "unplaced_tile")
+    assert plays(table.play(t_(648, 500, 0, (6, 2), "S"))) == [("S", (6, 2), "E")]
+
+
+def test_a_line_of_play_at_the_first_read_is_a_hand_in_progress():
+    """Footage that starts mid-hand: the tiles on the table chain with matching halves, so they are
+    the plays so far (laid in one read: missed_state), and the next play goes on from them."""
+    table = Table(load_ruleset("block"))
+    table.on = [t_(600, 500, 0, (2, 6)), t_(648, 500, 0, (6, 4))]  # 2-6 then 6-4: 6|6 matches
+    out = table.read()
+    assert sorted(p[1] for p in plays(out)) == [(2, 6), (6, 4)]
+    assert [p[1:] for p in plays(table.play(t_(696, 500, 0, (4, 1), "S")))] == [((4, 1), "E")]
+
+
 def test_a_confident_lone_tile_at_the_first_read_is_the_lead_already_played():
     table = Table(load_ruleset("block"))
     table.on = [t_(600, 500, 0, (6, 6))]
