@@ -228,7 +228,8 @@ def record_from_match(
         event=meta or EventInfo(),
         hands=_hand_records(match, logs),
         games=[GameInfo(number=g.number, hands=len(g.hands), winner=g.winner, ended_by=g.ended_by,
-                        scores=dict(g.scores), pips=dict(g.pips)) for g in match.games],
+                        scores=dict(g.scores), pips=dict(g.pips))
+               for g in match.games if g.hands or g is match.games[0]],  # not the next game, before its first hand
         standings=_standings(match),
         over=match.over,
     )

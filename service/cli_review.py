@@ -77,7 +77,7 @@ def _print_summary(s: ReviewSummary) -> None:
             title += f" ({plural(s.flags, 'flag')} to review)"
         t = Table(title=title, min_width=len(title) + 2)  # the title on one line
         t.add_column("side")
-        t.add_column("points")
+        t.add_column(s.score_unit)
         for side, pts in s.score.items():
             t.add_row(side, str(pts))
         console.print(t)

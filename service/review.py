@@ -91,6 +91,7 @@ class ReviewSummary:
     placements: int = 0  # rules=None: new tiles on the board (no plays, no score)
     flags: int = 0
     score: dict[str, int] = field(default_factory=dict)
+    score_unit: str = "points"  # "pips left" where players are ranked by them (nova-block)
     standings: list = field(default_factory=list)
     files: dict[str, Path] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)  # one message per image that could not be decoded
@@ -626,6 +627,9 @@ class ReviewSession:
             s.files["record"] = path
             s.standings = match.standings()
         s.score = dict(self.score)
+        if self.hand is not None and self.hand.rules.standings == "cumulative_pips":
+            # seed 002: players are ranked by the pips left in their hands, not by points
+            s.score, s.score_unit = {side: pips for side, _, pips in s.standings}, "pips left"
         rules_name = self.rules.name if self.rules else "none"
         subtitle = (f"rules {rules_name} · {plural(s.frames, 'frame')}, {s.footage_s:.1f} s of footage · "
                     f"{plural(s.placements, 'placement') if s.free_form else plural(s.plays, 'play')} · "
@@ -740,13 +744,19 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     outages = getattr(source, "outages", None)  # a live source's recovered drops, a video file's gaps
     told = 0
     try:
+        last = None
         for frame in source:
             for start_s, end_s in (outages or [])[told:]:
                 session.source_outage(start_s, end_s)
                 told += 1
             session.feed(frame.index, frame.t, frame.image, fps)
+            last = frame
             if progress:
                 progress(session.summary.frames)
+        if last is not None and hasattr(source, "interval_s") and session.pipeline.tracker.wants_read:
+            # a reveal (or a take-back) waits for a second look, and a folder's last photo is the final
+            # table: it is looked at once more, as a copy of it would be
+            session.feed(last.index, last.t + source.interval_s, last.image, fps)
     except KeyboardInterrupt:
         session.summary.interrupted = True
     except SourceError as exc:  # written as partial results, then raised for the caller to report

@@ -446,3 +446,18 @@ def test_cli_score_never_writes_over_its_script_or_one_output_over_the_other(cli
     same = tmp_path / "out"
     res = CliRunner().invoke(cli, ["score", str(script), "--record", str(same), "--notation", str(same)])
     assert res.exit_code == 2 and "--notation and --record name the same file" in res.output and not same.exists()
+
+
+def test_a_record_lists_no_game_that_has_no_hand_yet():
+    """nova-block: one hand is a game, so after it the engine opens game 2, empty; the record listed
+    it (``hands: 0``) as if it had been played (helper-58)."""
+    hand = [parse_event(x) for x in (
+        "N 6-6", "E pass", "S pass", "W pass", "N 6-5 E", "E pass", "S pass", "W pass", "N 5-4 E", "E pass",
+        "S pass", "W pass", "N 4-3 E", "E pass", "S pass", "W pass", "N 3-2 E", "E pass", "S pass", "W pass",
+        "N 2-1 E", "E pass", "S pass", "W pass", "N 1-0 E", "E reveal 6-4 6-3 6-2 6-1 6-0 5-5 5-3",
+        "S reveal 5-2 5-1 5-0 4-4 4-2 4-1 4-0", "W reveal 3-3 3-1 3-0 2-2 2-0 1-1 0-0")]
+    rules = load_ruleset("nova-block")
+    assert len(replay_match(rules, [hand]).games) == 2  # the engine's next game, waiting for its hand
+    rec = record_from_match(rules, [hand])
+    assert [(g.number, g.hands, g.winner) for g in rec.games] == [(1, 1, "N")]
+    assert len(record_from_match(rules, []).games) == 1  # a match not begun still has its first game

@@ -600,6 +600,21 @@ def test_final_score_headline_says_when_flags_wait_for_the_umpire(tmp_path):
         assert want in cap.get() and ("to review" in cap.get()) == bool(flags)
 
 
+def test_a_game_ranked_by_pips_shows_the_pips_left(tmp_path):
+    """nova-block ranks players by the pips left (seed 002): its summary showed a column of zero
+    "points" (helper-58)."""
+    from service.cli_common import console
+    from service.cli_review import _print_summary
+    from service.review import ReviewSummary
+
+    s = ReviewSummary(out_dir=tmp_path, frames=10, plays=24, score={"N": 6, "W": 6, "E": 16, "S": 0},
+                      score_unit="pips left", status="hand over: x", final=True)
+    with console.capture() as cap:
+        _print_summary(s)
+    lines = [" ".join(line.replace("│", " ").replace("┃", " ").split()) for line in cap.get().splitlines()]
+    assert "side pips left" in lines and "E 16" in lines and "points" not in cap.get()
+
+
 def test_ctrl_c_while_typer_builds_the_commands_is_one_line():
     """SIGINT after the imports, while ``app()`` builds the click commands: 'interrupted', exit 130."""
     setup = ("import typer.main as tm\n"
@@ -1145,3 +1160,31 @@ def test_a_video_opencv_cannot_make_is_a_warning_not_a_crash(tmp_path):
                           f"{tmp_path / 'out'}"]
     assert "annotated" not in s.files and not list((tmp_path / "out").glob("annotated.*"))
     assert "no annotated video" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_a_photo_folder_ends_the_hand_at_its_last_photo(footage, tmp_path):
+    """One photo per move, the last one the tiles left turned up: a draw game's domino is inferred
+    from tiles still shown at a second look, and an identical photo was no look at all (helper-58:
+    the hand stayed unfinished, even with copies of the last photo). The last photo is looked at
+    twice."""
+    gt = footage["gt"]
+    rests = [k for k in gt["keyframes"] if k["reason"] != "periodic"]
+    cap = cv2.VideoCapture(str(footage["paths"]["video"]))
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for i, k in enumerate(rests):
+        cap.set(cv2.CAP_PROP_POS_FRAMES, k["frame"])
+        ok, img = cap.read()
+        assert ok
+        cv2.imwrite(str(folder / f"move_{i + 1:02d}.png"), img)
+    cap.release()
+    oracle = _Oracle(gt, footage["profile"])
+    frames = [k["frame"] for k in rests]
+    oracle.frame = frames[0]
+    run_review(open_source(folder), load_ruleset("all-fives"), oracle, tmp_path / "out", footage["profile"],
+               progress=lambda n: setattr(oracle, "frame", frames[min(n, len(frames) - 1)]))
+    rows = [json.loads(line) for line in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
+    result = gt["hands"][0]["result"]
+    end = [r for r in rows if r["type"] == "hand_end"]
+    assert [(e["kind"], e["winner"]) for e in end] == [("domino", result["winner"])]
+    assert end[0]["score"] == gt["hands"][0]["scores"]

@@ -327,6 +327,8 @@ class Tracker:
             region = motion.changed_bbox_px
         else:
             region = None
+            if self.config.still_window_s <= 0:  # every frame a stable state (photos): each one is a look,
+                return self._commit(frame_index, t, obs, region)  # also a copy of the last (a confirming read)
             if self._cand is None or not self._same(self._cand[1], obs):
                 self._cand, self._cand_done = (t, obs), False
                 if self.config.still_window_s > 0:
