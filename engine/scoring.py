@@ -139,4 +139,4 @@ def lock_awards(
             awards[side] += round_points(sum(q - p for _, q in ranked[i + 1 :]), rounding)
     else:
         awards[winner] = round_points(won(winner), rounding)
-    return LockResult(awards, winner, False, f"lowest {low} pips")
+    return LockResult(awards, winner, False, f"lowest {low} pip{'' if low == 1 else 's'}")

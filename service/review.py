@@ -56,6 +56,7 @@ from service.video_out import VIDEO_NAMES, VideoOut
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
 from vision.placements import Notice
+from vision.recognize import READABLE_TILE_PX, profile_tile_px
 from vision.sources import FrameSource, SourceError
 from vision.tracking import Tracker, TrackerConfig
 
@@ -79,7 +80,7 @@ class ReviewSummary:
     ``status``: one line on the hand (``hand over: ...``, ``awaiting reveal: ...``, ``unfinished: ...``);
     ``warnings``: lines for the umpire that make the score doubtful (a rule set that does not fit
     the footage: tiles placed after the hand ended, seats never seen); ``final``: the hand is over,
-    every point counted, and no warning.
+    every point counted, and no warning about the hand (one about small tiles in the footage leaves it final).
     """
 
     out_dir: Path
@@ -602,6 +603,10 @@ class ReviewSession:
                         "message": f"{what}; the results are partial"}, None)
         elif self.hand is not None and s.frames:  # no frame: nothing was watched
             self._hand_status()
+            small = self._tile_px()
+            if small is not None and small < READABLE_TILE_PX:  # a doubt about reads, not about the rules
+                s.warnings.append(f"tiles are {small:.0f} px long in this footage: below {READABLE_TILE_PX:g} px pips "
+                                  "are misread more often (film closer, or at a higher resolution)")
             if s.warnings or not s.final:
                 warning = " ".join(s.lines())
         if s.frames and not (s.reads or s.plays or s.placements) and not s.partial and self.gate is not None:
@@ -644,6 +649,12 @@ class ReviewSession:
         return s
 
 
+    def _tile_px(self) -> float | None:
+        """A tile's long side in px: from the calibration profile, else the size the recognizer found."""
+        if self.tracker.profile is not None:
+            return profile_tile_px(self.tracker.profile)
+        return getattr(getattr(self.recognize, "recognizer", self.recognize), "last_tile_px", None)
+
     def _hand_status(self) -> None:
         """Set the summary's ``status``, ``warnings`` and ``final``; write the end-of-footage notice row
         (``awaiting_reveal`` or ``hand_in_progress``) when the hand's score is not final."""
@@ -683,8 +694,11 @@ class ReviewSession:
             first = self._unplaced[0]
             tile = "-".join(str(v) for v in first.tile) if first.tile else "?"
             s.warnings.append(f"{plural(n, 'face-up tile')} touched no open end and {'was' if n == 1 else 'were'} not "
-                              f"scored (first: {tile}{'' if first.t is None else f' at {first.t:.1f} s'}): the rule set may not fit the footage "
-                              "(a spinner?), or a tile was set down off the line of play")
+                              f"scored (first: {tile}{'' if first.t is None else f' at {first.t:.1f} s'}): "
+                              + ("a misread or a tile set down off the line of play (see its snapshot), or a rule set "
+                                 "that does not fit the footage (a spinner?)" if n <= 2 else
+                                 "the rule set may not fit the footage (a spinner?), or tiles were set down off the "
+                                 "line of play"))
         s.final = s.final and not s.warnings
 
 
