@@ -68,7 +68,7 @@ DYNAMIC_DETECTOR = _MODELS / "tile_detector.dynamic.onnx"
 DEFAULT_PIP_READER = _MODELS / "pip_reader.onnx"
 #: Tile long side (px) below which pips are misread noticeably more often in compressed footage:
 #: rendered val frames downscaled and JPEG-compressed (quality 40), tiles both halves right 0.993 at
-#: 48 px, 0.989 at 32 px, 0.982 at 24-28 px, 0.958 at 20 px (runs/s10/size_sweep.py, docs/recognition.md).
+#: 48 px, 0.989 at 32 px, 0.982 at 24-28 px, 0.958 at 20 px (bench/tile_size_sweep.py, docs/recognition.md).
 READABLE_TILE_PX = 28.0
 #: The tile verifier (``dominocast train verifier``, models/tile_verifier.md).
 DEFAULT_VERIFIER = _MODELS / "tile_verifier.onnx"
