@@ -19,7 +19,7 @@ from table_sim import (IMAGE_SIZE, PX_PER_MM, SEAT_SIDE, Laid, PlacementFailed, 
                        moved, observe)
 
 from calibration.profile import TableProfile
-from engine.events import Pass, Play, TakeBack
+from engine.events import Pass, Play, Reveal, TakeBack
 from engine.hand import Hand, replay
 from engine.ruleset import load_ruleset
 from engine.simulate import simulate_hand
@@ -813,6 +813,23 @@ def test_tiles_placed_after_the_hand_ended_are_flagged_not_dropped():
     assert [(n.tile, n.details["touches_end"], n.details["ended_by"], n.details["winner"]) for n in got] == [
         ((6, 2), True, "domino", "S"), ((6, 4), True, "domino", "S")]
     assert notices(table.read(), "after_hand_end") == []  # reported once, not at every read
+
+
+def test_uncalibrated_a_hand_shown_further_in_than_the_hand_area_is_still_a_reveal():
+    """Without calibration the hand area is a guess (10 % of the image's short side from its border);
+    after the end, a tile that touches no open end is a hand turned up, by the nearest seat, not an
+    ``after_hand_end`` notice (helper-58: 4-seat footage scored 0 instead of 35)."""
+    rules = load_ruleset("fives-and-threes").model_copy(update={"hand_size": 2})
+    table = Table(rules)
+    table.play(t_(600, 500, 0, (3, 5), "S"))
+    table.play(t_(648, 500, 0, (5, 2), "N"))
+    table.play(t_(552, 500, 0, (1, 3), "S"))  # S is out
+    table.arm("N")
+    table.on.append(t_(600, 150, 0, (4, 4)))  # 150 px from the top border: the zone is 80 px
+    out = table.read() + table.read()
+    assert notices(out, "after_hand_end") == []
+    assert [(e.seat, [tuple(sorted((t.a, t.b))) for t in e.tiles]) for e in out if isinstance(e, Reveal)] == [
+        ("N", [(4, 4)])]
 
 
 def test_the_seat_that_went_out_showing_tiles_is_flagged():

@@ -649,6 +649,11 @@ class Tracker:
             fits = [(lop.assign(c.geom, c.pips, c.confidence) if lop.lead is not None else None, c) for c in rest]
             fit, c = next(((f, c) for f, c in fits if f is not None), (None, rest[0]))
             rest.remove(c)
+            if fit is None and self.profile is None:
+                # uncalibrated, the hand area is a guess (10 % of the image from its border): a tile shown
+                # after the end that touches no open end is a hand turned up further in, by the nearest seat
+                c.status = "hand"
+                continue
             c.status = "unplaced"
             tile = c.key if fit is None else tuple(fit.tile)
             if fit is not None:
