@@ -231,9 +231,14 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
     src = LiveSource(spec)
     try:
         src.open()  # a camera or stream that is not there leaves no output folder behind
+        if profile is not None:  # nor one whose frames are not the calibrated size
+            check_profile(profile, src.frame_shape)
     except SourceError as exc:
         src.close()
         raise fail(str(exc))
+    except (CalibrationError, ValueError) as exc:
+        src.close()
+        raise fail(f"--calibration {calibration}: {exc}")
     _output_folder(out, keep_events=True)
     try:
         summary = run_review(src, ruleset, recognize, out, profile, title=f"Live: {source}",

@@ -1224,3 +1224,25 @@ def test_footage_with_tiles_too_small_to_read_well_says_so(footage, tmp_path):
     assert f"tiles are {px:.0f} px long in this footage: below 28 px pips are misread more often (film closer, or " \
            "at a higher resolution)" in s.warnings
     assert s.final  # a doubt about the reads, not about the hand: the score stays final
+
+
+def test_cli_live_refuses_a_stream_of_another_size_than_its_calibration(tmp_path, monkeypatch):
+    """A 64x48 stream with a profile calibrated for 960x540: one line and exit 2 before any output
+    folder (it was a traceback, with an empty report left behind; helper-59)."""
+    from calibration.profile import TableProfile
+    from service import cli_review
+    from service.cli import app
+
+    profile = TableProfile.load(Path(__file__).resolve().parents[1] / "examples" / "footage" / "profile.json")
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (load_ruleset("all-fives"), profile, lambda im: []))
+
+    class SmallCamera(_Camera):
+        frame_shape = (48, 64, 3)
+
+    monkeypatch.setattr(cli_review, "LiveSource", SmallCamera)
+    out = tmp_path / "session"
+    res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--calibration", "p.json", "--out", str(out)])
+    assert res.exit_code == 2
+    assert res.stderr.strip().splitlines() == [
+        f"error: --calibration p.json: frame is 64x48 px but profile '{profile.name}' was calibrated for 960x540 px"]
+    assert not out.exists()

@@ -392,3 +392,28 @@ def test_image_folder_skips_hidden_files_and_reports_broken_links(tmp_path):
     src = ImageFolderSource(tmp_path, on_unreadable=lambda i, t, p, m: seen.append((i, p.name)))
     assert [p.name for p in src.files] == ["1.png", "2.png"]
     assert [f.index for f in src] == [0] and seen == [(1, "2.png")]
+
+
+def test_a_stream_that_comes_back_at_another_size_is_a_source_error():
+    """The calibration holds for one frame size; a camera back at another resolution used to crash
+    the session with a traceback (helper-59)."""
+
+    class Bigger(FakeCapture):
+        def read(self):
+            ok, image = super().read()
+            return ok, (None if image is None else np.zeros((8, 6, 3), np.uint8))
+
+    caps = [FakeCapture(period_s=0.01, fail_after=3), Bigger(start=100, period_s=0.01)]
+    made = []
+
+    def factory(target):
+        made.append(target)
+        return caps[min(len(made) - 1, 1)]
+
+    src = LiveSource("rtsp://cam", read_timeout_s=0.5, backoff_s=0.05, capture_factory=factory)
+    seen = []
+    with src, pytest.raises(SourceError, match=r"stream rtsp://cam changed its frame size from 4x4 to 6x8 px at "):
+        assert src.frame_shape is None
+        for f in src:
+            seen.append(f.image.shape)
+    assert seen and set(seen) == {(4, 4, 3)}

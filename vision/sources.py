@@ -452,10 +452,23 @@ class LiveSource(FrameSource):
             if not healthy:
                 delay = min(delay * 2, self.max_backoff_s)
 
+    @property
+    def frame_shape(self) -> tuple[int, ...] | None:
+        """Shape of the newest frame (after :meth:`open`: the first one's), None before any."""
+        with self._cond:
+            return None if self._latest is None else self._latest.image.shape
+
     # -- the consumer ---------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Frame]:
+        """The newest frame each time the consumer asks (older ones are dropped).
+
+        Raises:
+            SourceError: lost for longer than ``give_up_s``, or the frames changed size (a camera
+                that came back at another resolution: its calibration no longer holds).
+        """
         self.open()
         last = -1
+        first_shape = self.frame_shape
         while True:
             with self._cond:
                 while not self._closed and (self._latest is None or self._latest.index == last):
@@ -468,6 +481,10 @@ class LiveSource(FrameSource):
                 frame = self._latest
                 last = frame.index
                 self._consumed = last
+            if frame.image.shape[:2] != first_shape[:2]:
+                (h0, w0), (h1, w1) = first_shape[:2], frame.image.shape[:2]
+                raise SourceError(f"{self.name} changed its frame size from {w0}x{h0} to {w1}x{h1} px at "
+                                  f"{frame.t:.1f} s (a calibration holds for one size)")
             yield frame
 
     #: How long :meth:`close` waits for the reader threads to release the capture, s.
