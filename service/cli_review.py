@@ -240,6 +240,7 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
         src.close()
         raise fail(f"--calibration {calibration}: {exc}")
     _output_folder(out, keep_events=True)
+    watch = _OutageWatch(src)
     try:
         summary = run_review(src, ruleset, recognize, out, profile, title=f"Live: {source}",
                              annotate=not no_video, on_row=lambda row: print(json.dumps(row), flush=True))
@@ -252,6 +253,7 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
         raise _interrupted(f"interrupted while the results were written: the events so far are in {events}; "
                            "record.json and report.html may be missing") from None
     finally:
+        watch.stop()
         src.close()
     try:
         if summary.interrupted:
@@ -259,6 +261,33 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
         _print_summary(summary)
     except KeyboardInterrupt:  # run_review returned: every file is written, only the summary is cut short
         raise _interrupted(f"interrupted; the session's results are written in {out}") from None
+
+
+class _OutageWatch:
+    """Says on stderr, while it lasts, that the camera delivers no frame (the review itself hears
+    nothing until frames come again, then records the outage as a ``source_outage`` notice)."""
+
+    POLL_S = 0.5
+
+    def __init__(self, src: LiveSource):
+        import threading
+
+        self._src, self._stop = src, threading.Event()
+        self._thread = threading.Thread(target=self._run, name="dominocast-outage-watch", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        told = None
+        while not self._stop.wait(self.POLL_S):
+            down = getattr(self._src, "down_since_s", None)
+            if down is not None and down != told:
+                err_console.print(f"the camera delivers no frame since {down:.1f} s: reconnecting (the events so "
+                                  "far are kept)", highlight=False)
+                told = down
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(2 * self.POLL_S)
 
 
 def register(app: typer.Typer) -> None:

@@ -23,6 +23,7 @@ class Settings:
         keepalive_s: seconds between keep-alive messages on idle feeds.
         silent_after_s: a live table whose source has said nothing for this long raises an alert.
         watch_interval_s: how often the watchdog looks at the live tables.
+        lost_after_s: a camera or stream that has delivered no frame for this long raises an alert.
         min_confidence: a play read with a lower confidence raises an "uncertain read" alert.
         max_upload_bytes: the largest script or record a client may upload.
         resume_live: restart the workers of tables that were live when the service stopped.
@@ -34,7 +35,8 @@ class Settings:
     token: str | None = None
     keepalive_s: float = 15.0
     silent_after_s: float = 60.0
-    watch_interval_s: float = 5.0
+    lost_after_s: float = 3.0
+    watch_interval_s: float = 1.0
     min_confidence: float = 0.6
     max_upload_bytes: int = 2_000_000
     resume_live: bool = True

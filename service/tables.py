@@ -292,7 +292,7 @@ class Registry:
                 rt.set_worker(announce=False, error=str(exc))  # the status says why it did not start
                 raise
         self._set_live(table_id, True)
-        rt.set_worker(state="running", connected=True, error=None, started_at=time.time(),
+        rt.set_worker(state="running", connected=source.stats().connected, error=None, started_at=time.time(),
                       last_read=time.time(), total=source.stats().total, position=source.stats().position)
         self.sources[table_id] = source
         self.tasks[table_id] = asyncio.create_task(self._run(rt, source), name=f"worker-{table_id}")
@@ -384,8 +384,33 @@ class Registry:
             await asyncio.sleep(self.settings.watch_interval_s)
             try:
                 self.check_silence()
+                self.check_cameras()
             except Exception:  # noqa: BLE001
                 log.exception("watchdog")
+
+    def check_cameras(self) -> list[dict]:
+        """Keep each running table's ``connected`` true to its camera, and raise a ``camera_lost``
+        alert (category ``silent``: it resolves when frames come again) when a camera or stream has
+        delivered nothing for ``settings.lost_after_s``; the worker itself hears nothing then."""
+        raised = []
+        for table_id, task in list(self.tasks.items()):
+            source = self.sources.get(table_id)
+            if task.done() or source is None:
+                continue
+            rt = self.runtimes[table_id]
+            connected = source.stats().connected
+            if rt.worker.get("connected") != connected:
+                rt.set_worker(announce=False, connected=connected)
+            down = getattr(source, "down_since_s", lambda: None)()
+            stalled = source.stats().last_read is not None and time.time() - source.stats().last_read
+            if down is None or not stalled or stalled < self.settings.lost_after_s:
+                continue
+            alert = rt.raise_alert(f"camera_lost:{int(down)}", "silent", "camera_lost",
+                                   f"table {rt.cfg.name}: the camera delivers no frame since {down:.1f} s "
+                                   "(reconnecting)", {"down_since_s": round(down, 1)})
+            if alert:
+                raised.append(alert)
+        return raised
 
     def check_silence(self, now: float | None = None) -> list[dict]:
         """Raise a ``silent`` alert for each running source that has said nothing for too long."""

@@ -30,6 +30,7 @@ import asyncio
 import logging
 import threading
 import time
+from dataclasses import replace
 from typing import AsyncIterator, Callable
 
 import numpy as np
@@ -83,7 +84,15 @@ class VisionSource:
 
     # ---- EventSource -------------------------------------------------------------------
     def stats(self) -> SourceStats:
+        """Counters; ``connected`` follows a camera's reader: False while its frames have stopped."""
+        frames = self._frames
+        if self._stats.connected and getattr(frames, "down_since_s", None) is not None:
+            return replace(self._stats, connected=False)
         return self._stats
+
+    def down_since_s(self) -> float | None:
+        """Source time (s) since which a camera or stream delivers no frame; None while it does."""
+        return getattr(self._frames, "down_since_s", None)
 
     def acknowledge(self, item: SourceItem, hand: int, index: int) -> None:
         pass

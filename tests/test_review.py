@@ -1246,3 +1246,31 @@ def test_cli_live_refuses_a_stream_of_another_size_than_its_calibration(tmp_path
     assert res.stderr.strip().splitlines() == [
         f"error: --calibration p.json: frame is 64x48 px but profile '{profile.name}' was calibrated for 960x540 px"]
     assert not out.exists()
+
+
+def test_cli_live_says_while_it_lasts_that_the_camera_is_lost(tmp_path, monkeypatch):
+    """A dropped stream printed nothing until the reconnect (helper-59): now one line on stderr as it
+    happens, once per outage."""
+    import time
+
+    from service import cli_review
+    from service.cli import app
+
+    _stub_setup(monkeypatch)
+
+    class LostCamera(_Camera):
+        down_since_s = 20.0
+
+        def __iter__(self):
+            from vision.sources import Frame
+
+            for i in range(3):
+                time.sleep(0.5)  # the watch looks every 0.5 s
+                yield Frame(i, i / self.fps, np.full((48, 64, 3), 60, np.uint8))
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_review, "LiveSource", LostCamera)
+    res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--no-video", "--out", str(tmp_path / "s")])
+    assert res.exit_code == 0, res.output
+    lost = [line for line in res.stderr.splitlines() if "no frame" in line]
+    assert lost == ["the camera delivers no frame since 20.0 s: reconnecting (the events so far are kept)"]

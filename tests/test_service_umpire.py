@@ -221,6 +221,40 @@ def test_silent_source_alert(tmp_path):
         post(c, "/api/tables/t/stop")
 
 
+def test_a_camera_that_stops_delivering_is_not_connected_and_raises_an_alert(tmp_path):
+    """While a stream was down the status kept ``connected: true`` and nothing was said until the
+    reconnect (helper-59); the watchdog now asks the camera's reader."""
+    import time
+
+    from service.sources import SourceStats
+
+    class Camera:  # the worker's view of a camera reader whose frames stopped 12.5 s in
+        down = 12.5
+        kind = "vision"
+
+        def stats(self):
+            return SourceStats(connected=self.down is None, last_read=time.time() - 10)
+
+        def down_since_s(self):
+            return self.down
+
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        reg = c.app.state.registry
+        cam = Camera()
+        reg.sources["t"] = cam
+        reg.tasks["t"] = type("Running", (), {"done": lambda self: False})()
+        reg.runtimes["t"].set_worker(announce=False, connected=True)
+        raised = reg.check_cameras()
+        assert [(a["kind"], a["category"], a["message"]) for a in raised] == [
+            ("camera_lost", "silent", "table T: the camera delivers no frame since 12.5 s (reconnecting)")]
+        assert c.get("/api/tables/t/status").json()["connected"] is False
+        assert reg.check_cameras() == []  # once per outage
+        cam.down = None  # frames again
+        assert reg.check_cameras() == [] and c.get("/api/tables/t/status").json()["connected"] is True
+        del reg.tasks["t"], reg.sources["t"]
+
+
 def test_two_umpires_correcting_at_once(bad_play):
     c, info = bad_play
     hand = c.get("/api/matches/1/hands/1").json()
