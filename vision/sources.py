@@ -316,7 +316,7 @@ class LiveSource(FrameSource):
     live = True
 
     def __init__(self, target: int | str, open_timeout_s: float = 10.0, read_timeout_s: float = 5.0,
-                 backoff_s: float = 0.5, max_backoff_s: float = 8.0, give_up_s: float | None = None,
+                 backoff_s: float = 0.5, max_backoff_s: float = 2.0, give_up_s: float | None = None,
                  capture_factory: Callable[[int | str], object] | None = None,
                  clock: Callable[[], float] = time.monotonic):
         self.target = target
@@ -381,7 +381,7 @@ class LiveSource(FrameSource):
             return
         try:
             if not cap.isOpened():
-                what = "no camera at that index" if isinstance(self.target, int) else "cannot connect"
+                what = "no camera at that index" if isinstance(self.target, int) else "no connection, or its answer is no video stream"
                 self._report_failure(gen, f"{self.name} could not be opened ({what})")
                 return
             while True:
