@@ -381,7 +381,8 @@ class LiveSource(FrameSource):
             return
         try:
             if not cap.isOpened():
-                what = "no camera at that index" if isinstance(self.target, int) else "no connection, or its answer is no video stream"
+                what = ("no camera at that index" if isinstance(self.target, int)
+                        else "no connection, or its answer is no video stream")
                 self._report_failure(gen, f"{self.name} could not be opened ({what})")
                 return
             while True:
