@@ -235,12 +235,6 @@ class ImageFolderSource(FrameSource):
         return len(self.files)
 
     @property
-    def down_since_s(self) -> float | None:
-        """Source time (s since :meth:`open`) at which the frames stopped coming; None while they flow."""
-        with self._cond:
-            return None if self._down_since is None else self._down_since - (self._t0 or 0.0)
-
-    @property
     def frame_shape(self) -> tuple[int, ...] | None:
         """(H, W, C) of the first image that decodes (None when none does); reads it once."""
         from calibration.images import decode_image
