@@ -182,7 +182,8 @@ def lens_cmd(
 def table_cmd(
     image: Path = typer.Argument(..., help="Overhead photo of the table."),
     out: Path = typer.Option(..., "--out", help="Profile JSON to write."),
-    table_mm: tuple[float, float] = typer.Option(..., "--table-mm", help="Table width W and height H, mm."),
+    table_mm: tuple[float, float] = typer.Option(..., "--table-mm", metavar="W H",
+                                                 help="Table width W and height H, mm (two numbers: --table-mm 1000 600)."),
     lens: Optional[Path] = typer.Option(None, "--lens", help="Profile with lens intrinsics to use."),
     markers: bool = typer.Option(False, "--markers", help="Use the four corner markers (ids 0-3)."),
     points: Optional[str] = typer.Option(
