@@ -758,6 +758,14 @@ def test_a_line_of_play_at_the_first_read_is_a_hand_in_progress():
     assert [p[1:] for p in plays(table.play(t_(696, 500, 0, (4, 1), "S")))] == [((4, 1), "E")]
 
 
+def test_a_stray_tile_does_not_make_a_hand_in_progress_scenery():
+    """One loose face-up tile beside a matching line (helper-61): the line is still the hand."""
+    table = Table(load_ruleset("block"))
+    table.on = [t_(600, 500, 0, (2, 6)), t_(648, 500, 0, (6, 4)), t_(696, 500, 0, (4, 1)), t_(300, 300, 0, (5, 3))]
+    out = table.read()
+    assert sorted(p[1] for p in plays(out)) == [(2, 6), (4, 1), (6, 4)]
+
+
 def test_a_confident_lone_tile_at_the_first_read_is_the_lead_already_played():
     table = Table(load_ruleset("block"))
     table.on = [t_(600, 500, 0, (6, 6))]

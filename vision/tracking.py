@@ -672,32 +672,26 @@ class Tracker:
         return out
 
     def _setup_scenery(self, tiles: list[TrackedTile]) -> None:
-        """Face-up tiles already on the table at the first read: a hand in progress when they form
-        one line of play (each touches an open end with matching pips), else a game board's printed
-        dominoes, scenery until moved. A board prints them in tracks of touching tiles whose halves
-        do not match; boxed confidently (ivory tiles on a board), they became the lead and every real
-        play after them touched no end. A single tile keeps the score rule (``setup_min_score``)."""
+        """Face-up tiles already on the table at the first read: a hand in progress unless most of
+        their contacts do not match, which is a game board's printed dominoes (tracks of touching
+        tiles whose halves do not match), scenery until moved. Boxed confidently (ivory tiles on a
+        board) they became the lead and every real play touched no end. Contacts, not one chain:
+        a spinner's arms or a stray tile must not turn a real layout into scenery. A single tile
+        keeps the score rule (``setup_min_score``)."""
         shown = [tr for tr in tiles if tr.face == "up" and not self._in_hand_zone(tr.geom) and tr.pips is not None]
-        if len(shown) >= 2 and not self._one_line(shown):
+        if len(shown) < 2:
+            return
+        matched = mismatched = 0
+        for i, a in enumerate(shown):
+            lop = LineOfPlay()
+            lop.set_lead(a.geom, a.pips)
+            for b in shown[i + 1:]:
+                fit = lop.assign(b.geom, b.pips)
+                if fit is not None:
+                    matched, mismatched = matched + fit.pip_match, mismatched + (not fit.pip_match)
+        if mismatched > matched:
             for tr in shown:
                 tr.scenery = True
-
-    def _one_line(self, tiles: list[TrackedTile]) -> bool:
-        """Whether the tiles lay out as one line of play from the best lead, every contact matching."""
-        lead = self._choose_lead(tiles)
-        if lead is None:
-            return False
-        lop = LineOfPlay()
-        lop.set_lead(lead.geom, lead.pips)
-        rest = [tr for tr in tiles if tr is not lead]
-        while rest:
-            fit = next(((tr, f) for tr in rest for f in [lop.assign(tr.geom, tr.pips)] if f is not None and f.pip_match),
-                       None)
-            if fit is None:
-                return False
-            lop.place(fit[1], fit[0].geom, fit[0].pips)
-            rest.remove(fit[0])
-        return True
 
     def _choose_lead(self, pending: list[TrackedTile]) -> TrackedTile | None:
         """The lead among new face-up tiles outside hand areas: the one most others chain from."""
