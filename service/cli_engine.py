@@ -83,9 +83,12 @@ def _score(score: dict[str, int]) -> str:
 def unfinished_hands(match) -> list[str]:  # noqa: ANN001 - engine.match.MatchState
     """One line per hand that has no end (no domino, lock or ``end`` line) although a later hand
     follows it: a script missing its end line, scored as it stands."""
-    hands = [(g.number, n, h) for g in match.games for n, h in enumerate(g.hands, start=1)]
+    # a game can end during play (target_checked = immediately): its last hand needs no end line
+    hands = [(g.number, n, h) for g in match.games for n, h in enumerate(g.hands, start=1)
+             if not (g.ended_by and n == len(g.hands))]
+    last = match.games[-1].hands[-1] if match.games[-1].hands else None
     return [f"hand {n} of game {g} has no end (no domino, lock or 'end' line) but another hand follows it: "
-            "scored as it stands" for g, n, h in hands[:-1] if h.result is None]
+            "scored as it stands" for g, n, h in hands if h.result is None and h is not last]
 
 
 def _print_standings(match, players: dict[str, str]) -> None:

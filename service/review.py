@@ -395,11 +395,13 @@ class ReviewSession:
         self._done: list[Hand] = []  # the hands before this one: a cleared table starts the next
         self.game_no, self.hand_no = 1, 1  # the current hand's game, and its number in that game
 
-    def feed(self, index: int, t: float, image: np.ndarray, fps: float) -> None:
-        """Process one frame (index, t seconds, BGR or grey image)."""
+    def feed(self, index: int, t: float, image: np.ndarray, fps: float, again: bool = False) -> None:
+        """Process one frame (index, t seconds, BGR or grey image); ``again``: a second look at the
+        last photo of a folder, not a frame of its own (not counted, the footage time stays)."""
         s = self.summary
-        s.frames += 1
-        s.footage_s = t
+        if not again:
+            s.frames += 1
+            s.footage_s = t
         obs, events = self.pipeline.step(index, t, image)
         s.reads = self.pipeline.reads
         # Rows are emitted with the raw image as a stand-in: their snapshots are saved from the frame
@@ -770,7 +772,7 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
         if last is not None and hasattr(source, "interval_s") and session.pipeline.tracker.wants_read:
             # a reveal (or a take-back) waits for a second look, and a folder's last photo is the final
             # table: it is looked at once more, as a copy of it would be
-            session.feed(last.index, last.t + source.interval_s, last.image, fps)
+            session.feed(last.index, last.t + source.interval_s, last.image, fps, again=True)
     except KeyboardInterrupt:
         session.summary.interrupted = True
     except SourceError as exc:  # written as partial results, then raised for the caller to report

@@ -124,10 +124,14 @@ def alerts(table_id: str, request: Request,
 def confirm_alert(table_id: str, alert_id: int, body: AlertAction, request: Request) -> dict:
     """Confirm an alert. A flagged infraction gets the rule set's penalty (or ``penalty``)."""
     rt = registry(request).get(table_id)
+    with rt.lock:  # checked and confirmed in one step: a double click gives one penalty, not two
+        return _confirm(rt, alert_id, body, actor(request, body.by))
+
+
+def _confirm(rt, alert_id: int, body: AlertAction, by: str) -> dict:  # noqa: ANN001
     alert = rt.get_alert(alert_id)
     if alert["status"] != "open":
         raise Conflict(f"alert {alert_id} is {alert['status']} already")
-    by = actor(request, body.by)
     name = body.penalty or (rt.suggested_penalty(alert["kind"]) if alert["category"] == "flag" else None)
     if body.penalty and body.penalty not in rt.cfg.rules.penalties:
         names = ", ".join(sorted(rt.cfg.rules.penalties)) or "none"
@@ -146,10 +150,11 @@ def confirm_alert(table_id: str, alert_id: int, body: AlertAction, request: Requ
 @router.post("/alerts/{alert_id}/dismiss", dependencies=umpire)
 def dismiss_alert(table_id: str, alert_id: int, body: AlertAction, request: Request) -> dict:
     rt = registry(request).get(table_id)
-    alert = rt.get_alert(alert_id)
-    if alert["status"] != "open":
-        raise Conflict(f"alert {alert_id} is {alert['status']} already")
-    return {"alert": rt.update_alert(alert_id, "dismissed", actor(request, body.by), body.note)}
+    with rt.lock:
+        alert = rt.get_alert(alert_id)
+        if alert["status"] != "open":
+            raise Conflict(f"alert {alert_id} is {alert['status']} already")
+        return {"alert": rt.update_alert(alert_id, "dismissed", actor(request, body.by), body.note)}
 
 
 @router.post("/hands/{hand}/confirm", dependencies=umpire)

@@ -10,9 +10,25 @@ takes a moment. Clients reconnect and resume from their last message id.
 
 from __future__ import annotations
 
+import logging
+import re
 import socket
 
 import uvicorn
+
+
+class _HideSecrets(logging.Filter):
+    """Access-log lines without the bearer token or view key: feeds take them in the query
+    (``?token=``, ``?key=``: EventSource sends no header), and a log is no place for them."""
+
+    SECRET = re.compile(r"\b(token|key)=[^&\s]*")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and len(record.args) >= 3 and isinstance(record.args[2], str):
+            args = list(record.args)
+            args[2] = self.SECRET.sub(r"\1=***", args[2])
+            record.args = tuple(args)
+        return True
 
 
 class Server(uvicorn.Server):
@@ -29,6 +45,7 @@ def serve(app, host: str, port: int, **config: object) -> None:  # noqa: ANN001
     """``uvicorn.run(app, host=host, port=port, **config)`` with :class:`Server` (one process, no
     reload); returns at shutdown. Exits with status 3, as uvicorn does, when the server did not start."""
     server = Server(uvicorn.Config(app, host=host, port=port, **config))
+    logging.getLogger("uvicorn.access").addFilter(_HideSecrets())  # configured by Config above
     try:
         server.run()
     except KeyboardInterrupt:  # a second Ctrl-C: uvicorn exits at once

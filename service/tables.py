@@ -394,10 +394,9 @@ class Registry:
         delivered nothing for ``settings.lost_after_s``; the worker itself hears nothing then."""
         raised = []
         for table_id, task in list(self.tasks.items()):
-            source = self.sources.get(table_id)
-            if task.done() or source is None:
+            source, rt = self.sources.get(table_id), self.runtimes.get(table_id)
+            if task.done() or source is None or rt is None:  # rt: a table deleted meanwhile
                 continue
-            rt = self.runtimes[table_id]
             connected = source.stats().connected
             if rt.worker.get("connected") != connected:
                 rt.set_worker(announce=False, connected=connected)
@@ -417,7 +416,9 @@ class Registry:
         now = now or time.time()
         raised = []
         for table_id, task in list(self.tasks.items()):
-            rt = self.runtimes[table_id]
+            rt = self.runtimes.get(table_id)
+            if rt is None:  # deleted meanwhile
+                continue
             last = rt.worker.get("last_read") or rt.worker.get("started_at") or now
             if task.done() or now - last < self.settings.silent_after_s:
                 continue

@@ -241,3 +241,20 @@ hands:
     ended = script(tmp_path, "rules: all-fives\nhands:\n  - events:\n      - N 6-4\n      - end umpire\n"
                              "  - events:\n      - S 5-5\n", "ended.yaml")
     assert score(ended, "--json").stderr == ""
+
+
+def test_no_warning_for_a_hand_ended_by_the_target_during_play(tmp_path):
+    """fives-and-threes, target 1 checked at once: N's 5-0 makes 5 and ends game 1 mid-hand; game 2
+    follows. That hand needs no end line (helper-61: it was warned about)."""
+    path = script(tmp_path, """\
+rules: fives-and-threes
+overrides: {target: 1, games_per_match: 2, target_checked: immediately}
+hands:
+  - events:
+      - N 5-0
+  - events:
+      - S 6-6
+""")
+    result = score(path, "--json")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""

@@ -1201,8 +1201,9 @@ def test_a_photo_folder_ends_the_hand_at_its_last_photo(footage, tmp_path):
     oracle = _Oracle(gt, footage["profile"])
     frames = [k["frame"] for k in rests]
     oracle.frame = frames[0]
-    run_review(open_source(folder), load_ruleset("all-fives"), oracle, tmp_path / "out", footage["profile"],
-               progress=lambda n: setattr(oracle, "frame", frames[min(n, len(frames) - 1)]))
+    s = run_review(open_source(folder), load_ruleset("all-fives"), oracle, tmp_path / "out", footage["profile"],
+                   progress=lambda n: setattr(oracle, "frame", frames[min(n, len(frames) - 1)]))
+    assert s.frames == len(rests)  # the second look is no photo of its own
     rows = [json.loads(line) for line in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
     result = gt["hands"][0]["result"]
     end = [r for r in rows if r["type"] == "hand_end"]

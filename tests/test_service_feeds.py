@@ -225,3 +225,17 @@ def test_deleting_a_table_ends_its_feeds(server):
     penalty(base, "d1", 1)
     assert [m["kind"] for m in got] == ["snapshot"] and got[0]["data"]["state"]["table"]["name"] == "d1"
     assert httpx.get(base + "/api/tables/d1/snapshot").json()["data"]["state"]["game"]["scores"]["N"] == 1
+
+
+def test_the_access_log_hides_tokens_and_view_keys():
+    """Feeds take the bearer token and the view key in the query; uvicorn's access log wrote them
+    out (helper-61)."""
+    import logging
+
+    from service.server import _HideSecrets
+
+    record = logging.LogRecord("uvicorn.access", logging.INFO, "", 0, '%s - "%s %s HTTP/%s" %d',
+                               ("10.0.0.2:5120", "GET", "/api/tables/t/feed?token=s3cret&since=4&key=k3y", "1.1", 200),
+                               None)
+    assert _HideSecrets().filter(record)
+    assert record.getMessage() == '10.0.0.2:5120 - "GET /api/tables/t/feed?token=***&since=4&key=*** HTTP/1.1" 200'

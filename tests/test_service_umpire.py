@@ -365,3 +365,24 @@ def test_the_review_shows_what_a_second_fix_replaced(tmp_path):
         fixes = c.get("/api/matches/1/timeline").json()["corrections"]
         assert [(f["text"], f["was"]) for f in fixes] == [
             ("fix 1 S 5-0 E", "S 5-1 E"), ("fix 1 N 5-0 E", "S 5-0 E"), ("void 1", "N 5-0 E")]
+
+
+def test_a_double_click_on_confirm_gives_one_penalty(bad_play):
+    """The status check and the penalty were two steps outside the table's lock (helper-61)."""
+    c, info = bad_play
+    a = open_alerts(c)[0]
+    barrier = threading.Barrier(2)
+    codes: list = []
+
+    def click() -> None:
+        barrier.wait()
+        codes.append(post(c, f"/api/tables/t/alerts/{a['id']}/confirm", {}).status_code)
+
+    threads = [threading.Thread(target=click) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(codes) == [200, 409]
+    events = c.get("/api/matches/1/hands/1").json()["events"]
+    assert [e["type"] for e in events].count("penalty") == 1
