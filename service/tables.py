@@ -397,12 +397,11 @@ class Registry:
             source, rt = self.sources.get(table_id), self.runtimes.get(table_id)
             if task.done() or source is None or rt is None:  # rt: a table deleted meanwhile
                 continue
-            connected = source.stats().connected
-            if rt.worker.get("connected") != connected:
-                rt.set_worker(announce=False, connected=connected)
-            down = getattr(source, "down_since_s", lambda: None)()
-            stalled = source.stats().last_read is not None and time.time() - source.stats().last_read
-            if down is None or not stalled or stalled < self.settings.lost_after_s:
+            stats = source.stats()
+            if rt.worker.get("connected") != stats.connected:
+                rt.set_worker(announce=False, connected=stats.connected)
+            down = getattr(source, "down_since_s", lambda: None)()  # only a camera or stream has one
+            if down is None or stats.last_read is None or time.time() - stats.last_read < self.settings.lost_after_s:
                 continue
             alert = rt.raise_alert(f"camera_lost:{int(down)}", "silent", "camera_lost",
                                    f"table {rt.cfg.name}: the camera delivers no frame since {down:.1f} s "

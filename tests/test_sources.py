@@ -215,6 +215,17 @@ class FakeCapture:
         self.released.set()
 
 
+def _connections(caps: list, made: list):
+    """A capture factory: the first connection gets ``caps[0]``, every later one ``caps[1]``
+    (a reconnect); each target asked for is appended to ``made``."""
+
+    def factory(target):
+        made.append(target)
+        return caps[min(len(made) - 1, 1)]
+
+    return factory
+
+
 def test_missing_camera_is_a_source_error():
     src = LiveSource(7, open_timeout_s=1.0, capture_factory=lambda t: FakeCapture(opened=False))
     with pytest.raises(SourceError, match="camera 7 could not be opened"):
@@ -267,12 +278,8 @@ def test_slow_consumer_gets_the_newest_frame_and_skips_stale_ones():
 
 def test_reconnects_after_a_drop_and_the_consumer_sees_a_gap():
     caps = [FakeCapture(period_s=0.01, fail_after=5), FakeCapture(start=100, period_s=0.01)]
-    made = []
-
-    def factory(target):
-        made.append(target)
-        return caps[min(len(made) - 1, 1)]
-
+    made: list = []
+    factory = _connections(caps, made)
     src = LiveSource("rtsp://cam", read_timeout_s=0.5, backoff_s=0.05, capture_factory=factory)
     pixels, times = [], []
     with src:
@@ -289,12 +296,8 @@ def test_reconnects_after_a_drop_and_the_consumer_sees_a_gap():
 
 def test_a_stalled_read_is_abandoned_after_the_read_timeout():
     caps = [FakeCapture(period_s=0.01, hang_after=3), FakeCapture(start=50, period_s=0.01)]
-    made = []
-
-    def factory(target):
-        made.append(target)
-        return caps[min(len(made) - 1, 1)]
-
+    made: list = []
+    factory = _connections(caps, made)
     src = LiveSource(0, read_timeout_s=0.2, backoff_s=0.05, capture_factory=factory)
     t0 = time.monotonic()
     with src:
@@ -404,12 +407,8 @@ def test_a_stream_that_comes_back_at_another_size_is_a_source_error():
             return ok, (None if image is None else np.zeros((8, 6, 3), np.uint8))
 
     caps = [FakeCapture(period_s=0.01, fail_after=3), Bigger(start=100, period_s=0.01)]
-    made = []
-
-    def factory(target):
-        made.append(target)
-        return caps[min(len(made) - 1, 1)]
-
+    made: list = []
+    factory = _connections(caps, made)
     src = LiveSource("rtsp://cam", read_timeout_s=0.5, backoff_s=0.05, capture_factory=factory)
     seen = []
     with src, pytest.raises(SourceError, match=r"stream rtsp://cam changed its frame size from 4x4 to 6x8 px at "):
