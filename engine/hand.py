@@ -535,8 +535,7 @@ def _take_back(st: HandState, ev: TakeBack, points: dict, flags: list[Flag]) -> 
         raise IllegalEvent(f"{ev.seat} did not play {ev.tile}")
     removed = st.plays.pop(i)
     turn_before = st.turns_before.pop(i)
-    lay = Layout(st.layout.set_max, st.layout.spinner_rule, st.layout.arms_open_rule,
-                 st.layout.double_at_end_counts, st.layout.lone_spinner_counts)
+    lay = st.layout.empty_like()
     for _, _, t, end, oriented, _ in st.plays:
         lay.place(t, end, oriented)
     st.layout = lay

@@ -95,6 +95,11 @@ class Layout:
         self.spinners: list[_Spinner] = []
         self.on_table: set[tuple[int, int]] = set()
 
+    def empty_like(self) -> Layout:
+        """A new, empty layout under the same rules (to lay a hand's plays again)."""
+        return Layout(self.set_max, self.spinner_rule, self.arms_open_rule, self.double_at_end_counts,
+                      self.lone_spinner_counts)
+
     # ---- queries ---------------------------------------------------------------
     def _spinner_sides_covered(self, sp: _Spinner) -> bool:
         if sp.arm is None:

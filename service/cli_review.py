@@ -265,7 +265,8 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
 
 class _OutageWatch:
     """Says on stderr, while it lasts, that the camera delivers no frame (the review itself hears
-    nothing until frames come again, then records the outage as a ``source_outage`` notice)."""
+    nothing until frames come again, then records the outage as a ``source_outage`` notice), or that
+    its picture has been the same to the bit for :data:`vision.sources.FROZEN_AFTER_S` (frozen)."""
 
     POLL_S = 0.5
 
@@ -277,13 +278,20 @@ class _OutageWatch:
         self._thread.start()
 
     def _run(self) -> None:
-        told = None
+        from vision.sources import FROZEN_AFTER_S
+
+        told = frozen_told = None
         while not self._stop.wait(self.POLL_S):
             down = getattr(self._src, "down_since_s", None)
             if down is not None and down != told:
                 err_console.print(f"the camera delivers no frame since {down:.1f} s: reconnecting (the events so "
                                   "far are kept)", highlight=False)
                 told = down
+            since, seconds = getattr(self._src, "frozen_s", (0.0, 0.0))
+            if seconds >= FROZEN_AFTER_S and since != frozen_told:
+                err_console.print(f"the camera's picture has not changed at all since {since:.1f} s: a frozen "
+                                  "stream or capture? (plays made meanwhile are not seen)", highlight=False)
+                frozen_told = since
 
     def stop(self) -> None:
         self._stop.set()

@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from engine.events import Correction, Deal, Draw, HandEnd, Pass, Penalty, Play, effective
-from engine.hand import HandState, IllegalEvent
+from engine.hand import HandContext, HandState, IllegalEvent
 from engine.layout import LayoutError
 from engine.match import MatchState, replay_match
 from engine.notation import format_event
@@ -499,6 +499,14 @@ class TableRuntime:
                 if i == index:
                     return ev
             raise NotFound(f"event #{index} of hand {hand} was voided")
+
+    def last_hand(self) -> tuple[list, HandContext] | None:
+        """The current match's last hand as recorded (its log, corrections included, and its context),
+        for a camera worker that restarts to go on with it; None before the first event."""
+        with self.lock:
+            if not self.logs or not self.logs[-1]:
+                return None
+            return list(self.logs[-1]), self.hand_states()[-1][2].context
 
     def scripted_progress(self) -> tuple[int, dict[tuple[int, int], tuple[int, int]]]:
         """Next script position to feed, and script (hand, item) -> (match hand, slot) fed so far."""

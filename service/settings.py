@@ -10,6 +10,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vision.sources import FROZEN_AFTER_S
+
 
 @dataclass
 class Settings:
@@ -24,6 +26,8 @@ class Settings:
         silent_after_s: a live table whose source has said nothing for this long raises an alert.
         watch_interval_s: how often the watchdog looks at the live tables.
         lost_after_s: a camera or stream that has delivered no frame for this long raises an alert.
+        frozen_after_s: a camera or stream whose picture has not changed at all (to the bit) for this
+            long raises an alert: a stuck capture or encoder repeats its last frame, and plays go unseen.
         min_confidence: a play read with a lower confidence raises an "uncertain read" alert.
         max_upload_bytes: the largest script or record a client may upload.
         resume_live: restart the workers of tables that were live when the service stopped.
@@ -36,6 +40,7 @@ class Settings:
     keepalive_s: float = 15.0
     silent_after_s: float = 60.0
     lost_after_s: float = 3.0
+    frozen_after_s: float = FROZEN_AFTER_S
     watch_interval_s: float = 1.0
     min_confidence: float = 0.6
     max_upload_bytes: int = 2_000_000

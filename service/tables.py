@@ -285,7 +285,7 @@ class Registry:
         else:
             info = {"id": row.id, "video_source": row.video_source, "calibration": row.calibration,
                     "rules": row.rules, "overrides": dict(row.overrides or {}), "players": row.players,
-                    "worker_config": cfg}
+                    "worker_config": cfg, "resume": rt.last_hand()}
             try:
                 source = open_source(row.worker_kind, info)
             except WorkerUnavailable as exc:
@@ -391,7 +391,9 @@ class Registry:
     def check_cameras(self) -> list[dict]:
         """Keep each running table's ``connected`` true to its camera, and raise a ``camera_lost``
         alert (category ``silent``: it resolves when frames come again) when a camera or stream has
-        delivered nothing for ``settings.lost_after_s``; the worker itself hears nothing then."""
+        delivered nothing for ``settings.lost_after_s``; the worker itself hears nothing then. A
+        camera whose picture has not changed at all for ``settings.frozen_after_s`` raises a
+        ``camera_frozen`` alert (category ``camera``), resolved when the picture moves again."""
         raised = []
         for table_id, task in list(self.tasks.items()):
             source, rt = self.sources.get(table_id), self.runtimes.get(table_id)
@@ -400,6 +402,9 @@ class Registry:
             stats = source.stats()
             if rt.worker.get("connected") != stats.connected:
                 rt.set_worker(announce=False, connected=stats.connected)
+            frozen = self._check_frozen(rt, source)
+            if frozen:
+                raised.append(frozen)
             down = getattr(source, "down_since_s", lambda: None)()  # only a camera or stream has one
             if down is None or stats.last_read is None or time.time() - stats.last_read < self.settings.lost_after_s:
                 continue
@@ -409,6 +414,18 @@ class Registry:
             if alert:
                 raised.append(alert)
         return raised
+
+    def _check_frozen(self, rt: TableRuntime, source) -> dict | None:  # noqa: ANN001
+        """The ``camera_frozen`` alert of one table's source, when raised now (see :meth:`check_cameras`)."""
+        since, frozen = getattr(source, "frozen", lambda: (0.0, 0.0))()  # only a camera or stream has one
+        if frozen < self.settings.frozen_after_s:
+            if frozen == 0.0 and any(a["category"] == "camera" for a in rt.open_alerts.values()):
+                rt.resolve_category("camera", "worker", "the camera's picture moves again")
+            return None
+        return rt.raise_alert(f"camera_frozen:{since:.1f}", "camera", "camera_frozen",
+                              f"table {rt.cfg.name}: the camera's picture has not changed at all for {frozen:.0f} s "
+                              "(a frozen stream or capture?): plays made meanwhile are not seen",
+                              {"frozen_for_s": round(frozen, 1)})
 
     def check_silence(self, now: float | None = None) -> list[dict]:
         """Raise a ``silent`` alert for each running source that has said nothing for too long."""

@@ -9,6 +9,9 @@ stream URL, read newest-frame-first), runs the same pipeline as ``dominocast rev
 
 * a ``Deal(hands={}, draws_seen=False)`` first in draw games (the camera cannot count the
   deal or unseen draws), and again when the tracker sees the layout cleared (a new hand);
+  a camera or stream restarted mid-match instead goes on with the table's last hand as
+  recorded (``table["resume"]``: :meth:`vision.tracking.Tracker.resume`), so the tiles already
+  played are not read again as new plays;
 * every ``Play`` / ``TakeBack`` with its ``t``, ``frame`` and ``confidence``;
 * vision notices (``uncertain_read``, ``bump``, ``moved``, ``tile_missing``, ...) as alerts
   (``SourceItem.alert``), and a ``source_outage`` alert for each drop a camera or stream
@@ -93,6 +96,11 @@ class VisionSource:
     def down_since_s(self) -> float | None:
         """Source time (s) since which a camera or stream delivers no frame; None while it does."""
         return getattr(self._frames, "down_since_s", None)
+
+    def frozen(self) -> tuple[float, float]:
+        """``(since_s, seconds)`` a camera or stream has delivered the very same picture
+        (:attr:`vision.sources.LiveSource.frozen_s`); ``(0.0, 0.0)`` for a replayed file."""
+        return getattr(self._frames, "frozen_s", (0.0, 0.0))
 
     def acknowledge(self, item: SourceItem, hand: int, index: int) -> None:
         pass
@@ -189,7 +197,10 @@ class VisionSource:
         pipeline = FramePipeline(rules, recognize, profile, still_window_s=self.still_window_s,
                                  timelapse=hasattr(frames, "interval_s"))
         draw_game = bool(rules.boneyard)
-        if draw_game:  # the camera sees neither the deal nor the draws
+        resume = self.table.get("resume") if live else None  # a replayed file starts over instead
+        if resume:  # a camera restarted mid-match: go on with the hand recorded, not a new one
+            pipeline.tracker.resume(*resume)
+        elif draw_game:  # the camera sees neither the deal nor the draws
             put(SourceItem(Deal(hands={}, draws_seen=False), tag="vision:deal"))
         new_hand = False
         t0 = time.monotonic()

@@ -1275,3 +1275,32 @@ def test_cli_live_says_while_it_lasts_that_the_camera_is_lost(tmp_path, monkeypa
     assert res.exit_code == 0, res.output
     lost = [line for line in res.stderr.splitlines() if "no frame" in line]
     assert lost == ["the camera delivers no frame since 20.0 s: reconnecting (the events so far are kept)"]
+
+
+def test_cli_live_says_when_the_cameras_picture_is_frozen(tmp_path, monkeypatch):
+    """A stream that repeats one frame to the bit (a stuck encoder) gives one stderr line, once."""
+    import time
+
+    from service import cli_review
+    from service.cli import app
+    from vision.sources import FROZEN_AFTER_S
+
+    _stub_setup(monkeypatch)
+
+    class FrozenCamera(_Camera):
+        frozen_s = (4.5, FROZEN_AFTER_S + 0.5)
+
+        def __iter__(self):
+            from vision.sources import Frame
+
+            for i in range(3):
+                time.sleep(0.5)
+                yield Frame(i, i / self.fps, np.full((48, 64, 3), 60, np.uint8))
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_review, "LiveSource", FrozenCamera)
+    res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--no-video", "--out", str(tmp_path / "s")])
+    assert res.exit_code == 0, res.output
+    frozen = [line for line in res.stderr.splitlines() if "not changed" in line]
+    assert frozen == ["the camera's picture has not changed at all since 4.5 s: a frozen stream or capture? (plays "
+                      "made meanwhile are not seen)"]

@@ -295,3 +295,131 @@ def test_vision_table_on_a_camera(footage, tmp_path, monkeypatch):
         assert not made[-1]._thread.is_alive()
         snap = c.get("/api/tables/cam/snapshot").json()
     assert snap["data"]["state"]["hand"]["status"] == "in_progress"  # the camera's deal opened the hand
+
+
+class _CameraPart:
+    """Frames ``start`` .. ``stop`` - 1 of the footage as a camera delivers them (live: no pacing)."""
+
+    live = True
+
+    def __init__(self, path, start, stop):
+        from vision.sources import open_source
+
+        self.frames, self.start, self.stop = open_source(path), start, stop
+
+    def __iter__(self):
+        for f in self.frames:
+            if f.index >= self.stop:
+                return
+            if f.index >= self.start:
+                yield f
+
+    def close(self):
+        self.frames.close()
+
+
+def test_a_camera_table_restarted_mid_hand_goes_on_with_the_recorded_hand(footage, tmp_path, monkeypatch):
+    """helper-59: restarting a camera table's worker mid-hand read every tile on the table again as a
+    new play (a second lead, mismatched ends, false alerts). Now the worker goes on with the hand
+    as recorded: the plays are the footage's, each once, and nothing is flagged."""
+    gt = footage["gt"]
+    want = [(w["seat"], w["tile"], w["end"]) for w in gt["plays"]]
+    cut = (gt["plays"][7]["frame"] + gt["plays"][8]["frame"]) // 2  # between the 8th and 9th plays
+    oracle = Oracle(gt, footage["profile"])
+    parts = iter([(0, cut), (cut, gt["n_frames"])])
+
+    def factory(table):
+        start, stop = next(parts)
+        return VisionSource(table, recognizer_factory=lambda profile: oracle, before_frame=oracle.progress,
+                            frame_source_factory=lambda spec: _CameraPart(spec, start, stop))
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+
+    def run_part(c):
+        post(c, "/api/tables/cam/start")
+        return wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error")
+                        and s, timeout=30)
+
+    def recorded(c):
+        mid = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["match"]["id"]
+        events = c.get(f"/api/matches/{mid}/hands/1").json()["events"]
+        return [(p["seat"], p["tile"], p.get("end", "lead")) for p in events if p["type"] == "play"]
+
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage)
+        assert run_part(c)["state"] == "finished"
+        assert recorded(c) == want[:8]
+    with TestClient(app_for(tmp_path)) as c:  # the service restarted: the same data dir
+        assert run_part(c)["state"] == "finished"
+        assert recorded(c) == want
+        alerts = c.get("/api/tables/cam/alerts?status=open").json()
+        snap = c.get("/api/tables/cam/snapshot").json()
+    # no desync, rejected or mismatched play; the end a draw game always asks the umpire to confirm,
+    # and the first play after the restart, whose arm came in before it, is attributed by the turn
+    first = want[8]
+    assert sorted(a["kind"] for a in alerts) == ["hand_end_inferred", "uncertain_read"], alerts
+    seat_by_turn = next(a for a in alerts if a["kind"] == "uncertain_read")
+    assert seat_by_turn["message"] == f"uncertain play {first[1][0]}-{first[1][1]} on {first[2]} by {first[0]}: seat_by_turn"
+    assert len(snap["data"]["state"]["hand"]["layout"]["tiles"]) == len(want)
+
+
+class _FreezingCamera:
+    """A capture whose sensor noise changes every frame for its first 10 reads, then repeats one
+    frame to the bit (a stuck capture card or encoder) until ``moving`` is set; about 50 frames a second."""
+
+    moving = False
+
+    def __init__(self, target):
+        import numpy as np
+
+        self.rng = np.random.default_rng(0)
+        self.n = 0
+        self.stuck = None
+
+    def isOpened(self):
+        return True
+
+    def read(self):
+        time.sleep(0.02)
+        self.n += 1
+        if self.n <= 10 or _FreezingCamera.moving:
+            return True, self.rng.integers(55, 66, (360, 640, 3), dtype="uint8")
+        if self.stuck is None:
+            self.stuck = self.rng.integers(55, 66, (360, 640, 3), dtype="uint8")
+        return True, self.stuck.copy()
+
+    def release(self):
+        pass
+
+
+def test_a_frozen_camera_raises_an_alert_that_resolves_when_the_picture_moves(footage, tmp_path, monkeypatch):
+    """A stream that repeats its last frame kept ``connected: true`` and said nothing while plays went
+    unseen (helper-59). The worker measures how long the picture has been the same to the bit, and
+    the watchdog raises ``camera_frozen`` past ``frozen_after_s``."""
+    from vision.sources import LiveSource
+
+    made = []
+
+    def factory(table):
+        src = VisionSource(table, recognizer_factory=lambda profile: (lambda image: []),
+                           frame_source_factory=lambda spec: LiveSource(spec, capture_factory=_FreezingCamera))
+        made.append(src)
+        return src
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    with TestClient(app_for(tmp_path, frozen_after_s=1.0)) as c:
+        vision_table(c, footage, video="0")
+        post(c, "/api/tables/cam/start")
+        reg = c.app.state.registry
+        since, seconds = wait_for(lambda: (f := made[-1].frozen())[1] >= 1.0 and f, timeout=10)
+        assert 0 < since < seconds + since
+        raised = reg.check_cameras()
+        assert [(a["kind"], a["category"]) for a in raised] == [("camera_frozen", "camera")]
+        assert raised[0]["message"].startswith("table Camera table: the camera's picture has not changed at all for ")
+        assert reg.check_cameras() == []  # once per freeze
+        monkeypatch.setattr(_FreezingCamera, "moving", True)
+        wait_for(lambda: made[-1].frozen()[1] == 0.0, timeout=10)
+        assert reg.check_cameras() == []
+        alerts = c.get("/api/tables/cam/alerts?status=all").json()
+        post(c, "/api/tables/cam/stop")
+    assert [(a["kind"], a["status"]) for a in alerts] == [("camera_frozen", "resolved")]

@@ -22,6 +22,7 @@ from calibration.profile import TableProfile
 from engine.events import Pass, Play, Reveal, TakeBack
 from engine.hand import Hand, replay
 from engine.ruleset import load_ruleset
+from engine.tiles import Tile
 from engine.simulate import simulate_hand
 from vision.motion import MotionGate, MotionInfo
 from vision.placements import Notice, attribute_seat
@@ -1029,3 +1030,107 @@ def test_gate_names_an_arm_short_of_the_layout_and_reads_a_hand_only_when_the_ar
     resting = _still_then(MotionGate(still_window_s=0.3), base, moving[:3] + [moving[2]] * 6)
     assert [m.read for m in resting] == [False] * 5 + [True, False, False, False]  # 0.3 s after its last move
     assert all(m.arm_side == "bottom" for m in resting)
+
+
+# ---- a restarted worker goes on with the recorded hand --------------------------------------------
+
+@pytest.mark.parametrize("preset", ["all-fives", "block", "bdc-partnership"])
+def test_a_resumed_tracker_reads_the_recorded_layout_as_no_new_plays(preset):
+    """A live table's worker restarts mid-hand (helper-59: every tile came back as a new play).
+    The second tracker gets the hand as recorded, sees the same table, emits nothing for the
+    tiles already played, and the plays after the restart go on from the recorded ends: together
+    they are the engine's own log, spinners included."""
+    cases = laid_hands(preset, 3)
+    assert len(cases) == 3
+    for rules, log, laid, seed in cases:
+        cut = len(laid) // 2
+        before = Table(rules)
+        for tile in laid[:cut]:
+            before.play(tile)
+        record = [e for e in before.events if isinstance(e, (Play, Pass, TakeBack))]
+        after = Table(rules)
+        after.tr.resume(record)
+        after.on = list(laid[:cut])
+        after.t, after.fr = before.t, before.fr
+        assert plays(after.read()) == [], f"{preset} seed {seed}"
+        for tile in laid[cut:]:
+            after.play(tile)
+        assert plays(before.events + after.events) == engine_plays(rules, log), f"{preset} seed {seed}"
+        assert not notices(after.events, "rejected")
+        # without the record, the same first read takes the table for a hand to read again
+        fresh = Table(rules)
+        fresh.on = list(laid[:cut])
+        assert len(plays(fresh.read())) == cut
+
+
+def test_a_resumed_tracker_uses_the_umpires_corrections_and_passes():
+    """The record is the umpire's: a misread tile fixed by a correction, and a pass entered by
+    hand, are what the resumed tracker goes on from (the next seat in turn, the fixed tile)."""
+    from engine.events import Correction
+
+    rules = load_ruleset("nova-block")  # N, E, S, W; no boneyard
+    record = [Play(seat="N", tile=[3, 5], end=None), Play(seat="E", tile=[5, 1], end="E"),
+              Correction(replaces=1, event=Play(seat="E", tile=[5, 2], end="E")), Pass(seat="S")]
+    table = Table(rules)
+    table.tr.resume(record)
+    assert table.tr.hand.state.turn == "W"
+    table.on = [t_(600, 500, 0, (3, 5)), t_(648, 500, 0, (5, 2))]
+    assert table.read() == []
+    out = table.play(t_(552, 500, 0, (1, 3), "W"))
+    # W's turn after the recorded pass (without it, S would be inferred to pass again); 3 is the W end
+    assert plays(out) == [("W", (3, 1), "W")] and [e for e in out if isinstance(e, Pass)] == []
+
+
+def test_a_resumed_hand_whose_layout_is_hidden_waits_for_it():
+    """At the restart an arm hides the layout: one notice, and the recorded tiles are neither
+    new plays nor a new lead when they show; the next real play is read from them."""
+    rules = load_ruleset("block")
+    record = [Play(seat="N", tile=[6, 6], end=None), Play(seat="S", tile=[6, 4], end="E")]
+    table = Table(rules)
+    table.tr.resume(record)
+    out = table.read()  # nothing in view
+    assert [n.kind for n in notices(out)] == ["resume_unseen"]
+    assert notices(out)[0].details == {"recorded": 2, "found": 0}
+    table.on = [t_(600, 500, 90, (6, 6))]  # the double crosswise, then 6-4 to its east
+    assert plays(table.read()) == [] and not notices(table.events, "unplaced_tile")
+    table.on.append(t_(636, 500, 0, (6, 4)))
+    assert plays(table.read()) == []
+    assert [tr.play.tile for tr in table.tr.tiles.values() if tr.play] == [Tile(6, 6), Tile(6, 4)]
+    out = table.play(t_(684, 500, 0, (4, 1), "N"))
+    assert [p[1:] for p in plays(out)] == [((4, 1), "E")]
+    assert len(notices(table.events, "resume_unseen")) == 1
+
+
+def test_a_resumed_hand_that_had_ended_and_was_cleared_starts_the_next_one():
+    """The worker restarts after a hand ended and the players cleared the table: the first read
+    is the new hand (a ``hand_cleared`` notice), whose lead is a play again."""
+    rules, log, laid, seed = laid_hands("block", 1)[0]
+    table = Table(rules)
+    table.tr.resume([e for e in log if isinstance(e, (Play, Pass))])
+    res = replay(rules, log).result
+    assert table.tr.judge.state.over and res.next_leader in ("N", "S")
+    out = table.read()  # an empty table
+    assert [n.kind for n in notices(out)] == ["hand_cleared"]
+    assert table.tr.hand.log == [] and table.tr.hand.context.number == 2
+    out = table.play(t_(600, 500, 0, (6, 2), res.next_leader))
+    assert plays(out) == [(res.next_leader, (6, 2), "lead")]
+
+
+def test_a_resumed_ended_hand_does_not_reveal_again():
+    """Reveals already recorded are not sent again for the same tiles still lying face up."""
+    rules = load_ruleset("fives-and-threes").model_copy(update={"hand_size": 2})
+    table = Table(rules)
+    table.play(t_(600, 500, 0, (3, 5), "S"))
+    table.play(t_(648, 500, 0, (5, 2), "N"))
+    table.play(t_(552, 500, 0, (1, 3), "S"))  # S is out
+    table.arm("N")
+    table.on.append(t_(600, 40, 0, (4, 4)))  # N's last tile, shown in its hand area
+    table.read()
+    table.read()
+    record = [e for e in table.events if not isinstance(e, Notice)]
+    assert [e.seat for e in record if isinstance(e, Reveal)] == ["N"]
+    again = Table(rules)
+    again.tr.resume(record)
+    again.on = list(table.on)
+    out = again.read() + again.read()
+    assert [e for e in out if isinstance(e, (Play, Reveal))] == [] and notices(out) == []

@@ -287,6 +287,10 @@ def _default_capture(target: int | str, open_timeout_s: float, read_timeout_s: f
         return cv2.VideoCapture(target, cv2.CAP_FFMPEG, params)
 
 
+#: Seconds of the very same picture, to the bit, after which a live source is frozen (said to the user).
+FROZEN_AFTER_S = 10.0
+
+
 class LiveSource(FrameSource):
     """A camera or network stream read by a background thread that keeps only the newest frame.
 
@@ -329,6 +333,7 @@ class LiveSource(FrameSource):
         self._t0: float | None = None
         self._last_frame_at: float | None = None
         self._down_since: float | None = None
+        self._same_since: float | None = None  # source time since which every frame is the same to the bit
         self.reconnects = 0
         self.dropped = 0
         self.outages: list[tuple[float, float]] = []
@@ -379,8 +384,13 @@ class LiveSource(FrameSource):
                         else "no connection, or its answer is no video stream")
                 self._report_failure(gen, f"{self.name} could not be opened ({what})")
                 return
+            prev = None
             while True:
                 ok, image = cap.read()
+                # a stuck capture or encoder repeats its last frame to the bit; a sensor's noise never does
+                same = ok and image is not None and prev is not None and prev.shape == image.shape \
+                    and np.array_equal(prev, image)
+                prev = image if ok else None
                 with self._cond:
                     if gen != self._generation or self._closed:
                         return  # superseded (we were declared dead) or closed
@@ -392,6 +402,8 @@ class LiveSource(FrameSource):
                     if self._latest is not None and self._latest.index != self._consumed:
                         self.dropped += 1
                     self._latest = Frame(self._seq, now - (self._t0 or now), image)
+                    if not same or self._same_since is None:
+                        self._same_since = self._latest.t
                     self._last_frame_at = time.monotonic()
                     if self._down_since is not None:
                         self.outages.append((self._down_since - (self._t0 or 0.0), now - (self._t0 or now)))
@@ -458,6 +470,17 @@ class LiveSource(FrameSource):
         """Source time (s since :meth:`open`) at which the frames stopped coming; None while they flow."""
         with self._cond:
             return None if self._down_since is None else self._down_since - (self._t0 or 0.0)
+
+    @property
+    def frozen_s(self) -> tuple[float, float]:
+        """``(since_s, seconds)``: the source time (s since :meth:`open`) since which, and for how many
+        seconds, every frame received has been the very same picture, to the bit (a stuck capture card
+        or encoder; a real sensor's noise always changes some pixel). ``seconds`` is 0.0 while the
+        picture changes; ``(0.0, 0.0)`` before the first frame."""
+        with self._cond:
+            if self._latest is None or self._same_since is None:
+                return 0.0, 0.0
+            return self._same_since, self._latest.t - self._same_since
 
     @property
     def frame_shape(self) -> tuple[int, ...] | None:

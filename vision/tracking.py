@@ -53,7 +53,7 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from engine.events import Deal, Draw, Pass, Play, TakeBack
+from engine.events import Deal, Draw, Pass, Play, Reveal, TakeBack, effective
 from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
@@ -68,6 +68,9 @@ __all__ = ["Tracker", "TrackerConfig", "TrackedTile", "BoardState", "PlayRecord"
 CLEARED_SHARE = 0.8
 #: Share gone (and at least 3 tiles) that is a table being swept: no take-backs meanwhile.
 SWEEPING_SHARE = 0.5
+#: A resumed hand (:meth:`Tracker.resume`) whose recorded plays the first read finds fewer of than
+#: this share is not on the table: an ended hand's table was cleared meanwhile.
+RESUME_SEEN_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -246,9 +249,52 @@ class Tracker:
         self._visits = {}
         self.lop = LineOfPlay()
         self.plays: list[PlayRecord] = []
+        # recorded plays of a resumed hand not yet found on the table, in play order:
+        # (seat, oriented tile, end or None for the lead, spinner arms it opened)
+        self._resumed: list[tuple[str, Tile, str | None, tuple[str, str] | None]] = []
+        self._resume_told = False
         for tr in self.tiles.values():
             if tr.status == "layout":
                 tr.status, tr.play = "loose", None
+
+    def resume(self, log: list, context: HandContext | None = None) -> None:
+        """Continue a hand already recorded (a live table whose worker restarted mid-hand).
+
+        The hand's events (corrections applied, :func:`engine.events.effective`) go into the
+        tracker's hands, so the turn order, the open ends and the reveals already counted are
+        the record's. The plays still on the table are then looked for at the reads: a face-up
+        tile with a recorded play's pips that fits where that play went is bound to it, in play
+        order, and emits nothing. Until a recorded play is found, tiles with its pips are held
+        (never new plays), and no lead is chosen. At the first read, a hand that had ended with
+        fewer than :data:`RESUME_SEEN_SHARE` of its plays in view was cleared meanwhile: a
+        ``hand_cleared`` notice and a new hand; a hand in play whose layout is not in view gets
+        one ``resume_unseen`` notice for the umpire.
+
+        Args:
+            log: the hand's engine events in log order (corrections included).
+            context: the hand's context (leader, required lead, number), as the match gives it.
+
+        Raises:
+            RuntimeError: called after the first committed read.
+            engine.events.CorrectionError: a malformed correction in ``log``.
+        """
+        if self.state is not None:
+            raise RuntimeError("resume() must come before the first read")
+        self.new_hand(context)
+        for _, ev in effective(log):
+            if isinstance(ev, (Deal, Draw)):
+                continue
+            try:
+                self._append(ev)
+            except IllegalEvent:
+                continue  # the record's own engine accepted it under the real rules; the board is what matters
+            if isinstance(ev, Reveal):
+                self.reveals.revealed[ev.seat] = tuple(sorted(Tile.parse(x).key for x in ev.tiles))
+        lay = self.hand.state.layout.empty_like()
+        for _, seat, tile, end, oriented, _ in self.hand.state.plays:
+            before = set(lay.arms)
+            placed = lay.place(tile, end, oriented)
+            self._resumed.append((seat, tile, end, spinner_arms_opened(lay, before) if placed.became_spinner else None))
 
     def record(self, event: object) -> object | None:
         """Append an event that does not come from the camera (a pass, a correction, a penalty)
@@ -484,6 +530,8 @@ class Tracker:
             new_tiles.append(tr)
             if tr.face == "up":
                 candidates.append(tr)
+        if self._resumed:
+            events += self._adopt_resumed(frame, t, first=self.state is None)
         if setup:
             self._setup_scenery(new_tiles)
 
@@ -533,12 +581,9 @@ class Tracker:
         # sweep the tiles off in handfuls, and a read between two sweeps must not take the ends back.
         away = [tr for tr in self.tiles.values() if tr.status == "layout" and tr.missing]
         if len(self.plays) >= 3 and len(away) >= CLEARED_SHARE * len(self.plays):
-            res = self.judge.state.result
-            ctx = HandContext(res.next_leader if res else None, res.next_required_lead if res else None,
-                              number=self.hand.context.number + 1)
             for tr in away:
                 self.tiles.pop(tr.id, None)
-            self.new_hand(ctx)
+            self.new_hand(self._next_context())
             return [Notice("hand_cleared", t, frame, "the layout was cleared: a new hand starts")]
         if len(self.plays) >= 3 and len(away) >= max(3, SWEEPING_SHARE * len(self.plays)):
             return events  # being swept off: no take-backs or missing-tile notices meanwhile
@@ -576,6 +621,9 @@ class Tracker:
         """Lay the candidates that touch the layout, in the order adjacency allows; notice the rest."""
         pending = [c for c in candidates if c.face == "up" and c.status != "layout" and c.id in self.tiles
                    and not c.scenery]
+        if self._resumed:  # a resumed hand's recorded tiles are not new plays; without its lead, wait
+            held = {tile.key for _, tile, _, _ in self._resumed}
+            pending = [] if self.lop.lead is None else [c for c in pending if c.key not in held]
         if not pending:
             return []
         if self.judge.state.over:  # after a domino or a lock, face-up tiles are shown hands, not plays
@@ -671,6 +719,52 @@ class Tracker:
                                                    "ended_t": ended["t"]}))
         return out
 
+    def _next_context(self) -> HandContext:
+        """The context of the hand after this one, as far as the tracker knows it."""
+        res = self.judge.state.result
+        return HandContext(res.next_leader if res else None, res.next_required_lead if res else None,
+                           number=self.hand.context.number + 1)
+
+    def _adopt_resumed(self, frame: int, t: float, first: bool) -> list:
+        """Bind a resumed hand's recorded plays to the face-up tiles that show them (:meth:`resume`)."""
+        recorded = len(self._resumed) + len(self.plays)
+        while self._resumed:
+            seat, tile, end, spinner = self._resumed[0]
+            tr = next((c for c in self.tiles.values() if self._fits_record(c, tile, end, spinner)), None)
+            if tr is None:
+                break  # in play order: the plays after it may touch it
+            self._resumed.pop(0)
+            pr = PlayRecord(seat, tile, end or "lead", tr.id, t, frame)
+            self.plays.append(pr)
+            tr.status, tr.play, tr.scenery = "layout", pr, False
+        if not first or not self._resumed or len(self.plays) >= RESUME_SEEN_SHARE * recorded:
+            return []
+        if self.judge.state.over:  # the ended hand's tiles are gone: the table was cleared meanwhile
+            self.new_hand(self._next_context())
+            return [Notice("hand_cleared", t, frame, "the layout was cleared: a new hand starts")]
+        if self._resume_told:
+            return []
+        self._resume_told = True
+        return [Notice("resume_unseen", t, frame,
+                       f"resumed hand {self.hand.context.number}: {len(self._resumed)} of its {recorded} recorded "
+                       "plays are not in view; tiles with their pips are not read as new plays until they are",
+                       details={"recorded": recorded, "found": len(self.plays)})]
+
+    def _fits_record(self, c: TrackedTile, tile: Tile, end: str | None, spinner) -> bool:  # noqa: ANN001
+        """Whether tracked tile ``c`` shows recorded play ``tile`` at ``end``; lays it in the line of play if so."""
+        if c.face != "up" or c.status == "layout" or c.key != tile.key or self._in_hand_zone(c.geom):
+            return False
+        if end is None:
+            if self.lop.lead is not None:
+                return False
+            self.lop.set_lead(c.geom, c.pips, spinner)
+            return True
+        fit = self.lop.assign(c.geom, c.pips, c.confidence, arms={end})
+        if fit is None:
+            return False
+        self.lop.place(fit, c.geom, c.pips, spinner)
+        return True
+
     def _setup_scenery(self, tiles: list[TrackedTile]) -> None:
         """Face-up tiles already on the table at the first read: a hand in progress unless most of
         their contacts do not match, which is a game board's printed dominoes (tracks of touching
@@ -678,7 +772,8 @@ class Tracker:
         board) they became the lead and every real play touched no end. Contacts, not one chain:
         a spinner's arms or a stray tile must not turn a real layout into scenery. A single tile
         keeps the score rule (``setup_min_score``)."""
-        shown = [tr for tr in tiles if tr.face == "up" and not self._in_hand_zone(tr.geom) and tr.pips is not None]
+        shown = [tr for tr in tiles if tr.face == "up" and not self._in_hand_zone(tr.geom) and tr.pips is not None
+                 and tr.status != "layout"]
         if len(shown) < 2:
             return
         matched = mismatched = 0
