@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 from pydantic import ValidationError
 from sqlalchemy import func, select
@@ -102,6 +103,9 @@ class TableRuntime:
         self.seq = 0
         self.worker: dict = {"kind": cfg.worker_kind, "state": "stopped", "connected": False, "fps": None,
                              "last_read": None, "position": 0, "total": None, "error": None}
+        #: (source kind, ``(hand, log) -> None``): told of every event another source (the umpire) adds,
+        #: so that a camera worker's tracker goes on from the record (``VisionSource.sync_record``)
+        self.record_listener: tuple[str, Callable[[int, list], None]] | None = None
 
     # ---- loading -------------------------------------------------------------------
     def load(self) -> None:
@@ -285,6 +289,9 @@ class TableRuntime:
             for a in alert_rows:
                 self._track(alert_dict(a))
             published = self._publish([ev_msg] + msgs)
+            listener = self.record_listener
+            if listener is not None and source != listener[0]:
+                listener[1](h, list(logs[h - 1]))
             return {"hand": h, "index": index, "message": published[0]}
 
     # ---- alerts --------------------------------------------------------------------
@@ -500,13 +507,14 @@ class TableRuntime:
                     return ev
             raise NotFound(f"event #{index} of hand {hand} was voided")
 
-    def last_hand(self) -> tuple[list, HandContext] | None:
-        """The current match's last hand as recorded (its log, corrections included, and its context),
-        for a camera worker that restarts to go on with it; None before the first event."""
+    def last_hand(self) -> tuple[list, HandContext, int] | None:
+        """The current match's last hand as recorded (its log, corrections included, its context and
+        its number in the match), for a camera worker that restarts to go on with it; None before the
+        first event."""
         with self.lock:
             if not self.logs or not self.logs[-1]:
                 return None
-            return list(self.logs[-1]), self.hand_states()[-1][2].context
+            return list(self.logs[-1]), self.hand_states()[-1][2].context, len(self.logs)
 
     def scripted_progress(self) -> tuple[int, dict[tuple[int, int], tuple[int, int]]]:
         """Next script position to feed, and script (hand, item) -> (match hand, slot) fed so far."""

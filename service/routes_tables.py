@@ -84,10 +84,14 @@ def status(table_id: str, request: Request) -> dict:
     return status_of(viewable(request, table_id))
 
 
+def too_large_message(limit: int) -> str:
+    """What a client sending a body over ``Settings.max_upload_bytes`` is told (HTTP 413)."""
+    return f"upload too large: the limit is {limit} bytes"
+
+
 async def _read_limited(request: Request, limit: int) -> bytes:
-    length = request.headers.get("content-length")
-    if length and length.isdigit() and int(length) > limit:
-        raise _TooLarge(limit)
+    """The body, read up to ``limit`` bytes (a body declared larger never gets here: the app's
+    middleware refuses it); raises _TooLarge past the limit (a chunked body declares no length)."""
     data = bytearray()
     async for chunk in request.stream():
         data += chunk
@@ -98,7 +102,7 @@ async def _read_limited(request: Request, limit: int) -> bytes:
 
 class _TooLarge(Exception):
     def __init__(self, limit: int) -> None:
-        super().__init__(f"upload too large: the limit is {limit} bytes")
+        super().__init__(too_large_message(limit))
 
 
 def parse_upload(text: str) -> list[list]:

@@ -29,7 +29,7 @@ class Settings:
         frozen_after_s: a camera or stream whose picture has not changed at all (to the bit) for this
             long raises an alert: a stuck capture or encoder repeats its last frame, and plays go unseen.
         min_confidence: a play read with a lower confidence raises an "uncertain read" alert.
-        max_upload_bytes: the largest script or record a client may upload.
+        max_upload_bytes: the largest request body the service reads (a script or record upload; 413 past it).
         resume_live: restart the workers of tables that were live when the service stopped.
         sqlite_synchronous: SQLite ``synchronous`` pragma (FULL: a commit survives a power cut).
     """

@@ -38,6 +38,7 @@ class SourceItem:
     it to resume where it stopped). ``event`` None is a heartbeat: the source is alive.
     ``alert``: a notice for the umpire (``kind``, ``message``, optional ``frame``, ``t``,
     ``tile``, ``seat``, ...): the worker raises it as an alert (category ``vision``).
+    ``ref``: the source's own bookkeeping, handed back to it by ``acknowledge`` (not stored).
     """
 
     event: object | None
@@ -45,6 +46,7 @@ class SourceItem:
     hand: int | None = None
     tag: str = ""
     alert: dict | None = None
+    ref: object = None
 
 
 @dataclass

@@ -295,6 +295,8 @@ class Registry:
         rt.set_worker(state="running", connected=source.stats().connected, error=None, started_at=time.time(),
                       last_read=time.time(), total=source.stats().total, position=source.stats().position)
         self.sources[table_id] = source
+        sync = getattr(source, "sync_record", None)
+        rt.record_listener = (source.kind, sync) if sync is not None else None
         self.tasks[table_id] = asyncio.create_task(self._run(rt, source), name=f"worker-{table_id}")
         return status_of(rt)
 
@@ -303,6 +305,7 @@ class Registry:
         rt = self.get(table_id)
         task = self.tasks.pop(table_id, None)
         source = self.sources.pop(table_id, None)
+        rt.record_listener = None
         if task is not None:
             task.cancel()
             try:
@@ -332,6 +335,9 @@ class Registry:
                 log.exception("worker %s of table %s failed", kind, rt.cfg.id)
             rt.set_worker(state="error", connected=False, error=f"{type(exc).__name__}: {exc}")
             self._set_live(rt.cfg.id, False)  # a failed table is not live: deletable, and not resumed at restart
+        finally:
+            if rt.record_listener is not None and rt.record_listener[1] == getattr(source, "sync_record", None):
+                rt.record_listener = None
 
     def _feed(self, rt: TableRuntime, source, item: SourceItem) -> None:  # noqa: ANN001
         stats = source.stats()

@@ -84,6 +84,12 @@ class VisionSource:
         self._frame: np.ndarray | None = None  # latest annotated frame (BGR)
         self._frame_seq = 0
         self._jpeg: tuple[int, bytes] | None = None
+        # the record kept in step: the tracker's hands since its start (0, 1, ... at each cleared table),
+        # the match hand each became (from acknowledge), and the latest record another source changed
+        self._sync_lock = threading.Lock()
+        self._tracker_hand = 0
+        self._match_hand: dict[int, int] = {}
+        self._sync: tuple[int, list] | None = None
 
     # ---- EventSource -------------------------------------------------------------------
     def stats(self) -> SourceStats:
@@ -103,7 +109,26 @@ class VisionSource:
         return getattr(self._frames, "frozen_s", (0.0, 0.0))
 
     def acknowledge(self, item: SourceItem, hand: int, index: int) -> None:
-        pass
+        """Note the match hand the tracker's current hand went to (for :meth:`sync_record`)."""
+        if item.ref is not None:
+            with self._sync_lock:
+                self._match_hand[int(item.ref)] = hand
+
+    def sync_record(self, hand: int, log: list) -> None:
+        """The table's record of ``hand`` changed by another source (the umpire: a pass, a penalty, a
+        correction): the frame thread hands it to the tracker before its next frame
+        (:meth:`vision.tracking.Tracker.sync`) when it is the hand the tracker follows, so its turn
+        order and open ends stay the record's. Called from the service's event loop."""
+        with self._sync_lock:
+            self._sync = (hand, log)
+
+    def _take_sync(self, tracker) -> None:  # noqa: ANN001
+        """(frame thread) apply the latest record change, if it is the tracker's hand."""
+        with self._sync_lock:
+            req, self._sync = self._sync, None
+            mine = self._match_hand.get(self._tracker_hand)
+        if req is not None and req[0] == mine:
+            tracker.sync(req[1])
 
     async def aclose(self) -> None:
         self._stop.set()
@@ -199,9 +224,12 @@ class VisionSource:
         draw_game = bool(rules.boneyard)
         resume = self.table.get("resume") if live else None  # a replayed file starts over instead
         if resume:  # a camera restarted mid-match: go on with the hand recorded, not a new one
-            pipeline.tracker.resume(*resume)
+            log, context, hand = resume
+            pipeline.tracker.resume(log, context)
+            with self._sync_lock:
+                self._match_hand[0] = hand
         elif draw_game:  # the camera sees neither the deal nor the draws
-            put(SourceItem(Deal(hands={}, draws_seen=False), tag="vision:deal"))
+            put(SourceItem(Deal(hands={}, draws_seen=False), tag="vision:deal", ref=0))
         new_hand = False
         t0 = time.monotonic()
         fps_n, fps_t = 0, time.monotonic()
@@ -220,6 +248,7 @@ class VisionSource:
                 put(SourceItem(None, tag=f"vision:{frame.index}", alert={  # the frame keys the alert
                     "kind": "source_outage", "frame": frame.index, "t": round(start_s, 3), "t_end": round(end_s, 3),
                     "message": outage_message(start_s, end_s, live)}))
+            self._take_sync(pipeline.tracker)
             _, events = pipeline.step(frame.index, frame.t, frame.image)
             self._stats.position = frame.index + 1
             self._stats.last_read = time.time()
@@ -232,13 +261,16 @@ class VisionSource:
                 kind = getattr(ev, "kind", None) if getattr(ev, "type", "") == "vision_notice" else None
                 if kind == "hand_cleared":
                     new_hand = True
+                    self._tracker_hand += 1
                     if draw_game:
-                        put(SourceItem(Deal(hands={}, draws_seen=False), new_hand=True, tag=f"vision:{frame.index}"))
+                        put(SourceItem(Deal(hands={}, draws_seen=False), new_hand=True, tag=f"vision:{frame.index}",
+                                       ref=self._tracker_hand))
                         new_hand = False
                 elif kind is not None:
                     put(SourceItem(None, tag=f"vision:{frame.index}", alert={**ev.to_json(), "kind": kind}))
                 elif isinstance(ev, (Play, Pass, TakeBack, Reveal, HandEnd)):
-                    put(SourceItem(ev, new_hand=True if new_hand else None, tag=f"vision:{frame.index}"))
+                    put(SourceItem(ev, new_hand=True if new_hand else None, tag=f"vision:{frame.index}",
+                                   ref=self._tracker_hand))
                     new_hand = False
             if self.annotate:
                 shadow = pipeline.tracker.hand.state  # the hand as the camera read it (no umpire corrections)

@@ -198,6 +198,11 @@ def test_script_upload_formats_and_limits(tmp_path):
         yaml_script = "rules: lisa-b-all-fives\nhands:\n  - events:\n    - N 6-6\n    - S 6-4 E\n"
         assert put(yaml_script, "application/yaml").json() == {"table": "s1", "hands": 1, "events": 2}
         assert put("x" * 30_000).status_code == 413
+        # any body declared over the limit is refused before it is read (a 3 MB non-JSON body was a 422)
+        big = c.post("/api/tables/s1/events", content=b"x" * 30_000, headers={**AUTH, "Content-Type": "application/json"})
+        assert (big.status_code, big.json()) == (413, {"detail": "upload too large: the limit is 20000 bytes"})
+        r = c.put("/api/tables/s1/script", content=iter([b"x" * 15_000, b"x" * 15_000]), headers=AUTH)  # chunked
+        assert r.status_code == 413
         r = put("just some words")
         assert r.status_code == 422 and "not a record or script" in r.json()["detail"]
         r = put('{"format": "dominocast-record", "version": 9}')

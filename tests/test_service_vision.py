@@ -423,3 +423,71 @@ def test_a_frozen_camera_raises_an_alert_that_resolves_when_the_picture_moves(fo
         alerts = c.get("/api/tables/cam/alerts?status=all").json()
         post(c, "/api/tables/cam/stop")
     assert [(a["kind"], a["status"]) for a in alerts] == [("camera_frozen", "resolved")]
+
+
+class _ListeningSource(_NoticeSource):
+    """A camera source that plays one tile, then runs until told to stop, and notes the record
+    changes the service hands it."""
+
+    def __init__(self, table: dict):
+        super().__init__(table)
+        self.synced: list = []
+        self.done = asyncio.Event()
+        _ListeningSource.made = self
+
+    def sync_record(self, hand, log):
+        self.synced.append((hand, [e.type for e in log]))
+
+    async def __aiter__(self):
+        from engine.events import Play
+        from service.sources import SourceItem
+
+        yield SourceItem(Play(seat="N", tile=(6, 3), t=3.0, frame=24, confidence=0.95))
+        await self.done.wait()
+
+
+def test_the_umpires_events_reach_a_running_camera_worker(tmp_path, monkeypatch, footage):
+    """A pass or correction the umpire enters on a camera table goes to its worker (so its tracker
+    takes it in, ``Tracker.sync``); the worker's own events do not come back to it."""
+    monkeypatch.setitem(sources._FACTORIES, "vision", _ListeningSource)
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage)
+        post(c, "/api/tables/cam/start")
+        wait_for(lambda: c.get("/api/tables/cam/snapshot").json()["data"]["state"]["hand"]["layout"]["tiles"])
+        src = _ListeningSource.made
+        assert src.synced == []  # the camera's own play
+        r = post(c, "/api/tables/cam/events", {"event": {"type": "pass", "seat": "S"}, "by": "umpire"})
+        assert r.status_code == 201, r.text
+        assert src.synced == [(1, ["play", "pass"])]
+        post(c, "/api/tables/cam/stop")
+        post(c, "/api/tables/cam/events", {"event": {"type": "pass", "seat": "N"}, "by": "umpire"})
+        assert len(src.synced) == 1  # a stopped worker hears nothing
+
+
+def test_a_record_change_reaches_the_tracker_only_for_the_hand_it_follows():
+    from engine.events import Play
+    from service.sources import SourceItem
+
+    class Tracker:
+        def __init__(self):
+            self.logs = []
+
+        def sync(self, log):
+            self.logs.append(log)
+
+    src, tracker = VisionSource({"id": "t"}), Tracker()
+    src.sync_record(1, ["before any acknowledged event"])
+    src._take_sync(tracker)
+    assert tracker.logs == []  # which match hand the tracker follows is not known yet
+    src.acknowledge(SourceItem(Play(seat="N", tile=(6, 3)), ref=0), 1, 0)
+    src.sync_record(2, ["another hand"])
+    src._take_sync(tracker)
+    src.sync_record(1, ["first"])
+    src.sync_record(1, ["latest"])
+    src._take_sync(tracker)
+    src._take_sync(tracker)
+    assert tracker.logs == [["latest"]]  # the newest record, once
+    src._tracker_hand = 1  # the tracker saw the table cleared: a new hand, not hand 1 any more
+    src.sync_record(1, ["old hand"])
+    src._take_sync(tracker)
+    assert tracker.logs == [["latest"]]

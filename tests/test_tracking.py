@@ -1134,3 +1134,69 @@ def test_a_resumed_ended_hand_does_not_reveal_again():
     again.on = list(table.on)
     out = again.read() + again.read()
     assert [e for e in out if isinstance(e, (Play, Reveal))] == [] and notices(out) == []
+
+
+# ---- the umpire's changes go back into a running tracker ------------------------------------------
+
+def _record(table):
+    """The table's record as the service keeps it: the tracker's engine events, in order."""
+    return [e for e in table.events if isinstance(e, (Play, Pass, TakeBack, Reveal))]
+
+
+def test_a_pass_the_umpire_entered_is_not_inferred_again():
+    """nova-block (N, E, S, W; no boneyard): S passed without a knock the camera saw; the umpire
+    enters it. Without the sync the tracker still thought it S's turn and, when W's arm played,
+    inferred S's pass a second time (the record then held two passes by S)."""
+    rules = load_ruleset("nova-block")
+
+    def run(sync):
+        table = Table(rules)
+        table.play(t_(600, 500, 0, (3, 5), "N"))
+        table.play(t_(648, 500, 0, (5, 2), "E"))
+        if sync:
+            table.tr.sync(_record(table) + [Pass(seat="S")])
+        return table.play(t_(552, 500, 0, (1, 3), "W"))
+
+    assert [e.seat for e in run(sync=False) if isinstance(e, Pass)] == ["S"]
+    out = run(sync=True)
+    assert [e for e in out if isinstance(e, Pass)] == [] and plays(out) == [("W", (3, 1), "W")]
+
+
+def test_a_tile_the_umpire_fixed_gives_its_end_the_fixed_value():
+    """The reader took E's 5-2 for 5-1 (and goes on doing so); the umpire fixes the play. The next
+    tile, 2-6 against it, then matches its end: no mismatched end, no uncertain read."""
+    from engine.events import Correction
+
+    rules = load_ruleset("nova-block")
+    table = Table(rules)
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    table.play(t_(648, 500, 0, (5, 1), "E"))  # really 5-2
+    record = _record(table)
+    i = next(k for k, e in enumerate(record) if isinstance(e, Play) and e.seat == "E")
+    table.tr.sync(record + [Correction(replaces=i, event=Play(seat="E", tile=[5, 2], end="E"))])
+    assert table.tr.lop.ends["E"].value == 2 and table.tr.plays[1].tile == Tile(5, 2)
+    out = table.play(t_(696, 500, 0, (2, 6), "S"))
+    assert plays(out) == [("S", (2, 6), "E")] and notices(out) == []
+    assert Hand(rules.model_copy(update={"hand_size": 28})).append(out[0]).flags == []
+
+
+def test_a_play_the_umpire_voided_leaves_its_tile_as_no_play():
+    """A picture of a domino was read as the lead's neighbour; the umpire voids that play. The tile
+    stays on the table as no play, and the next real play goes on the end it had covered."""
+    from engine.events import Correction
+
+    rules = load_ruleset("nova-block")
+    table = Table(rules)
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    table.play(t_(648, 500, 0, (5, 4), "E"))  # not a play: the umpire voids it
+    record = _record(table)
+    i = next(k for k, e in enumerate(record) if isinstance(e, Play) and e.seat == "E")
+    table.tr.sync(record + [Correction(replaces=i, event=None)])
+    assert [p.tile for p in table.tr.plays] == [Tile(3, 5)] and table.tr.hand.state.turn == "E"
+    assert set(table.tr.lop.ends) == {"W", "E"} and table.tr.lop.ends["E"].value == 5
+    table.on.pop()  # the picture taken away
+    table.read()
+    table.read()
+    out = table.play(t_(648, 500, 0, (5, 6), "E"))
+    assert plays(out) == [("E", (5, 6), "E")]
+    assert not any(isinstance(e, TakeBack) for e in table.events)

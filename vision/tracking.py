@@ -281,6 +281,54 @@ class Tracker:
         if self.state is not None:
             raise RuntimeError("resume() must come before the first read")
         self.new_hand(context)
+        self._resumed = self._take_in(log)
+
+    def sync(self, log: list) -> None:
+        """Take in the record of the hand in play after someone else changed it while the camera
+        runs: a pass or a penalty entered by the umpire, a play re-assigned, fixed, voided or entered
+        by hand. The tracker's hands are rebuilt from the record (corrections applied), so the turn
+        it attributes seats and infers passes by, and the open ends, are the record's.
+
+        The tiles on the table stay bound to their plays: with as many plays in the record as the
+        tracker laid, play by play in order (a fixed tile gets the record's pips in the line of
+        play; the reader may go on misreading it); otherwise (a play voided or entered by hand) the
+        recorded plays are bound again to the tiles that show them, as :meth:`resume` does, and a
+        tile whose play was voided stays on the table as no play.
+
+        Args:
+            log: the hand's engine events in log order (corrections included), as recorded.
+
+        Raises:
+            engine.events.CorrectionError: a malformed correction in ``log``.
+        """
+        plays = self.plays
+        self.hand = Hand(self._shadow_rules, self.hand.context)
+        self.judge = Hand(self.rules, self.hand.context)
+        if self.rules.boneyard:
+            self.judge.append(Deal(hands={}, draws_seen=False))
+        self.ended = None
+        recorded = self._take_in(log)
+        if len(recorded) == len(plays):
+            recs = list(self.lop.records)
+            for i, (pr, (seat, tile, end, _)) in enumerate(zip(plays, recorded)):
+                pr.seat, pr.end = seat, end or "lead"
+                if (pr.tile.a, pr.tile.b) != (tile.a, tile.b) and i < len(recs):
+                    r = recs[i]
+                    pips = [0, 0]
+                    pips[r.touching], pips[1 - r.touching] = tile.a, tile.b
+                    recs[i] = type(r)(r.end, r.geom, (pips[0], pips[1]), r.touching, r.contact, r.spinner_arms)
+                pr.tile = tile
+            self.lop.rebuild(recs)
+            return
+        for tr in self.tiles.values():  # bind again: a play voided or entered by hand
+            if tr.status == "layout":
+                tr.status, tr.play, tr.scenery = "loose", None, True  # until a recorded play claims it
+        self.lop, self.plays, self._resumed = LineOfPlay(), [], recorded
+        self._adopt_resumed(self.state.frame if self.state else 0, self.state.t if self.state else 0.0, first=False)
+
+    def _take_in(self, log: list) -> list[tuple[str, Tile, str | None, tuple[str, str] | None]]:
+        """Append a recorded hand's events in force to the tracker's (fresh) hands; returns its plays
+        still on the table, in order: (seat, oriented tile, end or None for the lead, spinner arms opened)."""
         for _, ev in effective(log):
             if isinstance(ev, (Deal, Draw)):
                 continue
@@ -290,11 +338,13 @@ class Tracker:
                 continue  # the record's own engine accepted it under the real rules; the board is what matters
             if isinstance(ev, Reveal):
                 self.reveals.revealed[ev.seat] = tuple(sorted(Tile.parse(x).key for x in ev.tiles))
+        out = []
         lay = self.hand.state.layout.empty_like()
         for _, seat, tile, end, oriented, _ in self.hand.state.plays:
             before = set(lay.arms)
             placed = lay.place(tile, end, oriented)
-            self._resumed.append((seat, tile, end, spinner_arms_opened(lay, before) if placed.became_spinner else None))
+            out.append((seat, tile, end, spinner_arms_opened(lay, before) if placed.became_spinner else None))
+        return out
 
     def record(self, event: object) -> object | None:
         """Append an event that does not come from the camera (a pass, a correction, a penalty)
