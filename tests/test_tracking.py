@@ -1200,3 +1200,38 @@ def test_a_play_the_umpire_voided_leaves_its_tile_as_no_play():
     out = table.play(t_(648, 500, 0, (5, 6), "E"))
     assert plays(out) == [("E", (5, 6), "E")]
     assert not any(isinstance(e, TakeBack) for e in table.events)
+
+
+def test_a_resumed_tile_the_reader_misreads_is_bound_by_where_it_lies():
+    """The umpire had fixed E's 5-1 to 5-2 (the reader misreads it); after a restart the table still
+    reads 5-1 there. It is the recorded 5-2 by its place, not a new play, and its end shows 2."""
+    from engine.events import Correction
+
+    rules = load_ruleset("nova-block")
+    record = [Play(seat="N", tile=[3, 5], end=None), Play(seat="E", tile=[5, 1], end="E"),
+              Correction(replaces=1, event=Play(seat="E", tile=[5, 2], end="E"))]
+    table = Table(rules)
+    table.tr.resume(record)
+    table.on = [t_(600, 500, 0, (3, 5)), t_(648, 500, 0, (5, 1))]
+    assert table.read() == []
+    assert [p.tile for p in table.tr.plays] == [Tile(3, 5), Tile(5, 2)] and table.tr.lop.ends["E"].value == 2
+    out = table.play(t_(696, 500, 0, (2, 6), "S"))
+    assert plays(out) == [("S", (2, 6), "E")] and notices(out) == []
+
+
+def test_resumed_plays_never_found_are_given_up_after_a_few_reads():
+    """A recorded tile that never shows (taken off the table during the outage) must not hold the hand
+    for ever: after RESUME_PATIENCE_READS reads it is given up with a notice naming it, and the plays
+    made since are read from the ends in view."""
+    from vision.tracking import RESUME_PATIENCE_READS
+
+    rules = load_ruleset("block")  # N, S
+    table = Table(rules)
+    table.tr.resume([Play(seat="N", tile=[6, 6], end=None), Play(seat="S", tile=[6, 4], end="E")])
+    table.on = [t_(600, 500, 90, (6, 6))]
+    for _ in range(RESUME_PATIENCE_READS):
+        assert notices(table.read(), "resume_unseen") == []
+    out = table.read()
+    assert [(n.kind, n.details["lost"]) for n in notices(out)] == [("resume_unseen", [[6, 4]])]
+    out = table.play(t_(564, 500, 0, (2, 6), "N"))  # 6-2 against the double's west side
+    assert plays(out) == [("N", (6, 2), "W")]

@@ -71,6 +71,12 @@ SWEEPING_SHARE = 0.5
 #: A resumed hand (:meth:`Tracker.resume`) whose recorded plays the first read finds fewer of than
 #: this share is not on the table: an ended hand's table was cleared meanwhile.
 RESUME_SEEN_SHARE = 0.5
+#: Reads after which a resumed hand's recorded plays still not found are given up (a notice), so
+#: that the plays made since are read from the ends in view.
+RESUME_PATIENCE_READS = 4
+#: Geometric fit at a recorded play's end above which a tile with other pips is that play, misread
+#: (the record holds the umpire's fix; the reader goes on with its own reading).
+MISREAD_FIT = 0.5
 
 
 @dataclass(frozen=True)
@@ -253,6 +259,7 @@ class Tracker:
         # (seat, oriented tile, end or None for the lead, spinner arms it opened)
         self._resumed: list[tuple[str, Tile, str | None, tuple[str, str] | None]] = []
         self._resume_told = False
+        self._resume_reads = 0
         for tr in self.tiles.values():
             if tr.status == "layout":
                 tr.status, tr.play = "loose", None
@@ -264,8 +271,10 @@ class Tracker:
         tracker's hands, so the turn order, the open ends and the reveals already counted are
         the record's. The plays still on the table are then looked for at the reads: a face-up
         tile with a recorded play's pips that fits where that play went is bound to it, in play
-        order, and emits nothing. Until a recorded play is found, tiles with its pips are held
-        (never new plays), and no lead is chosen. At the first read, a hand that had ended with
+        order, and emits nothing (a tile read with other pips lying right at the play's end, the
+        reader's misreading of a fixed tile, too). Until a recorded play is found, tiles with its pips
+        are held (never new plays), and no lead is chosen; after :data:`RESUME_PATIENCE_READS` reads
+        the plays still not found are given up with a ``resume_unseen`` notice. At the first read, a hand that had ended with
         fewer than :data:`RESUME_SEEN_SHARE` of its plays in view was cleared meanwhile: a
         ``hand_cleared`` notice and a new hand; a hand in play whose layout is not in view gets
         one ``resume_unseen`` notice for the umpire.
@@ -778,15 +787,30 @@ class Tracker:
     def _adopt_resumed(self, frame: int, t: float, first: bool) -> list:
         """Bind a resumed hand's recorded plays to the face-up tiles that show them (:meth:`resume`)."""
         recorded = len(self._resumed) + len(self.plays)
-        while self._resumed:
-            seat, tile, end, spinner = self._resumed[0]
+        self._resume_reads += 1
+        give_up = self._resume_reads > RESUME_PATIENCE_READS
+        lost: list[Tile] = []
+        for rec in list(self._resumed):
+            seat, tile, end, spinner = rec
             tr = next((c for c in self.tiles.values() if self._fits_record(c, tile, end, spinner)), None)
+            if tr is None:  # the reader may misread it: a tile with other pips lying right at that end
+                tr = next((c for c in self.tiles.values() if self._fits_record(c, tile, end, spinner, True)), None)
             if tr is None:
-                break  # in play order: the plays after it may touch it
-            self._resumed.pop(0)
+                if not give_up:
+                    break  # in play order: the plays after it may touch it
+                lost.append(tile)
+                self._resumed.remove(rec)
+                continue
+            self._resumed.remove(rec)
             pr = PlayRecord(seat, tile, end or "lead", tr.id, t, frame)
             self.plays.append(pr)
             tr.status, tr.play, tr.scenery = "layout", pr, False
+        if lost:
+            return [Notice("resume_unseen", t, frame,
+                           f"resumed hand {self.hand.context.number}: recorded plays {' '.join(map(str, lost))} not "
+                           f"found on the table after {RESUME_PATIENCE_READS} reads; new plays are read from the "
+                           "ends in view", details={"recorded": recorded, "found": len(self.plays),
+                                                    "lost": [[x.a, x.b] for x in lost]})]
         if not first or not self._resumed or len(self.plays) >= RESUME_SEEN_SHARE * recorded:
             return []
         if self.judge.state.over:  # the ended hand's tiles are gone: the table was cleared meanwhile
@@ -800,19 +824,26 @@ class Tracker:
                        "plays are not in view; tiles with their pips are not read as new plays until they are",
                        details={"recorded": recorded, "found": len(self.plays)})]
 
-    def _fits_record(self, c: TrackedTile, tile: Tile, end: str | None, spinner) -> bool:  # noqa: ANN001
-        """Whether tracked tile ``c`` shows recorded play ``tile`` at ``end``; lays it in the line of play if so."""
-        if c.face != "up" or c.status == "layout" or c.key != tile.key or self._in_hand_zone(c.geom):
+    def _fits_record(self, c: TrackedTile, tile: Tile, end: str | None, spinner,  # noqa: ANN001
+                     misread: bool = False) -> bool:
+        """Whether tracked tile ``c`` shows recorded play ``tile`` at ``end``; lays it in the line of play
+        (with the record's pips) if so. ``misread``: ``c`` reads as another tile but lies at that end with
+        a fit of :data:`MISREAD_FIT` or more (never for the lead, which has no end to check)."""
+        if c.face != "up" or c.status == "layout" or (c.key != tile.key) != misread or self._in_hand_zone(c.geom):
             return False
+        pips = [0, 0]
         if end is None:
-            if self.lop.lead is not None:
+            if self.lop.lead is not None or misread:
                 return False
-            self.lop.set_lead(c.geom, c.pips, spinner)
+            kw, _ = lead_order(c.geom)
+            pips[kw], pips[1 - kw] = tile.a, tile.b  # the record's lead is [W | E]
+            self.lop.set_lead(c.geom, (pips[0], pips[1]), spinner)
             return True
         fit = self.lop.assign(c.geom, c.pips, c.confidence, arms={end})
-        if fit is None:
+        if fit is None or (misread and fit.fit < MISREAD_FIT):
             return False
-        self.lop.place(fit, c.geom, c.pips, spinner)
+        pips[fit.touching], pips[1 - fit.touching] = tile.a, tile.b  # the record is [touching | other]
+        self.lop.place(fit, c.geom, (pips[0], pips[1]), spinner)
         return True
 
     def _setup_scenery(self, tiles: list[TrackedTile]) -> None:
