@@ -103,9 +103,9 @@ class TableRuntime:
         self.seq = 0
         self.worker: dict = {"kind": cfg.worker_kind, "state": "stopped", "connected": False, "fps": None,
                              "last_read": None, "position": 0, "total": None, "error": None}
-        #: (source kind, ``(hand, log) -> None``): told of every event another source (the umpire) adds,
-        #: so that a camera worker's tracker goes on from the record (``VisionSource.sync_record``)
-        self.record_listener: tuple[str, Callable[[int, list], None]] | None = None
+        #: (source kind, ``(hand, read the hand's log) -> None``): told of every event another source (the
+        #: umpire) adds, so that a camera worker's tracker goes on from the record (``VisionSource.sync_record``)
+        self.record_listener: tuple[str, Callable[[int, Callable[[], list]], None]] | None = None
 
     # ---- loading -------------------------------------------------------------------
     def load(self) -> None:
@@ -291,7 +291,7 @@ class TableRuntime:
             published = self._publish([ev_msg] + msgs)
             listener = self.record_listener
             if listener is not None and source != listener[0]:
-                listener[1](h, list(logs[h - 1]))
+                listener[1](h, lambda: self.hand_log(h))
             return {"hand": h, "index": index, "message": published[0]}
 
     # ---- alerts --------------------------------------------------------------------
@@ -506,6 +506,11 @@ class TableRuntime:
                 if i == index:
                     return ev
             raise NotFound(f"event #{index} of hand {hand} was voided")
+
+    def hand_log(self, hand: int) -> list:
+        """A copy of hand ``hand``'s log (1-based over the match), corrections included; [] when absent."""
+        with self.lock:
+            return list(self.logs[hand - 1]) if 1 <= hand <= len(self.logs) else []
 
     def last_hand(self) -> tuple[list, HandContext, int] | None:
         """The current match's last hand as recorded (its log, corrections included, its context and

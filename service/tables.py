@@ -285,7 +285,7 @@ class Registry:
         else:
             info = {"id": row.id, "video_source": row.video_source, "calibration": row.calibration,
                     "rules": row.rules, "overrides": dict(row.overrides or {}), "players": row.players,
-                    "worker_config": cfg, "resume": rt.last_hand()}
+                    "worker_config": cfg, "resume": rt.last_hand(), "hands_recorded": len(rt.logs)}
             try:
                 source = open_source(row.worker_kind, info)
             except WorkerUnavailable as exc:
@@ -358,6 +358,7 @@ class Registry:
             res = rt.append(item.event, source=source.kind, actor=item.tag, hand=item.hand, new_hand=item.new_hand)
             source.acknowledge(item, res["hand"], res["index"])
         except (AppendRejected, NotFound) as exc:
+            getattr(source, "rejected", lambda item: None)(item)
             n = len(rt.logs)
             rt.raise_alert(f"desync:{rt.match_id}:{n}:{len(rt.logs[-1]) if n else 0}", "desync", "desync",
                            f"the engine cannot apply {format_event(item.event)}: {exc}",
@@ -428,7 +429,8 @@ class Registry:
             if frozen == 0.0 and any(a["category"] == "camera" for a in rt.open_alerts.values()):
                 rt.resolve_category("camera", "worker", "the camera's picture moves again")
             return None
-        return rt.raise_alert(f"camera_frozen:{since:.1f}", "camera", "camera_frozen",
+        started = rt.worker.get("started_at") or 0  # source times restart with the worker
+        return rt.raise_alert(f"camera_frozen:{started:.0f}:{since:.1f}", "camera", "camera_frozen",
                               f"table {rt.cfg.name}: the camera's picture has not changed at all for {frozen:.0f} s "
                               "(a frozen stream or capture?): plays made meanwhile are not seen",
                               {"frozen_for_s": round(frozen, 1)})

@@ -89,7 +89,10 @@ class VisionSource:
         self._sync_lock = threading.Lock()
         self._tracker_hand = 0
         self._match_hand: dict[int, int] = {}
-        self._sync: tuple[int, list] | None = None
+        self._sync: tuple[int, Callable[[], list]] | None = None
+        self._sent = self._settled = 0  # engine events handed to the service / stored or refused by it
+        # the match hand the tracker's first hand goes to when none of its events was stored yet
+        self._first_hand = int(table.get("hands_recorded") or 0) + 1
 
     # ---- EventSource -------------------------------------------------------------------
     def stats(self) -> SourceStats:
@@ -113,22 +116,43 @@ class VisionSource:
         if item.ref is not None:
             with self._sync_lock:
                 self._match_hand[int(item.ref)] = hand
+                self._settled += 1
 
-    def sync_record(self, hand: int, log: list) -> None:
+    def rejected(self, item: SourceItem) -> None:
+        """The service refused one of our events (a ``desync`` alert): it is settled all the same."""
+        if item.ref is not None:
+            with self._sync_lock:
+                self._settled += 1
+
+    def sync_record(self, hand: int, log: Callable[[], list]) -> None:
         """The table's record of ``hand`` changed by another source (the umpire: a pass, a penalty, a
-        correction): the frame thread hands it to the tracker before its next frame
-        (:meth:`vision.tracking.Tracker.sync`) when it is the hand the tracker follows, so its turn
-        order and open ends stay the record's. Called from the service's event loop."""
+        correction). Before its next frame, once every event it sent is stored, the frame thread reads
+        the record afresh (``log()``) and hands it to the tracker (:meth:`vision.tracking.Tracker.sync`)
+        when it is the hand the tracker follows, so its turn order and open ends stay the record's.
+        Called from the service's event loop."""
         with self._sync_lock:
             self._sync = (hand, log)
 
-    def _take_sync(self, tracker) -> None:  # noqa: ANN001
-        """(frame thread) apply the latest record change, if it is the tracker's hand."""
+    def _send(self, put: Callable[[object], None], item: SourceItem) -> None:
+        """(frame thread) hand an engine event to the service, counted until it is settled."""
         with self._sync_lock:
-            req, self._sync = self._sync, None
+            self._sent += 1
+        put(item)
+
+    def _take_sync(self, tracker) -> list:  # noqa: ANN001
+        """(frame thread) apply the latest record change, if it is the tracker's hand; its notices."""
+        with self._sync_lock:
+            if self._sync is None or self._sent != self._settled:
+                return []  # a play of ours still on its way: the record would lack it
+            (hand, log), self._sync = self._sync, None
             mine = self._match_hand.get(self._tracker_hand)
-        if req is not None and req[0] == mine:
-            tracker.sync(req[1])
+            if mine is None:  # nothing of this hand stored yet: the hand after the last one known
+                before = self._match_hand.get(self._tracker_hand - 1)
+                mine = before + 1 if before is not None else self._first_hand if self._tracker_hand == 0 else None
+            if hand != mine:
+                return []
+            self._match_hand[self._tracker_hand] = hand
+        return tracker.sync(log())
 
     async def aclose(self) -> None:
         self._stop.set()
@@ -229,7 +253,7 @@ class VisionSource:
             with self._sync_lock:
                 self._match_hand[0] = hand
         elif draw_game:  # the camera sees neither the deal nor the draws
-            put(SourceItem(Deal(hands={}, draws_seen=False), tag="vision:deal", ref=0))
+            self._send(put, SourceItem(Deal(hands={}, draws_seen=False), tag="vision:deal", ref=0))
         new_hand = False
         t0 = time.monotonic()
         fps_n, fps_t = 0, time.monotonic()
@@ -248,8 +272,9 @@ class VisionSource:
                 put(SourceItem(None, tag=f"vision:{frame.index}", alert={  # the frame keys the alert
                     "kind": "source_outage", "frame": frame.index, "t": round(start_s, 3), "t_end": round(end_s, 3),
                     "message": outage_message(start_s, end_s, live)}))
-            self._take_sync(pipeline.tracker)
+            synced = self._take_sync(pipeline.tracker)
             _, events = pipeline.step(frame.index, frame.t, frame.image)
+            events = synced + events
             self._stats.position = frame.index + 1
             self._stats.last_read = time.time()
             fps_n += 1
@@ -263,14 +288,14 @@ class VisionSource:
                     new_hand = True
                     self._tracker_hand += 1
                     if draw_game:
-                        put(SourceItem(Deal(hands={}, draws_seen=False), new_hand=True, tag=f"vision:{frame.index}",
-                                       ref=self._tracker_hand))
+                        self._send(put, SourceItem(Deal(hands={}, draws_seen=False), new_hand=True,
+                                                   tag=f"vision:{frame.index}", ref=self._tracker_hand))
                         new_hand = False
                 elif kind is not None:
                     put(SourceItem(None, tag=f"vision:{frame.index}", alert={**ev.to_json(), "kind": kind}))
                 elif isinstance(ev, (Play, Pass, TakeBack, Reveal, HandEnd)):
-                    put(SourceItem(ev, new_hand=True if new_hand else None, tag=f"vision:{frame.index}",
-                                   ref=self._tracker_hand))
+                    self._send(put, SourceItem(ev, new_hand=True if new_hand else None, tag=f"vision:{frame.index}",
+                                               ref=self._tracker_hand))
                     new_hand = False
             if self.annotate:
                 shadow = pipeline.tracker.hand.state  # the hand as the camera read it (no umpire corrections)

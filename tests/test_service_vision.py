@@ -436,7 +436,7 @@ class _ListeningSource(_NoticeSource):
         _ListeningSource.made = self
 
     def sync_record(self, hand, log):
-        self.synced.append((hand, [e.type for e in log]))
+        self.synced.append((hand, [e.type for e in log()]))
 
     async def __aiter__(self):
         from engine.events import Play
@@ -464,7 +464,10 @@ def test_the_umpires_events_reach_a_running_camera_worker(tmp_path, monkeypatch,
         assert len(src.synced) == 1  # a stopped worker hears nothing
 
 
-def test_a_record_change_reaches_the_tracker_only_for_the_hand_it_follows():
+def test_a_record_change_reaches_the_tracker_for_its_hand_once_the_cameras_own_events_are_stored():
+    """helper-62: a change applied while the camera's latest play was still on its way lost that play
+    (and gave false passes later); a change to a hand before the camera had stored anything in it
+    (the umpire entering a lead the camera missed) was dropped."""
     from engine.events import Play
     from service.sources import SourceItem
 
@@ -474,20 +477,33 @@ def test_a_record_change_reaches_the_tracker_only_for_the_hand_it_follows():
 
         def sync(self, log):
             self.logs.append(log)
+            return []
 
-    src, tracker = VisionSource({"id": "t"}), Tracker()
-    src.sync_record(1, ["before any acknowledged event"])
+    src, tracker = VisionSource({"id": "t", "hands_recorded": 0}), Tracker()
+    record = {1: ["the umpire's lead"]}
+    src.sync_record(1, lambda: record[1])
+    assert src._take_sync(tracker) == [] and tracker.logs == [["the umpire's lead"]]  # hand 1: the first
+    sent = []
+    item = SourceItem(Play(seat="E", tile=(5, 2)), ref=0)
+    src._send(sent.append, item)  # the camera's play is on its way
+    record[1] = ["the umpire's lead", "a pass"]
+    src.sync_record(1, lambda: record[1])
     src._take_sync(tracker)
-    assert tracker.logs == []  # which match hand the tracker follows is not known yet
-    src.acknowledge(SourceItem(Play(seat="N", tile=(6, 3)), ref=0), 1, 0)
-    src.sync_record(2, ["another hand"])
+    assert tracker.logs == [["the umpire's lead"]]  # waits: the record lacks the play
+    record[1] = ["the umpire's lead", "a pass", "E 5-2"]
+    src.acknowledge(item, 1, 2)
     src._take_sync(tracker)
-    src.sync_record(1, ["first"])
-    src.sync_record(1, ["latest"])
+    assert tracker.logs[-1] == ["the umpire's lead", "a pass", "E 5-2"]  # read when applied, not when told
+    src._tracker_hand = 1  # the camera saw the table cleared: a new hand
+    src.sync_record(1, lambda: ["an old hand's change"])
     src._take_sync(tracker)
+    assert len(tracker.logs) == 2
+    src.sync_record(2, lambda: ["the next hand's lead, by hand"])
     src._take_sync(tracker)
-    assert tracker.logs == [["latest"]]  # the newest record, once
-    src._tracker_hand = 1  # the tracker saw the table cleared: a new hand, not hand 1 any more
-    src.sync_record(1, ["old hand"])
+    assert tracker.logs[-1] == ["the next hand's lead, by hand"]
+    rejected = SourceItem(Play(seat="S", tile=(2, 2)), ref=1)
+    src._send(sent.append, rejected)
+    src.rejected(rejected)  # refused by the service: settled all the same
+    src.sync_record(2, lambda: ["later"])
     src._take_sync(tracker)
-    assert tracker.logs == [["latest"]]
+    assert tracker.logs[-1] == ["later"] and sent == [item, rejected]

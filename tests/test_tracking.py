@@ -1235,3 +1235,74 @@ def test_resumed_plays_never_found_are_given_up_after_a_few_reads():
     assert [(n.kind, n.details["lost"]) for n in notices(out)] == [("resume_unseen", [[6, 4]])]
     out = table.play(t_(564, 500, 0, (2, 6), "N"))  # 6-2 against the double's west side
     assert plays(out) == [("N", (6, 2), "W")]
+
+
+def test_a_lead_entered_by_hand_the_other_way_round_keeps_the_records_end_names():
+    """helper-62: the umpire typed the lead 5-3 (W shows 5) where the camera sees the 3 on the left.
+    The record's W is the half showing 5, so E's 3-1 is found on the record's E end and the next
+    plays are named as the record names its ends."""
+    rules = load_ruleset("nova-block")
+    table = Table(rules)
+    table.tr.resume([Play(seat="N", tile=[5, 3], end=None), Play(seat="E", tile=[3, 1], end="E")])
+    table.on = [t_(600, 500, 0, (3, 5)), t_(552, 500, 0, (1, 3))]  # 1-3 | 3-5: the 3 on the picture's left
+    assert table.read() == [] and table.tr._resumed == []
+    assert plays(table.play(t_(648, 500, 0, (5, 6), "S"))) == [("S", (5, 6), "W")]
+    out = table.play(t_(504, 500, 0, (2, 1), "W"))
+    assert plays(out) == [("W", (1, 2), "E")] and notices(out) == []
+
+
+def test_a_resumed_play_lying_in_a_hand_area_is_found_by_its_end():
+    """A play laid into a hand area (it touched the layout) is found there after a restart too."""
+    rules = load_ruleset("nova-block")
+    cfg = TrackerConfig(hand_zone_frac=0.2)
+    before = Table(rules, config=cfg)
+    for tile in (t_(300, 215, 0, (3, 5), "N"), t_(348, 215, 0, (5, 2), "E"), t_(384, 203, 90, (4, 2), "S"),
+                 t_(384, 155, 90, (1, 4), "W")):  # the last one in N's hand area, touching the layout
+        before.play(tile)
+    assert len(plays(before.events)) == 4
+    after = Table(rules, config=cfg)
+    after.tr.resume(_record(before))
+    after.on = list(before.on)
+    assert after.read() == [] and after.tr._resumed == [] and len(after.tr.plays) == 4
+    assert plays(after.play(t_(384, 107, 90, (6, 1), "N"))) == [("N", (1, 6), "E")]
+
+
+def test_the_tiles_left_of_an_ended_hand_half_cleared_are_not_the_next_hands_plays():
+    rules, log, laid, seed = laid_hands("block", 1)[0]
+    table = Table(rules)
+    table.tr.resume([e for e in log if isinstance(e, (Play, Pass))])
+    table.on = list(laid[:2])  # two tiles of the ended hand not swept off yet
+    out = table.read()
+    assert plays(out) == [] and [n.kind for n in notices(out)] == ["hand_cleared"]
+    table.on = []
+    table.read()
+    assert plays(table.play(t_(600, 500, 0, (6, 2), "N"))) == [("N", (6, 2), "lead")]
+
+
+def test_a_fixed_lead_then_a_void_keeps_the_lead_bound():
+    """helper-62: the umpire fixed the lead's pips (the reader goes on misreading it), then voided a
+    play: the rebinding lost the lead, and every later play was held for ever."""
+    from engine.events import Correction
+
+    rules = load_ruleset("nova-block")
+    table = Table(rules)
+    table.play(t_(600, 500, 0, (3, 5), "N"))  # really 3-6
+    table.play(t_(648, 500, 0, (5, 4), "E"))  # a picture of a domino, not a play
+    record = _record(table) + [Correction(replaces=0, event=Play(seat="N", tile=[3, 6], end=None))]
+    assert table.tr.sync(record) == []
+    assert table.tr.sync(record + [Correction(replaces=1, event=None)]) == []
+    assert [p.tile for p in table.tr.plays] == [Tile(3, 6)] and table.tr._resumed == []
+    assert plays(table.play(t_(552, 500, 0, (1, 3), "E"))) == [("E", (3, 1), "W")]
+
+
+def test_a_resumed_lead_the_reader_misreads_is_the_tile_its_next_plays_lie_around():
+    """The reader takes the 6s of the recorded 3-6 lead and 6-2 for 5s: no tile shows the lead's
+    pips, but one tile has the recorded next play right at its E end: that tile is the lead."""
+    rules = load_ruleset("nova-block")
+    table = Table(rules)
+    table.tr.resume([Play(seat="N", tile=[3, 6], end=None), Play(seat="E", tile=[6, 2], end="E")])
+    table.on = [t_(600, 500, 0, (3, 5)), t_(648, 500, 0, (5, 2)), t_(300, 300, 0, (4, 4))]  # and a stray tile
+    out = table.read()
+    assert plays(out) == [] and [n.kind for n in notices(out)] == ["unplaced_tile"]
+    assert [p.tile for p in table.tr.plays] == [Tile(3, 6), Tile(6, 2)]
+    assert plays(table.play(t_(696, 500, 0, (2, 4), "S"))) == [("S", (2, 4), "E")]

@@ -280,7 +280,7 @@ class LineOfPlay:
 
     # ---- the lead -------------------------------------------------------------------
     def set_lead(self, geom: TileGeom, pips: tuple[int, int],
-                 spinner_arms: tuple[str, str] | None = None) -> tuple[int, int]:
+                 spinner_arms: tuple[str, str] | None = None, west: int | None = None) -> tuple[int, int]:
         """Lay the lead; returns the engine's lead tile ``(W pips, E pips)``.
 
         Args:
@@ -288,9 +288,11 @@ class LineOfPlay:
             pips: ``(a, b)`` as observed (polygon order).
             spinner_arms: the arm names the engine opened when the lead became a spinner
                 (``("N", "S")``), else None.
+            west: the half (0 or 1) whose end is named ``W``; None: the picture's (:func:`lead_order`).
+                A record that named the lead's ends otherwise (a lead entered by hand) sets it.
         """
         _check_spinner_arms(spinner_arms, set())
-        kw, ke = lead_order(geom)
+        kw, ke = lead_order(geom) if west is None else (int(west), 1 - int(west))
         self.lead = geom
         self.records = [_Record("lead", geom, pips, kw, "lead", spinner_arms)]
         self.ends = {}
@@ -453,7 +455,7 @@ class LineOfPlay:
         if not recs:
             return
         lead = recs[0]
-        self.set_lead(lead.geom, lead.pips, lead.spinner_arms)
+        self.set_lead(lead.geom, lead.pips, lead.spinner_arms, west=lead.touching)
         for rec in recs[1:]:
             self.records.append(rec)
             self._apply(rec)

@@ -260,6 +260,7 @@ class Tracker:
         self._resumed: list[tuple[str, Tile, str | None, tuple[str, str] | None]] = []
         self._resume_told = False
         self._resume_reads = 0
+        self._lead_id: int | None = None  # (sync) the tile that was the lead before the record changed
         for tr in self.tiles.values():
             if tr.status == "layout":
                 tr.status, tr.play = "loose", None
@@ -292,7 +293,7 @@ class Tracker:
         self.new_hand(context)
         self._resumed = self._take_in(log)
 
-    def sync(self, log: list) -> None:
+    def sync(self, log: list) -> list:
         """Take in the record of the hand in play after someone else changed it while the camera
         runs: a pass or a penalty entered by the umpire, a play re-assigned, fixed, voided or entered
         by hand. The tracker's hands are rebuilt from the record (corrections applied), so the turn
@@ -306,6 +307,9 @@ class Tracker:
 
         Args:
             log: the hand's engine events in log order (corrections included), as recorded.
+
+        Returns:
+            notices (a recorded play not found on the table, ...), often none.
 
         Raises:
             engine.events.CorrectionError: a malformed correction in ``log``.
@@ -328,12 +332,15 @@ class Tracker:
                     recs[i] = type(r)(r.end, r.geom, (pips[0], pips[1]), r.touching, r.contact, r.spinner_arms)
                 pr.tile = tile
             self.lop.rebuild(recs)
-            return
+            return []
         for tr in self.tiles.values():  # bind again: a play voided or entered by hand
             if tr.status == "layout":
                 tr.status, tr.play, tr.scenery = "loose", None, True  # until a recorded play claims it
-        self.lop, self.plays, self._resumed = LineOfPlay(), [], recorded
-        self._adopt_resumed(self.state.frame if self.state else 0, self.state.t if self.state else 0.0, first=False)
+        self.lop, self.plays, self._resumed, self._resume_reads = LineOfPlay(), [], recorded, 0
+        # the lead cannot have moved: a fix of its pips leaves it the tile it was
+        self._lead_id = plays[0].tile_id if plays and plays[0].end == "lead" else None
+        return self._adopt_resumed(self.state.frame if self.state else 0, self.state.t if self.state else 0.0,
+                                   first=False, prefer=frozenset(pr.tile_id for pr in plays))
 
     def _take_in(self, log: list) -> list[tuple[str, Tile, str | None, tuple[str, str] | None]]:
         """Append a recorded hand's events in force to the tracker's (fresh) hands; returns its plays
@@ -784,20 +791,27 @@ class Tracker:
         return HandContext(res.next_leader if res else None, res.next_required_lead if res else None,
                            number=self.hand.context.number + 1)
 
-    def _adopt_resumed(self, frame: int, t: float, first: bool) -> list:
-        """Bind a resumed hand's recorded plays to the face-up tiles that show them (:meth:`resume`)."""
+    def _adopt_resumed(self, frame: int, t: float, first: bool, prefer: frozenset[int] = frozenset()) -> list:
+        """Bind a resumed hand's recorded plays to the face-up tiles that show them (:meth:`resume`).
+
+        ``prefer``: ids of tiles bound before (:meth:`sync`): they are tried first for their plays.
+        """
         recorded = len(self._resumed) + len(self.plays)
+        keys = {tile.key for _, tile, _, _ in self._resumed} | {pr.tile.key for pr in self.plays}
         self._resume_reads += 1
         give_up = self._resume_reads > RESUME_PATIENCE_READS
+        order = sorted(self.tiles.values(), key=lambda c: c.id not in prefer)
         lost: list[Tile] = []
         for rec in list(self._resumed):
             seat, tile, end, spinner = rec
-            tr = next((c for c in self.tiles.values() if self._fits_record(c, tile, end, spinner)), None)
-            if tr is None:  # the reader may misread it: a tile with other pips lying right at that end
-                tr = next((c for c in self.tiles.values() if self._fits_record(c, tile, end, spinner, True)), None)
+            tr = next((c for c in order if self._fits_record(c, tile, end, spinner)), None)
+            if tr is None and end is not None:  # the reader may misread it: other pips right at that end
+                tr = next((c for c in order if self._fits_record(c, tile, end, spinner, misread=True)), None)
+            if tr is None and end is None:
+                tr = self._misread_lead(order, tile, spinner)
             if tr is None:
                 if not give_up:
-                    break  # in play order: the plays after it may touch it
+                    continue  # a play on another arm may still be found; the ones touching it wait
                 lost.append(tile)
                 self._resumed.remove(rec)
                 continue
@@ -805,17 +819,18 @@ class Tracker:
             pr = PlayRecord(seat, tile, end or "lead", tr.id, t, frame)
             self.plays.append(pr)
             tr.status, tr.play, tr.scenery = "layout", pr, False
+        if lost and self.lop.lead is None:  # not even the lead is there: the layout was cleared meanwhile
+            return self._cleared_meanwhile(frame, t, keys)
         if lost:
             return [Notice("resume_unseen", t, frame,
-                           f"resumed hand {self.hand.context.number}: recorded plays {' '.join(map(str, lost))} not "
-                           f"found on the table after {RESUME_PATIENCE_READS} reads; new plays are read from the "
-                           "ends in view", details={"recorded": recorded, "found": len(self.plays),
-                                                    "lost": [[x.a, x.b] for x in lost]})]
+                           f"hand {self.hand.context.number}: recorded plays {' '.join(map(str, lost))} not found on "
+                           f"the table after {RESUME_PATIENCE_READS} reads; new plays are read from the ends in view",
+                           details={"recorded": recorded, "found": len(self.plays),
+                                    "lost": [[x.a, x.b] for x in lost]})]
         if not first or not self._resumed or len(self.plays) >= RESUME_SEEN_SHARE * recorded:
             return []
         if self.judge.state.over:  # the ended hand's tiles are gone: the table was cleared meanwhile
-            self.new_hand(self._next_context())
-            return [Notice("hand_cleared", t, frame, "the layout was cleared: a new hand starts")]
+            return self._cleared_meanwhile(frame, t, keys)
         if self._resume_told:
             return []
         self._resume_told = True
@@ -824,27 +839,75 @@ class Tracker:
                        "plays are not in view; tiles with their pips are not read as new plays until they are",
                        details={"recorded": recorded, "found": len(self.plays)})]
 
+    def _cleared_meanwhile(self, frame: int, t: float, keys: set[tuple[int, int]]) -> list:
+        """The recorded layout is not on the table: a new hand. Tiles of the old hand still lying
+        there (a table half cleared) are scenery until moved, not the new hand's plays."""
+        self.new_hand(self._next_context())
+        for tr in self.tiles.values():
+            if tr.face == "up" and tr.key in keys:
+                tr.scenery = True
+        return [Notice("hand_cleared", t, frame, "the layout was cleared: a new hand starts")]
+
     def _fits_record(self, c: TrackedTile, tile: Tile, end: str | None, spinner,  # noqa: ANN001
                      misread: bool = False) -> bool:
         """Whether tracked tile ``c`` shows recorded play ``tile`` at ``end``; lays it in the line of play
         (with the record's pips) if so. ``misread``: ``c`` reads as another tile but lies at that end with
-        a fit of :data:`MISREAD_FIT` or more (never for the lead, which has no end to check)."""
-        if c.face != "up" or c.status == "layout" or (c.key != tile.key) != misread or self._in_hand_zone(c.geom):
+        a fit of :data:`MISREAD_FIT` or more (the lead: :meth:`_misread_lead`). A tile in a hand area
+        that fits the end is on the layout all the same (as for a play)."""
+        if c.face != "up" or c.status == "layout" or (c.key != tile.key) != misread:
             return False
-        pips = [0, 0]
         if end is None:
-            if self.lop.lead is not None or misread:
+            if self.lop.lead is not None or misread or self._in_hand_zone(c.geom):
                 return False
-            kw, _ = lead_order(c.geom)
-            pips[kw], pips[1 - kw] = tile.a, tile.b  # the record's lead is [W | E]
-            self.lop.set_lead(c.geom, (pips[0], pips[1]), spinner)
+            # the record names the ends: W is the half showing the record's first value
+            west = None if tile.a == tile.b else 0 if c.pips == (tile.a, tile.b) else 1
+            self.lop.set_lead(c.geom, c.pips, spinner, west=west)
             return True
         fit = self.lop.assign(c.geom, c.pips, c.confidence, arms={end})
         if fit is None or (misread and fit.fit < MISREAD_FIT):
             return False
+        pips = [0, 0]
         pips[fit.touching], pips[1 - fit.touching] = tile.a, tile.b  # the record is [touching | other]
         self.lop.place(fit, c.geom, (pips[0], pips[1]), spinner)
         return True
+
+    def _misread_lead(self, order: list[TrackedTile], tile: Tile, spinner) -> TrackedTile | None:  # noqa: ANN001
+        """The tile that is the recorded lead, read with other pips (the record holds the umpire's fix):
+        of the unbound face-up tiles outside hand areas, the one from which most of the next recorded
+        plays are found (at least one; with none recorded, the only such tile); after :meth:`sync`, the
+        tile that was the lead. Laid as the lead if found."""
+        cands = [c for c in order if c.face == "up" and c.status != "layout" and c.key != tile.key
+                 and not self._in_hand_zone(c.geom)]
+        rest = self._resumed[1:]
+        best: tuple[int, TrackedTile] | None = None
+        if any(c.id == self._lead_id for c in cands):
+            best = (len(rest) + 1, next(c for c in cands if c.id == self._lead_id))
+        for c in cands if best is None else []:
+            lop = LineOfPlay()
+            kw, _ = lead_order(c.geom)
+            pips = [0, 0]
+            pips[kw], pips[1 - kw] = tile.a, tile.b
+            lop.set_lead(c.geom, (pips[0], pips[1]), spinner)
+            n, used = 0, {c.id}
+            for _, t2, end2, sp2 in rest:  # found by its pips, or misread too but right at its end
+                fits = ((d, lop.assign(d.geom, d.pips, 1.0, arms={end2})) for d in cands if d.id not in used)
+                d, fit = next(((d, f) for d, f in fits if f is not None and (d.key == t2.key or f.fit >= MISREAD_FIT)),
+                              (None, None))
+                if d is None:
+                    break
+                lop.place(fit, d.geom, d.pips, sp2)
+                used.add(d.id)
+                n += 1
+            if best is None or n > best[0]:
+                best = (n, c)
+        if best is None or (best[0] == 0 and (rest or len(cands) != 1)):
+            return None
+        c = best[1]
+        kw, _ = lead_order(c.geom)
+        pips = [0, 0]
+        pips[kw], pips[1 - kw] = tile.a, tile.b
+        self.lop.set_lead(c.geom, (pips[0], pips[1]), spinner)
+        return c
 
     def _setup_scenery(self, tiles: list[TrackedTile]) -> None:
         """Face-up tiles already on the table at the first read: a hand in progress unless most of
