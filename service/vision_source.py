@@ -89,10 +89,11 @@ class VisionSource:
         self._sync_lock = threading.Lock()
         self._tracker_hand = 0
         self._match_hand: dict[int, int] = {}
-        self._sync: tuple[int, Callable[[], list]] | None = None
+        self._sync: dict[int, Callable[[], list]] = {}  # match hand -> read its record, changed since
         self._sent = self._settled = 0  # engine events handed to the service / stored or refused by it
         # the match hand the tracker's first hand goes to when none of its events was stored yet
         self._first_hand = int(table.get("hands_recorded") or 0) + 1
+        self._new_hand = False  # (frame thread) the next engine event opens a new match hand
 
     # ---- EventSource -------------------------------------------------------------------
     def stats(self) -> SourceStats:
@@ -131,7 +132,7 @@ class VisionSource:
         when it is the hand the tracker follows, so its turn order and open ends stay the record's.
         Called from the service's event loop."""
         with self._sync_lock:
-            self._sync = (hand, log)
+            self._sync[hand] = log
 
     def _send(self, put: Callable[[object], None], item: SourceItem) -> None:
         """(frame thread) hand an engine event to the service, counted until it is settled."""
@@ -142,16 +143,19 @@ class VisionSource:
     def _take_sync(self, tracker) -> list:  # noqa: ANN001
         """(frame thread) apply the latest record change, if it is the tracker's hand; its notices."""
         with self._sync_lock:
-            if self._sync is None or self._sent != self._settled:
+            if not self._sync or self._sent != self._settled:
                 return []  # a play of ours still on its way: the record would lack it
-            (hand, log), self._sync = self._sync, None
             mine = self._match_hand.get(self._tracker_hand)
             if mine is None:  # nothing of this hand stored yet: the hand after the last one known
                 before = self._match_hand.get(self._tracker_hand - 1)
                 mine = before + 1 if before is not None else self._first_hand if self._tracker_hand == 0 else None
-            if hand != mine:
+            log = self._sync.pop(mine, None) if mine is not None else None
+            self._sync = {h: f for h, f in self._sync.items() if mine is None or h > mine}  # older hands: done
+            if log is None:
                 return []
-            self._match_hand[self._tracker_hand] = hand
+            if self._match_hand.get(self._tracker_hand) is None:
+                self._match_hand[self._tracker_hand] = mine
+                self._new_hand = False  # the umpire opened this hand: the camera's next event goes in it
         return tracker.sync(log())
 
     async def aclose(self) -> None:
@@ -254,7 +258,7 @@ class VisionSource:
                 self._match_hand[0] = hand
         elif draw_game:  # the camera sees neither the deal nor the draws
             self._send(put, SourceItem(Deal(hands={}, draws_seen=False), tag="vision:deal", ref=0))
-        new_hand = False
+        self._new_hand = False  # the next engine event opens a new match hand (the table was cleared)
         t0 = time.monotonic()
         fps_n, fps_t = 0, time.monotonic()
         told = 0  # the source's recovered drops already reported
@@ -285,18 +289,18 @@ class VisionSource:
             for ev in events:
                 kind = getattr(ev, "kind", None) if getattr(ev, "type", "") == "vision_notice" else None
                 if kind == "hand_cleared":
-                    new_hand = True
+                    self._new_hand = True
                     self._tracker_hand += 1
                     if draw_game:
                         self._send(put, SourceItem(Deal(hands={}, draws_seen=False), new_hand=True,
                                                    tag=f"vision:{frame.index}", ref=self._tracker_hand))
-                        new_hand = False
+                        self._new_hand = False
                 elif kind is not None:
                     put(SourceItem(None, tag=f"vision:{frame.index}", alert={**ev.to_json(), "kind": kind}))
                 elif isinstance(ev, (Play, Pass, TakeBack, Reveal, HandEnd)):
-                    self._send(put, SourceItem(ev, new_hand=True if new_hand else None, tag=f"vision:{frame.index}",
-                                               ref=self._tracker_hand))
-                    new_hand = False
+                    self._send(put, SourceItem(ev, new_hand=True if self._new_hand else None,
+                                               tag=f"vision:{frame.index}", ref=self._tracker_hand))
+                    self._new_hand = False
             if self.annotate:
                 shadow = pipeline.tracker.hand.state  # the hand as the camera read it (no umpire corrections)
                 self._publish_frame(_draw(frame.image, pipeline.last_obs, dict(shadow.scores),

@@ -1235,6 +1235,10 @@ def test_resumed_plays_never_found_are_given_up_after_a_few_reads():
     assert [(n.kind, n.details["lost"]) for n in notices(out)] == [("resume_unseen", [[6, 4]])]
     out = table.play(t_(564, 500, 0, (2, 6), "N"))  # 6-2 against the double's west side
     assert plays(out) == [("N", (6, 2), "W")]
+    # the given-up tile shows after all (helper-63: it was then a new play, refused, and its arm dead)
+    table.on.append(t_(636, 500, 0, (6, 4)))
+    assert plays(table.read()) == [] and [p.tile for p in table.tr.plays][-1] == Tile(6, 4)
+    assert plays(table.play(t_(684, 500, 0, (4, 1), "S"))) == [("S", (4, 1), "E")]
 
 
 def test_a_lead_entered_by_hand_the_other_way_round_keeps_the_records_end_names():
@@ -1306,3 +1310,19 @@ def test_a_resumed_lead_the_reader_misreads_is_the_tile_its_next_plays_lie_aroun
     assert plays(out) == [] and [n.kind for n in notices(out)] == ["unplaced_tile"]
     assert [p.tile for p in table.tr.plays] == [Tile(3, 6), Tile(6, 2)]
     assert plays(table.play(t_(696, 500, 0, (2, 4), "S"))) == [("S", (2, 4), "E")]
+
+
+def test_a_lead_the_umpire_entered_that_the_camera_cannot_see_is_no_cleared_table():
+    """helper-63: the umpire keys in a lead the camera missed; when the camera cannot find it, the
+    hand goes on (a notice), it is not taken for a cleared table and a new hand."""
+    from vision.tracking import RESUME_PATIENCE_READS
+
+    rules = load_ruleset("nova-block")
+    table = Table(rules)
+    assert table.tr.sync([Play(seat="N", tile=[3, 5], end=None)]) == []
+    out = []
+    for _ in range(RESUME_PATIENCE_READS + 1):
+        out += table.read()
+    assert [n.kind for n in notices(out)] == ["resume_unseen", "resume_unseen"]  # not in view; then given up
+    assert notices(out)[-1].details["lost"] == [[3, 5]] and "hand_cleared" not in [n.kind for n in notices(out)]
+    assert table.tr.hand.context.number == 1 and len(table.tr.hand.log) == 1

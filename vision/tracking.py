@@ -260,6 +260,8 @@ class Tracker:
         self._resumed: list[tuple[str, Tile, str | None, tuple[str, str] | None]] = []
         self._resume_told = False
         self._resume_reads = 0
+        self._resume_lost: list = []  # recorded plays given up on (told), still bound if they show
+        self._syncing = False  # the recorded plays come from sync(): a missing lead is no cleared table
         self._lead_id: int | None = None  # (sync) the tile that was the lead before the record changed
         for tr in self.tiles.values():
             if tr.status == "layout":
@@ -323,13 +325,14 @@ class Tracker:
         recorded = self._take_in(log)
         if len(recorded) == len(plays):
             recs = list(self.lop.records)
-            for i, (pr, (seat, tile, end, _)) in enumerate(zip(plays, recorded)):
+            for i, (pr, (seat, tile, end, spinner)) in enumerate(zip(plays, recorded)):
                 pr.seat, pr.end = seat, end or "lead"
                 if (pr.tile.a, pr.tile.b) != (tile.a, tile.b) and i < len(recs):
                     r = recs[i]
                     pips = [0, 0]
                     pips[r.touching], pips[1 - r.touching] = tile.a, tile.b
-                    recs[i] = type(r)(r.end, r.geom, (pips[0], pips[1]), r.touching, r.contact, r.spinner_arms)
+                    # a tile fixed into a double may have become a spinner (its arms open), or stopped being one
+                    recs[i] = type(r)(r.end, r.geom, (pips[0], pips[1]), r.touching, r.contact, spinner)
                 pr.tile = tile
             self.lop.rebuild(recs)
             return []
@@ -337,6 +340,7 @@ class Tracker:
             if tr.status == "layout":
                 tr.status, tr.play, tr.scenery = "loose", None, True  # until a recorded play claims it
         self.lop, self.plays, self._resumed, self._resume_reads = LineOfPlay(), [], recorded, 0
+        self._resume_lost, self._syncing = [], True
         # the lead cannot have moved: a fix of its pips leaves it the tile it was
         self._lead_id = plays[0].tile_id if plays and plays[0].end == "lead" else None
         return self._adopt_resumed(self.state.frame if self.state else 0, self.state.t if self.state else 0.0,
@@ -809,22 +813,22 @@ class Tracker:
                 tr = next((c for c in order if self._fits_record(c, tile, end, spinner, misread=True)), None)
             if tr is None and end is None:
                 tr = self._misread_lead(order, tile, spinner)
-            if tr is None:
-                if not give_up:
-                    continue  # a play on another arm may still be found; the ones touching it wait
-                lost.append(tile)
-                self._resumed.remove(rec)
+            if tr is None:  # a play on another arm may still be found; the ones touching it wait
+                if give_up and rec not in self._resume_lost:  # told once; still bound when it shows
+                    self._resume_lost.append(rec)
+                    lost.append(tile)
                 continue
             self._resumed.remove(rec)
             pr = PlayRecord(seat, tile, end or "lead", tr.id, t, frame)
             self.plays.append(pr)
             tr.status, tr.play, tr.scenery = "layout", pr, False
-        if lost and self.lop.lead is None:  # not even the lead is there: the layout was cleared meanwhile
+        if lost and self.lop.lead is None and not self._syncing:  # no lead at all: the layout was cleared
             return self._cleared_meanwhile(frame, t, keys)
         if lost:
             return [Notice("resume_unseen", t, frame,
                            f"hand {self.hand.context.number}: recorded plays {' '.join(map(str, lost))} not found on "
-                           f"the table after {RESUME_PATIENCE_READS} reads; new plays are read from the ends in view",
+                           f"the table after {RESUME_PATIENCE_READS} reads; the camera follows the ends in view "
+                           "(the plays against those tiles wait until they show)",
                            details={"recorded": recorded, "found": len(self.plays),
                                     "lost": [[x.a, x.b] for x in lost]})]
         if not first or not self._resumed or len(self.plays) >= RESUME_SEEN_SHARE * recorded:
@@ -900,7 +904,7 @@ class Tracker:
                 n += 1
             if best is None or n > best[0]:
                 best = (n, c)
-        if best is None or (best[0] == 0 and (rest or len(cands) != 1)):
+        if best is None or (best[0] == 0 and (rest or len(cands) != 1 or self._syncing)):
             return None
         c = best[1]
         kw, _ = lead_order(c.geom)
