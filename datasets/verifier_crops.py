@@ -13,6 +13,11 @@ by 1.25) come from rendered scenes of the train and val splits only, from five s
 * ``shifted``: a tile's box moved by about half its short or long side (IoU ~0.3): the
   wrongly placed box the verifier must not vouch for.
 
+A quarter of the scenes (:data:`PROCEDURAL_SHARE`, drawn per scene) lie on a ``procedural`` surface
+instead of their split's: a random texture of a generic family (:mod:`datasets.render.textures`:
+noise, warped gratings, cell cracks, strokes, blotches), so that the detector's false boxes on
+surfaces unlike any table of the generator are among the hard negatives (domain randomisation).
+
 Boxes on tiles less than half visible are left out (the benchmark counts them neither way).
 Written as ``<split>.npz`` with ``x`` (N, 40, 80, 3) uint8 BGR, ``y`` (N,) int64 class index
 into :data:`CLASSES`, ``source`` (N,) int64 index into :data:`SOURCES` and ``scene`` (N,).
@@ -20,6 +25,7 @@ into :data:`CLASSES`, ``source`` (N,) int64 index into :data:`SOURCES` and ``sce
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing as mp
 import time
@@ -32,8 +38,10 @@ from datasets.render.scene import render_scene
 from datasets.render.tiles import TILE_LONG_MM
 
 CLASSES = ("up", "down", "none")
-#: 2: parts of a crop outside the frame are grey instead of repeated edge pixels.
-CROP_VERSION = 2
+#: 2: parts of a crop outside the frame are grey instead of repeated edge pixels; 3: procedural surfaces.
+CROP_VERSION = 3
+#: Share of the scenes rendered on a random procedural texture instead of their split's surface.
+PROCEDURAL_SHARE = 0.25
 SOURCES = ("label", "det_tile", "det_none", "random", "shifted")
 #: Per scene at most: jittered true tiles, detector boxes on tiles, random and shifted boxes.
 MAX_LABEL, MAX_DET_TILE, N_RANDOM, N_SHIFTED = 12, 6, 6, 4
@@ -130,9 +138,16 @@ def scene_crops(frame: np.ndarray, labels: list[dict], tile_px: float, rng: np.r
     return out
 
 
+def procedural(i: int, seed: int) -> bool:
+    """Whether verifier scene ``i`` lies on a procedural surface (its own draw: the scene's rng is untouched)."""
+    return bool(np.random.default_rng([seed, i, 1]).random() < PROCEDURAL_SHARE)
+
+
 def _one(args: tuple[int, int]) -> tuple[int, str, list]:
     i, seed = args
     spec, rng = scene_spec(i, seed)
+    if procedural(i, seed):
+        spec = dataclasses.replace(spec, surface="procedural")
     frame, labels = render_scene(spec)
     tile_px = spec.camera.px_per_mm * TILE_LONG_MM
     return i, split_of(i), scene_crops(frame, labels, tile_px, rng, _DETECTOR)

@@ -172,3 +172,29 @@ def test_recognizer_checks_its_verifier_arguments():
     assert Recognizer(none_threshold=1.0).none_threshold == 1.0
     assert Recognizer(verifier_path=True).verifier is not None and Recognizer(verifier_path=False).verifier is None
     assert R.TileVerifier(DEFAULT_VERIFIER, threads=1).input_hw == (24, 48)
+
+
+def test_random_textures_are_deterministic_and_cover_every_family():
+    from datasets.render import textures as TX
+
+    a = TX.random_texture(np.random.default_rng(5), 60, 120)
+    b = TX.random_texture(np.random.default_rng(5), 60, 120)
+    assert a.shape == (60, 120, 3) and a.dtype == np.uint8 and np.array_equal(a, b)
+    seen = set()
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        seen.add(TX.FAMILIES[int(rng.integers(len(TX.FAMILIES)))])  # the draw random_texture makes first
+    assert seen == set(TX.FAMILIES)
+    for fam in TX.FAMILIES:  # each family is a texture in [-1, 1], not a constant
+        v = getattr(TX, "_" + fam)(np.random.default_rng(1), 48, 96)
+        assert v.shape == (48, 96) and -1.0001 <= v.min() < v.max() <= 1.0001
+
+
+def test_a_quarter_of_the_verifier_scenes_lie_on_a_procedural_surface():
+    drawn = [VC.procedural(i, 7) for i in range(2000)]
+    assert abs(np.mean(drawn) - VC.PROCEDURAL_SHARE) < 0.03
+    assert drawn == [VC.procedural(i, 7) for i in range(2000)]  # a pure function of scene and seed
+    from datasets.render.surfaces import make_surface
+
+    img = make_surface("procedural", 72, 128, np.random.default_rng(0))
+    assert img.shape == (72, 128, 3) and img.dtype == np.uint8 and img.std() > 0

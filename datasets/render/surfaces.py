@@ -15,7 +15,7 @@ import numpy as np
 from datasets.render import tiles as T
 
 #: All surface kinds the renderer knows.
-SURFACE_KINDS = ("felt", "wood", "marble", "board", "dark", "linen", "terrazzo")
+SURFACE_KINDS = ("felt", "wood", "marble", "board", "dark", "linen", "terrazzo", "procedural")
 
 _FELT = [(40, 110, 30), (110, 60, 20), (30, 30, 120), (60, 60, 60), (20, 80, 90), (90, 40, 70)]
 
@@ -102,6 +102,14 @@ def make_surface(kind: str, h: int, w: int, rng: np.random.Generator, tile_long_
         chip = cv2.dilate(seeds.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))) > 0
         img[chip] = grown[chip]
         img = cv2.GaussianBlur(img, (3, 3), 0.6)
+    elif kind == "procedural":
+        # no real table: a random texture of a generic family (the verifier's hard negatives only)
+        from datasets.render.textures import random_texture
+
+        f = float(np.exp(rng.uniform(np.log(2), np.log(6))))  # features from a fraction of a tile to many
+        small = random_texture(rng, max(int(h / f), 2), max(int(w / f), 2))
+        img = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+        img += 3 * rng.standard_normal((h, w, 1), dtype=np.float32)
     else:
         raise ValueError(f"unknown surface {kind!r}")
     return np.clip(img, 0, 255).astype(np.uint8)
