@@ -257,7 +257,7 @@ def test_a_hand_area_tile_touching_the_layout_is_a_play():
     table.play(t_(348, 215, 0, (5, 2), "E"))
     table.play(t_(384, 203, 90, (4, 2), "S"))  # turns up (its 2 touches): centre 203 mm from the edge
     out = table.play(t_(384, 155, 90, (1, 4), "W"))  # centre 155 mm from the edge: in N's hand area
-    assert table.tr._in_hand_zone(table.tr.tiles[max(table.tr.tiles)].geom)
+    assert table.tr.in_hand_zone(table.tr.tiles[max(table.tr.tiles)].geom)
     assert plays(out) == [("W", (4, 1), "E")]
 
 
@@ -1223,7 +1223,7 @@ def test_resumed_plays_never_found_are_given_up_after_a_few_reads():
     """A recorded tile that never shows (taken off the table during the outage) must not hold the hand
     for ever: after RESUME_PATIENCE_READS reads it is given up with a notice naming it, and the plays
     made since are read from the ends in view."""
-    from vision.tracking import RESUME_PATIENCE_READS
+    from vision.record_binding import RESUME_PATIENCE_READS
 
     rules = load_ruleset("block")  # N, S
     table = Table(rules)
@@ -1249,7 +1249,7 @@ def test_a_lead_entered_by_hand_the_other_way_round_keeps_the_records_end_names(
     table = Table(rules)
     table.tr.resume([Play(seat="N", tile=[5, 3], end=None), Play(seat="E", tile=[3, 1], end="E")])
     table.on = [t_(600, 500, 0, (3, 5)), t_(552, 500, 0, (1, 3))]  # 1-3 | 3-5: the 3 on the picture's left
-    assert table.read() == [] and table.tr._resumed == []
+    assert table.read() == [] and not table.tr._binder.pending
     assert plays(table.play(t_(648, 500, 0, (5, 6), "S"))) == [("S", (5, 6), "W")]
     out = table.play(t_(504, 500, 0, (2, 1), "W"))
     assert plays(out) == [("W", (1, 2), "E")] and notices(out) == []
@@ -1267,7 +1267,7 @@ def test_a_resumed_play_lying_in_a_hand_area_is_found_by_its_end():
     after = Table(rules, config=cfg)
     after.tr.resume(_record(before))
     after.on = list(before.on)
-    assert after.read() == [] and after.tr._resumed == [] and len(after.tr.plays) == 4
+    assert after.read() == [] and not after.tr._binder.pending and len(after.tr.plays) == 4
     assert plays(after.play(t_(384, 107, 90, (6, 1), "N"))) == [("N", (1, 6), "E")]
 
 
@@ -1295,7 +1295,7 @@ def test_a_fixed_lead_then_a_void_keeps_the_lead_bound():
     record = _record(table) + [Correction(replaces=0, event=Play(seat="N", tile=[3, 6], end=None))]
     assert table.tr.sync(record) == []
     assert table.tr.sync(record + [Correction(replaces=1, event=None)]) == []
-    assert [p.tile for p in table.tr.plays] == [Tile(3, 6)] and table.tr._resumed == []
+    assert [p.tile for p in table.tr.plays] == [Tile(3, 6)] and not table.tr._binder.pending
     assert plays(table.play(t_(552, 500, 0, (1, 3), "E"))) == [("E", (3, 1), "W")]
 
 
@@ -1315,7 +1315,7 @@ def test_a_resumed_lead_the_reader_misreads_is_the_tile_its_next_plays_lie_aroun
 def test_a_lead_the_umpire_entered_that_the_camera_cannot_see_is_no_cleared_table():
     """helper-63: the umpire keys in a lead the camera missed; when the camera cannot find it, the
     hand goes on (a notice), it is not taken for a cleared table and a new hand."""
-    from vision.tracking import RESUME_PATIENCE_READS
+    from vision.record_binding import RESUME_PATIENCE_READS
 
     rules = load_ruleset("nova-block")
     table = Table(rules)

@@ -60,6 +60,7 @@ from engine.tiles import Tile, full_set
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
 from vision.placements import Notice, attribute_seat, seat_of_entry
+from vision.record_binding import RecordBinder, RecordedPlay, placed_pips, recorded_plays
 from vision.reveals import RevealWatcher, seat_of_position
 
 __all__ = ["Tracker", "TrackerConfig", "TrackedTile", "BoardState", "PlayRecord", "track_frames"]
@@ -68,15 +69,6 @@ __all__ = ["Tracker", "TrackerConfig", "TrackedTile", "BoardState", "PlayRecord"
 CLEARED_SHARE = 0.8
 #: Share gone (and at least 3 tiles) that is a table being swept: no take-backs meanwhile.
 SWEEPING_SHARE = 0.5
-#: A resumed hand (:meth:`Tracker.resume`) whose recorded plays the first read finds fewer of than
-#: this share is not on the table: an ended hand's table was cleared meanwhile.
-RESUME_SEEN_SHARE = 0.5
-#: Reads after which a resumed hand's recorded plays still not found are given up (a notice), so
-#: that the plays made since are read from the ends in view.
-RESUME_PATIENCE_READS = 4
-#: Geometric fit at a recorded play's end above which a tile with other pips is that play, misread
-#: (the record holds the umpire's fix; the reader goes on with its own reading).
-MISREAD_FIT = 0.5
 
 
 @dataclass(frozen=True)
@@ -255,14 +247,7 @@ class Tracker:
         self._visits = {}
         self.lop = LineOfPlay()
         self.plays: list[PlayRecord] = []
-        # recorded plays of a resumed hand not yet found on the table, in play order:
-        # (seat, oriented tile, end or None for the lead, spinner arms it opened)
-        self._resumed: list[tuple[str, Tile, str | None, tuple[str, str] | None]] = []
-        self._resume_told = False
-        self._resume_reads = 0
-        self._resume_lost: list = []  # recorded plays given up on (told), still bound if they show
-        self._syncing = False  # the recorded plays come from sync(): a missing lead is no cleared table
-        self._lead_id: int | None = None  # (sync) the tile that was the lead before the record changed
+        self._binder: RecordBinder | None = None  # a recorded hand's plays still looked for (resume, sync)
         for tr in self.tiles.values():
             if tr.status == "layout":
                 tr.status, tr.play = "loose", None
@@ -272,15 +257,9 @@ class Tracker:
 
         The hand's events (corrections applied, :func:`engine.events.effective`) go into the
         tracker's hands, so the turn order, the open ends and the reveals already counted are
-        the record's. The plays still on the table are then looked for at the reads: a face-up
-        tile with a recorded play's pips that fits where that play went is bound to it, in play
-        order, and emits nothing (a tile read with other pips lying right at the play's end, the
-        reader's misreading of a fixed tile, too). Until a recorded play is found, tiles with its pips
-        are held (never new plays), and no lead is chosen; after :data:`RESUME_PATIENCE_READS` reads
-        the plays still not found are given up with a ``resume_unseen`` notice. At the first read, a hand that had ended with
-        fewer than :data:`RESUME_SEEN_SHARE` of its plays in view was cleared meanwhile: a
-        ``hand_cleared`` notice and a new hand; a hand in play whose layout is not in view gets
-        one ``resume_unseen`` notice for the umpire.
+        the record's; the tiles on the table are then bound to the recorded plays at the reads and
+        emit nothing (:class:`vision.record_binding.RecordBinder`: misread tiles, the lead's end
+        names, tiles never found, a table cleared meanwhile).
 
         Args:
             log: the hand's engine events in log order (corrections included).
@@ -293,7 +272,7 @@ class Tracker:
         if self.state is not None:
             raise RuntimeError("resume() must come before the first read")
         self.new_hand(context)
-        self._resumed = self._take_in(log)
+        self._binder = RecordBinder(self._take_in(log))
 
     def sync(self, log: list) -> list:
         """Take in the record of the hand in play after someone else changed it while the camera
@@ -325,30 +304,28 @@ class Tracker:
         recorded = self._take_in(log)
         if len(recorded) == len(plays):
             recs = list(self.lop.records)
-            for i, (pr, (seat, tile, end, spinner)) in enumerate(zip(plays, recorded)):
+            for i, (pr, (seat, tile, end, spinner)) in enumerate(zip(plays, recorded)):  # the same plays
                 pr.seat, pr.end = seat, end or "lead"
                 if (pr.tile.a, pr.tile.b) != (tile.a, tile.b) and i < len(recs):
                     r = recs[i]
-                    pips = [0, 0]
-                    pips[r.touching], pips[1 - r.touching] = tile.a, tile.b
                     # a tile fixed into a double may have become a spinner (its arms open), or stopped being one
-                    recs[i] = type(r)(r.end, r.geom, (pips[0], pips[1]), r.touching, r.contact, spinner)
+                    recs[i] = type(r)(r.end, r.geom, placed_pips(tile, r.touching), r.touching, r.contact, spinner)
                 pr.tile = tile
             self.lop.rebuild(recs)
             return []
         for tr in self.tiles.values():  # bind again: a play voided or entered by hand
             if tr.status == "layout":
                 tr.status, tr.play, tr.scenery = "loose", None, True  # until a recorded play claims it
-        self.lop, self.plays, self._resumed, self._resume_reads = LineOfPlay(), [], recorded, 0
-        self._resume_lost, self._syncing = [], True
+        self.lop, self.plays = LineOfPlay(), []
         # the lead cannot have moved: a fix of its pips leaves it the tile it was
-        self._lead_id = plays[0].tile_id if plays and plays[0].end == "lead" else None
-        return self._adopt_resumed(self.state.frame if self.state else 0, self.state.t if self.state else 0.0,
-                                   first=False, prefer=frozenset(pr.tile_id for pr in plays))
+        self._binder = RecordBinder(recorded, syncing=True,
+                                    lead_id=plays[0].tile_id if plays and plays[0].end == "lead" else None)
+        return self._binder.step(self, self.state.frame if self.state else 0, self.state.t if self.state else 0.0,
+                                 first=False, prefer=frozenset(pr.tile_id for pr in plays))
 
-    def _take_in(self, log: list) -> list[tuple[str, Tile, str | None, tuple[str, str] | None]]:
+    def _take_in(self, log: list) -> list[RecordedPlay]:
         """Append a recorded hand's events in force to the tracker's (fresh) hands; returns its plays
-        still on the table, in order: (seat, oriented tile, end or None for the lead, spinner arms opened)."""
+        still on the table, in order."""
         for _, ev in effective(log):
             if isinstance(ev, (Deal, Draw)):
                 continue
@@ -358,13 +335,7 @@ class Tracker:
                 continue  # the record's own engine accepted it under the real rules; the board is what matters
             if isinstance(ev, Reveal):
                 self.reveals.revealed[ev.seat] = tuple(sorted(Tile.parse(x).key for x in ev.tiles))
-        out = []
-        lay = self.hand.state.layout.empty_like()
-        for _, seat, tile, end, oriented, _ in self.hand.state.plays:
-            before = set(lay.arms)
-            placed = lay.place(tile, end, oriented)
-            out.append((seat, tile, end, spinner_arms_opened(lay, before) if placed.became_spinner else None))
-        return out
+        return recorded_plays(self.hand.state)
 
     def record(self, event: object) -> object | None:
         """Append an event that does not come from the camera (a pass, a correction, a penalty)
@@ -499,7 +470,8 @@ class Tracker:
             used.add(best[1])
         return True
 
-    def _in_hand_zone(self, g: TileGeom) -> bool:
+    def in_hand_zone(self, g: TileGeom) -> bool:
+        """Whether a tile at ``g`` lies in a seat's hand area (``hand_zone_mm`` / ``hand_zone_frac``)."""
         cfg = self.config
         if self.profile is not None and self.profile.table_size_mm is not None:
             w, h = self.profile.table_size_mm
@@ -593,15 +565,15 @@ class Tracker:
         for o in new:
             tr = TrackedTile(self._next_id, o.face, o.pips, o.geom, np.asarray(o.obs.polygon_px, np.float32),
                              o.confidence)
-            tr.scenery = (setup and tr.face == "up" and not self._in_hand_zone(tr.geom)
+            tr.scenery = (setup and tr.face == "up" and not self.in_hand_zone(tr.geom)
                           and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)
             self._next_id += 1
             self.tiles[tr.id] = tr
             new_tiles.append(tr)
             if tr.face == "up":
                 candidates.append(tr)
-        if self._resumed:
-            events += self._adopt_resumed(frame, t, first=self.state is None)
+        if self._binder is not None and self._binder.pending:
+            events += self._binder.step(self, frame, t, first=self.state is None)
         if setup:
             self._setup_scenery(new_tiles)
 
@@ -691,8 +663,8 @@ class Tracker:
         """Lay the candidates that touch the layout, in the order adjacency allows; notice the rest."""
         pending = [c for c in candidates if c.face == "up" and c.status != "layout" and c.id in self.tiles
                    and not c.scenery]
-        if self._resumed:  # a resumed hand's recorded tiles are not new plays; without its lead, wait
-            held = {tile.key for _, tile, _, _ in self._resumed}
+        if self._binder is not None and self._binder.pending:  # recorded tiles are no new plays; no lead: wait
+            held = self._binder.held_keys()
             pending = [] if self.lop.lead is None else [c for c in pending if c.key not in held]
         if not pending:
             return []
@@ -734,7 +706,7 @@ class Tracker:
                                               "end": ev.end or "lead", "seat_source": source}))
         events += notices
         for c in pending:
-            if self._in_hand_zone(c.geom):
+            if self.in_hand_zone(c.geom):
                 c.status = "hand"
             else:
                 if c.status != "unplaced":
@@ -758,7 +730,7 @@ class Tracker:
         out: list = []
         rest = []
         for c in pending:
-            if self._in_hand_zone(c.geom):
+            if self.in_hand_zone(c.geom):
                 c.status = "hand"
             elif c.status != "unplaced":  # reported once
                 rest.append(c)
@@ -795,55 +767,14 @@ class Tracker:
         return HandContext(res.next_leader if res else None, res.next_required_lead if res else None,
                            number=self.hand.context.number + 1)
 
-    def _adopt_resumed(self, frame: int, t: float, first: bool, prefer: frozenset[int] = frozenset()) -> list:
-        """Bind a resumed hand's recorded plays to the face-up tiles that show them (:meth:`resume`).
+    def bind_recorded(self, c: TrackedTile, rec: RecordedPlay, frame: int, t: float) -> None:
+        """Tracked tile ``c`` shows recorded play ``rec`` (already laid in the line of play): a play
+        of the tracker's, emitted by no one (:class:`vision.record_binding.RecordBinder`)."""
+        pr = PlayRecord(rec.seat, rec.tile, rec.end or "lead", c.id, t, frame)
+        self.plays.append(pr)
+        c.status, c.play, c.scenery = "layout", pr, False
 
-        ``prefer``: ids of tiles bound before (:meth:`sync`): they are tried first for their plays.
-        """
-        recorded = len(self._resumed) + len(self.plays)
-        keys = {tile.key for _, tile, _, _ in self._resumed} | {pr.tile.key for pr in self.plays}
-        self._resume_reads += 1
-        give_up = self._resume_reads > RESUME_PATIENCE_READS
-        order = sorted(self.tiles.values(), key=lambda c: c.id not in prefer)
-        lost: list[Tile] = []
-        for rec in list(self._resumed):
-            seat, tile, end, spinner = rec
-            tr = next((c for c in order if self._fits_record(c, tile, end, spinner)), None)
-            if tr is None and end is not None:  # the reader may misread it: other pips right at that end
-                tr = next((c for c in order if self._fits_record(c, tile, end, spinner, misread=True)), None)
-            if tr is None and end is None:
-                tr = self._misread_lead(order, tile, spinner)
-            if tr is None:  # a play on another arm may still be found; the ones touching it wait
-                if give_up and rec not in self._resume_lost:  # told once; still bound when it shows
-                    self._resume_lost.append(rec)
-                    lost.append(tile)
-                continue
-            self._resumed.remove(rec)
-            pr = PlayRecord(seat, tile, end or "lead", tr.id, t, frame)
-            self.plays.append(pr)
-            tr.status, tr.play, tr.scenery = "layout", pr, False
-        if lost and self.lop.lead is None and not self._syncing:  # no lead at all: the layout was cleared
-            return self._cleared_meanwhile(frame, t, keys)
-        if lost:
-            return [Notice("resume_unseen", t, frame,
-                           f"hand {self.hand.context.number}: recorded plays {' '.join(map(str, lost))} not found on "
-                           f"the table after {RESUME_PATIENCE_READS} reads; the camera follows the ends in view "
-                           "(the plays against those tiles wait until they show)",
-                           details={"recorded": recorded, "found": len(self.plays),
-                                    "lost": [[x.a, x.b] for x in lost]})]
-        if not first or not self._resumed or len(self.plays) >= RESUME_SEEN_SHARE * recorded:
-            return []
-        if self.judge.state.over:  # the ended hand's tiles are gone: the table was cleared meanwhile
-            return self._cleared_meanwhile(frame, t, keys)
-        if self._resume_told:
-            return []
-        self._resume_told = True
-        return [Notice("resume_unseen", t, frame,
-                       f"resumed hand {self.hand.context.number}: {len(self._resumed)} of its {recorded} recorded "
-                       "plays are not in view; tiles with their pips are not read as new plays until they are",
-                       details={"recorded": recorded, "found": len(self.plays)})]
-
-    def _cleared_meanwhile(self, frame: int, t: float, keys: set[tuple[int, int]]) -> list:
+    def cleared_meanwhile(self, frame: int, t: float, keys: set[tuple[int, int]]) -> list:
         """The recorded layout is not on the table: a new hand. Tiles of the old hand still lying
         there (a table half cleared) are scenery until moved, not the new hand's plays."""
         self.new_hand(self._next_context())
@@ -852,67 +783,6 @@ class Tracker:
                 tr.scenery = True
         return [Notice("hand_cleared", t, frame, "the layout was cleared: a new hand starts")]
 
-    def _fits_record(self, c: TrackedTile, tile: Tile, end: str | None, spinner,  # noqa: ANN001
-                     misread: bool = False) -> bool:
-        """Whether tracked tile ``c`` shows recorded play ``tile`` at ``end``; lays it in the line of play
-        (with the record's pips) if so. ``misread``: ``c`` reads as another tile but lies at that end with
-        a fit of :data:`MISREAD_FIT` or more (the lead: :meth:`_misread_lead`). A tile in a hand area
-        that fits the end is on the layout all the same (as for a play)."""
-        if c.face != "up" or c.status == "layout" or (c.key != tile.key) != misread:
-            return False
-        if end is None:
-            if self.lop.lead is not None or misread or self._in_hand_zone(c.geom):
-                return False
-            # the record names the ends: W is the half showing the record's first value
-            west = None if tile.a == tile.b else 0 if c.pips == (tile.a, tile.b) else 1
-            self.lop.set_lead(c.geom, c.pips, spinner, west=west)
-            return True
-        fit = self.lop.assign(c.geom, c.pips, c.confidence, arms={end})
-        if fit is None or (misread and fit.fit < MISREAD_FIT):
-            return False
-        pips = [0, 0]
-        pips[fit.touching], pips[1 - fit.touching] = tile.a, tile.b  # the record is [touching | other]
-        self.lop.place(fit, c.geom, (pips[0], pips[1]), spinner)
-        return True
-
-    def _misread_lead(self, order: list[TrackedTile], tile: Tile, spinner) -> TrackedTile | None:  # noqa: ANN001
-        """The tile that is the recorded lead, read with other pips (the record holds the umpire's fix):
-        of the unbound face-up tiles outside hand areas, the one from which most of the next recorded
-        plays are found (at least one; with none recorded, the only such tile); after :meth:`sync`, the
-        tile that was the lead. Laid as the lead if found."""
-        cands = [c for c in order if c.face == "up" and c.status != "layout" and c.key != tile.key
-                 and not self._in_hand_zone(c.geom)]
-        rest = self._resumed[1:]
-        best: tuple[int, TrackedTile] | None = None
-        if any(c.id == self._lead_id for c in cands):
-            best = (len(rest) + 1, next(c for c in cands if c.id == self._lead_id))
-        for c in cands if best is None else []:
-            lop = LineOfPlay()
-            kw, _ = lead_order(c.geom)
-            pips = [0, 0]
-            pips[kw], pips[1 - kw] = tile.a, tile.b
-            lop.set_lead(c.geom, (pips[0], pips[1]), spinner)
-            n, used = 0, {c.id}
-            for _, t2, end2, sp2 in rest:  # found by its pips, or misread too but right at its end
-                fits = ((d, lop.assign(d.geom, d.pips, 1.0, arms={end2})) for d in cands if d.id not in used)
-                d, fit = next(((d, f) for d, f in fits if f is not None and (d.key == t2.key or f.fit >= MISREAD_FIT)),
-                              (None, None))
-                if d is None:
-                    break
-                lop.place(fit, d.geom, d.pips, sp2)
-                used.add(d.id)
-                n += 1
-            if best is None or n > best[0]:
-                best = (n, c)
-        if best is None or (best[0] == 0 and (rest or len(cands) != 1 or self._syncing)):
-            return None
-        c = best[1]
-        kw, _ = lead_order(c.geom)
-        pips = [0, 0]
-        pips[kw], pips[1 - kw] = tile.a, tile.b
-        self.lop.set_lead(c.geom, (pips[0], pips[1]), spinner)
-        return c
-
     def _setup_scenery(self, tiles: list[TrackedTile]) -> None:
         """Face-up tiles already on the table at the first read: a hand in progress unless most of
         their contacts do not match, which is a game board's printed dominoes (tracks of touching
@@ -920,7 +790,7 @@ class Tracker:
         board) they became the lead and every real play touched no end. Contacts, not one chain:
         a spinner's arms or a stray tile must not turn a real layout into scenery. A single tile
         keeps the score rule (``setup_min_score``)."""
-        shown = [tr for tr in tiles if tr.face == "up" and not self._in_hand_zone(tr.geom) and tr.pips is not None
+        shown = [tr for tr in tiles if tr.face == "up" and not self.in_hand_zone(tr.geom) and tr.pips is not None
                  and tr.status != "layout"]
         if len(shown) < 2:
             return
@@ -938,7 +808,7 @@ class Tracker:
 
     def _choose_lead(self, pending: list[TrackedTile]) -> TrackedTile | None:
         """The lead among new face-up tiles outside hand areas: the one most others chain from."""
-        options = [c for c in pending if not self._in_hand_zone(c.geom)]
+        options = [c for c in pending if not self.in_hand_zone(c.geom)]
         if len(options) <= 1:
             return options[0] if options else None
         best = None
