@@ -40,6 +40,7 @@ import numpy as np
 
 from engine.events import Deal, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.ruleset import load_ruleset
+from service.record_sync import RecordSync
 from service.review import FramePipeline, _draw, outage_message
 from service.sources import SourceItem, SourceStats, WorkerUnavailable, register_source
 
@@ -84,16 +85,7 @@ class VisionSource:
         self._frame: np.ndarray | None = None  # latest annotated frame (BGR)
         self._frame_seq = 0
         self._jpeg: tuple[int, bytes] | None = None
-        # the record kept in step: the tracker's hands since its start (0, 1, ... at each cleared table),
-        # the match hand each became (from acknowledge), and the latest record another source changed
-        self._sync_lock = threading.Lock()
-        self._tracker_hand = 0
-        self._match_hand: dict[int, int] = {}
-        self._sync: dict[int, Callable[[], list]] = {}  # match hand -> read its record, changed since
-        self._sent = self._settled = 0  # engine events handed to the service / stored or refused by it
-        # the match hand the tracker's first hand goes to when none of its events was stored yet
-        self._first_hand = int(table.get("hands_recorded") or 0) + 1
-        self._new_hand = False  # (frame thread) the next engine event opens a new match hand
+        self.record = RecordSync(int(table.get("hands_recorded") or 0))  # the umpire's changes to the tracker
 
     # ---- EventSource -------------------------------------------------------------------
     def stats(self) -> SourceStats:
@@ -113,50 +105,24 @@ class VisionSource:
         return getattr(self._frames, "frozen_s", (0.0, 0.0))
 
     def acknowledge(self, item: SourceItem, hand: int, index: int) -> None:
-        """Note the match hand the tracker's current hand went to (for :meth:`sync_record`)."""
+        """Note the match hand the camera's event went to (:class:`service.record_sync.RecordSync`)."""
         if item.ref is not None:
-            with self._sync_lock:
-                self._match_hand[int(item.ref)] = hand
-                self._settled += 1
+            self.record.stored(int(item.ref), hand)
 
     def rejected(self, item: SourceItem) -> None:
         """The service refused one of our events (a ``desync`` alert): it is settled all the same."""
         if item.ref is not None:
-            with self._sync_lock:
-                self._settled += 1
+            self.record.refused()
 
     def sync_record(self, hand: int, log: Callable[[], list]) -> None:
         """The table's record of ``hand`` changed by another source (the umpire: a pass, a penalty, a
-        correction). Before its next frame, once every event it sent is stored, the frame thread reads
-        the record afresh (``log()``) and hands it to the tracker (:meth:`vision.tracking.Tracker.sync`)
-        when it is the hand the tracker follows, so its turn order and open ends stay the record's.
-        Called from the service's event loop."""
-        with self._sync_lock:
-            self._sync[hand] = log
+        correction): the frame thread hands it, read afresh, to the tracker before a next frame
+        (:meth:`service.record_sync.RecordSync.take`). Called from the service's event loop."""
+        self.record.changed(hand, log)
 
-    def _send(self, put: Callable[[object], None], item: SourceItem) -> None:
-        """(frame thread) hand an engine event to the service, counted until it is settled."""
-        with self._sync_lock:
-            self._sent += 1
-        put(item)
-
-    def _take_sync(self, tracker) -> list:  # noqa: ANN001
-        """(frame thread) apply the latest record change, if it is the tracker's hand; its notices."""
-        with self._sync_lock:
-            if not self._sync or self._sent != self._settled:
-                return []  # a play of ours still on its way: the record would lack it
-            mine = self._match_hand.get(self._tracker_hand)
-            if mine is None:  # nothing of this hand stored yet: the hand after the last one known
-                before = self._match_hand.get(self._tracker_hand - 1)
-                mine = before + 1 if before is not None else self._first_hand if self._tracker_hand == 0 else None
-            log = self._sync.pop(mine, None) if mine is not None else None
-            self._sync = {h: f for h, f in self._sync.items() if mine is None or h > mine}  # older hands: done
-            if log is None:
-                return []
-            if self._match_hand.get(self._tracker_hand) is None:
-                self._match_hand[self._tracker_hand] = mine
-                self._new_hand = False  # the umpire opened this hand: the camera's next event goes in it
-        return tracker.sync(log())
+    def _send(self, put: Callable[[object], None], event: object, tag: str, new_hand: bool | None = None) -> None:
+        """(frame thread) hand an engine event to the service, tagged with the camera's hand."""
+        put(SourceItem(event, new_hand=new_hand, tag=tag, ref=self.record.sent()))
 
     async def aclose(self) -> None:
         self._stop.set()
@@ -254,11 +220,9 @@ class VisionSource:
         if resume:  # a camera restarted mid-match: go on with the hand recorded, not a new one
             log, context, hand = resume
             pipeline.tracker.resume(log, context)
-            with self._sync_lock:
-                self._match_hand[0] = hand
+            self.record.resumed(hand)
         elif draw_game:  # the camera sees neither the deal nor the draws
-            self._send(put, SourceItem(Deal(hands={}, draws_seen=False), tag="vision:deal", ref=0))
-        self._new_hand = False  # the next engine event opens a new match hand (the table was cleared)
+            self._send(put, Deal(hands={}, draws_seen=False), "vision:deal")
         t0 = time.monotonic()
         fps_n, fps_t = 0, time.monotonic()
         told = 0  # the source's recovered drops already reported
@@ -276,7 +240,7 @@ class VisionSource:
                 put(SourceItem(None, tag=f"vision:{frame.index}", alert={  # the frame keys the alert
                     "kind": "source_outage", "frame": frame.index, "t": round(start_s, 3), "t_end": round(end_s, 3),
                     "message": outage_message(start_s, end_s, live)}))
-            synced = self._take_sync(pipeline.tracker)
+            synced = self.record.take(pipeline.tracker)
             _, events = pipeline.step(frame.index, frame.t, frame.image)
             events = synced + events
             self._stats.position = frame.index + 1
@@ -289,18 +253,15 @@ class VisionSource:
             for ev in events:
                 kind = getattr(ev, "kind", None) if getattr(ev, "type", "") == "vision_notice" else None
                 if kind == "hand_cleared":
-                    self._new_hand = True
-                    self._tracker_hand += 1
+                    self.record.cleared()
                     if draw_game:
-                        self._send(put, SourceItem(Deal(hands={}, draws_seen=False), new_hand=True,
-                                                   tag=f"vision:{frame.index}", ref=self._tracker_hand))
-                        self._new_hand = False
+                        self._send(put, Deal(hands={}, draws_seen=False), f"vision:{frame.index}", new_hand=True)
+                        self.record.new_hand = False
                 elif kind is not None:
                     put(SourceItem(None, tag=f"vision:{frame.index}", alert={**ev.to_json(), "kind": kind}))
                 elif isinstance(ev, (Play, Pass, TakeBack, Reveal, HandEnd)):
-                    self._send(put, SourceItem(ev, new_hand=True if self._new_hand else None,
-                                               tag=f"vision:{frame.index}", ref=self._tracker_hand))
-                    self._new_hand = False
+                    self._send(put, ev, f"vision:{frame.index}", new_hand=True if self.record.new_hand else None)
+                    self.record.new_hand = False
             if self.annotate:
                 shadow = pipeline.tracker.hand.state  # the hand as the camera read it (no umpire corrections)
                 self._publish_frame(_draw(frame.image, pipeline.last_obs, dict(shadow.scores),

@@ -467,9 +467,9 @@ def test_the_umpires_events_reach_a_running_camera_worker(tmp_path, monkeypatch,
 def test_a_record_change_reaches_the_tracker_for_its_hand_once_the_cameras_own_events_are_stored():
     """helper-62: a change applied while the camera's latest play was still on its way lost that play
     (and gave false passes later); a change to a hand before the camera had stored anything in it
-    (the umpire entering a lead the camera missed) was dropped."""
+    (the umpire entering a lead the camera missed) was dropped. helper-63: only the latest change was
+    kept, whatever its hand."""
     from engine.events import Play
-    from service.sources import SourceItem
 
     class Tracker:
         def __init__(self):
@@ -482,28 +482,25 @@ def test_a_record_change_reaches_the_tracker_for_its_hand_once_the_cameras_own_e
     src, tracker = VisionSource({"id": "t", "hands_recorded": 0}), Tracker()
     record = {1: ["the umpire's lead"]}
     src.sync_record(1, lambda: record[1])
-    assert src._take_sync(tracker) == [] and tracker.logs == [["the umpire's lead"]]  # hand 1: the first
+    assert src.record.take(tracker) == [] and tracker.logs == [["the umpire's lead"]]  # hand 1: the first
     sent = []
-    item = SourceItem(Play(seat="E", tile=(5, 2)), ref=0)
-    src._send(sent.append, item)  # the camera's play is on its way
+    src._send(sent.append, Play(seat="E", tile=(5, 2)), "vision:7")  # the camera's play is on its way
     record[1] = ["the umpire's lead", "a pass"]
     src.sync_record(1, lambda: record[1])
-    src._take_sync(tracker)
+    src.record.take(tracker)
     assert tracker.logs == [["the umpire's lead"]]  # waits: the record lacks the play
     record[1] = ["the umpire's lead", "a pass", "E 5-2"]
-    src.acknowledge(item, 1, 2)
-    src._take_sync(tracker)
+    src.acknowledge(sent[-1], 1, 2)
+    src.record.take(tracker)
     assert tracker.logs[-1] == ["the umpire's lead", "a pass", "E 5-2"]  # read when applied, not when told
-    src._tracker_hand = 1  # the camera saw the table cleared: a new hand
-    src.sync_record(1, lambda: ["an old hand's change"])
-    src._take_sync(tracker)
-    assert len(tracker.logs) == 2
+    src.record.cleared()  # the camera saw the table cleared: a new hand, not hand 1 any more
     src.sync_record(2, lambda: ["the next hand's lead, by hand"])
-    src._take_sync(tracker)
-    assert tracker.logs[-1] == ["the next hand's lead, by hand"]
-    rejected = SourceItem(Play(seat="S", tile=(2, 2)), ref=1)
-    src._send(sent.append, rejected)
-    src.rejected(rejected)  # refused by the service: settled all the same
+    src.sync_record(1, lambda: ["an old hand's change"])  # after it: kept apart, not in its place
+    src.record.take(tracker)
+    assert tracker.logs[-1] == ["the next hand's lead, by hand"] and len(tracker.logs) == 3
+    assert src.record.new_hand is False  # the umpire opened hand 2: the camera's next event goes in it
+    src._send(sent.append, Play(seat="S", tile=(2, 2)), "vision:9")
+    src.rejected(sent[-1])  # refused by the service: settled all the same
     src.sync_record(2, lambda: ["later"])
-    src._take_sync(tracker)
-    assert tracker.logs[-1] == ["later"] and sent == [item, rejected]
+    src.record.take(tracker)
+    assert tracker.logs[-1] == ["later"] and [i.ref for i in sent] == [0, 1] and sent[0].tag == "vision:7"
