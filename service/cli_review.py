@@ -13,7 +13,7 @@ from rich.table import Table
 from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
 from service.cli_common import check_positive, check_sets, console, err_console, fail, make_folder, plural
-from service.review import ReviewSummary, check_review_folder, run_review
+from service.review import ReviewSummary, check_review_folder, moved_by_review, run_review
 from service.video_out import VIDEO_NAMES
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
 from vision.sources import IMAGE_SUFFIXES, LiveSource, SourceError, is_stream_url, open_source
@@ -125,6 +125,9 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
             sets: int = 1) -> None:
     check_positive("--interval", interval, "seconds")
     check_sets(sets)
+    if Path(source).exists() and moved_by_review(Path(source), out):  # helper-64: the input was lost
+        raise fail(f"{source} lies among the files a review into --out {out} moves aside or replaces: "
+                   "choose another --out, or move the footage out of that folder first")
     if Path(source).is_file() and Path(source).suffix.lower() in IMAGE_SUFFIXES:
         raise fail(f"{source} is one photo: `dominocast review` takes a video or a folder of photos (a "
                    f"time-lapse); for the tiles in one photo use `dominocast detect {source}`")

@@ -130,6 +130,14 @@ def review_files(folder: Path) -> list[Path]:
                if snaps.is_dir() else []))
 
 
+def moved_by_review(path: Path, out_dir: Path) -> bool:
+    """Whether a new review into ``out_dir`` would move or replace ``path`` (links followed): one of
+    its output files, or anything under its ``snapshots/`` or ``previous/`` (:func:`keep_previous`)."""
+    p, out = Path(path).resolve(), Path(out_dir).resolve()
+    managed = [out / n for n in REVIEW_FILES] + [out / "snapshots", out / PREVIOUS]
+    return any(p == m or m in p.parents for m in managed)
+
+
 #: Sub-folder of ``previous/`` for an unfinished review when ``previous/`` holds a finished one.
 PARTIAL = "partial"
 #: Notice kinds that mark a review's results as partial (``finish``).

@@ -416,8 +416,9 @@ class Registry:
             if down is None or stats.last_read is None or time.time() - stats.last_read < self.settings.lost_after_s:
                 continue
             alert = rt.raise_alert(f"camera_lost:{int(down)}", "silent", "camera_lost",
-                                   f"table {rt.cfg.name}: the camera delivers no frame since {down:.1f} s "
-                                   "(reconnecting)", {"down_since_s": round(down, 1)})
+                                   f"table {rt.cfg.name}: the camera has delivered no frame for "
+                                   f"{time.time() - stats.last_read:.0f} s (reconnecting)",
+                                   {"down_since_s": round(down, 1)})
             if alert:
                 raised.append(alert)
         return raised

@@ -221,8 +221,11 @@ class VisionSource:
             log, context, hand = resume
             pipeline.tracker.resume(log, context)
             self.record.resumed(hand)
-        elif draw_game:  # the camera sees neither the deal nor the draws
-            self._send(put, Deal(hands={}, draws_seen=False), "vision:deal")
+        # a replayed file starts over: after hands already recorded its first event opens a new one
+        self.record.new_hand = bool(self.table.get("resume")) and not live
+        if draw_game and not resume:  # the camera sees neither the deal nor the draws
+            self._send(put, Deal(hands={}, draws_seen=False), "vision:deal", new_hand=self.record.new_hand or None)
+            self.record.new_hand = False
         t0 = time.monotonic()
         fps_n, fps_t = 0, time.monotonic()
         told = 0  # the source's recovered drops already reported

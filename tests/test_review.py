@@ -1304,3 +1304,25 @@ def test_cli_live_says_when_the_cameras_picture_is_frozen(tmp_path, monkeypatch)
     frozen = [line for line in res.stderr.splitlines() if "not changed" in line]
     assert frozen == ["the camera's picture has not changed at all since 4.5 s: a frozen stream or capture? (plays "
                       "made meanwhile are not seen)"]
+
+
+@pytest.mark.parametrize("where", ["previous/annotated.webm", "snapshots", "previous/photos", "record.json"])
+def test_cli_review_refuses_footage_among_the_files_it_would_move(tmp_path, where):
+    """helper-64: footage kept in an earlier review's previous/ (or its snapshots) was moved aside or
+    deleted by the new review before it was read. Now one line, exit 2, and the footage stays."""
+    from service.cli import app
+    from service.review import moved_by_review
+
+    out = tmp_path / "out"
+    src = out / where
+    src.parent.mkdir(parents=True, exist_ok=True)
+    if src.suffix:
+        src.write_bytes(b"not really footage")
+    else:
+        src.mkdir()
+        (src / "0000_play.jpg").write_bytes(b"x")
+    assert moved_by_review(src, out) and not moved_by_review(tmp_path / "clip.mp4", out)
+    assert not moved_by_review(out / "clip.mp4", out)  # the user's own file beside the outputs stays
+    res = CliRunner().invoke(app, ["review", str(src), "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 2 and "lies among the files a review into --out" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1 and src.exists()

@@ -247,7 +247,7 @@ def test_a_camera_that_stops_delivering_is_not_connected_and_raises_an_alert(tmp
         reg.runtimes["t"].set_worker(announce=False, connected=True)
         raised = reg.check_cameras()
         assert [(a["kind"], a["category"], a["message"]) for a in raised] == [
-            ("camera_lost", "silent", "table T: the camera delivers no frame since 12.5 s (reconnecting)")]
+            ("camera_lost", "silent", "table T: the camera has delivered no frame for 10 s (reconnecting)")]
         assert c.get("/api/tables/t/status").json()["connected"] is False
         assert reg.check_cameras() == []  # once per outage
         cam.down = None  # frames again

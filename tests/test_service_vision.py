@@ -504,3 +504,40 @@ def test_a_record_change_reaches_the_tracker_for_its_hand_once_the_cameras_own_e
     src.sync_record(2, lambda: ["later"])
     src.record.take(tracker)
     assert tracker.logs[-1] == ["later"] and [i.ref for i in sent] == [0, 1] and sent[0].tag == "vision:7"
+
+
+class _FilePart(_CameraPart):
+    """Frames ``start`` .. ``stop`` - 1 of a video file, replayed (not live)."""
+
+    live = False
+
+
+def test_a_replayed_file_started_again_mid_hand_is_a_new_hand_not_more_of_the_recorded_one(footage, tmp_path,
+                                                                                       monkeypatch):
+    """helper-64: stop/start of a table replaying a video file mid-hand added the replay's plays to the
+    hand already recorded (mismatched ends, a deal after the first play, desync alerts)."""
+    gt = footage["gt"]
+    want = [(w["seat"], w["tile"], w["end"]) for w in gt["plays"]]
+    cut = (gt["plays"][7]["frame"] + gt["plays"][8]["frame"]) // 2
+    oracle = Oracle(gt, footage["profile"])
+    parts = iter([(0, cut), (0, gt["n_frames"])])
+
+    def factory(table):
+        start, stop = next(parts)
+        return VisionSource(table, recognizer_factory=lambda profile: oracle, before_frame=oracle.progress,
+                            frame_source_factory=lambda spec: _FilePart(spec, start, stop))
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage, speed=10000)
+        for _ in range(2):
+            post(c, "/api/tables/cam/start")
+            assert wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error")
+                            and s, timeout=30)["state"] == "finished"
+        mid = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["match"]["id"]
+        hands = [c.get(f"/api/matches/{mid}/hands/{h}").json()["events"] for h in (1, 2)]
+        alerts = c.get("/api/tables/cam/alerts?status=open").json()
+    plays = [[(p["seat"], p["tile"], p.get("end", "lead")) for p in ev if p["type"] == "play"] for ev in hands]
+    assert plays == [want[:8], want]
+    assert [ev[0] for ev in hands] == [{"type": "deal", "draws_seen": False}] * 2
+    assert [a for a in alerts if a["category"] == "desync"] == []
