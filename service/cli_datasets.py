@@ -103,6 +103,12 @@ def footage(
     if mismatch > MAX_MISMATCH:  # more bogus plays than an umpire would let pass is no game
         raise fail(f"--mismatch must be 0-{MAX_MISMATCH} mismatched ends per hand, got {mismatch}")
     check_seed(seed)
+    from engine.ruleset import load_ruleset
+
+    try:  # before --out is made: a refused rule set leaves no empty folder behind
+        load_ruleset(rules)
+    except (FileNotFoundError, ValueError) as exc:
+        raise fail(str(exc)) from None
     make_folder("--out", out)
     t0 = time.perf_counter()
     try:

@@ -211,6 +211,11 @@ class VisionSource:
         live = bool(getattr(frames, "live", False))
         if hasattr(frames, "open"):
             frames.open()  # a camera / stream: wait for its first frame (SourceError otherwise)
+        shape = getattr(frames, "frame_shape", None)
+        if profile is not None and shape is not None:  # before any event: a refused start records nothing
+            from vision.recognize import check_profile
+
+            check_profile(profile, shape)
         self._stats.connected = True
         self._stats.total = len(frames) if hasattr(frames, "__len__") else getattr(frames, "declared_frames", None)
         pipeline = FramePipeline(rules, recognize, profile, still_window_s=self.still_window_s,

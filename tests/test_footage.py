@@ -324,3 +324,12 @@ def test_drawn_tiles_come_to_rest_in_the_players_hand(runs):
         a, b = d["tiles"][-1]
         tile = next(t for t in keys[d["frame"]]["tiles"] if t["id"] == f"{max(a, b)}-{min(a, b)}")
         assert tile["where"] == f"hand:{d['seat']}" and tile["face"] == "down"
+
+
+def test_cli_refuses_an_unknown_rule_set_before_making_the_folder(tmp_path):
+    from service.cli import app
+
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "nosuch", "--out", str(out)])
+    assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1 and "nosuch" in res.stderr
+    assert not out.exists()  # helper-64: an empty folder was left behind

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -541,3 +542,20 @@ def test_a_replayed_file_started_again_mid_hand_is_a_new_hand_not_more_of_the_re
     assert plays == [want[:8], want]
     assert [ev[0] for ev in hands] == [{"type": "deal", "draws_seen": False}] * 2
     assert [a for a in alerts if a["category"] == "desync"] == []
+
+
+def test_a_start_refused_for_a_profile_of_another_size_records_nothing(footage, oracle_vision, tmp_path):
+    """helper-64: the refused start still opened hand 1 with the camera's deal."""
+    profile = json.loads(Path(footage["paths"]["profile"]).read_text())
+    profile["image_size"] = [960, 540]  # the footage is 640x360
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(profile))
+    with TestClient(app_for(tmp_path / "svc")) as c:
+        body = {"id": "cam", "name": "Camera table", "rules": "all-fives", "video_source": str(footage["paths"]["video"]),
+                "calibration": str(other), "worker": {"kind": "vision", "speed": 16}}
+        assert post(c, "/api/tables", body).status_code == 201
+        post(c, "/api/tables/cam/start")
+        st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] == "error" and s, timeout=20)
+        snap = c.get("/api/tables/cam/snapshot").json()
+    assert "but profile" in st["error"] and "960x540" in st["error"]
+    assert snap["data"]["state"]["match"]["id"] is None or snap["data"]["state"]["hand"] is None
