@@ -1249,9 +1249,9 @@ def test_cli_live_refuses_a_stream_of_another_size_than_its_calibration(tmp_path
     assert not out.exists()
 
 
-def test_cli_live_says_while_it_lasts_that_the_camera_is_lost(tmp_path, monkeypatch):
-    """A dropped stream printed nothing until the reconnect (helper-59): now one line on stderr as it
-    happens, once per outage."""
+def _live_stderr(tmp_path, monkeypatch, **camera_attrs) -> list[str]:
+    """stderr lines of `dominocast live` on a stub camera with ``camera_attrs`` (``down_since_s``,
+    ``frozen_s``) that gives 3 frames 0.5 s apart (the watch looks every 0.5 s), then Ctrl-C."""
     import time
 
     from service import cli_review
@@ -1259,37 +1259,7 @@ def test_cli_live_says_while_it_lasts_that_the_camera_is_lost(tmp_path, monkeypa
 
     _stub_setup(monkeypatch)
 
-    class LostCamera(_Camera):
-        down_since_s = 20.0
-
-        def __iter__(self):
-            from vision.sources import Frame
-
-            for i in range(3):
-                time.sleep(0.5)  # the watch looks every 0.5 s
-                yield Frame(i, i / self.fps, np.full((48, 64, 3), 60, np.uint8))
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(cli_review, "LiveSource", LostCamera)
-    res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--no-video", "--out", str(tmp_path / "s")])
-    assert res.exit_code == 0, res.output
-    lost = [line for line in res.stderr.splitlines() if "no frame" in line]
-    assert lost == ["the camera delivers no frame since 20.0 s: reconnecting (the events so far are kept)"]
-
-
-def test_cli_live_says_when_the_cameras_picture_is_frozen(tmp_path, monkeypatch):
-    """A stream that repeats one frame to the bit (a stuck encoder) gives one stderr line, once."""
-    import time
-
-    from service import cli_review
-    from service.cli import app
-    from vision.sources import FROZEN_AFTER_S
-
-    _stub_setup(monkeypatch)
-
-    class FrozenCamera(_Camera):
-        frozen_s = (4.5, FROZEN_AFTER_S + 0.5)
-
+    class Camera(_Camera):
         def __iter__(self):
             from vision.sources import Frame
 
@@ -1298,12 +1268,29 @@ def test_cli_live_says_when_the_cameras_picture_is_frozen(tmp_path, monkeypatch)
                 yield Frame(i, i / self.fps, np.full((48, 64, 3), 60, np.uint8))
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_review, "LiveSource", FrozenCamera)
+    for k, v in camera_attrs.items():
+        setattr(Camera, k, v)
+    monkeypatch.setattr(cli_review, "LiveSource", Camera)
     res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--no-video", "--out", str(tmp_path / "s")])
     assert res.exit_code == 0, res.output
-    frozen = [line for line in res.stderr.splitlines() if "not changed" in line]
-    assert frozen == ["the camera's picture has not changed at all since 4.5 s: a frozen stream or capture? (plays "
-                      "made meanwhile are not seen)"]
+    return res.stderr.splitlines()
+
+
+def test_cli_live_says_while_it_lasts_that_the_camera_is_lost(tmp_path, monkeypatch):
+    """A dropped stream printed nothing until the reconnect (helper-59): now one line on stderr as it
+    happens, once per outage."""
+    lost = [line for line in _live_stderr(tmp_path, monkeypatch, down_since_s=20.0) if "no frame" in line]
+    assert lost == ["the camera delivers no frame since 20.0 s: reconnecting (the events so far are kept)"]
+
+
+def test_cli_live_says_when_the_cameras_picture_is_frozen(tmp_path, monkeypatch):
+    """A stream that repeats one frame to the bit (a stuck encoder) gives one stderr line, once."""
+    from vision.sources import FROZEN_AFTER_S
+
+    lines = _live_stderr(tmp_path, monkeypatch, frozen_s=(4.5, FROZEN_AFTER_S + 0.5))
+    assert [line for line in lines if "not changed" in line] == [
+        "the camera's picture has not changed at all since 4.5 s: a frozen stream or capture? (plays made "
+        "meanwhile are not seen)"]
 
 
 @pytest.mark.parametrize("where", ["previous/annotated.webm", "snapshots", "previous/photos", "record.json"])

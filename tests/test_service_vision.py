@@ -364,7 +364,7 @@ def test_a_camera_table_restarted_mid_hand_goes_on_with_the_recorded_hand(footag
     assert len(snap["data"]["state"]["hand"]["layout"]["tiles"]) == len(want)
 
 
-class _FreezingCamera:
+class _FreezingCamera(_FakeCamera):
     """A capture whose sensor noise changes every frame for its first 10 reads, then repeats one
     frame to the bit (a stuck capture card or encoder) until ``moving`` is set; about 50 frames a second."""
 
@@ -377,9 +377,6 @@ class _FreezingCamera:
         self.n = 0
         self.stuck = None
 
-    def isOpened(self):
-        return True
-
     def read(self):
         time.sleep(0.02)
         self.n += 1
@@ -388,9 +385,6 @@ class _FreezingCamera:
         if self.stuck is None:
             self.stuck = self.rng.integers(55, 66, (360, 640, 3), dtype="uint8")
         return True, self.stuck.copy()
-
-    def release(self):
-        pass
 
 
 def test_a_frozen_camera_raises_an_alert_that_resolves_when_the_picture_moves(footage, tmp_path, monkeypatch):
