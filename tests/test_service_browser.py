@@ -70,7 +70,8 @@ def test_overlay_and_umpire_console(tmp_path, browser):
             umpire.goto(f"{base}/tables/final/umpire#token={TOKEN}")
             umpire.wait_for_selector(".alert .confirm", timeout=15000)
             assert "mismatched_end" in umpire.inner_text("#alerts")
-            assert umpire.locator(".alert .pensel").input_value() == "bogus_play"
+            # the suggested penalty is chosen once the rule set's penalties have loaded
+            umpire.wait_for_function("document.querySelector('.alert .pensel')?.value === 'bogus_play'", timeout=15000)
             umpire.wait_for_selector("#log tr:nth-child(3)")
             umpire.screenshot(path=str(shots / "umpire.png"), full_page=True)
             umpire.click(".alert .confirm")

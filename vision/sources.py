@@ -49,8 +49,12 @@ class SourceError(RuntimeError):
     """A frame source that cannot deliver frames; the message says what and where (one line)."""
 
 
+#: Frame times are kept to the millisecond (records and feeds show 9.6 s, not 9.600000000000001 s).
+T_DECIMALS = 3
+
+
 class Frame(NamedTuple):
-    """One frame: index in the source, time in seconds, (H, W, 3) uint8 BGR image."""
+    """One frame: index in the source, time in seconds (to :data:`T_DECIMALS`), (H, W, 3) uint8 BGR image."""
 
     index: int
     t: float
@@ -157,7 +161,7 @@ class VideoFileSource(FrameSource):
         self._first = None
         t = 0.0
         while image is not None:
-            yield Frame(index, t, image)
+            yield Frame(index, round(t, T_DECIMALS), image)
             index += 1
             ok, image = self._cap.read()
             if not ok:
@@ -265,7 +269,7 @@ class ImageFolderSource(FrameSource):
                     raise SourceError(message)
                 self.on_unreadable(i, i * self.interval_s, path, message)
                 continue
-            yield Frame(i, i * self.interval_s, image)
+            yield Frame(i, round(i * self.interval_s, T_DECIMALS), image)
 
 
 # ---- live ----------------------------------------------------------------------------------
@@ -401,7 +405,7 @@ class LiveSource(FrameSource):
                     self._seq += 1
                     if self._latest is not None and self._latest.index != self._consumed:
                         self.dropped += 1
-                    self._latest = Frame(self._seq, now - (self._t0 or now), image)
+                    self._latest = Frame(self._seq, round(now - (self._t0 or now), T_DECIMALS), image)
                     if not same or self._same_since is None:
                         self._same_since = self._latest.t
                     self._last_frame_at = time.monotonic()
