@@ -274,19 +274,26 @@ class _FakeCamera:
         pass
 
 
-def test_vision_table_on_a_camera(footage, tmp_path, monkeypatch):
-    """A live source (camera index / URL): newest frame first, no pacing, stats, stop."""
+def _on_camera(monkeypatch, capture) -> list:
+    """Register a ``vision`` source reading a fake camera (``capture``) with a recognizer that sees
+    nothing; returns the list the sources made are appended to."""
     from vision.sources import LiveSource
 
     made = []
 
     def factory(table):
         src = VisionSource(table, recognizer_factory=lambda profile: (lambda image: []),
-                           frame_source_factory=lambda spec: LiveSource(spec, capture_factory=_FakeCamera))
+                           frame_source_factory=lambda spec: LiveSource(spec, capture_factory=capture))
         made.append(src)
         return src
 
     monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    return made
+
+
+def test_vision_table_on_a_camera(footage, tmp_path, monkeypatch):
+    """A live source (camera index / URL): newest frame first, no pacing, stats, stop."""
+    made = _on_camera(monkeypatch, _FakeCamera)
     with TestClient(app_for(tmp_path)) as c:
         vision_table(c, footage, video="0")
         post(c, "/api/tables/cam/start")
@@ -391,17 +398,7 @@ def test_a_frozen_camera_raises_an_alert_that_resolves_when_the_picture_moves(fo
     """A stream that repeats its last frame kept ``connected: true`` and said nothing while plays went
     unseen (helper-59). The worker measures how long the picture has been the same to the bit, and
     the watchdog raises ``camera_frozen`` past ``frozen_after_s``."""
-    from vision.sources import LiveSource
-
-    made = []
-
-    def factory(table):
-        src = VisionSource(table, recognizer_factory=lambda profile: (lambda image: []),
-                           frame_source_factory=lambda spec: LiveSource(spec, capture_factory=_FreezingCamera))
-        made.append(src)
-        return src
-
-    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    made = _on_camera(monkeypatch, _FreezingCamera)
     with TestClient(app_for(tmp_path, frozen_after_s=1.0)) as c:
         vision_table(c, footage, video="0")
         post(c, "/api/tables/cam/start")

@@ -416,3 +416,13 @@ def test_a_stream_that_comes_back_at_another_size_is_a_source_error():
         for f in src:
             seen.append(f.image.shape)
     assert seen and set(seen) == {(4, 4, 3)}
+
+
+def test_same_picture_is_to_the_bit_even_off_the_sample():
+    from vision.sources import _same_picture
+
+    a = np.random.default_rng(0).integers(0, 255, (64, 96, 3), dtype=np.uint8)
+    b = a.copy()
+    b[5, 7, 1] ^= 1  # off the every-16th-pixel sample
+    assert _same_picture(a, a.copy()) and not _same_picture(a, b)
+    assert not _same_picture(None, a) and not _same_picture(a[:32], a)

@@ -824,16 +824,22 @@ def test_tiles_placed_after_the_hand_ended_are_flagged_not_dropped():
     assert notices(table.read(), "after_hand_end") == []  # reported once, not at every read
 
 
-def test_uncalibrated_a_hand_shown_further_in_than_the_hand_area_is_still_a_reveal():
-    """Without calibration the hand area is a guess (10 % of the image's short side from its border);
-    after the end, a tile that touches no open end is a hand turned up, by the nearest seat, not an
-    ``after_hand_end`` notice (helper-58: 4-seat footage scored 0 instead of 35)."""
+def _s_goes_out():
+    """fives-and-threes with hands of 2: S plays 3-5, N 5-2, S 1-3 and is out; N's arm comes in."""
     rules = load_ruleset("fives-and-threes").model_copy(update={"hand_size": 2})
     table = Table(rules)
     table.play(t_(600, 500, 0, (3, 5), "S"))
     table.play(t_(648, 500, 0, (5, 2), "N"))
     table.play(t_(552, 500, 0, (1, 3), "S"))  # S is out
     table.arm("N")
+    return rules, table
+
+
+def test_uncalibrated_a_hand_shown_further_in_than_the_hand_area_is_still_a_reveal():
+    """Without calibration the hand area is a guess (10 % of the image's short side from its border);
+    after the end, a tile that touches no open end is a hand turned up, by the nearest seat, not an
+    ``after_hand_end`` notice (helper-58: 4-seat footage scored 0 instead of 35)."""
+    rules, table = _s_goes_out()
     table.on.append(t_(600, 150, 0, (4, 4)))  # 150 px from the top border: the zone is 80 px
     out = table.read() + table.read()
     assert notices(out, "after_hand_end") == []
@@ -1118,12 +1124,7 @@ def test_a_resumed_hand_that_had_ended_and_was_cleared_starts_the_next_one():
 
 def test_a_resumed_ended_hand_does_not_reveal_again():
     """Reveals already recorded are not sent again for the same tiles still lying face up."""
-    rules = load_ruleset("fives-and-threes").model_copy(update={"hand_size": 2})
-    table = Table(rules)
-    table.play(t_(600, 500, 0, (3, 5), "S"))
-    table.play(t_(648, 500, 0, (5, 2), "N"))
-    table.play(t_(552, 500, 0, (1, 3), "S"))  # S is out
-    table.arm("N")
+    rules, table = _s_goes_out()
     table.on.append(t_(600, 40, 0, (4, 4)))  # N's last tile, shown in its hand area
     table.read()
     table.read()
