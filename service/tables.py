@@ -427,9 +427,12 @@ class Registry:
         """The ``camera_frozen`` alert of one table's source, when raised now (see :meth:`check_cameras`)."""
         since, frozen = getattr(source, "frozen", lambda: (0.0, 0.0))()  # only a camera or stream has one
         if frozen < self.settings.frozen_after_s:
-            if frozen == 0.0 and any(a["category"] == "camera" for a in rt.open_alerts.values()):
+            moved = getattr(source, "picture_moved", lambda: True)()  # a restart's first frame is no move
+            if frozen == 0.0 and moved and any(a["category"] == "camera" for a in rt.open_alerts.values()):
                 rt.resolve_category("camera", "worker", "the camera's picture moves again")
             return None
+        if any(a["category"] == "camera" for a in rt.open_alerts.values()):
+            return None  # still the freeze an open alert tells (a restart on a stuck camera)
         started = rt.worker.get("started_at") or 0  # source times restart with the worker
         return rt.raise_alert(f"camera_frozen:{started:.0f}:{since:.1f}", "camera", "camera_frozen",
                               f"table {rt.cfg.name}: the camera's picture has not changed at all for {frozen:.0f} s "

@@ -104,6 +104,12 @@ class VisionSource:
         (:attr:`vision.sources.LiveSource.frozen_s`); ``(0.0, 0.0)`` for a replayed file."""
         return getattr(self._frames, "frozen_s", (0.0, 0.0))
 
+    def picture_moved(self) -> bool:
+        """Whether a camera or stream has delivered a picture different from the one before it
+        since this worker started (True for a replayed file): a table restarted on a camera that
+        is still frozen has not moved yet, nor has a worker still opening its source."""
+        return self._frames is not None and getattr(self._frames, "picture_changes", 1) > 0
+
     def acknowledge(self, item: SourceItem, hand: int, index: int) -> None:
         """Note the match hand the camera's event went to (:class:`service.record_sync.RecordSync`)."""
         if item.ref is not None:

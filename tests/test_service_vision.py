@@ -376,6 +376,8 @@ class _FreezingCamera(_FakeCamera):
     frame to the bit (a stuck capture card or encoder) until ``moving`` is set; about 50 frames a second."""
 
     moving = False
+    warmup = 10  # reads of sensor noise before it sticks
+    interval_s = 0.02
 
     def __init__(self, target):
         import numpy as np
@@ -385,9 +387,10 @@ class _FreezingCamera(_FakeCamera):
         self.stuck = None
 
     def read(self):
-        time.sleep(0.02)
+        if self.n:
+            time.sleep(_FreezingCamera.interval_s)
         self.n += 1
-        if self.n <= 10 or _FreezingCamera.moving:
+        if self.n <= _FreezingCamera.warmup or _FreezingCamera.moving:
             return True, self.rng.integers(55, 66, (360, 640, 3), dtype="uint8")
         if self.stuck is None:
             self.stuck = self.rng.integers(55, 66, (360, 640, 3), dtype="uint8")
@@ -409,6 +412,35 @@ def test_a_frozen_camera_raises_an_alert_that_resolves_when_the_picture_moves(fo
         assert [(a["kind"], a["category"]) for a in raised] == [("camera_frozen", "camera")]
         assert raised[0]["message"].startswith("table Camera table: the camera's picture has not changed at all for ")
         assert reg.check_cameras() == []  # once per freeze
+        monkeypatch.setattr(_FreezingCamera, "moving", True)
+        wait_for(lambda: made[-1].frozen()[1] == 0.0, timeout=10)
+        assert reg.check_cameras() == []
+        alerts = c.get("/api/tables/cam/alerts?status=all").json()
+        post(c, "/api/tables/cam/stop")
+    assert [(a["kind"], a["status"]) for a in alerts] == [("camera_frozen", "resolved")]
+
+
+def test_a_table_restarted_on_a_still_frozen_camera_keeps_its_alert_open(footage, tmp_path, monkeypatch):
+    """A restart's first frame has nothing to differ from: the ``camera_frozen`` alert was resolved
+    with "moves again" at every restart of a table whose camera was still stuck, and a second
+    alert followed (helper-64). It stays open, alone, until the picture really moves."""
+    made = _on_camera(monkeypatch, _FreezingCamera)
+    with TestClient(app_for(tmp_path, frozen_after_s=1.0)) as c:
+        vision_table(c, footage, video="0")
+        post(c, "/api/tables/cam/start")
+        reg = c.app.state.registry
+        wait_for(lambda: made[-1].frozen()[1] >= 1.0, timeout=10)
+        assert [a["kind"] for a in reg.check_cameras()] == ["camera_frozen"]
+        post(c, "/api/tables/cam/stop")
+        monkeypatch.setattr(_FreezingCamera, "warmup", 0)  # stuck from its first frame on ...
+        monkeypatch.setattr(_FreezingCamera, "interval_s", 0.5)  # ... and slow: the start sees one frame
+        post(c, "/api/tables/cam/start")
+        assert made[-1].frozen()[1] == 0.0  # one frame so far: nothing to compare it with
+        assert reg.check_cameras() == []
+        wait_for(lambda: made[-1].frozen()[1] >= 1.5, timeout=10)
+        assert reg.check_cameras() == []  # the open alert covers it
+        open_alerts = c.get("/api/tables/cam/alerts").json()
+        assert [(a["kind"], a["status"]) for a in open_alerts] == [("camera_frozen", "open")]
         monkeypatch.setattr(_FreezingCamera, "moving", True)
         wait_for(lambda: made[-1].frozen()[1] == 0.0, timeout=10)
         assert reg.check_cameras() == []

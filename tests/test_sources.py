@@ -426,3 +426,37 @@ def test_same_picture_is_to_the_bit_even_off_the_sample():
     b[5, 7, 1] ^= 1  # off the every-16th-pixel sample
     assert _same_picture(a, a.copy()) and not _same_picture(a, b)
     assert not _same_picture(None, a) and not _same_picture(a[:32], a)
+
+
+def test_a_reconnect_to_a_stuck_encoder_stays_frozen():
+    """The frozen time ran from the newest connection's first frame, so a stuck encoder that
+    dropped and came back looked like a moving picture. Frames are compared across connections."""
+
+    class Stuck(FakeCapture):
+        def read(self):
+            ok, image = super().read()
+            return ok, (None if image is None else np.full((4, 4, 3), 7, np.uint8))
+
+    caps = [Stuck(period_s=0.01, fail_after=20), Stuck(period_s=0.01)]
+    made: list = []
+    src = LiveSource("rtsp://cam", read_timeout_s=0.5, backoff_s=0.05, capture_factory=_connections(caps, made))
+    with src:
+        for f in src:
+            if src.reconnects == 1 and f.t > src.outages[0][1] + 0.1:
+                break
+        since, seconds = src.frozen_s
+    assert len(made) == 2 and src.picture_changes == 0
+    assert since < src.outages[0][0] and since + seconds >= src.outages[0][1] + 0.1
+
+
+def test_picture_changes_counts_frames_unlike_the_one_before():
+    caps = [FakeCapture(period_s=0.005)]
+    src = LiveSource(0, capture_factory=lambda t: caps[0])
+    with src:
+        for f in src:
+            if f.index >= 5:
+                break
+        # every FakeCapture frame differs from the one before; the first frame is no change
+        with src._cond:
+            changes, received = src.picture_changes, src._seq + 1
+        assert changes == received - 1 and src.frozen_s[1] == 0.0

@@ -321,6 +321,8 @@ class LiveSource(FrameSource):
         reconnects: successful reconnections so far.
         dropped: frames the reader received but the consumer never saw (newer ones replaced them).
         outages: ``(t_start, t_end)`` seconds of each drop the source recovered from.
+        picture_changes: frames that differed from the frame before them (the first frame is
+            none); 0 means the picture has not moved since :meth:`open` (see :attr:`frozen_s`).
     """
 
     live = True
@@ -346,6 +348,7 @@ class LiveSource(FrameSource):
         self._last_frame_at: float | None = None
         self._down_since: float | None = None
         self._same_since: float | None = None  # source time since which every frame is the same to the bit
+        self.picture_changes = 0
         self.reconnects = 0
         self.dropped = 0
         self.outages: list[tuple[float, float]] = []
@@ -396,12 +399,14 @@ class LiveSource(FrameSource):
                         else "no connection, or its answer is no video stream")
                 self._report_failure(gen, f"{self.name} could not be opened ({what})")
                 return
-            prev = None
             while True:
                 ok, image = cap.read()
-                # a stuck capture or encoder repeats its last frame to the bit; a sensor's noise never does
+                # A stuck capture or encoder repeats its last frame to the bit; a sensor's noise never
+                # does. Compared with the newest frame of any connection: a reconnect to a stuck
+                # encoder is not a moving picture.
+                latest = self._latest
+                prev = None if latest is None else latest.image
                 same = ok and image is not None and _same_picture(prev, image)
-                prev = image if ok else None
                 with self._cond:
                     if gen != self._generation or self._closed:
                         return  # superseded (we were declared dead) or closed
@@ -415,6 +420,7 @@ class LiveSource(FrameSource):
                     self._latest = Frame(self._seq, round(now - (self._t0 or now), T_DECIMALS), image)
                     if not same or self._same_since is None:
                         self._same_since = self._latest.t
+                        self.picture_changes += prev is not None
                     self._last_frame_at = time.monotonic()
                     if self._down_since is not None:
                         self.outages.append((self._down_since - (self._t0 or 0.0), now - (self._t0 or now)))
