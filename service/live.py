@@ -521,6 +521,22 @@ class TableRuntime:
                 return None
             return list(self.logs[-1]), self.hand_states()[-1][2].context, len(self.logs)
 
+    def source_clock(self, source: str) -> float | None:
+        """Seconds a restarted worker's clock should start from, so that the times of a source's
+        events (``t``) go on increasing across the restart: the time of its newest timed event in
+        the current match plus the wall-clock seconds since that event was stored; None when the
+        source has recorded no timed event in this match."""
+        with self.lock, self.factory() as s:
+            if self.match_id is None:
+                return None
+            rows = s.scalars(select(EventRow).where(EventRow.match_id == self.match_id, EventRow.source == source)
+                             .order_by(EventRow.hand.desc(), EventRow.idx.desc()))
+            for r in rows:
+                t = r.body.get("t")
+                if t is not None:
+                    return round(float(t) + max(0.0, time.time() - r.created_at), 3)
+        return None
+
     def scripted_progress(self) -> tuple[int, dict[tuple[int, int], tuple[int, int]]]:
         """Next script position to feed, and script (hand, item) -> (match hand, slot) fed so far."""
         with self.lock:

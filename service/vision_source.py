@@ -11,7 +11,8 @@ stream URL, read newest-frame-first), runs the same pipeline as ``dominocast rev
   deal or unseen draws), and again when the tracker sees the layout cleared (a new hand);
   a camera or stream restarted mid-match instead goes on with the table's last hand as
   recorded (``table["resume"]``: :meth:`vision.tracking.Tracker.resume`), so the tiles already
-  played are not read again as new plays;
+  played are not read again as new plays, and its times go on from the recorded ones
+  (``table["clock_s"]``: :meth:`service.live.TableRuntime.source_clock`);
 * every ``Play`` / ``TakeBack`` with its ``t``, ``frame`` and ``confidence``;
 * vision notices (``uncertain_read``, ``bump``, ``moved``, ``tile_missing``, ...) as alerts
   (``SourceItem.alert``), and a ``source_outage`` alert for each drop a camera or stream
@@ -237,6 +238,8 @@ class VisionSource:
         if draw_game and not resume:  # the camera sees neither the deal nor the draws
             self._send(put, Deal(hands={}, draws_seen=False), "vision:deal", new_hand=self.record.new_hand or None)
             self.record.new_hand = False
+        # a camera's clock starts at 0 when it opens: a restarted worker goes on from the recorded times
+        clock = float(self.table.get("clock_s") or 0.0) if live else 0.0
         t0 = time.monotonic()
         fps_n, fps_t = 0, time.monotonic()
         told = 0  # the source's recovered drops already reported
@@ -252,10 +255,10 @@ class VisionSource:
             for start_s, end_s in (getattr(frames, "outages", None) or [])[told:]:
                 told += 1
                 put(SourceItem(None, tag=f"vision:{frame.index}", alert={  # the frame keys the alert
-                    "kind": "source_outage", "frame": frame.index, "t": round(start_s, 3), "t_end": round(end_s, 3),
-                    "message": outage_message(start_s, end_s, live)}))
+                    "kind": "source_outage", "frame": frame.index, "t": round(clock + start_s, 3),
+                    "t_end": round(clock + end_s, 3), "message": outage_message(clock + start_s, clock + end_s, live)}))
             synced = self.record.take(pipeline.tracker)
-            _, events = pipeline.step(frame.index, frame.t, frame.image)
+            _, events = pipeline.step(frame.index, round(clock + frame.t, 3), frame.image)
             events = synced + events
             self._stats.position = frame.index + 1
             self._stats.last_read = time.time()

@@ -306,7 +306,8 @@ def test_vision_table_on_a_camera(footage, tmp_path, monkeypatch):
 
 
 class _CameraPart:
-    """Frames ``start`` .. ``stop`` - 1 of the footage as a camera delivers them (live: no pacing)."""
+    """Frames ``start`` .. ``stop`` - 1 of the footage as a camera delivers them (live: no pacing;
+    times from 0 at the first frame, as a camera's clock starts when it opens)."""
 
     live = True
 
@@ -316,11 +317,13 @@ class _CameraPart:
         self.frames, self.start, self.stop = open_source(path), start, stop
 
     def __iter__(self):
+        t0 = None
         for f in self.frames:
             if f.index >= self.stop:
                 return
             if f.index >= self.start:
-                yield f
+                t0 = f.t if t0 is None else t0
+                yield f._replace(t=round(f.t - t0, 3))
 
     def close(self):
         self.frames.close()
@@ -351,8 +354,10 @@ def test_a_camera_table_restarted_mid_hand_goes_on_with_the_recorded_hand(footag
     def recorded(c):
         mid = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["match"]["id"]
         events = c.get(f"/api/matches/{mid}/hands/1").json()["events"]
+        times[:] = [p["t"] for p in events if p["type"] == "play"]
         return [(p["seat"], p["tile"], p.get("end", "lead")) for p in events if p["type"] == "play"]
 
+    times: list[float] = []
     with TestClient(app_for(tmp_path)) as c:
         vision_table(c, footage)
         assert run_part(c)["state"] == "finished"
@@ -369,6 +374,10 @@ def test_a_camera_table_restarted_mid_hand_goes_on_with_the_recorded_hand(footag
     seat_by_turn = next(a for a in alerts if a["kind"] == "uncertain_read")
     assert seat_by_turn["message"] == f"uncertain play {first[1][0]}-{first[1][1]} on {first[2]} by {first[0]}: seat_by_turn"
     assert len(snap["data"]["state"]["hand"]["layout"]["tiles"]) == len(want)
+    # the new worker's camera clock started at 0; the record's times go on from the stored ones
+    # (plays rest about as long apart as in the footage, plus the restart's wall time)
+    gap = gt["plays"][8]["t"] - gt["plays"][7]["t"]
+    assert times == sorted(times) and times[8] - times[7] >= gap - 1.0, times
 
 
 class _FreezingCamera(_FakeCamera):
