@@ -332,9 +332,11 @@ class Registry:
         except Exception as exc:  # noqa: BLE001 - the table reports it; the service goes on
             if isinstance(exc, (ValueError, OSError, SourceError)):  # bad input (a source, a profile): one line
                 log.warning("worker %s of table %s failed: %s", kind, rt.cfg.id, exc)
+                error = str(exc)
             else:  # a bug: its traceback is worth the log
                 log.exception("worker %s of table %s failed", kind, rt.cfg.id)
-            rt.set_worker(state="error", connected=False, error=f"{type(exc).__name__}: {exc}")
+                error = f"internal error of the {kind} worker ({type(exc).__name__}: {exc}); the service log has details"
+            rt.set_worker(state="error", connected=False, error=error)
             self._set_live(rt.cfg.id, False)  # a failed table is not live: deletable, and not resumed at restart
         finally:
             if rt.record_listener is not None and rt.record_listener[1] == getattr(source, "sync_record", None):

@@ -371,7 +371,7 @@ def test_a_failed_table_is_not_live_and_can_be_stopped_or_deleted(client, monkey
         assert post(client, f"/api/tables/{tid}/start").status_code == 200
         wait_for(lambda: client.get(f"/api/tables/{tid}/status").json()["state"] == "error")
     st = client.get("/api/tables/v1/status").json()
-    assert st["error"] == "SourceError: cannot open /nope/v.mp4: no such file" and st["connected"] is False
+    assert st["error"] == "cannot open /nope/v.mp4: no such file" and st["connected"] is False
     listed = {t["id"]: (t["state"], t["error"]) for t in client.get("/api/tables").json()}
     assert listed == {"v1": ("error", st["error"]), "v2": ("error", st["error"])}  # the index page shows it
     assert client.get("/api/health").json()["live"] == []
@@ -385,3 +385,21 @@ def test_a_failed_table_is_not_live_and_can_be_stopped_or_deleted(client, monkey
     post(client, "/api/tables/t1/start")
     assert client.get("/api/health").json()["live"] == ["t1"]
     assert client.delete("/api/tables/t1", headers=AUTH).status_code == 409
+
+
+def test_a_worker_that_fails_on_a_bug_says_so_in_plain_words(client, monkeypatch):
+    """Bad input (a missing file, a wrong profile) is said as the message alone; a bug in a worker
+    is named as one, pointing at the service log (its traceback is there)."""
+    import service.sources as sources
+
+    class Buggy(MissingVideoSource):
+        async def __aiter__(self):
+            raise KeyError("seat")
+            yield  # pragma: no cover - an async generator
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", Buggy)
+    assert post(client, "/api/tables", {"id": "b", "name": "b", "rules": "all-fives", "video_source": "/v.mp4",
+                                        "worker": {"kind": "vision"}}).status_code == 201
+    assert post(client, "/api/tables/b/start").status_code == 200
+    st = wait_for(lambda: (s := client.get("/api/tables/b/status").json())["state"] == "error" and s)
+    assert st["error"] == "internal error of the vision worker (KeyError: 'seat'); the service log has details"

@@ -232,7 +232,7 @@ def test_index_shows_why_a_table_failed(tmp_path, browser, monkeypatch):
             row = "#tables tr[data-id='cam']"
             page.wait_for_selector(f"{row} .error", timeout=10000)
             assert page.inner_text(f"{row} .state") == "error"
-            assert page.inner_text(f"{row} .error") == "SourceError: cannot open /nope/v.mp4: no such file"
+            assert page.inner_text(f"{row} .error") == "cannot open /nope/v.mp4: no such file"
             page.close()
 
 
