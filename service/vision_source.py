@@ -24,8 +24,10 @@ capture loop, any number of viewers.
 A source that cannot be opened, a corrupt file or missing models end the worker with a
 one-line error in the table status (``state: "error"``); the service goes on.
 
-Worker options (``worker_config``): ``speed`` (file replay pace, times real time; ``0``:
-as fast as it goes), ``still_window_s`` (0.5), ``annotate`` (True).
+Worker options (``worker_config``): ``speed`` (file replay pace, times real time; the API takes
+> 0, up to 10 000; ``0`` here, for tests: as fast as it goes), ``still_window_s`` (0.5),
+``annotate`` (True). A photo that does not decode in an image folder is skipped with an
+``unreadable_image`` alert naming the file.
 """
 
 from __future__ import annotations
@@ -223,6 +225,10 @@ class VisionSource:
             from vision.recognize import check_profile
 
             check_profile(profile, shape)
+        if getattr(frames, "on_unreadable", False) is None:  # a photo folder: one bad photo is skipped, said
+            frames.on_unreadable = lambda index, t, path, message: put(SourceItem(None, tag=f"vision:{index}", alert={
+                "kind": "unreadable_image", "frame": index, "t": t, "file": str(path),
+                "message": f"{message}; skipped"}))
         self._stats.connected = True
         self._stats.total = len(frames) if hasattr(frames, "__len__") else getattr(frames, "declared_frames", None)
         pipeline = FramePipeline(rules, recognize, profile, still_window_s=self.still_window_s,

@@ -305,6 +305,39 @@ def test_vision_table_on_a_camera(footage, tmp_path, monkeypatch):
     assert snap["data"]["state"]["hand"]["status"] == "in_progress"  # the camera's deal opened the hand
 
 
+def test_a_corrupt_photo_in_a_folder_table_is_skipped_with_an_alert(footage, tmp_path, monkeypatch):
+    """A photo-folder table stopped with an error at the first photo that did not decode (helper-64),
+    while ``review`` skips it. The worker now skips it too, and tells the umpire which file."""
+    import cv2
+
+    from vision.sources import open_source
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    with open_source(footage["paths"]["video"]) as frames:
+        for f in frames:
+            if f.index in (0, 10, 20):
+                cv2.imwrite(str(photos / f"img{f.index:02d}.jpg"), f.image)
+            if f.index >= 20:
+                break
+    (photos / "img15.jpg").write_bytes(b"not a jpeg")
+    seen = []
+
+    def factory(table):
+        return VisionSource(table, recognizer_factory=lambda profile: (lambda image: seen.append(image.shape) or []))
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage, video=photos)
+        post(c, "/api/tables/cam/start")
+        st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error") and s)
+        alerts = c.get("/api/tables/cam/alerts").json()
+    assert st["state"] == "finished" and st["error"] is None and len(seen) >= 3
+    assert [(a["kind"], a["details"]["file"], a["details"]["frame"]) for a in alerts] == [
+        ("unreadable_image", str(photos / "img15.jpg"), 2)]
+    assert alerts[0]["message"] == f"image {photos / 'img15.jpg'} cannot be decoded (corrupt or not an image); skipped"
+
+
 class _CameraPart:
     """Frames ``start`` .. ``stop`` - 1 of the footage as a camera delivers them (live: no pacing;
     times from 0 at the first frame, as a camera's clock starts when it opens)."""
