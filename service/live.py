@@ -105,7 +105,8 @@ class TableRuntime:
                              "last_read": None, "position": 0, "total": None, "error": None}
         #: (source kind, ``(hand, read the hand's log) -> None``): told of every event another source (the
         #: umpire) adds, so that a camera worker's tracker goes on from the record (``VisionSource.sync_record``)
-        self.record_listener: tuple[str, Callable[[int, Callable[[], list]], None]] | None = None
+        #: (called ``listener(hand, read, match=match id)``)
+        self.record_listener: tuple[str, Callable[..., None]] | None = None
 
     # ---- loading -------------------------------------------------------------------
     def load(self) -> None:
@@ -291,7 +292,7 @@ class TableRuntime:
             published = self._publish([ev_msg] + msgs)
             listener = self.record_listener
             if listener is not None and source != listener[0]:
-                listener[1](h, lambda: self.hand_log(h))
+                listener[1](h, lambda: self.hand_log(h), match=self.match_id)
             return {"hand": h, "index": index, "message": published[0]}
 
     # ---- alerts --------------------------------------------------------------------

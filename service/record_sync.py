@@ -10,6 +10,8 @@ that bookkeeping, shared by the service's event loop and the frame thread under 
 * the camera's hands (0, then 1, 2, ... at each table it saw cleared) and the match hand each went
   to, learnt from the service's acknowledgements (or, for a hand the camera has stored nothing in
   yet, the hand after the last one known: the umpire may open it, entering a lead the camera missed);
+  when the umpire starts another match at the table, the camera's next hand is its hand 1 (its
+  current one, when the camera has stored nothing in it yet);
 * the events sent and settled (stored or refused);
 * the changes waiting, per match hand, each with a function that reads the record afresh.
 """
@@ -25,15 +27,17 @@ class RecordSync:
 
     Args:
         hands_recorded: hands the match held when the worker started (its first hand is the next).
+        match: that match's id (None: unknown; the first change tells it).
     """
 
-    def __init__(self, hands_recorded: int = 0):
+    def __init__(self, hands_recorded: int = 0, match: int | None = None):
         self._lock = threading.Lock()
         self.tracker_hand = 0  # (frame thread) the camera's current hand
         self._match_hand: dict[int, int] = {}
         self._waiting: dict[int, Callable[[], list]] = {}  # match hand -> read its record
         self._sent = self._settled = 0
-        self._first_hand = int(hands_recorded) + 1
+        self._first = (0, int(hands_recorded) + 1)  # (camera hand, match hand) when nothing is known
+        self._match = match
         #: (frame thread) the camera's next event opens a new match hand (it saw the table cleared)
         self.new_hand = False
 
@@ -63,7 +67,8 @@ class RecordSync:
             mine = self._match_hand.get(self.tracker_hand)
             if mine is None:  # nothing of this hand stored yet: the hand after the last one known
                 before = self._match_hand.get(self.tracker_hand - 1)
-                mine = before + 1 if before is not None else self._first_hand if self.tracker_hand == 0 else None
+                mine = before + 1 if before is not None else (
+                    self._first[1] if self.tracker_hand == self._first[0] else None)
             read = self._waiting.pop(mine, None) if mine is not None else None
             self._waiting = {h: f for h, f in self._waiting.items() if mine is None or h > mine}  # older: done
             if read is None:
@@ -85,7 +90,18 @@ class RecordSync:
         with self._lock:
             self._settled += 1
 
-    def changed(self, hand: int, read: Callable[[], list]) -> None:
-        """Match hand ``hand``'s record changed by another source; ``read()`` gives it afresh."""
+    def changed(self, hand: int, read: Callable[[], list], match: int | None = None) -> None:
+        """Match hand ``hand``'s record (of match ``match``: None, the same) changed by another
+        source; ``read()`` gives it afresh."""
         with self._lock:
+            if match is not None and self._match is not None and match != self._match:
+                self._new_match()
+            self._match = match if match is not None else self._match
             self._waiting[hand] = read
+
+    def _new_match(self) -> None:
+        """(lock held) Another match began: the hands known are of the last one. The camera's next
+        hand is hand 1, or its current one if it has stored nothing in it yet."""
+        mapped = self.tracker_hand in self._match_hand
+        self._match_hand, self._waiting = {}, {}
+        self._first = (self.tracker_hand + int(mapped), 1)

@@ -501,7 +501,7 @@ class _ListeningSource(_NoticeSource):
         self.done = asyncio.Event()
         _ListeningSource.made = self
 
-    def sync_record(self, hand, log):
+    def sync_record(self, hand, log, match=None):
         self.synced.append((hand, [e.type for e in log()]))
 
     async def __aiter__(self):
@@ -570,6 +570,36 @@ def test_a_record_change_reaches_the_tracker_for_its_hand_once_the_cameras_own_e
     src.sync_record(2, lambda: ["later"])
     src.record.take(tracker)
     assert tracker.logs[-1] == ["later"] and [i.ref for i in sent] == [0, 1] and sent[0].tag == "vision:7"
+
+
+def test_a_new_match_at_the_table_starts_the_cameras_hands_from_hand_1():
+    """After the umpire started another match, a lead entered by hand in its hand 1 never reached the
+    camera's tracker: the camera took its next hand for the old match's next one (helper-64)."""
+    from engine.events import Play
+
+    class Tracker:
+        logs: list = []
+
+        def sync(self, log):
+            self.logs.append(log)
+            return []
+
+    for cleared_first in (True, False):
+        src, tracker = VisionSource({"id": "t", "hands_recorded": 2, "match_id": 7}), Tracker()
+        tracker.logs = []
+        sent = []
+        src._send(sent.append, Play(seat="E", tile=(5, 2)), "vision:7")
+        src.acknowledge(sent[-1], 3, 0)  # the camera's hand went to hand 3 of match 7
+        if cleared_first:  # the table was cleared, then the umpire started match 8 and entered its lead
+            src.record.cleared()
+        src.sync_record(1, lambda: ["match 8's lead, by hand"], match=8)
+        src.record.take(tracker)
+        if not cleared_first:  # the camera still follows match 7's last hand: it waits for the clear
+            assert tracker.logs == []
+            src.record.cleared()
+            src.record.take(tracker)
+        assert tracker.logs == [["match 8's lead, by hand"]], cleared_first
+        assert src.record.new_hand is False  # the camera's next event goes into that hand 1
 
 
 class _FilePart(_CameraPart):
