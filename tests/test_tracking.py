@@ -1203,6 +1203,30 @@ def test_a_play_the_umpire_voided_leaves_its_tile_as_no_play():
     assert not any(isinstance(e, TakeBack) for e in table.events)
 
 
+def test_a_hand_the_umpire_un_ends_and_that_ends_again_reports_late_tiles_on_its_new_line():
+    """S's going out was a misread (the umpire voids S's last play); the tiles laid after that false
+    end are taken away, S really goes out later with 2-4. A tile laid after the real end must be
+    seen against the line as it now is: against the copy of the false end's line it touched no end
+    and was taken for N's hand shown (a false reveal; helper-63)."""
+    from engine.events import Correction
+
+    rules, table = _s_goes_out()
+    late = table.play(t_(696, 500, 0, (2, 6), "N"))  # on E (2) after S's false end
+    assert notices(late, "after_hand_end")[0].details["end"] == "E"
+    record = _record(table)
+    i = max(k for k, e in enumerate(record) if isinstance(e, Play) and e.seat == "S")
+    table.tr.sync(record + [Correction(replaces=i, event=None)])
+    assert not table.tr.judge.state.over
+    table.on = [c for c in table.on if c.pips not in ((1, 3), (2, 6))]  # both taken away
+    table.read()
+    table.read()
+    assert plays(table.play(t_(696, 500, 0, (2, 4), "S"))) == [("S", (2, 4), "E")]  # S is out now
+    assert table.tr.judge.state.over
+    out = table.play(t_(552, 500, 0, (0, 3), "N"))  # on W (3), where the voided 1-3 had lain
+    got = notices(out, "after_hand_end")
+    assert [(n.details["touches_end"], n.details["end"]) for n in got] == [(True, "W")]
+
+
 def test_a_resumed_tile_the_reader_misreads_is_bound_by_where_it_lies():
     """The umpire had fixed E's 5-1 to 5-2 (the reader misreads it); after a restart the table still
     reads 5-1 there. It is the recorded 5-2 by its place, not a new play, and its end shows 2."""

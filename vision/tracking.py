@@ -301,6 +301,7 @@ class Tracker:
         if self.rules.boneyard:
             self.judge.append(Deal(hands={}, draws_seen=False))
         self.ended = None
+        self._late_lop = None  # a fix may un-end the hand: a later end copies the line as it is then
         recorded = self._take_in(log)
         if len(recorded) == len(plays):
             recs = list(self.lop.records)
