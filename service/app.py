@@ -19,7 +19,7 @@ from service.auth import load_token
 from service.db import make_engine, sessions, upgrade
 from service.feeds import Broker
 from service.live import AppendRejected, NotFound
-from service.routes_tables import too_large_message
+from service.body_limit import BodyLimit
 from service.settings import Settings
 from service.sources import WorkerUnavailable
 from service.tables import Conflict, Invalid, Registry
@@ -70,13 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def error(status: int, message: str) -> JSONResponse:
         return JSONResponse({"detail": message}, status_code=status)
 
-    @app.middleware("http")
-    async def _body_limit(request: Request, call_next):  # noqa: ANN001, ANN202
-        # a body declared larger than any upload the service takes is refused before it is read
-        length = request.headers.get("content-length", "")
-        if length.isdigit() and int(length) > settings.max_upload_bytes:
-            return error(413, too_large_message(settings.max_upload_bytes))
-        return await call_next(request)
+    app.add_middleware(BodyLimit, limit=settings.max_upload_bytes)  # declared or chunked: 413 past it
 
     @app.exception_handler(RequestValidationError)
     async def _invalid_body(request: Request, exc: RequestValidationError) -> JSONResponse:

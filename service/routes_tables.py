@@ -84,27 +84,6 @@ def status(table_id: str, request: Request) -> dict:
     return status_of(viewable(request, table_id))
 
 
-def too_large_message(limit: int) -> str:
-    """What a client sending a body over ``Settings.max_upload_bytes`` is told (HTTP 413)."""
-    return f"upload too large: the limit is {limit} bytes"
-
-
-async def _read_limited(request: Request, limit: int) -> bytes:
-    """The body, read up to ``limit`` bytes (a body declared larger never gets here: the app's
-    middleware refuses it); raises _TooLarge past the limit (a chunked body declares no length)."""
-    data = bytearray()
-    async for chunk in request.stream():
-        data += chunk
-        if len(data) > limit:
-            raise _TooLarge(limit)
-    return bytes(data)
-
-
-class _TooLarge(Exception):
-    def __init__(self, limit: int) -> None:
-        super().__init__(too_large_message(limit))
-
-
 def parse_upload(text: str) -> list[list]:
     """Hand logs from an uploaded record (JSON or text notation) or script (YAML/JSON ``hands``)."""
     stripped = text.lstrip()
@@ -138,10 +117,7 @@ def parse_upload(text: str) -> list[list]:
 async def upload_script(table_id: str, request: Request) -> JSONResponse:
     reg = registry(request)
     rt = reg.check_scriptable(table_id)  # 404 / 409 before reading the upload
-    try:
-        raw = await _read_limited(request, request.app.state.settings.max_upload_bytes)
-    except _TooLarge as exc:
-        return JSONResponse({"detail": str(exc)}, status_code=413)
+    raw = await request.body()  # at most Settings.max_upload_bytes (service.body_limit: 413 past it)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

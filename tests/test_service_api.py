@@ -203,6 +203,13 @@ def test_script_upload_formats_and_limits(tmp_path):
         assert (big.status_code, big.json()) == (413, {"detail": "upload too large: the limit is 20000 bytes"})
         r = c.put("/api/tables/s1/script", content=iter([b"x" * 15_000, b"x" * 15_000]), headers=AUTH)  # chunked
         assert r.status_code == 413
+        # a JSON body sent in chunks was read whole, whatever its size (helper-64); it stops at the limit
+        chunks = iter([b'{"event": {"type": "pass", "seat": "N", "note": "' + b"x" * 15_000, b"x" * 15_000 + b'"}}'])
+        big = c.post("/api/tables/s1/events", content=chunks, headers={**AUTH, "Content-Type": "application/json"})
+        assert (big.status_code, big.json()) == (413, {"detail": "upload too large: the limit is 20000 bytes"})
+        small = c.post("/api/tables/s1/events", content=iter([b'{"event": {"type": "pass",', b' "seat": "N"}}']),
+                       headers={**AUTH, "Content-Type": "application/json"})
+        assert (small.status_code, small.json()["row"]["text"]) == (201, "N pass")  # under it: read as before
         r = put("just some words")
         assert r.status_code == 422 and "not a record or script" in r.json()["detail"]
         r = put('{"format": "dominocast-record", "version": 9}')
