@@ -31,7 +31,10 @@ def _errors_message(exc: RequestValidationError) -> str:
         if err.get("type") == "json_invalid":
             parts.append(f"malformed JSON body (at character {err['loc'][-1]}): {err.get('ctx', {}).get('error', err.get('msg'))}")
             continue
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        if not loc:  # the body as a whole: absent, or not a JSON object
+            parts.append("the request needs a JSON object as its body (Content-Type: application/json)")
+            continue
         parts.append(f"{loc}: {err.get('msg', 'invalid')}")
     return "; ".join(parts)
 

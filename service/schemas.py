@@ -12,7 +12,7 @@ Name = Annotated[str, Field(max_length=200)]
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # NaN passed every bound check
 
 
 class SimulateSpec(_Body):

@@ -102,6 +102,23 @@ def test_malformed_json_is_422_not_500(client):
     assert r.status_code == 422 and "JSON" in r.json()["detail"]
 
 
+@pytest.mark.parametrize("content, content_type", [(b"", "application/json"), (b"[1]", "application/json"),
+                                                   (b'{"name": "x"}', None), (b'{"name": "x"}', "text/plain")])
+def test_a_body_that_is_no_json_object_is_told_so(client, content, content_type):
+    """An empty body, a JSON array or a body sent without the JSON content type were answered
+    "body: Field required" / "body: Input should be a valid dictionary ..." (helper-64)."""
+    headers = {**AUTH, **({"Content-Type": content_type} if content_type else {})}
+    r = client.post("/api/tables", content=content, headers=headers)
+    assert (r.status_code, r.json()) == (422, {
+        "detail": "the request needs a JSON object as its body (Content-Type: application/json)"})
+
+
+def test_a_nan_speed_is_refused_as_not_finite(client):
+    """NaN passed every bound check in pydantic and was refused as "less than or equal to 10000"."""
+    r = client.post("/api/tables/x/start", content=b'{"speed": NaN}', headers={**AUTH, "Content-Type": "application/json"})
+    assert (r.status_code, r.json()) == (422, {"detail": "speed: Input should be a finite number"})
+
+
 @pytest.mark.parametrize("extra, fragment", [
     ({"t": 1e999}, "t: Input should be a finite number"),
     ({"t": -5}, "t: Input should be greater than or equal to 0"),
