@@ -287,7 +287,7 @@ def test_piped_output_is_not_wrapped_at_80_columns():
     (["review"], "error: Missing argument 'source' (see `dominocast review --help`)"),
     (["review", "x.mp4"], "error: Missing option '--rules' (see `dominocast review --help`)"),
     (["detect", "--tile-px", "abc", "x.jpg"],
-     "error: Invalid value for '--tile-px': Input should be a valid number, unable to parse string as a number "
+     "error: Invalid value for '--tile-px': 'abc' is not a valid float "
      "(see `dominocast detect --help`)"),
     (["nosuch"], "error: No such command 'nosuch' (see `dominocast --help`)"),
     # raised while the sub-command parses, with the group's context: the sub-command is named (helper-48)
@@ -364,3 +364,11 @@ def test_an_empty_out_is_refused_not_the_current_folder(tmp_path, monkeypatch, c
     assert _err(*cmd, "--rules", "block", "--out", "") == (
         2, "error: --out is empty: name the output folder (. for the current one)")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", [["review"], ["live"], ["score"], ["train", "detector"]])
+def test_help_lists_flags_without_a_value_placeholder(command):
+    """typer 0.29 printed ``<bool>`` after every flag (``--no-video <bool>``), as if it took a value."""
+    res = CliRunner().invoke(app, [*command, "--help"], terminal_width=100)
+    assert res.exit_code == 0 and "--help" in res.output
+    assert "<bool>" not in res.output and "BOOLEAN" not in res.output
