@@ -1266,6 +1266,21 @@ def test_resumed_plays_never_found_are_given_up_after_a_few_reads():
     assert plays(table.play(t_(684, 500, 0, (4, 1), "S"))) == [("S", (4, 1), "E")]
 
 
+def test_a_double_lead_keeps_the_end_names_the_record_gives_its_sides():
+    """helper-63: the umpire entered S's 6-4 on E of the 6-6 lead, and the camera sees it on the
+    double's left, the side the picture calls W. The 6-4 was never found (its arm stayed unread);
+    now the record's names hold: the 6-4 side is E, the other side W."""
+    rules = load_ruleset("block")  # N, S
+    table = Table(rules)
+    table.tr.resume([Play(seat="N", tile=[6, 6], end=None), Play(seat="S", tile=[6, 4], end="E")])
+    table.on = [t_(600, 500, 90, (6, 6)), t_(564, 500, 0, (4, 6))]  # the 6-4 on the picture's left
+    out = table.read() + table.read()
+    assert plays(out) == [] and notices(out) == [] and not table.tr._binder.pending
+    assert {k: e.value for k, e in table.tr.lop.ends.items()} == {"W": 6, "E": 4}
+    assert plays(table.play(t_(516, 500, 0, (1, 4), "N"))) == [("N", (4, 1), "E")]
+    assert plays(table.play(t_(636, 500, 0, (6, 3), "S"))) == [("S", (6, 3), "W")]
+
+
 def test_a_lead_entered_by_hand_the_other_way_round_keeps_the_records_end_names():
     """helper-62: the umpire typed the lead 5-3 (W shows 5) where the camera sees the 3 on the left.
     The record's W is the half showing 5, so E's 3-1 is found on the record's E end and the next

@@ -328,6 +328,11 @@ class LineOfPlay:
         return out
 
     # ---- queries --------------------------------------------------------------------
+    @property
+    def lone_double(self) -> bool:
+        """The lead is a double that no tile touches yet: which of its sites is W or E is open."""
+        return self.lead is not None and self._lone_double is not None
+
     def candidate_ends(self) -> list[ExposedEnd]:
         """Every site a new tile may touch now (for a lone lead double: its four sides/ends)."""
         if self.lead is not None and self._lone_double is not None:
@@ -398,7 +403,7 @@ class LineOfPlay:
     def _apply(self, rec: _Record) -> None:
         end_name, g, pips, k = rec.end, rec.geom, rec.pips, rec.touching
         if self._lone_double is not None:
-            self._resolve_lone_double(g, k)
+            self._resolve_lone_double(g, k, end_name)
         prev = self.ends.get(end_name)
         if prev is None:  # should not happen: the engine named an arm we do not hold
             self.ends[end_name] = self._half_end(end_name, pips[1 - k], g, 1 - k)
@@ -429,8 +434,10 @@ class LineOfPlay:
         self.ends[names[0]] = _renamed(pair[n], names[0])
         self.ends[names[1]] = _renamed(pair[1 - n], names[1])
 
-    def _resolve_lone_double(self, g: TileGeom, k: int) -> None:
-        """The first tile touching a lone lead double fixes which pair of its sites is W/E."""
+    def _resolve_lone_double(self, g: TileGeom, k: int, name: str) -> None:
+        """The first tile touching a lone lead double fixes which pair of its sites is W/E, and
+        the site it touches is named ``name`` (the picture names that site so when the tracker laid
+        the tile; a record entered by hand may name it the other way round: the record's name holds)."""
         lead = self.lead
         assert lead is not None and self._lone_double is not None
         value = self._lone_double[0]
@@ -439,7 +446,10 @@ class LineOfPlay:
         # the pair holding the site nearest to the touching half
         best = min(sites, key=lambda lab: min(_site_distance(s, q) for s in sites[lab]))
         other = "ends" if best == "sides" else "sides"
-        self.ends = {"W": sites[best][0], "E": sites[best][1]}
+        w, e = sites[best]
+        if name in ("W", "E") and (min((w, e), key=lambda s: _site_distance(s, q)).name != name):
+            w, e = _renamed(e, "W"), _renamed(w, "E")
+        self.ends = {"W": w, "E": e}
         if self._lead_spinner:
             pair = sites[other]
             n = first_of_pair(pair[0].out, pair[1].out, "y")

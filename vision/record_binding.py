@@ -24,6 +24,7 @@ Units: the tracker's (table mm when calibrated, image px otherwise).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine.tiles import Tile
@@ -155,9 +156,14 @@ class RecordBinder:
             west = None if tile.a == tile.b else 0 if c.pips == (tile.a, tile.b) else 1
             tr.lop.set_lead(c.geom, c.pips, rec.spinner, west=west)
             return True
-        fit = tr.lop.assign(c.geom, c.pips, c.confidence, arms={rec.end})
+        # The first play against a lone double lead names the site it touches: the record's name
+        # (a play entered by hand may call E the side the picture calls W); not for a misread tile,
+        # which may be any tile laid at either side.
+        named = tr.lop.lone_double and rec.end in ("W", "E") and not misread
+        fit = tr.lop.assign(c.geom, c.pips, c.confidence, arms={"W", "E"} if named else {rec.end})
         if fit is None or (misread and fit.fit < MISREAD_FIT):
             return False
+        fit = replace(fit, end=rec.end) if named else fit
         tr.lop.place(fit, c.geom, placed_pips(tile, fit.touching), rec.spinner)  # the record: [touching | other]
         return True
 
