@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy import func, select
@@ -103,10 +103,10 @@ class TableRuntime:
         self.seq = 0
         self.worker: dict = {"kind": cfg.worker_kind, "state": "stopped", "connected": False, "fps": None,
                              "last_read": None, "position": 0, "total": None, "error": None}
-        #: (source kind, ``(hand, read the hand's log) -> None``): told of every event another source (the
-        #: umpire) adds, so that a camera worker's tracker goes on from the record (``VisionSource.sync_record``)
-        #: (called ``listener(hand, read, match=match id)``)
-        self.record_listener: tuple[str, Callable[..., None]] | None = None
+        #: the running camera worker (a source with ``kind`` and ``sync_record(hand, read, match=...)``,
+        #: optionally ``new_match(match)``): told of every event another source (the umpire) adds and of
+        #: a new match, so that its tracker goes on from the record (``VisionSource.sync_record``)
+        self.record_listener: Any = None
 
     # ---- loading -------------------------------------------------------------------
     def load(self) -> None:
@@ -214,6 +214,9 @@ class TableRuntime:
                 self.match = replay_match(self.cfg.rules, [])
                 msg = self._message(s, "events", "match", {"match": self.match_id, "state": self.state()})
             self._publish([msg])
+            started = getattr(self.record_listener, "new_match", None)
+            if started is not None:  # a camera worker: the tiles on the table are the old match's
+                started(self.match_id)
             return {"id": self.match_id, "number": self.match_number, "title": title}
 
     def _target_hand(self, event: object, hand: int | None, new_hand: bool | None) -> int:
@@ -291,8 +294,8 @@ class TableRuntime:
                 self._track(alert_dict(a))
             published = self._publish([ev_msg] + msgs)
             listener = self.record_listener
-            if listener is not None and source != listener[0]:
-                listener[1](h, lambda: self.hand_log(h), match=self.match_id)
+            if listener is not None and source != listener.kind:
+                listener.sync_record(h, lambda: self.hand_log(h), match=self.match_id)
             return {"hand": h, "index": index, "message": published[0]}
 
     # ---- alerts --------------------------------------------------------------------

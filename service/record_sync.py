@@ -10,8 +10,8 @@ that bookkeeping, shared by the service's event loop and the frame thread under 
 * the camera's hands (0, then 1, 2, ... at each table it saw cleared) and the match hand each went
   to, learnt from the service's acknowledgements (or, for a hand the camera has stored nothing in
   yet, the hand after the last one known: the umpire may open it, entering a lead the camera missed);
-  when the umpire starts another match at the table, the camera's next hand is its hand 1 (its
-  current one, when the camera has stored nothing in it yet);
+  when the umpire starts another match at the table, the camera starts over (the tiles on the
+  table are the old match's) and its next hand is the new match's hand 1;
 * the events sent and settled (stored or refused);
 * the changes waiting, per match hand, each with a function that reads the record afresh.
 """
@@ -38,6 +38,7 @@ class RecordSync:
         self._sent = self._settled = 0
         self._first = (0, int(hands_recorded) + 1)  # (camera hand, match hand) when nothing is known
         self._match = match
+        self._start_over = False  # another match began: the frame thread starts a new camera hand
         #: (frame thread) the camera's next event opens a new match hand (it saw the table cleared)
         self.new_hand = False
 
@@ -46,6 +47,16 @@ class RecordSync:
         """The camera's first hand goes on with match hand ``hand`` (a restart, ``Tracker.resume``)."""
         with self._lock:
             self._match_hand[self.tracker_hand] = hand
+
+    def take_start_over(self) -> bool:
+        """Whether another match began since the last call; if so, the camera's next hand (the
+        caller starts one, :meth:`cleared`) is the new match's hand 1."""
+        with self._lock:
+            if not self._start_over:
+                return False
+            self._start_over = False
+            self._match_hand, self._first = {}, (self.tracker_hand + 1, 1)
+            return True
 
     def cleared(self) -> None:
         """The camera saw the table cleared: its next hand, whose first event opens a new match hand."""
@@ -98,6 +109,11 @@ class RecordSync:
                 self._new_match()
             self._match = match if match is not None else self._match
             self._waiting[hand] = read
+
+    def new_match(self, match: int) -> None:
+        """The umpire started match ``match`` at the table (:meth:`take_start_over` acts on it)."""
+        with self._lock:
+            self._match, self._waiting, self._start_over = match, {}, True
 
     def _new_match(self) -> None:
         """(lock held) Another match began: the hands known are of the last one. The camera's next

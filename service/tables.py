@@ -296,8 +296,7 @@ class Registry:
         rt.set_worker(state="running", connected=source.stats().connected, error=None, started_at=time.time(),
                       last_read=time.time(), total=source.stats().total, position=source.stats().position)
         self.sources[table_id] = source
-        sync = getattr(source, "sync_record", None)
-        rt.record_listener = (source.kind, sync) if sync is not None else None
+        rt.record_listener = source if hasattr(source, "sync_record") else None
         self.tasks[table_id] = asyncio.create_task(self._run(rt, source), name=f"worker-{table_id}")
         return status_of(rt)
 
@@ -339,7 +338,7 @@ class Registry:
             rt.set_worker(state="error", connected=False, error=error)
             self._set_live(rt.cfg.id, False)  # a failed table is not live: deletable, and not resumed at restart
         finally:
-            if rt.record_listener is not None and rt.record_listener[1] == getattr(source, "sync_record", None):
+            if rt.record_listener is source:
                 rt.record_listener = None
 
     def _feed(self, rt: TableRuntime, source, item: SourceItem) -> None:  # noqa: ANN001

@@ -131,6 +131,13 @@ class VisionSource:
         the service's event loop."""
         self.record.changed(hand, log, match)
 
+    def new_match(self, match: int) -> None:
+        """The umpire started another match (database id ``match``) at the table: before its next
+        frame the tracker starts a new hand, the new match's first, and the tiles on the table now
+        are not its plays until moved (:meth:`vision.tracking.Tracker.start_over`). Called from the
+        service's event loop."""
+        self.record.new_match(match)
+
     def _send(self, put: Callable[[object], None], event: object, tag: str, new_hand: bool | None = None) -> None:
         """(frame thread) hand an engine event to the service, tagged with the camera's hand."""
         put(SourceItem(event, new_hand=new_hand, tag=tag, ref=self.record.sent()))
@@ -265,8 +272,12 @@ class VisionSource:
                 put(SourceItem(None, tag=f"vision:{frame.index}", alert={  # the frame keys the alert
                     "kind": "source_outage", "frame": frame.index, "t": round(clock + start_s, 3),
                     "t_end": round(clock + end_s, 3), "message": outage_message(clock + start_s, clock + end_s, live)}))
-            synced = self.record.take(pipeline.tracker)
-            _, events = pipeline.step(frame.index, round(clock + frame.t, 3), frame.image)
+            t = round(clock + frame.t, 3)
+            if self.record.take_start_over():
+                synced = pipeline.tracker.start_over(frame.index, t)
+            else:
+                synced = self.record.take(pipeline.tracker)
+            _, events = pipeline.step(frame.index, t, frame.image)
             events = synced + events
             self._stats.position = frame.index + 1
             self._stats.last_read = time.time()

@@ -504,6 +504,9 @@ class _ListeningSource(_NoticeSource):
     def sync_record(self, hand, log, match=None):
         self.synced.append((hand, [e.type for e in log()]))
 
+    def new_match(self, match):
+        self.synced.append(("new match", match))
+
     async def __aiter__(self):
         from engine.events import Play
         from service.sources import SourceItem
@@ -525,9 +528,11 @@ def test_the_umpires_events_reach_a_running_camera_worker(tmp_path, monkeypatch,
         r = post(c, "/api/tables/cam/events", {"event": {"type": "pass", "seat": "S"}, "by": "umpire"})
         assert r.status_code == 201, r.text
         assert src.synced == [(1, ["play", "pass"])]
+        match = post(c, "/api/tables/cam/matches", {"title": "final"}).json()["id"]
+        assert src.synced[-1] == ("new match", match)  # the camera starts over (helper-66)
         post(c, "/api/tables/cam/stop")
         post(c, "/api/tables/cam/events", {"event": {"type": "pass", "seat": "N"}, "by": "umpire"})
-        assert len(src.synced) == 1  # a stopped worker hears nothing
+        assert len(src.synced) == 2  # a stopped worker hears nothing
 
 
 def test_a_record_change_reaches_the_tracker_for_its_hand_once_the_cameras_own_events_are_stored():
@@ -600,6 +605,17 @@ def test_a_new_match_at_the_table_starts_the_cameras_hands_from_hand_1():
             src.record.take(tracker)
         assert tracker.logs == [["match 8's lead, by hand"]], cleared_first
         assert src.record.new_hand is False  # the camera's next event goes into that hand 1
+    # told of the new match by the service: the frame thread starts over (Tracker.start_over), and
+    # the camera's next hand (opened by the hand_cleared that follows) is the new match's hand 1
+    src, tracker = VisionSource({"id": "t", "hands_recorded": 2, "match_id": 7}), Tracker()
+    tracker.logs = []
+    src.record.resumed(3)
+    src.new_match(8)
+    assert src.record.take_start_over() and not src.record.take_start_over()
+    src.record.cleared()
+    src.sync_record(1, lambda: ["match 8's lead"], match=8)
+    src.record.take(tracker)
+    assert tracker.logs == [["match 8's lead"]] and src.record.new_hand is False
 
 
 class _FilePart(_CameraPart):

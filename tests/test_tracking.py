@@ -1266,6 +1266,22 @@ def test_resumed_plays_never_found_are_given_up_after_a_few_reads():
     assert plays(table.play(t_(684, 500, 0, (4, 1), "S"))) == [("S", (4, 1), "E")]
 
 
+def test_a_new_match_makes_the_tiles_on_the_table_scenery_and_starts_hand_1():
+    """helper-66: a match started while the camera followed a hand: the old layout went on into the
+    new match (a wrong start, mismatched ends, desyncs) and a draw game lost its deal. The tracker
+    starts over: the tiles on the table are no plays until moved, the next tile laid is the lead."""
+    rules = load_ruleset("block")
+    table = Table(rules)
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    table.play(t_(648, 500, 0, (5, 2), "S"))
+    (note,) = table.tr.start_over(table.fr, table.t)
+    assert note.kind == "hand_cleared" and table.tr.hand.log == [] and table.tr.hand.context.number == 1
+    assert table.read() == [] and table.read() == []  # the old line lies there: no plays
+    out = table.play(t_(300, 300, 0, (6, 6), "N"))  # the new hand's lead, away from the old line
+    assert plays(out) == [("N", (6, 6), "lead")]
+    assert plays(table.play(t_(348, 300, 0, (6, 1), "S"))) == [("S", (6, 1), "E")]
+
+
 def test_a_double_lead_keeps_the_end_names_the_record_gives_its_sides():
     """helper-63: the umpire entered S's 6-4 on E of the 6-6 lead, and the camera sees it on the
     double's left, the side the picture calls W. The 6-4 was never found (its arm stayed unread);

@@ -775,6 +775,20 @@ class Tracker:
         self.plays.append(pr)
         c.status, c.play, c.scenery = "layout", pr, False
 
+    def start_over(self, frame: int, t: float) -> list:
+        """Another match began at the table (the umpire's choice; its hands are numbered from 1): a
+        new hand with no context, and every face-up tile on the table now (the old match's layout,
+        often not cleared yet) is scenery until moved, not the new hand's plays.
+
+        Returns:
+            a ``hand_cleared`` notice (the caller opens the new hand, as after a cleared layout).
+        """
+        self.new_hand(None)
+        for tr in self.tiles.values():
+            tr.scenery = tr.scenery or tr.face == "up"
+        return [Notice("hand_cleared", t, frame, "another match began: a new hand starts; the tiles on "
+                       "the table are not its plays until moved")]
+
     def cleared_meanwhile(self, frame: int, t: float, keys: set[tuple[int, int]]) -> list:
         """The recorded layout is not on the table: a new hand. Tiles of the old hand still lying
         there (a table half cleared) are scenery until moved, not the new hand's plays."""
