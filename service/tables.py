@@ -317,6 +317,7 @@ class Registry:
         if persist:
             self._set_live(table_id, False)
             rt.set_worker(state="stopped", connected=False, error=None)  # a failure the umpire has seen
+            self._close_camera_alerts(rt, "the table was stopped")
         return status_of(rt)
 
     async def _run(self, rt: TableRuntime, source) -> None:  # noqa: ANN001
@@ -326,6 +327,7 @@ class Registry:
                 self._feed(rt, source, item)
             rt.set_worker(state="finished", connected=False)
             self._set_live(rt.cfg.id, False)
+            self._close_camera_alerts(rt, "the source ended")
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - the table reports it; the service goes on
@@ -337,9 +339,18 @@ class Registry:
                 error = f"internal error of the {kind} worker ({type(exc).__name__}: {exc}); the service log has details"
             rt.set_worker(state="error", connected=False, error=error)
             self._set_live(rt.cfg.id, False)  # a failed table is not live: deletable, and not resumed at restart
+            self._close_camera_alerts(rt, "the worker stopped on an error (see the table status)")
         finally:
             if rt.record_listener is source:
                 rt.record_listener = None
+
+    @staticmethod
+    def _close_camera_alerts(rt: TableRuntime, why: str) -> None:
+        """A camera no one reads any more: its ``camera_lost`` ("reconnecting") and ``camera_frozen``
+        alerts no longer hold (helper-66: they stayed open on a stopped or failed table). A service
+        shutting down keeps them: the table resumes at its restart."""
+        for category in ("silent", "camera"):
+            rt.resolve_category(category, "worker", why)
 
     def _feed(self, rt: TableRuntime, source, item: SourceItem) -> None:  # noqa: ANN001
         stats = source.stats()

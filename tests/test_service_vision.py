@@ -462,10 +462,10 @@ def test_a_frozen_camera_raises_an_alert_that_resolves_when_the_picture_moves(fo
     assert [(a["kind"], a["status"]) for a in alerts] == [("camera_frozen", "resolved")]
 
 
-def test_a_table_restarted_on_a_still_frozen_camera_keeps_its_alert_open(footage, tmp_path, monkeypatch):
-    """A restart's first frame has nothing to differ from: the ``camera_frozen`` alert was resolved
-    with "moves again" at every restart of a table whose camera was still stuck, and a second
-    alert followed (helper-64). It stays open, alone, until the picture really moves."""
+def test_a_table_restarted_on_a_still_frozen_camera_says_so_again(footage, tmp_path, monkeypatch):
+    """A stopped table's ``camera_frozen`` is resolved (helper-66: it stayed open on a stopped table);
+    a restart's first frame has nothing to differ from, so it is no "moves again" (helper-64), and a
+    camera still stuck raises a new alert once frozen long enough."""
     made = _on_camera(monkeypatch, _FreezingCamera)
     with TestClient(app_for(tmp_path, frozen_after_s=1.0)) as c:
         vision_table(c, footage, video="0")
@@ -474,21 +474,23 @@ def test_a_table_restarted_on_a_still_frozen_camera_keeps_its_alert_open(footage
         wait_for(lambda: made[-1].frozen()[1] >= 1.0, timeout=10)
         assert [a["kind"] for a in reg.check_cameras()] == ["camera_frozen"]
         post(c, "/api/tables/cam/stop")
+        assert c.get("/api/tables/cam/alerts").json() == []  # resolved: no one reads that camera now
         monkeypatch.setattr(_FreezingCamera, "warmup", 0)  # stuck from its first frame on ...
         monkeypatch.setattr(_FreezingCamera, "interval_s", 0.5)  # ... and slow: the start sees one frame
         post(c, "/api/tables/cam/start")
-        assert made[-1].frozen()[1] == 0.0  # one frame so far: nothing to compare it with
+        assert made[-1].frozen()[1] == 0.0 and not made[-1].picture_moved()  # one frame: no move
         assert reg.check_cameras() == []
         wait_for(lambda: made[-1].frozen()[1] >= 1.5, timeout=10)
-        assert reg.check_cameras() == []  # the open alert covers it
-        open_alerts = c.get("/api/tables/cam/alerts").json()
-        assert [(a["kind"], a["status"]) for a in open_alerts] == [("camera_frozen", "open")]
+        assert [a["kind"] for a in reg.check_cameras()] == ["camera_frozen"]
+        assert reg.check_cameras() == []  # once per freeze
         monkeypatch.setattr(_FreezingCamera, "moving", True)
         wait_for(lambda: made[-1].frozen()[1] == 0.0, timeout=10)
         assert reg.check_cameras() == []
         alerts = c.get("/api/tables/cam/alerts?status=all").json()
         post(c, "/api/tables/cam/stop")
-    assert [(a["kind"], a["status"]) for a in alerts] == [("camera_frozen", "resolved")]
+    assert [(a["kind"], a["status"], a["note"]) for a in alerts] == [
+        ("camera_frozen", "resolved", "the table was stopped"),
+        ("camera_frozen", "resolved", "the camera's picture moves again")]
 
 
 class _ListeningSource(_NoticeSource):
