@@ -93,6 +93,9 @@ def main() -> None:
         raise SystemExit(exc.exit_code) from None
     except (KeyboardInterrupt, typer.Abort):  # before a command's own handler
         _interrupted()
+    except RecursionError:  # json / yaml on a file of 50 000 nested brackets (helper-66)
+        sys.stderr.write("error: an input file is nested too deeply to read\n")
+        raise SystemExit(2) from None
     except SystemExit as exc:
         if _SIGNALLED and exc.code == 130:
             raise SystemExit(128 + _SIGNALLED[0]) from None

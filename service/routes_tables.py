@@ -86,6 +86,13 @@ def status(table_id: str, request: Request) -> dict:
 
 def parse_upload(text: str) -> list[list]:
     """Hand logs from an uploaded record (JSON or text notation) or script (YAML/JSON ``hands``)."""
+    try:
+        return _parse_upload(text)
+    except RecursionError:  # thousands of nested brackets (helper-66: a 500)
+        raise Invalid("not a record or script: nested too deeply to read") from None
+
+
+def _parse_upload(text: str) -> list[list]:
     stripped = text.lstrip()
     if stripped.startswith("[Format") or stripped.startswith("[Rules"):
         return read_text(text).logs
@@ -127,6 +134,8 @@ async def upload_script(table_id: str, request: Request) -> JSONResponse:
         replay_match(rt.cfg.rules, logs)
     except RecordError as exc:
         raise Invalid(str(exc)) from None
+    except Invalid:  # the upload itself is no record or script: said as such
+        raise
     except ValueError as exc:
         raise Invalid(f"the script does not replay under {rt.cfg.preset}: {exc}") from None
     count = reg.set_script(table_id, [[event_to_dict(e) for e in hand] for hand in logs])

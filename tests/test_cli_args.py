@@ -372,3 +372,13 @@ def test_help_lists_flags_without_a_value_placeholder(command):
     res = CliRunner().invoke(app, [*command, "--help"], terminal_width=100)
     assert res.exit_code == 0 and "--help" in res.output
     assert "<bool>" not in res.output and "BOOLEAN" not in res.output
+
+
+def test_a_file_nested_too_deeply_is_one_line_exit_2(tmp_path):
+    """json / yaml recurse once per bracket: 50 000 of them gave a RecursionError traceback (helper-66)."""
+    import subprocess
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 50_000 + "]" * 50_000)
+    res = subprocess.run([sys.executable, "-m", "service.cli", "score", str(deep)], capture_output=True, text=True)
+    assert (res.returncode, res.stderr) == (2, "error: an input file is nested too deeply to read\n")

@@ -229,6 +229,8 @@ def test_script_upload_formats_and_limits(tmp_path):
         assert (small.status_code, small.json()["row"]["text"]) == (201, "N pass")  # under it: read as before
         r = put("just some words")
         assert r.status_code == 422 and "not a record or script" in r.json()["detail"]
+        r = put("[" * 5_000 + "]" * 5_000)  # was a 500 (helper-66)
+        assert (r.status_code, r.json()["detail"]) == (422, "not a record or script: nested too deeply to read")
         r = put('{"format": "dominocast-record", "version": 9}')
         assert r.status_code == 422 and "newer" in r.json()["detail"]
         r = put("hands:\n  - events:\n    - N 6-6\n    - N 6-6\n")
