@@ -284,17 +284,24 @@ class _OutageWatch:
         from vision.sources import FROZEN_AFTER_S
 
         told = frozen_told = None
+        lost = frozen = False  # said, and not yet said to be over
         while not self._stop.wait(self.POLL_S):
             down = getattr(self._src, "down_since_s", None)
             if down is not None and down != told:
                 err_console.print(f"the camera delivers no frame since {down:.1f} s: reconnecting (the events so "
                                   "far are kept)", highlight=False)
-                told = down
+                told, lost = down, True
+            elif down is None and lost:  # helper-66: the lines said when it went, never when it came back
+                err_console.print("the camera delivers frames again", highlight=False)
+                lost = False
             since, seconds = getattr(self._src, "frozen_s", (0.0, 0.0))
             if seconds >= FROZEN_AFTER_S and since != frozen_told:
                 err_console.print(f"the camera's picture has not changed at all since {since:.1f} s: a frozen "
                                   "stream or capture? (plays made meanwhile are not seen)", highlight=False)
-                frozen_told = since
+                frozen_told, frozen = since, True
+            elif seconds == 0.0 and frozen and getattr(self._src, "picture_changes", 1):
+                err_console.print("the camera's picture moves again", highlight=False)
+                frozen = False
 
     def stop(self) -> None:
         self._stop.set()

@@ -1293,6 +1293,28 @@ def test_cli_live_says_when_the_cameras_picture_is_frozen(tmp_path, monkeypatch)
         "meanwhile are not seen)"]
 
 
+def test_cli_live_says_when_the_camera_is_back(tmp_path, monkeypatch):
+    """helper-66: the lost and frozen lines were never followed by one saying it was over."""
+    from vision.sources import FROZEN_AFTER_S
+
+    polls = {"down": 0, "frozen": 0}
+
+    def first_polls(key, value, over):
+        def get(self):
+            polls[key] += 1
+            return value if polls[key] <= 1 else over
+        return property(get)
+
+    lines = _live_stderr(tmp_path, monkeypatch, down_since_s=first_polls("down", 20.0, None),
+                         frozen_s=first_polls("frozen", (4.5, FROZEN_AFTER_S + 0.5), (30.0, 0.0)))
+    assert [line for line in lines if line.startswith("the camera")] == [
+        "the camera delivers no frame since 20.0 s: reconnecting (the events so far are kept)",
+        "the camera's picture has not changed at all since 4.5 s: a frozen stream or capture? (plays made "
+        "meanwhile are not seen)",
+        "the camera delivers frames again",
+        "the camera's picture moves again"]
+
+
 @pytest.mark.parametrize("where", ["previous/annotated.webm", "snapshots", "previous/photos", "record.json"])
 def test_cli_review_refuses_footage_among_the_files_it_would_move(tmp_path, where):
     """helper-64: footage kept in an earlier review's previous/ (or its snapshots) was moved aside or
