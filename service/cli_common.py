@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import typer
@@ -48,6 +49,11 @@ def check_out_file(option: str, path: Path, example: str) -> None:
         parent = parent.parent
     if parent.exists() and not parent.is_dir():
         raise fail(f"{option} {path}: {parent} is a file, not a folder")
+    try:  # the nearest folder that exists takes a file (helper-66: /proc/x/y.json failed after the work)
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as exc:
+        raise fail(f"{option} {path}: cannot write in {parent} ({exc.strerror or exc})") from None
 
 
 def _file_key(path: Path) -> tuple:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -382,3 +383,13 @@ def test_a_file_nested_too_deeply_is_one_line_exit_2(tmp_path):
     deep.write_text("[" * 50_000 + "]" * 50_000)
     res = subprocess.run([sys.executable, "-m", "service.cli", "score", str(deep)], capture_output=True, text=True)
     assert (res.returncode, res.stderr) == (2, "error: an input file is nested too deeply to read\n")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc, a folder no one can write in")
+def test_an_output_file_where_nothing_can_be_written_fails_before_the_work(tmp_path):
+    """helper-66: `detect --json /proc/x/y.json` ran the detector and printed its table, then failed."""
+    img = tmp_path / "a.png"
+    img.write_bytes(b"not read")
+    res = CliRunner().invoke(app, ["detect", "--json", "/proc/x/y.json", str(img)])
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr.startswith("error: --json /proc/x/y.json: cannot write in /proc (")
