@@ -321,7 +321,13 @@ class TableRuntime:
         """The flag and uncertain-read alerts the current log calls for, by key."""
         out: dict[str, dict] = {}
         mid = self.match_id
-        for h, (_, _, hs) in enumerate(self.hand_states(match), start=1):
+        states = self.hand_states(match)
+        for h, (_, _, hs) in enumerate(states, start=1):
+            if hs.result is None and h < len(states):  # the next hand began: this one is left in play
+                out[f"flag:{mid}:{h}:end:unfinished"] = {
+                    "category": "flag", "kind": "hand_unfinished", "hand": h, "idx": None, "seat": None,
+                    "message": f"hand {h} is not over but hand {h + 1} began: end it (its plays so far count)",
+                    "details": {}}
             for o in hs.outcomes:
                 for f in o.flags:
                     key = f"flag:{mid}:{h}:{o.index}:{f.kind}"

@@ -429,3 +429,20 @@ def test_a_worker_that_fails_on_a_bug_says_so_in_plain_words(client, monkeypatch
     assert post(client, "/api/tables/b/start").status_code == 200
     st = wait_for(lambda: (s := client.get("/api/tables/b/status").json())["state"] == "error" and s)
     assert st["error"] == "internal error of the vision worker (KeyError: 'seat'); the service log has details"
+
+
+def test_a_hand_left_in_play_when_the_next_began_is_an_alert_until_ended(client):
+    """helper-66: a camera that saw the table cleared before it read the hand's end opened the next
+    hand silently, leaving the last one in play for ever (its points still counting)."""
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": "6-6"}}).status_code == 201
+    r = post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "S", "tile": "5-5"}, "new_hand": True})
+    assert r.status_code == 201 and r.json()["hand"] == 2
+    alerts = client.get("/api/tables/t1/alerts").json()
+    assert [(a["kind"], a["hand"], a["message"]) for a in alerts if a["kind"] == "hand_unfinished"] == [
+        ("hand_unfinished", 1, "hand 1 is not over but hand 2 began: end it (its plays so far count)")]
+    r = post(client, "/api/tables/t1/events", {"event": {"type": "hand_end", "kind": "umpire"}, "hand": 1})
+    assert r.status_code == 201, r.text
+    alerts = client.get("/api/tables/t1/alerts?status=all").json()
+    assert [(a["status"], a["resolved_by"]) for a in alerts if a["kind"] == "hand_unfinished"] == [("resolved", "engine")]
