@@ -1089,7 +1089,8 @@ def test_a_resumed_tracker_uses_the_umpires_corrections_and_passes():
 
 def test_a_resumed_hand_whose_layout_is_hidden_waits_for_it():
     """At the restart an arm hides the layout: one notice, and the recorded tiles are neither
-    new plays nor a new lead when they show; the next real play is read from them."""
+    new plays nor a new lead when they show (the whole layout, at the next still read); the next
+    real play is read from them."""
     rules = load_ruleset("block")
     record = [Play(seat="N", tile=[6, 6], end=None), Play(seat="S", tile=[6, 4], end="E")]
     table = Table(rules)
@@ -1097,14 +1098,29 @@ def test_a_resumed_hand_whose_layout_is_hidden_waits_for_it():
     out = table.read()  # nothing in view
     assert [n.kind for n in notices(out)] == ["resume_unseen"]
     assert notices(out)[0].details == {"recorded": 2, "found": 0}
-    table.on = [t_(600, 500, 90, (6, 6))]  # the double crosswise, then 6-4 to its east
+    assert table.read() == []  # still hidden: waits
+    table.on = [t_(600, 500, 90, (6, 6)), t_(636, 500, 0, (6, 4))]  # the double crosswise, 6-4 to its east
     assert plays(table.read()) == [] and not notices(table.events, "unplaced_tile")
-    table.on.append(t_(636, 500, 0, (6, 4)))
-    assert plays(table.read()) == []
     assert [tr.play.tile for tr in table.tr.tiles.values() if tr.play] == [Tile(6, 6), Tile(6, 4)]
     out = table.play(t_(684, 500, 0, (4, 1), "N"))
     assert [p[1:] for p in plays(out)] == [((4, 1), "E")]
     assert len(notices(table.events, "resume_unseen")) == 1
+
+
+def test_a_table_cleared_while_the_worker_was_stopped_is_a_new_hand_even_with_the_same_lead():
+    """helper-66: stopped mid-hand, the table cleared and a new hand led with the same 6-6; the
+    restarted camera bound the new hand's tiles to the recorded plays and sent nothing. The first
+    read shows none of the layout; then the 6-6 alone, not the layout coming back whole: a new hand."""
+    rules = load_ruleset("block")
+    record = [Play(seat="N", tile=[6, 6], end=None), Play(seat="S", tile=[6, 4], end="E"),
+              Play(seat="N", tile=[4, 1], end="E")]
+    table = Table(rules)
+    table.tr.resume(record)
+    assert [n.kind for n in notices(table.read())] == ["resume_unseen"]  # an empty table
+    out = table.play(t_(300, 300, 90, (6, 6), "S"))
+    assert [n.kind for n in notices(out)] == ["hand_cleared"] and plays(out) == [("S", (6, 6), "lead")]
+    assert table.tr.hand.context.number == 2
+    assert plays(table.play(t_(336, 300, 0, (6, 2), "N"))) == [("N", (6, 2), "E")]
 
 
 def test_a_resumed_hand_that_had_ended_and_was_cleared_starts_the_next_one():

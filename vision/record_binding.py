@@ -17,7 +17,9 @@ Until a recorded play is found, tiles with its pips are held (never new plays) a
 chosen. After :data:`RESUME_PATIENCE_READS` reads the plays still missing are named to the umpire
 (a ``resume_unseen`` notice, details ``lost``) and still bound if they show later. A restart whose
 first read finds too little of the record (:data:`RESUME_SEEN_SHARE` of an ended hand, or not
-even the lead after the patience) was a table cleared meanwhile: a new hand.
+even the lead after the patience) was a table cleared meanwhile: a new hand; so is a first read
+showing none of the layout followed by a few of its tiles without the rest (a new hand laid since,
+even with the same lead: a layout an arm hid comes back whole).
 
 Units: the tracker's (table mm when calibrated, image px otherwise).
 """
@@ -88,6 +90,7 @@ class RecordBinder:
         self.reads = 0
         self.lost: list[RecordedPlay] = []  # named to the umpire; still bound if they show
         self.told = False
+        self.hidden = False  # (resume) the restart's first read found none of the recorded plays
 
     def held_keys(self) -> set[tuple[int, int]]:
         """Keys of the tiles that are no new plays while their recorded play is looked for."""
@@ -104,6 +107,8 @@ class RecordBinder:
         """
         recorded = len(self.pending) + len(tr.plays)
         keys = self.held_keys() | {pr.tile.key for pr in tr.plays}
+        if self.hidden and self._laid_since(tr, recorded):
+            return tr.cleared_meanwhile(frame, t, set())  # the tiles in view are the new hand's
         self.reads += 1
         give_up = self.reads > RESUME_PATIENCE_READS
         order = sorted(tr.tiles.values(), key=lambda c: c.id not in prefer)
@@ -131,6 +136,7 @@ class RecordBinder:
                            details={"recorded": recorded, "found": len(tr.plays), "lost": [[x.a, x.b] for x in lost]})]
         if not first or not self.pending or len(tr.plays) >= RESUME_SEEN_SHARE * recorded:
             return []
+        self.hidden = not tr.plays and not self.syncing
         if tr.judge.state.over:  # the ended hand's tiles are gone: the table was cleared meanwhile
             return tr.cleared_meanwhile(frame, t, keys)
         if self.told:
@@ -140,6 +146,20 @@ class RecordBinder:
                        f"resumed hand {tr.hand.context.number}: {len(self.pending)} of its {recorded} recorded "
                        "plays are not in view; tiles with their pips are not read as new plays until they are",
                        details={"recorded": recorded, "found": len(tr.plays)})]
+
+    def _laid_since(self, tr: Tracker, recorded: int) -> bool:
+        """After a first read that showed none of the recorded layout: whether the tiles now in view
+        are a new hand laid since (the table was cleared while the worker was stopped), not the
+        recorded layout coming back into view. A layout an arm hid comes back whole at the next still
+        read; a new hand comes tile by tile, so a few recorded tiles (the same lead, say) without the
+        rest of the layout are a new hand. Once the layout is back, binding goes on as usual."""
+        shown = {c.key for c in tr.tiles.values() if c.face == "up" and c.status != "layout"
+                 and not tr.in_hand_zone(c.geom)}
+        seen = sum(p.tile.key in shown for p in self.pending)
+        if seen == 0:
+            return False  # nothing yet: go on waiting
+        self.hidden = False
+        return not (seen >= RESUME_SEEN_SHARE * recorded and (seen >= 2 or recorded == 1))
 
     @staticmethod
     def _fits(tr: Tracker, c: TrackedTile, rec: RecordedPlay, misread: bool = False) -> bool:
