@@ -10,9 +10,11 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.record import RecordError
 from service.auth import load_token
@@ -98,6 +100,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(RecordError)
     async def _bad_record(request: Request, exc: RecordError) -> JSONResponse:
         return error(422, str(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):  # noqa: ANN202
+        # FastAPI says only this when json.loads fails on a body it got (bad UTF-8, thousands of
+        # nested brackets): the request is at fault, and says how
+        if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
+            return error(422, "the body is not JSON that can be read (invalid UTF-8, or nested too deeply)")
+        return await http_exception_handler(request, exc)
 
     @app.exception_handler(WorkerUnavailable)
     async def _unavailable(request: Request, exc: WorkerUnavailable) -> JSONResponse:

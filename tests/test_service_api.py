@@ -113,6 +113,15 @@ def test_a_body_that_is_no_json_object_is_told_so(client, content, content_type)
         "detail": "the request needs a JSON object as its body (Content-Type: application/json)"})
 
 
+@pytest.mark.parametrize("content", [b'{"event": "\xff\xfe"}', b"[" * 5_000 + b"]" * 5_000])
+def test_a_body_json_cannot_read_is_422_with_a_reason(client, content):
+    """Invalid UTF-8 or thousands of nested brackets were FastAPI's 400 "There was an error parsing
+    the body" (helper-66)."""
+    r = client.post("/api/tables", content=content, headers={**AUTH, "Content-Type": "application/json"})
+    assert (r.status_code, r.json()) == (422, {
+        "detail": "the body is not JSON that can be read (invalid UTF-8, or nested too deeply)"})
+
+
 def test_a_nan_speed_is_refused_as_not_finite(client):
     """NaN passed every bound check in pydantic and was refused as "less than or equal to 10000"."""
     r = client.post("/api/tables/x/start", content=b'{"speed": NaN}', headers={**AUTH, "Content-Type": "application/json"})
