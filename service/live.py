@@ -103,7 +103,7 @@ class TableRuntime:
         self.seq = 0
         self.worker: dict = {"kind": cfg.worker_kind, "state": "stopped", "connected": False, "fps": None,
                              "last_read": None, "position": 0, "total": None, "error": None}
-        #: the running camera worker (a source with ``kind`` and ``sync_record(hand, read, match=...)``,
+        #: the running camera worker (a source with ``kind`` and ``sync_record(hand, read)``,
         #: optionally ``new_match(match)``): told of every event another source (the umpire) adds and of
         #: a new match, so that its tracker goes on from the record (``VisionSource.sync_record``)
         self.record_listener: Any = None
@@ -295,7 +295,7 @@ class TableRuntime:
             published = self._publish([ev_msg] + msgs)
             listener = self.record_listener
             if listener is not None and source != listener.kind:
-                listener.sync_record(h, lambda: self.hand_log(h), match=self.match_id)
+                listener.sync_record(h, lambda: self.hand_log(h))
             return {"hand": h, "index": index, "message": published[0]}
 
     # ---- alerts --------------------------------------------------------------------

@@ -27,17 +27,15 @@ class RecordSync:
 
     Args:
         hands_recorded: hands the match held when the worker started (its first hand is the next).
-        match: that match's id (None: unknown; the first change tells it).
     """
 
-    def __init__(self, hands_recorded: int = 0, match: int | None = None):
+    def __init__(self, hands_recorded: int = 0):
         self._lock = threading.Lock()
         self.tracker_hand = 0  # (frame thread) the camera's current hand
         self._match_hand: dict[int, int] = {}
         self._waiting: dict[int, Callable[[], list]] = {}  # match hand -> read its record
         self._sent = self._settled = 0
         self._first = (0, int(hands_recorded) + 1)  # (camera hand, match hand) when nothing is known
-        self._match = match
         self._start_over = False  # another match began: the frame thread starts a new camera hand
         #: (frame thread) the camera's next event opens a new match hand (it saw the table cleared)
         self.new_hand = False
@@ -101,23 +99,13 @@ class RecordSync:
         with self._lock:
             self._settled += 1
 
-    def changed(self, hand: int, read: Callable[[], list], match: int | None = None) -> None:
-        """Match hand ``hand``'s record (of match ``match``: None, the same) changed by another
-        source; ``read()`` gives it afresh."""
+    def changed(self, hand: int, read: Callable[[], list]) -> None:
+        """Match hand ``hand``'s record changed by another source; ``read()`` gives it afresh."""
         with self._lock:
-            if match is not None and self._match is not None and match != self._match:
-                self._new_match()
-            self._match = match if match is not None else self._match
             self._waiting[hand] = read
 
-    def new_match(self, match: int) -> None:
-        """The umpire started match ``match`` at the table (:meth:`take_start_over` acts on it)."""
+    def new_match(self) -> None:
+        """The umpire started another match at the table (:meth:`take_start_over` acts on it); the
+        changes waiting are the last match's."""
         with self._lock:
-            self._match, self._waiting, self._start_over = match, {}, True
-
-    def _new_match(self) -> None:
-        """(lock held) Another match began: the hands known are of the last one. The camera's next
-        hand is hand 1, or its current one if it has stored nothing in it yet."""
-        mapped = self.tracker_hand in self._match_hand
-        self._match_hand, self._waiting = {}, {}
-        self._first = (self.tracker_hand + int(mapped), 1)
+            self._waiting, self._start_over = {}, True

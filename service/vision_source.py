@@ -88,8 +88,7 @@ class VisionSource:
         self._frame: np.ndarray | None = None  # latest annotated frame (BGR)
         self._frame_seq = 0
         self._jpeg: tuple[int, bytes] | None = None
-        # the umpire's changes to the tracker
-        self.record = RecordSync(int(table.get("hands_recorded") or 0), table.get("match_id"))
+        self.record = RecordSync(int(table.get("hands_recorded") or 0))  # the umpire's changes to the tracker
 
     # ---- EventSource -------------------------------------------------------------------
     def stats(self) -> SourceStats:
@@ -124,19 +123,18 @@ class VisionSource:
         if item.ref is not None:
             self.record.refused()
 
-    def sync_record(self, hand: int, log: Callable[[], list], match: int | None = None) -> None:
-        """The table's record of ``hand`` (of match ``match``, the database id) changed by another
-        source (the umpire: a pass, a penalty, a correction): the frame thread hands it, read afresh,
-        to the tracker before a next frame (:meth:`service.record_sync.RecordSync.take`). Called from
-        the service's event loop."""
-        self.record.changed(hand, log, match)
+    def sync_record(self, hand: int, log: Callable[[], list]) -> None:
+        """The table's record of ``hand`` changed by another source (the umpire: a pass, a penalty, a
+        correction): the frame thread hands it, read afresh, to the tracker before a next frame
+        (:meth:`service.record_sync.RecordSync.take`). Called from the service's event loop."""
+        self.record.changed(hand, log)
 
     def new_match(self, match: int) -> None:
         """The umpire started another match (database id ``match``) at the table: before its next
         frame the tracker starts a new hand, the new match's first, and the tiles on the table now
         are not its plays until moved (:meth:`vision.tracking.Tracker.start_over`). Called from the
         service's event loop."""
-        self.record.new_match(match)
+        self.record.new_match()
 
     def _send(self, put: Callable[[object], None], event: object, tag: str, new_hand: bool | None = None) -> None:
         """(frame thread) hand an engine event to the service, tagged with the camera's hand."""

@@ -486,7 +486,7 @@ class _ListeningSource(_NoticeSource):
         self.done = asyncio.Event()
         _ListeningSource.made = self
 
-    def sync_record(self, hand, log, match=None):
+    def sync_record(self, hand, log):
         self.synced.append((hand, [e.type for e in log()]))
 
     def new_match(self, match):
@@ -564,43 +564,33 @@ def test_a_record_change_reaches_the_tracker_for_its_hand_once_the_cameras_own_e
 
 def test_a_new_match_at_the_table_starts_the_cameras_hands_from_hand_1():
     """After the umpire started another match, a lead entered by hand in its hand 1 never reached the
-    camera's tracker: the camera took its next hand for the old match's next one (helper-64)."""
+    camera's tracker: the camera took its next hand for the old match's next one (helper-64). Told of
+    the new match by the service, the frame thread starts over (``Tracker.start_over``), and the
+    camera's next hand (opened by the ``hand_cleared`` that follows) is the new match's hand 1."""
     from engine.events import Play
 
     class Tracker:
-        logs: list = []
+        def __init__(self):
+            self.logs = []
 
         def sync(self, log):
             self.logs.append(log)
             return []
 
-    for cleared_first in (True, False):
-        src, tracker = VisionSource({"id": "t", "hands_recorded": 2, "match_id": 7}), Tracker()
-        tracker.logs = []
-        sent = []
-        src._send(sent.append, Play(seat="E", tile=(5, 2)), "vision:7")
-        src.acknowledge(sent[-1], 3, 0)  # the camera's hand went to hand 3 of match 7
-        if cleared_first:  # the table was cleared, then the umpire started match 8 and entered its lead
-            src.record.cleared()
-        src.sync_record(1, lambda: ["match 8's lead, by hand"], match=8)
+    for stored_in_old_hand in (True, False):
+        src, tracker = VisionSource({"id": "t", "hands_recorded": 2}), Tracker()
+        if stored_in_old_hand:
+            sent = []
+            src._send(sent.append, Play(seat="E", tile=(5, 2)), "vision:7")
+            src.acknowledge(sent[-1], 3, 0)  # the camera's hand went to hand 3 of the old match
+        src.sync_record(3, lambda: ["an old match's change"])
+        src.new_match(8)  # the old match's waiting change is dropped
+        assert src.record.take_start_over() and not src.record.take_start_over()
+        src.record.cleared()
+        src.sync_record(1, lambda: ["match 8's lead, by hand"])
         src.record.take(tracker)
-        if not cleared_first:  # the camera still follows match 7's last hand: it waits for the clear
-            assert tracker.logs == []
-            src.record.cleared()
-            src.record.take(tracker)
-        assert tracker.logs == [["match 8's lead, by hand"]], cleared_first
+        assert tracker.logs == [["match 8's lead, by hand"]], stored_in_old_hand
         assert src.record.new_hand is False  # the camera's next event goes into that hand 1
-    # told of the new match by the service: the frame thread starts over (Tracker.start_over), and
-    # the camera's next hand (opened by the hand_cleared that follows) is the new match's hand 1
-    src, tracker = VisionSource({"id": "t", "hands_recorded": 2, "match_id": 7}), Tracker()
-    tracker.logs = []
-    src.record.resumed(3)
-    src.new_match(8)
-    assert src.record.take_start_over() and not src.record.take_start_over()
-    src.record.cleared()
-    src.sync_record(1, lambda: ["match 8's lead"], match=8)
-    src.record.take(tracker)
-    assert tracker.logs == [["match 8's lead"]] and src.record.new_hand is False
 
 
 class _FilePart(_CameraPart):
