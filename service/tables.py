@@ -286,7 +286,8 @@ class Registry:
             info = {"id": row.id, "video_source": row.video_source, "calibration": row.calibration,
                     "rules": row.rules, "overrides": dict(row.overrides or {}), "players": row.players,
                     "worker_config": cfg, "resume": rt.last_hand(), "hands_recorded": len(rt.logs),
-                    "clock_s": rt.source_clock(row.worker_kind)}
+                    "clock_s": rt.source_clock(row.worker_kind),
+                    "after_match": rt.match_number > 1 and not rt.logs}
             try:
                 source = open_source(row.worker_kind, info)
             except WorkerUnavailable as exc:

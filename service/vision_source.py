@@ -248,6 +248,8 @@ class VisionSource:
             self.record.resumed(hand)
         # a replayed file starts over: after hands already recorded its first event opens a new one
         self.record.new_hand = bool(self.table.get("resume")) and not live
+        if live and not resume and self.table.get("after_match"):  # a new match, nothing recorded yet:
+            pipeline.tracker.start_over(0, 0.0, new_hand=False)  # the tiles the camera finds are the last one's
         if draw_game and not resume:  # the camera sees neither the deal nor the draws
             self._send(put, Deal(hands={}, draws_seen=False), "vision:deal", new_hand=self.record.new_hand or None)
             self.record.new_hand = False
@@ -271,8 +273,9 @@ class VisionSource:
                     "kind": "source_outage", "frame": frame.index, "t": round(clock + start_s, 3),
                     "t_end": round(clock + end_s, 3), "message": outage_message(clock + start_s, clock + end_s, live)}))
             t = round(clock + frame.t, 3)
-            if self.record.take_start_over():
-                synced = pipeline.tracker.start_over(frame.index, t)
+            how = self.record.take_start_over(bool(pipeline.tracker.plays))
+            if how is not None:
+                synced = pipeline.tracker.start_over(frame.index, t, new_hand=how == "new")
             else:
                 synced = self.record.take(pipeline.tracker)
             _, events = pipeline.step(frame.index, t, frame.image)

@@ -585,12 +585,61 @@ def test_a_new_match_at_the_table_starts_the_cameras_hands_from_hand_1():
             src.acknowledge(sent[-1], 3, 0)  # the camera's hand went to hand 3 of the old match
         src.sync_record(3, lambda: ["an old match's change"])
         src.new_match(8)  # the old match's waiting change is dropped
-        assert src.record.take_start_over() and not src.record.take_start_over()
+        assert src.record.take_start_over(stored_in_old_hand) == "new" and src.record.take_start_over(False) is None
         src.record.cleared()
         src.sync_record(1, lambda: ["match 8's lead, by hand"])
         src.record.take(tracker)
         assert tracker.logs == [["match 8's lead, by hand"]], stored_in_old_hand
         assert src.record.new_hand is False  # the camera's next event goes into that hand 1
+
+
+def test_a_camera_started_in_a_new_match_does_not_take_the_last_matchs_layout_for_plays(footage, tmp_path,
+                                                                                        monkeypatch):
+    """helper-67: stop the camera table, start a new match, start the table again: the 8 tiles of
+    the last match's layout still on the table became the new match's hand-1 plays, all at once. They
+    are scenery now: the new match's hand 1 holds the camera's deal and only tiles laid since."""
+    gt = footage["gt"]
+    cut = (gt["plays"][7]["frame"] + gt["plays"][8]["frame"]) // 2
+    oracle = Oracle(gt, footage["profile"])
+    parts = iter([(0, cut), (cut, gt["n_frames"])])
+
+    def factory(table):
+        start, stop = next(parts)
+        return VisionSource(table, recognizer_factory=lambda profile: oracle, before_frame=oracle.progress,
+                            frame_source_factory=lambda spec: _CameraPart(spec, start, stop))
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    old = {tuple(sorted(p["tile"])) for p in gt["plays"][:8]}
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage)
+        for new_match in (False, True):
+            if new_match:
+                mid = post(c, "/api/tables/cam/matches", {}).json()["id"]
+            post(c, "/api/tables/cam/start")
+            wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] in ("finished", "error"), timeout=30)
+        events = c.get(f"/api/matches/{mid}/hands/1").json()["events"]
+    assert events[0]["type"] == "deal"
+    laid = [tuple(sorted(e["tile"])) for e in events if e["type"] == "play"]
+    assert laid and not old.intersection(laid), laid
+
+
+def test_a_new_match_right_after_the_start_keeps_the_deal_on_its_way_as_its_hand_1():
+    """helper-67: started, then a new match at once: the camera's deal, still on its way, landed in
+    the new match's hand 1, and the start-over opened hand 2 for the plays (hand 1 left unfinished).
+    A hand without plays whose events were in flight is already the new match's first."""
+    from engine.events import Deal
+
+    src = VisionSource({"id": "t", "hands_recorded": 0})
+    sent = []
+    src._send(sent.append, Deal(hands={}, draws_seen=False), "vision:deal")
+    src.new_match(2)  # before the deal was stored
+    src.acknowledge(sent[-1], 1, 0)  # stored in the new match's hand 1
+    assert src.record.take_start_over(False) == "keep" and src.record.tracker_hand == 0
+    src2 = VisionSource({"id": "t", "hands_recorded": 0})
+    src2._send(sent.append, Deal(hands={}, draws_seen=False), "vision:deal")
+    src2.acknowledge(sent[-1], 1, 0)  # stored in the old match before it changed
+    src2.new_match(2)
+    assert src2.record.take_start_over(False) == "new"
 
 
 class _FilePart(_CameraPart):

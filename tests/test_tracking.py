@@ -1123,6 +1123,24 @@ def test_a_table_cleared_while_the_worker_was_stopped_is_a_new_hand_even_with_th
     assert plays(table.play(t_(336, 300, 0, (6, 2), "N"))) == [("N", (6, 2), "E")]
 
 
+def test_a_restart_on_a_new_hand_already_begun_is_that_new_hand():
+    """helper-67: restarted after the table was cleared and a new hand begun (5-3 led, 3-2 on it),
+    the camera bound those two tiles by their places to the recorded lead and next play (read with
+    other pips) and went on with the old hand: nothing was sent for the new hand's plays. Most of the
+    record missing and what was bound bound only as misreads is a new hand, its tiles its plays."""
+    rules = load_ruleset("block")
+    record = [Play(seat="N", tile=[6, 6], end=None), Play(seat="S", tile=[6, 4], end="E"),
+              Play(seat="N", tile=[4, 1], end="E"), Play(seat="S", tile=[6, 3], end="W"),
+              Play(seat="N", tile=[3, 0], end="W")]
+    table = Table(rules)
+    table.tr.resume(record)
+    table.on = [t_(300, 300, 0, (5, 3)), t_(348, 300, 0, (3, 2))]
+    out = table.read()
+    assert "hand_cleared" in [n.kind for n in notices(out)] and table.tr.hand.context.number == 2
+    assert sorted(p[1] for p in plays(out)) == [(3, 2), (5, 3)]
+    assert plays(table.play(t_(396, 300, 0, (2, 2), "N")))[0][1:] == ((2, 2), "E")
+
+
 def test_a_resumed_hand_that_had_ended_and_was_cleared_starts_the_next_one():
     """The worker restarts after a hand ended and the players cleared the table: the first read
     is the new hand (a ``hand_cleared`` notice), whose lead is a play again."""

@@ -136,6 +136,11 @@ class RecordBinder:
                            details={"recorded": recorded, "found": len(tr.plays), "lost": [[x.a, x.b] for x in lost]})]
         if not first or not self.pending or len(tr.plays) >= RESUME_SEEN_SHARE * recorded:
             return []
+        if not self.syncing and any(tr.tiles[pr.tile_id].key != pr.tile.key for pr in tr.plays
+                                    if pr.tile_id in tr.tiles):
+            # most of the layout missing and what was bound only by its place, read with other pips:
+            # a new hand laid while the worker was stopped (the table cleared meanwhile), not the record's
+            return tr.cleared_meanwhile(frame, t, set())
         self.hidden = not tr.plays and not self.syncing
         if tr.judge.state.over:  # the ended hand's tiles are gone: the table was cleared meanwhile
             return tr.cleared_meanwhile(frame, t, keys)

@@ -232,6 +232,7 @@ class Tracker:
         self._skips: dict[str, int] = {}
         self.unseen_seats: set[str] = set()  # seats named by the ``seats_unseen`` notice, until their arm shows
         self._seats_warned = False
+        self._old_layout_at_start = False  # (start_over before any read) the first read's tiles are scenery
         self.new_hand(context)
 
     # ---- public -------------------------------------------------------------------------
@@ -566,8 +567,9 @@ class Tracker:
         for o in new:
             tr = TrackedTile(self._next_id, o.face, o.pips, o.geom, np.asarray(o.obs.polygon_px, np.float32),
                              o.confidence)
-            tr.scenery = (setup and tr.face == "up" and not self.in_hand_zone(tr.geom)
-                          and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)
+            tr.scenery = (self.state is None and tr.face == "up" and not self.in_hand_zone(tr.geom)
+                          and (self._old_layout_at_start or (
+                              setup and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)))
             self._next_id += 1
             self.tiles[tr.id] = tr
             new_tiles.append(tr)
@@ -775,17 +777,27 @@ class Tracker:
         self.plays.append(pr)
         c.status, c.play, c.scenery = "layout", pr, False
 
-    def start_over(self, frame: int, t: float) -> list:
-        """Another match began at the table (the umpire's choice; its hands are numbered from 1): a
-        new hand with no context, and every face-up tile on the table now (the old match's layout,
-        often not cleared yet) is scenery until moved, not the new hand's plays.
+    def start_over(self, frame: int, t: float, new_hand: bool = True) -> list:
+        """Another match began at the table (the umpire's choice; its hands are numbered from 1):
+        every face-up tile on the table now (the old match's layout, often not cleared yet; before
+        the first read, the tiles that read shows) is scenery until moved, not the new match's plays.
+
+        Args:
+            frame, t: the frame index and time (s) of the notice.
+            new_hand: start a new hand with no context (False: the hand in progress has no plays and
+                is already the new match's first).
 
         Returns:
-            a ``hand_cleared`` notice (the caller opens the new hand, as after a cleared layout).
+            with ``new_hand``, a ``hand_cleared`` notice (the caller opens the new hand, as after a
+            cleared layout); else nothing.
         """
-        self.new_hand(None)
+        if self.state is None:
+            self._old_layout_at_start = True
         for tr in self.tiles.values():
             tr.scenery = tr.scenery or tr.face == "up"
+        if not new_hand:
+            return []
+        self.new_hand(None)
         return [Notice("hand_cleared", t, frame, "another match began: a new hand starts; the tiles on "
                        "the table are not its plays until moved")]
 
