@@ -37,7 +37,7 @@ class RecordSync:
         self._sent = self._settled = 0
         self._first = (0, int(hands_recorded) + 1)  # (camera hand, match hand) when nothing is known
         self._start_over = False  # another match began: the frame thread starts a new camera hand
-        self._in_flight_at_new_match = 0  # events sent then, not yet stored: they land in the new match
+        self._hand_in_old_match = True  # when the match changed, the camera's hand had events stored
         #: (frame thread) the camera's next event opens a new match hand (it saw the table cleared)
         self.new_hand = False
 
@@ -50,9 +50,9 @@ class RecordSync:
     def take_start_over(self, hand_has_plays: bool) -> str | None:
         """Whether another match began since the last call, and how the camera goes on: ``"new"``,
         its next hand (the caller starts one, :meth:`cleared`) is the new match's hand 1; ``"keep"``,
-        its current hand has no plays and what it sent of it (the deal) was still on its way when the
-        match began, so landed in the new match: that hand is already the new match's hand 1 (a start
-        and a new match at once, helper-67); None: no new match.
+        its current hand has no plays and nothing of it (the deal) was stored when the match began,
+        so it goes to the new match: that hand is already the new match's hand 1 (a start and a new
+        match at once, helper-67 and helper-68); None: no new match.
 
         Args:
             hand_has_plays: the camera's current hand has plays.
@@ -61,7 +61,7 @@ class RecordSync:
             if not self._start_over:
                 return None
             self._start_over = False
-            keep = not hand_has_plays and self._in_flight_at_new_match > 0
+            keep = not hand_has_plays and not self._hand_in_old_match
             self._match_hand, self._first = {}, (self.tracker_hand + (0 if keep else 1), 1)
             return "keep" if keep else "new"
 
@@ -118,4 +118,4 @@ class RecordSync:
         changes waiting are the last match's."""
         with self._lock:
             self._waiting, self._start_over = {}, True
-            self._in_flight_at_new_match = self._sent - self._settled
+            self._hand_in_old_match = self.tracker_hand in self._match_hand

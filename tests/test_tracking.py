@@ -1300,10 +1300,11 @@ def test_resumed_plays_never_found_are_given_up_after_a_few_reads():
     assert plays(table.play(t_(684, 500, 0, (4, 1), "S"))) == [("S", (4, 1), "E")]
 
 
-def test_a_new_match_makes_the_tiles_on_the_table_scenery_and_starts_hand_1():
+def test_a_new_match_makes_the_tiles_on_the_table_old_and_starts_hand_1():
     """helper-66: a match started while the camera followed a hand: the old layout went on into the
     new match (a wrong start, mismatched ends, desyncs) and a draw game lost its deal. The tracker
-    starts over: the tiles on the table are no plays until moved, the next tile laid is the lead."""
+    starts over: the tiles on the table are no plays, even pushed about as they are swept off
+    (helper-68: a swept tile became the new match's lead), and the next tile laid is the lead."""
     rules = load_ruleset("block")
     table = Table(rules)
     table.play(t_(600, 500, 0, (3, 5), "N"))
@@ -1311,9 +1312,23 @@ def test_a_new_match_makes_the_tiles_on_the_table_scenery_and_starts_hand_1():
     (note,) = table.tr.start_over(table.fr, table.t)
     assert note.kind == "hand_cleared" and table.tr.hand.log == [] and table.tr.hand.context.number == 1
     assert table.read() == [] and table.read() == []  # the old line lies there: no plays
-    out = table.play(t_(300, 300, 0, (6, 6), "N"))  # the new hand's lead, away from the old line
+    table.on[0].center = table.on[0].center + [30.0, 40.0]  # swept: pushed aside
+    assert plays(table.read() + table.read()) == []
+    table.on = []  # gone
+    table.read()
+    out = table.play(t_(300, 300, 0, (6, 6), "N"))  # the new hand's lead
     assert plays(out) == [("N", (6, 6), "lead")]
     assert plays(table.play(t_(348, 300, 0, (6, 1), "S"))) == [("S", (6, 1), "E")]
+
+
+def test_a_camera_started_over_before_its_first_read_takes_what_that_read_shows_for_old():
+    """helper-67: stopped, a new match, started again: the old layout at the first read became
+    the new match's plays. Started over before any read, the first read's face-up tiles are old."""
+    table = Table(load_ruleset("block"))
+    assert table.tr.start_over(0, 0.0, new_hand=False) == []
+    table.on = [t_(600, 500, 0, (3, 5)), t_(648, 500, 0, (5, 2))]
+    assert plays(table.read()) == [] and all(tr.old for tr in table.tr.tiles.values())
+    assert plays(table.play(t_(300, 300, 0, (6, 6), "N"))) == [("N", (6, 6), "lead")]
 
 
 def test_a_double_lead_keeps_the_end_names_the_record_gives_its_sides():

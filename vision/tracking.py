@@ -165,6 +165,9 @@ class TrackedTile:
     missing: int = 0
     noted: tuple[int, int] | None = None  # the last other reading a ``reread`` notice reported
     scenery: bool = False  # part of the table as set up (``TrackerConfig.setup_min_score``): no play
+    #: the last match's layout when another match began (``Tracker.start_over``): never a play, even
+    #: moved (the layout is swept off tile by tile), until it is gone
+    old: bool = False
 
     @property
     def key(self) -> tuple[int, int] | None:
@@ -232,7 +235,7 @@ class Tracker:
         self._skips: dict[str, int] = {}
         self.unseen_seats: set[str] = set()  # seats named by the ``seats_unseen`` notice, until their arm shows
         self._seats_warned = False
-        self._old_layout_at_start = False  # (start_over before any read) the first read's tiles are scenery
+        self._old_layout_at_start = False  # (start_over before any read) the first read's tiles are old
         self.new_hand(context)
 
     # ---- public -------------------------------------------------------------------------
@@ -545,7 +548,8 @@ class Tracker:
                                                   "old_confidence": tr.confidence, "new_confidence": o.confidence}))
                 elif tr.status != "layout":
                     tr.pips, tr.confidence = o.pips, o.confidence
-                    candidates.append(tr)
+                    if not tr.old:
+                        candidates.append(tr)
             if rel <= cfg.jitter and turn <= cfg.angle_jitter_deg:
                 continue
             kind = "bump" if how != "far" else "moved"
@@ -556,7 +560,7 @@ class Tracker:
                                      tile=tr.key, details={"displacement": round(disp, 2),
                                                            "rotation_deg": round(turn, 1)}))
                 moved_layout = True
-            elif tr.face == "up":
+            elif tr.face == "up" and not tr.old:
                 tr.scenery = False  # a tile someone moved is a tile, not a picture
                 candidates.append(tr)  # a loose tile that moved may have been played
         if moved_layout:
@@ -567,9 +571,9 @@ class Tracker:
         for o in new:
             tr = TrackedTile(self._next_id, o.face, o.pips, o.geom, np.asarray(o.obs.polygon_px, np.float32),
                              o.confidence)
-            tr.scenery = (self.state is None and tr.face == "up" and not self.in_hand_zone(tr.geom)
-                          and (self._old_layout_at_start or (
-                              setup and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)))
+            tr.scenery = (setup and tr.face == "up" and not self.in_hand_zone(tr.geom)
+                          and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)
+            tr.old = self.state is None and self._old_layout_at_start and tr.face == "up"
             self._next_id += 1
             self.tiles[tr.id] = tr
             new_tiles.append(tr)
@@ -665,7 +669,7 @@ class Tracker:
     def _plays(self, frame: int, t: float, candidates: list[TrackedTile]) -> list:
         """Lay the candidates that touch the layout, in the order adjacency allows; notice the rest."""
         pending = [c for c in candidates if c.face == "up" and c.status != "layout" and c.id in self.tiles
-                   and not c.scenery]
+                   and not c.scenery and not c.old]
         if self._binder is not None and self._binder.pending:  # recorded tiles are no new plays; no lead: wait
             held = self._binder.held_keys()
             pending = [] if self.lop.lead is None else [c for c in pending if c.key not in held]
@@ -780,7 +784,8 @@ class Tracker:
     def start_over(self, frame: int, t: float, new_hand: bool = True) -> list:
         """Another match began at the table (the umpire's choice; its hands are numbered from 1):
         every face-up tile on the table now (the old match's layout, often not cleared yet; before
-        the first read, the tiles that read shows) is scenery until moved, not the new match's plays.
+        the first read, the tiles that read shows) is ``old``: never the new match's play, even when
+        it moves as the layout is swept off, until it is gone.
 
         Args:
             frame, t: the frame index and time (s) of the notice.
@@ -794,7 +799,7 @@ class Tracker:
         if self.state is None:
             self._old_layout_at_start = True
         for tr in self.tiles.values():
-            tr.scenery = tr.scenery or tr.face == "up"
+            tr.old = tr.old or tr.face == "up"
         if not new_hand:
             return []
         self.new_hand(None)
