@@ -371,6 +371,9 @@ class Registry:
         try:
             res = rt.append(item.event, source=source.kind, actor=item.tag, hand=item.hand, new_hand=item.new_hand)
             source.acknowledge(item, res["hand"], res["index"])
+            if item.new_hand:  # the recorded plays a restart could not find belong to a hand now left
+                for a in [a for a in rt.open_alerts.values() if a["kind"] == "resume_unseen"]:
+                    rt.update_alert(a["id"], "resolved", "worker", f"hand {res['hand']} began")
         except (AppendRejected, NotFound) as exc:
             getattr(source, "rejected", lambda item: None)(item)
             n = len(rt.logs)

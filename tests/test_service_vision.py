@@ -215,6 +215,32 @@ def test_vision_notices_become_alerts(tmp_path, monkeypatch, footage):
     assert notice["message"] == "2 tiles appeared at once" and notice["seat"] == "N" and notice["details"]["frame"] == 24
 
 
+class _ClearedMeanwhileSource(_NoticeSource):
+    """A restarted camera that first cannot find the recorded hand (``resume_unseen``), then sees a
+    new hand begin (its first event opens the next match hand)."""
+
+    async def __aiter__(self):
+        from engine.events import Deal, Play
+        from service.sources import SourceItem
+
+        yield SourceItem(Play(seat="N", tile=(6, 3), t=1.0, frame=8))
+        yield SourceItem(None, alert={"type": "vision_notice", "kind": "resume_unseen", "t": 2.0, "frame": 16,
+                                      "message": "resumed hand 1: 1 of its 1 recorded plays are not in view"})
+        yield SourceItem(Deal(hands={}, draws_seen=False), new_hand=True)
+
+
+def test_a_new_hand_resolves_the_restarts_unseen_plays_alert(tmp_path, monkeypatch, footage):
+    """helper-67: the ``resume_unseen`` alert stayed open after the camera had found a new hand."""
+    monkeypatch.setitem(sources._FACTORIES, "vision", _ClearedMeanwhileSource)
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage)
+        post(c, "/api/tables/cam/start")
+        wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished")
+        alerts = c.get("/api/tables/cam/alerts?status=all").json()
+    unseen = [(a["status"], a["note"]) for a in alerts if a["kind"] == "resume_unseen"]
+    assert unseen == [("resolved", "hand 2 began")]
+
+
 class _DroppingStream:
     """A live source of three still frames that recovered from one drop before the last."""
 
