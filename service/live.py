@@ -326,7 +326,8 @@ class TableRuntime:
             if hs.result is None and h < len(states):  # the next hand began: this one is left in play
                 out[f"flag:{mid}:{h}:end:unfinished"] = {
                     "category": "flag", "kind": "hand_unfinished", "hand": h, "idx": None, "seat": None,
-                    "message": f"hand {h} is not over but hand {h + 1} began: end it (its plays so far count)",
+                    "message": f"hand {h} is not over but hand {h + 1} began: end it with its result "
+                               "(a domino's winner, a lock; its plays so far count)",
                     "details": {}}
             for o in hs.outcomes:
                 for f in o.flags:

@@ -450,7 +450,8 @@ def test_a_hand_left_in_play_when_the_next_began_is_an_alert_until_ended(client)
     assert r.status_code == 201 and r.json()["hand"] == 2
     alerts = client.get("/api/tables/t1/alerts").json()
     assert [(a["kind"], a["hand"], a["message"]) for a in alerts if a["kind"] == "hand_unfinished"] == [
-        ("hand_unfinished", 1, "hand 1 is not over but hand 2 began: end it (its plays so far count)")]
+        ("hand_unfinished", 1, "hand 1 is not over but hand 2 began: end it with its result (a domino's winner, "
+                               "a lock; its plays so far count)")]
     r = post(client, "/api/tables/t1/events", {"event": {"type": "hand_end", "kind": "umpire"}, "hand": 1})
     assert r.status_code == 201, r.text
     alerts = client.get("/api/tables/t1/alerts?status=all").json()
