@@ -388,22 +388,33 @@ class _CameraPart:
         self.frames.close()
 
 
+def _in_two_parts(monkeypatch, footage, part=None, second_from_start=False) -> int:
+    """Register a ``vision`` source whose first start reads the footage up to the middle between its
+    8th and 9th plays and whose second start reads the rest (``second_from_start``: all of it again,
+    as a replayed file starts over), through ``part`` (default :class:`_CameraPart`) with the oracle
+    recognizer; returns that cut frame."""
+    gt = footage["gt"]
+    cut = (gt["plays"][7]["frame"] + gt["plays"][8]["frame"]) // 2
+    oracle = Oracle(gt, footage["profile"])
+    parts = iter([(0, cut), (0 if second_from_start else cut, gt["n_frames"])])
+    part = part or _CameraPart
+
+    def factory(table):
+        start, stop = next(parts)
+        return VisionSource(table, recognizer_factory=lambda profile: oracle, before_frame=oracle.progress,
+                            frame_source_factory=lambda spec: part(spec, start, stop))
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    return cut
+
+
 def test_a_camera_table_restarted_mid_hand_goes_on_with_the_recorded_hand(footage, tmp_path, monkeypatch):
     """helper-59: restarting a camera table's worker mid-hand read every tile on the table again as a
     new play (a second lead, mismatched ends, false alerts). Now the worker goes on with the hand
     as recorded: the plays are the footage's, each once, and nothing is flagged."""
     gt = footage["gt"]
     want = [(w["seat"], w["tile"], w["end"]) for w in gt["plays"]]
-    cut = (gt["plays"][7]["frame"] + gt["plays"][8]["frame"]) // 2  # between the 8th and 9th plays
-    oracle = Oracle(gt, footage["profile"])
-    parts = iter([(0, cut), (cut, gt["n_frames"])])
-
-    def factory(table):
-        start, stop = next(parts)
-        return VisionSource(table, recognizer_factory=lambda profile: oracle, before_frame=oracle.progress,
-                            frame_source_factory=lambda spec: _CameraPart(spec, start, stop))
-
-    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    _in_two_parts(monkeypatch, footage)  # cut between the 8th and 9th plays
 
     def run_part(c):
         post(c, "/api/tables/cam/start")
@@ -625,18 +636,9 @@ def test_a_camera_started_in_a_new_match_does_not_take_the_last_matchs_layout_fo
                                                                                         monkeypatch):
     """helper-67: stop the camera table, start a new match, start the table again: the 8 tiles of
     the last match's layout still on the table became the new match's hand-1 plays, all at once. They
-    are scenery now: the new match's hand 1 holds the camera's deal and only tiles laid since."""
+    are old tiles now: the new match's hand 1 holds the camera's deal and only tiles laid since."""
     gt = footage["gt"]
-    cut = (gt["plays"][7]["frame"] + gt["plays"][8]["frame"]) // 2
-    oracle = Oracle(gt, footage["profile"])
-    parts = iter([(0, cut), (cut, gt["n_frames"])])
-
-    def factory(table):
-        start, stop = next(parts)
-        return VisionSource(table, recognizer_factory=lambda profile: oracle, before_frame=oracle.progress,
-                            frame_source_factory=lambda spec: _CameraPart(spec, start, stop))
-
-    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    _in_two_parts(monkeypatch, footage)
     old = {tuple(sorted(p["tile"])) for p in gt["plays"][:8]}
     with TestClient(app_for(tmp_path)) as c:
         vision_table(c, footage)
@@ -686,16 +688,7 @@ def test_a_replayed_file_started_again_mid_hand_is_a_new_hand_not_more_of_the_re
     hand already recorded (mismatched ends, a deal after the first play, desync alerts)."""
     gt = footage["gt"]
     want = [(w["seat"], w["tile"], w["end"]) for w in gt["plays"]]
-    cut = (gt["plays"][7]["frame"] + gt["plays"][8]["frame"]) // 2
-    oracle = Oracle(gt, footage["profile"])
-    parts = iter([(0, cut), (0, gt["n_frames"])])
-
-    def factory(table):
-        start, stop = next(parts)
-        return VisionSource(table, recognizer_factory=lambda profile: oracle, before_frame=oracle.progress,
-                            frame_source_factory=lambda spec: _FilePart(spec, start, stop))
-
-    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    _in_two_parts(monkeypatch, footage, _FilePart, second_from_start=True)
     with TestClient(app_for(tmp_path)) as c:
         vision_table(c, footage, speed=10000)
         for _ in range(2):
