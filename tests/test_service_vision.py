@@ -201,13 +201,18 @@ class _NoticeSource:
         yield SourceItem(Play(seat="N", tile=(6, 3), t=3.0, frame=24, confidence=0.5))
 
 
-def test_vision_notices_become_alerts(tmp_path, monkeypatch, footage):
-    monkeypatch.setitem(sources._FACTORIES, "vision", _NoticeSource)
+def _alerts_after_run(tmp_path, monkeypatch, footage, source, status: str) -> list[dict]:
+    """The camera table's alerts (``status``: open / all) once ``source`` has run to its end."""
+    monkeypatch.setitem(sources._FACTORIES, "vision", source)
     with TestClient(app_for(tmp_path)) as c:
         vision_table(c, footage)
         post(c, "/api/tables/cam/start")
         wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished")
-        alerts = c.get("/api/tables/cam/alerts?status=open").json()
+        return c.get(f"/api/tables/cam/alerts?status={status}").json()
+
+
+def test_vision_notices_become_alerts(tmp_path, monkeypatch, footage):
+    alerts = _alerts_after_run(tmp_path, monkeypatch, footage, _NoticeSource, "open")
     kinds = sorted((a["category"], a["kind"]) for a in alerts)
     # the notice, and the engine's own alert for a play read with low confidence
     assert kinds == [("uncertain", "uncertain_read"), ("vision", "uncertain_read")]
@@ -231,12 +236,7 @@ class _ClearedMeanwhileSource(_NoticeSource):
 
 def test_a_new_hand_resolves_the_restarts_unseen_plays_alert(tmp_path, monkeypatch, footage):
     """helper-67: the ``resume_unseen`` alert stayed open after the camera had found a new hand."""
-    monkeypatch.setitem(sources._FACTORIES, "vision", _ClearedMeanwhileSource)
-    with TestClient(app_for(tmp_path)) as c:
-        vision_table(c, footage)
-        post(c, "/api/tables/cam/start")
-        wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished")
-        alerts = c.get("/api/tables/cam/alerts?status=all").json()
+    alerts = _alerts_after_run(tmp_path, monkeypatch, footage, _ClearedMeanwhileSource, "all")
     unseen = [(a["status"], a["note"]) for a in alerts if a["kind"] == "resume_unseen"]
     assert unseen == [("resolved", "hand 2 began")]
 
