@@ -557,6 +557,17 @@ def test_the_umpires_events_reach_a_running_camera_worker(tmp_path, monkeypatch,
         assert len(src.synced) == 2  # a stopped worker hears nothing
 
 
+class _SyncLog:
+    """A tracker stand-in that notes every record ``sync`` hands it."""
+
+    def __init__(self):
+        self.logs = []
+
+    def sync(self, log):
+        self.logs.append(log)
+        return []
+
+
 def test_a_record_change_reaches_the_tracker_for_its_hand_once_the_cameras_own_events_are_stored():
     """helper-62: a change applied while the camera's latest play was still on its way lost that play
     (and gave false passes later); a change to a hand before the camera had stored anything in it
@@ -564,15 +575,7 @@ def test_a_record_change_reaches_the_tracker_for_its_hand_once_the_cameras_own_e
     kept, whatever its hand."""
     from engine.events import Play
 
-    class Tracker:
-        def __init__(self):
-            self.logs = []
-
-        def sync(self, log):
-            self.logs.append(log)
-            return []
-
-    src, tracker = VisionSource({"id": "t", "hands_recorded": 0}), Tracker()
+    src, tracker = VisionSource({"id": "t", "hands_recorded": 0}), _SyncLog()
     record = {1: ["the umpire's lead"]}
     src.sync_record(1, lambda: record[1])
     assert src.record.take(tracker) == [] and tracker.logs == [["the umpire's lead"]]  # hand 1: the first
@@ -606,16 +609,8 @@ def test_a_new_match_at_the_table_starts_the_cameras_hands_from_hand_1():
     camera's next hand (opened by the ``hand_cleared`` that follows) is the new match's hand 1."""
     from engine.events import Play
 
-    class Tracker:
-        def __init__(self):
-            self.logs = []
-
-        def sync(self, log):
-            self.logs.append(log)
-            return []
-
     for stored_in_old_hand in (True, False):
-        src, tracker = VisionSource({"id": "t", "hands_recorded": 2}), Tracker()
+        src, tracker = VisionSource({"id": "t", "hands_recorded": 2}), _SyncLog()
         if stored_in_old_hand:
             sent = []
             src._send(sent.append, Play(seat="E", tile=(5, 2)), "vision:7")
