@@ -46,27 +46,17 @@ class BodyLimit:
             await self._refuse(scope, receive, send)
             return
         received = 0
-        started = False
 
         async def limited_receive():  # noqa: ANN202
             nonlocal received
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.limit:
+                if received > self.limit:  # the app's HTTPException handling answers it (a route reads bodies)
                     raise BodyTooLarge(self.limit)
             return message
 
-        async def watched_send(message) -> None:  # noqa: ANN001
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, watched_send)
-        except BodyTooLarge:  # read outside a route (a middleware): answered here
-            if not started:
-                await self._refuse(scope, receive, send)
+        await self.app(scope, limited_receive, send)
 
     async def _refuse(self, scope, receive, send) -> None:  # noqa: ANN001
         await JSONResponse({"detail": too_large_message(self.limit)}, status_code=413)(scope, receive, send)

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path

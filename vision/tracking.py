@@ -548,8 +548,7 @@ class Tracker:
                                                   "old_confidence": tr.confidence, "new_confidence": o.confidence}))
                 elif tr.status != "layout":
                     tr.pips, tr.confidence = o.pips, o.confidence
-                    if not tr.old:
-                        candidates.append(tr)
+                    candidates.append(tr)
             if rel <= cfg.jitter and turn <= cfg.angle_jitter_deg:
                 continue
             kind = "bump" if how != "far" else "moved"
@@ -560,7 +559,7 @@ class Tracker:
                                      tile=tr.key, details={"displacement": round(disp, 2),
                                                            "rotation_deg": round(turn, 1)}))
                 moved_layout = True
-            elif tr.face == "up" and not tr.old:
+            elif tr.face == "up":
                 tr.scenery = False  # a tile someone moved is a tile, not a picture
                 candidates.append(tr)  # a loose tile that moved may have been played
         if moved_layout:
@@ -804,7 +803,7 @@ class Tracker:
             return []
         self.new_hand(None)
         return [Notice("hand_cleared", t, frame, "another match began: a new hand starts; the tiles on "
-                       "the table are not its plays until moved")]
+                       "the table now are none of its plays")]
 
     def cleared_meanwhile(self, frame: int, t: float, keys: set[tuple[int, int]]) -> list:
         """The recorded layout is not on the table: a new hand. Tiles of the old hand still lying
