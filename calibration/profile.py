@@ -242,6 +242,26 @@ class TableProfile(BaseModel):
         edge = nearest_edge(np.asarray(point_mm, np.float64), self.table_size_mm)
         return next(seat for seat, e in self.seat_edges.items() if e == edge)
 
+    def on_table(self, points_mm: np.ndarray, margin_mm: float = 0.0) -> np.ndarray:
+        """Which table points lie on the calibrated table, grown by ``margin_mm`` on every side.
+
+        Args:
+            points_mm: ``(N, 2)`` (or ``(2,)``) float table coordinates, mm.
+            margin_mm: how far outside the table edges a point still counts, mm (>= 0).
+
+        Returns:
+            ``(N,)`` bool.
+
+        Raises:
+            CalibrationError: no table size in the profile.
+        """
+        if self.table_size_mm is None:
+            raise CalibrationError(f"profile {self.name!r} has no table size")
+        w, h = self.table_size_mm
+        p = np.asarray(points_mm, np.float64).reshape(-1, 2)
+        return ((p[:, 0] >= -margin_mm) & (p[:, 0] <= w + margin_mm)
+                & (p[:, 1] >= -margin_mm) & (p[:, 1] <= h + margin_mm))
+
     def rectify(self, frame: np.ndarray, px_per_mm: float = 1.0) -> np.ndarray:
         """Top-down table image at ``px_per_mm``; see :func:`calibration.rectify.rectify_frame`.
 

@@ -469,6 +469,16 @@ def test_lens_only_profile_has_no_table() -> None:
         p.image_to_table(np.zeros((1, 2)))
 
 
+def test_on_table_with_margin() -> None:
+    p = TableProfile(name="t", image_size=(1, 1), table_size_mm=(900, 600))  # TABLE_MM spelled out
+    pts = np.array([[0, 0], [900, 600], [450, 300], [-1, 300], [901, 300], [450, -0.5], [450, 624]])
+    assert p.on_table(pts).tolist() == [True, True, True, False, False, False, False]
+    assert p.on_table(pts, margin_mm=24).tolist() == [True] * 7
+    assert p.on_table((925, 0), margin_mm=24).tolist() == [False]
+    with pytest.raises(CalibrationError, match="no table size"):
+        TableProfile(name="lens", image_size=(1, 1)).on_table(pts)
+
+
 def test_seats(profile: TableProfile) -> None:
     # "ESWN": E at y=0, S at x=W, W at y=H, N at x=0.
     assert profile.seat_of_point((450, 10)) == "E"

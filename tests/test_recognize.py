@@ -484,6 +484,26 @@ def test_calibrated_scene_gives_table_mm(recognizer):
 
 
 @needs_models
+def test_tiles_off_the_calibrated_table_are_dropped(recognizer):
+    from vision.recognize import OFF_TABLE_MARGIN
+
+    frame, labels, spec = render_eval_scene(1, undistorted=True)
+    prof, off = scene_profile(spec)
+    w, h = prof.table_size_mm
+    # the same camera, calibrated for a table that ends 60 % of the way across the picture
+    narrow = prof.model_copy(update={"table_size_mm": (0.6 * w, h)})
+    limit = 0.6 * w + OFF_TABLE_MARGIN * prof.tile_size_mm.length
+    centre_x = {k: pl.x_mm - off[0] for k, pl in enumerate(spec.placements)}
+    full, cut = recognizer(frame, prof), recognizer(frame, narrow)
+    assert sum(o.center_mm[0] > limit + 5 for o in full) >= 3  # tiles out there to drop
+    assert all(o.center_mm[0] <= limit + 5 for o in cut)  # + 5 mm: the read refines the box
+    # the tiles well inside the narrow table are all still found
+    inside = [dict(l, visible=l["visible"] if centre_x[k] < limit - 20 else 0.0) for k, l in enumerate(labels)]
+    r_full, r_cut = match_scene(full, inside), match_scene(cut, inside)
+    assert r_cut["gt"] >= 8 and r_cut["found"] == r_full["found"], (r_cut, r_full)
+
+
+@needs_models
 def test_grey_and_odd_sized_frames(recognizer):
     frame, labels, _ = render_eval_scene(2)
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)

@@ -17,7 +17,10 @@ Pipeline (docs/recognition.md):
 5. face-up tiles: halves cut from the full-resolution frame, read by
    :class:`vision.pip_reader.PipReader` (learned, cross-checked by the classical counter);
 6. :func:`vision.set_constraint.resolve_readings` applies the set constraint;
-7. with a profile, each tile's centre (mm) and long-axis angle (degrees) on the table.
+7. with a table-calibrated profile, boxes whose centre lies off the table (a tile held in a
+   hand, an overlay drawn on the picture, the floor) are dropped before reading
+   (:data:`OFF_TABLE_MARGIN`), and each tile gets its centre (mm) and long-axis angle
+   (degrees) on the table.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Recognizer", "FocusedRecognize", "FOCUS_THRESHOLD", "recognize", "ModelsMissingError",
            "DEFAULT_DETECTOR", "INT8_DETECTOR", "DYNAMIC_DETECTOR", "default_detector", "check_profile",
-           "DEFAULT_PIP_READER", "as_bgr", "table_pose"]
+           "DEFAULT_PIP_READER", "as_bgr", "table_pose", "off_table_dropped", "OFF_TABLE_MARGIN"]
 
 #: Default ``read_threshold`` of :class:`Recognizer` (measured on DDD photos and the held-out
 #: synthetic frames, docs/benchmarks.md).
@@ -70,6 +73,11 @@ DEFAULT_PIP_READER = _MODELS / "pip_reader.onnx"
 #: rendered val frames downscaled and JPEG-compressed (quality 40), tiles both halves right 0.993 at
 #: 48 px, 0.989 at 32 px, 0.982 at 24-28 px, 0.958 at 20 px (bench/tile_size_sweep.py, docs/recognition.md).
 READABLE_TILE_PX = 28.0
+#: With a table-calibrated profile, a box whose centre lies more than this many tile lengths
+#: outside the table's edges is dropped: no tile rests there. Half a tile leaves room for a
+#: calibration a few millimetres off and for a tile's raised top face, which an oblique camera
+#: shows displaced outwards.
+OFF_TABLE_MARGIN = 0.5
 #: The tile verifier (``dominocast train verifier``, models/tile_verifier.md).
 DEFAULT_VERIFIER = _MODELS / "tile_verifier.onnx"
 #: Default ``none_threshold`` of :class:`Recognizer`: boxes the verifier gives at least this
@@ -192,6 +200,23 @@ def table_pose(polygon_px: np.ndarray, profile: TableProfile) -> tuple[np.ndarra
     return centre.astype(np.float32), float(ang)
 
 
+def off_table_dropped(obs: list[TileObservation], profile: TableProfile) -> list[TileObservation]:
+    """The observations whose centre lies on the calibrated table (:data:`OFF_TABLE_MARGIN`).
+
+    Args:
+        obs: observations with ``polygon_px`` (4, 2) float image px.
+        profile: a profile with a table calibration (homography and table size).
+
+    Raises:
+        CalibrationError: the profile has no table calibration.
+    """
+    if not obs:
+        return obs
+    centres = np.stack([o.polygon_px.mean(0) for o in obs]).astype(np.float64) - 0.5  # pixel-centre convention
+    keep = profile.on_table(profile.image_to_table(centres), OFF_TABLE_MARGIN * profile.tile_size_mm.length)
+    return [o for o, k in zip(obs, keep) if k]
+
+
 def _missing(path: Path, what: str) -> ModelsMissingError:
     return ModelsMissingError(f"model file {path} is missing: train it with `dominocast train {what}` "
                               f"(or copy the released {path.name} into {path.parent})")
@@ -306,6 +331,8 @@ class Recognizer:
             if p[:, 0].min() < 1 or p[:, 1].min() < 1 or p[:, 0].max() > W - 1 or p[:, 1].max() > H - 1:
                 o.flags.append(FLAG_FRAME_EDGE)
             obs.append(o)
+        if profile is not None and profile.homography is not None and profile.table_size_mm is not None:
+            obs = off_table_dropped(obs, profile)
         down = [o for o in obs if o.face == "down"]
         if self.verifier is not None and down:  # face-up boxes have the pip reader to vouch for them
             p_none = self.verifier.p_none(np.stack([context_crop(bgr, o.polygon_px) for o in down]))
