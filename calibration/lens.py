@@ -31,14 +31,32 @@ _CALIB_CRITERIA = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 100, 1e-12)
 _MIN_CHARUCO_CORNERS = 6
 
 
+#: Fewest squares a board side may have: OpenCV's chessboard finder needs more than 2 inner
+#: corners each way (a 3-square side has 2).
+MIN_SQUARES = 4
+#: Square sides a board may have, mm: finer than 2 mm does not print; coarser than 500 mm is no
+#: sheet (and huge sizes overflowed the fit).
+SQUARE_MM_RANGE = (2.0, 500.0)
+
+
+def check_board_size(cols: int, rows: int, square_mm: float) -> None:
+    """Raise :class:`CalibrationError` unless a board of ``cols`` x ``rows`` squares of ``square_mm``
+    (mm) can be printed and found (:data:`MIN_SQUARES`, :data:`SQUARE_MM_RANGE`)."""
+    if cols < MIN_SQUARES or rows < MIN_SQUARES:
+        raise CalibrationError(f"board must be at least {MIN_SQUARES} x {MIN_SQUARES} squares, got {cols} x {rows}")
+    lo, hi = SQUARE_MM_RANGE
+    if not lo <= square_mm <= hi:  # also false for nan
+        raise CalibrationError(f"square size must be {lo:g}-{hi:g} mm, got {square_mm:g}")
+
+
 @dataclass(frozen=True)
 class BoardSpec:
     """A calibration board.
 
     Attributes:
         kind: ``"checkerboard"`` or ``"charuco"``.
-        cols: squares across the board (>= 3).
-        rows: squares down the board (>= 3).
+        cols: squares across the board (>= :data:`MIN_SQUARES`).
+        rows: squares down the board (>= :data:`MIN_SQUARES`).
         square_mm: side of one square, millimetres.
         marker_mm: ChArUco only: side of the ArUco marker inside a white square, mm
             (default 0.7 * ``square_mm``).
@@ -55,10 +73,7 @@ class BoardSpec:
     def __post_init__(self) -> None:
         if self.kind not in BOARD_KINDS:
             raise CalibrationError(f"unknown board kind {self.kind!r} (use checkerboard or charuco)")
-        if self.cols < 3 or self.rows < 3:
-            raise CalibrationError(f"board must be at least 3 x 3 squares, got {self.cols} x {self.rows}")
-        if not self.square_mm > 0:
-            raise CalibrationError(f"square size must be > 0 mm, got {self.square_mm}")
+        check_board_size(self.cols, self.rows, self.square_mm)
         if self.kind == "charuco":
             if not 0 < self.charuco_marker_mm < self.square_mm:
                 raise CalibrationError(

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from calibration.errors import CalibrationError
+from calibration.lens import check_board_size
 from calibration.table import (CORNER_IDS, CORNER_LABELS, DEFAULT_MARKER_MARGIN_MM,
                                DEFAULT_MARKER_MM, MARKER_DICTIONARY)
 
@@ -78,6 +79,11 @@ class _Page:
                   centre=True)
 
 
+#: Smallest printed corner marker, mm: at arm's length above a table a smaller one is a few
+#: pixels across, too few for its 5 x 5 bits to be read.
+MIN_MARKER_MM = 10.0
+
+
 def marker_sheet(*, paper: str = "A4", dpi: float = 300.0, marker_mm: float = DEFAULT_MARKER_MM,
                  margin_mm: float = DEFAULT_MARKER_MARGIN_MM) -> np.ndarray:
     """Render the sheet of the four table-corner markers at true size.
@@ -102,8 +108,9 @@ def marker_sheet(*, paper: str = "A4", dpi: float = 300.0, marker_mm: float = DE
     """
     page = _Page(paper, dpi)
     cut = marker_mm + 2 * margin_mm
-    if margin_mm < 2 or marker_mm <= 0:
-        raise CalibrationError("marker size must be > 0 mm and its margin at least 2 mm")
+    if not (margin_mm >= 2 and marker_mm >= MIN_MARKER_MM):  # "not >=": nan fails too
+        raise CalibrationError(f"marker size must be at least {MIN_MARKER_MM:g} mm and its margin at least 2 mm, "
+                               f"got {marker_mm:g} mm and {margin_mm:g} mm")
     gap_x = (page.w_mm - 2 * cut) / 3
     top, label_h, gap_y = 38.0, 16.0, 8.0
     if gap_x < 5 or top + 2 * (cut + label_h) + gap_y + 25 > page.h_mm:
@@ -170,8 +177,7 @@ def checkerboard_sheet(*, paper: str = "A4", dpi: float = 300.0, cols: int = 8, 
             white border of one square (10 to 15 mm) and room for the label.
     """
     page = _Page(paper, dpi)
-    if cols < 3 or rows < 3 or not square_mm > 0:
-        raise CalibrationError("checkerboard needs at least 3 x 3 squares of > 0 mm")
+    check_board_size(cols, rows, square_mm)
     bw, bh = cols * square_mm, rows * square_mm
     quiet = min(max(10.0, square_mm), 15.0)
     if bw + 2 * quiet > page.w_mm or bh + 2 * quiet + 24 > page.h_mm:

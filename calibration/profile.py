@@ -8,6 +8,7 @@ table size) and the table set-up (seat edges, tile size).  A lens-only profile (
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -42,7 +43,7 @@ def _utc_now() -> datetime:
 class TileSize(BaseModel):
     """Expected domino tile size in millimetres (face length x width, and thickness)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     length: PositiveFloat = 48.0
     width: PositiveFloat = 24.0
@@ -67,7 +68,7 @@ class ReprojectionErrors(BaseModel):
             errors are then 0 and say nothing about accuracy).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     lens_rms_px: float | None = Field(default=None, ge=0)
     table_rms_mm: float | None = Field(default=None, ge=0)
@@ -94,7 +95,7 @@ class TableProfile(BaseModel):
         errors: reprojection errors of the calibration steps.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     version: Literal[1] = PROFILE_VERSION
     name: str = Field(min_length=1)
@@ -120,8 +121,10 @@ class TableProfile(BaseModel):
             raise ValueError(f"must be a 3x3 matrix, got shape {arr.shape}")
         if not np.all(np.isfinite(arr)):
             raise ValueError("contains NaN or infinite values")
-        if abs(np.linalg.det(arr)) == 0.0:
-            raise ValueError("is singular")
+        with np.errstate(over="ignore", invalid="ignore"):
+            det = np.linalg.det(arr)
+        if not (np.isfinite(det) and det != 0.0):  # e.g. 1e308 entries: every mapping would overflow
+            raise ValueError("is singular or out of range")
         return arr.tolist()
 
     @field_validator("camera_matrix")
@@ -291,6 +294,8 @@ class TableProfile(BaseModel):
             tmp.write_text(self.to_json(), encoding="utf-8")
             os.replace(tmp, p)
         except OSError as exc:
+            with contextlib.suppress(OSError):  # e.g. ``path`` is a folder: no stray .tmp left beside it
+                tmp.unlink(missing_ok=True)
             raise CalibrationError(f"{p}: cannot write profile ({exc.strerror or exc})") from exc
         return p
 
@@ -305,7 +310,7 @@ class TableProfile(BaseModel):
         """
         p = Path(path)
         try:
-            text = p.read_text(encoding="utf-8")
+            text = p.read_text(encoding="utf-8-sig")  # a byte-order mark, as Notepad writes one, is fine
         except FileNotFoundError:
             raise CalibrationError(f"{p}: no such profile file") from None
         except (OSError, UnicodeDecodeError) as exc:

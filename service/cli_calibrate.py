@@ -15,7 +15,7 @@ import typer
 
 from rich.markup import escape
 
-from service.cli_common import check_distinct_outputs, check_out_file, console, err_console, fail
+from service.cli_common import check_distinct_outputs, check_out_file, check_positive, console, err_console, fail
 
 calibrate_app = typer.Typer(
     help="Calibrate the camera lens and the table plane; print marker sheets.",
@@ -90,6 +90,31 @@ def _parse_points(text: str, option: str) -> list[tuple[float, float]]:
     return points
 
 
+#: Largest table side, mm (a tournament table is about 1 m; 20 m is no table, and sizes far
+#: beyond overflowed the fit).
+MAX_TABLE_MM = 20_000.0
+#: A table is at least this many tile lengths across its shorter side (a line of play needs room).
+TILES_ACROSS = 4
+
+
+def _check_table_mm(table_mm: tuple[float, float]) -> None:
+    """``--table-mm`` two finite sizes in (0, :data:`MAX_TABLE_MM`] mm, else one-line error (exit 2)."""
+    w, h = table_mm
+    if not (0 < w <= MAX_TABLE_MM and 0 < h <= MAX_TABLE_MM):  # nan fails too
+        raise _fail(f"--table-mm must be two sizes of 0-{MAX_TABLE_MM:g} mm (width and height, e.g. "
+                    f"--table-mm 1000 600), got {w:g} {h:g}")
+
+
+def _check_on_table(points_mm, table_mm: tuple[float, float]) -> None:
+    """``--points-mm`` must lie on the table (edges included): a point off it means a wrong
+    --table-mm or a typo, and the homography would map the table somewhere else."""
+    w, h = table_mm
+    for x, y in points_mm:
+        if not (0 <= x <= w and 0 <= y <= h):
+            raise _fail(f"--points-mm: ({x:g},{y:g}) lies off the {w:g} x {h:g} mm table (--table-mm); "
+                        "table positions run from (0,0) to (W,H)")
+
+
 def _same_photo(images: list[Path]) -> str | None:
     """"A is given twice" / "A and B are the same photo" for the first repeat among ``images``, or None."""
     seen: dict[bytes, Path] = {}
@@ -121,6 +146,7 @@ def markers_cmd(
     if not 72 <= dpi <= 1200:  # the library says "dpi", not the option
         raise _fail(f"--dpi must be 72-1200, got {dpi:g}")
     check_out_file("--out", out, "markers.png")  # e.g. under a file: said as such, not "File exists"
+    check_positive("--marker-mm", marker_mm, "mm")
     with _one_line_errors():
         if checkerboard:
             page = checkerboard_sheet(paper=paper.value, dpi=dpi, cols=cols, rows=rows,
@@ -152,7 +178,9 @@ def lens_cmd(
     from calibration.lens import BoardSpec, calibrate_lens_files
     from calibration.profile import ReprojectionErrors, TableProfile
 
+    check_out_file("--out", out, "lens.json")
     check_distinct_outputs([("--out", out)], [("one of the photos", i) for i in images])
+    check_positive("--marker-mm", marker_mm, "mm")
     with _one_line_errors():
         spec = BoardSpec(kind=board.value, cols=cols, rows=rows, square_mm=square_mm,
                          marker_mm=marker_mm, dictionary=dictionary)
@@ -211,15 +239,20 @@ def table_cmd(
         raise _fail("give exactly one of --markers or --points")
     if points_mm is not None and points is None:
         raise _fail("--points-mm needs --points")
+    check_out_file("--out", out, "table.json")
     check_distinct_outputs([("--out", out)], [("the photo", image), ("the --lens profile", lens)])
+    _check_table_mm(table_mm)
+    check_positive("--marker-mm", marker_mm, "mm")
+    check_positive("--marker-inset-mm", marker_inset_mm, "mm")
     with _one_line_errors():
         seat_edges = parse_seat_spec(seats)
         try:
             tile = TileSize(length=tile_mm[0], width=tile_mm[1], thickness=tile_thickness_mm)
         except ValidationError as exc:
             raise _fail(f"--tile-mm/--tile-thickness-mm: {exc.errors()[0]['msg']}") from None
-        if not (table_mm[0] > 0 and table_mm[1] > 0):
-            raise _fail(f"--table-mm must be positive, got {table_mm[0]:g} {table_mm[1]:g}")
+        if tile.length * TILES_ACROSS > min(table_mm):
+            raise _fail(f"--tile-mm: a {tile.length:g} mm tile on a {table_mm[0]:g} x {table_mm[1]:g} mm table; "
+                        "give the tile's length and width in mm (e.g. --tile-mm 48 24)")
         lens_profile = TableProfile.load(lens) if lens is not None else None
         if lens_profile is not None and not lens_profile.has_lens:
             raise _fail(f"{lens}: profile has no lens calibration (run `dominocast calibrate lens`)")
@@ -238,6 +271,8 @@ def table_cmd(
         else:
             px = np.array(_parse_points(points or "", "--points"))
             mm = np.array(_parse_points(points_mm, "--points-mm")) if points_mm is not None else None
+            if mm is not None:
+                _check_on_table(mm, table_mm)
             if mm is None and len(px) != 4:
                 raise _fail(f"--points: need the 4 table corners, got {len(px)} points "
                            "(or give --points-mm for other points)")

@@ -168,6 +168,9 @@ def detect(
             profile = load_profile(calibration)
         except CalibrationError as exc:
             raise fail(" ".join(str(exc).split())) from None
+        if profile.homography is None or profile.table_size_mm is None:  # lens only: no mm, no tile size
+            raise fail(f"{calibration}: profile has no table calibration (lens only); run "
+                       f"`dominocast calibrate table IMAGE --lens {calibration} --out TABLE.json ...` and pass that")
     try:
         rec = _make_recognizer(models, threads, sets, cross_check.value)
     except ModelsMissingError as exc:
@@ -179,7 +182,7 @@ def detect(
     records: list[dict] = []
     bad = duplicates = 0
     try:
-        bad, duplicates = _detect_each(images, rec, profile, tile_px, records, shots)
+        bad, duplicates, off_table = _detect_each(images, rec, profile, tile_px, records, shots)
     except KeyboardInterrupt:  # keep what was done: the JSON of the images read so far
         _write_json(json_out, records, several)
         where = f"; their tiles are in {json_out}" if json_out is not None and records else ""
@@ -191,6 +194,11 @@ def detect(
         console.print(f"note: no tile found in {plural(empty, 'image')} with the tile size searched; if tiles "
                       "are there, give their length in pixels with --tile-px N (or a --calibration profile)",
                       markup=False, highlight=False)
+    if off_table:
+        console.print(f"note: {plural(off_table, 'box', 'boxes')} off the calibrated table dropped (a tile held up, the "
+                      "floor, text on the picture); if tiles on the table are missing, the camera may have moved "
+                      f"since {calibration} was made: run `dominocast calibrate table` again",
+                      markup=False, highlight=False, soft_wrap=True)
     if duplicates and sets == 1:
         console.print(f"note: {plural(duplicates, 'tile')} read twice in one image (flag duplicate): if the table "
                       "holds more than one set, pass --sets 2; if not, one of the two is not a real tile "
@@ -222,17 +230,18 @@ def _write_json(json_out: Path | None, records: list[dict], several: bool) -> bo
 
 
 def _detect_each(images: list[Path], rec, profile, tile_px: float | None, records: list[dict],
-                 shots: list[Path]) -> tuple[int, int]:
+                 shots: list[Path]) -> tuple[int, int, int]:
     """Recognize each image, print its table, append its record, write its ``--annotate`` picture.
 
-    Returns ``(images that failed, tiles flagged duplicate)``; a bad image is one error line.
+    Returns ``(images that failed, tiles flagged duplicate, boxes dropped off the calibrated table)``;
+    a bad image is one error line.
     """
     import cv2
 
     from calibration.errors import CalibrationError
     from calibration.images import load_image
 
-    bad = duplicates = 0
+    bad = duplicates = off_table = 0
     names = Counter(p.name for p in images)
     for k, image in enumerate(images):
         label = image.name if names[image.name] == 1 else str(image)  # same names: say which folder
@@ -248,6 +257,7 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
             records.append({"image": str(image), "error": msg, "tiles": None})
             bad += 1
             continue
+        off_table += getattr(rec, "last_off_table", 0)
         console.print(_table(label, tiles, profile is not None))
         records.append({"image": str(image), "tiles": [t.to_json() for t in tiles]})
         duplicates += sum(FLAG_DUPLICATE in t.flags for t in tiles)
@@ -260,7 +270,7 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
             except (OSError, cv2.error) as exc:
                 fail(f"{dst}: cannot write ({getattr(exc, 'strerror', None) or ' '.join(str(exc).split())})")
                 bad += 1
-    return bad, duplicates
+    return bad, duplicates, off_table
 
 
 def register(app: typer.Typer) -> None:

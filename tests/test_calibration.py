@@ -242,8 +242,11 @@ def test_lens_errors() -> None:
         calibrate_lens([blank] * 3, BoardSpec())
     with pytest.raises(CalibrationError, match="differs from the first image"):
         calibrate_lens([blank, np.full((240, 320), 200, np.uint8)], BoardSpec())
-    with pytest.raises(CalibrationError, match="at least 3 x 3"):
-        BoardSpec(cols=2)
+    with pytest.raises(CalibrationError, match="at least 4 x 4"):
+        BoardSpec(cols=3)  # 2 inner corners: OpenCV's finder refuses it
+    for bad in (float("inf"), float("nan"), 1e-9, 1e308):
+        with pytest.raises(CalibrationError, match="square size must be 2-500 mm"):
+            BoardSpec(square_mm=bad)
     with pytest.raises(CalibrationError, match="needs 55 markers"):
         BoardSpec(kind="charuco", cols=11, rows=10, dictionary="DICT_4X4_50")
 
@@ -660,3 +663,64 @@ def test_cli_bad_input(tmp_path: Path) -> None:
                           "is one of the photos: it would be overwritten")
     assert blank.read_bytes() == photo and not_image.read_text() == "not an image"
     assert not out.exists()
+
+
+def test_cli_sizes_out_of_range_are_one_line_errors(tmp_path: Path) -> None:
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640), 90, np.uint8))
+    out = tmp_path / "p.json"
+    corners = ("--points", "10,10 600,10 600,400 10,400")
+    # each reached a traceback or wrote a profile its own tools refused (helper-71)
+    assert_one_line_error(run("table", blank, "--markers", "--out", out, "--table-mm", "inf", "600"),
+                          "--table-mm must be two sizes of 0-20000 mm", "got inf 600")
+    assert_one_line_error(run("table", blank, "--markers", "--out", out, "--table-mm", "1e20", "1e20"),
+                          "--table-mm must be two sizes")
+    assert_one_line_error(run("table", blank, *corners, "--out", out, "--table-mm", "900", "600",
+                              "--tile-thickness-mm", "inf"), "--tile-mm/--tile-thickness-mm", "finite")
+    assert_one_line_error(run("table", blank, *corners, "--out", out, "--table-mm", "900", "600",
+                              "--tile-mm", "2000", "1000"), "a 2000 mm tile on a 900 x 600 mm table")
+    assert_one_line_error(run("table", blank, "--points", "10,10 600,10 600,400 10,400 300,200", "--points-mm",
+                              "200,100 800,100 800,500 200,500 500,300", "--out", out, "--table-mm", "900", "450"),
+                          "--points-mm: (800,500) lies off the 900 x 450 mm table")
+    assert_one_line_error(run("markers", "--out", tmp_path / "m.png", "--marker-mm", "nan"),
+                          "--marker-mm must be a finite number of mm > 0, got nan")
+    assert_one_line_error(run("markers", "--out", tmp_path / "m.png", "--marker-mm", "0.5"),
+                          "marker size must be at least 10 mm")
+    assert_one_line_error(run("markers", "--checkerboard", "--out", tmp_path / "m.png", "--rows", "3"),
+                          "board must be at least 4 x 4 squares, got 8 x 3")
+    assert_one_line_error(run("lens", blank, "--out", out, "--square-mm", "inf"), "square size must be 2-500 mm")
+    assert not out.exists() and not (tmp_path / "m.png").exists()
+    # a folder as --out is refused before the work, and leaves no .tmp beside it
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    assert_one_line_error(run("table", blank, *corners, "--out", folder, "--table-mm", "900", "600"),
+                          f"--out {folder} is a folder, not a file")
+    assert_one_line_error(run("lens", blank, "--out", folder), f"--out {folder} is a folder, not a file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir", "blank.png"]
+
+
+def test_profile_save_into_a_folder_leaves_no_temporary_file(tmp_path: Path) -> None:
+    folder = tmp_path / "p.json"
+    folder.mkdir()
+    with pytest.raises(CalibrationError, match="cannot write profile"):
+        TableProfile(name="t", image_size=(4, 3)).save(folder)
+    assert [p.name for p in tmp_path.iterdir()] == ["p.json"]
+
+
+def test_profile_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
+    p = TableProfile(name="t", image_size=(4, 3), table_size_mm=(900, 600))
+    path = tmp_path / "notepad.json"
+    path.write_bytes(b"\xef\xbb\xbf" + p.to_json().encode())
+    assert TableProfile.load(path).table_size_mm == (900, 600)
+
+
+def test_profile_refuses_infinite_sizes_and_overflowing_homographies() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="finite"):
+        TableProfile(name="t", image_size=(4, 3), table_size_mm=(float("inf"), 600))
+    with pytest.raises(ValidationError, match="finite"):
+        TableProfile(name="t", image_size=(4, 3), tile_size_mm={"length": 48, "width": 24, "thickness": float("inf")})
+    with pytest.raises(ValidationError, match="singular or out of range"):
+        TableProfile(name="t", image_size=(4, 3), table_size_mm=(900, 600),
+                     homography=[[1e308, 0, 0], [0, 1e308, 0], [0, 0, 1]])

@@ -423,3 +423,36 @@ def test_duplicates_with_one_set_suggest_sets_2(monkeypatch, files):
             "pass --sets 2; if not, one of the two is not a real tile (a printed picture?) or is misread") in " ".join(
                 res.stdout.split())
     assert "note:" not in _invoke(files["good"], "--sets", "2").stdout
+
+
+def test_lens_only_profile_is_refused_before_any_image(fake, files, tmp_path):
+    from calibration.profile import TableProfile
+
+    lens = TableProfile(name="lens", image_size=(160, 120), camera_matrix=[[200, 0, 80], [0, 200, 60], [0, 0, 1]],
+                        dist_coeffs=[0.0, 0.0, 0.0, 0.0]).save(tmp_path / "lens.json")
+    out = tmp_path / "tiles.json"
+    out.write_text("[1]\n")  # an earlier run's tiles
+    r = _invoke(files["good"], files["good2"], "--calibration", lens, "--json", out)
+    assert r.exit_code == 2 and fake.calls == 0
+    assert r.stderr.strip() == (f"error: {lens}: profile has no table calibration (lens only); run `dominocast "
+                                f"calibrate table IMAGE --lens {lens} --out TABLE.json ...` and pass that")
+    assert out.read_text() == "[1]\n"
+
+
+def test_boxes_dropped_off_the_table_are_counted_in_a_note(monkeypatch, files, tmp_path):
+    fake = FakeRecognizer()
+    dropped = iter([3, 2])
+
+    def rec(frame, profile=None, tile_px=None):
+        rec.last_off_table = next(dropped)  # as Recognizer.last_off_table after each call
+        return fake(frame, profile, tile_px)
+
+    monkeypatch.setattr(cli_detect, "_make_recognizer", lambda *a, **k: rec)
+    prof = _profile(tmp_path)
+    r = _invoke(files["good"], files["good2"], "--calibration", prof)
+    assert r.exit_code == 0
+    assert (f"note: 5 boxes off the calibrated table dropped (a tile held up, the floor, text on the picture); if "
+            f"tiles on the table are missing, the camera may have moved since {prof} was made: run `dominocast "
+            "calibrate table` again") in " ".join(r.stdout.split())
+    dropped = iter([0])
+    assert "note:" not in _invoke(files["good"], "--calibration", prof).stdout

@@ -288,6 +288,8 @@ class Recognizer:
         self.confident = float(confident)
         self.tile_px = tile_px
         self.last_tile_px: float | None = None
+        #: Boxes of the last call dropped as off the calibrated table (:func:`off_table_dropped`).
+        self.last_off_table = 0
 
     def bind(self, profile: TableProfile | None = None) -> FocusedRecognize:
         """This recognizer with a fixed profile, as the footage pipeline calls it (with ``focus``)."""
@@ -331,8 +333,10 @@ class Recognizer:
             if p[:, 0].min() < 1 or p[:, 1].min() < 1 or p[:, 0].max() > W - 1 or p[:, 1].max() > H - 1:
                 o.flags.append(FLAG_FRAME_EDGE)
             obs.append(o)
+        self.last_off_table = 0
         if profile is not None and profile.homography is not None and profile.table_size_mm is not None:
-            obs = off_table_dropped(obs, profile)
+            kept = off_table_dropped(obs, profile)
+            self.last_off_table, obs = len(obs) - len(kept), kept
         down = [o for o in obs if o.face == "down"]
         if self.verifier is not None and down:  # face-up boxes have the pip reader to vouch for them
             p_none = self.verifier.p_none(np.stack([context_crop(bgr, o.polygon_px) for o in down]))
