@@ -222,6 +222,7 @@ def apply(st: HandState, index: int, ev: object) -> Outcome:
         raise IllegalEvent(f"seat {seat!r} is not playing (seats: {', '.join(st.order)})")
     points: dict[str, int] = {}
     flags: list[Flag] = []
+    before = st.result  # the outcome carries the result this event sets (or replaces)
     t = getattr(ev, "t", None)
     if t is not None and st.first_t is None:
         st.first_t = t
@@ -256,7 +257,7 @@ def apply(st: HandState, index: int, ev: object) -> Outcome:
     st.flags.extend(flags)
     out = Outcome(
         index, ev, {k: v for k, v in points.items() if v}, flags, st.layout.open_ends(),
-        st.layout.ends_count(), placement, st.result if st.result and not _had_result(st) else None,
+        st.layout.ends_count(), placement, st.result if st.result is not None and st.result is not before else None,
     )
     st.outcomes.append(out)
     return out
@@ -289,10 +290,6 @@ def _stop_at_time_limit(st: HandState, ev: object, points: dict, flags: list[Fla
         {"limit_t": limit_at},
     ))
     _finish(st, "time", None, st.last_player, points)
-
-
-def _had_result(st: HandState) -> bool:
-    return any(o.result is not None for o in st.outcomes)
 
 
 def _check_turn(st: HandState, seat: str, flags: list[Flag]) -> None:
@@ -548,6 +545,10 @@ def _take_back(st: HandState, ev: TakeBack, points: dict, flags: list[Flag]) -> 
     flags.append(Flag("take_back", ev.seat, f"{ev.seat} took back {ev.tile}"))
 
 
+#: Results a hand reaches by play (a penalty that ends the hand can still fold it afterwards).
+_PLAYED_OUT = ("domino", "locked", "time")
+
+
 def _penalty(st: HandState, ev: Penalty, points: dict, flags: list[Flag]) -> None:
     rules = st.rules
     spec = rules.penalties.get(ev.name) if ev.name else None
@@ -570,10 +571,19 @@ def _penalty(st: HandState, ev: Penalty, points: dict, flags: list[Flag]) -> Non
     for other in st.sides:
         if other != side:
             points[other] = points.get(other, 0) + opponents
-    if spec and (spec.ends_hand or spec.redeal) and not st.over:
+    folded = st.result is not None and st.result.kind not in _PLAYED_OUT
+    if spec and (spec.ends_hand or spec.redeal) and not folded:
+        # seed 000: a bogus play "can be called at any time during that hand ... Once confirmed, all hands
+        # are folded": a call confirmed after the hand's end (the umpire came late) folds it all the same,
+        # and the domino's or lock's points are taken back
+        undone = st.result.awards if st.result is not None else {}
+        for side, pts in undone.items():
+            points[side] = points.get(side, 0) - pts
+        void = f"; the {st.result.kind} is void" if st.result is not None else ""
+        st.pending_end = None
         kind = "redeal" if spec.redeal else "penalty"
         nxt = _penalty_next_leader(st, spec, ev.seat, st.leader)
-        _set_result(st, HandResult(kind, None, None, {}, {}, note=f"{ev.name} by {ev.seat}", next_leader=nxt,
+        _set_result(st, HandResult(kind, None, None, {}, {}, note=f"{ev.name} by {ev.seat}{void}", next_leader=nxt,
                                    next_required_lead=st.context.required_lead if kind == "redeal" else None))
     elif spec and (spec.opponents_lead_next or spec.next_leader == "right_of_infractor") and st.result is None:
         # fix (tests/test_engine_seeds.py, seed 001 looking at tiles): the hand goes on, but whoever wins

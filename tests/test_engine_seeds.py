@@ -185,6 +185,29 @@ def test_000_bogus_play_is_a_flag_then_minus_25_and_a_redeal():
     assert (st.scores, st.result.next_leader) == ({"N": -25, "S": 0}, "S")
 
 
+def test_000_bogus_play_confirmed_after_the_domino_still_folds_the_hand():
+    rules = load_ruleset(LISA)
+    hand = _lisa_domino_hand(2, "6-6 6-4 0-0")  # N: 15 in plays, then the domino for 20
+    st = replay(rules, hand, HandContext(leader="N"))
+    assert st.scores == {"N": 35, "S": 0} and st.result.kind == "domino"
+    # "This can be called at any time during that hand ... Once confirmed, all hands are folded": the
+    # umpire confirms S's call after N went out; the domino is void, the points called in play stand
+    st = replay(rules, hand + ev("S penalty bogus_play"), HandContext(leader="N"))
+    assert st.scores == {"N": 15, "S": -25}
+    assert (st.result.kind, st.result.next_leader, st.result.awards) == ("redeal", "N", {})
+    assert st.result.note == "bogus_play by S; the domino is void"
+    assert st.outcomes[-1].points == {"N": -20, "S": -25} and st.outcomes[-1].result is st.result
+    # the hand is folded once: a second confirmed call costs its points only
+    st = replay(rules, hand + ev("S penalty bogus_play", "N penalty bogus_play"), HandContext(leader="N"))
+    assert st.scores == {"N": -10, "S": -25} and st.result.note == "bogus_play by S; the domino is void"
+    # confirmed while the hand waits for S's reveal: folded, nothing left to wait for
+    st = replay(rules, hand[:-1] + ev("S penalty bogus_play"), HandContext(leader="N"))
+    assert st.pending_end is None and st.result.kind == "redeal" and st.scores == {"N": 15, "S": -25}
+    # the infractor held domino: the lead of the new deal passes to the left
+    st = replay(rules, hand + ev("N penalty bogus_play"), HandContext(leader="N"))
+    assert (st.scores, st.result.next_leader) == ({"N": -10, "S": 0}, "S")
+
+
 def test_000_drawing_or_passing_with_a_legal_play_is_flagged_and_costs_50():
     rules = load_ruleset(LISA)
     deal = "deal N 5-4 6-6 6-5 3-3 2-2 1-1 0-0 / S 4-1 6-3 6-2 5-3 3-2 3-1 2-0"
