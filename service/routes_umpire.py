@@ -10,7 +10,7 @@ from typing import Literal
 
 from fastapi import APIRouter, Depends, Request
 
-from engine.events import Correction, HandEnd, Penalty, Play
+from engine.events import Correction, Draw, HandEnd, Pass, Penalty, Play, TakeBack
 from engine.tiles import Tile, TileError
 from service.auth import require_token
 from service.deps import actor, registry, viewable
@@ -90,15 +90,20 @@ def fix_tile(table_id: str, body: FixTileBody, request: Request) -> dict:
         return _correct(rt, hand, body.index, fixed, actor(request, body.by), body.reason)
 
 
+#: Events the camera attributes to a seat by where and when they happen: what ``reassign`` moves.
+_TURN_EVENTS = (Play, Pass, Draw, TakeBack)
+
+
 @router.post("/reassign", status_code=201, dependencies=umpire)
 def reassign(table_id: str, body: ReassignBody, request: Request) -> dict:
-    """The play at ``index`` was made by ``seat``."""
+    """The play (or pass, draw, take-back) at ``index`` was made by ``seat``."""
     rt = registry(request).get(table_id)
     with rt.lock:  # read and replace in one step: a void landing in between must not be undone
         hand = _current(rt, body.hand)
         ev = rt.event_at(hand, body.index)
-        if not hasattr(ev, "seat"):
-            raise Invalid(f"event #{body.index} of hand {hand} ({ev.type}) has no seat")
+        if not isinstance(ev, _TURN_EVENTS):  # a reveal's tiles are that seat's hand: moving them is no fix
+            raise Invalid(f"event #{body.index} of hand {hand} is a {ev.type}: reassign moves a play, pass, draw "
+                          "or take-back to another seat (a correction replaces any other event)")
         return _correct(rt, hand, body.index, ev.model_copy(update={"seat": body.seat}), actor(request, body.by),
                         body.reason)
 

@@ -133,6 +133,13 @@ def test_fix_tile_reassign_and_scores_recomputed(tmp_path):
         # a penalty entered by the umpire, with explicit points
         r = post(c, "/api/tables/t/events", {"event": {"type": "penalty", "seat": "N", "points": -10, "reason": "slow"}})
         assert r.status_code == 201 and scores(c)["N"] == -10
+        # a penalty or a reveal is no seat's turn: reassign refuses it, the pass moves (helper-72: a reveal
+        # moved to the seat that went out un-ended the hand)
+        r = post(c, "/api/tables/t/reassign", {"index": 5, "seat": "S"})
+        assert r.status_code == 422 and r.json()["detail"] == (
+            "event #5 of hand 1 is a penalty: reassign moves a play, pass, draw or take-back to another seat "
+            "(a correction replaces any other event)")
+        assert post(c, "/api/tables/t/reassign", {"index": 4, "seat": "S"}).status_code == 201
 
 
 def test_hand_confirmation(bad_play):
