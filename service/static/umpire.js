@@ -17,6 +17,8 @@
     t.classList.remove("hidden"); clearTimeout(toast.timer); toast.timer = setTimeout(() => t.classList.add("hidden"), 4000);
   }
   const by = () => $("by").value || "umpire";
+  // the events /reassign moves to another seat (service/routes_umpire.py _TURN_EVENTS)
+  const TURN_EVENTS = new Set(["play", "pass", "draw", "take_back"]);
   async function act(path, body) {
     try {
       const out = await DC.api(`/api/tables/${T}${path}`, {method: "POST", body, token});
@@ -94,7 +96,7 @@
         : `${e.type} ${e.seat || ""} ${e.tile ? e.tile.join("-") : ""} ${e.end || ""}`;
       const tools = e.type === "correction" || replaced.has(i) ? "" :
         (e.type === "play" ? `<button data-act="fix" data-i="${i}">fix tile</button>` : "")
-        + (e.seat ? `<button data-act="seat" data-i="${i}">seat</button>` : "")
+        + (TURN_EVENTS.has(e.type) ? `<button data-act="seat" data-i="${i}">seat</button>` : "")
         + `<button data-act="void" data-i="${i}">void</button>`;
       return `<tr class="${replaced.has(i) ? "corrected" : ""}"><td>${i}</td><td>${DC.esc(text)} ${flags}</td><td>${pts}</td><td>${tools}</td></tr>`;
     }).join("");
