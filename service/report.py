@@ -1,8 +1,10 @@
 """``report.html`` of a reviewed game: the timeline of plays with snapshots, the score chart, the flags.
 
-One self-contained HTML file (inline CSS and SVG, no scripts, no network) that opens from
-disk; snapshots and the annotated video are files beside it, referenced by relative path. Each
-event's time links into the video at that moment (a media fragment, ``annotated.webm#t=12.5``).
+One self-contained HTML file (inline CSS and SVG, one small inline script, no network) that
+opens from disk; snapshots and the annotated video are files beside it, referenced by relative
+path. Each event's time seeks the video on the page to that moment (the video stays in view at
+the top while the timeline scrolls); without scripts the link opens the video there (a media
+fragment, ``annotated.webm#t=12.5``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ table{border-collapse:collapse;width:100%} td,th{border-bottom:1px solid #ddd;pa
 tr.flag{background:#fff1f0} .pts{font-weight:600;color:#0a6} .neg{color:#c00}
 img.snap{width:220px;border-radius:4px} .flagtxt{color:#c00;font-size:.9em}
 .legend span{margin-right:1rem} svg{background:#fafafa;border:1px solid #eee}
-video.replay{width:100%;max-height:70vh;background:#000;border-radius:4px}
+video.replay{width:100%;max-height:40vh;background:#000;border-radius:4px;position:sticky;top:0;z-index:1}
 .warn{background:#fff4e5;border-left:4px solid #e67e00;padding:.5rem .8rem;font-weight:600}
 """
 _COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
@@ -69,6 +71,18 @@ def score_chart_svg(rows: list[dict], width: int = 900, height: int = 260) -> st
     return '<div class="legend">' + "".join(legend) + "</div>" + "".join(parts)
 
 
+#: A time link seeks the page's video instead of leaving the report for the bare video file.
+_SEEK_JS = """<script>
+document.addEventListener("click", (e) => {
+  const a = e.target.closest("a.seek"), v = document.querySelector("video.replay");
+  if (!a || !v) return;
+  e.preventDefault();
+  v.currentTime = Number(a.dataset.t);
+  v.play().catch(() => {});
+});
+</script>"""
+
+
 def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
     flags = row.get("flags") or []
     # The review's own ``hand_end`` row repeats the award the scoring event's row already carries:
@@ -81,7 +95,7 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
     t = row.get("t")
     when = f"{t:.1f} s" if isinstance(t, (int, float)) else ""
     if when and video:
-        when = f'<a href="{html.escape(video)}#t={t:.2f}" title="watch from here">{when}</a>'
+        when = f'<a class="seek" data-t="{t:.2f}" href="{html.escape(video)}#t={t:.2f}" title="watch from here">{when}</a>'
     if row.get("file"):  # a folder's photo: its name is what the user knows it by
         when += f'<br><span class="file">{html.escape(Path(str(row["file"])).name)}</span>'
     text = html.escape(row.get("text") or " ".join(str(x) for x in (row["type"], row.get("kind"), row.get("message"))
@@ -138,7 +152,7 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
     body += [_row_html(r, snapshots.get(i), video) for i, r in enumerate(rows) if r.get("type") != "game_end"]
     body.append("</table>")
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>")
+            f"<style>{_CSS}</style></head><body>{''.join(body)}{_SEEK_JS if video else ''}</body></html>")
 
 
 def write_report(path: Path, title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],

@@ -64,7 +64,7 @@ def test_review_matches_ground_truth(footage, tmp_path):
     html = (tmp_path / "report.html").read_text()
     assert html.count("<tr") >= len(want) + 1
     assert '<video class="replay" controls preload="metadata" src="annotated.webm">' in html
-    assert f'href="annotated.webm#t={plays[0]["t"]:.2f}"' in html
+    assert f'data-t="{plays[0]["t"]:.2f}" href="annotated.webm#t={plays[0]["t"]:.2f}"' in html
     assert summary.files["annotated"] == tmp_path / "annotated.webm" and not (tmp_path / "annotated.mp4").exists()
     cap = cv2.VideoCapture(str(tmp_path / "annotated.webm"))
     fourcc = int(cap.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode("ascii", "replace")

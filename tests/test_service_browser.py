@@ -262,3 +262,27 @@ def test_umpire_fixes_a_tile_of_an_earlier_hand(tmp_path, browser):
             assert (fix["replaces"], fix["event"]["tile"]) == (1, [4, 0])
             assert len(c.get("/api/matches/1/hands/2").json()["events"]) == 1  # the hand in play is untouched
             page.close()
+
+
+def test_report_time_links_seek_the_video_on_the_page(tmp_path, browser):
+    """helper-72: a time link opened the bare video file and left the report."""
+    import cv2
+    import numpy as np
+
+    from service.report import write_report
+
+    vw = cv2.VideoWriter(str(tmp_path / "annotated.webm"), cv2.VideoWriter_fourcc(*"VP80"), 10, (64, 48))
+    for k in range(50):  # 5 s
+        vw.write(np.full((48, 64, 3), k * 5, np.uint8))
+    vw.release()
+    rows = [{"type": "play", "t": 3.2, "text": "N 6-6", "game": 1, "hand": 1, "points": {}, "score": {"N": 0}}]
+    page_path = write_report(tmp_path / "report.html", "review", "", rows, {}, [("N", 0, 0)], video="annotated.webm")
+    page = browser.new_page()
+    try:
+        page.goto(page_path.as_uri())
+        page.wait_for_function("document.querySelector('video.replay').readyState >= 1")
+        page.click("a.seek")
+        page.wait_for_function("Math.abs(document.querySelector('video.replay').currentTime - 3.2) < 0.3")
+        assert page.url == page_path.as_uri()  # still the report
+    finally:
+        page.close()
