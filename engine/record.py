@@ -332,9 +332,12 @@ def from_json(text: str) -> MatchRecord:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        got = data.get("format") if isinstance(data, dict) else type(data).__name__
-        raise RecordError(f"not a dominocast record (format is {got!r}, expected {FORMAT!r})")
+    if not isinstance(data, dict):
+        kind = {list: "an array", str: "a string", bool: "true or false", type(None): "null"}.get(type(data), "a number")
+        raise RecordError(f"not a dominocast record (the JSON is {kind}, a record is an object with "
+                          f"\"format\": \"{FORMAT}\")")
+    if data.get("format") != FORMAT:
+        raise RecordError(f"not a dominocast record (format is {data.get('format')!r}, expected {FORMAT!r})")
     check_version(data.get("version"))
     try:
         record = MatchRecord.model_validate({**data, "version": VERSION})

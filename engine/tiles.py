@@ -47,7 +47,9 @@ class Tile:
             if not m:
                 raise TileError(f"not a tile: {text!r} (write it as 6-4)")
             tile = cls(int(m.group(1)), int(m.group(2)))
-        if not (0 <= tile.a <= set_max and 0 <= tile.b <= set_max):
+        if tile.a < 0 or tile.b < 0:  # said apart: "not in a double-12 set" read as a set mix-up
+            raise TileError(f"tile {tile}: pips cannot be negative")
+        if tile.a > set_max or tile.b > set_max:
             raise TileError(f"tile {tile} is not in a double-{set_max} set")
         return tile
 

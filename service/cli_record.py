@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import typer
@@ -11,6 +12,11 @@ from engine.record_text import read_text, write_text
 from service.cli_common import fail
 
 record_app = typer.Typer(help="Game records: the JSON record and the text notation.", no_args_is_help=True)
+
+
+#: JSON text: an object, or an array (``[]``, ``[{...``; a JSON record is an object, and from_json says
+#: so); a notation file opens with tags such as ``[Event "..."]``.
+_JSON_START = re.compile(r"\s*(\{|\[\s*(\{|\]|$))")
 
 
 def load_record(path: Path) -> MatchRecord:
@@ -24,7 +30,7 @@ def load_record(path: Path) -> MatchRecord:
     except (OSError, UnicodeDecodeError) as exc:
         raise RecordError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     try:
-        return from_json(text) if text.lstrip().startswith("{") else read_text(text)
+        return from_json(text) if _JSON_START.match(text) else read_text(text)
     except RecordError as exc:
         raise RecordError(f"{path}: {exc}") from None
 

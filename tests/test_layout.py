@@ -257,3 +257,14 @@ def test_rebuild_replays_placements():
     b, placements = rebuild(plays, set_max=6, spinner="first_double")
     assert [p.end for p in placements] == ["lead", "E", "W"]
     assert b.open_ends() == {"W": 1, "E": 3, "N": 6, "S": 6}
+
+
+def test_tile_parse_says_what_is_wrong_with_a_tile():
+    from engine.tiles import TileError
+
+    assert Tile.parse([6, 4], 6) == Tile(6, 4) and Tile.parse("12-0") == Tile(12, 0)
+    # helper-72: a negative pip read "is not in a double-12 set" in a double-six game
+    with pytest.raises(TileError, match=r"^tile -1-2: pips cannot be negative$"):
+        Tile.parse([-1, 2])
+    with pytest.raises(TileError, match=r"^tile 7-3 is not in a double-6 set$"):
+        Tile.parse("7-3", 6)

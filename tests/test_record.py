@@ -407,6 +407,10 @@ def test_cli_stale_json_summary_is_recomputed(cli, tmp_path, demo):
 @pytest.mark.parametrize("content, message", [
     ('{"format": "dominocast-record", "version": 9}', "record version 9 is newer"),
     ("[Format \"dominocast-record 1\"]\n[Rules \"block\"]\nHand 1\n0. N 6-6\n1. S 6-6 E\n", "hand 1, event #1"),
+    # JSON arrays are read as JSON, not as notation tags (helper-72: "malformed tag '[]'")
+    ("[]\n", 'not a dominocast record (the JSON is an array, a record is an object with "format": '
+              '"dominocast-record")'),
+    ('[\n {"hands": []}\n]', "the JSON is an array"),
 ])
 def test_cli_record_show_errors(cli, tmp_path, content, message):
     path = tmp_path / "bad.txt"
