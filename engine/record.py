@@ -28,6 +28,7 @@ from engine.hand import HandState
 from engine.match import MatchState, replay_match
 from engine.ruleset import Ruleset
 from engine.seats import seats_for, team_of
+from engine.timeline import timeline
 
 FORMAT = "dominocast-record"
 VERSION = 1  # the major version this code reads and writes
@@ -263,14 +264,24 @@ def _standings(match: MatchState) -> list[StandingInfo]:
 
 
 def _hand_records(match: MatchState, logs: list[list]) -> list[HandRecord]:
+    # points the match did not count (after the game ended during play, past an exact target): the
+    # timeline's not_counted flags, so that the record says why its hand points exceed the game's
+    uncounted: dict[tuple[int, int, int], list[FlagInfo]] = {}
+    for row in timeline(match):
+        for f in row.get("flags", []):
+            if f["kind"] == "not_counted":
+                uncounted.setdefault((row["game"], row["hand"], row["index"]), []).append(
+                    FlagInfo(kind=f["kind"], seat=f["seat"], message=f["message"]))
     out: list[HandRecord] = []
     for game in match.games:
         for number, hand in enumerate(game.hands, start=1):
-            out.append(_hand_record(game.number, number, hand, logs[len(out)]))
+            extra = {i: fl for (g, h, i), fl in uncounted.items() if (g, h) == (game.number, number)}
+            out.append(_hand_record(game.number, number, hand, logs[len(out)], extra))
     return out
 
 
-def _hand_record(game: int, number: int, hand: HandState, log: list) -> HandRecord:
+def _hand_record(game: int, number: int, hand: HandState, log: list,
+                 uncounted: dict[int, list[FlagInfo]] | None = None) -> HandRecord:
     res = hand.result
     outcomes = []
     for o in hand.outcomes:
@@ -279,7 +290,8 @@ def _hand_record(game: int, number: int, hand: HandState, log: list) -> HandReco
             pts = {s: pts.get(s, 0) - o.result.awards.get(s, 0) for s in pts | o.result.awards}
         outcomes.append(OutcomeInfo(
             index=o.index, type=o.event.type, points={s: p for s, p in pts.items() if p},
-            flags=[FlagInfo(kind=f.kind, seat=f.seat, message=f.message, details=dict(f.details)) for f in o.flags],
+            flags=[FlagInfo(kind=f.kind, seat=f.seat, message=f.message, details=dict(f.details)) for f in o.flags]
+            + (uncounted or {}).get(o.index, []),
             open_ends=dict(o.open_ends), ends_total=o.ends_total,
             tile=[o.placement.tile.a, o.placement.tile.b] if o.placement else None,
             end=o.placement.end if o.placement else None,

@@ -465,3 +465,20 @@ def test_a_record_lists_no_game_that_has_no_hand_yet():
     rec = record_from_match(rules, [hand])
     assert [(g.number, g.hands, g.winner) for g in rec.games] == [(1, 1, "N")]
     assert len(record_from_match(rules, []).games) == 1  # a match not begun still has its first game
+
+
+def test_points_after_the_game_ended_in_play_are_flagged_in_the_record(demo):
+    # helper-72: with a target the game reaches during the hand ("immediately", seed 000 text), the
+    # record's hand said N +45, S +35 next to "game over", with nothing on the events that did not count
+    rec = demo.model_copy(deep=True)
+    rec.rules.params["target"] = 20
+    rec = rederive(rec)
+    # 1 N 5-5 +10, 2 S 5-0 +10, 3 N 0-0 +10: N has 20 -> the game is over after event 3
+    assert [(s.side, s.total) for s in rec.standings] == [("N", 20), ("S", 10)]
+    hand = rec.hands[0]
+    assert hand.points == {"N": 45, "S": 35}  # what the hand scored, as before
+    late = {o.index: [f.message for f in o.flags if f.kind == "not_counted"] for o in hand.outcomes}
+    late = {i: m for i, m in late.items() if m}
+    assert sorted(late) == [8, 9, 12, 14, 15]  # every later scoring event, the domino's award included
+    assert late[8] == ["N's 5 points not counted: the game was over (N reached 20)"]
+    assert late[15] == ["N's 20 points not counted: the game was over (N reached 20)"]
