@@ -52,6 +52,7 @@ class Laid:
     face: str = "up"
     confidence: float = 0.95
     det_score: float = 0.97  # the detector's score (a domino printed on a board: 0.2-0.35)
+    face_lab: tuple[float, float, float] | None = None  # the face's body colour, OpenCV 8-bit Lab
 
     def polygon_mm(self) -> np.ndarray:
         u = self.axis * TILE_L / 2
@@ -75,6 +76,7 @@ class Obs:
     center_mm: np.ndarray | None = None
     angle_deg: float | None = None
     flags: list = field(default_factory=list)
+    face_lab: tuple[float, float, float] | None = None
 
     @property
     def confidence(self) -> float:
@@ -228,7 +230,7 @@ def observe(tiles: list[Laid], to_px=None) -> list[Obs]:
         if t.face == "down":
             out.append(Obs(poly, "down", 0.9, None, None))
         else:
-            out.append(Obs(poly, "up", t.det_score, t.pips, (t.confidence, t.confidence)))
+            out.append(Obs(poly, "up", t.det_score, t.pips, (t.confidence, t.confidence), face_lab=t.face_lab))
     return out
 
 

@@ -357,6 +357,24 @@ def test_missing_models_say_how_to_get_them(tmp_path):
         Recognizer(tmp_path / "tile_detector.onnx", tmp_path / "pip_reader.onnx", verifier_path=tmp_path / "v.onnx")
 
 
+def test_face_colour_is_the_body_colour_whatever_the_pips():
+    from vision.crops import face_colour_lab, lab_distance
+
+    img = np.full((120, 200, 3), (40, 140, 40), np.uint8)  # green felt
+    ivory = (200, 235, 245)  # BGR
+    cv2.rectangle(img, (40, 30), (159, 89), ivory, -1)  # a 120 x 60 px tile
+    for x, y in ((60, 45), (80, 60), (100, 75), (120, 45), (140, 75), (130, 60)):  # six black pips
+        cv2.circle(img, (x, y), 5, (0, 0, 0), -1)
+    cv2.line(img, (99, 30), (99, 89), (0, 0, 0), 2)
+    poly = np.array([[40, 30], [160, 30], [160, 90], [40, 90]], np.float32)
+    want = cv2.cvtColor(np.uint8([[ivory]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    got = face_colour_lab(img, poly)
+    assert np.abs(np.array(got) - want).max() <= 1.0
+    # CIE76 with L back on 0-100: white vs black is 100; a and b count as they are
+    assert lab_distance((255.0, 128.0, 128.0), (0.0, 128.0, 128.0)) == pytest.approx(100.0)
+    assert lab_distance((0.0, 131.0, 132.0), (0.0, 128.0, 128.0)) == pytest.approx(5.0)
+
+
 def test_table_pose_centre_and_angle():
     from calibration.profile import TableProfile
     from vision.recognize import table_pose

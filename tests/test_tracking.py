@@ -144,6 +144,54 @@ def test_plays_are_oriented_and_carry_time_frame_and_confidence():
     assert 0.8 < evs[1].confidence <= 1.0
 
 
+def test_a_tile_seen_elsewhere_first_is_oriented_by_where_it_is_laid():
+    """fives-and-threes footage, ivory board: a tile read while held, then laid turned, kept the held
+    pose's pips order; its far half was taken for the touching one (a false mismatch, a wrong score)."""
+    rules = load_ruleset("nova-block")
+    table = Table(rules)
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    table.arm("E")
+    table.on.append(t_(470, 420, 0, (2, 5), "E"))  # held over the table: 2 nearer x = 0
+    assert plays(table.read()) == [] and notices(table.events, "unplaced_tile")
+    table.arm("E")
+    table.on[-1] = t_(648, 500, 0, (5, 2), "E")  # laid turned: its 5 touches the lead's 5
+    out = table.read()
+    assert plays(out) == [("E", (5, 2), "E")] and not notices(out, "uncertain_read")
+
+
+BLACK, IVORY = (40.0, 128.0, 128.0), (235.0, 126.0, 140.0)  # body colours, OpenCV 8-bit Lab
+
+
+def test_a_picture_unlike_the_set_read_with_a_real_tile_is_no_play():
+    """bdc-partnership footage on a game board: black tiles, ivory dominoes printed on the board. An
+    arm laid a tile and uncovered a printed one touching the new end: both were played."""
+    rules = load_ruleset("nova-block")
+    table = Table(rules)
+    for tile in (t_(600, 500, 0, (3, 5), "N"), t_(648, 500, 0, (5, 2), "E")):
+        table.play(dataclasses.replace(tile, face_lab=BLACK))
+    table.arm("S")
+    table.on += [t_(552, 500, 0, (6, 3), "S"), t_(504, 500, 0, (1, 6))]  # a real 6-3 and the picture beside it
+    table.on[-2] = dataclasses.replace(table.on[-2], face_lab=(52.0, 130.0, 126.0))  # a little lighter: glare
+    table.on[-1] = dataclasses.replace(table.on[-1], face_lab=IVORY)
+    out = table.read()
+    assert plays(out) == [("S", (3, 6), "W")]
+    (unlike,) = notices(out, "unlike_set")
+    assert unlike.tile == (6, 1) and unlike.details["colour_difference"] > 70
+    # it stays a picture on later reads; a real tile laid against the new end is played
+    out = table.play(dataclasses.replace(t_(696, 500, 0, (2, 4), "W"), face_lab=BLACK))
+    assert plays(out) == [("W", (2, 4), "E")] and not notices(out, "unlike_set")
+
+
+def test_a_lone_new_tile_is_never_judged_by_its_colour():
+    rules = load_ruleset("nova-block")
+    table = Table(rules)
+    for tile in (t_(600, 500, 0, (3, 5), "N"), t_(648, 500, 0, (5, 2), "E")):
+        table.play(dataclasses.replace(tile, face_lab=BLACK))
+    # under a glare spot a black tile reads as light as ivory: alone, it is played by its fit
+    out = table.play(dataclasses.replace(t_(552, 500, 0, (6, 3), "S"), face_lab=IVORY))
+    assert plays(out) == [("S", (3, 6), "W")] and not notices(out, "unlike_set")
+
+
 # ---- bumps, take-backs, missed states ----------------------------------------------------------
 
 def _two_tiles(rules):

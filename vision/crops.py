@@ -12,7 +12,8 @@ import numpy as np
 
 from vision.obb import PAD_VALUE
 
-__all__ = ["canonical_polygon", "rectified_tile", "halves", "rectified_halves", "grow_polygon", "context_crop"]
+__all__ = ["canonical_polygon", "rectified_tile", "halves", "rectified_halves", "grow_polygon", "context_crop",
+           "face_colour_lab", "lab_distance"]
 
 #: A context crop shows the box grown by this factor about its centre: a quarter-tile-short-side
 #: margin on the long sides, so the verifier sees the tile's edges and what lies around them.
@@ -119,3 +120,32 @@ def context_crop(frame: np.ndarray, polygon_px: np.ndarray, grow: float = CONTEX
         that a tile cut by the frame edge does not look smeared.
     """
     return rectified_tile(frame, grow_polygon(canonical_polygon(polygon_px), grow), out_long_px, fill=PAD_VALUE)
+
+
+#: The face colour is measured inside the box shrunk by this factor: the rim, a contact shadow and
+#: the table at a loose box's edge stay out.
+FACE_INNER = 0.7
+
+
+def face_colour_lab(frame: np.ndarray, polygon_px: np.ndarray) -> tuple[float, float, float]:
+    """The body colour of a tile's top face: the per-channel median CIELab colour of its inner part.
+
+    Pips and the divider are a minority of the face, so the median is the tile's body colour (ivory,
+    white, black), whatever its pips.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR frame.
+        polygon_px: (4, 2) float32 top-face corners in frame pixels.
+
+    Returns:
+        ``(L, a, b)`` in OpenCV's 8-bit Lab scale (L 0-255 for 0-100; a, b offset by 128).
+    """
+    inner = rectified_tile(frame, grow_polygon(polygon_px, FACE_INNER), 32)
+    lab = cv2.cvtColor(inner, cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    return tuple(float(v) for v in np.median(lab, axis=0))  # type: ignore[return-value]
+
+
+def lab_distance(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
+    """CIE76 colour difference of two :func:`face_colour_lab` colours, with L in 0-100 units."""
+    dl = (a[0] - b[0]) * 100.0 / 255.0
+    return float(np.sqrt(dl * dl + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2))

@@ -51,6 +51,8 @@ class TileObservation:
             not check), None when it checked neither half.
         center_mm: (2,) float32 tile centre on the table, mm (calibrated frames only).
         angle_deg: long-axis direction on the table, degrees (calibrated frames only).
+        face_lab: the body colour of a face-up tile's top face, median ``(L, a, b)`` in OpenCV's
+            8-bit Lab scale (:func:`vision.crops.face_colour_lab`); None when face down or not measured.
         flags: anomaly / provenance flags (``FLAG_*`` constants).
     """
 
@@ -64,6 +66,7 @@ class TileObservation:
     classical_pips: tuple[int | None, int | None] | None = None
     center_mm: np.ndarray | None = None
     angle_deg: float | None = None
+    face_lab: tuple[float, float, float] | None = None
     flags: list[str] = field(default_factory=list)
 
     @property

@@ -33,6 +33,7 @@ NOTICE_KINDS = (
     "reread",           # a tile already played now reads differently (details: old, new)
     "tile_missing",     # a placed tile not seen, but not a take-back (inside an arm, or unconfirmed)
     "unplaced_tile",    # a new face-up tile outside hand areas that touches no open end
+    "unlike_set",       # a new face-up tile unlike the line's tiles, read with one like them: a picture, no play
     "rejected",         # the engine refused an event the tracker built (details: error)
     "hand_cleared",     # the layout was cleared after the hand ended: a new hand starts
     "hand_end_inferred",  # a draw game: tiles shown after a play end the hand as a domino (umpire confirms)

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from models.runtime import TileVerifier
-from vision.crops import canonical_polygon, context_crop
+from vision.crops import canonical_polygon, context_crop, face_colour_lab
 from vision.detector import TARGET_TILE_PX, OBBDetector, derived_from, make_session
 from vision.obb import changed_share
 from vision.observation import FLAG_FRAME_EDGE, FLAG_PIP_DISAGREE, TileObservation
@@ -356,6 +356,7 @@ class Recognizer:
             res = resolve_readings(hr.probs, hr.conf, self.n_sets, self.confident)
             for i, (o, r) in enumerate(zip(up, res)):
                 o.polygon_px = hr.polygons[i]
+                o.face_lab = face_colour_lab(bgr, o.polygon_px)
                 o.half_probs = hr.probs[i]
                 o.raw_pips = r.raw_pips
                 o.pips = r.pips

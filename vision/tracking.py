@@ -57,6 +57,7 @@ from engine.events import Deal, Draw, Pass, Play, Reveal, TakeBack, effective
 from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
+from vision.crops import lab_distance
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
 from vision.placements import Notice, attribute_seat, seat_of_entry
@@ -105,6 +106,12 @@ class TrackerConfig:
             a play, until it is moved: a domino printed on a game board scores 0.2-0.35 and the pip
             reader vouches for it, and as the only face-up tile it became the lead. None: off (a
             folder of photos, whose first may show the lead just laid).
+        set_colour_max_de: new face-up tiles read together, one of them the colour of the line of
+            play's tiles and another further than this from it (CIE76 colour difference of the faces'
+            body colour, :func:`vision.crops.lab_distance`), make the unlike one a picture (a game
+            board's printed track an arm had covered), not a play: a set's tiles share one body
+            colour. Real tiles of rendered footage differ from their line by at most 33-58 when not
+            covered; printed ivory tiles beside black ones by 87-89. None: off.
     """
 
     still_window_s: float = 0.5
@@ -123,6 +130,7 @@ class TrackerConfig:
     visit_gap_s: float = 0.5
     unseen_seat_turns: int = 2
     setup_min_score: float | None = 0.35
+    set_colour_max_de: float | None = 70.0
 
 
 @dataclass
@@ -168,6 +176,8 @@ class TrackedTile:
     #: the last match's layout when another match began (``Tracker.start_over``): never a play, even
     #: moved (the layout is swept off tile by tile), until it is gone
     old: bool = False
+    #: body colour of the face when first seen (:attr:`vision.observation.TileObservation.face_lab`)
+    face_lab: tuple[float, float, float] | None = None
 
     @property
     def key(self) -> tuple[int, int] | None:
@@ -553,6 +563,10 @@ class Tracker:
                 continue
             kind = "bump" if how != "far" else "moved"
             tr.geom, tr.polygon_px = o.geom, np.asarray(o.obs.polygon_px, np.float32)
+            if o.pips is not None and o.key == tr.key:
+                # pips are in polygon order: a tile read while held, then laid turned, kept the held
+                # pose's order, and its far half was taken for the one touching the open end
+                tr.pips = o.pips
             if tr.status == "layout":
                 events.append(Notice(kind, t, frame, f"placed tile {tr.key} {kind} {disp:.1f} "
                                      f"{'mm' if self.profile is not None else 'px'}: not a play",
@@ -573,6 +587,7 @@ class Tracker:
             tr.scenery = (setup and tr.face == "up" and not self.in_hand_zone(tr.geom)
                           and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)
             tr.old = self.state is None and self._old_layout_at_start and tr.face == "up"
+            tr.face_lab = getattr(o.obs, "face_lab", None)
             self._next_id += 1
             self.tiles[tr.id] = tr
             new_tiles.append(tr)
@@ -601,7 +616,10 @@ class Tracker:
             tr = self.tiles.get(pr.tile_id)
             if tr is not None and i < len(recs):
                 r = recs[i]
-                recs[i] = type(r)(r.end, tr.geom, r.pips, r.touching, r.contact, r.spinner_arms)
+                pips, touching = r.pips, r.touching
+                if tr.pips is not None and r.pips[0] != r.pips[1] and tuple(tr.pips) == tuple(reversed(r.pips)):
+                    pips, touching = tr.pips, 1 - r.touching  # the bumped tile's corners came turned
+                recs[i] = type(r)(r.end, tr.geom, pips, touching, r.contact, r.spinner_arms)
         self.lop.rebuild(recs)
 
     def _is_arm_end(self, pr: PlayRecord) -> bool:
@@ -672,12 +690,13 @@ class Tracker:
         if self._binder is not None and self._binder.pending:  # recorded tiles are no new plays; no lead: wait
             held = self._binder.held_keys()
             pending = [] if self.lop.lead is None else [c for c in pending if c.key not in held]
+        notices: list = self._unlike_the_set(pending, frame, t)
+        pending = [c for c in pending if not c.scenery]
         if not pending:
-            return []
+            return notices
         if self.judge.state.over:  # after a domino or a lock, face-up tiles are shown hands, not plays
-            return self._after_end(frame, t, pending)
+            return notices + self._after_end(frame, t, pending)
         done: list[tuple[Play, list[str], str]] = []
-        notices: list = []
         if self.lop.lead is None:
             lead = self._choose_lead(pending)
             if lead is not None:
@@ -720,6 +739,28 @@ class Tracker:
                                          tile=c.key))
                 c.status = "unplaced"
         return events
+
+    def _unlike_the_set(self, pending: list[TrackedTile], frame: int, t: float) -> list:
+        """Mark as scenery the new face-up tiles unlike the line's tiles (``set_colour_max_de``) when
+        one read with them is like them; returns an ``unlike_set`` notice for each."""
+        limit = self.config.set_colour_max_de
+        line = [tr.face_lab for tr in self.tiles.values() if tr.status == "layout" and tr.face_lab is not None]
+        if limit is None or len(pending) < 2 or len(line) < 2:
+            return []  # a lone new tile is always judged by its fit: glare can lighten a real tile
+        ref = tuple(float(v) for v in np.median(np.array(line), axis=0))
+        far = {c.id: lab_distance(c.face_lab, ref) for c in pending if c.face_lab is not None}
+        if not any(d <= limit / 2 for d in far.values()):
+            return []  # nothing new looks like the set: no sign which of them is the picture
+        notices = []
+        for c in pending:
+            d = far.get(c.id)
+            if d is not None and d > limit:
+                c.scenery = True  # until someone moves it, as a board's printed tiles at the setup
+                notices.append(Notice("unlike_set", t, frame,
+                                      f"face-up tile {c.key} looks unlike the tiles of the line of play (colour "
+                                      f"difference {d:.0f}; a printed picture?): not a play", tile=c.key,
+                                      details={"colour_difference": round(d, 1)}))
+        return notices
 
     def _after_end(self, frame: int, t: float, pending: list[TrackedTile]) -> list:
         """New face-up tiles once the judge ended the hand: hand-area tiles are shown hands (the
