@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Optional
 
 import typer
 
 from engine.record import MatchRecord, RecordError, from_json, rederive, to_json
 from engine.record_text import read_text, write_text
-from service.cli_common import fail
+from service.cli_common import check_distinct_outputs, check_out_file, fail
 
 record_app = typer.Typer(help="Game records: the JSON record and the text notation.", no_args_is_help=True)
 
@@ -62,6 +63,46 @@ def show(
     except (RecordError, ValueError) as exc:  # ValueError: a log the engine cannot replay
         raise fail(str(exc) if str(file) in str(exc) else f"{file}: {exc}")
     print(to_json(record) if as_json else write_text(record), end="")
+
+
+@record_app.command("report")
+def report(
+    file: Path = typer.Argument(..., help="a JSON record or a text notation file"),
+    out: Path = typer.Option(..., "--out", help="the HTML report to write (e.g. report.html)"),
+    video: Optional[Path] = typer.Option(None, "--video", help="the game's video (a review's annotated.webm): "
+                                         "each event's time then plays it from that moment"),
+) -> None:
+    """Write the report page of a record (a corrected one too): timeline, score chart, flags, standings."""
+    import os
+    from urllib.parse import quote
+
+    from engine.record import replay_record
+    from engine.timeline import timeline
+    from service.report import plural, write_report
+
+    check_out_file("--out", out, "report.html")
+    check_distinct_outputs([("--out", out)], [("the record", file), ("the --video", video)])
+    if video is not None and not video.is_file():
+        raise fail(f"--video {video}: no such file")
+    try:
+        record = rederive(load_record(file))
+        match = replay_record(record)
+    except (RecordError, ValueError) as exc:  # ValueError: a log the engine cannot replay
+        raise fail(str(exc) if str(file) in str(exc) else f"{file}: {exc}")
+    rows = list(timeline(match))
+    plays = sum(r.get("type") == "play" for r in rows)
+    flags = sum(len(r.get("flags") or []) for r in rows)
+    title = record.event.title or file.stem
+    subtitle = (f"rules {record.rules.preset} · {plural(len(record.hands), 'hand')}, {plural(plays, 'play')} · "
+                f"{plural(flags, 'flag')} · from {file.name}")
+    # a link relative to the report, so that the folder can move as a whole; '#' or '?' in a name is escaped
+    link = None if video is None else quote(os.path.relpath(video.resolve(), out.resolve().parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_report(out, title, subtitle, rows, {}, match.standings(), video=link)
+    except OSError as exc:
+        raise fail(f"{out}: cannot write: {exc.strerror or exc}") from None
+    print(f"wrote {out}: {plural(plays, 'play')}, {plural(flags, 'flag')}")
 
 
 def register(app: typer.Typer) -> None:

@@ -482,3 +482,32 @@ def test_points_after_the_game_ended_in_play_are_flagged_in_the_record(demo):
     assert sorted(late) == [8, 9, 12, 14, 15]  # every later scoring event, the domino's award included
     assert late[8] == ["N's 5 points not counted: the game was over (N reached 20)"]
     assert late[15] == ["N's 20 points not counted: the game was over (N reached 20)"]
+
+
+def test_cli_record_report_of_a_corrected_record(cli, tmp_path, demo):
+    # helper-72: corrections made in notation never reached a report page
+    text = write_text(demo).split("= domino")[0] + "16. fix 14 S 4-1 W\n17. S penalty -10/+0 slow play\n"
+    (tmp_path / "fixed.txt").write_text(text)
+    video = tmp_path / "review" / "annotated #1.webm"
+    video.parent.mkdir()
+    video.write_bytes(b"\x1aE")
+    out = tmp_path / "pages" / "report.html"
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "fixed.txt"), "--out", str(out),
+                                   "--video", str(video)])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.strip() == f"wrote {out}: 13 plays, 0 flags"  # events 1-15 but the draw (4) and the fix (10)
+    html = out.read_text()
+    # the standings recomputed: S 35 - 10 = 25; N keeps 45
+    assert "<tr><td>N</td><td>0</td><td>45</td></tr>" in html and "<tr><td>S</td><td>0</td><td>25</td></tr>" in html
+    assert "S penalty -10/+0" in html and "fix #14" not in html  # the fix is in force, not a row of its own
+    assert 'href="../review/annotated%20%231.webm#t=75.30"' in html  # relative to the report, escaped
+    # bad input: one line, exit code 2, nothing written
+    for args, message in ((["record", "report", str(tmp_path / "none.txt"), "--out", str(tmp_path / "r.html")],
+                           "cannot read"),
+                          (["record", "report", str(tmp_path / "fixed.txt"), "--out", str(tmp_path / "fixed.txt")],
+                           "is the record: it would be overwritten"),
+                          (["record", "report", str(tmp_path / "fixed.txt"), "--out", str(tmp_path / "r.html"),
+                            "--video", str(tmp_path / "nope.webm")], "no such file")):
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "r.html").exists()
