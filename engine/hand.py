@@ -545,8 +545,9 @@ def _take_back(st: HandState, ev: TakeBack, points: dict, flags: list[Flag]) -> 
     flags.append(Flag("take_back", ev.seat, f"{ev.seat} took back {ev.tile}"))
 
 
-#: Results a hand reaches by play (a penalty that ends the hand can still fold it afterwards).
-_PLAYED_OUT = ("domino", "locked", "time")
+#: Results a hand reaches by play (a penalty that ends the hand can still fold it afterwards), as said.
+_RESULT_NAMES = {"domino": "domino", "locked": "lock", "time": "time call"}
+_PLAYED_OUT = tuple(_RESULT_NAMES)
 
 
 def _penalty(st: HandState, ev: Penalty, points: dict, flags: list[Flag]) -> None:
@@ -579,12 +580,16 @@ def _penalty(st: HandState, ev: Penalty, points: dict, flags: list[Flag]) -> Non
         undone = st.result.awards if st.result is not None else {}
         for side, pts in undone.items():
             points[side] = points.get(side, 0) - pts
-        void = f"; the {st.result.kind} is void" if st.result is not None else ""
+        void = f"; the {_RESULT_NAMES[st.result.kind]} is void" if st.result is not None else ""
         st.pending_end = None
         kind = "redeal" if spec.redeal else "penalty"
         nxt = _penalty_next_leader(st, spec, ev.seat, st.leader)
+        # seed 000 names who leads the new deal ("the player that held domino before the bogus play goes
+        # first"): no tile is required of him; seed 003's "SALE EL QUE LE TOCABA" keeps the opening tile
+        named = spec.next_leader == "not_infractor"
         _set_result(st, HandResult(kind, None, None, {}, {}, note=f"{ev.name} by {ev.seat}{void}", next_leader=nxt,
-                                   next_required_lead=st.context.required_lead if kind == "redeal" else None))
+                                   next_required_lead=st.context.required_lead
+                                   if kind == "redeal" and not named else None))
     elif spec and (spec.opponents_lead_next or spec.next_leader == "right_of_infractor") and st.result is None:
         # fix (tests/test_engine_seeds.py, seed 001 looking at tiles): the hand goes on, but whoever wins
         # it, "The player to the right of the person at fault starts the next hand."

@@ -145,8 +145,16 @@ def _add_hand(rules: Ruleset, game: GameState, hand: HandState) -> None:
         return
     target = rules.target
     running = dict(game.scores)
+    # a fold confirmed after the hand's end voided its domino or lock (seed 000 bogus play): that award
+    # never reached the score, so it cannot have won the game in between
+    voided = next((o.result for o in hand.outcomes if o.result is not None and o.result is not hand.result), None)
     for k, out in enumerate(hand.outcomes):
-        for side, pts in out.points.items():
+        points = dict(out.points)
+        if voided is not None and out.result is not None:
+            sign = -1 if out.result is voided else 1  # the award, then the fold that took it back
+            for side, pts in voided.awards.items():
+                points[side] = points.get(side, 0) + sign * pts
+        for side, pts in points.items():
             if rules.target_exact and target is not None and running[side] + pts > target:
                 continue  # exact target: a score that overshoots does not count
             running[side] += pts

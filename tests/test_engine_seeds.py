@@ -208,6 +208,31 @@ def test_000_bogus_play_confirmed_after_the_domino_still_folds_the_hand():
     assert (st.scores, st.result.next_leader) == ({"N": -10, "S": 0}, "S")
 
 
+def test_000_a_voided_domino_never_won_the_game():
+    # helper-73: with the target at 30, N's domino (15 in play + 20) ended the game at once, and the
+    # bogus play confirmed after it folded the hand but left N the game's winner
+    rules = load_ruleset(LISA).model_copy(update={"target": 30})
+    hand = _lisa_domino_hand(2, "6-6 6-4 0-0")
+    match = replay_match(rules, [hand])
+    assert (match.games[0].winner, match.games[0].scores) == ("N", {"N": 35, "S": 0})
+    match = replay_match(rules, [hand + ev("S penalty bogus_play")])
+    game = match.games[0]
+    assert game.ended_by is None and game.scores == {"N": 15, "S": -25}
+
+
+def test_000_the_deal_after_a_bogus_play_is_led_by_the_named_seat_with_any_tile():
+    # helper-73: hand 1 was opened with [5-5] (the 6-6 asleep) and folded for S's bogus play; the new
+    # deal is led by N ("the player that held domino before the bogus play goes first"), not with [5-5]
+    rules = load_ruleset(LISA)
+    deal = "deal N 6-5 6-4 5-5 3-2 2-1 1-0 5-3 / S 4-4 6-3 6-2 5-4 4-3 3-1 2-0"
+    first = ev(deal, "N 5-5", "S 5-4 E", "N 4-6 E", "S penalty bogus_play")
+    match = replay_match(rules, [first, ev("deal N 6-6 6-5 6-4 3-2 2-1 1-0 5-3 / S 5-5 6-3 6-2 5-4 4-3 3-1 2-0",
+                                           "N 6-4")])
+    hand2 = match.games[0].hands[1]
+    assert hand2.context.leader == "N" and hand2.context.required_lead is None
+    assert kinds(hand2) == []
+
+
 def test_000_drawing_or_passing_with_a_legal_play_is_flagged_and_costs_50():
     rules = load_ruleset(LISA)
     deal = "deal N 5-4 6-6 6-5 3-3 2-2 1-1 0-0 / S 4-1 6-3 6-2 5-3 3-2 3-1 2-0"
