@@ -27,7 +27,7 @@ def load_record(path: Path) -> MatchRecord:
         RecordError: unreadable file, or a record that does not read (the message names the file).
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark, as Notepad writes one, is fine
     except (OSError, UnicodeDecodeError) as exc:
         raise RecordError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     try:
@@ -83,7 +83,7 @@ def report(
     check_out_file("--out", out, "report.html")
     check_distinct_outputs([("--out", out)], [("the record", file), ("the --video", video)])
     if video is not None and not video.is_file():
-        raise fail(f"--video {video}: no such file")
+        raise fail(f"--video {video}: " + ("a folder, not a video file" if video.is_dir() else "no such file"))
     try:
         record = rederive(load_record(file))
         match = replay_record(record)
@@ -96,7 +96,8 @@ def report(
     subtitle = (f"rules {record.rules.preset} · {plural(len(record.hands), 'hand')}, {plural(plays, 'play')} · "
                 f"{plural(flags, 'flag')} · from {file.name}")
     # a link relative to the report, so that the folder can move as a whole; '#' or '?' in a name is escaped
-    link = None if video is None else quote(os.path.relpath(video.resolve(), out.resolve().parent))
+    # as the paths are named, not resolved: a page in a linked folder links beside itself
+    link = None if video is None else quote(os.path.relpath(os.path.abspath(video), os.path.abspath(out.parent)))
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         write_report(out, title, subtitle, rows, {}, match.standings(), video=link)

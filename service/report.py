@@ -87,7 +87,8 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
     flags = row.get("flags") or []
     # The review's own ``hand_end`` row repeats the award the scoring event's row already carries:
     # say it in words, not again in the points column (it would read as a second award).
-    summary = row.get("type") == "hand_end" and "hand_end" not in row
+    # (an umpire's ``end domino`` event is a hand_end too: a row of the log, with its index)
+    summary = row.get("type") == "hand_end" and "hand_end" not in row and "index" not in row
     pts = "" if summary else " ".join(
         f'<span class="pts{" neg" if p < 0 else ""}">{html.escape(s)} {p:+d}</span>'
         for s, p in (row.get("points") or {}).items()

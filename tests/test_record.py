@@ -511,3 +511,22 @@ def test_cli_record_report_of_a_corrected_record(cli, tmp_path, demo):
         res = CliRunner().invoke(cli, args)
         assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
     assert not (tmp_path / "r.html").exists()
+
+
+def test_cli_record_report_umpire_end_bom_and_linked_folder(cli, tmp_path, demo):
+    # helper-73: an umpire's "end domino" row lost its text (taken for a review's summary row); a
+    # notation saved with a byte-order mark was refused; a page in a linked folder linked the video
+    # from the link's target
+    text = write_text(demo).split("15. N 4-4 W")[0] + "15. end domino N by hand\n"
+    (tmp_path / "m.txt").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    real = tmp_path / "a" / "b"
+    real.mkdir(parents=True)
+    (tmp_path / "pages").symlink_to(real)
+    (tmp_path / "pages" / "game.webm").write_bytes(b"\x1aE")
+    out = tmp_path / "pages" / "report.html"
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "m.txt"), "--out", str(out),
+                                   "--video", str(tmp_path / "pages" / "game.webm")])
+    assert res.exit_code == 0, res.output
+    html = out.read_text()
+    assert "end domino N" in html and "(awarded above: )" not in html
+    assert 'src="game.webm"' in html
