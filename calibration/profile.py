@@ -40,6 +40,13 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
 
+#: Largest table side, mm (a tournament table is about 1 m; 20 m is no table, and sizes far beyond
+#: overflowed the fit).
+MAX_TABLE_MM = 20_000.0
+#: Longest tile, mm (standard tiles are 40-55 mm; jumbo ones about 75).
+MAX_TILE_MM = 300.0
+
+
 class TileSize(BaseModel):
     """Expected domino tile size in millimetres (face length x width, and thickness)."""
 
@@ -53,6 +60,10 @@ class TileSize(BaseModel):
     def _length_is_long_side(self) -> TileSize:
         if self.width > self.length:
             raise ValueError(f"tile width {self.width} mm is larger than its length {self.length} mm")
+        if self.length > MAX_TILE_MM:
+            raise ValueError(f"tile length {self.length:g} mm is over {MAX_TILE_MM:g} mm: give it in mm (e.g. 48)")
+        if self.thickness > self.width:
+            raise ValueError(f"tile thickness {self.thickness:g} mm is more than its width {self.width:g} mm")
         return self
 
 
@@ -163,6 +174,20 @@ class TableProfile(BaseModel):
             raise ValueError("camera_matrix and dist_coeffs must be given together")
         if self.homography is not None and self.table_size_mm is None:
             raise ValueError("a profile with a homography needs table_size_mm")
+        if self.table_size_mm is not None:
+            w, h = self.table_size_mm
+            if max(w, h) > MAX_TABLE_MM:
+                raise ValueError(f"table_size_mm {w:g} x {h:g} mm: a side is over {MAX_TABLE_MM:g} mm")
+            if self.tile_size_mm.length > min(w, h):
+                raise ValueError(f"a {self.tile_size_mm.length:g} mm tile is longer than the {w:g} x {h:g} mm table "
+                                 "is wide")
+        if self.homography is not None:
+            iw, ih = self.image_size
+            corners = np.array([[0, 0, 1], [iw, 0, 1], [iw, ih, 1], [0, ih, 1]], np.float64)
+            with np.errstate(over="ignore", invalid="ignore"):
+                mapped = corners @ np.asarray(self.homography, np.float64).T
+            if not np.isfinite(mapped).all():  # e.g. a 1e308 entry: every mapping overflowed to inf
+                raise ValueError("homography maps the image's corners to no finite table point")
         return self
 
     # -- array views --------------------------------------------------------------

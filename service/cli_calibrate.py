@@ -52,6 +52,11 @@ def _fail(message: str) -> typer.Exit:
     return fail(escape(" ".join(message.split())))
 
 
+def _msg(exc) -> str:
+    """The first problem of a pydantic ValidationError, without pydantic's "Value error, " prefix."""
+    return exc.errors()[0]["msg"].removeprefix("Value error, ")
+
+
 @contextmanager
 def _one_line_errors() -> Iterator[None]:
     """Turn calibration, validation and file errors into ``error: ...`` + exit code 2."""
@@ -66,7 +71,7 @@ def _one_line_errors() -> Iterator[None]:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(x) for x in first["loc"])
-        raise _fail(f"invalid value{' for ' + where if where else ''}: {first['msg']}") from None
+        raise _fail(f"invalid value{' for ' + where if where else ''}: {_msg(exc)}") from None
     except OSError as exc:
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         raise _fail(f"{where}{exc.strerror or exc}") from None
@@ -90,15 +95,15 @@ def _parse_points(text: str, option: str) -> list[tuple[float, float]]:
     return points
 
 
-#: Largest table side, mm (a tournament table is about 1 m; 20 m is no table, and sizes far
-#: beyond overflowed the fit).
-MAX_TABLE_MM = 20_000.0
-#: A table is at least this many tile lengths across its shorter side (a line of play needs room).
+#: ``calibrate table`` wants a table at least this many tile lengths across its shorter side (a line
+#: of play needs room; a profile file only needs the tile to fit).
 TILES_ACROSS = 4
 
 
 def _check_table_mm(table_mm: tuple[float, float]) -> None:
-    """``--table-mm`` two finite sizes in (0, :data:`MAX_TABLE_MM`] mm, else one-line error (exit 2)."""
+    """``--table-mm`` two finite sizes in (0, ``MAX_TABLE_MM``] mm, else one-line error (exit 2)."""
+    from calibration.profile import MAX_TABLE_MM
+
     w, h = table_mm
     if not (0 < w <= MAX_TABLE_MM and 0 < h <= MAX_TABLE_MM):  # nan fails too
         raise _fail(f"--table-mm must be two sizes of 0-{MAX_TABLE_MM:g} mm (width and height, e.g. "
@@ -249,7 +254,7 @@ def table_cmd(
         try:
             tile = TileSize(length=tile_mm[0], width=tile_mm[1], thickness=tile_thickness_mm)
         except ValidationError as exc:
-            raise _fail(f"--tile-mm/--tile-thickness-mm: {exc.errors()[0]['msg']}") from None
+            raise _fail(f"--tile-mm/--tile-thickness-mm: {_msg(exc)}") from None
         if tile.length * TILES_ACROSS > min(table_mm):
             raise _fail(f"--tile-mm: a {tile.length:g} mm tile on a {table_mm[0]:g} x {table_mm[1]:g} mm table; "
                         "give the tile's length and width in mm (e.g. --tile-mm 48 24)")

@@ -169,8 +169,9 @@ def detect(
         except CalibrationError as exc:
             raise fail(" ".join(str(exc).split())) from None
         if profile.homography is None or profile.table_size_mm is None:  # lens only: no mm, no tile size
-            raise fail(f"{calibration}: profile has no table calibration (lens only); run "
-                       f"`dominocast calibrate table IMAGE --lens {calibration} --out TABLE.json ...` and pass that")
+            lens = f" --lens {calibration}" if profile.has_lens else ""
+            raise fail(f"{calibration}: profile has no table calibration{' (lens only)' if lens else ''}; run "
+                       f"`dominocast calibrate table IMAGE{lens} --out TABLE.json ...` and pass that")
     try:
         rec = _make_recognizer(models, threads, sets, cross_check.value)
     except ModelsMissingError as exc:

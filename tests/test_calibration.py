@@ -678,7 +678,9 @@ def test_cli_sizes_out_of_range_are_one_line_errors(tmp_path: Path) -> None:
     assert_one_line_error(run("table", blank, *corners, "--out", out, "--table-mm", "900", "600",
                               "--tile-thickness-mm", "inf"), "--tile-mm/--tile-thickness-mm", "finite")
     assert_one_line_error(run("table", blank, *corners, "--out", out, "--table-mm", "900", "600",
-                              "--tile-mm", "2000", "1000"), "a 2000 mm tile on a 900 x 600 mm table")
+                              "--tile-mm", "2000", "1000"), "tile length 2000 mm is over 300 mm")
+    assert_one_line_error(run("table", blank, *corners, "--out", out, "--table-mm", "900", "600",
+                              "--tile-mm", "200", "100"), "a 200 mm tile on a 900 x 600 mm table")
     assert_one_line_error(run("table", blank, "--points", "10,10 600,10 600,400 10,400 300,200", "--points-mm",
                               "200,100 800,100 800,500 200,500 500,300", "--out", out, "--table-mm", "900", "450"),
                           "--points-mm: (800,500) lies off the 900 x 450 mm table")
@@ -724,3 +726,16 @@ def test_profile_refuses_infinite_sizes_and_overflowing_homographies() -> None:
     with pytest.raises(ValidationError, match="singular or out of range"):
         TableProfile(name="t", image_size=(4, 3), table_size_mm=(900, 600),
                      homography=[[1e308, 0, 0], [0, 1e308, 0], [0, 0, 1]])
+    # helper-73: one huge entry left the determinant finite, and every table corner mapped to x = 0
+    with pytest.raises(ValidationError, match="maps the image's corners to no finite table point"):
+        TableProfile(name="t", image_size=(640, 480), table_size_mm=(900, 600),
+                     homography=[[1e308, 0, 0], [0, 1, 0], [0, 0, 1]])
+    # the limits `calibrate table` enforces hold for a profile file too
+    with pytest.raises(ValidationError, match="a side is over 20000 mm"):
+        TableProfile(name="t", image_size=(4, 3), table_size_mm=(1e9, 1e9))
+    with pytest.raises(ValidationError, match="tile length 1e\\+06 mm is over 300 mm"):
+        TableProfile(name="t", image_size=(4, 3), tile_size_mm={"length": 1e6, "width": 24})
+    with pytest.raises(ValidationError, match="a 250 mm tile is longer than the 900 x 200 mm table is wide"):
+        TableProfile(name="t", image_size=(4, 3), table_size_mm=(900, 200), tile_size_mm={"length": 250, "width": 24})
+    with pytest.raises(ValidationError, match="thickness 1e\\+09 mm is more than its width 24 mm"):
+        TableProfile(name="t", image_size=(4, 3), tile_size_mm={"length": 48, "width": 24, "thickness": 1e9})
