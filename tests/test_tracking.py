@@ -895,6 +895,20 @@ def test_uncalibrated_a_hand_shown_further_in_than_the_hand_area_is_still_a_reve
         ("N", [(4, 4)])]
 
 
+def test_a_hand_first_read_under_an_arm_is_revealed_once_read_clearly():
+    """bench footage, bdc-partnership seed 3 on a game board: S's last two tiles were first read at
+    0.21 while the arm left; later clear reads did not count, and the score never became final."""
+    rules, table = _s_goes_out()
+    shown = t_(600, 150, 0, (4, 4))
+    table.on.append(dataclasses.replace(shown, confidence=0.22))
+    out = table.read()
+    assert [e for e in out if isinstance(e, Reveal)] == []  # too unsure to count
+    table.on[-1] = shown  # the same tile, read clearly
+    out = table.read()
+    assert [(e.seat, [tuple(sorted((t.a, t.b))) for t in e.tiles]) for e in out if isinstance(e, Reveal)] == [
+        ("N", [(4, 4)])]
+
+
 def test_the_seat_that_went_out_showing_tiles_is_flagged():
     from vision.reveals import RevealWatcher
 

@@ -546,6 +546,11 @@ class Tracker:
 
         for tr, o, how in pairs:
             tr.missing = 0
+            if how != "reread" and tr.status != "layout" and o.confidence > tr.confidence:
+                # first read while an arm or its shadow still crossed it (a hand shown at the end stayed
+                # too unsure to count): the better read stands, and the colour seen with it
+                tr.confidence = o.confidence
+                tr.face_lab = getattr(o.obs, "face_lab", None) or tr.face_lab
             disp = float(np.linalg.norm(tr.geom.center - o.geom.center))
             rel = disp / tr.geom.length
             turn = float(np.degrees(np.arccos(np.clip(abs(np.dot(tr.geom.axis, o.geom.axis)), -1, 1))))
@@ -745,12 +750,16 @@ class Tracker:
         one read with them is like them; returns an ``unlike_set`` notice for each."""
         limit = self.config.set_colour_max_de
         line = [tr.face_lab for tr in self.tiles.values() if tr.status == "layout" and tr.face_lab is not None]
-        if limit is None or len(pending) < 2 or len(line) < 2:
+        # judged during play, outside hand areas (shown hands are the set's tiles; a picture uncovered
+        # after the end is no play anyway)
+        pending = [c for c in pending if not self.in_hand_zone(c.geom)]
+        if limit is None or len(pending) < 2 or len(line) < 2 or self.judge.state.over:
             return []  # a lone new tile is always judged by its fit: glare can lighten a real tile
         ref = tuple(float(v) for v in np.median(np.array(line), axis=0))
         far = {c.id: lab_distance(c.face_lab, ref) for c in pending if c.face_lab is not None}
-        if not any(d <= limit / 2 for d in far.values()):
-            return []  # nothing new looks like the set: no sign which of them is the picture
+        sure = self.config.uncertain_confidence  # an arm over a tile spoils its read and its colour alike
+        if not any(d <= limit / 2 and self.tiles[i].confidence >= sure for i, d in far.items()):
+            return []  # nothing new clearly looks like the set: no sign which of them is the picture
         notices = []
         for c in pending:
             d = far.get(c.id)
