@@ -358,7 +358,7 @@ def test_missing_models_say_how_to_get_them(tmp_path):
 
 
 def test_face_colour_is_the_body_colour_whatever_the_pips():
-    from vision.crops import face_colour_lab, lab_distance
+    from vision.crops import face_colours_lab, lab_distance
 
     img = np.full((120, 200, 3), (40, 140, 40), np.uint8)  # green felt
     ivory = (200, 235, 245)  # BGR
@@ -368,8 +368,9 @@ def test_face_colour_is_the_body_colour_whatever_the_pips():
     cv2.line(img, (99, 30), (99, 89), (0, 0, 0), 2)
     poly = np.array([[40, 30], [160, 30], [160, 90], [40, 90]], np.float32)
     want = cv2.cvtColor(np.uint8([[ivory]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
-    got = face_colour_lab(img, poly)
-    assert np.abs(np.array(got) - want).max() <= 1.0
+    got = face_colours_lab(img, np.stack([poly, poly[[1, 2, 3, 0]]]))  # any corner order
+    assert got.shape == (2, 3) and np.abs(got - want).max() <= 1.0
+    assert face_colours_lab(img, np.zeros((0, 4, 2))).shape == (0, 3)
     # CIE76 with L back on 0-100: white vs black is 100; a and b count as they are
     assert lab_distance((255.0, 128.0, 128.0), (0.0, 128.0, 128.0)) == pytest.approx(100.0)
     assert lab_distance((0.0, 131.0, 132.0), (0.0, 128.0, 128.0)) == pytest.approx(5.0)

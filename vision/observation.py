@@ -52,7 +52,7 @@ class TileObservation:
         center_mm: (2,) float32 tile centre on the table, mm (calibrated frames only).
         angle_deg: long-axis direction on the table, degrees (calibrated frames only).
         face_lab: the body colour of a face-up tile's top face, median ``(L, a, b)`` in OpenCV's
-            8-bit Lab scale (:func:`vision.crops.face_colour_lab`); None when face down or not measured.
+            8-bit Lab scale (:func:`vision.crops.face_colours_lab`); None when face down or not measured.
         flags: anomaly / provenance flags (``FLAG_*`` constants).
     """
 

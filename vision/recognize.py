@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from models.runtime import TileVerifier
-from vision.crops import canonical_polygon, context_crop, face_colour_lab
+from vision.crops import canonical_polygon, context_crop, face_colours_lab
 from vision.detector import TARGET_TILE_PX, OBBDetector, derived_from, make_session
 from vision.obb import changed_share
 from vision.observation import FLAG_FRAME_EDGE, FLAG_PIP_DISAGREE, TileObservation
@@ -354,9 +354,10 @@ class Recognizer:
                 up = [o for o, k in zip(up, keep) if k]
                 hr = hr.subset(keep)
             res = resolve_readings(hr.probs, hr.conf, self.n_sets, self.confident)
+            labs = face_colours_lab(bgr, hr.polygons)
             for i, (o, r) in enumerate(zip(up, res)):
                 o.polygon_px = hr.polygons[i]
-                o.face_lab = face_colour_lab(bgr, o.polygon_px)
+                o.face_lab = tuple(float(v) for v in labs[i])
                 o.half_probs = hr.probs[i]
                 o.raw_pips = r.raw_pips
                 o.pips = r.pips
