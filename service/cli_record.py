@@ -95,8 +95,8 @@ def report(
     title = record.event.title or file.stem
     subtitle = (f"rules {record.rules.preset} · {plural(len(record.hands), 'hand')}, {plural(plays, 'play')} · "
                 f"{plural(flags, 'flag')} · from {file.name}")
-    # a link relative to the report, so that the folder can move as a whole; '#' or '?' in a name is escaped
-    # as the paths are named, not resolved: a page in a linked folder links beside itself
+    # relative to the page, as the paths are named (not resolved: a page in a linked folder links beside
+    # itself), so that the folder can move as a whole; '#' or '?' in a name escaped
     link = None if video is None else quote(os.path.relpath(os.path.abspath(video), os.path.abspath(out.parent)))
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
