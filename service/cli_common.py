@@ -56,6 +56,32 @@ def check_out_file(option: str, path: Path, example: str) -> None:
         raise fail(f"{option} {path}: cannot write in {parent} ({exc.strerror or exc})") from None
 
 
+#: What an earlier output of each kind starts with (its first 4 KiB): ``check_replaceable``.
+OUTPUT_KINDS = {
+    "a report page": lambda head: head.lstrip().lower().startswith((b"<!doctype html", b"<html")),
+    "a dominocast record": lambda head: any(m in head for m in (b'"dominocast-record"', b'[Format "dominocast-record',
+                                                               b'[Rules "')),
+}
+
+
+def check_replaceable(option: str, path: Path | None, kind: str) -> None:
+    """Fail in one line (exit 2; call it before the work) when ``path`` is an existing, non-empty file
+    that is not an earlier output of ``kind`` (a key of :data:`OUTPUT_KINDS`): a video or a ground truth
+    given by mistake would be replaced (helper-74: a 5.7 MB video became a 5 KB page)."""
+    if path is None:
+        return
+    try:
+        if not path.is_file() or path.stat().st_size == 0:
+            return
+        with path.open("rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return  # unreadable: the write says why
+    if not OUTPUT_KINDS[kind](head):
+        raise fail(f"{option} {path} exists and is not {kind}: it would be overwritten; choose another file "
+                   "(or remove it first)")
+
+
 def _file_key(path: Path) -> tuple:
     """What makes two paths one file: device and inode when it exists (links, hard links too), else
     the resolved path."""

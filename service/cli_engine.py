@@ -14,7 +14,7 @@ from engine.record import RecordError, record_from_match
 from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset
 from engine.script import ScriptError, load_script
 from engine.timeline import timeline
-from service.cli_common import check_distinct_outputs, check_out_file, console, err_console, fail
+from service.cli_common import check_distinct_outputs, check_out_file, check_replaceable, console, err_console, fail
 from service.cli_record import write_outputs
 
 
@@ -34,6 +34,8 @@ def score(
         if path is not None:
             check_out_file(option, path, example)
     check_distinct_outputs([("--record", record), ("--notation", notation)], [("the script", script)])
+    check_replaceable("--record", record, "a dominocast record")
+    check_replaceable("--notation", notation, "a dominocast record")
     try:
         sc = load_script(script, rules)
         match = replay_match(sc.rules, sc.hands)

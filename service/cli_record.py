@@ -10,7 +10,7 @@ import typer
 
 from engine.record import MatchRecord, RecordError, from_json, rederive, to_json
 from engine.record_text import read_text, write_text
-from service.cli_common import check_distinct_outputs, check_out_file, fail
+from service.cli_common import check_distinct_outputs, check_out_file, check_replaceable, fail
 
 record_app = typer.Typer(help="Game records: the JSON record and the text notation.", no_args_is_help=True)
 
@@ -82,6 +82,7 @@ def report(
 
     check_out_file("--out", out, "report.html")
     check_distinct_outputs([("--out", out)], [("the record", file), ("the --video", video)])
+    check_replaceable("--out", out, "a report page")
     if video is not None and not video.is_file():
         raise fail(f"--video {video}: " + ("a folder, not a video file" if video.is_dir() else "no such file"))
     try:

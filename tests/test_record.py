@@ -382,6 +382,14 @@ def test_cli_score_writes_record_and_notation(cli, tmp_path, demo):
     assert res.exit_code == 0, res.output
     assert from_json(out_json.read_text()) == demo
     assert out_txt.read_text() == write_text(demo)
+    # written again over its own outputs; never over a file of another kind (helper-74: a video)
+    res = CliRunner().invoke(cli, ["score", str(DEMO), "--record", str(out_json), "--notation", str(out_txt)])
+    assert res.exit_code == 0, res.output
+    clip = tmp_path / "clip.mp4"
+    clip.write_bytes(b"\x00\x00\x00\x20ftypisom")
+    res = CliRunner().invoke(cli, ["score", str(DEMO), "--notation", str(clip)])
+    assert res.exit_code == 2 and "exists and is not a dominocast record" in " ".join(res.output.split())
+    assert clip.read_bytes() == b"\x00\x00\x00\x20ftypisom"
 
 
 def test_cli_record_show(cli, tmp_path, demo):
@@ -530,3 +538,19 @@ def test_cli_record_report_umpire_end_bom_and_linked_folder(cli, tmp_path, demo)
     html = out.read_text()
     assert "end domino N" in html and "(awarded above: )" not in html
     assert 'src="game.webm"' in html
+
+
+def test_outputs_never_replace_a_file_of_another_kind(cli, tmp_path, demo):
+    # helper-74: `record report --out copy.mp4` replaced a 5.7 MB video with a 5 KB page
+    (tmp_path / "m.txt").write_text(write_text(demo))
+    video = tmp_path / "copy.mp4"
+    video.write_bytes(b"\x00\x00\x00\x20ftypisom" + bytes(100))
+    for args in (["record", "report", str(tmp_path / "m.txt"), "--out", str(video)],):
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 2 and "Traceback" not in res.output
+        assert f"--out {video} exists and is not a report page: it would be overwritten" in " ".join(res.output.split())
+    assert video.read_bytes().startswith(b"\x00\x00\x00\x20ftyp")
+    # an earlier page of its own kind is replaced, as a rerun expects
+    page = tmp_path / "report.html"
+    for _ in range(2):
+        assert CliRunner().invoke(cli, ["record", "report", str(tmp_path / "m.txt"), "--out", str(page)]).exit_code == 0
