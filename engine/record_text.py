@@ -313,6 +313,10 @@ def _build(tags: dict, rule_tags: dict, players: dict, logs: list[list]) -> Matc
     except ValueError as exc:
         err = exc.errors()[0] if hasattr(exc, "errors") else {"loc": (), "msg": str(exc)}
         key = ".".join(str(p) for p in err["loc"]) or "(rule set)"
+        if preset not in available_presets() and err.get("type") == "missing":  # a typo more often than a custom set
+            raise RecordError(f"unknown rule set {preset!r} (presets: {', '.join(available_presets())}); a rule set "
+                              f"of your own needs every parameter as a [Rule key \"value\"] tag (missing: {key})"
+                              ) from None
         raise RecordError(f"rule set {preset!r}: key {key!r}: {err['msg']}") from None
     meta = EventInfo(**{f: tags[t] for t, f in _META_TAGS.items() if t in tags})
     try:

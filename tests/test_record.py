@@ -322,7 +322,7 @@ def test_bad_json_fields(demo):
     ('[Format "dominocast-record 1"]\n[Colour "red"]\n', "line 2: unknown tag 'Colour'"),
     ('[Format "dominocast-record 1"]\n[Rules block]\n', "line 2: malformed tag"),
     ('[Format "dominocast-record 1"]\n', "no [Rules"),
-    ('[Format "dominocast-record 1"]\n[Rules "nope"]\n', "rule set 'nope': key 'title'"),
+    ('[Format "dominocast-record 1"]\n[Rules "nope"]\n', "unknown rule set 'nope' (presets: all-fives, "),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Rule players "5"]\n', "key 'players'"),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\n0. N 6-6\n', "line 3: an event line before the first"),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n1. N 6-6\n', "line 4: event number 1, expected 0"),
