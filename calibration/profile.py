@@ -23,7 +23,8 @@ from pydantic import (BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, 
 from calibration.errors import CalibrationError
 from calibration.geometry import apply_homography, as_points, distort_pixels, undistort_pixels
 from calibration.rectify import rectify_frame
-from calibration.seats import DEFAULT_SEAT_SPEC, Edge, Seat, nearest_edge, parse_seat_spec, seat_spec
+from calibration.seats import (DEFAULT_SEAT_SPEC, Edge, Seat, nearest_edge, parse_seat_spec, points_on_table,
+                              seat_spec)
 
 PROFILE_VERSION = 1
 # An indented JSON list holding only numbers (matrix rows, sizes, coefficients), for
@@ -285,10 +286,7 @@ class TableProfile(BaseModel):
         """
         if self.table_size_mm is None:
             raise CalibrationError(f"profile {self.name!r} has no table size")
-        w, h = self.table_size_mm
-        p = np.asarray(points_mm, np.float64).reshape(-1, 2)
-        return ((p[:, 0] >= -margin_mm) & (p[:, 0] <= w + margin_mm)
-                & (p[:, 1] >= -margin_mm) & (p[:, 1] <= h + margin_mm))
+        return points_on_table(points_mm, self.table_size_mm, margin_mm)
 
     def rectify(self, frame: np.ndarray, px_per_mm: float = 1.0) -> np.ndarray:
         """Top-down table image at ``px_per_mm``; see :func:`calibration.rectify.rectify_frame`.

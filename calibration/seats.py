@@ -80,6 +80,22 @@ def edge_distances_mm(point_mm: np.ndarray, table_size_mm: tuple[float, float]) 
     return np.array([y, w - x, h - y, x], dtype=np.float64)
 
 
+def points_on_table(points_mm: np.ndarray, table_size_mm: tuple[float, float], margin_mm: float = 0.0) -> np.ndarray:
+    """Which table points lie on the table grown by ``margin_mm`` on every side (edges included).
+
+    Args:
+        points_mm: ``(N, 2)`` (or ``(2,)``) table points ``(x, y)`` in millimetres.
+        table_size_mm: ``(W, H)`` in millimetres.
+        margin_mm: how far beyond an edge a point still counts, mm.
+
+    Returns:
+        ``(N,)`` bool.
+    """
+    p = np.asarray(points_mm, np.float64).reshape(-1, 2)
+    w, h = table_size_mm
+    return (p[:, 0] >= -margin_mm) & (p[:, 0] <= w + margin_mm) & (p[:, 1] >= -margin_mm) & (p[:, 1] <= h + margin_mm)
+
+
 def nearest_edge(point_mm: np.ndarray, table_size_mm: tuple[float, float]) -> Edge:
     """The edge nearest to a ``(2,)`` table point in mm (the smallest signed distance).
 

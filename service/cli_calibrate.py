@@ -113,11 +113,13 @@ def _check_table_mm(table_mm: tuple[float, float]) -> None:
 def _check_on_table(points_mm, table_mm: tuple[float, float]) -> None:
     """``--points-mm`` must lie on the table (edges included): a point off it means a wrong
     --table-mm or a typo, and the homography would map the table somewhere else."""
-    w, h = table_mm
-    for x, y in points_mm:
-        if not (0 <= x <= w and 0 <= y <= h):
-            raise _fail(f"--points-mm: ({x:g},{y:g}) lies off the {w:g} x {h:g} mm table (--table-mm); "
-                        "table positions run from (0,0) to (W,H)")
+    from calibration.seats import points_on_table
+
+    inside = points_on_table(points_mm, table_mm)
+    if not inside.all():
+        x, y = points_mm[int((~inside).argmax())]
+        raise _fail(f"--points-mm: ({x:g},{y:g}) lies off the {table_mm[0]:g} x {table_mm[1]:g} mm table (--table-mm); "
+                    "table positions run from (0,0) to (W,H)")
 
 
 def _same_photo(images: list[Path]) -> str | None:

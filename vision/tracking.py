@@ -110,8 +110,8 @@ class TrackerConfig:
             play's tiles and another further than this from it (CIE76 colour difference of the faces'
             body colour, :func:`vision.crops.lab_distance`), make the unlike one a picture (a game
             board's printed track an arm had covered), not a play: a set's tiles share one body
-            colour. Real tiles of rendered footage differ from their line by at most 33-58 when not
-            covered; printed ivory tiles beside black ones by 87-89. None: off.
+            colour. Real tiles of rendered footage differ from their line by at most 7-59 per hand (64
+            for one an arm half covered); printed ivory tiles beside black ones by 87-89. None: off.
     """
 
     still_window_s: float = 0.5
@@ -749,21 +749,22 @@ class Tracker:
         """Mark as scenery the new face-up tiles unlike the line's tiles (``set_colour_max_de``) when
         one read with them is like them; returns an ``unlike_set`` notice for each."""
         limit = self.config.set_colour_max_de
-        line = [tr.face_lab for tr in self.tiles.values() if tr.status == "layout" and tr.face_lab is not None]
         # judged during play, outside hand areas (shown hands are the set's tiles; a picture uncovered
         # after the end is no play anyway)
         pending = [c for c in pending if not self.in_hand_zone(c.geom)]
-        if limit is None or len(pending) < 2 or len(line) < 2 or self.judge.state.over:
+        if limit is None or len(pending) < 2 or self.judge.state.over:
             return []  # a lone new tile is always judged by its fit: glare can lighten a real tile
+        line = [tr.face_lab for tr in self.tiles.values() if tr.status == "layout" and tr.face_lab is not None]
+        if len(line) < 2:
+            return []
         ref = tuple(float(v) for v in np.median(np.array(line), axis=0))
-        far = {c.id: lab_distance(c.face_lab, ref) for c in pending if c.face_lab is not None}
+        far = [(c, lab_distance(c.face_lab, ref)) for c in pending if c.face_lab is not None]
         sure = self.config.uncertain_confidence  # an arm over a tile spoils its read and its colour alike
-        if not any(d <= limit / 2 and self.tiles[i].confidence >= sure for i, d in far.items()):
+        if not any(d <= limit / 2 and c.confidence >= sure for c, d in far):
             return []  # nothing new clearly looks like the set: no sign which of them is the picture
         notices = []
-        for c in pending:
-            d = far.get(c.id)
-            if d is not None and d > limit:
+        for c, d in far:
+            if d > limit:
                 c.scenery = True  # until someone moves it, as a board's printed tiles at the setup
                 notices.append(Notice("unlike_set", t, frame,
                                       f"face-up tile {c.key} looks unlike the tiles of the line of play (colour "
