@@ -15,7 +15,8 @@ import typer
 
 from rich.markup import escape
 
-from service.cli_common import check_distinct_outputs, check_out_file, check_positive, console, err_console, fail
+from service.cli_common import (check_distinct_outputs, check_out_file, check_positive, check_replaceable, console,
+                                err_console, fail)
 
 calibrate_app = typer.Typer(
     help="Calibrate the camera lens and the table plane; print marker sheets.",
@@ -187,6 +188,7 @@ def lens_cmd(
 
     check_out_file("--out", out, "lens.json")
     check_distinct_outputs([("--out", out)], [("one of the photos", i) for i in images])
+    check_replaceable("--out", out, "a calibration profile")
     check_positive("--marker-mm", marker_mm, "mm")
     with _one_line_errors():
         spec = BoardSpec(kind=board.value, cols=cols, rows=rows, square_mm=square_mm,
@@ -248,6 +250,7 @@ def table_cmd(
         raise _fail("--points-mm needs --points")
     check_out_file("--out", out, "table.json")
     check_distinct_outputs([("--out", out)], [("the photo", image), ("the --lens profile", lens)])
+    check_replaceable("--out", out, "a calibration profile")
     _check_table_mm(table_mm)
     check_positive("--marker-mm", marker_mm, "mm")
     check_positive("--marker-inset-mm", marker_inset_mm, "mm")

@@ -61,6 +61,9 @@ OUTPUT_KINDS = {
     "a report page": lambda head: head.lstrip().lower().startswith((b"<!doctype html", b"<html")),
     "a dominocast record": lambda head: any(m in head for m in (b'"dominocast-record"', b'[Format "dominocast-record',
                                                                b'[Rules "')),
+    "a tile list of `detect`": lambda head: head.lstrip().startswith(b"[]") or head.lstrip().startswith(b"[") and any(
+        m in head for m in (b'"polygon"', b'"image"', b'"tiles"')),
+    "a calibration profile": lambda head: b'"image_size"' in head,
 }
 
 

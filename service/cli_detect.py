@@ -21,8 +21,8 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from service.cli_common import (check_distinct_outputs, check_out_file, check_positive, check_sets, console,
-                                err_console, fail, plural)
+from service.cli_common import (check_distinct_outputs, check_out_file, check_positive, check_replaceable, check_sets,
+                                console, err_console, fail, plural)
 from vision.observation import FLAG_DUPLICATE
 
 #: Smallest ``--tile-px`` accepted: a tile shorter than this has no readable pips.
@@ -158,6 +158,7 @@ def detect(
     check_distinct_outputs([("--json", json_out)] + [("--annotate", p) for p in shots],
                            [("one of the input images", i) for i in images]
                            + [("the --calibration profile", calibration)])
+    check_replaceable("--json", json_out, "a tile list of `detect`")
     if annotate_out is not None and not cv2.haveImageWriter(str(annotate_out.with_suffix(annotate_out.suffix or ".x"))):
         raise fail(f"--annotate {annotate_out}: OpenCV cannot write this file type (use .png or .jpg)")
     profile = None

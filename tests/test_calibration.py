@@ -739,3 +739,20 @@ def test_profile_refuses_infinite_sizes_and_overflowing_homographies() -> None:
         TableProfile(name="t", image_size=(4, 3), table_size_mm=(900, 200), tile_size_mm={"length": 250, "width": 24})
     with pytest.raises(ValidationError, match="thickness 1e\\+09 mm is more than its width 24 mm"):
         TableProfile(name="t", image_size=(4, 3), tile_size_mm={"length": 48, "width": 24, "thickness": 1e9})
+
+
+def test_cli_out_never_replaces_a_file_of_another_kind(pinhole_camera: Camera, table_image: np.ndarray,
+                                                        tmp_path: Path) -> None:
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), table_image)
+    corners = pinhole_camera.project(*TABLE_POSE, [[0, 0], [900, 0], [900, 600], [0, 600]])
+    spec = " ".join(f"{x:.4f},{y:.4f}" for x, y in corners)
+    notes = tmp_path / "rec.txt"
+    notes.write_text('[Format "dominocast-record 1"]\n')
+    # helper-75: a text record was replaced by a profile
+    assert_one_line_error(run("table", image, "--out", notes, "--points", spec, "--table-mm", "900", "600"),
+                          f"--out {notes} exists and is not a calibration profile")
+    assert notes.read_text() == '[Format "dominocast-record 1"]\n'
+    out = tmp_path / "t.json"
+    for _ in range(2):  # an earlier profile is replaced
+        assert run("table", image, "--out", out, "--points", spec, "--table-mm", "900", "600").exit_code == 0

@@ -431,12 +431,12 @@ def test_lens_only_profile_is_refused_before_any_image(fake, files, tmp_path):
     lens = TableProfile(name="lens", image_size=(160, 120), camera_matrix=[[200, 0, 80], [0, 200, 60], [0, 0, 1]],
                         dist_coeffs=[0.0, 0.0, 0.0, 0.0]).save(tmp_path / "lens.json")
     out = tmp_path / "tiles.json"
-    out.write_text("[1]\n")  # an earlier run's tiles
+    out.write_text("[]\n")  # an earlier run's tiles
     r = _invoke(files["good"], files["good2"], "--calibration", lens, "--json", out)
     assert r.exit_code == 2 and fake.calls == 0
     assert r.stderr.strip() == (f"error: {lens}: profile has no table calibration (lens only); run `dominocast "
                                 f"calibrate table IMAGE --lens {lens} --out TABLE.json ...` and pass that")
-    assert out.read_text() == "[1]\n"
+    assert out.read_text() == "[]\n"
 
 
 def test_boxes_dropped_off_the_table_are_counted_in_a_note(monkeypatch, files, tmp_path):
@@ -456,3 +456,18 @@ def test_boxes_dropped_off_the_table_are_counted_in_a_note(monkeypatch, files, t
             "calibrate table` again") in " ".join(r.stdout.split())
     dropped = iter([0])
     assert "note:" not in _invoke(files["good"], "--calibration", prof).stdout
+
+
+def test_json_never_replaces_a_file_of_another_kind(fake, files, tmp_path):
+    # helper-75: --json examples/footage/profile.json replaced the demo's calibration profile
+    prof = _profile(tmp_path)
+    before = prof.read_text()
+    r = _invoke(files["good"], "--json", prof)
+    assert r.exit_code == 2 and fake.calls == 0
+    assert f"--json {prof} exists and is not a tile list of `detect`" in " ".join(r.stderr.split())
+    assert prof.read_text() == before
+    out = tmp_path / "tiles.json"
+    for _ in range(2):  # an earlier tile list is replaced, as a rerun expects
+        assert _invoke(files["good"], "--json", out).exit_code == 0
+    assert _invoke(files["good"], files["good2"], "--json", out).exit_code == 0  # and the several-images form
+    assert _invoke(files["good"], "--json", out).exit_code == 0
