@@ -27,6 +27,7 @@ def serve(
     if not 1 <= port <= 65535:
         raise fail(f"--port must be 1-65535, got {port}")
     _check_listen(host, port)
+    made = [p for p in (data_dir, *data_dir.parents) if not p.exists()]  # folders this start makes
     make_folder("--data-dir", data_dir)
     lock = _hold_data_dir(data_dir, host, port)  # noqa: F841 - held (flock) until the process ends
     token_file = data_dir / "token"
@@ -41,6 +42,7 @@ def serve(
     except Exception as exc:  # noqa: BLE001 - a bad URL or an unreadable data dir: one line
         if not had_token and token_file.exists():  # made for a service that never ran: the next start prints its own
             token_file.unlink()
+        _let_go(lock, data_dir, made)
         why = str(getattr(exc, "orig", None) or exc).splitlines()[0]  # SQLAlchemy adds a "Background on..." line
         raise fail(f"cannot start the service: {why}") from None
     if app.state.token_generated:
@@ -77,6 +79,19 @@ def _hold_data_dir(data_dir: Path, host: str, port: int):
                    "stop it first, or pick another --data-dir") from None
     holder.write_text(json.dumps({"pid": os.getpid(), "host": _url_host(host), "port": port}), encoding="utf-8")
     return lock
+
+
+def _let_go(lock, data_dir: Path, made: list[Path]) -> None:  # noqa: ANN001
+    """A service that never ran leaves nothing behind: its lock and holder note go, and the
+    folders this start made (``made``, innermost first) while they are empty."""
+    lock.release()
+    for name in ("serve.json", "serve.lock"):
+        (data_dir / name).unlink(missing_ok=True)
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:
+            return  # not empty (a database file the failed start made stays for the user to see)
 
 
 def _check_listen(host: str, port: int) -> None:

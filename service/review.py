@@ -411,19 +411,30 @@ class ReviewSession:
             s.footage_s = t
         obs, events = self.pipeline.step(index, t, image)
         s.reads = self.pipeline.reads
+        self._show(index, t, image, fps, obs, events)
+
+    def settle(self, index: int, t: float, image: np.ndarray, fps: float) -> None:
+        """The footage ended at frame ``index`` (``t`` s, its image): what waits for more reads is
+        decided now (hands shown at the end of a draw game's hand end it: ``Tracker.finish``)."""
+        self._show(index, t, image, fps, None, self.tracker.finish(index, t), video=False)
+
+    def _show(self, index: int, t: float, image: np.ndarray, fps: float, obs: list | None, events: list,
+              video: bool = True) -> None:
+        """Rows of a frame's events, their snapshots and (``video``) the frame of the annotated video."""
         # Rows are emitted with the raw image as a stand-in: their snapshots are saved from the frame
         # drawn below, after the events, so they show the row's own score and open ends.
         for ev in events:
             self._handle(ev, index, t, image)
         if self.rules is None and obs is not None:
             self._free_form_placements(index, t, image)
-        if not (self.out.wants_frame(t) or self.out.pending):
+        if not ((video and self.out.wants_frame(t)) or self.out.pending):
             return  # drawing costs ~3 ms a 1080p frame: only for a video frame or a snapshot
         banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
         open_ends = self.hand.state.layout.open_ends() if self.hand else {}
         frame = _draw(image, self.pipeline.last_obs, self.score, open_ends, banner)
         self.out.flush_snapshots(frame)
-        self.out.write_frame(frame, t, fps)
+        if video:
+            self.out.write_frame(frame, t, fps)
 
     # ---- events ---------------------------------------------------------------------------
     def _emit(self, row: dict, frame: np.ndarray | None) -> None:
@@ -776,10 +787,14 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
             last = frame
             if progress:
                 progress(session.summary.frames)
+        end_t = last.t if last is not None else 0.0
         if last is not None and hasattr(source, "interval_s") and session.pipeline.tracker.wants_read:
             # a reveal (or a take-back) waits for a second look, and a folder's last photo is the final
             # table: it is looked at once more, as a copy of it would be
-            session.feed(last.index, last.t + source.interval_s, last.image, fps, again=True)
+            end_t = last.t + source.interval_s
+            session.feed(last.index, end_t, last.image, fps, again=True)
+        if last is not None:
+            session.settle(last.index, end_t, last.image, fps)
     except KeyboardInterrupt:
         session.summary.interrupted = True
     except SourceError as exc:  # written as partial results, then raised for the caller to report

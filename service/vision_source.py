@@ -258,6 +258,7 @@ class VisionSource:
         t0 = time.monotonic()
         fps_n, fps_t = 0, time.monotonic()
         told = 0  # the source's recovered drops already reported
+        last = None  # (index, t) of the latest frame
         for frame in frames:
             if self._stop.is_set():
                 return
@@ -287,23 +288,30 @@ class VisionSource:
             if now - fps_t >= 1.0:
                 self._stats.fps, fps_n, fps_t = round(fps_n / (now - fps_t), 1), 0, now
                 put(SourceItem(None))  # a heartbeat: the status shows frames read, fps; the camera is alive
-            for ev in events:
-                kind = getattr(ev, "kind", None) if getattr(ev, "type", "") == "vision_notice" else None
-                if kind == "hand_cleared":
-                    self.record.cleared()
-                    if draw_game:
-                        self._send(put, Deal(hands={}, draws_seen=False), f"vision:{frame.index}", new_hand=True)
-                        self.record.new_hand = False
-                elif kind is not None:
-                    put(SourceItem(None, tag=f"vision:{frame.index}", alert={**ev.to_json(), "kind": kind}))
-                elif isinstance(ev, (Play, Pass, TakeBack, Reveal, HandEnd)):
-                    self._send(put, ev, f"vision:{frame.index}", new_hand=True if self.record.new_hand else None)
-                    self.record.new_hand = False
+            self._dispatch(events, frame.index, put, draw_game)
             if self.annotate:
                 shadow = pipeline.tracker.hand.state  # the hand as the camera read it (no umpire corrections)
                 self._publish_frame(_draw(frame.image, pipeline.last_obs, dict(shadow.scores),
                                           shadow.layout.open_ends(), None))
+            last = (frame.index, t)
+        if last is not None:  # the footage ended (not stopped): hands shown at its end are taken as they lie
+            self._dispatch(pipeline.tracker.finish(*last), last[0], put, draw_game)
         put(SourceItem(None))  # the last frame's stats
+
+    def _dispatch(self, events: list, index: int, put, draw_game: bool) -> None:  # noqa: ANN001
+        """Send a frame's tracker events to the record (engine events) or the alerts (notices)."""
+        for ev in events:
+            kind = getattr(ev, "kind", None) if getattr(ev, "type", "") == "vision_notice" else None
+            if kind == "hand_cleared":
+                self.record.cleared()
+                if draw_game:
+                    self._send(put, Deal(hands={}, draws_seen=False), f"vision:{index}", new_hand=True)
+                    self.record.new_hand = False
+            elif kind is not None:
+                put(SourceItem(None, tag=f"vision:{index}", alert={**ev.to_json(), "kind": kind}))
+            elif isinstance(ev, (Play, Pass, TakeBack, Reveal, HandEnd)):
+                self._send(put, ev, f"vision:{index}", new_hand=True if self.record.new_hand else None)
+                self.record.new_hand = False
 
     # ---- annotated video ---------------------------------------------------------------------
     @property

@@ -136,7 +136,13 @@ def test_serve_with_a_database_it_cannot_open_is_one_line_and_leaves_no_token(tm
     data = tmp_path / "svc"
     code, msg = _err("serve", "--port", free, "--data-dir", data, "--db", f"sqlite:///{tmp_path}/no/such/dir/x.db")
     assert (code, msg) == (2, "error: cannot start the service: unable to open database file")
-    assert not (data / "token").exists()
+    assert not data.exists()  # helper-74: the folder made for it stayed, holding serve.json and serve.lock
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "notes.txt").write_text("mine")
+    code, msg = _err("serve", "--port", free, "--data-dir", kept, "--db", "bogus://x")
+    assert code == 2 and msg.startswith("error: cannot start the service: ")
+    assert sorted(p.name for p in kept.iterdir()) == ["notes.txt"]  # an existing folder keeps its files only
 
 
 def test_detect_names_the_one_bad_option(tmp_path):

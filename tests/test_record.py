@@ -515,7 +515,9 @@ def test_cli_record_report_of_a_corrected_record(cli, tmp_path, demo):
                           (["record", "report", str(tmp_path / "fixed.txt"), "--out", str(tmp_path / "fixed.txt")],
                            "is the record: it would be overwritten"),
                           (["record", "report", str(tmp_path / "fixed.txt"), "--out", str(tmp_path / "r.html"),
-                            "--video", str(tmp_path / "nope.webm")], "no such file")):
+                            "--video", str(tmp_path / "nope.webm")], "no such file"),
+                          (["record", "report", str(tmp_path / "fixed.txt"), "--out", str(tmp_path / "r.html"),
+                            "--video", str(tmp_path / "fixed.txt")], "not a video a page can play (one of .webm")):
         res = CliRunner().invoke(cli, args)
         assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
     assert not (tmp_path / "r.html").exists()

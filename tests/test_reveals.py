@@ -57,7 +57,7 @@ def test_block_game_tiles_shown_by_both_seats_lock_the_hand():
     judge.append(Play(seat="S", tile=[6, 5], end="E"))
     w = RevealWatcher()
     shown = _shown(((1, 0), (10, 5)), ((2, 1), (30, 5)), ((3, 3), (10, 95)), ((2, 0), (30, 95)))
-    assert w.step(judge, judge.append, shown, _seat, 40, 4.0) == [] and w.wants_read
+    assert w.step(judge, judge.append, shown, _seat, 40, 4.0) == [] and w.read_due(4.0)  # a block game: at once
     out = w.step(judge, judge.append, shown, _seat, 41, 4.5)
     assert _kinds(out) == ["pass", "pass", "hand_end_inferred", "reveal", "reveal"]
     assert [e.seat for e in out if e.type == "pass"] == ["N", "S"]  # N was to play
@@ -66,22 +66,59 @@ def test_block_game_tiles_shown_by_both_seats_lock_the_hand():
     assert (r.kind, r.winner_seat, r.remaining, r.awards["N"]) == ("locked", "N", {"N": 4, "S": 8}, 8)
 
 
-def test_draw_game_infers_the_domino_from_tiles_shown_twice():
-    rules = load_ruleset("all-fives").model_copy(update={"hand_size": 1})  # S goes out with one play
-    judge = Hand(rules)
+def _draw_hand_s_played_last():
+    """All Fives with 1-tile hands (so S is out with one play): N leads 6-4, S plays 4-3."""
+    judge = Hand(load_ruleset("all-fives").model_copy(update={"hand_size": 1}))
     judge.append(Deal(hands={}, draws_seen=False))  # the camera sees no draws: tile counts unknown
     judge.append(Play(seat="N", tile=[6, 4]))
     judge.append(Play(seat="S", tile=[4, 3], end="E"))
-    w = RevealWatcher()
-    shown = _shown(((5, 5), (10, 10)), ((2, 1), (30, 10)))  # in front of N, who did not play last
-    assert w.step(judge, judge.append, shown, _seat, 30, 3.0) == [] and w.wants_read
-    out = w.step(judge, judge.append, shown, _seat, 31, 3.5)
+    return judge
+
+
+N_SHOWS = (((5, 5), (10, 10)), ((2, 1), (30, 10)))  # in front of N, who did not play last: 13 pips
+S_SHOWS = (((6, 6), (10, 95)), ((6, 5), (30, 95)))  # in front of S, the last player: 23 pips
+
+
+def test_draw_game_infers_the_domino_once_the_hands_shown_settle():
+    judge = _draw_hand_s_played_last()
+    w = RevealWatcher(settle_s=3.0)
+    shown = _shown(*N_SHOWS)
+    assert w.step(judge, judge.append, shown, _seat, 30, 3.0) == [] and w.pending
+    assert not w.read_due(5.9) and w.read_due(6.0)  # no read is asked for while S may still show tiles
+    assert w.step(judge, judge.append, shown, _seat, 31, 3.5) == [] and not judge.state.over  # too soon
+    out = w.step(judge, judge.append, shown, _seat, 60, 6.0)
     assert _kinds(out) == ["hand_end", "hand_end_inferred", "reveal"]
     assert isinstance(out[0], HandEnd) and (out[0].kind, out[0].winner) == ("domino", "S")
-    assert isinstance(out[2], Reveal) and out[2].seat == "N" and not w.wants_read
+    assert isinstance(out[2], Reveal) and out[2].seat == "N" and not w.pending
     # all fives (pagat): the opponents' 13 pips, rounded to the nearest 5 -> 15
     r = judge.state.result
     assert (r.winner_seat, r.remaining["N"], r.awards["S"]) == ("S", 13, 15)
+
+
+def test_draw_game_last_player_showing_tiles_too_is_a_lock_not_a_domino():
+    # helper-74's case: N turns its hand up, then S (who played last) a moment later
+    judge = _draw_hand_s_played_last()
+    w = RevealWatcher(settle_s=3.0)
+    assert w.step(judge, judge.append, _shown(*N_SHOWS), _seat, 30, 3.0) == []
+    both = _shown(*N_SHOWS, *S_SHOWS)
+    assert w.step(judge, judge.append, both, _seat, 45, 4.5) == []  # the tiles shown changed: wait again
+    assert w.step(judge, judge.append, both, _seat, 60, 6.0) == [] and not judge.state.over
+    out = w.step(judge, judge.append, both, _seat, 75, 7.5)
+    assert _kinds(out) == ["hand_end", "hand_end_inferred", "reveal", "reveal"]
+    assert (out[0].kind, out[0].winner) == ("locked", None)
+    assert sorted(e.seat for e in out[2:]) == ["N", "S"]
+    # all fives lock (pagat): the lowest hand, N with 13 pips against S's 23, scores the opponents'
+    # 23 pips rounded to the nearest 5 -> 25 (a domino would have given S 15)
+    r = judge.state.result
+    assert (r.kind, r.winner_side, r.remaining, r.awards) == ("locked", "N", {"N": 13, "S": 23}, {"N": 25, "S": 0})
+
+
+def test_the_footage_end_settles_the_hands_shown_at_once():
+    judge = _draw_hand_s_played_last()
+    w = RevealWatcher(settle_s=3.0)
+    assert w.step(judge, judge.append, _shown(*N_SHOWS), _seat, 30, 3.0) == []
+    out = w.step(judge, judge.append, _shown(*N_SHOWS), _seat, 30, 3.0, final=True)
+    assert _kinds(out) == ["hand_end", "hand_end_inferred", "reveal"] and out[0].winner == "S"
 
 
 def test_no_domino_before_the_last_player_laid_a_full_hand():
@@ -103,7 +140,8 @@ def test_a_tile_that_moved_between_the_reads_is_carried_not_revealed():
     assert w.step(judge, judge.append, _shown(((3, 3), (50, 95))), _seat, 10, 1.0) == []
     # 4 units = 0.4 tile lengths further: moved, so the first read is not confirmed
     assert w.step(judge, judge.append, _shown(((3, 3), (50, 91))), _seat, 12, 1.5) == [] and not judge.state.over
-    out = w.step(judge, judge.append, _shown(((3, 3), (50, 91))), _seat, 14, 2.0)  # now it lies still
+    assert w.step(judge, judge.append, _shown(((3, 3), (50, 91))), _seat, 14, 2.0) == []  # it lies still...
+    out = w.step(judge, judge.append, _shown(((3, 3), (50, 91))), _seat, 45, 4.5)  # ...settle_s since it moved
     assert _kinds(out) == ["hand_end", "hand_end_inferred", "reveal"]
 
 
@@ -113,8 +151,8 @@ def test_a_tile_held_up_for_one_read_does_not_end_the_hand():
     judge.append(Deal(hands={}, draws_seen=False))
     judge.append(Play(seat="N", tile=[6, 4]))
     w = RevealWatcher()
-    assert w.step(judge, judge.append, _shown(((3, 3), (50, 90))), _seat, 10, 1.0) == [] and w.wants_read
-    assert w.step(judge, judge.append, [], _seat, 12, 1.5) == [] and not w.wants_read
+    assert w.step(judge, judge.append, _shown(((3, 3), (50, 90))), _seat, 10, 1.0) == [] and w.pending
+    assert w.step(judge, judge.append, [], _seat, 12, 1.5) == [] and not w.pending
     assert not judge.state.over
 
 

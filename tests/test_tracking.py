@@ -19,7 +19,7 @@ from table_sim import (IMAGE_SIZE, PX_PER_MM, SEAT_SIDE, Laid, PlacementFailed, 
                        moved, observe)
 
 from calibration.profile import TableProfile
-from engine.events import Pass, Play, Reveal, TakeBack
+from engine.events import HandEnd, Pass, Play, Reveal, TakeBack
 from engine.hand import Hand, replay
 from engine.ruleset import load_ruleset
 from engine.tiles import Tile
@@ -907,6 +907,63 @@ def test_a_hand_first_read_under_an_arm_is_revealed_once_read_clearly():
     out = table.read()
     assert [(e.seat, [tuple(sorted((t.a, t.b))) for t in e.tiles]) for e in out if isinstance(e, Reveal)] == [
         ("N", [(4, 4)])]
+
+
+def _draw_game_s_played_last():
+    """all-fives (a draw game: the camera cannot count hands) with hands of 2: S plays 3-5, N 5-2,
+    S 1-3 (a full hand laid: S may be out); then N turns up its 4-4 in front of it."""
+    table = Table(load_ruleset("all-fives").model_copy(update={"hand_size": 2}))
+    table.play(t_(600, 500, 0, (3, 5), "S"))
+    table.play(t_(648, 500, 0, (5, 2), "N"))
+    table.play(t_(552, 500, 0, (1, 3), "S"))
+    table.arm("N")
+    table.on.append(t_(600, 60, 0, (4, 4)))
+    return table
+
+
+def _end(events):
+    return [(e.type, e.kind, e.winner) if isinstance(e, HandEnd) else
+            (e.type, e.seat, sorted(tuple(sorted((t.a, t.b))) for t in e.tiles)) if isinstance(e, Reveal) else
+            e.kind for e in events if isinstance(e, (HandEnd, Reveal, Notice))]
+
+
+def test_a_draw_games_domino_is_inferred_once_the_hands_shown_settle():
+    table = _draw_game_s_played_last()
+    out = table.read() + table.read()
+    assert _end(out) == [] and not table.tr.wants_read  # S may still turn up tiles: no read asked for yet
+    out = table.read(3.0)  # nobody else showed anything for reveal_settle_s
+    assert _end(out) == [("hand_end", "domino", "S"), "hand_end_inferred", ("reveal", "N", [(4, 4)])]
+
+
+def test_a_draw_games_last_player_turning_up_tiles_makes_a_lock():
+    """helper-74, muggins seed 7: N showed its hand, S (who played last) a moment later; S had
+    been taken for out, and scored a domino for a lock worth nothing."""
+    table = _draw_game_s_played_last()
+    out = table.read() + table.read()
+    table.arm("S")
+    table.on.append(t_(600, 940, 0, (6, 6)))
+    out += table.read() + table.read() + table.read(3.0)
+    assert _end(out) == [("hand_end", "locked", None), "hand_end_inferred",
+                         ("reveal", "N", [(4, 4)]), ("reveal", "S", [(6, 6)])]
+
+
+def test_hands_shown_then_swept_off_with_the_line_end_the_hand_first():
+    """Players count and sweep within the settle time: the hands seen still end the hand as seen,
+    before the cleared table starts the next one."""
+    table = _draw_game_s_played_last()
+    out = table.read() + table.read()
+    table.arm("N")
+    table.on = []
+    out += table.read() + table.read()
+    assert _end(out) == [("hand_end", "domino", "S"), "hand_end_inferred", ("reveal", "N", [(4, 4)]),
+                         "hand_cleared"]
+
+
+def test_the_footage_end_settles_the_hands_shown():
+    table = _draw_game_s_played_last()
+    out = table.read()
+    assert _end(out) == [] and table.tr.finish(table.fr, table.t + 0.1)[0].kind == "domino"
+    assert table.tr.finish(table.fr, table.t + 0.2) == []  # nothing waits any more
 
 
 def test_the_seat_that_went_out_showing_tiles_is_flagged():

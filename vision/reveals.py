@@ -8,13 +8,18 @@ area into :class:`engine.events.Reveal` events:
 * when the engine knows the tile counts (block games), a seat's reveal is emitted once all
   its tiles are seen face up (the count it should hold);
 * in a draw game the camera cannot count hands (draws from the boneyard are not seen), so
-  the engine cannot declare a domino: face-up tiles shown in front of a seat other than the
-  last player after that player's play, and still there at the next read, end the hand as a
-  domino by the last player - if that player has laid at least a full hand (draws only add
-  tiles, so nobody goes out sooner)
+  the engine cannot declare a domino or a lock: face-up tiles shown in front of a seat other
+  than the last player after that player's play end the hand once the tiles shown have stayed
+  the same for ``settle_s`` seconds (seats turn their hands up one after another), or when the
+  footage ends (:meth:`RevealWatcher.step` with ``final``):
+
+  - the last player shows tiles too: nobody could play, a lock;
+  - it does not: a domino by the last player, if that player has laid at least a full hand
+    (draws only add tiles, so nobody goes out sooner);
+
   (:class:`~engine.events.HandEnd`, with a ``hand_end_inferred`` notice for the umpire, who
-  corrects it if it was a lock or an exposed tile), and each seat's reveal is emitted at the
-  first still read that shows it;
+  corrects it if a tile was only exposed), and each seat's reveal is emitted at the first
+  still read that shows it;
 * in a block game, tiles shown by two or more seats (still there at the next read) while the
   hand goes on mean nobody could play: the seats' passes are inferred and the engine locks
   the hand (``hand_end_inferred``);
@@ -66,22 +71,41 @@ def seat_of_position(center: np.ndarray, profile=None, image_size: tuple[int, in
 
 
 class RevealWatcher:
-    """Emits the end-of-hand reveals (and, in draw games, the inferred domino) of one hand."""
+    """Emits the end-of-hand reveals (and the inferred end of the hand) of one hand.
 
-    def __init__(self) -> None:
+    Args:
+        settle_s: seconds the tiles shown in a draw game must stay the same before the end of the
+            hand is inferred from them: the last player's own hand, turned up after the others',
+            makes it a lock, not a domino.
+    """
+
+    def __init__(self, settle_s: float = 3.0) -> None:
+        self.settle_s = settle_s
         self.revealed: dict[str, tuple[tuple[int, int], ...]] = {}
         self._changed: dict[str, tuple[tuple[int, int], ...]] = {}
         self._pending: dict[str, list] | None = None
+        self._pending_t = 0.0  # when the tiles pending were first seen as they are
+        self._wait = 0.0  # and how long they must stay so
+        self._still = False  # seen at two reads in a row
+        self._held = False  # some of them not seen at the latest read: wait for the sweep or the tiles
+        self._plays_at = 0  # plays in the hand when they were first seen
         self._winner_shown: tuple[tuple[int, int], ...] = ()  # tiles shown by the seat that went out, noticed
 
+    def read_due(self, t: float) -> bool:
+        """Whether tiles shown wait for a read at time ``t`` (s) to end the hand: at once in a block
+        game (a confirming read), once ``settle_s`` has passed in a draw game."""
+        if self._pending is None or self._held:
+            return False
+        return t >= self._pending_t + self._wait
+
     @property
-    def wants_read(self) -> bool:
-        """True while tiles shown in a draw game wait for a second read to confirm the end of the hand."""
+    def pending(self) -> bool:
+        """Tiles shown wait to end the hand (the footage's end settles them: ``step(final=True)``)."""
         return self._pending is not None
 
     def step(self, judge: Hand, append: Callable[[object], object], shown: list[_Shown],
              seat_of: Callable[[np.ndarray], str | None], frame: int, t: float,
-             ended: str | None = None) -> list:
+             ended: str | None = None, final: bool = False) -> list:
         """Look at the face-up tiles in the hand areas after a still read.
 
         Args:
@@ -92,6 +116,8 @@ class RevealWatcher:
             seat_of: point (working units) -> seat.
             frame, t: frame index and time (s) of the read.
             ended: how the hand ended, for people (``"S dominoed at 45.9 s"``).
+            final: the footage ended (this is the last read): tiles shown are taken as they lie,
+                with no wait for them to settle.
 
         Returns:
             engine events (:class:`HandEnd`, :class:`Reveal`) and :class:`Notice` records.
@@ -104,12 +130,33 @@ class RevealWatcher:
             if seat in st.order and tr.key not in st.layout.on_table:
                 placed.setdefault(seat, []).append((tr.key, np.asarray(tr.geom.center, float), float(tr.geom.length)))
         out: list = []
-        if not st.over and not self._infer_end(judge, append, placed, frame, t, out):
-            return out
+        if not st.over:
+            placed = self._infer_end(judge, append, placed, frame, t, out, final)
+            if placed is None:
+                return out
+        self._count(judge, append, placed, frame, t, ended, out)
+        return out
+
+    def settle(self, judge: Hand, append: Callable[[object], object], frame: int, t: float,
+               ended: str | None = None) -> list:
+        """The table is being cleared (frame index, ``t`` s): tiles shown and still waiting to end
+        the hand end it now, as they were last seen (the sweep takes them away). Returns the
+        events and notices, as :meth:`step`."""
+        if self._pending is None or judge.state.over:
+            return []
+        out: list = []
+        placed = self._infer_end(judge, append, self._pending, frame, t, out, final=True)
+        if placed is not None:
+            self._count(judge, append, placed, frame, t, ended, out)
+        return out
+
+    def _count(self, judge: Hand, append: Callable[[object], object], placed: dict, frame: int, t: float,
+               ended: str | None, out: list) -> None:
+        """Once the hand is over: each seat's shown tiles become its reveal (appended to ``out``)."""
         st = judge.state
         kind, winner = (st.pending_end[0], st.pending_end[1]) if st.pending_end else (st.result.kind, st.result.winner_seat)
         if kind not in ("domino", "locked", "time"):
-            return out  # a redeal or a penalty: nothing is counted
+            return  # a redeal or a penalty: nothing is counted
         went_out = winner if kind == "domino" else None
         for seat in sorted(placed):
             keys = tuple(k for k, _, _ in placed[seat])
@@ -134,36 +181,60 @@ class RevealWatcher:
             ev = Reveal(seat=seat, tiles=[Tile(a, b) for a, b in keys], t=t, frame=frame)
             if self._append(append, ev, out, frame, t):
                 self.revealed[seat] = keys
-        return out
 
     def _infer_end(self, judge: Hand, append: Callable[[object], object], placed: dict, frame: int, t: float,
-                   out: list) -> bool:
+                   out: list, final: bool = False) -> dict | None:
         """Tiles shown while the judge's hand goes on: end it when the game allows no other reading.
 
-        * draw game: tiles shown by a seat other than the last player, who has laid at least a
-          full hand (draws only add tiles): a domino by the last player;
+        * draw game: tiles shown by a seat other than the last player, the same for ``settle_s``
+          (or at the footage's end): with the last player's own tiles shown too, a lock (nobody
+          could play); without, a domino by the last player, who must have laid at least a full
+          hand (draws only add tiles);
         * block game (counts known, so a domino is counted, not inferred): tiles shown by two or
           more seats: nobody could play, every seat passed - a locked hand.
 
         The shown tiles must lie still at two reads in a row (a tile carried face up to the line
-        is not a reveal). Returns True when the hand is now over.
+        is not a reveal); ``final`` takes the last read's as they lie. Tiles seen still that are
+        then taken away (the table being swept) end the hand as they were seen.
+
+        Returns:
+            the seats' shown tiles to count when the hand is now over (``placed``, or the tiles
+            seen before the sweep), else None.
         """
         st = judge.state
         if st.layout.lead is None or st.last_player is None:
             self._pending = None
-            return False
+            return None
+        last = st.last_player
         if st.counts_known:
-            shown = dict(placed)
+            shown, wait = dict(placed), 0.0
             plausible = len(shown) >= 2
         else:
-            shown = {s: v for s, v in placed.items() if s != st.last_player}
-            plausible = bool(shown) and sum(1 for p in st.plays if p[1] == st.last_player) >= judge.rules.hand_size
-        if not plausible:
+            shown, wait = dict(placed), self.settle_s
+            others = [s for s in placed if s != last]
+            full_hand = sum(1 for p in st.plays if p[1] == last) >= judge.rules.hand_size
+            plausible = bool(others) and (last in placed or full_hand)
+        if self._pending is not None and self._plays_at != len(st.plays):
+            self._pending = None  # a play since: the hand went on
+        if self._pending is not None and self._still and _fewer(shown, self._pending):
+            # shown still, then some taken away: the table being swept (settle() when the line of
+            # play goes), or a tile not detected at this read; keep what was seen
+            self._held = not final
+            if not final:
+                return None
+            shown = self._pending
+        elif not plausible:
             self._pending = None
-            return False
-        if not _same_tiles(shown, self._pending):
-            self._pending = shown  # read again: the shown tiles must lie where they were
-            return False
+            return None
+        elif not _same_tiles(shown, self._pending):
+            self._pending, self._pending_t, self._wait, self._still = shown, t, wait, False
+            self._plays_at, self._held = len(st.plays), False
+            if not final:
+                return None  # read again: the tiles must lie where they were
+        else:
+            self._still, self._held = True, False
+            if not final and t < self._pending_t + wait:
+                return None  # more seats may still turn their hands up
         self._pending = None
         seats = ", ".join(sorted(shown))
         if st.counts_known:
@@ -172,18 +243,24 @@ class RevealWatcher:
                                                         out, frame, t):
                     break
             if not judge.state.over:
-                return False
+                return None
             out.append(Notice("hand_end_inferred", t, frame, f"hand locked: every seat passed (inferred from the "
                               f"tiles shown by {seats}); correct it if a tile was only exposed"))
-            return True
-        ev = HandEnd(kind="domino", winner=st.last_player, t=t, frame=frame,
-                     reason=f"inferred: tiles shown by {seats} after {st.last_player}'s play")
+            return shown
+        if last in shown:
+            ev = HandEnd(kind="locked", t=t, frame=frame,
+                         reason=f"inferred: tiles shown by {seats}, {last}'s too, after {last}'s play")
+            text = (f"hand locked: nobody could play (inferred from the tiles shown by {seats}, the last "
+                    f"player {last}'s too); correct it if a tile was only exposed")
+        else:
+            ev = HandEnd(kind="domino", winner=last, t=t, frame=frame,
+                         reason=f"inferred: tiles shown by {seats} after {last}'s play")
+            text = (f"hand over: {last} dominoes (inferred from the tiles shown by {seats}); "
+                    "correct it if it was a lock or an exposed tile")
         if not self._append(append, ev, out, frame, t):
-            return False
-        out.append(Notice("hand_end_inferred", t, frame,
-                          f"hand over: {st.last_player} dominoes (inferred from the tiles shown by {seats}); "
-                          "correct it if it was a lock or an exposed tile", seat=st.last_player))
-        return True
+            return None
+        out.append(Notice("hand_end_inferred", t, frame, text, seat=ev.winner))
+        return shown
 
     @staticmethod
     def _append(append: Callable[[object], object], ev, out: list, frame: int, t: float) -> bool:
@@ -195,6 +272,13 @@ class RevealWatcher:
             return False
         out.append(ev)
         return True
+
+
+def _fewer(a: dict[str, list], b: dict[str, list]) -> bool:
+    """``a`` holds fewer tiles than ``b``, and none that ``b`` lacks (some of ``b``'s were taken away)."""
+    ka = {k for v in a.values() for k, _, _ in v}
+    kb = {k for v in b.values() for k, _, _ in v}
+    return ka < kb
 
 
 def _same_tiles(a: dict[str, list] | None, b: dict[str, list] | None, tol: float = 0.25) -> bool:

@@ -112,6 +112,11 @@ class TrackerConfig:
             board's printed track an arm had covered), not a play: a set's tiles share one body
             colour. Real tiles of rendered footage differ from their line by at most 7-59 per hand (64
             for one an arm half covered); printed ivory tiles beside black ones by 87-89. None: off.
+        reveal_settle_s: seconds the hands shown at the end of a draw game's hand must stay the
+            same before the end is inferred from them (:class:`~vision.reveals.RevealWatcher`): the
+            seats turn their tiles up one after another, and the last player's own, shown last,
+            make it a lock instead of a domino. The footage's end settles at once
+            (:meth:`Tracker.finish`). Rendered footage turns one hand up every 1.5-2.5 s.
     """
 
     still_window_s: float = 0.5
@@ -131,6 +136,7 @@ class TrackerConfig:
     unseen_seat_turns: int = 2
     setup_min_score: float | None = 0.35
     set_colour_max_de: float | None = 70.0
+    reveal_settle_s: float = 3.0
 
 
 @dataclass
@@ -246,6 +252,7 @@ class Tracker:
         self.unseen_seats: set[str] = set()  # seats named by the ``seats_unseen`` notice, until their arm shows
         self._seats_warned = False
         self._old_layout_at_start = False  # (start_over before any read) the first read's tiles are old
+        self._now = 0.0  # the latest frame's time, s
         self.new_hand(context)
 
     # ---- public -------------------------------------------------------------------------
@@ -255,7 +262,7 @@ class Tracker:
         self.judge = Hand(self.rules, context)
         if self.rules.boneyard:
             self.judge.append(Deal(hands={}, draws_seen=False))
-        self.reveals = RevealWatcher()
+        self.reveals = RevealWatcher(self.config.reveal_settle_s)
         self.ended: dict | None = None  # when the judge ended the hand: kind, winner, t, text
         self._late_lop: LineOfPlay | None = None  # the line of play extended by tiles placed after the end
         self._visits = {}
@@ -386,7 +393,7 @@ class Tracker:
     @property
     def wants_read(self) -> bool:
         """True while a take-back or an end-of-hand reveal waits for a confirming read (ask the gate for one)."""
-        return self.reveals.wants_read or any(
+        return self.reveals.read_due(self._now) or any(
             tr.status == "layout" and 0 < tr.missing < self.config.takeback_reads and tr.play is not None
             and self._is_arm_end(tr.play) for tr in self.tiles.values())
 
@@ -411,6 +418,7 @@ class Tracker:
                 list for this frame, or None when the frame was not read.
             motion: the gate's :class:`~vision.motion.MotionInfo` for this frame, or None.
         """
+        self._now = t
         if motion is not None:
             if motion.frame_size is not None and self.image_size is None:
                 self.image_size = motion.frame_size
@@ -605,14 +613,27 @@ class Tracker:
 
         events += self._gone(frame, t, gone, new_tiles, region)
         events += self._plays(frame, t, candidates)
-        shown = [tr for tr in self.tiles.values() if tr.face == "up" and tr.status == "hand"
-                 and tr.confidence >= self.config.uncertain_confidence]
-        events += self.reveals.step(self.judge, self._append, shown,
-                                    lambda c: seat_of_position(c, self.profile, self.image_size), frame, t,
-                                    ended=self.ended["text"] if self.ended else None)
+        events += self._step_reveals(frame, t)
         self._votes = {}
         self.state = BoardState(t, frame, {k: copy.copy(v) for k, v in self.tiles.items()})
         return events
+
+    def finish(self, frame: int, t: float) -> list:
+        """The footage ended (a video's or a photo folder's last frame at ``t`` s): what waits for
+        more reads is decided on the last read - hands shown in a draw game end the hand now.
+        Returns the events and notices (often none)."""
+        self._now = t
+        if not self.reveals.pending:
+            return []
+        return self._step_reveals(frame, t, final=True)
+
+    def _step_reveals(self, frame: int, t: float, final: bool = False) -> list:
+        """The face-up tiles in the hand areas after a read: reveals, maybe the inferred end of the hand."""
+        shown = [tr for tr in self.tiles.values() if tr.face == "up" and tr.status == "hand"
+                 and tr.confidence >= self.config.uncertain_confidence]
+        return self.reveals.step(self.judge, self._append, shown,
+                                 lambda c: seat_of_position(c, self.profile, self.image_size), frame, t,
+                                 ended=self.ended["text"] if self.ended else None, final=final)
 
     def _rebuild_geometry(self) -> None:
         """Rebuild the line of play from the plays' current tile geometry (after bumps)."""
@@ -652,10 +673,13 @@ class Tracker:
         # sweep the tiles off in handfuls, and a read between two sweeps must not take the ends back.
         away = [tr for tr in self.tiles.values() if tr.status == "layout" and tr.missing]
         if len(self.plays) >= 3 and len(away) >= CLEARED_SHARE * len(self.plays):
+            # hands shown and waiting to end the hand end it as they were seen, before the sweep
+            events = self.reveals.settle(self.judge, self._append, frame, t,
+                                         ended=self.ended["text"] if self.ended else None)
             for tr in away:
                 self.tiles.pop(tr.id, None)
             self.new_hand(self._next_context())
-            return [Notice("hand_cleared", t, frame, "the layout was cleared: a new hand starts")]
+            return [*events, Notice("hand_cleared", t, frame, "the layout was cleared: a new hand starts")]
         if len(self.plays) >= 3 and len(away) >= max(3, SWEEPING_SHARE * len(self.plays)):
             return events  # being swept off: no take-backs or missing-tile notices meanwhile
         for tr in sorted((x for x in layout_gone if x.missing), key=lambda x: -self.plays.index(x.play)):
@@ -1057,7 +1081,8 @@ def _overlaps(polygon_px: np.ndarray, box: tuple[int, int, int, int]) -> bool:
 
 def track_frames(frames: Iterable[tuple[int, float, np.ndarray]], recognize: Callable[[np.ndarray], list],
                  tracker: Tracker, gate: MotionGate | None = None) -> Iterator[tuple[int, float, list]]:
-    """Run gate -> recognizer -> tracker over frames; yields ``(frame_index, t, events)`` when events happen.
+    """Run gate -> recognizer -> tracker over frames; yields ``(frame_index, t, events)`` when events happen
+    (after the last frame, those of :meth:`Tracker.finish`).
 
     Args:
         frames: ``(frame_index, t_seconds, image)`` (a :mod:`vision.sources` source).
@@ -1067,6 +1092,7 @@ def track_frames(frames: Iterable[tuple[int, float, np.ndarray]], recognize: Cal
         gate: the motion gate (default: one with the tracker's ``still_window_s``).
     """
     gate = gate or MotionGate(still_window_s=tracker.config.still_window_s)
+    last = None
     for idx, t, image in frames:
         info = gate.update(idx, t, image, roi_px=tracker.roi_px())
         obs = recognize(image) if info.read else None
@@ -1075,4 +1101,7 @@ def track_frames(frames: Iterable[tuple[int, float, np.ndarray]], recognize: Cal
             gate.request_read()
         if events:
             yield idx, t, events
+        last = (idx, t)
+    if last is not None and (events := tracker.finish(*last)):  # the end settles what waits for reads
+        yield last[0], last[1], events
 
