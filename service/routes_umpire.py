@@ -104,6 +104,8 @@ def reassign(table_id: str, body: ReassignBody, request: Request) -> dict:
         if not isinstance(ev, _TURN_EVENTS):  # a reveal's tiles are that seat's hand: moving them is no fix
             raise Invalid(f"event #{body.index} of hand {hand} is a {ev.type}: reassign moves a play, pass, draw "
                           "or take-back to another seat (a correction replaces any other event)")
+        if ev.seat == body.seat:  # a correction that changes nothing would only clutter the log
+            raise Invalid(f"event #{body.index} of hand {hand} is already {body.seat}'s: nothing to reassign")
         return _correct(rt, hand, body.index, ev.model_copy(update={"seat": body.seat}), actor(request, body.by),
                         body.reason)
 

@@ -123,6 +123,8 @@ def test_fix_tile_reassign_and_scores_recomputed(tmp_path):
         r = post(c, "/api/tables/t/reassign", {"index": 0, "seat": "S"})
         assert r.json()["scores"] == {"N": 0, "S": 20}
         assert post(c, "/api/tables/t/reassign", {"index": 0, "seat": "X"}).status_code == 422
+        r = post(c, "/api/tables/t/reassign", {"index": 0, "seat": "S"})  # the console's prompt, the same seat again
+        assert r.status_code == 422 and r.json()["detail"] == "event #0 of hand 1 is already S's: nothing to reassign"
         assert post(c, "/api/tables/t/fix-tile", {"index": 0, "tile": "77-1"}).status_code == 422
         assert post(c, "/api/tables/t/fix-tile", {"index": 9, "tile": "1-1"}).status_code == 404
         post(c, "/api/tables/t/events", {"event": {"type": "pass", "seat": "N"}})
@@ -272,9 +274,9 @@ def test_two_umpires_correcting_at_once(bad_play):
     def umpire(name: str) -> None:
         barrier.wait()
         for k in range(6):
-            # both keep re-assigning the same plays to the seats that made them (legal, so every one lands)
+            # both keep replacing the same plays with themselves (legal, so every one lands)
             idx = plays[k % len(plays)]
-            r = post(c, "/api/tables/t/reassign", {"index": idx, "seat": hand["events"][idx]["seat"], "by": name})
+            r = post(c, "/api/tables/t/corrections", {"replaces": idx, "event": hand["events"][idx], "by": name})
             if r.status_code != 201:
                 errors.append(r.text)
 
@@ -301,10 +303,20 @@ def test_two_umpires_correcting_at_once(bad_play):
     assert msgs.seq >= max(m["id"] for m in backlog(c.app.state.factory, "t", "events", 0))
 
 
-def test_a_void_landing_during_a_reassign_is_not_undone(bad_play, monkeypatch):
+@pytest.fixture()
+def two_plays(tmp_path):
+    """A manual all-fives table (a draw game: hands unknown) with N's 5-5 and S's 5-1."""
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        for ev in ({"type": "play", "seat": "N", "tile": "5-5"}, {"type": "play", "seat": "S", "tile": "5-1", "end": "E"}):
+            post(c, "/api/tables/t/events", {"event": ev})
+        yield c
+
+
+def test_a_void_landing_during_a_reassign_is_not_undone(two_plays, monkeypatch):
     """Reassign reads the play, then replaces it; a void arriving between the two used to be
     overwritten by the reassign (the voided play came back)."""
-    c, info = bad_play
+    c = two_plays
     hand = c.get("/api/matches/1/hands/1").json()
     idx = max(i for i, e in enumerate(hand["events"]) if e["type"] == "play")
     rt = c.app.state.registry.get("t")
@@ -324,8 +336,8 @@ def test_a_void_landing_during_a_reassign_is_not_undone(bad_play, monkeypatch):
     monkeypatch.setattr(rt, "event_at", slow_event_at)
     codes: dict = {}
 
-    def reassign() -> None:
-        codes["reassign"] = post(c, "/api/tables/t/reassign", {"index": idx, "seat": hand["events"][idx]["seat"]}).status_code
+    def reassign() -> None:  # S's play to N: the hands are unknown (a draw game), so it is legal
+        codes["reassign"] = post(c, "/api/tables/t/reassign", {"index": idx, "seat": "N"}).status_code
 
     def void() -> None:
         read.wait(5)
