@@ -777,8 +777,8 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     failure = None
     outages = getattr(source, "outages", None)  # a live source's recovered drops, a video file's gaps
     told = 0
+    last = None
     try:
-        last = None
         for frame in source:
             for start_s, end_s in (outages or [])[told:]:
                 session.source_outage(start_s, end_s)
@@ -797,6 +797,11 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
             session.settle(last.index, end_t, last.image, fps)
     except KeyboardInterrupt:
         session.summary.interrupted = True
+        if session.live and last is not None:  # a camera is stopped, not ended: the hands shown count
+            try:
+                session.settle(last.index, last.t, last.image, fps)
+            except Exception as exc:  # noqa: BLE001 - stopped mid-frame: the rows so far are kept
+                session.summary.warnings.append(f"the hand's end could not be settled at the stop: {exc}")
     except SourceError as exc:  # written as partial results, then raised for the caller to report
         failure = str(exc)
         raise

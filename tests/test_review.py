@@ -348,6 +348,38 @@ def test_cli_live_keeps_an_earlier_sessions_video(tmp_path, monkeypatch):
         (earlier / name).rename(earlier / f"{name}.kept")
 
 
+def test_a_camera_stopped_just_after_the_hands_are_shown_still_scores_the_hand(footage, tmp_path):
+    """A live session is ended by Ctrl-C, often right after the last tiles are turned up: in a draw
+    game the hands shown wait ``reveal_settle_s`` (3 s) before the domino is inferred, so the stop
+    settles them (else the hand ended unscored)."""
+    from vision.tracking import TrackerConfig
+
+    gt, profile = footage["gt"], footage["profile"]
+    stop_t = gt["reveals"][-1]["t"] + 2.0  # time for a still read of the last hand shown, not for the wait
+    assert stop_t - gt["reveals"][0]["t"] < TrackerConfig.reveal_settle_s and stop_t < gt["duration_s"]
+
+    class StoppedCamera:
+        live = True
+        fps = gt["fps"]
+
+        def __iter__(self):
+            for frame in open_source(footage["paths"]["video"]):
+                if frame.t > stop_t:
+                    raise KeyboardInterrupt  # the user's Ctrl-C
+                yield frame
+
+    oracle = _Oracle(gt, profile)
+    s = run_review(StoppedCamera(), load_ruleset("all-fives"), oracle, tmp_path, profile, annotate=False,
+                   progress=oracle.progress)
+    rows = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    result = gt["hands"][0]["result"]
+    end = [r for r in rows if r["type"] == "hand_end"]
+    assert [(r["kind"], r["winner"], r["points"]) for r in end] == [("domino", result["winner"], result["awards"])]
+    assert [(r["seat"], sorted(map(sorted, r["tiles"]))) for r in rows if r["type"] == "reveal"] == [
+        (w["seat"], sorted(map(sorted, w["tiles"]))) for w in gt["reveals"]]
+    assert s.interrupted and s.final
+
+
 def test_a_hand_that_ended_before_the_footage_says_so(tmp_path):
     """fives-and-threes (2-tile hands here): S is out, N's tiles are never shown and a tile comes
     after the end: the summary, the rows and the report say the score is not final."""
