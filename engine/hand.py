@@ -217,9 +217,11 @@ def replay(rules: Ruleset, log: list, context: HandContext | None = None) -> Han
 
 def apply(st: HandState, index: int, ev: object) -> Outcome:
     """Apply one event to ``st`` in place and return its outcome (also appended to ``st.outcomes``)."""
-    seat = getattr(ev, "seat", None)
-    if seat is not None and seat not in st.order:
-        raise IllegalEvent(f"seat {seat!r} is not playing (seats: {', '.join(st.order)})")
+    for what in ("seat", "winner"):  # a hand end names its winner (or locker) as a play names its seat
+        seat = getattr(ev, what, None)
+        if seat is not None and seat not in st.order:
+            raise IllegalEvent(f"{'seat' if what == 'seat' else 'the winner'} {seat!r} is not playing "
+                               f"(seats: {', '.join(st.order)})")
     points: dict[str, int] = {}
     flags: list[Flag] = []
     before = st.result  # the outcome carries the result this event sets (or replaces)
@@ -550,8 +552,18 @@ _RESULT_NAMES = {"domino": "domino", "locked": "lock", "time": "time call"}
 _PLAYED_OUT = tuple(_RESULT_NAMES)
 
 
+#: The most points one penalty may give or take (the presets' penalties are -50..30 and their game
+#: targets 61-200): a typo of a few digits would otherwise end the match.
+MAX_PENALTY_POINTS = 1000
+
+
 def _penalty(st: HandState, ev: Penalty, points: dict, flags: list[Flag]) -> None:
     rules = st.rules
+    if ev.name is None and ev.points is None:  # as the service and the notation ask (opponents' points alone: no)
+        raise IllegalEvent(f"a penalty on {ev.seat} needs a rule-set penalty name or explicit points")
+    for what, value in (("points", ev.points), ("opponents' points", ev.opponents)):
+        if value is not None and abs(value) > MAX_PENALTY_POINTS:
+            raise IllegalEvent(f"a penalty's {what} must be within +-{MAX_PENALTY_POINTS}, got {value}")
     spec = rules.penalties.get(ev.name) if ev.name else None
     if ev.name and spec is None and ev.points is None:
         names = ", ".join(sorted(rules.penalties)) or "none"

@@ -329,3 +329,24 @@ def test_a_play_on_an_arm_not_open_yet_is_flagged_and_scores_nothing():
     st = replay(load_ruleset("lisa-b-all-fives"), ev("N 6-6", "S 6-3 N"))
     assert _per_event(st)[1] == ["closed_end"]
     assert pts(st) == [{}, {}]
+
+
+# ---- impossible events that used to crash the writers (helper-77) ----------------------------
+
+@pytest.mark.parametrize("line, message", [
+    ("end domino E", "the winner 'E' is not playing (seats: N, S)"),  # a 2-seat game
+    ("end domino Q", "the winner 'Q' is not playing (seats: N, S)"),
+    ("S penalty 99999999999999999999999 x", "a penalty's points must be within +-1000, got 99999999999999999999999"),
+])
+def test_a_hand_end_by_no_seat_or_a_huge_penalty_is_refused(line, message):
+    with pytest.raises(IllegalEvent, match=message.replace("+", r"\+").replace("(", r"\(").replace(")", r"\)")):
+        replay(load_ruleset("lisa-b-all-fives"), ev("N 5-5", line))
+
+
+def test_a_penalty_needs_a_name_or_points():
+    from engine.events import Penalty
+
+    with pytest.raises(IllegalEvent, match="a penalty on S needs a rule-set penalty name or explicit points"):
+        replay(load_ruleset("lisa-b-all-fives"), ev("N 5-5") + [Penalty(seat="S", opponents=5)])
+    st = replay(load_ruleset("lisa-b-all-fives"), ev("N 5-5", "S penalty -1000 the largest fine"))
+    assert st.scores == {"N": 10, "S": -1000}

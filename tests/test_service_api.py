@@ -13,6 +13,25 @@ from engine.ruleset import load_ruleset
 from engine.simulate import simulate_match
 from service.testing import AUTH, MissingVideoSource, app_for, mismatch_script, wait_for
 
+def test_a_hand_end_naming_a_seat_not_playing_or_a_huge_penalty_is_refused(client):
+    """helper-77: ``end domino E`` at a two-seat table was a 500 (or, with no deal, stored, and the
+    reveal that completed the count a 500); a penalty of 10^23 points was stored and ended the match."""
+    manual_table(client, players={})
+    post(client, "/api/tables/t1/start")
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": "5-5"}}).status_code == 201
+    for bad, why in (({"type": "hand_end", "kind": "domino", "winner": "E"}, "the winner 'E' is not playing (seats: N, S)"),
+                     ({"type": "hand_end", "kind": "domino", "winner": "<script>"}, "the winner '<script>' is not playing"),
+                     ({"type": "penalty", "seat": "S", "points": 10**23}, "points must be within +-1000, got 1000000"),
+                     ({"type": "penalty", "seat": "S", "name": "bogus_play", "opponents": -1001},
+                      "opponents' points must be within +-1000, got -1001")):
+        r = post(client, "/api/tables/t1/events", {"event": bad})
+        assert r.status_code in (409, 422) and why in r.json()["detail"], (bad, r.text)
+    r = post(client, "/api/tables/t1/hands/1/confirm", {"end": {"kind": "domino", "winner": "E"}})
+    assert r.status_code in (409, 422) and "not playing" in r.json()["detail"], r.text
+    assert [e["type"] for e in client.get("/api/matches/1/hands/1").json()["events"]] == ["play"]
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "penalty", "seat": "S", "points": -1000}}).status_code == 201
+
+
 MANUAL = {"id": "t1", "name": "Table 1", "rules": "lisa-b-all-fives", "players": {"N": "Ana", "S": "Bob"},
           "video_source": "rtsp://cam1/stream", "calibration": "calibration/t1.json", "worker": {"kind": "manual"}}
 
