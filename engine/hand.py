@@ -487,8 +487,13 @@ def _check_end_after_play(
 def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
     seat = ev.seat
     _check_turn(st, seat, flags)
-    if st.known[seat] is not None and st.layout.lead is not None and st.legal_ends(seat):
+    hand, req = st.known[seat], st.context.required_lead
+    if hand is not None and st.layout.lead is not None and st.legal_ends(seat):
         flags.append(Flag("pass_with_play", seat, f"{seat} passed holding a legal play"))
+    elif hand and st.layout.lead is None and (req is None or any(t.key == req.key for t in hand)):
+        # before the lead any tile opens the hand, or the required one (e.g. [6|6]) its holder must lay
+        flags.append(Flag("pass_with_play", seat, f"{seat} passed holding a lead"
+                          f"{f' ({req})' if req is not None else ''}"))
     elif st.rules.boneyard and st.rules.draw_rule == "until_playable" and st.drawable() > 0 and st.layout.lead:
         flags.append(Flag("pass_before_drawing", seat, f"{seat} passed with {st.drawable()} tiles left to draw"))
     if st.plays:

@@ -350,3 +350,21 @@ def test_a_penalty_needs_a_name_or_points():
         replay(load_ruleset("lisa-b-all-fives"), ev("N 5-5") + [Penalty(seat="S", opponents=5)])
     st = replay(load_ruleset("lisa-b-all-fives"), ev("N 5-5", "S penalty -1000 the largest fine"))
     assert st.scores == {"N": 10, "S": -1000}
+
+
+def test_passing_instead_of_leading_is_a_pass_with_play():
+    """helper-77: N held the 6-6 that must open (bdc-partnership) and passed: no flag, so no penalty
+    was offered; the same for the leader of lisa-b, where any tile opens."""
+    rules = load_ruleset("lisa-b-all-fives")  # 2 seats, 7 tiles each, any tile leads
+    deal = "deal N 5-3 5-2 6-2 5-5 0-0 5-1 4-4 / S 6-4 5-0 6-3 2-1 4-1 6-1 1-1"
+    st = replay(rules, ev(deal, "N pass"), HandContext(leader="N"))
+    assert [(f.kind, f.seat, f.message) for f in st.outcomes[-1].flags] == [
+        ("pass_with_play", "N", "N passed holding a lead")]
+    bdc = load_ruleset("bdc-partnership")
+    need = Tile(6, 6)
+    hands = "deal N 6-6 6-5 6-4 6-3 6-2 6-1 6-0 / E 5-5 5-4 5-3 5-2 5-1 5-0 4-4 / " \
+            "S 4-3 4-2 4-1 4-0 3-3 3-2 3-1 / W 3-0 2-2 2-1 2-0 1-1 1-0 0-0"
+    st = replay(bdc, ev(hands, "N pass", "W pass"), HandContext(leader="N", required_lead=need))  # N, W, S, E
+    assert [[(f.kind, f.seat, f.message) for f in o.flags] for o in st.outcomes[1:]] == [
+        [("pass_with_play", "N", "N passed holding a lead (6-6)")],
+        []]  # W cannot open: the 6-6 is N's
