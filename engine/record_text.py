@@ -235,16 +235,19 @@ def _read_tag(line: str, tags: dict, rules: dict, players: dict) -> None:
     name, key, value = m.group(1), m.group(2), _unescape(m.group(3))
     if (key is not None) != (name in ("Rule", "Player")):
         raise RecordError(f"tag {name} " + ("takes a key" if key is None else "takes no key"))
+    # a second value would silently win (a target of 300 read as 100): said, as an unknown tag is
     if name == "Rule":
+        if key in rules:
+            raise RecordError(f"[Rule {key}] is given twice")
         rules[key] = _decode(value)
     elif name == "Player":
-        players[key] = value
+        _name_seat(players, key, value)
     elif name == "Players":
         for part in filter(None, (p.strip() for p in value.split(";"))):
             seat, sep, who = part.partition(":")
             if not sep:
                 raise RecordError(f"Players: {part!r} is not 'SEAT: name'")
-            players[seat.strip()] = who.strip()
+            _name_seat(players, seat.strip(), who.strip())
     elif name == "Format":
         fmt, _, version = value.partition(" ")
         if fmt != FORMAT:
@@ -252,10 +255,18 @@ def _read_tag(line: str, tags: dict, rules: dict, players: dict) -> None:
         check_version(version or None)
         tags[name] = value
     elif name in ("Rules", "Teams") or name in _META_TAGS:
+        if name in tags:
+            raise RecordError(f"[{name}] is given twice")
         tags[name] = value  # Teams is derived from the rules: informational
     else:
         known = ", ".join(["Format", "Rules", "Rule", "Players", "Player", "Teams", *_META_TAGS])
         raise RecordError(f"unknown tag {name!r} (tags: {known})")
+
+
+def _name_seat(players: dict, seat: str, who: str) -> None:
+    if seat in players:
+        raise RecordError(f"seat {seat} is named twice ({players[seat]!r} and {who!r})")
+    players[seat] = who
 
 
 def _parse_event_line(line: str) -> tuple[int, object, str]:

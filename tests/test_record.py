@@ -345,6 +345,14 @@ def test_bad_json_fields(demo):
     ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. json {"type": "jump"}\n', "bad JSON event"),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Players "N Ana"]\n', "is not 'SEAT: name'"),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Players "E: Eve"]\n', "seat 'E' is not playing"),
+    # helper-77: a repeated tag silently won (a target of 300 read as 100; another rule set's deal refused)
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Rule target "300"]\n[Rule target "100"]\n',
+     "line 4: [Rule target] is given twice"),
+    ('[Format "dominocast-record 1"]\n[Rules "lisa-b-all-fives"]\n[Rules "muggins"]\n', "line 3: [Rules] is given twice"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Players "N: Ana; S: Bob; N: Carl"]\n',
+     "line 3: seat N is named twice ('Ana' and 'Carl')"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Players "N: Ana"]\n[Player N "Carl"]\n',
+     "line 4: seat N is named twice"),
 ])
 def test_bad_text(text, message):
     with pytest.raises(RecordError, match=re.escape(message)):
