@@ -97,6 +97,9 @@ def _parse_words(words: list[str], stamps: dict):
     if head == "void":
         return Correction(replaces=int(words[1]), event=None, **stamps)
     if head == "fix":
+        if words[2] in ("fix", "void"):  # a correction replaces the event itself: fix its number again
+            raise NotationError(f"{' '.join(words)!r}: a fix replaces an event with an event, not with another "
+                                f"correction (to change event {words[1]} again, write 'fix {words[1]} EVENT' anew)")
         return Correction(replaces=int(words[1]), event=_parse_words(words[2:], {}), **stamps)
     if head == "deal" and words[1:] == ["unseen"]:
         return Deal(hands={}, draws_seen=False, **stamps)

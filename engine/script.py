@@ -24,6 +24,7 @@ from pydantic import TypeAdapter, ValidationError
 from engine.events import AnyEvent
 from engine.notation import NotationError, parse_event
 from engine.ruleset import Ruleset, RulesetError, load_ruleset
+from engine.seats import seats_for
 
 _EVENT = TypeAdapter(AnyEvent)
 
@@ -112,6 +113,10 @@ def load_script(path: str | Path, rules: str | None = None) -> Script:
     players = data.get("players") or {}
     if not isinstance(players, dict) or not all(isinstance(v, (str, int, float)) for v in players.values()):
         raise ScriptError(f"{path}: 'players' maps seats to names (N: Ana), got {players!r}")
+    seats = seats_for(ruleset.players, ruleset.play_direction)
+    stray = [str(k) for k in players if str(k) not in seats]
+    if stray:  # as a record refuses it (engine.record.record_from_match): a name for nobody is a typo
+        raise ScriptError(f"{path}: players: seat {stray[0]!r} is not playing (seats: {', '.join(seats)})")
     title = data.get("title")
     if title is not None and not isinstance(title, str):
         raise ScriptError(f"{path}: 'title' is text, got {title!r}")

@@ -131,6 +131,12 @@ BAD = [
     ("players_a_number", "rules: block\nplayers: 5\nhands:\n  - events:\n      - N 6-6\n",
      ["'players' maps seats to names (N: Ana), got 5"]),
     ("title_a_list", "rules: block\ntitle: [x]\nhands:\n  - events:\n      - N 6-6\n", ["'title' is text"]),
+    # accepted before, standings "N (N)" (helper-77); --record refused it
+    ("players_of_no_seat", "rules: block\nplayers: {N: Ana, E: Eve}\nhands:\n  - events:\n      - N 6-6\n",
+     ["players: seat 'E' is not playing (seats: N, S)"]),
+    # a traceback before (helper-77): the penalty written as a mapping bypassed the notation's check
+    ("penalty_mapping_without_points", "rules: lisa-b-all-fives\nhands:\n  - events:\n      - N 5-5\n"
+     "      - {type: penalty, seat: S}\n", ["a penalty on S needs a rule-set penalty name or explicit points"]),
     ("a_record", '{"format": "dominocast-record", "version": 1, "rules": {}, "event": "x", "hands": []}',
      ["is a game record, not a script: `dominocast record show"]),
     # "list index out of range" before (helper-57)

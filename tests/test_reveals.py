@@ -8,6 +8,7 @@ import numpy as np
 
 from engine.events import Deal, HandEnd, Pass, Play, Reveal
 from engine.hand import Hand
+from engine.notation import parse_event
 from engine.ruleset import load_ruleset
 from vision.placements import Notice
 from vision.reveals import RevealWatcher, seat_of_position
@@ -119,6 +120,47 @@ def test_the_footage_end_settles_the_hands_shown_at_once():
     assert w.step(judge, judge.append, _shown(*N_SHOWS), _seat, 30, 3.0) == []
     out = w.step(judge, judge.append, _shown(*N_SHOWS), _seat, 30, 3.0, final=True)
     assert _kinds(out) == ["hand_end", "hand_end_inferred", "reveal"] and out[0].winner == "S"
+
+
+def _draw_line_blocked_by_s():
+    """draw (pagat), 5-tile hands: ten plays leave both ends on 5 with all seven 5s laid - the line is
+    blocked by S's 4-5, which the engine locks (it cannot count S's hand)."""
+    judge = Hand(load_ruleset("draw").model_copy(update={"hand_size": 5}))
+    judge.append(Deal(hands={}, draws_seen=False))
+    for line in ("N 5-0", "S 0-1 E", "N 1-5 E", "S 5-5 W", "N 5-6 W", "S 6-2 W", "N 2-5 W", "S 5-3 E", "N 3-4 E",
+                 "S 4-5 E"):
+        judge.append(parse_event(line))
+    assert judge.state.pending_end == ("locked", None, "S")
+    return judge
+
+
+N_BLOCKED = (((4, 4), (10, 10)), ((2, 1), (30, 10)))  # tiles not on that line
+S_BLOCKED = (((6, 6), (10, 95)), ((3, 3), (30, 95)))
+
+
+def test_a_draw_games_blocking_last_tile_is_a_domino_when_only_the_others_show_tiles():
+    # helper-76, draw seed 11: S went out with the 5-5 that blocked the line; only N showed tiles, the
+    # engine's lock waited for S's reveal forever and the hand was cleared unscored
+    judge = _draw_line_blocked_by_s()
+    w = RevealWatcher(settle_s=3.0)
+    out = w.step(judge, judge.append, _shown(*N_BLOCKED), _seat, 30, 3.0)
+    assert _kinds(out) == ["reveal"] and judge.state.result is None  # counted, the end still waits
+    assert w.step(judge, judge.append, _shown(*N_BLOCKED), _seat, 31, 3.5) == []
+    out = w.step(judge, judge.append, _shown(*N_BLOCKED), _seat, 60, 6.0)
+    assert _kinds(out) == ["hand_end", "hand_end_inferred"] and (out[0].kind, out[0].winner) == ("domino", "S")
+    # draw (pagat): the winner scores the pips left in the opponents' hands: N's 4+4+2+1 = 11
+    r = judge.state.result
+    assert (r.kind, r.winner_seat, r.awards) == ("domino", "S", {"N": 0, "S": 11})
+
+
+def test_a_draw_games_blocked_line_stays_locked_when_the_last_player_shows_tiles():
+    judge = _draw_line_blocked_by_s()
+    w = RevealWatcher(settle_s=3.0)
+    both = _shown(*N_BLOCKED, *S_BLOCKED)
+    out = w.step(judge, judge.append, both, _seat, 30, 3.0) + w.step(judge, judge.append, both, _seat, 60, 6.0)
+    assert _kinds(out) == ["reveal", "reveal"]
+    r = judge.state.result  # draw (pagat) lock: the lowest hand, N 11 against S 6+6+3+3 = 18, scores S's 18
+    assert (r.kind, r.remaining, r.awards) == ("locked", {"N": 11, "S": 18}, {"N": 18, "S": 0})
 
 
 def test_no_domino_before_the_last_player_laid_a_full_hand():

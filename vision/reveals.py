@@ -20,6 +20,9 @@ area into :class:`engine.events.Reveal` events:
   (:class:`~engine.events.HandEnd`, with a ``hand_end_inferred`` notice for the umpire, who
   corrects it if a tile was only exposed), and each seat's reveal is emitted at the first
   still read that shows it;
+* a draw game's play that blocks the line (every tile of its open ends laid) is a lock to the
+  engine, which cannot count the player's hand: with tiles shown by the others only, settled as
+  above, it was that player's last tile - a domino;
 * in a block game, tiles shown by two or more seats (still there at the next read) while the
   hand goes on mean nobody could play: the seats' passes are inferred and the engine locks
   the hand (``hand_end_inferred``);
@@ -134,6 +137,8 @@ class RevealWatcher:
             placed = self._infer_end(judge, append, placed, frame, t, out, final)
             if placed is None:
                 return out
+        elif _blocked_by_a_play(st):  # the tile that blocked the line may have been the last player's last
+            self._infer_end(judge, append, placed, frame, t, out, final, blocked=True)
         self._count(judge, append, placed, frame, t, ended, out)
         return out
 
@@ -142,10 +147,11 @@ class RevealWatcher:
         """The table is being cleared (frame index, ``t`` s): tiles shown and still waiting to end
         the hand end it now, as they were last seen (the sweep takes them away). Returns the
         events and notices, as :meth:`step`."""
-        if self._pending is None or judge.state.over:
+        blocked = judge.state.over and _blocked_by_a_play(judge.state)
+        if self._pending is None or (judge.state.over and not blocked):
             return []
         out: list = []
-        placed = self._infer_end(judge, append, self._pending, frame, t, out, final=True)
+        placed = self._infer_end(judge, append, self._pending, frame, t, out, final=True, blocked=blocked)
         if placed is not None:
             self._count(judge, append, placed, frame, t, ended, out)
         return out
@@ -183,7 +189,7 @@ class RevealWatcher:
                 self.revealed[seat] = keys
 
     def _infer_end(self, judge: Hand, append: Callable[[object], object], placed: dict, frame: int, t: float,
-                   out: list, final: bool = False) -> dict | None:
+                   out: list, final: bool = False, blocked: bool = False) -> dict | None:
         """Tiles shown while the judge's hand goes on: end it when the game allows no other reading.
 
         * draw game: tiles shown by a seat other than the last player, the same for ``settle_s``
@@ -192,6 +198,9 @@ class RevealWatcher:
           hand (draws only add tiles);
         * block game (counts known, so a domino is counted, not inferred): tiles shown by two or
           more seats: nobody could play, every seat passed - a locked hand.
+        * ``blocked``: a draw game's line that the last play blocked (the engine locked it, not
+          knowing the tile was that player's last): tiles shown by the others only, as above, make
+          it the last player's domino; its own tiles shown keep the lock.
 
         The shown tiles must lie still at two reads in a row (a tile carried face up to the line
         is not a reveal); ``final`` takes the last read's as they lie. Tiles seen still that are
@@ -214,6 +223,8 @@ class RevealWatcher:
             others = [s for s in placed if s != last]
             full_hand = sum(1 for p in st.plays if p[1] == last) >= judge.rules.hand_size
             plausible = bool(others) and (last in placed or full_hand)
+            if blocked:
+                plausible = bool(others) and last not in placed and full_hand
         if self._pending is not None and self._plays_at != len(st.plays):
             self._pending = None  # a play since: the hand went on
         if self._pending is not None and self._still and _fewer(shown, self._pending):
@@ -247,7 +258,12 @@ class RevealWatcher:
             out.append(Notice("hand_end_inferred", t, frame, f"hand locked: every seat passed (inferred from the "
                               f"tiles shown by {seats}); correct it if a tile was only exposed"))
             return shown
-        if last in shown:
+        if blocked:
+            ev = HandEnd(kind="domino", winner=last, t=t, frame=frame,
+                         reason=f"inferred: tiles shown by {seats}, none by {last}, after {last}'s play blocked the line")
+            text = (f"hand over: {last} dominoes with the tile that blocked the line (inferred from the tiles shown "
+                    f"by {seats}, none by {last}); correct it if it was a lock")
+        elif last in shown:
             ev = HandEnd(kind="locked", t=t, frame=frame,
                          reason=f"inferred: tiles shown by {seats}, {last}'s too, after {last}'s play")
             text = (f"hand locked: nobody could play (inferred from the tiles shown by {seats}, the last "
@@ -272,6 +288,12 @@ class RevealWatcher:
             return False
         out.append(ev)
         return True
+
+
+def _blocked_by_a_play(st) -> bool:  # noqa: ANN001 - an engine HandState
+    """A draw game's hand locked by the play that blocked the line (hands uncounted), awaiting reveals."""
+    return (st.result is None and st.pending_end is not None and st.pending_end[0] == "locked"
+            and not st.counts_known and st.passes_in_row == 0)
 
 
 def _fewer(a: dict[str, list], b: dict[str, list]) -> bool:
