@@ -518,6 +518,16 @@ class TableRuntime:
                     return ev
             raise NotFound(f"event #{index} of hand {hand} was voided")
 
+    def is_voided(self, hand: int, index: int) -> bool:
+        """Whether slot ``index`` of hand ``hand`` holds an event that a correction voided (and none restored)."""
+        with self.lock:
+            if not 1 <= hand <= len(self.logs):
+                return False
+            log = self.logs[hand - 1]
+            if not 0 <= index < len(log) or isinstance(log[index], Correction):
+                return False
+            return all(i != index for i, _ in effective(log))
+
     def hand_log(self, hand: int) -> list:
         """A copy of hand ``hand``'s log (1-based over the match), corrections included; [] when absent."""
         with self.lock:

@@ -24,8 +24,12 @@ class TableRow(Base):
     name: Mapped[str] = mapped_column(String(200))
     video_source: Mapped[str] = mapped_column(Text, default="")
     calibration: Mapped[str] = mapped_column(Text, default="")
-    rules: Mapped[str] = mapped_column(String(200))
+    rules: Mapped[str] = mapped_column(String(200))  # as registered: a preset name or a TOML path
     overrides: Mapped[dict] = mapped_column(JSON, default=dict)
+    # every parameter of the rule set (overrides applied), resolved once at registration: a restart, another
+    # working folder or an edited TOML file must not change a match already recorded; None only on rows of
+    # schema 0001 until the first start stores them
+    ruleset: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     players: Mapped[dict] = mapped_column(JSON, default=dict)
     teams: Mapped[dict] = mapped_column(JSON, default=dict)
     worker_kind: Mapped[str] = mapped_column(String(32))

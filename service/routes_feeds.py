@@ -27,6 +27,7 @@ from service.db import MAX_ROW_ID
 from service.deps import registry
 from service.feeds import backlog
 from service.live import NotFound, TableRuntime
+from service.tables import Conflict
 
 router = APIRouter(prefix="/api/tables/{table_id}", tags=["feeds"])
 
@@ -143,8 +144,8 @@ async def ws(websocket: WebSocket, table_id: str, since: str | None = None, chan
         start = _message_id("since", since)
         rt = registry(websocket).get(table_id)
         _authorize(websocket, rt, channel)
-    except (HTTPException, NotFound) as exc:
-        code = exc.status_code if isinstance(exc, HTTPException) else 404
+    except (HTTPException, NotFound, Conflict) as exc:  # Conflict: a table that cannot be loaded
+        code = exc.status_code if isinstance(exc, HTTPException) else 404 if isinstance(exc, NotFound) else 409
         detail = exc.detail if isinstance(exc, HTTPException) else str(exc)
         await websocket.send_json({"kind": "error", "status": code, "detail": detail})
         await websocket.close(code=4000 + code, reason=str(detail)[:120])

@@ -12,6 +12,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from service.db import get_row
 from service.deps import registry
 from service.live import NotFound
+from service.tables import Conflict
 
 STATIC = Path(__file__).parent / "static"
 router = APIRouter(tags=["pages"])
@@ -21,18 +22,22 @@ def _page(name: str) -> FileResponse:
     return FileResponse(STATIC / name, media_type="text/html", headers={"Cache-Control": "no-cache"})
 
 
-def _not_found(text: str) -> HTMLResponse:
-    return HTMLResponse(f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Not found</title>"
-                        f"</head><body><h1>404</h1><p>{html.escape(text)}</p><p><a href='/'>All tables</a></p>"
-                        "</body></html>", status_code=404)
+def _not_found(text: str, status: int = 404) -> HTMLResponse:
+    title = "Not found" if status == 404 else "Table unavailable"
+    return HTMLResponse(f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>"
+                        f"</head><body><h1>{status}</h1><p>{html.escape(text)}</p><p><a href='/'>All tables</a></p>"
+                        "</body></html>", status_code=status)
 
 
 def _table_page(request: Request, table_id: str, name: str) -> Response:
-    """A table's page, or a 404 page when the table does not exist (as the API answers for it)."""
+    """A table's page, or a 404 page when the table does not exist (as the API answers for it), a 409 page
+    when it cannot be loaded."""
     try:
         registry(request).get(table_id)
     except NotFound as exc:
         return _not_found(str(exc) or f"table {table_id} does not exist")
+    except Conflict as exc:
+        return _not_found(str(exc), status=409)
     return _page(name)
 
 

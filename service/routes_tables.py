@@ -13,7 +13,7 @@ from engine.record import RecordError, event_to_dict, from_json
 from engine.record_text import read_text
 from engine.ruleset import available_presets, load_ruleset
 from engine.script import ScriptError, parse_item
-from service.auth import require_token
+from service.auth import check_view, require_token
 from service.deps import registry, viewable
 from service.live import checked_event
 from service.schemas import MatchCreate, StartBody, TableCreate
@@ -26,7 +26,8 @@ admin = [Depends(require_token)]
 @router.get("/health")
 def health(request: Request) -> dict:
     reg = registry(request)
-    return {"ok": True, "tables": len(reg.runtimes), "live": reg.live_ids()}
+    return {"ok": True, "tables": len(reg.runtimes) + len(reg.broken), "live": reg.live_ids(),
+            "unloadable": sorted(reg.broken)}
 
 
 @router.get("/rulesets")
@@ -54,11 +55,29 @@ def list_tables(request: Request) -> list[dict]:
         out.append({"id": table_id, "name": rt.cfg.name, "rules": rt.cfg.preset, "worker": rt.cfg.worker_kind,
                     "state": rt.worker["state"], "error": rt.worker.get("error"),
                     "protected": rt.cfg.view_key is not None})
+    for table_id in list(reg.broken):  # listed, so that the umpire sees it and can delete it
+        row = reg.row(table_id)
+        st = reg.broken_status(row)
+        out.append({"id": table_id, "name": row.name, "rules": row.rules, "worker": row.worker_kind,
+                    "state": st["state"], "error": st["error"], "protected": row.view_key is not None})
     return out
+
+
+def _broken(request: Request, table_id: str) -> tuple | None:
+    """(row, status) of a table that cannot be loaded, its view key checked; None for any other id."""
+    reg = registry(request)
+    if table_id not in reg.broken:
+        return None
+    row = reg.row(table_id)
+    check_view(request, row.view_key, request.app.state.token)
+    return row, reg.broken_status(row)
 
 
 @router.get("/tables/{table_id}")
 def get_table(table_id: str, request: Request) -> dict:
+    broken = _broken(request, table_id)
+    if broken is not None:
+        return {**table_info(broken[0]), "status": broken[1]}
     rt = viewable(request, table_id)
     return table_info(registry(request).row(table_id), rt)
 
@@ -81,6 +100,9 @@ async def stop(table_id: str, request: Request) -> dict:
 
 @router.get("/tables/{table_id}/status")
 def status(table_id: str, request: Request) -> dict:
+    broken = _broken(request, table_id)
+    if broken is not None:
+        return broken[1]
     return status_of(viewable(request, table_id))
 
 

@@ -57,14 +57,16 @@ def _correct(rt, hand: int, replaces: int, event: object | None, by: str, reason
 
 @router.post("/corrections", status_code=201, dependencies=umpire)
 def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
-    """Replace event ``replaces`` of a hand with ``event`` (or void it when ``event`` is null)."""
+    """Replace event ``replaces`` of a hand with ``event`` (or void it when ``event`` is null). A voided
+    slot may be given an event again (an umpire's wrong void undone), not voided twice."""
     rt = registry(request).get(table_id)
     ev = _event(body.event) if body.event is not None else None
     if isinstance(ev, Correction):
         raise Invalid("event: a correction replaces an event with an event, not with another correction")
     with rt.lock:  # checked and replaced in one step, as fix-tile and reassign
         hand = _current(rt, body.hand)
-        rt.event_at(hand, body.replaces)
+        if ev is None or not rt.is_voided(hand, body.replaces):
+            rt.event_at(hand, body.replaces)  # NotFound: no such slot, or voided already
         return _correct(rt, hand, body.replaces, ev, actor(request, body.by), body.reason)
 
 

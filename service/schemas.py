@@ -34,7 +34,8 @@ class TableCreate(_Body):
     name: str = Field(min_length=1, max_length=200)
     video_source: str = Field("", max_length=2000)
     calibration: str = Field("", max_length=2000, description="calibration profile path")
-    rules: str = Field("all-fives", min_length=1, max_length=200, description="rule-set preset")
+    rules: str = Field("all-fives", min_length=1, max_length=200,
+                       description="rule-set preset or TOML file (read once: the table stores every parameter)")
     overrides: dict = Field(default_factory=dict)
     players: dict[Seat, Name] = Field(default_factory=dict)
     teams: dict[str, Name] = Field(default_factory=dict, description="side (N, NS, ...) -> display name")

@@ -136,7 +136,8 @@ def register_source(kind: str, factory: SourceFactory) -> None:
     """Make worker kind ``kind`` available: ``factory(table_info)`` returns its :class:`EventSource`.
 
     ``table_info`` has the table's ``id``, ``video_source``, ``calibration``, ``rules``
-    (preset name), ``players`` and ``worker_config``.
+    (preset name or file, as registered), ``ruleset`` (the parameters stored at registration: the
+    rules in force), ``players`` and ``worker_config``.
     """
     _FACTORIES[kind] = factory
 

@@ -15,13 +15,14 @@ import re
 import time
 import unicodedata
 
+from pydantic import ValidationError
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from engine.notation import format_event
 from engine.record import event_to_dict
-from engine.ruleset import RulesetError, load_ruleset
+from engine.ruleset import Ruleset, RulesetError, load_ruleset
 from engine.seats import seats_for
 from engine.simulate import simulate_match
 from service.db import transaction
@@ -64,11 +65,26 @@ def free_id(s: Session, base: str) -> str:
     return table_id
 
 
-def table_config(row: TableRow) -> TableConfig:
+def resolve_rules(rules: str, overrides: dict | None) -> Ruleset:
+    """The rule set a table registers with: preset ``rules`` (or TOML file) with ``overrides`` applied.
+    Raises :class:`Invalid` with the rule set's one-line message."""
     try:
-        rules = load_ruleset(row.rules, **(row.overrides or {}))
+        return load_ruleset(rules, **(overrides or {}))
     except RulesetError as exc:
-        raise Invalid(str(exc)) from None
+        raise Invalid(f"rules: {exc}") from None
+
+
+def table_config(row: TableRow) -> TableConfig:
+    """The runtime's config of a stored table, its rule set from the parameters stored at registration
+    (never re-read from the preset or file: that could change the scores of matches already recorded)."""
+    if row.ruleset is None:
+        raise Invalid(f"table {row.id!r} has no stored rule set")
+    try:
+        rules = Ruleset.model_validate(row.ruleset)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "(rule set)"
+        raise Invalid(f"stored rule set: key {key!r}: {err['msg']}") from None
     return TableConfig(id=row.id, name=row.name, rules=rules, preset=row.rules, overrides=dict(row.overrides or {}),
                        players=dict(row.players or {}), teams=dict(row.teams or {}), worker_kind=row.worker_kind,
                        worker_config=dict(row.worker_config or {}), view_key=row.view_key,
@@ -76,10 +92,10 @@ def table_config(row: TableRow) -> TableConfig:
 
 
 def table_info(row: TableRow, runtime: TableRuntime | None = None) -> dict:
-    """A table as the API shows it (no view key)."""
+    """A table as the API shows it (no view key); ``ruleset``: the parameters in force, stored at registration."""
     out = {"id": row.id, "name": row.name, "video_source": row.video_source, "calibration": row.calibration,
-           "rules": row.rules, "overrides": row.overrides, "players": row.players, "teams": row.teams,
-           "worker": {"kind": row.worker_kind, **(row.worker_config or {})}, "live": row.live,
+           "rules": row.rules, "overrides": row.overrides, "ruleset": row.ruleset, "players": row.players,
+           "teams": row.teams, "worker": {"kind": row.worker_kind, **(row.worker_config or {})}, "live": row.live,
            "protected": row.view_key is not None, "script_events": sum(len(h) for h in row.script or [])}
     if runtime is not None:
         out["status"] = status_of(runtime)
@@ -110,18 +126,32 @@ class Registry:
         self.runtimes: dict[str, TableRuntime] = {}
         self.tasks: dict[str, asyncio.Task] = {}
         self.sources: dict[str, object] = {}
+        #: tables whose stored config or log cannot be loaded (id -> why): listed with state "error",
+        #: deletable, and refused with that reason by every other action (see :meth:`get`)
+        self.broken: dict[str, str] = {}
         self._watchdog: asyncio.Task | None = None
 
     # ---- tables ----------------------------------------------------------------------
     def load_all(self) -> None:
-        """Fold every table's log (at start)."""
+        """Fold every table's log (at start). A table that cannot be loaded goes to :attr:`broken`."""
         with self.factory() as s:
             rows = s.scalars(select(TableRow).order_by(TableRow.created_at)).all()
         for row in rows:
             try:
+                if row.ruleset is None:
+                    self._store_ruleset(row)
                 self._add_runtime(row)
             except Exception as exc:  # one broken table must not keep the others down
                 log.error("table %s cannot be loaded: %s", row.id, exc)
+                self.broken[row.id] = str(exc)
+
+    def _store_ruleset(self, row: TableRow) -> None:
+        """Resolve and store the rule set of a table registered before tables had one (schema 0001):
+        from then on, as for a table registered now, an edit of its file changes nothing recorded."""
+        params = resolve_rules(row.rules, row.overrides).model_dump(mode="json")
+        with transaction(self.factory) as s:
+            s.get(TableRow, row.id).ruleset = params
+        row.ruleset = params
 
     def _add_runtime(self, row: TableRow) -> TableRuntime:
         rt = TableRuntime(table_config(row), self.factory, self.broker, self.settings.min_confidence)
@@ -142,10 +172,19 @@ class Registry:
         return row
 
     def get(self, table_id: str) -> TableRuntime:
+        """The table's runtime. Raises NotFound (no such table), or Conflict (a table that cannot be loaded)."""
         rt = self.runtimes.get(table_id)
         if rt is None:
+            if table_id in self.broken:
+                raise Conflict(f"table {table_id!r} cannot be loaded: {self.broken[table_id]} (delete it, or "
+                               "fix it and restart the service)")
             raise NotFound(f"no table {table_id!r}")
         return rt
+
+    def broken_status(self, row: TableRow) -> dict:
+        """The status of a table that cannot be loaded: state ``error`` and why."""
+        return {"kind": row.worker_kind, "state": "error", "connected": False,
+                "error": f"the table cannot be loaded: {self.broken[row.id]}"}
 
     def create(self, body: TableCreate) -> TableRow:
         """Register a table (validated against its rule set) and open its first match.
@@ -156,10 +195,7 @@ class Registry:
             Invalid: unknown rule set, a seat or side that does not play under it.
             Conflict: a table with ``body.id`` exists already.
         """
-        try:
-            rules = load_ruleset(body.rules, **body.overrides)
-        except RulesetError as exc:
-            raise Invalid(f"rules: {exc}") from None
+        rules = resolve_rules(body.rules, body.overrides)
         seats = seats_for(rules.players, rules.play_direction)
         for seat in body.players:
             if seat not in seats:
@@ -180,7 +216,8 @@ class Registry:
         if body.worker.simulate is not None:
             config["simulate"] = body.worker.simulate.model_dump()
         row = TableRow(id=body.id, name=body.name, video_source=body.video_source, calibration=body.calibration,
-                       rules=body.rules, overrides=body.overrides, players=dict(body.players), teams=body.teams,
+                       rules=body.rules, overrides=body.overrides, ruleset=rules.model_dump(mode="json"),
+                       players=dict(body.players), teams=body.teams,
                        worker_kind=body.worker.kind, worker_config=config, script=script, view_key=body.view_key,
                        live=False, created_at=time.time())
         try:
@@ -224,6 +261,7 @@ class Registry:
         with transaction(self.factory) as s:
             s.delete(s.get(TableRow, table_id))
         self.runtimes.pop(table_id, None)
+        self.broken.pop(table_id, None)
         # a feed left open would get the messages of a new table registered under this id
         self.broker.close(table_id, f"table {table_id!r} was deleted", code=4404)
 
@@ -284,7 +322,8 @@ class Registry:
                                     interval=cfg.get("interval", 2.0))
         else:
             info = {"id": row.id, "video_source": row.video_source, "calibration": row.calibration,
-                    "rules": row.rules, "overrides": dict(row.overrides or {}), "players": row.players,
+                    "rules": row.rules, "overrides": dict(row.overrides or {}),
+                    "ruleset": rt.cfg.rules.model_dump(mode="json"), "players": row.players,
                     "worker_config": cfg, "resume": rt.last_hand(), "hands_recorded": len(rt.logs),
                     "clock_s": rt.source_clock(row.worker_kind),
                     "after_match": rt.match_number > 1 and not rt.logs}

@@ -42,7 +42,7 @@ from typing import AsyncIterator, Callable
 import numpy as np
 
 from engine.events import Deal, HandEnd, Pass, Play, Reveal, TakeBack
-from engine.ruleset import load_ruleset
+from engine.ruleset import Ruleset, load_ruleset
 from service.record_sync import RecordSync
 from service.review import FramePipeline, _draw, outage_message
 from service.sources import SourceItem, SourceStats, WorkerUnavailable, register_source
@@ -182,7 +182,10 @@ class VisionSource:
         spec = (self.table.get("video_source") or "").strip()
         if not spec:
             raise ValueError("the table has no video_source (a video file, image folder, camera index or URL)")
-        rules = load_ruleset(self.table["rules"], **(self.table.get("overrides") or {}))
+        if self.table.get("ruleset") is not None:  # the table's stored rules: its file may have changed since
+            rules = Ruleset.model_validate(self.table["ruleset"])
+        else:
+            rules = load_ruleset(self.table["rules"], **(self.table.get("overrides") or {}))
         profile = None
         if self.table.get("calibration"):
             from calibration.profile import TableProfile

@@ -353,6 +353,10 @@ def test_bad_json_fields(demo):
      "line 3: seat N is named twice ('Ana' and 'Carl')"),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Players "N: Ana"]\n[Player N "Carl"]\n',
      "line 4: seat N is named twice"),
+    # a raw pydantic message before (helper-77)
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6\n1. fix 0 fix 0 N 6-5\n',
+     "a fix replaces an event with an event, not with another correction (to change event 0 again, write "
+     "'fix 0 EVENT' anew)"),
 ])
 def test_bad_text(text, message):
     with pytest.raises(RecordError, match=re.escape(message)):

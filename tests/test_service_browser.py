@@ -264,6 +264,41 @@ def test_umpire_fixes_a_tile_of_an_earlier_hand(tmp_path, browser):
             page.close()
 
 
+def test_umpire_restores_a_voided_play_from_the_console(tmp_path, browser):
+    """A slot replaced by a correction had no tools left: an umpire's wrong void (or fix) could not be
+    undone from the console. A voided slot now has "restore"; a corrected one keeps its tools."""
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            assert c.post("/api/tables", json={"id": "v", "name": "Void", "rules": "all-fives",
+                                               "worker": {"kind": "manual"}}).status_code == 201
+            for ev in ({"type": "play", "seat": "N", "tile": "5-5"}, {"type": "play", "seat": "S", "tile": "5-0", "end": "E"}):
+                assert c.post("/api/tables/v/events", json={"event": ev}).status_code == 201
+            scores = lambda: c.get("/api/matches/1").json()["games"][0]["scores"]  # noqa: E731
+            assert scores() == {"N": 10, "S": 10}  # S's 5-0 makes 10 + 0
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/tables/v/umpire#token={TOKEN}")
+            page.wait_for_selector("#log button[data-act='void'][data-i='1']", timeout=15000)
+            shown = page.inner_text("#score")
+            page.once("dialog", lambda d: d.accept())
+            page.click("#log button[data-act='void'][data-i='1']")
+            wait_for(lambda: scores() == {"N": 10, "S": 0})
+            page.wait_for_selector("#log button[data-act='restore'][data-i='1']", timeout=15000)
+            assert page.inner_text("#score") != shown
+            asked = []
+            page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+            page.click("#log button[data-act='restore'][data-i='1']")
+            wait_for(lambda: scores() == {"N": 10, "S": 10})
+            assert asked == ["Restore event #1?"]
+            restore = c.get("/api/matches/1/hands/1").json()["events"][-1]
+            assert (restore["replaces"], restore["event"]) == (1, {"type": "play", "seat": "S", "tile": [5, 0], "end": "E"})
+            # the restored slot keeps its tools, and the console's score is back to what it showed
+            page.wait_for_selector("#log button[data-act='fix'][data-i='1']", timeout=15000)
+            page.wait_for_function(f"document.querySelector('#score').innerText === {shown!r}", timeout=15000)
+            assert page.query_selector("#log button[data-act='restore']") is None
+            page.close()
+
+
 def test_report_time_links_seek_the_video_on_the_page(tmp_path, browser):
     """helper-72: a time link opened the bare video file and left the report."""
     import cv2

@@ -164,7 +164,7 @@ def test_migration_matches_the_models_and_uses_wal(tmp_path):
     with engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
-        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0001"
+        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0002"
 
 
 def test_ctrl_c_with_open_feeds_ends_them_cleanly_at_once(tmp_path):
@@ -219,3 +219,121 @@ def test_ctrl_c_with_open_feeds_ends_them_cleanly_at_once(tmp_path):
     assert took < 2, f"the feeds ended {took:.1f} s after the signal"
     assert closed.value.rcvd.code in (1001, 1012)  # going away (the feed), or service restart (uvicorn)
     assert "Traceback" not in err and "Exception in ASGI application" not in err, err
+
+
+# ---- the rule set is stored with the table: a restart never re-reads its preset or file --------------
+def _play_hand(c, table_id: str, hand: list) -> None:
+    post(c, f"/api/tables/{table_id}/start")
+    for ev in hand:
+        post(c, f"/api/tables/{table_id}/events", {"event": event_to_dict(ev)})
+
+
+def test_edited_rules_file_does_not_change_a_recorded_match_after_restart(tmp_path):
+    """A table registered from a TOML file re-read it at every start: ``score_ends = false`` written into
+    the file afterwards changed the scores (and the record's rules) of the match already recorded."""
+    toml = tmp_path / "club.toml"
+    from engine.ruleset import RULESET_DIR
+
+    original = (RULESET_DIR / "all-fives.toml").read_text(encoding="utf-8")
+    toml.write_text(original.replace('name = "all-fives"', 'name = "club"'))
+    rules = load_ruleset(toml)
+    hand = simulate_match(rules, 0, max_hands=1)[0]
+    data = tmp_path / "data"
+    with TestClient(app_for(data)) as c:
+        table = post(c, "/api/tables", {"id": "club", "name": "club", "rules": str(toml)})
+        assert table["ruleset"]["score_ends"] is True and table["ruleset"]["name"] == "club"
+        _play_hand(c, "club", hand)
+        before = c.get("/api/matches/1").json()
+        text_before = c.get("/api/matches/1/record.txt").text
+    assert before["hands"][0]["points"] == {"N": 25, "S": 45}  # ends scored: 5 and 0 without them
+    toml.write_text(original.replace('name = "all-fives"', 'name = "club"').replace("score_ends = true",
+                                                                                  "score_ends = false"))
+    assert load_ruleset(toml).score_ends is False
+    with TestClient(app_for(data)) as c:
+        assert c.get("/api/matches/1").json() == before
+        assert c.get("/api/matches/1/record.txt").text == text_before
+        assert c.get("/api/tables/club").json()["ruleset"]["score_ends"] is True
+        rec = c.get("/api/matches/1/record.json").json()
+        assert rec["rules"]["preset"] == "club" and rec["rules"]["params"]["score_ends"] is True
+    toml.unlink()  # the file gone altogether: the table still loads, from what it stored
+    with TestClient(app_for(data)) as c:
+        assert c.get("/api/matches/1").json() == before
+        assert [t["id"] for t in c.get("/api/tables").json()] == ["club"]
+
+
+def test_table_with_a_relative_rules_path_loads_after_a_restart_elsewhere(tmp_path, monkeypatch):
+    """``"rules": "engine/rulesets/muggins.toml"`` resolved against the working folder at every start:
+    started from another folder, the table vanished from the list (409 on create, 404 on get)."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    monkeypatch.chdir(repo)
+    hand = simulate_match(load_ruleset("muggins"), 1, max_hands=1)[0]
+    data = tmp_path / "data"
+    with TestClient(app_for(data)) as c:
+        post(c, "/api/tables", {"id": "x", "name": "X", "rules": "engine/rulesets/muggins.toml"})
+        _play_hand(c, "x", hand)
+        before = c.get("/api/matches/1").json()
+    assert before["rules"] == "muggins" and sum(before["hands"][0]["points"].values()) > 0
+    monkeypatch.chdir(tmp_path)
+    with TestClient(app_for(data)) as c:
+        assert [t["id"] for t in c.get("/api/tables").json()] == ["x"]
+        info = c.get("/api/tables/x").json()
+        assert info["rules"] == "engine/rulesets/muggins.toml" and info["ruleset"]["name"] == "muggins"
+        assert c.get("/api/matches/1").json() == before
+
+
+def _set_row(data, table_id: str, **values) -> None:
+    from service.db import make_engine, sessions, transaction
+    from service.models import TableRow
+    from service.testing import settings_for
+
+    engine = make_engine(settings_for(data))
+    with transaction(sessions(engine)) as s:
+        row = s.get(TableRow, table_id)
+        for k, v in values.items():
+            setattr(row, k, v)
+    engine.dispose()
+
+
+def test_table_of_the_old_schema_stores_its_rule_set_at_the_next_start(tmp_path, monkeypatch):
+    """A row without a stored rule set (schema 0001) gets it at the next start, as resolved then."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    monkeypatch.chdir(repo)
+    data = tmp_path / "data"
+    with TestClient(app_for(data)) as c:
+        post(c, "/api/tables", {"id": "old", "name": "Old", "rules": "engine/rulesets/muggins.toml",
+                                "overrides": {"target": 150}})
+    _set_row(data, "old", ruleset=None)
+    with TestClient(app_for(data)) as c:
+        stored = c.get("/api/tables/old").json()["ruleset"]
+    assert stored == load_ruleset("muggins", target=150).model_dump(mode="json")
+    monkeypatch.chdir(tmp_path)  # stored: the relative path no longer matters
+    with TestClient(app_for(data)) as c:
+        assert c.get("/api/tables/old").json()["ruleset"] == stored
+
+
+def test_table_that_cannot_be_loaded_is_listed_with_its_error_and_deletable(tmp_path, monkeypatch):
+    """A table whose config cannot be loaded was half-present: missing from the list and 404, yet 409 on
+    create and deletable. Now it is listed with state "error" and why; every action says why it refuses."""
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "data"
+    with TestClient(app_for(data)) as c:
+        post(c, "/api/tables", {"id": "ok", "name": "OK", "rules": RULES})
+        post(c, "/api/tables", {"id": "bad", "name": "Bad", "rules": RULES})
+    # an old row (no stored rule set) naming a file that is not there from this working folder
+    _set_row(data, "bad", ruleset=None, rules="engine/rulesets/muggins.toml")
+    with TestClient(app_for(data)) as c:
+        tables = {t["id"]: t for t in c.get("/api/tables").json()}
+        assert sorted(tables) == ["bad", "ok"]
+        assert tables["bad"]["state"] == "error"
+        assert "no such rule set file" in tables["bad"]["error"]
+        info = c.get("/api/tables/bad").json()
+        assert info["status"]["state"] == "error" and info["ruleset"] is None
+        assert c.get("/api/tables/bad/status").json()["state"] == "error"
+        assert c.get("/api/health").json()["unloadable"] == ["bad"]
+        r = c.post("/api/tables/bad/events", json={"event": {"type": "pass", "seat": "N"}}, headers=AUTH)
+        assert r.status_code == 409 and "cannot be loaded" in r.json()["detail"]
+        r = c.post("/api/tables", json={"id": "bad", "name": "Bad", "rules": RULES}, headers=AUTH)
+        assert r.status_code == 409
+        assert c.delete("/api/tables/bad", headers=AUTH).status_code == 200
+        assert [t["id"] for t in c.get("/api/tables").json()] == ["ok"]
+        assert c.get("/api/tables/bad").status_code == 404

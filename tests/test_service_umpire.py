@@ -354,6 +354,28 @@ def test_a_void_landing_during_a_reassign_is_not_undone(two_plays, monkeypatch):
         real_event_at(1, idx)
 
 
+def test_a_voided_play_can_be_restored_and_a_fixed_slot_fixed_again(tmp_path):
+    """A void was final: the slot was "voided" for every later correction, so an umpire's wrong void
+    could not be undone. A voided slot takes an event again (not a second void)."""
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        for ev in ({"type": "play", "seat": "N", "tile": "5-5"}, {"type": "play", "seat": "S", "tile": "5-0", "end": "E"}):
+            post(c, "/api/tables/t/events", {"event": ev})
+        play = c.get("/api/matches/1/hands/1").json()["events"][1]
+        assert post(c, "/api/tables/t/corrections", {"replaces": 1, "event": None}).json()["scores"] == {"N": 10, "S": 0}
+        again = c.post("/api/tables/t/corrections", json={"replaces": 1, "event": None}, headers=AUTH)
+        assert again.status_code == 404 and again.json()["detail"] == "event #1 of hand 1 was voided"
+        fix = c.post("/api/tables/t/fix-tile", json={"index": 1, "tile": "5-0"}, headers=AUTH)
+        assert fix.status_code == 404  # a voided slot holds no play to fix: restore it first
+        r = post(c, "/api/tables/t/corrections", {"replaces": 1, "event": play, "reason": "restored"})
+        assert r.status_code == 201 and (r.json()["replaces"], r.json()["scores"]) == (1, {"N": 10, "S": 10})
+        # the restored slot is corrected again, as it now stands: S's 5-0 went on W, not E
+        r = post(c, "/api/tables/t/fix-tile", {"index": 1, "tile": "5-0", "end": "W"})
+        assert r.status_code == 201 and r.json()["scores"] == {"N": 10, "S": 10}
+        log = c.get("/api/matches/1/hands/1").json()["events"]
+        assert [(e["replaces"], (e.get("event") or {}).get("end")) for e in log[2:]] == [(1, None), (1, "E"), (1, "W")]
+
+
 def test_fixing_the_lead_keeps_the_order_the_later_plays_agree_with(tmp_path):
     """The lead's first half faces W. The camera saw [1|6] (W 1, E 6) and S answered 6-6 on E; the
     umpire types the fix as "6-1": taken as typed, every later play became a mismatched end."""

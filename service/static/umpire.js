@@ -85,8 +85,20 @@
   $("handsel").onchange = () => { pinned = $("handsel").value ? +$("handsel").value : null; if (state) renderState(state); };
   const viewKey = (sep) => (DC.params.get("key") ? `${sep}key=${encodeURIComponent(DC.params.get("key"))}` : "");
 
+  // what a voided slot held before its void, by slot: its "restore" button puts that back
+  let restorable = new Map();
+
   function renderLog(h) {
-    const replaced = new Set(h.events.filter((e) => e.type === "correction").map((e) => e.replaces));
+    // each slot as it now stands (a later correction of a slot replaces an earlier one), so that a fixed
+    // slot can be fixed again and a wrong void undone; the API corrects the event in force
+    const now = new Map(), beforeVoid = new Map();
+    h.events.forEach((e) => {
+      if (e.type !== "correction") return;
+      const held = now.has(e.replaces) ? now.get(e.replaces) : h.events[e.replaces];
+      if (!e.event && held) beforeVoid.set(e.replaces, held);
+      now.set(e.replaces, e.event || null);
+    });
+    restorable = beforeVoid;
     const outs = new Map(h.outcomes.map((o) => [o.index, o]));
     $("log").innerHTML = "<tr><th>#</th><th>event</th><th>points</th><th></th></tr>" + h.events.map((e, i) => {
       const o = outs.get(i);
@@ -94,11 +106,14 @@
       const pts = o && o.points ? Object.entries(o.points).map(([s, p]) => `${s} ${DC.signed(p)}`).join(", ") : "";
       const text = e.type === "correction" ? `fix #${e.replaces}: ${e.event ? e.event.type + " " + (e.event.seat || "") + " " + (e.event.tile ? e.event.tile.join("-") : "") : "void"} ${e.by ? "(" + DC.esc(e.by) + ")" : ""}`
         : `${e.type} ${e.seat || ""} ${e.tile ? e.tile.join("-") : ""} ${e.end || ""}`;
-      const tools = e.type === "correction" || replaced.has(i) ? "" :
-        (e.type === "play" ? `<button data-act="fix" data-i="${i}">fix tile</button>` : "")
-        + (TURN_EVENTS.has(e.type) ? `<button data-act="seat" data-i="${i}">seat</button>` : "")
+      const cur = now.has(i) ? now.get(i) : e;
+      let tools = "";
+      if (e.type === "correction") { /* a correction is changed by correcting its slot again */ }
+      else if (!cur) tools = beforeVoid.has(i) ? `<button data-act="restore" data-i="${i}">restore</button>` : "";
+      else tools = (cur.type === "play" ? `<button data-act="fix" data-i="${i}">fix tile</button>` : "")
+        + (TURN_EVENTS.has(cur.type) ? `<button data-act="seat" data-i="${i}">seat</button>` : "")
         + `<button data-act="void" data-i="${i}">void</button>`;
-      return `<tr class="${replaced.has(i) ? "corrected" : ""}"><td>${i}</td><td>${DC.esc(text)} ${flags}</td><td>${pts}</td><td>${tools}</td></tr>`;
+      return `<tr class="${now.has(i) ? "corrected" : ""}"><td>${i}</td><td>${DC.esc(text)} ${flags}</td><td>${pts}</td><td>${tools}</td></tr>`;
     }).join("");
   }
 
@@ -113,6 +128,8 @@
       await act("/reassign", {hand, index: i, seat: seat.toUpperCase(), by: by()});
     } else if (b.dataset.act === "void" && confirm(`Void event #${i}?`)) {
       await act("/corrections", {hand, replaces: i, event: null, by: by(), reason: "voided by the umpire"});
+    } else if (b.dataset.act === "restore" && restorable.has(i) && confirm(`Restore event #${i}?`)) {
+      await act("/corrections", {hand, replaces: i, event: restorable.get(i), by: by(), reason: "restored by the umpire"});
     }
   });
 
@@ -158,7 +175,9 @@
 
   async function loadRules() {
     const info = await DC.api(`/api/tables/${T}` + viewKey("?"), {token: token || undefined});
-    rules = (await DC.api("/api/rulesets")).find((r) => r.name === info.rules) || {penalties: []};
+    // the rule set stored with the table: a table registered from a TOML file has no preset to look up
+    rules = info.ruleset ? {penalties: Object.keys(info.ruleset.penalties || {}).sort()}
+      : (await DC.api("/api/rulesets")).find((r) => r.name === info.rules) || {penalties: []};
     $("penalty").innerHTML = rules.penalties.length ? rules.penalties.map((p) => `<option>${DC.esc(p)}</option>`).join("")
       : '<option value="">(none: enter points)</option>';
     renderAlerts();  // the alerts may have come first: their penalty choices need the rule set
