@@ -24,11 +24,22 @@ TileField = Annotated[
 ]
 
 
+#: The longest reason an event carries (the service's forms allow 500): a reason goes into every
+#: snapshot of the table's feed, so a megabyte there made each one a megabyte.
+MAX_NOTE = 500
+
+
+def _not_bool(v: object) -> object:
+    if isinstance(v, bool):  # JSON true is no time or frame (pydantic would read it as 1)
+        raise ValueError("a number, not true/false")
+    return v
+
+
 class _Event(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     # seconds and frame index: never negative; nan and inf are not times (and are not JSON)
-    t: float | None = Field(None, ge=0, allow_inf_nan=False)
-    frame: int | None = Field(None, ge=0)
+    t: Annotated[float | None, BeforeValidator(_not_bool)] = Field(None, ge=0, allow_inf_nan=False)
+    frame: Annotated[int | None, BeforeValidator(_not_bool)] = Field(None, ge=0)
 
 
 class Deal(_Event):
@@ -92,7 +103,7 @@ class Penalty(_Event):
     name: str | None = None
     points: int | None = None
     opponents: int | None = None
-    reason: str = ""
+    reason: str = Field("", max_length=MAX_NOTE)
 
 
 class Reveal(_Event):
@@ -109,7 +120,7 @@ class HandEnd(_Event):
     type: Literal["hand_end"] = "hand_end"
     kind: Literal["domino", "locked", "redeal", "time", "umpire"]
     winner: str | None = None
-    reason: str = ""
+    reason: str = Field("", max_length=MAX_NOTE)
 
 
 EngineEvent = Annotated[
@@ -124,8 +135,8 @@ class Correction(_Event):
     type: Literal["correction"] = "correction"
     replaces: int = Field(ge=0)
     event: EngineEvent | None = None
-    by: str = ""
-    reason: str = ""
+    by: str = Field("", max_length=200)
+    reason: str = Field("", max_length=MAX_NOTE)
 
 
 AnyEvent = Annotated[

@@ -41,6 +41,8 @@ class Tile:
         if isinstance(text, Tile):
             tile = text
         elif isinstance(text, (list, tuple)) and len(text) == 2:
+            if any(isinstance(v, bool) or isinstance(v, float) and not v.is_integer() for v in text):
+                raise TileError(f"not a tile: {list(text)!r} (two pip counts, e.g. [6, 4])")  # [true, false] was 1-0
             tile = cls(int(text[0]), int(text[1]))
         else:
             m = _TILE_RE.match(str(text))

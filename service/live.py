@@ -511,7 +511,10 @@ class TableRuntime:
             if not 1 <= hand <= len(self.logs):
                 raise NotFound(f"hand {hand} does not exist (the match has {len(self.logs)} hands)")
             log = self.logs[hand - 1]
-            if not 0 <= index < len(log) or isinstance(log[index], Correction):
+            if 0 <= index < len(log) and isinstance(log[index], Correction):
+                raise NotFound(f"event #{index} of hand {hand} is a correction (of #{log[index].replaces}): "
+                               f"correct #{log[index].replaces} itself")
+            if not 0 <= index < len(log):
                 raise NotFound(f"hand {hand} has no event #{index} to correct")
             for i, ev in effective(log):
                 if i == index:

@@ -9,9 +9,9 @@ from fastapi import APIRouter, Body, Depends, Request
 from fastapi.responses import JSONResponse
 
 from engine.match import replay_match
-from engine.record import RecordError, event_to_dict, from_json
+from engine.record import RecordError, event_to_dict, from_json, rules_of
 from engine.record_text import read_text
-from engine.ruleset import available_presets, load_ruleset
+from engine.ruleset import Ruleset, available_presets, load_ruleset
 from engine.script import ScriptError, parse_item
 from service.auth import check_view, require_token
 from service.deps import registry, viewable
@@ -106,18 +106,20 @@ def status(table_id: str, request: Request) -> dict:
     return status_of(viewable(request, table_id))
 
 
-def parse_upload(text: str) -> list[list]:
-    """Hand logs from an uploaded record (JSON or text notation) or script (YAML/JSON ``hands``)."""
+def parse_upload(text: str) -> tuple[list[list], Ruleset | None]:
+    """Hand logs from an uploaded record (JSON or text notation) or script (YAML/JSON ``hands``),
+    and the rule set a record was played under (None for a script, which names none)."""
     try:
         return _parse_upload(text)
     except RecursionError:  # thousands of nested brackets (helper-66: a 500)
         raise Invalid("not a record or script: nested too deeply to read") from None
 
 
-def _parse_upload(text: str) -> list[list]:
+def _parse_upload(text: str) -> tuple[list[list], Ruleset | None]:
     stripped = text.lstrip()
     if stripped.startswith("[Format") or stripped.startswith("[Rules"):
-        return read_text(text).logs
+        record = read_text(text)
+        return record.logs, rules_of(record)
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
@@ -126,7 +128,8 @@ def _parse_upload(text: str) -> list[list]:
         except yaml.YAMLError as exc:
             raise Invalid(f"not a record or script: malformed YAML/JSON: {str(exc).splitlines()[0]}") from None
     if isinstance(data, dict) and data.get("format") == "dominocast-record":
-        return from_json(text).logs
+        record = from_json(text)
+        return record.logs, rules_of(record)
     if not isinstance(data, dict) or not isinstance(data.get("hands"), list) or not data["hands"]:
         raise Invalid("not a record or script: expected a dominocast record, its text notation, "
                       "or a script with a non-empty 'hands' list")
@@ -139,7 +142,22 @@ def _parse_upload(text: str) -> list[list]:
             out.append([parse_item(item, f"hands[{h}].events[{i}]") for i, item in enumerate(events)])
         except ScriptError as exc:
             raise Invalid(str(exc)) from None
-    return out
+    return out, None
+
+
+#: Ruleset fields that name or cite a rule set without changing how it plays.
+_DESCRIPTIVE = {"name", "title", "source"}
+
+
+def _unlike(played: Ruleset, table: Ruleset) -> str | None:
+    """How a record's rule set differs from the table's in play (None: it does not)."""
+    a, b = played.model_dump(exclude=_DESCRIPTIVE), table.model_dump(exclude=_DESCRIPTIVE)
+    if a == b:
+        return None
+    if played.name != table.name:
+        return f"the record was played under {played.name} and this table plays {table.name}"
+    key = next(k for k in a if a[k] != b[k])
+    return f"the record was played with {table.name}'s {key} {a[key]!r}, this table's is {b[key]!r}"
 
 
 @router.put("/tables/{table_id}/script", dependencies=admin)
@@ -152,7 +170,11 @@ async def upload_script(table_id: str, request: Request) -> JSONResponse:
     except UnicodeDecodeError:
         raise Invalid("the upload is not UTF-8 text") from None
     try:
-        logs = [[checked_event(e) for e in hand] for hand in parse_upload(text)]
+        hands, played_under = parse_upload(text)
+        unlike = _unlike(played_under, rt.cfg.rules) if played_under is not None else None
+        if unlike:  # replayed under other rules it would score otherwise (or not replay): say so, not a symptom
+            raise Invalid(f"{unlike}: upload it to a table with those rules")
+        logs = [[checked_event(e) for e in hand] for hand in hands]
         replay_match(rt.cfg.rules, logs)
     except RecordError as exc:
         raise Invalid(str(exc)) from None

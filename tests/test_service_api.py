@@ -30,6 +30,12 @@ def test_a_hand_end_naming_a_seat_not_playing_or_a_huge_penalty_is_refused(clien
     assert r.status_code in (409, 422) and "not playing" in r.json()["detail"], r.text
     assert [e["type"] for e in client.get("/api/matches/1/hands/1").json()["events"]] == ["play"]
     assert post(client, "/api/tables/t1/events", {"event": {"type": "penalty", "seat": "S", "points": -1000}}).status_code == 201
+    # read leniently before: [true, false] as 1-0, true as 1 s; a 1.5 MB reason went into every snapshot
+    for bad, why in (({"type": "play", "seat": "S", "tile": [True, False], "end": "E"}, "not a tile: [True, False]"),
+                     ({"type": "pass", "seat": "S", "t": True}, "a number, not true/false"),
+                     ({"type": "penalty", "seat": "S", "points": -5, "reason": "x" * 501}, "at most 500 characters")):
+        r = post(client, "/api/tables/t1/events", {"event": bad})
+        assert r.status_code == 422 and why in r.text, (bad, r.text)
 
 
 MANUAL = {"id": "t1", "name": "Table 1", "rules": "lisa-b-all-fives", "players": {"N": "Ana", "S": "Bob"},
@@ -240,6 +246,14 @@ def test_script_upload_formats_and_limits(tmp_path):
         r = put(to_json(rec))
         assert r.status_code == 200 and r.json()["hands"] == 1
         assert put(write_text(rec), "text/plain").json()["events"] == len(rec.logs[0])
+        # a record of other rules re-scored under the table's, or "the match is already over" (helper-77)
+        other = load_ruleset("all-fives")
+        r = put(to_json(record_from_match(other, simulate_match(other, 4, max_hands=1))))
+        assert (r.status_code, r.json()["detail"]) == (422, "the record was played under all-fives and this table "
+                                                            "plays lisa-b-all-fives: upload it to a table with those rules")
+        r = put(to_json(record_from_match(rules.model_copy(update={"target": 100}), rec.logs)))  # other parameters
+        assert r.json()["detail"] == ("the record was played with lisa-b-all-fives's target 100, this table's is "
+                                      "200: upload it to a table with those rules")
         yaml_script = "rules: lisa-b-all-fives\nhands:\n  - events:\n    - N 6-6\n    - S 6-4 E\n"
         assert put(yaml_script, "application/yaml").json() == {"table": "s1", "hands": 1, "events": 2}
         assert put("x" * 30_000).status_code == 413

@@ -104,7 +104,12 @@ def test_fix_tile_replaces_the_play_and_resolves_the_alert(bad_play):
     assert log[-1]["type"] == "correction" and log[-1]["replaces"] == info["index"]
     # a correction that cannot be: the slot is a correction itself
     r = post(c, "/api/tables/t/corrections", {"replaces": len(log) - 1, "event": None})
-    assert r.status_code == 404 and "no event" in r.json()["detail"]
+    assert (r.status_code, r.json()["detail"]) == (404, f"event #{len(log) - 1} of hand 1 is a correction (of "
+                                                        f"#{info['index']}): correct #{info['index']} itself")
+    r = post(c, "/api/tables/t/reassign", {"index": len(log) - 1, "seat": "N"})  # said so before: "no event"
+    assert r.status_code == 404 and "is a correction" in r.json()["detail"]
+    r = post(c, "/api/tables/t/corrections", {"replaces": len(log), "event": None})
+    assert (r.status_code, r.json()["detail"]) == (404, f"hand 1 has no event #{len(log)} to correct")
 
 
 def test_fix_tile_reassign_and_scores_recomputed(tmp_path):

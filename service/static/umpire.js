@@ -104,7 +104,7 @@
       const o = outs.get(i);
       const flags = o && o.flags ? o.flags.map((f) => `<span class="flagtag">!${DC.esc(f.kind)}</span>`).join(" ") : "";
       const pts = o && o.points ? Object.entries(o.points).map(([s, p]) => `${s} ${DC.signed(p)}`).join(", ") : "";
-      const text = e.type === "correction" ? `fix #${e.replaces}: ${e.event ? e.event.type + " " + (e.event.seat || "") + " " + (e.event.tile ? e.event.tile.join("-") : "") : "void"} ${e.by ? "(" + DC.esc(e.by) + ")" : ""}`
+      const text = e.type === "correction" ? `fix #${e.replaces}: ${e.event ? e.event.type + " " + (e.event.seat || "") + " " + (e.event.tile ? e.event.tile.join("-") : "") : "void"} ${e.by ? "(" + e.by + ")" : ""}`
         : `${e.type} ${e.seat || ""} ${e.tile ? e.tile.join("-") : ""} ${e.end || ""}`;
       const cur = now.has(i) ? now.get(i) : e;
       let tools = "";
