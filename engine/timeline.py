@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from engine.events import Correction
 from engine.hand import Outcome
 from engine.match import MatchState
 from engine.notation import format_event
@@ -76,3 +77,24 @@ def timeline(match: MatchState) -> Iterator[dict]:
         if game.ended_by:
             yield {"type": "game_end", "game": game.number, "winner": game.winner, "ended_by": game.ended_by,
                    "score": dict(game.scores), "pips": dict(game.pips)}
+
+
+def corrections(logs: list[list]) -> Iterator[dict]:
+    """Every correction of a match's hand logs, for people: ``hand`` (1-based), ``index`` (its slot),
+    ``replaces``, ``text`` (its notation), ``was`` (what the slot held just before it: the latest
+    earlier correction of that slot, or ``void``), ``by`` and ``reason``."""
+    for h, log in enumerate(logs, start=1):
+        for i, ev in enumerate(log):
+            if isinstance(ev, Correction):
+                yield {"hand": h, "index": i, "replaces": ev.replaces, "text": format_event(ev),
+                       "was": _in_force_before(log, i, ev.replaces), "by": ev.by, "reason": ev.reason}
+
+
+def _in_force_before(log: list, i: int, slot: int) -> str:
+    """What slot ``slot`` held just before correction ``i``: the latest earlier correction of it
+    (a second fix was shown against the original event), ``void`` when that voided it."""
+    held = log[slot]
+    for ev in log[slot + 1:i]:
+        if isinstance(ev, Correction) and ev.replaces == slot:
+            held = ev.event
+    return format_event(held) if held is not None else "void"

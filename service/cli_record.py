@@ -77,7 +77,7 @@ def report(
     from urllib.parse import quote
 
     from engine.record import replay_record
-    from engine.timeline import timeline
+    from engine.timeline import corrections, timeline
     from service.report import VIDEO_SUFFIXES, plural, write_report
 
     check_out_file("--out", out, "report.html")
@@ -96,14 +96,16 @@ def report(
     plays = sum(r.get("type") == "play" for r in rows)
     flags = sum(len(r.get("flags") or []) for r in rows)
     title = record.event.title or file.stem
+    names = " · ".join(f"{seat} {name}" for seat, name in record.players.items())
     subtitle = (f"rules {record.rules.preset} · {plural(len(record.hands), 'hand')}, {plural(plays, 'play')} · "
-                f"{plural(flags, 'flag')} · from {file.name}")
+                f"{plural(flags, 'flag')}{f' · {names}' if names else ''} · from {file.name}")
     # relative to the page, as the paths are named (not resolved: a page in a linked folder links beside
     # itself), so that the folder can move as a whole; '#' or '?' in a name escaped
     link = None if video is None else quote(os.path.relpath(os.path.abspath(video), os.path.abspath(out.parent)))
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        write_report(out, title, subtitle, rows, {}, match.standings(), video=link)
+        write_report(out, title, subtitle, rows, {}, match.standings(), video=link,
+                     corrections=list(corrections(record.logs)))
     except OSError as exc:
         raise fail(f"{out}: cannot write: {exc.strerror or exc}") from None
     print(f"wrote {out}: {plural(plays, 'play')}, {plural(flags, 'flag')}")

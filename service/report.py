@@ -124,7 +124,7 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
 
 def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                   standings: list[tuple[str, int, int]], warning: str | None = None,
-                  video: str | None = None) -> str:
+                  video: str | None = None, corrections: list[dict] | None = None) -> str:
     """The report's HTML text.
 
     Args:
@@ -134,6 +134,8 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
         warning: shown in a box under the title (e.g. that the review was interrupted).
         video: relative path of the annotated video: shown under the title, and each event's
             time links to its moment in it.
+        corrections: the match's corrections (:func:`engine.timeline.corrections`), listed with
+            what each replaced, when there are any.
     """
     body = [f"<h1>{html.escape(title)}</h1><p class='sub'>{html.escape(subtitle)}</p>"]
     if warning:
@@ -151,7 +153,14 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
     body.append(f"<h2>Flags ({len(flags)})</h2><ul>")
     body += [f"<li>{r.get('t', 0) or 0:.1f} s — {html.escape(f['kind'])}: {html.escape(f.get('message', ''))}</li>"
              for r, f in flags]
-    body.append("</ul><h2>Timeline</h2><table><tr><th>hand</th><th>time</th><th>event</th><th>points</th>"
+    body.append("</ul>")
+    if corrections:  # the timeline shows each slot as corrected: what it held before is said here
+        body.append(f"<h2>Corrections ({len(corrections)})</h2><ul>")
+        body += [f"<li>hand {c['hand']} #{c['index']}: {html.escape(c['text'])} (was {html.escape(c['was'])})"
+                 f"{html.escape(' by ' + c['by'] if c.get('by') else '')}"
+                 f"{html.escape(': ' + c['reason'] if c.get('reason') else '')}</li>" for c in corrections]
+        body.append("</ul>")
+    body.append("<h2>Timeline</h2><table><tr><th>hand</th><th>time</th><th>event</th><th>points</th>"
                 "<th>open ends</th><th>score</th><th>snapshot</th></tr>")
     body += [_row_html(r, snapshots.get(i), video) for i, r in enumerate(rows) if r.get("type") != "game_end"]
     body.append("</table>")
@@ -160,7 +169,9 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
 
 
 def write_report(path: Path, title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
-                 standings: list[tuple[str, int, int]], warning: str | None = None, video: str | None = None) -> Path:
+                 standings: list[tuple[str, int, int]], warning: str | None = None, video: str | None = None,
+                 corrections: list[dict] | None = None) -> Path:
     """Write :func:`render_report` to ``path`` (UTF-8) and return it."""
-    path.write_text(render_report(title, subtitle, rows, snapshots, standings, warning, video), encoding="utf-8")
+    path.write_text(render_report(title, subtitle, rows, snapshots, standings, warning, video, corrections),
+                    encoding="utf-8")
     return path

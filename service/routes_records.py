@@ -6,12 +6,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse, Response
 from sqlalchemy import select
 
-from engine.events import Correction
 from engine.match import replay_match
-from engine.notation import format_event
 from engine.record import MatchRecord, event_from_dict, record_from_match, to_json
 from engine.record_text import write_text
-from engine.timeline import timeline
+from engine.timeline import corrections, timeline
 from service.db import get_row
 from service.deps import registry, viewable
 from service.live import NotFound, alert_dict
@@ -129,27 +127,12 @@ def get_timeline(match_id: int, request: Request) -> dict:
         if row["type"] != "game_end":
             row["match_hand"] = overall[(row["game"], row["hand"])]
         rows.append(row)
-    corrections = []
-    for h, log in enumerate(logs, start=1):
-        for i, ev in enumerate(log):
-            if isinstance(ev, Correction):
-                corrections.append({"hand": h, "index": i, "replaces": ev.replaces, "text": format_event(ev),
-                                    "was": _in_force_before(log, i, ev.replaces), "by": ev.by or meta[h - 1][i]["actor"],
-                                    "reason": ev.reason, "time": meta[h - 1][i]["time"]})
+    fixes = [{**c, "by": c["by"] or meta[c["hand"] - 1][c["index"]]["actor"],
+              "time": meta[c["hand"] - 1][c["index"]]["time"]} for c in corrections(logs)]
     with request.app.state.factory() as s:
         alerts = [alert_dict(a) for a in s.scalars(
             select(AlertRow).where(AlertRow.match_id == match_id).order_by(AlertRow.id))]
     sides = sorted({side for g in state.games for side in g.scores})
     return {"match": match_id, "table": m.table_id, "title": m.title, "rules": rt.cfg.preset, "sides": sides,
-            "target": rt.cfg.rules.target, "players": rt.cfg.players, "rows": rows, "corrections": corrections,
+            "target": rt.cfg.rules.target, "players": rt.cfg.players, "rows": rows, "corrections": fixes,
             "alerts": alerts, "over": state.over}
-
-
-def _in_force_before(log: list, i: int, slot: int) -> str:
-    """What slot ``slot`` held just before correction ``i``: the latest earlier correction of it
-    (a second fix was shown against the original event), ``void`` when that voided it."""
-    held = log[slot]
-    for ev in log[slot + 1:i]:
-        if isinstance(ev, Correction) and ev.replaces == slot:
-            held = ev.event
-    return format_event(held) if held is not None else "void"
