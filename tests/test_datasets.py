@@ -356,6 +356,27 @@ def test_monochrome_camera_effect_gives_grey_frames_and_is_sampled_sometimes():
     assert 0.03 < rate < 0.07  # 5 % of frames
 
 
+def test_training_glare_is_centred_on_tiles_and_held_out_frames_keep_theirs():
+    """Recipe 5: 7 of stage 3's 12 held-out misses lay under glare; training spots now fall on tiles
+    70 % of the time, while the held-out frames render exactly as before (no new draws)."""
+    from dataclasses import replace
+
+    from datasets.render import effects as E
+
+    dark = np.zeros((240, 320, 3), np.uint8)
+    p = replace(E.sample_effects(np.random.default_rng(0)), glare=1, glare_on_tiles=1.0)
+    spot = E.glare(dark, p, np.array([[250.0, 40.0]]))[..., 0]
+    ys, xs = np.nonzero(spot >= 0.9 * spot.max())  # the blurred ellipse's top (maybe clipped at 255)
+    assert abs(xs.mean() - 250) <= 2 and abs(ys.mean() - 40) <= 2  # centred on the tile
+    off = replace(p, glare_on_tiles=0.0)
+    assert np.array_equal(E.glare(dark, off, np.array([[250.0, 40.0]])), E.glare(dark, off))
+    for split, chance in (("train", SC.GLARE_ON_TILES), ("val", 0.0), ("test", 0.0)):
+        assert SC.sample_scene(np.random.default_rng(5), split).effects.glare_on_tiles == chance
+    # the held-out split's frame is the one the earlier recipe drew: same effects, tiles unchanged
+    before = SC.sample_scene(np.random.default_rng(9), "test")
+    assert dataclasses.replace(before.effects, glare_on_tiles=0.0) == before.effects
+
+
 def test_deck_deals_whole_sets_before_repeating_a_tile():
     """28 draws from a double-six deck are the 28 distinct tiles; the 29th opens a second set;
     a wanted end comes first; a put-back tile can be drawn again."""

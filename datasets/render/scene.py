@@ -189,7 +189,8 @@ def render_scene(spec: SceneSpec) -> tuple[np.ndarray, list[dict]]:
     img = cam.distort_image(img)
     occ = cam.distort_image(occ)
     if spec.effects is not None:
-        img = E.apply_all(img, spec.effects)
+        centres = np.array([cam.distort_points(t).mean(0) for t in tops.values()]) if tops else None
+        img = E.apply_all(img, spec.effects, centres)
 
     labels = []
     for i, p in enumerate(spec.placements):
@@ -257,6 +258,10 @@ RECIPES = {
 }
 
 
+#: Chance that a training frame's glare spot is centred on a tile (recipe version 5).
+GLARE_ON_TILES = 0.7
+
+
 def sample_scene(rng: np.random.Generator, split: str, w: int = 1280, h: int = 720,
                  tile_long_px: tuple[float, float] = (40.0, 200.0), max_pips: int = 6) -> SceneSpec:
     """Sample a random scene for a split.
@@ -286,7 +291,8 @@ def sample_scene(rng: np.random.Generator, split: str, w: int = 1280, h: int = 7
     r = rng.uniform(1.0, 6.0)
     return SceneSpec(
         camera=cam, surface=surface, style=style, placements=placements, occluders=occluders,
-        effects=E.sample_effects(rng),
+        # glare on the tiles in training only: the held-out frames keep the spots placed anywhere
+        effects=replace(E.sample_effects(rng), glare_on_tiles=GLARE_ON_TILES if split == "train" else 0.0),
         shadow_mm=(float(r * np.cos(ang)), float(r * np.sin(ang)), float(rng.uniform(0.15, 0.5))),
         seed=int(rng.integers(0, 2**31 - 1)),
         # Half the scenes without: under diffuse light a real tile shows no dark rim (DomiBot close-ups),
