@@ -20,7 +20,10 @@ from engine.notation import format_event
 def outcome_row(out: Outcome) -> dict:
     """The JSON-ready row of one outcome (without game/hand numbers and running score)."""
     ev = out.event
-    row: dict = {"type": ev.type, "index": out.index, "t": ev.t, "frame": ev.frame, "text": format_event(ev)}
+    shown = ev
+    if out.placement is not None and out.placement.end == "lead" and getattr(ev, "end", None):
+        shown = ev.model_copy(update={"end": None})  # laid as the lead (the play before it voided): no end
+    row: dict = {"type": ev.type, "index": out.index, "t": ev.t, "frame": ev.frame, "text": format_event(shown)}
     seat = getattr(ev, "seat", None)
     if seat is not None:
         row["seat"] = seat

@@ -368,3 +368,12 @@ def test_passing_instead_of_leading_is_a_pass_with_play():
     assert [[(f.kind, f.seat, f.message) for f in o.flags] for o in st.outcomes[1:]] == [
         [("pass_with_play", "N", "N passed holding a lead (6-6)")],
         []]  # W cannot open: the 6-6 is N's
+
+
+def test_a_play_that_became_the_lead_after_a_void_reads_as_the_lead():
+    # helper-77: "S 5-0 E" stayed in the timeline's text with end "lead" once N's 5-5 was voided
+    from engine.match import replay_match
+    from engine.timeline import timeline
+
+    st = replay_match(load_ruleset("all-fives"), [ev("N 5-5", "S 5-0 E", "void 0")])
+    assert [(r["text"], r["end"], r["points"]) for r in timeline(st)] == [("S 5-0", "lead", {"S": 5})]
