@@ -299,6 +299,45 @@ def test_umpire_restores_a_voided_play_from_the_console(tmp_path, browser):
             page.close()
 
 
+def test_umpire_enters_a_reveal_and_confirms_the_hand_picked_in_the_log(tmp_path, browser):
+    """helper-79: a hand the camera left awaiting a reveal could only be finished through the API, and
+    End / Confirm acted on the current hand whatever hand the log showed."""
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            assert c.post("/api/tables", json={"id": "r", "name": "Reveal", "rules": "all-fives",
+                                               "worker": {"kind": "manual"}}).status_code == 201
+            for ev in ({"type": "deal", "hands": {}, "draws_seen": False}, {"type": "play", "seat": "N", "tile": "6-4"},
+                       {"type": "play", "seat": "S", "tile": "4-1", "end": "E"}):  # N's lead 6 + 4 -> 10; then 6 + 1
+                assert c.post("/api/tables/r/events", json={"event": ev}).status_code == 201
+            hand1 = lambda: c.get("/api/matches/1/hands/1").json()  # noqa: E731
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/tables/r/umpire#token={TOKEN}")
+            page.wait_for_function("document.querySelector('#enterfor').innerText === 'for hand #1'", timeout=15000)
+            page.select_option("#endkind", "domino")
+            page.select_option("#winner", "S")
+            page.click("#endhand")  # the camera cannot count a draw game's hands: S's domino awaits N's tiles
+            wait_for(lambda: hand1()["events"][-1].get("type") == "hand_end")
+            page.select_option("#seat", "N")
+            page.fill("#tiles", "3-3 2-1")
+            page.click("#reveal")
+            # all fives (pagat): S scores N's 3 + 3 + 2 + 1 = 9 pips, rounded to the nearest 5 -> 10
+            wait_for(lambda: c.get("/api/matches/1").json()["games"][0]["scores"] == {"N": 10, "S": 10})
+            assert hand1()["events"][-1] == {"type": "reveal", "seat": "N", "tiles": [[3, 3], [2, 1]]}
+            assert page.input_value("#tiles") == ""
+            # the next hand begins; the umpire picks hand 1 in the log and confirms it, not hand 2
+            assert c.post("/api/tables/r/events", json={"event": {"type": "play", "seat": "S", "tile": "5-5"}},
+                          ).json()["hand"] == 2
+            page.wait_for_function("document.querySelector('#handsel').options.length === 3", timeout=15000)
+            page.select_option("#handsel", "1")
+            page.wait_for_function("document.querySelector('#enterfor').innerText === "
+                                   "'for hand #1 (picked in the log)'", timeout=15000)
+            page.click("#confirmhand")
+            wait_for(lambda: hand1()["confirmed_by"] == "umpire")
+            assert c.get("/api/matches/1/hands/2").json()["confirmed_by"] is None
+            page.close()
+
+
 def test_report_time_links_seek_the_video_on_the_page(tmp_path, browser):
     """helper-72: a time link opened the bare video file and left the report."""
     import cv2

@@ -19,11 +19,12 @@
   const by = () => $("by").value || "umpire";
   // the events /reassign moves to another seat (service/routes_umpire.py _TURN_EVENTS)
   const TURN_EVENTS = new Set(["play", "pass", "draw", "take_back"]);
+  // a refused action is said in the toast (not an uncaught error of the page); its result is then null
   async function act(path, body) {
     try {
       const out = await DC.api(`/api/tables/${T}${path}`, {method: "POST", body, token});
       toast("done"); return out;
-    } catch (e) { toast(e.message, true); throw e; }
+    } catch (e) { toast(e.message, true); return null; }
   }
 
   function renderAlerts() {
@@ -77,6 +78,8 @@
     $("handsel").innerHTML = '<option value="">current hand</option>'
       + Array.from({length: n}, (_, i) => `<option value="${i + 1}" ${pinned === i + 1 ? "selected" : ""}>hand #${i + 1}</option>`).join("");
     shown = pinned ?? (hand ? hand.number : null);
+    // the entries below act on the hand the log shows: say which, so an earlier hand is never ended by mistake
+    $("enterfor").textContent = shown ? `for hand #${shown}${pinned !== null ? " (picked in the log)" : ""}` : "";
     if (shown && st.match.id) {
       const h = await DC.api(`/api/matches/${st.match.id}/hands/${shown}` + viewKey("?"), {token});
       renderLog(h);
@@ -146,10 +149,18 @@
     const what = ev.points !== undefined ? `${DC.signed(ev.points)} points` : `penalty ${ev.name}`;
     if (!confirm(`${what} for ${ev.seat}?`)) return;
     $("pts").value = "";
-    return act("/events", {event: ev, hand: state && state.hand ? state.hand.number : undefined, by: by()});
+    return act("/events", {event: ev, hand: shown ?? undefined, by: by()});
   };
-  $("endhand").onclick = () => act("/events", {event: {type: "hand_end", kind: $("endkind").value, winner: $("winner").value || null}, by: by()});
-  $("confirmhand").onclick = () => state && state.hand && act(`/hands/${state.hand.number}/confirm`, {by: by()});
+  $("endhand").onclick = () => act("/events", {event: {type: "hand_end", kind: $("endkind").value,
+                                                       winner: $("winner").value || null}, hand: shown ?? undefined, by: by()});
+  $("confirmhand").onclick = () => shown && act(`/hands/${shown}/confirm`, {by: by()});
+  // the tiles a seat shows at the end of a hand the camera did not count (a hand left awaiting its reveals)
+  $("reveal").onclick = () => {
+    const tiles = $("tiles").value.trim().split(/[\s,]+/).filter(Boolean);
+    if (!tiles.length) return toast("tiles: e.g. 6-6 5-4 (none: the seat shows no tile)", true);
+    return act("/events", {event: {type: "reveal", seat: $("seat").value, tiles}, hand: shown ?? undefined, by: by()})
+      .then((out) => { if (out) $("tiles").value = ""; });
+  };
 
   // the events feed of a protected table needs its view key (?key= in the address) or the token:
   // EventSource sets no header, so both go in the query (the API takes either)
