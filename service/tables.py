@@ -401,7 +401,9 @@ class Registry:
         if item.alert is not None:  # a vision notice for the umpire (uncertain read, bumped tile, ...)
             a = item.alert
             n = len(rt.logs)
-            rt.raise_alert(f"{source.kind}:{rt.match_id}:{n}:{a.get('kind')}:{a.get('frame')}:{a.get('tile')}",
+            # the seat too: two passes inferred at one read are two alerts, not one "seen 2x" naming the first
+            rt.raise_alert(f"{source.kind}:{rt.match_id}:{n}:{a.get('kind')}:{a.get('frame')}:{a.get('tile')}"
+                           f"{':' + a['seat'] if a.get('seat') else ''}",
                            source.kind, str(a.get("kind") or "notice"), str(a.get("message") or a.get("kind")),
                            {k: v for k, v in a.items() if k not in ("kind", "message", "type")},
                            hand=n or None, seat=a.get("seat"))

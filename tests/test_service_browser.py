@@ -324,7 +324,7 @@ def test_umpire_enters_a_reveal_and_confirms_the_hand_picked_in_the_log(tmp_path
             # all fives (pagat): S scores N's 3 + 3 + 2 + 1 = 9 pips, rounded to the nearest 5 -> 10
             wait_for(lambda: c.get("/api/matches/1").json()["games"][0]["scores"] == {"N": 10, "S": 10})
             assert hand1()["events"][-1] == {"type": "reveal", "seat": "N", "tiles": [[3, 3], [2, 1]]}
-            assert page.input_value("#tiles") == ""
+            page.wait_for_function("document.querySelector('#tiles').value === ''", timeout=15000)  # cleared once done
             # the next hand begins; the umpire picks hand 1 in the log and confirms it, not hand 2
             assert c.post("/api/tables/r/events", json={"event": {"type": "play", "seat": "S", "tile": "5-5"}},
                           ).json()["hand"] == 2
@@ -335,6 +335,35 @@ def test_umpire_enters_a_reveal_and_confirms_the_hand_picked_in_the_log(tmp_path
             page.click("#confirmhand")
             wait_for(lambda: hand1()["confirmed_by"] == "umpire")
             assert c.get("/api/matches/1/hands/2").json()["confirmed_by"] is None
+            page.close()
+
+
+def test_an_earlier_matchs_alert_is_labelled_and_offers_no_penalty(tmp_path, browser):
+    """helper-79: after a new match, the last match's open alerts sat in the queue as "hand 1", and
+    confirming one with its penalty was refused ("belongs to an earlier match")."""
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            assert c.post("/api/tables", json={"id": "e", "name": "Evening", "rules": "lisa-b-all-fives",
+                                               "worker": {"kind": "manual"}}).status_code == 201
+            for ev in ({"type": "play", "seat": "N", "tile": "6-6"}, {"type": "play", "seat": "S", "tile": "3-2", "end": "E",
+                                                                      "oriented": True}):  # on a 6: mismatched
+                assert c.post("/api/tables/e/events", json={"event": ev}).status_code == 201
+            first = c.get("/api/tables/e/alerts").json()
+            assert [a["kind"] for a in first] == ["mismatched_end"]
+            assert c.post("/api/tables/e/matches", json={"title": "Evening, match 2"}).status_code == 201
+            r = c.post(f"/api/tables/e/alerts/{first[0]['id']}/confirm", json={"penalty": "bogus_play"})
+            assert (r.status_code, r.json()["detail"]) == (409, f"alert {first[0]['id']} belongs to an earlier match")
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/tables/e/umpire#token={TOKEN}")
+            page.wait_for_function("document.querySelector('#alerts').innerText.includes('(earlier)')", timeout=15000)
+            box = page.inner_text(f".alert[data-id='{first[0]['id']}']")
+            assert f"match #{first[0]['match']} (earlier) · hand 1" in box
+            assert page.query_selector(f".alert[data-id='{first[0]['id']}'] .pensel") is None
+            page.click(f".alert[data-id='{first[0]['id']}'] .confirm")  # acknowledged, no penalty
+            done = wait_for(lambda: c.get("/api/tables/e/alerts?status=confirmed").json())
+            assert [a["id"] for a in done] == [first[0]["id"]]
+            assert len(c.get(f"/api/matches/{first[0]['match']}/hands/1").json()["events"]) == 2  # no penalty added
             page.close()
 
 

@@ -220,6 +220,27 @@ def test_vision_notices_become_alerts(tmp_path, monkeypatch, footage):
     assert notice["message"] == "2 tiles appeared at once" and notice["seat"] == "N" and notice["details"]["frame"] == 24
 
 
+class _TwoPassesSource(_NoticeSource):
+    """One read infers two passes (S and E skipped before N's play): two notices of one frame."""
+
+    async def __aiter__(self):
+        from engine.events import Deal
+        from service.sources import SourceItem
+
+        yield SourceItem(Deal(hands={}, draws_seen=False))
+        for seat in ("S", "E"):
+            yield SourceItem(None, alert={"type": "vision_notice", "kind": "pass_inferred", "t": 9.0, "frame": 72,
+                                          "message": f"{seat} passed: N's arm played 2-4 on {seat}'s turn", "seat": seat})
+
+
+def test_two_passes_inferred_at_one_read_are_two_alerts(tmp_path, monkeypatch, footage):
+    """helper-79: they were one alert naming S, "seen 2x", with nothing said of E."""
+    alerts = _alerts_after_run(tmp_path, monkeypatch, footage, _TwoPassesSource, "open")
+    assert sorted((a["kind"], a["seat"], a["message"]) for a in alerts) == [
+        ("pass_inferred", "E", "E passed: N's arm played 2-4 on E's turn"),
+        ("pass_inferred", "S", "S passed: N's arm played 2-4 on S's turn")]
+
+
 class _ClearedMeanwhileSource(_NoticeSource):
     """A restarted camera that first cannot find the recorded hand (``resume_unseen``), then sees a
     new hand begin (its first event opens the next match hand)."""

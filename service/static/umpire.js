@@ -30,15 +30,18 @@
   function renderAlerts() {
     const open = [...alerts.values()].filter((a) => a.status === "open").sort((a, b) => a.id - b.id);
     $("nalerts").textContent = open.length ? `(${open.length} open)` : "";
+    const current = state && state.match ? state.match.id : null;
     $("alerts").innerHTML = open.length ? open.map((a) => {
       const pen = a.details && a.details.penalty;
+      // an earlier match's alert: said so (its "hand 1" is not this match's), and no penalty can apply to it
+      const earlier = current != null && a.match != null && a.match !== current;
       const opts = ['<option value="">(no penalty)</option>'].concat((rules ? rules.penalties : []).map((p) =>
         `<option ${p === pen ? "selected" : ""}>${DC.esc(p)}</option>`)).join("");
       return `<div class="alert ${a.category}" data-id="${a.id}"><div><span class="kind">${DC.esc(a.kind)}</span>`
-        + ` <span class="muted">#${a.id} · hand ${a.hand ?? "-"}${a.index != null ? " · event " + a.index : ""}${a.seat ? " · " + a.seat : ""}</span></div>`
+        + ` <span class="muted">#${a.id}${earlier ? ` · match #${a.match} (earlier)` : ""} · hand ${a.hand ?? "-"}${a.index != null ? " · event " + a.index : ""}${a.seat ? " · " + a.seat : ""}</span></div>`
         + `<div>${DC.esc(DC.shortTimes(a.message))}</div><div class="details">${DC.esc(a.details && a.details.event ? "event: " + DC.shortTimes(a.details.event) : "")}`
         + `${a.details && a.details.repeats ? " · seen " + a.details.repeats + "×" : ""}</div>`
-        + `<div class="row">${a.category === "flag" ? `<select class="pensel">${opts}</select>` : ""}`
+        + `<div class="row">${a.category === "flag" && !earlier ? `<select class="pensel">${opts}</select>` : ""}`
         + `<button class="primary confirm">Confirm</button><button class="dismiss">Dismiss</button></div></div>`;
     }).join("") : '<p class="muted">No open alert.</p>';
   }
@@ -59,7 +62,9 @@
   });
 
   async function renderState(st) {
+    const newMatch = !state || !state.match || !st.match || state.match.id !== st.match.id;
     state = st;
+    if (newMatch) renderAlerts();  // which alerts are an earlier match's depends on it
     $("tname").textContent = st.table.name;
     const game = st.game || {scores: {}};
     $("score").textContent = Object.keys(st.teams).map((s) => `${DC.sideLabel(st, s)} ${game.scores[s] ?? 0}`).join("  ·  ");
