@@ -125,6 +125,14 @@
     }).join("");
   }
 
+  // a play voided while the camera follows the hand: its tile stays on the table as no play, so tiles laid
+  // against it touch no open end (unplaced_tile alerts), and a restore does not bring those back as plays
+  function voidWarning(hand) {
+    const w = state && state.worker, live = state && state.hand && state.hand.number === hand;
+    return w && w.kind === "vision" && w.state === "running" && live
+      ? " The camera follows this hand: until the void is undone, tiles laid against this one are not taken for plays." : "";
+  }
+
   $("log").addEventListener("click", async (ev) => {
     const b = ev.target.closest("button"); if (!b || !shown) return;
     const i = +b.dataset.i, hand = shown;
@@ -134,7 +142,7 @@
     } else if (b.dataset.act === "seat") {
       const seat = prompt("The seat that made this play (N, E, S, W):"); if (!seat) return;
       await act("/reassign", {hand, index: i, seat: seat.toUpperCase(), by: by()});
-    } else if (b.dataset.act === "void" && confirm(`Void event #${i}?`)) {
+    } else if (b.dataset.act === "void" && confirm(`Void event #${i}?` + voidWarning(hand))) {
       await act("/corrections", {hand, replaces: i, event: null, by: by(), reason: "voided by the umpire"});
     } else if (b.dataset.act === "restore" && restorable.has(i) && confirm(`Restore event #${i}?`)) {
       await act("/corrections", {hand, replaces: i, event: restorable.get(i), by: by(), reason: "restored by the umpire"});
