@@ -352,6 +352,8 @@ def test_api_docs_load_nothing_from_the_internet(client):
         assets = re.findall(r"""(?:src|href)=["']?(/[^"' >]+\.(?:js|css))""", text)
         assert assets, text[:300]
         assert all(client.get(a).status_code == 200 for a in assets)
+    icon = client.get("/favicon.ico")  # every page load asked for it and logged a 404 (helper-79)
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml" and b"<svg" in icon.content
 
 
 def test_a_penalty_with_neither_name_nor_points_is_422_not_500(client):
