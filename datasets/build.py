@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import signal
 from dataclasses import asdict
 from pathlib import Path
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -49,6 +51,24 @@ PADDED_WINDOWS = 0.15
 #: 4: tiles dealt from complete sets (``layouts.Deck``) instead of drawn independently.
 #: 5: training frames' glare spots centred on tiles 70 % of the time (``scene.GLARE_ON_TILES``).
 RECIPE_VERSION = 5
+
+
+def _quiet_worker(initializer: Callable[[], None] | None) -> None:
+    # the CLI turns SIGTERM/SIGHUP into Ctrl-C (service.cli), and a forked worker inherits that: the
+    # pool's terminate() at the end then printed a KeyboardInterrupt traceback from every worker
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if initializer is not None:
+        initializer()
+
+
+def render_pool(workers: int, initializer: Callable[[], None] | None = None):
+    """A fork pool of ``workers`` rendering processes that end quietly when the pool is closed
+    (default termination signals, Ctrl-C left to the parent); ``initializer`` runs in each."""
+    return mp.get_context("fork").Pool(workers, initializer=_quiet_worker, initargs=(initializer,))
 
 
 def split_of(i: int) -> str:
@@ -323,7 +343,7 @@ def build(out: str | Path, scenes: int, seed: int = 0, imgsz: int = 416, workers
             if split_of(i) in splits]
     counts = {s: {"scenes": 0, "detect_images": 0, "halves": 0} for s in SPLITS}
     if workers > 1:
-        with mp.get_context("fork").Pool(workers) as pool:
+        with render_pool(workers) as pool:
             results = pool.imap(_write_one, jobs, chunksize=4)
             for k, (s, nd, nh) in enumerate(results):
                 _count(counts, s, nd, nh)

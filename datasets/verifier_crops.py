@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import multiprocessing as mp
 import time
 from pathlib import Path
 
 import numpy as np
 
-from datasets.build import MIN_VISIBLE, RECIPE_VERSION, scene_spec, split_of
+from datasets.build import MIN_VISIBLE, RECIPE_VERSION, render_pool, scene_spec, split_of
 from datasets.render.scene import render_scene
 from datasets.render.tiles import TILE_LONG_MM
 
@@ -171,7 +170,7 @@ def build_verifier(out: str | Path, scenes: int, seed: int, workers: int = 2, pr
     t0 = time.time()
     jobs = [(i, seed) for i in range(scenes) if split_of(i) != "test"]
     rows: dict[str, list] = {"train": [], "val": []}
-    with mp.get_context("fork").Pool(workers, initializer=_init_worker) as pool:
+    with render_pool(workers, _init_worker) as pool:
         for n, (i, split, crops) in enumerate(pool.imap(_one, jobs, chunksize=4)):
             rows[split] += [(c, y, s, i) for c, y, s, _ in crops]
             if progress and n % 100 == 0:

@@ -402,3 +402,18 @@ def test_scene_tiles_repeat_no_more_than_its_sets():
         c = collections.Counter((min(p.a, p.b), max(p.a, p.b)) for p in spec.placements)
         assert max(c.values()) == spec.n_sets
         assert spec.n_sets <= max(1, -(-len(spec.placements) // 28)) + 1
+
+
+def test_the_cli_build_with_worker_processes_ends_without_their_tracebacks(tmp_path):
+    """helper-80: the CLI's SIGTERM handler (Ctrl-C's path) was inherited by the pool's workers, and
+    the pool's terminate() at its end printed a KeyboardInterrupt traceback from each, exit 0."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    res = subprocess.run([sys.executable, "-m", "service.cli", "datasets", "build", "--out", str(tmp_path / "ds"),
+                          "--scenes", "10", "--seed", "2", "--workers", "2"], cwd=root, capture_output=True,
+                         text=True, timeout=300)
+    assert res.returncode == 0 and "Traceback" not in res.stderr and "KeyboardInterrupt" not in res.stderr, res.stderr
+    assert json.loads((tmp_path / "ds" / "recipe.json").read_text())["counts"]["train"]["scenes"] == 8
