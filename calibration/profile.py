@@ -336,8 +336,11 @@ class TableProfile(BaseModel):
             text = p.read_text(encoding="utf-8-sig")  # a byte-order mark, as Notepad writes one, is fine
         except FileNotFoundError:
             raise CalibrationError(f"{p}: no such profile file") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CalibrationError(f"{p}: cannot read profile ({exc})") from exc
+        except UnicodeDecodeError:
+            raise CalibrationError(f"{p}: not a calibration profile: not a text file (a video or a picture?); "
+                                   "a profile is the JSON `dominocast calibrate table` writes") from None
+        except OSError as exc:
+            raise CalibrationError(f"{p}: cannot read profile ({exc.strerror or exc})") from exc
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

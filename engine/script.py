@@ -71,8 +71,10 @@ def load_script(path: str | Path, rules: str | None = None) -> Script:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScriptError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    except UnicodeDecodeError:
+        raise ScriptError(f"{path}: not a text file (a video or a picture?): a script is YAML or JSON") from None
+    except OSError as exc:
+        raise ScriptError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:

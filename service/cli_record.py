@@ -28,12 +28,25 @@ def load_record(path: Path) -> MatchRecord:
     """
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte-order mark, as Notepad writes one, is fine
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{path}: not a text file (a video or a picture?): a record is JSON or text "
+                          "notation") from None
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
         return from_json(text) if _JSON_START.match(text) else read_text(text)
     except RecordError as exc:
-        raise RecordError(f"{path}: {exc}") from None
+        raise RecordError(f"{path}: {exc}{_what_it_is(text)}") from None
+
+
+def _what_it_is(text: str) -> str:
+    """A hint for the files people take for records: a review's event log, a script to score."""
+    lines = text.lstrip().splitlines()
+    if len(lines) > 1 and lines[0].startswith("{") and '"type"' in lines[0] and lines[1].lstrip().startswith("{"):
+        return " (this is a review's event log, one row per line: its record is record.json beside it)"
+    if any(line.startswith(("rules:", "hands:")) for line in lines[:20]):
+        return " (this is a script: `dominocast score` reads it, and writes its record with --record)"
+    return ""
 
 
 def write_outputs(record: MatchRecord, json_path: Path | None, text_path: Path | None) -> None:

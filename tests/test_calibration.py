@@ -463,6 +463,10 @@ def test_corrupt_profile(tmp_path: Path, text: str, message: str) -> None:
 def test_missing_profile(tmp_path: Path) -> None:
     with pytest.raises(CalibrationError, match="no such profile file"):
         TableProfile.load(tmp_path / "nope.json")
+    video = tmp_path / "demo.mp4"  # helper-80: "'utf-8' codec can't decode byte 0xb3 ..."
+    video.write_bytes(b"\x00\x00\x00\x20ftypisom\xb3\xff")
+    with pytest.raises(CalibrationError, match=r"demo.mp4: not a calibration profile: not a text file \(a video"):
+        TableProfile.load(video)
 
 
 def test_lens_only_profile_has_no_table() -> None:

@@ -156,6 +156,14 @@ BAD = [
 ]
 
 
+def test_a_video_given_as_a_script_is_said_so(tmp_path):
+    path = tmp_path / "demo.mp4"
+    path.write_bytes(b"\x00\x00\x00\x20ftypisom\xb3\xff")  # helper-80: "'utf-8' codec can't decode byte 0xb3"
+    result = score(path)
+    assert result.exit_code == 2 and result.stderr.strip() == (
+        f"error: {path}: not a text file (a video or a picture?): a script is YAML or JSON")
+
+
 @pytest.mark.parametrize("name,text,needles", BAD, ids=[b[0] for b in BAD])
 def test_bad_scripts_exit_2_with_one_line(tmp_path, name, text, needles):
     path = script(tmp_path, text, f"{name}.yaml")

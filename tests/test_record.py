@@ -431,10 +431,17 @@ def test_cli_stale_json_summary_is_recomputed(cli, tmp_path, demo):
     ("[]\n", 'not a dominocast record (the JSON is an array, a record is an object with "format": '
               '"dominocast-record")'),
     ('[\n {"hands": []}\n]', "the JSON is an array"),
+    # files people take for records (helper-80): said what they are
+    ('{"type": "play", "t": 4.2}\n{"type": "pass", "t": 9.0}\n',
+     "not JSON: line 2 column 1: Extra data (this is a review's event log, one row per line: its record is "
+     "record.json beside it)"),
+    ("rules: all-fives\nhands:\n  - events:\n      - N 6-6\n",
+     "(this is a script: `dominocast score` reads it, and writes its record with --record)"),
+    (b"\x00\x00\x00\x20ftypisom\xb3\xff", "not a text file (a video or a picture?): a record is JSON or text notation"),
 ])
 def test_cli_record_show_errors(cli, tmp_path, content, message):
     path = tmp_path / "bad.txt"
-    path.write_text(content)
+    path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
     res = CliRunner().invoke(cli, ["record", "show", str(path)])
     assert res.exit_code == 2
     assert message in res.output and str(path) in res.output
