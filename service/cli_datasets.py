@@ -89,7 +89,7 @@ def footage(
     except ValueError:
         raise fail(f"--size must be WxH, e.g. 1280x720 (got {size!r})") from None
     if w < 64 or h < 64 or w % 2 or h % 2:
-        raise fail("--size needs even sides of at least 64 pixels")
+        raise fail(f"--size needs even sides of at least 64 pixels, got {size!r}")
     _check_not_too_large(w, h, f"--size {w}x{h}")
     if appearance not in ("train", "test"):
         raise fail("--appearance must be train or test")

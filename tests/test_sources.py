@@ -163,6 +163,12 @@ def test_natural_key_orders_numbers_by_value():
 def test_empty_folder_is_a_source_error(tmp_path):
     with pytest.raises(SourceError, match="holds no images"):
         ImageFolderSource(tmp_path)
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(SourceError, match=r"holds no images \(.png, .jpg, .jpeg, .bmp, .tif, .tiff, .webp\)$"):
+        ImageFolderSource(tmp_path)
+    (tmp_path / "match.MP4").write_bytes(b"")  # helper-80: the folder of a video given instead of the video
+    with pytest.raises(SourceError, match=r"; it holds the video match.MP4: give that file, not its folder$"):
+        ImageFolderSource(tmp_path)
 
 
 def test_corrupt_image_in_a_folder_is_a_source_error(tmp_path):

@@ -61,6 +61,10 @@ class Frame(NamedTuple):
     image: np.ndarray
 
 
+#: Video file suffixes a folder of photos is often confused with (named in its error).
+VIDEO_SUFFIXES = (".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm")
+
+
 def is_stream_url(text: str) -> bool:
     """Whether ``text`` has a URL scheme (``rtsp://``, ``http://``, ...): a stream, not a path."""
     return re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", text) is not None
@@ -233,7 +237,10 @@ class ImageFolderSource(FrameSource):
                              if p.suffix.lower() in suffixes and not p.name.startswith(".") and not p.is_dir()),
                             key=lambda p: natural_key(p.name))
         if not self.files:
-            raise SourceError(f"image folder {self.folder} holds no images ({', '.join(suffixes)})")
+            videos = sorted(p.name for p in self.folder.iterdir()
+                            if p.suffix.lower() in VIDEO_SUFFIXES and not p.name.startswith("."))
+            hint = f"; it holds the video {videos[0]}: give that file, not its folder" if videos else ""
+            raise SourceError(f"image folder {self.folder} holds no images ({', '.join(suffixes)}){hint}")
 
     def __len__(self) -> int:
         return len(self.files)
