@@ -215,16 +215,14 @@ class RevealWatcher:
             self._pending = None
             return None
         last = st.last_player
+        shown = dict(placed)
         if st.counts_known:
-            shown, wait = dict(placed), 0.0
-            plausible = len(shown) >= 2
+            wait, plausible = 0.0, len(shown) >= 2
         else:
-            shown, wait = dict(placed), self.settle_s
             others = [s for s in placed if s != last]
             full_hand = sum(1 for p in st.plays if p[1] == last) >= judge.rules.hand_size
-            plausible = bool(others) and (last in placed or full_hand)
-            if blocked:
-                plausible = bool(others) and last not in placed and full_hand
+            wait = self.settle_s
+            plausible = bool(others) and (full_hand and last not in placed if blocked else last in placed or full_hand)
         if self._pending is not None and self._plays_at != len(st.plays):
             self._pending = None  # a play since: the hand went on
         if self._pending is not None and self._still and _fewer(shown, self._pending):
