@@ -1356,6 +1356,27 @@ def test_a_play_the_umpire_voided_leaves_its_tile_as_no_play():
     assert not any(isinstance(e, TakeBack) for e in table.events)
 
 
+def test_a_play_laid_against_a_voided_one_is_taken_once_the_void_is_undone():
+    """helper-79: the umpire voided E's 5-2 by mistake while the camera ran; S's 2-6 laid against it
+    touched no open end (unplaced), and restoring the 5-2 never made the 2-6 a play."""
+    from engine.events import Correction
+
+    rules = load_ruleset("nova-block")
+    table = Table(rules)
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    table.play(t_(648, 500, 0, (5, 2), "E"))
+    record = _record(table)
+    i = next(k for k, e in enumerate(record) if isinstance(e, Play) and e.seat == "E")
+    voided = record + [Correction(replaces=i, event=None)]
+    table.tr.sync(voided)
+    out = table.play(t_(696, 500, 0, (2, 6), "S"))
+    assert plays(out) == [] and [n.tile for n in notices(out, "unplaced_tile")] == [(6, 2)]
+    table.tr.sync(voided + [Correction(replaces=i, event=record[i])])  # the void undone
+    out = table.read()
+    assert plays(out) == [("S", (2, 6), "E")]
+    assert [p.tile for p in table.tr.plays] == [Tile(3, 5), Tile(5, 2), Tile(2, 6)]
+
+
 def test_a_hand_the_umpire_un_ends_and_that_ends_again_reports_late_tiles_on_its_new_line():
     """S's going out was a misread (the umpire voids S's last play); the tiles laid after that false
     end are taken away, S really goes out later with 2-4. A tile laid after the real end must be

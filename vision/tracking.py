@@ -254,6 +254,7 @@ class Tracker:
         self._seats_warned = False
         self._old_layout_at_start = False  # (start_over before any read) the first read's tiles are old
         self._now = 0.0  # the latest frame's time, s
+        self._recheck = False  # after an umpire's change of the line: look at the unplaced tiles again
         self.new_hand(context)
 
     # ---- public -------------------------------------------------------------------------
@@ -306,7 +307,9 @@ class Tracker:
         tracker laid, play by play in order (a fixed tile gets the record's pips in the line of
         play; the reader may go on misreading it); otherwise (a play voided or entered by hand) the
         recorded plays are bound again to the tiles that show them, as :meth:`resume` does, and a
-        tile whose play was voided stays on the table as no play.
+        tile whose play was voided stays on the table as no play. After a change of the line (a
+        play voided, restored or fixed), the next read looks again at the tiles that touched no
+        open end: laid against a voided play, they are plays once it is restored.
 
         Args:
             log: the hand's engine events in log order (corrections included), as recorded.
@@ -330,12 +333,14 @@ class Tracker:
             for i, (pr, (seat, tile, end, spinner)) in enumerate(zip(plays, recorded)):  # the same plays
                 pr.seat, pr.end = seat, end or "lead"
                 if (pr.tile.a, pr.tile.b) != (tile.a, tile.b) and i < len(recs):
+                    self._recheck = True  # a fixed tile shows other numbers at its end
                     r = recs[i]
                     # a tile fixed into a double may have become a spinner (its arms open), or stopped being one
                     recs[i] = type(r)(r.end, r.geom, placed_pips(tile, r.touching), r.touching, r.contact, spinner)
                 pr.tile = tile
             self.lop.rebuild(recs)
             return []
+        self._recheck = True  # a tile laid against a voided (or now restored) play touched no open end
         for tr in self.tiles.values():  # bind again: a play voided or entered by hand
             if tr.status == "layout":
                 tr.status, tr.play, tr.scenery = "loose", None, True  # until a recorded play claims it
@@ -613,6 +618,10 @@ class Tracker:
             self._setup_scenery(new_tiles)
 
         events += self._gone(frame, t, gone, new_tiles, region)
+        if self._recheck:  # the umpire changed the line: tiles that touched no open end may touch one now
+            self._recheck = False
+            candidates += sorted((tr for tr in self.tiles.values() if tr.status == "unplaced" and tr.face == "up"
+                                  and tr not in candidates), key=lambda tr: tr.id)
         events += self._plays(frame, t, candidates)
         events += self._step_reveals(frame, t)
         self._votes = {}
