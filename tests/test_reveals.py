@@ -203,3 +203,17 @@ def test_seat_of_position_without_calibration_uses_the_nearest_image_border():
     assert [seat_of_position(np.array(p), None, size) for p in ((320, 5), (630, 180), (320, 350), (4, 180))] == \
         ["N", "E", "S", "W"]
     assert seat_of_position(np.array((1, 1)), None, None) is None
+
+
+def test_a_shown_tile_the_line_already_holds_is_not_counted_and_said_once():
+    """helper-76, draw seed 6: a misread play left a 3-2 in the line, and S's real 3-2 shown at the end
+    was dropped from its reveal without a word."""
+    judge = _draw_hand_s_played_last()  # the line: 6-4 4-3
+    w = RevealWatcher(settle_s=3.0)
+    shown = _shown(((5, 5), (10, 10)), ((4, 3), (30, 10)))  # N shows 5-5 and a 4-3 the line holds
+    assert w.step(judge, judge.append, shown, _seat, 30, 3.0) == []  # the hand goes on: nothing said yet
+    out = w.step(judge, judge.append, shown, _seat, 60, 6.0)
+    assert _kinds(out) == ["hand_end", "hand_end_inferred", "reveal", "shown_on_line"]
+    assert [(t.a, t.b) for t in out[2].tiles] == [(5, 5)] and (out[3].seat, out[3].tile) == ("N", (4, 3))
+    assert "N shows 4-3, which the line of play already holds" in out[3].message
+    assert w.step(judge, judge.append, shown, _seat, 61, 6.5) == []  # once

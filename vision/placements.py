@@ -38,6 +38,7 @@ NOTICE_KINDS = (
     "hand_cleared",     # the layout was cleared after the hand ended: a new hand starts
     "hand_end_inferred",  # a draw game: tiles shown after a play end the hand as a domino (umpire confirms)
     "reveal_changed",   # a seat's shown tiles changed after its reveal was counted
+    "shown_on_line",    # a tile shown at the end that the line of play already holds (a misread play?): not counted
     "pass_inferred",    # a Pass emitted because a clearly seen play skipped the seat (details: pass_t, by)
     "after_hand_end",   # a face-up tile placed (or shown by the seat that went out) after the hand ended
     "seats_unseen",     # the footage shows play from fewer seats than the rule set needs (once; details: seen, unseen)

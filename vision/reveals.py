@@ -29,7 +29,9 @@ area into :class:`engine.events.Reveal` events:
 * a seat whose shown tiles change after its reveal gets a ``reveal_changed`` notice (the
   umpire corrects the count), never a silent change of the score.
 * tiles shown by the seat that went out (it holds none) get one ``after_hand_end`` notice:
-  the hand went on at the table, so the rule set may not fit the footage.
+  the hand went on at the table, so the rule set may not fit the footage;
+* a shown tile the line of play already holds (a play misread as it) is not counted: one
+  ``shown_on_line`` notice for the umpire.
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ class RevealWatcher:
         self._held = False  # some of them not seen at the latest read: wait for the sweep or the tiles
         self._plays_at = 0  # plays in the hand when they were first seen
         self._winner_shown: tuple[tuple[int, int], ...] = ()  # tiles shown by the seat that went out, noticed
+        self._on_line_noted: set[tuple[str, tuple[int, int]]] = set()
 
     def read_due(self, t: float) -> bool:
         """Whether tiles shown wait for a read at time ``t`` (s) to end the hand: at once in a block
@@ -128,9 +131,12 @@ class RevealWatcher:
         st = judge.state
         # seat -> [(tile key, centre, tile length)], sorted by key
         placed: dict[str, list[tuple[tuple[int, int], np.ndarray, float]]] = {}
+        on_line: list[tuple[str, tuple[int, int]]] = []  # shown tiles the line of play already holds
         for tr in sorted((tr for tr in shown if tr.key is not None), key=lambda tr: tr.key):
             seat = seat_of(tr.geom.center)
-            if seat in st.order and tr.key not in st.layout.on_table:
+            if seat in st.order and tr.key in st.layout.on_table:
+                on_line.append((seat, tr.key))
+            elif seat in st.order:
                 placed.setdefault(seat, []).append((tr.key, np.asarray(tr.geom.center, float), float(tr.geom.length)))
         out: list = []
         if not st.over:
@@ -140,6 +146,13 @@ class RevealWatcher:
         elif _blocked_by_a_play(st):  # the tile that blocked the line may have been the last player's last
             self._infer_end(judge, append, placed, frame, t, out, final, blocked=True)
         self._count(judge, append, placed, frame, t, ended, out)
+        for seat, key in on_line if judge.state.over else ():
+            if (seat, key) not in self._on_line_noted:  # the count is one tile short: said once, to the umpire
+                self._on_line_noted.add((seat, key))
+                out.append(Notice("shown_on_line", t, frame,
+                                  f"{seat} shows {key[0]}-{key[1]}, which the line of play already holds (a misread "
+                                  "play?): not counted; the umpire corrects the play or the count",
+                                  tile=key, seat=seat))
         return out
 
     def settle(self, judge: Hand, append: Callable[[object], object], frame: int, t: float,
