@@ -293,9 +293,10 @@ class VisionSource:
                 put(SourceItem(None))  # a heartbeat: the status shows frames read, fps; the camera is alive
             self._dispatch(events, frame.index, put, draw_game)
             if self.annotate:
-                shadow = pipeline.tracker.hand.state  # the hand as the camera read it (no umpire corrections)
-                self._publish_frame(_draw(frame.image, pipeline.last_obs, dict(shadow.scores),
-                                          shadow.layout.open_ends(), None))
+                shadow = pipeline.tracker.hand.state  # the hand as the camera read it (its open ends)
+                table_scores = self.table.get("scores")  # the table's (helper-79: "NS 0" while it stood at 156)
+                scores = table_scores() if callable(table_scores) else dict(shadow.scores)
+                self._publish_frame(_draw(frame.image, pipeline.last_obs, scores, shadow.layout.open_ends(), None))
             last = (frame.index, t)
         if last is not None:  # the footage ended (not stopped): hands shown at its end are taken as they lie
             self._dispatch(pipeline.tracker.finish(*last), last[0], put, draw_game)

@@ -99,6 +99,29 @@ def test_vision_table_scores_replayed_footage(footage, oracle_vision, tmp_path):
     assert sum(1 for t in state["hand"]["layout"]["tiles"]) == len(want)
 
 
+def test_the_annotated_video_shows_the_tables_score(footage, oracle_vision, tmp_path, monkeypatch):
+    """helper-79: the MJPEG stream drew the camera's own tally ("NS 0" while the table stood at 156):
+    it now draws the table's score, the umpire's penalty included."""
+    import service.vision_source as vs
+
+    drawn: list[dict] = []
+    real = vs._draw
+    monkeypatch.setattr(vs, "_draw", lambda image, obs, score, ends, banner: (
+        drawn.append(dict(score)), real(image, obs, score, ends, banner))[1])
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage, speed=32.0)
+        assert post(c, "/api/tables/cam/events", {"event": {"type": "penalty", "seat": "S", "points": -10}}
+                    ).status_code == 201
+        post(c, "/api/tables/cam/start")
+        wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished", timeout=60)
+        table = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["game"]["scores"]
+    hand = footage["gt"]["hands"][0]
+    want = {k: v + (-10 if k == "S" else 0) for k, v in hand["scores"].items()}
+    assert table == want and drawn[0]["S"] == -10
+    # the last frame comes before the footage's end settles the reveal: every play's points, not the award yet
+    assert drawn[-1] == {k: v - hand["result"]["awards"].get(k, 0) for k, v in want.items()}
+
+
 def test_vision_table_stops_its_thread(footage, oracle_vision, tmp_path):
     with TestClient(app_for(tmp_path)) as c:
         vision_table(c, footage, speed=1.0)
