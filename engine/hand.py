@@ -625,10 +625,32 @@ def _penalty_next_leader(st: HandState, spec, seat: str, usual: str | None) -> s
 
 
 def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
+    seat = ev.seat
+    if not ev.tiles:
+        raise IllegalEvent(f"{seat}'s reveal shows no tile")
+    seen: set[tuple[int, int]] = set()
     for t in ev.tiles:
         Tile.parse(t, st.rules.set_max)
         if t.key in st.layout.on_table:
-            raise IllegalEvent(f"{ev.seat} reveals {t}, which is on the table")
+            raise IllegalEvent(f"{seat} reveals {t}, which is on the table")
+        if t.key in seen:
+            raise IllegalEvent(f"{seat} reveals {t} twice")
+        seen.add(t.key)
+        for other in st.order:  # a set holds each tile once: another seat's shown or dealt tile is not this seat's
+            if other != seat and any(k.key == t.key for k in (st.revealed.get(other) or [])):
+                raise IllegalEvent(f"{seat} reveals {t}, which {other} revealed")
+            if other != seat and any(k.key == t.key for k in (st.known[other] or [])):
+                raise IllegalEvent(f"{seat} reveals {t}, which is in {other}'s dealt hand")
+    if st.over:  # the count that ends the hand: once per seat, all of its tiles, none for the seat that went out
+        kind, winner = st.pending_end[:2] if st.pending_end else (st.result.kind, st.result.winner_seat)
+        if kind == "domino" and winner == seat:
+            raise IllegalEvent(f"{seat} went out: it holds no tile to reveal")
+        if seat in st.revealed:
+            raise IllegalEvent(f"{seat} revealed already ({' '.join(map(str, st.revealed[seat]))}): correct that "
+                               "reveal instead")
+        if st.counts_known and len(ev.tiles) != st.counts[seat]:
+            n = st.counts[seat]
+            raise IllegalEvent(f"{seat} holds {n} tile{'s' if n != 1 else ''}, the reveal shows {len(ev.tiles)}")
     if not st.over:  # shown during play: exposed tiles (seed 003: a touched tile that did not fit)
         st.exposed.update(t.key for t in ev.tiles)
         flags.append(Flag("exposed_tile", ev.seat, f"{ev.seat} exposed " + " ".join(map(str, ev.tiles))))
@@ -649,6 +671,13 @@ def _hand_end(st: HandState, ev: HandEnd, points: dict, flags: list[Flag]) -> No
         return
     if ev.kind == "domino" and ev.winner is None:
         raise IllegalEvent("a domino needs the winner's seat")
+    if st.pending_end is not None:
+        kind, winner = st.pending_end[:2]
+        # the engine's own end stands (it counted the domino, or saw the line blocked) - except a draw
+        # game's blocked line, which may have been the last player's last tile (hands uncounted)
+        if not (kind == "locked" and ev.kind == "domino" and not st.counts_known):
+            raise IllegalEvent(f"the hand has ended ({kind}{f' by {winner}' if winner else ''}) and awaits the "
+                               "reveals: record them, or correct the play that ended it")
     st.pending_end = None
     _finish(st, ev.kind, ev.winner, ev.winner or st.last_player, points)
 

@@ -377,3 +377,44 @@ def test_a_play_that_became_the_lead_after_a_void_reads_as_the_lead():
 
     st = replay_match(load_ruleset("all-fives"), [ev("N 5-5", "S 5-0 E", "void 0")])
     assert [(r["text"], r["end"], r["points"]) for r in timeline(st)] == [("S 5-0", "lead", {"S": 5})]
+
+
+@pytest.mark.parametrize("reveal, message", [
+    ("S reveal 6-4 6-4", "S reveals 6-4 twice"),  # helper-81: counted twice, N +20
+    ("S reveal 6-4 5-3", "S holds 1 tile, the reveal shows 2"),
+    ("N reveal 6-2", "N went out: it holds no tile to reveal"),
+])
+def test_a_reveal_must_be_the_seats_tiles(reveal, message):
+    """block, 2-tile hands: N 6-6, S 6-5 E, N 5-1 E and N is out; S holds one tile."""
+    rules = load_ruleset("block").model_copy(update={"hand_size": 2})
+    with pytest.raises(IllegalEvent, match=message):
+        replay(rules, ev("N 6-6", "S 6-5 E", "N 5-1 E", reveal))
+
+
+def test_a_seat_reveals_once_and_not_anothers_tiles():
+    from engine.events import Reveal
+
+    rules = load_ruleset("block").model_copy(update={"hand_size": 2})
+    st = replay(rules, ev("N 6-6", "S 6-5 E", "N 5-1 E", "S reveal 6-4"))
+    assert (st.result.kind, st.result.awards) == ("domino", {"N": 10, "S": 0})  # block (pagat): S's 10 pips
+    with pytest.raises(IllegalEvent, match=r"S revealed already \(6-4\): correct that reveal instead"):
+        replay(rules, ev("N 6-6", "S 6-5 E", "N 5-1 E", "S reveal 6-4", "S reveal 4-6"))
+    draw = load_ruleset("all-fives")  # hands uncounted: a lock's reveals
+    with pytest.raises(IllegalEvent, match="S reveals 3-3, which N revealed"):
+        replay(draw, ev("deal unseen", "N 6-6", "end locked", "N reveal 3-3", "S reveal 3-3 2-2"))
+    with pytest.raises(IllegalEvent, match="S's reveal shows no tile"):
+        replay(draw, ev("deal unseen", "N 6-6", "end locked") + [Reveal(seat="S", tiles=[])])
+
+
+def test_an_end_entered_over_the_engines_own_end_is_refused():
+    """helper-81: N went out by count (block); an umpire's "end domino S" was taken, S led next and
+    nobody scored. A draw game's blocked line may still be the last player's domino."""
+    rules = load_ruleset("block").model_copy(update={"hand_size": 2})
+    with pytest.raises(IllegalEvent, match=r"the hand has ended \(domino by N\) and awaits the reveals"):
+        replay(rules, ev("N 6-6", "S 6-5 E", "N 5-1 E", "end domino S"))
+    draw = load_ruleset("draw").model_copy(update={"hand_size": 5})
+    blocked = ev("deal unseen", "N 5-0", "S 0-1 E", "N 1-5 E", "S 5-5 W", "N 5-6 W", "S 6-2 W", "N 2-5 W",
+                 "S 5-3 E", "N 3-4 E", "S 4-5 E")  # both ends 5, all seven 5s laid: locked by the engine
+    assert replay(draw, blocked).pending_end == ("locked", None, "S")
+    st = replay(draw, blocked + ev("end domino S", "N reveal 6-6"))
+    assert (st.result.kind, st.result.winner_seat, st.result.awards) == ("domino", "S", {"N": 0, "S": 12})

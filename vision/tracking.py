@@ -378,13 +378,18 @@ class Tracker:
         return self._append(event)
 
     def _append(self, event: object) -> object:
-        """Append to the tracker's hand (raises IllegalEvent) and keep the judge in step."""
-        out = self.hand.append(event)
+        """Append to the tracker's hand (raises IllegalEvent) and keep the judge in step. A reveal goes
+        to the judge only (raises IllegalEvent): the tracker's hand counts no tiles in hands, so it
+        could not check one, and the board does not change."""
         was_over = self.judge.state.over
-        try:
-            self.judge.append(event)
-        except IllegalEvent:
-            pass  # the judge only decides the end of the hand: a misread seat must not stop tracking
+        if isinstance(event, Reveal):
+            out = self.judge.append(event)
+        else:
+            out = self.hand.append(event)
+            try:
+                self.judge.append(event)
+            except IllegalEvent:
+                pass  # the judge only decides the end of the hand: a misread seat must not stop tracking
         if not was_over and self.judge.state.over and self.ended is None:
             st = self.judge.state
             kind, winner = (st.pending_end[0], st.pending_end[1]) if st.pending_end else (
