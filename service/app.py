@@ -20,7 +20,7 @@ from engine.record import RecordError
 from service.auth import load_token
 from service.db import make_engine, sessions, upgrade
 from service.feeds import Broker
-from service.live import AppendRejected, NotFound
+from service.live import AppendRejected, NotFound, Refused
 from service.body_limit import BodyLimit
 from service.settings import Settings
 from service.sources import WorkerUnavailable
@@ -91,6 +91,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(Conflict)
     async def _conflict(request: Request, exc: Conflict) -> JSONResponse:
+        return error(409, str(exc))
+
+    @app.exception_handler(Refused)
+    async def _refused(request: Request, exc: Refused) -> JSONResponse:
         return error(409, str(exc))
 
     @app.exception_handler(Invalid)

@@ -57,6 +57,10 @@ class NotFound(LookupError):
     """No such match, hand, event slot or alert (the message names it)."""
 
 
+class Refused(RuntimeError):
+    """An action the table's state does not allow, not an event the engine refused (a 409 said as is)."""
+
+
 @dataclass
 class TableConfig:
     """A registered table as the runtime needs it."""
@@ -475,10 +479,11 @@ class TableRuntime:
             elif end is not None:  # the end it has stands: a different one is a correction, not a confirmation
                 raise AppendRejected(f"hand {hand} is over already ({hs.result.kind}): confirm it without an end, "
                                      "or correct its end first")
-            if self.confirmed.get(hand) != by:  # confirming again changes nothing: no second message
+            if hand in self.confirmed and self.confirmed[hand] != by:  # stored once: a second name was never saved
+                raise Refused(f"hand {hand} was confirmed by {self.confirmed[hand]} already")
+            if hand not in self.confirmed:  # confirming again changes nothing: no second message
                 with transaction(self.factory) as s:
-                    if hand not in self.confirmed:
-                        s.add(HandConfirmationRow(match_id=self.match_id, hand=hand, by=by, created_at=time.time()))
+                    s.add(HandConfirmationRow(match_id=self.match_id, hand=hand, by=by, created_at=time.time()))
                     self.confirmed[hand] = by
                     msg = self._message(s, "events", "hand_confirmed", {"hand": hand, "by": by, "state": self.state()})
                 self._publish([msg])
@@ -608,4 +613,4 @@ def checked_event(ev: object) -> object:
     return ev
 
 
-__all__ = ["TableRuntime", "TableConfig", "AppendRejected", "NotFound", "parse_event", "checked_event", "RecordError"]
+__all__ = ["TableRuntime", "TableConfig", "AppendRejected", "NotFound", "Refused", "parse_event", "checked_event", "RecordError"]

@@ -141,9 +141,12 @@ def _confirm(rt, alert_id: int, body: AlertAction, by: str) -> dict:  # noqa: AN
     alert = rt.get_alert(alert_id)
     if alert["status"] != "open":
         raise Conflict(f"alert {alert_id} is {alert['status']} already")
-    # an earlier match's flag can only be acknowledged: no penalty is suggested for a match that is over
+    # an earlier match's flag can only be acknowledged: no penalty is suggested for a match that is over;
+    # an empty penalty is the umpire's "(no penalty)", not a request for the suggestion
     suggest = alert["category"] == "flag" and alert["match"] == rt.match_id
-    name = body.penalty or (rt.suggested_penalty(alert["kind"]) if suggest else None)
+    name = body.penalty if body.penalty is not None else (rt.suggested_penalty(alert["kind"]) if suggest else None)
+    if body.penalty and not (alert["seat"] and alert["hand"]):
+        raise Invalid(f"alert {alert_id} names no seat: no penalty applies to it")
     if body.penalty and body.penalty not in rt.cfg.rules.penalties:
         names = ", ".join(sorted(rt.cfg.rules.penalties)) or "none"
         raise Invalid(f"penalty: rule set {rt.cfg.preset} has no penalty {body.penalty!r} (penalties: {names})")

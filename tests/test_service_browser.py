@@ -356,9 +356,9 @@ def test_an_earlier_matchs_alert_is_labelled_and_offers_no_penalty(tmp_path, bro
             assert (r.status_code, r.json()["detail"]) == (409, f"alert {first[0]['id']} belongs to an earlier match")
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(f"{base}/tables/e/umpire#token={TOKEN}")
-            page.wait_for_function("document.querySelector('#alerts').innerText.includes('(earlier)')", timeout=15000)
+            page.wait_for_function("document.querySelector('#alerts').innerText.includes('an earlier match')", timeout=15000)
             box = page.inner_text(f".alert[data-id='{first[0]['id']}']")
-            assert f"match #{first[0]['match']} (earlier) · hand 1" in box
+            assert f"#{first[0]['id']} · an earlier match · hand 1" in box
             assert page.query_selector(f".alert[data-id='{first[0]['id']}'] .pensel") is None
             page.click(f".alert[data-id='{first[0]['id']}'] .confirm")  # acknowledged, no penalty
             done = wait_for(lambda: c.get("/api/tables/e/alerts?status=confirmed").json())

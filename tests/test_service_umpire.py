@@ -166,6 +166,10 @@ def test_hand_confirmation(bad_play):
     last = c.get("/api/tables/t/snapshot").json()["id"]
     assert post(c, "/api/tables/t/hands/1/confirm", {"by": "Head"}).json()["confirmed_by"] == "Head"
     assert c.get("/api/tables/t/snapshot").json()["id"] == last  # no second hand_confirmed message
+    # helper-81: a second umpire's confirmation answered "bob" but only "Head" was stored
+    r = post(c, "/api/tables/t/hands/1/confirm", {"by": "bob"})
+    assert (r.status_code, r.json()["detail"]) == (409, "hand 1 was confirmed by Head already")
+    assert c.get("/api/matches/1").json()["hands"][0]["confirmed_by"] == "Head"
 
 
 def test_a_pass_after_the_hand_ended_is_refused_not_a_new_hand(bad_play):
@@ -432,3 +436,29 @@ def test_a_double_click_on_confirm_gives_one_penalty(bad_play):
     assert sorted(codes) == [200, 409]
     events = c.get("/api/matches/1/hands/1").json()["events"]
     assert [e["type"] for e in events].count("penalty") == 1
+
+
+def test_confirming_with_no_penalty_applies_none(bad_play):
+    """helper-81: the console's "(no penalty)" sent no penalty at all, and the server applied the rule
+    set's suggestion (bogus_play: -25 and a redeal). An empty penalty is the umpire's choice of none."""
+    c, info = bad_play
+    before = scores(c)
+    (alert,) = open_alerts(c)
+    r = post(c, f"/api/tables/t/alerts/{alert['id']}/confirm", {"penalty": ""})
+    assert r.status_code == 200 and r.json()["penalty"] is None and r.json()["alert"]["status"] == "confirmed"
+    assert scores(c) == before
+
+
+def test_a_penalty_on_an_alert_naming_no_seat_is_refused(tmp_path):
+    """helper-81: a penalty chosen on a seatless alert (awaiting_reveal) was dropped without a word."""
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "block", "overrides": {"hand_size": 2},
+                                "worker": {"kind": "manual"}})
+        for ev in ({"type": "play", "seat": "N", "tile": "6-6"}, {"type": "play", "seat": "S", "tile": "6-5", "end": "E"},
+                   {"type": "play", "seat": "N", "tile": "5-1", "end": "E"}):  # N is out: S's tile awaited
+            assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
+        seatless = [a for a in open_alerts(c) if a["seat"] is None]
+        assert seatless, open_alerts(c)
+        r = post(c, f"/api/tables/t/alerts/{seatless[0]['id']}/confirm", {"penalty": "bogus_play"})
+        assert (r.status_code, r.json()["detail"]) == (422, f"alert {seatless[0]['id']} names no seat: no penalty "
+                                                            "applies to it")

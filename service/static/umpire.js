@@ -38,10 +38,10 @@
       const opts = ['<option value="">(no penalty)</option>'].concat((rules ? rules.penalties : []).map((p) =>
         `<option ${p === pen ? "selected" : ""}>${DC.esc(p)}</option>`)).join("");
       return `<div class="alert ${a.category}" data-id="${a.id}"><div><span class="kind">${DC.esc(a.kind)}</span>`
-        + ` <span class="muted">#${a.id}${earlier ? ` · match #${a.match} (earlier)` : ""} · hand ${a.hand ?? "-"}${a.index != null ? " · event " + a.index : ""}${a.seat ? " · " + a.seat : ""}</span></div>`
+        + ` <span class="muted">#${a.id}${earlier ? " · an earlier match" : ""} · hand ${a.hand ?? "-"}${a.index != null ? " · event " + a.index : ""}${a.seat ? " · " + a.seat : ""}</span></div>`
         + `<div>${DC.esc(DC.shortTimes(a.message))}</div><div class="details">${DC.esc(a.details && a.details.event ? "event: " + DC.shortTimes(a.details.event) : "")}`
         + `${a.details && a.details.repeats ? " · seen " + a.details.repeats + "×" : ""}</div>`
-        + `<div class="row">${a.category === "flag" && !earlier ? `<select class="pensel">${opts}</select>` : ""}`
+        + `<div class="row">${a.category === "flag" && a.seat && !earlier ? `<select class="pensel">${opts}</select>` : ""}`
         + `<button class="primary confirm">Confirm</button><button class="dismiss">Dismiss</button></div></div>`;
     }).join("") : '<p class="muted">No open alert.</p>';
   }
@@ -52,7 +52,7 @@
     if (ev.target.classList.contains("confirm")) {
       const sel = box.querySelector(".pensel");
       const body = {by: by()};
-      if (sel) { if (sel.value) body.penalty = sel.value; }
+      if (sel) body.penalty = sel.value;  // "" is "(no penalty)": sent, or the server applies its suggestion
       const out = await act(`/alerts/${id}/confirm`, body);
       if (out && out.alert) { alerts.set(out.alert.id, out.alert); renderAlerts(); }
     } else if (ev.target.classList.contains("dismiss")) {
