@@ -77,7 +77,7 @@ def _broken(request: Request, table_id: str) -> tuple | None:
 def get_table(table_id: str, request: Request) -> dict:
     broken = _broken(request, table_id)
     if broken is not None:
-        return {**table_info(broken[0]), "status": broken[1]}
+        return {**table_info(broken[0]), "live": False, "status": broken[1]}  # its worker cannot run
     rt = viewable(request, table_id)
     return table_info(registry(request).row(table_id), rt)
 

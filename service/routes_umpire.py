@@ -11,6 +11,7 @@ from typing import Literal
 from fastapi import APIRouter, Depends, Request
 
 from engine.events import Correction, Draw, HandEnd, Pass, Penalty, Play, TakeBack
+from engine.notation import format_event
 from engine.tiles import Tile, TileError
 from service.auth import require_token
 from service.deps import actor, registry, viewable
@@ -66,8 +67,15 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
     with rt.lock:  # checked and replaced in one step, as fix-tile and reassign
         hand = _current(rt, body.hand)
         if ev is None or not rt.is_voided(hand, body.replaces):
-            rt.event_at(hand, body.replaces)  # NotFound: no such slot, or voided already
+            _changes(rt.event_at(hand, body.replaces), ev, hand, body.replaces)  # NotFound: no slot, or voided already
         return _correct(rt, hand, body.replaces, ev, actor(request, body.by), body.reason)
+
+
+def _changes(held: object, event: object | None, hand: int, index: int) -> None:
+    """Refuse a correction that would put back what the slot holds (two umpires restoring one void at
+    once, a fix to the tile already there): it would only clutter the log."""
+    if event is not None and event == held:
+        raise Invalid(f"event #{index} of hand {hand} is already {format_event(held)}: nothing to correct")
 
 
 @router.post("/fix-tile", status_code=201, dependencies=umpire)
@@ -89,6 +97,7 @@ def fix_tile(table_id: str, body: FixTileBody, request: Request) -> dict:
             # plays after it agree with (typed as read, a fixed lead made every later play mismatched)
             turned = fixed.model_copy(update={"tile": Tile(tile.b, tile.a)})
             fixed = min((fixed, turned), key=lambda e: rt.flags_with(hand, Correction(replaces=body.index, event=e)))
+        _changes(ev, fixed, hand, body.index)
         return _correct(rt, hand, body.index, fixed, actor(request, body.by), body.reason)
 
 

@@ -289,7 +289,7 @@ def test_umpire_restores_a_voided_play_from_the_console(tmp_path, browser):
             page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
             page.click("#log button[data-act='restore'][data-i='1']")
             wait_for(lambda: scores() == {"N": 10, "S": 10})
-            assert asked == ["Restore event #1?"]
+            assert asked == ["Restore event #1 of hand #1?"]
             restore = c.get("/api/matches/1/hands/1").json()["events"][-1]
             assert (restore["replaces"], restore["event"]) == (1, {"type": "play", "seat": "S", "tile": [5, 0], "end": "E"})
             # the restored slot keeps its tools, and the console's score is back to what it showed

@@ -320,7 +320,7 @@ def test_table_that_cannot_be_loaded_is_listed_with_its_error_and_deletable(tmp_
         post(c, "/api/tables", {"id": "ok", "name": "OK", "rules": RULES})
         post(c, "/api/tables", {"id": "bad", "name": "Bad", "rules": RULES})
     # an old row (no stored rule set) naming a file that is not there from this working folder
-    _set_row(data, "bad", ruleset=None, rules="engine/rulesets/muggins.toml")
+    _set_row(data, "bad", ruleset=None, rules="engine/rulesets/muggins.toml", live=True)  # it was running
     with TestClient(app_for(data)) as c:
         tables = {t["id"]: t for t in c.get("/api/tables").json()}
         assert sorted(tables) == ["bad", "ok"]
@@ -328,6 +328,7 @@ def test_table_that_cannot_be_loaded_is_listed_with_its_error_and_deletable(tmp_
         assert "no such rule set file" in tables["bad"]["error"]
         info = c.get("/api/tables/bad").json()
         assert info["status"]["state"] == "error" and info["ruleset"] is None
+        assert info["live"] is False  # helper-81: it said true, though no worker can run it
         assert c.get("/api/tables/bad/status").json()["state"] == "error"
         assert c.get("/api/health").json()["unloadable"] == ["bad"]
         r = c.post("/api/tables/bad/events", json={"event": {"type": "pass", "seat": "N"}}, headers=AUTH)

@@ -283,9 +283,10 @@ def test_two_umpires_correcting_at_once(bad_play):
     def umpire(name: str) -> None:
         barrier.wait()
         for k in range(6):
-            # both keep replacing the same plays with themselves (legal, so every one lands)
+            # both keep re-timing the same plays (legal, and each a change, so every one lands)
             idx = plays[k % len(plays)]
-            r = post(c, "/api/tables/t/corrections", {"replaces": idx, "event": hand["events"][idx], "by": name})
+            retimed = {**hand["events"][idx], "t": 100.0 + k + (0.5 if name == "B" else 0.0)}
+            r = post(c, "/api/tables/t/corrections", {"replaces": idx, "event": retimed, "by": name})
             if r.status_code != 201:
                 errors.append(r.text)
 
@@ -462,3 +463,16 @@ def test_a_penalty_on_an_alert_naming_no_seat_is_refused(tmp_path):
         r = post(c, f"/api/tables/t/alerts/{seatless[0]['id']}/confirm", {"penalty": "bogus_play"})
         assert (r.status_code, r.json()["detail"]) == (422, f"alert {seatless[0]['id']} names no seat: no penalty "
                                                             "applies to it")
+
+
+def test_a_correction_that_puts_back_what_the_slot_holds_is_refused(two_plays):
+    """helper-81: two consoles restoring the same void both landed (a second, no-op correction)."""
+    c = two_plays
+    s_play = c.get("/api/matches/1/hands/1").json()["events"][1]
+    assert post(c, "/api/tables/t/corrections", {"replaces": 1, "event": None}).status_code == 201
+    assert post(c, "/api/tables/t/corrections", {"replaces": 1, "event": s_play}).status_code == 201  # restored
+    r = post(c, "/api/tables/t/corrections", {"replaces": 1, "event": s_play})  # the second console
+    assert (r.status_code, r.json()["detail"]) == (422, "event #1 of hand 1 is already S 5-1 E: nothing to correct")
+    r = post(c, "/api/tables/t/fix-tile", {"index": 1, "tile": "5-1"})  # the tile it is
+    assert r.status_code == 422 and "nothing to correct" in r.json()["detail"]
+    assert len(c.get("/api/matches/1/hands/1").json()["events"]) == 4

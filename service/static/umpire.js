@@ -10,6 +10,7 @@
   $("by").value = localStorage.getItem("dominocast-umpire") || "";
   let state = null, rules = null, alertsFeed = null, eventsFeed = null;
   let pinned = null, shown = null;  // the hand picked in the log's menu (null: the current one), the hand shown
+  let logSeq = 0, logHand = null;  // the latest log request, and the hand whose log the table holds (its buttons act on it)
   const alerts = new Map();
 
   function toast(text, bad) {
@@ -85,10 +86,13 @@
     shown = pinned ?? (hand ? hand.number : null);
     // the entries below act on the hand the log shows: say which, so an earlier hand is never ended by mistake
     $("enterfor").textContent = shown ? `for hand #${shown}${pinned !== null ? " (picked in the log)" : ""}` : "";
+    const seq = ++logSeq;
     if (shown && st.match.id) {
-      const h = await DC.api(`/api/matches/${st.match.id}/hands/${shown}` + viewKey("?"), {token});
+      const want = shown, h = await DC.api(`/api/matches/${st.match.id}/hands/${want}` + viewKey("?"), {token});
+      if (seq !== logSeq) return;  // a newer state asked for the log meanwhile: a slow reply must not overwrite it
+      logHand = want;
       renderLog(h);
-    } else $("log").innerHTML = "";
+    } else { logHand = null; $("log").innerHTML = ""; }
   }
   $("handsel").onchange = () => { pinned = $("handsel").value ? +$("handsel").value : null; if (state) renderState(state); };
   const viewKey = (sep) => (DC.params.get("key") ? `${sep}key=${encodeURIComponent(DC.params.get("key"))}` : "");
@@ -134,22 +138,23 @@
   }
 
   $("log").addEventListener("click", async (ev) => {
-    const b = ev.target.closest("button"); if (!b || !shown) return;
-    const i = +b.dataset.i, hand = shown;
+    const b = ev.target.closest("button"); if (!b || !logHand) return;
+    const i = +b.dataset.i, hand = logHand;
     if (b.dataset.act === "fix") {
       const tile = prompt("The tile that was really played (e.g. 6-4):"); if (!tile) return;
       await act("/fix-tile", {hand, index: i, tile, by: by()});
     } else if (b.dataset.act === "seat") {
       const seat = prompt("The seat that made this play (N, E, S, W):"); if (!seat) return;
       await act("/reassign", {hand, index: i, seat: seat.toUpperCase(), by: by()});
-    } else if (b.dataset.act === "void" && confirm(`Void event #${i}?` + voidWarning(hand))) {
+    } else if (b.dataset.act === "void" && confirm(`Void event #${i} of hand #${hand}?` + voidWarning(hand))) {
       await act("/corrections", {hand, replaces: i, event: null, by: by(), reason: "voided by the umpire"});
-    } else if (b.dataset.act === "restore" && restorable.has(i) && confirm(`Restore event #${i}?`)) {
+    } else if (b.dataset.act === "restore" && restorable.has(i) && confirm(`Restore event #${i} of hand #${hand}?`)) {
       await act("/corrections", {hand, replaces: i, event: restorable.get(i), by: by(), reason: "restored by the umpire"});
     }
   });
 
-  $("pass").onclick = () => act("/events", {event: {type: "pass", seat: $("seat").value}, by: by()});
+  $("pass").onclick = () => act("/events", {event: {type: "pass", seat: $("seat").value}, hand: shown ?? undefined,
+                                            by: by()});
   $("pen").onclick = () => {
     const ev = {type: "penalty", seat: $("seat").value, reason: "umpire"};
     const pts = $("pts").value.trim();
