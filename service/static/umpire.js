@@ -130,7 +130,7 @@
   }
 
   // a play voided while the camera follows the hand: its tile stays on the table as no play, so tiles laid
-  // against it touch no open end (unplaced_tile alerts), and a restore does not bring those back as plays
+  // against it touch no open end (unplaced_tile alerts) until the void is undone (docs/tracking.md)
   function voidWarning(hand) {
     const w = state && state.worker, live = state && state.hand && state.hand.number === hand;
     return w && w.kind === "vision" && w.state === "running" && live
