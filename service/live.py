@@ -57,6 +57,12 @@ class NotFound(LookupError):
     """No such match, hand, event slot or alert (the message names it)."""
 
 
+def _result_of(hs) -> tuple | None:  # noqa: ANN001 - an engine HandState
+    """What a confirmation vouches for: the hand's result (kind, winner, awards), None while it goes on."""
+    r = hs.result
+    return None if r is None else (r.kind, r.winner_seat, tuple(sorted(r.awards.items())))
+
+
 class Refused(RuntimeError):
     """An action the table's state does not allow, not an event the engine refused (a 409 said as is)."""
 
@@ -261,6 +267,7 @@ class TableRuntime:
         """
         with self.lock:
             h = self._target_hand(event, hand, new_hand)
+            before = _result_of(self.hand_states()[h - 1][2]) if h <= len(self.logs) else None
             logs = [list(x) for x in self.logs]
             if h > len(logs):
                 logs.append([])
@@ -272,24 +279,28 @@ class TableRuntime:
             index = len(logs[h - 1]) - 1
             hands = self.hand_states(match)
             g, n, _ = hands[h - 1]
+            # a confirmed result that this event changes is no longer confirmed: the umpire confirms it anew
+            reopened = self.confirmed.pop(h) if h in self.confirmed and _result_of(hands[h - 1][2]) != before else None
             slot = event.replaces if isinstance(event, Correction) else index
             row = next((r for r in timeline(match) if r.get("game") == g and r.get("hand") == n
                         and r.get("index") == slot), None)
-            state = self.state(match)
-            with transaction(self.factory) as s:
-                self.ensure_match(s)
-                state["match"]["id"], state["match"]["number"] = self.match_id, self.match_number
-                s.add(EventRow(table_id=self.cfg.id, match_id=self.match_id, hand=h, idx=index,
-                               body=event_to_dict(event), source=source, actor=actor, created_at=time.time()))
-                alert_rows = self._sync_alerts(s, match)
-                if alert_update is not None:
-                    alert_rows.append(self._set_alert(s, *alert_update))
-                state["alerts_open"] = self._count_open(alert_rows)
-                data = {"hand": h, "game": g, "hand_in_game": n, "index": index, "event": event_to_dict(event),
-                        "text": format_event(event), "source": source, "actor": actor, "row": row, "state": state}
-                ev_msg = self._message(s, "events", "event", data)
-                msgs = [self._message(s, "alerts", "alert", alert_dict(a)) for a in alert_rows]
-                s.flush()
+            try:
+                state = self.state(match)
+                with transaction(self.factory) as s:
+                    self._write_event(s, state, h, index, event, source, actor, reopened)
+                    alert_rows = self._sync_alerts(s, match)
+                    if alert_update is not None:
+                        alert_rows.append(self._set_alert(s, *alert_update))
+                    state["alerts_open"] = self._count_open(alert_rows)
+                    data = {"hand": h, "game": g, "hand_in_game": n, "index": index, "event": event_to_dict(event),
+                            "text": format_event(event), "source": source, "actor": actor, "row": row, "state": state}
+                    ev_msg = self._message(s, "events", "event", data)
+                    msgs = [self._message(s, "alerts", "alert", alert_dict(a)) for a in alert_rows]
+                    s.flush()
+            except BaseException:
+                if reopened is not None:  # nothing was written: the confirmation stands
+                    self.confirmed[h] = reopened
+                raise
             self.logs, self.match = logs, match
             if len(self.tags) < len(logs):
                 self.tags.append([])
@@ -301,6 +312,18 @@ class TableRuntime:
             if listener is not None and source != listener.kind:
                 listener.sync_record(h, lambda: self.hand_log(h))
             return {"hand": h, "index": index, "message": published[0]}
+
+    def _write_event(self, s: Session, state: dict, h: int, index: int, event: object, source: str, actor: str,
+                     reopened: str | None) -> None:
+        """The event's row (and, when it changed a confirmed result, the confirmation's removal)."""
+        self.ensure_match(s)
+        state["match"]["id"], state["match"]["number"] = self.match_id, self.match_number
+        s.add(EventRow(table_id=self.cfg.id, match_id=self.match_id, hand=h, idx=index,
+                       body=event_to_dict(event), source=source, actor=actor, created_at=time.time()))
+        if reopened is not None:
+            for row in s.scalars(select(HandConfirmationRow).where(HandConfirmationRow.match_id == self.match_id,
+                                                                   HandConfirmationRow.hand == h)):
+                s.delete(row)
 
     # ---- alerts --------------------------------------------------------------------
     def _count_open(self, changed: list[AlertRow]) -> int:

@@ -476,3 +476,27 @@ def test_a_correction_that_puts_back_what_the_slot_holds_is_refused(two_plays):
     r = post(c, "/api/tables/t/fix-tile", {"index": 1, "tile": "5-1"})  # the tile it is
     assert r.status_code == 422 and "nothing to correct" in r.json()["detail"]
     assert len(c.get("/api/matches/1/hands/1").json()["events"]) == 4
+
+
+def test_a_change_of_a_confirmed_result_reopens_the_confirmation(tmp_path):
+    """helper-81: a confirmed hand kept its confirmation after a correction changed its result."""
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "block", "overrides": {"hand_size": 2},
+                                "worker": {"kind": "manual"}})
+        for ev in ({"type": "play", "seat": "N", "tile": "6-6"}, {"type": "play", "seat": "S", "tile": "6-5", "end": "E"},
+                   {"type": "play", "seat": "N", "tile": "5-1", "end": "E"},  # N is out
+                   {"type": "reveal", "seat": "S", "tiles": ["6-4"]}):  # block (pagat): N scores S's 10 pips
+            assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
+        hand = lambda: c.get("/api/matches/1").json()["hands"][0]  # noqa: E731
+        assert post(c, "/api/tables/t/hands/1/confirm", {"by": "Head"}).status_code == 200
+        # a penalty that leaves the result as it was keeps the confirmation
+        assert post(c, "/api/tables/t/events", {"event": {"type": "penalty", "seat": "S", "points": -5}, "hand": 1}
+                    ).status_code == 201
+        assert hand()["confirmed_by"] == "Head"
+        r = post(c, "/api/tables/t/corrections", {"replaces": 3, "event": {"type": "reveal", "seat": "S", "tiles": ["3-2"]}})
+        assert r.status_code == 201 and r.json()["scores"] == {"N": 5, "S": -5}  # N now scores 3 + 2
+        assert hand()["confirmed_by"] is None
+        assert c.get("/api/tables/t/snapshot").json()["data"]["state"]["hand"]["confirmed"] is False
+        assert post(c, "/api/tables/t/hands/1/confirm", {"by": "bob"}).json()["confirmed_by"] == "bob"  # anew
+    with TestClient(app_for(tmp_path)) as c:  # stored so
+        assert c.get("/api/matches/1").json()["hands"][0]["confirmed_by"] == "bob"
