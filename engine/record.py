@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_seria
 from engine.events import AnyEvent, Correction
 from engine.hand import HandState
 from engine.match import MatchState, replay_match
-from engine.ruleset import Ruleset
+from engine.ruleset import Ruleset, RulesetError, ruleset_from_params
 from engine.seats import seats_for, team_of
 from engine.timeline import timeline
 
@@ -181,11 +181,9 @@ def rules_of(record: MatchRecord) -> Ruleset:
         RecordError: the parameters do not validate (the message names the key).
     """
     try:
-        return Ruleset.model_validate(record.rules.params)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        key = ".".join(str(p) for p in err["loc"]) or "(rule set)"
-        raise RecordError(f"rule set {record.rules.preset!r}: key {key!r}: {err['msg']}") from None
+        return ruleset_from_params(record.rules.params, f"rule set {record.rules.preset!r}")
+    except RulesetError as exc:
+        raise RecordError(str(exc)) from None
 
 
 def teams_for(rules: Ruleset) -> dict[str, list[str]]:

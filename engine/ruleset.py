@@ -191,8 +191,26 @@ def load_ruleset(name_or_path: str | Path, **overrides: object) -> Ruleset:
         return Ruleset.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        key = ".".join(str(p) for p in err["loc"]) or "(rule set)"
         if err["loc"] and err["loc"][0] in overrides:  # the caller's value, not the file's
-            raise RulesetError(f"override {key!r}: {err['msg']}") from None
+            raise RulesetError(f"override {_key(err)!r}: {err['msg']}") from None
         where = f"rule set {path.stem!r}" if path.parent == RULESET_DIR else str(path)
-        raise RulesetError(f"{where}: key {key!r}: {err['msg']}") from None
+        raise RulesetError(f"{where}: key {_key(err)!r}: {err['msg']}") from None
+
+
+def ruleset_from_params(params: dict, where: str) -> Ruleset:
+    """A rule set rebuilt from its stored parameters (a record's, a service table's), never re-read
+    from a preset or file: an edit there must not change what was recorded under it.
+
+    Raises:
+        RulesetError: a parameter fails validation (``"{where}: key 'target': ..."``).
+    """
+    try:
+        return Ruleset.model_validate(params)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise RulesetError(f"{where}: key {_key(err)!r}: {err['msg']}") from None
+
+
+def _key(err: dict) -> str:
+    """The dotted name of the parameter a pydantic error is about."""
+    return ".".join(str(p) for p in err["loc"]) or "(rule set)"

@@ -91,15 +91,15 @@ def report(
 
     from engine.record import replay_record
     from engine.timeline import corrections, timeline
-    from service.report import VIDEO_SUFFIXES, plural, write_report
+    from service.report import PLAYABLE_VIDEO_SUFFIXES, plural, write_report
 
     check_out_file("--out", out, "report.html")
     check_distinct_outputs([("--out", out)], [("the record", file), ("the --video", video)])
     check_replaceable("--out", out, "a report page")
     if video is not None and not video.is_file():
         raise fail(f"--video {video}: " + ("a folder, not a video file" if video.is_dir() else "no such file"))
-    if video is not None and video.suffix.lower() not in VIDEO_SUFFIXES:
-        raise fail(f"--video {video}: not a video a page can play (one of {', '.join(VIDEO_SUFFIXES)})")
+    if video is not None and video.suffix.lower() not in PLAYABLE_VIDEO_SUFFIXES:
+        raise fail(f"--video {video}: not a video a page can play (one of {', '.join(PLAYABLE_VIDEO_SUFFIXES)})")
     try:
         record = rederive(load_record(file))
         match = replay_record(record)

@@ -72,7 +72,7 @@ def score_chart_svg(rows: list[dict], width: int = 900, height: int = 260) -> st
 
 
 #: Videos a browser's ``<video>`` element plays (containers; the review writes ``annotated.webm``).
-VIDEO_SUFFIXES = (".webm", ".mp4", ".m4v", ".mov", ".ogv", ".ogg", ".mkv")
+PLAYABLE_VIDEO_SUFFIXES = (".webm", ".mp4", ".m4v", ".mov", ".ogv", ".ogg", ".mkv")
 
 #: A time link seeks the page's video instead of leaving the report for the bare video file.
 _SEEK_JS = """<script>

@@ -15,14 +15,13 @@ import re
 import time
 import unicodedata
 
-from pydantic import ValidationError
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from engine.notation import format_event
 from engine.record import event_to_dict
-from engine.ruleset import Ruleset, RulesetError, load_ruleset
+from engine.ruleset import Ruleset, RulesetError, load_ruleset, ruleset_from_params
 from engine.seats import seats_for
 from engine.simulate import simulate_match
 from service.db import transaction
@@ -80,11 +79,9 @@ def table_config(row: TableRow) -> TableConfig:
     if row.ruleset is None:
         raise Invalid(f"table {row.id!r} has no stored rule set")
     try:
-        rules = Ruleset.model_validate(row.ruleset)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        key = ".".join(str(p) for p in err["loc"]) or "(rule set)"
-        raise Invalid(f"stored rule set: key {key!r}: {err['msg']}") from None
+        rules = ruleset_from_params(row.ruleset, "stored rule set")
+    except RulesetError as exc:
+        raise Invalid(str(exc)) from None
     return TableConfig(id=row.id, name=row.name, rules=rules, preset=row.rules, overrides=dict(row.overrides or {}),
                        players=dict(row.players or {}), teams=dict(row.teams or {}), worker_kind=row.worker_kind,
                        worker_config=dict(row.worker_config or {}), view_key=row.view_key,

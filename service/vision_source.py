@@ -42,7 +42,7 @@ from typing import AsyncIterator, Callable
 import numpy as np
 
 from engine.events import Deal, HandEnd, Pass, Play, Reveal, TakeBack
-from engine.ruleset import Ruleset, load_ruleset
+from engine.ruleset import load_ruleset, ruleset_from_params
 from service.record_sync import RecordSync
 from service.review import FramePipeline, _draw, outage_message
 from service.sources import SourceItem, SourceStats, WorkerUnavailable, register_source
@@ -183,7 +183,7 @@ class VisionSource:
         if not spec:
             raise ValueError("the table has no video_source (a video file, image folder, camera index or URL)")
         if self.table.get("ruleset") is not None:  # the table's stored rules: its file may have changed since
-            rules = Ruleset.model_validate(self.table["ruleset"])
+            rules = ruleset_from_params(self.table["ruleset"], "stored rule set")
         else:
             rules = load_ruleset(self.table["rules"], **(self.table.get("overrides") or {}))
         profile = None

@@ -236,16 +236,22 @@ def test_index_shows_why_a_table_failed(tmp_path, browser, monkeypatch):
             page.close()
 
 
+def _manual_table(c, table_id: str, name: str, rules: str, events: list[dict]) -> None:
+    """Register a manual table (the umpire enters what happens) and post ``events`` to it."""
+    assert c.post("/api/tables", json={"id": table_id, "name": name, "rules": rules,
+                                       "worker": {"kind": "manual"}}).status_code == 201
+    for ev in events:
+        assert c.post(f"/api/tables/{table_id}/events", json={"event": ev}).status_code == 201
+
+
 def test_umpire_fixes_a_tile_of_an_earlier_hand(tmp_path, browser):
     """The hand log showed only the hand in play: once the next hand began, a misread in the last one
     could not be fixed from the console. Its menu picks an earlier hand."""
     app = app_for(tmp_path, keepalive_s=2)
     with live_server(app) as base:
         with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
-            assert c.post("/api/tables", json={"id": "m", "name": "Two hands", "rules": "all-fives",
-                                               "worker": {"kind": "manual"}}).status_code == 201
-            for ev in ({"type": "play", "seat": "N", "tile": "6-4"}, {"type": "play", "seat": "S", "tile": "4-1", "end": "E"}):
-                assert c.post("/api/tables/m/events", json={"event": ev}).status_code == 201
+            _manual_table(c, "m", "Two hands", "all-fives", [{"type": "play", "seat": "N", "tile": "6-4"},
+                                                             {"type": "play", "seat": "S", "tile": "4-1", "end": "E"}])
             assert c.post("/api/tables/m/hands/1/confirm", json={"end": {"kind": "umpire"}}).status_code == 200
             assert c.post("/api/tables/m/events", json={"event": {"type": "play", "seat": "S", "tile": "3-3"}}
                           ).json()["hand"] == 2
@@ -270,10 +276,8 @@ def test_umpire_restores_a_voided_play_from_the_console(tmp_path, browser):
     app = app_for(tmp_path, keepalive_s=2)
     with live_server(app) as base:
         with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
-            assert c.post("/api/tables", json={"id": "v", "name": "Void", "rules": "all-fives",
-                                               "worker": {"kind": "manual"}}).status_code == 201
-            for ev in ({"type": "play", "seat": "N", "tile": "5-5"}, {"type": "play", "seat": "S", "tile": "5-0", "end": "E"}):
-                assert c.post("/api/tables/v/events", json={"event": ev}).status_code == 201
+            _manual_table(c, "v", "Void", "all-fives", [{"type": "play", "seat": "N", "tile": "5-5"},
+                                                        {"type": "play", "seat": "S", "tile": "5-0", "end": "E"}])
             scores = lambda: c.get("/api/matches/1").json()["games"][0]["scores"]  # noqa: E731
             assert scores() == {"N": 10, "S": 10}  # S's 5-0 makes 10 + 0
             page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -305,11 +309,9 @@ def test_umpire_enters_a_reveal_and_confirms_the_hand_picked_in_the_log(tmp_path
     app = app_for(tmp_path, keepalive_s=2)
     with live_server(app) as base:
         with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
-            assert c.post("/api/tables", json={"id": "r", "name": "Reveal", "rules": "all-fives",
-                                               "worker": {"kind": "manual"}}).status_code == 201
-            for ev in ({"type": "deal", "hands": {}, "draws_seen": False}, {"type": "play", "seat": "N", "tile": "6-4"},
-                       {"type": "play", "seat": "S", "tile": "4-1", "end": "E"}):  # N's lead 6 + 4 -> 10; then 6 + 1
-                assert c.post("/api/tables/r/events", json={"event": ev}).status_code == 201
+            _manual_table(c, "r", "Reveal", "all-fives", [  # N's lead 6 + 4 -> 10; then 6 + 1
+                {"type": "deal", "hands": {}, "draws_seen": False}, {"type": "play", "seat": "N", "tile": "6-4"},
+                {"type": "play", "seat": "S", "tile": "4-1", "end": "E"}])
             hand1 = lambda: c.get("/api/matches/1/hands/1").json()  # noqa: E731
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(f"{base}/tables/r/umpire#token={TOKEN}")
@@ -344,11 +346,9 @@ def test_an_earlier_matchs_alert_is_labelled_and_offers_no_penalty(tmp_path, bro
     app = app_for(tmp_path, keepalive_s=2)
     with live_server(app) as base:
         with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
-            assert c.post("/api/tables", json={"id": "e", "name": "Evening", "rules": "lisa-b-all-fives",
-                                               "worker": {"kind": "manual"}}).status_code == 201
-            for ev in ({"type": "play", "seat": "N", "tile": "6-6"}, {"type": "play", "seat": "S", "tile": "3-2", "end": "E",
-                                                                      "oriented": True}):  # on a 6: mismatched
-                assert c.post("/api/tables/e/events", json={"event": ev}).status_code == 201
+            _manual_table(c, "e", "Evening", "lisa-b-all-fives", [  # S's 3-2 on a 6: mismatched
+                {"type": "play", "seat": "N", "tile": "6-6"},
+                {"type": "play", "seat": "S", "tile": "3-2", "end": "E", "oriented": True}])
             first = c.get("/api/tables/e/alerts").json()
             assert [a["kind"] for a in first] == ["mismatched_end"]
             assert c.post("/api/tables/e/matches", json={"title": "Evening, match 2"}).status_code == 201

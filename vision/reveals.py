@@ -276,9 +276,9 @@ class RevealWatcher:
                     f"by {seats}, none by {last}); correct it if it was a lock")
         elif last in shown:
             ev = HandEnd(kind="locked", t=t, frame=frame,
-                         reason=f"inferred: tiles shown by {seats}, {last}'s too, after {last}'s play")
+                         reason=f"inferred: tiles shown by {seats} after {last}'s play, the last player's among them")
             text = (f"hand locked: nobody could play (inferred from the tiles shown by {seats}, the last "
-                    f"player {last}'s too); correct it if a tile was only exposed")
+                    "player among them); correct it if a tile was only exposed")
         else:
             ev = HandEnd(kind="domino", winner=last, t=t, frame=frame,
                          reason=f"inferred: tiles shown by {seats} after {last}'s play")
