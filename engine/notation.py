@@ -40,9 +40,14 @@ class NotationError(ValueError):
 
 #: The end a play names: the line's two arms (W, E), a spinner's other two (N, S), and further
 #: spinners' (N2, S2, ...).
-_END_RE = re.compile(r"^[WENS]\d*$")
+_END_RE = re.compile(r"^[WENS]\d*$", re.ASCII)
 _TS_RE = re.compile(r"\s+([tf])=(\S*)\s*$", re.IGNORECASE)
-_PTS_RE = re.compile(r"^([+-]?\d+)(?:/([+-]?\d+))?$")
+_PTS_RE = re.compile(r"^([+-]?\d+)(?:/([+-]?\d+))?$", re.ASCII)
+
+
+def _whole(word: str) -> bool:
+    """A whole number in ASCII digits (``str.isdigit`` also takes "²" and "٣", which ``int`` reads or refuses)."""
+    return word.isascii() and word.isdigit()
 
 
 def _split_stamps(line: str) -> tuple[str, dict]:
@@ -53,6 +58,8 @@ def _split_stamps(line: str) -> tuple[str, dict]:
             return line, stamps
         key = "t" if m.group(1).lower() == "t" else "frame"
         try:
+            if not m.group(2).isascii():
+                raise ValueError  # float() also reads other scripts' digits
             value = float(m.group(2)) if key == "t" else int(m.group(2))
         except ValueError:
             what = "seconds (a number >= 0)" if key == "t" else "a frame index (a whole number >= 0)"
@@ -91,7 +98,7 @@ def parse_event(line: str):
 
 def _parse_words(words: list[str], stamps: dict):
     head = words[0]
-    if head in ("void", "fix") and (len(words) < (2 if head == "void" else 3) or not words[1].isdigit()):
+    if head in ("void", "fix") and (len(words) < (2 if head == "void" else 3) or not _whole(words[1])):
         form = "void N" if head == "void" else "fix N EVENT"
         raise NotationError(f"{' '.join(words)!r}: a correction is '{form}', N the number of the event it replaces")
     if head == "void":
@@ -133,7 +140,7 @@ def _parse_words(words: list[str], stamps: dict):
     if verb == "draw":
         if not rest:
             return Draw(seat=seat, **stamps)
-        if len(rest) == 1 and rest[0].isdigit():
+        if len(rest) == 1 and _whole(rest[0]):
             return Draw(seat=seat, count=int(rest[0]), **stamps)
         tiles = _tiles(rest)
         return Draw(seat=seat, count=len(tiles), tiles=tiles, **stamps)

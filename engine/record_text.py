@@ -38,12 +38,12 @@ from engine.record import (
 from engine.ruleset import Ruleset, available_presets, load_ruleset
 
 _META_TAGS = {"Event": "title", "Table": "table", "Date": "date"}
-_TAG_RE = re.compile(r'^\[(\w+)(?:\s+([\w.]+))?\s+"((?:[^"\\]|\\.)*)"\]$')
-_LINE_RE = re.compile(r"^(\d+)\.\s+(.*)$")
-_HAND_RE = re.compile(r"^Hand\s+\d+(?:\s+\(game\s+\d+\))?$")
-_FLAG_RE = re.compile(r"\s+!(\w+)$")
+_TAG_RE = re.compile(r'^\[(\w+)(?:\s+([\w.]+))?\s+"((?:[^"\\]|\\.)*)"\]$', re.ASCII)
+_LINE_RE = re.compile(r"^(\d+)\.\s+(.*)$", re.ASCII)
+_HAND_RE = re.compile(r"^Hand\s+\d+(?:\s+\(game\s+\d+\))?$", re.ASCII)
+_FLAG_RE = re.compile(r"\s+!(\w+)$", re.ASCII)
 _POINTS_RE = re.compile(r"\s+\{[^{}]*\}$")
-_ATTR_RE = re.compile(r"\s+(?:(t|f|c)=(-?[0-9.]+)|(oriented))$")
+_ATTR_RE = re.compile(r"\s+(?:(t|f|c)=(-?[0-9.]+)|(oriented))$", re.ASCII)
 
 
 # ---- writing --------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_TILE_RE = re.compile(r"^\s*\[?\s*(\d{1,2})\s*[-|:/x,]\s*(\d{1,2})\s*\]?\s*$")
+_TILE_RE = re.compile(r"^\s*\[?\s*(\d{1,2})\s*[-|:/x,]\s*(\d{1,2})\s*\]?\s*$", re.ASCII)
 
 
 class TileError(ValueError):

@@ -59,8 +59,10 @@ def check_out_file(option: str, path: Path, example: str) -> None:
 #: What an earlier output of each kind starts with (its first 4 KiB): ``check_replaceable``.
 OUTPUT_KINDS = {
     "a report page": lambda head: head.lstrip().lower().startswith((b"<!doctype html", b"<html")),
-    "a dominocast record": lambda head: any(m in head for m in (b'"dominocast-record"', b'[Format "dominocast-record',
-                                                               b'[Rules "')),
+    # JSON and notation apart: a notation written over a JSON record (or back) loses what only it held
+    "a dominocast JSON record": lambda head: head.lstrip().startswith(b"{") and b'"dominocast-record"' in head,
+    "a dominocast notation": lambda head: not head.lstrip().startswith(b"{") and any(
+        m in head for m in (b'[Format "dominocast-record', b'[Rules "')),
     "a tile list of `detect`": lambda head: head.lstrip().startswith(b"[]") or head.lstrip().startswith(b"[") and any(
         m in head for m in (b'"polygon"', b'"image"', b'"tiles"')),
     "a calibration profile": lambda head: b'"image_size"' in head,

@@ -34,8 +34,8 @@ def score(
         if path is not None:
             check_out_file(option, path, example)
     check_distinct_outputs([("--record", record), ("--notation", notation)], [("the script", script)])
-    check_replaceable("--record", record, "a dominocast record")
-    check_replaceable("--notation", notation, "a dominocast record")
+    check_replaceable("--record", record, "a dominocast JSON record")
+    check_replaceable("--notation", notation, "a dominocast notation")
     try:
         sc = load_script(script, rules)
         match = replay_match(sc.rules, sc.hands)

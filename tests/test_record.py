@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from engine.events import Correction, Draw, Pass, Penalty, Play
 from engine.match import replay_match
-from engine.notation import parse_event
+from engine.notation import NotationError, parse_event
 from engine.record import (
     MatchRecord, RecordError, event_to_dict, from_json, record_from_match, rederive, replay_record, rules_of,
     to_json,
@@ -400,8 +400,15 @@ def test_cli_score_writes_record_and_notation(cli, tmp_path, demo):
     clip = tmp_path / "clip.mp4"
     clip.write_bytes(b"\x00\x00\x00\x20ftypisom")
     res = CliRunner().invoke(cli, ["score", str(DEMO), "--notation", str(clip)])
-    assert res.exit_code == 2 and "exists and is not a dominocast record" in " ".join(res.output.split())
+    assert res.exit_code == 2 and "exists and is not a dominocast notation" in " ".join(res.output.split())
     assert clip.read_bytes() == b"\x00\x00\x00\x20ftypisom"
+    # nor a notation over a JSON record, or a JSON record over a notation: one holds what the other may not
+    before = out_json.read_bytes(), out_txt.read_bytes()
+    res = CliRunner().invoke(cli, ["score", str(DEMO), "--notation", str(out_json)])
+    assert res.exit_code == 2 and "exists and is not a dominocast notation" in " ".join(res.output.split())
+    res = CliRunner().invoke(cli, ["score", str(DEMO), "--record", str(out_txt)])
+    assert res.exit_code == 2 and "exists and is not a dominocast JSON record" in " ".join(res.output.split())
+    assert (out_json.read_bytes(), out_txt.read_bytes()) == before
 
 
 def test_cli_record_show(cli, tmp_path, demo):
@@ -579,3 +586,15 @@ def test_outputs_never_replace_a_file_of_another_kind(cli, tmp_path, demo):
     page = tmp_path / "report.html"
     for _ in range(2):
         assert CliRunner().invoke(cli, ["record", "report", str(tmp_path / "m.txt"), "--out", str(page)]).exit_code == 0
+
+
+@pytest.mark.parametrize("line, message", [
+    ("void ²", "a correction is 'void N'"),        # "²".isdigit() is True, int("²") fails
+    ("fix ³ N 6-6", "a correction is 'fix N EVENT'"),
+    ("N draw ²", "not a tile: '²'"),
+    ("N ٦-٦", "not a tile: '٦-٦'"),                  # int() would read Arabic-Indic digits as 6-6
+    ("N 6-6 W t=１", "t=１ is not seconds"),          # float() would read a fullwidth 1
+])
+def test_notation_takes_ascii_digits_only(line, message):
+    with pytest.raises(NotationError, match=re.escape(message)):
+        parse_event(line)
