@@ -34,6 +34,9 @@ def _errors_message(exc: RequestValidationError) -> str:
             parts.append(f"malformed JSON body (at character {err['loc'][-1]}): {err.get('ctx', {}).get('error', err.get('msg'))}")
             continue
         loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        if not loc and err.get("type") == "value_error":  # a check across fields (schemas' model validators)
+            parts.append(str(err.get("msg", "invalid")).removeprefix("Value error, "))
+            continue
         if not loc:  # the body as a whole: absent, or not a JSON object
             parts.append("the request needs a JSON object as its body (Content-Type: application/json)")
             continue

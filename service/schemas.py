@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Seat = Literal["N", "E", "S", "W"]
 #: a display name (player, team): capped like the table's name, as every feed message repeats it
@@ -57,6 +57,13 @@ class EventBody(_Body):
     hand: int | None = Field(None, ge=1)
     new_hand: bool | None = None
     by: str = Field("", max_length=200)
+
+    @model_validator(mode="after")
+    def _one_target(self) -> EventBody:
+        # the hand number already says which hand; a new_hand beside it was silently ignored
+        if self.hand is not None and self.new_hand is not None:
+            raise ValueError("give either hand (a hand's number) or new_hand, not both")
+        return self
 
 
 class CorrectionBody(_Body):

@@ -491,3 +491,16 @@ def test_a_hand_left_in_play_when_the_next_began_is_an_alert_until_ended(client)
     assert r.status_code == 201, r.text
     alerts = client.get("/api/tables/t1/alerts?status=all").json()
     assert [(a["status"], a["resolved_by"]) for a in alerts if a["kind"] == "hand_unfinished"] == [("resolved", "engine")]
+
+
+
+def test_an_event_naming_its_hand_and_new_hand_is_refused(client):
+    """Both say which hand the event goes in; new_hand beside a hand number was silently ignored."""
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": "6-6"}}).status_code == 201
+    r = post(client, "/api/tables/t1/events",
+             {"event": {"type": "play", "seat": "S", "tile": "6-5", "end": "E"}, "hand": 1, "new_hand": True})
+    assert r.status_code == 422 and "either hand" in r.text and "not both" in r.text
+    assert [[str(e.tile) for e in log] for log in from_json(client.get("/api/matches/1/record.json").text).logs] == [
+        ["6-6"]]
