@@ -59,6 +59,10 @@ def test_overlay_and_umpire_console(tmp_path, browser):
             # a play appears with its points
             overlay.wait_for_function("document.querySelector('#lastplay .pts')?.textContent === '+10'", timeout=15000)
             assert "played" in overlay.inner_text("#lastplay")
+            # the seat to play is named in its side's card; a scripted table shows no source status
+            assert overlay.locator(".toplay").count() == 1 and overlay.locator(".team.turn .toplay").count() == 1
+            assert overlay.inner_text(".toplay") in ("▶ Ana Ruiz to play", "▶ Bob Lee to play")
+            assert overlay.locator("#status.hidden").count() == 1
             # the bad play: flagged tile and banner
             overlay.wait_for_selector("#banner:not(.hidden)", timeout=15000)
             assert "do not match" in overlay.inner_text("#banner")
@@ -234,6 +238,12 @@ def test_index_shows_why_a_table_failed(tmp_path, browser, monkeypatch):
             assert page.inner_text(f"{row} .state") == "error"
             assert page.inner_text(f"{row} .error") == "cannot open /nope/v.mp4: no such file"
             page.close()
+            # the stream overlay says the camera is off: its score is no longer live
+            overlay = browser.new_page(viewport={"width": 1280, "height": 720})
+            overlay.goto(f"{base}/tables/cam/overlay?size=720p")
+            overlay.wait_for_selector("#status:not(.hidden)", timeout=10000)
+            assert overlay.inner_text("#status") == "camera offline"
+            overlay.close()
 
 
 def _manual_table(c, table_id: str, name: str, rules: str, events: list[dict]) -> None:

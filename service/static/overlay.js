@@ -20,9 +20,15 @@
     const game = state.game || {scores: {}};
     const hand = state.hand;
     const turnSide = hand && hand.turn ? Object.keys(state.teams).find((s) => state.teams[s].seats.includes(hand.turn)) : null;
+    // whose turn, named (the border colour alone is easy to miss on a stream); none once the hand is over
+    const toPlay = turnSide && !hand.result
+      ? `<div class="toplay">▶ ${DC.esc((state.players || {})[hand.turn] || hand.turn)} to play</div>` : "";
     $("scores").innerHTML = Object.keys(state.teams).map((side) =>
       `<div class="team${side === turnSide ? " turn" : ""}" data-side="${DC.esc(side)}"><div class="name">${DC.esc(DC.sideLabel(state, side))}</div>`
-      + `<div class="score">${game.scores[side] ?? 0}</div></div>`).join("");
+      + `<div class="score">${game.scores[side] ?? 0}</div>${side === turnSide ? toPlay : ""}</div>`).join("");
+    const status = sourceStatus(state.worker);
+    $("status").textContent = status;
+    $("status").classList.toggle("hidden", !status);
     const target = state.rules.target ? ` · to ${state.rules.target}` : "";
     $("meta").innerHTML = `${DC.esc(state.table.name)}<br>game ${game.number || 1}${hand ? ` · hand ${hand.in_game}` : ""}${target}`
       + (game.ended_by ? `<br><b>game over: ${DC.esc(DC.sideLabel(state, game.winner))}</b>` : "");
@@ -39,6 +45,15 @@
     const flagged = lp && lp.flags && lp.flags.length && state.alerts_open > 0;
     if (flagged) showBanner("⚠ " + lp.flags[0].message, 0);
     else if (!bannerTimer) $("banner").classList.add("hidden");
+  }
+
+  // A camera table whose pictures stopped coming: the score on air is no longer live, so say so.
+  // Tables fed by hand (manual, scripted) show nothing.
+  function sourceStatus(worker) {
+    if (!worker || worker.kind !== "vision") return "";
+    if (worker.state === "running") return worker.connected === false ? "camera signal lost" : "";
+    return {stopped: "camera paused", finished: "recording ended", error: "camera offline",
+            unavailable: "camera offline"}[worker.state] || "";
   }
 
   function showBanner(text, ms) {
