@@ -549,6 +549,29 @@ class TableRuntime:
                     return ev
             raise NotFound(f"event #{index} of hand {hand} was voided")
 
+    def inferred_passes(self, hand: int, index: int) -> list[tuple[int, Pass]]:
+        """The passes (slot, event), still in force, that the camera inferred from the play in slot
+        ``index`` of ``hand``; [] when that slot is not a camera's play.
+
+        The tracker infers a skipped seat's pass only with the play that skipped it and sends both
+        from one read (``vision/tracking.py``, ``Tracker._emit``): the passes right before the play
+        with the same source and tag.
+        """
+        with self.lock:
+            if not 1 <= hand <= len(self.logs):
+                return []
+            log, tags = self.logs[hand - 1], self.tags[hand - 1]
+            if not (0 <= index < len(log) and isinstance(log[index], Play) and tags[index][0] == "vision"):
+                return []
+            in_force = dict(effective(log))
+            out = []
+            i = index - 1
+            while i >= 0 and isinstance(log[i], Pass) and tags[i] == tags[index]:
+                if in_force.get(i) == log[i]:  # not voided or replaced since
+                    out.append((i, log[i]))
+                i -= 1
+            return out[::-1]
+
     def is_voided(self, hand: int, index: int) -> bool:
         """Whether slot ``index`` of hand ``hand`` holds an event that a correction voided (and none restored)."""
         with self.lock:

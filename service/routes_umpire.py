@@ -66,9 +66,31 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
         raise Invalid("event: a correction replaces an event with an event, not with another correction")
     with rt.lock:  # checked and replaced in one step, as fix-tile and reassign
         hand = _current(rt, body.hand)
+        held = None
         if ev is None or not rt.is_voided(hand, body.replaces):
-            _changes(rt.event_at(hand, body.replaces), ev, hand, body.replaces)  # NotFound: no slot, or voided already
-        return _correct(rt, hand, body.replaces, ev, actor(request, body.by), body.reason)
+            held = rt.event_at(hand, body.replaces)  # NotFound: no slot, or voided already
+            _changes(held, ev, hand, body.replaces)
+        passes = rt.inferred_passes(hand, body.replaces) if ev is None else []
+        out = _correct(rt, hand, body.replaces, ev, actor(request, body.by), body.reason)
+        # the passes the camera inferred from a play that was not made go with it
+        out["voided_passes"] = _void_inferred(rt, hand, passes, held, actor(request, body.by),
+                                              f"inferred from play #{body.replaces}, voided")
+        return out
+
+
+def _void_inferred(rt, hand: int, passes: list, play: object, by: str, reason: str) -> list[int]:  # noqa: ANN001
+    """Void the camera's inferred ``passes`` ((slot, Pass), in order) of ``hand``, last first (each step
+    leaves the hand as it stood before that pass), and resolve their ``pass_inferred`` alerts;
+    returns the slots voided."""
+    for slot, _ in reversed(passes):
+        _correct(rt, hand, slot, None, by, reason)
+    seats = {p.seat for _, p in passes}
+    for a in list(rt.open_alerts.values()):
+        d = a.get("details") or {}
+        if (a["kind"] == "pass_inferred" and a.get("match") == rt.match_id and a.get("hand") == hand and a.get("seat") in seats
+                and d.get("by") == getattr(play, "seat", None) and d.get("frame") == getattr(play, "frame", None)):
+            rt.update_alert(a["id"], "resolved", by, reason)
+    return [slot for slot, _ in passes]
 
 
 def _changes(held: object, event: object | None, hand: int, index: int) -> None:
@@ -117,8 +139,16 @@ def reassign(table_id: str, body: ReassignBody, request: Request) -> dict:
                           "or take-back to another seat (a correction replaces any other event)")
         if ev.seat == body.seat:  # a correction that changes nothing would only clutter the log
             raise Invalid(f"event #{body.index} of hand {hand} is already {body.seat}'s: nothing to reassign")
-        return _correct(rt, hand, body.index, ev.model_copy(update={"seat": body.seat}), actor(request, body.by),
-                        body.reason)
+        # The camera inferred passes for the seats its play skipped: with the play moved to a seat among
+        # them, that seat's pass and those after it were never made (the ones before it stand).
+        passes = rt.inferred_passes(hand, body.index)
+        seats = [p.seat for _, p in passes]
+        gone = passes[seats.index(body.seat):] if body.seat in seats else []
+        voided = _void_inferred(rt, hand, gone, ev, actor(request, body.by),
+                                f"inferred from play #{body.index}, now {body.seat}'s")
+        out = _correct(rt, hand, body.index, ev.model_copy(update={"seat": body.seat}), actor(request, body.by),
+                       body.reason)
+        return {**out, "voided_passes": voided}
 
 
 @router.get("/alerts")

@@ -758,3 +758,75 @@ def test_a_start_refused_for_a_profile_of_another_size_records_nothing(footage, 
         snap = c.get("/api/tables/cam/snapshot").json()
     assert "but profile" in st["error"] and "960x540" in st["error"]
     assert snap["data"]["state"]["match"]["id"] is None or snap["data"]["state"]["hand"] is None
+
+
+class _InferredPassesSource(_NoticeSource):
+    """At a four-seat table (counterclockwise: N, W, S, E): N leads, then one read sees E's arm lay 6-3
+    and infers W's and S's passes
+    (sent as the tracker sends them: each pass, its notice, then the play, all tagged with the read)."""
+
+    async def __aiter__(self):
+        from engine.events import Deal, Pass, Play
+        from service.sources import SourceItem
+
+        yield SourceItem(Deal(hands={}, draws_seen=False), tag="vision:0")
+        yield SourceItem(Play(seat="N", tile=(6, 6), t=1.0, frame=8), tag="vision:8")
+        for seat in ("W", "S"):
+            yield SourceItem(Pass(seat=seat, t=9.0, frame=72), tag="vision:72")
+            yield SourceItem(None, tag="vision:72", alert={
+                "type": "vision_notice", "kind": "pass_inferred", "t": 9.0, "frame": 72, "seat": seat, "by": "E",
+                "message": f"{seat} passed: E's arm played 6-3 on {seat}'s turn"})
+        yield SourceItem(Play(seat="E", tile=(6, 3), end="E", t=9.0, frame=72), tag="vision:72")
+
+
+def _inferred_passes_table(c, footage) -> None:
+    r = post(c, "/api/tables", {"id": "cam", "name": "Camera table", "rules": "bdc-partnership",
+                                "video_source": str(footage["paths"]["video"]),
+                                "calibration": str(footage["paths"]["profile"]), "worker": {"kind": "vision"}})
+    assert r.status_code == 201, r.text
+    post(c, "/api/tables/cam/start")
+    wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished")
+
+
+def _in_force(c) -> list[str]:
+    from engine.events import effective
+    from engine.notation import format_event
+    from engine.record import from_json
+
+    log = from_json(c.get("/api/matches/1/record.json").text).logs[0]
+    # without the read's time and frame
+    return [format_event(ev.model_copy(update={"t": None, "frame": None})) for _, ev in effective(log)]
+
+
+def test_voiding_a_camera_play_voids_the_passes_inferred_from_it(tmp_path, monkeypatch, footage):
+    """The passes were there only because the camera saw that play: voided, it left W and S passing
+    for a play nobody made (and E to play next instead of W)."""
+    monkeypatch.setitem(sources._FACTORIES, "vision", _InferredPassesSource)
+    with TestClient(app_for(tmp_path)) as c:
+        _inferred_passes_table(c, footage)
+        assert _in_force(c) == ["deal unseen", "N 6-6", "W pass", "S pass", "E 6-3 E"]
+        assert len([a for a in c.get("/api/tables/cam/alerts").json() if a["kind"] == "pass_inferred"]) == 2
+        r = post(c, "/api/tables/cam/corrections", {"hand": 1, "replaces": 4, "event": None, "reason": "a bump"})
+        assert r.status_code == 201, r.text
+        assert r.json()["voided_passes"] == [2, 3]
+        assert _in_force(c) == ["deal unseen", "N 6-6"]
+        assert c.get("/api/tables/cam/status").json()["hand"]["turn"] == "W"
+        alerts = c.get("/api/tables/cam/alerts?status=all").json()
+        assert sorted((a["seat"], a["status"]) for a in alerts if a["kind"] == "pass_inferred") == [
+            ("S", "resolved"), ("W", "resolved")]
+
+
+def test_moving_a_camera_play_to_a_skipped_seat_voids_that_seats_inferred_pass_and_later_ones(
+        tmp_path, monkeypatch, footage):
+    """S made the play the camera gave E: W passed before it (stands), S did not pass (voided)."""
+    monkeypatch.setitem(sources._FACTORIES, "vision", _InferredPassesSource)
+    with TestClient(app_for(tmp_path)) as c:
+        _inferred_passes_table(c, footage)
+        r = post(c, "/api/tables/cam/reassign", {"hand": 1, "index": 4, "seat": "S"})
+        assert r.status_code == 201, r.text
+        assert r.json()["voided_passes"] == [3]
+        assert _in_force(c) == ["deal unseen", "N 6-6", "W pass", "S 6-3 E"]
+        assert c.get("/api/tables/cam/status").json()["hand"]["turn"] == "E"
+        alerts = c.get("/api/tables/cam/alerts?status=all").json()
+        assert sorted((a["seat"], a["status"]) for a in alerts if a["kind"] == "pass_inferred") == [
+            ("S", "resolved"), ("W", "open")]
