@@ -110,6 +110,8 @@ class TableRuntime:
         self.match: MatchState = replay_match(cfg.rules, [])
         self.confirmed: dict[int, str] = {}
         self.open_alerts: dict[int, dict] = {}
+        #: (match id, hand, event index, kind) of the flag alerts the umpire dismissed: not shown as accusations
+        self.dismissed: set[tuple] = set()
         self.seq = 0
         self.worker: dict = {"kind": cfg.worker_kind, "state": "stopped", "connected": False, "fps": None,
                              "last_read": None, "position": 0, "total": None, "error": None}
@@ -140,6 +142,9 @@ class TableRuntime:
             self.match = replay_match(self.cfg.rules, self.logs)
             self.open_alerts = {a.id: alert_dict(a) for a in s.scalars(
                 select(AlertRow).where(AlertRow.table_id == self.cfg.id, AlertRow.status == "open"))}
+            self.dismissed = {(a.match_id, a.hand, a.idx, a.kind) for a in s.scalars(
+                select(AlertRow).where(AlertRow.table_id == self.cfg.id, AlertRow.status == "dismissed",
+                                       AlertRow.category == "flag", AlertRow.idx.is_not(None)))}
             self.seq = s.scalar(select(func.max(MessageRow.id)).where(MessageRow.table_id == self.cfg.id)) or 0
 
     # ---- views ---------------------------------------------------------------------
@@ -171,7 +176,8 @@ class TableRuntime:
             view["game"] = {"number": g, "scores": dict(game.scores), "winner": game.winner,
                             "ended_by": game.ended_by}
             view["hand"] = {"number": len(hands), "game": g, "in_game": n,
-                            "confirmed": len(hands) in self.confirmed, **hand_view(hs, cfg.players)}
+                            "confirmed": len(hands) in self.confirmed,
+                            **hand_view(hs, cfg.players, self._dismissed_flags(len(hands)))}
         elif match.games:
             view["game"] = {"number": 1, "scores": {s: 0 for s in teams}, "winner": None, "ended_by": None}
         return view
@@ -340,6 +346,16 @@ class TableRuntime:
             self.open_alerts[alert["id"]] = alert
         else:
             self.open_alerts.pop(alert["id"], None)
+        if alert["category"] == "flag" and alert["index"] is not None:
+            key = (alert["match"], alert["hand"], alert["index"], alert["kind"])
+            if alert["status"] == "dismissed":
+                self.dismissed.add(key)
+            else:
+                self.dismissed.discard(key)
+
+    def _dismissed_flags(self, hand: int) -> frozenset:
+        """(event index, flag kind) of hand ``hand``'s flags whose alert the umpire dismissed."""
+        return frozenset((i, k) for m, h, i, k in self.dismissed if m == self.match_id and h == hand)
 
     def suggested_penalty(self, kind: str) -> str | None:
         return next((p for p in PENALTY_FOR.get(kind, (kind,)) if p in self.cfg.rules.penalties), None)
@@ -418,7 +434,14 @@ class TableRuntime:
             with transaction(self.factory) as s:
                 row = self._set_alert(s, alert_id, status, by, note)
                 msg, out = self._alert_message(s, row)
-            return self._announce_alert(msg, out)
+            out = self._announce_alert(msg, out)
+            if out["category"] == "flag" and out["match"] == self.match_id and out["index"] is not None:
+                # the overlay marks flagged plays while their alert is not dismissed: redraw it
+                with transaction(self.factory) as s:
+                    shown = self._message(s, "events", "flags", {"state": self.state()})
+                    s.flush()
+                self._publish([shown])
+            return out
 
     def raise_alert(self, key: str, category: str, kind: str, message: str, details: dict | None = None,
                     hand: int | None = None, seat: str | None = None) -> dict | None:

@@ -43,6 +43,8 @@ def post_event(table_id: str, body: EventBody, request: Request) -> dict:
     """An event entered by hand: the source of a manual table, or the umpire's pass/penalty/end."""
     rt = registry(request).get(table_id)
     ev = _event(body.event)
+    if isinstance(ev, Correction):  # its checks (a voided slot, nothing to correct, the lead's order) are there
+        raise Invalid("event: a correction goes to POST .../corrections (or .../fix-tile, .../reassign)")
     source = "manual" if rt.cfg.worker_kind == "manual" else "umpire"
     res = rt.append(ev, source=source, actor=actor(request, body.by), hand=body.hand, new_hand=body.new_hand)
     return {"hand": res["hand"], "index": res["index"], "id": res["message"]["id"], "row": res["message"]["data"]["row"]}

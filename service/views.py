@@ -82,13 +82,22 @@ def layout_geometry(layout: Layout) -> dict:
     return {"tiles": tiles, "ends": ends, "box": [min(xs) - 1, min(ys) - 1, max(xs) + 1, max(ys) + 1]}
 
 
-def play_view(out, players: dict[str, str], side_of) -> dict:  # noqa: ANN001
-    """The last play (or pass/draw/penalty) for the overlay: who, what, points, flags."""
+def play_view(out, players: dict[str, str], side_of, dismissed: frozenset = frozenset()) -> dict:  # noqa: ANN001
+    """The last play (or pass/draw/penalty, hand end) for the overlay: who, what, points, flags.
+
+    ``dismissed``: (event index, flag kind) pairs whose alert the umpire dismissed: such a flag is
+    sent with ``dismissed: true`` (the overlay shows no accusation the umpire has rejected).
+    """
     ev = out.event
     seat = getattr(ev, "seat", None)
     view = {"index": out.index, "type": ev.type, "text": format_event(ev), "seat": seat,
             "player": players.get(seat, seat) if seat else None, "side": side_of(seat) if seat else None,
-            "points": dict(out.points), "flags": [{"kind": f.kind, "message": f.message} for f in out.flags]}
+            "points": dict(out.points),
+            "flags": [{"kind": f.kind, "message": f.message, "dismissed": (out.index, f.kind) in dismissed}
+                      for f in out.flags]}
+    if ev.type == "hand_end":  # the overlay words it; the text carries the reason and the read's stamps
+        view["kind"], view["winner"] = ev.kind, ev.winner
+        view["winner_player"] = players.get(ev.winner, ev.winner) if ev.winner else None
     if out.placement is not None:
         view["tile"] = [out.placement.tile.a, out.placement.tile.b]
         view["end"] = out.placement.end
@@ -99,11 +108,16 @@ def play_view(out, players: dict[str, str], side_of) -> dict:  # noqa: ANN001
     return view
 
 
-def hand_view(hs: HandState, players: dict[str, str]) -> dict:
-    """The current hand: layout geometry, turn, tiles left, points, result, last play."""
+def hand_view(hs: HandState, players: dict[str, str], dismissed: frozenset = frozenset()) -> dict:
+    """The current hand: layout geometry, turn, tiles left, points, result, last play.
+
+    ``dismissed``: (event index, flag kind) pairs whose alert the umpire dismissed: their tiles are
+    not marked flagged.
+    """
     geo = layout_geometry(hs.layout)
     flagged = {o.placement.tile.key for o in hs.outcomes
-               if o.placement is not None and any(f.kind == "mismatched_end" for f in o.flags)}
+               if o.placement is not None and any(f.kind == "mismatched_end" and (o.index, f.kind) not in dismissed
+                                                  for f in o.flags)}
     for t in geo["tiles"]:
         t["flagged"] = tuple(sorted(t["tile"], reverse=True)) in flagged
     plays = [o for o in hs.outcomes if o.event.type in ("play", "pass", "draw", "penalty", "take_back", "hand_end")]
@@ -117,7 +131,7 @@ def hand_view(hs: HandState, players: dict[str, str]) -> dict:
         "counts": dict(hs.counts),
         "boneyard": hs.boneyard,
         "points": dict(hs.scores),
-        "last_play": play_view(plays[-1], players, hs.side) if plays else None,
+        "last_play": play_view(plays[-1], players, hs.side, dismissed) if plays else None,
         "result": None if res is None else {
             "kind": res.kind, "winner": res.winner_seat, "side": res.winner_side, "awards": dict(res.awards),
             "remaining": dict(res.remaining), "capicua": res.capicua, "note": res.note},

@@ -504,3 +504,24 @@ def test_an_event_naming_its_hand_and_new_hand_is_refused(client):
     assert r.status_code == 422 and "either hand" in r.text and "not both" in r.text
     assert [[str(e.tile) for e in log] for log in from_json(client.get("/api/matches/1/record.json").text).logs] == [
         ["6-6"]]
+
+
+def test_a_correction_posted_as_an_event_is_refused(client):
+    """helper-83: it skipped the corrections' checks (the same void went in twice, unattributed)."""
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": "6-6"}}).status_code == 201
+    r = post(client, "/api/tables/t1/events", {"event": {"type": "correction", "replaces": 0}})
+    assert r.status_code == 422 and "POST .../corrections" in r.text
+    assert [len(log) for log in from_json(client.get("/api/matches/1/record.json").text).logs] == [1]
+
+
+def test_the_last_play_of_an_ended_hand_says_how_it_ended(client):
+    """helper-83: the overlay printed the hand end's notation ('... inferred: ... t=62.875 f=503')."""
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    for ev in ({"type": "play", "seat": "N", "tile": "6-6"},
+               {"type": "hand_end", "kind": "domino", "winner": "S", "reason": "inferred: tiles shown", "t": 62.875}):
+        assert post(client, "/api/tables/t1/events", {"event": ev}).status_code == 201
+    lp = client.get("/api/tables/t1/snapshot").json()["data"]["state"]["hand"]["last_play"]
+    assert (lp["type"], lp["kind"], lp["winner"], lp["winner_player"]) == ("hand_end", "domino", "S", "Bob")

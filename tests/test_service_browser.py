@@ -399,3 +399,32 @@ def test_report_time_links_seek_the_video_on_the_page(tmp_path, browser):
         assert page.url == page_path.as_uri()  # still the report
     finally:
         page.close()
+
+
+def test_a_dismissed_flag_leaves_the_overlay(tmp_path, browser):
+    """helper-83: the umpire dismissed a mismatched end (a misread), yet the stream kept the red tile and
+    the banner accusing the player while any other alert was open. Also a theme pasted with a space."""
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            _manual_table(c, "m3", "Mesa 3", "all-fives", [
+                {"type": "play", "seat": "N", "tile": "5-5"},
+                {"type": "pass", "seat": "N"},  # out of turn: an alert that stays open
+                {"type": "play", "seat": "S", "tile": "6-4", "end": "E"}])
+            overlay = browser.new_page(viewport={"width": 1280, "height": 720})
+            overlay.goto(f"{base}/tables/m3/overlay?theme=solid%20&size=720p")
+            overlay.wait_for_selector("#banner:not(.hidden)", timeout=10000)
+            assert "do not match" in overlay.inner_text("#banner")
+            assert overlay.locator("g.tile.flagged").count() == 1
+            assert overlay.evaluate("document.body.classList.contains('theme-solid')")
+            alerts = c.get("/api/tables/m3/alerts").json()
+            flag = next(a for a in alerts if a["kind"] == "mismatched_end")
+            assert any(a["kind"] != "mismatched_end" for a in alerts)  # another alert stays open
+            assert c.post(f"/api/tables/m3/alerts/{flag['id']}/dismiss", json={"note": "misread"}).status_code == 200
+            overlay.wait_for_selector("#banner.hidden", state="attached", timeout=10000)
+            assert overlay.locator("g.tile.flagged").count() == 0
+            overlay.reload()  # and so from the snapshot
+            overlay.wait_for_selector("#scores .team")
+            overlay.wait_for_selector("#lastplay:not(.hidden)")
+            assert overlay.locator("#banner.hidden").count() == 1 and overlay.locator("g.tile.flagged").count() == 0
+            overlay.close()

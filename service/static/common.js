@@ -61,7 +61,7 @@ const DC = (() => {
   // (401/403/404), retried every 10 s (a key, a token or the table may come).
   function feed(url, onMessage, onState) {
     let es = null, lastId = null, timer = null, closed = false;
-    const kinds = ["snapshot", "event", "match", "worker", "hand_confirmed", "alert"];
+    const kinds = ["snapshot", "event", "match", "worker", "hand_confirmed", "flags", "alert"];
     function open() {
       if (closed) return;
       const u = new URL(url, location.href);
@@ -106,7 +106,12 @@ const DC = (() => {
     if (lp.type === "pass") return `${who} passed`;
     if (lp.type === "draw") return `${who} drew`;
     if (lp.type === "penalty") return `${who}: penalty` + (lp.penalty ? ` ${lp.penalty.replace(/_/g, " ")}` : "");
-    if (lp.type === "hand_end") return `hand ended: ${lp.text.replace(/^end /, "")}`;
+    if (lp.type === "hand_end") {
+      const winner = lp.winner ? (lp.winner_player && lp.winner_player !== lp.winner ? `${lp.winner_player} (${lp.winner})` : lp.winner) : "";
+      if (lp.kind === "domino") return `hand over: ${winner} dominoes`;
+      if (lp.kind === "lock") return "hand over: locked";
+      return `hand over: ${lp.kind.replace(/_/g, " ")}` + (winner ? ` (${winner})` : "");
+    }
     return lp.text;
   }
 

@@ -3,8 +3,9 @@
 "use strict";
 (() => {
   const table = DC.pathPart("tables");
-  const theme = DC.params.get("theme") || "dark";
-  document.body.classList.add("theme-" + theme);
+  // a known theme only: a space pasted into OBS's address ("solid ") made classList throw, and nothing drew
+  const theme = (DC.params.get("theme") || "").trim().toLowerCase();
+  document.body.classList.add("theme-" + (["dark", "light", "solid", "chroma"].includes(theme) ? theme : "dark"));
   const sizes = {"1080p": [1920, 1080], "720p": [1280, 720], "480p": [854, 480], "4k": [3840, 2160]};
   const sz = DC.params.get("size") || "1080p";
   const m = /^(\d+)x(\d+)$/.exec(sz);
@@ -42,8 +43,8 @@
     } else {
       $("lastplay").classList.add("hidden");
     }
-    const flagged = lp && lp.flags && lp.flags.length && state.alerts_open > 0;
-    if (flagged) showBanner("⚠ " + lp.flags[0].message, 0);
+    const flag = lp && lp.flags && state.alerts_open > 0 ? lp.flags.find((f) => !f.dismissed) : null;
+    if (flag) showBanner("⚠ " + flag.message, 0);
     else if (!bannerTimer) $("banner").classList.add("hidden");
   }
 
