@@ -58,9 +58,11 @@ class NotFound(LookupError):
 
 
 def _result_of(hs) -> tuple | None:  # noqa: ANN001 - an engine HandState
-    """What a confirmation vouches for: the hand's result (kind, winner, awards), None while it goes on."""
+    """What a confirmation vouches for: the hand's result (kind, winner, awards) and its points per side
+    (a penalty or a fixed tile changes the score sheet the umpire signed: helper-83), None while it goes on."""
     r = hs.result
-    return None if r is None else (r.kind, r.winner_seat, tuple(sorted(r.awards.items())))
+    return None if r is None else (r.kind, r.winner_seat, tuple(sorted(r.awards.items())),
+                                   tuple(sorted(hs.scores.items())))
 
 
 class Refused(RuntimeError):

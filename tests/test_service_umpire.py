@@ -489,9 +489,14 @@ def test_a_change_of_a_confirmed_result_reopens_the_confirmation(tmp_path):
             assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
         hand = lambda: c.get("/api/matches/1").json()["hands"][0]  # noqa: E731
         assert post(c, "/api/tables/t/hands/1/confirm", {"by": "Head"}).status_code == 200
-        # a penalty that leaves the result as it was keeps the confirmation
+        # a penalty changes the hand's points the umpire signed (helper-83): confirmed anew
         assert post(c, "/api/tables/t/events", {"event": {"type": "penalty", "seat": "S", "points": -5}, "hand": 1}
                     ).status_code == 201
+        assert hand()["confirmed_by"] is None
+        assert post(c, "/api/tables/t/hands/1/confirm", {"by": "Head"}).status_code == 200
+        # a correction that changes nothing of the score keeps it (the reveal's tile turned: 6-4 as 4-6)
+        assert post(c, "/api/tables/t/corrections", {"replaces": 3, "event": {"type": "reveal", "seat": "S",
+                                                                              "tiles": ["4-6"]}}).status_code == 201
         assert hand()["confirmed_by"] == "Head"
         r = post(c, "/api/tables/t/corrections", {"replaces": 3, "event": {"type": "reveal", "seat": "S", "tiles": ["3-2"]}})
         assert r.status_code == 201 and r.json()["scores"] == {"N": 5, "S": -5}  # N now scores 3 + 2
