@@ -652,6 +652,11 @@ def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
             n = st.counts[seat]
             raise IllegalEvent(f"{seat} holds {n} tile{'s' if n != 1 else ''}, the reveal shows {len(ev.tiles)}")
     if not st.over:  # shown during play: exposed tiles (seed 003: a touched tile that did not fit)
+        if st.counts_known and len(ev.tiles) > st.counts[seat]:
+            n = st.counts[seat]
+            raise IllegalEvent(f"{seat} holds {n} tile{'s' if n != 1 else ''}, the reveal shows {len(ev.tiles)}")
+        if all(t.key in st.exposed for t in ev.tiles):  # the same tiles seen again: one exposure, one flag
+            raise IllegalEvent(f"{seat} exposed {' '.join(map(str, ev.tiles))} already")
         st.exposed.update(t.key for t in ev.tiles)
         flags.append(Flag("exposed_tile", ev.seat, f"{ev.seat} exposed " + " ".join(map(str, ev.tiles))))
         return

@@ -418,3 +418,18 @@ def test_an_end_entered_over_the_engines_own_end_is_refused():
     assert replay(draw, blocked).pending_end == ("locked", None, "S")
     st = replay(draw, blocked + ev("end domino S", "N reveal 6-6"))
     assert (st.result.kind, st.result.winner_seat, st.result.awards) == ("domino", "S", {"N": 0, "S": 12})
+
+
+def test_an_exposure_shows_no_more_tiles_than_the_seat_holds_and_is_counted_once():
+    """helper-83: N, holding 6 tiles, 'exposed' 8; the same exposure twice made two flags."""
+    rules = load_ruleset("all-fives")
+    start = [parse_event(x) for x in ("N 5-5", "S 5-4 E")]
+    with pytest.raises(IllegalEvent, match="N holds 6 tiles, the reveal shows 8"):
+        replay(rules, start + [parse_event("N reveal 0-0 0-1 0-2 0-3 0-4 0-5 0-6 1-1")])
+    st = replay(rules, start + [parse_event("N reveal 0-0 0-1")])
+    assert [f.kind for o in st.outcomes for f in o.flags] == ["exposed_tile"]
+    with pytest.raises(IllegalEvent, match="N exposed 0-1 0-0 already"):
+        replay(rules, start + [parse_event("N reveal 0-0 0-1"), parse_event("N reveal 0-1 0-0")])
+    # a further tile is a new exposure
+    st = replay(rules, start + [parse_event("N reveal 0-0 0-1"), parse_event("N reveal 0-1 0-2")])
+    assert [f.kind for o in st.outcomes for f in o.flags] == ["exposed_tile", "exposed_tile"]
