@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from engine.match import replay_match
 from engine.record import RecordError, event_to_dict, from_json, rules_of
 from engine.record_text import read_text
-from engine.ruleset import Ruleset, available_presets, load_ruleset
+from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset
 from engine.script import ScriptError, parse_item
 from service.auth import check_view, require_token
 from service.deps import registry, viewable
@@ -142,7 +142,28 @@ def _parse_upload(text: str) -> tuple[list[list], Ruleset | None]:
             out.append([parse_item(item, f"hands[{h}].events[{i}]") for i, item in enumerate(events)])
         except ScriptError as exc:
             raise Invalid(str(exc)) from None
-    return out, None
+    return out, _script_rules(data)
+
+
+def _script_rules(data: dict) -> Ruleset | None:
+    """The rule set a script names (``rules``: a preset, with its ``overrides``), None when it names none.
+
+    A preset only: a TOML path in an upload would name a file on the server (helper-83: a block script
+    on an all-fives table was taken without a word, its ``rules`` ignored).
+    """
+    name = data.get("rules")
+    if name is None:
+        return None
+    if not isinstance(name, str) or name not in available_presets():
+        raise Invalid(f"the script's rules {name!r} is not a preset ({', '.join(available_presets())}): "
+                      "name the preset, or leave 'rules' out to play the table's")
+    overrides = data.get("overrides") or {}
+    if not isinstance(overrides, dict):
+        raise Invalid(f"the script's overrides must be a mapping of rule-set fields, got {overrides!r}")
+    try:
+        return load_ruleset(name, **overrides)
+    except RulesetError as exc:
+        raise Invalid(f"the script's rules: {exc}") from None
 
 
 #: Ruleset fields that name or cite a rule set without changing how it plays.
@@ -155,9 +176,9 @@ def _unlike(played: Ruleset, table: Ruleset) -> str | None:
     if a == b:
         return None
     if played.name != table.name:
-        return f"the record was played under {played.name} and this table plays {table.name}"
+        return f"the upload was played under {played.name} and this table plays {table.name}"
     key = next(k for k in a if a[k] != b[k])
-    return f"the record was played with {table.name}'s {key} {a[key]!r}, this table's is {b[key]!r}"
+    return f"the upload was played with {table.name}'s {key} {a[key]!r}, this table's is {b[key]!r}"
 
 
 @router.put("/tables/{table_id}/script", dependencies=admin)

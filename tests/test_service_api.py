@@ -249,13 +249,20 @@ def test_script_upload_formats_and_limits(tmp_path):
         # a record of other rules re-scored under the table's, or "the match is already over" (helper-77)
         other = load_ruleset("all-fives")
         r = put(to_json(record_from_match(other, simulate_match(other, 4, max_hands=1))))
-        assert (r.status_code, r.json()["detail"]) == (422, "the record was played under all-fives and this table "
+        assert (r.status_code, r.json()["detail"]) == (422, "the upload was played under all-fives and this table "
                                                             "plays lisa-b-all-fives: upload it to a table with those rules")
         r = put(to_json(record_from_match(rules.model_copy(update={"target": 100}), rec.logs)))  # other parameters
-        assert r.json()["detail"] == ("the record was played with lisa-b-all-fives's target 100, this table's is "
+        assert r.json()["detail"] == ("the upload was played with lisa-b-all-fives's target 100, this table's is "
                                       "200: upload it to a table with those rules")
         yaml_script = "rules: lisa-b-all-fives\nhands:\n  - events:\n    - N 6-6\n    - S 6-4 E\n"
         assert put(yaml_script, "application/yaml").json() == {"table": "s1", "hands": 1, "events": 2}
+        # a script naming other rules is refused as a record is (helper-83: `rules: block` was ignored)
+        r = put(yaml_script.replace("lisa-b-all-fives", "block"), "application/yaml")
+        assert (r.status_code, r.json()["detail"]) == (422, "the upload was played under block and this table "
+                                                            "plays lisa-b-all-fives: upload it to a table with those rules")
+        r = put(yaml_script.replace("lisa-b-all-fives", "/etc/rules.toml"), "application/yaml")
+        assert r.status_code == 422 and "is not a preset" in r.json()["detail"]
+        assert put(yaml_script.replace("rules: lisa-b-all-fives\n", ""), "application/yaml").status_code == 200
         assert put("x" * 30_000).status_code == 413
         # any body declared over the limit is refused before it is read (a 3 MB non-JSON body was a 422)
         big = c.post("/api/tables/s1/events", content=b"x" * 30_000, headers={**AUTH, "Content-Type": "application/json"})
