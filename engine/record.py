@@ -310,6 +310,18 @@ def _hand_record(game: int, number: int, hand: HandState, log: list,
 
 # ---- JSON ---------------------------------------------------------------------------
 
+def is_event_lines(text: str) -> bool:
+    """Whether ``text`` looks like a review's event log (``events.jsonl``: one JSON object per line),
+    a file people take for a record or a script."""
+    lines = text.lstrip().splitlines()
+    return len(lines) > 1 and lines[0].startswith("{") and '"type"' in lines[0] and lines[1].lstrip().startswith("{")
+
+
+def is_notation(text: str) -> bool:
+    """Whether ``text`` opens as a record's text notation (``[Format ...]`` or ``[Rules ...]`` tags first)."""
+    return text.lstrip().startswith(("[Format", "[Rules"))
+
+
 def to_json(record: MatchRecord, indent: int | None = 2) -> str:
     """The record as JSON text: indented, with short objects and lists (an event, a tile) on one
     line; ``indent=None``: all on one line."""

@@ -303,14 +303,20 @@ def _parse_event_line(line: str) -> tuple[int, object, str]:
             raise RecordError(f"event {index}: {key}={value} is not {what}") from None
         body = body[: am.start()]
     ev = parse_event(body)
-    if ({"confidence", "oriented"} & set(attrs)) and not isinstance(ev, Play):
+    play_attrs = {k: attrs.pop(k) for k in ("confidence", "oriented") if k in attrs}
+    # a fix that puts a play in: c= and oriented are that play's (helper-84: refused as "plays only")
+    target = ev.event if isinstance(ev, Correction) and isinstance(ev.event, Play) else ev
+    if play_attrs and not isinstance(target, Play):
         raise RecordError(f"event {index}: c= and oriented apply to plays only")
-    if attrs:  # validated like the event's own fields (t >= 0, 0 <= c <= 1, finite)
-        try:
+    try:  # validated like the event's own fields (t >= 0, 0 <= c <= 1, finite)
+        if play_attrs:
+            played = type(target).model_validate({**target.model_dump(), **play_attrs})
+            ev = ev.model_copy(update={"event": played}) if target is not ev else played
+        if attrs:
             ev = type(ev).model_validate({**ev.model_dump(), **attrs})
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            raise RecordError(f"event {index}: {err['loc'][0]}: {err['msg']}") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise RecordError(f"event {index}: {err['loc'][0]}: {err['msg']}") from None
     return index, ev, annotation
 
 

@@ -23,6 +23,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from engine.events import AnyEvent
 from engine.notation import NotationError, parse_event
+from engine.record import is_event_lines, is_notation
 from engine.ruleset import Ruleset, RulesetError, load_ruleset
 from engine.seats import seats_for
 
@@ -75,6 +76,12 @@ def load_script(path: str | Path, rules: str | None = None) -> Script:
         raise ScriptError(f"{path}: not a text file (a video or a picture?): a script is YAML or JSON") from None
     except OSError as exc:
         raise ScriptError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if is_notation(text):
+        raise ScriptError(f"{path} is a game record in text notation, not a script: `dominocast record show {path}` "
+                          "prints it (its scores are in it)")
+    if is_event_lines(text):
+        raise ScriptError(f"{path} is a review's event log (one row per line), not a script: its record is "
+                          "record.json beside it")
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:

@@ -8,16 +8,16 @@ from typing import Optional
 
 import typer
 
-from engine.record import MatchRecord, RecordError, from_json, rederive, to_json
+from engine.record import MatchRecord, RecordError, from_json, is_event_lines, rederive, to_json
 from engine.record_text import read_text, write_text
 from service.cli_common import check_distinct_outputs, check_out_file, check_replaceable, fail
 
 record_app = typer.Typer(help="Game records: the JSON record and the text notation.", no_args_is_help=True)
 
 
-#: JSON text: an object, or an array (``[]``, ``[{...``; a JSON record is an object, and from_json says
-#: so); a notation file opens with tags such as ``[Event "..."]``.
-_JSON_START = re.compile(r"\s*(\{|\[\s*(\{|\]|$))")
+#: JSON text: an object, or an array (``[]``, ``[{...``, ``[1, 2]``; a JSON record is an object, and
+#: from_json says so); a notation file opens with tags such as ``[Event "..."]``.
+_JSON_START = re.compile(r"\s*(\{|\[\s*([{\[\]\"\d-]|$))")
 
 
 def load_record(path: Path) -> MatchRecord:
@@ -42,7 +42,7 @@ def load_record(path: Path) -> MatchRecord:
 def _what_it_is(text: str) -> str:
     """A hint for the files people take for records: a review's event log, a script to score."""
     lines = text.lstrip().splitlines()
-    if len(lines) > 1 and lines[0].startswith("{") and '"type"' in lines[0] and lines[1].lstrip().startswith("{"):
+    if is_event_lines(text):
         return " (this is a review's event log, one row per line: its record is record.json beside it)"
     if any(line.startswith(("rules:", "hands:")) for line in lines[:20]):
         return " (this is a script: `dominocast score` reads it, and writes its record with --record)"

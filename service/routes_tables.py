@@ -9,7 +9,7 @@ from fastapi import APIRouter, Body, Depends, Request
 from fastapi.responses import JSONResponse
 
 from engine.match import replay_match
-from engine.record import RecordError, event_to_dict, from_json, rules_of
+from engine.record import RecordError, event_to_dict, from_json, is_notation, rules_of
 from engine.record_text import read_text
 from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset
 from engine.script import ScriptError, parse_item
@@ -116,8 +116,7 @@ def parse_upload(text: str) -> tuple[list[list], Ruleset | None]:
 
 
 def _parse_upload(text: str) -> tuple[list[list], Ruleset | None]:
-    stripped = text.lstrip()
-    if stripped.startswith("[Format") or stripped.startswith("[Rules"):
+    if is_notation(text):
         record = read_text(text)
         return record.logs, rules_of(record)
     try:

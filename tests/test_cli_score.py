@@ -139,6 +139,11 @@ BAD = [
      "      - {type: penalty, seat: S}\n", ["a penalty on S needs a rule-set penalty name or explicit points"]),
     ("a_record", '{"format": "dominocast-record", "version": 1, "rules": {}, "event": "x", "hands": []}',
      ["is a game record, not a script: `dominocast record show"]),
+    # "malformed YAML: expected '<document start>'" before (helper-84)
+    ("a_notation_record", '[Format "dominocast-record 1"]\n[Rules "all-fives"]\n\nHand 1\n0. N 6-6\n',
+     ["is a game record in text notation, not a script: `dominocast record show"]),
+    ("an_event_log", '{"type": "play", "seat": "N", "tile": [6, 6]}\n{"type": "pass", "seat": "S"}\n',
+     ["is a review's event log (one row per line), not a script"]),
     # "list index out of range" before (helper-57)
     ("penalty_without_name", "rules: all-fives\nhands:\n  - events:\n      - N 6-6\n      - N penalty\n",
      ["hands[0].events[1]", "'N penalty': a penalty needs a name or points"]),

@@ -438,6 +438,8 @@ def test_cli_stale_json_summary_is_recomputed(cli, tmp_path, demo):
     ("[]\n", 'not a dominocast record (the JSON is an array, a record is an object with "format": '
               '"dominocast-record")'),
     ('[\n {"hands": []}\n]', "the JSON is an array"),
+    ("[1, 2]", "the JSON is an array"),  # "malformed tag" before (helper-84)
+    ('["a"]', "the JSON is an array"),
     # files people take for records (helper-80): said what they are
     ('{"type": "play", "t": 4.2}\n{"type": "pass", "t": 9.0}\n',
      "not JSON: line 2 column 1: Extra data (this is a review's event log, one row per line: its record is "
@@ -598,3 +600,16 @@ def test_outputs_never_replace_a_file_of_another_kind(cli, tmp_path, demo):
 def test_notation_takes_ascii_digits_only(line, message):
     with pytest.raises(NotationError, match=re.escape(message)):
         parse_event(line)
+
+
+def test_a_fix_line_takes_its_plays_confidence_and_orientation():
+    """helper-84: '2. fix 1 S 6-3 E c=0.5 oriented' was refused ('c= and oriented apply to plays only')."""
+    text = ('[Format "dominocast-record 1"]\n[Rules "all-fives"]\n\nHand 1\n0. N 6-6\n1. S 6-4 E\n'
+            "2. fix 1 S 6-3 E t=9.5 c=0.5 oriented\n")
+    fix = read_text(text).logs[0][2]
+    assert (fix.replaces, fix.t, str(fix.event.tile), fix.event.confidence, fix.event.oriented) == (1, 9.5, "6-3", 0.5,
+                                                                                                        True)
+    with pytest.raises(RecordError, match="c= and oriented apply to plays only"):
+        read_text(text.replace("fix 1 S 6-3 E", "void 1"))
+    with pytest.raises(RecordError, match="confidence"):
+        read_text(text.replace("c=0.5", "c=2"))
