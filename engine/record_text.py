@@ -40,7 +40,7 @@ from engine.ruleset import Ruleset, available_presets, load_ruleset
 _META_TAGS = {"Event": "title", "Table": "table", "Date": "date"}
 _TAG_RE = re.compile(r'^\[(\w+)(?:\s+([\w.]+))?\s+"((?:[^"\\]|\\.)*)"\]$', re.ASCII)
 _LINE_RE = re.compile(r"^(\d+)\.\s+(.*)$", re.ASCII)
-_HAND_RE = re.compile(r"^Hand\s+\d+(?:\s+\(game\s+\d+\))?$", re.ASCII)
+_HAND_RE = re.compile(r"^Hand\s+(\d+)(?:\s+\(game\s+(\d+)\))?$", re.ASCII)
 _FLAG_RE = re.compile(r"\s+!(\w+)$", re.ASCII)
 _POINTS_RE = re.compile(r"\s+\{[^{}]*\}$")
 _ATTR_RE = re.compile(r"\s+(?:(t|f|c)=(-?[0-9.]+)|(oriented))$", re.ASCII)
@@ -201,6 +201,7 @@ def read_text(text: str) -> MatchRecord:
     rules: dict[str, object] = {}
     players: dict[str, str] = {}
     logs: list[list] = []
+    heads: list[tuple[int, str, int, int | None]] = []  # (line, text, hand number, game number) per 'Hand' line
     for n, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith(("#", "=")):
@@ -210,8 +211,9 @@ def read_text(text: str) -> MatchRecord:
                 if logs:
                     raise RecordError("tags come before the first hand")
                 _read_tag(line, tags, rules, players)
-            elif _HAND_RE.match(line):
+            elif hm := _HAND_RE.match(line):
                 logs.append([])
+                heads.append((n, line, int(hm.group(1)), int(hm.group(2)) if hm.group(2) else None))
             else:
                 if not logs and _LINE_RE.match(line):
                     raise RecordError("an event line before the first 'Hand N' line")
@@ -225,7 +227,20 @@ def read_text(text: str) -> MatchRecord:
             raise RecordError(f"line {n}: {exc}") from None
     if "Format" not in tags:
         raise RecordError('not a dominocast record: no [Format "dominocast-record 1"] tag')
-    return _build(tags, rules, players, logs)
+    record = _build(tags, rules, players, logs)
+    _check_heads(heads, record)
+    return record
+
+
+def _check_heads(heads: list[tuple[int, str, int, int | None]], record: MatchRecord) -> None:
+    """Each 'Hand N (game G)' line names the hand that follows as the replay numbers it (helper-84:
+    'Hand 3' then 'Hand 1' were read as hands 1 and 2 without a word). Without '(game G)', N may
+    also count the hands over the whole match."""
+    for k, ((n, line, number, game), hand) in enumerate(zip(heads, record.hands), start=1):
+        if number == hand.number and game in (None, hand.game) or game is None and number == k:
+            continue
+        raise RecordError(f"line {n}: {line!r} is hand {hand.number} of game {hand.game} (hands are numbered "
+                          "in order within their game)")
 
 
 def _read_tag(line: str, tags: dict, rules: dict, players: dict) -> None:

@@ -613,3 +613,18 @@ def test_a_fix_line_takes_its_plays_confidence_and_orientation():
         read_text(text.replace("fix 1 S 6-3 E", "void 1"))
     with pytest.raises(RecordError, match="confidence"):
         read_text(text.replace("c=0.5", "c=2"))
+
+
+@pytest.mark.parametrize("heads, message", [
+    (("Hand 3 (game 1)", "Hand 1 (game 1)"), "line 4: 'Hand 3 (game 1)' is hand 1 of game 1"),
+    (("Hand 1 (game 1)", "Hand 1 (game 1)"), "'Hand 1 (game 1)' is hand 2 of game 1"),
+    (("Hand 1 (game 0)", "Hand 2 (game 1)"), "'Hand 1 (game 0)' is hand 1 of game 1"),
+])
+def test_hand_lines_must_number_the_hands_as_they_are(heads, message):
+    """helper-84: renumbered without a word."""
+    body = "\n0. N 6-6\n1. S 6-5 E\n2. end umpire\n\n"
+    text = '[Format "dominocast-record 1"]\n[Rules "all-fives"]\n\n' + "".join(h + body for h in heads)
+    with pytest.raises(RecordError, match=re.escape(message)):
+        read_text(text)
+    good = "".join(h + body for h in ("Hand 1 (game 1)", "Hand 2"))  # a game left out is the hand's
+    assert len(read_text('[Format "dominocast-record 1"]\n[Rules "all-fives"]\n\n' + good).hands) == 2
