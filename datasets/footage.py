@@ -99,10 +99,11 @@ def _script_hands(script: Script, rules, logs: list[list], fps: float) -> list[d
         dealt = {t.key for tiles in deal_ev.hands.values() for t in tiles}
         undealt = [t.key for t in full_set(rules.set_max) if t.key not in dealt]
         order = np.random.default_rng([int(script.rng.integers(2**31)), number]).permutation(len(undealt))
+        dealt_at = len(script.frames)  # the frame the dealt table first shows (helper-84: hand 2's was 0)
         script.deal({s: [t.key for t in tiles] for s, tiles in deal_ev.hands.items()}, [undealt[i] for i in order])
         st = replay(rules, log, ctx)
         placements = {o.index: o.placement for o in st.outcomes if o.placement is not None}
-        timed = [deal_ev.model_copy(update={"frame": 0, "t": 0.0})]
+        timed = [deal_ev.model_copy(update={"frame": dealt_at, "t": round(dealt_at / fps, 4)})]
         for i, ev in enumerate(log[1:], start=1):
             script.think()
             if isinstance(ev, Play):

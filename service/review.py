@@ -304,10 +304,11 @@ def _draw(frame: np.ndarray, obs: list, score: dict[str, int], open_ends: dict[s
             cv2.putText(img, f"{o.pips[0]}|{o.pips[1]}", (int(c[0]) - int(14 * scale), int(c[1]) + int(5 * scale)),
                         cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, (255, 0, 255), max(1, int(scale)), cv2.LINE_AA)
     lines = ["  ".join(f"{s} {v}" for s, v in score.items()) or "no score yet",
-             "ends " + " ".join(f"{k}:{v}" for k, v in open_ends.items())]
+             "ends  " + "   ".join(f"{k} {v}" for k, v in open_ends.items())]  # wide gaps: the outline fills narrow ones
     for i, text in enumerate(lines):
         y = int((28 + 26 * i) * scale)
-        cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (0, 0, 0), int(4 * scale), cv2.LINE_AA)
+        cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (0, 0, 0), max(2, int(3 * scale)),
+                    cv2.LINE_AA)
         cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (255, 255, 255), max(1, int(scale)),
                     cv2.LINE_AA)
     if banner:

@@ -333,3 +333,18 @@ def test_cli_refuses_an_unknown_rule_set_before_making_the_folder(tmp_path):
     res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "nosuch", "--out", str(out)])
     assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1 and "nosuch" in res.stderr
     assert not out.exists()  # helper-64: an empty folder was left behind
+
+
+def test_each_hands_deal_is_timed_when_its_table_first_shows():
+    """helper-84: hand 2's deal had t=0.0, frame 0 in the ground truth, before hand 1's plays."""
+    from datasets.footage import TABLE_MM, _script_hands
+    from datasets.footage_script import Script
+
+    rules, fps = load_ruleset("all-fives"), 10.0
+    script = Script(TABLE_MM, fps, np.random.default_rng([6, 11]), {s: (90, 120, 160) for s in "NESW"})
+    hands = _script_hands(script, rules, simulate_match(rules, 6, hands=2), fps)
+    first, second = hands[0]["log"], hands[1]["log"]
+    assert (first[0].frame, first[0].t) == (0, 0.0)
+    assert second[0].frame > max(ev.frame for ev in first)  # after hand 1's last play and reveals
+    assert second[0].t == round(second[0].frame / fps, 4)
+    assert [ev.frame for ev in second] == sorted(ev.frame for ev in second)
