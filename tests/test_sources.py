@@ -466,3 +466,19 @@ def test_picture_changes_counts_frames_unlike_the_one_before():
         with src._cond:
             changes, received = src.picture_changes, src._seq + 1
         assert changes == received - 1 and src.frozen_s[1] == 0.0
+
+
+def test_an_outage_is_dated_from_the_last_frame_not_from_when_the_stall_was_noticed():
+    """helper-83: a camera silent from 15.0 s was reported silent from 20.0 s (the read timeout later)."""
+    caps = [FakeCapture(period_s=0.01, hang_after=5), FakeCapture(start=100, period_s=0.01)]
+    src = LiveSource("rtsp://cam", read_timeout_s=0.4, backoff_s=0.05, capture_factory=_connections(caps, []))
+    times = []
+    with src:
+        for f in src:
+            times.append((int(f.image[0, 0, 0]), f.t))
+            if times[-1][0] >= 103:
+                break
+    last_before = max(t for pix, t in times if pix <= 5)
+    (down, up), = src.outages
+    assert down == pytest.approx(last_before, abs=0.02)  # before: last_before + 0.4
+    assert up - down >= 0.4  # the read timeout and the backoff are inside the outage

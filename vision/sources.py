@@ -448,12 +448,17 @@ class LiveSource(FrameSource):
                 self._fail_now(gen)
                 self._cond.notify_all()
 
+    def _last_frame_clock(self) -> float:
+        """(lock held) The clock time of the newest frame: when the frames stopped coming, not when the
+        stall was noticed (``read_timeout_s`` later; helper-83: a 15 s outage was told as 0.5 s)."""
+        return (self._t0 or 0.0) + self._latest.t if self._latest is not None else self._clock()
+
     def _fail_now(self, gen: int) -> None:
         """(lock held) connection ``gen`` is dead: the supervisor reconnects."""
         if gen == self._generation:
             self._generation += 1
             if self._down_since is None and self._latest is not None:
-                self._down_since = self._clock()
+                self._down_since = self._last_frame_clock()
             self._cond.notify_all()
 
     def _supervise(self) -> None:
@@ -482,7 +487,7 @@ class LiveSource(FrameSource):
                     return
                 healthy = self._last_frame_at is not None and self._last_frame_at > started
                 if self._down_since is None and self._latest is not None:
-                    self._down_since = self._clock()
+                    self._down_since = self._last_frame_clock()
             if healthy:
                 delay = self.backoff_s
             time.sleep(delay)
