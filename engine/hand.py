@@ -294,9 +294,9 @@ def _stop_at_time_limit(st: HandState, ev: object, points: dict, flags: list[Fla
     _finish(st, "time", None, st.last_player, points)
 
 
-def _check_turn(st: HandState, seat: str, flags: list[Flag]) -> None:
+def _check_turn(st: HandState, seat: str, flags: list[Flag], act: str = "played") -> None:
     if st.turn is not None and seat != st.turn:
-        flags.append(Flag("out_of_turn", seat, f"{seat} played out of turn ({st.turn} was to play)",
+        flags.append(Flag("out_of_turn", seat, f"{seat} {act} out of turn ({st.turn} was to play)",
                           {"expected": st.turn}))
 
 
@@ -486,7 +486,7 @@ def _check_end_after_play(
 
 def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
     seat = ev.seat
-    _check_turn(st, seat, flags)
+    _check_turn(st, seat, flags, "passed")
     hand, req = st.known[seat], st.context.required_lead
     if hand is not None and st.layout.lead is not None and st.legal_ends(seat):
         flags.append(Flag("pass_with_play", seat, f"{seat} passed holding a legal play"))

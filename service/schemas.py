@@ -31,7 +31,7 @@ class WorkerSpec(_Body):
 
 class TableCreate(_Body):
     id: str | None = Field(None, pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="slug; from the name if absent")
-    name: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=200, pattern=r"\S", description="shown on the overlay: not blank")
     video_source: str = Field("", max_length=2000)
     calibration: str = Field("", max_length=2000, description="calibration profile path")
     rules: str = Field("all-fives", min_length=1, max_length=200,

@@ -433,3 +433,10 @@ def test_an_exposure_shows_no_more_tiles_than_the_seat_holds_and_is_counted_once
     # a further tile is a new exposure
     st = replay(rules, start + [parse_event("N reveal 0-0 0-1"), parse_event("N reveal 0-1 0-2")])
     assert [f.kind for o in st.outcomes for f in o.flags] == ["exposed_tile", "exposed_tile"]
+
+
+def test_a_pass_out_of_turn_says_passed():
+    """helper-83: the alert for S's pass on N's turn read 'S played out of turn'."""
+    st = replay(load_ruleset("all-fives"), [parse_event(x) for x in ("N 5-5", "N pass")])
+    assert [f.message for o in st.outcomes for f in o.flags if f.kind == "out_of_turn"] == [
+        "N passed out of turn (S was to play)"]

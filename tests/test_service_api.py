@@ -532,3 +532,9 @@ def test_the_last_play_of_an_ended_hand_says_how_it_ended(client):
         assert post(client, "/api/tables/t1/events", {"event": ev}).status_code == 201
     lp = client.get("/api/tables/t1/snapshot").json()["data"]["state"]["hand"]["last_play"]
     assert (lp["type"], lp["kind"], lp["winner"], lp["winner_player"]) == ("hand_end", "domino", "S", "Bob")
+
+
+def test_a_blank_table_name_is_refused(client):
+    """helper-83: '   ' was taken (id table-2), an empty name on the overlay."""
+    r = post(client, "/api/tables", {"name": "   ", "rules": "all-fives", "worker": {"kind": "manual"}})
+    assert r.status_code == 422 and r.text.startswith('{"detail":"name:')
