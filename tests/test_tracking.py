@@ -1571,3 +1571,29 @@ def test_a_lead_the_umpire_entered_that_the_camera_cannot_see_is_no_cleared_tabl
     assert [n.kind for n in notices(out)] == ["resume_unseen", "resume_unseen"]  # not in view; then given up
     assert notices(out)[-1].details["lost"] == [[3, 5]] and "hand_cleared" not in [n.kind for n in notices(out)]
     assert table.tr.hand.context.number == 1 and len(table.tr.hand.log) == 1
+
+
+def test_in_a_folder_of_photos_the_seat_is_the_hand_a_tile_left():
+    """helper-84: no arm is seen between photos, so every play went to the seats in turn from N, and
+    a hand S led was scored to the wrong players. The seat whose hand area lost a face-down tile played."""
+    rules = load_ruleset("block")
+    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0), image_size=IMAGE_SIZE)
+    hands = {s: [t for t in hand_tiles(random.Random(3)) if _seat_of(t) == s] for s in "NS"}
+    line = [(t_(600, 500, 0, (6, 5)), "S"), (t_(648, 500, 0, (5, 4)), "N"), (t_(696, 500, 0, (4, 3)), "S")]
+    events, on = [], []
+    for k in range(len(line) + 1):
+        if k:
+            tile, seat = line[k - 1]
+            hands[seat].pop()  # the tile laid left its player's hand
+            on.append(tile)
+        events += tr.update(k, float(k), observe(hands["N"] + hands["S"] + on), None)
+    assert plays(events) == [("S", (6, 5), "lead"), ("N", (5, 4), "E"), ("S", (4, 3), "E")]
+    # a hand area that lost nothing (a pass, a photo taken twice) gives no vote: the turn decides
+    events = tr.update(9, 9.0, observe(hands["N"] + hands["S"] + on + [t_(744, 500, 0, (3, 2))]), None)
+    assert plays(events) == [("N", (3, 2), "E")]
+
+
+def _seat_of(t) -> str:
+    """The seat whose hand area a :func:`table_sim.hand_tiles` tile lies in."""
+    x, y = t.center
+    return "N" if y < 100 else "S" if y > 900 else "W" if x < 100 else "E"

@@ -622,6 +622,8 @@ class Tracker:
         if setup:
             self._setup_scenery(new_tiles)
 
+        if cfg.still_window_s <= 0:  # photos: no arm is ever seen, the hand a tile left tells the seat
+            self._vote_hand_losses(gone, new_tiles)
         events += self._gone(frame, t, gone, new_tiles, region)
         if self._recheck:  # the umpire changed the line: tiles that touched no open end may touch one now
             self._recheck = False
@@ -671,6 +673,26 @@ class Tracker:
         rec = self.lop.records[i] if i < len(self.lop.records) else None
         arms = {pr.end} | set(rec.spinner_arms or ()) if rec is not None else {pr.end}
         return all(q.end not in arms for q in self.plays[i + 1:])
+
+    def _vote_hand_losses(self, gone: list[TrackedTile], new_tiles: list[TrackedTile]) -> None:
+        """Seat votes from the face-down tiles in the hand areas (a folder of photos: no arm to see).
+
+        A play takes a tile from its player's hand: the one seat whose hand area has fewer face-down
+        tiles than in the last read gets ``min_seat_votes`` per tile (enough to decide); none or
+        several such seats (a tile the detector missed once, a sweep) give nothing, and the turn
+        decides as before. Tiles drawn into a hand count against the losses.
+        """
+        net: dict[str, int] = {}
+        for trs, sign in ((gone, 1), (new_tiles, -1)):
+            for tr in trs:
+                if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(tr.geom):
+                    seat = seat_of_position(tr.geom.center, self.profile, self.image_size)
+                    if seat is not None:
+                        net[seat] = net.get(seat, 0) + sign
+        losers = [s for s, n in net.items() if n > 0]
+        if len(losers) == 1:
+            seat = losers[0]
+            self._votes[seat] = self._votes.get(seat, 0.0) + self.config.min_seat_votes * net[seat]
 
     def _gone(self, frame: int, t: float, gone: list[TrackedTile], new_tiles: list[TrackedTile], region) -> list:
         cfg = self.config
