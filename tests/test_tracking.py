@@ -1577,7 +1577,7 @@ def test_in_a_folder_of_photos_the_seat_is_the_hand_a_tile_left():
     """helper-84: no arm is seen between photos, so every play went to the seats in turn from N, and
     a hand S led was scored to the wrong players. The seat whose hand area lost a face-down tile played."""
     rules = load_ruleset("block")
-    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0), image_size=IMAGE_SIZE)
+    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
     hands = {s: [t for t in hand_tiles(random.Random(3)) if _seat_of(t) == s] for s in "NS"}
     line = [(t_(600, 500, 0, (6, 5)), "S"), (t_(648, 500, 0, (5, 4)), "N"), (t_(696, 500, 0, (4, 3)), "S")]
     events, on = [], []
@@ -1597,3 +1597,27 @@ def _seat_of(t) -> str:
     """The seat whose hand area a :func:`table_sim.hand_tiles` tile lies in."""
     x, y = t.center
     return "N" if y < 100 else "S" if y > 900 else "W" if x < 100 else "E"
+
+
+def test_in_a_folder_of_photos_printed_dominoes_are_neither_the_lead_nor_plays():
+    """helper-84: the first photo (the dealt table on a game board) showed three printed dominoes
+    apart: they became the lead and two plays, and every real tile after touched no end. Then printed
+    ones first boxed with the real lead: a printed 6-5 with a 4-1 beside it was taken as the lead."""
+    rules = load_ruleset("block")
+    # as service/review.py tracks a folder: every photo a read, no score rule at the first one
+    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
+    hands = {s: [t for t in hand_tiles(random.Random(3)) if _seat_of(t) == s] for s in "NS"}
+    printed = [t_(300, 250, 0, (3, 0)), t_(450, 250, 0, (5, 0)), t_(900, 250, 90, (2, 6))]
+    late = [t_(300, 700, 0, (6, 5)), t_(348, 700, 0, (4, 1))]  # touching, halves that do not match
+    for t in printed + late:
+        t.confidence = 0.6
+    events = tr.update(0, 0.0, observe(hands["N"] + hands["S"] + printed), None)
+    assert plays(events) == []
+    hands["S"].pop()
+    lead = t_(600, 500, 0, (6, 6))
+    events = tr.update(1, 1.0, observe(hands["N"] + hands["S"] + printed + late + [lead]), None)
+    assert plays(events) == [("S", (6, 6), "lead")]
+    hands["N"].pop()
+    events = tr.update(2, 2.0, observe(hands["N"] + hands["S"] + printed + late + [lead, t_(648, 500, 0, (6, 2))]),
+                       None)
+    assert plays(events) == [("N", (6, 2), "E")]

@@ -604,11 +604,11 @@ class Tracker:
             self._rebuild_geometry()
 
         new_tiles = []
-        setup = self.state is None and cfg.setup_min_score is not None  # the first committed read
+        setup = self.state is None  # the first committed read
         for o in new:
             tr = TrackedTile(self._next_id, o.face, o.pips, o.geom, np.asarray(o.obs.polygon_px, np.float32),
                              o.confidence)
-            tr.scenery = (setup and tr.face == "up" and not self.in_hand_zone(tr.geom)
+            tr.scenery = (setup and cfg.setup_min_score is not None and tr.face == "up" and not self.in_hand_zone(tr.geom)
                           and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)
             tr.old = self.state is None and self._old_layout_at_start and tr.face == "up"
             tr.face_lab = getattr(o.obs, "face_lab", None)
@@ -932,7 +932,10 @@ class Tracker:
         tiles whose halves do not match), scenery until moved. Boxed confidently (ivory tiles on a
         board) they became the lead and every real play touched no end. Contacts, not one chain:
         a spinner's arms or a stray tile must not turn a real layout into scenery. A single tile
-        keeps the score rule (``setup_min_score``)."""
+        keeps the score rule (``setup_min_score``). A folder of photos has no score rule (its first
+        photo may show the lead just laid), so there several tiles with no matching contact at all are
+        scenery too: neither one lead nor a line in progress (helper-84: a board's printed 3-0, 5-0
+        and 2-6, apart, became the lead and two plays)."""
         shown = [tr for tr in tiles if tr.face == "up" and not self.in_hand_zone(tr.geom) and tr.pips is not None
                  and tr.status != "layout"]
         if len(shown) < 2:
@@ -945,12 +948,14 @@ class Tracker:
                 fit = lop.assign(b.geom, b.pips)
                 if fit is not None:
                     matched, mismatched = matched + fit.pip_match, mismatched + (not fit.pip_match)
-        if mismatched > matched:
+        if mismatched > matched or (self.config.setup_min_score is None and matched == 0):
             for tr in shown:
                 tr.scenery = True
 
     def _choose_lead(self, pending: list[TrackedTile]) -> TrackedTile | None:
-        """The lead among new face-up tiles outside hand areas: the one most others chain from."""
+        """The lead among new face-up tiles outside hand areas: the one most others chain from with
+        matching pips (a board's printed dominoes boxed beside the real lead touch with halves that do
+        not match: helper-84, a printed 6-5 and 4-1 chosen over the real 6-6), then the surest read."""
         options = [c for c in pending if not self.in_hand_zone(c.geom)]
         if len(options) <= 1:
             return options[0] if options else None
@@ -964,7 +969,7 @@ class Tracker:
                 progress = False
                 for o in rest:
                     f = lop.assign(o.geom, o.pips)
-                    if f is not None:
+                    if f is not None and f.pip_match:
                         lop.place(f, o.geom, o.pips)
                         rest.remove(o)
                         n, progress = n + 1, True
