@@ -20,7 +20,7 @@ from table_sim import (IMAGE_SIZE, PX_PER_MM, SEAT_SIDE, Laid, PlacementFailed, 
 
 from calibration.profile import TableProfile
 from engine.events import HandEnd, Pass, Play, Reveal, TakeBack
-from engine.hand import Hand, replay
+from engine.hand import Hand, HandContext, replay
 from engine.ruleset import load_ruleset
 from engine.tiles import Tile
 from engine.simulate import simulate_hand
@@ -1621,3 +1621,23 @@ def test_in_a_folder_of_photos_printed_dominoes_are_neither_the_lead_nor_plays()
     events = tr.update(2, 2.0, observe(hands["N"] + hands["S"] + printed + late + [lead, t_(648, 500, 0, (6, 2))]),
                        None)
     assert plays(events) == [("N", (6, 2), "E")]
+
+
+def test_a_photo_of_the_next_hands_lead_on_a_cleared_table_starts_that_hand_with_it():
+    """helper-84: no photo showed the empty table; the next one showed the new lead, a domino that
+    was in the last hand's line (taken for that tile moved), and the review's new_hand() with the
+    match's context then wiped the lead: every later play of the hand touched no end."""
+    rules = load_ruleset("block")
+    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
+    first = [t_(600, 500, 0, (6, 5)), t_(648, 500, 0, (5, 4)), t_(696, 500, 0, (4, 3)), t_(552, 500, 0, (2, 6))]
+    on, events = [], []
+    for k, tile in enumerate(first):
+        on.append(tile)
+        events += tr.update(k, float(k), observe(on), None)
+    assert len(plays(events)) == 4
+    lead = t_(500, 400, 90, (4, 3))  # the same domino as the line's 4-3, laid elsewhere as the new lead
+    events = tr.update(10, 10.0, observe([lead]), None)
+    assert "hand_cleared" in [n.kind for n in notices(events)] and plays(events) == [("N", (4, 3), "lead")]
+    tr.new_hand(HandContext(number=2, leader="S"))  # as the review does at hand_cleared: the match's context
+    events = tr.update(11, 11.0, observe([lead, t_(500, 448, 90, (3, 1))]), None)
+    assert plays(events) == [("S", (3, 1), "E")]

@@ -255,11 +255,23 @@ class Tracker:
         self._old_layout_at_start = False  # (start_over before any read) the first read's tiles are old
         self._now = 0.0  # the latest frame's time, s
         self._recheck = False  # after an umpire's change of the line: look at the unplaced tiles again
+        self._opened_at: int | None = None
+        self._read_frame: int | None = None  # the frame of the latest committed read
         self.new_hand(context)
 
     # ---- public -------------------------------------------------------------------------
     def new_hand(self, context: HandContext | None = None) -> None:
-        """Start a new hand: a fresh engine hand and line of play (tiles keep their ids)."""
+        """Start a new hand: a fresh engine hand and line of play (tiles keep their ids).
+
+        Called with the match's ``context`` right after the tracker's own ``hand_cleared``, when
+        that read also saw the new hand's first plays (a folder of photos: no photo of the empty
+        table), the plays stand: the hand is given the context instead of being started again
+        (helper-84: hand 2's lead was wiped, and every later play touched no end).
+        """
+        if context is not None and self._opened_at is not None and self._opened_at == self._read_frame and self.plays:
+            if self._recontext(context):
+                return
+        self._opened_at: int | None = None  # the read at which the tracker itself opened this hand
         self.hand = Hand(self._shadow_rules, context)
         self.judge = Hand(self.rules, context)
         if self.rules.boneyard:
@@ -274,6 +286,19 @@ class Tracker:
         for tr in self.tiles.values():
             if tr.status == "layout":
                 tr.status, tr.play = "loose", None
+
+    def _recontext(self, context: HandContext) -> bool:
+        """Replay this hand's events so far under ``context``; False (nothing changed) when they do not replay."""
+        try:
+            hand, judge = Hand(self._shadow_rules, context), Hand(self.rules, context)
+            for ev in self.hand.log:
+                hand.append(ev)
+            for ev in self.judge.log:
+                judge.append(ev)
+        except IllegalEvent:
+            return False
+        self.hand, self.judge = hand, judge
+        return True
 
     def resume(self, log: list, context: HandContext | None = None) -> None:
         """Continue a hand already recorded (a live table whose worker restarted mid-hand).
@@ -559,7 +584,9 @@ class Tracker:
     def _commit(self, frame: int, t: float, obs: list[_Obs], region) -> list:
         cfg = self.config
         events: list = []
+        self._read_frame = frame
         pairs, gone, new = self._match(obs)
+        pairs, gone, new = self._cleared_with_a_lead(pairs, gone, new)
         candidates: list[TrackedTile] = []
         moved_layout = False
 
@@ -674,6 +701,21 @@ class Tracker:
         arms = {pr.end} | set(rec.spinner_arms or ()) if rec is not None else {pr.end}
         return all(q.end not in arms for q in self.plays[i + 1:])
 
+    def _cleared_with_a_lead(self, pairs: list, gone: list[TrackedTile], new: list[_Obs]) -> tuple[list, list, list]:
+        """A read that sees the line cleared and the next hand's lead at once (photos: no photo of
+        the empty table): a line tile matched "far" to a tile elsewhere is the new lead that happens
+        to be the same domino (helper-84: hand 2's lead 4-3 was "moved placed tile (4,3): not a
+        play", and every later play of that hand was lost). Such pairs become a gone tile and a new
+        one when, with them, most of the line is away (:data:`CLEARED_SHARE`)."""
+        far = [(tr, o, how) for tr, o, how in pairs if how == "far" and tr.status == "layout"]
+        if not far or len(self.plays) < 3:
+            return pairs, gone, new
+        away = {tr.id for tr in self.tiles.values() if tr.status == "layout" and tr.missing}
+        away |= {tr.id for tr in gone if tr.status == "layout"} | {tr.id for tr, _, _ in far}
+        if len(away) < CLEARED_SHARE * len(self.plays):
+            return pairs, gone, new
+        return ([p for p in pairs if p not in far], gone + [tr for tr, _, _ in far], new + [o for _, o, _ in far])
+
     def _vote_hand_losses(self, gone: list[TrackedTile], new_tiles: list[TrackedTile]) -> None:
         """Seat votes from the face-down tiles in the hand areas (a folder of photos: no arm to see).
 
@@ -716,6 +758,7 @@ class Tracker:
             for tr in away:
                 self.tiles.pop(tr.id, None)
             self.new_hand(self._next_context())
+            self._opened_at = frame
             return [*events, Notice("hand_cleared", t, frame, "the layout was cleared: a new hand starts")]
         if len(self.plays) >= 3 and len(away) >= max(3, SWEEPING_SHARE * len(self.plays)):
             return events  # being swept off: no take-backs or missing-tile notices meanwhile
