@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from service.report import plural  # noqa: F401  (re-exported for the CLI modules)
+from service.report import REVIEW_PAGE, plural  # noqa: F401  (plural re-exported for the CLI modules)
 
 # Piped or redirected output is read by programs and logs: rich would wrap it at 80 columns and
 # split numbers across lines, so it gets a wide line unless COLUMNS says otherwise.
@@ -58,7 +58,9 @@ def check_out_file(option: str, path: Path, example: str) -> None:
 
 #: What an earlier output of each kind starts with (its first 4 KiB): ``check_replaceable``.
 OUTPUT_KINDS = {
-    "a report page": lambda head: head.lstrip().lower().startswith((b"<!doctype html", b"<html")),
+    # a review's page links its snapshots, which a record's page has none of (helper-84: replaced)
+    "a record's report page (not a review's, with its snapshots)": lambda head: head.lstrip().lower().startswith(
+        (b"<!doctype html", b"<html")) and f"content='{REVIEW_PAGE}'".encode() not in head,
     # JSON and notation apart: a notation written over a JSON record (or back) loses what only it held
     "a dominocast JSON record": lambda head: head.lstrip().startswith(b"{") and b'"dominocast-record"' in head,
     "a dominocast notation": lambda head: not head.lstrip().startswith(b"{") and any(

@@ -95,7 +95,7 @@ def report(
 
     check_out_file("--out", out, "report.html")
     check_distinct_outputs([("--out", out)], [("the record", file), ("the --video", video)])
-    check_replaceable("--out", out, "a report page")
+    check_replaceable("--out", out, "a record's report page (not a review's, with its snapshots)")
     if video is not None and not video.is_file():
         raise fail(f"--video {video}: " + ("a folder, not a video file" if video.is_dir() else "no such file"))
     if video is not None and video.suffix.lower() not in PLAYABLE_VIDEO_SUFFIXES:

@@ -122,6 +122,10 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
             f"<td>{text}{flag_txt}</td><td>{pts}</td><td>{ends}</td><td>{score}</td><td>{img}</td></tr>")
 
 
+#: The generator named in the head of a page with the review's snapshots.
+REVIEW_PAGE = "dominocast review"
+
+
 def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                   standings: list[tuple[str, int, int]], warning: str | None = None,
                   video: str | None = None, corrections: list[dict] | None = None) -> str:
@@ -164,7 +168,9 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
                 "<th>open ends</th><th>score</th><th>snapshot</th></tr>")
     body += [_row_html(r, snapshots.get(i), video) for i, r in enumerate(rows) if r.get("type") != "game_end"]
     body.append("</table>")
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+    # a review's page holds its snapshots: `record report` is told not to write over it (cli_common)
+    generator = f"<meta name='generator' content='{REVIEW_PAGE}'>" if snapshots else ""
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{generator}<title>{html.escape(title)}</title>"
             f"<style>{_CSS}</style></head><body>{''.join(body)}{_SEEK_JS if video else ''}</body></html>")
 
 

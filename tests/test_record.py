@@ -553,6 +553,17 @@ def test_cli_record_report_of_a_corrected_record(cli, tmp_path, demo):
         res = CliRunner().invoke(cli, args)
         assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
     assert not (tmp_path / "r.html").exists()
+    # its own page is written again; a review's page, with its snapshots, is not written over (helper-84)
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "fixed.txt"), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    from service.report import render_report
+
+    page = tmp_path / "review" / "report.html"
+    page.write_text(render_report("Game review", "", [{"type": "play", "t": 1.0}], {0: "snapshots/0000_play.jpg"}, []))
+    before = page.read_bytes()
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "fixed.txt"), "--out", str(page)])
+    assert res.exit_code == 2 and "not a review's, with its snapshots" in " ".join(res.output.split())
+    assert page.read_bytes() == before
 
 
 def test_cli_record_report_umpire_end_bom_and_linked_folder(cli, tmp_path, demo):
