@@ -25,7 +25,7 @@ from bench.common import REPO, BenchConfig, in_child, machine, versions
 from bench.summary import render_summary
 
 #: Section modules in document order.
-SECTIONS = ("synthetic", "real", "footage", "match", "speed", "scaling", "service")
+SECTIONS = ("synthetic", "real", "footage", "photos", "match", "speed", "scaling", "service")
 
 
 def _module(name: str):
