@@ -205,6 +205,12 @@ def test_umpire_console_on_a_protected_table(tmp_path, browser):
             assert c.get("/api/matches/1/hands/1").json()["events"][-1] == {
                 "type": "penalty", "seat": "N", "points": -10, "reason": "umpire"}
             assert page.input_value("#pts") == ""  # not reused by the next click
+            # a double click on Pass sends one pass (helper-83: two, the second out of turn)
+            page.select_option("#seat", "S")
+            page.dblclick("#pass")
+            page.wait_for_function("document.getElementById('toast').textContent === 'done'", timeout=15000)
+            page.wait_for_timeout(500)
+            assert [e["type"] for e in c.get("/api/matches/1/hands/1").json()["events"]].count("pass") == 1
             # event times for people: one decimal (the notation keeps them exact)
             assert page.evaluate("DC.shortTimes('S 6-1 E t=10.583333333333332 f=127')") == "S 6-1 E t=10.6 f=127"
             assert page.evaluate("DC.shortTimes('N 5-5 t=4.2 f=126')") == "N 5-5 t=4.2 f=126"

@@ -21,11 +21,15 @@
   // the events /reassign moves to another seat (service/routes_umpire.py _TURN_EVENTS)
   const TURN_EVENTS = new Set(["play", "pass", "draw", "take_back"]);
   // a refused action is said in the toast (not an uncaught error of the page); its result is then null
+  // One action at a time: a double click sent the same pass twice, the second one out of turn.
+  let sending = false;
   async function act(path, body) {
+    if (sending) { toast("the last action is still being sent", true); return null; }
+    sending = true;
     try {
       const out = await DC.api(`/api/tables/${T}${path}`, {method: "POST", body, token});
       toast("done"); return out;
-    } catch (e) { toast(e.message, true); return null; }
+    } catch (e) { toast(e.message, true); return null; } finally { sending = false; }
   }
 
   function renderAlerts() {
