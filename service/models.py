@@ -37,6 +37,9 @@ class TableRow(Base):
     script: Mapped[list | None] = mapped_column(JSON, nullable=True)
     view_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
     live: Mapped[bool] = mapped_column(Boolean, default=False)
+    # how the worker last ended, shown again after a restart: {"state": "finished"} or {"state": "error",
+    # "error": why}; None while it runs or after an umpire's stop
+    worker_end: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[float] = mapped_column(Float)
 
 

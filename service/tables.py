@@ -158,6 +158,9 @@ class Registry:
             # also after a restart (it said "stopped" at position 0)
             done, total = rt.scripted_progress()[0], sum(len(hand) for hand in row.script)
             rt.set_worker(announce=False, position=done, total=total, state="finished" if done >= total else "stopped")
+        elif row.worker_end and not row.live:  # how it ended before the restart (helper-83: a failure's reason was lost)
+            rt.set_worker(announce=False, state=row.worker_end.get("state", "stopped"),
+                          error=row.worker_end.get("error"))
         self.runtimes[row.id] = rt
         return rt
 
@@ -290,9 +293,12 @@ class Registry:
             rt.new_match(rt.match_title)
         return sum(len(h) for h in hands)
 
-    def _set_live(self, table_id: str, live: bool) -> None:
+    def _set_live(self, table_id: str, live: bool, ended: dict | None = None) -> None:
+        """Store whether the table is live, and how its worker ended (``{"state", "error"}``; None:
+        running, or stopped by hand), which a restart shows again."""
         with transaction(self.factory) as s:
-            s.get(TableRow, table_id).live = live
+            row = s.get(TableRow, table_id)
+            row.live, row.worker_end = live, ended
 
     # ---- workers -------------------------------------------------------------------------
     async def start(self, table_id: str, speed: float | None = None) -> dict:
@@ -365,7 +371,7 @@ class Registry:
             async for item in source:
                 self._feed(rt, source, item)
             rt.set_worker(state="finished", connected=False)
-            self._set_live(rt.cfg.id, False)
+            self._set_live(rt.cfg.id, False, {"state": "finished"})
             self._close_camera_alerts(rt, "the source ended")
         except asyncio.CancelledError:
             raise
@@ -377,7 +383,8 @@ class Registry:
                 log.exception("worker %s of table %s failed", kind, rt.cfg.id)
                 error = f"internal error of the {kind} worker ({type(exc).__name__}: {exc}); the service log has details"
             rt.set_worker(state="error", connected=False, error=error)
-            self._set_live(rt.cfg.id, False)  # a failed table is not live: deletable, and not resumed at restart
+            # a failed table is not live: deletable, and not resumed at restart, where its error is shown again
+            self._set_live(rt.cfg.id, False, {"state": "error", "error": error})
             self._close_camera_alerts(rt, "the worker stopped on an error (see the table status)")
         finally:
             if rt.record_listener is source:

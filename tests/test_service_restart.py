@@ -164,7 +164,7 @@ def test_migration_matches_the_models_and_uses_wal(tmp_path):
     with engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
-        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0002"
+        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0003"
 
 
 def test_ctrl_c_with_open_feeds_ends_them_cleanly_at_once(tmp_path):
@@ -338,3 +338,21 @@ def test_table_that_cannot_be_loaded_is_listed_with_its_error_and_deletable(tmp_
         assert c.delete("/api/tables/bad", headers=AUTH).status_code == 200
         assert [t["id"] for t in c.get("/api/tables").json()] == ["ok"]
         assert c.get("/api/tables/bad").status_code == 404
+
+
+def test_a_failed_table_still_says_why_after_a_restart(tmp_path, monkeypatch):
+    """helper-83: after a restart a failed table read 'stopped', error null: the reason was lost."""
+    import service.sources as sources
+    from service.testing import MissingVideoSource, wait_for
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", MissingVideoSource)
+    with TestClient(app_for(tmp_path)) as c:
+        assert c.post("/api/tables", headers=AUTH, json={"id": "cam", "name": "Cam", "rules": "all-fives",
+                                                         "video_source": "/nope/v.mp4",
+                                                         "worker": {"kind": "vision"}}).status_code == 201
+        assert c.post("/api/tables/cam/start", headers=AUTH).status_code == 200
+        wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "error")
+    with TestClient(app_for(tmp_path)) as c:
+        st = c.get("/api/tables/cam/status").json()
+        assert (st["state"], st["error"]) == ("error", "cannot open /nope/v.mp4: no such file")
+        assert c.delete("/api/tables/cam", headers=AUTH).status_code in (200, 204)  # not live: deletable
