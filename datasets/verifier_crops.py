@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from datasets.build import MIN_VISIBLE, RECIPE_VERSION, render_pool, scene_spec, split_of
+from datasets.build import MIN_VISIBLE, RECIPE_VERSION, on_procedural, render_pool, scene_spec, split_of
 from datasets.render.scene import render_scene
 from datasets.render.tiles import TILE_LONG_MM
 
@@ -137,15 +137,10 @@ def scene_crops(frame: np.ndarray, labels: list[dict], tile_px: float, rng: np.r
     return out
 
 
-def procedural(i: int, seed: int) -> bool:
-    """Whether verifier scene ``i`` lies on a procedural surface (its own draw: the scene's rng is untouched)."""
-    return bool(np.random.default_rng([seed, i, 1]).random() < PROCEDURAL_SHARE)
-
-
 def _one(args: tuple[int, int]) -> tuple[int, str, list]:
     i, seed = args
     spec, rng = scene_spec(i, seed)
-    if procedural(i, seed):
+    if on_procedural(i, seed, PROCEDURAL_SHARE):
         spec = dataclasses.replace(spec, surface="procedural")
     frame, labels = render_scene(spec)
     tile_px = spec.camera.px_per_mm * TILE_LONG_MM

@@ -339,7 +339,8 @@ class Registry:
                 raise
         self._set_live(table_id, True)
         rt.set_worker(state="running", connected=source.stats().connected, error=None, started_at=time.time(),
-                      last_read=time.time(), total=source.stats().total, position=source.stats().position)
+                      last_read=time.time(), total=source.stats().total, position=source.stats().position,
+                      fps=source.stats().fps)  # not the last run's rate (helper-83: 8.0 fps at position 0)
         self.sources[table_id] = source
         rt.record_listener = source if hasattr(source, "sync_record") else None
         self.tasks[table_id] = asyncio.create_task(self._run(rt, source), name=f"worker-{table_id}")

@@ -377,6 +377,21 @@ def test_training_glare_is_centred_on_tiles_and_held_out_frames_keep_theirs():
     assert dataclasses.replace(before.effects, glare_on_tiles=0.0) == before.effects
 
 
+def test_a_share_of_the_training_scenes_lie_on_a_procedural_surface_and_held_out_ones_keep_theirs():
+    """Recipe 6: banded marble (never trained on) gave most held-out false face-down boxes; a share of
+    the training scenes now lie on procedural textures. Val and test scenes render as before."""
+    from datasets.build import PROCEDURAL_TRAIN_SHARE, on_procedural, render_one, scene_spec, split_of
+
+    train = [i for i in range(400) if split_of(i) == "train"]
+    share = np.mean([on_procedural(i, 3, PROCEDURAL_TRAIN_SHARE) for i in train])
+    assert abs(share - PROCEDURAL_TRAIN_SHARE) < 0.05
+    i = next(i for i in train if on_procedural(i, 3, PROCEDURAL_TRAIN_SHARE))
+    assert render_one(i, 3, imgsz=320, frame_size=(320, 180))["spec"].surface == "procedural"
+    for k in (8, 9):  # a val and a test scene: their own surface, whatever the draw says
+        assert split_of(k) in ("val", "test")
+        assert render_one(k, 3, imgsz=320, frame_size=(320, 180))["spec"] == scene_spec(k, 3, (320, 180))[0]
+
+
 def test_deck_deals_whole_sets_before_repeating_a_tile():
     """28 draws from a double-six deck are the 28 distinct tiles; the 29th opens a second set;
     a wanted end comes first; a put-back tile can be drawn again."""

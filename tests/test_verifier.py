@@ -191,9 +191,11 @@ def test_random_textures_are_deterministic_and_cover_every_family():
 
 
 def test_a_quarter_of_the_verifier_scenes_lie_on_a_procedural_surface():
-    drawn = [VC.procedural(i, 7) for i in range(2000)]
+    from datasets.build import on_procedural
+
+    drawn = [on_procedural(i, 7, VC.PROCEDURAL_SHARE) for i in range(2000)]
     assert abs(np.mean(drawn) - VC.PROCEDURAL_SHARE) < 0.03
-    assert drawn == [VC.procedural(i, 7) for i in range(2000)]  # a pure function of scene and seed
+    assert drawn == [on_procedural(i, 7, VC.PROCEDURAL_SHARE) for i in range(2000)]  # a pure function of scene, seed
     from datasets.render.surfaces import make_surface
 
     img = make_surface("procedural", 72, 128, np.random.default_rng(0))
