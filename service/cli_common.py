@@ -58,9 +58,7 @@ def check_out_file(option: str, path: Path, example: str) -> None:
 
 #: What an earlier output of each kind starts with (its first 4 KiB): ``check_replaceable``.
 OUTPUT_KINDS = {
-    # a review's page links its snapshots, which a record's page has none of (helper-84: replaced)
-    "a record's report page (not a review's, with its snapshots)": lambda head: head.lstrip().lower().startswith(
-        (b"<!doctype html", b"<html")) and f"content='{REVIEW_PAGE}'".encode() not in head,
+    "a report page": lambda head: head.lstrip().lower().startswith((b"<!doctype html", b"<html")),
     # JSON and notation apart: a notation written over a JSON record (or back) loses what only it held
     "a dominocast JSON record": lambda head: head.lstrip().startswith(b"{") and b'"dominocast-record"' in head,
     "a dominocast notation": lambda head: not head.lstrip().startswith(b"{") and any(
@@ -69,6 +67,15 @@ OUTPUT_KINDS = {
         m in head for m in (b'"polygon"', b'"image"', b'"tiles"')),
     "a calibration profile": lambda head: b'"image_size"' in head,
 }
+
+
+def is_review_page(path: Path) -> bool:
+    """Whether ``path`` is a review's report page, which links its snapshots (``service.report.REVIEW_PAGE``)."""
+    try:
+        with path.open("rb") as f:
+            return f"content='{REVIEW_PAGE}'".encode() in f.read(4096)
+    except OSError:
+        return False
 
 
 def check_replaceable(option: str, path: Path | None, kind: str) -> None:

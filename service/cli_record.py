@@ -10,7 +10,7 @@ import typer
 
 from engine.record import MatchRecord, RecordError, from_json, is_event_lines, rederive, to_json
 from engine.record_text import read_text, write_text
-from service.cli_common import check_distinct_outputs, check_out_file, check_replaceable, fail
+from service.cli_common import check_distinct_outputs, check_out_file, check_replaceable, fail, is_review_page
 
 record_app = typer.Typer(help="Game records: the JSON record and the text notation.", no_args_is_help=True)
 
@@ -95,7 +95,10 @@ def report(
 
     check_out_file("--out", out, "report.html")
     check_distinct_outputs([("--out", out)], [("the record", file), ("the --video", video)])
-    check_replaceable("--out", out, "a record's report page (not a review's, with its snapshots)")
+    check_replaceable("--out", out, "a report page")
+    if is_review_page(out):  # its snapshots would be lost: a record's page has none (helper-84)
+        raise fail(f"--out {out} is a review's page, with its snapshots: a record's page would replace it; "
+                   "choose another file")
     if video is not None and not video.is_file():
         raise fail(f"--video {video}: " + ("a folder, not a video file" if video.is_dir() else "no such file"))
     if video is not None and video.suffix.lower() not in PLAYABLE_VIDEO_SUFFIXES:

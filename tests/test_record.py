@@ -562,7 +562,8 @@ def test_cli_record_report_of_a_corrected_record(cli, tmp_path, demo):
     page.write_text(render_report("Game review", "", [{"type": "play", "t": 1.0}], {0: "snapshots/0000_play.jpg"}, []))
     before = page.read_bytes()
     res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "fixed.txt"), "--out", str(page)])
-    assert res.exit_code == 2 and "not a review's, with its snapshots" in " ".join(res.output.split())
+    assert res.exit_code == 2 and "is a review's page, with its snapshots: a record's page would replace it" in \
+        " ".join(res.output.split())
     assert page.read_bytes() == before
 
 
