@@ -255,7 +255,7 @@ class Tracker:
         self._old_layout_at_start = False  # (start_over before any read) the first read's tiles are old
         self._now = 0.0  # the latest frame's time, s
         self._recheck = False  # after an umpire's change of the line: look at the unplaced tiles again
-        self._opened_at: int | None = None
+        self._opened_at: int | None = None  # the read at which the tracker itself opened the hand (hand_cleared)
         self._read_frame: int | None = None  # the frame of the latest committed read
         self.new_hand(context)
 
@@ -271,7 +271,7 @@ class Tracker:
         if context is not None and self._opened_at is not None and self._opened_at == self._read_frame and self.plays:
             if self._recontext(context):
                 return
-        self._opened_at: int | None = None  # the read at which the tracker itself opened this hand
+        self._opened_at = None
         self.hand = Hand(self._shadow_rules, context)
         self.judge = Hand(self.rules, context)
         if self.rules.boneyard:
