@@ -372,7 +372,8 @@ def build(out: str | Path, scenes: int, seed: int = 0, imgsz: int = 416, workers
         "version": RECIPE_VERSION, "seed": seed, "scenes": scenes, "imgsz": imgsz, "frame_size": list(frame_size),
         "det_per_scene": det_per_scene, "max_pips": max_pips, "det_tile_px": list(DET_TILE_PX),
         "half_px": HALF_PX, "classes": list(SC.CLASS_NAMES),
-        "recipes": {k: asdict(v) for k, v in SC.RECIPES.items()}, "counts": counts, "splits": list(splits),
+        "recipes": {k: asdict(v) for k, v in SC.RECIPES.items()}, "procedural_train_share": PROCEDURAL_TRAIN_SHARE,
+        "counts": counts, "splits": list(splits),
     }
     (out / "recipe.json").write_text(json.dumps(summary, indent=2))
     return summary
