@@ -1,7 +1,7 @@
 """Benchmark section: folders of photos, one per move, to a scored record (``dominocast review DIR``).
 
 The footage section's hands (the same cached renders: every rule preset, held-out appearance, one
-injected mismatched end) cut into the photos a player with a phone or a time-lapse camera takes: the
+injected mismatched end) and the match section's several-hand video cut into the photos a player with a phone or a time-lapse camera takes: the
 dealt table, the table :data:`PHOTO_AFTER_S` after each event of the ground truth (the arm gone), and
 the last frame. Each folder is reviewed as ``dominocast review`` reviews one
 (:func:`service.review.run_review` on :class:`vision.sources.ImageFolderSource`): no arm is ever seen,
@@ -20,6 +20,7 @@ import cv2
 
 from bench.common import BenchConfig, md_table, pct
 from bench.sec_footage import ACC_FPS, ACC_SIZE, SEED0, SMOKE_FPS, SMOKE_RULES, SMOKE_SIZE, footage
+from bench.sec_match import MATCH_HANDS, MATCH_RULES, SEED_OFFSET
 
 TITLE = "Photo folders to a scored record"
 
@@ -115,10 +116,13 @@ def run(cfg: BenchConfig) -> dict:
     size, fps = (SMOKE_SIZE, SMOKE_FPS) if cfg.smoke else (ACC_SIZE, ACC_FPS)
     recognizer = Recognizer(threads=cfg.threads)
     work = cfg.scratch / "photo-review"
+    # the footage section's hands and, but for a smoke run, the match section's several-hand video
+    cases = [(rules, rules, SEED0 + cfg.seed + (0 if cfg.smoke else k), 1) for k, rules in enumerate(presets)]
+    if not cfg.smoke:
+        cases.append((f"{MATCH_RULES} match", MATCH_RULES, SEED0 + SEED_OFFSET + cfg.seed, MATCH_HANDS))
     per = {}
-    for k, rules in enumerate(presets):
-        seed = SEED0 + cfg.seed + (0 if cfg.smoke else k)  # the footage section's hands, from its cache
-        paths, _ = footage(cfg, rules, seed, size, fps)
+    for name, rules, seed, hands in cases:
+        paths, _ = footage(cfg, rules, seed, size, fps, hands=hands)  # from the other sections' cache
         gt = json.loads(Path(paths["ground_truth"]).read_text())
         folder = work / rules / "photos"
         n = write_photos(Path(paths["video"]), photo_frames(gt), folder)
@@ -130,8 +134,8 @@ def run(cfg: BenchConfig) -> dict:
         finally:
             src.close()
         sc = score_folder(gt, (work / rules / "review" / "record.json").read_text())
-        per[rules] = {"seed": seed, "photos": n, **sc}
-        print(f"[photos] {rules}: {sc['plays_right']}/{sc['plays']} plays right ({sc['seats_right']} seats), "
+        per[name] = {"seed": seed, "photos": n, **sc}
+        print(f"[photos] {name}: {sc['plays_right']}/{sc['plays']} plays right ({sc['seats_right']} seats), "
               f"{sc['hands_right']}/{sc['hands']} hands right, {n} photos", flush=True)
     shutil.rmtree(work, ignore_errors=True)
     total = {k: sum(p[k] for p in per.values()) for k in ("plays", "plays_right", "seats_right", "extra_plays",
@@ -143,8 +147,8 @@ def run(cfg: BenchConfig) -> dict:
 def render(results: dict) -> str:
     """The section's Markdown: per preset and in total."""
     per, tot = results["per_preset"], results["total"]
-    out = [f"The footage section's hands ({results['size']}, held-out appearance, one injected mismatched end), "
-           f"cut into one photo per move: the dealt table, the table {results['photo_after_s']:g} s after each "
+    out = [f"The footage section's hands and the match section's video ({results['size']}, held-out appearance, "
+           f"one injected mismatched end per hand), cut into one photo per move: the dealt table, the table {results['photo_after_s']:g} s after each "
            "event of the ground truth, the last frame. Reviewed as `dominocast review FOLDER` does (no arm is "
            "seen: the seat of a play is the hand area that lost a tile) and compared in order with the ground "
            "truth: a play is right with its seat, tile and end at its place in the hand; a hand is right with "
@@ -158,6 +162,6 @@ def render(results: dict) -> str:
                         rows))
     out.append("Before the hand-area seat cue, printed dominoes at the first photo, and the next hand's lead "
                "on a cleared table (2026-12-01, the same hands and models, `vision/tracking.py` of commit "
-               "4276bdf): 94 / 163 plays right, 4 / 9 hands right; every hand a seat other than N led had "
-               "its seats wrong.\n")
+               "4276bdf): one-hand videos 94 / 163 plays right, 4 / 9 hands right (every hand a seat other than N "
+               "led had its seats wrong); the match 31 / 64 plays right, 1 / 3 hands right.\n")
     return "\n".join(out)
