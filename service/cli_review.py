@@ -165,7 +165,8 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
         finally:
             src.close()
     if summary.interrupted:
-        err_console.print(f"interrupted at {summary.footage_s:.1f} s of footage; partial results in {out}",
+        err_console.print(f"interrupted at {summary.footage_s:.1f} s of footage; {'partial ' * summary.partial}"
+                          f"results in {out}",
                           highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(code=130)
     _print_summary(summary)

@@ -34,8 +34,11 @@ same read or an earlier one, are that tile again).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import signal
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -807,7 +810,29 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
         failure = str(exc)
         raise
     finally:
-        summary = session.finish(title, partial=session.summary.interrupted and not getattr(source, "live", False),
-                                 failure=failure)
+        # a Ctrl-C while the files are written waits for them (helper-85: one in the last second cut the
+        # video encoder off inside OpenCV, a crash, and left no record.json or report.html), then counts
+        with _interrupt_deferred() as late:
+            summary = session.finish(title, partial=session.summary.interrupted and not getattr(source, "live", False),
+                                     failure=failure)
         summary.wall_s = time.perf_counter() - start
+    if late:  # the files are whole (the footage was read to its end): not partial, but the user stopped it
+        summary.interrupted = True
     return summary
+
+
+@contextlib.contextmanager
+def _interrupt_deferred():
+    """Hold SIGINT (Ctrl-C) off for the block; yields a list that holds True when one came meanwhile.
+
+    In another thread than the main one (signals only reach the main thread) it does nothing.
+    """
+    came: list[bool] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield came
+        return
+    previous = signal.signal(signal.SIGINT, lambda *_: came.append(True))
+    try:
+        yield came
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -138,14 +138,17 @@ class VideoOut:
                 re-raised once the file is complete, since a process that exits while the encoder
                 thread is inside OpenCV aborts and leaves a cut-off file.
         """
-        interrupted = False
-        if self._thread.is_alive():
-            self._queue.put(None)
-            while self._thread.is_alive():
-                try:
+        interrupted, sent = False, False
+        while True:  # a Ctrl-C anywhere in here (the put waits on a full queue) is held until the end
+            try:
+                if not sent and self._thread.is_alive():
+                    self._queue.put(None)
+                    sent = True
+                while self._thread.is_alive():
                     self._thread.join()
-                except KeyboardInterrupt:
-                    interrupted = True
+                break
+            except KeyboardInterrupt:
+                interrupted = True
         self._writer.release()
         if interrupted:
             raise KeyboardInterrupt

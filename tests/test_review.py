@@ -1367,3 +1367,27 @@ def test_cli_review_refuses_footage_among_the_files_it_would_move(tmp_path, wher
     res = CliRunner().invoke(app, ["review", str(src), "--rules", "all-fives", "--out", str(out), "--no-video"])
     assert res.exit_code == 2 and "lies among the files a review into --out" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1 and src.exists()
+
+
+def test_a_ctrl_c_while_the_results_are_written_waits_for_them(footage, tmp_path, monkeypatch):
+    """helper-85: a Ctrl-C in the review's last second cut the video encoder off inside OpenCV (a
+    crash) or stopped before record.json and report.html: they were missing. Now it is held until
+    they are written; the review counts as interrupted, its results whole (not partial)."""
+    import os
+    import signal
+
+    import service.review as review_mod
+
+    real = review_mod.write_report
+
+    def report_then_ctrl_c(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # the user's Ctrl-C, while the files are written
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(review_mod, "write_report", report_then_ctrl_c)
+    oracle = _Oracle(footage["gt"], footage["profile"])
+    s = run_review(open_source(footage["paths"]["video"]), load_ruleset("all-fives"), oracle, tmp_path,
+                   footage["profile"], annotate=False, progress=oracle.progress)
+    assert s.interrupted and not s.partial
+    assert (tmp_path / "record.json").is_file() and (tmp_path / "report.html").is_file()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C works again after
