@@ -352,6 +352,8 @@ class FramePipeline:
     def step(self, index: int, t: float, image: np.ndarray) -> tuple[list | None, list]:
         """Process one frame; returns (its observations or None when not read, tracker events and notices)."""
         info = self.gate.update(index, t, image, roi_px=self.tracker.roi_px()) if self.gate else None
+        if self.tracker.image_size is None:  # photos have no gate to tell it: uncalibrated hand areas need it
+            self.tracker.image_size = (image.shape[1], image.shape[0])
         obs = None
         if info is None or info.read:
             focus = info.changed_mask() if info is not None and getattr(self.recognize, "takes_focus", False) else None
@@ -631,6 +633,9 @@ class ReviewSession:
             if small is not None and small < READABLE_TILE_PX:  # a doubt about reads, not about the rules
                 s.warnings.append(f"tiles are {small:.0f} px long in this footage: below {READABLE_TILE_PX:g} px pips "
                                   "are misread more often (film closer, or at a higher resolution)")
+            if self.tracker.profile is None and s.plays:  # helper-85: every seat wrong, and nothing said why
+                s.warnings.append("no --calibration: the hand areas, and so the seats of plays and reveals, are "
+                                  "guessed from the image's borders (`dominocast calibrate table`, docs/calibration.md)")
             if s.warnings or not s.final:
                 warning = " ".join(s.lines())
         if s.frames and not (s.reads or s.plays or s.placements) and not s.partial and self.gate is not None:

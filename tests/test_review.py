@@ -400,7 +400,10 @@ def test_a_hand_that_ended_before_the_footage_says_so(tmp_path):
     s = session.finish("t")
     assert s.status == ("awaiting reveal: the hand ended (S dominoed at 3.0 s) but the tiles of N were never "
                         "shown: the end-of-hand points are not counted and the score is not final")
-    assert s.warnings == ["1 tile placed after the hand ended (S dominoed at 3.0 s), from 4.0 s, not scored: "
+    # uncalibrated: the seats are guesses, and the summary says so (helper-85), last
+    assert s.warnings[-1] == ("no --calibration: the hand areas, and so the seats of plays and reveals, are guessed "
+                              "from the image's borders (`dominocast calibrate table`, docs/calibration.md)")
+    assert s.warnings[:-1] == ["1 tile placed after the hand ended (S dominoed at 3.0 s), from 4.0 s, not scored: "
                           "the rule set may not fit the footage"]
     assert not s.final and s.flags == 1
     rows = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
@@ -428,7 +431,7 @@ def test_a_tile_off_the_line_of_play_makes_the_score_not_final_and_flags_are_lis
         session._handle(ev, 0, ev.t, image)
     session.summary.frames, session.summary.footage_s = 50, 5.0
     s = session.finish("t")
-    assert s.warnings == ["1 face-up tile touched no open end and was not scored (first: 6-4 at 3.0 s): a misread "
+    assert s.warnings[:-1] == ["1 face-up tile touched no open end and was not scored (first: 6-4 at 3.0 s): a misread "
                           "or a tile set down off the line of play (see its snapshot), or a rule set that does not fit "
                           "the footage (a spinner?)"]
     assert not s.final
@@ -460,7 +463,7 @@ def test_turns_of_seats_the_footage_lacks_are_not_flagged_again_and_again(tmp_pa
     assert [r["t"] for r in rows if r["type"] == "flag"] == [2.0]
     last = [r for r in rows if r["type"] == "play"][-1]
     assert last["flags"] == [] and last["notes"] == ["S played out of turn (W was to play)"]
-    assert s.warnings == ["1 play came out of the rule set's turn order because of the seats not seen; not "
+    assert s.warnings[:-1] == ["1 play came out of the rule set's turn order because of the seats not seen; not "
                           "flagged (see each play's notes in events.jsonl)"]
 
 
@@ -633,7 +636,7 @@ def test_many_tiles_off_the_line_of_play_point_to_the_rule_set(tmp_path):
     for ev in evs:
         session._handle(ev, 0, ev.t, image)
     session.summary.frames, session.summary.footage_s = 50, 5.0
-    assert session.finish("t").warnings == [
+    assert session.finish("t").warnings[:-1] == [
         "3 face-up tiles touched no open end and were not scored (first: 6-0 at 2.0 s): the rule set may not fit "
         "the footage (a spinner?), or tiles were set down off the line of play"]
 

@@ -529,8 +529,9 @@ class Tracker:
             used.add(best[1])
         return True
 
-    def in_hand_zone(self, g: TileGeom) -> bool:
-        """Whether a tile at ``g`` lies in a seat's hand area (``hand_zone_mm`` / ``hand_zone_frac``)."""
+    def in_hand_zone(self, g: TileGeom, uncalibrated_scale: float = 1.0) -> bool:
+        """Whether a tile at ``g`` lies in a seat's hand area (``hand_zone_mm`` / ``hand_zone_frac``;
+        without calibration the image-border band is ``uncalibrated_scale`` times as deep)."""
         cfg = self.config
         if self.profile is not None and self.profile.table_size_mm is not None:
             w, h = self.profile.table_size_mm
@@ -540,7 +541,7 @@ class Tracker:
             return False
         w, h = self.image_size
         x, y = g.center
-        return min(x, y, w - x, h - y) < cfg.hand_zone_frac * min(w, h)
+        return min(x, y, w - x, h - y) < uncalibrated_scale * cfg.hand_zone_frac * min(w, h)
 
     # ---- matching ---------------------------------------------------------------------------
     def _match(self, obs: list[_Obs]) -> tuple[list[tuple[TrackedTile, _Obs, str]], list[TrackedTile], list[_Obs]]:
@@ -727,7 +728,8 @@ class Tracker:
         net: dict[str, int] = {}
         for trs, sign in ((gone, 1), (new_tiles, -1)):
             for tr in trs:
-                if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(tr.geom):
+                # uncalibrated, hands lie further in than the 10 % band (helper-85: S's row at 960x540)
+                if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(tr.geom, 2.0):
                     seat = seat_of_position(tr.geom.center, self.profile, self.image_size)
                     if seat is not None:
                         net[seat] = net.get(seat, 0) + sign
