@@ -691,7 +691,11 @@ class ReviewSession:
         ended = self.tracker.ended["text"] if self.tracker.ended else None
         if st.result is not None:
             r = st.result
-            s.status = f"hand over: {r.note or r.kind}"
+            if r.kind == "domino" and r.note:  # the note names who went out
+                s.status = f"hand over: {r.note}"
+            else:  # helper-85: "hand over: lowest 5 pips" said neither the lock nor who won it
+                s.status = (f"hand over: {r.kind}" + (f", {r.winner_seat} wins" if r.winner_seat else "")
+                            + (f" ({r.note})" if r.note else ""))
             s.final = True
         elif st.pending_end is not None:
             kind, winner, _ = st.pending_end

@@ -1394,3 +1394,19 @@ def test_a_ctrl_c_while_the_results_are_written_waits_for_them(footage, tmp_path
     assert s.interrupted and not s.partial
     assert (tmp_path / "record.json").is_file() and (tmp_path / "report.html").is_file()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C works again after
+
+
+def test_a_locked_hand_is_said_locked_with_its_winner(tmp_path):
+    """helper-85: the summary said 'hand over: lowest 1 pip', neither the lock nor who won it."""
+    from engine.hand import Hand
+    from engine.notation import parse_event
+    from service.review import ReviewSession
+
+    rules = load_ruleset("block").model_copy(update={"hand_size": 2})
+    session = ReviewSession(rules, lambda im: [], tmp_path, annotate=False)
+    session.hand = Hand(rules)
+    for line in ("deal N 6-6 1-0 / S 6-5 2-0", "N 6-6", "S 6-5 E", "N pass", "S pass"):
+        session.hand.append(parse_event(line))
+    session._hand_status()
+    assert session.summary.status == "hand over: locked, N wins (lowest 1 pip)" and session.summary.final
+    session.out.close()
