@@ -102,7 +102,7 @@ class ReviewSummary:
     partial: bool = False  # interrupted recorded footage: record and report cover only what was watched
     status: str = ""
     warnings: list[str] = field(default_factory=list)
-    flag_lines: list[str] = field(default_factory=list)  # "t=55.0 s out_of_turn: N played ..." per flag
+    flag_lines: list[str] = field(default_factory=list)  # "t=55.0 s out_of_turn: N played ..." (a photo's name) per flag
     final: bool = False
     free_form: bool = False  # reviewed with rules=None: placements only
     photos: bool = False  # a folder of photos (a time-lapse): its "footage time" is not real time
@@ -560,7 +560,10 @@ class ReviewSession:
 
     def _flag(self, row: dict, t: float) -> None:
         self.summary.flags += 1
-        self.summary.flag_lines.append(f"t={t:.1f} s {row['kind']}: {row.get('message', '')}")
+        i = row.get("frame")  # a folder's photo is named, not timed (its time is only its index)
+        when = (Path(self.files[i]).name if self.files is not None and isinstance(i, int) and 0 <= i < len(self.files)
+                else f"t={t:.1f} s")
+        self.summary.flag_lines.append(f"{when} {row['kind']}: {row.get('message', '')}")
         self._banner = (f"FLAG {row['kind']}: {row.get('message', '')}"[:90], t)
 
     def _free_form_placements(self, index: int, t: float, frame: np.ndarray) -> None:

@@ -1410,3 +1410,17 @@ def test_a_locked_hand_is_said_locked_with_its_winner(tmp_path):
     session._hand_status()
     assert session.summary.status == "hand over: locked, N wins (lowest 1 pip)" and session.summary.final
     session.out.close()
+
+
+def test_a_folders_flags_are_listed_by_photo(tmp_path):
+    """helper-85: the summary said 'flag t=19.0 s' for a folder, whose times are only photo indices."""
+    from service.review import ReviewSession
+
+    session = ReviewSession(load_ruleset("block"), lambda im: [], tmp_path, annotate=False)
+    row = {"kind": "out_of_turn", "message": "N played out of turn (S was to play)", "frame": 1}
+    session._flag(row, 1.0)
+    session.files = [tmp_path / "IMG_01.jpg", tmp_path / "IMG_02.jpg"]
+    session._flag(row, 1.0)
+    assert session.summary.flag_lines == ["t=1.0 s out_of_turn: N played out of turn (S was to play)",
+                                          "IMG_02.jpg out_of_turn: N played out of turn (S was to play)"]
+    session.out.close()
