@@ -10,7 +10,8 @@ import typer
 
 from engine.record import MatchRecord, RecordError, from_json, is_event_lines, rederive, to_json
 from engine.record_text import read_text, write_text
-from service.cli_common import check_distinct_outputs, check_out_file, check_replaceable, fail, is_review_page
+from service.cli_common import (check_distinct_outputs, check_out_file, check_replaceable, err_console, fail,
+                                is_review_page)
 
 record_app = typer.Typer(help="Game records: the JSON record and the text notation.", no_args_is_help=True)
 
@@ -18,6 +19,23 @@ record_app = typer.Typer(help="Game records: the JSON record and the text notati
 #: JSON text: an object, or an array (``[]``, ``[{...``, ``[1, 2]``; a JSON record is an object, and
 #: from_json says so); a notation file opens with tags such as ``[Event "..."]``.
 _JSON_START = re.compile(r"\s*(\{|\[\s*([{\[\]\"\d-]|$))")
+
+
+#: Video codecs (OpenCV FOURCC) that a ``.mp4`` may hold but browsers do not decode.
+BROWSER_UNPLAYABLE = {"FMP4": "MPEG-4 Part 2 (FMP4)", "MP4V": "MPEG-4 Part 2 (mp4v)", "XVID": "MPEG-4 Part 2 (XVID)",
+                      "DIVX": "MPEG-4 Part 2 (DIVX)", "MJPG": "Motion JPEG"}
+
+
+def _codec(video: Path) -> str:
+    """The video's FOURCC as OpenCV reads it, upper case ("" when it cannot be opened)."""
+    import cv2
+
+    cap = cv2.VideoCapture(str(video))
+    try:
+        code = int(cap.get(cv2.CAP_PROP_FOURCC)) if cap.isOpened() else 0
+    finally:
+        cap.release()
+    return code.to_bytes(4, "little").decode("ascii", "replace").upper() if code else ""
 
 
 def load_record(path: Path) -> MatchRecord:
@@ -103,6 +121,10 @@ def report(
         raise fail(f"--video {video}: " + ("a folder, not a video file" if video.is_dir() else "no such file"))
     if video is not None and video.suffix.lower() not in PLAYABLE_VIDEO_SUFFIXES:
         raise fail(f"--video {video}: not a video a page can play (one of {', '.join(PLAYABLE_VIDEO_SUFFIXES)})")
+    codec = _codec(video) if video is not None else ""
+    if codec in BROWSER_UNPLAYABLE:  # helper-85: linked without a word, and then it did not play
+        err_console.print(f"warning: --video {video} is {BROWSER_UNPLAYABLE[codec]}, which most browsers do not "
+                          "play: the page links it anyway (a review's annotated.webm plays)", highlight=False)
     try:
         record = rederive(load_record(file))
         match = replay_record(record)

@@ -640,3 +640,21 @@ def test_hand_lines_must_number_the_hands_as_they_are(heads, message):
         read_text(text)
     good = "".join(h + body for h in ("Hand 1 (game 1)", "Hand 2"))  # a game left out is the hand's
     assert len(read_text('[Format "dominocast-record 1"]\n[Rules "all-fives"]\n\n' + good).hands) == 2
+
+
+def test_record_report_warns_of_a_video_browsers_do_not_play(cli, tmp_path, demo):
+    """helper-85: an MPEG-4 Part 2 .mp4 was linked without a word, and the page's video did not play."""
+    import cv2
+    import numpy as np
+
+    video = tmp_path / "old.mp4"
+    w = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), 5, (64, 48))
+    for _ in range(3):
+        w.write(np.zeros((48, 64, 3), np.uint8))
+    w.release()
+    (tmp_path / "m.json").write_text(to_json(demo))
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "m.json"), "--out", str(tmp_path / "r.html"),
+                                   "--video", str(video)])
+    assert res.exit_code == 0, res.output
+    assert "is MPEG-4 Part 2" in res.output and "most browsers do not play" in res.output
+    assert (tmp_path / "r.html").is_file()
