@@ -48,6 +48,18 @@ def outcome_row(out: Outcome) -> dict:
     return row
 
 
+def ends_text(row: dict) -> str:
+    """A row's open ends for people, ``W:0 E:0 N:4 S:6``, with the count the rules score when it is not
+    their sum (helper-85: a spinner's arm not yet played on shows its 6 but counts nothing):
+    ``W:0 E:0 N:4 S:6 (counts 4)``."""
+    ends = row.get("open_ends") or {}
+    text = " ".join(f"{k}:{v}" for k, v in ends.items())
+    total = row.get("ends_total")
+    if ends and total is not None and total != sum(ends.values()):
+        text += f" (counts {total})"
+    return text
+
+
 def timeline(match: MatchState) -> Iterator[dict]:
     """Rows for every event of every hand, in order, with the running game score.
 

@@ -13,13 +13,9 @@ from engine.match import replay_match
 from engine.record import RecordError, record_from_match
 from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset
 from engine.script import ScriptError, load_script
-from engine.timeline import timeline
+from engine.timeline import ends_text, timeline
 from service.cli_common import check_distinct_outputs, check_out_file, check_replaceable, console, err_console, fail
 from service.cli_record import write_outputs
-
-
-def _ends(open_ends: dict[str, int]) -> str:
-    return " ".join(f"{k}:{v}" for k, v in open_ends.items())
 
 
 def score(
@@ -72,7 +68,7 @@ def score(
         if "hand_end" in row:
             he = row["hand_end"]
             text += f"  [bold]→ {he['kind']}{' ' + he['winner'] if he['winner'] else ''}[/] ({he['note']})"
-        table.add_row(f"{row['game']}.{row['hand']}", str(row["index"]), text, pts, _ends(row["open_ends"]),
+        table.add_row(f"{row['game']}.{row['hand']}", str(row["index"]), text, pts, ends_text(row),
                       f"[red]{flags}[/]" if flags else "", "" if by_pips else _score(row["score"]))
     console.print(table)
     _print_standings(match, sc.players)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from engine.timeline import ends_text
+
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1100px}
 h1{margin-bottom:.2rem} .sub{color:#666;margin-top:0}
@@ -114,7 +116,7 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
                 f"({html.escape(he.get('note', ''))})"
     flag_txt = "".join(f'<div class="flagtxt">⚑ {html.escape(f["kind"])}: {html.escape(f["message"])}</div>'
                        for f in flags)
-    ends = " ".join(f"{k}:{v}" for k, v in (row.get("open_ends") or {}).items())
+    ends = html.escape(ends_text(row))
     img = f'<img class="snap" src="{html.escape(snapshot)}" alt="frame {row.get("frame")}">' if snapshot else ""
     score = " ".join(f"{html.escape(s)} {v}" for s, v in (row.get("score") or {}).items())
     cls = ' class="flag"' if flags else ""

@@ -658,3 +658,13 @@ def test_record_report_warns_of_a_video_browsers_do_not_play(cli, tmp_path, demo
     assert res.exit_code == 0, res.output
     assert "is MPEG-4 Part 2" in res.output and "most browsers do not play" in res.output
     assert (tmp_path / "r.html").is_file()
+
+
+def test_open_ends_show_the_count_the_rules_score_when_it_is_not_their_sum():
+    """helper-85: 'W:0 E:0 N:4 S:6' scored 4 (the spinner's S arm not played on): people added 10."""
+    from engine.timeline import ends_text
+
+    assert ends_text({"open_ends": {"W": 0, "E": 0, "N": 4, "S": 6}, "ends_total": 4}) == "W:0 E:0 N:4 S:6 (counts 4)"
+    assert ends_text({"open_ends": {"W": 6, "E": 5}, "ends_total": 17}) == "W:6 E:5 (counts 17)"  # a double: both halves
+    assert ends_text({"open_ends": {"W": 3, "E": 4}, "ends_total": 7}) == "W:3 E:4"
+    assert ends_text({"open_ends": {}, "ends_total": 0}) == ""
