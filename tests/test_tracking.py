@@ -273,6 +273,18 @@ def test_missed_state_on_two_arms_gives_both_plays_flagged():
     assert all("missed_state" in n.details["reasons"] for n in notices(out, "uncertain_read"))
 
 
+def test_a_second_new_tile_no_arm_of_the_seat_to_play_laid_is_no_play():
+    """helper-84: an arm laying a tile uncovered a board's printed domino beside the other end, read
+    with it: it became the next seat's play (then a take-back). Only E's arm came: S laid nothing."""
+    table = Table(load_ruleset("nova-block"))
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    table.arm("E")
+    table.on += [t_(552, 500, 0, (1, 3)), t_(648, 500, 0, (5, 2))]
+    out = table.read()
+    assert len(plays(out)) == 1 and plays(out)[0][0] == "E"
+    assert [n.kind for n in notices(out)] == ["unplaced_tile"]
+
+
 # ---- what is not a play -----------------------------------------------------------------------
 
 def test_face_down_tiles_and_hand_area_tiles_are_not_plays():

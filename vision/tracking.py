@@ -815,8 +815,15 @@ class Tracker:
                 kw, ke = lead_order(lead.geom)
                 fit = EndFit("lead", kw, (lead.pips[kw], lead.pips[ke]), 1.0, True, lead.confidence, False, "lead")
                 self._emit(frame, t, lead, fit, done, notices)
+        # Arms seen since the last play: in footage with arms, a second tile of one read that no arm of the
+        # seat to play laid is a picture the first arm uncovered (helper-84: a board's printed 4-2 beside
+        # the W end became N's play, then a take-back), not a play; it waits as an unplaced tile.
+        arms = set(self._visits) | set(self._votes)
+        video = self.config.still_window_s > 0 and bool(self._arm_seats)
         # one at a time, best contact first, so that a tile touching a new tile comes after it
         while self.lop.lead is not None and pending:
+            if done and video and self.hand.state.turn not in arms:
+                break
             best = None
             for c in pending:
                 f = self.lop.assign(c.geom, c.pips, c.confidence)
