@@ -99,6 +99,11 @@ def _parse_points(text: str, option: str) -> list[tuple[float, float]]:
 #: ``calibrate table`` wants a table at least this many tile lengths across its shorter side (a line
 #: of play needs room; a profile file only needs the tile to fit).
 TILES_ACROSS = 4
+#: Table fits (mm RMS over the marker corners or given points) above which the sizes given cannot be the
+#: table's: refused (helper-86: --table-mm 600 900 for a 900 x 600 table fitted at 16.6 mm, exit 0); above
+#: the second one, warned (a near-square table given the wrong way round: 5.2 mm; a wrong inset: 3.0 mm).
+#: Good fits measured 0.3-0.6 mm, 1.3 mm on a blurred, noisy photo.
+TABLE_FIT_BAD_MM, TABLE_FIT_WARN_MM = 10.0, 2.0
 
 
 def _check_table_mm(table_mm: tuple[float, float]) -> None:
@@ -121,6 +126,16 @@ def _check_on_table(points_mm, table_mm: tuple[float, float]) -> None:
         x, y = points_mm[int((~inside).argmax())]
         raise _fail(f"--points-mm: ({x:g},{y:g}) lies off the {table_mm[0]:g} x {table_mm[1]:g} mm table (--table-mm); "
                     "table positions run from (0,0) to (W,H)")
+
+
+def _has_table(path: Path) -> bool:
+    """Whether ``path`` is a profile with a table calibration (a homography)."""
+    import json
+
+    try:
+        return bool(json.loads(path.read_text(encoding="utf-8")).get("homography"))
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def _same_photo(images: list[Path]) -> str | None:
@@ -189,6 +204,9 @@ def lens_cmd(
     check_out_file("--out", out, "lens.json")
     check_distinct_outputs([("--out", out)], [("one of the photos", i) for i in images])
     check_replaceable("--out", out, "a calibration profile")
+    if _has_table(out):  # helper-86: a table's profile was replaced by a lens-only one without a word
+        raise _fail(f"--out {out} holds a table calibration: a lens-only profile would replace it; write the lens "
+                    "to another file and pass it to `calibrate table --lens`")
     check_positive("--marker-mm", marker_mm, "mm")
     with _one_line_errors():
         spec = BoardSpec(kind=board.value, cols=cols, rows=rows, square_mm=square_mm,
@@ -231,8 +249,10 @@ def table_cmd(
     tile_mm: tuple[float, float] = typer.Option((48.0, 24.0), "--tile-mm", help="Tile length and width, mm."),
     tile_thickness_mm: float = typer.Option(8.0, "--tile-thickness-mm", help="Tile thickness, mm."),
     marker_mm: float = typer.Option(50.0, "--marker-mm", help="Printed corner marker side, mm."),
-    marker_inset_mm: float = typer.Option(35.0, "--marker-inset-mm",
-                                          help="Distance from each table edge to a marker centre, mm."),
+    marker_inset_mm: Optional[float] = typer.Option(
+        None, "--marker-inset-mm",
+        help="Distance from each table edge to a marker centre, mm (default: 10 + marker side / 2, as the "
+             "sheet of `calibrate markers` says: 35 for 50 mm markers)."),
     name: Optional[str] = typer.Option(None, "--name", help="Table name (default: the --out file name)."),
 ) -> None:
     """Fit the table-plane homography (pixels -> mm); prints the reprojection error."""
@@ -242,7 +262,7 @@ def table_cmd(
     from calibration.images import load_image
     from calibration.profile import ReprojectionErrors, TableProfile, TileSize
     from calibration.seats import parse_seat_spec
-    from calibration.table import calibrate_table_from_markers, calibrate_table_from_points
+    from calibration.table import DEFAULT_MARKER_MARGIN_MM, calibrate_table_from_markers, calibrate_table_from_points
 
     if markers == (points is not None):
         raise _fail("give exactly one of --markers or --points")
@@ -253,6 +273,8 @@ def table_cmd(
     check_replaceable("--out", out, "a calibration profile")
     _check_table_mm(table_mm)
     check_positive("--marker-mm", marker_mm, "mm")
+    if marker_inset_mm is None:  # helper-86: 60 mm markers lie 40 mm in, and a fixed 35 put every corner 8 mm off
+        marker_inset_mm = DEFAULT_MARKER_MARGIN_MM + marker_mm / 2
     check_positive("--marker-inset-mm", marker_inset_mm, "mm")
     with _one_line_errors():
         seat_edges = parse_seat_spec(seats)
@@ -288,6 +310,11 @@ def table_cmd(
                            "(or give --points-mm for other points)")
             fit = calibrate_table_from_points(px, table_mm, points_mm=mm, camera_matrix=k,
                                               dist_coeffs=d)
+        if fit.rms_mm > TABLE_FIT_BAD_MM:  # the sizes given do not fit what the photo shows: no profile
+            raise _fail(f"the {'markers' if markers else 'points'} do not fit a {table_mm[0]:g} x {table_mm[1]:g} mm "
+                        f"table: {fit.rms_mm:.1f} mm RMS (a good fit is under 1 mm); check --table-mm (W along the "
+                        "edge from marker 0 to marker 1, then H)"
+                        + (" and --marker-inset-mm" if markers else " and --points-mm"))
         profile = TableProfile(
             name=name or out.stem, image_size=size,
             camera_matrix=None if k is None else k.tolist(),
@@ -305,6 +332,9 @@ def table_cmd(
              "(give more points with --points-mm to measure it)")
     _say(f"reprojection error over {source}: {fit.rms_mm:.2f} mm RMS (max {fit.max_mm:.2f} mm), "
          f"{fit.rms_px:.2f} px RMS")
+    if fit.rms_mm > TABLE_FIT_WARN_MM:
+        _warn(f"warning: {fit.rms_mm:.1f} mm RMS is a poor fit (under 1 mm is good): check --table-mm"
+              + (" and --marker-inset-mm" if markers else "") + ", or correct the lens (--lens)")
     if lens_profile is None:
         _warn("note: no --lens profile; lens distortion is not corrected")
     _say(f"wrote {out}")

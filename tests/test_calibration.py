@@ -583,6 +583,13 @@ def test_cli_lens(checkerboard_views: list[np.ndarray], tmp_path: Path) -> None:
     p = TableProfile.load(out)
     assert p.homography is None and p.errors.lens_rms_px < 0.15
     check_lens(p.K, p.D)
+    # a table's profile is not replaced by a lens-only one (helper-86: the homography went without a word)
+    table = TableProfile(name="t", image_size=p.image_size, homography=np.eye(3).tolist(),
+                         table_size_mm=(900.0, 600.0)).save(tmp_path / "table.json")
+    before = table.read_bytes()
+    result = run("lens", *paths, "--out", table, "--board", "checkerboard", "--cols", "8", "--rows", "11",
+                 "--square-mm", "20")
+    assert result.exit_code == 2 and "holds a table calibration" in result.stderr and table.read_bytes() == before
     # one view three times gave fx 76 000 px at RMS 0.4 px, written as a profile (helper-49)
     same = tmp_path / "same.json"
     result = run("lens", paths[0], paths[0], paths[0], "--out", same, "--board", "checkerboard",
@@ -609,6 +616,24 @@ def test_cli_table_markers_and_show(distorted_table_image: np.ndarray, distortin
     shown = run("show", out)
     assert shown.exit_code == 0
     assert "900 x 600 mm" in shown.stdout and "WNES" in shown.stdout and "fx 900.0" in shown.stdout
+
+
+def test_cli_table_refuses_sizes_the_markers_do_not_fit(table_image: np.ndarray, tmp_path: Path) -> None:
+    """helper-86: --table-mm given the wrong way round fitted at 16.6 mm RMS, exit 0, and every corner
+    of the profile was hundreds of mm off; a wrong inset fitted at 3 mm without a word."""
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), table_image)
+    out = tmp_path / "table.json"
+    result = run("table", image, "--out", out, "--markers", "--table-mm", "600", "900")
+    assert result.exit_code == 2 and not out.exists()
+    assert "the markers do not fit a 600 x 900 mm table" in result.stderr and "check --table-mm" in result.stderr
+    result = run("table", image, "--out", out, "--markers", "--table-mm", "900", "600", "--marker-inset-mm", "60")
+    assert result.exit_code == 0 and out.exists()
+    assert "is a poor fit (under 1 mm is good): check --table-mm and --marker-inset-mm" in " ".join(
+        result.stderr.split())
+    # the inset follows the marker size (10 + side / 2), as the printed sheet says: 35 mm for 50 mm markers
+    result = run("table", image, "--out", out, "--markers", "--table-mm", "900", "600")
+    assert result.exit_code == 0 and "poor fit" not in result.stderr
 
 
 def test_cli_table_points(pinhole_camera: Camera, table_image: np.ndarray, tmp_path: Path) -> None:
