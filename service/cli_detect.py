@@ -196,6 +196,10 @@ def detect(
         console.print(f"note: no tile found in {plural(empty, 'image')} with the tile size searched; if tiles "
                       "are there, give their length in pixels with --tile-px N (or a --calibration profile)",
                       markup=False, highlight=False)
+    elif empty and tile_px is not None:  # helper-86: --tile-px 500 found nothing, and said nothing
+        console.print(f"note: no tile found in {plural(empty, 'image')} at --tile-px {tile_px:g}; is that a tile's "
+                      "length in pixels in these images? (leave it out to search the size)", markup=False,
+                      highlight=False)
     if off_table:
         console.print(f"note: {plural(off_table, 'box', 'boxes')} off the calibrated table dropped (a tile held up, the "
                       "floor, text on the picture); if tiles on the table are missing, the camera may have moved "
