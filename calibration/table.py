@@ -169,6 +169,11 @@ def fit_table_homography(points_px: np.ndarray, points_mm: np.ndarray, *,
         raise CalibrationError(f"{source}: {len(px)} image points but {len(mm)} table points")
     if len(px) < 4:
         raise CalibrationError(f"{source}: need at least 4 points, got {len(px)}")
+    for pts, what in ((px, "image"), (mm, "table")):  # helper-86: a repeated point was told as a folded table
+        d = np.linalg.norm(pts[:, None] - pts[None], axis=2) + np.eye(len(pts)) * 1e9
+        i, j = np.unravel_index(int(np.argmin(d)), d.shape)
+        if d[i, j] < 1e-6:
+            raise CalibrationError(f"{source}: {what} points {min(i, j) + 1} and {max(i, j) + 1} are the same point")
     if spread_ratio(mm) < 0.05 or spread_ratio(px) < 0.01:
         raise CalibrationError(f"{source}: points lie (nearly) on one line")
     if camera_matrix is not None:

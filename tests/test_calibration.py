@@ -370,6 +370,10 @@ def test_table_points_errors(pinhole_camera: Camera) -> None:
         calibrate_table_from_points(np.array([[0, 0], [1, 1], [2, 2], [3, 3.0]]), TABLE_MM)
     with pytest.raises(CalibrationError, match="at least 4"):
         calibrate_table_from_points(px[:3], TABLE_MM, points_mm=corners[:3])
+    with pytest.raises(CalibrationError, match="image points 2 and 3 are the same point"):  # "folds" before
+        calibrate_table_from_points(px[[0, 1, 1, 3]], TABLE_MM)
+    with pytest.raises(CalibrationError, match="table points 1 and 4 are the same point"):
+        calibrate_table_from_points(px, TABLE_MM, points_mm=corners[[0, 1, 2, 0]])
 
 
 def test_table_marker_errors(pinhole_camera: Camera) -> None:
