@@ -283,8 +283,10 @@ def table_cmd(
         except ValidationError as exc:
             raise _fail(f"--tile-mm/--tile-thickness-mm: {_msg(exc)}") from None
         if tile.length * TILES_ACROSS > min(table_mm):
-            raise _fail(f"--tile-mm: a {tile.length:g} mm tile on a {table_mm[0]:g} x {table_mm[1]:g} mm table; "
-                        "give the tile's length and width in mm (e.g. --tile-mm 48 24)")
+            # either size may be the wrong one (helper-86: --table-mm 900 150 was blamed on --tile-mm)
+            raise _fail(f"a {tile.length:g} mm tile on a {table_mm[0]:g} x {table_mm[1]:g} mm table is too big: give "
+                        "the table's width and height in mm (--table-mm 900 600) and the tile's length and width "
+                        "in mm (--tile-mm 48 24)")
         lens_profile = TableProfile.load(lens) if lens is not None else None
         if lens_profile is not None and not lens_profile.has_lens:
             raise _fail(f"{lens}: profile has no lens calibration (run `dominocast calibrate lens`)")

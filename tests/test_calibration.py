@@ -714,6 +714,8 @@ def test_cli_sizes_out_of_range_are_one_line_errors(tmp_path: Path) -> None:
                               "--tile-mm", "2000", "1000"), "tile length 2000 mm is over 300 mm")
     assert_one_line_error(run("table", blank, *corners, "--out", out, "--table-mm", "900", "600",
                               "--tile-mm", "200", "100"), "a 200 mm tile on a 900 x 600 mm table")
+    assert_one_line_error(run("table", blank, *corners, "--out", out, "--table-mm", "900", "150"),  # helper-86
+                          "a 48 mm tile on a 900 x 150 mm table is too big: give the table's width and height")
     assert_one_line_error(run("table", blank, "--points", "10,10 600,10 600,400 10,400 300,200", "--points-mm",
                               "200,100 800,100 800,500 200,500 500,300", "--out", out, "--table-mm", "900", "450"),
                           "--points-mm: (800,500) lies off the 900 x 450 mm table")
