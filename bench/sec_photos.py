@@ -1,9 +1,9 @@
 """Benchmark section: folders of photos, one per move, to a scored record (``dominocast review DIR``).
 
 The footage section's hands (the same cached renders: every rule preset, held-out appearance, one
-injected mismatched end) and the match section's several-hand video cut into the photos a player with a phone or a time-lapse camera takes: the
-dealt table, the table :data:`PHOTO_AFTER_S` after each event of the ground truth (the arm gone), and
-the last frame. Each folder is reviewed as ``dominocast review`` reviews one
+injected mismatched end) and the match section's several-hand video, cut into the photos a player
+with a phone or a time-lapse camera takes: the dealt table, the table :data:`PHOTO_AFTER_S` after
+each event of the ground truth (the arm gone), and the last frame. Each folder is reviewed as ``dominocast review`` reviews one
 (:func:`service.review.run_review` on :class:`vision.sources.ImageFolderSource`): no arm is ever seen,
 so the seat of a play comes from the hand area that lost a tile (``docs/tracking.md``). The record is
 compared with the ground truth in order, play by play (seat, tile, end), and hand by hand (result and
@@ -97,10 +97,8 @@ def score_folder(gt: dict, record_json: str) -> dict:
         out["extra_plays"] += max(0, len(got) - len(want))
         out["hands"] += 1
         res, want_res = (ours[i].result if i < len(ours) else None), gh.get("result")
-        if res is not None and want_res is not None and (res.kind, res.winner_seat) == (
-                want_res["kind"], want_res.get("winner")) and dict(ours[i].scores) == {
-                k: v for k, v in gh["scores"].items()}:
-            out["hands_right"] += 1
+        out["hands_right"] += bool(res and want_res and (res.kind, res.winner_seat) == (
+            want_res["kind"], want_res.get("winner")) and dict(ours[i].scores) == gh["scores"])
     return out
 
 
@@ -148,16 +146,17 @@ def render(results: dict) -> str:
     """The section's Markdown: per preset and in total."""
     per, tot = results["per_preset"], results["total"]
     out = [f"The footage section's hands and the match section's video ({results['size']}, held-out appearance, "
-           f"one injected mismatched end per hand), cut into one photo per move: the dealt table, the table {results['photo_after_s']:g} s after each "
-           "event of the ground truth, the last frame. Reviewed as `dominocast review FOLDER` does (no arm is "
-           "seen: the seat of a play is the hand area that lost a tile) and compared in order with the ground "
+           f"one injected mismatched end per hand), cut into one photo per move: the dealt table, the table "
+           f"{results['photo_after_s']:g} s after each event of the ground truth, the last frame. Reviewed as "
+           "`dominocast review FOLDER` does (no arm is seen: the seat of a play is the hand area that lost a tile) and compared in order with the ground "
            "truth: a play is right with its seat, tile and end at its place in the hand; a hand is right with "
            "its result (kind, winner) and points.\n"]
     rows = [[f"`{name}`", p["photos"], p["plays"], p["plays_right"], p["seats_right"], p["extra_plays"],
              f"{p['hands_right']}/{p['hands']}"] for name, p in per.items()]
     n = tot["plays"]
-    rows.append(["**in total**", tot["photos"], n, f"{tot['plays_right']} ({pct(tot['plays_right'] / n if n else 0)})",
-                 tot["seats_right"], tot["extra_plays"], f"{tot['hands_right']}/{tot['hands']}"])
+    right = f"{tot['plays_right']} ({pct(tot['plays_right'] / n if n else 0)})"
+    rows.append(["**in total**", tot["photos"], n, right, tot["seats_right"], tot["extra_plays"],
+                 f"{tot['hands_right']}/{tot['hands']}"])
     out.append(md_table(["preset", "photos", "plays", "plays right", "seats right", "extra plays", "hands right"],
                         rows))
     out.append("Before the hand-area seat cue, printed dominoes at the first photo, and the next hand's lead "

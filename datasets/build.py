@@ -53,9 +53,9 @@ PADDED_WINDOWS = 0.15
 #: 6: :data:`PROCEDURAL_TRAIN_SHARE` of the training scenes on a procedural surface (:func:`on_procedural`).
 RECIPE_VERSION = 6
 #: Share of the training scenes rendered on a random procedural texture (``textures.py``: bands, veins,
-#: grain, cracks, ...) instead of their own surface: 8 of the 14 held-out false face-down boxes lay
-#: between the regular bands of one marble table, a look no training surface has (recipe 6). Val and
-#: test scenes keep theirs, so the bench stays comparable.
+#: grain, cracks, ...) instead of their own surface: 7 of the 12 held-out false face-down boxes (bench
+#: frames, 2026-12-01) lay between the regular bands of one marble table, a look no training surface
+#: has (recipe 6). Val and test scenes keep theirs, so the bench stays comparable.
 PROCEDURAL_TRAIN_SHARE = 0.15
 
 

@@ -237,7 +237,7 @@ def _check_heads(heads: list[tuple[int, str, int, int | None]], record: MatchRec
     'Hand 3' then 'Hand 1' were read as hands 1 and 2 without a word). Without '(game G)', N may
     also count the hands over the whole match."""
     for k, ((n, line, number, game), hand) in enumerate(zip(heads, record.hands), start=1):
-        if number == hand.number and game in (None, hand.game) or game is None and number == k:
+        if (number == hand.number and game in (None, hand.game)) or (game is None and number == k):
             continue
         raise RecordError(f"line {n}: {line!r} is hand {hand.number} of game {hand.game} (hands are numbered "
                           "in order within their game)")

@@ -102,7 +102,7 @@ class ReviewSummary:
     partial: bool = False  # interrupted recorded footage: record and report cover only what was watched
     status: str = ""
     warnings: list[str] = field(default_factory=list)
-    flag_lines: list[str] = field(default_factory=list)  # "t=55.0 s out_of_turn: N played ..." (a photo's name) per flag
+    flag_lines: list[str] = field(default_factory=list)  # "t=55.0 s out_of_turn: N played ..." (or a photo's name)
     final: bool = False
     free_form: bool = False  # reviewed with rules=None: placements only
     photos: bool = False  # a folder of photos (a time-lapse): its "footage time" is not real time
@@ -307,7 +307,7 @@ def _draw(frame: np.ndarray, obs: list, score: dict[str, int], open_ends: dict[s
             cv2.putText(img, f"{o.pips[0]}|{o.pips[1]}", (int(c[0]) - int(14 * scale), int(c[1]) + int(5 * scale)),
                         cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, (255, 0, 255), max(1, int(scale)), cv2.LINE_AA)
     lines = ["  ".join(f"{s} {v}" for s, v in score.items()) or "no score yet",
-             "ends  " + "   ".join(f"{k} {v}" for k, v in open_ends.items())]  # wide gaps: the outline fills narrow ones
+             "ends  " + "   ".join(f"{k} {v}" for k, v in open_ends.items())]  # the outline fills narrow gaps
     for i, text in enumerate(lines):
         y = int((28 + 26 * i) * scale)
         cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (0, 0, 0), max(2, int(3 * scale)),
@@ -638,7 +638,8 @@ class ReviewSession:
                                   "are misread more often (film closer, or at a higher resolution)")
             if self.tracker.profile is None and s.plays:  # helper-85: every seat wrong, and nothing said why
                 s.warnings.append("no --calibration: the hand areas, and so the seats of plays and reveals, are "
-                                  "guessed from the image's borders (`dominocast calibrate table`, docs/calibration.md)")
+                                  "guessed from the image's borders (`dominocast calibrate table`, "
+                                  "docs/calibration.md)")
             if s.warnings or not s.final:
                 warning = " ".join(s.lines())
         if s.frames and not (s.reads or s.plays or s.placements) and not s.partial and self.gate is not None:

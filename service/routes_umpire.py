@@ -89,8 +89,9 @@ def _void_inferred(rt, hand: int, passes: list, play: object, by: str, reason: s
     seats = {p.seat for _, p in passes}
     for a in list(rt.open_alerts.values()):
         d = a.get("details") or {}
-        if (a["kind"] == "pass_inferred" and a.get("match") == rt.match_id and a.get("hand") == hand and a.get("seat") in seats
-                and d.get("by") == getattr(play, "seat", None) and d.get("frame") == getattr(play, "frame", None)):
+        if (a["kind"] == "pass_inferred" and a.get("match") == rt.match_id and a.get("hand") == hand
+                and a.get("seat") in seats and d.get("by") == getattr(play, "seat", None)
+                and d.get("frame") == getattr(play, "frame", None)):
             rt.update_alert(a["id"], "resolved", by, reason)
     return [slot for slot, _ in passes]
 

@@ -158,7 +158,7 @@ class Registry:
             # also after a restart (it said "stopped" at position 0)
             done, total = rt.scripted_progress()[0], sum(len(hand) for hand in row.script)
             rt.set_worker(announce=False, position=done, total=total, state="finished" if done >= total else "stopped")
-        elif row.worker_end and not row.live:  # how it ended before the restart (helper-83: a failure's reason was lost)
+        elif row.worker_end and not row.live:  # how it ended before the restart (helper-83: a reason lost)
             rt.set_worker(announce=False, state=row.worker_end.get("state", "stopped"),
                           error=row.worker_end.get("error"))
         self.runtimes[row.id] = rt
@@ -338,9 +338,9 @@ class Registry:
                 rt.set_worker(announce=False, error=str(exc))  # the status says why it did not start
                 raise
         self._set_live(table_id, True)
-        rt.set_worker(state="running", connected=source.stats().connected, error=None, started_at=time.time(),
-                      last_read=time.time(), total=source.stats().total, position=source.stats().position,
-                      fps=source.stats().fps)  # not the last run's rate (helper-83: 8.0 fps at position 0)
+        st = source.stats()  # its own rate too, not the last run's (helper-83: 8.0 fps at position 0)
+        rt.set_worker(state="running", connected=st.connected, error=None, started_at=time.time(),
+                      last_read=time.time(), total=st.total, position=st.position, fps=st.fps)
         self.sources[table_id] = source
         rt.record_listener = source if hasattr(source, "sync_record") else None
         self.tasks[table_id] = asyncio.create_task(self._run(rt, source), name=f"worker-{table_id}")
