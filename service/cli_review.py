@@ -138,6 +138,9 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
         raise fail(str(exc))
     if isinstance(src, LiveSource):
         raise fail(f"{source}: not a video file or folder (use `dominocast live` for cameras and streams)")
+    if interval != 1.0 and not hasattr(src, "interval_s"):  # helper-87: taken for a video without a word
+        err_console.print(f"warning: --interval spaces a folder's photos; {source} is a video, whose frames keep "
+                          "their own times", highlight=False, markup=False, soft_wrap=True)
     shape = getattr(src, "frame_shape", None)
     if profile is not None and shape is not None:
         try:  # before the output folder is touched: an earlier review there stays as it was

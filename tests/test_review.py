@@ -1424,3 +1424,20 @@ def test_a_folders_flags_are_listed_by_photo(tmp_path):
     assert session.summary.flag_lines == ["t=1.0 s out_of_turn: N played out of turn (S was to play)",
                                           "IMG_02.jpg out_of_turn: N played out of turn (S was to play)"]
     session.out.close()
+
+
+def test_interval_given_for_a_video_is_said_to_do_nothing(tmp_path):
+    """helper-87: `review clip.mp4 --interval 3` ran without a word; it spaces a folder's photos only."""
+    from service.cli import app
+
+    clip = tmp_path / "clip.mp4"
+    w = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"mp4v"), 5, (160, 120))
+    for _ in range(5):
+        w.write(np.full((120, 160, 3), 90, np.uint8))
+    w.release()
+    res = CliRunner().invoke(app, ["review", str(clip), "--rules", "none", "--interval", "3", "--no-video",
+                                   "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    assert "warning: --interval spaces a folder's photos" in " ".join(res.stderr.split())
+    res = CliRunner().invoke(app, ["review", str(clip), "--rules", "none", "--no-video", "--out", str(tmp_path / "o2")])
+    assert res.exit_code == 0 and "--interval" not in res.stderr
