@@ -117,6 +117,9 @@ def report(
     if is_review_page(out):  # its snapshots would be lost: a record's page has none (helper-84)
         raise fail(f"--out {out} is a review's page, with its snapshots: a record's page would replace it; "
                    "choose another file")
+    if out.suffix.lower() not in (".html", ".htm"):  # helper-87: x.txt got a page a browser would not open
+        raise fail(f"--out {out}: the report is an HTML page; give a file ending in .html (e.g. "
+                   f"{out.with_suffix('.html')})")
     if video is not None and not video.is_file():
         raise fail(f"--video {video}: " + ("a folder, not a video file" if video.is_dir() else "no such file"))
     if video is not None and video.suffix.lower() not in PLAYABLE_VIDEO_SUFFIXES:

@@ -549,10 +549,13 @@ def test_cli_record_report_of_a_corrected_record(cli, tmp_path, demo):
                           (["record", "report", str(tmp_path / "fixed.txt"), "--out", str(tmp_path / "r.html"),
                             "--video", str(tmp_path / "nope.webm")], "no such file"),
                           (["record", "report", str(tmp_path / "fixed.txt"), "--out", str(tmp_path / "r.html"),
-                            "--video", str(tmp_path / "fixed.txt")], "not a video a page can play (one of .webm")):
+                            "--video", str(tmp_path / "fixed.txt")], "not a video a page can play (one of .webm"),
+                          # helper-87: any name got an HTML page
+                          (["record", "report", str(tmp_path / "fixed.txt"), "--out", str(tmp_path / "r.txt")],
+                           "the report is an HTML page; give a file ending in .html (e.g. " + str(tmp_path / "r.html"))):
         res = CliRunner().invoke(cli, args)
         assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
-    assert not (tmp_path / "r.html").exists()
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "r.txt").exists()
     # its own page is written again; a review's page, with its snapshots, is not written over (helper-84)
     res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "fixed.txt"), "--out", str(out)])
     assert res.exit_code == 0, res.output
