@@ -154,6 +154,7 @@ def detect(
         check_out_file("--annotate", annotate_out, "annotated.png")
     if models is not None and models.exists() and not models.is_dir():
         raise fail(f"--models {models} is not a folder (it holds {DEFAULT_MODEL_NAMES})")
+    images = _once_each(images)
     shots = _annotate_paths(annotate_out, images) if annotate_out is not None else []  # OUT_<stem> for several
     check_distinct_outputs([("--json", json_out)] + [("--annotate", p) for p in shots],
                            [("one of the input images", i) for i in images]
@@ -233,6 +234,21 @@ def _write_json(json_out: Path | None, records: list[dict], several: bool) -> bo
     except OSError as exc:
         raise fail(f"{json_out}: cannot write ({exc.strerror or exc})") from None
     return True
+
+
+def _once_each(images: list[Path]) -> list[Path]:
+    """``images`` without a file given again (the same file by another path too), in order; each
+    repeat gets one note line (helper-87: the same photo twice gave two records of it)."""
+    seen: set[Path] = set()
+    out = []
+    for image in images:
+        key = image.resolve()
+        if key in seen:
+            console.print(f"note: {image} is given more than once: read once", markup=False, highlight=False)
+            continue
+        seen.add(key)
+        out.append(image)
+    return out
 
 
 def _detect_each(images: list[Path], rec, profile, tile_px: float | None, records: list[dict],

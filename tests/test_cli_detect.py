@@ -403,7 +403,9 @@ def test_ctrl_c_keeps_the_json_of_the_images_done(monkeypatch, files, tmp_path):
 
     monkeypatch.setattr(cli_detect, "_make_recognizer", lambda *a, **k: interrupted_on_the_second)
     out = tmp_path / "tiles.json"
-    res = _invoke(files["good"], files["good2"], files["good"], "--json", out)
+    third = tmp_path / "third.png"
+    third.write_bytes(files["good"].read_bytes())
+    res = _invoke(files["good"], files["good2"], third, "--json", out)
     assert res.exit_code == 130
     assert res.stderr.strip() == f"interrupted after 1 image of 3; their tiles are in {out}"
     doc = json.loads(out.read_text())
@@ -471,3 +473,13 @@ def test_json_never_replaces_a_file_of_another_kind(fake, files, tmp_path):
         assert _invoke(files["good"], "--json", out).exit_code == 0
     assert _invoke(files["good"], files["good2"], "--json", out).exit_code == 0  # and the several-images form
     assert _invoke(files["good"], "--json", out).exit_code == 0
+
+
+def test_the_same_image_given_twice_is_read_once(fake, files, tmp_path):
+    out = tmp_path / "tiles.json"
+    again = files["dir"] / "." / files["good"].name  # the same file by another path
+    r = _invoke(files["good"], files["good2"], again, "--json", out)
+    assert r.exit_code == 0, r.output
+    assert f"note: {again} is given more than once: read once" in r.stdout
+    assert fake.calls == 2
+    assert [d["image"] for d in json.loads(out.read_text())] == [str(files["good"]), str(files["good2"])]
