@@ -100,7 +100,11 @@ def table_info(row: TableRow, runtime: TableRuntime | None = None) -> dict:
 
 
 def status_of(rt: TableRuntime) -> dict:
-    """Source connected, frames per second, last read, current match and hand."""
+    """Source connected, frames per second, last read, current match and hand.
+
+    ``match`` is the match's id (the ``/api/matches/{id}`` routes take it), ``match_number`` its
+    number at this table (1, 2, ... as ``new_match`` counts them; helper-87: the id alone read as
+    "match 7" at a table on its second match)."""
     hands = rt.hand_states()
     cur = None
     if hands:
@@ -110,7 +114,7 @@ def status_of(rt: TableRuntime) -> dict:
                "turn": hs.turn}
     w = rt.worker
     return {**w, "silent_for": None if w.get("last_read") is None else round(time.time() - w["last_read"], 1),
-            "match": rt.match_id, "hand": cur, "alerts_open": len(rt.open_alerts), "last_id": rt.seq}
+            "match": rt.match_id, "match_number": rt.match_number, "hand": cur, "alerts_open": len(rt.open_alerts), "last_id": rt.seq}
 
 
 class Registry:

@@ -219,6 +219,9 @@ def test_matches_new_match_and_list(client):
     ms = client.get("/api/tables/t1/matches").json()
     assert [m["current"] for m in ms] == [False, True]
     assert post(client, "/api/tables/t1/matches", {"title": 5}).status_code == 422
+    # the status names the match by its number at the table as well as its id (helper-87)
+    st = client.get("/api/tables/t1/status").json()
+    assert (st["match"], st["match_number"]) == (ms[-1]["id"], 2)
 
 
 def test_scripted_worker_runs_a_simulated_match(client):
