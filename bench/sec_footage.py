@@ -165,6 +165,10 @@ def score_hand(gt: dict, rows: list[dict], early_s: float = EARLY_S) -> dict:
         injected mismatch ``{"tile", "t", "status"}`` with status ``flagged`` | ``missed`` (no
         play) | ``misread`` (another tile read) | ``uncertain`` (read, flagged only as an
         uncertain read) | ``not_flagged`` (read, no flag: e.g. on the wrong end).
+        Draw games: ``gt_drawn`` / ``drawn`` (tiles drawn by the ground truth / the review's ``draw``
+        rows), ``drawn_right`` (per seat, the smaller of the two, summed), ``gt_passes`` / ``passes``
+        (pass rows) / ``passes_right`` (likewise per seat), ``boneyard_uncounted`` (the review's
+        notice that it could not count the boneyard: no draws followed).
     """
     gt_plays = sorted(gt["plays"], key=lambda g: g["t"])
     plays = review_plays(rows)
@@ -212,6 +216,18 @@ def score_hand(gt: dict, rows: list[dict], early_s: float = EARLY_S) -> dict:
         out["mismatches"].append({"tile": list(g["tile"]), "t": g["t"], "status": status})
     out["false_mismatch_flags"] = sum(1 for i, r in enumerate(plays)
                                       if i not in injected_rows and "mismatched_end" in _flag_kinds(r))
+    for what, gt_rows, kind in (("drawn", gt.get("draws") or [], "draw"), ("passes", gt.get("passes") or [], "pass")):
+        want = Counter({})
+        for g in gt_rows:
+            want[g["seat"]] += len(g.get("tiles") or [None]) if kind == "draw" else 1
+        got = Counter({})
+        for r in rows:
+            if r.get("type") == kind:
+                got[r["seat"]] += r.get("count", 1) if kind == "draw" else 1
+        key = "drawn" if kind == "draw" else "passes"
+        out[f"gt_{key}"], out[key] = sum(want.values()), sum(got.values())
+        out[f"{key}_right"] = sum(min(n, got[seat]) for seat, n in want.items())
+    out["boneyard_uncounted"] = any(r.get("kind") == "boneyard_uncounted" for r in rows)
     scored = [r["score"] for r in rows if isinstance(r.get("score"), dict)]
     out["score_right"] = bool(scored) and nonzero(scored[-1]) == nonzero(hand.get("scores"))
     return out
@@ -235,8 +251,9 @@ def summarise(hands: list[dict]) -> dict:
         (status -> count) and ``scores_right`` (hands whose final score is right).
     """
     keys = ("gt_plays", "found", "misread", "tile_right", "points_right", "extra_plays", "injected",
-            "injected_flagged", "false_mismatch_flags", "uncertain_alerts")
-    tot = {k: sum(h[k] for h in hands) for k in keys}
+            "injected_flagged", "false_mismatch_flags", "uncertain_alerts", "gt_drawn", "drawn", "drawn_right",
+            "gt_passes", "passes", "passes_right", "boneyard_uncounted")
+    tot = {k: sum(h.get(k, 0) for h in hands) for k in keys}  # results stored before draws were scored lack them
     n = tot["gt_plays"]
     other: Counter = Counter()
     for h in hands:
@@ -472,6 +489,11 @@ def render(results: dict) -> str:
         ["false mismatched-end flags per 10 hands", tot["false_flags_per_10"], f"<= {tg['false_flags_per_10']:g}"],
         ["uncertain-read alerts (umpire checks)", f"{tot['uncertain_alerts']} in {tot['hands']} hands", ""],
         ["other flags", ", ".join(f"{k} {v}" for k, v in sorted(tot["other_flags"].items())) or "none", ""],
+        ["tiles drawn from the boneyard, followed by the right seat (draw games)",
+         f"{tot['drawn_right']} / {tot['gt_drawn']} ({tot['drawn'] - tot['drawn_right']} extra; "
+         f"{tot['boneyard_uncounted']} hand{'s' * (tot['boneyard_uncounted'] != 1)} with the boneyard not counted)", ""],
+        ["passes recorded, right seat", f"{tot['passes_right']} / {tot['gt_passes']} "
+         f"({tot['passes'] - tot['passes_right']} extra)", ""],
         ["latency, tile at rest to event: median / p95", f"{_fmt_s(lat['median_s'])} / {_fmt_s(lat['p95_s'])}",
          f"<= {tg['latency_median_s']:g} s / <= {tg['latency_p95_s']:g} s"],
         ["plays in the review matched to no play", tot["extra_plays"], ""],

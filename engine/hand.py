@@ -113,6 +113,7 @@ class HandState:
     # False when draws are not seen (a camera in a draw game: Deal(draws_seen=False)): a seat's
     # tile count is then unknown, so no domino is declared by counting.
     counts_known: bool = True
+    drawn: int = 0  # tiles drawn so far in this hand (Draw events)
     last_t: float | None = None  # time of the previous timed event, for the play clock
     first_t: float | None = None  # time of the first timed event
     warnings: dict[str, int] = field(default_factory=dict)  # warnings given this game so far, by penalty
@@ -494,7 +495,10 @@ def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
         # before the lead any tile opens the hand, or the required one (e.g. [6|6]) its holder must lay
         flags.append(Flag("pass_with_play", seat, f"{seat} passed holding a lead"
                           f"{f' ({req})' if req is not None else ''}"))
-    elif st.rules.boneyard and st.rules.draw_rule == "until_playable" and st.drawable() > 0 and st.layout.lead:
+    elif (st.rules.boneyard and st.rules.draw_rule == "until_playable" and st.drawable() > 0 and st.layout.lead
+          and (st.counts_known or st.drawn)):
+        # draws unseen (a camera, Deal(draws_seen=False)): the boneyard is known only while the camera
+        # follows the draws (vision/boneyard.py); with none recorded its count is the deal's, not the table's
         flags.append(Flag("pass_before_drawing", seat, f"{seat} passed with {st.drawable()} tiles left to draw"))
     if st.plays:
         _note_response(st, "pass", points)
@@ -527,6 +531,7 @@ def _draw(st: HandState, ev: Draw, points: dict, flags: list[Flag]) -> None:
     else:
         st.known[seat] = None
     st.boneyard -= ev.count
+    st.drawn += ev.count
     st.counts[seat] += ev.count
 
 

@@ -35,6 +35,8 @@ def outcome_row(out: Outcome) -> dict:
             row["confidence"] = ev.confidence
     if ev.type == "reveal":
         row["tiles"] = [[t.a, t.b] for t in ev.tiles]
+    if ev.type == "draw":
+        row["count"] = ev.count
     row["points"] = out.points
     row["open_ends"] = out.open_ends
     row["ends_total"] = out.ends_total

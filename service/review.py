@@ -47,7 +47,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from engine.events import Deal, HandEnd, Pass, Play, Reveal, TakeBack
+from engine.events import Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.hand import Hand, IllegalEvent
 from engine.match import next_context, replay_match
 from engine.record import record_from_match, to_json
@@ -478,7 +478,7 @@ class ReviewSession:
             return
         if self.hand is None:  # free-form: placements come from the tracker's tiles
             return
-        if not isinstance(ev, (Play, Pass, TakeBack, Reveal, HandEnd)):
+        if not isinstance(ev, (Play, Pass, Draw, TakeBack, Reveal, HandEnd)):
             return
         if ev.t is not None:  # milliseconds are plenty, and keep the notation readable
             ev = ev.model_copy(update={"t": round(ev.t, 3)})

@@ -41,7 +41,7 @@ from typing import AsyncIterator, Callable
 
 import numpy as np
 
-from engine.events import Deal, HandEnd, Pass, Play, Reveal, TakeBack
+from engine.events import Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.ruleset import load_ruleset, ruleset_from_params
 from service.record_sync import RecordSync
 from service.review import FramePipeline, _draw, outage_message
@@ -313,7 +313,7 @@ class VisionSource:
                     self.record.new_hand = False
             elif kind is not None:
                 put(SourceItem(None, tag=f"vision:{index}", alert={**ev.to_json(), "kind": kind}))
-            elif isinstance(ev, (Play, Pass, TakeBack, Reveal, HandEnd)):
+            elif isinstance(ev, (Play, Pass, Draw, TakeBack, Reveal, HandEnd)):
                 self._send(put, ev, f"vision:{index}", new_hand=True if self.record.new_hand else None)
                 self.record.new_hand = False
 

@@ -85,6 +85,23 @@ def test_score_hand_counts_by_hand():
     assert s["score_right"] is True
 
 
+def test_draws_and_passes_are_counted_per_seat():
+    gt = {**GT, "draws": [{"seat": "N", "tiles": [[5, 4]]}, {"seat": "N", "tiles": [[3, 2]]},
+                          {"seat": "S", "tiles": [[6, 2]]}],
+          "passes": [{"seat": "N"}, {"seat": "N"}]}
+    rows = [{"type": "draw", "seat": "N", "count": 1, "t": 3.0}, {"type": "draw", "seat": "N", "t": 4.0},  # count 1
+            {"type": "draw", "seat": "N", "count": 1, "t": 4.5},  # one tile too many for N
+            {"type": "draw", "seat": "S", "count": 2, "t": 5.0},  # S drew 1, not 2
+            {"type": "pass", "seat": "N", "t": 9.0}, {"type": "pass", "seat": "S", "t": 10.0}]
+    s = score_hand(gt, rows)
+    # N: 2 wanted, 3 seen -> 2 right; S: 1 wanted, 2 seen -> 1 right; passes: N 1 of 2, S's extra
+    assert {k: s[k] for k in ("gt_drawn", "drawn", "drawn_right", "gt_passes", "passes", "passes_right")} == {
+        "gt_drawn": 3, "drawn": 5, "drawn_right": 3, "gt_passes": 2, "passes": 2, "passes_right": 1}
+    assert s["boneyard_uncounted"] is False
+    s = score_hand(gt, [{"type": "vision_notice", "kind": "boneyard_uncounted", "t": 2.0}])
+    assert (s["drawn"], s["drawn_right"], s["boneyard_uncounted"]) == (0, 0, True)
+
+
 def test_points_wrong_and_award_on_the_last_play():
     rows = [_play(6.0, [6, 1], "E", {"N": 10}),   # wrong points
             _play(15.0, [5, 5], "E", {"S": 17}),  # award included with the last play: also right

@@ -273,6 +273,21 @@ def test_pass_and_draw_with_a_legal_play_are_flagged_only_when_the_hand_is_known
     assert "pass_with_play" not in kinds(st) and "pass_before_drawing" in kinds(st)
 
 
+def test_draws_unseen_a_pass_is_judged_against_the_boneyard_only_once_draws_are_followed():
+    """A camera's hand (Deal(draws_seen=False)): with no draw recorded the engine's boneyard is the
+    deal's 14, not the table's, so a pass is not flagged; after the camera's draws (vision/boneyard.py)
+    the count is the table's: 13 left is flagged, none left is not."""
+    from engine.events import Deal, Draw
+
+    rules = load_ruleset("all-fives")
+    camera = [Deal(hands={}, draws_seen=False)] + ev("N 5-4")
+    assert "pass_before_drawing" not in kinds(replay(rules, camera + ev("S pass")))
+    st = replay(rules, camera + [Draw(seat="S", count=1)] + ev("S pass"))
+    assert [f.message for f in st.flags if f.kind == "pass_before_drawing"] == ["S passed with 13 tiles left to draw"]
+    st = replay(rules, camera + [Draw(seat="S", count=14)] + ev("S pass"))
+    assert "pass_before_drawing" not in kinds(st) and st.boneyard == 0 and st.drawn == 14
+
+
 def test_unseen_draws_no_domino_by_counting_until_the_umpire_says():
     # A camera in a draw game sees no draws ("deal unseen"): N's 7th tile on the table is no proof
     # that N is out (N may have drawn). The hand goes on until the umpire enters the domino.

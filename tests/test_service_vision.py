@@ -74,6 +74,9 @@ def test_vision_table_scores_replayed_footage(footage, oracle_vision, tmp_path):
         rows = c.get(f"/api/matches/{mid}/timeline").json()["rows"]
     events = hand["events"]
     assert events[0] == {"type": "deal", "draws_seen": False}  # a draw game: the camera sees no deal
+    # the draws it saw: tiles leaving the boneyard, by the seat to play (vision/boneyard.py)
+    assert [(e["seat"], e.get("count", 1)) for e in events if e["type"] == "draw"] == \
+        [(d["seat"], d.get("count", 1)) for d in gt["draws"]]
     plays = [e for e in events if e["type"] == "play"]
     # every play, in order, by the right seat, touching half first, on the right end
     assert [(p["seat"], p["tile"], p.get("end", "lead")) for p in plays] == \
@@ -469,9 +472,11 @@ def test_a_camera_table_restarted_mid_hand_goes_on_with_the_recorded_hand(footag
         mid = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["match"]["id"]
         events = c.get(f"/api/matches/{mid}/hands/1").json()["events"]
         times[:] = [p["t"] for p in events if p["type"] == "play"]
+        draws[:] = [(d["seat"], d.get("count", 1)) for d in events if d["type"] == "draw"]
         return [(p["seat"], p["tile"], p.get("end", "lead")) for p in events if p["type"] == "play"]
 
     times: list[float] = []
+    draws: list[tuple[str, int]] = []
     with TestClient(app_for(tmp_path)) as c:
         vision_table(c, footage)
         assert run_part(c)["state"] == "finished"
@@ -479,6 +484,8 @@ def test_a_camera_table_restarted_mid_hand_goes_on_with_the_recorded_hand(footag
     with TestClient(app_for(tmp_path)) as c:  # the service restarted: the same data dir
         assert run_part(c)["state"] == "finished"
         assert recorded(c) == want
+        # the boneyard is counted on from the record's draws: every draw once, before and after the restart
+        assert draws == [(d["seat"], len(d["tiles"])) for d in gt["draws"]]
         alerts = c.get("/api/tables/cam/alerts?status=open").json()
         snap = c.get("/api/tables/cam/snapshot").json()
     # no desync, rejected or mismatched play; the end a draw game always asks the umpire to confirm,

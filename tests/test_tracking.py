@@ -19,7 +19,7 @@ from table_sim import (IMAGE_SIZE, PX_PER_MM, SEAT_SIDE, Laid, PlacementFailed, 
                        moved, observe)
 
 from calibration.profile import TableProfile
-from engine.events import HandEnd, Pass, Play, Reveal, TakeBack
+from engine.events import Draw, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.hand import Hand, HandContext, replay
 from engine.ruleset import load_ruleset
 from engine.tiles import Tile
@@ -1062,15 +1062,107 @@ def test_no_pass_is_inferred_when_the_turn_order_chose_the_seat():
     assert "seat_by_turn" in notices(out, "uncertain_read")[0].details["reasons"]
 
 
-def test_no_pass_is_inferred_in_a_draw_game():
-    """all-fives: a seat may skip only once the boneyard is drawn out, which the camera cannot count:
-    the play stays out of turn for the engine to flag."""
+def test_no_pass_is_inferred_in_a_draw_game_whose_boneyard_is_not_seen():
+    """all-fives: a seat may skip only once the boneyard is drawn out; no face-down tiles in view, so
+    the camera cannot count it (one notice): the play stays out of turn for the engine to flag."""
     table = Table(load_ruleset("all-fives"))
     table.play(t_(600, 500, 0, (3, 5), "N"))
     table.play(t_(648, 500, 0, (5, 2), "S"))
     out = table.play(t_(552, 500, 0, (1, 3), "S"))
     assert plays(out) == [("S", (3, 1), "W")] and _passes(out) == [] and not notices(out, "pass_inferred")
     assert [f.kind for f in table.tr.hand.state.outcomes[-1].flags] == ["out_of_turn"]
+    (note,) = notices(table.events, "boneyard_uncounted")
+    assert "0 face-down tiles" in note.message and "leaves 14" in note.message
+
+
+def _down(x, y, angle):
+    tile = t_(x, y, angle, (0, 0))
+    tile.face = "down"
+    return tile
+
+
+def _dealt(table, extra_down: int = 0):
+    """N's and S's hands face down along their edges (y = 40 and 960 mm), the boneyard in a column
+    along the empty W edge (x = 40 mm), as the deal leaves it; ``extra_down`` more face-down boxes in
+    mid-table (a surface the detector takes for tile backs). Returns (hands by seat, boneyard)."""
+    st = table.tr.judge.state
+    n = st.rules.hand_size
+    hands = {"N": [_down(400 + 30 * i, 40, 90) for i in range(n)], "S": [_down(400 + 30 * i, 960, 90) for i in range(n)]}
+    bone = [_down(40, 200 + 28 * i, 0) for i in range(st.boneyard)]
+    table.on += hands["N"] + hands["S"] + bone + [_down(900, 200 + 40 * i, 0) for i in range(extra_down)]
+    table.read()
+    return hands, bone
+
+
+def _lift(table, tile):
+    """Take ``tile`` off the table (by identity: tiles hold arrays, ``==`` is no test)."""
+    del table.on[next(i for i, x in enumerate(table.on) if x is tile)]
+
+
+def _from_hand(table, hands, laid):
+    _lift(table, hands[laid.seat].pop())
+    return table.play(laid)
+
+
+@pytest.mark.parametrize("preset,left", [("draw", 0), ("muggins", 2)])
+def test_a_draw_games_boneyard_seen_drawn_out_lets_a_skipped_turn_be_a_pass(preset, left):
+    """N draws the boneyard out tile by tile (muggins: "When there are 2 players, the last two tiles in
+    the boneyard may not be drawn", seed 004); then S's arm plays twice in a row: N passed."""
+    table = Table(load_ruleset(preset))
+    hands, bone = _dealt(table)
+    expected = len(bone)  # 28 - 2 x hand size: draw 14, muggins 18
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    _from_hand(table, hands, t_(648, 500, 0, (5, 1), "S"))  # ends 3 and 1: no score (muggins: no extra turn)
+    for i in range(expected - left):
+        table.arm("N")
+        _lift(table, bone.pop())
+        tile = _down(400 + 30 * (len(hands["N"]) + i), 40, 90)
+        table.on.append(tile)
+        table.read()
+    _from_hand(table, hands, t_(552, 500, 0, (2, 3), "N"))  # this read confirms the last draw first
+    _from_hand(table, hands, t_(696, 500, 0, (1, 6), "S"))
+    out = _from_hand(table, hands, t_(504, 500, 0, (4, 2), "S"))
+    drawn = [e for e in table.events if isinstance(e, Draw)]
+    assert {e.seat for e in drawn} == {"N"} and sum(e.count for e in drawn) == expected - left
+    assert _passes(out) and [p[0] for p in _passes(out)] == ["N"] and len(notices(out, "pass_inferred")) == 1
+    assert _passes(table.events) == _passes(out)  # no pass while tiles were left to draw
+    judge = table.tr.judge.state
+    assert judge.boneyard == left and judge.drawable() == 0
+    assert not [f for f in judge.flags if f.kind in ("out_of_turn", "pass_before_drawing", "boneyard_reserve")]
+    assert not notices(table.events, "boneyard_uncounted")
+
+
+def test_a_skipped_turn_with_tiles_left_to_draw_is_no_pass():
+    """draw: N drew 3 of 14; S's arm plays twice: N should have drawn, so no pass is made up."""
+    table = Table(load_ruleset("draw"))
+    hands, bone = _dealt(table)
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    _from_hand(table, hands, t_(648, 500, 0, (5, 1), "S"))
+    for i in range(3):
+        table.arm("N")
+        _lift(table, bone.pop())
+        table.on.append(_down(400 + 30 * (len(hands["N"]) + i), 40, 90))
+        table.read()
+    _from_hand(table, hands, t_(552, 500, 0, (2, 3), "N"))
+    out = _from_hand(table, hands, t_(696, 500, 0, (1, 6), "S")) + _from_hand(table, hands, t_(504, 500, 0, (4, 2), "S"))
+    assert sum(e.count for e in table.events if isinstance(e, Draw)) == 3 and table.tr.judge.state.boneyard == 11
+    assert _passes(out) == [] and [f.kind for f in table.tr.hand.state.outcomes[-1].flags] == ["out_of_turn"]
+
+
+def test_face_down_boxes_beyond_the_deals_count_leave_the_boneyard_uncounted():
+    """Two face-down boxes on the table besides the 14 the deal leaves: no draws, no passes, one notice."""
+    table = Table(load_ruleset("draw"))
+    hands, bone = _dealt(table, extra_down=2)
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    table.arm("N")
+    _lift(table, bone.pop())
+    table.on.append(_down(700, 40, 90))
+    table.read()
+    table.read()
+    assert not [e for e in table.events if isinstance(e, Draw)]
+    (note,) = notices(table.events, "boneyard_uncounted")
+    # noticed at the first read after the lead: 14 + 2 - the one N drew
+    assert "15 face-down tiles" in note.message and "leaves 14" in note.message
 
 
 def test_infer_passes_can_be_turned_off():
@@ -1092,6 +1184,28 @@ def test_the_review_forwards_inferred_passes_to_its_hand(tmp_path):
     assert session.hand.log[2].t == 2.3
     assert not [f for f in session.hand.state.flags if f.kind == "out_of_turn"]
     assert [r["type"] for r in session.out.rows] == ["play", "play", "pass", "play"]
+
+
+def test_the_review_records_the_cameras_draws_and_judges_a_pass_by_them(tmp_path):
+    """draw (14 in the boneyard): the camera's draws go into the review's hand; N's pass after all 14
+    is legal, after 3 it is flagged; with none recorded (a boneyard the camera could not count) the
+    engine's count is the deal's, so no flag either."""
+    from service.review import ReviewSession
+
+    image = np.zeros((8, 8, 3), np.uint8)
+    lead, reply = Play(seat="N", tile=[3, 5], t=1.0, frame=30), Play(seat="S", tile=[5, 1], end="E", oriented=True)
+    flags = {}
+    for drawn in (14, 3, 0):
+        session = ReviewSession(load_ruleset("draw"), lambda im: [], tmp_path / str(drawn), annotate=False)
+        draws = [Draw(seat="N", count=drawn, t=3.0, frame=90)] if drawn else []
+        for ev in [lead, reply, *draws, Pass(seat="N", t=5.0)]:
+            session._handle(ev, 0, 0.0, image)
+        flags[drawn] = [f.message for f in session.hand.state.flags]
+        assert [r["type"] for r in session.out.rows if r["type"] != "flag"] == ["play", "play"] + (
+            ["draw"] if drawn else []) + ["pass"]
+        assert session.hand.state.boneyard == 14 - drawn
+        assert [r["count"] for r in session.out.rows if r["type"] == "draw"] == ([drawn] if drawn else [])
+    assert flags == {14: [], 3: ["N passed with 11 tiles left to draw"], 0: []}
 
 
 # ---- the gate: arms that are hard to see ---------------------------------------------------------

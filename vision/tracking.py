@@ -6,11 +6,14 @@ for every frame (``observations`` is None for frames that were not read) and emi
 * engine events: :class:`engine.events.Play` (``oriented=True``, ``t``, ``frame``,
   ``confidence``), :class:`engine.events.TakeBack`, and at the end of a hand
   :class:`engine.events.Reveal` (and, in draw games, an inferred :class:`engine.events.HandEnd`);
-* :class:`engine.events.Pass` for the seats a confidently seen play skipped (block games:
-  a pass is the only way a turn goes by), each with a ``pass_inferred`` notice;
+* :class:`engine.events.Pass` for the seats a confidently seen play skipped (block games, and
+  draw games once the boneyard is seen drawn out: a pass is then the only way a turn goes by),
+  each with a ``pass_inferred`` notice;
+* :class:`engine.events.Draw` in draw games, from the count of face-down tiles apart from the
+  hands (:mod:`vision.boneyard`);
 * :class:`vision.placements.Notice` records (``uncertain_read``, ``bump``, ``moved``,
   ``reread``, ``tile_missing``, ``unplaced_tile``, ``rejected``, ``hand_cleared``,
-  ``pass_inferred``, ...).
+  ``pass_inferred``, ``boneyard_uncounted``, ...).
 
 A read is *committed* as a new :class:`BoardState` when the scene is still: the motion
 gate says so (``motion.read``, or still for ``still_window_s``), or, without motion
@@ -33,7 +36,7 @@ state is matched to the previous one tile by tile; the difference is what happen
 The seat of a play comes from the edge the arm entered by during the occlusion before
 it (:func:`vision.placements.attribute_seat`), with the turn order as a prior. When that
 seat is clearly not the one whose turn it was, the seats in between passed: in rule sets
-without a boneyard the tracker emits their ``Pass`` before the play (timed at the seat's
+without a boneyard (or with one seen drawn out) the tracker emits their ``Pass`` before the play (timed at the seat's
 last arm visit since the previous play, a knock, when one was seen). When the seats
 whose turns keep going by as passes never showed an arm at all while others play, the
 footage holds fewer seats than the rule set: one ``seats_unseen`` notice, and no more
@@ -57,6 +60,7 @@ from engine.events import Deal, Draw, Pass, Play, Reveal, TakeBack, effective
 from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
+from vision.boneyard import BoneyardCounter
 from vision.crops import lab_distance
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
@@ -95,7 +99,8 @@ class TrackerConfig:
         seat_prior: weight of the turn order against the entry votes (vote shares).
         min_seat_votes: entry frames needed to trust the entry side.
         infer_passes: when a play's arm clearly comes from a seat other than the one whose turn it
-            is, emit ``Pass`` events for the seats it skipped (rule sets without a boneyard only).
+            is, emit ``Pass`` events for the seats it skipped (rule sets without a boneyard, or
+            draw games once the camera saw the boneyard drawn out).
         visit_gap_s: an arm of the same seat seen again within this is the same visit (knock timing).
         unseen_seat_turns: the footage shows fewer seats than the rule set needs when every seat that
             never showed an arm had this many turns go by as inferred passes, while at least two
@@ -277,6 +282,7 @@ class Tracker:
         if self.rules.boneyard:
             self.judge.append(Deal(hands={}, draws_seen=False))
         self.reveals = RevealWatcher(self.config.reveal_settle_s)
+        self.boneyard = BoneyardCounter(self.judge.state.boneyard) if self.rules.boneyard else None
         self.ended: dict | None = None  # when the judge ended the hand: kind, winner, t, text
         self._late_lop: LineOfPlay | None = None  # the line of play extended by tiles placed after the end
         self._visits = {}
@@ -321,6 +327,8 @@ class Tracker:
             raise RuntimeError("resume() must come before the first read")
         self.new_hand(context)
         self._binder = RecordBinder(self._take_in(log))
+        if self.boneyard is not None:  # the record's draws are in the judge: its boneyard is the one to find
+            self.boneyard = BoneyardCounter(self.judge.state.boneyard, resumed=True)
 
     def sync(self, log: list) -> list:
         """Take in the record of the hand in play after someone else changed it while the camera
@@ -380,7 +388,13 @@ class Tracker:
         """Append a recorded hand's events in force to the tracker's (fresh) hands; returns its plays
         still on the table, in order."""
         for _, ev in effective(log):
-            if isinstance(ev, (Deal, Draw)):
+            if isinstance(ev, Draw):  # the judge counts the boneyard (the camera's draws, recorded)
+                try:
+                    self.judge.append(ev)
+                except IllegalEvent:
+                    pass
+                continue
+            if isinstance(ev, Deal):
                 continue
             try:
                 self._append(ev)
@@ -393,7 +407,8 @@ class Tracker:
     def record(self, event: object) -> object | None:
         """Append an event that does not come from the camera (a pass, a correction, a penalty)
         to the tracker's hand, so that its turn order stays right. Returns the engine outcome;
-        deals and draws are ignored (None): the tracker's hand does not count hands' tiles.
+        deals and draws are ignored (None): the tracker's hand does not count hands' tiles, and
+        its judge counts the boneyard from the camera's own draws (:mod:`vision.boneyard`).
 
         Raises:
             IllegalEvent: the engine refused it.
@@ -657,6 +672,7 @@ class Tracker:
             self._recheck = False
             candidates += sorted((tr for tr in self.tiles.values() if tr.status == "unplaced" and tr.face == "up"
                                   and tr not in candidates), key=lambda tr: tr.id)
+        events += self._step_boneyard(frame, t)  # before the plays: draws come under the turn they were made in
         events += self._plays(frame, t, candidates)
         events += self._step_reveals(frame, t)
         self._votes = {}
@@ -679,6 +695,35 @@ class Tracker:
         return self.reveals.step(self.judge, self._append, shown,
                                  lambda c: seat_of_position(c, self.profile, self.image_size), frame, t,
                                  ended=self.ended["text"] if self.ended else None, final=final)
+
+    def _step_boneyard(self, frame: int, t: float) -> list:
+        """A draw game: count the face-down tiles apart from the playing seats' hand areas
+        (:class:`vision.boneyard.BoneyardCounter`); its ``Draw`` events go to the judge, whose
+        boneyard then tells :meth:`_skipped` when nothing is left to draw."""
+        if self.boneyard is None:
+            return []
+        st = self.judge.state
+        scale = 2.0 if self.config.still_window_s <= 0 else 1.0  # photos: hands further in (_vote_hand_losses)
+        seen = sum(1 for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout" and not (
+            self.in_hand_zone(tr.geom, scale)
+            and seat_of_position(tr.geom.center, self.profile, self.image_size) in st.order))
+        started = st.layout.lead is not None
+        out = []
+        for ev in self.boneyard.step(seen, st.turn if started and not st.over else None, t, frame, started):
+            if isinstance(ev, Draw):
+                try:
+                    self.judge.append(ev)
+                except IllegalEvent as exc:
+                    out.append(Notice("rejected", t, frame, str(exc), seat=ev.seat, details={"event": "draw"}))
+                    continue
+            out.append(ev)
+        return out
+
+    def _nothing_to_draw(self) -> bool:
+        """No boneyard in the rule set, or the camera followed every draw and only the reserve is left."""
+        if not self.rules.boneyard:
+            return True
+        return self.boneyard is not None and self.boneyard.trusted and self.judge.state.drawable() == 0
 
     def _rebuild_geometry(self) -> None:
         """Rebuild the line of play from the plays' current tile geometry (after bumps)."""
@@ -1143,14 +1188,14 @@ class Tracker:
     def _skipped(self, choice, is_lead: bool, t: float, frame: int) -> list[Pass]:
         """``Pass`` events for the seats a play by ``choice.seat`` skipped in turn order, or [].
 
-        Only when the arm decided the seat (not the turn order), after the lead, and in rule sets
-        without a boneyard: there a pass is the only way a turn goes by. (In draw games a pass is
-        legal only once the boneyard is drawn out, which the camera cannot count: the engine's
-        ``out_of_turn`` flag stays for the umpire.) Each pass is timed at the middle of that seat's
-        last arm visit since the previous play (its knock), or at the play when none was seen.
+        Only when the arm decided the seat (not the turn order), after the lead, and when a pass is
+        the only way a turn goes by: rule sets without a boneyard, and draw games once the camera
+        saw the boneyard drawn out (:meth:`_nothing_to_draw`; a boneyard it cannot count leaves the
+        engine's ``out_of_turn`` flag for the umpire). Each pass is timed at the middle of that
+        seat's last arm visit since the previous play (its knock), or at the play when none was seen.
         """
         st = self.hand.state
-        if (not self.config.infer_passes or self.rules.boneyard or is_lead or choice.uncertain
+        if (not self.config.infer_passes or not self._nothing_to_draw() or is_lead or choice.uncertain
                 or choice.source != "entry" or st.turn is None or choice.seat == st.turn
                 or st.turn not in st.order or choice.seat not in st.order or st.layout.lead is None):
             return []

@@ -1,0 +1,86 @@
+"""The boneyard counter of draw games (vision/boneyard.py): counts read by read -> draws."""
+
+from engine.events import Draw
+from vision.boneyard import BoneyardCounter
+from vision.placements import Notice
+
+
+def steps(counter, reads):
+    """Feed ``(seen, turn)`` reads at t = 1, 2, ... s (frame = 10 x t); returns every output."""
+    out = []
+    for i, (seen, turn) in enumerate(reads, start=1):
+        out += counter.step(seen, turn, float(i), 10 * i, started=turn is not None)
+    return out
+
+
+def draws(out):
+    return [(e.seat, e.count, e.t, e.frame) for e in out if isinstance(e, Draw)]
+
+
+def test_a_lower_count_held_for_two_reads_is_a_draw_by_the_seat_to_play_when_first_seen():
+    c = BoneyardCounter(expected=14)
+    out = steps(c, [(14, None), (14, "N"), (13, "N"), (13, "S")])
+    # first seen at the 3rd read under N's turn: N drew 1 at t=3 s; confirmed by the 4th read
+    assert draws(out) == [("N", 1, 3.0, 30)] and c.level == 13 and c.trusted
+
+
+def test_one_read_missing_a_tile_is_no_draw():
+    c = BoneyardCounter(expected=14)
+    out = steps(c, [(14, None), (13, "N"), (14, "N"), (14, "S"), (14, "S")])
+    assert draws(out) == [] and c.level == 14
+
+
+def test_several_tiles_at_once_and_two_seats_in_order():
+    c = BoneyardCounter(expected=14)
+    # N draws 2 between reads (12 first seen at read 2), S then draws 1 (11 first seen at read 4)
+    out = steps(c, [(14, None), (12, "N"), (12, "N"), (11, "S"), (11, "S")])
+    assert draws(out) == [("N", 2, 2.0, 20), ("S", 1, 4.0, 40)] and c.level == 11
+
+
+def test_the_confirmed_level_is_the_higher_of_the_last_two_reads():
+    c = BoneyardCounter(expected=10)
+    out = steps(c, [(10, None), (8, "N"), (9, "N")])
+    # 8 was seen once and 9 once after it: only the tile missing from both reads (10 -> 9) is drawn,
+    # timed when 9 was first seen (the 2nd read)
+    assert draws(out) == [("N", 1, 2.0, 20)] and c.level == 9
+
+
+def test_no_baseline_until_a_read_shows_what_the_deal_leaves_and_one_notice():
+    c = BoneyardCounter(expected=14)
+    out = steps(c, [(22, None), (21, "N"), (20, "N"), (19, "S")])
+    assert draws(out) == [] and not c.trusted
+    (note,) = [e for e in out if isinstance(e, Notice)]
+    assert note.kind == "boneyard_uncounted" and "21 face-down" in note.message and "leaves 14" in note.message
+    assert (note.t, note.frame) == (2.0, 20)
+
+
+def test_a_count_rising_by_two_twice_stops_the_count():
+    c = BoneyardCounter(expected=14)
+    out = steps(c, [(14, None), (16, "N"), (17, "N"), (10, "S"), (10, "S")])
+    assert draws(out) == [] and c.lost and not c.trusted
+    assert [e.kind for e in out if isinstance(e, Notice)] == ["boneyard_uncounted"]
+
+
+def test_reads_without_a_turn_are_ignored_and_break_the_confirmation():
+    c = BoneyardCounter(expected=14)
+    out = steps(c, [(14, None), (13, "N"), (12, None), (13, "N")])
+    assert draws(out) == []  # the 4th read has no read before it to confirm it: the 3rd was not taken
+    out = c.step(13, "N", 5.0, 50, started=True)
+    assert draws(out) == [("N", 1, 2.0, 20)]  # timed when 13 was first seen
+
+
+def test_a_count_that_matches_the_deal_only_after_the_lead_is_no_baseline():
+    """draw footage on marble: 22 boxes before the lead, 14 only after some draws had been made."""
+    c = BoneyardCounter(expected=14)
+    out = steps(c, [(22, None), (16, "N"), (14, "N"), (13, "S"), (13, "S")])
+    assert draws(out) == [] and not c.trusted
+    assert [e.kind for e in out if isinstance(e, Notice)] == ["boneyard_uncounted"]
+
+
+def test_a_resumed_hand_confirms_the_records_count_at_its_first_read_only():
+    c = BoneyardCounter(expected=11, resumed=True)  # 14 dealt, 3 drawn before the restart
+    out = steps(c, [(11, "N"), (10, "N"), (10, "S")])
+    assert draws(out) == [("N", 1, 2.0, 20)] and c.trusted
+    c = BoneyardCounter(expected=11, resumed=True)
+    out = steps(c, [(12, "N"), (11, "N")])  # not at the first read: uncounted, as any hand after its lead
+    assert not c.trusted and [e.kind for e in out if isinstance(e, Notice)] == ["boneyard_uncounted"]
