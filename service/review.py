@@ -91,6 +91,8 @@ class ReviewSummary:
     footage_s: float = 0.0
     wall_s: float = 0.0
     plays: int = 0
+    draws: int = 0  # tiles seen drawn from the boneyard (draw games)
+    passes: int = 0  # passes inferred from plays that skipped a seat
     placements: int = 0  # rules=None: new tiles on the board (no plays, no score)
     flags: int = 0
     score: dict[str, int] = field(default_factory=dict)
@@ -102,6 +104,7 @@ class ReviewSummary:
     partial: bool = False  # interrupted recorded footage: record and report cover only what was watched
     status: str = ""
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the camera could not follow, without doubt on the score
     flag_lines: list[str] = field(default_factory=list)  # "t=55.0 s out_of_turn: N played ..." (or a photo's name)
     final: bool = False
     free_form: bool = False  # reviewed with rules=None: placements only
@@ -109,7 +112,8 @@ class ReviewSummary:
 
     def lines(self) -> list[str]:
         """The status and warnings, one line each, for a summary printed under the score."""
-        return ([self.status] if self.status else []) + [f"warning: {w}" for w in self.warnings]
+        return (([self.status] if self.status else []) + [f"warning: {w}" for w in self.warnings]
+                + [f"note: {n}" for n in self.notes])
 
 
 #: Snapshot file names a review writes (only these are moved away by the next review).
@@ -470,6 +474,8 @@ class ReviewSession:
                 self._flag(row, t)
             if ev.kind == "seats_unseen":
                 self.summary.warnings.append(ev.message)
+            elif ev.kind == "boneyard_uncounted":  # why the plays of a skipped seat are flagged, not passes
+                self.summary.notes.append(f"game {self.game_no} hand {self.hand_no}: {ev.message}")
             elif ev.kind == "after_hand_end":
                 self._late.append(ev)
             elif ev.kind == "unplaced_tile":
@@ -511,6 +517,10 @@ class ReviewSession:
             self._muted_turns += 1
         if isinstance(ev, Play):
             self.summary.plays += 1
+        elif isinstance(ev, Draw):
+            self.summary.draws += ev.count
+        elif isinstance(ev, Pass):
+            self.summary.passes += 1
         if not isinstance(ev, HandEnd):  # the end is one ``hand_end`` row, once the points are known
             self._emit(row, frame)
         for f in flags:

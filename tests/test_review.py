@@ -59,6 +59,11 @@ def test_review_matches_ground_truth(footage, tmp_path):
     state = replay_record(record)
     assert state.games[0].scores == end[0]["score"]
     assert summary.plays == len(want)
+    # the tiles drawn, counted from the boneyard: the summary's count, and draw rows by the right seats
+    assert summary.draws == sum(len(d["tiles"]) for d in gt["draws"]) == 4
+    assert [(r["seat"], r["count"]) for r in rows if r["type"] == "draw"] == [
+        (d["seat"], len(d["tiles"])) for d in gt["draws"]]
+    assert summary.passes == len(gt["passes"]) == 0 and summary.notes == []
     # the report names every play and shows the annotated video, which has every frame, in VP8
     # (a browser plays it); each play's time links to its moment in the video
     html = (tmp_path / "report.html").read_text()
@@ -538,6 +543,34 @@ def test_free_form_cli_summary_says_placements_and_prints_no_score(tmp_path, mon
     assert "score" not in res.stdout.lower() and "play" not in res.stdout.replace("placement", "")
     assert "2 placements, 0 flags, 3 frames (3 read)" in res.stdout
     assert "2 placements" in (out / "report.html").read_text()
+
+
+def test_cli_summary_counts_draws_and_inferred_passes_and_notes_an_uncounted_boneyard(tmp_path, capsys):
+    from service.cli_review import _print_summary
+    from service.review import ReviewSummary
+
+    s = ReviewSummary(tmp_path, frames=900, reads=40, wall_s=10.0, footage_s=60.0, plays=22, draws=16, passes=7,
+                      score={"N": 0, "S": 25}, notes=["game 1 hand 2: the boneyard is not counted: ..."])
+    _print_summary(s)
+    out = capsys.readouterr().out
+    assert "22 plays, 16 draws, 7 inferred passes, 0 flags, 900 frames (40 read)" in out
+    assert "note: game 1 hand 2: the boneyard is not counted: ..." in out
+    _print_summary(ReviewSummary(tmp_path, plays=1, draws=1, passes=1))
+    assert "1 play, 1 draw, 1 inferred pass, 0 flags" in capsys.readouterr().out
+    _print_summary(ReviewSummary(tmp_path, plays=3))  # a block game: nothing drawn, nobody skipped
+    assert "3 plays, 0 flags" in capsys.readouterr().out
+
+
+def test_an_uncounted_boneyard_is_a_note_of_the_summary_not_a_warning(tmp_path):
+    from service.review import ReviewSession
+    from vision.placements import Notice
+
+    session = ReviewSession(load_ruleset("draw"), lambda im: [], tmp_path, annotate=False)
+    session._handle(Notice("boneyard_uncounted", 4.0, 60, "the boneyard is not counted: 22 face-down tiles ..."),
+                    60, 4.0, np.zeros((8, 8, 3), np.uint8))
+    assert session.summary.notes == ["game 1 hand 1: the boneyard is not counted: 22 face-down tiles ..."]
+    assert session.summary.warnings == []  # the score is not in doubt: only passes are not inferred
+    assert [r["kind"] for r in session.out.rows] == ["boneyard_uncounted"]
 
 
 def test_folder_rows_say_which_photo_and_the_report_shows_it(tmp_path, monkeypatch):
