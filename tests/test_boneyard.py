@@ -84,3 +84,14 @@ def test_a_resumed_hand_confirms_the_records_count_at_its_first_read_only():
     c = BoneyardCounter(expected=11, resumed=True)
     out = steps(c, [(12, "N"), (11, "N")])  # not at the first read: uncounted, as any hand after its lead
     assert not c.trusted and [e.kind for e in out if isinstance(e, Notice)] == ["boneyard_uncounted"]
+    assert "12 face-down tiles" in out[0].message and "the record leaves 11" in out[0].message
+
+
+def test_a_restart_during_a_draw_takes_the_records_count_and_confirms_the_draw():
+    """helper-89: stopped 1.4 s after S took a tile, before its draw was confirmed; the first read
+    after the restart shows 13 where the record says 14: S's draw, once the next read confirms it."""
+    c = BoneyardCounter(expected=14, resumed=True)
+    out = steps(c, [(13, "S"), (13, "S"), (12, "S"), (12, "N")])
+    assert draws(out) == [("S", 1, 1.0, 10), ("S", 1, 3.0, 30)] and c.trusted and c.level == 12
+    c = BoneyardCounter(expected=14, resumed=True)  # three fewer: more than a restart explains
+    assert [e.kind for e in steps(c, [(11, "S")])] == ["boneyard_uncounted"] and not c.trusted

@@ -1149,6 +1149,24 @@ def test_a_skipped_turn_with_tiles_left_to_draw_is_no_pass():
     assert _passes(out) == [] and [f.kind for f in table.tr.hand.state.outcomes[-1].flags] == ["out_of_turn"]
 
 
+def test_a_draw_the_umpire_entered_is_not_recorded_again_when_the_camera_sees_it():
+    """helper-89: the umpire entered N's draw while the camera followed; the camera then saw the tile
+    leave the boneyard and recorded it too (17 draws for 16)."""
+    table = Table(load_ruleset("draw"))
+    hands, bone = _dealt(table)
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    _from_hand(table, hands, t_(648, 500, 0, (5, 1), "S"))
+    table.tr.sync(list(table.tr.judge.log) + [Draw(seat="N", count=1, t=table.t)])  # the umpire's entry
+    for i in range(2):  # N takes two tiles: the first is the umpire's draw, the second a new one
+        table.arm("N")
+        _lift(table, bone.pop())
+        table.on.append(_down(400 + 30 * (len(hands["N"]) + i), 40, 90))
+        table.read()
+    table.read()
+    camera = [(e.seat, e.count) for e in table.events if isinstance(e, Draw)]
+    assert camera == [("N", 1)] and table.tr.judge.state.boneyard == 12 == len(bone)
+
+
 def test_face_down_boxes_beyond_the_deals_count_leave_the_boneyard_uncounted():
     """Two face-down boxes on the table besides the 14 the deal leaves: no draws, no passes, one notice."""
     table = Table(load_ruleset("draw"))

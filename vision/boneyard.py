@@ -22,7 +22,11 @@ from dataclasses import dataclass, field
 from engine.events import Draw
 from vision.placements import Notice
 
-__all__ = ["BoneyardCounter"]
+__all__ = ["BoneyardCounter", "RESUME_SLACK"]
+
+#: Tiles fewer than the record's boneyard that the first read after a restart may show: draws
+#: made while no worker watched, or not yet confirmed by the one before.
+RESUME_SLACK = 2
 
 
 @dataclass
@@ -37,8 +41,9 @@ class BoneyardCounter:
             confirmed): no more draws this hand.
         noticed: the one ``boneyard_uncounted`` notice of the hand was given.
         resumed: a hand taken up from its record mid-hand (``Tracker.resume``): ``expected`` is the
-            record's boneyard (the deal's less the draws recorded), and the first read may confirm it
-            although the lead is down.
+            record's boneyard (the deal's less the draws recorded), and the first read takes it up
+            although the lead is down, when it shows that many tiles or up to :data:`RESUME_SLACK`
+            fewer (those are draws, once the next read confirms them).
     """
 
     expected: int
@@ -73,15 +78,21 @@ class BoneyardCounter:
             return []
         if self.level is None:
             resumed, self.resumed = self.resumed, False
-            if seen == self.expected and (not started or resumed):  # after the lead, draws may have been made
+            if seen == self.expected and not started:  # after the lead, draws may already have been made
                 self.level, self._prev = seen, seen
                 return []
-            if started and not self.noticed:
-                self.noticed = True
-                return [self._notice(t, frame, f"the boneyard is not counted: {seen} face-down tiles lie apart "
-                                     f"from the hands, the deal leaves {self.expected}; draws are not followed "
-                                     f"and passes are not inferred this hand")]
-            return []
+            if resumed and self.expected - RESUME_SLACK <= seen <= self.expected:
+                # a restart mid-hand: the record's count stands; a tile or two fewer are draws the worker
+                # before the restart had not confirmed yet (helper-89), confirmed by the next read as any
+                self.level = self.expected
+            else:
+                if started and not self.noticed:
+                    self.noticed = True
+                    source = "the record leaves" if resumed else "the deal leaves"
+                    return [self._notice(t, frame, f"the boneyard is not counted: {seen} face-down tiles lie "
+                                         f"apart from the hands, {source} {self.expected}; draws are not "
+                                         f"followed and passes are not inferred this hand")]
+                return []
         if turn is None:
             self._prev = None  # no confirmation across a read that was not taken into account
             return []

@@ -708,9 +708,16 @@ class Tracker:
             self.in_hand_zone(tr.geom, scale)
             and seat_of_position(tr.geom.center, self.profile, self.image_size) in st.order))
         started = st.layout.lead is not None
+        # draws the record holds that the camera has not seen drop yet (an umpire entered them): the
+        # camera's next drops are those draws, not more (helper-89: one draw recorded twice)
+        credit = max(0, self.boneyard.level - st.boneyard) if self.boneyard.trusted else 0
         out = []
         for ev in self.boneyard.step(seen, st.turn if started and not st.over else None, t, frame, started):
             if isinstance(ev, Draw):
+                take, credit = min(credit, ev.count), credit - min(credit, ev.count)
+                if take == ev.count:
+                    continue
+                ev = ev.model_copy(update={"count": ev.count - take})
                 try:
                     self.judge.append(ev)
                 except IllegalEvent as exc:
