@@ -77,7 +77,19 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
         # the passes the camera inferred from a play that was not made go with it
         out["voided_passes"] = _void_inferred(rt, hand, passes, held, actor(request, body.by),
                                               f"inferred from play #{body.replaces}, voided")
+        if ev is None and isinstance(held, Pass):  # helper-89: its "S passed" alert stayed open
+            _resolve_pass_alert(rt, hand, held, actor(request, body.by), f"pass #{body.replaces} voided")
         return out
+
+
+def _resolve_pass_alert(rt, hand: int, ev: Pass, by: str, reason: str) -> None:  # noqa: ANN001
+    """Resolve the open ``pass_inferred`` alert of an inferred pass the umpire voided (the alert names
+    the pass by its seat and knock time, ``pass_t``/``pass_frame``)."""
+    for a in list(rt.open_alerts.values()):
+        d = a.get("details") or {}
+        if (a["kind"] == "pass_inferred" and a.get("match") == rt.match_id and a.get("hand") == hand
+                and a.get("seat") == ev.seat and d.get("pass_frame") == ev.frame and d.get("pass_t") == ev.t):
+            rt.update_alert(a["id"], "resolved", by, reason)
 
 
 def _void_inferred(rt, hand: int, passes: list, play: object, by: str, reason: str) -> list[int]:  # noqa: ANN001

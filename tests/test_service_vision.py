@@ -782,7 +782,7 @@ class _InferredPassesSource(_NoticeSource):
             yield SourceItem(Pass(seat=seat, t=9.0, frame=72), tag="vision:72")
             yield SourceItem(None, tag="vision:72", alert={
                 "type": "vision_notice", "kind": "pass_inferred", "t": 9.0, "frame": 72, "seat": seat, "by": "E",
-                "message": f"{seat} passed: E's arm played 6-3 on {seat}'s turn"})
+                "pass_t": 9.0, "pass_frame": 72, "message": f"{seat} passed: E's arm played 6-3 on {seat}'s turn"})
         yield SourceItem(Play(seat="E", tile=(6, 3), end="E", t=9.0, frame=72), tag="vision:72")
 
 
@@ -821,6 +821,20 @@ def test_voiding_a_camera_play_voids_the_passes_inferred_from_it(tmp_path, monke
         alerts = c.get("/api/tables/cam/alerts?status=all").json()
         assert sorted((a["seat"], a["status"]) for a in alerts if a["kind"] == "pass_inferred") == [
             ("S", "resolved"), ("W", "resolved")]
+
+
+def test_voiding_an_inferred_pass_resolves_its_alert(tmp_path, monkeypatch, footage):
+    """helper-89: the umpire voided the camera's "S passed"; its alert stayed open beside the new
+    out_of_turn flag."""
+    monkeypatch.setitem(sources._FACTORIES, "vision", _InferredPassesSource)
+    with TestClient(app_for(tmp_path)) as c:
+        _inferred_passes_table(c, footage)
+        r = post(c, "/api/tables/cam/corrections", {"hand": 1, "replaces": 3, "event": None, "reason": "S played"})
+        assert r.status_code == 201, r.text
+        assert _in_force(c) == ["deal unseen", "N 6-6", "W pass", "E 6-3 E"]
+        alerts = c.get("/api/tables/cam/alerts?status=all").json()
+        assert sorted((a["seat"], a["status"]) for a in alerts if a["kind"] == "pass_inferred") == [
+            ("S", "resolved"), ("W", "open")]
 
 
 def test_moving_a_camera_play_to_a_skipped_seat_voids_that_seats_inferred_pass_and_later_ones(
