@@ -295,6 +295,11 @@ def _stop_at_time_limit(st: HandState, ev: object, points: dict, flags: list[Fla
     _finish(st, "time", None, st.last_player, points)
 
 
+def _tiles(n: int) -> str:
+    """``"1 tile"``, ``"3 tiles"``."""
+    return f"{n} tile{'' if n == 1 else 's'}"
+
+
 def _check_turn(st: HandState, seat: str, flags: list[Flag], act: str = "played") -> None:
     if st.turn is not None and seat != st.turn:
         flags.append(Flag("out_of_turn", seat, f"{seat} {act} out of turn ({st.turn} was to play)",
@@ -317,7 +322,7 @@ def _deal(st: HandState, ev: Deal, points: dict, flags: list[Flag]) -> None:
                 raise IllegalEvent(f"tile {t} dealt twice")
             seen.add(t.key)
         if len(tiles) != st.rules.hand_size:
-            raise IllegalEvent(f"{seat} was dealt {len(tiles)} tiles; the hand size is {st.rules.hand_size}")
+            raise IllegalEvent(f"{seat} was dealt {_tiles(len(tiles))}; the hand size is {st.rules.hand_size}")
         st.known[seat] = list(tiles)
     if not ev.draws_seen and st.rules.boneyard:
         st.counts_known = False
@@ -499,7 +504,7 @@ def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
           and (st.counts_known or st.drawn)):
         # draws unseen (a camera, Deal(draws_seen=False)): the boneyard is known only while the camera
         # follows the draws (vision/boneyard.py); with none recorded its count is the deal's, not the table's
-        flags.append(Flag("pass_before_drawing", seat, f"{seat} passed with {st.drawable()} tiles left to draw"))
+        flags.append(Flag("pass_before_drawing", seat, f"{seat} passed with {_tiles(st.drawable())} left to draw"))
     if st.plays:
         _note_response(st, "pass", points)
     st.passes_in_row += 1
@@ -515,7 +520,7 @@ def _draw(st: HandState, ev: Draw, points: dict, flags: list[Flag]) -> None:
     if ev.count > st.boneyard:
         raise IllegalEvent(f"{seat} draws {ev.count} but the boneyard holds {st.boneyard}")
     if ev.tiles is not None and len(ev.tiles) != ev.count:
-        raise IllegalEvent(f"draw of {ev.count} lists {len(ev.tiles)} tiles")
+        raise IllegalEvent(f"draw of {ev.count} lists {_tiles(len(ev.tiles))}")
     if ev.count > st.drawable():
         flags.append(Flag("boneyard_reserve", seat, f"{seat} drew from the {st.rules.reserve()} tiles that stay"))
     if st.known[seat] is not None and st.layout.lead is not None and st.legal_ends(seat):

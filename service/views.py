@@ -95,6 +95,8 @@ def play_view(out, players: dict[str, str], side_of, dismissed: frozenset = froz
             "points": dict(out.points),
             "flags": [{"kind": f.kind, "message": f.message, "dismissed": (out.index, f.kind) in dismissed}
                       for f in out.flags]}
+    if ev.type == "draw":  # helper-89: "Bob (S) drew" for a draw of 3 tiles
+        view["count"] = ev.count
     if ev.type == "hand_end":  # the overlay words it; the text carries the reason and the read's stamps
         view["kind"], view["winner"] = ev.kind, ev.winner
         view["winner_player"] = players.get(ev.winner, ev.winner) if ev.winner else None

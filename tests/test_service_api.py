@@ -537,6 +537,16 @@ def test_the_last_play_of_an_ended_hand_says_how_it_ended(client):
     assert (lp["type"], lp["kind"], lp["winner"], lp["winner_player"]) == ("hand_end", "domino", "S", "Bob")
 
 
+def test_the_last_play_of_a_draw_carries_its_count(client):
+    """helper-89: the overlay said "Bob (S) drew" for three tiles: the view now carries the count."""
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    for ev in ({"type": "play", "seat": "N", "tile": "6-6"}, {"type": "draw", "seat": "S", "count": 3}):
+        assert post(client, "/api/tables/t1/events", {"event": ev}).status_code == 201
+    lp = client.get("/api/tables/t1/snapshot").json()["data"]["state"]["hand"]["last_play"]
+    assert (lp["type"], lp["seat"], lp["player"], lp["count"]) == ("draw", "S", "Bob", 3)
+
+
 def test_a_blank_table_name_is_refused(client):
     """helper-83: '   ' was taken (id table-2), an empty name on the overlay."""
     r = post(client, "/api/tables", {"name": "   ", "rules": "all-fives", "worker": {"kind": "manual"}})

@@ -214,6 +214,10 @@ def test_umpire_console_on_a_protected_table(tmp_path, browser):
             # event times for people: one decimal (the notation keeps them exact)
             assert page.evaluate("DC.shortTimes('S 6-1 E t=10.583333333333332 f=127')") == "S 6-1 E t=10.6 f=127"
             assert page.evaluate("DC.shortTimes('N 5-5 t=4.2 f=126')") == "N 5-5 t=4.2 f=126"
+            # a draw says how many tiles (helper-89: "Bob (S) drew" for three)
+            assert page.evaluate("DC.playText({}, {type: 'draw', seat: 'S', player: 'Bob', count: 3})") == \
+                "Bob (S) drew 3 tiles"
+            assert page.evaluate("DC.playText({}, {type: 'draw', seat: 'S', player: 'S', count: 1})") == "S drew a tile"
             page.close()
 
             # a wrong token: the refusal is on the page, not an endless silent retry

@@ -104,7 +104,7 @@ const DC = (() => {
     const who = lp.player && lp.player !== lp.seat ? `${lp.player} (${lp.seat})` : (lp.seat || "");
     if (lp.type === "play") return `${who} played ${lp.tile[0]}-${lp.tile[1]}` + (lp.end && lp.end !== "lead" ? ` on ${lp.end}` : " (lead)");
     if (lp.type === "pass") return `${who} passed`;
-    if (lp.type === "draw") return `${who} drew`;
+    if (lp.type === "draw") return `${who} drew ${lp.count > 1 ? lp.count + " tiles" : "a tile"}`;
     if (lp.type === "penalty") return `${who}: penalty` + (lp.penalty ? ` ${lp.penalty.replace(/_/g, " ")}` : "");
     if (lp.type === "hand_end") {
       const winner = lp.winner ? (lp.winner_player && lp.winner_player !== lp.winner ? `${lp.winner_player} (${lp.winner})` : lp.winner) : "";
