@@ -134,6 +134,14 @@ class HandState:
     def over(self) -> bool:
         return self.result is not None or self.pending_end is not None
 
+    def awaiting_reveal(self) -> list[str]:
+        """The seats (in turn order) whose tiles the pending end of the hand still needs shown: not
+        revealed, not dealt in the log, and not known to hold none (the seat that went out; with draws
+        unseen a count of 0 is not known: helper-89, S's blocking last tile listed nobody)."""
+        out = self.pending_end[1] if self.pending_end and self.pending_end[0] == "domino" else None
+        return [s for s in self.order if s != out and s not in self.revealed and self.known[s] is None
+                and not (self.counts_known and self.counts[s] == 0)]
+
     def drawable(self) -> int:
         """Tiles a player may still draw (the rule set's reserve stays in the boneyard)."""
         return max(0, self.boneyard - self.rules.reserve())
@@ -723,8 +731,8 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
     if remaining is None:
         st.pending_end = (kind, winner, locker)
         st.pending_capicua = capicua
-        missing = [s for s in st.order if s not in st.revealed and st.counts[s] and st.known[s] is None]
-        st.flags.append(Flag("awaiting_reveal", None, f"hand over ({kind}): reveal the tiles of {', '.join(missing)}"))
+        st.flags.append(Flag("awaiting_reveal", None,
+                             f"hand over ({kind}): reveal the tiles of {', '.join(st.awaiting_reveal())}"))
         return
     rules = st.rules
     awards = {side: 0 for side in st.sides}

@@ -714,9 +714,9 @@ class ReviewSession:
         elif st.pending_end is not None:
             kind, winner, _ = st.pending_end
             ended = ended or (f"{winner} dominoed" if kind == "domino" and winner else f"the hand {kind}")
-            missing = [x for x in st.order if x not in st.revealed and st.counts[x] and st.known[x] is None]
-            s.status = (f"awaiting reveal: the hand ended ({ended}) but the tiles of {', '.join(missing)} were "
-                        "never shown: the end-of-hand points are not counted and the score is not final")
+            s.status = (f"awaiting reveal: the hand ended ({ended}) but the tiles of "
+                        f"{', '.join(st.awaiting_reveal())} were never shown: the end-of-hand points are not "
+                        "counted and the score is not final")
             self._emit({"type": "notice", "kind": "awaiting_reveal", "t": s.footage_s, "frame": None,
                            "message": s.status}, None)
         else:

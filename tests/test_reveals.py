@@ -153,6 +153,17 @@ def test_a_draw_games_blocking_last_tile_is_a_domino_when_only_the_others_show_t
     assert (r.kind, r.winner_seat, r.awards) == ("domino", "S", {"N": 0, "S": 11})
 
 
+def test_a_blocked_line_with_draws_unseen_awaits_every_hand_not_shown():
+    """helper-89: S laid 5 tiles of a 5-tile hand, but draws are unseen, so S may hold more: the lock
+    waits for S's tiles too (the review said "the tiles of  were never shown")."""
+    judge = _draw_line_blocked_by_s()
+    assert judge.state.awaiting_reveal() == ["N", "S"]
+    assert [f.message for f in judge.state.flags if f.kind == "awaiting_reveal"] == [
+        "hand over (locked): reveal the tiles of N, S"]
+    judge.append(Reveal(seat="N", tiles=[[4, 4], [2, 1]]))
+    assert judge.state.awaiting_reveal() == ["S"] and judge.state.result is None
+
+
 def test_a_draw_games_blocked_line_stays_locked_when_the_last_player_shows_tiles():
     judge = _draw_line_blocked_by_s()
     w = RevealWatcher(settle_s=3.0)

@@ -1087,7 +1087,7 @@ def _dealt(table, extra_down: int = 0):
     mid-table (a surface the detector takes for tile backs). Returns (hands by seat, boneyard)."""
     st = table.tr.judge.state
     n = st.rules.hand_size
-    hands = {"N": [_down(400 + 30 * i, 40, 90) for i in range(n)], "S": [_down(400 + 30 * i, 960, 90) for i in range(n)]}
+    hands = {seat: [_down(400 + 30 * i, y, 90) for i in range(n)] for seat, y in (("N", 40), ("S", 960))}
     bone = [_down(40, 200 + 28 * i, 0) for i in range(st.boneyard)]
     table.on += hands["N"] + hands["S"] + bone + [_down(900, 200 + 40 * i, 0) for i in range(extra_down)]
     table.read()
@@ -1144,7 +1144,8 @@ def test_a_skipped_turn_with_tiles_left_to_draw_is_no_pass():
         table.on.append(_down(400 + 30 * (len(hands["N"]) + i), 40, 90))
         table.read()
     _from_hand(table, hands, t_(552, 500, 0, (2, 3), "N"))
-    out = _from_hand(table, hands, t_(696, 500, 0, (1, 6), "S")) + _from_hand(table, hands, t_(504, 500, 0, (4, 2), "S"))
+    out = _from_hand(table, hands, t_(696, 500, 0, (1, 6), "S"))
+    out += _from_hand(table, hands, t_(504, 500, 0, (4, 2), "S"))
     assert sum(e.count for e in table.events if isinstance(e, Draw)) == 3 and table.tr.judge.state.boneyard == 11
     assert _passes(out) == [] and [f.kind for f in table.tr.hand.state.outcomes[-1].flags] == ["out_of_turn"]
 
@@ -1165,6 +1166,23 @@ def test_a_draw_the_umpire_entered_is_not_recorded_again_when_the_camera_sees_it
     table.read()
     camera = [(e.seat, e.count) for e in table.events if isinstance(e, Draw)]
     assert camera == [("N", 1)] and table.tr.judge.state.boneyard == 12 == len(bone)
+
+
+def test_a_draw_games_inferred_domino_on_a_blocked_line_ends_the_trackers_hand():
+    """helper-89, draw seed 11: S's 4-5 blocked the line and was its last tile. The judge (draws unseen)
+    takes the inferred domino; the tracker's board hand, which counts every tile and so took the
+    block for a lock, refused it, and the review waited for S's reveal for ever."""
+    from engine.notation import parse_event
+
+    tracker = Tracker(load_ruleset("draw").model_copy(update={"hand_size": 5}), image_size=IMAGE_SIZE)
+    for line in ("N 5-0", "S 0-1 E", "N 1-5 E", "S 5-5 W", "N 5-6 W", "S 6-2 W", "N 2-5 W", "S 5-3 E", "N 3-4 E",
+                 "S 4-5 E"):
+        tracker.record(parse_event(line))
+    assert tracker.judge.state.pending_end == ("locked", None, "S")
+    tracker.record(Reveal(seat="N", tiles=[[4, 4], [2, 1]]))  # N shows its tiles, S none
+    tracker.record(HandEnd(kind="domino", winner="S", reason="inferred"))
+    r = tracker.judge.state.result  # draw (pagat): S scores N's 4+4+2+1 = 11
+    assert (r.kind, r.winner_seat, r.awards) == ("domino", "S", {"N": 0, "S": 11})
 
 
 def test_face_down_boxes_beyond_the_deals_count_leave_the_boneyard_uncounted():

@@ -8,9 +8,9 @@ read by read, into :class:`engine.events.Draw` events, so the engine knows when 
 drawn out and the tracker may take a skipped turn for a pass, as in block games.
 
 The count is trusted only when a read before the lead shows exactly the number of tiles the deal
-leaves in the boneyard (so a camera started mid-hand, a table the camera sees only in part, or a surface that makes it box tiles that are
-not there, gives no draws at all: passes are then not inferred and the engine's ``out_of_turn``
-flags stay for the umpire). A lower count must hold for two reads in a row before its draws are
+leaves in the boneyard (so a camera started mid-hand, a table the camera sees only in part, or a
+surface that makes it box tiles that are not there, gives no draws at all: passes are then not
+inferred and the engine's ``out_of_turn`` flags stay for the umpire). A lower count must hold for two reads in a row before its draws are
 emitted (one read missing a tile is no draw); each draw goes to the seat whose turn it was when
 the lower count was first seen (in a draw game only the seat to play draws).
 """

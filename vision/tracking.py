@@ -56,7 +56,7 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from engine.events import Deal, Draw, Pass, Play, Reveal, TakeBack, effective
+from engine.events import Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack, effective
 from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
@@ -420,10 +420,18 @@ class Tracker:
     def _append(self, event: object) -> object:
         """Append to the tracker's hand (raises IllegalEvent) and keep the judge in step. A reveal goes
         to the judge only (raises IllegalEvent): the tracker's hand counts no tiles in hands, so it
-        could not check one, and the board does not change."""
+        could not check one, and the board does not change. An end of the hand is the judge's to
+        take (raises IllegalEvent); the tracker's hand follows if it can: counting every tile, it
+        takes a draw game's blocked line for a lock no inferred domino may end (helper-89, draw seed
+        11: S's blocking 5-5 was its last tile, and the hand waited for S's reveal for ever)."""
         was_over = self.judge.state.over
-        if isinstance(event, Reveal):
+        if isinstance(event, (Reveal, HandEnd)):
             out = self.judge.append(event)
+            if isinstance(event, HandEnd):
+                try:
+                    self.hand.append(event)
+                except IllegalEvent:
+                    pass
         else:
             out = self.hand.append(event)
             try:
