@@ -79,7 +79,7 @@ class Draw(_Event):
 
     type: Literal["draw"] = "draw"
     seat: str
-    count: int = Field(1, ge=1)
+    count: int = Field(1, ge=1, strict=True)  # helper-89: true was taken for 1
     tiles: list[TileField] | None = None
 
 

@@ -533,13 +533,15 @@ def _draw(st: HandState, ev: Draw, points: dict, flags: list[Flag]) -> None:
         flags.append(Flag("boneyard_reserve", seat, f"{seat} drew from the {st.rules.reserve()} tiles that stay"))
     if st.known[seat] is not None and st.layout.lead is not None and st.legal_ends(seat):
         flags.append(Flag("draw_with_play", seat, f"{seat} drew holding a legal play"))
+    seen: set[tuple[int, int]] = set()
+    for t in ev.tiles or []:  # checked whether or not the seat's hand is known (helper-89: "9-9", "6-6 6-6")
+        Tile.parse(t, st.rules.set_max)
+        if t.key in seen:
+            raise IllegalEvent(f"{t} drawn twice in one draw")
+        if t.key in st.layout.on_table or any(t.key == k.key for hand in st.known.values() if hand for k in hand):
+            raise IllegalEvent(f"{t} drawn but it is already on the table or in a hand")
+        seen.add(t.key)
     if ev.tiles is not None and st.known[seat] is not None:
-        for t in ev.tiles:
-            Tile.parse(t, st.rules.set_max)
-            if t.key in st.layout.on_table or any(
-                t.key == k.key for hand in st.known.values() if hand for k in hand
-            ):
-                raise IllegalEvent(f"{t} drawn but it is already on the table or in a hand")
         st.known[seat].extend(ev.tiles)  # type: ignore[union-attr]
     else:
         st.known[seat] = None

@@ -455,3 +455,21 @@ def test_a_pass_out_of_turn_says_passed():
     st = replay(load_ruleset("all-fives"), [parse_event(x) for x in ("N 5-5", "N pass")])
     assert [f.message for o in st.outcomes for f in o.flags if f.kind == "out_of_turn"] == [
         "N passed out of turn (S was to play)"]
+
+
+def test_drawn_tiles_are_checked_when_the_hand_is_not_known():
+    """helper-89: with the seat's hand unknown, "9-9" (double-six set) and "6-6 6-6" were taken."""
+    import pydantic
+
+    from engine.events import Deal, Draw
+
+    rules = load_ruleset("all-fives")
+    camera = [Deal(hands={}, draws_seen=False)] + ev("N 5-4")
+    for tiles, message in ((["9-9"], "9"), (["6-6", "6-6"], "6-6 drawn twice in one draw"),
+                           (["5-4"], "5-4 drawn but it is already on the table")):
+        with pytest.raises(IllegalEvent, match=message):
+            replay(rules, camera + [Draw(seat="S", count=len(tiles), tiles=tiles)])
+    st = replay(rules, camera + [Draw(seat="S", count=2, tiles=["6-6", "0-0"])])
+    assert st.boneyard == 12 and st.known["S"] is None  # the rest of S's hand is still unknown
+    with pytest.raises(pydantic.ValidationError):
+        Draw.model_validate({"seat": "S", "count": True})

@@ -21,8 +21,9 @@
     const game = state.game || {scores: {}};
     const hand = state.hand;
     const turnSide = hand && hand.turn ? Object.keys(state.teams).find((s) => state.teams[s].seats.includes(hand.turn)) : null;
-    // whose turn, named (the border colour alone is easy to miss on a stream); none once the hand is over
-    const toPlay = turnSide && !hand.result
+    // whose turn, named (the border colour alone is easy to miss on a stream); none once the hand is
+    // over or waits for the hands to be shown (helper-89: "▶ Bob to play" under a finished hand)
+    const toPlay = turnSide && hand.status === "in_progress"
       ? `<div class="toplay">▶ ${DC.esc((state.players || {})[hand.turn] || hand.turn)} to play</div>` : "";
     $("scores").innerHTML = Object.keys(state.teams).map((side) =>
       `<div class="team${side === turnSide ? " turn" : ""}" data-side="${DC.esc(side)}"><div class="name">${DC.esc(DC.sideLabel(state, side))}</div>`
