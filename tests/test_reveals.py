@@ -198,6 +198,20 @@ def test_a_tile_that_moved_between_the_reads_is_carried_not_revealed():
     assert _kinds(out) == ["hand_end", "hand_end_inferred", "reveal"]
 
 
+def test_tiles_shown_then_missed_at_one_read_are_read_again_and_end_the_hand():
+    """helper-89 (live, a still table): one read missed N's tiles; no read was asked for again, so the
+    hand never ended."""
+    judge = _draw_hand_s_played_last()
+    w = RevealWatcher(settle_s=3.0)
+    shown = _shown(*N_SHOWS)
+    assert w.step(judge, judge.append, shown, _seat, 30, 3.0) == []
+    assert w.step(judge, judge.append, shown, _seat, 35, 3.5) == []  # still: settling
+    assert w.step(judge, judge.append, [], _seat, 60, 6.0) == [] and not judge.state.over  # missed at this read
+    assert not w.read_due(8.9) and w.read_due(9.0)  # asked for again settle_s later
+    out = w.step(judge, judge.append, shown, _seat, 90, 9.0)  # back: still the same tiles, settled
+    assert _kinds(out) == ["hand_end", "hand_end_inferred", "reveal"] and (out[0].kind, out[0].winner) == ("domino", "S")
+
+
 def test_a_tile_held_up_for_one_read_does_not_end_the_hand():
     rules = load_ruleset("all-fives").model_copy(update={"hand_size": 1})
     judge = Hand(rules)

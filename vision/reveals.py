@@ -93,15 +93,20 @@ class RevealWatcher:
         self._wait = 0.0  # and how long they must stay so
         self._still = False  # seen at two reads in a row
         self._held = False  # some of them not seen at the latest read: wait for the sweep or the tiles
+        self._held_t = 0.0  # when that read was
         self._plays_at = 0  # plays in the hand when they were first seen
         self._winner_shown: tuple[tuple[int, int], ...] = ()  # tiles shown by the seat that went out, noticed
         self._on_line_noted: set[tuple[str, tuple[int, int]]] = set()
 
     def read_due(self, t: float) -> bool:
         """Whether tiles shown wait for a read at time ``t`` (s) to end the hand: at once in a block
-        game (a confirming read), once ``settle_s`` has passed in a draw game."""
-        if self._pending is None or self._held:
+        game (a confirming read), once ``settle_s`` has passed in a draw game; and ``settle_s`` after a
+        read that missed some of them: on a still table nothing else would read again (helper-89: a
+        live hand stayed unended after one read missed the tile shown)."""
+        if self._pending is None:
             return False
+        if self._held:
+            return t >= self._held_t + self.settle_s
         return t >= self._pending_t + self._wait
 
     @property
@@ -241,7 +246,7 @@ class RevealWatcher:
         if self._pending is not None and self._still and _fewer(shown, self._pending):
             # shown still, then some taken away: the table being swept (settle() when the line of
             # play goes), or a tile not detected at this read; keep what was seen
-            self._held = not final
+            self._held, self._held_t = not final, t
             if not final:
                 return None
             shown = self._pending
