@@ -529,6 +529,8 @@ def _draw(st: HandState, ev: Draw, points: dict, flags: list[Flag]) -> None:
         raise IllegalEvent(f"{seat} draws {ev.count} but the boneyard holds {st.boneyard}")
     if ev.tiles is not None and len(ev.tiles) != ev.count:
         raise IllegalEvent(f"draw of {ev.count} lists {_tiles(len(ev.tiles))}")
+    if st.rules.draw_rule == "until_playable" and st.layout.lead is not None:
+        _check_turn(st, seat, flags, "drew")  # one draws when unable to play: on one's own turn (helper-89)
     if ev.count > st.drawable():
         flags.append(Flag("boneyard_reserve", seat, f"{seat} drew from the {st.rules.reserve()} tiles that stay"))
     if st.known[seat] is not None and st.layout.lead is not None and st.legal_ends(seat):

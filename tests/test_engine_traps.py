@@ -473,3 +473,12 @@ def test_drawn_tiles_are_checked_when_the_hand_is_not_known():
     assert st.boneyard == 12 and st.known["S"] is None  # the rest of S's hand is still unknown
     with pytest.raises(pydantic.ValidationError):
         Draw.model_validate({"seat": "S", "count": True})
+
+
+def test_a_draw_out_of_turn_is_flagged():
+    """pagat (draw): "a player who cannot play draws" - on his turn; helper-89 moved a draw to N on S's
+    turn without a word."""
+    rules = load_ruleset("draw")
+    st = replay(rules, ev("N 5-4", "N draw 1"))
+    assert [f.message for f in st.flags] == ["N drew out of turn (S was to play)"]
+    assert kinds(replay(rules, ev("N 5-4", "S draw 1", "S draw 1"))) == []
