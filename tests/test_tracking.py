@@ -1753,6 +1753,14 @@ def test_in_a_folder_of_photos_the_seat_is_the_hand_a_tile_left():
     # a hand area that lost nothing (a pass, a photo taken twice) gives no vote: the turn decides
     events = tr.update(9, 9.0, observe(hands["N"] + hands["S"] + on + [t_(744, 500, 0, (3, 2))]), None)
     assert plays(events) == [("N", (3, 2), "E")]
+    # on S's turn N's hand loses a tile again: N played on W, so S passed (block: the only way)
+    hands["N"].pop()
+    on.append(t_(552, 500, 0, (1, 6)))
+    events = tr.update(10, 10.0, observe(hands["N"] + hands["S"] + on), None)
+    assert plays(events) == [("N", (6, 1), "W")] and [e.seat for e in events if isinstance(e, Pass)] == ["S"]
+    # a photo shows no arm: the notice says where the tile came from (helper-88: "N's arm played")
+    assert [n.message for n in notices(events, "pass_inferred")] == [
+        "S passed: N played 6-1 on S's turn (a tile left N's hand)"]
 
 
 def _seat_of(t) -> str:

@@ -1127,11 +1127,14 @@ class Tracker:
         pre: list = [warning] if warning is not None else []
         if choice.source == "entry":
             self._entry_plays[choice.seat] = self._entry_plays.get(choice.seat, 0) + 1
+        photos = self.config.still_window_s <= 0  # no arm is seen: the tile left that seat's hand (helper-88)
+        who = f"{choice.seat} played" if photos else f"{choice.seat}'s arm played"
         for p in passes:
             self._skips[p.seat] = self._skips.get(p.seat, 0) + 1
             knock = p.frame != frame
             pre += [p, Notice("pass_inferred", t, frame,
-                              f"{p.seat} passed: {choice.seat}'s arm played {ev.tile} on {p.seat}'s turn"
+                              f"{p.seat} passed: {who} {ev.tile} on {p.seat}'s turn"
+                              + (f" (a tile left {choice.seat}'s hand)" if photos else "")
                               + (f" ({p.seat}'s arm came in at {p.t:.1f} s)" if knock else ""),
                               seat=p.seat, details={"pass_t": p.t, "pass_frame": p.frame, "knock_seen": knock,
                                                     "by": choice.seat, "votes": choice.confidence})]
