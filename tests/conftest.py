@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 import pytest
 
 from calibration.profile import TableProfile
 from datasets.footage import make_footage
+
+# A shell without job control starts background jobs (`make test &`, nohup) with Ctrl-C ignored, and
+# the ignoring is inherited by every process the tests start: the Ctrl-C tests then saw no
+# interrupt. Python's own handler is what a terminal gives it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
