@@ -83,10 +83,12 @@ def _print_summary(s: ReviewSummary) -> None:
         console.print(t)
     speed = "" if s.photos or not s.wall_s else f" ({s.footage_s / s.wall_s:.1f}x real time)"
     skipped = f", {plural(len(s.skipped), 'image')} skipped (undecodable, or another size)" if s.skipped else ""
-    done = plural(s.placements, "placement") if s.free_form else ", ".join(
-        [plural(s.plays, "play")] + [plural(n, *nouns) for n, nouns in ((s.draws, ("draw",)),
-                                                                        (s.passes, ("inferred pass", "inferred passes")))
-                                     if n])
+    counts = [plural(s.plays, "play")]
+    if s.draws:
+        counts.append(plural(s.draws, "draw"))
+    if s.passes:
+        counts.append(plural(s.passes, "inferred pass", "inferred passes"))
+    done = plural(s.placements, "placement") if s.free_form else ", ".join(counts)
     console.print(f"{done}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
                   f"({s.reads} read){skipped} in {s.wall_s:.1f} s{speed}")
     for line in s.flag_lines[:MAX_FLAG_LINES]:  # for the umpire: what to look at, and when

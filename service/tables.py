@@ -114,7 +114,8 @@ def status_of(rt: TableRuntime) -> dict:
                "turn": hs.turn}
     w = rt.worker
     return {**w, "silent_for": None if w.get("last_read") is None else round(time.time() - w["last_read"], 1),
-            "match": rt.match_id, "match_number": rt.match_number, "hand": cur, "alerts_open": len(rt.open_alerts), "last_id": rt.seq}
+            "match": rt.match_id, "match_number": rt.match_number, "hand": cur, "alerts_open": len(rt.open_alerts),
+            "last_id": rt.seq}
 
 
 class Registry:

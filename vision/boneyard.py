@@ -10,9 +10,10 @@ drawn out and the tracker may take a skipped turn for a pass, as in block games.
 The count is trusted only when a read before the lead shows exactly the number of tiles the deal
 leaves in the boneyard (so a camera started mid-hand, a table the camera sees only in part, or a
 surface that makes it box tiles that are not there, gives no draws at all: passes are then not
-inferred and the engine's ``out_of_turn`` flags stay for the umpire). A lower count must hold for two reads in a row before its draws are
-emitted (one read missing a tile is no draw); each draw goes to the seat whose turn it was when
-the lower count was first seen (in a draw game only the seat to play draws).
+inferred and the engine's ``out_of_turn`` flags stay for the umpire). A lower count must hold for
+two reads in a row before its draws are emitted (one read missing a tile is no draw); each draw
+goes to the seat whose turn it was when the lower count was first seen (in a draw game only the
+seat to play draws).
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ class BoneyardCounter:
                               f"are no longer followed this hand")
         new = max(seen, prev)
         if new >= level:
-            self._first = {k: v for k, v in self._first.items() if k < level and k >= seen}
+            self._first = {k: v for k, v in self._first.items() if seen <= k < level}
             return []
         draws: list[Draw] = []
         for k in range(level - 1, new - 1, -1):  # one tile per count level, oldest first

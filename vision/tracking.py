@@ -36,8 +36,8 @@ state is matched to the previous one tile by tile; the difference is what happen
 The seat of a play comes from the edge the arm entered by during the occlusion before
 it (:func:`vision.placements.attribute_seat`), with the turn order as a prior. When that
 seat is clearly not the one whose turn it was, the seats in between passed: in rule sets
-without a boneyard (or with one seen drawn out) the tracker emits their ``Pass`` before the play (timed at the seat's
-last arm visit since the previous play, a knock, when one was seen). When the seats
+without a boneyard (or with one seen drawn out) the tracker emits their ``Pass`` before the
+play (timed at the seat's last arm visit since the previous play, a knock, when one was seen). When the seats
 whose turns keep going by as passes never showed an arm at all while others play, the
 footage holds fewer seats than the rule set: one ``seats_unseen`` notice, and no more
 passes are invented for them (:meth:`Tracker._check_seats`).
@@ -74,6 +74,9 @@ __all__ = ["Tracker", "TrackerConfig", "TrackedTile", "BoardState", "PlayRecord"
 CLEARED_SHARE = 0.8
 #: Share gone (and at least 3 tiles) that is a table being swept: no take-backs meanwhile.
 SWEEPING_SHARE = 0.5
+#: Uncalibrated photos: the hand areas reach this many times the 10 % band into the image (hands
+#: lie further in than a video's arms cross: helper-85, S's row at 960x540).
+PHOTO_HAND_SCALE = 2.0
 
 
 @dataclass(frozen=True)
@@ -711,7 +714,7 @@ class Tracker:
         if self.boneyard is None:
             return []
         st = self.judge.state
-        scale = 2.0 if self.config.still_window_s <= 0 else 1.0  # photos: hands further in (_vote_hand_losses)
+        scale = PHOTO_HAND_SCALE if self.config.still_window_s <= 0 else 1.0
         seen = sum(1 for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout" and not (
             self.in_hand_zone(tr.geom, scale)
             and seat_of_position(tr.geom.center, self.profile, self.image_size) in st.order))
@@ -722,7 +725,8 @@ class Tracker:
         out = []
         for ev in self.boneyard.step(seen, st.turn if started and not st.over else None, t, frame, started):
             if isinstance(ev, Draw):
-                take, credit = min(credit, ev.count), credit - min(credit, ev.count)
+                take = min(credit, ev.count)
+                credit -= take
                 if take == ev.count:
                     continue
                 ev = ev.model_copy(update={"count": ev.count - take})
@@ -788,8 +792,7 @@ class Tracker:
         net: dict[str, int] = {}
         for trs, sign in ((gone, 1), (new_tiles, -1)):
             for tr in trs:
-                # uncalibrated, hands lie further in than the 10 % band (helper-85: S's row at 960x540)
-                if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(tr.geom, 2.0):
+                if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(tr.geom, PHOTO_HAND_SCALE):
                     seat = seat_of_position(tr.geom.center, self.profile, self.image_size)
                     if seat is not None:
                         net[seat] = net.get(seat, 0) + sign
