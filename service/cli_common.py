@@ -58,7 +58,9 @@ def check_out_file(option: str, path: Path, example: str) -> None:
 
 #: What an earlier output of each kind starts with (its first 4 KiB): ``check_replaceable``.
 OUTPUT_KINDS = {
-    "a report page": lambda head: head.lstrip().lower().startswith((b"<!doctype html", b"<html")),
+    # one of ours (helper-90: any HTML page was written over): the generator its head names
+    "a report page": lambda head: head.lstrip().lower().startswith((b"<!doctype html", b"<html"))
+    and b"content='dominocast " in head,
     # JSON and notation apart: a notation written over a JSON record (or back) loses what only it held
     "a dominocast JSON record": lambda head: head.lstrip().startswith(b"{") and b'"dominocast-record"' in head,
     "a dominocast notation": lambda head: not head.lstrip().startswith(b"{") and any(

@@ -124,6 +124,8 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
             f"<td>{text}{flag_txt}</td><td>{pts}</td><td>{ends}</td><td>{score}</td><td>{img}</td></tr>")
 
 
+#: The generator named in the head of a record's page (``record report``): a file to write over.
+RECORD_PAGE = "dominocast record"
 #: The generator named in the head of a page with the review's snapshots.
 REVIEW_PAGE = "dominocast review"
 
@@ -171,7 +173,7 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
     body += [_row_html(r, snapshots.get(i), video) for i, r in enumerate(rows) if r.get("type") != "game_end"]
     body.append("</table>")
     # a review's page holds its snapshots: `record report` is told not to write over it (cli_common)
-    generator = f"<meta name='generator' content='{REVIEW_PAGE}'>" if snapshots else ""
+    generator = f"<meta name='generator' content='{REVIEW_PAGE if snapshots else RECORD_PAGE}'>"
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{generator}<title>{html.escape(title)}</title>"
             f"<style>{_CSS}</style></head><body>{''.join(body)}{_SEEK_JS if video else ''}</body></html>")
 

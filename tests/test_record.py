@@ -603,6 +603,12 @@ def test_outputs_never_replace_a_file_of_another_kind(cli, tmp_path, demo):
     page = tmp_path / "report.html"
     for _ in range(2):
         assert CliRunner().invoke(cli, ["record", "report", str(tmp_path / "m.txt"), "--out", str(page)]).exit_code == 0
+    # a page of someone else's is not (helper-90: any HTML file was written over)
+    mine = tmp_path / "mine.html"
+    mine.write_text("<!doctype html><html><head><title>my notes</title></head><body>mine</body></html>")
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "m.txt"), "--out", str(mine)])
+    assert res.exit_code == 2 and "exists and is not a report page" in " ".join(res.output.split())
+    assert "mine" in mine.read_text()
 
 
 @pytest.mark.parametrize("line, message", [

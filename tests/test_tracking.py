@@ -308,7 +308,8 @@ def test_a_face_up_tile_touching_nothing_outside_hand_areas_is_reported():
     table.on.append(t_(800, 300, 0, (5, 1)))
     out = table.read()
     assert plays(out) == []
-    assert [n.tile for n in notices(out, "unplaced_tile")] == [(5, 1)]
+    assert [(n.tile, n.message) for n in notices(out, "unplaced_tile")] == [
+        ((5, 1), "face-up tile 5-1 touches no open end")]
 
 
 def test_a_hand_area_tile_touching_the_layout_is_a_play():
@@ -742,6 +743,7 @@ def test_a_low_confidence_reading_change_on_a_played_tile_is_a_reread_notice_onc
     assert plays(out) == [] and not [e for e in out if isinstance(e, TakeBack)]
     (note,) = notices(out, "reread")
     assert note.details["old"] == [5, 2] and note.details["new"] == [5, 3]
+    assert note.message == "tile read as 5-2 now reads 5-3"  # as the notation writes tiles (helper-90)
 
 
 def test_clearing_the_table_starts_a_new_hand():
@@ -1073,6 +1075,8 @@ def test_no_pass_is_inferred_in_a_draw_game_whose_boneyard_is_not_seen():
     assert [f.kind for f in table.tr.hand.state.outcomes[-1].flags] == ["out_of_turn"]
     (note,) = notices(table.events, "boneyard_uncounted")
     assert "0 face-down tiles" in note.message and "leaves 14" in note.message
+    assert note.message.endswith("(the hand areas are guessed from the image's borders: a table calibration gives "
+                                 "them)")  # the Table here has no profile
 
 
 def _down(x, y, angle):
