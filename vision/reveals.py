@@ -90,6 +90,9 @@ class RevealWatcher:
         self._changed: dict[str, tuple[tuple[int, int], ...]] = {}
         self._pending: dict[str, list] | None = None
         self._pending_t = 0.0  # when the tiles pending were first seen as they are
+        self._pending_frame = 0  # and at which frame
+        # a draw game's inferred end: (frame, t) the tiles that ended it were first seen, for the events
+        self._shown_at: tuple[int, float] | None = None
         self._wait = 0.0  # and how long they must stay so
         self._still = False  # seen at two reads in a row
         self._held = False  # some of them not seen at the latest read: wait for the sweep or the tiles
@@ -148,8 +151,10 @@ class RevealWatcher:
             placed = self._infer_end(judge, append, placed, frame, t, out, final)
             if placed is None:
                 return out
+            frame, t = self._shown_at or (frame, t)
         elif _blocked_by_a_play(st):  # the tile that blocked the line may have been the last player's last
-            self._infer_end(judge, append, placed, frame, t, out, final, blocked=True)
+            if self._infer_end(judge, append, placed, frame, t, out, final, blocked=True) is not None:
+                frame, t = self._shown_at or (frame, t)
         self._count(judge, append, placed, frame, t, ended, out)
         for seat, key in on_line if judge.state.over else ():
             if (seat, key) not in self._on_line_noted:  # the count is one tile short: said once, to the umpire
@@ -171,7 +176,7 @@ class RevealWatcher:
         out: list = []
         placed = self._infer_end(judge, append, self._pending, frame, t, out, final=True, blocked=blocked)
         if placed is not None:
-            self._count(judge, append, placed, frame, t, ended, out)
+            self._count(judge, append, placed, *(self._shown_at or (frame, t)), ended, out)
         return out
 
     def _count(self, judge: Hand, append: Callable[[object], object], placed: dict, frame: int, t: float,
@@ -254,7 +259,7 @@ class RevealWatcher:
             self._pending = None
             return None
         elif not _same_tiles(shown, self._pending):
-            self._pending, self._pending_t, self._wait, self._still = shown, t, wait, False
+            self._pending, self._pending_t, self._pending_frame, self._wait, self._still = shown, t, frame, wait, False
             self._plays_at, self._held = len(st.plays), False
             if not final:
                 return None  # read again: the tiles must lie where they were
@@ -264,6 +269,7 @@ class RevealWatcher:
                 return None  # more seats may still turn their hands up
         self._pending = None
         seats = ", ".join(sorted(shown))
+        self._shown_at = None
         if st.counts_known:
             for _ in range(len(st.order)):  # the passes that lock the hand, in turn order
                 if judge.state.over or not self._append(append, Pass(seat=judge.state.turn, t=t, frame=frame),
@@ -274,18 +280,21 @@ class RevealWatcher:
             out.append(Notice("hand_end_inferred", t, frame, f"hand locked: every seat passed (inferred from the "
                               f"tiles shown by {seats}); correct it if a tile was only exposed"))
             return shown
+        # the end and the reveals happened when the tiles were shown, not at the read that settled them
+        # (helper-90: the report's link for them jumped to the footage's end)
+        self._shown_at = f0, t0 = self._pending_frame, self._pending_t
         if blocked:
-            ev = HandEnd(kind="domino", winner=last, t=t, frame=frame,
+            ev = HandEnd(kind="domino", winner=last, t=t0, frame=f0,
                          reason=f"inferred: tiles shown by {seats}, none by {last}, after {last}'s play blocked the line")
             text = (f"hand over: {last} dominoes with the tile that blocked the line (inferred from the tiles shown "
                     f"by {seats}, none by {last}); correct it if it was a lock")
         elif last in shown:
-            ev = HandEnd(kind="locked", t=t, frame=frame,
+            ev = HandEnd(kind="locked", t=t0, frame=f0,
                          reason=f"inferred: tiles shown by {seats} after {last}'s play, the last player's among them")
             text = (f"hand locked: nobody could play (inferred from the tiles shown by {seats}, the last "
                     "player among them); correct it if a tile was only exposed")
         else:
-            ev = HandEnd(kind="domino", winner=last, t=t, frame=frame,
+            ev = HandEnd(kind="domino", winner=last, t=t0, frame=f0,
                          reason=f"inferred: tiles shown by {seats} after {last}'s play")
             text = (f"hand over: {last} dominoes (inferred from the tiles shown by {seats}); "
                     "correct it if it was a lock or an exposed tile")
