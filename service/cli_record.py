@@ -135,10 +135,14 @@ def report(
         raise fail(str(exc) if str(file) in str(exc) else f"{file}: {exc}")
     rows = list(timeline(match))
     plays = sum(r.get("type") == "play" for r in rows)
+    draws = sum(r.get("count", 1) for r in rows if r.get("type") == "draw")
+    passes = sum(r.get("type") == "pass" for r in rows)
     flags = sum(len(r.get("flags") or []) for r in rows)
     title = record.event.title or file.stem
     names = " · ".join(f"{seat} {name}" for seat, name in record.players.items())
-    subtitle = (f"rules {record.rules.preset} · {plural(len(record.hands), 'hand')}, {plural(plays, 'play')} · "
+    more = "".join(f", {plural(n, noun, nouns)}" for n, noun, nouns in ((draws, "draw", None), (passes, "pass", "passes"))
+                   if n)  # helper-90: the terminal counted them, the page did not
+    subtitle = (f"rules {record.rules.preset} · {plural(len(record.hands), 'hand')}, {plural(plays, 'play')}{more} · "
                 f"{plural(flags, 'flag')}{f' · {names}' if names else ''} · from {file.name}")
     # relative to the page, as the paths are named (not resolved: a page in a linked folder links beside
     # itself), so that the folder can move as a whole; '#' or '?' in a name escaped

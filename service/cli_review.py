@@ -83,13 +83,7 @@ def _print_summary(s: ReviewSummary) -> None:
         console.print(t)
     speed = "" if s.photos or not s.wall_s else f" ({s.footage_s / s.wall_s:.1f}x real time)"
     skipped = f", {plural(len(s.skipped), 'image')} skipped (undecodable, or another size)" if s.skipped else ""
-    counts = [plural(s.plays, "play")]
-    if s.draws:
-        counts.append(plural(s.draws, "draw"))
-    if s.passes:
-        counts.append(plural(s.passes, "inferred pass", "inferred passes"))
-    done = plural(s.placements, "placement") if s.free_form else ", ".join(counts)
-    console.print(f"{done}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
+    console.print(f"{s.counts_text()}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
                   f"({s.reads} read){skipped} in {s.wall_s:.1f} s{speed}")
     for line in s.flag_lines[:MAX_FLAG_LINES]:  # for the umpire: what to look at, and when
         console.print(f"  flag {line}", markup=False, highlight=False)

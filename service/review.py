@@ -110,6 +110,18 @@ class ReviewSummary:
     free_form: bool = False  # reviewed with rules=None: placements only
     photos: bool = False  # a folder of photos (a time-lapse): its "footage time" is not real time
 
+    def counts_text(self) -> str:
+        """``"16 plays, 3 draws, 1 inferred pass"`` (draws and passes when there are any), or the
+        placements of a review with no rules."""
+        if self.free_form:
+            return plural(self.placements, "placement")
+        counts = [plural(self.plays, "play")]
+        if self.draws:
+            counts.append(plural(self.draws, "draw"))
+        if self.passes:
+            counts.append(plural(self.passes, "inferred pass", "inferred passes"))
+        return ", ".join(counts)
+
     def lines(self) -> list[str]:
         """The status and warnings, one line each, for a summary printed under the score."""
         return (([self.status] if self.status else []) + [f"warning: {w}" for w in self.warnings]
@@ -680,7 +692,7 @@ class ReviewSession:
             s.score, s.score_unit = {side: pips for side, _, pips in s.standings}, "pips left"
         rules_name = self.rules.name if self.rules else "none"
         subtitle = (f"rules {rules_name} · {plural(s.frames, 'frame')}, {s.footage_s:.1f} s of footage · "
-                    f"{plural(s.placements, 'placement') if s.free_form else plural(s.plays, 'play')} · "
+                    f"{s.counts_text()} · "
                     f"{plural(s.flags, 'flag')}")
         if s.skipped:
             subtitle += f" · {plural(len(s.skipped), 'image')} skipped (undecodable, or another size)"

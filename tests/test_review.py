@@ -67,6 +67,7 @@ def test_review_matches_ground_truth(footage, tmp_path):
     # the report names every play and shows the annotated video, which has every frame, in VP8
     # (a browser plays it); each play's time links to its moment in the video
     html = (tmp_path / "report.html").read_text()
+    assert f"{len(want)} plays, 4 draws · " in html  # the page's header counts as the terminal does (helper-90)
     assert html.count("<tr") >= len(want) + 1
     assert '<video class="replay" controls preload="metadata" src="annotated.webm">' in html
     assert f'data-t="{plays[0]["t"]:.2f}" href="annotated.webm#t={plays[0]["t"]:.2f}"' in html
