@@ -141,6 +141,14 @@ def _flag_kinds(row: dict) -> set[str]:
     return {f.get("kind") for f in row.get("flags") or []}
 
 
+def _by_seat(rows: list[dict], size) -> Counter:
+    """Seat -> the sum of ``size(row)`` over ``rows`` (tiles drawn, or passes)."""
+    out: Counter = Counter()
+    for r in rows:
+        out[r["seat"]] += size(r)
+    return out
+
+
 def score_hand(gt: dict, rows: list[dict], early_s: float = EARLY_S) -> dict:
     """Score one hand's review against its ground truth.
 
@@ -216,15 +224,12 @@ def score_hand(gt: dict, rows: list[dict], early_s: float = EARLY_S) -> dict:
         out["mismatches"].append({"tile": list(g["tile"]), "t": g["t"], "status": status})
     out["false_mismatch_flags"] = sum(1 for i, r in enumerate(plays)
                                       if i not in injected_rows and "mismatched_end" in _flag_kinds(r))
-    for what, gt_rows, kind in (("drawn", gt.get("draws") or [], "draw"), ("passes", gt.get("passes") or [], "pass")):
-        want = Counter({})
-        for g in gt_rows:
-            want[g["seat"]] += len(g.get("tiles") or [None]) if kind == "draw" else 1
-        got = Counter({})
-        for r in rows:
-            if r.get("type") == kind:
-                got[r["seat"]] += r.get("count", 1) if kind == "draw" else 1
-        key = "drawn" if kind == "draw" else "passes"
+    tiles_drawn = lambda g: len(g.get("tiles") or [None])  # noqa: E731
+    for key, kind, gt_rows, gt_size, size in (
+            ("drawn", "draw", gt.get("draws") or [], tiles_drawn, lambda r: r.get("count", 1)),
+            ("passes", "pass", gt.get("passes") or [], lambda g: 1, lambda r: 1)):
+        want = _by_seat(gt_rows, gt_size)
+        got = _by_seat([r for r in rows if r.get("type") == kind], size)
         out[f"gt_{key}"], out[key] = sum(want.values()), sum(got.values())
         out[f"{key}_right"] = sum(min(n, got[seat]) for seat, n in want.items())
     out["boneyard_uncounted"] = any(r.get("kind") == "boneyard_uncounted" for r in rows)

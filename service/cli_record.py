@@ -109,7 +109,7 @@ def report(
 
     from engine.record import replay_record
     from engine.timeline import corrections, timeline
-    from service.report import PLAYABLE_VIDEO_SUFFIXES, plural, write_report
+    from service.report import PLAYABLE_VIDEO_SUFFIXES, event_counts, plural, write_report
 
     check_out_file("--out", out, "report.html")
     check_distinct_outputs([("--out", out)], [("the record", file), ("the --video", video)])
@@ -140,9 +140,9 @@ def report(
     flags = sum(len(r.get("flags") or []) for r in rows)
     title = record.event.title or file.stem
     names = " · ".join(f"{seat} {name}" for seat, name in record.players.items())
-    more = "".join(f", {plural(n, noun, nouns)}" for n, noun, nouns in ((draws, "draw", None), (passes, "pass", "passes"))
-                   if n)  # helper-90: the terminal counted them, the page did not
-    subtitle = (f"rules {record.rules.preset} · {plural(len(record.hands), 'hand')}, {plural(plays, 'play')}{more} · "
+    # draws and passes too (helper-90: the terminal counted them, the page did not)
+    subtitle = (f"rules {record.rules.preset} · {plural(len(record.hands), 'hand')}, "
+                f"{event_counts(plays, draws, passes)} · "
                 f"{plural(flags, 'flag')}{f' · {names}' if names else ''} · from {file.name}")
     # relative to the page, as the paths are named (not resolved: a page in a linked folder links beside
     # itself), so that the folder can move as a whole; '#' or '?' in a name escaped

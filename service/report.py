@@ -32,6 +32,16 @@ def plural(n: int, noun: str, plural_noun: str | None = None) -> str:
     return f"{n} {noun if n == 1 else plural_noun or noun + 's'}"
 
 
+def event_counts(plays: int, draws: int, passes: int, pass_noun: tuple[str, str] = ("pass", "passes")) -> str:
+    """``"16 plays, 3 draws, 1 pass"``: draws and passes only when there are any."""
+    counts = [plural(plays, "play")]
+    if draws:
+        counts.append(plural(draws, "draw"))
+    if passes:
+        counts.append(plural(passes, *pass_noun))
+    return ", ".join(counts)
+
+
 def score_chart_svg(rows: list[dict], width: int = 900, height: int = 260) -> str:
     """An inline SVG line chart of each side's running score over the events of ``rows``.
 

@@ -53,7 +53,7 @@ from engine.match import next_context, replay_match
 from engine.record import record_from_match, to_json
 from engine.ruleset import Ruleset
 from engine.timeline import outcome_row
-from service.report import plural, write_report
+from service.report import event_counts, plural, write_report
 from service.video_out import VIDEO_NAMES, VideoOut
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
@@ -115,12 +115,7 @@ class ReviewSummary:
         placements of a review with no rules."""
         if self.free_form:
             return plural(self.placements, "placement")
-        counts = [plural(self.plays, "play")]
-        if self.draws:
-            counts.append(plural(self.draws, "draw"))
-        if self.passes:
-            counts.append(plural(self.passes, "inferred pass", "inferred passes"))
-        return ", ".join(counts)
+        return event_counts(self.plays, self.draws, self.passes, ("inferred pass", "inferred passes"))
 
     def lines(self) -> list[str]:
         """The status and warnings, one line each, for a summary printed under the score."""
