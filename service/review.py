@@ -528,7 +528,9 @@ class ReviewSession:
             self.summary.draws += ev.count
         elif isinstance(ev, Pass):
             self.summary.passes += 1
-        if not isinstance(ev, HandEnd):  # the end is one ``hand_end`` row, once the points are known
+        # the end is one ``hand_end`` row, once the points are known; but an inferred end that comes
+        # after the reveals carries the award itself (helper-91: "awarded above" named no row)
+        if not isinstance(ev, HandEnd) or any(outcome.points.values()):
             self._emit(row, frame)
         for f in flags:
             flag_row = {"type": "flag", "t": t, "frame": index, "tile": row.get("tile"), **f}

@@ -574,6 +574,27 @@ def test_an_uncounted_boneyard_is_a_note_of_the_summary_not_a_warning(tmp_path):
     assert [r["kind"] for r in session.out.rows] == ["boneyard_uncounted"]
 
 
+def test_an_inferred_domino_after_the_reveals_shows_its_award_in_a_row(tmp_path):
+    """helper-91, draw seed 11: S's blocking last tile; N's reveal was counted first, then the inferred
+    domino carried S's award, and its row was dropped: the page said "awarded above" of no row."""
+    from engine.events import Deal, HandEnd
+    from engine.notation import parse_event
+    from service.review import ReviewSession
+
+    session = ReviewSession(load_ruleset("draw").model_copy(update={"hand_size": 5}), lambda im: [], tmp_path,
+                            annotate=False)
+    image = np.zeros((8, 8, 3), np.uint8)
+    for line in ("N 5-0", "S 0-1 E", "N 1-5 E", "S 5-5 W", "N 5-6 W", "S 6-2 W", "N 2-5 W", "S 5-3 E", "N 3-4 E",
+                 "S 4-5 E", "N reveal 4-4 2-1"):
+        session._handle(parse_event(line), 0, 0.0, image)
+    session._handle(HandEnd(kind="domino", winner="S", reason="inferred"), 0, 0.0, image)
+    ends = [(r["type"], r["points"]) for r in session.out.rows if r["type"] == "hand_end"]
+    # the end event's own row with the award (draw, pagat: N's 4+4+2+1 = 11), then the summary row
+    assert ends == [("hand_end", {"S": 11}), ("hand_end", {"N": 0, "S": 11})]
+    assert "index" in [r for r in session.out.rows if r["type"] == "hand_end"][0]
+    assert isinstance(session.hand.log[0], Deal)
+
+
 def test_folder_rows_say_which_photo_and_the_report_shows_it(tmp_path, monkeypatch):
     res, rows, out, photos = _free_form_cli(tmp_path, monkeypatch)
     framed = [r for r in rows if isinstance(r.get("frame"), int)]
