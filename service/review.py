@@ -418,6 +418,8 @@ class ReviewSession:
         self._muted_turns = 0  # plays whose out_of_turn flag names a seat the footage does not show
         self._done: list[Hand] = []  # the hands before this one: a cleared table starts the next
         self.game_no, self.hand_no = 1, 1  # the current hand's game, and its number in that game
+        self._t = 0.0  # the last frame's time (s): where closing notices point in the video
+        self.frame_s = 0.0  # a video file's frame time (s): its length runs to the end of its last frame
 
     def feed(self, index: int, t: float, image: np.ndarray, fps: float, again: bool = False) -> None:
         """Process one frame (index, t seconds, BGR or grey image); ``again``: a second look at the
@@ -425,7 +427,8 @@ class ReviewSession:
         s = self.summary
         if not again:
             s.frames += 1
-            s.footage_s = t
+            s.footage_s = t + self.frame_s
+            self._t = t
         obs, events = self.pipeline.step(index, t, image)
         s.reads = self.pipeline.reads
         self._show(index, t, image, fps, obs, events)
@@ -647,7 +650,7 @@ class ReviewSession:
                 kind, what = "interrupted", f"the review was interrupted at {at} of footage"
                 title = f"{title} (partial: interrupted at {at})"
             warning = f"{what[0].upper()}{what[1:]}: these results are partial."
-            self._emit({"type": "notice", "kind": kind, "t": s.footage_s, "frame": None,
+            self._emit({"type": "notice", "kind": kind, "t": self._t, "frame": None,
                         "message": f"{what}; the results are partial"}, None)
         elif self.hand is not None and s.frames:  # no frame: nothing was watched
             self._hand_status()
@@ -726,12 +729,12 @@ class ReviewSession:
             s.status = (f"awaiting reveal: the hand ended ({ended}) but the tiles of "
                         f"{', '.join(st.awaiting_reveal())} were never shown: the end-of-hand points are not "
                         "counted and the score is not final")
-            self._emit({"type": "notice", "kind": "awaiting_reveal", "t": s.footage_s, "frame": None,
+            self._emit({"type": "notice", "kind": "awaiting_reveal", "t": self._t, "frame": None,
                            "message": s.status}, None)
         else:
             what = "the session stopped before the hand ended" if self.live else "the footage ended before the hand did"
             s.status = f"unfinished: {what}; the score is not final"
-            self._emit({"type": "notice", "kind": "hand_in_progress", "t": s.footage_s, "frame": None,
+            self._emit({"type": "notice", "kind": "hand_in_progress", "t": self._t, "frame": None,
                            "message": what}, None)
         if self._late:
             placed = sum(1 for n in self._late if "touches_end" in n.details)
@@ -802,6 +805,8 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     session_kwargs.setdefault("timelapse", hasattr(source, "interval_s"))
     session = ReviewSession(rules, recognize, out_dir, profile, **session_kwargs)
     session.live = bool(getattr(source, "live", False))
+    if getattr(source, "fps", None) and not session.live:
+        session.frame_s = 1.0 / source.fps
     if isinstance(getattr(source, "files", None), list):
         session.files = source.files  # a folder of photos: rows say which photo they come from
     if skip_unreadable and hasattr(source, "on_unreadable") and source.on_unreadable is None:

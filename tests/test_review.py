@@ -1146,6 +1146,7 @@ def test_a_video_that_is_never_still_says_nothing_was_read(tmp_path):
 
     s = run_review(Slideshow(), None, lambda image: [], tmp_path, None, annotate=False)
     assert (s.frames, s.reads) == (4, 0)
+    assert s.footage_s == 4.0  # frames at 0, 1, 2, 3 s of a 1 fps video: the last one lasts until 4 s
     want = ("none of the 4 frames was read: the table never stayed still for 0.5 s (one photo per move? review "
             "the photos as a folder, `--interval` sets their spacing)")
     assert s.warnings == [want] and not s.final
