@@ -68,6 +68,15 @@ def _split_stamps(line: str) -> tuple[str, dict]:
         line = line[: m.start()]
 
 
+def without_stamps(line: str) -> str:
+    """A notation line without its trailing ``t=``/``f=`` stamps (a correction's inner ones too), for
+    a page that shows the time in a column of its own; a line whose stamps do not parse is kept whole."""
+    try:
+        return _split_stamps(line)[0].rstrip()
+    except NotationError:
+        return line
+
+
 def _tiles(words: list[str]) -> list[Tile]:
     return [Tile.parse(w) for w in words]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from engine.notation import without_stamps
 from engine.timeline import ends_text
 
 _CSS = """
@@ -114,7 +115,7 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
         when = f'<a class="seek" data-t="{t:.2f}" href="{html.escape(video)}#t={t:.2f}" title="watch from here">{when}</a>'
     if row.get("file"):  # a folder's photo: its name is what the user knows it by
         when += f'<br><span class="file">{html.escape(Path(str(row["file"])).name)}</span>'
-    text = html.escape(row.get("text") or " ".join(str(x) for x in (row["type"], row.get("kind"), row.get("message"))
+    text = html.escape(without_stamps(row["text"]) if row.get("text") else " ".join(str(x) for x in (row["type"], row.get("kind"), row.get("message"))
                                                    if x))
     if summary:
         awards = ", ".join(f"{html.escape(k)} {v:+d}" for k, v in (row.get("points") or {}).items())

@@ -201,6 +201,17 @@ def test_report_shows_the_award_once():
     assert "awarded above: N +5, S +0" in page
 
 
+def test_report_rows_give_the_time_once():
+    """The time column says when; the event text drops the notation's t=/f= stamps (a fix's inner ones too)."""
+    from service.report import render_report
+
+    rows = [{"type": "play", "t": 12.5, "frame": 375, "text": "S 6-4 E t=12.5 f=375"},
+            {"type": "correction", "t": 20.0, "frame": 600, "text": "fix 3 S 6-4 W t=12.5 f=375 t=20.0 f=600"}]
+    page = render_report("t", "s", rows, {}, [])
+    assert "<td>S 6-4 E</td>" in page and "<td>fix 3 S 6-4 W</td>" in page
+    assert "t=12.5" not in page.replace("#t=12.50", "") and "f=375" not in page
+
+
 # ---- fresh-user fixes: bad photos, `live` on a file, Ctrl-C, stale outputs --------------------------
 
 def _stub_setup(monkeypatch, rules="all-fives"):
