@@ -129,13 +129,38 @@ FACE_INNER = 0.7
 _FACE_GRID = (6, 12)
 
 
+def face_samples_lab(frame: np.ndarray, polygons_px: np.ndarray) -> np.ndarray:
+    """CIELab samples of a grid over each box's inner face (the box shrunk by :data:`FACE_INNER`).
+
+    All boxes are sampled in one ``cv2.remap``: cheap enough for every read.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR frame.
+        polygons_px: (N, 4, 2) float top-face corners in frame pixels (pixel-edge convention).
+
+    Returns:
+        (N, S, 3) uint8 ``(L, a, b)`` in OpenCV's 8-bit Lab scale (L 0-255 for 0-100; a, b offset
+        by 128), S = 72 samples per face.
+    """
+    p = np.asarray(polygons_px, np.float32).reshape(-1, 4, 2)
+    rows, cols = _FACE_GRID
+    if len(p) == 0:
+        return np.zeros((0, rows * cols, 3), np.uint8)
+    v, u = np.meshgrid(0.5 + ((np.arange(rows) + 0.5) / rows - 0.5) * FACE_INNER,
+                       0.5 + ((np.arange(cols) + 0.5) / cols - 0.5) * FACE_INNER, indexing="ij")
+    w = np.stack([(1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v], -1).astype(np.float32)  # bilinear weights
+    pts = np.einsum("rck,nkd->nrcd", w, p) - 0.5  # (N, rows, cols, 2), pixel centres
+    samples = cv2.remap(frame, np.ascontiguousarray(pts[..., 0].reshape(-1, cols)),
+                        np.ascontiguousarray(pts[..., 1].reshape(-1, cols)), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+    return cv2.cvtColor(samples, cv2.COLOR_BGR2LAB).reshape(len(p), rows * cols, 3)
+
+
 def face_colours_lab(frame: np.ndarray, polygons_px: np.ndarray) -> np.ndarray:
-    """The body colour of tiles' top faces: the per-channel median CIELab colour of a grid of samples
-    over each face's inner part.
+    """The body colour of tiles' top faces: the per-channel median of :func:`face_samples_lab`.
 
     Pips and the divider are a minority of a face, so the median is the tile's body colour (ivory,
-    white, black), whatever its pips. All tiles are sampled in one ``cv2.remap``: cheap enough for
-    every read.
+    white, black), whatever its pips.
 
     Args:
         frame: (H, W, 3) uint8 BGR frame.
@@ -144,19 +169,8 @@ def face_colours_lab(frame: np.ndarray, polygons_px: np.ndarray) -> np.ndarray:
     Returns:
         (N, 3) float64 ``(L, a, b)`` in OpenCV's 8-bit Lab scale (L 0-255 for 0-100; a, b offset by 128).
     """
-    p = np.asarray(polygons_px, np.float32).reshape(-1, 4, 2)
-    if len(p) == 0:
-        return np.zeros((0, 3))
-    rows, cols = _FACE_GRID
-    v, u = np.meshgrid(0.5 + ((np.arange(rows) + 0.5) / rows - 0.5) * FACE_INNER,
-                       0.5 + ((np.arange(cols) + 0.5) / cols - 0.5) * FACE_INNER, indexing="ij")
-    w = np.stack([(1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v], -1).astype(np.float32)  # bilinear weights
-    pts = np.einsum("rck,nkd->nrcd", w, p) - 0.5  # (N, rows, cols, 2), pixel centres
-    samples = cv2.remap(frame, np.ascontiguousarray(pts[..., 0].reshape(-1, cols)),
-                        np.ascontiguousarray(pts[..., 1].reshape(-1, cols)), cv2.INTER_LINEAR,
-                        borderMode=cv2.BORDER_REPLICATE)
-    lab = cv2.cvtColor(samples, cv2.COLOR_BGR2LAB).reshape(len(p), rows * cols, 3)
-    return np.median(lab, axis=1)
+    lab = face_samples_lab(frame, polygons_px)
+    return np.median(lab, axis=1) if len(lab) else np.zeros((0, 3))
 
 
 def lab_distance(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:

@@ -13,7 +13,9 @@ Pipeline (docs/recognition.md):
 3. :class:`vision.detector.OBBDetector` finds oriented boxes (class tile_up/tile_down);
 4. the tile verifier (:class:`models.runtime.TileVerifier`) looks at each face-down box with
    its surroundings and drops those it is sure hold no tile (table texture boxed as a tile
-   back); face-up boxes have the pip reader to vouch for them;
+   back); face-up boxes have the pip reader to vouch for them; then face-down boxes the
+   detector is unsure of and whose colour is no set back's seen in the frame are dropped
+   (:func:`vision.set_backs.unlike_backs`);
 5. face-up tiles: halves cut from the full-resolution frame, read by
    :class:`vision.pip_reader.PipReader` (learned, cross-checked by the classical counter);
 6. :func:`vision.set_constraint.resolve_readings` applies the set constraint;
@@ -34,6 +36,7 @@ import numpy as np
 
 from models.runtime import TileVerifier
 from vision.crops import canonical_polygon, context_crop, face_colours_lab
+from vision.set_backs import BACK_CHROMA_MAX, unlike_backs
 from vision.detector import TARGET_TILE_PX, OBBDetector, derived_from, make_session
 from vision.obb import changed_share
 from vision.observation import FLAG_FRAME_EDGE, FLAG_PIP_DISAGREE, TileObservation
@@ -250,6 +253,9 @@ class Recognizer:
             are dropped; in (0, 1].
         focus_threshold: the ``read_threshold`` for boxes on a call's ``focus`` (where the table
             just changed); None turns this off.
+        back_chroma_max: face-down boxes scoring below 0.9 whose colour is further than this from
+            every surer face-down box's are dropped (:func:`vision.set_backs.unlike_backs`); None
+            turns this off.
 
     Raises:
         ModelsMissingError: a model file is missing.
@@ -262,7 +268,7 @@ class Recognizer:
                  cross_check: bool | str = "uncertain", confident: float = 0.9, tile_px: float | None = None,
                  target_px: float = TARGET_TILE_PX, read_threshold: float | None = READ_THRESHOLD,
                  verifier_path: str | Path | bool | None = None, none_threshold: float = NONE_THRESHOLD,
-                 focus_threshold: float | None = FOCUS_THRESHOLD):
+                 focus_threshold: float | None = FOCUS_THRESHOLD, back_chroma_max: float | None = BACK_CHROMA_MAX):
         det = Path(detector_path) if detector_path else (DYNAMIC_DETECTOR if _dynamic_wanted() else DEFAULT_DETECTOR)
         pip = Path(pip_reader_path) if pip_reader_path else DEFAULT_PIP_READER
         if not det.is_file():
@@ -284,6 +290,7 @@ class Recognizer:
         #: None when verification is off.
         self.verifier = TileVerifier(ver, threads) if ver is not None else None
         self.none_threshold = float(none_threshold)
+        self.back_chroma_max = None if back_chroma_max is None else float(back_chroma_max)
         self.n_sets = int(n_sets)
         self.confident = float(confident)
         self.tile_px = tile_px
@@ -341,6 +348,12 @@ class Recognizer:
         if self.verifier is not None and down:  # face-up boxes have the pip reader to vouch for them
             p_none = self.verifier.p_none(np.stack([context_crop(bgr, o.polygon_px) for o in down]))
             gone = {id(o) for o, p in zip(down, p_none) if p >= self.none_threshold}
+            obs = [o for o in obs if id(o) not in gone]
+            down = [o for o in down if id(o) not in gone]
+        if self.back_chroma_max is not None and down:  # table texture has the table's colour, not the set's
+            odd = unlike_backs(bgr, np.stack([o.polygon_px for o in down]), np.array([o.det_score for o in down]),
+                               self.back_chroma_max)
+            gone = {id(o) for o, x in zip(down, odd) if x}
             obs = [o for o in obs if id(o) not in gone]
         up = [o for o in obs if o.face == "up"]
         if up:
