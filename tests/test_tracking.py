@@ -1136,6 +1136,35 @@ def test_a_draw_games_boneyard_seen_drawn_out_lets_a_skipped_turn_be_a_pass(pres
     assert not notices(table.events, "boneyard_uncounted")
 
 
+def test_a_lock_after_the_boneyard_was_seen_drawn_out_is_every_seats_pass():
+    """draw: N draws the 14 out, plays 2-3, S plays 1-6 (ends 2 and 6); then both turn their hands up.
+    The camera followed the boneyard to empty, so the lock is N's pass then S's, as the footage's
+    ground truth records it (muggins seed 1007: the 2 passes before the lock were missing)."""
+    table = Table(load_ruleset("draw"))
+    hands, bone = _dealt(table)
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    _from_hand(table, hands, t_(648, 500, 0, (5, 1), "S"))
+    for i in range(len(bone)):
+        table.arm("N")
+        _lift(table, bone.pop())
+        table.on.append(_down(400 + 30 * (len(hands["N"]) + i), 40, 90))
+        table.read()
+    _from_hand(table, hands, t_(552, 500, 0, (2, 3), "N"))
+    _from_hand(table, hands, t_(696, 500, 0, (1, 6), "S"))
+    shown = {"N": [(4, 4), (0, 0)], "S": [(5, 5), (1, 1)]}
+    table.arm("N")
+    table.on = [x for x in table.on if x.face == "up"]  # the face-down hands go; the shown tiles lie still
+    for seat, y in (("N", 60), ("S", 940)):
+        table.on += [t_(560 + 60 * k, y, 0, tile) for k, tile in enumerate(shown[seat])]
+    out = table.read() + table.read() + table.read(3.0)
+    assert [p[0] for p in _passes(out)] == ["N", "S"]
+    assert _end(out) == ["hand_end_inferred", ("reveal", "N", [(0, 0), (4, 4)]), ("reveal", "S", [(1, 1), (5, 5)])]
+    judge = table.tr.judge.state
+    # the lock counted from the reveals: the lowest hand, N's 8 pips, against S's 12
+    assert (judge.result.kind, judge.result.winner_seat, judge.result.remaining) == ("locked", "N", {"N": 8, "S": 12})
+    assert not [f for f in judge.flags if f.kind in ("out_of_turn", "pass_before_drawing", "pass_with_play")]
+
+
 def test_a_skipped_turn_with_tiles_left_to_draw_is_no_pass():
     """draw: N drew 3 of 14; S's arm plays twice: N should have drawn, so no pass is made up."""
     table = Table(load_ruleset("draw"))

@@ -119,7 +119,7 @@ class RevealWatcher:
 
     def step(self, judge: Hand, append: Callable[[object], object], shown: list[_Shown],
              seat_of: Callable[[np.ndarray], str | None], frame: int, t: float,
-             ended: str | None = None, final: bool = False) -> list:
+             ended: str | None = None, final: bool = False, passes_seen: bool = False) -> list:
         """Look at the face-up tiles in the hand areas after a still read.
 
         Args:
@@ -132,9 +132,11 @@ class RevealWatcher:
             ended: how the hand ended, for people (``"S dominoed at 45.9 s"``).
             final: the footage ended (this is the last read): tiles shown are taken as they lie,
                 with no wait for them to settle.
+            passes_seen: a draw game whose boneyard the camera saw drawn out (only the reserve
+                left): a lock is then every seat passing in turn, recorded as their passes.
 
         Returns:
-            engine events (:class:`HandEnd`, :class:`Reveal`) and :class:`Notice` records.
+            engine events (:class:`HandEnd`, :class:`Pass`, :class:`Reveal`) and :class:`Notice` records.
         """
         st = judge.state
         # seat -> [(tile key, centre, tile length)], sorted by key
@@ -148,7 +150,7 @@ class RevealWatcher:
                 placed.setdefault(seat, []).append((tr.key, np.asarray(tr.geom.center, float), float(tr.geom.length)))
         out: list = []
         if not st.over:
-            placed = self._infer_end(judge, append, placed, frame, t, out, final)
+            placed = self._infer_end(judge, append, placed, frame, t, out, final, passes_seen=passes_seen)
             if placed is None:
                 return out
             frame, t = self._shown_at or (frame, t)
@@ -212,7 +214,7 @@ class RevealWatcher:
                 self.revealed[seat] = keys
 
     def _infer_end(self, judge: Hand, append: Callable[[object], object], placed: dict, frame: int, t: float,
-                   out: list, final: bool = False, blocked: bool = False) -> dict | None:
+                   out: list, final: bool = False, blocked: bool = False, passes_seen: bool = False) -> dict | None:
         """Tiles shown while the judge's hand goes on: end it when the game allows no other reading.
 
         * draw game: tiles shown by a seat other than the last player, the same for ``settle_s``
@@ -224,6 +226,8 @@ class RevealWatcher:
         * ``blocked``: a draw game's line that the last play blocked (the engine locked it, not
           knowing the tile was that player's last): tiles shown by the others only, as above, make
           it the last player's domino; its own tiles shown keep the lock.
+        * ``passes_seen`` (a draw game's boneyard seen drawn out): a lock is recorded as every
+          seat's pass in turn, as in block games, the tiles then awaited as reveals.
 
         The shown tiles must lie still at two reads in a row (a tile carried face up to the line
         is not a reveal); ``final`` takes the last read's as they lie. Tiles seen still that are
@@ -267,22 +271,23 @@ class RevealWatcher:
             self._still, self._held = True, False
             if not final and t < self._pending_t + wait:
                 return None  # more seats may still turn their hands up
-        self._pending = None
         seats = ", ".join(sorted(shown))
         self._shown_at = None
+        locked_text = (f"hand locked: every seat passed (inferred from the tiles shown by {seats}); correct it "
+                       "if a tile was only exposed")
         if st.counts_known:
-            for _ in range(len(st.order)):  # the passes that lock the hand, in turn order
-                if judge.state.over or not self._append(append, Pass(seat=judge.state.turn, t=t, frame=frame),
-                                                        out, frame, t):
-                    break
-            if not judge.state.over:
+            self._pending = None
+            if not self._passes_to_lock(judge, append, out, frame, t):
                 return None
-            out.append(Notice("hand_end_inferred", t, frame, f"hand locked: every seat passed (inferred from the "
-                              f"tiles shown by {seats}); correct it if a tile was only exposed"))
+            out.append(Notice("hand_end_inferred", t, frame, locked_text))
             return shown
         # the end and the reveals happened when the tiles were shown, not at the read that settled them
         # (helper-90: the report's link for them jumped to the footage's end)
         self._shown_at = f0, t0 = self._pending_frame, self._pending_t
+        self._pending = None
+        if passes_seen and not blocked and last in shown and self._passes_to_lock(judge, append, out, f0, t0):
+            out.append(Notice("hand_end_inferred", t, frame, locked_text))
+            return shown
         if blocked:
             ev = HandEnd(kind="domino", winner=last, t=t0, frame=f0,
                          reason=f"inferred: tiles shown by {seats}, none by {last}, after {last}'s play blocked the line")
@@ -302,6 +307,17 @@ class RevealWatcher:
             return None
         out.append(Notice("hand_end_inferred", t, frame, text, seat=ev.winner))
         return shown
+
+    def _passes_to_lock(self, judge: Hand, append: Callable[[object], object], out: list, frame: int,
+                        t: float) -> bool:
+        """Every seat's pass in turn order until the engine locks the hand; whether it did."""
+        for _ in range(len(judge.state.order)):
+            st = judge.state  # read again after each pass
+            if st.over or st.pending_end is not None:
+                break
+            if not self._append(append, Pass(seat=st.turn, t=t, frame=frame), out, frame, t):
+                break
+        return judge.state.over or judge.state.pending_end is not None
 
     @staticmethod
     def _append(append: Callable[[object], object], ev, out: list, frame: int, t: float) -> bool:

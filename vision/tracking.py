@@ -705,7 +705,8 @@ class Tracker:
                  and tr.confidence >= self.config.uncertain_confidence]
         return self.reveals.step(self.judge, self._append, shown,
                                  lambda c: seat_of_position(c, self.profile, self.image_size), frame, t,
-                                 ended=self.ended["text"] if self.ended else None, final=final)
+                                 ended=self.ended["text"] if self.ended else None, final=final,
+                                 passes_seen=self.rules.boneyard and self._nothing_to_draw())
 
     def _step_boneyard(self, frame: int, t: float) -> list:
         """A draw game: count the face-down tiles apart from the playing seats' hand areas
