@@ -141,6 +141,41 @@ RECORD_PAGE = "dominocast record"
 REVIEW_PAGE = "dominocast review"
 
 
+def time_order(rows: list[dict]) -> list[int]:
+    """Positions of ``rows`` in the order the timeline shows them.
+
+    The hand's log events (rows with an ``index``) keep their log order; the other rows (notices, a
+    hand's summary) move to their time among them, within each run of rows of one hand. A draw is
+    timed when the tile was first seen gone but written a read later, after that read's notices;
+    without this a bump at 20.0 s was listed above the draw at 19.9 s. Equal times keep the
+    written order; an untimed row keeps the time of the row above it.
+    """
+    order: list[int] = []
+    start = 0
+    while start < len(rows):
+        end = start
+        hand = (rows[start].get("game"), rows[start].get("hand"))
+        while end < len(rows) and (rows[end].get("game"), rows[end].get("hand")) == hand:
+            end += 1
+        keys, t = {}, float("-inf")
+        for i in range(start, end):
+            ti = rows[i].get("t")
+            t = float(ti) if isinstance(ti, (int, float)) else t
+            keys[i] = (t, i)
+        events = [i for i in range(start, end) if "index" in rows[i]]
+        others = sorted((i for i in range(start, end) if "index" not in rows[i]), key=keys.__getitem__)
+        a = b = 0
+        while a < len(events) or b < len(others):
+            if b == len(others) or (a < len(events) and keys[events[a]] <= keys[others[b]]):
+                order.append(events[a])
+                a += 1
+            else:
+                order.append(others[b])
+                b += 1
+        start = end
+    return order
+
+
 def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                   standings: list[tuple[str, int, int]], warning: str | None = None,
                   video: str | None = None, corrections: list[dict] | None = None) -> str:
@@ -181,7 +216,7 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
         body.append("</ul>")
     body.append("<h2>Timeline</h2><table><tr><th>hand</th><th>time</th><th>event</th><th>points</th>"
                 "<th>open ends</th><th>score</th><th>snapshot</th></tr>")
-    body += [_row_html(r, snapshots.get(i), video) for i, r in enumerate(rows) if r.get("type") != "game_end"]
+    body += [_row_html(rows[i], snapshots.get(i), video) for i in time_order(rows) if rows[i].get("type") != "game_end"]
     body.append("</table>")
     # a review's page holds its snapshots: `record report` is told not to write over it (cli_common)
     generator = f"<meta name='generator' content='{REVIEW_PAGE if snapshots else RECORD_PAGE}'>"

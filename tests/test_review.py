@@ -212,6 +212,24 @@ def test_report_rows_give_the_time_once():
     assert "t=12.5" not in page.replace("#t=12.50", "") and "f=375" not in page
 
 
+def test_report_rows_in_time_order_events_in_log_order():
+    """A notice written before a draw timed earlier (first seen gone, confirmed a read later) is listed
+    after it; log events keep their order; another hand's rows stay in their own run."""
+    from service.report import render_report, time_order
+
+    rows = [{"game": 1, "hand": 1, "type": "play", "index": 3, "t": 18.0, "text": "N 6-4"},
+            {"game": 1, "hand": 1, "type": "vision_notice", "kind": "bump", "t": 20.0, "message": "a tile moved"},
+            {"game": 1, "hand": 1, "type": "draw", "index": 4, "t": 19.9, "text": "S draw 1"},
+            {"game": 1, "hand": 1, "type": "play", "index": 5, "t": 19.5, "text": "S 4-4"},  # log order stands
+            {"game": 1, "hand": 1, "type": "vision_notice", "kind": "hand_end_inferred", "t": 60.0, "message": "x"},
+            {"game": 1, "hand": 1, "type": "reveal", "index": 6, "t": 60.0, "text": "N reveal 3-1"},
+            {"game": 1, "hand": 2, "type": "vision_notice", "kind": "early", "t": 1.0, "message": "y"},
+            {"game": 1, "hand": 2, "type": "play", "index": 0, "t": 5.0, "text": "N 5-5"}]
+    assert time_order(rows) == [0, 2, 3, 1, 4, 5, 6, 7]
+    page = render_report("t", "s", rows, {}, [])
+    assert page.index("S draw 1") < page.index("a tile moved") < page.index("hand_end_inferred x") < page.index("N reveal")
+
+
 # ---- fresh-user fixes: bad photos, `live` on a file, Ctrl-C, stale outputs --------------------------
 
 def _stub_setup(monkeypatch, rules="all-fives"):
