@@ -248,8 +248,9 @@ def _remove(path: Path) -> None:
 
 
 def _check_footage_folder(out: Path, name: str) -> None:
-    """Refuse, before rendering, a folder the footage files cannot be moved into, or one whose
-    ground truth belongs to a video of another name (it would be replaced, the video kept).
+    """Refuse, before rendering, a folder the footage files cannot be moved into, one whose
+    ground truth belongs to a video of another name (it would be replaced, the video kept), or one
+    holding a video, ground truth or profile of the same name that no earlier render wrote.
 
     Raises:
         ValueError: one line saying what is in the way.
@@ -258,14 +259,28 @@ def _check_footage_folder(out: Path, name: str) -> None:
         if target.is_dir():
             raise ValueError(f"{target} is a folder: the footage writes a file of that name")
     gt = out / "ground_truth.json"
+    earlier = None  # the ground truth of an earlier render into this folder
     if gt.is_file():
         try:
-            video = json.loads(gt.read_text(encoding="utf-8")).get("video")
-        except (OSError, ValueError, AttributeError):
-            video = None
+            earlier = json.loads(gt.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            earlier = None
+        if not isinstance(earlier, dict):
+            earlier = None
+        video = earlier.get("video") if earlier else None
         if video not in (None, f"{name}.mp4") and (out / str(video)).exists():
             raise ValueError(f"{out} holds {video} with its ground truth and profile: choose another folder "
                              f"(--out) or --name {Path(str(video)).stem}")
+    # only an earlier render's own files are replaced (helper-92: a recording named footage.mp4 and a
+    # table's calibration in profile.json were overwritten without a word)
+    ours = earlier is not None and earlier.get("format") == FORMAT
+    foreign = [t.name for t in (gt, out / "profile.json") if t.exists() and not ours]
+    video_path = out / f"{name}.mp4"
+    if video_path.exists() and not (ours and earlier.get("video") == video_path.name):
+        foreign.append(video_path.name)
+    if foreign:
+        raise ValueError(f"{out} holds {' and '.join(foreign)}, not written by an earlier footage render: "
+                         "choose another folder (--out) or move them")
 
 
 def _render(rules_name: str, seed: int, out: Path, fps: float, size: tuple[int, int], appearance: str,

@@ -263,10 +263,38 @@ def test_a_folder_the_footage_cannot_land_in_is_refused_before_rendering(tmp_pat
     b = tmp_path / "b"
     b.mkdir()
     (b / "footage.mp4").write_bytes(b"x")
-    (b / "ground_truth.json").write_text('{"video": "footage.mp4"}')
+    (b / "ground_truth.json").write_text('{"format": "dominocast-footage/1", "video": "footage.mp4"}')
     with pytest.raises(ValueError, match="holds footage.mp4 with its ground truth"):
         make_footage("block", 5, b, name="other", **SMALL)
     assert sorted(p.name for p in b.iterdir()) == ["footage.mp4", "ground_truth.json"]
+
+
+@pytest.mark.parametrize("files, named", [
+    ({"footage.mp4": b"my recording"}, "footage.mp4"),
+    ({"profile.json": b'{"table": "mine"}'}, "profile.json"),
+    ({"ground_truth.json": b'{"my": "notes"}', "profile.json": b"{}", "footage.mp4": b"v"},
+     "ground_truth.json and profile.json and footage.mp4"),
+])
+def test_files_no_render_wrote_are_never_replaced(tmp_path, monkeypatch, files, named):
+    """helper-92: a recording named footage.mp4, a table's profile.json and notes in ground_truth.json
+    were overwritten without a word; the CLI says so in one line (exit 2) and leaves them."""
+    import datasets.footage as F
+    from service.cli import app
+
+    monkeypatch.setattr(F, "render_scene", lambda spec: pytest.fail("rendered before refusing"))
+    for n, data in files.items():
+        (tmp_path / n).write_bytes(data)
+    res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--out", str(tmp_path),
+                                   "--fps", "4", "--size", "320x240"])
+    assert (res.exit_code, res.stderr.strip()) == (2, f"error: {tmp_path} holds {named}, not written by an earlier "
+                                                      "footage render: choose another folder (--out) or move them")
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == files
+
+
+def test_an_earlier_render_is_replaced(tmp_path):
+    first = make_footage("block", 5, tmp_path, **SMALL)
+    again = make_footage("block", 6, tmp_path, **SMALL)
+    assert json.loads(again["ground_truth"].read_text())["seed"] == 6 and first["video"] == again["video"]
 
 
 def test_a_leftover_work_file_does_not_stop_a_render(tmp_path):
