@@ -94,6 +94,11 @@ def alert_dict(row: AlertRow) -> dict:
             "resolved_by": row.resolved_by, "note": row.note}
 
 
+def _restate(row: AlertRow, spec: dict) -> None:
+    """An alert row says what the log's flag now says (seat, message, details)."""
+    row.seat, row.message, row.details = spec["seat"], spec["message"], spec["details"]
+
+
 class TableRuntime:
     """The live state of one table (see module docstring)."""
 
@@ -407,7 +412,18 @@ class TableRuntime:
                 s.add(row)
                 changed.append(row)
             elif row.status == "resolved":
-                row.status, row.updated_at, row.resolved_by = "open", now, ""
+                row.status, row.updated_at, row.resolved_by, row.note = "open", now, "", ""
+                _restate(row, spec)
+                changed.append(row)
+            elif (row.seat, row.message) != (spec["seat"], spec["message"]):
+                # a correction changed whom or what the flag is about (helper-93: a play reassigned from E
+                # to S kept E's alert, and confirming it penalised E): the alert says so, and one the
+                # umpire had decided is put back before them
+                if row.status in ("confirmed", "dismissed"):
+                    row.note = f"reopened: it was {row.status} when it said: {row.message}"
+                    row.status, row.resolved_by = "open", ""
+                _restate(row, spec)
+                row.updated_at = now
                 changed.append(row)
         for key, row in existing.items():
             if key not in wanted and row.status == "open":

@@ -505,3 +505,41 @@ def test_a_change_of_a_confirmed_result_reopens_the_confirmation(tmp_path):
         assert post(c, "/api/tables/t/hands/1/confirm", {"by": "bob"}).json()["confirmed_by"] == "bob"  # anew
     with TestClient(app_for(tmp_path)) as c:  # stored so
         assert c.get("/api/matches/1").json()["hands"][0]["confirmed_by"] == "bob"
+
+
+def _bdc_table(c):
+    assert post(c, "/api/tables", {"id": "t", "name": "T", "rules": "bdc-partnership",
+                                   "players": {"N": "Ana", "W": "Wes", "S": "Sam", "E": "Eve"}}).status_code == 201
+    assert post(c, "/api/tables/t/events", {"event": {"type": "play", "seat": "N", "tile": [6, 6]}}).status_code == 201
+
+
+def test_an_alert_follows_its_flag_when_a_correction_changes_the_seat(tmp_path):
+    """helper-93: E's out-of-turn play reassigned to S kept E's alert, and confirming it penalised E."""
+    with TestClient(app_for(tmp_path)) as c:
+        _bdc_table(c)
+        post(c, "/api/tables/t/events", {"event": {"type": "play", "seat": "E", "tile": [6, 4], "end": "E"}})
+        (a,) = open_alerts(c)
+        assert (a["kind"], a["seat"], a["message"]) == ("out_of_turn", "E", "E played out of turn (W was to play)")
+        assert post(c, "/api/tables/t/reassign", {"hand": 1, "index": 1, "seat": "S"}).status_code == 201
+        (b,) = open_alerts(c)
+        assert (b["id"], b["seat"], b["message"]) == (a["id"], "S", "S played out of turn (W was to play)")
+        r = post(c, f"/api/tables/t/alerts/{a['id']}/confirm", {})
+        assert r.status_code == 200 and c.get("/api/matches/1/hands/1").json()["events"][-1]["seat"] == "S"
+
+
+def test_a_decided_alert_whose_flag_changes_is_put_back_before_the_umpire(tmp_path):
+    """helper-93: a dismissed mismatch stayed dismissed, still naming 4-4, after a fix to another
+    mismatched tile; the overlay then showed no flag on it."""
+    with TestClient(app_for(tmp_path)) as c:
+        _bdc_table(c)
+        post(c, "/api/tables/t/events", {"event": {"type": "play", "seat": "W", "tile": [5, 4], "end": "E"}})
+        (a,) = open_alerts(c)
+        assert a["kind"] == "mismatched_end" and "5-4" in a["message"]
+        post(c, f"/api/tables/t/alerts/{a['id']}/dismiss", {"note": "looked fine"})
+        assert open_alerts(c) == []
+        assert post(c, "/api/tables/t/fix-tile", {"hand": 1, "index": 1, "tile": "3-2"}).status_code == 201
+        (b,) = open_alerts(c)
+        assert b["id"] == a["id"] and "3-2" in b["message"] and "5-4" not in b["message"]
+        assert b["note"] == f"reopened: it was dismissed when it said: {a['message']}"
+        last = c.get("/api/tables/t/snapshot").json()["data"]["state"]["hand"]["last_play"]
+        assert [f["dismissed"] for f in last["flags"]] == [False]  # the overlay shows the flag again
