@@ -129,6 +129,8 @@ def fix_tile(table_id: str, body: FixTileBody, request: Request) -> dict:
         if not isinstance(ev, Play):
             raise Invalid(f"event #{body.index} of hand {hand} is a {ev.type}, not a play")
         fixed = ev.model_copy(update={"tile": tile, "end": body.end or ev.end, "oriented": False, "confidence": None})
+        if tile.key == ev.tile.key and fixed.end == ev.end:  # helper-93: only the read's confidence was lost
+            _changes(ev, ev, hand, body.index)
         if rt.is_lead(hand, body.index) and not tile.is_double:
             # the lead's first half faces W, so "6-1" and "1-6" are different tables: keep the order the
             # plays after it agree with (typed as read, a fixed lead made every later play mismatched)

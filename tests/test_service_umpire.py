@@ -543,3 +543,17 @@ def test_a_decided_alert_whose_flag_changes_is_put_back_before_the_umpire(tmp_pa
         assert b["note"] == f"reopened: it was dismissed when it said: {a['message']}"
         last = c.get("/api/tables/t/snapshot").json()["data"]["state"]["hand"]["last_play"]
         assert [f["dismissed"] for f in last["flags"]] == [False]  # the overlay shows the flag again
+
+
+def test_a_fix_to_the_tile_already_there_is_refused(tmp_path):
+    """helper-93: fix-tile 4-3 on a slot holding N 4-3 W was accepted (201) and dropped the read's
+    confidence; either order of the halves is the same tile."""
+    with TestClient(app_for(tmp_path)) as c:
+        _bdc_table(c)
+        post(c, "/api/tables/t/events", {"event": {"type": "play", "seat": "W", "tile": [6, 3], "end": "E",
+                                                   "confidence": 0.7}})
+        for typed in ("6-3", "3-6"):
+            r = post(c, "/api/tables/t/fix-tile", {"hand": 1, "index": 1, "tile": typed})
+            assert (r.status_code, r.json()["detail"]) == (422, "event #1 of hand 1 is already W 6-3 E: "
+                                                                "nothing to correct")
+        assert post(c, "/api/tables/t/fix-tile", {"hand": 1, "index": 1, "tile": "6-3", "end": "W"}).status_code == 201
