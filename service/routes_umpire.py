@@ -129,7 +129,10 @@ def fix_tile(table_id: str, body: FixTileBody, request: Request) -> dict:
         if not isinstance(ev, Play):
             raise Invalid(f"event #{body.index} of hand {hand} is a {ev.type}, not a play")
         fixed = ev.model_copy(update={"tile": tile, "end": body.end or ev.end, "oriented": False, "confidence": None})
-        if tile.key == ev.tile.key and fixed.end == ev.end:  # helper-93: only the read's confidence was lost
+        sure = ev.confidence is None or ev.confidence >= rt.min_confidence
+        if tile.key == ev.tile.key and fixed.end == ev.end and sure:
+            # the same tile confirms an uncertain read (its alert goes); a sure one it would only
+            # strip of its confidence (helper-93)
             _changes(ev, ev, hand, body.index)
         if rt.is_lead(hand, body.index) and not tile.is_double:
             # the lead's first half faces W, so "6-1" and "1-6" are different tables: keep the order the

@@ -547,7 +547,8 @@ def test_a_decided_alert_whose_flag_changes_is_put_back_before_the_umpire(tmp_pa
 
 def test_a_fix_to_the_tile_already_there_is_refused(tmp_path):
     """helper-93: fix-tile 4-3 on a slot holding N 4-3 W was accepted (201) and dropped the read's
-    confidence; either order of the halves is the same tile."""
+    confidence; either order of the halves is the same tile. (On an uncertain read the same tile
+    confirms it: test_fixing_the_lead_keeps_the_order_the_later_plays_agree_with.)"""
     with TestClient(app_for(tmp_path)) as c:
         _bdc_table(c)
         post(c, "/api/tables/t/events", {"event": {"type": "play", "seat": "W", "tile": [6, 3], "end": "E",
