@@ -535,13 +535,15 @@ class ReviewSession:
         # after the reveals carries the award itself (helper-91: "awarded above" named no row)
         if not isinstance(ev, HandEnd) or any(outcome.points.values()):
             self._emit(row, frame)
+        # a flag, and the hand's end, are dated as the event they come from (helper-92: an inferred end
+        # timed when the tiles were shown had its "hand over" row at the read that settled it, 2.6 s on)
         for f in flags:
-            flag_row = {"type": "flag", "t": t, "frame": index, "tile": row.get("tile"), **f}
+            flag_row = {"type": "flag", "t": row["t"], "frame": row["frame"], "tile": row.get("tile"), **f}
             self._flag(flag_row, t)
             self._emit(flag_row, frame)
         if outcome.result is not None:
             r = outcome.result
-            self._emit({"type": "hand_end", "kind": r.kind, "t": t, "frame": index, "game": self.game_no,
+            self._emit({"type": "hand_end", "kind": r.kind, "t": row["t"], "frame": row["frame"], "game": self.game_no,
                         "hand": self.hand_no, "winner": r.winner_seat,
                         "side": r.winner_side, "points": r.awards, "score": dict(self.score)}, frame)
 

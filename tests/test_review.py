@@ -49,6 +49,10 @@ def test_review_matches_ground_truth(footage, tmp_path):
     end = [r for r in rows if r["type"] == "hand_end"]
     assert len(end) == 1 and end[0]["kind"] == "domino" and end[0]["winner"] == result["winner"]
     assert end[0]["points"] == awards and end[0]["score"] == gt["hands"][0]["scores"]
+    # one time for the end (helper-92): the summary row and the inferred end's notice are dated when the
+    # tiles were first shown, as the reveal is, not at the read that settled them
+    (inferred,) = [r for r in rows if r.get("kind") == "hand_end_inferred"]
+    assert end[0]["t"] == inferred["t"] == reveals[0]["t"] <= gt["reveals"][0]["t"] + 1.0
     assert not any(r.get("kind") == "hand_in_progress" for r in rows)
     # an event comes after the tile is at rest, and within two seconds of it
     lat = [p["t"] - w["t"] for p, w in zip(plays, want)]

@@ -286,7 +286,7 @@ class RevealWatcher:
         self._shown_at = f0, t0 = self._pending_frame, self._pending_t
         self._pending = None
         if passes_seen and not blocked and last in shown and self._passes_to_lock(judge, append, out, f0, t0):
-            out.append(Notice("hand_end_inferred", t, frame, locked_text))
+            out.append(Notice("hand_end_inferred", t0, f0, locked_text))
             return shown
         if blocked:
             ev = HandEnd(kind="domino", winner=last, t=t0, frame=f0,
@@ -305,7 +305,7 @@ class RevealWatcher:
                     "correct it if it was a lock or an exposed tile")
         if not self._append(append, ev, out, frame, t):
             return None
-        out.append(Notice("hand_end_inferred", t, frame, text, seat=ev.winner))
+        out.append(Notice("hand_end_inferred", t0, f0, text, seat=ev.winner))  # one time for the end
         return shown
 
     def _passes_to_lock(self, judge: Hand, append: Callable[[object], object], out: list, frame: int,
