@@ -63,6 +63,9 @@ from vision.sources import FrameSource, SourceError
 from vision.tracking import Tracker, TrackerConfig
 
 FLAG_BANNER_S = 3.0
+#: Seconds the annotated video holds its last frame when the footage's end decided something (a hand
+#: ended by the hands shown at the very end): the final score on screen.
+END_CARD_S = 2.0
 #: Tracker notices that are flags for the umpire (rows of type ``flag``, counted, on the banner).
 FLAG_NOTICES = ("uncertain_read", "after_hand_end", "seats_unseen")
 #: Row types that are not engine events; in a scored review they carry ``game`` and ``hand`` too.
@@ -435,8 +438,21 @@ class ReviewSession:
 
     def settle(self, index: int, t: float, image: np.ndarray, fps: float) -> None:
         """The footage ended at frame ``index`` (``t`` s, its image): what waits for more reads is
-        decided now (hands shown at the end of a draw game's hand end it: ``Tracker.finish``)."""
+        decided now (hands shown at the end of a draw game's hand end it: ``Tracker.finish``). What that
+        decides is shown at the annotated video's end for :data:`END_CARD_S` (helper-92: a hand ended at
+        the last frame never showed its final score in the replay)."""
+        before = (dict(self.score), self.hand is not None and self.hand.state.over)
         self._show(index, t, image, fps, None, self.tracker.finish(index, t), video=False)
+        if self.out.annotate and (dict(self.score), self.hand is not None and self.hand.state.over) != before:
+            frame = self._drawn(image, t)
+            self.out.write_frame(frame, t, fps)  # its slot is filled already: the held slots show this frame
+            self.out.write_frame(frame, t + END_CARD_S, fps)
+
+    def _drawn(self, image: np.ndarray, t: float) -> np.ndarray:
+        """The annotated frame: the tiles read, the score, the open ends, a flag's banner."""
+        banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
+        open_ends = self.hand.state.layout.open_ends() if self.hand else {}
+        return _draw(image, self.pipeline.last_obs, self.score, open_ends, banner)
 
     def _show(self, index: int, t: float, image: np.ndarray, fps: float, obs: list | None, events: list,
               video: bool = True) -> None:
@@ -449,9 +465,7 @@ class ReviewSession:
             self._free_form_placements(index, t, image)
         if not ((video and self.out.wants_frame(t)) or self.out.pending):
             return  # drawing costs ~3 ms a 1080p frame: only for a video frame or a snapshot
-        banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
-        open_ends = self.hand.state.layout.open_ends() if self.hand else {}
-        frame = _draw(image, self.pipeline.last_obs, self.score, open_ends, banner)
+        frame = self._drawn(image, t)
         self.out.flush_snapshots(frame)
         if video:
             self.out.write_frame(frame, t, fps)

@@ -82,7 +82,53 @@ def test_review_matches_ground_truth(footage, tmp_path):
     while cap.grab():
         n += 1
     cap.release()
-    assert fourcc.upper() == "VP80" and n == gt["n_frames"]
+    # every frame, then the last held END_CARD_S: the hands shown at the footage's end decided the hand
+    from service.review import END_CARD_S
+
+    assert fourcc.upper() == "VP80" and n == gt["n_frames"] + round(END_CARD_S * gt["fps"])
+
+
+def test_a_hand_the_footages_end_decides_shows_its_final_score_in_the_video(footage, tmp_path):
+    """helper-92: a video cut right after the hands were shown ends the hand at its last frame (the
+    settle), and the replay never showed the final score; it now holds a last frame that does."""
+    from service.review import END_CARD_S
+    from vision.sources import Frame
+
+    gt, profile = footage["gt"], footage["profile"]
+    stop_t = gt["reveals"][-1]["t"] + 2.0  # a still read of the hands shown, then the file ends
+
+    class CutFile:
+        fps = gt["fps"]
+
+        def __init__(self):
+            self.fed = 0
+
+        def __iter__(self):
+            for frame in open_source(footage["paths"]["video"]):
+                if frame.t > stop_t:
+                    return
+                self.fed += 1
+                yield Frame(frame.index, frame.t, frame.image)
+
+    src = CutFile()
+    oracle = _Oracle(gt, profile)
+    run_review(src, load_ruleset("all-fives"), oracle, tmp_path, profile, progress=oracle.progress)
+    rows = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    (end,) = [r for r in rows if r["type"] == "hand_end"]
+    assert end["points"] == gt["hands"][0]["result"]["awards"]
+    cap = cv2.VideoCapture(str(tmp_path / "annotated.webm"))
+    frames = []
+    while True:
+        ok, f = cap.read()
+        if not ok:
+            break
+        frames.append(f[:60, :320].astype(int))  # the score and open ends are written top left
+    assert len(frames) == src.fed + round(END_CARD_S * gt["fps"])
+    snap = cv2.imread(str(tmp_path / end["snapshot"]))[:60, :320].astype(int)  # drawn with the final score
+    before, last = frames[src.fed - 1], frames[-1]
+    changed = np.abs(before - snap).max(axis=2) > 80  # the score's digits that the hand's end changed
+    assert changed.sum() > 20
+    assert np.abs(last - snap)[changed].mean() < np.abs(before - snap)[changed].mean() / 3
 
 
 def test_review_timelapse_folder_free_form(footage, tmp_path):
