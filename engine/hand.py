@@ -25,6 +25,7 @@ from engine.ruleset import Ruleset
 from engine.scoring import lock_awards, play_points, round_points
 from engine.seats import next_seat, partner_of, right_of, seats_for, team_of
 from engine.tiles import Tile, TileError, full_set, hand_pips
+from engine.words import plural
 
 
 class IllegalEvent(ValueError):
@@ -305,7 +306,7 @@ def _stop_at_time_limit(st: HandState, ev: object, points: dict, flags: list[Fla
 
 def _tiles(n: int) -> str:
     """``"1 tile"``, ``"3 tiles"``."""
-    return f"{n} tile{'' if n == 1 else 's'}"
+    return plural(n, "tile")
 
 
 def _check_turn(st: HandState, seat: str, flags: list[Flag], act: str = "played") -> None:
@@ -749,7 +750,7 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
         else:
             counted = sum(p for s, p in remaining.items() if s != winner)
             whose = "the other hands"
-        note = f"{winner} dominoes (went out); {counted} pips left in {whose}"
+        note = f"{winner} dominoes (went out); {plural(counted, 'pip')} left in {whose}"
         if rules.standings == "cumulative_pips":
             pass  # seed 002: players are ranked by the pips left in their hands; going out scores no points
         elif rules.domino_fixed_points is not None:  # Fives and Threes (pagat): one point for going out

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from engine.notation import without_stamps
 from engine.timeline import ends_text
+from engine.words import plural
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1100px}
@@ -26,11 +27,6 @@ video.replay{width:100%;max-height:40vh;background:#000;border-radius:4px;positi
 .warn{background:#fff4e5;border-left:4px solid #e67e00;padding:.5rem .8rem;font-weight:600}
 """
 _COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
-
-
-def plural(n: int, noun: str, plural_noun: str | None = None) -> str:
-    """``"1 tile"``, ``"2 tiles"``: a count with its noun in the right number."""
-    return f"{n} {noun if n == 1 else plural_noun or noun + 's'}"
 
 
 def event_counts(plays: int, draws: int, passes: int, pass_noun: tuple[str, str] = ("pass", "passes")) -> str:

@@ -1,6 +1,7 @@
 """The boneyard counter of draw games (vision/boneyard.py): counts read by read -> draws."""
 
 from engine.events import Draw
+from engine.words import plural
 from vision.boneyard import BoneyardCounter
 from vision.placements import Notice
 
@@ -52,6 +53,14 @@ def test_no_baseline_until_a_read_shows_what_the_deal_leaves_and_one_notice():
     (note,) = [e for e in out if isinstance(e, Notice)]
     assert note.kind == "boneyard_uncounted" and "21 face-down" in note.message and "leaves 14" in note.message
     assert (note.t, note.frame) == (2.0, 20)
+
+
+def test_the_notice_counts_in_words():
+    """helper-92: "1 face-down tiles lie apart from the hands"."""
+    (note,) = BoneyardCounter(expected=14).step(1, "N", 1.0, 10, started=True)
+    assert note.message == ("the boneyard is not counted: the camera sees 1 face-down tile apart from the hands, "
+                            "the deal leaves 14; draws are not followed and passes are not inferred this hand")
+    assert [plural(n, "pip") for n in (0, 1, 2)] == ["0 pips", "1 pip", "2 pips"]
 
 
 def test_a_count_rising_by_two_twice_stops_the_count():

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.events import Draw
+from engine.words import plural
 from vision.placements import Notice
 
 __all__ = ["BoneyardCounter", "RESUME_SLACK"]
@@ -90,8 +91,8 @@ class BoneyardCounter:
                 if started and not self.noticed:
                     self.noticed = True
                     source = "the record leaves" if resumed else "the deal leaves"
-                    return [self._notice(t, frame, f"the boneyard is not counted: {seen} face-down tiles lie "
-                                         f"apart from the hands, {source} {self.expected}; draws are not "
+                    return [self._notice(t, frame, f"the boneyard is not counted: the camera sees "
+                                         f"{plural(seen, 'face-down tile')} apart from the hands, {source} {self.expected}; draws are not "
                                          f"followed and passes are not inferred this hand")]
                 return []
         if turn is None:
