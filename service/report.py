@@ -25,6 +25,7 @@ img.snap{width:220px;border-radius:4px} .flagtxt{color:#c00;font-size:.9em}
 .legend span{margin-right:1rem} svg{background:#fafafa;border:1px solid #eee}
 video.replay{width:100%;max-height:40vh;background:#000;border-radius:4px;position:sticky;top:0;z-index:1}
 .warn{background:#fff4e5;border-left:4px solid #e67e00;padding:.5rem .8rem;font-weight:600}
+.kind{font-size:.8em;color:#555;background:#eee;border-radius:3px;padding:0 .3em;margin-right:.3em}
 """
 _COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
 
@@ -99,8 +100,7 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
     flags = row.get("flags") or []
     # The review's own ``hand_end`` row repeats the award the scoring event's row already carries:
     # say it in words, not again in the points column (it would read as a second award).
-    # (an umpire's ``end domino`` event is a hand_end too: a row of the log, with its index)
-    summary = row.get("type") == "hand_end" and "hand_end" not in row and "index" not in row
+    summary = _is_summary(row)
     pts = "" if summary else " ".join(
         f'<span class="pts{" neg" if p < 0 else ""}">{html.escape(s)} {p:+d}</span>'
         for s, p in (row.get("points") or {}).items()
@@ -111,8 +111,14 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
         when = f'<a class="seek" data-t="{t:.2f}" href="{html.escape(video)}#t={t:.2f}" title="watch from here">{when}</a>'
     if row.get("file"):  # a folder's photo: its name is what the user knows it by
         when += f'<br><span class="file">{html.escape(Path(str(row["file"])).name)}</span>'
-    text = html.escape(without_stamps(row["text"]) if row.get("text") else " ".join(str(x) for x in (row["type"], row.get("kind"), row.get("message"))
-                                                   if x))
+    if row.get("text"):
+        text = html.escape(without_stamps(row["text"]))
+    elif row.get("message"):  # a notice or a flag: what it is, in words, then what it says (helper-92:
+        # "vision_notice bump placed tile ...")
+        what = str(row.get("kind") or row["type"]).replace("_", " ")
+        text = f'<span class="kind">{html.escape(what)}</span> {html.escape(str(row["message"]))}'
+    else:
+        text = html.escape(" ".join(str(x) for x in (row["type"], row.get("kind")) if x))
     if summary:
         awards = ", ".join(f"{html.escape(k)} {v:+d}" for k, v in (row.get("points") or {}).items())
         text = (f"<b>hand over: {html.escape(str(row.get('kind', '')))} {html.escape(row.get('winner') or '')}</b>"
@@ -172,6 +178,29 @@ def time_order(rows: list[dict]) -> list[int]:
     return order
 
 
+def _is_summary(row: dict) -> bool:
+    """The review's own ``hand_end`` row (after the event that ended the hand, which carries the result);
+    an umpire's ``end domino`` event is a hand_end too, but a row of the log, with its index."""
+    return row.get("type") == "hand_end" and "hand_end" not in row and "index" not in row
+
+
+def _timeline_rows(rows: list[dict], snapshots: dict[int, str], video: str | None) -> list[str]:
+    """The timeline's ``<tr>`` rows in :func:`time_order`. A review's summary row right after the event
+    that ended the hand is not shown again (helper-92: "hand over" twice in a row); its snapshot, the
+    final score, goes to that event's row."""
+    out: list[tuple[dict, str | None]] = []
+    for i in time_order(rows):
+        row = rows[i]
+        if row.get("type") == "game_end":
+            continue
+        if _is_summary(row) and out and "hand_end" in out[-1][0] and (
+                (out[-1][0].get("game"), out[-1][0].get("hand")) == (row.get("game"), row.get("hand"))):
+            out[-1] = (out[-1][0], out[-1][1] or snapshots.get(i))
+            continue
+        out.append((row, snapshots.get(i)))
+    return [_row_html(row, snap, video) for row, snap in out]
+
+
 def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                   standings: list[tuple[str, int, int]], warning: str | None = None,
                   video: str | None = None, corrections: list[dict] | None = None) -> str:
@@ -212,7 +241,7 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
         body.append("</ul>")
     body.append("<h2>Timeline</h2><table><tr><th>hand</th><th>time</th><th>event</th><th>points</th>"
                 "<th>open ends</th><th>score</th><th>snapshot</th></tr>")
-    body += [_row_html(rows[i], snapshots.get(i), video) for i in time_order(rows) if rows[i].get("type") != "game_end"]
+    body += _timeline_rows(rows, snapshots, video)
     body.append("</table>")
     # a review's page holds its snapshots: `record report` is told not to write over it (cli_common)
     generator = f"<meta name='generator' content='{REVIEW_PAGE if snapshots else RECORD_PAGE}'>"

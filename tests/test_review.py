@@ -277,7 +277,29 @@ def test_report_rows_in_time_order_events_in_log_order():
             {"game": 1, "hand": 2, "type": "play", "index": 0, "t": 5.0, "text": "N 5-5"}]
     assert time_order(rows) == [0, 2, 3, 1, 4, 5, 6, 7]
     page = render_report("t", "s", rows, {}, [])
-    assert page.index("S draw 1") < page.index("a tile moved") < page.index("hand_end_inferred x") < page.index("N reveal")
+    assert page.index("S draw 1") < page.index("a tile moved") < page.index("hand end inferred</span> x") < page.index(
+        "N reveal")
+
+
+def test_report_says_the_hand_over_once_and_names_notices_in_words():
+    """helper-92: the reveal that ended the hand and the review's summary row below it both said "hand over";
+    notices read "vision_notice bump placed tile ...". The summary's snapshot (the final score) moves up."""
+    from service.report import render_report
+
+    end = {"kind": "domino", "winner": "N", "note": "N dominoes (went out); 7 pips left in the other hands"}
+    rows = [{"game": 1, "hand": 1, "type": "vision_notice", "kind": "bump", "t": 50.0, "message": "placed tile 6-6 "
+             "moved 2.5 mm: not a play"},
+            {"game": 1, "hand": 1, "type": "reveal", "index": 20, "t": 59.9, "text": "S reveal 4-3",
+             "points": {"N": 5}, "hand_end": end},
+            {"game": 1, "hand": 1, "type": "hand_end", "kind": "domino", "t": 59.9, "winner": "N",
+             "points": {"N": 5, "S": 0}}]
+    page = render_report("t", "s", rows, {2: "snapshots/0022_hand_end.jpg"}, [])
+    assert page.count("hand over") == 1 and "awarded above" not in page
+    assert page.count('<span class="pts">N +5</span>') == 1
+    assert '<span class="kind">bump</span> placed tile 6-6 moved 2.5 mm: not a play' in page
+    assert "vision_notice" not in page
+    reveal_row = page[page.index("S reveal 4-3"):]
+    assert reveal_row.index("snapshots/0022_hand_end.jpg") < reveal_row.index("</tr>")
 
 
 # ---- fresh-user fixes: bad photos, `live` on a file, Ctrl-C, stale outputs --------------------------
