@@ -770,10 +770,11 @@ class ReviewSession:
             tile = "-".join(str(v) for v in first.tile) if first.tile else "?"
             s.warnings.append(f"{plural(n, 'face-up tile')} touched no open end and {'was' if n == 1 else 'were'} not "
                               f"scored (first: {tile}{'' if first.t is None else f' at {first.t:.1f} s'}): "
-                              + ("a misread or a tile set down off the line of play (see its snapshot), or a rule set "
-                                 "that does not fit the footage (a spinner?)" if n <= 2 else
-                                 "the rule set may not fit the footage (a spinner?), or tiles were set down off the "
-                                 "line of play"))
+                              + ("a misread or a tile set down off the line of play (see its snapshot), a picture of "
+                                 "a tile on the table or mat, or a rule set that does not fit the footage (a spinner?)"
+                                 if n <= 2 else
+                                 "the rule set may not fit the footage (a spinner?), tiles were set down off the "
+                                 "line of play, or the table or mat shows pictures of tiles (see their snapshots)"))
         s.final = s.final and not s.warnings
 
 

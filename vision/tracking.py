@@ -1142,7 +1142,8 @@ class Tracker:
             pre += [p, Notice("pass_inferred", t, frame,
                               f"{p.seat} passed: {who} {ev.tile} on {p.seat}'s turn"
                               + (f" (a tile left {choice.seat}'s hand)" if photos else "")
-                              + (f" ({p.seat}'s arm came in at {p.t:.1f} s)" if knock else ""),
+                              + (f" ({p.seat} knocked at {p.t:.1f} s: its arm reached over the table and "
+                                 "laid nothing)" if knock else ""),
                               seat=p.seat, details={"pass_t": p.t, "pass_frame": p.frame, "knock_seen": knock,
                                                     "by": choice.seat, "votes": choice.confidence})]
         self._visits = {}
