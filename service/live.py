@@ -172,7 +172,7 @@ class TableRuntime:
             "match": {"id": self.match_id, "number": self.match_number, "title": self.match_title,
                       "over": match.over, "hands": len(hands)},
             "rules": {"preset": cfg.preset, "title": cfg.rules.title, "partnership": cfg.rules.partnership,
-                      "players": cfg.rules.players, "target": cfg.rules.target},
+                      "players": cfg.rules.players, "target": cfg.rules.target, "standings": cfg.rules.standings},
             "players": dict(cfg.players), "teams": teams,
             "game": None, "standings": [{"side": s, "games": w, "total": t} for s, w, t in match.standings()],
             "hand": None, "alerts_open": len(self.open_alerts), "worker": dict(self.worker),

@@ -438,3 +438,36 @@ def test_a_dismissed_flag_leaves_the_overlay(tmp_path, browser):
             overlay.wait_for_selector("#lastplay:not(.hidden)")
             assert overlay.locator("#banner.hidden").count() == 1 and overlay.locator("g.tile.flagged").count() == 0
             overlay.close()
+
+
+def test_overlay_of_a_game_ranked_by_pips_and_a_status_tag_clear_of_the_cards(tmp_path, browser):
+    """helper-93: nova-block (seed 002: players ranked by the pips left in their hands, fewest first)
+    showed 0 · 0 · 0 · 0 and "to 200" all match long; the red camera tag covered the 4th card."""
+    from engine.match import replay_match
+    from engine.record import event_to_dict
+    from engine.ruleset import load_ruleset
+    from engine.simulate import simulate_match
+
+    rules = load_ruleset("nova-block")
+    log = simulate_match(rules, 3, max_hands=1)[0]
+    want = {side: total for side, _, total in replay_match(rules, [log]).standings()}
+    assert sum(want.values()) > 0  # someone was left holding tiles
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            _manual_table(c, "nova", "Nova", "nova-block", [event_to_dict(ev) for ev in log])
+            overlay = browser.new_page(viewport={"width": 1280, "height": 720})
+            overlay.goto(f"{base}/tables/nova/overlay?size=720p")
+            overlay.wait_for_selector("#scores .team .unit")
+            shown = {t.get_attribute("data-side"): t.query_selector(".score").inner_text()
+                     for t in overlay.query_selector_all("#scores .team")}
+            assert shown == {side: f"{v}pips" for side, v in want.items()}
+            assert "fewest pips wins" in overlay.inner_text("#meta") and "to 200" not in overlay.inner_text("#meta")
+            # a status tag (shown here by hand, as a vision table's would be) lies clear of every card
+            overlay.evaluate("() => { const s = document.getElementById('status'); s.textContent = 'camera signal lost';"
+                             " s.classList.remove('hidden'); }")
+            tag = overlay.locator("#status").bounding_box()
+            for card in overlay.query_selector_all("#scores .team"):
+                b = card.bounding_box()
+                assert tag["x"] >= b["x"] + b["width"] or tag["y"] >= b["y"] + b["height"]
+            overlay.close()

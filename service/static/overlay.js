@@ -25,13 +25,18 @@
     // over or waits for the hands to be shown (helper-89: "▶ Bob to play" under a finished hand)
     const toPlay = turnSide && hand.status === "in_progress"
       ? `<div class="toplay">▶ ${DC.esc((state.players || {})[hand.turn] || hand.turn)} to play</div>` : "";
+    // seed 002 (nova-block): players are ranked by the pips left in their hands over the match, fewest
+    // first; the points are all 0 there (helper-93: the cards read 0 · 0 · 0 · 0 all match long)
+    const byPips = state.rules.standings === "cumulative_pips";
+    const pips = Object.fromEntries((state.standings || []).map((r) => [r.side, r.total]));
+    const value = (side) => byPips ? `${pips[side] ?? 0}<span class="unit">pips</span>` : `${game.scores[side] ?? 0}`;
     $("scores").innerHTML = Object.keys(state.teams).map((side) =>
       `<div class="team${side === turnSide ? " turn" : ""}" data-side="${DC.esc(side)}"><div class="name">${DC.esc(DC.sideLabel(state, side))}</div>`
-      + `<div class="score">${game.scores[side] ?? 0}</div>${side === turnSide ? toPlay : ""}</div>`).join("");
+      + `<div class="score">${value(side)}</div>${side === turnSide ? toPlay : ""}</div>`).join("");
     const status = sourceStatus(state.worker);
     $("status").textContent = status;
     $("status").classList.toggle("hidden", !status);
-    const target = state.rules.target ? ` · to ${state.rules.target}` : "";
+    const target = byPips ? " · fewest pips wins" : state.rules.target ? ` · to ${state.rules.target}` : "";
     $("meta").innerHTML = `${DC.esc(state.table.name)}<br>game ${game.number || 1}${hand ? ` · hand ${hand.in_game}` : ""}${target}`
       + (game.ended_by ? `<br><b>game over: ${DC.esc(DC.sideLabel(state, game.winner))}</b>` : "");
     const lp = hand && hand.last_play;
@@ -39,7 +44,7 @@
     if (lp) {
       const pts = DC.sumPoints(lp.points);
       $("lastplay").innerHTML = DC.esc(DC.playText(state, lp)) + (pts ? `<span class="pts">${DC.signed(pts)}</span>` : "")
-        + (hand.result ? ` · <b>${DC.esc(hand.result.kind)}</b>` : "");
+        + (hand.result && lp.type !== "hand_end" ? ` · <b>${DC.esc(hand.result.kind)}</b>` : "");  // said once
       $("lastplay").classList.remove("hidden");
     } else {
       $("lastplay").classList.add("hidden");
