@@ -706,6 +706,10 @@ def _hand_end(st: HandState, ev: HandEnd, points: dict, flags: list[Flag]) -> No
         if not (kind == "locked" and ev.kind == "domino" and not st.counts_known):
             raise IllegalEvent(f"the hand has ended ({kind}{f' by {winner}' if winner else ''}) and awaits the "
                                "reveals: record them, or correct the play that ended it")
+    if ev.kind == "domino" and ev.winner in st.order and st.counts_known and st.counts[ev.winner] > 0:
+        # helper-93: accepted, then the winner's reveal was refused ("it holds no tile")
+        raise IllegalEvent(f"{ev.winner} still holds {_tiles(st.counts[ev.winner])} by the record: a domino is "
+                           "going out with the last one; record the plays missing, or end the hand as umpire")
     st.pending_end = None
     _finish(st, ev.kind, ev.winner, ev.winner or st.last_player, points)
 

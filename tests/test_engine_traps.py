@@ -482,3 +482,15 @@ def test_a_draw_out_of_turn_is_flagged():
     st = replay(rules, ev("N 5-4", "N draw 1"))
     assert [f.message for f in st.flags] == ["N drew out of turn (S was to play)"]
     assert kinds(replay(rules, ev("N 5-4", "S draw 1", "S draw 1"))) == []
+
+
+def test_a_domino_for_a_seat_that_still_holds_tiles_is_refused():
+    """helper-93: "end domino N" was taken while N held 3 tiles by count; N's reveal was then refused
+    ("N went out: it holds no tile") and the hand could not be counted. Draws only add tiles, so a
+    count above 0 stands even when draws went unrecorded; a camera's hand (deal unseen) has no count."""
+    rules = load_ruleset("block").model_copy(update={"hand_size": 3})
+    with pytest.raises(IllegalEvent, match="N still holds 2 tiles by the record: a domino is going out"):
+        replay(rules, ev("N 6-6", "S 6-5 E", "end domino N"))
+    draw = load_ruleset("draw")
+    st = replay(draw, ev("deal unseen", "N 6-6", "S 6-5 E", "end domino N", "S reveal 3-3"))
+    assert (st.result.kind, st.result.winner_seat) == ("domino", "N")

@@ -575,7 +575,7 @@ def test_cli_record_report_umpire_end_bom_and_linked_folder(cli, tmp_path, demo)
     # helper-73: an umpire's "end domino" row lost its text (taken for a review's summary row); a
     # notation saved with a byte-order mark was refused; a page in a linked folder linked the video
     # from the link's target
-    text = write_text(demo).split("15. N 4-4 W")[0] + "15. end domino N by hand\n"
+    text = write_text(demo).split("15. N 4-4 W")[0] + "15. end umpire called by hand\n"
     (tmp_path / "m.txt").write_bytes(b"\xef\xbb\xbf" + text.encode())
     real = tmp_path / "a" / "b"
     real.mkdir(parents=True)
@@ -586,7 +586,7 @@ def test_cli_record_report_umpire_end_bom_and_linked_folder(cli, tmp_path, demo)
                                    "--video", str(tmp_path / "pages" / "game.webm")])
     assert res.exit_code == 0, res.output
     html = out.read_text()
-    assert "end domino N" in html and "(awarded above: )" not in html
+    assert "end umpire called by hand" in html and "(awarded above: )" not in html
     assert 'src="game.webm"' in html
 
 

@@ -530,7 +530,8 @@ def test_the_last_play_of_an_ended_hand_says_how_it_ended(client):
     """helper-83: the overlay printed the hand end's notation ('... inferred: ... t=62.875 f=503')."""
     manual_table(client)
     post(client, "/api/tables/t1/start")
-    for ev in ({"type": "play", "seat": "N", "tile": "6-6"},
+    for ev in ({"type": "deal", "hands": {}, "draws_seen": False},  # as a camera's hand: counts unknown
+               {"type": "play", "seat": "N", "tile": "6-6"},
                {"type": "hand_end", "kind": "domino", "winner": "S", "reason": "inferred: tiles shown", "t": 62.875}):
         assert post(client, "/api/tables/t1/events", {"event": ev}).status_code == 201
     lp = client.get("/api/tables/t1/snapshot").json()["data"]["state"]["hand"]["last_play"]
