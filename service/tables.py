@@ -19,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from engine.events import Play
 from engine.notation import format_event
 from engine.record import event_to_dict
 from engine.ruleset import Ruleset, RulesetError, load_ruleset, ruleset_from_params
@@ -427,6 +428,8 @@ class Registry:
             if item.new_hand:  # the recorded plays a restart could not find belong to a hand now left
                 for a in [a for a in rt.open_alerts.values() if a["kind"] == "resume_unseen"]:
                     rt.update_alert(a["id"], "resolved", "worker", f"hand {res['hand']} began")
+            if isinstance(item.event, Play):  # helper-93: "touches no open end" stayed open once it was played
+                _resolve_unplaced(rt, item.event, res["hand"], res["index"])
         except (AppendRejected, NotFound) as exc:
             getattr(source, "rejected", lambda item: None)(item)
             n = len(rt.logs)
@@ -526,3 +529,13 @@ class Registry:
             if alert:
                 raised.append(alert)
         return raised
+
+
+def _resolve_unplaced(rt, play: Play, hand: int, index: int) -> None:  # noqa: ANN001 - a TableRuntime
+    """Resolve the open ``unplaced_tile`` alerts of ``hand`` about the tile ``play`` laid: it now
+    touches the line of play, recorded as event ``index``."""
+    key = sorted((play.tile.a, play.tile.b))
+    for a in list(rt.open_alerts.values()):
+        tile = (a.get("details") or {}).get("tile")
+        if a["kind"] == "unplaced_tile" and a.get("hand") == hand and tile is not None and sorted(tile) == key:
+            rt.update_alert(a["id"], "resolved", "worker", f"{play.tile} was recorded as play #{index}")

@@ -288,6 +288,28 @@ def test_a_new_hand_resolves_the_restarts_unseen_plays_alert(tmp_path, monkeypat
     assert unseen == [("resolved", "hand 2 began")]
 
 
+class _PlacedLaterSource(_NoticeSource):
+    """A tile first seen off the line of play (``unplaced_tile``), then read as a play."""
+
+    async def __aiter__(self):
+        from engine.events import Deal, Play
+        from service.sources import SourceItem
+
+        yield SourceItem(Deal(hands={}, draws_seen=False))
+        yield SourceItem(Play(seat="N", tile=(6, 6), t=1.0, frame=8))
+        for tile in ([3, 6], [2, 2]):
+            yield SourceItem(None, alert={"type": "vision_notice", "kind": "unplaced_tile", "t": 2.0, "frame": 16,
+                                          "message": f"face-up tile {tile} touches no open end", "tile": tile})
+        yield SourceItem(Play(seat="S", tile=(6, 3), end="E", t=3.0, frame=24))
+
+
+def test_a_tile_recorded_as_a_play_resolves_its_unplaced_alert(tmp_path, monkeypatch, footage):
+    """helper-93: the unplaced_tile alerts of 0-0, 3-0 and 6-3 stayed open after they were recorded as plays."""
+    alerts = _alerts_after_run(tmp_path, monkeypatch, footage, _PlacedLaterSource, "all")
+    got = sorted((a["details"]["tile"], a["status"], a["note"]) for a in alerts if a["kind"] == "unplaced_tile")
+    assert got == [([2, 2], "open", ""), ([3, 6], "resolved", "6-3 was recorded as play #2")]
+
+
 class _DroppingStream:
     """A live source of three still frames that recovered from one drop before the last."""
 
