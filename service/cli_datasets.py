@@ -122,6 +122,13 @@ def footage(
         raise typer.Exit(code=130) from None
     for kind, path in paths.items():
         console.print(f"{kind}: {path}")
+    from calibration.profile import TableProfile
+    from vision.recognize import READABLE_TILE_PX, profile_tile_px
+
+    tile_px = profile_tile_px(TableProfile.load(paths["profile"]))
+    if tile_px < READABLE_TILE_PX:  # helper-92: a 100x100 render went through, and its review misread
+        console.print(f"note: tiles are {tile_px:.0f} px long in this footage; below {READABLE_TILE_PX:.0f} px a "
+                      "review misreads pips: a larger --size gives readable tiles", highlight=False)
     console.print(f"done in {time.perf_counter() - t0:.1f} s")
 
 

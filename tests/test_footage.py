@@ -376,3 +376,19 @@ def test_each_hands_deal_is_timed_when_its_table_first_shows():
     assert second[0].frame > max(ev.frame for ev in first)  # after hand 1's last play and reveals
     assert second[0].t == round(second[0].frame / fps, 4)
     assert [ev.frame for ev in second] == sorted(ev.frame for ev in second)
+
+
+def test_a_footage_too_small_to_read_says_so(tmp_path):
+    """helper-92: `--size 100x100` rendered without a word; its review then misread most tiles."""
+    from calibration.profile import TableProfile
+    from service.cli import app
+    from vision.recognize import profile_tile_px
+
+    res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--out", str(tmp_path / "s"),
+                                   "--fps", "4", "--size", "160x120"])
+    assert res.exit_code == 0, res.output
+    px = profile_tile_px(TableProfile.load(tmp_path / "s" / "profile.json"))
+    assert px < 28 and f"note: tiles are {px:.0f} px long in this footage" in res.stdout
+    res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--out", str(tmp_path / "b"),
+                                   "--fps", "4", "--size", "1280x720"])
+    assert res.exit_code == 0 and "note: tiles are" not in res.stdout
