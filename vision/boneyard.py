@@ -92,8 +92,9 @@ class BoneyardCounter:
                     self.noticed = True
                     source = "the record leaves" if resumed else "the deal leaves"
                     return [self._notice(t, frame, f"the boneyard is not counted: the camera sees "
-                                         f"{plural(seen, 'face-down tile')} apart from the hands, {source} {self.expected}; draws are not "
-                                         f"followed and passes are not inferred this hand")]
+                                         f"{plural(seen, 'face-down tile')} apart from the hands, {source} "
+                                         f"{self.expected}; draws are not followed and passes are not "
+                                         "inferred this hand")]
                 return []
         if turn is None:
             self._prev = None  # no confirmation across a read that was not taken into account
