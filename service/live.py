@@ -420,7 +420,7 @@ class TableRuntime:
                 # to S kept E's alert, and confirming it penalised E): the alert says so, and one the
                 # umpire had decided is put back before them
                 if row.status in ("confirmed", "dismissed"):
-                    row.note = f"reopened: it was {row.status} when it said: {row.message}"
+                    row.note = f"reopened: it was {row.status} when it said: {row.message}{self._penalty_left(row)}"
                     row.status, row.resolved_by = "open", ""
                 _restate(row, spec)
                 row.updated_at = now
@@ -429,8 +429,25 @@ class TableRuntime:
             if key not in wanted and row.status == "open":
                 row.status, row.updated_at, row.resolved_by, row.note = "resolved", now, "engine", "no longer flagged"
                 changed.append(row)
+            elif key not in wanted and row.status == "confirmed" and self._penalty_left(row):
+                # helper-94: the play moved to the seat whose turn it was; the penalty stayed, unsaid
+                row.status, row.updated_at, row.resolved_by = "resolved", now, "engine"
+                row.note = f"no longer flagged{self._penalty_left(row)}"
+                changed.append(row)
         s.flush()
         return changed
+
+    def _penalty_left(self, row: AlertRow) -> str:
+        """``"; its penalty (hand 1 #4: E play_out_of_turn) stays on the score: void it if it no longer
+        applies"`` for an alert whose confirmation recorded a penalty still in force; ``""`` otherwise."""
+        if row.hand is None or not 0 < row.hand <= len(self.logs):
+            return ""
+        reason = f"(alert {row.id})"
+        for i, ev in effective(self.logs[row.hand - 1]):
+            if isinstance(ev, Penalty) and (ev.reason or "").endswith(reason):
+                return (f"; its penalty (hand {row.hand} #{i}: {ev.seat} {ev.name or ev.points}) stays on the score: "
+                        "void it if it no longer applies")
+        return ""
 
     def _set_alert(self, s: Session, alert_id: int, status: str, by: str, note: str) -> AlertRow:
         row = get_row(s, AlertRow, alert_id)

@@ -525,6 +525,11 @@ def test_an_alert_follows_its_flag_when_a_correction_changes_the_seat(tmp_path):
         assert (b["id"], b["seat"], b["message"]) == (a["id"], "S", "S played out of turn (W was to play)")
         r = post(c, f"/api/tables/t/alerts/{a['id']}/confirm", {})
         assert r.status_code == 200 and c.get("/api/matches/1/hands/1").json()["events"][-1]["seat"] == "S"
+        # helper-94: the play goes to W, whose turn it was: the flag is gone, the penalty on S stays and is named
+        assert post(c, "/api/tables/t/reassign", {"hand": 1, "index": 1, "seat": "W"}).status_code == 201
+        (done,) = [x for x in c.get("/api/tables/t/alerts?status=all").json() if x["id"] == a["id"]]
+        assert (done["status"], done["note"]) == ("resolved", "no longer flagged; its penalty (hand 1 #3: S "
+                                                  "play_out_of_turn) stays on the score: void it if it no longer applies")
 
 
 def test_a_decided_alert_whose_flag_changes_is_put_back_before_the_umpire(tmp_path):
