@@ -26,6 +26,7 @@ img.snap{width:220px;border-radius:4px} .flagtxt{color:#c00;font-size:.9em}
 video.replay{width:100%;max-height:40vh;background:#000;border-radius:4px;position:sticky;top:0;z-index:1}
 .warn{background:#fff4e5;border-left:4px solid #e67e00;padding:.5rem .8rem;font-weight:600}
 .kind{font-size:.8em;color:#555;background:#eee;border-radius:3px;padding:0 .3em;margin-right:.3em}
+.inferred{color:#555;font-size:.9em}
 """
 _COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
 
@@ -125,8 +126,10 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
                 f" (awarded above: {awards})")
     if "hand_end" in row:
         he = row["hand_end"]
-        text += f"<br><b>hand over: {html.escape(he['kind'])} {html.escape(he.get('winner') or '')}</b> " \
-                f"({html.escape(he.get('note', ''))})"
+        said = he.get("note") or f"{he['kind']} {he.get('winner') or ''}".strip()
+        text += f"<br><b>hand over</b>: {html.escape(said)}"
+    for note in row.get("_inferred") or ():  # the notice that says how the end was inferred, and what to correct
+        text += f'<div class="inferred">{html.escape(note)}</div>'
     flag_txt = "".join(f'<div class="flagtxt">⚑ {html.escape(f["kind"])}: {html.escape(f["message"])}</div>'
                        for f in flags)
     ends = html.escape(ends_text(row))
@@ -188,11 +191,21 @@ def _timeline_rows(rows: list[dict], snapshots: dict[int, str], video: str | Non
     """The timeline's ``<tr>`` rows in :func:`time_order`. A review's summary row right after the event
     that ended the hand is not shown again (helper-92: "hand over" twice in a row); its snapshot, the
     final score, goes to that event's row."""
+    # the inferred end's notice goes under the event that ended its hand (helper-94: said again on a row of its own)
+    ended = {(r.get("game"), r.get("hand")): i for i, r in enumerate(rows) if "hand_end" in r}
+    inferred: dict[int, list[str]] = {}
+    for r in rows:
+        j = ended.get((r.get("game"), r.get("hand")))
+        if r.get("kind") == "hand_end_inferred" and "index" not in r and j is not None:
+            inferred.setdefault(j, []).append(str(r.get("message", "")))
     out: list[tuple[dict, str | None]] = []
     for i in time_order(rows):
         row = rows[i]
-        if row.get("type") == "game_end":
+        if row.get("type") == "game_end" or (row.get("kind") == "hand_end_inferred" and "index" not in row
+                                             and (row.get("game"), row.get("hand")) in ended):
             continue
+        if i in inferred:
+            row = {**row, "_inferred": inferred[i]}
         if _is_summary(row) and out and "hand_end" in out[-1][0] and (
                 (out[-1][0].get("game"), out[-1][0].get("hand")) == (row.get("game"), row.get("hand"))):
             out[-1] = (out[-1][0], out[-1][1] or snapshots.get(i))

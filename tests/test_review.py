@@ -289,12 +289,18 @@ def test_report_says_the_hand_over_once_and_names_notices_in_words():
     end = {"kind": "domino", "winner": "N", "note": "N dominoes (went out); 7 pips left in the other hands"}
     rows = [{"game": 1, "hand": 1, "type": "vision_notice", "kind": "bump", "t": 50.0, "message": "placed tile 6-6 "
              "moved 2.5 mm: not a play"},
+            {"game": 1, "hand": 1, "type": "vision_notice", "kind": "hand_end_inferred", "t": 59.9,
+             "message": "hand over: N dominoes (inferred from the tiles shown by S); correct it if it was a lock"},
             {"game": 1, "hand": 1, "type": "reveal", "index": 20, "t": 59.9, "text": "S reveal 4-3",
              "points": {"N": 5}, "hand_end": end},
             {"game": 1, "hand": 1, "type": "hand_end", "kind": "domino", "t": 59.9, "winner": "N",
              "points": {"N": 5, "S": 0}}]
-    page = render_report("t", "s", rows, {2: "snapshots/0022_hand_end.jpg"}, [])
-    assert page.count("hand over") == 1 and "awarded above" not in page
+    page = render_report("t", "s", rows, {3: "snapshots/0022_hand_end.jpg"}, [])
+    # said once, in words (not "hand over: domino N (N dominoes (went out); ...)"), with how it was inferred
+    # under it (helper-94: the notice was a row of its own)
+    assert page.count("<b>hand over</b>: N dominoes (went out); 7 pips left in the other hands") == 1
+    assert "awarded above" not in page and "hand end inferred" not in page
+    assert page.count("correct it if it was a lock") == 1
     assert page.count('<span class="pts">N +5</span>') == 1
     assert '<span class="kind">bump</span> placed tile 6-6 moved 2.5 mm: not a play' in page
     assert "vision_notice" not in page
