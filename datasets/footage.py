@@ -279,8 +279,9 @@ def _check_footage_folder(out: Path, name: str) -> None:
     if video_path.exists() and not (ours and earlier.get("video") == video_path.name):
         foreign.append(video_path.name)
     if foreign:
-        raise ValueError(f"{out} holds {' and '.join(foreign)}, not written by an earlier footage render: "
-                         "choose another folder (--out) or move them")
+        raise ValueError(f"{out} holds {' and '.join(foreign)} but no ground truth of an earlier footage render "
+                         f"naming {video_path.name}: choose another folder (--out) or move "
+                         f"{'it' if len(foreign) == 1 else 'them'}")
 
 
 def _render(rules_name: str, seed: int, out: Path, fps: float, size: tuple[int, int], appearance: str,

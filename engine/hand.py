@@ -709,7 +709,8 @@ def _hand_end(st: HandState, ev: HandEnd, points: dict, flags: list[Flag]) -> No
     if ev.kind == "domino" and ev.winner in st.order and st.counts_known and st.counts[ev.winner] > 0:
         # helper-93: accepted, then the winner's reveal was refused ("it holds no tile")
         raise IllegalEvent(f"{ev.winner} still holds {_tiles(st.counts[ev.winner])} by the record: a domino is "
-                           "going out with the last one; record the plays missing, or end the hand as umpire")
+                           "going out with the last one; record the plays missing, or end the hand by the "
+                           "umpire's decision (kind umpire: end umpire)")
     st.pending_end = None
     _finish(st, ev.kind, ev.winner, ev.winner or st.last_player, points)
 
