@@ -774,7 +774,9 @@ class ReviewSession:
                                  "a tile on the table or mat, or a rule set that does not fit the footage (a spinner?)"
                                  if n <= 2 else
                                  "the rule set may not fit the footage (a spinner?), tiles were set down off the "
-                                 "line of play, or the table or mat shows pictures of tiles (see their snapshots)"))
+                                 "line of play, or the table or mat shows pictures of tiles (see their snapshots)")
+                              + ("; without a calibration, hands shown outside the hand areas guessed from the "
+                                 "image's borders count here too" if self.tracker.profile is None else ""))
         s.final = s.final and not s.warnings
 
 

@@ -546,7 +546,9 @@ def test_a_tile_off_the_line_of_play_makes_the_score_not_final_and_flags_are_lis
     s = session.finish("t")
     assert s.warnings[:-1] == ["1 face-up tile touched no open end and was not scored (first: 6-4 at 3.0 s): a misread "
                           "or a tile set down off the line of play (see its snapshot), a picture of a tile on the "
-                          "table or mat, or a rule set that does not fit the footage (a spinner?)"]
+                          "table or mat, or a rule set that does not fit the footage (a spinner?); without a "
+                          "calibration, hands shown outside the hand areas guessed from the image's borders count "
+                          "here too"]
     assert not s.final
     assert s.flag_lines == ["t=4.0 s out_of_turn: N played out of turn (S was to play)"]
     with console.capture() as cap:
@@ -801,7 +803,8 @@ def test_many_tiles_off_the_line_of_play_point_to_the_rule_set(tmp_path):
     assert session.finish("t").warnings[:-1] == [
         "3 face-up tiles touched no open end and were not scored (first: 6-0 at 2.0 s): the rule set may not fit "
         "the footage (a spinner?), tiles were set down off the line of play, or the table or mat shows pictures of "
-        "tiles (see their snapshots)"]
+        "tiles (see their snapshots); without a calibration, hands shown outside the hand areas guessed from the "
+        "image's borders count here too"]  # helper-94: an uncalibrated lock's reveals were taken for such tiles
 
 
 def test_final_score_headline_says_when_flags_wait_for_the_umpire(tmp_path):
