@@ -109,6 +109,7 @@ def footage(
         load_ruleset(rules)
     except (FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
+    existed = out.exists()
     make_folder("--out", out)
     t0 = time.perf_counter()
     try:
@@ -117,8 +118,11 @@ def footage(
     except (FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:  # make_footage moves its files into --out only once all are written
-        err_console.print(f"interrupted: no footage written; {out} holds what it held before", highlight=False,
-                          markup=False, soft_wrap=True)
+        left = f"{out} holds what it held before"
+        if not existed and not any(out.iterdir()):  # helper-94: the folder made for it was left behind
+            out.rmdir()
+            left = f"{out} was not made"
+        err_console.print(f"interrupted: no footage written; {left}", highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(code=130) from None
     for kind, path in paths.items():
         console.print(f"{kind}: {path}")

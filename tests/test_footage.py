@@ -248,6 +248,12 @@ def test_an_interrupted_render_leaves_the_folders_earlier_footage_as_it_was(tmp_
                                    "--fps", "4", "--size", "320x240"])
     assert res.exit_code == 130
     assert res.stderr.strip() == f"interrupted: no footage written; {tmp_path} holds what it held before"
+    new = tmp_path / "new"  # a folder made for the render goes with it (helper-94)
+    calls.clear()
+    res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--seed", "6", "--out", str(new),
+                                   "--fps", "4", "--size", "320x240"])
+    assert res.exit_code == 130 and not new.exists()
+    assert res.stderr.strip() == f"interrupted: no footage written; {new} was not made"
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no hidden partial folder either
 
 
