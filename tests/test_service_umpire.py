@@ -563,3 +563,18 @@ def test_a_fix_to_the_tile_already_there_is_refused(tmp_path):
             assert (r.status_code, r.json()["detail"]) == (422, "event #1 of hand 1 is already W 6-3 E: "
                                                                 "nothing to correct")
         assert post(c, "/api/tables/t/fix-tile", {"hand": 1, "index": 1, "tile": "6-3", "end": "W"}).status_code == 201
+
+
+def test_a_reopened_alert_drops_its_resolution_note(tmp_path):
+    """helper-93: an alert the engine had resolved ("no longer flagged") kept that note when its flag came back."""
+    with TestClient(app_for(tmp_path)) as c:
+        _bdc_table(c)
+        post(c, "/api/tables/t/events", {"event": {"type": "play", "seat": "E", "tile": [6, 4], "end": "E"}})
+        (a,) = open_alerts(c)
+        post(c, "/api/tables/t/reassign", {"hand": 1, "index": 1, "seat": "W"})  # W's turn: no flag
+        assert open_alerts(c) == []
+        (gone,) = [x for x in c.get("/api/tables/t/alerts?status=all").json() if x["id"] == a["id"]]
+        assert (gone["status"], gone["note"]) == ("resolved", "no longer flagged")
+        post(c, "/api/tables/t/reassign", {"hand": 1, "index": 1, "seat": "E"})
+        (back,) = open_alerts(c)
+        assert (back["id"], back["seat"], back["note"]) == (a["id"], "E", "")
