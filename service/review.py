@@ -534,6 +534,12 @@ class ReviewSession:
             if f["kind"] == "mismatched_end" and conf is not None and conf < self.confident:
                 f = {**f, "kind": "uncertain_read", "message": f"uncertain read of a possible mismatched end: "
                                                                   f"{f['message']} (confidence {conf:.2f})"}
+            if f["kind"] == "out_of_turn" and f.get("expected") and self._boneyard_unfollowed():
+                # helper-94: a seat that drew the boneyard out and passed looks the same as a turn played out
+                # of order when the camera could not count the boneyard: a question, not an accusation
+                f = {**f, "kind": "uncertain_turn", "message": f"{f['message']}, or {f['expected']} passed: the "
+                                                                  "boneyard was not followed, so a pass cannot be told "
+                                                                  "from a turn played out of order"}
             flags.append(f)
         row["flags"] = flags
         if muted:
@@ -560,6 +566,11 @@ class ReviewSession:
             self._emit({"type": "hand_end", "kind": r.kind, "t": row["t"], "frame": row["frame"], "game": self.game_no,
                         "hand": self.hand_no, "winner": r.winner_seat,
                         "side": r.winner_side, "points": r.awards, "score": dict(self.score)}, frame)
+
+    def _boneyard_unfollowed(self) -> bool:
+        """A draw game whose boneyard the camera does not follow this hand (never counted, or lost)."""
+        counter = self.tracker.boneyard
+        return bool(self.rules is not None and self.rules.boneyard and (counter is None or not counter.trusted))
 
     def _next_hand(self) -> None:
         """The table was cleared: the hand so far is done and the next one starts. The match

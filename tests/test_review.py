@@ -550,11 +550,28 @@ def test_a_tile_off_the_line_of_play_makes_the_score_not_final_and_flags_are_lis
                           "calibration, hands shown outside the hand areas guessed from the image's borders count "
                           "here too"]
     assert not s.final
-    assert s.flag_lines == ["t=4.0 s out_of_turn: N played out of turn (S was to play)"]
+    # a draw game whose boneyard the camera never counted: S may have drawn it out and passed (helper-94)
+    assert s.flag_lines == ["t=4.0 s uncertain_turn: N played out of turn (S was to play), or S passed: the "
+                            "boneyard was not followed, so a pass cannot be told from a turn played out of order"]
     with console.capture() as cap:
         _print_summary(s)
     out = cap.get()
-    assert "Score (not final)" in out and "flag t=4.0 s out_of_turn: N played out of turn" in out
+    assert "Score (not final)" in out and "flag t=4.0 s uncertain_turn: N played out of turn" in out
+
+
+def test_an_out_of_turn_play_stays_an_accusation_while_the_boneyard_is_followed(tmp_path):
+    """The other side of helper-94's uncertain_turn: with the boneyard counted (nothing drawn out yet), S
+    should have drawn, not passed, so N playing twice is out of turn."""
+    from engine.events import Play
+    from service.review import ReviewSession
+
+    session = ReviewSession(load_ruleset("draw"), lambda im: [], tmp_path, annotate=False)
+    session.tracker.boneyard.level = session.tracker.boneyard.expected  # a read before the lead showed all 14
+    assert session.tracker.boneyard.trusted
+    image = np.zeros((8, 8, 3), np.uint8)
+    session._handle(Play(seat="N", tile=[6, 6], t=1.0), 0, 1.0, image)
+    session._handle(Play(seat="N", tile=[6, 2], end="E", oriented=True, t=2.0), 1, 2.0, image)
+    assert session.summary.flag_lines == ["t=2.0 s out_of_turn: N played out of turn (S was to play)"]
 
 
 def test_turns_of_seats_the_footage_lacks_are_not_flagged_again_and_again(tmp_path):
