@@ -132,6 +132,8 @@ def hand_view(hs: HandState, players: dict[str, str], dismissed: frozenset = fro
         "ends_total": hs.layout.ends_count(),
         "counts": dict(hs.counts),
         "boneyard": hs.boneyard,
+        # a camera's hand (deal unseen) counts the boneyard only from the draws it saw: not for the screen
+        "boneyard_known": hs.counts_known,
         "points": dict(hs.scores),
         "last_play": play_view(plays[-1], players, hs.side, dismissed) if plays else None,
         "result": None if res is None else {

@@ -471,3 +471,23 @@ def test_overlay_of_a_game_ranked_by_pips_and_a_status_tag_clear_of_the_cards(tm
                 b = card.bounding_box()
                 assert tag["x"] >= b["x"] + b["width"] or tag["y"] >= b["y"] + b["height"]
             overlay.close()
+
+
+def test_overlay_shows_the_boneyard_where_the_record_counts_it(tmp_path, browser):
+    """helper-93: the state had the boneyard, the screen not. Shown when draws are entered (the record
+    counts it: 14 - 1 drawn = 13); not for a camera's hand (deal unseen), whose count follows only the draws
+    it saw."""
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            _manual_table(c, "d", "Draw", "draw", [{"type": "play", "seat": "N", "tile": "6-6"},
+                                                    {"type": "draw", "seat": "S", "count": 1}])
+            _manual_table(c, "cam", "Cam", "draw", [{"type": "deal", "hands": {}, "draws_seen": False},
+                                                     {"type": "play", "seat": "N", "tile": "6-6"}])
+            overlay = browser.new_page(viewport={"width": 1280, "height": 720})
+            for table, want in (("d", True), ("cam", False)):
+                overlay.goto(f"{base}/tables/{table}/overlay?size=720p")
+                overlay.wait_for_selector("#lastplay:not(.hidden)")
+                assert ("boneyard 13" in overlay.inner_text("#meta")) is want
+                assert ("boneyard" in overlay.inner_text("#meta")) is want
+            overlay.close()

@@ -37,7 +37,10 @@
     $("status").textContent = status;
     $("status").classList.toggle("hidden", !status);
     const target = byPips ? " · fewest pips wins" : state.rules.target ? ` · to ${state.rules.target}` : "";
-    $("meta").innerHTML = `${DC.esc(state.table.name)}<br>game ${game.number || 1}${hand ? ` · hand ${hand.in_game}` : ""}${target}`
+    // a draw game's boneyard, where the record counts it (draws entered; helper-93: the state had it, the screen not)
+    const bone = hand && state.rules.boneyard && hand.boneyard_known && hand.status === "in_progress"
+      ? `<br>boneyard ${hand.boneyard}` : "";
+    $("meta").innerHTML = `${DC.esc(state.table.name)}<br>game ${game.number || 1}${hand ? ` · hand ${hand.in_game}` : ""}${target}${bone}`
       + (game.ended_by ? `<br><b>game over: ${DC.esc(DC.sideLabel(state, game.winner))}</b>` : "");
     const lp = hand && hand.last_play;
     $("board").innerHTML = hand ? DC.layoutSVG(hand.layout, {last: lp && lp.tile ? `${Math.max(...lp.tile)}-${Math.min(...lp.tile)}` : null}) : "";
