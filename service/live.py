@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import ValidationError
 from sqlalchemy import func, select
@@ -430,10 +430,9 @@ class TableRuntime:
             if key not in wanted and row.status == "open":
                 row.status, row.updated_at, row.resolved_by, row.note = "resolved", now, "engine", "no longer flagged"
                 changed.append(row)
-            elif key not in wanted and row.status == "confirmed" and self._penalty_left(row):
+            elif key not in wanted and row.status == "confirmed" and (left := self._penalty_left(row)):
                 # helper-94: the play moved to the seat whose turn it was; the penalty stayed, unsaid
-                row.status, row.updated_at, row.resolved_by = "resolved", now, "engine"
-                row.note = f"no longer flagged{self._penalty_left(row)}"
+                row.status, row.updated_at, row.resolved_by, row.note = "resolved", now, "engine", f"no longer flagged{left}"
                 changed.append(row)
         s.flush()
         return changed
@@ -463,6 +462,11 @@ class TableRuntime:
             if row is None or row.table_id != self.cfg.id:
                 raise NotFound(f"alert {alert_id} does not exist at table {self.cfg.id}")
             return alert_dict(row)
+
+    def resolve_open(self, about: Callable[[dict], bool], by: str, note: str) -> None:
+        """Resolve every open alert ``about`` says a change made moot (a voided pass, a tile now played)."""
+        for a in [a for a in self.open_alerts.values() if about(a)]:
+            self.update_alert(a["id"], "resolved", by, note)
 
     def update_alert(self, alert_id: int, status: str, by: str, note: str = "") -> dict:
         """Set an alert's status (confirmed, dismissed, resolved) and announce it."""

@@ -193,16 +193,17 @@ def _timeline_rows(rows: list[dict], snapshots: dict[int, str], video: str | Non
     final score, goes to that event's row."""
     # the inferred end's notice goes under the event that ended its hand (helper-94: said again on a row of its own)
     ended = {(r.get("game"), r.get("hand")): i for i, r in enumerate(rows) if "hand_end" in r}
-    inferred: dict[int, list[str]] = {}
-    for r in rows:
+    inferred: dict[int, list[str]] = {}  # the ending row's position -> the notices folded under it
+    folded: set[int] = set()
+    for i, r in enumerate(rows):
         j = ended.get((r.get("game"), r.get("hand")))
         if r.get("kind") == "hand_end_inferred" and "index" not in r and j is not None:
             inferred.setdefault(j, []).append(str(r.get("message", "")))
+            folded.add(i)
     out: list[tuple[dict, str | None]] = []
     for i in time_order(rows):
         row = rows[i]
-        if row.get("type") == "game_end" or (row.get("kind") == "hand_end_inferred" and "index" not in row
-                                             and (row.get("game"), row.get("hand")) in ended):
+        if row.get("type") == "game_end" or i in folded:
             continue
         if i in inferred:
             row = {**row, "_inferred": inferred[i]}

@@ -441,9 +441,10 @@ class ReviewSession:
         decided now (hands shown at the end of a draw game's hand end it: ``Tracker.finish``). What that
         decides is shown at the annotated video's end for :data:`END_CARD_S` (helper-92: a hand ended at
         the last frame never showed its final score in the replay)."""
-        before = (dict(self.score), self.hand is not None and self.hand.state.over)
+        decided = lambda: (dict(self.score), self.hand is not None and self.hand.state.over)  # noqa: E731
+        before = decided()
         self._show(index, t, image, fps, None, self.tracker.finish(index, t), video=False)
-        if self.out.annotate and (dict(self.score), self.hand is not None and self.hand.state.over) != before:
+        if self.out.annotate and decided() != before:
             frame = self._drawn(image, t)
             self.out.write_frame(frame, t, fps)  # its slot is filled already: the held slots show this frame
             self.out.write_frame(frame, t + END_CARD_S, fps)

@@ -85,11 +85,12 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
 def _resolve_pass_alert(rt, hand: int, ev: Pass, by: str, reason: str) -> None:  # noqa: ANN001
     """Resolve the open ``pass_inferred`` alert of an inferred pass the umpire voided (the alert names
     the pass by its seat and knock time, ``pass_t``/``pass_frame``)."""
-    for a in list(rt.open_alerts.values()):
+    def about(a: dict) -> bool:
         d = a.get("details") or {}
-        if (a["kind"] == "pass_inferred" and a.get("match") == rt.match_id and a.get("hand") == hand
-                and a.get("seat") == ev.seat and d.get("pass_frame") == ev.frame and d.get("pass_t") == ev.t):
-            rt.update_alert(a["id"], "resolved", by, reason)
+        return (a["kind"] == "pass_inferred" and a.get("match") == rt.match_id and a.get("hand") == hand
+                and a.get("seat") == ev.seat and d.get("pass_frame") == ev.frame and d.get("pass_t") == ev.t)
+
+    rt.resolve_open(about, by, reason)
 
 
 def _void_inferred(rt, hand: int, passes: list, play: object, by: str, reason: str) -> list[int]:  # noqa: ANN001
@@ -99,12 +100,14 @@ def _void_inferred(rt, hand: int, passes: list, play: object, by: str, reason: s
     for slot, _ in reversed(passes):
         _correct(rt, hand, slot, None, by, reason)
     seats = {p.seat for _, p in passes}
-    for a in list(rt.open_alerts.values()):
+
+    def about(a: dict) -> bool:
         d = a.get("details") or {}
-        if (a["kind"] == "pass_inferred" and a.get("match") == rt.match_id and a.get("hand") == hand
+        return (a["kind"] == "pass_inferred" and a.get("match") == rt.match_id and a.get("hand") == hand
                 and a.get("seat") in seats and d.get("by") == getattr(play, "seat", None)
-                and d.get("frame") == getattr(play, "frame", None)):
-            rt.update_alert(a["id"], "resolved", by, reason)
+                and d.get("frame") == getattr(play, "frame", None))
+
+    rt.resolve_open(about, by, reason)
     return [slot for slot, _ in passes]
 
 

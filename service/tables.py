@@ -426,10 +426,10 @@ class Registry:
             res = rt.append(item.event, source=source.kind, actor=item.tag, hand=item.hand, new_hand=item.new_hand)
             source.acknowledge(item, res["hand"], res["index"])
             if item.new_hand:  # the recorded plays a restart could not find belong to a hand now left
-                for a in [a for a in rt.open_alerts.values() if a["kind"] == "resume_unseen"]:
-                    rt.update_alert(a["id"], "resolved", "worker", f"hand {res['hand']} began")
+                rt.resolve_open(lambda a: a["kind"] == "resume_unseen", "worker", f"hand {res['hand']} began")
             if isinstance(item.event, Play):  # helper-93: "touches no open end" stayed open once it was played
-                _resolve_unplaced(rt, item.event, res["hand"], res["index"])
+                rt.resolve_open(_unplaced(item.event, res["hand"]), "worker",
+                                f"{item.event.tile} was recorded as play #{res['index']}")
         except (AppendRejected, NotFound) as exc:
             getattr(source, "rejected", lambda item: None)(item)
             n = len(rt.logs)
@@ -531,11 +531,12 @@ class Registry:
         return raised
 
 
-def _resolve_unplaced(rt, play: Play, hand: int, index: int) -> None:  # noqa: ANN001 - a TableRuntime
-    """Resolve the open ``unplaced_tile`` alerts of ``hand`` about the tile ``play`` laid: it now
-    touches the line of play, recorded as event ``index``."""
+def _unplaced(play: Play, hand: int):  # noqa: ANN202 - an alert predicate
+    """Whether an alert is an ``unplaced_tile`` of ``hand`` about the tile ``play`` laid (either way round)."""
     key = sorted((play.tile.a, play.tile.b))
-    for a in list(rt.open_alerts.values()):
-        tile = (a.get("details") or {}).get("tile")
-        if a["kind"] == "unplaced_tile" and a.get("hand") == hand and tile is not None and sorted(tile) == key:
-            rt.update_alert(a["id"], "resolved", "worker", f"{play.tile} was recorded as play #{index}")
+
+    def about(a: dict) -> bool:
+        shown = (a.get("details") or {}).get("tile")
+        return a["kind"] == "unplaced_tile" and a.get("hand") == hand and shown is not None and sorted(shown) == key
+
+    return about

@@ -10,7 +10,7 @@ an arm's shadow or under the light's gradient keeps its hue. Saturated samples (
 out, as their chroma is lost; a box mostly in glare is kept. Two sets with different backs each
 have their own confident tiles, which is why the distance is to the nearest one.
 
-Thresholds were chosen on the val frames (training surfaces only); docs/recognition.md, step 4b.
+Thresholds were chosen on the val frames (training surfaces only); docs/recognition.md, step 5c.
 """
 
 from __future__ import annotations

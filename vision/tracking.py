@@ -630,7 +630,7 @@ class Tracker:
             if how == "reread" and tr.pips is not None and o.pips is not None:
                 if tr.status == "layout" and tr.noted != o.pips:
                     tr.noted = o.pips  # once per new reading, not on every read
-                    events.append(Notice("reread", t, frame, f"tile read as {_pips(tr.pips)} now reads {_pips(o.pips)}",
+                    events.append(Notice("reread", t, frame, f"tile read as {Tile(*tr.pips)} now reads {Tile(*o.pips)}",
                                          tile=tr.key, seat=tr.play.seat if tr.play else None,
                                          details={"old": list(tr.pips), "new": list(o.pips),
                                                   "old_confidence": tr.confidence, "new_confidence": o.confidence}))
@@ -646,7 +646,7 @@ class Tracker:
                 # pose's order, and its far half was taken for the one touching the open end
                 tr.pips = o.pips
             if tr.status == "layout":
-                events.append(Notice(kind, t, frame, f"placed tile {_pips(tr.key)} {kind} {disp:.1f} "
+                events.append(Notice(kind, t, frame, f"placed tile {Tile(*tr.key)} {kind} {disp:.1f} "
                                      f"{'mm' if self.profile is not None else 'px'}: not a play",
                                      tile=tr.key, details={"displacement": round(disp, 2),
                                                            "rotation_deg": round(turn, 1)}))
@@ -838,7 +838,7 @@ class Tracker:
                 float(np.linalg.norm(n.geom.center - tr.geom.center)) < 0.5 * tr.geom.length for n in new_tiles)
             if not self._is_arm_end(pr):
                 if tr.missing == cfg.takeback_reads:
-                    events.append(Notice("tile_missing", t, frame, f"placed tile {_pips(tr.key)} is not seen",
+                    events.append(Notice("tile_missing", t, frame, f"placed tile {Tile(*tr.key)} is not seen",
                                          tile=tr.key, seat=pr.seat))
                 continue
             if tr.missing < cfg.takeback_reads and not replaced:
@@ -920,7 +920,7 @@ class Tracker:
                 c.status = "hand"
             else:
                 if c.status != "unplaced":
-                    events.append(Notice("unplaced_tile", t, frame, f"face-up tile {_pips(c.key)} touches no open end",
+                    events.append(Notice("unplaced_tile", t, frame, f"face-up tile {Tile(*c.key)} touches no open end",
                                          tile=c.key))
                 c.status = "unplaced"
         return events
@@ -947,7 +947,7 @@ class Tracker:
             if d > limit:
                 c.scenery = True  # until someone moves it, as a board's printed tiles at the setup
                 notices.append(Notice("unlike_set", t, frame,
-                                      f"face-up tile {_pips(c.key)} looks unlike the tiles of the line of play (colour "
+                                      f"face-up tile {Tile(*c.key)} looks unlike the tiles of the line of play (colour "
                                       f"difference {d:.0f}; a printed picture?): not a play", tile=c.key,
                                       details={"colour_difference": round(d, 1)}))
         return notices
@@ -1235,11 +1235,6 @@ class Tracker:
             out.append(Pass(seat=seat, t=pt, frame=pf))
             i = (i + 1) % len(order)
         return out
-
-
-def _pips(p: tuple[int, int]) -> str:
-    """``(6, 4)`` -> ``"6-4"``, as the notation writes a tile (helper-90: notices read "(6, 4)")."""
-    return f"{p[0]}-{p[1]}"
 
 
 def _overlaps(polygon_px: np.ndarray, box: tuple[int, int, int, int]) -> bool:
