@@ -50,6 +50,15 @@ def outcome_row(out: Outcome) -> dict:
     return row
 
 
+def result_text(kind: str, winner: str | None, note: str | None) -> str:
+    """How a hand ended, for people: a domino's note names who went out (``N dominoes (went out); 7 pips
+    left in the other hands``); otherwise the kind, who won and the note (helper-85: ``lowest 5 pips`` alone
+    said neither the lock nor who won it): ``locked, N wins (lowest 19 pips)``."""
+    if kind == "domino" and note:
+        return note
+    return kind + (f", {winner} wins" if winner else "") + (f" ({note})" if note else "")
+
+
 def ends_text(row: dict) -> str:
     """A row's open ends for people, ``W:0 E:0 N:4 S:6``, with the count the rules score when it is not
     their sum (helper-85: a spinner's arm not yet played on shows its 6 but counts nothing):

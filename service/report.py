@@ -10,10 +10,11 @@ fragment, ``annotated.webm#t=12.5``).
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 from engine.notation import without_stamps
-from engine.timeline import ends_text
+from engine.timeline import ends_text, result_text
 from engine.words import plural
 
 _CSS = """
@@ -28,6 +29,9 @@ video.replay{width:100%;max-height:40vh;background:#000;border-radius:4px;positi
 .kind{font-size:.8em;color:#555;background:#eee;border-radius:3px;padding:0 .3em;margin-right:.3em}
 .inferred{color:#555;font-size:.9em}
 """
+#: The how and the what-to-correct of an inferred end's notice (vision/reveals.py), its result being
+#: said on the row it is folded under.
+_INFERRED = re.compile(r"\((inferred from [^)]*)\); (.*)$")
 _COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
 
 
@@ -126,10 +130,11 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
                 f" (awarded above: {awards})")
     if "hand_end" in row:
         he = row["hand_end"]
-        said = he.get("note") or f"{he['kind']} {he.get('winner') or ''}".strip()
+        said = result_text(he["kind"], he.get("winner"), he.get("note"))  # as the terminal says it (helper-95)
         text += f"<br><b>hand over</b>: {html.escape(said)}"
-    for note in row.get("_inferred") or ():  # the notice that says how the end was inferred, and what to correct
-        text += f'<div class="inferred">{html.escape(note)}</div>'
+    for note in row.get("_inferred") or ():  # how the end was inferred, and what to correct
+        m = _INFERRED.search(note)  # "hand over: N dominoes (inferred from ...); correct it if ...": said above
+        text += f'<div class="inferred">{html.escape(f"{m[1]}; {m[2]}" if m else note)}</div>'
     flag_txt = "".join(f'<div class="flagtxt">⚑ {html.escape(f["kind"])}: {html.escape(f["message"])}</div>'
                        for f in flags)
     ends = html.escape(ends_text(row))

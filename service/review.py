@@ -52,7 +52,7 @@ from engine.hand import Hand, IllegalEvent
 from engine.match import next_context, replay_match
 from engine.record import record_from_match, to_json
 from engine.ruleset import Ruleset
-from engine.timeline import outcome_row
+from engine.timeline import outcome_row, result_text
 from service.report import event_counts, plural, write_report
 from service.video_out import VIDEO_NAMES, VideoOut
 from vision.motion import MotionGate
@@ -745,11 +745,7 @@ class ReviewSession:
         ended = self.tracker.ended["text"] if self.tracker.ended else None
         if st.result is not None:
             r = st.result
-            if r.kind == "domino" and r.note:  # the note names who went out
-                s.status = f"hand over: {r.note}"
-            else:  # helper-85: "hand over: lowest 5 pips" said neither the lock nor who won it
-                s.status = (f"hand over: {r.kind}" + (f", {r.winner_seat} wins" if r.winner_seat else "")
-                            + (f" ({r.note})" if r.note else ""))
+            s.status = f"hand over: {result_text(r.kind, r.winner_seat, r.note)}"
             s.final = True
         elif st.pending_end is not None:
             kind, winner, _ = st.pending_end

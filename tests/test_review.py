@@ -301,6 +301,14 @@ def test_report_says_the_hand_over_once_and_names_notices_in_words():
     assert page.count("<b>hand over</b>: N dominoes (went out); 7 pips left in the other hands") == 1
     assert "awarded above" not in page and "hand end inferred" not in page
     assert page.count("correct it if it was a lock") == 1
+    # the folded notice says how, not the result again (helper-95: "hand over" twice in one cell)
+    assert '<div class="inferred">inferred from the tiles shown by S; correct it if it was a lock</div>' in page
+    assert page.count("hand over") == 1
+    # a lock says what and who, as the terminal does (helper-95: "hand over: lowest 19 pips")
+    lock = {"kind": "locked", "winner": "N", "note": "lowest 19 pips"}
+    locked = render_report("t", "s", [{"game": 1, "hand": 1, "type": "pass", "index": 9, "t": 30.0, "text": "S pass",
+                                       "hand_end": lock}], {}, [])
+    assert "<b>hand over</b>: locked, N wins (lowest 19 pips)" in locked
     assert page.count('<span class="pts">N +5</span>') == 1
     assert '<span class="kind">bump</span> placed tile 6-6 moved 2.5 mm: not a play' in page
     assert "vision_notice" not in page
