@@ -51,7 +51,9 @@ PADDED_WINDOWS = 0.15
 #: 4: tiles dealt from complete sets (``layouts.Deck``) instead of drawn independently.
 #: 5: training frames' glare spots centred on tiles 70 % of the time (``scene.GLARE_ON_TILES``).
 #: 6: :data:`PROCEDURAL_TRAIN_SHARE` of the training scenes on a procedural surface (:func:`on_procedural`).
-RECIPE_VERSION = 6
+#: 7: lens fixes: a widening lens (k1 > 0) renders the frame's surroundings instead of mirroring its
+#: edge (unlabelled mirror images of tiles), and tiles a barrel lens cannot show get no label inside the frame.
+RECIPE_VERSION = 7
 #: Share of the training scenes rendered on a random procedural texture (``textures.py``: bands, veins,
 #: grain, cracks, ...) instead of their own surface: 7 of the 12 held-out false face-down boxes (bench
 #: frames, 2026-12-01) lay between the regular bands of one marble table, a look no training surface

@@ -8,6 +8,8 @@ import json
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from datasets import build as B
 from datasets.render import layouts as Ly
@@ -127,7 +129,7 @@ def _plain_scene(rng: np.random.Generator, k1: float = 0.0, tilt: float = 0.0) -
                         shadow_mm=(2.0, 2.0, 0.3))
 
 
-@pytest.mark.parametrize("k1,tilt", [(0.0, 0.0), (-0.1, 12.0)])
+@pytest.mark.parametrize("k1,tilt", [(0.0, 0.0), (-0.1, 12.0), (0.06, 5.0)])
 def test_polygons_match_rendered_tiles_and_pips(k1, tilt):
     rng = np.random.default_rng(0)
     spec = _plain_scene(rng, k1, tilt)
@@ -281,6 +283,61 @@ def _ring_ratio(frame: np.ndarray, poly: np.ndarray) -> float:
     cv2.fillPoly(m, [np.round(poly).astype(np.int32)], 1)
     d = cv2.distanceTransform((1 - m).astype(np.uint8), cv2.DIST_L2, 5)
     return float(g[(d > 1) & (d <= 4)].mean() / g[(d > 14) & (d <= 18)].mean())
+
+
+def _lens_forward(cam: Camera, pd: np.ndarray) -> np.ndarray:
+    """Where the frame's pixel ``pd`` samples the undistorted render: Camera.distort_image's map."""
+    c, s = np.array([cam.w / 2, cam.h / 2]), 0.5 * max(cam.w, cam.h)
+    q = (pd - c) / s
+    return q * (1 + cam.k1 * (q ** 2).sum(1, keepdims=True)) * s + c
+
+
+@given(k1=st.floats(-0.12, 0.06), x=st.floats(0.0, 640.0), y=st.floats(0.0, 360.0))
+@settings(max_examples=200, deadline=None)
+def test_lens_points_invert_the_frame_mapping(k1, x, y):
+    cam = Camera(w=640, h=360, px_per_mm=1.5, height_mm=900.0, target_mm=(0.0, 0.0), k1=k1)
+    pd = np.array([[x, y]])
+    assert np.abs(cam.distort_points(_lens_forward(cam, pd)) - pd).max() < 1e-6
+
+
+def test_points_the_lens_cannot_show_land_off_the_frame():
+    # scene 179 of the held-out bench: a tile corner 125 px above a 1280 x 720 frame (barrel lens) was
+    # put at (833, 503), inside it, by a diverging fixed-point iteration: a "missed tile" in the bench
+    cam = Camera(w=1280, h=720, px_per_mm=1.5, height_mm=900.0, target_mm=(0.0, 0.0), k1=-0.1156)
+    far = np.array([[-14.0, -125.0], [-164.0, 54.0], [-2000.0, 360.0], [640.0, -3000.0]])
+    d = cam.distort_points(far)
+    off = (d[:, 0] < 0) | (d[:, 0] > 1280) | (d[:, 1] < 0) | (d[:, 1] > 720)
+    assert off.all(), d
+    # and along a ray the distorted radius keeps growing (a polygon across the limit stays convex)
+    ray = cam.distort_points(np.stack([640 + np.linspace(0, 2000, 50), np.full(50, 360.0)], 1))
+    assert (np.diff(ray[:, 0]) > 0).all()
+
+
+def test_a_widening_lens_shows_only_labelled_tiles_at_the_frame_edges():
+    # k1 > 0 samples past the frame's edges (up to 9 % at its corners); a mirrored edge showed
+    # unlabelled mirror images of the tiles there (held-out scene 279: two "false boxes")
+    cam = Camera(w=640, h=360, px_per_mm=1.5, height_mm=900.0, target_mm=(0.0, 0.0), k1=0.06)
+    style = T.TileStyle("white", (236, 238, 240), tuple([(20, 20, 20)] * 13), (40, 40, 40), False)
+    # tiles just inside the corners (a mirror copies them past the corner, where nothing lies),
+    # along the top and bottom edges, and just past the left and right edges (only the lens shows them)
+    placements = [Ly.TilePlacement(x, y, 0.0, 1, 2, True) for x in (-187.0, 187.0) for y in (-103.0, 103.0)]
+    placements += [Ly.TilePlacement(float(x), y, 0.0, 5, 6, True) for x in np.linspace(-100, 100, 3) for y in (-118.0, 118.0)]
+    placements += [Ly.TilePlacement(x, y, 90.0, 3, 4, True) for x in (-218.0, 218.0) for y in (-30.0, 30.0)]
+    spec = SC.SceneSpec(camera=cam, surface="dark", style=style, placements=placements, effects=None, seed=4,
+                        shadow_mm=(0.0, 0.0, 0.0))
+    frame, labels = SC.render_scene(spec)
+    white = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) > 140
+    near = np.zeros(white.shape, np.uint8)
+    for lab in labels:
+        cv2.fillPoly(near, [np.round(lab["polygon"]).astype(np.int32)], 1)
+    near = cv2.dilate(near, np.ones((7, 7), np.uint8)) > 0
+    assert int((white & ~near).sum()) == 0
+    shown = [lab for lab in labels if lab["in_frame"] > 0.3]
+    assert len(shown) >= 14
+    for lab in shown:
+        m = np.zeros(white.shape, np.uint8)
+        cv2.fillPoly(m, [np.round(lab["polygon"]).astype(np.int32)], 1)
+        assert white[m > 0].mean() > 0.6
 
 
 def test_contact_shadow_darkens_a_rim_around_tiles_only_when_asked():

@@ -86,30 +86,62 @@ class Camera:
         return 0.5 * max(self.w, self.h)
 
     def distort_points(self, pts_px: np.ndarray) -> np.ndarray:
-        """Map undistorted pixel points to distorted ones, (N, 2) -> (N, 2) float64."""
+        """Map undistorted pixel points to distorted ones, (N, 2) -> (N, 2) float64.
+
+        Inverts :meth:`distort_image`'s mapping ``r_u = r_d (1 + k1 r_d^2)`` (radii normalised by
+        half the frame's long side) by bisection on its rising branch. With ``k1 < 0`` the mapping
+        turns at ``r_t = 1 / sqrt(3 |k1|)`` (outside the frame for every sampled ``k1``): a point
+        beyond ``r_u(r_t)`` has no image, so it is put past ``r_t`` on its ray, off the frame.
+        (A fixed-point iteration diverged there and threw tiles far off the frame into it.)
+        """
         p = np.asarray(pts_px, np.float64)
         if self.k1 == 0.0:
             return p.copy()
         c = np.array([self.w / 2, self.h / 2])
         s = self._norm()
         pu = (p - c) / s
-        pd = pu.copy()
-        for _ in range(8):  # fixed point: pu = pd * (1 + k1 |pd|^2)
-            r2 = (pd ** 2).sum(1, keepdims=True)
-            pd = pu / (1 + self.k1 * r2)
-        return pd * s + c
+        ru = np.linalg.norm(pu, axis=1)
+        k1 = self.k1
+        if k1 < 0:
+            rt = 1.0 / np.sqrt(-3.0 * k1)
+            r_top = rt * (1 + k1 * rt * rt)
+            hi = np.minimum(rt, 1.5 * ru)  # on [0, r_t] r_u >= 2/3 r_d
+        else:
+            r_top = np.inf
+            hi = ru.copy()
+        lo = np.zeros_like(ru)
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            below = mid * (1 + k1 * mid * mid) < ru
+            lo = np.where(below, mid, lo)
+            hi = np.where(below, hi, mid)
+        rd = 0.5 * (lo + hi)
+        if k1 < 0:
+            rd = np.where(ru > r_top, rt * ru / r_top, rd)
+        scale = np.divide(rd, ru, out=np.ones_like(ru), where=ru > 0)
+        return pu * scale[:, None] * s + c
 
-    def distort_image(self, img: np.ndarray) -> np.ndarray:
-        """Apply radial distortion to a rendered (h, w, C) frame with cv2.remap."""
+    def distortion_margin(self) -> int:
+        """Pixels beyond each frame edge that :meth:`distort_image` samples (0 unless ``k1 > 0``)."""
+        if self.k1 <= 0.0:
+            return 0
+        s = self._norm()
+        xd, yd = self.w / 2 / s, self.h / 2 / s  # a frame corner: the farthest sample
+        g = 1 + self.k1 * (xd * xd + yd * yd)
+        return int(np.ceil(max((g - 1) * self.w / 2, (g - 1) * self.h / 2))) + 2
+
+    def distort_image(self, img: np.ndarray, margin: int = 0) -> np.ndarray:
+        """Apply radial distortion with cv2.remap: an (h + 2 margin, w + 2 margin, C) canvas,
+        rendered with ``margin`` px (:meth:`distortion_margin`) around the frame, -> (h, w, C)."""
         if self.k1 == 0.0:
-            return img
+            return img[margin:margin + self.h, margin:margin + self.w]
         s = self._norm()
         yy, xx = np.mgrid[0:self.h, 0:self.w].astype(np.float32)
         xd = (xx - self.w / 2) / s
         yd = (yy - self.h / 2) / s
         g = 1 + self.k1 * (xd * xd + yd * yd)
-        mx = xd * g * s + self.w / 2
-        my = yd * g * s + self.h / 2
+        mx = xd * g * s + self.w / 2 + margin
+        my = yd * g * s + self.h / 2 + margin
         return cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
 
 

@@ -115,14 +115,19 @@ def render_scene(spec: SceneSpec) -> tuple[np.ndarray, list[dict]]:
             not under an occluder), ``visible`` (their product) and ``long_px``.
     """
     cam = spec.camera
-    w, h = cam.w, cam.h
+    # A lens that widens the view (k1 > 0) samples beyond the frame's own pixels: render a canvas
+    # with that margin (same centre and scale, so projections shift by it) instead of mirroring
+    # the frame's edge, which showed unlabelled mirror images of tiles.
+    margin = cam.distortion_margin()
+    view = replace(cam, w=cam.w + 2 * margin, h=cam.h + 2 * margin)
+    w, h = view.w, view.h
     rng = np.random.default_rng(spec.seed)
     px_per_mm = cam.px_per_mm
     tile_long_px = T.TILE_LONG_MM * px_per_mm
     grid_angle = 0.0 if spec.grid_angle_deg is None else float(spec.grid_angle_deg)
     # a game board's printed grid runs along the first (main) line of tiles, unless the spec fixes it
     if spec.grid_angle_deg is None and spec.placements:
-        e = cam.project(spec.placements[0].corners_mm()[:2])
+        e = view.project(spec.placements[0].corners_mm()[:2])
         grid_angle = float(np.degrees(np.arctan2(e[1, 1] - e[0, 1], e[1, 0] - e[0, 0])))
     img = S.make_surface(spec.surface, h, w, rng, tile_long_px, grid_angle)
     # Colour cast of the surface on the tiles: gain toward the surface's mean colour.
@@ -136,9 +141,9 @@ def render_scene(spec: SceneSpec) -> tuple[np.ndarray, list[dict]]:
     sh = np.zeros((h, w), np.uint8)
     for p in spec.placements:
         c = p.corners_mm() + [dx, dy]
-        _fill(sh, cam.project(c), 255)
+        _fill(sh, view.project(c), 255)
     for o in spec.occluders:
-        _fill(sh, cam.project(o.polygon_mm + [dx * o.height_mm / 8, dy * o.height_mm / 8]), 160)
+        _fill(sh, view.project(o.polygon_mm + [dx * o.height_mm / 8, dy * o.height_mm / 8]), 160)
     sig = max(1.0, 2.5 * px_per_mm)
     shf = cv2.GaussianBlur(sh, (0, 0), sig).astype(np.float32) / 255.0
     att = 1 - dark * shf
@@ -147,7 +152,7 @@ def render_scene(spec: SceneSpec) -> tuple[np.ndarray, list[dict]]:
         # (2-3 mm) right around each tile, as where a real tile stands on the table.
         ct = np.zeros((h, w), np.uint8)
         for p in spec.placements:
-            _fill(ct, cam.project(replace(p, long_mm=p.long_mm + 2.0, short_mm=p.short_mm + 2.0).corners_mm()), 255)
+            _fill(ct, view.project(replace(p, long_mm=p.long_mm + 2.0, short_mm=p.short_mm + 2.0).corners_mm()), 255)
         ctf = cv2.GaussianBlur(ct, (0, 0), max(0.7, 1.2 * px_per_mm)).astype(np.float32) / 255.0
         att *= 1 - spec.contact_shadow * ctf
     img = (img.astype(np.float32) * att[..., None]).astype(np.uint8)
@@ -159,8 +164,8 @@ def render_scene(spec: SceneSpec) -> tuple[np.ndarray, list[dict]]:
     tops: dict[int, np.ndarray] = {}
     for i in order:
         p = spec.placements[i]
-        bot = cam.project(_corners3d(p, 0.0))
-        top = cam.project(_corners3d(p, T.TILE_THICK_MM))
+        bot = view.project(_corners3d(p, 0.0))
+        top = view.project(_corners3d(p, T.TILE_THICK_MM))
         tops[i] = top
         if not ((top[:, 0] > -tile_long_px).any() and (top[:, 0] < w + tile_long_px).any()
                 and (top[:, 1] > -tile_long_px).any() and (top[:, 1] < h + tile_long_px).any()):
@@ -182,19 +187,19 @@ def render_scene(spec: SceneSpec) -> tuple[np.ndarray, list[dict]]:
     # Occluders (hands, arms) over everything.
     occ = np.zeros((h, w), np.uint8)
     for o in spec.occluders:
-        poly = cam.project(np.concatenate([o.polygon_mm, np.full((len(o.polygon_mm), 1), o.height_mm)], 1))
+        poly = view.project(np.concatenate([o.polygon_mm, np.full((len(o.polygon_mm), 1), o.height_mm)], 1))
         _fill(img, poly, o.colour)
         _fill(occ, poly, 255)
 
-    img = cam.distort_image(img)
-    occ = cam.distort_image(occ)
+    img = cam.distort_image(img, margin)
+    occ = cam.distort_image(occ, margin)
     if spec.effects is not None:
-        centres = np.array([cam.distort_points(t).mean(0) for t in tops.values()]) if tops else None
+        centres = np.array([cam.distort_points(t - margin).mean(0) for t in tops.values()]) if tops else None
         img = E.apply_all(img, spec.effects, centres)
 
     labels = []
     for i, p in enumerate(spec.placements):
-        poly = cam.distort_points(tops[i]).astype(np.float32)
+        poly = cam.distort_points(tops[i] - margin).astype(np.float32)
         inside, free = _visible_fraction(poly, occ)
         labels.append({
             "polygon": poly,
