@@ -659,21 +659,30 @@ class TableRuntime:
                 return None
             return list(self.logs[-1]), self.hand_states()[-1][2].context, len(self.logs)
 
+    def _source_bodies(self, source: str) -> list[dict]:
+        """Bodies of the events ``source`` stored in the current match, newest first."""
+        with self.lock, self.factory() as s:
+            if self.match_id is None:
+                return []
+            rows = s.scalars(select(EventRow).where(EventRow.match_id == self.match_id, EventRow.source == source)
+                             .order_by(EventRow.hand.desc(), EventRow.idx.desc()))
+            return [dict(r.body, _stored=r.created_at) for r in rows]
+
     def source_clock(self, source: str) -> float | None:
         """Seconds a restarted worker's clock should start from, so that the times of a source's
         events (``t``) go on increasing across the restart: the time of its newest timed event in
         the current match plus the wall-clock seconds since that event was stored; None when the
         source has recorded no timed event in this match."""
-        with self.lock, self.factory() as s:
-            if self.match_id is None:
-                return None
-            rows = s.scalars(select(EventRow).where(EventRow.match_id == self.match_id, EventRow.source == source)
-                             .order_by(EventRow.hand.desc(), EventRow.idx.desc()))
-            for r in rows:
-                t = r.body.get("t")
-                if t is not None:
-                    return round(float(t) + max(0.0, time.time() - r.created_at), 3)
+        for body in self._source_bodies(source):
+            if body.get("t") is not None:
+                return round(float(body["t"]) + max(0.0, time.time() - body["_stored"]), 3)
         return None
+
+    def source_frame(self, source: str) -> int | None:
+        """The last frame index among the events ``source`` stored in the current match (a replayed
+        file restarted goes on after it); None when none carries one."""
+        frames = [int(b["frame"]) for b in self._source_bodies(source) if b.get("frame") is not None]
+        return max(frames) if frames else None
 
     def scripted_progress(self) -> tuple[int, dict[tuple[int, int], tuple[int, int]]]:
         """Next script position to feed, and script (hand, item) -> (match hand, slot) fed so far."""

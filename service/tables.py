@@ -334,7 +334,7 @@ class Registry:
                     "rules": row.rules, "overrides": dict(row.overrides or {}),
                     "ruleset": rt.cfg.rules.model_dump(mode="json"), "players": row.players,
                     "worker_config": cfg, "resume": rt.last_hand(), "hands_recorded": len(rt.logs),
-                    "clock_s": rt.source_clock(row.worker_kind),
+                    "clock_s": rt.source_clock(row.worker_kind), "resume_frame": rt.source_frame(row.worker_kind),
                     # the annotated video shows the table's score, umpire's corrections and past hands included
                     "scores": lambda: dict(rt.match.games[-1].scores) if rt.match.games else {},
                     "after_match": rt.match_number > 1 and not rt.logs}

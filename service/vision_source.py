@@ -9,10 +9,12 @@ stream URL, read newest-frame-first), runs the same pipeline as ``dominocast rev
 
 * a ``Deal(hands={}, draws_seen=False)`` first in draw games (the camera cannot count the
   deal or unseen draws), and again when the tracker sees the layout cleared (a new hand);
-  a camera or stream restarted mid-match instead goes on with the table's last hand as
-  recorded (``table["resume"]``: :meth:`vision.tracking.Tracker.resume`), so the tiles already
-  played are not read again as new plays, and its times go on from the recorded ones
-  (``table["clock_s"]``: :meth:`service.live.TableRuntime.source_clock`);
+  a worker restarted mid-match instead goes on with the table's last hand as recorded
+  (``table["resume"]``: :meth:`vision.tracking.Tracker.resume`), so the tiles already played
+  are not read again as new plays: a camera's times go on from the recorded ones
+  (``table["clock_s"]``: :meth:`service.live.TableRuntime.source_clock`), a replayed file
+  goes on after the last frame it recorded (``table["resume_frame"]``:
+  :meth:`service.live.TableRuntime.source_frame`; one it recorded nothing from starts over);
 * every ``Play`` / ``TakeBack`` with its ``t``, ``frame`` and ``confidence``;
 * vision notices (``uncertain_read``, ``bump``, ``moved``, ``tile_missing``, ...) as alerts
   (``SourceItem.alert``), and a ``source_outage`` alert for each drop a camera or stream
@@ -244,13 +246,18 @@ class VisionSource:
         pipeline = FramePipeline(rules, recognize, profile, still_window_s=self.still_window_s,
                                  timelapse=hasattr(frames, "interval_s"))
         draw_game = bool(rules.boneyard)
-        resume = self.table.get("resume") if live else None  # a replayed file starts over instead
-        if resume:  # a camera restarted mid-match: go on with the hand recorded, not a new one
+        resume = self.table.get("resume")
+        # a replayed file goes on after the last frame it recorded; one it recorded nothing from (the
+        # hand typed by hand) starts over
+        skip = self.table.get("resume_frame") if resume and not live else None
+        if not live and skip is None:
+            resume = None
+        if resume:  # restarted mid-match: go on with the hand recorded, not a new one
             log, context, hand = resume
             pipeline.tracker.resume(log, context)
             self.record.resumed(hand)
-        # a replayed file starts over: after hands already recorded its first event opens a new one
-        self.record.new_hand = bool(self.table.get("resume")) and not live
+        # a file starting over: after hands already recorded its first event opens a new one
+        self.record.new_hand = bool(self.table.get("resume")) and not resume
         if live and not resume and self.table.get("after_match"):  # a new match, nothing recorded yet:
             pipeline.tracker.start_over(0, 0.0, new_hand=False)  # the tiles the camera finds are the last one's
         if draw_game and not resume:  # the camera sees neither the deal nor the draws
@@ -265,6 +272,14 @@ class VisionSource:
         for frame in frames:
             if self._stop.is_set():
                 return
+            if skip is not None:  # the frames a replayed file already gave, decoded to keep its indices
+                if frame.index <= skip:
+                    self._stats.position = frame.index + 1
+                    if time.monotonic() - fps_t >= 1.0:
+                        fps_t = time.monotonic()
+                        put(SourceItem(None))  # a heartbeat: the status shows the position moving
+                    continue
+                skip, t0 = None, time.monotonic() - frame.t / (self.speed or 1.0)  # its pace goes on from here
             if not live and self.speed > 0:  # replayed footage: real-time pace (times speed)
                 wait = t0 + frame.t / self.speed - time.monotonic()
                 if wait > 0 and self._stop.wait(wait):

@@ -460,7 +460,7 @@ class _CameraPart:
 def _in_two_parts(monkeypatch, footage, part=None, second_from_start=False) -> int:
     """Register a ``vision`` source whose first start reads the footage up to the middle between its
     8th and 9th plays and whose second start reads the rest (``second_from_start``: all of it again,
-    as a replayed file starts over), through ``part`` (default :class:`_CameraPart`) with the oracle
+    as a replayed file gives it), through ``part`` (default :class:`_CameraPart`) with the oracle
     recognizer; returns that cut frame."""
     gt = footage["gt"]
     cut = (gt["plays"][7]["frame"] + gt["plays"][8]["frame"]) // 2
@@ -750,26 +750,38 @@ class _FilePart(_CameraPart):
     live = False
 
 
-def test_a_replayed_file_started_again_mid_hand_is_a_new_hand_not_more_of_the_recorded_one(footage, tmp_path,
-                                                                                       monkeypatch):
+def test_a_replayed_file_started_again_mid_hand_goes_on_after_the_frames_it_recorded(footage, tmp_path,
+                                                                                     monkeypatch):
     """helper-64: stop/start of a table replaying a video file mid-hand added the replay's plays to the
-    hand already recorded (mismatched ends, a deal after the first play, desync alerts)."""
+    hand already recorded (mismatched ends, a deal after the first play, desync alerts); then it
+    started the file over as a new hand, which recorded the first plays twice (helper-93). Now the
+    worker skips the frames it already recorded and goes on with the hand: every play once."""
     gt = footage["gt"]
     want = [(w["seat"], w["tile"], w["end"]) for w in gt["plays"]]
-    _in_two_parts(monkeypatch, footage, _FilePart, second_from_start=True)
+    cut = _in_two_parts(monkeypatch, footage, _FilePart, second_from_start=True)
+    read: list[int] = []
     with TestClient(app_for(tmp_path)) as c:
         vision_table(c, footage, speed=10000)
-        for _ in range(2):
+        for run in range(2):
             post(c, "/api/tables/cam/start")
-            assert wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error")
-                            and s, timeout=30)["state"] == "finished"
-        mid = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["match"]["id"]
-        hands = [c.get(f"/api/matches/{mid}/hands/{h}").json()["events"] for h in (1, 2)]
+            status = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error")
+                              and s, timeout=30)
+            assert status["state"] == "finished"
+            if run == 0:
+                mid = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["match"]["id"]
+                first = c.get(f"/api/matches/{mid}/hands/1").json()["events"]
+                last_frame = max(e["frame"] for e in first if e.get("frame") is not None)
+                monkeypatch.setattr(Oracle, "progress", lambda self, i, _f=Oracle.progress: (read.append(i), _f(self, i)))
+        hands = c.get(f"/api/matches/{mid}").json()["hands"]
+        events = c.get(f"/api/matches/{mid}/hands/1").json()["events"]
         alerts = c.get("/api/tables/cam/alerts?status=open").json()
-    plays = [[(p["seat"], p["tile"], p.get("end", "lead")) for p in ev if p["type"] == "play"] for ev in hands]
-    assert plays == [want[:8], want]
-    assert [ev[0] for ev in hands] == [{"type": "deal", "draws_seen": False}] * 2
+    assert len(hands) == 1
+    assert [(p["seat"], p["tile"], p.get("end", "lead")) for p in events if p["type"] == "play"] == want
+    assert [e["type"] for e in events].count("deal") == 1
     assert [a for a in alerts if a["category"] == "desync"] == []
+    # the second run read from the frame after the last one recorded, not from the file's start
+    assert last_frame < cut and read[0] == last_frame + 1, (read[:3], last_frame)
+    assert status["position"] == gt["n_frames"]
 
 
 def test_a_start_refused_for_a_profile_of_another_size_records_nothing(footage, oracle_vision, tmp_path):
