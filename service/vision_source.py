@@ -13,8 +13,9 @@ stream URL, read newest-frame-first), runs the same pipeline as ``dominocast rev
   (``table["resume"]``: :meth:`vision.tracking.Tracker.resume`), so the tiles already played
   are not read again as new plays: a camera's times go on from the recorded ones
   (``table["clock_s"]``: :meth:`service.live.TableRuntime.source_clock`), a replayed file
-  goes on after the last frame it recorded (``table["resume_frame"]``:
-  :meth:`service.live.TableRuntime.source_frame`; one it recorded nothing from starts over);
+  goes on from the last frame it recorded (``table["resume_frame"]``:
+  :meth:`service.live.TableRuntime.source_frame`; that frame primes the motion gate,
+  :meth:`vision.motion.MotionGate.prime`; one it recorded nothing from starts over);
 * every ``Play`` / ``TakeBack`` with its ``t``, ``frame`` and ``confidence``;
 * vision notices (``uncertain_read``, ``bump``, ``moved``, ``tile_missing``, ...) as alerts
   (``SourceItem.alert``), and a ``source_outage`` alert for each drop a camera or stream
@@ -273,11 +274,16 @@ class VisionSource:
             if self._stop.is_set():
                 return
             if skip is not None:  # the frames a replayed file already gave, decoded to keep its indices
-                if frame.index <= skip:
+                if frame.index < skip:
                     self._stats.position = frame.index + 1
                     if time.monotonic() - fps_t >= 1.0:
                         fps_t = time.monotonic()
                         put(SourceItem(None))  # a heartbeat: the status shows the position moving
+                    continue
+                if frame.index == skip and pipeline.gate is not None:
+                    # the still frame its last event was read from: the table as recorded, no arm in it
+                    pipeline.gate.prime(frame.t, frame.image)
+                    self._stats.position = frame.index + 1
                     continue
                 skip, t0 = None, time.monotonic() - frame.t / (self.speed or 1.0)  # its pace goes on from here
             if not live and self.speed > 0:  # replayed footage: real-time pace (times speed)

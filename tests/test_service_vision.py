@@ -457,13 +457,13 @@ class _CameraPart:
         self.frames.close()
 
 
-def _in_two_parts(monkeypatch, footage, part=None, second_from_start=False) -> int:
-    """Register a ``vision`` source whose first start reads the footage up to the middle between its
-    8th and 9th plays and whose second start reads the rest (``second_from_start``: all of it again,
+def _in_two_parts(monkeypatch, footage, part=None, second_from_start=False, cut: int | None = None) -> int:
+    """Register a ``vision`` source whose first start reads the footage up to ``cut`` (default: the
+    middle between its 8th and 9th plays) and whose second start reads the rest (``second_from_start``: all of it again,
     as a replayed file gives it), through ``part`` (default :class:`_CameraPart`) with the oracle
     recognizer; returns that cut frame."""
     gt = footage["gt"]
-    cut = (gt["plays"][7]["frame"] + gt["plays"][8]["frame"]) // 2
+    cut = (gt["plays"][7]["frame"] + gt["plays"][8]["frame"]) // 2 if cut is None else cut
     oracle = Oracle(gt, footage["profile"])
     parts = iter([(0, cut), (0 if second_from_start else cut, gt["n_frames"])])
     part = part or _CameraPart
@@ -782,6 +782,29 @@ def test_a_replayed_file_started_again_mid_hand_goes_on_after_the_frames_it_reco
     # the second run read from the frame after the last one recorded, not from the file's start
     assert last_frame < cut and read[0] == last_frame + 1, (read[:3], last_frame)
     assert status["position"] == gt["n_frames"]
+
+
+def test_a_replayed_file_restarted_between_the_last_play_and_the_reveal_still_ends_the_hand(footage, tmp_path,
+                                                                                            monkeypatch):
+    """helper-96: a file table stopped after the hand's last play and started again resumed after that
+    play and never ended the hand (no domino, no reveal, no alert). The end is read as in one run."""
+    gt = footage["gt"]
+    cut = (gt["plays"][-1]["frame"] + gt["reveals"][0]["frame"]) // 2
+    _in_two_parts(monkeypatch, footage, _FilePart, second_from_start=True, cut=cut)
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage, speed=10000)
+        for _ in range(2):
+            post(c, "/api/tables/cam/start")
+            assert wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error")
+                            and s, timeout=30)["state"] == "finished"
+        mid = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["match"]["id"]
+        hand = c.get(f"/api/matches/{mid}").json()["hands"]
+        events = c.get(f"/api/matches/{mid}/hands/1").json()["events"]
+    want = gt["reveals"][0]
+    assert len(hand) == 1 and hand[0]["status"] != "in_progress", hand
+    reveals = [(e["seat"], sorted(map(tuple, e["tiles"]))) for e in events if e["type"] == "reveal"]
+    assert reveals == [(want["seat"], sorted(map(tuple, want["tiles"])))]
+    assert [e["type"] for e in events].count("play") == len(gt["plays"])
 
 
 def test_a_start_refused_for_a_profile_of_another_size_records_nothing(footage, oracle_vision, tmp_path):

@@ -1844,3 +1844,36 @@ def test_a_photo_of_the_next_hands_lead_on_a_cleared_table_starts_that_hand_with
     tr.new_hand(HandContext(number=2, leader="S"))  # as the review does at hand_cleared: the match's context
     events = tr.update(11, 11.0, observe([lead, t_(500, 448, 90, (3, 1))]), None)
     assert plays(events) == [("S", (3, 1), "E")]
+
+
+def test_gate_primed_with_the_last_read_frame_reads_a_hand_turned_up_by_an_arm_already_in_view():
+    """helper-96: a replayed file resumed just as S reached in to turn up its hand. Its first frame, arm
+    and all, became the reference; once the arm had gone, its absence and the tiles turned up looked
+    like one arm at the edge for good, so the hand was never read and never ended. Primed with the
+    frame last read (no arm), the gate reads the hand once the arm has gone, as in one run."""
+    roi = (100, 40, 220, 110)
+    base = np.full((180, 320, 3), 170, np.uint8)
+    cv2.rectangle(base, (150, 70), (174, 82), (235, 235, 235), -1)  # the layout
+    cv2.rectangle(base, (120, 150), (132, 166), (20, 20, 20), -1)  # a face-down tile in S's hand
+    shown = base.copy()
+    cv2.rectangle(shown, (120, 150), (132, 166), (235, 235, 235), -1)  # ... turned face up
+    cv2.circle(shown, (126, 155), 2, (20, 20, 20), -1)
+
+    def arm(x, img):
+        img = img.copy()
+        cv2.rectangle(img, (x, 140), (x + 20, 179), (60, 60, 60), -1)  # short of the layout
+        return img
+
+    frames = [arm(134 + 3 * (k % 3), base) for k in range(4)] + [arm(134, shown)] * 2 + [shown] * 8
+    runs = {}
+    for primed in (True, False):
+        gate = MotionGate(still_window_s=0.3)
+        if primed:
+            gate.prime(0.0, base)
+        runs[primed] = [(k, m.arm_side) for k, m in
+                        ((k, gate.update(k + 1, 0.1 * (k + 1), f, roi_px=roi)) for k, f in enumerate(frames)) if m.read]
+    # primed: the read it asks for (the arm in view, kept out of the reference), then once the arm
+    # has gone (frame 6), the turned tile in view
+    assert runs[True] == [(2, "bottom"), (6, None)]
+    # the first frame taken whole instead (the arm in it): never read after the arm left
+    assert runs[False] and all(k < 6 for k, _ in runs[False]), runs[False]

@@ -160,6 +160,16 @@ class MotionGate:
         self._arm_moved_t: float | None = None  # last time an arm in view moved
         self._scale = 1.0
 
+    def prime(self, t: float, image: np.ndarray) -> None:
+        """Start from ``image`` (seen at ``t`` s) as the table last read, instead of taking the first
+        frame whole as the reference: a replayed file resumed at the frame that was last read, before
+        a player may reach in (a first reference with an arm in it makes its absence look like an arm
+        at the edge for good, and nothing near it is read again). Asks for a read of the next still frame."""
+        small = self._small(image)
+        self._prev = self._ref = small
+        self._last_motion_t = t
+        self._requested = True
+
     def request_read(self) -> None:
         """Read the next still frame even if nothing changed (e.g. to confirm a take-back)."""
         self._requested = True
