@@ -263,52 +263,61 @@ class TableRuntime:
                                  "or a deal)")
         return n + 1 if last.result is not None and isinstance(event, _NEW_HAND_TYPES) else n
 
-    def append(self, event: object, *, source: str, actor: str = "", hand: int | None = None,
+    def append(self, event: object | list, *, source: str, actor: str = "", hand: int | None = None,
                new_hand: bool | None = None, alert_update: tuple[int, str, str, str] | None = None) -> dict:
         """Append an engine event (or a correction) to the current match and announce it.
 
         Args:
+            event: the event, or a list of events for one hand taken as one change: checked by
+                one replay after the last (two corrections that swap two plays' tiles hold a
+                tile twice in between) and written in one transaction, all or none.
             hand: the hand (1-based over the match) the event belongs to; None: the current
                 hand, or the next one when the current is over and this is a play/pass/draw/deal.
             new_hand: True: start the next hand with this event; False: the current hand.
             alert_update: (alert id, status, by, note) written in the same transaction.
 
-        Returns ``{"hand", "index", "message"}`` (the published event message).
+        Returns ``{"hand", "index", "message"}`` (the published event message; for a list, those
+        of its first event, and ``indexes`` / ``messages`` of all).
 
         Raises:
             AppendRejected: the engine refused the event (nothing was written).
             NotFound: ``hand`` does not exist.
         """
+        events = list(event) if isinstance(event, list) else [event]
         with self.lock:
-            h = self._target_hand(event, hand, new_hand)
+            h = self._target_hand(events[0], hand, new_hand)
             before = _result_of(self.hand_states()[h - 1][2]) if h <= len(self.logs) else None
             logs = [list(x) for x in self.logs]
             if h > len(logs):
                 logs.append([])
-            logs[h - 1].append(event)
+            logs[h - 1].extend(events)
             try:
                 match = replay_match(self.cfg.rules, logs)
             except (IllegalEvent, LayoutError, TileError, IndexError, ValueError) as exc:
                 raise AppendRejected(str(exc)) from None
-            index = len(logs[h - 1]) - 1
+            indexes = list(range(len(logs[h - 1]) - len(events), len(logs[h - 1])))
             hands = self.hand_states(match)
             g, n, _ = hands[h - 1]
             # a confirmed result that this event changes is no longer confirmed: the umpire confirms it anew
             reopened = self.confirmed.pop(h) if h in self.confirmed and _result_of(hands[h - 1][2]) != before else None
-            slot = event.replaces if isinstance(event, Correction) else index
-            row = next((r for r in timeline(match) if r.get("game") == g and r.get("hand") == n
-                        and r.get("index") == slot), None)
+            rows = timeline(match)
             try:
                 state = self.state(match)
                 with transaction(self.factory) as s:
-                    self._write_event(s, state, h, index, event, source, actor, reopened)
+                    for index, ev in zip(indexes, events):
+                        self._write_event(s, state, h, index, ev, source, actor, reopened)
                     alert_rows = self._sync_alerts(s, match)
                     if alert_update is not None:
                         alert_rows.append(self._set_alert(s, *alert_update))
                     state["alerts_open"] = self._count_open(alert_rows)
-                    data = {"hand": h, "game": g, "hand_in_game": n, "index": index, "event": event_to_dict(event),
-                            "text": format_event(event), "source": source, "actor": actor, "row": row, "state": state}
-                    ev_msg = self._message(s, "events", "event", data)
+                    ev_msgs = []
+                    for index, ev in zip(indexes, events):
+                        slot = ev.replaces if isinstance(ev, Correction) else index
+                        row = next((r for r in rows if r.get("game") == g and r.get("hand") == n
+                                    and r.get("index") == slot), None)
+                        data = {"hand": h, "game": g, "hand_in_game": n, "index": index, "event": event_to_dict(ev),
+                                "text": format_event(ev), "source": source, "actor": actor, "row": row, "state": state}
+                        ev_msgs.append(self._message(s, "events", "event", data))
                     msgs = [self._message(s, "alerts", "alert", alert_dict(a)) for a in alert_rows]
                     s.flush()
             except BaseException:
@@ -318,14 +327,17 @@ class TableRuntime:
             self.logs, self.match = logs, match
             if len(self.tags) < len(logs):
                 self.tags.append([])
-            self.tags[h - 1].append((source, actor))
+            self.tags[h - 1].extend([(source, actor)] * len(events))
             for a in alert_rows:
                 self._track(alert_dict(a))
-            published = self._publish([ev_msg] + msgs)
+            published = self._publish(ev_msgs + msgs)
             listener = self.record_listener
             if listener is not None and source != listener.kind:
                 listener.sync_record(h, lambda: self.hand_log(h))
-            return {"hand": h, "index": index, "message": published[0]}
+            out = {"hand": h, "index": indexes[0], "message": published[0]}
+            if isinstance(event, list):
+                out.update(indexes=indexes, messages=published[:len(events)])
+            return out
 
     def _write_event(self, s: Session, state: dict, h: int, index: int, event: object, source: str, actor: str,
                      reopened: str | None) -> None:
@@ -578,12 +590,12 @@ class TableRuntime:
                                                                   "side": r.winner_side, "awards": dict(r.awards)}}
 
     # ---- helpers for corrections -------------------------------------------------------
-    def flags_with(self, hand: int, event: object) -> int:
-        """How many flags hand ``hand`` would carry with ``event`` appended to it: a dry run of
-        :meth:`append` (nothing is written); a refused event counts as 10**6."""
+    def flags_with(self, hand: int, event: object | list) -> int:
+        """How many flags hand ``hand`` would carry with ``event`` (or a list of events, as one change)
+        appended to it: a dry run of :meth:`append` (nothing is written); a refused event counts as 10**6."""
         with self.lock:
             logs = [list(x) for x in self.logs]
-            logs[hand - 1].append(event)
+            logs[hand - 1].extend(event if isinstance(event, list) else [event])
             try:
                 match = replay_match(self.cfg.rules, logs)
             except (IllegalEvent, LayoutError, TileError, IndexError, ValueError):

@@ -16,7 +16,7 @@ from engine.tiles import Tile, TileError
 from service.auth import require_token
 from service.deps import actor, registry, viewable
 from service.live import NotFound, parse_event
-from service.schemas import AlertAction, CorrectionBody, EventBody, FixTileBody, HandConfirm, ReassignBody
+from service.schemas import AlertAction, CorrectionBody, EventBody, FixTileBody, HandConfirm, ReassignBody, SwapTilesBody
 from service.tables import Conflict, Invalid
 
 router = APIRouter(prefix="/api/tables/{table_id}", tags=["umpire"])
@@ -144,6 +144,65 @@ def fix_tile(table_id: str, body: FixTileBody, request: Request) -> dict:
             fixed = min((fixed, turned), key=lambda e: rt.flags_with(hand, Correction(replaces=body.index, event=e)))
         _changes(ev, fixed, hand, body.index)
         return _correct(rt, hand, body.index, fixed, actor(request, body.by), body.reason)
+
+
+@router.post("/swap-tiles", status_code=201, dependencies=umpire)
+def swap_tiles(table_id: str, body: SwapTilesBody, request: Request) -> dict:
+    """Two plays whose tiles were recorded the wrong way round (both laid between two reads of the camera
+    and taken in the wrong order): each takes the other's tile and end, seats and times stay. One change:
+    in between, two corrections would hold one tile twice, which the engine refuses."""
+    rt = registry(request).get(table_id)
+    with rt.lock:  # read and replace in one step, as fix-tile
+        hand = _current(rt, body.hand)
+        if body.index == body.other:
+            raise Invalid(f"index and other are both #{body.index}: name two plays to swap")
+        a, b = rt.event_at(hand, body.index), rt.event_at(hand, body.other)
+        for i, ev in ((body.index, a), (body.other, b)):
+            if not isinstance(ev, Play):
+                raise Invalid(f"event #{i} of hand {hand} is a {ev.type}, not a play")
+        if a.tile.key == b.tile.key and a.end == b.end:
+            raise Invalid(f"plays #{body.index} and #{body.other} of hand {hand} hold the same tile on the same end: "
+                          "nothing to swap")
+        by = actor(request, body.by)
+        pairs = [_swapped(a, b), _swapped(b, a)]
+        # the lead has no end and its first half faces W (fix-tile): try the lead's tile both ways round and
+        # the other play on either side, and keep what the plays after them agree with
+        lead = [rt.is_lead(hand, body.index), rt.is_lead(hand, body.other)]
+        options = [pairs]
+        if any(lead):
+            k = lead.index(True)
+            options = [[_as_lead(pairs[k], flip) if j == k else _on_end(pairs[j], end) for j in range(2)]
+                       for flip in (False, True) for end in _ends_beside(pairs[k].end)]  # the later play's end
+        def change(evs: list) -> list:  # noqa: E306
+            return [Correction(replaces=i, event=e, by=by, reason=body.reason)
+                    for i, e in zip((body.index, body.other), evs)]
+        best = min(options, key=lambda evs: rt.flags_with(hand, change(evs)))
+        res = rt.append(change(best), source="umpire", actor=by, hand=hand)
+        last = res["messages"][-1]["data"]
+        return {"hand": res["hand"], "indexes": res["indexes"], "replaces": [body.index, body.other],
+                "ids": [m["id"] for m in res["messages"]], "rows": [m["data"]["row"] for m in res["messages"]],
+                "scores": (last["state"]["game"] or {}).get("scores")}
+
+
+def _swapped(to: Play, frm: Play) -> Play:
+    """Play ``to`` (its seat and time) with ``frm``'s tile and end, as the umpire says (no read confidence;
+    the engine turns the tile to match the end, the line being laid in another order now)."""
+    return to.model_copy(update={"tile": frm.tile, "end": frm.end, "oriented": False, "confidence": None})
+
+
+def _as_lead(play: Play, flip: bool) -> Play:
+    tile = Tile(play.tile.b, play.tile.a) if flip else play.tile
+    return play.model_copy(update={"tile": tile, "end": None, "oriented": False})
+
+
+def _on_end(play: Play, end: str | None) -> Play:
+    return play.model_copy(update={"end": end, "oriented": False})
+
+
+def _ends_beside(end: str | None) -> tuple[str | None, ...]:
+    """The ends a tile laid beside the lead may have been on: the recorded one and its opposite."""
+    opposite = {"W": "E", "E": "W", "N": "S", "S": "N"}
+    return (end, opposite[end]) if end in opposite else (end,)
 
 
 #: Events the camera attributes to a seat by where and when they happen: what ``reassign`` moves.

@@ -91,6 +91,14 @@ class ReassignBody(_Body):
     by: str = Field("", max_length=200)
 
 
+class SwapTilesBody(_Body):
+    hand: int | None = Field(None, ge=1)
+    index: int = Field(ge=0)
+    other: int = Field(ge=0)
+    reason: str = Field("tiles recorded the wrong way round", max_length=500)
+    by: str = Field("", max_length=200)
+
+
 class AlertAction(_Body):
     penalty: str | None = Field(None, max_length=100, description="rule-set penalty to apply (confirm)")
     note: str = Field("", max_length=500)

@@ -491,3 +491,26 @@ def test_overlay_shows_the_boneyard_where_the_record_counts_it(tmp_path, browser
                 assert ("boneyard 13" in overlay.inner_text("#meta")) is want
                 assert ("boneyard" in overlay.inner_text("#meta")) is want
             overlay.close()
+
+
+def test_umpire_swaps_two_plays_recorded_the_wrong_way_round_from_the_console(tmp_path, browser):
+    """N led 6-1; S laid 1-4 on E (6 + 4 = 10), N 6-3 on W. Recorded the wrong way round, nobody
+    scored. "swap with next" on S's play exchanges the two tiles in one change: S 10."""
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            _manual_table(c, "w", "Swap", "all-fives", [{"type": "play", "seat": "N", "tile": "6-1"},
+                                                        {"type": "play", "seat": "S", "tile": "6-3", "end": "W"},
+                                                        {"type": "play", "seat": "N", "tile": "1-4", "end": "E"}])
+            scores = lambda: c.get("/api/matches/1").json()["games"][0]["scores"]  # noqa: E731
+            assert scores() == {"N": 0, "S": 0}
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/tables/w/umpire#token={TOKEN}")
+            page.wait_for_selector("#log button[data-act='swap'][data-i='1']", timeout=15000)
+            assert page.query_selector("#log button[data-act='swap'][data-i='2']") is None  # no play after it
+            asked = []
+            page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+            page.click("#log button[data-act='swap'][data-i='1']")
+            wait_for(lambda: scores() == {"N": 0, "S": 10})
+            assert asked == ["Swap the tiles of plays #1 and #2 of hand #1 (seats stay)?"]
+            page.close()

@@ -578,3 +578,57 @@ def test_a_reopened_alert_drops_its_resolution_note(tmp_path):
         post(c, "/api/tables/t/reassign", {"hand": 1, "index": 1, "seat": "E"})
         (back,) = open_alerts(c)
         assert (back["id"], back["seat"], back["note"]) == (a["id"], "E", "")
+
+
+def _manual_hand(c, plays: list[dict]) -> None:
+    post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+    for ev in plays:
+        assert post(c, "/api/tables/t/events", {"event": {"type": "play", **ev}}).status_code == 201
+
+
+def test_swapping_two_plays_recorded_the_wrong_way_round_is_one_change(tmp_path):
+    """Two tiles laid between two reads of the camera, taken in the wrong order. N led 6-1 (W 6, E 1);
+    S laid 1-4 on E (ends 6 + 4 = 10, S scores 10), then N 6-3 on W (3 + 4 = 7). Recorded: S 6-3 on W
+    (3 + 1 = 4), N 1-4 on E (3 + 4 = 7), nobody scores. A fix-tile alone is refused (1-4 would be on the
+    table twice); the swap exchanges the tiles and ends in one change, seats and times staying."""
+    with TestClient(app_for(tmp_path)) as c:
+        _manual_hand(c, [{"seat": "N", "tile": "6-1", "t": 1.0}, {"seat": "S", "tile": "6-3", "end": "W", "t": 5.0},
+                         {"seat": "N", "tile": "1-4", "end": "E", "t": 5.0}])
+        assert scores(c) == {"N": 0, "S": 0}
+        alone = post(c, "/api/tables/t/fix-tile", {"index": 1, "tile": "1-4", "end": "E"})
+        assert alone.status_code == 409, alone.text
+        r = post(c, "/api/tables/t/swap-tiles", {"index": 1, "other": 2, "by": "umpire Ana"})
+        assert r.status_code == 201, r.text
+        assert r.json()["replaces"] == [1, 2] and r.json()["scores"] == {"N": 0, "S": 10}
+        events = c.get("/api/matches/1/hands/1").json()["events"]
+        fixed = [e["event"] for e in events[3:]]
+        assert [(e["seat"], sorted(e["tile"]), e["end"], e["t"]) for e in fixed] == [("S", [1, 4], "E", 5.0),
+                                                                                     ("N", [3, 6], "W", 5.0)]
+        assert {e["replaces"] for e in events[3:]} == {1, 2} and all(e["by"] == "umpire Ana" for e in events[3:])
+        assert scores(c) == {"N": 0, "S": 10}
+
+
+def test_swapping_the_lead_with_the_next_play_keeps_the_order_the_line_agrees_with(tmp_path):
+    """N led 4-1 (W 4, E 1: 5 points) and S laid 1-1 on E (4 + 2 = 6). Recorded the wrong way round: lead
+    1-1 (2), S 4-1 on E (the double's 2 + 4 = 6): nobody scores. After the swap the lead is 4-1 and
+    1-1 touches its 1."""
+    with TestClient(app_for(tmp_path)) as c:
+        _manual_hand(c, [{"seat": "N", "tile": "1-1"}, {"seat": "S", "tile": "4-1", "end": "E"}])
+        assert scores(c) == {"N": 0, "S": 0}
+        r = post(c, "/api/tables/t/swap-tiles", {"index": 0, "other": 1})
+        assert r.status_code == 201, r.text
+        assert scores(c) == {"N": 5, "S": 0}
+        assert open_alerts(c) == []  # no mismatched end
+        snap = c.get("/api/tables/t/snapshot").json()["data"]["state"]["hand"]
+        assert snap["open_ends"] == {"W": 4, "E": 1} and snap["ends_total"] == 6  # the double counts 2
+
+
+def test_a_swap_needs_two_plays(tmp_path):
+    with TestClient(app_for(tmp_path)) as c:
+        _manual_hand(c, [{"seat": "N", "tile": "5-5"}, {"seat": "S", "tile": "5-0", "end": "E"}])
+        same = post(c, "/api/tables/t/swap-tiles", {"index": 1, "other": 1})
+        assert same.status_code == 422 and same.json()["detail"] == "index and other are both #1: name two plays to swap"
+        assert post(c, "/api/tables/t/corrections", {"replaces": 1, "event": None}).status_code == 201
+        voided = post(c, "/api/tables/t/swap-tiles", {"index": 0, "other": 1})
+        assert voided.status_code == 404 and voided.json()["detail"] == "event #1 of hand 1 was voided"
+        assert scores(c) == {"N": 10, "S": 0}  # nothing changed by the refusals

@@ -1529,6 +1529,30 @@ def test_a_tile_the_umpire_fixed_gives_its_end_the_fixed_value():
     assert Hand(rules.model_copy(update={"hand_size": 28})).append(out[0]).flags == []
 
 
+def test_two_plays_the_umpire_swapped_are_bound_to_the_tiles_that_show_them():
+    """The camera took E for the 5-2 (on E) and S for the 3-1 (on W); the umpire swaps the two plays'
+    tiles (E laid the 3-1, S the 5-2). The tracker's plays follow the record, and each physical tile
+    keeps its own numbers: matched slot by slot, the tile lying on E would have taken the 3-1's pips
+    and W's 2-6 against the 5-2 would have been a mismatched end."""
+    from engine.events import Correction
+
+    rules = load_ruleset("nova-block")
+    table = Table(rules)
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    table.play(t_(648, 500, 0, (5, 2), "E"))
+    table.play(t_(552, 500, 0, (1, 3), "S"))
+    record = _record(table)
+    i, j = (k for k, e in enumerate(record) if isinstance(e, Play) and e.seat in ("E", "S"))
+    a, b = record[i], record[j]
+    table.tr.sync(record + [Correction(replaces=i, event=a.model_copy(update={"tile": b.tile, "end": b.end})),
+                            Correction(replaces=j, event=b.model_copy(update={"tile": a.tile, "end": a.end}))])
+    assert [(p.seat, sorted((p.tile.a, p.tile.b))) for p in table.tr.plays] == [("N", [3, 5]), ("E", [1, 3]),
+                                                                                  ("S", [2, 5])]
+    assert table.tr.lop.ends["E"].value == 2 and table.tr.lop.ends["W"].value == 1
+    out = table.play(t_(696, 500, 0, (2, 6), "W"))
+    assert plays(out) == [("W", (2, 6), "E")] and notices(out) == []
+
+
 def test_a_play_the_umpire_voided_leaves_its_tile_as_no_play():
     """A picture of a domino was read as the lead's neighbour; the umpire voids that play. The tile
     stays on the table as no play, and the next real play goes on the end it had covered."""

@@ -341,8 +341,8 @@ class Tracker:
 
         The tiles on the table stay bound to their plays: with as many plays in the record as the
         tracker laid, play by play in order (a fixed tile gets the record's pips in the line of
-        play; the reader may go on misreading it); otherwise (a play voided or entered by hand) the
-        recorded plays are bound again to the tiles that show them, as :meth:`resume` does, and a
+        play; the reader may go on misreading it); otherwise (a play voided or entered by hand, or
+        two plays' tiles swapped) the recorded plays are bound again to the tiles that show them, as :meth:`resume` does, and a
         tile whose play was voided stays on the table as no play. After a change of the line (a
         play voided, restored or fixed), the next read looks again at the tiles that touched no
         open end: laid against a voided play, they are plays once it is restored.
@@ -364,7 +364,7 @@ class Tracker:
         self.ended = None
         self._late_lop = None  # a fix may un-end the hand: a later end copies the line as it is then
         recorded = self._take_in(log)
-        if len(recorded) == len(plays):
+        if len(recorded) == len(plays) and not _swapped(plays, recorded):
             recs = list(self.lop.records)
             for i, (pr, (seat, tile, end, spinner)) in enumerate(zip(plays, recorded)):  # the same plays
                 pr.seat, pr.end = seat, end or "lead"
@@ -1235,6 +1235,16 @@ class Tracker:
             out.append(Pass(seat=seat, t=pt, frame=pf))
             i = (i + 1) % len(order)
         return out
+
+
+def _swapped(plays: list[PlayRecord], recorded: list) -> bool:
+    """Whether the record holds the tracker's tiles in another order (the umpire swapped two plays'
+    tiles): then each recorded play is bound to the tile that shows it, not to the play in its slot."""
+    def keys(tiles) -> list[tuple[int, int]]:  # noqa: ANN001
+        return [(min(t.a, t.b), max(t.a, t.b)) for t in tiles]
+
+    mine, theirs = keys(pr.tile for pr in plays), keys(r[1] for r in recorded)
+    return mine != theirs and sorted(mine) == sorted(theirs)
 
 
 def _overlaps(polygon_px: np.ndarray, box: tuple[int, int, int, int]) -> bool:

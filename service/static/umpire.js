@@ -115,6 +115,7 @@
       now.set(e.replaces, e.event || null);
     });
     restorable = beforeVoid;
+    logNow = {h, now};
     const outs = new Map(h.outcomes.map((o) => [o.index, o]));
     $("log").innerHTML = "<tr><th>#</th><th>event</th><th>points</th><th></th></tr>" + h.events.map((e, i) => {
       const o = outs.get(i);
@@ -127,11 +128,24 @@
       if (e.type === "correction") { /* a correction is changed by correcting its slot again */ }
       else if (!cur) tools = beforeVoid.has(i) ? `<button data-act="restore" data-i="${i}">restore</button>` : "";
       else tools = (cur.type === "play" ? `<button data-act="fix" data-i="${i}">fix tile</button>` : "")
+        + (cur.type === "play" && nextPlay(h, now, i) !== null
+          ? `<button data-act="swap" data-i="${i}" title="the tiles of this play and the next one were recorded the wrong way round">swap with next</button>` : "")
         + (TURN_EVENTS.has(cur.type) ? `<button data-act="seat" data-i="${i}">seat</button>` : "")
         + `<button data-act="void" data-i="${i}">void</button>`;
       return `<tr class="${now.has(i) ? "corrected" : ""}"><td>${i}</td><td>${DC.esc(text)} ${flags}</td><td>${pts}</td><td>${tools}</td></tr>`;
     }).join("");
   }
+
+  // the next slot whose event in force is a play (a swap exchanges the tiles and ends of two plays)
+  function nextPlay(h, now, i) {
+    for (let j = i + 1; j < h.events.length; j++) {
+      if (h.events[j].type === "correction") continue;
+      const cur = now.has(j) ? now.get(j) : h.events[j];
+      if (cur && cur.type === "play") return j;
+    }
+    return null;
+  }
+  let logNow = null;
 
   // a play voided while the camera follows the hand: its tile stays on the table as no play, so tiles laid
   // against it touch no open end (unplaced_tile alerts) until the void is undone (docs/tracking.md)
@@ -147,6 +161,10 @@
     if (b.dataset.act === "fix") {
       const tile = prompt("The tile that was really played (e.g. 6-4):"); if (!tile) return;
       await act("/fix-tile", {hand, index: i, tile, by: by()});
+    } else if (b.dataset.act === "swap" && logNow) {
+      const j = nextPlay(logNow.h, logNow.now, i);
+      if (j !== null && confirm(`Swap the tiles of plays #${i} and #${j} of hand #${hand} (seats stay)?`))
+        await act("/swap-tiles", {hand, index: i, other: j, by: by()});
     } else if (b.dataset.act === "seat") {
       const seat = prompt("The seat that made this play (N, E, S, W):"); if (!seat) return;
       await act("/reassign", {hand, index: i, seat: seat.toUpperCase(), by: by()});
