@@ -122,10 +122,7 @@ def _changes(held: object, event: object | None, hand: int, index: int) -> None:
 def fix_tile(table_id: str, body: FixTileBody, request: Request) -> dict:
     """A misread tile: the play at ``index`` with ``tile`` (and ``end``) instead."""
     rt = registry(request).get(table_id)
-    try:
-        tile = Tile.parse(body.tile, rt.cfg.rules.set_max)
-    except TileError as exc:
-        raise Invalid(f"tile: {exc}") from None
+    tile = _tile(body.tile, rt.cfg.rules.set_max, "tile")
     with rt.lock:  # read and replace in one step: a void landing in between must not be undone
         hand = _current(rt, body.hand)
         ev = rt.event_at(hand, body.index)
@@ -160,6 +157,12 @@ def swap_tiles(table_id: str, body: SwapTilesBody, request: Request) -> dict:
         for i, ev in ((body.index, a), (body.other, b)):
             if not isinstance(ev, Play):
                 raise Invalid(f"event #{i} of hand {hand} is a {ev.type}, not a play")
+        if body.seen is not None:
+            seen = [_tile(t, rt.cfg.rules.set_max, "seen") for t in body.seen]
+            now = [ev.tile for ev in (a, b)]
+            if [sorted(t.key) for t in seen] != [sorted(t.key) for t in now]:
+                raise Conflict(f"plays #{body.index} and #{body.other} of hand {hand} now hold {now[0]} and {now[1]}, "
+                               f"not {seen[0]} and {seen[1]} as seen: swapped already? Nothing was changed")
         if a.tile.key == b.tile.key and a.end == b.end:
             raise Invalid(f"plays #{body.index} and #{body.other} of hand {hand} hold the same tile on the same end: "
                           "nothing to swap")
@@ -182,6 +185,13 @@ def swap_tiles(table_id: str, body: SwapTilesBody, request: Request) -> dict:
         return {"hand": res["hand"], "indexes": res["indexes"], "replaces": [body.index, body.other],
                 "ids": [m["id"] for m in res["messages"]], "rows": [m["data"]["row"] for m in res["messages"]],
                 "scores": (last["state"]["game"] or {}).get("scores")}
+
+
+def _tile(text: str | list[int], set_max: int, field: str) -> Tile:
+    try:
+        return Tile.parse(text, set_max)
+    except TileError as exc:
+        raise Invalid(f"{field}: {exc}") from None
 
 
 def _swapped(to: Play, frm: Play) -> Play:

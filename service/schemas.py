@@ -95,6 +95,9 @@ class SwapTilesBody(_Body):
     hand: int | None = Field(None, ge=1)
     index: int = Field(ge=0)
     other: int = Field(ge=0)
+    seen: list[str | list[int]] | None = Field(None, min_length=2, max_length=2, description=(
+        "the tiles the caller saw at index and other: refused (409) when they hold others now (the swap "
+        "made already, by another umpire or a retried request, would be undone)"))
     reason: str = Field("tiles recorded the wrong way round", max_length=500)
     by: str = Field("", max_length=200)
 

@@ -623,6 +623,23 @@ def test_swapping_the_lead_with_the_next_play_keeps_the_order_the_line_agrees_wi
         assert snap["open_ends"] == {"W": 4, "E": 1} and snap["ends_total"] == 6  # the double counts 2
 
 
+def test_a_swap_made_already_is_refused_when_the_tiles_seen_are_given(tmp_path):
+    """helper-97: two umpires (or a retried request) sending the same swap: the second undid the first,
+    and both were told it worked. With the tiles each saw, the second is refused."""
+    with TestClient(app_for(tmp_path)) as c:
+        _manual_hand(c, [{"seat": "N", "tile": "6-1"}, {"seat": "S", "tile": "6-3", "end": "W"},
+                         {"seat": "N", "tile": "1-4", "end": "E"}])
+        body = {"index": 1, "other": 2, "seen": ["6-3", [4, 1]]}
+        assert post(c, "/api/tables/t/swap-tiles", body).status_code == 201
+        again = post(c, "/api/tables/t/swap-tiles", body)
+        assert again.status_code == 409, again.text
+        assert again.json()["detail"] == ("plays #1 and #2 of hand 1 now hold 1-4 and 6-3, not 6-3 and 4-1 as seen: "
+                                          "swapped already? Nothing was changed")
+        assert scores(c) == {"N": 0, "S": 10}  # the first swap stands
+        bad = post(c, "/api/tables/t/swap-tiles", {"index": 1, "other": 2, "seen": ["1-4", "6-x"]})
+        assert bad.status_code == 422 and bad.json()["detail"].startswith("seen: ")
+
+
 def test_a_swap_needs_two_plays(tmp_path):
     with TestClient(app_for(tmp_path)) as c:
         _manual_hand(c, [{"seat": "N", "tile": "5-5"}, {"seat": "S", "tile": "5-0", "end": "E"}])

@@ -121,7 +121,7 @@
       const o = outs.get(i);
       const flags = o && o.flags ? o.flags.map((f) => `<span class="flagtag">!${DC.esc(f.kind)}</span>`).join(" ") : "";
       const pts = o && o.points ? Object.entries(o.points).map(([s, p]) => `${s} ${DC.signed(p)}`).join(", ") : "";
-      const text = e.type === "correction" ? `fix #${e.replaces}: ${e.event ? e.event.type + " " + (e.event.seat || "") + " " + (e.event.tile ? e.event.tile.join("-") : "") : "void"} ${e.by ? "(" + e.by + ")" : ""}`
+      const text = e.type === "correction" ? `fix #${e.replaces}: ${e.event ? e.event.type + " " + (e.event.seat || "") + " " + (e.event.tile ? e.event.tile.join("-") : "") + " " + (e.event.end || "") : "void"} ${e.by ? "(" + e.by + ")" : ""}`
         : `${e.type} ${e.seat || ""} ${e.tile ? e.tile.join("-") : ""} ${e.end || ""}`;
       const cur = now.has(i) ? now.get(i) : e;
       let tools = "";
@@ -163,8 +163,10 @@
       await act("/fix-tile", {hand, index: i, tile, by: by()});
     } else if (b.dataset.act === "swap" && logNow) {
       const j = nextPlay(logNow.h, logNow.now, i);
+      const held = (k) => (logNow.now.has(k) ? logNow.now.get(k) : logNow.h.events[k]).tile;
+      // the tiles seen: a second umpire's (or a retried) swap of the same plays is refused, not undone
       if (j !== null && confirm(`Swap the tiles of plays #${i} and #${j} of hand #${hand} (seats stay)?`))
-        await act("/swap-tiles", {hand, index: i, other: j, by: by()});
+        await act("/swap-tiles", {hand, index: i, other: j, seen: [held(i), held(j)], by: by()});
     } else if (b.dataset.act === "seat") {
       const seat = prompt("The seat that made this play (N, E, S, W):"); if (!seat) return;
       await act("/reassign", {hand, index: i, seat: seat.toUpperCase(), by: by()});
