@@ -12,10 +12,10 @@
     3. N 4-1 E  {+0} !mismatched_end
     = domino N +25  (pips: N 0, S 23; hand: N +25, S +15)
 
-An event line is ``INDEX. EVENT [t=..] [f=..] [c=..] [oriented]  {points} !flag ...``: the
-index is the event's slot in the hand's log (what ``fix``/``void`` refer to), EVENT is
-:func:`engine.notation.format_event`, ``c=`` a play's confidence and ``oriented`` a play
-whose half order was seen. An event the notation cannot carry exactly is written
+An event line is ``INDEX. EVENT [t=..] [f=..] [c=..] [oriented] [by=".."] [why=".."]  {points}
+!flag ...``: the index is the event's slot in the hand's log (what ``fix``/``void`` refer to),
+EVENT is :func:`engine.notation.format_event`, ``c=`` a play's confidence, ``oriented`` a play
+whose half order was seen, ``by=`` and ``why=`` who made a correction and why (JSON strings). An event the notation cannot carry exactly is written
 ``INDEX. json {...}`` (the event object). Braces, flags and ``=`` lines are derived:
 :func:`read_text` ignores them and recomputes every derived part from the logs.
 See ``docs/record-format.md``.
@@ -43,7 +43,7 @@ _LINE_RE = re.compile(r"^(\d+)\.\s+(.*)$", re.ASCII)
 _HAND_RE = re.compile(r"^Hand\s+(\d+)(?:\s+\(game\s+(\d+)\))?$", re.ASCII)
 _FLAG_RE = re.compile(r"\s+!(\w+)$", re.ASCII)
 _POINTS_RE = re.compile(r"\s+\{[^{}]*\}$")
-_ATTR_RE = re.compile(r"\s+(?:(t|f|c)=(-?[0-9.]+)|(oriented))$", re.ASCII)
+_ATTR_RE = re.compile(r'\s+(?:(t|f|c)=(-?[0-9.]+)|(oriented)|(by|why)=("(?:[^"\\]|\\.)*"))$', re.ASCII)
 
 
 # ---- writing --------------------------------------------------------------------------
@@ -150,6 +150,9 @@ def _event_text(ev: object) -> str:
     if isinstance(ev, Play):
         text += f" c={_number(ev.confidence)}" if ev.confidence is not None else ""
         text += " oriented" if ev.oriented else ""
+    if isinstance(ev, Correction):  # who corrected and why: JSON string literals
+        text += f" by={json.dumps(ev.by, ensure_ascii=False)}" if ev.by else ""
+        text += f" why={json.dumps(ev.reason, ensure_ascii=False)}" if ev.reason else ""
     return text
 
 
@@ -306,18 +309,26 @@ def _parse_event_line(line: str) -> tuple[int, object, str]:
     body = _POINTS_RE.sub("", body)
     annotation = m.group(2)[len(body):start]
     attrs: dict = {}
+    notes: dict = {}  # a correction's by= and why=
     while am := _ATTR_RE.search(body):
-        key, value = am.group(1) or am.group(3), am.group(2)
-        field = {"t": "t", "f": "frame", "c": "confidence", "oriented": "oriented"}[key]
-        if field in attrs:
+        key, value = am.group(1) or am.group(3) or am.group(4), am.group(2) or am.group(5)
+        field = {"t": "t", "f": "frame", "c": "confidence", "oriented": "oriented", "by": "by", "why": "reason"}[key]
+        if field in attrs or field in notes:
             raise RecordError(f"event {index}: {key}{'=' if value is not None else ''} given twice")
         try:
-            attrs[field] = True if key == "oriented" else int(value) if key == "f" else float(value)
+            if key in ("by", "why"):
+                notes[field] = json.loads(value)
+            else:
+                attrs[field] = True if key == "oriented" else int(value) if key == "f" else float(value)
         except ValueError:
-            what = "a frame index (a whole number >= 0)" if key == "f" else "a number"
+            what = ("a quoted text" if key in ("by", "why") else "a frame index (a whole number >= 0)" if key == "f"
+                    else "a number")
             raise RecordError(f"event {index}: {key}={value} is not {what}") from None
         body = body[: am.start()]
     ev = parse_event(body)
+    if notes and not isinstance(ev, Correction):
+        raise RecordError(f"event {index}: by= and why= apply to fix and void lines only")
+    attrs.update(notes)
     play_attrs = {k: attrs.pop(k) for k in ("confidence", "oriented") if k in attrs}
     # a fix that puts a play in: c= and oriented are that play's (helper-84: refused as "plays only")
     target = ev.event if isinstance(ev, Correction) and isinstance(ev.event, Play) else ev

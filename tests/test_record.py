@@ -205,7 +205,24 @@ def test_exotic_events_fall_back_to_json_lines():
     assert "0. N 5-5 t=123456789.123 f=3  {+10}" in text
     assert re.search(r'^2\. json \{"type": "penalty"', text, re.M)
     assert '[Player N "Ana; Jr"]' in text and '[Event "He said \\"hi\\"\\nagain"]' in text
+    assert '6. void 5 by="umpire"' in text  # who corrected is said in the notation, not as JSON
     round_trips(rec)
+
+
+def test_an_umpires_corrections_are_notation_lines_with_who_and_why():
+    """helper-97: every correction the service records carries ``by``/``reason`` and was written as a
+    JSON line (a swap of two plays made two). They are ``fix``/``void`` lines with ``by=`` and ``why=``."""
+    rules = load_ruleset("all-fives")
+    log = [Play(seat="N", tile="6-1"), Play(seat="S", tile="6-3", end="W"), Play(seat="N", tile="1-4", end="E"),
+           Correction(replaces=1, event=Play(seat="S", tile="1-4", end="E"), by="umpire Ana",
+                      reason='tiles "recorded the wrong way round" — swap'),
+           Correction(replaces=2, event=Play(seat="N", tile="6-3", end="W"), by="umpire Ana", reason="swap")]
+    text = write_text(record_from_match(rules, [log]))
+    assert '3. fix 1 S 1-4 E by="umpire Ana" why="tiles \\"recorded the wrong way round\\" — swap"  {+10}' in text
+    assert '4. fix 2 N 6-3 W by="umpire Ana" why="swap"  {+0}' in text
+    assert "json" not in text
+    back = read_text(text)
+    assert back.hands[0].events == log
 
 
 def test_rules_outside_the_presets_are_written_in_full():
@@ -353,6 +370,10 @@ def test_bad_json_fields(demo):
      "line 3: seat N is named twice ('Ana' and 'Carl')"),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Players "N: Ana"]\n[Player N "Carl"]\n',
      "line 4: seat N is named twice"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6 by="Ana"\n',
+     "event 0: by= and why= apply to fix and void lines only"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6\n1. void 0 why="a" why="b"\n',
+     "event 1: why= given twice"),
     # a raw pydantic message before (helper-77)
     ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6\n1. fix 0 fix 0 N 6-5\n',
      "a fix replaces an event with an event, not with another correction (to change event 0 again, write "
