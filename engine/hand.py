@@ -560,11 +560,21 @@ def _take_back(st: HandState, ev: TakeBack, points: dict, flags: list[Flag]) -> 
             break
     else:
         raise IllegalEvent(f"{ev.seat} did not play {ev.tile}")
+    # a tile another was laid against is not the player's to take back: without it that tile would
+    # hang on an end it does not match (helper-97: reached by swapping two plays' tiles)
+    if i == 0 and len(st.plays) > 1:  # every later tile hangs from the lead
+        raise IllegalEvent(f"{ev.seat} cannot take back {ev.tile}: it led, and {len(st.plays) - 1} "
+                           f"{'tile was' if len(st.plays) == 2 else 'tiles were'} laid after it")
+    before = st.layout.empty_like()
+    matched = [before.place(t, end, oriented).matched for _, _, t, end, oriented, _ in st.plays]
+    lay = st.layout.empty_like()
+    for k, (_, seat, t, end, oriented, _) in enumerate(st.plays):
+        if k == i:
+            continue
+        if not lay.place(t, end, oriented).matched and matched[k]:
+            raise IllegalEvent(f"{ev.seat} cannot take back {ev.tile}: {seat}'s {t} was laid against it")
     removed = st.plays.pop(i)
     turn_before = st.turns_before.pop(i)
-    lay = st.layout.empty_like()
-    for _, _, t, end, oriented, _ in st.plays:
-        lay.place(t, end, oriented)
     st.layout = lay
     points[st.side(ev.seat)] = -removed[5]
     st.counts[ev.seat] += 1

@@ -223,6 +223,23 @@ def test_take_back_restores_the_board_and_the_points():
     assert "take_back" in kinds(st) and "out_of_turn" not in kinds(st)
 
 
+def test_a_tile_another_was_laid_against_cannot_be_taken_back():
+    """helper-97: S took back 5-1 after N had laid 1-3 against it; the 1-3 then hung on E (5) and the
+    line showed E 1, a line that cannot exist. Refused, as is taking back a lead others followed; a
+    tile on the other end, nothing laid against it, still can be."""
+    rules = load_ruleset("all-fives")
+    h = Hand(rules)
+    for line in ("N 5-5", "S 5-1 E", "N 1-3 E"):
+        h.append(parse_event(line))
+    with pytest.raises(IllegalEvent, match="S cannot take back 5-1: N's 1-3 was laid against it"):
+        h.append(parse_event("S takeback 5-1"))
+    with pytest.raises(IllegalEvent, match="N cannot take back 5-5: it led, and 2 tiles were laid after it"):
+        h.append(parse_event("N takeback 5-5"))
+    assert len(h.log) == 3 and h.state.layout.open_ends() == {"W": 5, "E": 3}
+    st = replay(rules, ev("N 5-5", "S 5-1 E", "N 5-3 W", "S takeback 5-1"), HandContext(leader="N"))
+    assert st.layout.open_ends() == {"W": 3, "E": 5}  # 5-1 hung alone on E
+
+
 def test_a_mismatched_tile_taken_back_in_time_is_no_bogus_play_on_the_board():
     # seed 000: "he/she must take it back before the next player play"
     rules = load_ruleset("lisa-b-all-fives")
