@@ -40,6 +40,7 @@ import logging
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import AsyncIterator, Callable
 
 import numpy as np
@@ -84,6 +85,9 @@ class VisionSource:
         self.before_frame = before_frame
         self.frame_source_factory = frame_source_factory
         self._stats = SourceStats(connected=False)
+        spec = str(table.get("video_source") or "")
+        if table.get("resume") and table.get("resume_frame") is not None and Path(spec).exists():
+            self._stats.position = int(table["resume_frame"])  # a replayed file goes on from there (helper-96)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._frames = None  # the vision.sources.FrameSource while open

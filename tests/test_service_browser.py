@@ -513,4 +513,10 @@ def test_umpire_swaps_two_plays_recorded_the_wrong_way_round_from_the_console(tm
             page.click("#log button[data-act='swap'][data-i='1']")
             wait_for(lambda: scores() == {"N": 0, "S": 10})
             assert asked == ["Swap the tiles of plays #1 and #2 of hand #1 (seats stay)?"]
+            page.wait_for_function("document.querySelectorAll('#log tr.corrected').length === 2", timeout=15000)
+            # swapped back (undone): the two slots hold what they first held, no longer marked corrected
+            page.once("dialog", lambda d: d.accept())
+            page.click("#log button[data-act='swap'][data-i='1']")
+            wait_for(lambda: scores() == {"N": 0, "S": 0})
+            page.wait_for_function("document.querySelectorAll('#log tr.corrected').length === 0", timeout=15000)
             page.close()

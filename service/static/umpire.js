@@ -132,9 +132,13 @@
           ? `<button data-act="swap" data-i="${i}" title="the tiles of this play and the next one were recorded the wrong way round">swap with next</button>` : "")
         + (TURN_EVENTS.has(cur.type) ? `<button data-act="seat" data-i="${i}">seat</button>` : "")
         + `<button data-act="void" data-i="${i}">void</button>`;
-      return `<tr class="${now.has(i) ? "corrected" : ""}"><td>${i}</td><td>${DC.esc(text)} ${flags}</td><td>${pts}</td><td>${tools}</td></tr>`;
+      return `<tr class="${now.has(i) && !same(now.get(i), e) ? "corrected" : ""}"><td>${i}</td><td>${DC.esc(text)} ${flags}</td><td>${pts}</td><td>${tools}</td></tr>`;
     }).join("");
   }
+
+  // a slot corrected back to what it first held (a swap undone) is not shown as corrected
+  const same = (a, b) => !!a && !!b && a.type === b.type && a.seat === b.seat && a.end === b.end
+    && JSON.stringify(a.tile || null) === JSON.stringify(b.tile || null);
 
   // the next slot whose event in force is a play (a swap exchanges the tiles and ends of two plays)
   function nextPlay(h, now, i) {
