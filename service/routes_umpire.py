@@ -73,10 +73,13 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
             held = rt.event_at(hand, body.replaces)  # NotFound: no slot, or voided already
             _changes(held, ev, hand, body.replaces)
         passes = rt.inferred_passes(hand, body.replaces) if ev is None else []
+        restoring = ev is not None and held is None  # a voided slot given an event again
         out = _correct(rt, hand, body.replaces, ev, actor(request, body.by), body.reason)
         # the passes the camera inferred from a play that was not made go with it
         out["voided_passes"] = _void_inferred(rt, hand, passes, held, actor(request, body.by),
                                               f"inferred from play #{body.replaces}, voided")
+        if restoring and isinstance(ev, Play):
+            out["voided_passes"] += _passes_while_voided(rt, hand, body.replaces, ev.seat, actor(request, body.by))
         if ev is None and isinstance(held, Pass):  # helper-89: its "S passed" alert stayed open
             _resolve_pass_alert(rt, hand, held, actor(request, body.by), f"pass #{body.replaces} voided")
         return out
@@ -109,6 +112,22 @@ def _void_inferred(rt, hand: int, passes: list, play: object, by: str, reason: s
 
     rt.resolve_open(about, by, reason)
     return [slot for slot, _ in passes]
+
+
+def _passes_while_voided(rt, hand: int, slot: int, seat: str, by: str) -> list[int]:  # noqa: ANN001
+    """A play restored after a void: the passes the camera inferred for its seat meanwhile go (the void
+    left that seat to play, so the next play by another seat made it "pass"); returns their slots."""
+    log = rt.hand_log(hand)
+    voids = [k for k, e in enumerate(log) if isinstance(e, Correction) and e.replaces == slot and e.event is None]
+    if not voids:
+        return []
+    done: list[int] = []
+    for j in range(voids[-1] + 1, len(log)):
+        passes = [(k, p) for k, p in rt.inferred_passes(hand, j) if p.seat == seat and k > voids[-1]]
+        if passes:
+            done += _void_inferred(rt, hand, passes, rt.event_at(hand, j), by,
+                                   f"inferred while play #{slot} was voided; it is restored")
+    return done
 
 
 def _changes(held: object, event: object | None, hand: int, index: int) -> None:

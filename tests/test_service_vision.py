@@ -882,6 +882,61 @@ def test_voiding_a_camera_play_voids_the_passes_inferred_from_it(tmp_path, monke
             ("S", "resolved"), ("W", "resolved")]
 
 
+class _VoidedMeanwhileSource(_NoticeSource):
+    """bdc-partnership (N, W, S, E): N leads 6-6, W lays 6-3 on E; the umpire voids W's play (a wrong
+    void) while the camera runs, so the record leaves W to play; S's arm then lays 6-1 on W and the
+    tracker infers W's pass, as it does for a skipped seat."""
+
+    voided = None  # set by the test once the void is in
+
+    async def __aiter__(self):
+        import asyncio
+
+        from engine.events import Deal, Pass, Play
+        from service.sources import SourceItem
+
+        yield SourceItem(Deal(hands={}, draws_seen=False), tag="vision:0")
+        yield SourceItem(Play(seat="N", tile=(6, 6), t=1.0, frame=8), tag="vision:8")
+        yield SourceItem(Play(seat="W", tile=(6, 3), end="E", t=3.0, frame=24), tag="vision:24")
+        while not _VoidedMeanwhileSource.voided.is_set():
+            await asyncio.sleep(0.02)
+        yield SourceItem(Pass(seat="W", t=6.0, frame=48), tag="vision:48")
+        yield SourceItem(None, tag="vision:48", alert={
+            "type": "vision_notice", "kind": "pass_inferred", "t": 6.0, "frame": 48, "seat": "W", "by": "S",
+            "pass_t": 6.0, "pass_frame": 48, "message": "W passed: S's arm played 6-1 on W's turn"})
+        yield SourceItem(Play(seat="S", tile=(6, 1), end="W", t=6.0, frame=48), tag="vision:48")
+
+
+def test_restoring_a_wrongly_voided_camera_play_voids_the_pass_inferred_meanwhile(tmp_path, monkeypatch, footage):
+    """helper-93: a camera play voided by mistake leaves its seat to play; the next play by another seat
+    then makes the camera infer that seat's pass. Restoring the play left the pass (W "passed" right
+    after its own play: an out-of-turn flag). The restore now voids the passes inferred meanwhile."""
+    import threading
+
+    _VoidedMeanwhileSource.voided = threading.Event()
+    monkeypatch.setitem(sources._FACTORIES, "vision", _VoidedMeanwhileSource)
+    with TestClient(app_for(tmp_path)) as c:
+        r = post(c, "/api/tables", {"id": "cam", "name": "Camera table", "rules": "bdc-partnership",
+                                    "video_source": str(footage["paths"]["video"]),
+                                    "calibration": str(footage["paths"]["profile"]), "worker": {"kind": "vision"}})
+        assert r.status_code == 201, r.text
+        post(c, "/api/tables/cam/start")
+        wait_for(lambda: len(_in_force(c)) == 3)
+        play = c.get("/api/matches/1/hands/1").json()["events"][2]
+        assert post(c, "/api/tables/cam/corrections", {"hand": 1, "replaces": 2, "event": None}).status_code == 201
+        _VoidedMeanwhileSource.voided.set()
+        wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished")
+        assert _in_force(c) == ["deal unseen", "N 6-6", "W pass", "S 6-1 W"]
+        r = post(c, "/api/tables/cam/corrections", {"hand": 1, "replaces": 2, "event": play, "reason": "restored"})
+        assert r.status_code == 201, r.text
+        assert r.json()["voided_passes"] == [4]
+        assert _in_force(c) == ["deal unseen", "N 6-6", "W 6-3 E", "S 6-1 W"]
+        assert c.get("/api/tables/cam/status").json()["hand"]["turn"] == "E"
+        alerts = c.get("/api/tables/cam/alerts?status=all").json()
+        assert [(a["seat"], a["status"]) for a in alerts if a["kind"] == "pass_inferred"] == [("W", "resolved")]
+        assert [a for a in alerts if a["status"] == "open" and a["kind"] in ("out_of_turn", "pass_with_play")] == []
+
+
 def test_voiding_an_inferred_pass_resolves_its_alert(tmp_path, monkeypatch, footage):
     """helper-89: the umpire voided the camera's "S passed"; its alert stayed open beside the new
     out_of_turn flag."""
