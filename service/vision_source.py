@@ -252,7 +252,7 @@ class VisionSource:
                                  timelapse=hasattr(frames, "interval_s"))
         draw_game = bool(rules.boneyard)
         resume = self.table.get("resume")
-        # a replayed file goes on after the last frame it recorded; one it recorded nothing from (the
+        # a replayed file goes on from the last frame it recorded; one it recorded nothing from (the
         # hand typed by hand) starts over
         skip = self.table.get("resume_frame") if resume and not live else None
         if not live and skip is None:
