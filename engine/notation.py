@@ -111,6 +111,9 @@ def _parse_words(words: list[str], stamps: dict):
         form = "void N" if head == "void" else "fix N EVENT"
         raise NotationError(f"{' '.join(words)!r}: a correction is '{form}', N the number of the event it replaces")
     if head == "void":
+        if len(words) > 2 and not words[2].startswith("#"):  # helper-98: "void 18 because ..." was dropped silently
+            raise NotationError(f"{' '.join(words)!r}: 'void N' takes nothing after the event number (who and "
+                                "why go in a record's by=\"...\" why=\"...\")")
         return Correction(replaces=int(words[1]), event=None, **stamps)
     if head == "fix":
         if words[2] in ("fix", "void"):  # a correction replaces the event itself: fix its number again

@@ -325,6 +325,9 @@ def _parse_event_line(line: str) -> tuple[int, object, str]:
                     else "a number")
             raise RecordError(f"event {index}: {key}={value} is not {what}") from None
         body = body[: am.start()]
+    if bad := re.search(r"\s(by|why)\s*=", body):  # not a well-formed by="..." at the line's end
+        raise RecordError(f"event {index}: {bad.group(1)}= takes one double-quoted text (a JSON string: \\\" for a "
+                          f'quote), after the event, e.g. {bad.group(1)}="umpire Ana"')
     ev = parse_event(body)
     if notes and not isinstance(ev, Correction):
         raise RecordError(f"event {index}: by= and why= apply to fix and void lines only")
@@ -342,7 +345,8 @@ def _parse_event_line(line: str) -> tuple[int, object, str]:
             ev = type(ev).model_validate({**ev.model_dump(), **attrs})
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise RecordError(f"event {index}: {err['loc'][0]}: {err['msg']}") from None
+        field = {"reason": "why=", "by": "by="}.get(str(err["loc"][0]), err["loc"][0])  # as written in the line
+        raise RecordError(f"event {index}: {field}: {err['msg']}") from None
     return index, ev, annotation
 
 

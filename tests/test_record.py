@@ -374,6 +374,13 @@ def test_bad_json_fields(demo):
      "event 0: by= and why= apply to fix and void lines only"),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6\n1. void 0 why="a" why="b"\n',
      "event 1: why= given twice"),
+    # helper-98: the rest of a void line was dropped without a word; a bad by= got the play grammar's message
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6\n1. void 0 because="x"\n',
+     "'void 0 because=\"x\"': 'void N' takes nothing after the event number"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6\n1. void 0 by="umpire Ana\n',
+     'event 1: by= takes one double-quoted text (a JSON string: \\" for a quote), after the event'),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6\n1. void 0 why="' + "x" * 501 + '"\n',
+     "event 1: why=: String should have at most 500 characters"),
     # a raw pydantic message before (helper-77)
     ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6\n1. fix 0 fix 0 N 6-5\n',
      "a fix replaces an event with an event, not with another correction (to change event 0 again, write "
