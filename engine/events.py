@@ -150,7 +150,8 @@ class CorrectionError(ValueError):
 
 
 def effective(log: list) -> list[tuple[int, object]]:
-    """The events in force: each corrected slot takes its latest replacement; voided slots drop.
+    """The events in force: each corrected slot takes its latest replacement; voided slots drop. A
+    replacement with neither time nor frame takes the replaced event's (``t``, ``frame``).
 
     Returns (log index, event) pairs in log order, corrections themselves excluded.
 
@@ -165,7 +166,14 @@ def effective(log: list) -> list[tuple[int, object]]:
             if isinstance(log[ev.replaces], Correction):
                 raise CorrectionError(f"correction #{i} replaces #{ev.replaces}, which is itself a correction: "
                                       f"correct event #{log[ev.replaces].replaces} instead")
-            slots[ev.replaces] = ev.event
+            new = ev.event
+            if new is not None and new.t is None and new.frame is None:
+                # a fix typed without a time corrects what happened, not when: the slot keeps its moment
+                # (helper-98: the fixed play of a reviewed game lost its link to the video)
+                was = log[ev.replaces]
+                if was.t is not None or was.frame is not None:
+                    new = new.model_copy(update={"t": was.t, "frame": was.frame})
+            slots[ev.replaces] = new
         else:
             slots[i] = ev
     return [(i, slots[i]) for i in sorted(slots) if slots[i] is not None]

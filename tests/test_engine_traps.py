@@ -511,3 +511,22 @@ def test_a_domino_for_a_seat_that_still_holds_tiles_is_refused():
     draw = load_ruleset("draw")
     st = replay(draw, ev("deal unseen", "N 6-6", "S 6-5 E", "end domino N", "S reveal 3-3"))
     assert (st.result.kind, st.result.winner_seat) == ("domino", "N")
+
+
+def test_a_fix_typed_without_a_time_keeps_the_moment_of_the_event_it_replaces():
+    """helper-98: a reviewed game's play fixed in notation ("fix 1 S 4-2 E") lost its time, so the
+    report's row no longer linked to the moment in the video. A fix with its own time keeps that."""
+    from engine.events import Play, effective
+    from engine.timeline import outcome_row
+
+    log = [Play(seat="N", tile="6-4", t=3.0, frame=30), Play(seat="S", tile="4-1", end="E", t=8.5, frame=85),
+           Correction(replaces=1, event=Play(seat="S", tile="4-2", end="E")),
+           Correction(replaces=0, event=Play(seat="N", tile="6-4", t=2.0))]
+    now = dict(effective(log))
+    assert (now[1].tile, now[1].t, now[1].frame) == (Tile(4, 2), 8.5, 85)
+    assert (now[0].t, now[0].frame) == (2.0, None)  # its own time stands
+    h = Hand(load_ruleset("all-fives"))
+    for e in log:
+        h.append(e)
+    assert [(r["index"], r["t"], r["frame"]) for r in map(outcome_row, h.state.outcomes)] == [(0, 2.0, None),
+                                                                                              (1, 8.5, 85)]
