@@ -724,7 +724,10 @@ class ReviewSession:
                     f"{plural(s.flags, 'flag')}")
         if s.skipped:
             subtitle += f" · {plural(len(s.skipped), 'image')} skipped (undecodable, or another size)"
-        if s.status:
+        if s.final:  # the result and the final score where a player looks first (helper-98: "hand over" alone)
+            unit = f" ({s.score_unit})" if s.score_unit != "points" else ""
+            subtitle += f" · {s.status} · final score " + ", ".join(f"{k} {v}" for k, v in s.score.items()) + unit
+        elif s.status:
             subtitle += f" · {s.status.split(':')[0]}"
         video = self.out.video.path.name if self.out.video is not None else None
         s.files["report"] = write_report(self.out.dir / "report.html", title, subtitle, self.out.rows,

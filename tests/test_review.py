@@ -8,6 +8,7 @@ motion gate -> tracker -> engine -> events.jsonl / record.json / report.html / a
 from __future__ import annotations
 
 import json
+from html import escape
 from pathlib import Path
 
 import cv2
@@ -72,6 +73,9 @@ def test_review_matches_ground_truth(footage, tmp_path):
     # (a browser plays it); each play's time links to its moment in the video
     html = (tmp_path / "report.html").read_text()
     assert f"{len(want)} plays, 4 draws · " in html  # the page's header counts as the terminal does (helper-90)
+    # and says how the hand ended and the final score (helper-98: "hand over" alone)
+    final = ", ".join(f"{k} {v}" for k, v in end[0]["score"].items())
+    assert f" · {escape(summary.status)} · final score {final}</p>" in html and summary.status.startswith("hand over: ")
     assert html.count("<tr") >= len(want) + 1
     assert '<video class="replay" controls preload="metadata" src="annotated.webm">' in html
     assert f'data-t="{plays[0]["t"]:.2f}" href="annotated.webm#t={plays[0]["t"]:.2f}"' in html
