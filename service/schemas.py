@@ -4,11 +4,23 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 Seat = Literal["N", "E", "S", "W"]
+
+
+def _printable(text: str) -> str:
+    """A name shown on the overlay and the pages: no control characters (helper-99: a NUL and a newline
+    were stored, and the index showed "ab c")."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise ValueError("no control characters (newline, tab, NUL) in a name or title")
+    return text
+
+
+#: shown on the overlay and the pages: one line of printable text
+Text = Annotated[str, AfterValidator(_printable)]
 #: a display name (player, team): capped like the table's name, as every feed message repeats it
-Name = Annotated[str, Field(max_length=200)]
+Name = Annotated[Text, Field(max_length=200)]
 
 
 class _Body(BaseModel):
@@ -31,7 +43,7 @@ class WorkerSpec(_Body):
 
 class TableCreate(_Body):
     id: str | None = Field(None, pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="slug; from the name if absent")
-    name: str = Field(min_length=1, max_length=200, pattern=r"\S", description="shown on the overlay: not blank")
+    name: Text = Field(min_length=1, max_length=200, pattern=r"\S", description="shown on the overlay: not blank")
     video_source: str = Field("", max_length=2000)
     calibration: str = Field("", max_length=2000, description="calibration profile path")
     rules: str = Field("all-fives", min_length=1, max_length=200,
@@ -41,7 +53,7 @@ class TableCreate(_Body):
     teams: dict[str, Name] = Field(default_factory=dict, description="side (N, NS, ...) -> display name")
     worker: WorkerSpec = Field(default_factory=WorkerSpec)
     view_key: str | None = Field(None, min_length=4, max_length=200)
-    title: str = Field("", max_length=200, description="title of the first match")
+    title: Text = Field("", max_length=200, description="title of the first match")
 
 
 class StartBody(_Body):
@@ -49,7 +61,7 @@ class StartBody(_Body):
 
 
 class MatchCreate(_Body):
-    title: str = Field("", max_length=200)
+    title: Text = Field("", max_length=200)
 
 
 class EventBody(_Body):

@@ -552,3 +552,14 @@ def test_a_blank_table_name_is_refused(client):
     """helper-83: '   ' was taken (id table-2), an empty name on the overlay."""
     r = post(client, "/api/tables", {"name": "   ", "rules": "all-fives", "worker": {"kind": "manual"}})
     assert r.status_code == 422 and r.text.startswith('{"detail":"name:')
+
+
+@pytest.mark.parametrize("field,value", [("name", "a\u0000b"), ("name", "Mesa\n2"), ("players", {"N": "Ana\tB"}),
+                                         ("teams", {"NS": "x\u007fy"}), ("title", "Final\r")])
+def test_names_with_control_characters_are_refused(client, field, value):
+    """helper-99: a name with a NUL and a newline was stored, and the index showed "ab c"."""
+    body = {**MANUAL, "id": "ctl", field: value}
+    r = post(client, "/api/tables", body)
+    assert r.status_code == 422, r.text
+    assert "no control characters (newline, tab, NUL) in a name or title" in r.json()["detail"]
+    assert client.get("/api/tables/ctl").status_code == 404

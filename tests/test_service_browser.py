@@ -520,3 +520,41 @@ def test_umpire_swaps_two_plays_recorded_the_wrong_way_round_from_the_console(tm
             wait_for(lambda: scores() == {"N": 0, "S": 0})
             page.wait_for_function("document.querySelectorAll('#log tr.corrected').length === 0", timeout=15000)
             page.close()
+
+
+@pytest.mark.parametrize("size,w,h", [("720p", 1280, 720), ("1080p", 1920, 1080)])
+def test_overlay_clips_long_names_and_keeps_its_panels_apart(tmp_path, browser, size, w, h):
+    """helper-99: names of 200 characters (the most the API takes) widened the score cards and the
+    last-play bar past the frame (a page 5723 px wide at 720p) and over the table's title card."""
+    long = "W" * 200
+    spaced = "Maximiliano-Alejandro de la Santísima Trinidad " * 4
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            assert c.post("/api/tables", json={"id": "lg", "name": long, "rules": "all-fives",
+                                               "players": {"N": long, "S": spaced[:200]},
+                                               "worker": {"kind": "manual"}}).status_code == 201
+            assert c.post("/api/tables/lg/events", json={"event": {"type": "play", "seat": "N",
+                                                                    "tile": [5, 5]}}).status_code == 201
+            page = browser.new_page(viewport={"width": w, "height": h})
+            page.goto(f"{base}/tables/lg/overlay?size={size}")
+            page.wait_for_selector("#lastplay:not(.hidden)")
+            assert page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]") \
+                == [w, h]
+            boxes = {sel: page.locator(sel).bounding_box() for sel in ("#meta", "#lastplay")}
+            cards = [card.bounding_box() for card in page.query_selector_all("#scores .team")]
+            for b in list(boxes.values()) + cards:  # inside the frame
+                assert b["x"] >= 0 and b["x"] + b["width"] <= w and b["y"] + b["height"] <= h, b
+            meta = boxes["#meta"]
+            assert all(cb["x"] + cb["width"] <= meta["x"] for cb in cards), (cards, meta)  # clear of the title card
+            assert all(cb["height"] < 0.2 * h for cb in cards), cards  # one line of name each, not three
+            # the name is shortened, what was played still shows whole
+            assert page.inner_text("#lastplay").endswith("(N) played 5-5 (lead)+10")
+            assert page.evaluate("() => { const e = document.getElementById('lastplay');"
+                                 " return e.scrollWidth <= e.clientWidth; }")
+            page.close()
+            index = browser.new_page(viewport={"width": 1400, "height": 900})  # the organiser's list of tables
+            index.goto(f"{base}/")
+            index.wait_for_selector("tr[data-id='lg']")
+            assert index.evaluate("() => document.documentElement.scrollWidth") <= 1400
+            index.close()

@@ -101,7 +101,9 @@ const DC = (() => {
 
   function playText(state, lp) {
     if (!lp) return "";
-    const who = lp.player && lp.player !== lp.seat ? `${lp.player} (${lp.seat})` : (lp.seat || "");
+    // a long name is shortened so that what was played still shows on one line (helper-99)
+    const name = lp.player && lp.player.length > 40 ? lp.player.slice(0, 39) + "…" : lp.player;
+    const who = name && name !== lp.seat ? `${name} (${lp.seat})` : (lp.seat || "");
     if (lp.type === "play") return `${who} played ${lp.tile[0]}-${lp.tile[1]}` + (lp.end && lp.end !== "lead" ? ` on ${lp.end}` : " (lead)");
     if (lp.type === "pass") return `${who} passed`;
     if (lp.type === "draw") return `${who} drew ${lp.count > 1 ? lp.count + " tiles" : "a tile"}`;

@@ -24,14 +24,14 @@
     // whose turn, named (the border colour alone is easy to miss on a stream); none once the hand is
     // over or waits for the hands to be shown (helper-89: "▶ Bob to play" under a finished hand)
     const toPlay = turnSide && hand.status === "in_progress"
-      ? `<div class="toplay">▶ ${DC.esc((state.players || {})[hand.turn] || hand.turn)} to play</div>` : "";
+      ? `<div class="toplay clip">▶ ${DC.esc((state.players || {})[hand.turn] || hand.turn)} to play</div>` : "";
     // seed 002 (nova-block): players are ranked by the pips left in their hands over the match, fewest
     // first; the points are all 0 there (helper-93: the cards read 0 · 0 · 0 · 0 all match long)
     const byPips = state.rules.standings === "cumulative_pips";
     const pips = Object.fromEntries((state.standings || []).map((r) => [r.side, r.total]));
     const value = (side) => byPips ? `${pips[side] ?? 0}<span class="unit">pips</span>` : `${game.scores[side] ?? 0}`;
     $("scores").innerHTML = Object.keys(state.teams).map((side) =>
-      `<div class="team${side === turnSide ? " turn" : ""}" data-side="${DC.esc(side)}"><div class="name">${DC.esc(DC.sideLabel(state, side))}</div>`
+      `<div class="team${side === turnSide ? " turn" : ""}" data-side="${DC.esc(side)}"><div class="name clip">${DC.esc(DC.sideLabel(state, side))}</div>`
       + `<div class="score">${value(side)}</div>${side === turnSide ? toPlay : ""}</div>`).join("");
     const status = sourceStatus(state.worker);
     $("status").textContent = status;
@@ -40,7 +40,7 @@
     // a draw game's boneyard, where the record counts it (draws entered; helper-93: the state had it, the screen not)
     const bone = hand && state.rules.boneyard && hand.boneyard_known && hand.status === "in_progress"
       ? `<br>boneyard ${hand.boneyard}` : "";
-    $("meta").innerHTML = `${DC.esc(state.table.name)}<br>game ${game.number || 1}${hand ? ` · hand ${hand.in_game}` : ""}${target}${bone}`
+    $("meta").innerHTML = `<span class="clip">${DC.esc(state.table.name)}</span>game ${game.number || 1}${hand ? ` · hand ${hand.in_game}` : ""}${target}${bone}`
       + (game.ended_by ? `<br><b>game over: ${DC.esc(DC.sideLabel(state, game.winner))}</b>` : "");
     const lp = hand && hand.last_play;
     $("board").innerHTML = hand ? DC.layoutSVG(hand.layout, {last: lp && lp.tile ? `${Math.max(...lp.tile)}-${Math.min(...lp.tile)}` : null}) : "";
