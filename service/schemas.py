@@ -17,10 +17,9 @@ def _printable(text: str) -> str:
     return text
 
 
-#: shown on the overlay and the pages: one line of printable text
-Text = Annotated[str, AfterValidator(_printable)]
-#: a display name (player, team): capped like the table's name, as every feed message repeats it
-Name = Annotated[Text, Field(max_length=200)]
+#: a display name (player, team, match title): capped like the table's name, as every feed message repeats it; one
+#: line of printable text (checked after the length, whose message names the limit)
+Name = Annotated[str, Field(max_length=200), AfterValidator(_printable)]
 
 
 class _Body(BaseModel):
@@ -43,7 +42,8 @@ class WorkerSpec(_Body):
 
 class TableCreate(_Body):
     id: str | None = Field(None, pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="slug; from the name if absent")
-    name: Text = Field(min_length=1, max_length=200, pattern=r"\S", description="shown on the overlay: not blank")
+    name: Annotated[str, Field(min_length=1, max_length=200, pattern=r"\S"), AfterValidator(_printable)] = Field(
+        description="shown on the overlay: not blank")
     video_source: str = Field("", max_length=2000)
     calibration: str = Field("", max_length=2000, description="calibration profile path")
     rules: str = Field("all-fives", min_length=1, max_length=200,
@@ -53,7 +53,7 @@ class TableCreate(_Body):
     teams: dict[str, Name] = Field(default_factory=dict, description="side (N, NS, ...) -> display name")
     worker: WorkerSpec = Field(default_factory=WorkerSpec)
     view_key: str | None = Field(None, min_length=4, max_length=200)
-    title: Text = Field("", max_length=200, description="title of the first match")
+    title: Name = Field("", description="title of the first match")
 
 
 class StartBody(_Body):
@@ -61,7 +61,7 @@ class StartBody(_Body):
 
 
 class MatchCreate(_Body):
-    title: Text = Field("", max_length=200)
+    title: Name = ""
 
 
 class EventBody(_Body):
