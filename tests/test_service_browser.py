@@ -531,7 +531,7 @@ def test_overlay_clips_long_names_and_keeps_its_panels_apart(tmp_path, browser, 
     app = app_for(tmp_path, keepalive_s=2)
     with live_server(app) as base:
         with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
-            assert c.post("/api/tables", json={"id": "lg", "name": long, "rules": "all-fives",
+            assert c.post("/api/tables", json={"id": "lg", "name": long, "rules": "all-fives", "title": "Club final",
                                                "players": {"N": long, "S": spaced[:200]},
                                                "worker": {"kind": "manual"}}).status_code == 201
             assert c.post("/api/tables/lg/events", json={"event": {"type": "play", "seat": "N",
@@ -546,6 +546,7 @@ def test_overlay_clips_long_names_and_keeps_its_panels_apart(tmp_path, browser, 
             for b in list(boxes.values()) + cards:  # inside the frame
                 assert b["x"] >= 0 and b["x"] + b["width"] <= w and b["y"] + b["height"] <= h, b
             meta = boxes["#meta"]
+            assert page.inner_text("#meta").splitlines()[1] == "Club final"  # the match's title, under the table's
             assert all(cb["x"] + cb["width"] <= meta["x"] for cb in cards), (cards, meta)  # clear of the title card
             assert all(cb["height"] < 0.2 * h for cb in cards), cards  # one line of name each, not three
             # the name is shortened, what was played still shows whole

@@ -40,7 +40,9 @@
     // a draw game's boneyard, where the record counts it (draws entered; helper-93: the state had it, the screen not)
     const bone = hand && state.rules.boneyard && hand.boneyard_known && hand.status === "in_progress"
       ? `<br>boneyard ${hand.boneyard}` : "";
-    $("meta").innerHTML = `<span class="clip">${DC.esc(state.table.name)}</span>game ${game.number || 1}${hand ? ` · hand ${hand.in_game}` : ""}${target}${bone}`
+    // the match's title under the table's name (helper-99: "Club final" was in the record only)
+    const title = state.match && state.match.title ? `<span class="clip">${DC.esc(state.match.title)}</span>` : "";
+    $("meta").innerHTML = `<span class="clip">${DC.esc(state.table.name)}</span>${title}game ${game.number || 1}${hand ? ` · hand ${hand.in_game}` : ""}${target}${bone}`
       + (game.ended_by ? `<br><b>game over: ${DC.esc(DC.sideLabel(state, game.winner))}</b>` : "");
     const lp = hand && hand.last_play;
     $("board").innerHTML = hand ? DC.layoutSVG(hand.layout, {last: lp && lp.tile ? `${Math.max(...lp.tile)}-${Math.min(...lp.tile)}` : null}) : "";
