@@ -1383,6 +1383,28 @@ def test_a_resumed_tracker_reads_the_recorded_layout_as_no_new_plays(preset):
         assert len(plays(fresh.read())) == cut
 
 
+def test_a_resumed_tracker_keeps_a_voided_play_no_play():
+    """helper-100: the umpire voided E's 5-2 while the camera ran (its tile stays on the table as no
+    play); a restart's first read sent the tile again as a new play, undoing the void. Resumed, the
+    tile stays no play, and the next play goes on the end the void left."""
+    from engine.events import Correction
+
+    rules = load_ruleset("nova-block")
+    before = Table(rules)
+    before.play(t_(600, 500, 0, (3, 5), "N"))
+    before.play(t_(648, 500, 0, (5, 2), "E"))
+    record = _record(before)
+    i = next(k for k, e in enumerate(record) if isinstance(e, Play) and e.seat == "E")
+    after = Table(rules)
+    after.tr.resume(record + [Correction(replaces=i, event=None)])
+    after.on = list(before.on)
+    after.t, after.fr = before.t, before.fr
+    assert plays(after.read()) == [] and plays(after.read()) == []
+    assert [p.tile for p in after.tr.plays] == [Tile(3, 5)] and after.tr.judge.state.turn == "E"
+    out = after.play(t_(552, 500, 0, (1, 3), "E"))  # E plays again, on W
+    assert plays(out) == [("E", (3, 1), "W")]
+
+
 def test_a_resumed_tracker_uses_the_umpires_corrections_and_passes():
     """The record is the umpire's: a misread tile fixed by a correction, and a pass entered by
     hand, are what the resumed tracker goes on from (the next seat in turn, the fixed tile)."""

@@ -56,7 +56,7 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from engine.events import Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack, effective
+from engine.events import Correction, Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack, effective
 from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
@@ -292,6 +292,7 @@ class Tracker:
         self.lop = LineOfPlay()
         self.plays: list[PlayRecord] = []
         self._binder: RecordBinder | None = None  # a recorded hand's plays still looked for (resume, sync)
+        self._voided: set[tuple[int, int]] = set()  # (resume) tiles of plays the umpire voided: no new plays
         for tr in self.tiles.values():
             if tr.status == "layout":
                 tr.status, tr.play = "loose", None
@@ -330,6 +331,9 @@ class Tracker:
             raise RuntimeError("resume() must come before the first read")
         self.new_hand(context)
         self._binder = RecordBinder(self._take_in(log))
+        # a voided play's tile still lies there: as while the camera ran (sync), it is no play until moved
+        # (helper-100: a restart sent it again as a new play, undoing the void)
+        self._voided = _voided_tiles(log)
         if self.boneyard is not None:  # the record's draws are in the judge: its boneyard is the one to find
             self.boneyard = BoneyardCounter(self.judge.state.boneyard, resumed=True)
 
@@ -664,6 +668,8 @@ class Tracker:
                              o.confidence)
             tr.scenery = (setup and cfg.setup_min_score is not None and tr.face == "up" and not self.in_hand_zone(tr.geom)
                           and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)
+            if setup and tr.face == "up" and tr.key in self._voided:
+                tr.scenery = True
             tr.old = self.state is None and self._old_layout_at_start and tr.face == "up"
             tr.face_lab = getattr(o.obs, "face_lab", None)
             self._next_id += 1
@@ -1235,6 +1241,17 @@ class Tracker:
             out.append(Pass(seat=seat, t=pt, frame=pf))
             i = (i + 1) % len(order)
         return out
+
+
+def _voided_tiles(log: list) -> set[tuple[int, int]]:
+    """Keys of the tiles of plays in ``log`` (corrections included) that no play in force holds."""
+    played = [ev for ev in log if isinstance(ev, Play)]
+    played += [ev.event for ev in log if isinstance(ev, Correction) and isinstance(ev.event, Play)]
+    def key(tile) -> tuple[int, int]:  # noqa: ANN001, E306
+        return (max(tile.a, tile.b), min(tile.a, tile.b))
+
+    held = {key(ev.tile) for _, ev in effective(log) if isinstance(ev, Play)}
+    return {key(ev.tile) for ev in played} - held
 
 
 def _swapped(plays: list[PlayRecord], recorded: list) -> bool:
