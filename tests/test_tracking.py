@@ -1201,6 +1201,31 @@ def test_a_draw_the_umpire_entered_is_not_recorded_again_when_the_camera_sees_it
     assert camera == [("N", 1)] and table.tr.judge.state.boneyard == 12 == len(bone)
 
 
+def test_a_draw_begun_while_a_play_was_voided_goes_to_the_seat_the_restored_record_says():
+    """helper-100: the umpire voided S's 5-1 (the record then left S to play) and restored it a moment
+    later; N's draw, begun meanwhile, was recorded for S. Once the record changes, a drop seen but not
+    yet confirmed goes to the seat to play as the record now stands."""
+    from engine.events import Correction
+
+    table = Table(load_ruleset("draw"))
+    hands, bone = _dealt(table)
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    _from_hand(table, hands, t_(648, 500, 0, (5, 1), "S"))
+    log = list(table.tr.judge.log)
+    i = next(k for k, e in enumerate(log) if isinstance(e, Play) and e.seat == "S")
+    voided = log + [Correction(replaces=i, event=None)]
+    table.tr.sync(voided)
+    assert table.tr.judge.state.turn == "S"
+    table.arm("N")
+    _lift(table, bone.pop())  # N's arm takes a tile: the camera sees the boneyard one short
+    table.read()
+    table.tr.sync(voided + [Correction(replaces=i, event=log[i])])  # the void undone
+    table.on.append(_down(400 + 30 * len(hands["N"]), 40, 90))
+    table.read()
+    table.read()
+    assert [(e.seat, e.count) for e in table.events if isinstance(e, Draw)] == [("N", 1)]
+
+
 def test_a_draw_games_inferred_domino_on_a_blocked_line_ends_the_trackers_hand():
     """helper-89, draw seed 11: S's 4-5 blocked the line and was its last tile. The judge (draws unseen)
     takes the inferred domino; the tracker's board hand, which counts every tile and so took the

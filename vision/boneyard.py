@@ -61,6 +61,13 @@ class BoneyardCounter:
         """Whether the draws emitted so far follow the table (a confirmed count, never lost)."""
         return self.level is not None and not self.lost
 
+    def retarget(self, turn: str | None) -> None:
+        """The record changed (``Tracker.sync``): a drop seen but not yet confirmed goes to ``turn``, the
+        seat to play as the record now stands (helper-100: a draw begun while the umpire's void left the
+        other seat to play was recorded for that seat once the void was undone)."""
+        if turn is not None:
+            self._first = {k: (turn, t, f) for k, (_, t, f) in self._first.items()}
+
     def step(self, seen: int, turn: str | None, t: float, frame: int, started: bool) -> list:
         """Take one committed read.
 

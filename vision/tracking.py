@@ -368,6 +368,9 @@ class Tracker:
         self.ended = None
         self._late_lop = None  # a fix may un-end the hand: a later end copies the line as it is then
         recorded = self._take_in(log)
+        if self.boneyard is not None:
+            st = self.judge.state
+            self.boneyard.retarget(st.turn if st.layout.lead is not None and not st.over else None)
         if len(recorded) == len(plays) and not _swapped(plays, recorded):
             recs = list(self.lop.records)
             for i, (pr, (seat, tile, end, spinner)) in enumerate(zip(plays, recorded)):  # the same plays
