@@ -215,11 +215,19 @@ def replay(rules: Ruleset, log: list, context: HandContext | None = None) -> Han
         events = effective(log)
     except CorrectionError as exc:
         raise IllegalEvent(str(exc)) from None
+    # the correction in force at a slot: an event it put there is named with it (helper-98: the error
+    # named slot #18 only, not the fix on line #22 that put the tile there)
+    fixed_by = {ev.replaces: i for i, ev in enumerate(log) if isinstance(ev, Correction)}
     for index, event in events:
         try:
             apply(st, index, event)
         except (IllegalEvent, LayoutError, TileError) as exc:
-            raise IllegalEvent(f"event #{index} ({getattr(event, 'type', '?')}): {exc}") from None
+            how = f", as fixed by #{fixed_by[index]}" if index in fixed_by else ""
+            tile = getattr(getattr(event, "tile", None), "key", None)
+            put = next((j for j, ev in events if j < index and j in fixed_by and tile is not None
+                        and getattr(getattr(ev, "tile", None), "key", None) == tile), None)
+            also = f" (put at #{put} by fix #{fixed_by[put]})" if put is not None else ""
+            raise IllegalEvent(f"event #{index} ({getattr(event, 'type', '?')}{how}): {exc}{also}") from None
     return st
 
 

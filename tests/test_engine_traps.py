@@ -6,6 +6,8 @@ Expected values are computed by hand in the comments (ends W/E, spinner arms N/S
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine.events import Correction
@@ -202,8 +204,12 @@ def test_a_correction_that_cannot_happen_is_refused_and_not_recorded():
     h = Hand(rules)
     for line in ("N 6-4", "S 4-2 E", "N 2-2 E"):  # 10 -> N 10; 6 + 2 = 8; 6 + [2-2] 4 = 10 -> N 10
         h.append(parse_event(line))
-    with pytest.raises(IllegalEvent, match="already on the table"):
-        h.append(parse_event("fix 0 N 2-2"))  # then [2-2] would be played twice
+    # then [2-2] would be played twice: the error names the fix that put it there (helper-98)
+    with pytest.raises(IllegalEvent, match=re.escape("event #2 (play): tile 2-2 is already on the table "
+                                                     "(put at #0 by fix #3)")):
+        h.append(parse_event("fix 0 N 2-2"))
+    with pytest.raises(IllegalEvent, match=re.escape("event #2 (play, as fixed by #3): tile 4-2 is already on")):
+        h.append(parse_event("fix 2 N 4-2 E"))
     with pytest.raises(IllegalEvent, match="not an earlier event"):
         h.append(Correction(replaces=5, event=None))  # no event 5 before it
     assert len(h.log) == 3 and h.state.scores == {"N": 20, "S": 0}
