@@ -179,7 +179,7 @@ def swap_tiles(table_id: str, body: SwapTilesBody, request: Request) -> dict:
         if body.seen is not None:
             seen = [_tile(t, rt.cfg.rules.set_max, "seen") for t in body.seen]
             now = [ev.tile for ev in (a, b)]
-            if [sorted(t.key) for t in seen] != [sorted(t.key) for t in now]:
+            if [t.key for t in seen] != [t.key for t in now]:
                 raise Conflict(f"plays #{body.index} and #{body.other} of hand {hand} now hold {now[0]} and {now[1]}, "
                                f"not {seen[0]} and {seen[1]} as seen: swapped already? Nothing was changed")
         if a.tile.key == b.tile.key and a.end == b.end:

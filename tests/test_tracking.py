@@ -1414,13 +1414,8 @@ def test_a_resumed_tracker_keeps_a_voided_play_no_play():
     tile stays no play, and the next play goes on the end the void left."""
     from engine.events import Correction
 
-    rules = load_ruleset("nova-block")
-    before = Table(rules)
-    before.play(t_(600, 500, 0, (3, 5), "N"))
-    before.play(t_(648, 500, 0, (5, 2), "E"))
-    record = _record(before)
-    i = next(k for k, e in enumerate(record) if isinstance(e, Play) and e.seat == "E")
-    after = Table(rules)
+    before, record, i = _lead_and_answer((5, 2))
+    after = Table(before.tr.rules)
     after.tr.resume(record + [Correction(replaces=i, event=None)])
     after.on = list(before.on)
     after.t, after.fr = before.t, before.fr
@@ -1539,6 +1534,15 @@ def _record(table):
     return [e for e in table.events if isinstance(e, (Play, Pass, TakeBack, Reveal))]
 
 
+def _lead_and_answer(e_tile: tuple[int, int]):
+    """nova-block: N leads 3-5, E answers ``e_tile`` on E; returns (table, record, E's slot)."""
+    table = Table(load_ruleset("nova-block"))
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    table.play(t_(648, 500, 0, e_tile, "E"))
+    record = _record(table)
+    return table, record, next(k for k, e in enumerate(record) if isinstance(e, Play) and e.seat == "E")
+
+
 def test_a_pass_the_umpire_entered_is_not_inferred_again():
     """nova-block (N, E, S, W; no boneyard): S passed without a knock the camera saw; the umpire
     enters it. Without the sync the tracker still thought it S's turn and, when W's arm played,
@@ -1563,12 +1567,8 @@ def test_a_tile_the_umpire_fixed_gives_its_end_the_fixed_value():
     tile, 2-6 against it, then matches its end: no mismatched end, no uncertain read."""
     from engine.events import Correction
 
-    rules = load_ruleset("nova-block")
-    table = Table(rules)
-    table.play(t_(600, 500, 0, (3, 5), "N"))
-    table.play(t_(648, 500, 0, (5, 1), "E"))  # really 5-2
-    record = _record(table)
-    i = next(k for k, e in enumerate(record) if isinstance(e, Play) and e.seat == "E")
+    table, record, i = _lead_and_answer((5, 1))  # really 5-2
+    rules = table.tr.rules
     table.tr.sync(record + [Correction(replaces=i, event=Play(seat="E", tile=[5, 2], end="E"))])
     assert table.tr.lop.ends["E"].value == 2 and table.tr.plays[1].tile == Tile(5, 2)
     out = table.play(t_(696, 500, 0, (2, 6), "S"))
@@ -1605,12 +1605,7 @@ def test_a_play_the_umpire_voided_leaves_its_tile_as_no_play():
     stays on the table as no play, and the next real play goes on the end it had covered."""
     from engine.events import Correction
 
-    rules = load_ruleset("nova-block")
-    table = Table(rules)
-    table.play(t_(600, 500, 0, (3, 5), "N"))
-    table.play(t_(648, 500, 0, (5, 4), "E"))  # not a play: the umpire voids it
-    record = _record(table)
-    i = next(k for k, e in enumerate(record) if isinstance(e, Play) and e.seat == "E")
+    table, record, i = _lead_and_answer((5, 4))  # not a play: the umpire voids it
     table.tr.sync(record + [Correction(replaces=i, event=None)])
     assert [p.tile for p in table.tr.plays] == [Tile(3, 5)] and table.tr.hand.state.turn == "E"
     assert set(table.tr.lop.ends) == {"W", "E"} and table.tr.lop.ends["E"].value == 5
@@ -1627,12 +1622,7 @@ def test_a_play_laid_against_a_voided_one_is_taken_once_the_void_is_undone():
     touched no open end (unplaced), and restoring the 5-2 never made the 2-6 a play."""
     from engine.events import Correction
 
-    rules = load_ruleset("nova-block")
-    table = Table(rules)
-    table.play(t_(600, 500, 0, (3, 5), "N"))
-    table.play(t_(648, 500, 0, (5, 2), "E"))
-    record = _record(table)
-    i = next(k for k, e in enumerate(record) if isinstance(e, Play) and e.seat == "E")
+    table, record, i = _lead_and_answer((5, 2))
     voided = record + [Correction(replaces=i, event=None)]
     table.tr.sync(voided)
     out = table.play(t_(696, 500, 0, (2, 6), "S"))

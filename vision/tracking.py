@@ -1250,20 +1250,14 @@ def _voided_tiles(log: list) -> set[tuple[int, int]]:
     """Keys of the tiles of plays in ``log`` (corrections included) that no play in force holds."""
     played = [ev for ev in log if isinstance(ev, Play)]
     played += [ev.event for ev in log if isinstance(ev, Correction) and isinstance(ev.event, Play)]
-    def key(tile) -> tuple[int, int]:  # noqa: ANN001, E306
-        return (max(tile.a, tile.b), min(tile.a, tile.b))
-
-    held = {key(ev.tile) for _, ev in effective(log) if isinstance(ev, Play)}
-    return {key(ev.tile) for ev in played} - held
+    held = {ev.tile.key for _, ev in effective(log) if isinstance(ev, Play)}
+    return {ev.tile.key for ev in played} - held
 
 
 def _swapped(plays: list[PlayRecord], recorded: list) -> bool:
     """Whether the record holds the tracker's tiles in another order (the umpire swapped two plays'
     tiles): then each recorded play is bound to the tile that shows it, not to the play in its slot."""
-    def keys(tiles) -> list[tuple[int, int]]:  # noqa: ANN001
-        return [(min(t.a, t.b), max(t.a, t.b)) for t in tiles]
-
-    mine, theirs = keys(pr.tile for pr in plays), keys(r[1] for r in recorded)
+    mine, theirs = [pr.tile.key for pr in plays], [r[1].key for r in recorded]
     return mine != theirs and sorted(mine) == sorted(theirs)
 
 
