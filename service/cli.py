@@ -8,6 +8,7 @@ library functions that the tests call directly; this module only assembles them.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
@@ -72,15 +73,51 @@ def _handle_termination_signals() -> None:
             signal.signal(sig, _stop_like_ctrl_c)
 
 
+class _ReaderGoneStdout:
+    """``sys.stdout`` that outlives its reader.
+
+    ``dominocast review clip.mp4 | head -3`` closes the pipe after three events; each write after
+    that raised BrokenPipeError, which rich turned into a silent exit 1 and a review into a lost
+    record. Output the reader no longer takes goes to the null device instead, and the command
+    finishes its work (files written, exit status its own).
+    """
+
+    def __init__(self, stream) -> None:  # noqa: ANN001 - a text stream
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._to_null()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._to_null()
+
+    def _to_null(self) -> None:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, self._stream.fileno())  # the stream's pending bytes drain there too
+        os.close(null)
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - isatty, fileno, encoding... of the stream
+        return getattr(self._stream, name)
+
+
 def main() -> None:
     """Console-script entry point.
 
     A usage error (unknown option, missing argument, bad value) is one line on stderr, exit 2.
+    A reader that stops reading (``| head``) ends nothing early (:class:`_ReaderGoneStdout`).
 
     Exit status after SIGTERM / SIGHUP: 128 + the signal number (143 / 129), as the shell
     reports a process killed by it; the outputs are those of a Ctrl-C (exit 130).
     """
     _handle_termination_signals()
+    sys.stdout = _ReaderGoneStdout(sys.stdout)
     try:  # usage errors come here as exceptions, not as typer's framed box
         code = app(prog_name="dominocast", standalone_mode=False)
     except click_errors.NoArgsIsHelpError as exc:  # bare `dominocast` or `dominocast datasets`

@@ -215,6 +215,26 @@ def test_cli_review_of_a_video_cut_midway_is_one_line_on_stderr_and_nothing_on_s
     assert "of the 40 its header" in lines[0]
 
 
+def test_cli_review_whose_reader_stops_reading_still_writes_the_record(footage, tmp_path):
+    """`dominocast review clip | head -1`: the events printed after the reader left used to end the
+    review (BrokenPipeError, exit 1) before record.json was written."""
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-c", "from service.cli import main; main()", "review",
+                          str(footage["paths"]["video"]), "--rules", "all-fives", "--out", str(out), "--no-video",
+                          "--calibration", str(footage["paths"]["profile"])],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p.stdout.close()  # the reader is gone before the first event
+    err = p.stderr.read()
+    assert p.wait(timeout=300) == 0, err
+    assert err == ""
+    events = json.loads((out / "record.json").read_text())["hands"][0]["events"]
+    assert [e["tile"] for e in events if e["type"] == "play"] == [w["tile"] for w in footage["gt"]["plays"]]
+
+
 def test_cli_out_folder_errors_and_live_keeps_earlier_events(tmp_path):
     from service.cli import app
 
