@@ -102,6 +102,9 @@ def report(
     out: Path = typer.Option(..., "--out", help="the HTML report to write (e.g. report.html)"),
     video: Optional[Path] = typer.Option(None, "--video", help="the game's video (a review's annotated.webm): "
                                          "each event's time then plays it from that moment"),
+    review: Optional[Path] = typer.Option(None, "--review", help="the review's folder (events.jsonl, snapshots/) "
+                                          "whose snapshots to show beside the events; default the record's "
+                                          "folder when it is one"),
 ) -> None:
     """Write the report page of a record (a corrected one too): timeline, score chart, flags, standings."""
     import os
@@ -109,7 +112,8 @@ def report(
 
     from engine.record import replay_record
     from engine.timeline import corrections, timeline
-    from service.report import PLAYABLE_VIDEO_SUFFIXES, event_counts, plural, write_report
+    from service.report import PLAYABLE_VIDEO_SUFFIXES, RECORD_PAGE, event_counts, plural, write_report
+    from service.review_snapshots import is_review_folder, review_snapshots, snapshots_for
 
     check_out_file("--out", out, "report.html")
     check_distinct_outputs([("--out", out)], [("the record", file), ("the --video", video)])
@@ -124,6 +128,8 @@ def report(
         raise fail(f"--video {video}: " + ("a folder, not a video file" if video.is_dir() else "no such file"))
     if video is not None and video.suffix.lower() not in PLAYABLE_VIDEO_SUFFIXES:
         raise fail(f"--video {video}: not a video a page can play (one of {', '.join(PLAYABLE_VIDEO_SUFFIXES)})")
+    if review is not None and not is_review_folder(review):
+        raise fail(f"--review {review}: not a review's folder (no events.jsonl and snapshots/ in it)")
     codec = _codec(video) if video is not None else ""
     if codec in BROWSER_UNPLAYABLE:  # helper-85: linked without a word, and then it did not play
         err_console.print(f"warning: --video {video} is {BROWSER_UNPLAYABLE[codec]}, which most browsers do not "
@@ -147,13 +153,19 @@ def report(
     # relative to the page, as the paths are named (not resolved: a page in a linked folder links beside
     # itself), so that the folder can move as a whole; '#' or '?' in a name escaped
     link = None if video is None else quote(os.path.relpath(os.path.abspath(video), os.path.abspath(out.parent)))
+    folder = review if review is not None else file.parent
+    try:
+        snaps = snapshots_for(rows, review_snapshots(folder), out.parent) if is_review_folder(folder) else {}
+    except OSError as exc:
+        raise fail(f"{folder / 'events.jsonl'}: cannot read: {exc.strerror or exc}") from None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        write_report(out, title, subtitle, rows, {}, match.standings(), video=link,
-                     corrections=list(corrections(record.logs)))
+        write_report(out, title, subtitle, rows, snaps, match.standings(), video=link,
+                     corrections=list(corrections(record.logs)), generator=RECORD_PAGE)
     except OSError as exc:
         raise fail(f"{out}: cannot write: {exc.strerror or exc}") from None
-    print(f"wrote {out}: {plural(plays, 'play')}, {plural(flags, 'flag')}")
+    shown = f", {plural(len(snaps), 'snapshot')}" if snaps else ""
+    print(f"wrote {out}: {plural(plays, 'play')}, {plural(flags, 'flag')}{shown}")
 
 
 def register(app: typer.Typer) -> None:

@@ -222,7 +222,8 @@ def _timeline_rows(rows: list[dict], snapshots: dict[int, str], video: str | Non
 
 def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                   standings: list[tuple[str, int, int]], warning: str | None = None,
-                  video: str | None = None, corrections: list[dict] | None = None) -> str:
+                  video: str | None = None, corrections: list[dict] | None = None,
+                  generator: str | None = None) -> str:
     """The report's HTML text.
 
     Args:
@@ -234,6 +235,8 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
             time links to its moment in it.
         corrections: the match's corrections (:func:`engine.timeline.corrections`), listed with
             what each replaced, when there are any.
+        generator: the page's ``generator`` meta: :data:`REVIEW_PAGE` (the default when there are
+            snapshots: `record report` will not write over it) or :data:`RECORD_PAGE`.
     """
     body = [f"<h1>{html.escape(title)}</h1><p class='sub'>{html.escape(subtitle)}</p>"]
     if warning:
@@ -263,15 +266,15 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
     body += _timeline_rows(rows, snapshots, video)
     body.append("</table>")
     # a review's page holds its snapshots: `record report` is told not to write over it (cli_common)
-    generator = f"<meta name='generator' content='{REVIEW_PAGE if snapshots else RECORD_PAGE}'>"
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{generator}<title>{html.escape(title)}</title>"
+    meta = f"<meta name='generator' content='{generator or (REVIEW_PAGE if snapshots else RECORD_PAGE)}'>"
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{meta}<title>{html.escape(title)}</title>"
             f"<style>{_CSS}</style></head><body>{''.join(body)}{_SEEK_JS if video else ''}</body></html>")
 
 
 def write_report(path: Path, title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                  standings: list[tuple[str, int, int]], warning: str | None = None, video: str | None = None,
-                 corrections: list[dict] | None = None) -> Path:
+                 corrections: list[dict] | None = None, generator: str | None = None) -> Path:
     """Write :func:`render_report` to ``path`` (UTF-8) and return it."""
-    path.write_text(render_report(title, subtitle, rows, snapshots, standings, warning, video, corrections),
-                    encoding="utf-8")
+    path.write_text(render_report(title, subtitle, rows, snapshots, standings, warning, video, corrections,
+                                  generator), encoding="utf-8")
     return path

@@ -8,6 +8,7 @@ motion gate -> tracker -> engine -> events.jsonl / record.json / report.html / a
 from __future__ import annotations
 
 import json
+import re
 from html import escape
 from pathlib import Path
 
@@ -233,6 +234,45 @@ def test_cli_review_whose_reader_stops_reading_still_writes_the_record(footage, 
     assert err == ""
     events = json.loads((out / "record.json").read_text())["hands"][0]["events"]
     assert [e["tile"] for e in events if e["type"] == "play"] == [w["tile"] for w in footage["gt"]["plays"]]
+
+
+def _play_snapshots(page: str) -> dict[str, str]:
+    """seat and tile of each play row of a report page ("N 6-3") -> its snapshot's file name."""
+    out = {}
+    for row in page.split("<tr>"):
+        play, src = re.search(r"<td>([NESW] \d-\d)[ <]", row), re.search(r'<img class="snap" src="([^"]+)"', row)
+        if play and src:
+            out[play[1]] = Path(src[1]).name
+    return out
+
+
+def test_record_report_of_a_corrected_review_shows_the_reviews_snapshots(footage, tmp_path):
+    """A corrected record's page had no pictures: the review names snapshots by row, and a voided draw
+    moves every later row. They are matched by game, hand, type and frame instead."""
+    from service.cli import app
+
+    out = tmp_path / "rv"
+    res = CliRunner().invoke(app, ["review", str(footage["paths"]["video"]), "--rules", "all-fives", "--out",
+                                   str(out), "--no-video", "--calibration", str(footage["paths"]["profile"])])
+    assert res.exit_code == 0, res.output
+    text = CliRunner().invoke(app, ["record", "show", str(out / "record.json")]).stdout
+    draws = re.findall(r"^(\d+)\. [NS] draw 1", text, re.M)
+    assert len(draws) == len(footage["gt"]["draws"]) >= 2
+    last = max(int(n) for n in re.findall(r"^(\d+)\. ", text, re.M))
+    (out / "fixed.txt").write_text(text.split("\n= ")[0] + f"\n{last + 1}. void {draws[0]} why=\"seen twice\"\n")
+    res = CliRunner().invoke(app, ["record", "report", str(out / "fixed.txt"), "--out", str(tmp_path / "fixed.html")])
+    assert res.exit_code == 0, res.output
+    plays = len(footage["gt"]["plays"])
+    assert res.stdout.strip() == f"wrote {tmp_path / 'fixed.html'}: {plays} plays, 0 flags, {plays + 1} snapshots"
+    page = (tmp_path / "fixed.html").read_text()
+    review = _play_snapshots((out / "report.html").read_text())  # the review's own page: by row position
+    assert len(review) == plays and _play_snapshots(page) == review
+    assert 'src="rv/snapshots/' in page  # relative to the page
+    assert page.count('class="snap"') == plays + 1  # and the hand's end, with the final score
+    # a folder that is no review is named
+    res = CliRunner().invoke(app, ["record", "report", str(out / "fixed.txt"), "--out", str(tmp_path / "x.html"),
+                                   "--review", str(tmp_path)])
+    assert res.exit_code == 2 and "not a review's folder" in res.output and not (tmp_path / "x.html").exists()
 
 
 def test_cli_out_folder_errors_and_live_keeps_earlier_events(tmp_path):
