@@ -229,6 +229,37 @@ def test_umpire_console_on_a_protected_table(tmp_path, browser):
             page.close()
 
 
+def test_index_lists_a_protected_tables_matches_to_its_organiser(tmp_path, browser):
+    """A protected table's row on the index had no review link, even for the organiser holding the token,
+    and its overlay link opened a refusal without saying why."""
+    import json
+
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            assert c.post("/api/tables", json={"id": "p", "name": "Protected table", "rules": "all-fives",
+                                               "view_key": "secret-key", "worker": {"kind": "manual"}}).status_code == 201
+            assert c.post("/api/tables/p/events", json={"event": {"type": "play", "seat": "N", "tile": "5-5"}}
+                          ).status_code == 201
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/")  # no token yet: no review link, the overlay says what it needs
+            row = "#tables tr[data-id='p']"
+            page.wait_for_selector(row)
+            assert "review" not in page.inner_text(row) and "(needs &key=)" in page.inner_text(row)
+            page.fill("#token", TOKEN)
+            page.click("#savetoken")
+            page.wait_for_selector(f"{row} a[href='/matches/1/review']", timeout=10000)
+            page.click(f"{row} a[href='/matches/1/review']")
+            page.wait_for_function("document.getElementById('title').textContent.startsWith('p · match 1')",
+                                   timeout=15000)
+            assert "N 5-5" in page.inner_text("#timeline")
+            with page.expect_download() as dl:
+                page.click("#json")
+            saved = json.loads(Path(dl.value.path()).read_text())
+            assert saved["hands"][0]["events"][0]["tile"] == [5, 5]
+            page.close()
+
+
 def test_index_shows_why_a_table_failed(tmp_path, browser, monkeypatch):
     import service.sources as sources
 

@@ -97,6 +97,27 @@ const DC = (() => {
     return data;
   }
 
+  // The umpire/admin token: #token=... in the address, else the one saved on this browser (index, console).
+  function savedToken() {
+    return new URLSearchParams(location.hash.slice(1)).get("token") || localStorage.getItem("dominocast-token") || "";
+  }
+
+  // A link that fetches with the token and saves what it gets: a plain link cannot send it, and a
+  // token in the address would stay in the history (a protected table's record, opened by its organiser).
+  function downloadWithToken(link, path, token, name) {
+    link.href = path;
+    link.onclick = async (ev) => {
+      ev.preventDefault();
+      const res = await fetch(path, {headers: {Authorization: "Bearer " + token}});
+      if (!res.ok) { link.title = `refused (${res.status})`; return; }
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(await res.blob());
+      a.download = name;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    };
+  }
+
   function sideLabel(state, side) { return (state.teams && state.teams[side] && state.teams[side].name) || side; }
 
   function playText(state, lp) {
@@ -117,5 +138,6 @@ const DC = (() => {
     return lp.text;
   }
 
-  return { params, pathPart, esc, layoutSVG, sumPoints, signed, shortTimes, feed, api, sideLabel, playText };
+  return { params, pathPart, esc, layoutSVG, sumPoints, signed, shortTimes, feed, api, savedToken, downloadWithToken,
+           sideLabel, playText };
 })();

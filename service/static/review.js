@@ -4,11 +4,16 @@
   const match = DC.pathPart("matches");
   const key = DC.params.get("key");
   const q = key ? `?key=${encodeURIComponent(key)}` : "";
+  // a protected table's match without ?key=: its organiser's saved token opens it (from the index)
+  const token = key ? "" : DC.savedToken();
   const $ = (id) => document.getElementById(id);
-  const data = await DC.api(`/api/matches/${match}/timeline${q}`);
+  const data = await DC.api(`/api/matches/${match}/timeline${q}`, {token: token || undefined});
   $("title").textContent = `${data.table} · match ${match}${data.title ? " · " + data.title : ""} · ${data.rules}${data.over ? " · over" : ""}`;
-  $("json").href = `/api/matches/${match}/record.json${q}`;
-  $("txt").href = `/api/matches/${match}/record.txt${q}`;
+  for (const [id, ext] of [["json", "json"], ["txt", "txt"]]) {
+    const path = `/api/matches/${match}/record.${ext}${q}`;
+    if (token) DC.downloadWithToken($(id), path, token, `match-${match}.${ext}`);
+    else $(id).href = path;
+  }
   const rows = data.rows.filter((r) => r.type !== "game_end");
   const colors = ["#1f6feb", "#e5484d", "#30a46c", "#f2b632"];
   // score chart: running game score after each event, one line per side, a rule at each new game

@@ -4,8 +4,7 @@
   const table = DC.pathPart("tables");
   const T = encodeURIComponent(table);
   const $ = (id) => document.getElementById(id);
-  const hashToken = new URLSearchParams(location.hash.slice(1)).get("token");
-  let token = hashToken || localStorage.getItem("dominocast-token") || "";
+  let token = DC.savedToken();
   $("token").value = token;
   $("by").value = localStorage.getItem("dominocast-umpire") || "";
   let state = null, rules = null, alertsFeed = null, eventsFeed = null;
