@@ -176,7 +176,7 @@ class TableRuntime:
                       "boneyard": cfg.rules.boneyard},
             "players": dict(cfg.players), "teams": teams,
             "game": None, "standings": [{"side": s, "games": w, "total": t} for s, w, t in match.standings()],
-            "hand": None, "alerts_open": len(self.open_alerts), "worker": dict(self.worker),
+            "hand": None, "alerts_open": self.open_here(self.open_alerts), "worker": dict(self.worker),
         }
         if hands:
             g, n, hs = hands[-1]
@@ -352,14 +352,20 @@ class TableRuntime:
                 s.delete(row)
 
     # ---- alerts --------------------------------------------------------------------
+    def open_here(self, opened: dict[int, dict]) -> int:
+        """How many of the ``opened`` alerts (id -> alert) concern the current match or no match (the
+        camera's): an earlier match's alert left open is the umpire's to settle, not the overlay's to show
+        (it kept a confirmed flag of the new match on air)."""
+        return sum(a.get("match") in (self.match_id, None) for a in opened.values())
+
     def _count_open(self, changed: list[AlertRow]) -> int:
         opened = dict(self.open_alerts)
         for a in changed:
             if a.status == "open":
-                opened[a.id] = True
+                opened[a.id] = {"match": a.match_id}
             else:
                 opened.pop(a.id, None)
-        return len(opened)
+        return self.open_here(opened)
 
     def _track(self, alert: dict) -> None:
         if alert["status"] == "open":

@@ -115,7 +115,8 @@ def status_of(rt: TableRuntime) -> dict:
                "turn": hs.turn}
     w = rt.worker
     return {**w, "silent_for": None if w.get("last_read") is None else round(time.time() - w["last_read"], 1),
-            "match": rt.match_id, "match_number": rt.match_number, "hand": cur, "alerts_open": len(rt.open_alerts),
+            "match": rt.match_id, "match_number": rt.match_number, "hand": cur, "alerts_open": rt.open_here(rt.open_alerts),
+            "alerts_open_earlier": len(rt.open_alerts) - rt.open_here(rt.open_alerts),
             "last_id": rt.seq}
 
 

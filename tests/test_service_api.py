@@ -339,6 +339,16 @@ def test_snapshot_shape_after_a_bad_play(client):
     assert any(t["flagged"] for t in hand["layout"]["tiles"])
     assert len(hand["layout"]["tiles"]) == info["index"]  # the deal is not a tile
     assert state["alerts_open"] == 1
+    # a new match: the earlier match's flag, still open, is not this match's (the overlay showed a
+    # confirmed flag of the new match while it was open); the status still counts it apart
+    assert post(client, "/api/tables/m1/matches", {"title": "Round 2"}).status_code == 201
+    assert client.get("/api/tables/m1/snapshot").json()["data"]["state"]["alerts_open"] == 0
+    st = client.get("/api/tables/m1/status").json()
+    assert (st["alerts_open"], st["alerts_open_earlier"]) == (0, 1)
+    for ev in script[0]:
+        post(client, "/api/tables/m1/events", {"event": ev})
+    assert client.get("/api/tables/m1/snapshot").json()["data"]["state"]["alerts_open"] == 1
+    assert len([a for a in client.get("/api/tables/m1/alerts", headers=AUTH).json() if a["status"] == "open"]) == 2
 
 
 def test_serve_command_is_registered():
