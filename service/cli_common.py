@@ -72,12 +72,16 @@ OUTPUT_KINDS = {
 
 
 def is_review_page(path: Path) -> bool:
-    """Whether ``path`` is a review's report page, which links its snapshots (``service.report.REVIEW_PAGE``)."""
+    """Whether ``path`` is a review's report page, which links its snapshots (``service.report.REVIEW_PAGE``;
+    one written before pages named their generator: by its title, "Review of ...")."""
     try:
         with path.open("rb") as f:
-            return f"content='{REVIEW_PAGE}'".encode() in f.read(4096)
+            head = f.read(4096)
     except OSError:
         return False
+    return f"content='{REVIEW_PAGE}'".encode() in head or (
+        b"<meta name='generator'" not in head and head.lstrip().lower().startswith(b"<!doctype html")
+        and b"<title>Review of " in head)
 
 
 def check_replaceable(option: str, path: Path | None, kind: str) -> None:

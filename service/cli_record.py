@@ -112,15 +112,16 @@ def report(
 
     from engine.record import replay_record
     from engine.timeline import corrections, timeline
+    from service.read_flags import rows_as_read
     from service.report import PLAYABLE_VIDEO_SUFFIXES, RECORD_PAGE, event_counts, plural, write_report
-    from service.review_snapshots import is_review_folder, review_snapshots, snapshots_for
+    from service.review_snapshots import is_review_folder, review_folder_problem
 
-    check_out_file("--out", out, "report.html")
+    check_out_file("--out", out, "record-report.html")  # report.html is a review's own page
     check_distinct_outputs([("--out", out)], [("the record", file), ("the --video", video)])
-    check_replaceable("--out", out, "a report page")
-    if is_review_page(out):  # its snapshots would be lost: a record's page has none (helper-84)
+    if is_review_page(out):  # the review's own page, with its notices and flags (helper-84)
         raise fail(f"--out {out} is a review's page, with its snapshots: a record's page would replace it; "
                    "choose another file")
+    check_replaceable("--out", out, "a report page")
     if out.suffix.lower() not in (".html", ".htm"):  # helper-87: x.txt got a page a browser would not open
         raise fail(f"--out {out}: the report is an HTML page; give a file ending in .html (e.g. "
                    f"{out.with_suffix('.html')})")
@@ -128,8 +129,8 @@ def report(
         raise fail(f"--video {video}: " + ("a folder, not a video file" if video.is_dir() else "no such file"))
     if video is not None and video.suffix.lower() not in PLAYABLE_VIDEO_SUFFIXES:
         raise fail(f"--video {video}: not a video a page can play (one of {', '.join(PLAYABLE_VIDEO_SUFFIXES)})")
-    if review is not None and not is_review_folder(review):
-        raise fail(f"--review {review}: not a review's folder (no events.jsonl and snapshots/ in it)")
+    if review is not None and review_folder_problem(review):
+        raise fail(f"--review {review}: {review_folder_problem(review)}")
     codec = _codec(video) if video is not None else ""
     if codec in BROWSER_UNPLAYABLE:  # helper-85: linked without a word, and then it did not play
         err_console.print(f"warning: --video {video} is {BROWSER_UNPLAYABLE[codec]}, which most browsers do not "
@@ -139,7 +140,7 @@ def report(
         match = replay_record(record)
     except (RecordError, ValueError) as exc:  # ValueError: a log the engine cannot replay
         raise fail(str(exc) if str(file) in str(exc) else f"{file}: {exc}")
-    rows = list(timeline(match))
+    rows = rows_as_read(list(timeline(match)))  # an unsure read's mismatch is a question, as in the review
     plays = sum(r.get("type") == "play" for r in rows)
     draws = sum(r.get("count", 1) for r in rows if r.get("type") == "draw")
     passes = sum(r.get("type") == "pass" for r in rows)
@@ -154,10 +155,8 @@ def report(
     # itself), so that the folder can move as a whole; '#' or '?' in a name escaped
     link = None if video is None else quote(os.path.relpath(os.path.abspath(video), os.path.abspath(out.parent)))
     folder = review if review is not None else file.parent
-    try:
-        snaps = snapshots_for(rows, review_snapshots(folder), out.parent) if is_review_folder(folder) else {}
-    except OSError as exc:
-        raise fail(f"{folder / 'events.jsonl'}: cannot read: {exc.strerror or exc}") from None
+    rows, snaps = _review_pictures(rows, record, file, folder, review is not None, out.parent) \
+        if is_review_folder(folder) else (rows, {})
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         write_report(out, title, subtitle, rows, snaps, match.standings(), video=link,
@@ -165,7 +164,35 @@ def report(
     except OSError as exc:
         raise fail(f"{out}: cannot write: {exc.strerror or exc}") from None
     shown = f", {plural(len(snaps), 'snapshot')}" if snaps else ""
-    print(f"wrote {out}: {plural(plays, 'play')}, {plural(flags, 'flag')}{shown}")
+    print(f"wrote {out}: {event_counts(plays, draws, passes)}, {plural(flags, 'flag')}{shown}")
+
+
+def _review_pictures(rows: list[dict], record: MatchRecord, file: Path, folder: Path, given: bool,
+                     page_dir: Path) -> tuple[list[dict], dict[int, str]]:
+    """The review's snapshots (and photo names) for the record's page (``service.review_snapshots``);
+    a review of another game is refused when given with --review, else left out with a warning."""
+    from service.report import plural
+    from service.review_snapshots import attach, read_review
+
+    try:
+        pics = read_review(folder, record.logs)
+    except OSError as exc:
+        raise fail(f"{folder / 'events.jsonl'}: cannot read: {exc.strerror or exc}") from None
+    if pics.plays and not pics.agree:
+        why = f"none of its {plural(pics.plays, 'play')} with a snapshot is in {file.name}: a review of another game?"
+        if given:
+            raise fail(f"--review {folder}: {why}")
+        err_console.print(f"warning: {folder} holds a review, but {why} The page shows no snapshots.",
+                          highlight=False, soft_wrap=True)
+        return rows, {}
+    left_out = pics.plays - pics.agree
+    if left_out:
+        err_console.print(f"warning: {plural(left_out, 'play')} of the review in {folder} not in {file.name} as "
+                          "recorded: their snapshots are left out", highlight=False, soft_wrap=True)
+    if pics.missing:
+        err_console.print(f"warning: {plural(pics.missing, 'snapshot')} named in {folder / 'events.jsonl'} "
+                          "no longer there", highlight=False, soft_wrap=True)
+    return attach(rows, pics, page_dir)
 
 
 def register(app: typer.Typer) -> None:

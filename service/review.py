@@ -53,6 +53,7 @@ from engine.match import next_context, replay_match
 from engine.record import record_from_match, to_json
 from engine.ruleset import Ruleset
 from engine.timeline import outcome_row, result_text
+from service.read_flags import CONFIDENT, as_read
 from service.report import event_counts, plural, write_report
 from service.video_out import VIDEO_NAMES, VideoOut
 from vision.motion import MotionGate
@@ -396,7 +397,7 @@ class ReviewSession:
     """
 
     def __init__(self, rules: Ruleset | None, recognize: Callable, out_dir: Path, profile=None,
-                 confident: float = 0.8, annotate: bool = True, still_window_s: float = 0.5,
+                 confident: float = CONFIDENT, annotate: bool = True, still_window_s: float = 0.5,
                  timelapse: bool = False, on_row: Callable[[dict], None] | None = None,
                  min_confidence: float = FREE_FORM_MIN_CONFIDENCE):
         self.rules = rules
@@ -532,9 +533,7 @@ class ReviewSession:
             if f["kind"] == "out_of_turn" and f.get("expected") in self.tracker.unseen_seats:
                 muted.append(f)  # the seats_unseen warning covers it: a turn of a seat the footage lacks
                 continue
-            if f["kind"] == "mismatched_end" and conf is not None and conf < self.confident:
-                f = {**f, "kind": "uncertain_read", "message": f"uncertain read of a possible mismatched end: "
-                                                                  f"{f['message']} (confidence {conf:.2f})"}
+            f = as_read(f, conf, self.confident)
             if f["kind"] == "out_of_turn" and f.get("expected") and self._boneyard_unfollowed():
                 # helper-94: a seat that drew the boneyard out and passed looks the same as a turn played out
                 # of order when the camera could not count the boneyard: a question, not an accusation

@@ -1,28 +1,41 @@
 """A review's snapshots on the page of its record, corrected or not (``dominocast record report``).
 
 A review names its snapshots by their row in ``events.jsonl`` (``snapshots/0004_play.jpg``); a
-corrected record's timeline has other rows (a voided play is gone, a fix keeps its slot), so the
-pictures are matched to the record's events by what does not move under a correction: the game,
-the hand, the row's type and the frame the event was seen at (a fix typed without a frame keeps the
-frame of the event it replaces, :func:`engine.events.effective`).
+corrected record's timeline has other rows (a voided draw is gone, a hand may move to another game),
+so the pictures are matched to the record's events by what no correction moves: the row's type and
+the frame the event was seen at (a fix typed without a frame keeps the frame of the event it
+replaces, :func:`engine.events.effective`).
+
+Frame numbers of two videos overlap, so a picture is only used when its play is in the record's log
+(same frame, seat and tile, the event as the camera recorded it, corrections aside): a review of
+another game gives none, and :func:`read_review` counts how many agree so that the caller can say so.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-#: What pins a snapshot to an event: (game, hand, row type, frame number).
-Key = tuple[object, object, str, int]
+from engine.events import Correction, Play
+from engine.tiles import Tile
 
 
-def _key(row: dict) -> Key | None:
-    frame = row.get("frame")
-    if not isinstance(frame, int) or isinstance(frame, bool) or not isinstance(row.get("type"), str):
-        return None
-    return (row.get("game"), row.get("hand"), row["type"], frame)
+@dataclass
+class ReviewPictures:
+    """What a review folder offers a record's page (:func:`read_review`)."""
+
+    #: (row type, frame) -> snapshot files in ``events.jsonl`` order (two plays read in one frame share a key).
+    snapshots: dict[tuple[str, int], list[Path]] = field(default_factory=dict)
+    #: frame -> the photo's file name, for a review of a photo folder.
+    files: dict[int, str] = field(default_factory=dict)
+    #: plays of the review with a snapshot, and how many of them are plays of the record's log.
+    plays: int = 0
+    agree: int = 0
+    #: snapshots ``events.jsonl`` names whose file is gone.
+    missing: int = 0
 
 
 def is_review_folder(folder: Path) -> bool:
@@ -30,49 +43,109 @@ def is_review_folder(folder: Path) -> bool:
     return (folder / "events.jsonl").is_file() and (folder / "snapshots").is_dir()
 
 
-def review_snapshots(folder: Path) -> dict[Key, list[Path]]:
-    """The snapshots a review in ``folder`` wrote that are still there, by :data:`Key`.
+def review_folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` is no review's folder, in words (None: it is one)."""
+    if not folder.exists():
+        return "no such folder"
+    if not folder.is_dir():
+        return f"a file, not a folder (its folder: {folder.parent})"
+    lacks = [n for n, ok in (("events.jsonl", (folder / "events.jsonl").is_file()),
+                             ("snapshots/", (folder / "snapshots").is_dir())) if not ok]
+    return f"not a review's folder (no {' and no '.join(lacks)} in it)" if lacks else None
 
-    Returns:
-        key -> snapshot files, in the order of ``events.jsonl`` (two plays seen in one frame
-        have one key); ``{}`` when ``folder`` holds no ``events.jsonl``. Lines that are not JSON
-        objects (a review cut off mid-line) are skipped.
+
+def _frame(row: dict) -> int | None:
+    f = row.get("frame")
+    return f if isinstance(f, int) and not isinstance(f, bool) else None
+
+
+def _recorded_plays(logs: list[list]) -> set[tuple[int, str, tuple[int, int]]]:
+    """(frame, seat, tile key) of every play in the logs as recorded, corrections' plays included."""
+    out = set()
+    for log in logs:
+        for ev in log:
+            for e in (ev, ev.event if isinstance(ev, Correction) else None):
+                if isinstance(e, Play) and e.frame is not None:
+                    out.add((e.frame, e.seat, e.tile.key))
+    return out
+
+
+def _row_play(row: dict) -> tuple[int, str, tuple[int, int]] | None:
+    try:
+        return (_frame(row), str(row["seat"]), Tile.parse(row["tile"]).key)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def read_review(folder: Path, logs: list[list]) -> ReviewPictures:
+    """The snapshots of the review in ``folder`` that fit a record whose hand logs are ``logs``.
+
+    A play's snapshot fits when the record's log holds that play (frame, seat, tile); a hand end's
+    or a flag's, when the log holds a play of this review. Lines of ``events.jsonl`` that are not
+    JSON objects (a review cut off mid-line, garbage) are skipped.
 
     Raises:
         OSError: ``events.jsonl`` cannot be read.
     """
-    events = folder / "events.jsonl"
-    if not events.is_file():
-        return {}
-    found: dict[Key, list[Path]] = {}
-    with events.open(encoding="utf-8", errors="replace") as f:
+    recorded = _recorded_plays(logs)
+    pics = ReviewPictures()
+    others: list[tuple[tuple[str, int], Path]] = []
+    with (folder / "events.jsonl").open(encoding="utf-8", errors="replace") as f:
         for line in f:
             try:
                 row = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: thousands of nested brackets
                 continue
-            if not isinstance(row, dict) or not isinstance(row.get("snapshot"), str):
+            if not isinstance(row, dict) or _frame(row) is None or not isinstance(row.get("type"), str):
                 continue
-            key = _key(row)
+            if isinstance(row.get("file"), str):
+                pics.files[_frame(row)] = Path(row["file"]).name
+            if not isinstance(row.get("snapshot"), str):
+                continue
             path = folder / row["snapshot"]
-            if key is not None and path.is_file():
-                found.setdefault(key, []).append(path)
-    return found
+            if not path.is_file():
+                pics.missing += 1
+                continue
+            key = (row["type"], _frame(row))
+            if row["type"] == "play":
+                pics.plays += 1
+                if _row_play(row) in recorded:
+                    pics.agree += 1
+                    pics.snapshots.setdefault(key, []).append(path)
+            else:
+                others.append((key, path))
+    if pics.agree:  # a hand end's picture has no tile to check: it comes with the plays
+        for key, path in others:
+            pics.snapshots.setdefault(key, []).append(path)
+    return pics
 
 
-def snapshots_for(rows: list[dict], found: dict[Key, list[Path]], page_dir: Path) -> dict[int, str]:
-    """Give the record's timeline ``rows`` the review's snapshots (:func:`review_snapshots`).
+def attach(rows: list[dict], pics: ReviewPictures, page_dir: Path) -> tuple[list[dict], dict[int, str]]:
+    """Give the record's timeline ``rows`` the review's pictures.
+
+    A row gets the snapshot of its type and frame; a hand end's snapshot (the final score) goes to the
+    event that ended the hand when the record has no row of its own for it and that event has no
+    picture (as the review's page shows it); rows of a photo folder's review get the photo's name.
 
     Returns:
-        row position -> the snapshot's path relative to ``page_dir`` (URL-quoted), as
-        :func:`service.report.render_report` takes them; rows with no snapshot of their
-        game, hand, type and frame are left out.
+        the rows (copies where a ``file`` was added) and row position -> snapshot path relative to
+        ``page_dir``, URL-quoted, as :func:`service.report.render_report` takes them.
     """
-    left = {k: list(v) for k, v in found.items()}
+    left = {k: list(v) for k, v in pics.snapshots.items()}
     out: dict[int, str] = {}
+
+    def link(path: Path) -> str:
+        return quote(os.path.relpath(os.path.abspath(path), os.path.abspath(page_dir)))
+
     for i, row in enumerate(rows):
-        key = _key(row)
-        if key is not None and left.get(key):
+        key = (row.get("type"), _frame(row))
+        if left.get(key):
+            out[i] = link(left[key].pop(0))
+    for i, row in enumerate(rows):
+        key = ("hand_end", _frame(row))
+        if "hand_end" in row and left.get(key):
             path = left[key].pop(0)
-            out[i] = quote(os.path.relpath(os.path.abspath(path), os.path.abspath(page_dir)))
-    return out
+            out.setdefault(i, link(path))
+    named = [({**r, "file": pics.files[_frame(r)]} if _frame(r) in pics.files and "file" not in r else r)
+             for r in rows]
+    return named, out

@@ -559,7 +559,7 @@ def test_cli_record_report_of_a_corrected_record(cli, tmp_path, demo):
     res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "fixed.txt"), "--out", str(out),
                                    "--video", str(video)])
     assert res.exit_code == 0, res.output
-    assert res.stdout.strip() == f"wrote {out}: 13 plays, 0 flags"  # events 1-15 but the draw (4) and the fix (10)
+    assert res.stdout.strip() == f"wrote {out}: 13 plays, 1 draw, 0 flags"  # events 1-15 but the draw (4) and the fix (10)
     html = out.read_text()
     # the standings recomputed: S 35 - 10 = 25; N keeps 45
     assert "<tr><td>N</td><td>0</td><td>45</td></tr>" in html and "<tr><td>S</td><td>0</td><td>25</td></tr>" in html

@@ -263,16 +263,28 @@ def test_record_report_of_a_corrected_review_shows_the_reviews_snapshots(footage
     res = CliRunner().invoke(app, ["record", "report", str(out / "fixed.txt"), "--out", str(tmp_path / "fixed.html")])
     assert res.exit_code == 0, res.output
     plays = len(footage["gt"]["plays"])
-    assert res.stdout.strip() == f"wrote {tmp_path / 'fixed.html'}: {plays} plays, 0 flags, {plays + 1} snapshots"
+    assert res.stdout.strip() == (f"wrote {tmp_path / 'fixed.html'}: {plays} plays, {len(draws) - 1} draws, 0 flags, "
+                                  f"{plays + 1} snapshots")  # counted as the page's subtitle counts them
     page = (tmp_path / "fixed.html").read_text()
     review = _play_snapshots((out / "report.html").read_text())  # the review's own page: by row position
     assert len(review) == plays and _play_snapshots(page) == review
     assert 'src="rv/snapshots/' in page  # relative to the page
     assert page.count('class="snap"') == plays + 1  # and the hand's end, with the final score
-    # a folder that is no review is named
+    # a folder that is no review is named; a review of another game gives its pictures to no event
     res = CliRunner().invoke(app, ["record", "report", str(out / "fixed.txt"), "--out", str(tmp_path / "x.html"),
                                    "--review", str(tmp_path)])
     assert res.exit_code == 2 and "not a review's folder" in res.output and not (tmp_path / "x.html").exists()
+    other = tmp_path / "other"
+    (other / "snapshots").mkdir(parents=True)
+    rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    for r in rows:  # the same frames, other tiles
+        if r["type"] == "play":
+            r["tile"] = [(r["tile"][0] + 1) % 7, r["tile"][1]]
+            (other / r["snapshot"]).write_bytes(b"\xff\xd8")
+    (other / "events.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = CliRunner().invoke(app, ["record", "report", str(out / "fixed.txt"), "--out", str(tmp_path / "x.html"),
+                                   "--review", str(other)])
+    assert res.exit_code == 2 and "a review of another game?" in res.output and not (tmp_path / "x.html").exists()
 
 
 def test_cli_out_folder_errors_and_live_keeps_earlier_events(tmp_path):

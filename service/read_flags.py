@@ -1,0 +1,28 @@
+"""How a flag on a camera's read is worded: a mismatched end on an unsure read is a question.
+
+A play the camera read with low confidence that seems to miss its end is more often a misread
+than a bogus play, so the review and the report page of its record (corrected or not) call it
+``uncertain_read`` and leave the accusation (``mismatched_end``) to confident reads and to plays
+the umpire typed or fixed (they carry no confidence).
+"""
+
+from __future__ import annotations
+
+#: Read confidence (0-1) below which a mismatched end is an ``uncertain_read``.
+CONFIDENT = 0.8
+
+
+def as_read(flag: dict, confidence: float | None, confident: float = CONFIDENT) -> dict:
+    """``flag`` (a timeline row's flag dict: ``kind``, ``message``, ...) as worded for a play read
+    with ``confidence`` (None: typed by a person, never softened); returns a new dict or ``flag``."""
+    if flag.get("kind") != "mismatched_end" or confidence is None or confidence >= confident:
+        return flag
+    return {**flag, "kind": "uncertain_read",
+            "message": f"uncertain read of a possible mismatched end: {flag.get('message', '')} "
+                       f"(confidence {confidence:.2f})"}
+
+
+def rows_as_read(rows: list[dict], confident: float = CONFIDENT) -> list[dict]:
+    """Timeline rows (:func:`engine.timeline.timeline`) with their flags worded by :func:`as_read`."""
+    return [{**r, "flags": [as_read(f, r.get("confidence"), confident) for f in r["flags"]]} if r.get("flags") else r
+            for r in rows]
