@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from engine.events import Correction, Deal, Draw, HandEnd, Pass, Penalty, Play, effective
-from engine.hand import HandContext, HandState, IllegalEvent
+from engine.hand import HandContext, HandState, IllegalEvent, replay
 from engine.layout import LayoutError
 from engine.match import MatchState, replay_match
 from engine.notation import format_event
@@ -607,6 +607,22 @@ class TableRuntime:
             except (IllegalEvent, LayoutError, TileError, IndexError, ValueError):
                 return 10 ** 6
             return sum(len(o.flags) for o in self.hand_states(match)[hand - 1][2].outcomes)
+
+    def turn_before(self, hand: int, index: int) -> str | None:
+        """The seat to play right before slot ``index`` of hand ``hand`` as the record now stands (the
+        events in force before it, corrections applied); None when there is none or they do not replay."""
+        with self.lock:
+            before = [ev for i, ev in effective(self.logs[hand - 1]) if i < index]
+            try:
+                return replay(self.cfg.rules, before, self.hand_states()[hand - 1][2].context).turn
+            except (IllegalEvent, LayoutError, TileError):
+                return None
+
+    def camera_events(self, hand: int, after: int) -> list[tuple[int, object]]:
+        """The events in force of hand ``hand`` that the camera sent into slots after ``after``: (slot, event)."""
+        with self.lock:
+            tags = self.tags[hand - 1]
+            return [(i, ev) for i, ev in effective(self.logs[hand - 1]) if i > after and tags[i][0] == "vision"]
 
     def is_lead(self, hand: int, index: int) -> bool:
         """Whether the event in force at slot ``index`` of ``hand`` is the hand's first play."""

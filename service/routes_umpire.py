@@ -80,6 +80,7 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
                                               f"inferred from play #{body.replaces}, voided")
         if restoring and isinstance(ev, Play):
             out["voided_passes"] += _passes_while_voided(rt, hand, body.replaces, ev.seat, actor(request, body.by))
+            out["reassigned_draws"] = _draws_while_voided(rt, hand, body.replaces, ev, actor(request, body.by))
         if ev is None and isinstance(held, Pass):  # helper-89: its "S passed" alert stayed open
             _resolve_pass_alert(rt, hand, held, actor(request, body.by), f"pass #{body.replaces} voided")
         return out
@@ -114,20 +115,59 @@ def _void_inferred(rt, hand: int, passes: list, play: object, by: str, reason: s
     return [slot for slot, _ in passes]
 
 
+def _last_void(log: list, slot: int) -> int | None:
+    """The log index of the latest correction that voided ``slot``; None if none did."""
+    return max((k for k, e in enumerate(log) if isinstance(e, Correction) and e.replaces == slot and e.event is None),
+               default=None)
+
+
 def _passes_while_voided(rt, hand: int, slot: int, seat: str, by: str) -> list[int]:  # noqa: ANN001
     """A play restored after a void: the passes the camera inferred for its seat meanwhile go (the void
     left that seat to play, so the next play by another seat made it "pass"); returns their slots."""
     log = rt.hand_log(hand)
-    voids = [k for k, e in enumerate(log) if isinstance(e, Correction) and e.replaces == slot and e.event is None]
-    if not voids:
+    void = _last_void(log, slot)
+    if void is None:
         return []
     done: list[int] = []
-    for j in range(voids[-1] + 1, len(log)):
-        passes = [(k, p) for k, p in rt.inferred_passes(hand, j) if p.seat == seat and k > voids[-1]]
+    for j in range(void + 1, len(log)):
+        passes = [(k, p) for k, p in rt.inferred_passes(hand, j) if p.seat == seat and k > void]
         if passes:
             done += _void_inferred(rt, hand, passes, rt.event_at(hand, j), by,
                                    f"inferred while play #{slot} was voided; it is restored")
     return done
+
+
+def _draws_while_voided(rt, hand: int, slot: int, play: Play, by: str) -> list[int]:  # noqa: ANN001
+    """A play restored after a void: the camera gives a draw to the seat to play (it sees a tile leave
+    the boneyard, not whose arm took it), so its draws meanwhile went to the seat the void left to play
+    (helper-100: N's draw recorded for S). Each goes to the seat whose turn it is at its place in the
+    restored record, up to the first tile laid against the voided play (:func:`_held_since`); returns
+    their slots."""
+    void = _last_void(rt.hand_log(hand), slot)
+    if void is None or play.frame is None:
+        return []
+    held = _held_since(rt, hand, play.frame)
+    done: list[int] = []
+    for k, ev in rt.camera_events(hand, void):
+        if not isinstance(ev, Draw):
+            continue
+        if held is not None and (ev.frame is None or ev.frame > held):
+            break
+        turn = rt.turn_before(hand, k)
+        if turn is not None and turn != ev.seat:
+            _correct(rt, hand, k, ev.model_copy(update={"seat": turn}), by,
+                     f"drawn while play #{slot} was voided; it is restored: {turn} was to play")
+            done.append(k)
+    return done
+
+
+def _held_since(rt, hand: int, frame: int) -> int | None:  # noqa: ANN001
+    """The frame of the first tile the camera holds unplaced (an open ``unplaced_tile`` alert) since
+    ``frame``; None if none. Laid against a voided play, such a tile is a play the camera sends only once
+    the void is undone, after the events recorded meanwhile: the turn at those after it is not known."""
+    frames = [(a.get("details") or {}).get("frame") for a in rt.open_alerts.values()
+              if a["kind"] == "unplaced_tile" and a.get("match") == rt.match_id and a.get("hand") == hand]
+    return min((f for f in frames if isinstance(f, int) and f > frame), default=None)
 
 
 def _changes(held: object, event: object | None, hand: int, index: int) -> None:

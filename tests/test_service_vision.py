@@ -965,3 +965,107 @@ def test_moving_a_camera_play_to_a_skipped_seat_voids_that_seats_inferred_pass_a
         alerts = c.get("/api/tables/cam/alerts?status=all").json()
         assert sorted((a["seat"], a["status"]) for a in alerts if a["kind"] == "pass_inferred") == [
             ("S", "resolved"), ("W", "open")]
+
+
+_DEMO = Path(__file__).resolve().parents[1] / "examples" / "footage"
+
+
+def _demo_run(data_dir: Path, monkeypatch, void: tuple[int, int] | None = None,
+              restore_when=lambda c: True) -> tuple[list[str], dict, dict | None]:
+    """The bundled demo (lisa-b-all-fives, N and S, draws) on a camera table read by its ground truth;
+    ``void=(k, n)``: once the camera recorded the hand's play ``k`` (0-based), the umpire voids it
+    before the next play, and restores it before play ``n``, once ``restore_when(client)`` holds.
+    Returns the events in force (as ``_in_force``), the scores, and the restore's answer."""
+    import threading
+
+    from calibration.profile import TableProfile
+    from engine.tiles import Tile
+
+    gt = json.loads((_DEMO / "ground_truth.json").read_text())
+    oracle = Oracle(gt, TableProfile.load(_DEMO / "profile.json"))
+    plays = gt["plays"]
+    gates = {} if void is None else {  # the frame thread waits there for the umpire
+        (plays[i - 1]["frame"] + plays[i]["frame"]) // 2: (threading.Event(), threading.Event()) for i in
+        (void[0] + 1, void[1])}
+
+    def before_frame(i: int) -> None:
+        if i in gates:
+            reached, go = gates[i]
+            reached.set()
+            assert go.wait(30)
+        oracle.progress(i)
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", lambda table: VisionSource(
+        table, recognizer_factory=lambda profile: oracle, before_frame=before_frame))
+    restored = None
+    with TestClient(app_for(data_dir)) as c:
+        r = post(c, "/api/tables", {"id": "cam", "name": "Camera table", "rules": "lisa-b-all-fives",
+                                    "video_source": str(_DEMO / "demo.mp4"), "calibration": str(_DEMO / "profile.json"),
+                                    "worker": {"kind": "vision", "speed": 10000}})
+        assert r.status_code == 201, r.text
+        post(c, "/api/tables/cam/start")
+        for n, (reached, go) in enumerate(gates[f] for f in sorted(gates)):
+            assert reached.wait(30)
+            if n == 0:
+                key = Tile(*plays[void[0]]["tile"]).key
+                slot = wait_for(lambda: next((i for i, e in enumerate(c.get("/api/matches/1/hands/1").json()["events"])
+                                              if e["type"] == "play" and Tile(*e["tile"]).key == key), None))
+                play = c.get("/api/matches/1/hands/1").json()["events"][slot]
+                r = post(c, "/api/tables/cam/corrections", {"hand": 1, "replaces": slot, "event": None})
+                assert r.status_code == 201, r.text
+            else:
+                wait_for(lambda: restore_when(c))
+                restored = post(c, "/api/tables/cam/corrections", {"hand": 1, "replaces": slot, "event": play})
+                assert restored.status_code == 201, restored.text
+                restored = restored.json()
+            go.set()
+        wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished", timeout=60)
+        scores = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["game"]["scores"]
+        return _in_force(c), scores, restored
+
+
+@pytest.fixture(scope="module")
+def demo_unvoided(tmp_path_factory) -> tuple[list[str], dict]:
+    """The demo's record and scores as the camera gives them with no umpire's change."""
+    with pytest.MonkeyPatch.context() as mp:
+        return _demo_run(tmp_path_factory.mktemp("demo"), mp)[:2]
+
+
+def _open(c, kind: str, tile: tuple[int, int] | None = None) -> list[dict]:
+    return [a for a in c.get("/api/tables/cam/alerts").json()
+            if a["kind"] == kind and (tile is None or sorted(a["details"].get("tile") or []) == sorted(tile))]
+
+
+def test_a_camera_play_voided_while_two_plays_were_laid_against_it_and_restored_leaves_the_record_as_without_the_void(
+        tmp_path, monkeypatch, demo_unvoided):
+    """helper-100: on the demo the umpire voids S's 6-0 by mistake; N's 0-0 and then S's 0-4 are laid
+    against it (touching no open end of the record, they wait unplaced); the umpire restores the 6-0 as
+    N's arm lays 1-1 on the other end. The read after the restore gave the waiting 0-0 to the arm of that
+    read (N's) and the rest by turn: S 0-0, N 0-4, S 30 for 35. Each waiting tile is its own arm's play."""
+    events, scores, _ = _demo_run(tmp_path, monkeypatch, void=(6, 9),
+                                  restore_when=lambda c: _open(c, "unplaced_tile", (4, 0)))
+    assert (events, scores) == demo_unvoided and scores == {"N": 15, "S": 35}
+
+
+def test_a_camera_play_voided_while_a_draw_and_two_plays_were_made_and_restored_leaves_the_record_as_without_the_void(
+        tmp_path, monkeypatch, demo_unvoided):
+    """helper-100: on the demo the umpire voids S's 4-4 by mistake (the record leaves S to play); N draws
+    (recorded for S, the seat to play), plays 1-0 on E, S lays 4-5 against the 4-4 (unplaced); the
+    umpire restores the 4-4 as N's arm lays 5-5. S's 4-5 went to N, the 5-5 to S, and every turn after
+    followed one seat off: N 10 S 40 for N 15 S 35. Now the record is the one without the void."""
+    events, scores, restored = _demo_run(tmp_path, monkeypatch, void=(10, 13),
+                                         restore_when=lambda c: _open(c, "unplaced_tile", (5, 4)))
+    assert (events, scores) == demo_unvoided and scores == {"N": 15, "S": 35}
+    assert len(restored["reassigned_draws"]) == 1  # N's draw, recorded for S meanwhile
+
+
+def test_a_draw_made_after_a_tile_laid_against_a_voided_play_keeps_its_seat_when_the_void_is_undone(
+        tmp_path, monkeypatch, demo_unvoided):
+    """The umpire voids S's 5-3; N lays 3-1 against it (unplaced: a play the record lacks), then S draws
+    and lays 6-0 on W; the 5-3 is restored. The restored record's turn at S's draw is not the table's (N's
+    3-1 comes in only once the void is undone), so the draw keeps its seat, and each play has its arm's.
+    (The 3-1 then comes after the 6-0 in the record: a known limit, docs/tracking.md.)"""
+    events, scores, restored = _demo_run(tmp_path, monkeypatch, void=(4, 7),
+                                         restore_when=lambda c: "S 6-0 W" in _in_force(c))
+    assert restored["reassigned_draws"] == []
+    assert sorted(events) == sorted(demo_unvoided[0]) and scores == demo_unvoided[1]

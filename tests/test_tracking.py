@@ -1633,6 +1633,24 @@ def test_a_play_laid_against_a_voided_one_is_taken_once_the_void_is_undone():
     assert [p.tile for p in table.tr.plays] == [Tile(3, 5), Tile(5, 2), Tile(2, 6)]
 
 
+def test_a_tile_laid_against_a_voided_play_is_its_own_arms_play_when_the_void_is_undone_as_another_is_laid():
+    """helper-100: as above, but the umpire undoes the void while W's arm lays 1-3 on the other end. The
+    read after it gave the waiting 2-6 to W's arm (and inferred S's pass for it) and the 1-3 to the turn:
+    every seat after it one off. The 2-6 is the play of S's arm that laid it, before W's 1-3."""
+    from engine.events import Correction
+
+    table, record, i = _lead_and_answer((5, 2))
+    voided = record + [Correction(replaces=i, event=None)]
+    table.tr.sync(voided)
+    assert plays(table.play(t_(696, 500, 0, (2, 6), "S"))) == []  # touches no open end: it waits
+    table.arm("W")
+    table.on.append(t_(552, 500, 0, (1, 3), "W"))
+    table.tr.sync(voided + [Correction(replaces=i, event=record[i])])  # the void undone meanwhile
+    out = table.read()
+    assert plays(out) == [("S", (2, 6), "E"), ("W", (3, 1), "W")]
+    assert not any(isinstance(e, Pass) for e in out) and notices(out, "uncertain_read") == []
+
+
 def test_a_hand_the_umpire_un_ends_and_that_ends_again_reports_late_tiles_on_its_new_line():
     """S's going out was a misread (the umpire voids S's last play); the tiles laid after that false
     end are taken away, S really goes out later with 2-4. A tile laid after the real end must be

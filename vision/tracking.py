@@ -193,6 +193,9 @@ class TrackedTile:
     old: bool = False
     #: body colour of the face when first seen (:attr:`vision.observation.TileObservation.face_lab`)
     face_lab: tuple[float, float, float] | None = None
+    #: (``unplaced``) the arm votes of the read that found it touching no open end: the seat that laid it,
+    #: should it become a play later (laid against a play the umpire voided, once the void is undone)
+    votes: dict[str, float] | None = None
 
     @property
     def key(self) -> tuple[int, int] | None:
@@ -349,7 +352,8 @@ class Tracker:
         two plays' tiles swapped) the recorded plays are bound again to the tiles that show them, as :meth:`resume` does, and a
         tile whose play was voided stays on the table as no play. After a change of the line (a
         play voided, restored or fixed), the next read looks again at the tiles that touched no
-        open end: laid against a voided play, they are plays once it is restored.
+        open end: laid against a voided play, they are plays once it is restored (each by the arm
+        that laid it, before that read's own: :meth:`_lay_held`).
 
         Args:
             log: the hand's engine events in log order (corrections included), as recorded.
@@ -690,8 +694,10 @@ class Tracker:
         events += self._gone(frame, t, gone, new_tiles, region)
         if self._recheck:  # the umpire changed the line: tiles that touched no open end may touch one now
             self._recheck = False
-            candidates += sorted((tr for tr in self.tiles.values() if tr.status == "unplaced" and tr.face == "up"
-                                  and tr not in candidates), key=lambda tr: tr.id)
+            held = sorted((tr for tr in self.tiles.values() if tr.status == "unplaced" and tr.face == "up"
+                           and tr not in candidates), key=lambda tr: tr.id)
+            events += self._lay_held(frame, t, held)  # laid before this read's draws and plays
+            candidates += held
         events += self._step_boneyard(frame, t)  # before the plays: draws come under the turn they were made in
         events += self._plays(frame, t, candidates)
         events += self._step_reveals(frame, t)
@@ -890,7 +896,7 @@ class Tracker:
                 pending.remove(lead)
                 kw, ke = lead_order(lead.geom)
                 fit = EndFit("lead", kw, (lead.pips[kw], lead.pips[ke]), 1.0, True, lead.confidence, False, "lead")
-                self._emit(frame, t, lead, fit, done, notices)
+                self._emit(frame, t, lead, fit, done, notices, self._votes)
         # Arms seen since the last play: in footage with arms, a second tile of one read that no arm of the
         # seat to play laid is a picture the first arm uncovered (helper-84: a board's printed 4-2 beside
         # the W end became N's play, then a take-back), not a play; it waits as an unplaced tile.
@@ -909,12 +915,27 @@ class Tracker:
             if best is None:
                 break
             pending.remove(best[1])
-            self._emit(frame, t, best[1], best[2], done, notices)
+            self._emit(frame, t, best[1], best[2], done, notices, {} if done else self._votes)
+        events = self._announce(frame, t, done, missed=len(done) > 1) + notices
+        for c in pending:
+            if self.in_hand_zone(c.geom):
+                c.status = "hand"
+            else:
+                if c.status != "unplaced":
+                    events.append(Notice("unplaced_tile", t, frame, f"face-up tile {Tile(*c.key)} touches no open end",
+                                         tile=c.key))
+                    c.votes = {} if done else dict(self._votes)  # else a play of this read had the arm
+                c.status = "unplaced"
+        return events
+
+    def _announce(self, frame: int, t: float, done: list, missed: bool) -> list:
+        """The events of the plays ``_emit`` laid (``done``): the passes before each, the play, and an
+        ``uncertain_read`` notice for those with doubts (``missed``: laid together, a state was missed)."""
         events: list = []
         for ev, reasons, source, before in done:
             events += before
             events.append(ev)
-            if len(done) > 1:
+            if missed:
                 reasons = reasons + ["missed_state"]
             if reasons:
                 tile = (ev.tile.a, ev.tile.b)
@@ -923,16 +944,30 @@ class Tracker:
                                      + ", ".join(reasons), tile=tile, seat=ev.seat,
                                      details={"reasons": reasons, "confidence": ev.confidence,
                                               "end": ev.end or "lead", "seat_source": source}))
-        events += notices
-        for c in pending:
-            if self.in_hand_zone(c.geom):
-                c.status = "hand"
-            else:
-                if c.status != "unplaced":
-                    events.append(Notice("unplaced_tile", t, frame, f"face-up tile {Tile(*c.key)} touches no open end",
-                                         tile=c.key))
-                c.status = "unplaced"
         return events
+
+    def _lay_held(self, frame: int, t: float, held: list[TrackedTile]) -> list:
+        """Lay the ``held`` tiles (unplaced, unmoved: laid against a play the umpire voided, say) that touch
+        an open end now that the umpire changed the line (the void undone): in the order they came, each by
+        the arm seen then (:attr:`TrackedTile.votes`), before this read's draws and new tiles, which came
+        after them. Taken with this read's arm, a held tile went to the seat that laid the new one, the new
+        one to the seat after it, and every turn after that followed one seat off (helper-100, the demo:
+        N 10 S 40 for N 15 S 35). Returns the events (the rest wait, unplaced, as before)."""
+        busy = self._binder is not None and self._binder.pending  # recorded plays not found yet: wait for them
+        if self.lop.lead is None or self.judge.state.over or busy:
+            return []
+        held = [c for c in held if not c.scenery and not c.old]
+        done: list = []
+        notices: list = []
+        visits = self._visits  # the arms seen since the last play are this read's, not the held tiles'
+        while True:
+            fits = ((c, self.lop.assign(c.geom, c.pips, c.confidence)) for c in held)
+            c, fit = next(((c, f) for c, f in fits if f is not None), (None, None))
+            if c is None:
+                self._visits = visits
+                return self._announce(frame, t, done, missed=False) + notices
+            held.remove(c)
+            self._emit(frame, t, c, fit, done, notices, c.votes or {})
 
     def _unlike_the_set(self, pending: list[TrackedTile], frame: int, t: float) -> list:
         """Mark as scenery the new face-up tiles unlike the line's tiles (``set_colour_max_de``) when
@@ -1107,17 +1142,17 @@ class Tracker:
                 best = (score, c)
         return best[1]
 
-    def _emit(self, frame: int, t: float, tr: TrackedTile, fit: EndFit, done: list, notices: list) -> None:
+    def _emit(self, frame: int, t: float, tr: TrackedTile, fit: EndFit, done: list, notices: list,
+              votes: dict[str, float]) -> None:
         """Build the Play for ``tr`` at ``fit``, append it to the hand and lay it in the line of play.
 
-        Appends ``(play, reasons it is uncertain, seat source, events before it)`` to ``done``
-        (the events before it: inferred ``Pass`` events and their notices), or a ``rejected``
+        ``votes``: the entry votes of the arm that laid it (a read's arm for its first play only: one arm
+        lays one tile). Appends ``(play, reasons it is uncertain, seat source, events before it)`` to
+        ``done`` (the events before it: inferred ``Pass`` events and their notices), or a ``rejected``
         notice to ``notices`` when the engine refuses it.
         """
         st = self.hand.state
-        first = not done
-        choice = attribute_seat(self._votes if first else {}, st.turn, st.order, self.config.seat_prior,
-                                self.config.min_seat_votes)
+        choice = attribute_seat(votes, st.turn, st.order, self.config.seat_prior, self.config.min_seat_votes)
         is_lead = fit.end == "lead"
         conf = float(fit.confidence)
         ev = Play(seat=choice.seat, tile=list(fit.tile), end=None if is_lead else fit.end, oriented=True,
