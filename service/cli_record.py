@@ -39,22 +39,28 @@ def _codec(video: Path) -> str:
 
 
 def load_record(path: Path) -> MatchRecord:
-    """Read a JSON record (text starting with ``{``) or a text notation file.
+    """Read a JSON record (text starting with ``{``) or a text notation file (``-``: standard input).
 
     Raises:
         RecordError: unreadable file, or a record that does not read (the message names the file).
     """
+    name = "standard input" if str(path) == "-" else str(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark, as Notepad writes one, is fine
+        if str(path) == "-":  # `... | dominocast record show -`
+            import sys
+
+            text = sys.stdin.buffer.read().decode("utf-8-sig")
+        else:
+            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark, as Notepad writes one, is fine
     except UnicodeDecodeError:
-        raise RecordError(f"{path}: not a text file (a video or a picture?): a record is JSON or text "
+        raise RecordError(f"{name}: not a text file (a video or a picture?): a record is JSON or text "
                           "notation") from None
     except OSError as exc:
-        raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise RecordError(f"{name}: cannot read: {exc.strerror or exc}") from None
     try:
         return from_json(text) if _JSON_START.match(text) else read_text(text)
     except RecordError as exc:
-        raise RecordError(f"{path}: {exc}{_what_it_is(text)}") from None
+        raise RecordError(f"{name}: {exc}{_what_it_is(text)}") from None
 
 
 def _what_it_is(text: str) -> str:
@@ -85,14 +91,15 @@ def write_outputs(record: MatchRecord, json_path: Path | None, text_path: Path |
 
 @record_app.command("show")
 def show(
-    file: Path = typer.Argument(..., help="a JSON record or a text notation file"),
+    file: Path = typer.Argument(..., help="a JSON record or a text notation file (- reads standard input)"),
     as_json: bool = typer.Option(False, "--json", help="print the JSON record instead of the notation"),
 ) -> None:
     """Print a record (JSON or text notation) as text notation, its scores recomputed from the logs."""
     try:
         record = rederive(load_record(file))
     except (RecordError, ValueError) as exc:  # ValueError: a log the engine cannot replay
-        raise fail(str(exc) if str(file) in str(exc) else f"{file}: {exc}")
+        name = "standard input" if str(file) == "-" else str(file)
+        raise fail(str(exc) if name in str(exc) else f"{name}: {exc}")
     print(to_json(record) if as_json else write_text(record), end="")
 
 

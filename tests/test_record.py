@@ -448,6 +448,12 @@ def test_cli_record_show(cli, tmp_path, demo):
         assert res.stdout == write_text(demo)
     res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "m.txt"), "--json"])
     assert from_json(res.stdout) == demo
+    # `-` reads standard input (helper-103: "-: cannot read: No such file or directory")
+    res = CliRunner().invoke(cli, ["record", "show", "-"], input=to_json(demo))
+    assert res.exit_code == 0 and res.stdout == write_text(demo)
+    res = CliRunner().invoke(cli, ["record", "show", "-"], input="garbage\n")
+    assert res.exit_code == 2 and res.output.strip() == (
+        "error: standard input: line 1: 'garbage' is not a tag, a 'Hand N' line or a comment")
 
 
 def test_cli_stale_json_summary_is_recomputed(cli, tmp_path, demo):
