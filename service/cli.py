@@ -117,11 +117,14 @@ def main() -> None:
     reports a process killed by it; the outputs are those of a Ctrl-C (exit 130).
     """
     _handle_termination_signals()
-    sys.stdout = _ReaderGoneStdout(sys.stdout)
+    if not isinstance(sys.stdout, _ReaderGoneStdout):  # main() called again in one process (tests)
+        sys.stdout = _ReaderGoneStdout(sys.stdout)
     try:  # usage errors come here as exceptions, not as typer's framed box
         code = app(prog_name="dominocast", standalone_mode=False)
     except click_errors.NoArgsIsHelpError as exc:  # bare `dominocast` or `dominocast datasets`
-        exc.show()
+        help_text = exc.format_message()  # rich's help has printed itself already: this is "" then
+        if help_text.strip():
+            sys.stderr.write(help_text + "\n")
         raise SystemExit(exc.exit_code) from None
     except click_errors.UsageError as exc:
         raise SystemExit(_usage_error(exc)) from None

@@ -323,7 +323,8 @@ def test_console_script_help_and_bare_group_still_show_help(monkeypatch, capsys)
     monkeypatch.setattr(sys, "argv", ["dominocast", "datasets"])
     with pytest.raises(SystemExit) as exc:
         cli.main()
-    assert exc.value.code == 2 and "footage" in capsys.readouterr().out
+    out = capsys.readouterr()
+    assert exc.value.code == 2 and "footage" in out.out and out.err == ""  # helper-103: a lone newline there
 
 
 @pytest.mark.parametrize("device, n, line", [
