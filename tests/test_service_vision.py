@@ -971,11 +971,12 @@ _DEMO = Path(__file__).resolve().parents[1] / "examples" / "footage"
 
 
 def _demo_run(data_dir: Path, monkeypatch, void: tuple[int, int] | None = None,
-              restore_when=lambda c: True) -> tuple[list[str], dict, dict | None]:
+              restore_when=lambda c: True, restore_frame: int | None = None) -> tuple[list[str], dict, dict | None]:
     """The bundled demo (lisa-b-all-fives, N and S, draws) on a camera table read by its ground truth;
     ``void=(k, n)``: once the camera recorded the hand's play ``k`` (0-based), the umpire voids it
-    before the next play, and restores it before play ``n``, once ``restore_when(client)`` holds.
-    Returns the events in force (as ``_in_force``), the scores, and the restore's answer."""
+    before the next play, and restores it before play ``n`` (or at frame ``restore_frame``), once
+    ``restore_when(client)`` holds. Returns the events in force (as ``_in_force``), the scores, and the
+    restore's answer."""
     import threading
 
     from calibration.profile import TableProfile
@@ -984,9 +985,12 @@ def _demo_run(data_dir: Path, monkeypatch, void: tuple[int, int] | None = None,
     gt = json.loads((_DEMO / "ground_truth.json").read_text())
     oracle = Oracle(gt, TableProfile.load(_DEMO / "profile.json"))
     plays = gt["plays"]
+    def between(i: int) -> int:  # the frame between play i - 1 and play i (after the last: 20 frames after it, before the reveal)
+        return (plays[i - 1]["frame"] + plays[i]["frame"]) // 2 if i < len(plays) else plays[-1]["frame"] + 20
+
     gates = {} if void is None else {  # the frame thread waits there for the umpire
-        (plays[i - 1]["frame"] + plays[i]["frame"]) // 2: (threading.Event(), threading.Event()) for i in
-        (void[0] + 1, void[1])}
+        f: (threading.Event(), threading.Event()) for f in
+        (between(void[0] + 1), restore_frame if restore_frame is not None else between(void[1]))}
 
     def before_frame(i: int) -> None:
         if i in gates:
@@ -1069,3 +1073,13 @@ def test_a_draw_made_after_a_tile_laid_against_a_voided_play_keeps_its_seat_when
                                          restore_when=lambda c: "S 6-0 W" in _in_force(c))
     assert restored["reassigned_draws"] == []
     assert sorted(events) == sorted(demo_unvoided[0]) and scores == demo_unvoided[1]
+
+
+def test_the_last_play_voided_until_the_loser_showed_its_tiles_ends_the_hand_once_restored(
+        tmp_path, monkeypatch, demo_unvoided):
+    """helper-104: the umpire voids N's 5-0, the hand's last play; S turns up its 4-3 meanwhile (no end:
+    the record leaves N to play); the 5-0 is restored with the table still. The line changed, but a still
+    table is not read again, so the hand stayed open for good (N 10 S 35, S to play, no alert)."""
+    last = len(json.loads((_DEMO / "ground_truth.json").read_text())["plays"]) - 1
+    events, scores, _ = _demo_run(tmp_path, monkeypatch, void=(last, last + 1), restore_frame=730)
+    assert (events, scores) == demo_unvoided and scores == {"N": 15, "S": 35}

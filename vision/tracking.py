@@ -266,6 +266,7 @@ class Tracker:
         self._old_layout_at_start = False  # (start_over before any read) the first read's tiles are old
         self._now = 0.0  # the latest frame's time, s
         self._recheck = False  # after an umpire's change of the line: look at the unplaced tiles again
+        self._synced = False  # the record changed, tiles were shown: read again, even if the table is still
         self._opened_at: int | None = None  # the read at which the tracker itself opened the hand (hand_cleared)
         self._read_frame: int | None = None  # the frame of the latest committed read
         self.new_hand(context)
@@ -365,6 +366,8 @@ class Tracker:
             engine.events.CorrectionError: a malformed correction in ``log``.
         """
         plays = self.plays
+        # a still table is not read: tiles shown in a hand area may end the hand now (:attr:`wants_read`)
+        self._synced = any(tr.face == "up" and tr.status == "hand" for tr in self.tiles.values())
         self.hand = Hand(self._shadow_rules, self.hand.context)
         self.judge = Hand(self.rules, self.hand.context)
         if self.rules.boneyard:
@@ -465,8 +468,11 @@ class Tracker:
 
     @property
     def wants_read(self) -> bool:
-        """True while a take-back or an end-of-hand reveal waits for a confirming read (ask the gate for one)."""
-        return self.reveals.read_due(self._now) or any(
+        """True while a take-back or an end-of-hand reveal waits for a confirming read, or the record changed
+        with tiles shown in a hand area since the latest read (ask the gate for one). A restored last play
+        with the loser's tiles already shown on a still table was never read again: the hand stayed open
+        (helper-104)."""
+        return self._synced or self.reveals.read_due(self._now) or any(
             tr.status == "layout" and 0 < tr.missing < self.config.takeback_reads and tr.play is not None
             and self._is_arm_end(tr.play) for tr in self.tiles.values())
 
@@ -692,6 +698,7 @@ class Tracker:
         if cfg.still_window_s <= 0:  # photos: no arm is ever seen, the hand a tile left tells the seat
             self._vote_hand_losses(gone, new_tiles)
         events += self._gone(frame, t, gone, new_tiles, region)
+        self._synced = False
         if self._recheck:  # the umpire changed the line: tiles that touched no open end may touch one now
             self._recheck = False
             held = sorted((tr for tr in self.tiles.values() if tr.status == "unplaced" and tr.face == "up"
