@@ -119,6 +119,8 @@ class TableRuntime:
         self.open_alerts: dict[int, dict] = {}
         #: (match id, hand, event index, kind) of the flag alerts the umpire dismissed: not shown as accusations
         self.dismissed: set[tuple] = set()
+        #: the same for those confirmed or resolved: off the air, though not withdrawn (helper-104)
+        self.settled: set[tuple] = set()
         self.seq = 0
         self.worker: dict = {"kind": cfg.worker_kind, "state": "stopped", "connected": False, "fps": None,
                              "last_read": None, "position": 0, "total": None, "error": None}
@@ -149,9 +151,11 @@ class TableRuntime:
             self.match = replay_match(self.cfg.rules, self.logs)
             self.open_alerts = {a.id: alert_dict(a) for a in s.scalars(
                 select(AlertRow).where(AlertRow.table_id == self.cfg.id, AlertRow.status == "open"))}
-            self.dismissed = {(a.match_id, a.hand, a.idx, a.kind) for a in s.scalars(
-                select(AlertRow).where(AlertRow.table_id == self.cfg.id, AlertRow.status == "dismissed",
-                                       AlertRow.category == "flag", AlertRow.idx.is_not(None)))}
+            flags = list(s.scalars(select(AlertRow).where(
+                AlertRow.table_id == self.cfg.id, AlertRow.status.in_(("dismissed", "confirmed", "resolved")),
+                AlertRow.category == "flag", AlertRow.idx.is_not(None))))
+            self.dismissed = {(a.match_id, a.hand, a.idx, a.kind) for a in flags if a.status == "dismissed"}
+            self.settled = {(a.match_id, a.hand, a.idx, a.kind) for a in flags if a.status != "dismissed"}
             self.seq = s.scalar(select(func.max(MessageRow.id)).where(MessageRow.table_id == self.cfg.id)) or 0
 
     # ---- views ---------------------------------------------------------------------
@@ -185,7 +189,8 @@ class TableRuntime:
                             "ended_by": game.ended_by}
             view["hand"] = {"number": len(hands), "game": g, "in_game": n,
                             "confirmed": len(hands) in self.confirmed,
-                            **hand_view(hs, cfg.players, self._dismissed_flags(len(hands)))}
+                            **hand_view(hs, cfg.players, self._dismissed_flags(len(hands)),
+                                        self._dismissed_flags(len(hands), self.settled))}
         elif match.games:
             view["game"] = {"number": 1, "scores": {s: 0 for s in teams}, "winner": None, "ended_by": None}
         return view
@@ -374,14 +379,17 @@ class TableRuntime:
             self.open_alerts.pop(alert["id"], None)
         if alert["category"] == "flag" and alert["index"] is not None:
             key = (alert["match"], alert["hand"], alert["index"], alert["kind"])
-            if alert["status"] == "dismissed":
-                self.dismissed.add(key)
-            else:
-                self.dismissed.discard(key)
+            for keys, statuses in ((self.dismissed, ("dismissed",)), (self.settled, ("confirmed", "resolved"))):
+                if alert["status"] in statuses:
+                    keys.add(key)
+                else:
+                    keys.discard(key)
 
-    def _dismissed_flags(self, hand: int) -> frozenset:
-        """(event index, flag kind) of hand ``hand``'s flags whose alert the umpire dismissed."""
-        return frozenset((i, k) for m, h, i, k in self.dismissed if m == self.match_id and h == hand)
+    def _dismissed_flags(self, hand: int, keys: set[tuple] | None = None) -> frozenset:
+        """(event index, flag kind) of hand ``hand``'s flags whose alert the umpire dismissed (or those in
+        ``keys``, e.g. :attr:`settled`)."""
+        return frozenset((i, k) for m, h, i, k in (self.dismissed if keys is None else keys)
+                         if m == self.match_id and h == hand)
 
     def suggested_penalty(self, kind: str) -> str | None:
         return next((p for p in PENALTY_FOR.get(kind, (kind,)) if p in self.cfg.rules.penalties), None)

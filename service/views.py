@@ -82,19 +82,22 @@ def layout_geometry(layout: Layout) -> dict:
     return {"tiles": tiles, "ends": ends, "box": [min(xs) - 1, min(ys) - 1, max(xs) + 1, max(ys) + 1]}
 
 
-def play_view(out, players: dict[str, str], side_of, dismissed: frozenset = frozenset()) -> dict:  # noqa: ANN001
+def play_view(out, players: dict[str, str], side_of, dismissed: frozenset = frozenset(),  # noqa: ANN001
+              settled: frozenset = frozenset()) -> dict:
     """The last play (or pass/draw/penalty, hand end) for the overlay: who, what, points, flags.
 
     ``dismissed``: (event index, flag kind) pairs whose alert the umpire dismissed: such a flag is
-    sent with ``dismissed: true`` (the overlay shows no accusation the umpire has rejected).
+    sent with ``dismissed: true`` (the overlay shows no accusation the umpire has rejected);
+    ``settled``: those whose alert the umpire confirmed or that was resolved: ``settled: true``
+    (the overlay's banner is for flags still waiting for the umpire).
     """
     ev = out.event
     seat = getattr(ev, "seat", None)
     view = {"index": out.index, "type": ev.type, "text": format_event(ev), "seat": seat,
             "player": players.get(seat, seat) if seat else None, "side": side_of(seat) if seat else None,
             "points": dict(out.points),
-            "flags": [{"kind": f.kind, "message": f.message, "dismissed": (out.index, f.kind) in dismissed}
-                      for f in out.flags]}
+            "flags": [{"kind": f.kind, "message": f.message, "dismissed": (out.index, f.kind) in dismissed,
+                       "settled": (out.index, f.kind) in settled} for f in out.flags]}
     if ev.type == "draw":  # helper-89: "Bob (S) drew" for a draw of 3 tiles
         view["count"] = ev.count
     if ev.type == "hand_end":  # the overlay words it; the text carries the reason and the read's stamps
@@ -110,11 +113,12 @@ def play_view(out, players: dict[str, str], side_of, dismissed: frozenset = froz
     return view
 
 
-def hand_view(hs: HandState, players: dict[str, str], dismissed: frozenset = frozenset()) -> dict:
+def hand_view(hs: HandState, players: dict[str, str], dismissed: frozenset = frozenset(),
+              settled: frozenset = frozenset()) -> dict:
     """The current hand: layout geometry, turn, tiles left, points, result, last play.
 
     ``dismissed``: (event index, flag kind) pairs whose alert the umpire dismissed: their tiles are
-    not marked flagged.
+    not marked flagged; ``settled``: those confirmed or resolved (:func:`play_view`).
     """
     geo = layout_geometry(hs.layout)
     flagged = {o.placement.tile.key for o in hs.outcomes
@@ -135,7 +139,7 @@ def hand_view(hs: HandState, players: dict[str, str], dismissed: frozenset = fro
         # a camera's hand (deal unseen) counts the boneyard only from the draws it saw: not for the screen
         "boneyard_known": hs.counts_known,
         "points": dict(hs.scores),
-        "last_play": play_view(plays[-1], players, hs.side, dismissed) if plays else None,
+        "last_play": play_view(plays[-1], players, hs.side, dismissed, settled) if plays else None,
         "result": None if res is None else {
             "kind": res.kind, "winner": res.winner_seat, "side": res.winner_side, "awards": dict(res.awards),
             "remaining": dict(res.remaining), "capicua": res.capicua, "note": res.note},

@@ -258,6 +258,18 @@ def test_index_lists_a_protected_tables_matches_to_its_organiser(tmp_path, brows
             saved = json.loads(Path(dl.value.path()).read_text())
             assert saved["hands"][0]["events"][0]["tile"] == [5, 5]
             page.close()
+            # a token given in the address is kept for the review pages (helper-104: refused); a wrong one is said
+            fresh = browser.new_context()
+            page = fresh.new_page()
+            page.goto(f"{base}/#token={TOKEN}")
+            page.wait_for_selector(f"{row} a[href='/matches/1/review']", timeout=10000)
+            page.click(f"{row} a[href='/matches/1/review']")
+            page.wait_for_function("document.getElementById('title').textContent.startsWith('p · match 1')",
+                                   timeout=15000)
+            page.goto(f"{base}/#token=wrong")
+            page.wait_for_function(f"document.querySelector(\"{row}\")?.innerText.includes('wrong token')",
+                                   timeout=10000)
+            fresh.close()
 
 
 def test_index_shows_why_a_table_failed(tmp_path, browser, monkeypatch):
@@ -468,6 +480,18 @@ def test_a_dismissed_flag_leaves_the_overlay(tmp_path, browser):
             overlay.wait_for_selector("#scores .team")
             overlay.wait_for_selector("#lastplay:not(.hidden)")
             assert overlay.locator("#banner.hidden").count() == 1 and overlay.locator("g.tile.flagged").count() == 0
+            # helper-104: a flag the umpire confirmed (no penalty) stayed on air while any other alert was open
+            assert c.post("/api/tables/m3/events", json={"event": {"type": "play", "seat": "N", "tile": "3-2",
+                                                                   "end": "W"}}).status_code == 201
+            overlay.wait_for_selector("#banner:not(.hidden)", timeout=10000)
+            flag = next(a for a in c.get("/api/tables/m3/alerts").json() if a["kind"] == "mismatched_end")
+            assert c.post(f"/api/tables/m3/alerts/{flag['id']}/confirm", json={"penalty": ""}).status_code == 200
+            assert c.get("/api/tables/m3/status").json()["alerts_open"] >= 1  # the pass's alert stays open
+            overlay.wait_for_selector("#banner.hidden", state="attached", timeout=10000)
+            overlay.reload()
+            overlay.wait_for_selector("#lastplay:not(.hidden)")
+            assert overlay.locator("#banner.hidden").count() == 1
+            assert overlay.locator("g.tile.flagged").count() == 1  # the confirmed bogus play stays marked
             overlay.close()
 
 

@@ -54,7 +54,8 @@
     } else {
       $("lastplay").classList.add("hidden");
     }
-    const flag = lp && lp.flags && state.alerts_open > 0 ? lp.flags.find((f) => !f.dismissed) : null;
+    // on air while its alert waits for the umpire: not once dismissed, confirmed or resolved (helper-104)
+    const flag = lp && lp.flags ? lp.flags.find((f) => !f.dismissed && !f.settled) : null;
     if (flag) showBanner("⚠ " + flag.message, 0);
     else if (!bannerTimer) $("banner").classList.add("hidden");
   }

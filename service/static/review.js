@@ -7,7 +7,10 @@
   // a protected table's match without ?key=: its organiser's saved token opens it (from the index)
   const token = key ? "" : DC.savedToken();
   const $ = (id) => document.getElementById(id);
-  const data = await DC.api(`/api/matches/${match}/timeline${q}`, {token: token || undefined});
+  const data = await DC.api(`/api/matches/${match}/timeline${q}`, {token: token || undefined}).catch((e) => {
+    throw new Error(token ? `${e.message} (the token saved on this browser; save another on the index page, or `
+      + "open this page with ?key=VIEW_KEY)" : e.message);
+  });
   $("title").textContent = `${data.table} · match ${match}${data.title ? " · " + data.title : ""} · ${data.rules}${data.over ? " · over" : ""}`;
   for (const [id, ext] of [["json", "json"], ["txt", "txt"]]) {
     const path = `/api/matches/${match}/record.${ext}${q}`;
