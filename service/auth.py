@@ -75,5 +75,6 @@ def check_view(request, view_key: str | None, token: str) -> None:  # noqa: ANN0
     if got_key and _same(got_key, view_key):
         return
     if not got_key and not got_token:
-        raise HTTPException(401, "this table is protected: add ?key=VIEW_KEY")
+        raise HTTPException(401, "this table is protected: add key=VIEW_KEY to the address (?key=... or, after "
+                                 "other options, &key=...)")
     raise HTTPException(403, "wrong view key" if got_key else "wrong token")  # say which one to fix
