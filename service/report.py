@@ -141,7 +141,8 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
     img = f'<img class="snap" src="{html.escape(snapshot)}" alt="frame {row.get("frame")}">' if snapshot else ""
     score = " ".join(f"{html.escape(s)} {v}" for s, v in (row.get("score") or {}).items())
     cls = ' class="flag"' if flags else ""
-    return (f"<tr{cls}><td>{row.get('game', '')}.{row.get('hand', '')}</td><td>{when}</td>"
+    where = f"{row['game']}.{row['hand']}" if "game" in row and "hand" in row else ""
+    return (f"<tr{cls}><td>{where}</td><td>{when}</td>"
             f"<td>{text}{flag_txt}</td><td>{pts}</td><td>{ends}</td><td>{score}</td><td>{img}</td></tr>")
 
 
@@ -243,10 +244,11 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
         body.append(f"<p class='warn'>{html.escape(warning)}</p>")
     if video:
         body.append(f'<video class="replay" controls preload="metadata" src="{html.escape(video)}"></video>')
-    body += ["<h2>Score</h2>", score_chart_svg(rows)]
-    body.append("<h2>Standings</h2><table><tr><th>side</th><th>games won</th><th>points</th></tr>")
-    body += [f"<tr><td>{html.escape(s)}</td><td>{w}</td><td>{p}</td></tr>" for s, w, p in standings]
-    body.append("</table>")
+    if standings or any("score" in r for r in rows):  # a review with no rules (placements) scores nothing
+        body += ["<h2>Score</h2>", score_chart_svg(rows)]
+        body.append("<h2>Standings</h2><table><tr><th>side</th><th>games won</th><th>points</th></tr>")
+        body += [f"<tr><td>{html.escape(s)}</td><td>{w}</td><td>{p}</td></tr>" for s, w, p in standings]
+        body.append("</table>")
     # flags are either rows of their own (review) or listed on the event they concern (score)
     flags = [(r, r) for r in rows if r.get("type") == "flag"]
     if not flags:

@@ -247,7 +247,7 @@ class _Outputs:
     def emit(self, row: dict, frame: np.ndarray | None) -> None:
         """Write one row; rows worth a picture get a snapshot of ``frame``, saved by
         :meth:`flush_snapshots` once the frame shows the row's own score and open ends."""
-        if frame is not None and (row["type"] in ("play", "flag", "hand_end") or row.get("flags")):
+        if frame is not None and (row["type"] in ("play", "placement", "flag", "hand_end") or row.get("flags")):
             name = f"snapshots/{len(self.rows):04d}_{row['type']}.jpg"
             self._pending.append((name, frame))
             self.snapshots[len(self.rows)] = name
@@ -630,7 +630,9 @@ class ReviewSession:
             return
         first = not self._seen_ids
         fresh = [tr for tid, tr in self.tracker.tiles.items()
-                 if tid not in self._seen_ids and tr.face == "up" and tr.pips is not None and tr.status != "hand"]
+                 if tid not in self._seen_ids and tr.face == "up" and tr.pips is not None
+                 and not self.tracker.in_hand_zone(tr.geom)]  # not tr.status: a tile its shadow hand took for a
+        # shown hand (touching no open end after an end it inferred) is on the board all the same (helper-105)
         fresh.sort(key=lambda tr: (-tr.confidence, tr.id))
         self._seen_ids.update(tr.id for tr in fresh)
         self._seen_ids.add(-1)  # the baseline is taken even on an empty table
@@ -650,6 +652,7 @@ class ReviewSession:
             self.summary.placements += 1
             c = tr.polygon_px.mean(0)
             self._emit({"type": "placement", "t": t, "frame": index, "tile": list(tr.pips),
+                        "text": f"{tr.pips[0]}-{tr.pips[1]} placed at ({c[0]:.0f}, {c[1]:.0f}) px",
                         "center_px": [round(float(c[0]), 1), round(float(c[1]), 1)],
                         "confidence": round(float(tr.confidence), 3)}, frame)
 

@@ -756,6 +756,27 @@ def test_free_form_cli_summary_says_placements_and_prints_no_score(tmp_path, mon
     assert "2 placements" in (out / "report.html").read_text()
 
 
+def test_free_form_review_of_the_demo_places_every_tile_and_its_page_names_them(tmp_path):
+    """helper-105: `--rules none` on the demo missed the 6-4 on the spinner's N arm (its shadow hand, ended
+    by then, took a tile touching no open end for a hand turned up further in); the page's rows said only
+    "placement", with no picture, under an empty score chart and standings."""
+    from service.cli import app
+
+    demo = Path(__file__).resolve().parents[1] / "examples" / "footage"
+    out = tmp_path / "ff"
+    res = CliRunner().invoke(app, ["review", str(demo / "demo.mp4"), "--rules", "none", "--out", str(out),
+                                   "--no-video"])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    placed = [r for r in rows if r["type"] == "placement"]
+    gt = json.loads((demo / "ground_truth.json").read_text())
+    assert [sorted(r["tile"]) for r in placed] == [sorted(p["tile"]) for p in gt["plays"]]
+    page = (out / "report.html").read_text()
+    a, b = placed[-1]["tile"]
+    assert f"{a}-{b} placed at (" in page and "<h2>Score</h2>" not in page and "<h2>Standings</h2>" not in page
+    assert all((out / r["snapshot"]).is_file() for r in placed) and page.count('class="snap"') == len(placed)
+
+
 def test_cli_summary_counts_draws_and_inferred_passes_and_notes_an_uncounted_boneyard(tmp_path, capsys):
     from service.cli_review import _print_summary
     from service.review import ReviewSummary
