@@ -49,10 +49,13 @@ def load_record(path: Path) -> MatchRecord:
         if str(path) == "-":  # `... | dominocast record show -`
             import sys
 
-            text = sys.stdin.buffer.read().decode("utf-8-sig")
+            data = sys.stdin.buffer.read()
         else:
-            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark, as Notepad writes one, is fine
+            data = path.read_bytes()
+        text = data.decode("utf-8-sig")  # a byte-order mark, as Notepad writes one, is fine
     except UnicodeDecodeError:
+        if b"\x00" not in data[:4096]:  # text in another encoding (helper-105: Latin-1 was "a video?")
+            raise RecordError(f"{name}: not UTF-8 text: save the record as UTF-8") from None
         raise RecordError(f"{name}: not a text file (a video or a picture?): a record is JSON or text "
                           "notation") from None
     except OSError as exc:
