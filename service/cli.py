@@ -151,9 +151,24 @@ def _usage_error(exc: click_errors.UsageError) -> int:
     path = exc.ctx.command_path if exc.ctx is not None else "dominocast"
     if path == "dominocast":  # errors raised while the sub-command parses carry the group's context
         path = _command_path(sys.argv[1:])
-    message = " ".join(exc.format_message().split()).rstrip(".")
+    message = _close_options_only(exc, " ".join(exc.format_message().split()).rstrip("."))
     sys.stderr.write(f"error: {message} (see `{path} --help`)\n")
     return 2
+
+
+def _close_options_only(exc: click_errors.UsageError, message: str) -> str:
+    """Drop click's "(Possible options: ...)" when none is like the option typed once its dashes are
+    set aside (helper-105: --bogus got "Possible options: --out", alike only in "--")."""
+    import difflib
+
+    typed = getattr(exc, "option_name", None)
+    possible = getattr(exc, "possibilities", None)
+    if not typed or not possible:
+        return message
+    close = difflib.get_close_matches(typed.lstrip("-"), [p.lstrip("-") for p in possible], cutoff=0.6)
+    if close:
+        return message
+    return message.split(" (Possible options:")[0].split(" (Possible option:")[0]
 
 
 def _command_path(argv: list[str]) -> str:
