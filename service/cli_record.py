@@ -52,7 +52,8 @@ def load_record(path: Path) -> MatchRecord:
             data = sys.stdin.buffer.read()
         else:
             data = path.read_bytes()
-        text = data.decode("utf-8-sig")  # a byte-order mark, as Notepad writes one, is fine
+        # a byte-order mark, as Notepad writes one, is fine; UTF-16 is what PowerShell's `>` writes (helper-106)
+        text = data.decode("utf-16") if data[:2] in (b"\xff\xfe", b"\xfe\xff") else data.decode("utf-8-sig")
     except UnicodeDecodeError:
         if b"\x00" not in data[:4096]:  # text in another encoding (helper-105: Latin-1 was "a video?")
             raise RecordError(f"{name}: not UTF-8 text: save the record as UTF-8") from None
@@ -188,8 +189,12 @@ def _review_pictures(rows: list[dict], record: MatchRecord, file: Path, folder: 
         pics = read_review(folder, record.logs)
     except OSError as exc:
         raise fail(f"{folder / 'events.jsonl'}: cannot read: {exc.strerror or exc}") from None
+    why = None
     if pics.plays and not pics.agree:
         why = f"none of its {plural(pics.plays, 'play')} with a snapshot is in {file.name}: a review of another game?"
+    elif not pics.plays and pics.placements:  # helper-106: taken without a word
+        why = "it is a review with no rules (placements only), whose pictures show no record's plays."
+    if why:
         if given:
             raise fail(f"--review {folder}: {why}")
         err_console.print(f"warning: {folder} holds a review, but {why} The page shows no snapshots.",

@@ -315,6 +315,7 @@ class TableRuntime:
                     if alert_update is not None:
                         alert_rows.append(self._set_alert(s, *alert_update))
                     state["alerts_open"] = self._count_open(alert_rows)
+                    self._flags_as_now(state, alert_rows)
                     ev_msgs = []
                     for index, ev in zip(indexes, events):
                         slot = ev.replaces if isinstance(ev, Correction) else index
@@ -371,6 +372,19 @@ class TableRuntime:
             else:
                 opened.pop(a.id, None)
         return self.open_here(opened)
+
+    def _flags_as_now(self, state: dict, changed: list[AlertRow]) -> None:
+        """The last play's flags in ``state`` (made before the alerts were synced) as the ``changed`` alerts
+        now stand: a flag whose alert a correction reopened is on air again (helper-106: it kept the
+        ``settled`` of the alert it had before, until the page was reloaded)."""
+        hand = state.get("hand") or {}
+        lp = hand.get("last_play") or {}
+        for a in changed:
+            if a.category == "flag" and a.match_id == self.match_id and a.hand == hand.get("number") \
+                    and a.idx == lp.get("index"):
+                for f in lp.get("flags") or []:
+                    if f["kind"] == a.kind:
+                        f["dismissed"], f["settled"] = a.status == "dismissed", a.status in ("confirmed", "resolved")
 
     def _track(self, alert: dict) -> None:
         if alert["status"] == "open":

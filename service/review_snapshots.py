@@ -36,6 +36,8 @@ class ReviewPictures:
     agree: int = 0
     #: snapshots ``events.jsonl`` names whose file is gone.
     missing: int = 0
+    #: placement rows: a review with no rules (``--rules none``), which has no plays to match
+    placements: int = 0
 
 
 def is_review_folder(folder: Path) -> bool:
@@ -100,6 +102,7 @@ def read_review(folder: Path, logs: list[list]) -> ReviewPictures:
                 continue
             if isinstance(row.get("file"), str):
                 pics.files[_frame(row)] = Path(row["file"]).name
+            pics.placements += row["type"] == "placement"
             if not isinstance(row.get("snapshot"), str):
                 continue
             path = folder / row["snapshot"]

@@ -454,6 +454,9 @@ def test_cli_record_show(cli, tmp_path, demo):
     (tmp_path / "latin1.txt").write_bytes(write_text(demo).replace("Ana", "Ana Peña").encode("latin-1"))
     res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "latin1.txt")])
     assert res.exit_code == 2 and res.output.strip() == f"error: {tmp_path / 'latin1.txt'}: not UTF-8 text: save the record as UTF-8"
+    (tmp_path / "utf16.txt").write_bytes(write_text(demo).encode("utf-16"))  # PowerShell's `>` (helper-106)
+    res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "utf16.txt")])
+    assert res.exit_code == 0 and res.stdout == write_text(demo)
     res = CliRunner().invoke(cli, ["record", "show", "-"], input="garbage\n")
     assert res.exit_code == 2 and res.output.strip() == (
         "error: standard input: line 1: 'garbage' is not a tag, a 'Hand N' line or a comment")

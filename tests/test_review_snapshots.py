@@ -89,3 +89,10 @@ def test_a_mismatched_end_on_an_unsure_read_is_a_question():
     assert as_read({"kind": "out_of_turn", "message": "x"}, 0.1)["kind"] == "out_of_turn"
     rows = rows_as_read([{"type": "play", "confidence": 0.5, "flags": [flag]}, {"type": "pass", "flags": []}])
     assert [f["kind"] for f in rows[0]["flags"]] == ["uncertain_read"] and flag["kind"] == "mismatched_end"
+
+
+def test_a_review_with_no_rules_offers_placements_and_no_play(tmp_path):
+    """helper-106: `record report --review` of a `--rules none` review was taken without a word."""
+    rows = [{"type": "placement", "frame": 10, "tile": [6, 6], "snapshot": "snapshots/0001_placement.jpg"}]
+    pics = read_review(_review(tmp_path / "rv", rows), [LOG])
+    assert (pics.plays, pics.agree, pics.placements, pics.snapshots) == (0, 0, 1, {})

@@ -492,6 +492,15 @@ def test_a_dismissed_flag_leaves_the_overlay(tmp_path, browser):
             overlay.wait_for_selector("#lastplay:not(.hidden)")
             assert overlay.locator("#banner.hidden").count() == 1
             assert overlay.locator("g.tile.flagged").count() == 1  # the confirmed bogus play stays marked
+            # helper-106: a flag whose alert a correction reopens is on air again at once, not after a reload
+            assert c.post("/api/tables/m3/events", json={"event": {"type": "play", "seat": "S", "tile": "6-1",
+                                                                   "end": "E"}}).status_code == 201
+            overlay.wait_for_selector("#banner:not(.hidden)", timeout=10000)
+            assert c.post("/api/tables/m3/fix-tile", json={"index": 4, "tile": "4-1", "end": "E"}).status_code == 201
+            overlay.wait_for_selector("#banner.hidden", state="attached", timeout=10000)  # its alert resolved
+            assert c.post("/api/tables/m3/fix-tile", json={"index": 4, "tile": "6-1", "end": "E"}).status_code == 201
+            overlay.wait_for_selector("#banner:not(.hidden)", timeout=10000)  # reopened
+            assert "S played 6-1 on E" in overlay.inner_text("#banner")
             overlay.close()
 
 
