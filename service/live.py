@@ -189,8 +189,8 @@ class TableRuntime:
                             "ended_by": game.ended_by}
             view["hand"] = {"number": len(hands), "game": g, "in_game": n,
                             "confirmed": len(hands) in self.confirmed,
-                            **hand_view(hs, cfg.players, self._dismissed_flags(len(hands)),
-                                        self._dismissed_flags(len(hands), self.settled))}
+                            **hand_view(hs, cfg.players, self._flags_of(len(hands), self.dismissed),
+                                        self._flags_of(len(hands), self.settled))}
         elif match.games:
             view["game"] = {"number": 1, "scores": {s: 0 for s in teams}, "winner": None, "ended_by": None}
         return view
@@ -399,11 +399,10 @@ class TableRuntime:
                 else:
                     keys.discard(key)
 
-    def _dismissed_flags(self, hand: int, keys: set[tuple] | None = None) -> frozenset:
-        """(event index, flag kind) of hand ``hand``'s flags whose alert the umpire dismissed (or those in
-        ``keys``, e.g. :attr:`settled`)."""
-        return frozenset((i, k) for m, h, i, k in (self.dismissed if keys is None else keys)
-                         if m == self.match_id and h == hand)
+    def _flags_of(self, hand: int, keys: set[tuple]) -> frozenset:
+        """(event index, flag kind) of those flag ``keys`` (:attr:`dismissed`, :attr:`settled`) that are of
+        hand ``hand`` of the current match."""
+        return frozenset((i, k) for m, h, i, k in keys if m == self.match_id and h == hand)
 
     def suggested_penalty(self, kind: str) -> str | None:
         return next((p for p in PENALTY_FOR.get(kind, (kind,)) if p in self.cfg.rules.penalties), None)

@@ -113,10 +113,10 @@ def status_of(rt: TableRuntime) -> dict:
         cur = {"number": len(hands), "game": g, "in_game": n,
                "status": "over" if hs.result else "awaiting_reveal" if hs.pending_end else "in_progress",
                "turn": hs.turn}
-    w = rt.worker
+    w, here = rt.worker, rt.open_here(rt.open_alerts)
     return {**w, "silent_for": None if w.get("last_read") is None else round(time.time() - w["last_read"], 1),
-            "match": rt.match_id, "match_number": rt.match_number, "hand": cur, "alerts_open": rt.open_here(rt.open_alerts),
-            "alerts_open_earlier": len(rt.open_alerts) - rt.open_here(rt.open_alerts),
+            "match": rt.match_id, "match_number": rt.match_number, "hand": cur, "alerts_open": here,
+            "alerts_open_earlier": len(rt.open_alerts) - here,
             "last_id": rt.seq}
 
 
