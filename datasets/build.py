@@ -53,7 +53,9 @@ PADDED_WINDOWS = 0.15
 #: 6: :data:`PROCEDURAL_TRAIN_SHARE` of the training scenes on a procedural surface (:func:`on_procedural`).
 #: 7: lens fixes: a widening lens (k1 > 0) renders the frame's surroundings instead of mirroring its
 #: edge (unlabelled mirror images of tiles), and tiles a barrel lens cannot show get no label inside the frame.
-RECIPE_VERSION = 7
+#: 8: pixels under a glare spot that clips every colour (``effects.WASHOUT``) count as hidden, so a tile
+#: washed out over half its face is labelled neither way, as one mostly under an arm.
+RECIPE_VERSION = 8
 #: Share of the training scenes rendered on a random procedural texture (``textures.py``: bands, veins,
 #: grain, cracks, ...) instead of their own surface: 7 of the 12 held-out false face-down boxes (bench
 #: frames, 2026-12-01) lay between the regular bands of one marble table, a look no training surface

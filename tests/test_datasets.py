@@ -493,3 +493,32 @@ def test_the_cli_build_with_worker_processes_ends_without_their_tracebacks(tmp_p
                          text=True, timeout=300)
     assert res.returncode == 0 and "Traceback" not in res.stderr and "KeyboardInterrupt" not in res.stderr, res.stderr
     assert json.loads((tmp_path / "ds" / "recipe.json").read_text())["counts"]["train"]["scenes"] == 8
+
+
+def test_a_tile_washed_out_by_glare_is_labelled_hidden_and_its_pips_are_gone_from_the_frame():
+    """Recipe 8: a glare spot that clips every colour hides the tile under it, as an arm does."""
+    from dataclasses import replace
+
+    from datasets.render import effects as E
+
+    spec = _plain_scene(np.random.default_rng(0))
+    plain = E.EffectParams(gain=1.0, gradient=(0.0, 0.0, 0.0), temperature=0.0, glare=1, blur_sigma=0.0,
+                           motion_px=0.0, noise_sigma=0.0, jpeg_quality=100, seed=0, glare_on_tiles=1.0)
+    _, before = SC.render_scene(spec)
+    # a seed whose one spot lands on a tile at full strength (the spot's size and strength are drawn)
+    for seed in range(200):
+        p = replace(plain, seed=seed)
+        frame, labels = SC.render_scene(replace(spec, effects=p))
+        hidden = [k for k, l in enumerate(labels) if l["unoccluded"] < 0.5]
+        if hidden and min(labels[k]["unoccluded"] for k in hidden) < 0.2:
+            break
+    assert hidden, "no seed put a clipping spot on a tile"
+    for k, l in enumerate(labels):
+        mask = np.zeros(frame.shape[:2], np.uint8)
+        cv2.fillPoly(mask, [np.round(l["polygon"]).astype(np.int32)], 1)
+        face = frame[mask > 0].astype(int)
+        if k in hidden:  # at least the hidden share of the face is white within a few levels: no pips show
+            assert np.mean(face.min(1) >= 240) >= 1 - l["unoccluded"] - 0.02
+            assert l["visible"] < 0.5 <= before[k]["visible"]
+        elif l["unoccluded"] == 1.0:  # a tile the spot spares keeps its black pips
+            assert face.min() < 60

@@ -65,20 +65,28 @@ def lighting(img: np.ndarray, p: EffectParams) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def glare(img: np.ndarray, p: EffectParams, targets: np.ndarray | None = None) -> np.ndarray:
-    """Add ``p.glare`` soft specular spots (overexposed ellipses).
+#: Glare strength (share of full scale the spot adds) at which a pixel carries nothing: it adds
+#: >= 230 of 255, so even a black pip (~20) clips to within noise of the white around it. The
+#: renderer counts such pixels as hidden when it labels a tile's visible fraction.
+WASHOUT = 0.9
+
+
+def glare_field(shape: tuple[int, int], p: EffectParams, targets: np.ndarray | None = None) -> np.ndarray:
+    """The glare spots' strength: (H, W) float32 in [0, ~1], the share of full scale (255) that
+    :func:`glare` adds to each pixel; zeros when ``p.glare`` is 0.
 
     Args:
+        shape: (H, W) px of the frame.
         targets: (N, 2) float image px, the tiles' centres: each spot is centred on one of them
             with chance ``p.glare_on_tiles`` (else anywhere in the frame).
     """
+    h, w = shape
+    m = np.zeros((h, w), np.float32)
     if p.glare == 0:
-        return img
+        return m
     rng = np.random.default_rng(p.seed)
     # spots on tiles draw from a generator of their own: frames without them render as before
     pick = np.random.default_rng(p.seed + 2) if p.glare_on_tiles > 0 and targets is not None and len(targets) else None
-    h, w = img.shape[:2]
-    m = np.zeros((h, w), np.float32)
     for _ in range(p.glare):
         c = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
         if pick is not None and pick.random() < p.glare_on_tiles:
@@ -86,7 +94,14 @@ def glare(img: np.ndarray, p: EffectParams, targets: np.ndarray | None = None) -
         ax = (int(rng.uniform(0.02, 0.12) * w), int(rng.uniform(0.02, 0.08) * w))
         cv2.ellipse(m, c, ax, float(rng.uniform(0, 180)), 0, 360, float(rng.uniform(0.4, 1.0)), -1)
     k = int(max(3, 0.04 * w)) | 1
-    m = cv2.GaussianBlur(m, (k, k), 0)
+    return cv2.GaussianBlur(m, (k, k), 0)
+
+
+def glare(img: np.ndarray, p: EffectParams, targets: np.ndarray | None = None) -> np.ndarray:
+    """Add ``p.glare`` soft specular spots (overexposed ellipses, :func:`glare_field`)."""
+    if p.glare == 0:
+        return img
+    m = glare_field(img.shape[:2], p, targets)
     out = img.astype(np.float32) + 255 * m[..., None]
     return np.clip(out, 0, 255).astype(np.uint8)
 

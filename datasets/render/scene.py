@@ -112,7 +112,7 @@ def render_scene(spec: SceneSpec) -> tuple[np.ndarray, list[dict]]:
             lens distortion), ``pips`` [a, b], ``face`` ("up"/"down"),
             ``cls`` (0 tile_up, 1 tile_down), ``in_frame`` (fraction of the top
             face inside the frame), ``unoccluded`` (fraction of the in-frame part
-            not under an occluder), ``visible`` (their product) and ``long_px``.
+            neither under an occluder nor washed out by glare, :data:`effects.WASHOUT`), ``visible`` (their product) and ``long_px``.
     """
     cam = spec.camera
     # A lens that widens the view (k1 > 0) samples beyond the frame's own pixels: render a canvas
@@ -196,6 +196,9 @@ def render_scene(spec: SceneSpec) -> tuple[np.ndarray, list[dict]]:
     if spec.effects is not None:
         centres = np.array([cam.distort_points(t - margin).mean(0) for t in tops.values()]) if tops else None
         img = E.apply_all(img, spec.effects, centres)
+        # a glare spot strong enough to clip every colour hides what lies under it, as an arm does
+        washed = E.glare_field(img.shape[:2], spec.effects, centres) >= E.WASHOUT
+        occ = np.where(washed, np.uint8(255), occ)
 
     labels = []
     for i, p in enumerate(spec.placements):
