@@ -20,7 +20,7 @@ from vision.obb import (Letterbox, decode_obb, letterbox, nms_rotated, polygon_i
                         xywhr_to_polygon)
 from vision.observation import FLAG_DUPLICATE, FLAG_OVER_SET, FLAG_SET_RESOLVED, TileObservation
 from vision.pip_reader import DISAGREE_MIN_CONF, cross_check
-from vision.set_constraint import linear_sum_assignment, resolve_readings, set_tiles
+from vision.set_constraint import linear_sum_assignment, pictures_of_held_tiles, resolve_readings, set_tiles
 
 # --------------------------------------------------------------------------------------
 # OBB decoding
@@ -301,6 +301,25 @@ def test_more_tiles_than_the_set_holds():
     res = resolve_readings(np.stack(rows))
     assert res[-1].pips == (0, 0) and FLAG_OVER_SET in res[-1].flags
     assert all(not r.flags for r in res[:-1])
+
+
+def test_weak_boxes_reading_a_tile_the_table_already_holds_are_pictures():
+    # 3-5 held by a sure box (0.95): the weak 5-3 (0.4) is a picture; 1-2 held only by a weak box
+    # stays; the 6-6 pair are both sure (a real anomaly, kept); 0-4 held twice with two sets: the
+    # weak third copy goes, unless its holders' readings are unsure; an unread box never counts.
+    pips = [(3, 5), (5, 3), (1, 2), (2, 1), (6, 6), (6, 6), (-1, -1), (-1, -1)]
+    scores = np.array([0.95, 0.4, 0.45, 0.3, 0.92, 0.91, 0.95, 0.2])
+    sure = np.ones(8, bool)
+    assert pictures_of_held_tiles(pips, scores, sure).tolist() == [False, True, False, False, False, False, False, False]
+    # the same weak box at 0.5 or over is a second copy the set constraint flags, not dropped here
+    assert not pictures_of_held_tiles(pips[:2], np.array([0.95, 0.5]), sure[:2]).any()
+    two = [(0, 4), (4, 0), (0, 4)]
+    assert pictures_of_held_tiles(two, np.array([0.97, 0.93, 0.3]), np.ones(3, bool), n_sets=2).tolist() == [False, False, True]
+    assert not pictures_of_held_tiles(two, np.array([0.97, 0.93, 0.3]), np.array([True, False, True]), n_sets=2).any()
+    with pytest.raises(ValueError, match="differ in length"):
+        pictures_of_held_tiles(two, np.array([0.9]), np.ones(3, bool))
+    with pytest.raises(ValueError, match="n_sets"):
+        pictures_of_held_tiles(two, np.ones(3), np.ones(3, bool), n_sets=0)
 
 
 def test_resolve_rejects_bad_shapes():

@@ -41,7 +41,7 @@ from vision.detector import TARGET_TILE_PX, OBBDetector, derived_from, make_sess
 from vision.obb import changed_share
 from vision.observation import FLAG_FRAME_EDGE, FLAG_PIP_DISAGREE, TileObservation
 from vision.pip_reader import PipReader
-from vision.set_constraint import resolve_readings
+from vision.set_constraint import pictures_of_held_tiles, resolve_readings
 
 if TYPE_CHECKING:  # pragma: no cover
     from calibration.profile import TableProfile
@@ -380,6 +380,12 @@ class Recognizer:
                 if hr.disagree[i].any():
                     o.flags.append(FLAG_PIP_DISAGREE)
                 o.flags.extend(r.flags)
+            pictures = pictures_of_held_tiles([o.pips for o in up], np.array([o.det_score for o in up]),
+                                              np.array([min(o.half_confidence) >= self.confident for o in up]),
+                                              self.n_sets)
+            if pictures.any():
+                gone = {id(o) for o, x in zip(up, pictures) if x}
+                obs = [o for o in obs if id(o) not in gone]
         if profile is not None:
             for o in obs:
                 o.center_mm, o.angle_deg = table_pose(o.polygon_px, profile)

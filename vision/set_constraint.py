@@ -28,13 +28,21 @@ import numpy as np
 
 from vision.observation import FLAG_DUPLICATE, FLAG_OVER_SET, FLAG_SET_RESOLVED
 
-__all__ = ["Resolution", "resolve_readings", "set_tiles", "linear_sum_assignment", "MAX_SETS"]
+__all__ = ["Resolution", "resolve_readings", "set_tiles", "linear_sum_assignment", "MAX_SETS", "pictures_of_held_tiles",
+           "PICTURE_MAX_SCORE", "HOLDER_MIN_SCORE"]
 
 #: Most complete sets a table may hold (``n_sets``): tournament tables use one, some games two
 #: (Double Double Dominoes); the assignment grows with the sets (a 20-photo review took
 #: ~7 s with 1 set, 40 s with 10 000, and had not ended after 5 min with 100 000).
 MAX_SETS = 8
 
+#: A face-up box scoring below this whose tile the table already holds ``n_sets`` times in boxes
+#: scoring :data:`HOLDER_MIN_SCORE` or more is taken for a picture of a tile (the printed dominoes
+#: of a game board), not for a second copy. Rendered val frames (60, bench seed 0): the 3 such boxes
+#: all scored 0.22-0.40 and lay on no tile; true copies in a two-set scene scored 0.87 or more.
+PICTURE_MAX_SCORE = 0.5
+#: Detector score of a box sure enough to hold its tile against a weak box reading the same.
+HOLDER_MIN_SCORE = 0.9
 _BIG = 1e6  # cost of "no tile" (dummy column)
 _EPS = 1e-9
 
@@ -211,3 +219,39 @@ def resolve_readings(half_probs: np.ndarray, half_conf: np.ndarray | None = None
         o.half_confidence = new_conf  # type: ignore[assignment]
         o.flags.append(FLAG_SET_RESOLVED)
     return out
+
+
+def pictures_of_held_tiles(pips: list[tuple[int, int]], scores: np.ndarray, sure_reading: np.ndarray,
+                           n_sets: int = 1) -> np.ndarray:
+    """Which face-up boxes read a tile the table already holds ``n_sets`` times in surer boxes.
+
+    A set holds each tile once, so a weak box (score < :data:`PICTURE_MAX_SCORE`) reading a tile
+    that ``n_sets`` boxes scoring >= :data:`HOLDER_MIN_SCORE` with confident readings already
+    show is a picture of that tile (a game board's printed domino) or a box on part of another
+    tile; a confident duplicate between sure boxes stays (a real anomaly, :func:`resolve_readings`).
+
+    Args:
+        pips: M readings ``(a, b)`` (order ignored); ``(-1, -1)`` for an unread tile.
+        scores: (M,) float detector scores in [0, 1].
+        sure_reading: (M,) bool, both halves read confidently.
+        n_sets: complete sets on the table.
+
+    Returns:
+        (M,) bool, True for the boxes taken for pictures.
+
+    Raises:
+        ValueError: lengths differ or ``n_sets < 1``.
+    """
+    scores = np.asarray(scores, np.float64)
+    sure_reading = np.asarray(sure_reading, bool)
+    if not len(pips) == len(scores) == len(sure_reading):
+        raise ValueError(f"pips, scores and sure_reading differ in length: {len(pips)}, {len(scores)}, {len(sure_reading)}")
+    if n_sets < 1:
+        raise ValueError(f"n_sets must be >= 1, got {n_sets}")
+    keys = [(min(p), max(p)) for p in pips]
+    held: dict[tuple[int, int], int] = {}
+    for k, s, r in zip(keys, scores, sure_reading):
+        if r and s >= HOLDER_MIN_SCORE and min(k) >= 0:
+            held[k] = held.get(k, 0) + 1
+    return np.array([bool(s < PICTURE_MAX_SCORE and min(k) >= 0 and held.get(k, 0) >= n_sets)
+                     for k, s in zip(keys, scores)], bool)
