@@ -651,10 +651,16 @@ class ReviewSession:
         for tr in tiles:
             self.summary.placements += 1
             c = tr.polygon_px.mean(0)
-            self._emit({"type": "placement", "t": t, "frame": index, "tile": list(tr.pips),
-                        "text": f"{tr.pips[0]}-{tr.pips[1]} placed at ({c[0]:.0f}, {c[1]:.0f}) px",
-                        "center_px": [round(float(c[0]), 1), round(float(c[1]), 1)],
-                        "confidence": round(float(tr.confidence), 3)}, frame)
+            row = {"type": "placement", "t": t, "frame": index, "tile": list(tr.pips),
+                   "text": f"{tr.pips[0]}-{tr.pips[1]} placed at ({c[0]:.0f}, {c[1]:.0f}) px",
+                   "center_px": [round(float(c[0]), 1), round(float(c[1]), 1)],
+                   "confidence": round(float(tr.confidence), 3)}
+            if self.tracker.profile is not None:  # calibrated: where on the table, as a player would measure it
+                m = tr.geom.center
+                row["center_mm"] = [round(float(m[0]), 1), round(float(m[1]), 1)]
+                row["text"] = (f"{tr.pips[0]}-{tr.pips[1]} placed at x {m[0]:.0f} mm, y {m[1]:.0f} mm "
+                               "from the table's corner 0")
+            self._emit(row, frame)
 
     # ---- the end ---------------------------------------------------------------------------
     def finish(self, title: str, partial: bool = False, failure: str | None = None) -> ReviewSummary:

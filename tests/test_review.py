@@ -136,8 +136,10 @@ def test_a_hand_the_footages_end_decides_shows_its_final_score_in_the_video(foot
     assert np.abs(last - snap)[changed].mean() < np.abs(before - snap)[changed].mean() / 3
 
 
-def test_review_timelapse_folder_free_form(footage, tmp_path):
-    """``--rules none`` on a folder of photos: one new tile per photo is a placement, in order."""
+@pytest.mark.parametrize("calibrated", [False, True])
+def test_review_timelapse_folder_free_form(footage, tmp_path, calibrated):
+    """``--rules none`` on a folder of photos: one new tile per photo is a placement, in order;
+    with a calibrated profile it says where on the table, in mm."""
     gt = footage["gt"]
     rests = [k for k in gt["keyframes"] if k["reason"] != "periodic"]
     cap = cv2.VideoCapture(str(footage["paths"]["video"]))
@@ -153,7 +155,8 @@ def test_review_timelapse_folder_free_form(footage, tmp_path):
     frames = [k["frame"] for k in rests[:6]]
     oracle.frame = frames[0]
     src = open_source(folder)
-    run_review(src, None, oracle, tmp_path / "out", None, progress=lambda n: setattr(
+    profile = footage["profile"] if calibrated else None
+    run_review(src, None, oracle, tmp_path / "out", profile, progress=lambda n: setattr(
         oracle, "frame", frames[min(n, len(frames) - 1)]))
     rows = [json.loads(line) for line in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
     # the first photo is the starting board (its tile is not a placement); then one placement a photo
@@ -162,6 +165,18 @@ def test_review_timelapse_folder_free_form(footage, tmp_path):
     assert [sorted(t) for t in baseline[0]["tiles"]] == [sorted(gt["plays"][0]["tile"])]
     placed = [(r["frame"], sorted(r["tile"])) for r in rows if r["type"] == "placement"]
     assert placed == [(i, sorted(p["tile"])) for i, p in enumerate(gt["plays"][1:len(frames)], start=1)]
+    for r in (r for r in rows if r["type"] == "placement"):
+        tile = next(t for t in [k for k in gt["keyframes"] if k["frame"] == frames[r["frame"]]][0]["tiles"]
+                    if sorted(t["pips"]) == sorted(r["tile"]))
+        c = np.asarray(tile["polygon"], np.float64).mean(0)
+        assert r["center_px"] == pytest.approx(c, abs=1.0)
+        if calibrated:  # the tile's centre mapped to the table by the profile, to a millimetre
+            want = footage["profile"].image_to_table(c)[0]
+            assert r["center_mm"] == pytest.approx(want, abs=1.0)
+            x, y = r["center_mm"]
+            assert r["text"].endswith(f"placed at x {x:.0f} mm, y {y:.0f} mm from the table's corner 0")
+        else:
+            assert "center_mm" not in r and r["text"].endswith(f"({c[0]:.0f}, {c[1]:.0f}) px")
 
 
 def test_cli_review_bad_input(tmp_path):
