@@ -729,6 +729,14 @@ def _hand_end(st: HandState, ev: HandEnd, points: dict, flags: list[Flag]) -> No
         raise IllegalEvent(f"{ev.winner} still holds {_tiles(st.counts[ev.winner])} by the record: a domino is "
                            "going out with the last one; record the plays missing, or end the hand by the "
                            "umpire's decision (kind umpire: end umpire)")
+    if ev.kind == "domino" and ev.winner in st.order and not st.counts_known and st.counts[ev.winner] > 0:
+        # draws unseen (a camera's deal): unseen draws only add tiles, so the record's count is the
+        # fewest the winner can hold; it stands (a play the camera missed), but the umpire is told
+        # (helper-108: voiding N's last play left "domino N +5" scored with no word)
+        n = st.counts[ev.winner]
+        flags.append(Flag("domino_with_tiles_left", ev.winner,
+                          f"{ev.winner} went out by the record, which leaves {ev.winner} holding at least "
+                          f"{_tiles(n)}: a play missing, or the hand ended otherwise", {"tiles_left": n}))
     st.pending_end = None
     _finish(st, ev.kind, ev.winner, ev.winner or st.last_player, points)
 

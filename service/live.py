@@ -311,7 +311,7 @@ class TableRuntime:
                 with transaction(self.factory) as s:
                     for index, ev in zip(indexes, events):
                         self._write_event(s, state, h, index, ev, source, actor, reopened)
-                    alert_rows = self._sync_alerts(s, match)
+                    alert_rows = self._sync_alerts(s, match, logs)
                     if alert_update is not None:
                         alert_rows.append(self._set_alert(s, *alert_update))
                     state["alerts_open"] = self._count_open(alert_rows)
@@ -437,8 +437,9 @@ class TableRuntime:
                     "message": f"hand {h} is over ({hs.pending_end[0]}): reveal the tiles left", "details": {}}
         return out
 
-    def _sync_alerts(self, s: Session, match: MatchState) -> list[AlertRow]:
-        """Open the alerts the log now calls for; resolve those a correction made moot."""
+    def _sync_alerts(self, s: Session, match: MatchState, logs: list[list]) -> list[AlertRow]:
+        """Open the alerts the log now calls for; resolve those a correction made moot. ``logs``: the
+        hands' logs ``match`` was replayed from (not yet ``self.logs``)."""
         wanted = self._wanted_alerts(match)
         existing = {a.key: a for a in s.scalars(select(AlertRow).where(
             AlertRow.table_id == self.cfg.id, AlertRow.match_id == self.match_id,
@@ -455,12 +456,19 @@ class TableRuntime:
                 row.status, row.updated_at, row.resolved_by, row.note = "open", now, "", ""
                 _restate(row, spec)
                 changed.append(row)
+            elif row.status == "confirmed" and (voided := self._penalty_voided(row, logs)):
+                # helper-108: the umpire voided the penalty the confirmation recorded while the flag stands:
+                # the infraction is undecided again
+                row.status, row.updated_at, row.resolved_by = "open", now, ""
+                row.note = f"reopened: it was confirmed{voided}"
+                _restate(row, spec)
+                changed.append(row)
             elif (row.seat, row.message) != (spec["seat"], spec["message"]):
                 # a correction changed whom or what the flag is about (helper-93: a play reassigned from E
                 # to S kept E's alert, and confirming it penalised E): the alert says so, and one the
                 # umpire had decided is put back before them
                 if row.status in ("confirmed", "dismissed"):
-                    row.note = f"reopened: it was {row.status} when it said: {row.message}{self._penalty_left(row)}"
+                    row.note = f"reopened: it was {row.status} when it said: {row.message}{self._penalty_left(row, logs)}"
                     row.status, row.resolved_by = "open", ""
                 _restate(row, spec)
                 row.updated_at = now
@@ -469,24 +477,47 @@ class TableRuntime:
             if key not in wanted and row.status == "open":
                 row.status, row.updated_at, row.resolved_by, row.note = "resolved", now, "engine", "no longer flagged"
                 changed.append(row)
-            elif key not in wanted and row.status == "confirmed" and (left := self._penalty_left(row)):
+            elif key not in wanted and row.status == "confirmed" and (left := self._penalty_left(row, logs)):
                 # helper-94: the play moved to the seat whose turn it was; the penalty stayed, unsaid
                 row.status, row.updated_at, row.resolved_by, row.note = "resolved", now, "engine", f"no longer flagged{left}"
+                changed.append(row)
+            elif key not in wanted and row.status == "confirmed" and (voided := self._penalty_voided(row, logs)):
+                row.status, row.updated_at, row.resolved_by, row.note = "resolved", now, "engine", f"no longer flagged{voided}"
                 changed.append(row)
         s.flush()
         return changed
 
-    def _penalty_left(self, row: AlertRow) -> str:
+    @staticmethod
+    def _alert_penalty(row: AlertRow, logs: list[list]) -> tuple[int, Penalty, bool] | None:
+        """The penalty the confirmation of ``row`` recorded (reason ending ``(alert ID)``): (log index,
+        the penalty, whether it is still in force), or None when it recorded none."""
+        if row.hand is None or not 0 < row.hand <= len(logs):
+            return None
+        log, reason = logs[row.hand - 1], f"(alert {row.id})"
+        in_force = dict(effective(log))
+        for i, ev in enumerate(log):
+            if isinstance(ev, Penalty) and (ev.reason or "").endswith(reason):
+                now = in_force.get(i)
+                return (i, now, True) if isinstance(now, Penalty) else (i, ev, False)
+        return None
+
+    def _penalty_left(self, row: AlertRow, logs: list[list]) -> str:
         """``"; its penalty (hand 1 #4: E play_out_of_turn) stays on the score: void it if it no longer
         applies"`` for an alert whose confirmation recorded a penalty still in force; ``""`` otherwise."""
-        if row.hand is None or not 0 < row.hand <= len(self.logs):
+        pen = self._alert_penalty(row, logs)
+        if pen is None or not pen[2]:
             return ""
-        reason = f"(alert {row.id})"
-        for i, ev in effective(self.logs[row.hand - 1]):
-            if isinstance(ev, Penalty) and (ev.reason or "").endswith(reason):
-                return (f"; its penalty (hand {row.hand} #{i}: {ev.seat} {ev.name or ev.points}) stays on the score: "
-                        "void it if it no longer applies")
-        return ""
+        i, ev, _ = pen
+        return f"; its penalty (hand {row.hand} #{i}: {ev.seat} {ev.name or ev.points}) stays on the score: void it if it no longer applies"
+
+    def _penalty_voided(self, row: AlertRow, logs: list[list]) -> str:
+        """``"; its penalty (hand 1 #4: N bogus_play) was voided"`` for an alert whose confirmation recorded
+        a penalty that a correction has since voided (or replaced by another kind of event); ``""`` otherwise."""
+        pen = self._alert_penalty(row, logs)
+        if pen is None or pen[2]:
+            return ""
+        i, ev, _ = pen
+        return f"; its penalty (hand {row.hand} #{i}: {ev.seat} {ev.name or ev.points}) was voided"
 
     def _set_alert(self, s: Session, alert_id: int, status: str, by: str, note: str) -> AlertRow:
         row = get_row(s, AlertRow, alert_id)

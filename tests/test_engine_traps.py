@@ -517,6 +517,14 @@ def test_a_domino_for_a_seat_that_still_holds_tiles_is_refused():
     draw = load_ruleset("draw")
     st = replay(draw, ev("deal unseen", "N 6-6", "S 6-5 E", "end domino N", "S reveal 3-3"))
     assert (st.result.kind, st.result.winner_seat) == ("domino", "N")
+    # helper-108: it stands, but the umpire is told: N was dealt 7 and laid 1, unseen draws only add
+    told = [f for f in st.flags if f.kind == "domino_with_tiles_left"]
+    assert [(f.seat, f.details) for f in told] == [("N", {"tiles_left": 6})]
+    assert told[0].message.startswith("N went out by the record, which leaves N holding at least 6 tiles")
+    three = draw.model_copy(update={"hand_size": 3})  # N laid all 3 it was dealt: a domino as recorded
+    st = replay(three, ev("deal unseen", "N 6-6", "S 6-5 E", "N 5-5 E", "S 5-4 E", "N 4-4 E", "end domino N",
+                          "S reveal 3-3"))
+    assert st.result.winner_seat == "N" and "domino_with_tiles_left" not in kinds(st)
 
 
 def test_a_fix_typed_without_a_time_keeps_the_moment_of_the_event_it_replaces():

@@ -71,6 +71,24 @@ def test_confirm_applies_the_rule_set_penalty(bad_play):
     assert c.get("/api/tables/t/alerts?status=confirmed").json()[0]["id"] == a["id"]
 
 
+def test_voiding_the_penalty_of_a_confirmed_alert_puts_the_alert_back_before_the_umpire(bad_play):
+    """helper-108: the penalty voided, the score and the hand were back, but the alert stayed "confirmed,
+    penalty bogus_play" and could not be confirmed again."""
+    c, info = bad_play
+    before, a = scores(c), open_alerts(c)[0]
+    assert post(c, f"/api/tables/t/alerts/{a['id']}/confirm").status_code == 200
+    pen = len(c.get("/api/matches/1/hands/1").json()["events"]) - 1  # the penalty's slot
+    r = post(c, "/api/tables/t/corrections", {"hand": 1, "replaces": pen, "event": None})
+    assert r.status_code == 201, r.text
+    assert scores(c) == before
+    back = open_alerts(c)
+    assert [(x["id"], x["status"]) for x in back] == [(a["id"], "open")]
+    assert back[0]["note"] == (f"reopened: it was confirmed; its penalty (hand 1 #{pen}: {info['seat']} bogus_play) "
+                               "was voided")
+    r = post(c, f"/api/tables/t/alerts/{a['id']}/confirm")  # and it can be decided again
+    assert r.status_code == 200 and scores(c)[info["seat"]] == before[info["seat"]] - 25
+
+
 def test_confirm_with_another_or_unknown_penalty(bad_play):
     c, info = bad_play
     a = open_alerts(c)[0]
