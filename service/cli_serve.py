@@ -10,6 +10,10 @@ import typer
 from service.cli_common import console, err_console, fail, make_folder
 
 
+#: Fewest characters of a ``--token`` (a generated one has 32).
+MIN_TOKEN = 8
+
+
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="address to listen on (0.0.0.0: the whole venue network)"),
     port: int = typer.Option(8000, "--port", help="TCP port"),
@@ -26,6 +30,11 @@ def serve(
 
     if not 1 <= port <= 65535:
         raise fail(f"--port must be 1-65535, got {port}")
+    if token is not None and len(token.strip()) < MIN_TOKEN:
+        raise fail(f"--token must be at least {MIN_TOKEN} characters (a short one anyone at the venue could guess "
+                   "lets them correct the record); leave it out to have one generated")
+    if (data_dir / "serve.lock").is_file():  # the usual clash, this data dir's service on this port: name it
+        _hold_data_dir(data_dir, None, port).release()
     _check_listen(host, port)
     made = [p for p in (data_dir, *data_dir.parents) if not p.exists()]  # folders this start makes
     make_folder("--data-dir", data_dir)
@@ -52,9 +61,10 @@ def serve(
     serve_app(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
 
 
-def _hold_data_dir(data_dir: Path, host: str, port: int):
+def _hold_data_dir(data_dir: Path, host: str | None, port: int):
     """Lock ``data_dir`` for this service (``DIR/serve.lock``, released by the OS when the process
-    ends, even on kill -9) and note who holds it in ``DIR/serve.json``.
+    ends, even on kill -9) and note who holds it in ``DIR/serve.json`` (``host`` None: only check
+    that no other service holds it; the caller releases the lock at once and nothing is noted).
 
     Two services on one data dir would both restart the live tables' workers and write the same
     event slots (a UNIQUE error on the second). Raises the CLI's one-line error when another
@@ -77,7 +87,8 @@ def _hold_data_dir(data_dir: Path, host: str, port: int):
             by = ""
         raise fail(f"--data-dir {data_dir} is in use by another dominocast serve{by}: "
                    "stop it first, or pick another --data-dir") from None
-    holder.write_text(json.dumps({"pid": os.getpid(), "host": _url_host(host), "port": port}), encoding="utf-8")
+    if host is not None:
+        holder.write_text(json.dumps({"pid": os.getpid(), "host": _url_host(host), "port": port}), encoding="utf-8")
     return lock
 
 

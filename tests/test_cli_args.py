@@ -103,6 +103,28 @@ def test_serve_refuses_a_data_dir_another_service_holds(tmp_path, monkeypatch):
                               "(pid 4242, http://127.0.0.1:8753/): stop it first, or pick another --data-dir")
     assert started == [] and not (data / "token").exists()
     assert json.loads((data / "serve.json").read_text())["pid"] == 4242  # the holder's note is kept
+    # helper-108: on the port the first service listens on too, the data dir is named, not the port
+    with socket.socket() as busy, FileLock(data / "serve.lock"):
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        code, msg = _err("serve", "--port", busy.getsockname()[1], "--data-dir", data)
+    assert (code, msg) == (2, f"error: --data-dir {data} is in use by another dominocast serve "
+                              "(pid 4242, http://127.0.0.1:8753/): stop it first, or pick another --data-dir")
+    assert json.loads((data / "serve.json").read_text())["pid"] == 4242
+
+
+def test_serve_refuses_a_short_token(tmp_path, monkeypatch):
+    """helper-108: `serve --token a` was taken (a view key needs 4 characters)."""
+    import service.app
+
+    monkeypatch.setattr(service.app, "create_app", lambda settings: (_ for _ in ()).throw(AssertionError("started")))
+    for how in (["--token", "a"], ["--token", " 1234567 "]):
+        code, msg = _err("serve", "--port", 8000, "--data-dir", tmp_path / "d", *how)
+        assert (code, msg) == (2, "error: --token must be at least 8 characters (a short one anyone at the venue "
+                                  "could guess lets them correct the record); leave it out to have one generated")
+    monkeypatch.setenv("DOMINOCAST_TOKEN", "abc")
+    assert _err("serve", "--port", 8000, "--data-dir", tmp_path / "d")[0] == 2
+    assert not (tmp_path / "d").exists()
 
 
 def test_serve_interrupted_while_starting_still_shows_a_token_it_just_made(tmp_path, monkeypatch):
