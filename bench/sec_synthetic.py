@@ -343,7 +343,8 @@ def _render_detector(det: dict) -> str:
              _rp(r["tile_down"]), r["tile"]["fp"], f">= {TARGET} / >= {TARGET}"] for c, r in det.items()]
     first = det[str(CONFS[0])]
     out = [f"**Tile detector** (onnxruntime, {first['images']} test windows of 320x320, {first['tile']['gt']} tiles "
-           f"at least half visible; rotated IoU >= 0.5; a box with half its area or more on a tile less than "
+           f"at least half visible (not under an arm, nor under glare that clips every colour: "
+           f"`docs/generator.md`, recipe 8); rotated IoU >= 0.5; a box with half its area or more on a tile less than "
            f"half visible counts neither way, COCO's crowd rule; recall / precision):\n",
            md_table(["threshold", "all tiles", "face up", "face down", "false positives", "target"], rows)]
     surf = first["tile_by_surface"]
