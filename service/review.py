@@ -58,6 +58,7 @@ from service.report import event_counts, plural, write_report
 from service.video_out import VIDEO_NAMES, VideoOut
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
+from vision.photo_arms import arm_between
 from vision.placements import Notice
 from vision.recognize import READABLE_TILE_PX, profile_tile_px
 from vision.sources import FrameSource, SourceError
@@ -72,7 +73,11 @@ FLAG_NOTICES = ("uncertain_read", "after_hand_end", "seats_unseen")
 #: Row types that are not engine events; in a scored review they carry ``game`` and ``hand`` too.
 NOTE_ROW_TYPES = ("flag", "notice", "vision_notice")
 #: Tracker notices written with ``rules=None``: what a tile did, with no turn, seat or line of play.
-FREE_FORM_NOTICES = ("bump", "moved", "reread", "tile_missing")
+FREE_FORM_NOTICES = ("bump", "moved", "reread", "tile_missing", "arm_in_photo")
+#: The ``arm_in_photo`` notice of a folder's photo (:func:`vision.photo_arms.arm_between`).
+ARM_IN_PHOTO = ("this photo differs from the one before by an arm or hand over the table (an arm-sized change "
+                "reaching in from the {side} edge): a photo taken while a player reaches in shows the move a photo "
+                "late and may give it to the wrong seat; take each photo once the hand has left the table")
 #: Free-form: a detection overlapping a counted tile by this fraction of the smaller outline is that tile.
 SAME_TILE_OVERLAP = 0.3
 #: Free-form: detections read less confidently than this are not counted as tiles.
@@ -363,6 +368,8 @@ class FramePipeline:
         self.gate = None if timelapse else MotionGate(still_window_s=still_window_s)
         self.last_obs: list = []  # the latest observations (what an annotated frame shows)
         self.reads = 0
+        self.timelapse = timelapse
+        self._last_photo: np.ndarray | None = None  # a folder's previous photo, for arms over the table
 
     def step(self, index: int, t: float, image: np.ndarray) -> tuple[list | None, list]:
         """Process one frame; returns (its observations or None when not read, tracker events and notices)."""
@@ -376,6 +383,10 @@ class FramePipeline:
             self.reads += 1
             self.last_obs = obs
         events = self.tracker.update(index, t, obs, info)
+        if self.timelapse:
+            if self._last_photo is not None and (side := arm_between(self._last_photo, image)) is not None:
+                events.insert(0, Notice("arm_in_photo", t, index, ARM_IN_PHOTO.format(side=side), details={"side": side}))
+            self._last_photo = image
         if self.gate is not None and self.tracker.wants_read:
             self.gate.request_read()
         return obs, events
@@ -419,6 +430,7 @@ class ReviewSession:
         self._banner: tuple[str, float] | None = None
         self._late: list[Notice] = []  # after_hand_end notices
         self._unplaced: list[Notice] = []  # unplaced_tile notices: face-up tiles off the line of play
+        self._arm_photos: list[Notice] = []  # arm_in_photo notices: a folder's photos with arms over the table
         self._muted_turns = 0  # plays whose out_of_turn flag names a seat the footage does not show
         self._done: list[Hand] = []  # the hands before this one: a cleared table starts the next
         self.game_no, self.hand_no = 1, 1  # the current hand's game, and its number in that game
@@ -484,6 +496,8 @@ class ReviewSession:
         self.out.emit(row, frame)
 
     def _handle(self, ev: object, index: int, t: float, frame: np.ndarray) -> None:
+        if isinstance(ev, Notice) and ev.kind == "arm_in_photo":
+            self._arm_photos.append(ev)
         if isinstance(ev, Notice) and self.hand is None:
             # free-form: no turns, seats or line of play, so no flags or notices that follow them
             if ev.kind in FREE_FORM_NOTICES:
@@ -607,11 +621,15 @@ class ReviewSession:
         self._emit({"type": "notice", "kind": "source_outage", "t": round(start_s, 3), "t_end": round(end_s, 3),
                     "frame": None, "message": message}, None)
 
+    def _photo_name(self, index: object) -> str:
+        """The file name of a folder's photo ``index``; "" for a video's frame or no index."""
+        ok = self.files is not None and isinstance(index, int) and 0 <= index < len(self.files)
+        return Path(self.files[index]).name if ok else ""
+
     def _flag(self, row: dict, t: float) -> None:
         self.summary.flags += 1
         i = row.get("frame")  # a folder's photo is named, not timed (its time is only its index)
-        when = (Path(self.files[i]).name if self.files is not None and isinstance(i, int) and 0 <= i < len(self.files)
-                else f"t={t:.1f} s")
+        when = self._photo_name(i) or f"t={t:.1f} s"
         self.summary.flag_lines.append(f"{when} {row['kind']}: {row.get('message', '')}")
         self._banner = (f"FLAG {row['kind']}: {row.get('message', '')}"[:90], t)
 
@@ -705,6 +723,15 @@ class ReviewSession:
             s.warnings.append(f"none of the {plural(s.frames, 'frame')} was read: the table never stayed still "
                               f"for {self.gate.still_window_s:g} s (one photo per move? review the photos as a "
                               "folder, `--interval` sets their spacing)")
+            s.final = False
+            warning = " ".join(s.lines())
+        if self._arm_photos:  # helper-108: a folder of photos taken with arms over the table, and no word of it
+            n = len(self._arm_photos)
+            names = ", ".join(self._photo_name(ev.frame) for ev in self._arm_photos[:3]) + (", ..." if n > 3 else "")
+            s.warnings.append(f"{n} of {plural(s.frames, 'photo')} differ from the one before by an arm or hand over "
+                              f"the table ({names}; notices arm_in_photo): photos taken while a player reaches in show "
+                              "moves a photo late and may give them to the wrong seat; take each photo once the hand "
+                              "has left the table")
             s.final = False
             warning = " ".join(s.lines())
         if self.out.video_error:

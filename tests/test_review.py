@@ -179,6 +179,49 @@ def test_review_timelapse_folder_free_form(footage, tmp_path, calibrated):
             assert "center_mm" not in r and r["text"].endswith(f"({c[0]:.0f}, {c[1]:.0f}) px")
 
 
+def _photo_folder(footage, frames: list[int], folder: Path) -> Path:
+    """Frames of the fixture's video saved as a folder of photos, one file per frame."""
+    cap = cv2.VideoCapture(str(footage["paths"]["video"]))
+    folder.mkdir()
+    for i, f in enumerate(frames):
+        cap.set(cv2.CAP_PROP_POS_FRAMES, f)
+        ok, img = cap.read()
+        assert ok
+        cv2.imwrite(str(folder / f"move_{i + 1:02d}.png"), img)
+    cap.release()
+    return folder
+
+
+def test_photos_taken_with_an_arm_over_the_table_are_noticed(footage, tmp_path):
+    """helper-108: a folder of photos taken while players reached in gave every play to the other seat,
+    with no word of an arm. The ground truth says which frames show an arm (``arm_polygon``)."""
+    gt, profile = footage["gt"], footage["profile"]
+    clean = [k["frame"] for k in gt["keyframes"] if k["arm_polygon"] is None][:3]
+    arms = [k["frame"] for k in gt["keyframes"] if k["reason"] == "rest" and k["arm_polygon"] is not None]
+    mixed = sorted(clean + [f for f in arms if clean[0] < f < clean[-1]][:2])
+    got = {}
+    for name, frames in (("clean", clean), ("mixed", mixed)):
+        oracle = _Oracle(gt, profile)
+        oracle.frame = frames[0]
+        src = open_source(_photo_folder(footage, frames, tmp_path / name))
+        summary = run_review(src, load_ruleset("all-fives"), oracle, tmp_path / f"out_{name}", profile,
+                             progress=lambda n, o=oracle, fr=frames: setattr(o, "frame", fr[min(n, len(fr) - 1)]))
+        rows = [json.loads(line) for line in (tmp_path / f"out_{name}" / "events.jsonl").read_text().splitlines()]
+        got[name] = (summary, [r for r in rows if r.get("kind") == "arm_in_photo"], frames)
+    summary, notices, _ = got["clean"]
+    assert notices == [] and not any("arm" in w for w in summary.warnings)
+    summary, notices, frames = got["mixed"]
+    with_arm = [i for i, f in enumerate(frames) if f in arms]
+    # each photo with an arm differs from the photo before it, and the photo after it from it
+    want = sorted({i for a in with_arm for i in (a, a + 1) if 0 < i < len(frames)})
+    assert [r["frame"] for r in notices] == want
+    assert all(r["side"] in ("top", "right", "bottom", "left") and r["file"].endswith(f"move_{r['frame'] + 1:02d}.png")
+               for r in notices)
+    warning = [w for w in summary.warnings if "arm" in w]
+    assert len(warning) == 1 and warning[0].startswith(f"{len(want)} of {len(frames)} photos differ from the one before")
+    assert not summary.final
+
+
 def test_cli_review_bad_input(tmp_path):
     from service.cli import app
 
