@@ -25,7 +25,8 @@ __all__ = ["PHOTO_ARM_MIN_AREA", "arm_between"]
 #: photos taken 0.15 or 0.33 s before each tile comes to rest (the arm over the table), 112 of 117
 #: consecutive pairs reported; taken 0.8 s after (the arm gone), 0 of 66. The 95 pairs of the real
 #: DDD time-lapse photos (no arms; the board's surroundings drift a little between shots): 6
-#: reported at 0.001 (the motion gate's own threshold), 1 at 0.01, none at 0.02.
+#: reported at 0.001 (the motion gate's own threshold), 1 at 0.01, none at 0.02. The bench's photo
+#: folders (``bench/sec_photos.py``: 9 presets, about 300 photos taken 0.8 s after each event): none.
 PHOTO_ARM_MIN_AREA = 0.02
 
 
