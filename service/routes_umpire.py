@@ -10,13 +10,14 @@ from typing import Literal
 
 from fastapi import APIRouter, Depends, Request
 
-from engine.events import Correction, Draw, HandEnd, Pass, Penalty, Play, TakeBack
+from engine.events import Correction, Draw, HandEnd, Pass, Penalty, Play, TakeBack, effective
 from engine.notation import format_event
 from engine.tiles import Tile, TileError
 from service.auth import require_token
 from service.deps import actor, registry, viewable
 from service.live import NotFound, parse_event
-from service.schemas import AlertAction, CorrectionBody, EventBody, FixTileBody, HandConfirm, ReassignBody, SwapTilesBody
+from service.schemas import (AlertAction, CorrectionBody, EventBody, FixTileBody, HandConfirm, MoveEventBody, ReassignBody,
+                             SwapTilesBody)
 from service.tables import Conflict, Invalid
 
 router = APIRouter(prefix="/api/tables/{table_id}", tags=["umpire"])
@@ -239,11 +240,54 @@ def swap_tiles(table_id: str, body: SwapTilesBody, request: Request) -> dict:
             return [Correction(replaces=i, event=e, by=by, reason=body.reason)
                     for i, e in zip((body.index, body.other), evs)]
         best = min(options, key=lambda evs: rt.flags_with(hand, change(evs)))
-        res = rt.append(change(best), source="umpire", actor=by, hand=hand)
-        last = res["messages"][-1]["data"]
-        return {"hand": res["hand"], "indexes": res["indexes"], "replaces": [body.index, body.other],
-                "ids": [m["id"] for m in res["messages"]], "rows": [m["data"]["row"] for m in res["messages"]],
-                "scores": (last["state"]["game"] or {}).get("scores")}
+        return _one_change(rt.append(change(best), source="umpire", actor=by, hand=hand), [body.index, body.other])
+
+
+def _identity(ev: object) -> dict:
+    """What a client sees of an event to name it: its type, seat and tile (as ``/matches/../hands/..`` lists them)."""
+    d = {"type": ev.type, "seat": getattr(ev, "seat", None)}
+    if isinstance(ev, Play):
+        d["tile"] = [ev.tile.a, ev.tile.b]
+    return d
+
+
+def _one_change(res: dict, replaces: list[int]) -> dict:
+    """The answer to a change of two slots made as one append (swap-tiles, move-event)."""
+    last = res["messages"][-1]["data"]
+    return {"hand": res["hand"], "indexes": res["indexes"], "replaces": replaces,
+            "ids": [m["id"] for m in res["messages"]], "rows": [m["data"]["row"] for m in res["messages"]],
+            "scores": (last["state"]["game"] or {}).get("scores")}
+
+
+@router.post("/move-event", status_code=201, dependencies=umpire)
+def move_event(table_id: str, body: MoveEventBody, request: Request) -> dict:
+    """The play, pass or draw at ``index`` came before the one recorded right before it (``before``): the
+    two change places in the record, each keeping its seat, tile, end and time, as one change (e.g. a
+    play the camera recorded late, after a play on another end or a draw)."""
+    rt = registry(request).get(table_id)
+    with rt.lock:  # read and replace in one step, as swap-tiles
+        hand = _current(rt, body.hand)
+        a, b = rt.event_at(hand, body.index), rt.event_at(hand, body.before)
+        for i, ev in ((body.index, a), (body.before, b)):
+            if not isinstance(ev, (Play, Pass, Draw)):
+                raise Invalid(f"event #{i} of hand {hand} is a {ev.type}: move-event moves a play, pass or draw "
+                              "before another")
+        slots = [i for i, _ in effective(rt.hand_log(hand))]
+        k = slots.index(body.index)
+        if k == 0 or slots[k - 1] != body.before:
+            raise Conflict(f"event #{body.before} of hand {hand} is not the event right before #{body.index} now: "
+                           "moved already? Nothing was changed")
+        if body.seen is not None and any(body.seen.get(k) != v for k, v in _identity(a).items()):
+            raise Conflict(f"event #{body.index} of hand {hand} is {format_event(a)} now, not the one seen: moved "
+                           "already? Nothing was changed")
+        if rt.is_lead(hand, body.before):  # the lead has no end and the play after it needs one
+            raise Invalid(f"event #{body.before} of hand {hand} is the lead: to record the other tile as the lead, "
+                          "swap the tiles of the two plays (swap-tiles)")
+        by = actor(request, body.by)
+        res = rt.append([Correction(replaces=body.before, event=a, by=by, reason=body.reason),
+                         Correction(replaces=body.index, event=b, by=by, reason=body.reason)],
+                        source="umpire", actor=by, hand=hand)
+        return _one_change(res, [body.before, body.index])
 
 
 def _tile(text: str | list[int], set_max: int, field: str) -> Tile:

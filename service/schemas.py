@@ -114,6 +114,18 @@ class SwapTilesBody(_Body):
     by: str = Field("", max_length=200)
 
 
+class MoveEventBody(_Body):
+    hand: int | None = Field(None, ge=1)
+    index: int = Field(ge=0, description="the event that happened earlier than recorded")
+    before: int = Field(ge=0, description="the event in force right before it, which it goes before (409 when another is)")
+    seen: dict | None = Field(None, description=(
+        "the event the caller saw at index (its type, seat and tile, as the hand's events list them): refused "
+        "(409) when another is there now (the move made already, by another umpire or a retried request, "
+        "would be undone)"))
+    reason: str = Field("recorded after an event it came before", max_length=500)
+    by: str = Field("", max_length=200)
+
+
 class AlertAction(_Body):
     penalty: str | None = Field(None, max_length=100, description="rule-set penalty to apply (confirm)")
     note: str = Field("", max_length=500)

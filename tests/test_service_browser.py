@@ -586,6 +586,33 @@ def test_umpire_swaps_two_plays_recorded_the_wrong_way_round_from_the_console(tm
             page.close()
 
 
+def test_umpire_moves_a_play_recorded_late_up_from_the_console(tmp_path, browser):
+    """N led 6-1; S 1-4 on E (10), N 6-3 on W, S 4-2 on E (3 + 2 = 5). Recorded with the last two the other
+    way round: S 10, N 5 and an out-of-turn flag. "move up" on N's play puts it first: S 15, N 0."""
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            _manual_table(c, "m", "Move", "all-fives", [{"type": "play", "seat": "N", "tile": "6-1"},
+                                                        {"type": "play", "seat": "S", "tile": "1-4", "end": "E"},
+                                                        {"type": "play", "seat": "S", "tile": "4-2", "end": "E"},
+                                                        {"type": "play", "seat": "N", "tile": "6-3", "end": "W"}])
+            scores = lambda: c.get("/api/matches/1").json()["games"][0]["scores"]  # noqa: E731
+            assert scores() == {"N": 5, "S": 10}
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/tables/m/umpire#token={TOKEN}")
+            page.wait_for_selector("#log button[data-act='up'][data-i='3']", timeout=15000)
+            # the lead stays first, and the play after it cannot go above it
+            assert [page.query_selector(f"#log button[data-act='up'][data-i='{i}']") for i in (0, 1)] == [None, None]
+            asked = []
+            page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+            page.click("#log button[data-act='up'][data-i='3']")
+            wait_for(lambda: scores() == {"N": 0, "S": 15})
+            assert asked == ["Move event #3 of hand #1 before #2: it came first at the table (seats, tiles and times "
+                             "stay)?"]
+            page.wait_for_function("document.querySelectorAll('#log tr.corrected').length === 2", timeout=15000)
+            page.close()
+
+
 @pytest.mark.parametrize("size,w,h", [("720p", 1280, 720), ("1080p", 1920, 1080)])
 def test_overlay_clips_long_names_and_keeps_its_panels_apart(tmp_path, browser, size, w, h):
     """helper-99: names of 200 characters (the most the API takes) widened the score cards and the

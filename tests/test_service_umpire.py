@@ -626,6 +626,38 @@ def test_swapping_two_plays_recorded_the_wrong_way_round_is_one_change(tmp_path)
         assert scores(c) == {"N": 0, "S": 10}
 
 
+def test_moving_a_play_recorded_late_before_the_event_above_it(tmp_path):
+    """A play the camera recorded late (after a void was undone, or read a move late). N led 6-1 (W 6,
+    E 1); S laid 1-4 on E (6 + 4 = 10: S 10); N 6-3 on W (3 + 4 = 7); S 4-2 on E (3 + 2 = 5: S 5). Recorded
+    with the last two the other way round: S 4-2 on E (6 + 2 = 8) out of turn, N 6-3 on W (3 + 2 = 5: N 5).
+    Moving N's play up puts the record in the table's order: S 15, N 0, no flag; seats, tiles, ends and
+    times stay."""
+    with TestClient(app_for(tmp_path)) as c:
+        _manual_hand(c, [{"seat": "N", "tile": "6-1", "t": 1.0}, {"seat": "S", "tile": "1-4", "end": "E", "t": 4.0},
+                         {"seat": "S", "tile": "4-2", "end": "E", "t": 9.0},
+                         {"seat": "N", "tile": "6-3", "end": "W", "t": 7.0}])
+        assert scores(c) == {"N": 5, "S": 10}
+        assert [a["kind"] for a in open_alerts(c)] == ["out_of_turn"]
+        seen = {"type": "play", "seat": "N", "tile": [6, 3]}
+        r = post(c, "/api/tables/t/move-event", {"index": 3, "before": 2, "seen": seen, "by": "umpire Ana"})
+        assert r.status_code == 201, r.text
+        assert r.json()["replaces"] == [2, 3] and r.json()["scores"] == {"N": 0, "S": 15}
+        assert scores(c) == {"N": 0, "S": 15} and open_alerts(c) == []
+        events = c.get("/api/matches/1/hands/1").json()["events"]
+        assert [(e["replaces"], e["event"]["seat"], e["event"]["tile"], e["event"]["end"], e["event"]["t"], e["by"])
+                for e in events[4:]] == [(2, "N", [6, 3], "W", 7.0, "umpire Ana"), (3, "S", [4, 2], "E", 9.0, "umpire Ana")]
+        again = post(c, "/api/tables/t/move-event", {"index": 3, "before": 2, "seen": seen})  # a retry: not moved back
+        assert again.status_code == 409 and again.json()["detail"].startswith("event #3 of hand 1 is S 4-2 E t=9.0 now, not the one seen")
+        gap = post(c, "/api/tables/t/move-event", {"index": 3, "before": 1})
+        assert gap.status_code == 409 and "not the event right before #3 now" in gap.json()["detail"]
+        lead = post(c, "/api/tables/t/move-event", {"index": 1, "before": 0})
+        assert lead.status_code == 422 and "is the lead" in lead.json()["detail"]
+        post(c, "/api/tables/t/events", {"event": {"type": "penalty", "seat": "S", "points": 0}})
+        pen = post(c, "/api/tables/t/move-event", {"index": 6, "before": 3})
+        assert pen.status_code == 422 and "is a penalty" in pen.json()["detail"]
+        assert scores(c) == {"N": 0, "S": 15}
+
+
 def test_swapping_the_lead_with_the_next_play_keeps_the_order_the_line_agrees_with(tmp_path):
     """N led 4-1 (W 4, E 1: 5 points) and S laid 1-1 on E (4 + 2 = 6). Recorded the wrong way round: lead
     1-1 (2), S 4-1 on E (the double's 2 + 4 = 6): nobody scores. After the swap the lead is 4-1 and

@@ -129,6 +129,8 @@
       else tools = (cur.type === "play" ? `<button data-act="fix" data-i="${i}">fix tile</button>` : "")
         + (cur.type === "play" && nextPlay(h, now, i) !== null
           ? `<button data-act="swap" data-i="${i}" title="the tiles of this play and the next one were recorded the wrong way round">swap with next</button>` : "")
+        + (movable(h, now, i) !== null
+          ? `<button data-act="up" data-i="${i}" title="this event came before the one above it at the table (recorded late)">move up</button>` : "")
         + (TURN_EVENTS.has(cur.type) ? `<button data-act="seat" data-i="${i}">seat</button>` : "")
         + `<button data-act="void" data-i="${i}">void</button>`;
       return `<tr class="${now.has(i) && !same(now.get(i), e) ? "corrected" : ""}"><td>${i}</td><td>${DC.esc(text)} ${flags}</td><td>${pts}</td><td>${tools}</td></tr>`;
@@ -150,6 +152,18 @@
   }
   let logNow = null;
 
+  // the slot of the event in force right before slot i when both are plays, passes or draws and that one is
+  // not the lead (move-event exchanges their places in the record); null otherwise
+  const ORDERED = new Set(["play", "pass", "draw"]);
+  function movable(h, now, i) {
+    const at = (k) => (now.has(k) ? now.get(k) : h.events[k]);
+    const slots = h.events.map((e, k) => k).filter((k) => h.events[k].type !== "correction" && at(k));
+    const p = slots.indexOf(i);
+    if (p < 1 || !ORDERED.has(at(i).type) || !ORDERED.has(at(slots[p - 1]).type)) return null;
+    const lead = slots.find((k) => at(k).type === "play");
+    return slots[p - 1] === lead ? null : slots[p - 1];
+  }
+
   // a play voided while the camera follows the hand: its tile stays on the table as no play, so tiles laid
   // against it touch no open end (unplaced_tile alerts) until the void is undone (docs/tracking.md)
   function voidWarning(hand) {
@@ -170,6 +184,12 @@
       // the tiles seen: a second umpire's (or a retried) swap of the same plays is refused, not undone
       if (j !== null && confirm(`Swap the tiles of plays #${i} and #${j} of hand #${hand} (seats stay)?`))
         await act("/swap-tiles", {hand, index: i, other: j, seen: [held(i), held(j)], by: by()});
+    } else if (b.dataset.act === "up" && logNow) {
+      const j = movable(logNow.h, logNow.now, i);
+      const cur = logNow.now.has(i) ? logNow.now.get(i) : logNow.h.events[i];
+      // the event seen: a second umpire's (or a retried) move of the same event is refused, not undone
+      if (j !== null && confirm(`Move event #${i} of hand #${hand} before #${j}: it came first at the table (seats, tiles and times stay)?`))
+        await act("/move-event", {hand, index: i, before: j, seen: {type: cur.type, seat: cur.seat, tile: cur.tile}, by: by()});
     } else if (b.dataset.act === "seat") {
       const seat = prompt("The seat that made this play (N, E, S, W):"); if (!seat) return;
       await act("/reassign", {hand, index: i, seat: seat.toUpperCase(), by: by()});
