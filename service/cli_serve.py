@@ -31,8 +31,12 @@ def serve(
     if not 1 <= port <= 65535:
         raise fail(f"--port must be 1-65535, got {port}")
     if token is not None and len(token.strip()) < MIN_TOKEN:
-        raise fail(f"--token must be at least {MIN_TOKEN} characters (a short one anyone at the venue could guess "
-                   "lets them correct the record); leave it out to have one generated")
+        raise fail(f"--token (or $DOMINOCAST_TOKEN) must be at least {MIN_TOKEN} characters (a short one anyone at "
+                   "the venue could guess lets them correct the record); leave it out to have one generated")
+    kept = data_dir / "token"
+    if token is None and kept.is_file() and len(kept.read_text(encoding="utf-8", errors="replace").strip()) < MIN_TOKEN:
+        raise fail(f"the token kept in {kept} is shorter than {MIN_TOKEN} characters (anyone at the venue could guess "
+                   "it): delete the file to have one generated, or write a longer one there")
     if (data_dir / "serve.lock").is_file():  # the usual clash, this data dir's service on this port: name it
         _hold_data_dir(data_dir, None, port).release()
     _check_listen(host, port)

@@ -120,11 +120,23 @@ def test_serve_refuses_a_short_token(tmp_path, monkeypatch):
     monkeypatch.setattr(service.app, "create_app", lambda settings: (_ for _ in ()).throw(AssertionError("started")))
     for how in (["--token", "a"], ["--token", " 1234567 "]):
         code, msg = _err("serve", "--port", 8000, "--data-dir", tmp_path / "d", *how)
-        assert (code, msg) == (2, "error: --token must be at least 8 characters (a short one anyone at the venue "
-                                  "could guess lets them correct the record); leave it out to have one generated")
+        assert (code, msg) == (2, "error: --token (or $DOMINOCAST_TOKEN) must be at least 8 characters (a short one "
+                                  "anyone at the venue could guess lets them correct the record); leave it out to have "
+                                  "one generated")
     monkeypatch.setenv("DOMINOCAST_TOKEN", "abc")
     assert _err("serve", "--port", 8000, "--data-dir", tmp_path / "d")[0] == 2
     assert not (tmp_path / "d").exists()
+    # helper-109: a short token written into the data dir's token file was taken
+    monkeypatch.delenv("DOMINOCAST_TOKEN")
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    for text in ("abc\n", ""):
+        (kept / "token").write_text(text)
+        code, msg = _err("serve", "--port", 8000, "--data-dir", kept)
+        assert (code, msg) == (2, f"error: the token kept in {kept / 'token'} is shorter than 8 characters (anyone at "
+                                  "the venue could guess it): delete the file to have one generated, or write a longer "
+                                  "one there")
+    assert sorted(p.name for p in kept.iterdir()) == ["token"]
 
 
 def test_serve_interrupted_while_starting_still_shows_a_token_it_just_made(tmp_path, monkeypatch):

@@ -366,6 +366,16 @@ class Recognizer:
                 obs = [o for o in obs if id(o) not in gone]
                 up = [o for o, k in zip(up, keep) if k]
                 hr = hr.subset(keep)
+            # before the set constraint, so that a picture's reading neither flags the tile it shows
+            # as a duplicate nor moves another reading
+            raw = [tuple(int(v) for v in r) for r in hr.probs.argmax(2)]
+            pictures = pictures_of_held_tiles(raw, np.array([o.det_score for o in up]),
+                                              (hr.conf >= self.confident).all(1), self.n_sets)
+            if pictures.any():
+                gone = {id(o) for o, x in zip(up, pictures) if x}
+                obs = [o for o in obs if id(o) not in gone]
+                up = [o for o, x in zip(up, pictures) if not x]
+                hr = hr.subset(~pictures)
             res = resolve_readings(hr.probs, hr.conf, self.n_sets, self.confident)
             labs = face_colours_lab(bgr, hr.polygons)
             for i, (o, r) in enumerate(zip(up, res)):
@@ -380,12 +390,6 @@ class Recognizer:
                 if hr.disagree[i].any():
                     o.flags.append(FLAG_PIP_DISAGREE)
                 o.flags.extend(r.flags)
-            pictures = pictures_of_held_tiles([o.pips for o in up], np.array([o.det_score for o in up]),
-                                              np.array([min(o.half_confidence) >= self.confident for o in up]),
-                                              self.n_sets)
-            if pictures.any():
-                gone = {id(o) for o, x in zip(up, pictures) if x}
-                obs = [o for o in obs if id(o) not in gone]
         if profile is not None:
             for o in obs:
                 o.center_mm, o.angle_deg = table_pose(o.polygon_px, profile)
