@@ -456,6 +456,11 @@ class TableRuntime:
                 row.status, row.updated_at, row.resolved_by, row.note = "open", now, "", ""
                 _restate(row, spec)
                 changed.append(row)
+            elif row.status == "open" and (pen := self._alert_penalty(row.id, row.hand, logs)) and pen[2]:
+                # helper-109: the voided penalty restored; confirming it again would have penalised twice
+                row.status, row.updated_at, row.resolved_by = "confirmed", now, "engine"
+                row.note = f"confirmed: its penalty (hand {row.hand} #{pen[0]}: {pen[1].seat} {pen[1].name or pen[1].points}) is in force again"
+                changed.append(row)
             elif row.status == "confirmed" and (voided := self._penalty_voided(row, logs)):
                 # helper-108: the umpire voided the penalty the confirmation recorded while the flag stands:
                 # the infraction is undecided again
@@ -488,32 +493,38 @@ class TableRuntime:
         return changed
 
     @staticmethod
-    def _alert_penalty(row: AlertRow, logs: list[list]) -> tuple[int, Penalty, bool] | None:
-        """The penalty the confirmation of ``row`` recorded (reason ending ``(alert ID)``): (log index,
-        the penalty, whether it is still in force), or None when it recorded none."""
-        if row.hand is None or not 0 < row.hand <= len(logs):
+    def _alert_penalty(alert_id: int, hand: int | None, logs: list[list]) -> tuple[int, Penalty, bool] | None:
+        """The penalty the confirmation of alert ``alert_id`` (about hand ``hand``) recorded (reason ending
+        ``(alert ID)``): (log index, the penalty, whether it is in force; one in force when there is one), or
+        None when it recorded none."""
+        if hand is None or not 0 < hand <= len(logs):
             return None
-        log, reason = logs[row.hand - 1], f"(alert {row.id})"
+        log, reason = logs[hand - 1], f"(alert {alert_id})"
         in_force = dict(effective(log))
-        for i, ev in enumerate(log):
-            if isinstance(ev, Penalty) and (ev.reason or "").endswith(reason):
-                now = in_force.get(i)
-                return (i, now, True) if isinstance(now, Penalty) else (i, ev, False)
-        return None
+        given = [i for i, ev in enumerate(log) if isinstance(ev, Penalty) and (ev.reason or "").endswith(reason)]
+        now = [i for i in given if isinstance(in_force.get(i), Penalty)]  # a later confirm's, after a void
+        return (now[0], in_force[now[0]], True) if now else (given[0], log[given[0]], False) if given else None
 
     def _penalty_left(self, row: AlertRow, logs: list[list]) -> str:
         """``"; its penalty (hand 1 #4: E play_out_of_turn) stays on the score: void it if it no longer
         applies"`` for an alert whose confirmation recorded a penalty still in force; ``""`` otherwise."""
-        pen = self._alert_penalty(row, logs)
+        pen = self._alert_penalty(row.id, row.hand, logs)
         if pen is None or not pen[2]:
             return ""
         i, ev, _ = pen
         return f"; its penalty (hand {row.hand} #{i}: {ev.seat} {ev.name or ev.points}) stays on the score: void it if it no longer applies"
 
+    def penalty_in_force(self, alert_id: int, hand: int | None) -> str:
+        """``"hand 1 #6: N bogus_play"`` when a penalty that confirming alert ``alert_id`` recorded is in
+        force (a restored one counts); ``""`` otherwise."""
+        with self.lock:
+            pen = self._alert_penalty(alert_id, hand, self.logs)
+        return f"hand {hand} #{pen[0]}: {pen[1].seat} {pen[1].name or pen[1].points}" if pen and pen[2] else ""
+
     def _penalty_voided(self, row: AlertRow, logs: list[list]) -> str:
         """``"; its penalty (hand 1 #4: N bogus_play) was voided"`` for an alert whose confirmation recorded
         a penalty that a correction has since voided (or replaced by another kind of event); ``""`` otherwise."""
-        pen = self._alert_penalty(row, logs)
+        pen = self._alert_penalty(row.id, row.hand, logs)
         if pen is None or pen[2]:
             return ""
         i, ev, _ = pen

@@ -6,6 +6,7 @@ Every change is an event appended to the log; a change to an earlier event is an
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from fastapi import APIRouter, Depends, Request
@@ -75,6 +76,10 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
             _changes(held, ev, hand, body.replaces)
         passes = rt.inferred_passes(hand, body.replaces) if ev is None else []
         restoring = ev is not None and held is None  # a voided slot given an event again
+        if isinstance(ev, Penalty) and (m := re.search(r"\(alert (\d+)\)$", ev.reason or "")) and (
+                given := rt.penalty_in_force(int(m.group(1)), hand)):
+            # helper-109: confirmed again after the void, then the old penalty restored: two for one infraction
+            raise Conflict(f"alert {m.group(1)}'s penalty ({given}) is on the score already: nothing was changed")
         out = _correct(rt, hand, body.replaces, ev, actor(request, body.by), body.reason)
         # the passes the camera inferred from a play that was not made go with it
         out["voided_passes"] = _void_inferred(rt, hand, passes, held, actor(request, body.by),
@@ -375,6 +380,8 @@ def _confirm(rt, alert_id: int, body: AlertAction, by: str) -> dict:  # noqa: AN
     alert = rt.get_alert(alert_id)
     if alert["status"] != "open":
         raise Conflict(f"alert {alert_id} is {alert['status']} already")
+    if given := rt.penalty_in_force(alert_id, alert["hand"]):  # a second penalty for one infraction
+        raise Conflict(f"alert {alert_id}'s penalty ({given}) is on the score already: nothing was changed")
     # an earlier match's flag can only be acknowledged: no penalty is suggested for a match that is over;
     # an empty penalty is the umpire's "(no penalty)", not a request for the suggestion
     suggest = alert["category"] == "flag" and alert["match"] == rt.match_id

@@ -85,8 +85,20 @@ def test_voiding_the_penalty_of_a_confirmed_alert_puts_the_alert_back_before_the
     assert [(x["id"], x["status"]) for x in back] == [(a["id"], "open")]
     assert back[0]["note"] == (f"reopened: it was confirmed; its penalty (hand 1 #{pen}: {info['seat']} bogus_play) "
                                "was voided")
+    # the penalty restored: the alert is confirmed again, and a confirm would not penalise twice (helper-109)
+    held = c.get("/api/matches/1/hands/1").json()["events"][pen]
+    assert post(c, "/api/tables/t/corrections", {"hand": 1, "replaces": pen, "event": held}).status_code == 201
+    assert scores(c)[info["seat"]] == before[info["seat"]] - 25 and open_alerts(c) == []
+    (alert,) = [x for x in c.get("/api/tables/t/alerts?status=all").json() if x["id"] == a["id"]]
+    assert (alert["status"], alert["note"]) == ("confirmed", f"confirmed: its penalty (hand 1 #{pen}: {info['seat']} "
+                                                             "bogus_play) is in force again")
+    assert post(c, "/api/tables/t/corrections", {"hand": 1, "replaces": pen, "event": None}).status_code == 201
     r = post(c, f"/api/tables/t/alerts/{a['id']}/confirm")  # and it can be decided again
     assert r.status_code == 200 and scores(c)[info["seat"]] == before[info["seat"]] - 25
+    # the first penalty restored besides the second: refused, one infraction is penalised once
+    again = post(c, "/api/tables/t/corrections", {"hand": 1, "replaces": pen, "event": held})
+    assert again.status_code == 409 and again.json()["detail"].startswith(f"alert {a['id']}'s penalty (hand 1 #")
+    assert scores(c)[info["seat"]] == before[info["seat"]] - 25
 
 
 def test_confirm_with_another_or_unknown_penalty(bad_play):
