@@ -58,7 +58,7 @@ from service.report import event_counts, plural, write_report
 from service.video_out import VIDEO_NAMES, VideoOut
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
-from vision.photo_arms import arm_between
+from vision.photo_arms import PhotoArms
 from vision.placements import Notice
 from vision.recognize import READABLE_TILE_PX, profile_tile_px
 from vision.sources import FrameSource, SourceError
@@ -75,9 +75,9 @@ NOTE_ROW_TYPES = ("flag", "notice", "vision_notice")
 #: Tracker notices written with ``rules=None``: what a tile did, with no turn, seat or line of play.
 FREE_FORM_NOTICES = ("bump", "moved", "reread", "tile_missing", "arm_in_photo")
 #: The ``arm_in_photo`` notice of a folder's photo (:func:`vision.photo_arms.arm_between`).
-ARM_IN_PHOTO = ("this photo differs from the one before by an arm or hand over the table (an arm-sized change "
-                "reaching in from the {side} edge): a photo taken while a player reaches in shows the move a photo "
-                "late and may give it to the wrong seat; take each photo once the hand has left the table")
+ARM_IN_PHOTO = ("this photo shows an arm or hand over the table (reaching in from the {side} edge: it differs there "
+                "from the photos before and after it): a photo taken while a player reaches in shows the move a photo "
+                "late; take each photo once the hand has left the table")
 #: Free-form: a detection overlapping a counted tile by this fraction of the smaller outline is that tile.
 SAME_TILE_OVERLAP = 0.3
 #: Free-form: detections read less confidently than this are not counted as tiles.
@@ -368,8 +368,8 @@ class FramePipeline:
         self.gate = None if timelapse else MotionGate(still_window_s=still_window_s)
         self.last_obs: list = []  # the latest observations (what an annotated frame shows)
         self.reads = 0
-        self.timelapse = timelapse
-        self._last_photo: np.ndarray | None = None  # a folder's previous photo, for arms over the table
+        #: a folder's photos with arms over the table (None for footage: the motion gate waits for arms)
+        self.photo_arms = PhotoArms() if timelapse else None
 
     def step(self, index: int, t: float, image: np.ndarray) -> tuple[list | None, list]:
         """Process one frame; returns (its observations or None when not read, tracker events and notices)."""
@@ -383,13 +383,17 @@ class FramePipeline:
             self.reads += 1
             self.last_obs = obs
         events = self.tracker.update(index, t, obs, info)
-        if self.timelapse:
-            if self._last_photo is not None and (side := arm_between(self._last_photo, image)) is not None:
-                events.insert(0, Notice("arm_in_photo", t, index, ARM_IN_PHOTO.format(side=side), details={"side": side}))
-            self._last_photo = image
+        if self.photo_arms is not None:  # the photo before this one is decided now
+            events[:0] = _arm_notices(self.photo_arms.add(index, t, image))
         if self.gate is not None and self.tracker.wants_read:
             self.gate.request_read()
         return obs, events
+
+
+def _arm_notices(decided: list[tuple[int, float, str]]) -> list[Notice]:
+    """``arm_in_photo`` notices for the photos :class:`vision.photo_arms.PhotoArms` found arms in."""
+    return [Notice("arm_in_photo", t, i, ARM_IN_PHOTO.format(side=side), details={"side": side})
+            for i, t, side in decided]
 
 
 class ReviewSession:
@@ -456,7 +460,8 @@ class ReviewSession:
         the last frame never showed its final score in the replay)."""
         decided = lambda: (dict(self.score), self.hand is not None and self.hand.state.over)  # noqa: E731
         before = decided()
-        self._show(index, t, image, fps, None, self.tracker.finish(index, t), video=False)
+        last = _arm_notices(self.pipeline.photo_arms.finish()) if self.pipeline.photo_arms is not None else []
+        self._show(index, t, image, fps, None, last + self.tracker.finish(index, t), video=False)
         if self.out.annotate and decided() != before:
             frame = self._drawn(image, t)
             self.out.write_frame(frame, t, fps)  # its slot is filled already: the held slots show this frame
@@ -728,10 +733,10 @@ class ReviewSession:
         if self._arm_photos:  # helper-108: a folder of photos taken with arms over the table, and no word of it
             n = len(self._arm_photos)
             names = ", ".join(self._photo_name(ev.frame) for ev in self._arm_photos[:3]) + (", ..." if n > 3 else "")
-            s.warnings.append(f"{n} of {plural(s.frames, 'photo')} differ from the one before by an arm or hand over "
-                              f"the table ({names}; notices arm_in_photo): photos taken while a player reaches in show "
-                              "moves a photo late and may give them to the wrong seat; take each photo once the hand "
-                              "has left the table")
+            seats = " and may give them to the wrong seat" if self.hand is not None else ""
+            s.warnings.append(f"{n} of {plural(s.frames, 'photo')} show an arm or hand over the table ({names}; notices "
+                              f"arm_in_photo): photos taken while a player reaches in show moves a photo late{seats}; "
+                              "take each photo once the hand has left the table")
             s.final = False
             warning = " ".join(s.lines())
         if self.out.video_error:

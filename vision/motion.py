@@ -38,9 +38,20 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-__all__ = ["MotionGate", "MotionInfo", "SIDES"]
+__all__ = ["MotionGate", "MotionInfo", "SIDES", "border_side"]
 
 SIDES = ("top", "right", "bottom", "left")
+
+
+def border_side(mask: np.ndarray, border_px: int = 3) -> str:
+    """The image border (one of :data:`SIDES`) that the non-zero pixels of an (h, w) mask touch most,
+    counted in strips ``border_px`` wide (``top`` when none touches)."""
+    h, w = mask.shape
+    b = border_px
+    m = mask != 0
+    counts = {"top": int(m[:b, :].sum()), "right": int(m[:, w - b:].sum()), "bottom": int(m[h - b:, :].sum()),
+              "left": int(m[:, :b].sum())}
+    return max(SIDES, key=lambda k: counts[k])
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,8 @@ class MotionInfo:
         changed_small: (h, w) uint8 mask (255: changed) of what differs from the reference, arms
             left out, at the gate's work size (``work_width_px`` wide); None when nothing
             changed or on the first frame. :meth:`changed_mask` scales it to the frame.
+        arms_small: (h, w) uint8 mask (255: an arm) of the arm-sized regions touching the border
+            that differ from the reference, at the same work size; None when there is none.
     """
 
     t: float
@@ -86,6 +99,7 @@ class MotionInfo:
     arm_side: str | None = None
     arm_point_px: np.ndarray | None = None
     changed_small: np.ndarray | None = field(default=None, repr=False)
+    arms_small: np.ndarray | None = field(default=None, repr=False)
 
     def changed_mask(self) -> np.ndarray | None:
         """(H, W) bool of the frame: True where the table changed since the last read (dilated by
@@ -324,7 +338,7 @@ class MotionGate:
                           changed_bbox_px=None if first else changed_bbox, motion_bbox_px=motion_bbox,
                           entry_side=side, entry_point_px=point, changed_fraction=0.0 if first else changed_frac,
                           frame_size=size, arm_side=arm_side, arm_point_px=arm_point,
-                          changed_small=None if first else changed_small)
+                          changed_small=None if first else changed_small, arms_small=intruders)
 
     def _inside(self, mask: np.ndarray, roi_px: tuple[int, int, int, int]) -> np.ndarray:
         """``mask`` with everything outside ``roi_px`` (full-res px) cleared."""
@@ -389,9 +403,8 @@ class MotionGate:
         """The border a region touches most, and the mean of its pixels there (full-res px)."""
         h, w = comp.shape
         b, s = self.border_px, self._scale
+        side = border_side(comp, b)
         strips = {"top": comp[:b, :], "right": comp[:, w - b:], "bottom": comp[h - b:, :], "left": comp[:, :b]}
-        counts = {k: int(v.sum()) for k, v in strips.items()}
-        side = max(SIDES, key=lambda k: counts[k])
         ys, xs = np.nonzero(strips[side])
         if side == "right":
             xs = xs + (w - b)

@@ -3,46 +3,112 @@
 A time-lapse review (one photo per move) reads every photo as a stable state, so a photo taken
 while the mover's hand is still over the table (or the next player's already is) shows the move
 one photo late, or hides tiles, and the record silently goes wrong (helper-108: photos cut
-0.33 s before each move gave every play to the other seat, with no word of an arm). Two
-consecutive photos that differ by an arm-sized region touching the image border are reported.
+0.33 s before each move gave every play to the other seat, with no word of an arm).
 
-The comparison is :class:`vision.motion.MotionGate`'s occlusion test (a changed region that
-touches the border is an arm; most of the frame changed is lighting), with the gate's faint-arm
-test off and an arm at least :data:`PHOTO_ARM_MIN_AREA` of the frame: photos are taken seconds
-apart by hand, and the border of a real board photo drifts by small amounts between shots.
+Two consecutive photos are compared with :class:`vision.motion.MotionGate`'s occlusion test (a
+changed region that touches the image border is an arm; most of the frame changed is lighting),
+its faint-arm test off and an arm at least :data:`PHOTO_ARM_MIN_AREA` of the frame: photos are
+taken seconds apart by hand, and the border of a real board photo drifts a little between shots.
+Such a difference says that one of the two photos shows an arm; the one that does differs there
+from its other neighbour too (helper-109: naming the later photo of each pair named clean photos
+and the previous arm's edge). The first and last photos have one neighbour: what of the
+difference the other photo does not explain is theirs.
+
+Measured on generated footage (the demo; block, muggins and bdc-partnership at 960x540; photos
+taken 0.33 s before a move comes to rest hold the arm, 0.9 s after it not): with every other
+photo early, all 35 arm photos named, and 4 of the clean ones between two arms from the same
+edge (where the clean photo is the odd one out); every photo early, 61 of 70 named; only the
+first and the last early, both named each time (8); none early, none named.
 """
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
-from vision.motion import MotionGate
+from vision.motion import MotionGate, border_side
 
-__all__ = ["PHOTO_ARM_MIN_AREA", "arm_between"]
+__all__ = ["PHOTO_ARM_MIN_AREA", "PhotoArms", "arm_regions"]
 
 #: Smallest border-touching change between two photos taken for an arm, as a share of the frame.
-#: Measured at 0.02 on generated footage (the demo; block, muggins and bdc-partnership at 960x540):
-#: photos taken 0.15 or 0.33 s before each tile comes to rest (the arm over the table), 112 of 117
-#: consecutive pairs reported; taken 0.8 s after (the arm gone), 0 of 66. The 95 pairs of the real
-#: DDD time-lapse photos (no arms; the board's surroundings drift a little between shots): 6
-#: reported at 0.001 (the motion gate's own threshold), 1 at 0.01, none at 0.02. The bench's photo
-#: folders (``bench/sec_photos.py``: 9 presets, about 300 photos taken 0.8 s after each event): none.
+#: Measured at 0.02 on generated footage (the demo; block, muggins and bdc-partnership at 960x540),
+#: consecutive pairs: photos taken 0.15 or 0.33 s before each tile comes to rest (the arm over the
+#: table), 112 of 117 reported; taken 0.8 s after (the arm gone), 0 of 66. The 95 pairs of the real
+#: DDD time-lapse photos (no arms): 6 reported at 0.001 (the motion gate's own threshold), 1 at
+#: 0.01, none at 0.02. The bench's photo folders (``bench/sec_photos.py``: 9 presets, about 300
+#: photos taken 0.8 s after each event): none.
 PHOTO_ARM_MIN_AREA = 0.02
 
 
-def arm_between(before: np.ndarray, after: np.ndarray) -> str | None:
-    """The image border (``top``, ``right``, ``bottom``, ``left``) from which an arm-sized change
-    between two photos reaches in, or None when they differ by no such region.
+def arm_regions(before: np.ndarray, after: np.ndarray) -> np.ndarray | None:
+    """Where two photos differ by arm-sized regions touching the image border.
 
     Args:
-        before, after: (H, W, 3) BGR or (H, W) grey uint8 photos of the same table; photos of
-            different sizes are not compared (None).
+        before, after: (H, W, 3) BGR or (H, W) grey uint8 photos of the same table.
 
     Returns:
-        the border the largest such region touches most; either photo may be the one with the arm.
+        (h, w) bool mask at the motion gate's work size (320 px wide), or None when there is no
+        such region or the photos differ in size (not compared).
     """
     if before.shape != after.shape:
         return None
     gate = MotionGate(still_window_s=0.0, arm_threshold=0.0, min_area=PHOTO_ARM_MIN_AREA)
     gate.prime(0.0, before)
-    return gate.update(1, 1.0, after).arm_side
+    arms = gate.update(1, 1.0, after).arms_small
+    return None if arms is None else arms > 0
+
+
+class PhotoArms:
+    """Which photos of a folder show an arm over the table, each decided once the photo after it
+    is seen (:meth:`add`), the last one at :meth:`finish`.
+
+    Decisions are ``(photo index, seconds, border)`` tuples; the border is the image edge
+    (``top``/``right``/``bottom``/``left``) the arm reaches in from.
+    """
+
+    def __init__(self) -> None:
+        self._prev: np.ndarray | None = None  # the last photo
+        self._taken: list[tuple[int, float]] = []  # (index, t) of the photos so far
+        self._pairs: list[np.ndarray | None] = []  # arm regions between photo k-1 and k, for k >= 1
+
+    def add(self, index: int, t: float, image: np.ndarray) -> list[tuple[int, float, str]]:
+        """Take the next photo (frame ``index``, ``t`` s, image as :func:`arm_regions`); returns the
+        photos now known to show an arm: the one before it, and at the third photo the first. The
+        same image again (a second look at the last photo) is no new photo."""
+        if image is self._prev:
+            return []
+        if self._prev is not None:
+            self._pairs.append(arm_regions(self._prev, image))
+        self._prev = image
+        self._taken.append((index, t))
+        out = []
+        if len(self._pairs) >= 2:
+            before, after = self._pairs[-2], self._pairs[-1]
+            if len(self._pairs) == 2:  # the first photo: what of its difference the second does not explain
+                out += self._decided(0, _left(before, after))
+            out += self._decided(len(self._taken) - 2, _both(before, after))
+        return out
+
+    def finish(self) -> list[tuple[int, float, str]]:
+        """The last photo: what of its difference from the one before that photo does not explain."""
+        if not self._pairs:
+            return []
+        last = self._pairs[-1]
+        return self._decided(len(self._taken) - 1, _left(last, self._pairs[-2]) if len(self._pairs) >= 2 else last)
+
+    def _decided(self, k: int, arm: np.ndarray | None) -> list[tuple[int, float, str]]:
+        if arm is None or arm.sum() < PHOTO_ARM_MIN_AREA * arm.size:
+            return []
+        return [(*self._taken[k], border_side(arm))]
+
+
+def _both(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    """Where both differences show an arm: the photo between them holds it."""
+    return None if a is None or b is None else a & b
+
+
+def _left(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    """What of difference ``a`` the other difference ``b`` (grown a little) does not cover."""
+    if a is None or b is None:
+        return a
+    return a & ~(cv2.dilate(b.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0)

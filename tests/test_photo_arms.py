@@ -1,0 +1,59 @@
+"""Arms over the table in a folder of photos (``vision/photo_arms.py``): drawn tables with arms from
+known edges, so which photo holds an arm, and from where, is known by construction."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.photo_arms import PhotoArms, arm_regions
+
+W, H = 640, 480
+
+
+def _table(tiles: int = 3) -> np.ndarray:
+    """A green cloth with ``tiles`` white tiles in a row in the middle."""
+    img = np.full((H, W, 3), (40, 110, 40), np.uint8)
+    for k in range(tiles):
+        x = 200 + 60 * k
+        cv2.rectangle(img, (x, 220), (x + 48, 244), (235, 235, 235), -1)
+    return img
+
+
+def _arm(img: np.ndarray, side: str) -> np.ndarray:
+    """The table with a skin-coloured arm (about 8 % of the frame) reaching in from ``side``."""
+    out = img.copy()
+    box = {"top": ((280, 0), (360, 200)), "bottom": ((280, 280), (360, H)), "left": ((0, 200), (230, 280)),
+           "right": ((410, 200), (W, 280))}[side]
+    cv2.rectangle(out, *box, (120, 160, 210), -1)
+    return out
+
+
+def _decide(photos: list[np.ndarray]) -> list[tuple[int, str]]:
+    arms = PhotoArms()
+    out = []
+    for i, img in enumerate(photos):
+        out += arms.add(i, float(i), img)
+    out += arms.add(len(photos) - 1, float(len(photos)), photos[-1])  # a second look at the last photo: no photo
+    out += arms.finish()
+    return [(i, side) for i, _, side in out]
+
+
+def test_the_photo_holding_the_arm_is_named_with_its_edge():
+    clean = _table()
+    placed = _table(4)  # a tile laid between two photos is no arm
+    assert arm_regions(clean, placed) is None
+    assert _decide([clean, placed, _table(5)]) == []
+    # the first and the last photo, each with one neighbour
+    assert _decide([_arm(clean, "top"), clean, placed, _arm(placed, "bottom")]) == [(0, "top"), (3, "bottom")]
+    # two photos in a row with arms from different edges, the clean ones beside them not named
+    assert _decide([clean, _arm(clean, "left"), _arm(placed, "right"), placed]) == [(1, "left"), (2, "right")]
+    # a photo of another size is not compared
+    small = cv2.resize(clean, (320, 240))
+    assert arm_regions(clean, small) is None
+
+
+def test_a_change_of_light_is_no_arm():
+    clean = _table()
+    brighter = cv2.convertScaleAbs(clean, alpha=1.0, beta=60)  # the whole frame changed: lighting
+    assert _decide([clean, brighter, brighter]) == []
