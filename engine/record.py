@@ -249,6 +249,13 @@ def rederive(record: MatchRecord) -> MatchRecord:
     return record_from_match(rules_of(record), record.logs, record.players, record.event)
 
 
+def unfinished_hands(record: MatchRecord) -> list[int]:
+    """The numbers of the hands left unfinished: no result (in play, or awaiting a reveal) while a later
+    hand of the record began, so their end-of-hand points are not counted (e.g. the play that went
+    out voided; the service's ``hand_unfinished`` alert)."""
+    return [h.number for h in record.hands[:-1] if h.result is None]
+
+
 def _as_event(ev: object, hand: int, index: int) -> object:
     try:
         return _EVENT.validate_python(ev)

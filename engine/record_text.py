@@ -67,7 +67,7 @@ def write_text(record: MatchRecord) -> str:
         for i, ev in enumerate(hand.events):
             shown = ev.event if isinstance(ev, Correction) else ev
             lines.append(_event_line(i, ev) + _annotation(shown, outcomes.get(i)))
-        lines.append(_result_line(hand))
+        lines.append(_result_line(hand, h + 1 < len(record.hands)))
         game = next((g for g in record.games if g.number == hand.game), None)
         last_of_game = h + 1 == len(record.hands) or record.hands[h + 1].game != hand.game
         if game is not None and game.ended_by and last_of_game:
@@ -176,10 +176,14 @@ def _annotation(ev: object, out) -> str:
     return text + (("  " if not text else " ") + flags if flags else "")
 
 
-def _result_line(hand: HandRecord) -> str:
+def _result_line(hand: HandRecord, next_began: bool = False) -> str:
     r = hand.result
     if r is None:
-        return "= awaiting reveal" if hand.status == "awaiting_reveal" else "= in progress"
+        state = "awaiting reveal" if hand.status == "awaiting_reveal" else "in progress"
+        if next_began:  # helper-109: a void of the play that went out left this silently uncounted
+            return (f"= unfinished ({state}): hand {hand.number + 1} began before it ended, so its end-of-hand "
+                    "points are not counted; end it with its result")
+        return f"= {state}"
     awards = {s: p for s, p in r.awards.items() if p}
     head = f"= {r.kind}" + (f" {r.winner}" if r.winner else "") + f" {_points(awards, r.side)}"
     head += " capicua" if r.capicua else ""

@@ -121,7 +121,7 @@ def report(
     import os
     from urllib.parse import quote
 
-    from engine.record import replay_record
+    from engine.record import replay_record, unfinished_hands
     from engine.timeline import corrections, timeline
     from service.read_flags import rows_as_read
     from service.report import PLAYABLE_VIDEO_SUFFIXES, RECORD_PAGE, event_counts, plural, write_report
@@ -152,6 +152,12 @@ def report(
     except (RecordError, ValueError) as exc:  # ValueError: a log the engine cannot replay
         raise fail(str(exc) if str(file) in str(exc) else f"{file}: {exc}")
     rows = rows_as_read(list(timeline(match)))  # an unsure read's mismatch is a question, as in the review
+    gone = unfinished_hands(record)
+    unfinished = (None if not gone else
+                  f"Hand {gone[0]} has no result: hand {gone[0] + 1} began before it ended, so its end-of-hand points "
+                  "are not counted (end it with its result)." if len(gone) == 1 else
+                  f"Hands {', '.join(map(str, gone))} have no result: the next hand began before each ended, so their "
+                  "end-of-hand points are not counted (end each with its result).")
     plays = sum(r.get("type") == "play" for r in rows)
     draws = sum(r.get("count", 1) for r in rows if r.get("type") == "draw")
     passes = sum(r.get("type") == "pass" for r in rows)
@@ -171,11 +177,13 @@ def report(
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         write_report(out, title, subtitle, rows, snaps, match.standings(), video=link,
-                     corrections=list(corrections(record.logs)), generator=RECORD_PAGE)
+                     corrections=list(corrections(record.logs)), generator=RECORD_PAGE, warning=unfinished)
     except OSError as exc:
         raise fail(f"{out}: cannot write: {exc.strerror or exc}") from None
     shown = f", {plural(len(snaps), 'snapshot')}" if snaps else ""
     print(f"wrote {out}: {event_counts(plays, draws, passes)}, {plural(flags, 'flag')}{shown}")
+    if unfinished:
+        err_console.print(f"warning: {unfinished}", highlight=False, soft_wrap=True)
 
 
 def _review_pictures(rows: list[dict], record: MatchRecord, file: Path, folder: Path, given: bool,

@@ -19,7 +19,7 @@ from engine.match import replay_match
 from engine.notation import NotationError, parse_event
 from engine.record import (
     MatchRecord, RecordError, event_to_dict, from_json, record_from_match, rederive, replay_record, rules_of,
-    to_json,
+    to_json, unfinished_hands,
 )
 from engine.record_text import read_text, write_text
 from engine.ruleset import load_ruleset
@@ -718,3 +718,29 @@ def test_open_ends_show_the_count_the_rules_score_when_it_is_not_their_sum():
     assert ends_text({"open_ends": {"W": 6, "E": 5}, "ends_total": 17}) == "W:6 E:5 (counts 17)"  # a double: both halves
     assert ends_text({"open_ends": {"W": 3, "E": 4}, "ends_total": 7}) == "W:3 E:4"
     assert ends_text({"open_ends": {}, "ends_total": 0}) == ""
+
+
+def test_a_hand_left_without_a_result_while_the_next_began_is_said(cli, tmp_path):
+    """helper-109: the play that went out voided, hand 1 read "= in progress" while hands 2 and 3 were
+    scored after it, and the report said nothing of the points it lost."""
+    notation = tmp_path / "draw.txt"
+    assert CliRunner().invoke(cli, ["score", "examples/draw.yaml", "--notation", str(notation)]).exit_code == 0
+    text = notation.read_text()
+    first = text.split("\nHand 2")[0]
+    last = [line for line in first.splitlines() if re.match(r"\d+\. [NS] \d-\d", line)][-1]  # hand 1's going out
+    assert "= domino" in first
+    n = int(last.split(".")[0])
+    voided = text.replace(last + "\n", f"{last}\n{n + 1}. void {n}\n", 1)
+    (tmp_path / "voided.txt").write_text(voided)
+    rec = read_text(voided)
+    assert unfinished_hands(rec) == [1] and unfinished_hands(read_text(text)) == []
+    shown = write_text(rec)
+    assert ("= unfinished (in progress): hand 2 began before it ended, so its end-of-hand points are not counted; "
+            "end it with its result") in shown
+    assert "= in progress" not in shown and write_text(read_text(shown)) == shown  # a derived line: it reads back
+    out = tmp_path / "report.html"
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "voided.txt"), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    warning = ("Hand 1 has no result: hand 2 began before it ended, so its end-of-hand points are not counted "
+               "(end it with its result).")
+    assert res.stderr.strip() == f"warning: {warning}" and f"<p class='warn'>{warning}</p>" in out.read_text()
