@@ -221,6 +221,14 @@ def _timeline_rows(rows: list[dict], snapshots: dict[int, str], video: str | Non
     return [_row_html(row, snap, video) for row, snap in out]
 
 
+def _flag_when(row: dict) -> str:
+    """When a flag's row happened: a folder's photo by its name, as the terminal's summary names it
+    (helper-109), else the footage time."""
+    if row.get("file"):
+        return html.escape(Path(str(row["file"])).name)
+    return f"{row.get('t', 0) or 0:.1f} s"
+
+
 def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                   standings: list[tuple[str, int, int]], warning: str | None = None,
                   video: str | None = None, corrections: list[dict] | None = None,
@@ -254,7 +262,7 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
     if not flags:
         flags = [(r, f) for r in rows for f in r.get("flags") or []]
     body.append(f"<h2>Flags ({len(flags)})</h2><ul>")
-    body += [f"<li>{r.get('t', 0) or 0:.1f} s — {html.escape(f['kind'])}: {html.escape(f.get('message', ''))}</li>"
+    body += [f"<li>{_flag_when(r)} — {html.escape(f['kind'])}: {html.escape(f.get('message', ''))}</li>"
              for r, f in flags]
     body.append("</ul>")
     if corrections:  # the timeline shows each slot as corrected: what it held before is said here

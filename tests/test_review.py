@@ -397,6 +397,18 @@ def test_report_rows_give_the_time_once():
     assert "t=12.5" not in page.replace("#t=12.50", "") and "f=375" not in page
 
 
+def test_report_flags_of_a_photo_folder_name_the_photo():
+    """helper-109: the page's flag list gave "8.0 s" where the terminal named the photo."""
+    from service.report import render_report
+
+    rows = [{"type": "flag", "kind": "uncertain_read", "t": 8.0, "frame": 4, "file": "/x/shots/p004.png",
+             "message": "6-1 read at 0.28"},
+            {"type": "flag", "kind": "out_of_turn", "t": 12.25, "frame": 360, "message": "S played out of turn"}]
+    page = render_report("t", "s", rows, {}, [])
+    assert "<li>p004.png — uncertain_read: 6-1 read at 0.28</li>" in page
+    assert "<li>12.2 s — out_of_turn: S played out of turn</li>" in page
+
+
 def test_report_rows_in_time_order_events_in_log_order():
     """A notice written before a draw timed earlier (first seen gone, confirmed a read later) is listed
     after it; log events keep their order; another hand's rows stay in their own run."""
