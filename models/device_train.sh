@@ -16,6 +16,11 @@ T_START=$(date +%s)
 DATA="/tmp/synth_seed${SEED}_scenes${SCENES}_win${WINDOWS}"
 PY=${PY:-python3}
 SITE=/tmp/dominocast-site
+if ! compgen -G ".whl/*.whl" > /dev/null; then  # a fresh checkout: fetch them here first, then carry .whl
+    echo "error: no wheels in .whl/: run here first: .venv/bin/pip download --no-deps --only-binary=:all:" \
+         "--python-version 3.12 -d .whl ultralytics==8.4.190 ultralytics-thop" >&2
+    exit 2
+fi
 mkdir -p "$OUT" "$SITE/polars"
 "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" .whl/*.whl
 echo 'def read_csv(*a, **k): raise RuntimeError("polars stand-in")' > "$SITE/polars/__init__.py"
