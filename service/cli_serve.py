@@ -43,6 +43,11 @@ def serve(
     made = [p for p in (data_dir, *data_dir.parents) if not p.exists()]  # folders this start makes
     make_folder("--data-dir", data_dir)
     lock = _hold_data_dir(data_dir, host, port)  # noqa: F841 - held (flock) until the process ends
+    try:
+        db_lock = _hold_database(db, data_dir)  # noqa: F841 - held as the data dir's lock
+    except typer.Exit:
+        _let_go(lock, data_dir, made)
+        raise
     token_file = data_dir / "token"
     had_token = token_file.exists()
     try:
@@ -93,6 +98,34 @@ def _hold_data_dir(data_dir: Path, host: str | None, port: int):
                    "stop it first, or pick another --data-dir") from None
     if host is not None:
         holder.write_text(json.dumps({"pid": os.getpid(), "host": _url_host(host), "port": port}), encoding="utf-8")
+    return lock
+
+
+def _hold_database(db: str | None, data_dir: Path):  # noqa: ANN202 - a FileLock or None
+    """Lock an SQLite file named by ``--db`` outside ``data_dir`` (``FILE.serve.lock`` beside it), as
+    the data dir is locked: two services writing one database write the same event slots (helper-109:
+    a second service on another data dir shared the first's file). Other databases are not locked here.
+
+    Raises the CLI's one-line error when another ``dominocast serve`` holds it."""
+    from filelock import FileLock, Timeout
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        url = make_url(db) if db else None
+    except ArgumentError:
+        return None  # create_app says what is wrong with the URL
+    name = url.database if url is not None and url.get_backend_name() == "sqlite" else None
+    if not name or name == ":memory:":
+        return None
+    path = Path(name).resolve()
+    if path.parent == data_dir.resolve() or not path.parent.is_dir():
+        return None  # the data dir's lock covers it; a folder that does not exist: create_app says so
+    lock = FileLock(path.parent / f"{path.name}.serve.lock")
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise fail(f"--db {path} is in use by another dominocast serve: stop it first, or use another database") from None
     return lock
 
 

@@ -437,3 +437,29 @@ def test_an_output_file_where_nothing_can_be_written_fails_before_the_work(tmp_p
     res = CliRunner().invoke(app, ["detect", "--json", "/proc/x/y.json", str(img)])
     assert res.exit_code == 2 and res.stdout == ""
     assert res.stderr.startswith("error: --json /proc/x/y.json: cannot write in /proc (")
+
+
+def test_serve_refuses_a_database_file_another_service_holds(tmp_path, monkeypatch):
+    """helper-109: a second service on another data dir with --db naming the first's SQLite file was taken."""
+    from filelock import FileLock
+
+    import service.app
+
+    started = []
+    monkeypatch.setattr(service.app, "create_app", lambda settings: started.append(settings) or (_ for _ in ()).throw(
+        KeyboardInterrupt))
+    monkeypatch.delenv("DOMINOCAST_TOKEN", raising=False)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    shared = tmp_path / "shared" / "venue.db"
+    shared.parent.mkdir()
+    with FileLock(shared.parent / "venue.db.serve.lock"):  # the first service
+        code, msg = _err("serve", "--port", free, "--data-dir", tmp_path / "second", "--db", f"sqlite:///{shared}")
+    assert (code, msg) == (2, f"error: --db {shared} is in use by another dominocast serve: stop it first, or use "
+                              "another database")
+    assert started == [] and not (tmp_path / "second").exists()  # nothing of the second is left behind
+    # free again: it starts (and is stopped here at once)
+    res = CliRunner().invoke(app, ["serve", "--port", str(free), "--data-dir", str(tmp_path / "second"), "--db",
+                                   f"sqlite:///{shared}"])
+    assert res.exit_code == 130 and len(started) == 1
