@@ -435,6 +435,7 @@ class ReviewSession:
         self._late: list[Notice] = []  # after_hand_end notices
         self._unplaced: list[Notice] = []  # unplaced_tile notices: face-up tiles off the line of play
         self._arm_photos: list[Notice] = []  # arm_in_photo notices: a folder's photos with arms over the table
+        self._draws_late: list[str] = []  # a folder's photos whose draw was flagged out of turn (see finish)
         self._muted_turns = 0  # plays whose out_of_turn flag names a seat the footage does not show
         self._done: list[Hand] = []  # the hands before this one: a cleared table starts the next
         self.game_no, self.hand_no = 1, 1  # the current hand's game, and its number in that game
@@ -568,6 +569,8 @@ class ReviewSession:
             self.summary.plays += 1
         elif isinstance(ev, Draw):
             self.summary.draws += ev.count
+            if self.files is not None and any(f["kind"] == "out_of_turn" for f in flags):
+                self._draws_late.append(self._photo_name(row["frame"]))
         elif isinstance(ev, Pass):
             self.summary.passes += 1
         # the end is one ``hand_end`` row, once the points are known; but an inferred end that comes
@@ -737,6 +740,13 @@ class ReviewSession:
             s.warnings.append(f"{n} of {plural(s.frames, 'photo')} show an arm or hand over the table ({names}; notices "
                               f"arm_in_photo): photos taken while a player reaches in show moves a photo late{seats}; "
                               "take each photo once the hand has left the table")
+            s.final = False
+            warning = " ".join(s.lines())
+        if self._draws_late:  # helper-110: a draw and the drawer's play in one photo come in the wrong order
+            n = len(self._draws_late)
+            s.warnings.append(f"{plural(n, 'draw')} flagged out of turn ({', '.join(self._draws_late[:3])}"
+                              f"{', ...' if n > 3 else ''}): a draw and the play after it in one photo are recorded "
+                              "play first; in a draw game a draw is a move too: take a photo after each draw as well")
             s.final = False
             warning = " ".join(s.lines())
         if self.out.video_error:

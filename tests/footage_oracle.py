@@ -17,10 +17,11 @@ from vision.recognize import table_pose
 class Oracle:
     """Image -> the ground-truth tiles of the latest keyframe at or before the current frame."""
 
-    def __init__(self, gt: dict, profile: TableProfile):
+    def __init__(self, gt: dict, profile: TableProfile, hands: bool = False):
         self.keyframes = sorted(gt["keyframes"], key=lambda k: k["frame"])
         self.profile = profile
         self.frame = 0
+        self.hands = hands  # the face-down tiles of the hands too, as the detector boxes them
 
     def progress(self, frames_done: int) -> None:
         self.frame = frames_done  # the next frame's index
@@ -29,7 +30,7 @@ class Oracle:
         key = [k for k in self.keyframes if k["frame"] <= self.frame][-1]
         obs = []
         for t in key["tiles"]:
-            if t["where"].startswith("hand") and t["face"] == "down":
+            if t["where"].startswith("hand") and t["face"] == "down" and not self.hands:
                 continue  # hands are face down until the end-of-hand reveal
             poly = np.asarray(t["polygon"], np.float32)
             o = TileObservation(poly, t["face"], 0.99)

@@ -223,6 +223,65 @@ def test_photos_taken_with_an_arm_over_the_table_are_noticed(footage, tmp_path):
     assert not summary.final
 
 
+DEMO = Path(__file__).resolve().parent.parent / "examples" / "footage"
+
+
+def _demo_gt() -> dict:
+    return json.loads((DEMO / "ground_truth.json").read_text())
+
+
+def _demo_photos(tmp_path: Path, name: str, times: list[float]):
+    """Photos of the bundled demo 0.9 s after each of ``times`` (s), reviewed with its ground truth as the
+    recognizer (hands' face-down tiles included, as the detector boxes them): (summary, rows, gt)."""
+    from calibration.profile import TableProfile
+
+    gt, profile = _demo_gt(), TableProfile.load(DEMO / "profile.json")
+    frames = [round((t + 0.9) * gt["fps"]) for t in times]  # once the hand has left the table
+    cap = cv2.VideoCapture(str(DEMO / "demo.mp4"))
+    folder = tmp_path / name
+    folder.mkdir()
+    for i, f in enumerate(frames):
+        cap.set(cv2.CAP_PROP_POS_FRAMES, f)
+        ok, img = cap.read()
+        assert ok
+        cv2.imwrite(str(folder / f"move_{i + 1:02d}.png"), img)
+    cap.release()
+    oracle = _Oracle(gt, profile, hands=True)
+    oracle.frame = frames[0]
+    summary = run_review(open_source(folder), load_ruleset(gt["rules"]), oracle, tmp_path / f"{name}_out", profile,
+                         progress=lambda n: setattr(oracle, "frame", frames[min(n, len(frames) - 1)]))
+    rows = [json.loads(line) for line in (tmp_path / f"{name}_out" / "events.jsonl").read_text().splitlines()]
+    return summary, rows, gt
+
+
+def test_a_folder_without_a_photo_of_the_dealt_table_gives_the_lead_to_the_seat_that_laid_it(tmp_path):
+    """helper-110: one photo per move as the README says, the first showing the lead laid already: the
+    lead went to the seat the turn order names (N) instead of S, and S's next play was out of turn. S's
+    hand area holds one tile fewer than N's in that photo. The bundled demo: S leads."""
+    plays = _demo_gt()["plays"][:4]
+    _, rows, _ = _demo_photos(tmp_path, "photos", [p["t"] for p in plays])
+    assert plays[0]["seat"] == "S"
+    assert [(r["seat"], r["tile"]) for r in rows if r["type"] == "play"] == [(p["seat"], p["tile"]) for p in plays]
+    assert [r for r in rows if r["type"] == "flag"] == []
+
+
+def test_a_draw_and_a_play_in_one_photo_are_said_and_a_photo_after_the_draw_keeps_them_in_order(tmp_path):
+    """helper-110: in a draw game, one photo per play holds the drawer's draw and play together; the draw
+    is recorded after the play, out of turn. The review says to photograph each draw too, which records
+    them in order. The demo: S draws at 21.2 s, then plays 6-0 (its 7th play)."""
+    gt = _demo_gt()
+    plays, draw = gt["plays"][:8], gt["draws"][0]
+    assert (draw["seat"], plays[6]["seat"]) == ("S", "S") and plays[5]["t"] < draw["t"] < plays[6]["t"]
+    summary, rows, _ = _demo_photos(tmp_path, "plays", [p["t"] for p in plays])
+    late = [r for r in rows if r["type"] == "flag" and r["kind"] == "out_of_turn"]
+    assert [(r["seat"], r["file"].endswith("move_07.png")) for r in late] == [("S", True)]
+    assert ("1 draw flagged out of turn (move_07.png): a draw and the play after it in one photo are recorded play "
+            "first; in a draw game a draw is a move too: take a photo after each draw as well") in summary.warnings
+    summary, rows, _ = _demo_photos(tmp_path, "each", sorted([p["t"] for p in plays] + [draw["t"]]))
+    assert [r for r in rows if r["type"] == "flag"] == [] and not any("draw" in w for w in summary.warnings)
+    assert [(r["type"], r["seat"]) for r in rows if r["type"] in ("play", "draw")][6:8] == [("draw", "S"), ("play", "S")]
+
+
 def test_cli_review_bad_input(tmp_path):
     from service.cli import app
 

@@ -696,7 +696,10 @@ class Tracker:
             self._setup_scenery(new_tiles)
 
         if cfg.still_window_s <= 0:  # photos: no arm is ever seen, the hand a tile left tells the seat
-            self._vote_hand_losses(gone, new_tiles)
+            if self.state is None:
+                self._vote_shortest_hand(new_tiles)
+            else:
+                self._vote_hand_losses(gone, new_tiles)
         events += self._gone(frame, t, gone, new_tiles, region)
         self._synced = False
         if self._recheck:  # the umpire changed the line: tiles that touched no open end may touch one now
@@ -807,6 +810,30 @@ class Tracker:
             return pairs, gone, new
         return ([p for p in pairs if p not in far], gone + [tr for tr, _, _ in far], new + [o for _, o, _ in far])
 
+    def _hand_counts(self, tiles: list[TrackedTile]) -> dict[str, int]:
+        """Face-down tiles of ``tiles`` in each seat's hand area (a folder's photos: the wider areas)."""
+        counts: dict[str, int] = {}
+        for tr in tiles:
+            if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(tr.geom, PHOTO_HAND_SCALE):
+                seat = seat_of_position(tr.geom.center, self.profile, self.image_size)
+                if seat is not None:
+                    counts[seat] = counts.get(seat, 0) + 1
+        return counts
+
+    def _vote_shortest_hand(self, tiles: list[TrackedTile]) -> None:
+        """Seat votes from a folder's first photo, which may show the lead laid already (helper-110: the
+        README's one photo per move has no photo of the dealt table, and the lead went to the seat the
+        turn order names, then the right second play was out of turn): the one seat whose hand area
+        holds one face-down tile fewer than every other playing seat's laid it (``min_seat_votes``)."""
+        counts = self._hand_counts(tiles)
+        order = self.judge.state.order
+        if any(seat not in counts for seat in order):
+            return  # a hand out of view: the turn decides
+        least = min(counts[s] for s in order)
+        short = [s for s in order if counts[s] == least]
+        if len(short) == 1 and all(counts[s] == least + 1 for s in order if s != short[0]):
+            self._votes[short[0]] = self._votes.get(short[0], 0.0) + self.config.min_seat_votes
+
     def _vote_hand_losses(self, gone: list[TrackedTile], new_tiles: list[TrackedTile]) -> None:
         """Seat votes from the face-down tiles in the hand areas (a folder of photos: no arm to see).
 
@@ -815,13 +842,8 @@ class Tracker:
         several such seats (a tile the detector missed once, a sweep) give nothing, and the turn
         decides as before. Tiles drawn into a hand count against the losses.
         """
-        net: dict[str, int] = {}
-        for trs, sign in ((gone, 1), (new_tiles, -1)):
-            for tr in trs:
-                if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(tr.geom, PHOTO_HAND_SCALE):
-                    seat = seat_of_position(tr.geom.center, self.profile, self.image_size)
-                    if seat is not None:
-                        net[seat] = net.get(seat, 0) + sign
+        lost, drawn = self._hand_counts(gone), self._hand_counts(new_tiles)
+        net = {seat: lost.get(seat, 0) - drawn.get(seat, 0) for seat in set(lost) | set(drawn)}
         losers = [s for s, n in net.items() if n > 0]
         if len(losers) == 1:
             seat = losers[0]
