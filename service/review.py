@@ -837,7 +837,9 @@ class ReviewSession:
                                  "the rule set may not fit the footage (a spinner?), tiles were set down off the "
                                  "line of play, or the table or mat shows pictures of tiles (see their snapshots)")
                               + ("; without a calibration, hands shown outside the hand areas guessed from the "
-                                 "image's borders count here too" if self.tracker.profile is None else ""))
+                                 "image's borders count here too" if self.tracker.profile is None else "")
+                              + ("; a tile held in the hand of a photo with an arm over the table (below)"
+                                 if self._arm_photos else ""))
         s.final = s.final and not s.warnings
 
 
