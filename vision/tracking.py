@@ -253,6 +253,7 @@ class Tracker:
         self.state: BoardState | None = None
         self._next_id = 1
         self._votes: dict[str, float] = {}
+        self._photo_hands: int | None = None  # a folder's last photo: face-down tiles in the hand areas
         self._visits: dict[str, list[tuple[int, float]]] = {}  # seat -> (frame, t) of its arm's last visit
         self._cand: tuple[float, list[_Obs]] | None = None
         self._cand_done = False
@@ -290,6 +291,7 @@ class Tracker:
             self.judge.append(Deal(hands={}, draws_seen=False))
         self.reveals = RevealWatcher(self.config.reveal_settle_s)
         self.boneyard = BoneyardCounter(self.judge.state.boneyard) if self.rules.boneyard else None
+        self._photo_hands = None
         self.ended: dict | None = None  # when the judge ended the hand: kind, winner, t, text
         self._late_lop: LineOfPlay | None = None  # the line of play extended by tiles placed after the end
         self._visits = {}
@@ -340,6 +342,7 @@ class Tracker:
         self._voided = _voided_tiles(log)
         if self.boneyard is not None:  # the record's draws are in the judge: its boneyard is the one to find
             self.boneyard = BoneyardCounter(self.judge.state.boneyard, resumed=True)
+            self._photo_hands = None
 
     def sync(self, log: list) -> list:
         """Take in the record of the hand in play after someone else changed it while the camera
@@ -708,7 +711,9 @@ class Tracker:
                            and tr not in candidates), key=lambda tr: tr.id)
             events += self._lay_held(frame, t, held)  # laid before this read's draws and plays
             candidates += held
-        events += self._step_boneyard(frame, t)  # before the plays: draws come under the turn they were made in
+        # before the plays: draws come under the turn they were made in
+        events += self._step_boneyard(frame, t, sum(1 for c in candidates if c.face == "up" and c.status != "layout"
+                                                    and not self.in_hand_zone(c.geom)))
         events += self._plays(frame, t, candidates)
         events += self._step_reveals(frame, t)
         self._votes = {}
@@ -733,7 +738,17 @@ class Tracker:
                                  ended=self.ended["text"] if self.ended else None, final=final,
                                  passes_seen=self.rules.boneyard and self._nothing_to_draw())
 
-    def _step_boneyard(self, frame: int, t: float) -> list:
+    def _drawn_into_hands(self, plays: int) -> int:
+        """A folder's photos: tiles the hands gained from the boneyard since the last photo, as the hand
+        areas' face-down tiles show it (each play takes one from a hand, each draw adds one: gained =
+        the change + ``plays``, the new face-up tiles laid). A tile the detector missed in the boneyard
+        reaches no hand, so a drop it causes still waits for the next photo (helper-110: a draw and the
+        drawer's play in one photo were recorded play first, the draw out of turn)."""
+        now = sum(self._hand_counts(list(self.tiles.values())).get(s, 0) for s in self.judge.state.order)
+        before, self._photo_hands = self._photo_hands, now
+        return 0 if before is None else max(0, now - before + plays)
+
+    def _step_boneyard(self, frame: int, t: float, plays: int = 0) -> list:
         """A draw game: count the face-down tiles apart from the playing seats' hand areas
         (:class:`vision.boneyard.BoneyardCounter`); its ``Draw`` events go to the judge, whose
         boneyard then tells :meth:`_skipped` when nothing is left to draw."""
@@ -749,7 +764,8 @@ class Tracker:
         # camera's next drops are those draws, not more (helper-89: one draw recorded twice)
         credit = max(0, self.boneyard.level - st.boneyard) if self.boneyard.trusted else 0
         out = []
-        for ev in self.boneyard.step(seen, st.turn if started and not st.over else None, t, frame, started):
+        drawn = self._drawn_into_hands(plays) if self.config.still_window_s <= 0 else 0
+        for ev in self.boneyard.step(seen, st.turn if started and not st.over else None, t, frame, started, drawn):
             if isinstance(ev, Draw):
                 take = min(credit, ev.count)
                 credit -= take
