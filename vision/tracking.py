@@ -744,7 +744,7 @@ class Tracker:
         the change + ``plays``, the new face-up tiles laid). A tile the detector missed in the boneyard
         reaches no hand, so a drop it causes still waits for the next photo (helper-110: a draw and the
         drawer's play in one photo were recorded play first, the draw out of turn)."""
-        now = sum(self._hand_counts(list(self.tiles.values())).get(s, 0) for s in self.judge.state.order)
+        now = sum(self._hand_counts(list(self.tiles.values())).values())
         before, self._photo_hands = self._photo_hands, now
         return 0 if before is None else max(0, now - before + plays)
 
@@ -781,6 +781,11 @@ class Tracker:
                 ev = Notice(ev.kind, ev.t, ev.frame, ev.message + " (the hand areas are guessed from the image's "
                             "borders: a table calibration gives them)")
             out.append(ev)
+        drew = [ev for ev in out if isinstance(ev, Draw)]
+        if drawn and len(drew) == 1 and not self._votes:
+            # a photo: the tile went into a hand and no hand is short of one, so the drawer played it (each
+            # other seat's hand is as it was): its play is the drawer's, not the turn's guess
+            self._votes[drew[0].seat] = self.config.min_seat_votes
         return out
 
     def _nothing_to_draw(self) -> bool:
@@ -827,12 +832,14 @@ class Tracker:
         return ([p for p in pairs if p not in far], gone + [tr for tr, _, _ in far], new + [o for _, o, _ in far])
 
     def _hand_counts(self, tiles: list[TrackedTile]) -> dict[str, int]:
-        """Face-down tiles of ``tiles`` in each seat's hand area (a folder's photos: the wider areas)."""
+        """Face-down tiles of ``tiles`` in each playing seat's hand area (a folder's photos: the wider
+        areas); those by an edge no one plays from are the boneyard's (:meth:`_step_boneyard`)."""
         counts: dict[str, int] = {}
+        order = self.judge.state.order
         for tr in tiles:
             if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(tr.geom, PHOTO_HAND_SCALE):
                 seat = seat_of_position(tr.geom.center, self.profile, self.image_size)
-                if seat is not None:
+                if seat in order:
                     counts[seat] = counts.get(seat, 0) + 1
         return counts
 
