@@ -28,13 +28,19 @@ TITLE = "Photo folders to a scored record"
 PHOTO_AFTER_S = 0.8
 
 
-def photo_frames(gt: dict) -> list[int]:
+def photo_frames(gt: dict, plays_only: bool = False) -> list[int]:
     """Frame indices of the photos of a footage's ground truth: the first frame, each event's frame
-    plus :data:`PHOTO_AFTER_S`, and the last frame (sorted, distinct)."""
+    plus :data:`PHOTO_AFTER_S`, and the last frame (sorted, distinct). ``plays_only``: the README's
+    least, one photo per play and the last frame (no dealt table, no photo of a draw or a pass)."""
     fps, last = float(gt["fps"]), int(gt["n_frames"]) - 1
     after = round(PHOTO_AFTER_S * fps)
-    events = [e["frame"] for h in gt["hands"] for e in h["events"] if e.get("frame")]
-    return sorted({0, last, *(min(f + after, last) for f in events)})
+    events = [e["frame"] for h in gt["hands"] for e in h["events"]
+              if e.get("frame") and (e["type"] == "play" or not plays_only)]
+    return sorted({last, *(min(f + after, last) for f in events)} | (set() if plays_only else {0}))
+
+
+#: The photo recipes measured: every event (the dealt table, each play, draw and pass) and one per play.
+RECIPES = {"events": False, "plays": True}
 
 
 def write_photos(video: Path, frames: list[int], folder: Path) -> int:
@@ -118,47 +124,65 @@ def run(cfg: BenchConfig) -> dict:
     cases = [(rules, rules, SEED0 + cfg.seed + (0 if cfg.smoke else k), 1) for k, rules in enumerate(presets)]
     if not cfg.smoke:
         cases.append((f"{MATCH_RULES} match", MATCH_RULES, SEED0 + SEED_OFFSET + cfg.seed, MATCH_HANDS))
-    per = {}
-    for name, rules, seed, hands in cases:
-        paths, _ = footage(cfg, rules, seed, size, fps, hands=hands)  # from the other sections' cache
-        gt = json.loads(Path(paths["ground_truth"]).read_text())
-        folder = work / rules / "photos"
-        n = write_photos(Path(paths["video"]), photo_frames(gt), folder)
-        profile = TableProfile.load(paths["profile"])
-        src = open_source(folder)
-        try:
-            run_review(src, load_ruleset(rules), recognizer.bind(profile), work / rules / "review", profile,
-                       annotate=False)
-        finally:
-            src.close()
-        sc = score_folder(gt, (work / rules / "review" / "record.json").read_text())
-        per[name] = {"seed": seed, "photos": n, **sc}
-        print(f"[photos] {name}: {sc['plays_right']}/{sc['plays']} plays right ({sc['seats_right']} seats), "
-              f"{sc['hands_right']}/{sc['hands']} hands right, {n} photos", flush=True)
+    out: dict = {"size": f"{size[0]}x{size[1]}", "fps": fps, "photo_after_s": PHOTO_AFTER_S}
+    for recipe, plays_only in RECIPES.items():
+        per = {}
+        for name, rules, seed, hands in cases:
+            paths, _ = footage(cfg, rules, seed, size, fps, hands=hands)  # from the other sections' cache
+            gt = json.loads(Path(paths["ground_truth"]).read_text())
+            folder = work / rules / "photos"
+            n = write_photos(Path(paths["video"]), photo_frames(gt, plays_only), folder)
+            profile = TableProfile.load(paths["profile"])
+            src = open_source(folder)
+            try:
+                run_review(src, load_ruleset(rules), recognizer.bind(profile), work / rules / "review", profile,
+                           annotate=False)
+            finally:
+                src.close()
+            record = work / rules / "review" / "record.json"
+            sc = score_folder(gt, record.read_text())
+            rows = [json.loads(x) for x in (work / rules / "review" / "events.jsonl").read_text().splitlines()]
+            sc["flags"] = sum(r.get("type") == "flag" for r in rows)
+            per[name] = {"seed": seed, "photos": n, **sc}
+            print(f"[photos] {recipe} {name}: {sc['plays_right']}/{sc['plays']} plays right ({sc['seats_right']} "
+                  f"seats), {sc['hands_right']}/{sc['hands']} hands right, {sc['flags']} flags, {n} photos", flush=True)
+        total = {k: sum(p[k] for p in per.values()) for k in ("plays", "plays_right", "seats_right", "extra_plays",
+                                                              "hands", "hands_right", "photos", "flags")}
+        # the every-event recipe keeps the keys it was published under
+        out.update({"per_preset": per, "total": total} if recipe == "events"
+                   else {f"per_preset_{recipe}": per, f"total_{recipe}": total})
     shutil.rmtree(work, ignore_errors=True)
-    total = {k: sum(p[k] for p in per.values()) for k in ("plays", "plays_right", "seats_right", "extra_plays",
-                                                          "hands", "hands_right", "photos")}
-    return {"size": f"{size[0]}x{size[1]}", "fps": fps, "photo_after_s": PHOTO_AFTER_S, "per_preset": per,
-            "total": total}
+    return out
+
+
+def _table(per: dict, tot: dict) -> str:
+    """One recipe's table: per preset and in total (flags when the run counted them)."""
+    flags = "flags" in tot
+    rows = [[f"`{name}`", p["photos"], p["plays"], p["plays_right"], p["seats_right"], p["extra_plays"],
+             f"{p['hands_right']}/{p['hands']}", *([p["flags"]] if flags else [])] for name, p in per.items()]
+    n = tot["plays"]
+    right = f"{tot['plays_right']} ({pct(tot['plays_right'] / n if n else 0)})"
+    rows.append(["**in total**", tot["photos"], n, right, tot["seats_right"], tot["extra_plays"],
+                 f"{tot['hands_right']}/{tot['hands']}", *([tot["flags"]] if flags else [])])
+    return md_table(["preset", "photos", "plays", "plays right", "seats right", "extra plays", "hands right",
+                     *(["flags"] if flags else [])], rows)
 
 
 def render(results: dict) -> str:
-    """The section's Markdown: per preset and in total."""
-    per, tot = results["per_preset"], results["total"]
+    """The section's Markdown: per preset and in total, for each photo recipe."""
     out = [f"The footage section's hands and the match section's video ({results['size']}, held-out appearance, "
            f"one injected mismatched end per hand), cut into one photo per move: the dealt table, the table "
            f"{results['photo_after_s']:g} s after each event of the ground truth, the last frame. Reviewed as "
            "`dominocast review FOLDER` does (no arm is seen: the seat of a play is the hand area that lost a tile) and compared in order with the ground "
            "truth: a play is right with its seat, tile and end at its place in the hand; a hand is right with "
-           "its result (kind, winner) and points.\n"]
-    rows = [[f"`{name}`", p["photos"], p["plays"], p["plays_right"], p["seats_right"], p["extra_plays"],
-             f"{p['hands_right']}/{p['hands']}"] for name, p in per.items()]
-    n = tot["plays"]
-    right = f"{tot['plays_right']} ({pct(tot['plays_right'] / n if n else 0)})"
-    rows.append(["**in total**", tot["photos"], n, right, tot["seats_right"], tot["extra_plays"],
-                 f"{tot['hands_right']}/{tot['hands']}"])
-    out.append(md_table(["preset", "photos", "plays", "plays right", "seats right", "extra plays", "hands right"],
-                        rows))
+           "its result (kind, winner) and points; flags are the review's (the injected mismatched end is one "
+           "a hand).\n"]
+    out.append(_table(results["per_preset"], results["total"]))
+    if "per_preset_plays" in results:
+        out.append("\nThe same hands with the fewest photos the README allows: one per play and the last frame "
+                   "(no photo of the dealt table, nor of a draw or a pass: a draw and the drawer's play, or a "
+                   "pass and the next play, share a photo):\n")
+        out.append(_table(results["per_preset_plays"], results["total_plays"]))
     out.append("Before the hand-area seat cue, printed dominoes at the first photo, and the next hand's lead "
                "on a cleared table (2026-12-01, the same hands and models, `vision/tracking.py` of commit "
                "4276bdf): one-hand videos 94 / 163 plays right, 4 / 9 hands right (every hand a seat other than N "

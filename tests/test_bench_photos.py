@@ -47,3 +47,12 @@ def test_a_hand_is_right_with_its_result_and_points():
     gt, rec = _gt_and_record(["N 6-6", "S 6-5 E", "end umpire"], [("N", [6, 6], None), ("S", [6, 5], "E")])
     gt["hands"][0]["result"]["kind"] = "locked"
     assert score_folder(gt, rec)["hands_right"] == 0
+
+
+def test_one_photo_per_play_leaves_out_the_dealt_table_draws_and_passes():
+    gt = {"fps": 10.0, "n_frames": 100,
+          "hands": [{"events": [{"type": "deal", "frame": 0}, {"type": "play", "frame": 20},
+                                {"type": "draw", "frame": 30}, {"type": "pass", "frame": 40},
+                                {"type": "play", "frame": 50}]}]}
+    assert photo_frames(gt) == [0, 28, 38, 48, 58, 99]
+    assert photo_frames(gt, plays_only=True) == [28, 58, 99]
