@@ -31,11 +31,12 @@ PHOTO_AFTER_S = 0.8
 def photo_frames(gt: dict, plays_only: bool = False) -> list[int]:
     """Frame indices of the photos of a footage's ground truth: the first frame, each event's frame
     plus :data:`PHOTO_AFTER_S`, and the last frame (sorted, distinct). ``plays_only``: the README's
-    least, one photo per play and the last frame (no dealt table, no photo of a draw or a pass)."""
+    least, one photo per play, one of the hands shown at each hand's end, and the last frame (no
+    dealt table, no photo of a draw or a pass)."""
     fps, last = float(gt["fps"]), int(gt["n_frames"]) - 1
     after = round(PHOTO_AFTER_S * fps)
     events = [e["frame"] for h in gt["hands"] for e in h["events"]
-              if e.get("frame") and (e["type"] == "play" or not plays_only)]
+              if e.get("frame") and (e["type"] in ("play", "reveal") or not plays_only)]
     return sorted({last, *(min(f + after, last) for f in events)} | (set() if plays_only else {0}))
 
 
@@ -179,9 +180,9 @@ def render(results: dict) -> str:
            "a hand).\n"]
     out.append(_table(results["per_preset"], results["total"]))
     if "per_preset_plays" in results:
-        out.append("\nThe same hands with the fewest photos the README allows: one per play and the last frame "
-                   "(no photo of the dealt table, nor of a draw or a pass: a draw and the drawer's play, or a "
-                   "pass and the next play, share a photo):\n")
+        out.append("\nThe same hands with the fewest photos the README allows: one per play, one of the hands shown "
+                   "at each hand's end, and the last frame (no photo of the dealt table, nor of a draw or a pass: "
+                   "a draw and the drawer's play, or a pass and the next play, share a photo):\n")
         out.append(_table(results["per_preset_plays"], results["total_plays"]))
     out.append("Before the hand-area seat cue, printed dominoes at the first photo, and the next hand's lead "
                "on a cleared table (2026-12-01, the same hands and models, `vision/tracking.py` of commit "

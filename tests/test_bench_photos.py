@@ -49,10 +49,10 @@ def test_a_hand_is_right_with_its_result_and_points():
     assert score_folder(gt, rec)["hands_right"] == 0
 
 
-def test_one_photo_per_play_leaves_out_the_dealt_table_draws_and_passes():
+def test_one_photo_per_play_leaves_out_the_dealt_table_draws_and_passes_not_the_hands_shown():
     gt = {"fps": 10.0, "n_frames": 100,
           "hands": [{"events": [{"type": "deal", "frame": 0}, {"type": "play", "frame": 20},
                                 {"type": "draw", "frame": 30}, {"type": "pass", "frame": 40},
-                                {"type": "play", "frame": 50}]}]}
-    assert photo_frames(gt) == [0, 28, 38, 48, 58, 99]
-    assert photo_frames(gt, plays_only=True) == [28, 58, 99]
+                                {"type": "play", "frame": 50}, {"type": "reveal", "frame": 70}]}]}
+    assert photo_frames(gt) == [0, 28, 38, 48, 58, 78, 99]
+    assert photo_frames(gt, plays_only=True) == [28, 58, 78, 99]  # the hands shown at the end: a photo too

@@ -847,15 +847,16 @@ class Tracker:
         """Seat votes from a folder's first photo, which may show the lead laid already (helper-110: the
         README's one photo per move has no photo of the dealt table, and the lead went to the seat the
         turn order names, then the right second play was out of turn): the one seat whose hand area
-        holds one face-down tile fewer than every other playing seat's laid it (``min_seat_votes``)."""
+        holds the fewest face-down tiles, one fewer than the next fewest, laid it (``min_seat_votes``;
+        more in a hand area is no objection: a corner tile of the next hand, a false box, as nova-block
+        at 1280x720 showed 6, 7, 7 and 9). A tie, or a gap of two or more (a tile missed), decides nothing."""
         counts = self._hand_counts(tiles)
         order = self.judge.state.order
         if any(seat not in counts for seat in order):
             return  # a hand out of view: the turn decides
-        least = min(counts[s] for s in order)
-        short = [s for s in order if counts[s] == least]
-        if len(short) == 1 and all(counts[s] == least + 1 for s in order if s != short[0]):
-            self._votes[short[0]] = self._votes.get(short[0], 0.0) + self.config.min_seat_votes
+        ranked = sorted(order, key=lambda s: counts[s])
+        if counts[ranked[1]] == counts[ranked[0]] + 1:
+            self._votes[ranked[0]] = self._votes.get(ranked[0], 0.0) + self.config.min_seat_votes
 
     def _vote_hand_losses(self, gone: list[TrackedTile], new_tiles: list[TrackedTile]) -> None:
         """Seat votes from the face-down tiles in the hand areas (a folder of photos: no arm to see).
