@@ -809,7 +809,10 @@ class ReviewSession:
             self._emit({"type": "notice", "kind": "awaiting_reveal", "t": self._t, "frame": None,
                            "message": s.status}, None)
         else:
-            what = "the session stopped before the hand ended" if self.live else "the footage ended before the hand did"
+            what = ("the session stopped before the hand ended" if self.live
+                    else "the photos end before the hand's end was seen (photograph the hands shown at the end of "
+                         "each hand: that counts it)" if self.files is not None
+                    else "the footage ended before the hand did")
             s.status = f"unfinished: {what}; the score is not final"
             self._emit({"type": "notice", "kind": "hand_in_progress", "t": self._t, "frame": None,
                            "message": what}, None)

@@ -375,6 +375,25 @@ def test_image_folder_can_skip_unreadable_images(tmp_path, capfd):
     assert "WARN" not in err and "Premature end" not in err, err
 
 
+def test_a_phone_photo_format_opencv_cannot_read_is_reported_in_its_place(tmp_path):
+    """helper-111: an iPhone's .HEIC among JPEGs was left out without a word (exit 0), and the next photo
+    then held two moves; a folder of only such photos said it held no images."""
+    cv2.imwrite(str(tmp_path / "IMG_1.jpg"), _frame(1))
+    (tmp_path / "IMG_2.HEIC").write_bytes(b"\x00\x00\x00\x18ftypheic")
+    cv2.imwrite(str(tmp_path / "IMG_3.jpg"), _frame(3))
+    seen = []
+    src = ImageFolderSource(tmp_path, on_unreadable=lambda i, t, p, m: seen.append((i, p.name, m)))
+    assert [f.index for f in src] == [0, 2]
+    assert seen == [(1, "IMG_2.HEIC", f"image {tmp_path / 'IMG_2.HEIC'} is a HEIC photo, which cannot be read here: "
+                                      "export it as JPEG")]
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "a.heic").write_bytes(b"x")
+    (only / "b.DNG").write_bytes(b"x")
+    with pytest.raises(SourceError, match=r"holds only DNG, HEIC photos, which cannot be read here: export them as JPEG"):
+        ImageFolderSource(only)
+
+
 def test_folder_photo_of_another_size_is_skipped_like_an_undecodable_one(tmp_path):
     import cv2
 

@@ -61,6 +61,11 @@ class Frame(NamedTuple):
     image: np.ndarray
 
 
+#: Photo formats of phones and cameras that OpenCV does not decode (an iPhone's HEIC, raw files): a
+#: folder's files of these are listed in their place and each reported, never silently left out
+#: (helper-111: a .HEIC among JPEGs was skipped without a word, and the next photo's two moves swapped).
+UNDECODED_PHOTO_SUFFIXES = (".heic", ".heif", ".avif", ".dng", ".cr2", ".cr3", ".nef", ".arw")
+
 #: Video file suffixes a folder of photos is often confused with (named in its error).
 VIDEO_SUFFIXES = (".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm")
 
@@ -234,8 +239,13 @@ class ImageFolderSource(FrameSource):
         # Hidden files are not photos (macOS writes "._IMG_1.jpg" beside each copied one); a broken
         # link is listed, so it is reported as unreadable rather than silently left out.
         self.files = sorted((p for p in self.folder.iterdir()
-                             if p.suffix.lower() in suffixes and not p.name.startswith(".") and not p.is_dir()),
+                             if p.suffix.lower() in suffixes + UNDECODED_PHOTO_SUFFIXES and not p.name.startswith(".")
+                             and not p.is_dir()),
                             key=lambda p: natural_key(p.name))
+        if self.files and all(p.suffix.lower() in UNDECODED_PHOTO_SUFFIXES for p in self.files):
+            kinds = ", ".join(sorted({p.suffix.upper().lstrip(".") for p in self.files}))
+            raise SourceError(f"image folder {self.folder} holds only {kinds} photos, which cannot be read here: "
+                              "export them as JPEG (on an iPhone: Settings > Camera > Formats > Most Compatible)")
         if not self.files:
             videos = sorted(p.name for p in self.folder.iterdir()
                             if p.suffix.lower() in VIDEO_SUFFIXES and not p.name.startswith("."))
@@ -253,7 +263,7 @@ class ImageFolderSource(FrameSource):
         if not hasattr(self, "_shape"):
             self._shape = None
             for path in self.files:
-                image = decode_image(path)
+                image = None if path.suffix.lower() in UNDECODED_PHOTO_SUFFIXES else decode_image(path)
                 if image is not None:
                     self._shape = tuple(image.shape)
                     break
@@ -263,10 +273,14 @@ class ImageFolderSource(FrameSource):
         from calibration.images import decode_image
 
         for i, path in enumerate(self.files):
-            image = decode_image(path)
+            odd = path.suffix.lower() in UNDECODED_PHOTO_SUFFIXES
+            image = None if odd else decode_image(path)
             first = self.frame_shape
             message = None
-            if image is None:
+            if odd:
+                message = (f"image {path} is a {path.suffix.upper().lstrip('.')} photo, which cannot be read here: "
+                           "export it as JPEG")
+            elif image is None:
                 message = f"image {path} cannot be decoded (corrupt or not an image)"
             elif first is not None and image.shape[:2] != first[:2]:  # positions from another camera set-up
                 message = (f"image {path} is {image.shape[1]}x{image.shape[0]} px but the folder's first photo is "
