@@ -64,7 +64,9 @@ class MatchState:
         return sorted(((s, wins[s], totals[s]) for s in totals), key=lambda r: (-r[1], -r[2]))
 
 
-def _first_context(rules: Ruleset, number: int) -> HandContext:
+def first_context(rules: Ruleset, number: int = 1) -> HandContext:
+    """The context of a game's first hand (hand ``number`` of the match): no leader known, and the
+    opener the rule set requires (``first_hand_opener``: the highest double, e.g. seed 001's 6-6), if any."""
     req = Tile(rules.set_max, rules.set_max) if rules.first_hand_opener != "any" else None
     return HandContext(leader=None, required_lead=req, number=number)
 
@@ -94,7 +96,7 @@ def next_context(rules: Ruleset, games: list[GameState], number: int) -> HandCon
         prev = games[-2].hands[-1].result if len(games) > 1 and games[-2].hands else None
         if rules.next_game_opener == "previous_winner" and prev is not None and prev.winner_seat:
             return HandContext(leader=prev.winner_seat, number=number)
-        return _first_context(rules, number)
+        return first_context(rules, number)
     last = game.hands[-1]
     res = last.result
     # warnings to the table (seed 003) and the game's clock (seed 002) carry over within the game

@@ -49,7 +49,7 @@ import numpy as np
 
 from engine.events import Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.hand import Hand, IllegalEvent
-from engine.match import next_context, replay_match
+from engine.match import first_context, next_context, replay_match
 from engine.record import record_from_match, to_json
 from engine.ruleset import Ruleset
 from engine.timeline import outcome_row, result_text
@@ -424,7 +424,9 @@ class ReviewSession:
                                       still_window_s=still_window_s, timelapse=timelapse)
         self.tracker = self.pipeline.tracker
         self.gate = self.pipeline.gate
-        self.hand = _open_hand(rules, None) if rules is not None else None
+        # the first hand as the record's replay opens it: with the opener the rule set requires (helper-111:
+        # a wrong lead's wrong_start was in record.json but not in the review's rows and summary)
+        self.hand = _open_hand(rules, first_context(rules)) if rules is not None else None
         self.summary = ReviewSummary(out_dir, free_form=rules is None, photos=timelapse)
         self.files: list[Path] | None = None  # a folder's photos by frame index: rows carry ``file``
         self.live = False  # a camera or stream (run_review sets it): it stops, it does not end

@@ -861,6 +861,29 @@ def _free_form_cli(tmp_path, monkeypatch):
     return res, rows, out, photos
 
 
+def test_a_review_opens_the_first_hand_with_the_opener_the_rule_set_requires(tmp_path):
+    """helper-111: bdc-partnership's first hand must open with 6-6 (seed 001); a 6-2 lead's wrong_start was in
+    record.json (replayed with the match's context) but not in the review's rows, nor in its flag count."""
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for i in range(2):
+        cv2.imwrite(str(photos / f"IMG_{i + 1}.jpg"), np.full((480, 640, 3), 60, np.uint8))
+    script = [[], [_tile(320, 240, (6, 2))]]
+    calls = []
+
+    def recognize(image):
+        calls.append(1)
+        return script[min(len(calls), len(script)) - 1]
+
+    summary = run_review(open_source(photos), load_ruleset("bdc-partnership"), recognize, tmp_path / "out", None)
+    rows = [json.loads(line) for line in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
+    (lead,) = [r for r in rows if r["type"] == "play"]
+    assert [f["kind"] for f in lead["flags"]] == ["wrong_start"]
+    # the seat is the turn's guess (no hand in view): a question too
+    assert sorted(r["kind"] for r in rows if r["type"] == "flag") == ["uncertain_read", "wrong_start"] == sorted(
+        line.split()[1].rstrip(":") for line in summary.flag_lines)
+
+
 def test_free_form_review_has_no_turn_flags_nor_open_end_notices(tmp_path, monkeypatch):
     """--rules none: no rule set, so no seats, turns or line of play in the rows (was: 'uncertain play
     6-1 on lead by N: ... seat_by_turn' flags and 'touches no open end' notices on every photo)."""
