@@ -1271,8 +1271,9 @@ def test_the_review_forwards_inferred_passes_to_its_hand(tmp_path):
 
     session = ReviewSession(load_ruleset("nova-block"), lambda im: [], tmp_path, annotate=False)
     image = np.zeros((8, 8, 3), np.uint8)
-    for ev in [Play(seat="N", tile=[3, 5], t=1.0, frame=30), Play(seat="E", tile=[5, 2], end="E", oriented=True),
-               Pass(seat="S", t=2.3, frame=69), Play(seat="W", tile=[3, 1], end="W", oriented=True)]:
+    # nova-block's first hand opens with 6-6 (the review's hand knows it, as the record's replay does)
+    for ev in [Play(seat="N", tile=[6, 6], t=1.0, frame=30), Play(seat="E", tile=[6, 2], end="E", oriented=True),
+               Pass(seat="S", t=2.3, frame=69), Play(seat="W", tile=[6, 1], end="W", oriented=True)]:
         session._handle(ev, 0, 0.0, image)
     assert [type(e).__name__ for e in session.hand.log] == ["Play", "Play", "Pass", "Play"]
     assert session.hand.log[2].t == 2.3
