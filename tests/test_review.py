@@ -179,9 +179,9 @@ def test_review_timelapse_folder_free_form(footage, tmp_path, calibrated):
             assert "center_mm" not in r and r["text"].endswith(f"({c[0]:.0f}, {c[1]:.0f}) px")
 
 
-def _photo_folder(footage, frames: list[int], folder: Path) -> Path:
-    """Frames of the fixture's video saved as a folder of photos, one file per frame."""
-    cap = cv2.VideoCapture(str(footage["paths"]["video"]))
+def _photo_folder(video: Path, frames: list[int], folder: Path) -> Path:
+    """Frames of a video saved as a folder of photos, one file per frame (``move_01.png``, ...)."""
+    cap = cv2.VideoCapture(str(video))
     folder.mkdir()
     for i, f in enumerate(frames):
         cap.set(cv2.CAP_PROP_POS_FRAMES, f)
@@ -203,7 +203,7 @@ def test_photos_taken_with_an_arm_over_the_table_are_noticed(footage, tmp_path):
     for name, frames in (("clean", clean), ("mixed", mixed)):
         oracle = _Oracle(gt, profile)
         oracle.frame = frames[0]
-        src = open_source(_photo_folder(footage, frames, tmp_path / name))
+        src = open_source(_photo_folder(footage["paths"]["video"], frames, tmp_path / name))
         summary = run_review(src, load_ruleset("all-fives"), oracle, tmp_path / f"out_{name}", profile,
                              progress=lambda n, o=oracle, fr=frames: setattr(o, "frame", fr[min(n, len(fr) - 1)]))
         rows = [json.loads(line) for line in (tmp_path / f"out_{name}" / "events.jsonl").read_text().splitlines()]
@@ -237,15 +237,7 @@ def _demo_photos(tmp_path: Path, name: str, times: list[float]):
 
     gt, profile = _demo_gt(), TableProfile.load(DEMO / "profile.json")
     frames = [round((t + 0.9) * gt["fps"]) for t in times]  # once the hand has left the table
-    cap = cv2.VideoCapture(str(DEMO / "demo.mp4"))
-    folder = tmp_path / name
-    folder.mkdir()
-    for i, f in enumerate(frames):
-        cap.set(cv2.CAP_PROP_POS_FRAMES, f)
-        ok, img = cap.read()
-        assert ok
-        cv2.imwrite(str(folder / f"move_{i + 1:02d}.png"), img)
-    cap.release()
+    folder = _photo_folder(DEMO / "demo.mp4", frames, tmp_path / name)
     oracle = _Oracle(gt, profile, hands=True)
     oracle.frame = frames[0]
     summary = run_review(open_source(folder), load_ruleset(gt["rules"]), oracle, tmp_path / f"{name}_out", profile,
