@@ -74,7 +74,7 @@ FLAG_NOTICES = ("uncertain_read", "after_hand_end", "seats_unseen")
 NOTE_ROW_TYPES = ("flag", "notice", "vision_notice")
 #: Tracker notices written with ``rules=None``: what a tile did, with no turn, seat or line of play.
 FREE_FORM_NOTICES = ("bump", "moved", "reread", "tile_missing", "arm_in_photo")
-#: The ``arm_in_photo`` notice of a folder's photo (:func:`vision.photo_arms.arm_between`).
+#: The ``arm_in_photo`` notice of a folder's photo (:class:`vision.photo_arms.PhotoArms`).
 ARM_IN_PHOTO = ("this photo shows an arm or hand over the table (reaching in from the {side} edge: it differs there "
                 "from the photos before and after it): a photo taken while a player reaches in shows the move a photo "
                 "late; take each photo once the hand has left the table")
@@ -736,19 +736,17 @@ class ReviewSession:
             s.final = False
             warning = " ".join(s.lines())
         if self._arm_photos:  # helper-108: a folder of photos taken with arms over the table, and no word of it
-            n = len(self._arm_photos)
-            names = ", ".join(self._photo_name(ev.frame) for ev in self._arm_photos[:3]) + (", ..." if n > 3 else "")
+            names = _first_names([self._photo_name(ev.frame) for ev in self._arm_photos])
             seats = " and may give them to the wrong seat" if self.hand is not None else ""
-            s.warnings.append(f"{n} of {plural(s.frames, 'photo')} show an arm or hand over the table ({names}; notices "
-                              f"arm_in_photo): photos taken while a player reaches in show moves a photo late{seats}; "
-                              "take each photo once the hand has left the table")
-            s.final = False
-            warning = " ".join(s.lines())
+            s.warnings.append(f"{len(self._arm_photos)} of {plural(s.frames, 'photo')} show an arm or hand over the "
+                              f"table ({names}; notices arm_in_photo): photos taken while a player reaches in show moves "
+                              f"a photo late{seats}; take each photo once the hand has left the table")
         if self._draws_late:  # helper-110: a draw and the drawer's play in one photo come in the wrong order
-            n = len(self._draws_late)
-            s.warnings.append(f"{plural(n, 'draw')} flagged out of turn ({', '.join(self._draws_late[:3])}"
-                              f"{', ...' if n > 3 else ''}): a draw and the play after it in one photo are recorded "
-                              "play first; in a draw game a draw is a move too: take a photo after each draw as well")
+            s.warnings.append(f"{plural(len(self._draws_late), 'draw')} flagged out of turn "
+                              f"({_first_names(self._draws_late)}): a draw and the play after it in one photo are "
+                              "recorded play first; in a draw game a draw is a move too: take a photo after each draw "
+                              "as well")
+        if self._arm_photos or self._draws_late:  # the photos put the record in doubt
             s.final = False
             warning = " ".join(s.lines())
         if self.out.video_error:
@@ -846,6 +844,11 @@ class ReviewSession:
                               + ("; a tile held in the hand of a photo with an arm over the table (below)"
                                  if self._arm_photos else ""))
         s.final = s.final and not s.warnings
+
+
+def _first_names(names: list[str], shown: int = 3) -> str:
+    """The first ``shown`` photo names, comma-separated, ``, ...`` when there are more."""
+    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:

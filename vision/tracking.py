@@ -712,8 +712,7 @@ class Tracker:
             events += self._lay_held(frame, t, held)  # laid before this read's draws and plays
             candidates += held
         # before the plays: draws come under the turn they were made in
-        events += self._step_boneyard(frame, t, sum(1 for c in candidates if c.face == "up" and c.status != "layout"
-                                                    and not self.in_hand_zone(c.geom)))
+        events += self._step_boneyard(frame, t, candidates)
         events += self._plays(frame, t, candidates)
         events += self._step_reveals(frame, t)
         self._votes = {}
@@ -738,33 +737,35 @@ class Tracker:
                                  ended=self.ended["text"] if self.ended else None, final=final,
                                  passes_seen=self.rules.boneyard and self._nothing_to_draw())
 
-    def _drawn_into_hands(self, plays: int) -> int:
+    def _drawn_into_hands(self, in_hands: int, candidates: list[TrackedTile]) -> int:
         """A folder's photos: tiles the hands gained from the boneyard since the last photo, as the hand
-        areas' face-down tiles show it (each play takes one from a hand, each draw adds one: gained =
-        the change + ``plays``, the new face-up tiles laid). A tile the detector missed in the boneyard
-        reaches no hand, so a drop it causes still waits for the next photo (helper-110: a draw and the
-        drawer's play in one photo were recorded play first, the draw out of turn)."""
-        now = sum(self._hand_counts(list(self.tiles.values())).values())
-        before, self._photo_hands = self._photo_hands, now
-        return 0 if before is None else max(0, now - before + plays)
+        areas' face-down tiles (``in_hands`` now) show it: each play takes one from a hand, each draw adds
+        one, so gained = the change + the new face-up ``candidates`` laid outside the hands. A tile the
+        detector missed in the boneyard reaches no hand, so a drop it causes still waits for the next
+        photo (helper-110: a draw and the drawer's play in one photo were recorded play first, the draw
+        out of turn)."""
+        plays = sum(1 for c in candidates if c.face == "up" and c.status != "layout" and not self.in_hand_zone(c.geom))
+        before, self._photo_hands = self._photo_hands, in_hands
+        return 0 if before is None else max(0, in_hands - before + plays)
 
-    def _step_boneyard(self, frame: int, t: float, plays: int = 0) -> list:
+    def _step_boneyard(self, frame: int, t: float, candidates: list[TrackedTile]) -> list:
         """A draw game: count the face-down tiles apart from the playing seats' hand areas
         (:class:`vision.boneyard.BoneyardCounter`); its ``Draw`` events go to the judge, whose
-        boneyard then tells :meth:`_skipped` when nothing is left to draw."""
+        boneyard then tells :meth:`_skipped` when nothing is left to draw. ``candidates``: this
+        read's new face-up tiles (a folder's photos weigh the hands' gain with them)."""
         if self.boneyard is None:
             return []
         st = self.judge.state
-        scale = PHOTO_HAND_SCALE if self.config.still_window_s <= 0 else 1.0
-        seen = sum(1 for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout" and not (
-            self.in_hand_zone(tr.geom, scale)
-            and seat_of_position(tr.geom.center, self.profile, self.image_size) in st.order))
+        photos = self.config.still_window_s <= 0
+        down = [tr for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout"]
+        in_hands = sum(self._hand_counts(down, PHOTO_HAND_SCALE if photos else 1.0).values())
+        seen = len(down) - in_hands
         started = st.layout.lead is not None
         # draws the record holds that the camera has not seen drop yet (an umpire entered them): the
         # camera's next drops are those draws, not more (helper-89: one draw recorded twice)
         credit = max(0, self.boneyard.level - st.boneyard) if self.boneyard.trusted else 0
         out = []
-        drawn = self._drawn_into_hands(plays) if self.config.still_window_s <= 0 else 0
+        drawn = self._drawn_into_hands(in_hands, candidates) if photos else 0
         for ev in self.boneyard.step(seen, st.turn if started and not st.over else None, t, frame, started, drawn):
             if isinstance(ev, Draw):
                 take = min(credit, ev.count)
@@ -831,13 +832,13 @@ class Tracker:
             return pairs, gone, new
         return ([p for p in pairs if p not in far], gone + [tr for tr, _, _ in far], new + [o for _, o, _ in far])
 
-    def _hand_counts(self, tiles: list[TrackedTile]) -> dict[str, int]:
-        """Face-down tiles of ``tiles`` in each playing seat's hand area (a folder's photos: the wider
-        areas); those by an edge no one plays from are the boneyard's (:meth:`_step_boneyard`)."""
+    def _hand_counts(self, tiles: list[TrackedTile], scale: float = PHOTO_HAND_SCALE) -> dict[str, int]:
+        """Face-down tiles of ``tiles`` in each playing seat's hand area (``scale``: a folder's photos use
+        the wider areas); those by an edge no one plays from are the boneyard's (:meth:`_step_boneyard`)."""
         counts: dict[str, int] = {}
         order = self.judge.state.order
         for tr in tiles:
-            if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(tr.geom, PHOTO_HAND_SCALE):
+            if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(tr.geom, scale):
                 seat = seat_of_position(tr.geom.center, self.profile, self.image_size)
                 if seat in order:
                     counts[seat] = counts.get(seat, 0) + 1
