@@ -307,6 +307,27 @@ def _manual_table(c, table_id: str, name: str, rules: str, events: list[dict]) -
         assert c.post(f"/api/tables/{table_id}/events", json={"event": ev}).status_code == 201
 
 
+def _match_scores(c) -> dict:
+    """The first game's scores of match 1."""
+    return c.get("/api/matches/1").json()["games"][0]["scores"]
+
+
+def _umpire_console(browser, base: str, table_id: str, ready: str):
+    """A table's umpire console (with the token), once the element ``ready`` (a selector) shows."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"{base}/tables/{table_id}/umpire#token={TOKEN}")
+    page.wait_for_selector(ready, timeout=15000)
+    return page
+
+
+def _click_and_accept(page, selector: str) -> list[str]:
+    """Click ``selector`` and accept the confirm dialog it opens; returns the dialog's text (in a list)."""
+    asked: list[str] = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+    page.click(selector)
+    return asked
+
+
 def test_umpire_fixes_a_tile_of_an_earlier_hand(tmp_path, browser):
     """The hand log showed only the hand in play: once the next hand began, a misread in the last one
     could not be fixed from the console. Its menu picks an earlier hand."""
@@ -566,15 +587,11 @@ def test_umpire_swaps_two_plays_recorded_the_wrong_way_round_from_the_console(tm
             _manual_table(c, "w", "Swap", "all-fives", [{"type": "play", "seat": "N", "tile": "6-1"},
                                                         {"type": "play", "seat": "S", "tile": "6-3", "end": "W"},
                                                         {"type": "play", "seat": "N", "tile": "1-4", "end": "E"}])
-            scores = lambda: c.get("/api/matches/1").json()["games"][0]["scores"]  # noqa: E731
+            scores = lambda: _match_scores(c)  # noqa: E731
             assert scores() == {"N": 0, "S": 0}
-            page = browser.new_page(viewport={"width": 1280, "height": 800})
-            page.goto(f"{base}/tables/w/umpire#token={TOKEN}")
-            page.wait_for_selector("#log button[data-act='swap'][data-i='1']", timeout=15000)
+            page = _umpire_console(browser, base, "w", "#log button[data-act='swap'][data-i='1']")
             assert page.query_selector("#log button[data-act='swap'][data-i='2']") is None  # no play after it
-            asked = []
-            page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
-            page.click("#log button[data-act='swap'][data-i='1']")
+            asked = _click_and_accept(page, "#log button[data-act='swap'][data-i='1']")
             wait_for(lambda: scores() == {"N": 0, "S": 10})
             assert asked == ["Swap the tiles of plays #1 and #2 of hand #1 (seats stay)?"]
             page.wait_for_function("document.querySelectorAll('#log tr.corrected').length === 2", timeout=15000)
@@ -596,17 +613,12 @@ def test_umpire_moves_a_play_recorded_late_up_from_the_console(tmp_path, browser
                                                         {"type": "play", "seat": "S", "tile": "1-4", "end": "E"},
                                                         {"type": "play", "seat": "S", "tile": "4-2", "end": "E"},
                                                         {"type": "play", "seat": "N", "tile": "6-3", "end": "W"}])
-            scores = lambda: c.get("/api/matches/1").json()["games"][0]["scores"]  # noqa: E731
-            assert scores() == {"N": 5, "S": 10}
-            page = browser.new_page(viewport={"width": 1280, "height": 800})
-            page.goto(f"{base}/tables/m/umpire#token={TOKEN}")
-            page.wait_for_selector("#log button[data-act='up'][data-i='3']", timeout=15000)
+            assert _match_scores(c) == {"N": 5, "S": 10}
+            page = _umpire_console(browser, base, "m", "#log button[data-act='up'][data-i='3']")
             # the lead stays first, and the play after it cannot go above it
             assert [page.query_selector(f"#log button[data-act='up'][data-i='{i}']") for i in (0, 1)] == [None, None]
-            asked = []
-            page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
-            page.click("#log button[data-act='up'][data-i='3']")
-            wait_for(lambda: scores() == {"N": 0, "S": 15})
+            asked = _click_and_accept(page, "#log button[data-act='up'][data-i='3']")
+            wait_for(lambda: _match_scores(c) == {"N": 0, "S": 15})
             assert asked == ["Move event #3 of hand #1 before #2: it came first at the table (seats, tiles and times "
                              "stay)?"]
             page.wait_for_function("document.querySelectorAll('#log tr.corrected').length === 2", timeout=15000)
