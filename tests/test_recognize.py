@@ -618,6 +618,54 @@ def test_suppress_contained_drops_part_boxes():
     assert suppress_contained(polys, np.array([2, 1, 0])).tolist() == [2, 1, 0]
 
 
+
+def test_suppress_contained_drops_weak_boxes_straddling_a_sure_tile():
+    """A weak box across two touching tiles (half of each) has 0.5 of its area inside the sure
+    tile's box and IoU 1/3 with it: NMS and the 0.6 part rule keep it, the sure-box rule does not.
+    A box touching the sure tile's end with 0.125 of it inside (box noise) stays."""
+    from vision.detector import SURE_BOX_SCORE, suppress_contained
+
+    sure = xywhr_to_polygon(np.array([100, 100, 80, 40, 0.0]))
+    straddling = xywhr_to_polygon(np.array([140, 100, 80, 40, 0.0]))  # x 100-180: half inside
+    touching = xywhr_to_polygon(np.array([175, 100, 80, 40, 0.0]))  # x 135-215: 5 of 80 px inside
+    polys = np.stack([sure, straddling]).astype(np.float32)
+    assert polygon_iou(sure, straddling) == pytest.approx(1 / 3, abs=0.01)
+    assert suppress_contained(polys, np.array([0, 1])).tolist() == [0, 1]  # no scores: part rule only
+    scores = np.array([SURE_BOX_SCORE, 0.6], np.float32)
+    assert suppress_contained(polys, np.array([0, 1]), scores=scores).tolist() == [0]
+    # two unsure boxes: neither is a tile the other must yield to
+    assert suppress_contained(polys, np.array([0, 1]), scores=np.array([0.85, 0.6])).tolist() == [0, 1]
+    polys = np.stack([sure, touching]).astype(np.float32)
+    assert suppress_contained(polys, np.array([0, 1]), scores=scores).tolist() == [0, 1]
+
+
+@needs_models
+def test_recognizer_drops_a_weak_box_straddling_a_sure_tile(monkeypatch):
+    """The Recognizer applies the sure-box rule to the frame's detections: of a sure tile, a weak
+    box across it and its neighbour, and a weak box clear of both, the straddling one goes."""
+    from vision.detector import Detections
+    from vision.pip_reader import HalfReadings
+    from vision.recognize import Recognizer
+
+    rec = Recognizer(verifier_path=False)
+    boxes = np.stack([xywhr_to_polygon(np.array(b)) for b in
+                      ([100, 100, 80, 40, 0.0], [140, 100, 80, 40, 0.0], [300, 100, 80, 40, 0.0])]).astype(np.float32)
+    scores = np.array([0.95, 0.6, 0.6], np.float32)
+    monkeypatch.setattr(rec.detector, "detect", lambda f, t: Detections(boxes, scores, np.zeros(3, np.int64), t))
+
+    def read(frame, polys):
+        m = len(polys)
+        probs = np.zeros((m, 2, 7), np.float32)
+        probs[:, :, 3] = 0.99
+        return HalfReadings(probs, np.full((m, 2), 0.99, np.float32), np.full((m, 2), 3), np.full((m, 2), -1),
+                            np.zeros((m, 2), np.float32), np.zeros((m, 2), bool), np.asarray(polys, np.float32),
+                            np.zeros(m, bool))
+
+    monkeypatch.setattr(rec.reader, "read", read)
+    rec.n_sets = 3
+    obs = rec(np.zeros((200, 400, 3), np.uint8), tile_px=80.0)
+    assert sorted(float(o.polygon_px.mean(0)[0]) for o in obs) == pytest.approx([100.0, 300.0])
+
 @needs_models
 def test_weak_boxes_stay_only_when_their_pips_read_clearly(monkeypatch):
     """read_threshold: a face-up box scoring under conf_threshold is kept when both halves
