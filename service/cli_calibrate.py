@@ -169,6 +169,7 @@ def markers_cmd(
     if not 72 <= dpi <= 1200:  # the library says "dpi", not the option
         raise _fail(f"--dpi must be 72-1200, got {dpi:g}")
     check_out_file("--out", out, "markers.png")  # e.g. under a file: said as such, not "File exists"
+    check_replaceable("--out", out, "a picture")
     check_positive("--marker-mm", marker_mm, "mm")
     with _one_line_errors():
         if checkerboard:

@@ -57,6 +57,10 @@ def check_out_file(option: str, path: Path, example: str) -> None:
 
 
 #: What an earlier output of each kind starts with (its first 4 KiB): ``check_replaceable``.
+#: First bytes of the picture files OpenCV writes: PNG, JPEG, BMP, TIFF (both byte orders), PPM/PGM/PBM,
+#: JPEG 2000 (WebP: "RIFF", a size, "WEBP").
+IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"BM", b"II*\x00", b"MM\x00*", b"\x00\x00\x00\x0cjP  ",
+                    *(f"P{d}{ws}".encode() for d in "123456" for ws in " \t\r\n"))
 OUTPUT_KINDS = {
     # one of ours (helper-90: any HTML page was written over): the generator its head names
     "a report page": lambda head: head.lstrip().lower().startswith((b"<!doctype html", b"<html"))
@@ -68,6 +72,8 @@ OUTPUT_KINDS = {
     "a tile list of `detect`": lambda head: head.lstrip().startswith(b"[]") or head.lstrip().startswith(b"[") and any(
         m in head for m in (b'"polygon"', b'"image"', b'"tiles"')),
     "a calibration profile": lambda head: b'"image_size"' in head,
+    # helper-113: notes saved as .png were replaced; only a picture may be (what it shows does not matter)
+    "a picture": lambda head: head.startswith(IMAGE_SIGNATURES) or head[:4] == b"RIFF" and head[8:12] == b"WEBP",
 }
 
 

@@ -160,6 +160,8 @@ def detect(
                            [("one of the input images", i) for i in images]
                            + [("the --calibration profile", calibration)])
     check_replaceable("--json", json_out, "a tile list of `detect`")
+    for shot in shots:
+        check_replaceable("--annotate", shot, "a picture")
     if annotate_out is not None and not cv2.haveImageWriter(str(annotate_out.with_suffix(annotate_out.suffix or ".x"))):
         raise fail(f"--annotate {annotate_out}: OpenCV cannot write this file type (use .png or .jpg)")
     profile = None

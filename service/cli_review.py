@@ -72,7 +72,7 @@ MAX_FLAG_LINES = 10
 
 def _print_summary(s: ReviewSummary) -> None:
     if not s.free_form:  # --rules none: placements only, nothing is scored
-        title = "Final score" if s.final or not s.status else "Score (not final)"
+        title = "Final score" if (s.final or not s.status) and not s.partial else "Score (not final)"
         if s.flags and title == "Final score":  # the umpire may still rule on them (a penalty)
             title += f" ({plural(s.flags, 'flag')} to review)"
         t = Table(title=title, min_width=len(title) + 2)  # the title on one line

@@ -370,6 +370,7 @@ class FramePipeline:
         self.reads = 0
         #: a folder's photos with arms over the table (None for footage: the motion gate waits for arms)
         self.photo_arms = PhotoArms() if timelapse else None
+        self._last_photo: int | None = None  # the index of the photo before this one
 
     def step(self, index: int, t: float, image: np.ndarray) -> tuple[list | None, list]:
         """Process one frame; returns (its observations or None when not read, tracker events and notices)."""
@@ -382,9 +383,13 @@ class FramePipeline:
             obs = self.recognize(image, focus=focus) if focus is not None else self.recognize(image)
             self.reads += 1
             self.last_obs = obs
-        events = self.tracker.update(index, t, obs, info)
-        if self.photo_arms is not None:  # the photo before this one is decided now
-            events[:0] = _arm_notices(self.photo_arms.add(index, t, image))
+        arms = []
+        if self.photo_arms is not None:  # the photo before this one is decided now, before this one is read
+            arms = self.photo_arms.add(index, t, image)
+            if any(i == self._last_photo for i, _, _ in arms):
+                self.tracker.arm_in_last_photo()
+            self._last_photo = index
+        events = _arm_notices(arms) + self.tracker.update(index, t, obs, info)
         if self.gate is not None and self.tracker.wants_read:
             self.gate.request_read()
         return obs, events
@@ -707,7 +712,12 @@ class ReviewSession:
         warning = None
         if s.partial:
             at = f"{s.footage_s:.1f} s"
-            if failure is not None:
+            if failure is not None and not s.frames:  # helper-113: an empty review passed for a finished one
+                kind, what = "source_error", f"nothing could be read ({failure})"
+                title = f"{title} (partial: nothing read)"
+                s.warnings.append(f"{what}: the review is empty and marked unfinished, so it never replaces a "
+                                  "finished review kept in previous/")
+            elif failure is not None:
                 kind, what = "source_error", f"the footage could not be read after {at} ({failure})"
                 title = f"{title} (partial: footage unreadable after {at})"
             else:
@@ -886,7 +896,8 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     ``unreadable_image`` notice row) unless ``skip_unreadable`` is False. A live source's
     recovered drops and a video file's gaps (``outages``) become ``source_outage`` notices and warnings. Ctrl-C
     (``KeyboardInterrupt``) stops the review and returns the summary with ``interrupted``
-    set; for recorded footage (not a live source) the outputs are then marked ``partial``.
+    set; for recorded footage (not a live source) the outputs are then marked ``partial``, as are
+    those of a source that gave no frame at all (every photo of a folder undecodable).
 
     Raises:
         vision.sources.SourceError: the source cannot be read (events already written stay).
@@ -926,6 +937,9 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
             session.feed(last.index, end_t, last.image, fps, again=True)
         if last is not None:
             session.settle(last.index, end_t, last.image, fps)
+        else:  # a finished review of nothing would push the last real one out of previous/ (keep_previous)
+            failure = (f"none of its {plural(len(session.summary.skipped), 'image')} could be decoded"
+                       if session.summary.skipped else "it gave no frame")
     except KeyboardInterrupt:
         session.summary.interrupted = True
         if session.live and last is not None:  # a camera is stopped, not ended: the hands shown count

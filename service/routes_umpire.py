@@ -369,8 +369,10 @@ def alerts(table_id: str, request: Request,
 
 
 @router.post("/alerts/{alert_id}/confirm", dependencies=umpire)
-def confirm_alert(table_id: str, alert_id: int, body: AlertAction, request: Request) -> dict:
-    """Confirm an alert. A flagged infraction gets the rule set's penalty (or ``penalty``)."""
+def confirm_alert(table_id: str, alert_id: int, request: Request, body: AlertAction | None = None) -> dict:
+    """Confirm an alert. A flagged infraction gets the rule set's penalty (or ``penalty``). The body is
+    optional (helper-113: a bare POST got 422, even for a missing alert)."""
+    body = body or AlertAction()
     rt = registry(request).get(table_id)
     with rt.lock:  # checked and confirmed in one step: a double click gives one penalty, not two
         return _confirm(rt, alert_id, body, actor(request, body.by))
@@ -403,7 +405,9 @@ def _confirm(rt, alert_id: int, body: AlertAction, by: str) -> dict:  # noqa: AN
 
 
 @router.post("/alerts/{alert_id}/dismiss", dependencies=umpire)
-def dismiss_alert(table_id: str, alert_id: int, body: AlertAction, request: Request) -> dict:
+def dismiss_alert(table_id: str, alert_id: int, request: Request, body: AlertAction | None = None) -> dict:
+    """Dismiss an alert (a false alarm); the body (``note``, ``by``) is optional."""
+    body = body or AlertAction()
     rt = registry(request).get(table_id)
     with rt.lock:
         alert = rt.get_alert(alert_id)
@@ -413,8 +417,10 @@ def dismiss_alert(table_id: str, alert_id: int, body: AlertAction, request: Requ
 
 
 @router.post("/hands/{hand}/confirm", dependencies=umpire)
-def confirm_hand(table_id: str, hand: int, body: HandConfirm, request: Request) -> dict:
-    """Confirm a hand's result; ``end`` (a hand_end event) ends it first when it is not over."""
+def confirm_hand(table_id: str, hand: int, request: Request, body: HandConfirm | None = None) -> dict:
+    """Confirm a hand's result; ``end`` (a hand_end event) ends it first when it is not over. The body
+    is optional."""
+    body = body or HandConfirm()
     rt = registry(request).get(table_id)
     by = actor(request, body.by)
     end = None

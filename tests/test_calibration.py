@@ -685,6 +685,7 @@ def test_cli_bad_input(tmp_path: Path) -> None:
     assert_one_line_error(run("lens", blank, blank, blank, "--out", out), "found in 0 of 3")
     assert_one_line_error(run("markers", "--out", tmp_path / "sheet.jpg"), "must be a .png")
     assert_one_line_error(run("markers", "--out", not_image / "m.png"), f"{not_image} is a file, not a folder")
+    assert_one_line_error(run("markers", "--out", not_image), f"{not_image} exists and is not a picture")  # helper-113
     # an input is never written over: the photo, the --lens profile, a lens photo
     pts = ("--points", "10,10 600,10 600,400 10,400", "--table-mm", "900", "600")
     photo = blank.read_bytes()

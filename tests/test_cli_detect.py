@@ -460,6 +460,24 @@ def test_boxes_dropped_off_the_table_are_counted_in_a_note(monkeypatch, files, t
     assert "note:" not in _invoke(files["good"], "--calibration", prof).stdout
 
 
+
+def test_annotate_replaces_only_a_picture(fake, files, tmp_path):
+    """helper-113: notes saved as notes.png were replaced by the annotated picture without a word."""
+    notes = tmp_path / "notes.png"
+    notes.write_text("my notes\n")
+    r = _invoke(files["good"], "--annotate", notes)
+    assert r.exit_code == 2 and fake.calls == 0
+    assert f"--annotate {notes} exists and is not a picture" in " ".join(r.stderr.split())
+    assert notes.read_text() == "my notes\n"
+    shot = tmp_path / "shot.jpg"
+    cv2.imwrite(str(shot), np.zeros((8, 8, 3), np.uint8))  # any picture, e.g. an earlier annotation
+    assert _invoke(files["good"], "--annotate", shot).exit_code == 0
+    assert cv2.imread(str(shot)).shape == cv2.imread(str(files["good"])).shape  # replaced by the annotation
+    several = tmp_path / "many.png"  # two images: many_<stem>.png each, checked each
+    (tmp_path / f"many_{files['good2'].stem}.png").write_text("notes too\n")
+    r = _invoke(files["good"], files["good2"], "--annotate", several)
+    assert r.exit_code == 2 and f"many_{files['good2'].stem}.png exists and is not a picture" in " ".join(r.stderr.split())
+
 def test_json_never_replaces_a_file_of_another_kind(fake, files, tmp_path):
     # helper-75: --json examples/footage/profile.json replaced the demo's calibration profile
     prof = _profile(tmp_path)

@@ -230,21 +230,49 @@ def _demo_gt() -> dict:
     return json.loads((DEMO / "ground_truth.json").read_text())
 
 
-def _demo_photos(tmp_path: Path, name: str, times: list[float]):
-    """Photos of the bundled demo 0.9 s after each of ``times`` (s), reviewed with its ground truth as the
-    recognizer (hands' face-down tiles included, as the detector boxes them): (summary, rows, gt)."""
+def _demo_photos(tmp_path: Path, name: str, times: list[float], frames: list[int] | None = None,
+                 held: dict[int, list[int]] | None = None):
+    """Photos of the bundled demo 0.9 s after each of ``times`` (s) (or at ``frames``), reviewed with its
+    ground truth as the recognizer (hands' face-down tiles included, as the detector boxes them;
+    ``held``: frame -> the pips of a hand tile a player holds up then, not seen): (summary, rows, gt)."""
     from calibration.profile import TableProfile
 
     gt, profile = _demo_gt(), TableProfile.load(DEMO / "profile.json")
-    frames = [round((t + 0.9) * gt["fps"]) for t in times]  # once the hand has left the table
+    if frames is None:
+        frames = [round((t + 0.9) * gt["fps"]) for t in times]  # once the hand has left the table
     folder = _photo_folder(DEMO / "demo.mp4", frames, tmp_path / name)
     oracle = _Oracle(gt, profile, hands=True)
     oracle.frame = frames[0]
-    summary = run_review(open_source(folder), load_ruleset(gt["rules"]), oracle, tmp_path / f"{name}_out", profile,
+
+    def recognize(image):
+        obs = oracle(image)
+        if oracle.frame in (held or {}):
+            key = [k for k in oracle.keyframes if k["frame"] <= oracle.frame][-1]
+            up = [np.asarray(t["polygon"], np.float32) for t in key["tiles"]
+                  if t["where"].startswith("hand") and t["pips"] == held[oracle.frame]]
+            obs = [o for o in obs if not any(np.allclose(o.polygon_px, q) for q in up)]
+        return obs
+
+    summary = run_review(open_source(folder), load_ruleset(gt["rules"]), recognize, tmp_path / f"{name}_out", profile,
                          progress=lambda n: setattr(oracle, "frame", frames[min(n, len(frames) - 1)]))
     rows = [json.loads(line) for line in (tmp_path / f"{name}_out" / "events.jsonl").read_text().splitlines()]
     return summary, rows, gt
 
+
+
+def test_a_photo_of_the_movers_arm_does_not_give_the_play_to_the_next_seat(tmp_path):
+    """helper-113: S's arm laying 5-3 in one photo (the tile in the hand), the next photo shows 5-3 and N's
+    3-1: N's hand had lost a tile since the arm photo, S's before it, so 5-3 went to N (out of turn) and
+    15 points with it. Since an arm photo, the hand areas are compared with the photo before it."""
+    gt = _demo_gt()
+    plays = gt["plays"][:6]
+    frames = [round((p["t"] + 0.9) * gt["fps"]) for p in plays]
+    assert (plays[4]["seat"], plays[4]["tile"], plays[5]["seat"]) == ("S", [5, 3], "N")
+    frames[4] = round(plays[4]["t"] * gt["fps"]) - 5  # S's arm over the table, 5-3 not laid yet
+    summary, rows, _ = _demo_photos(tmp_path, "arm", [], frames, held={frames[4]: [5, 3]})
+    assert [r["frame"] for r in rows if r.get("kind") == "arm_in_photo"] == [4]
+    assert [(r["seat"], r["tile"]) for r in rows if r["type"] == "play"] == [(p["seat"], p["tile"]) for p in plays]
+    assert [r["kind"] for r in rows if r["type"] == "flag" and r["kind"] != "uncertain_read"] == []
 
 def test_a_folder_without_a_photo_of_the_dealt_table_gives_the_lead_to_the_seat_that_laid_it(tmp_path):
     """helper-110: one photo per move as the README says, the first showing the lead laid already: the
@@ -556,6 +584,32 @@ def test_cli_review_skips_undecodable_photos_and_exits_2(tmp_path, monkeypatch):
     assert (out / "record.json").is_file() and (out / "report.html").is_file()
     assert "2 images skipped" in (out / "report.html").read_text()
 
+
+
+def test_cli_review_with_a_profile_skips_a_stray_first_photo_of_another_size(tmp_path, monkeypatch):
+    """helper-113: a resized copy first in the folder made the profile "for another size" and the
+    whole review was refused; the folder's size is the one most photos have."""
+    from calibration.profile import TableProfile
+    from service import cli_review
+    from service.cli import app
+
+    profile = TableProfile.load(DEMO / "profile.json")
+    w, h = profile.image_size
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (load_ruleset("all-fives"), profile,
+                                                                    lambda image: []))
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    cv2.imwrite(str(photos / "p1.png"), np.zeros((h + 180, w + 320, 3), np.uint8))
+    for i in (2, 3):
+        cv2.imwrite(str(photos / f"p{i}.png"), np.zeros((h, w, 3), np.uint8))
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "all-fives", "--calibration",
+                                   str(DEMO / "profile.json"), "--out", str(out), "--no-video"])
+    assert res.exit_code == 2, res.output
+    assert [x for x in res.stderr.splitlines() if x.strip()] == [
+        f"error: image {photos / 'p1.png'} is {w + 320}x{h + 180} px but the folder's photos are {w}x{h} px "
+        "(one camera, one size); skipped"]
+    assert "2 frames (2 read)" in res.stdout
 
 def test_cli_live_refuses_a_local_file_or_folder(tmp_path):
     from service.cli import app
@@ -1472,6 +1526,32 @@ def test_footage_that_breaks_off_is_written_as_partial_and_raised(tmp_path):
     assert "(partial: footage unreadable after 1.0 s)" in html and "these results are partial" in html
     assert not finished_review(tmp_path)
 
+
+
+def test_a_folder_none_of_whose_photos_decode_is_an_unfinished_review(tmp_path):
+    """helper-113: two runs on a folder of undecodable photos wrote "finished" empty reviews, and the
+    second pushed the last real review out of previous/."""
+    from service.review import PREVIOUS, finished_review
+    from vision.sources import ImageFolderSource
+
+    photos = tmp_path / "bad"
+    photos.mkdir()
+    (photos / "a.png").write_text("x")
+    (photos / "b.jpg").write_text("y")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.html").write_text("finished")
+    (out / "events.jsonl").write_text('{"type": "play"}\n')
+    for _ in range(2):
+        s = run_review(ImageFolderSource(photos), None, lambda image: [], out, None, annotate=False)
+        assert s.partial and not finished_review(out) and len(s.skipped) == 2
+    assert (out / PREVIOUS / "report.html").read_text() == "finished"
+    last = json.loads((out / "events.jsonl").read_text().splitlines()[-1])
+    assert (last["kind"], last["message"]) == ("source_error", "nothing could be read (none of its 2 images could "
+                                                               "be decoded); the results are partial")
+    assert "(partial: nothing read)" in (out / "report.html").read_text()
+    assert s.warnings == ["nothing could be read (none of its 2 images could be decoded): the review is empty and "
+                          "marked unfinished, so it never replaces a finished review kept in previous/"]
 
 def test_an_unfinished_review_does_not_push_a_finished_one_out_of_previous(tmp_path):
     from service.review import PARTIAL, PREVIOUS, finished_review, keep_previous

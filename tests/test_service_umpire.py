@@ -71,6 +71,21 @@ def test_confirm_applies_the_rule_set_penalty(bad_play):
     assert c.get("/api/tables/t/alerts?status=confirmed").json()[0]["id"] == a["id"]
 
 
+
+def test_alert_and_hand_actions_take_a_bare_post(bad_play):
+    """helper-113: confirm / dismiss without a body got 422 ("needs a JSON object"), even for an alert
+    that does not exist; the body only adds a penalty, a note or a name."""
+    c, info = bad_play
+    a = open_alerts(c)[0]
+    bare = lambda path: c.post(path, headers=AUTH)  # noqa: E731 - no body, no Content-Type
+    assert bare("/api/tables/t/alerts/999/confirm").status_code == 404
+    assert bare("/api/tables/t/alerts/999/dismiss").status_code == 404
+    r = bare(f"/api/tables/t/alerts/{a['id']}/confirm")
+    assert r.status_code == 200 and r.json()["penalty"] == "bogus_play", r.text  # the rule set's penalty
+    assert bare(f"/api/tables/t/alerts/{a['id']}/dismiss").status_code == 409  # confirmed already
+    r = bare("/api/tables/t/hands/1/confirm")  # bogus_play ended the hand: a redeal
+    assert r.status_code == 200 and r.json()["result"]["kind"] == "redeal", r.text
+
 def test_voiding_the_penalty_of_a_confirmed_alert_puts_the_alert_back_before_the_umpire(bad_play):
     """helper-108: the penalty voided, the score and the hand were back, but the alert stayed "confirmed,
     penalty bogus_play" and could not be confirmed again."""

@@ -405,10 +405,30 @@ def test_folder_photo_of_another_size_is_skipped_like_an_undecodable_one(tmp_pat
     src = ImageFolderSource(tmp_path, on_unreadable=lambda i, t, p, m: skipped.append((i, m)))
     assert src.frame_shape == (48, 64, 3)
     assert [f.index for f in src] == [0, 1, 3]
-    assert skipped == [(2, f"image {tmp_path / 'p2.png'} is 100x100 px but the folder's first photo is 64x48 px "
+    assert skipped == [(2, f"image {tmp_path / 'p2.png'} is 100x100 px but the folder's photos are 64x48 px "
                            "(one camera, one size)")]
     with pytest.raises(SourceError, match="is 100x100 px"):
         list(ImageFolderSource(tmp_path))
+
+
+def test_folder_size_is_the_one_most_photos_have_not_the_first_photos(tmp_path):
+    """helper-113: a resized copy first in the folder made every other photo "another size"."""
+    import cv2
+
+    from vision.sources import ImageFolderSource
+
+    for i, (h, w) in enumerate([(100, 100), (48, 64), (48, 64), (48, 64)]):
+        cv2.imwrite(str(tmp_path / f"p{i}.png"), np.full((h, w, 3), 10 * i, np.uint8))
+    (tmp_path / "p4.png").write_bytes(b"not a picture")  # counts for no size
+    skipped = []
+    src = ImageFolderSource(tmp_path, on_unreadable=lambda i, t, p, m: skipped.append(i))
+    assert src.frame_shape == (48, 64, 3)
+    assert [f.index for f in src] == [1, 2, 3] and skipped == [0, 4]
+    tie = tmp_path / "tie"
+    tie.mkdir()
+    for i, (h, w) in enumerate([(100, 100), (48, 64), (48, 64), (100, 100)]):
+        cv2.imwrite(str(tie / f"p{i}.png"), np.zeros((h, w, 3), np.uint8))
+    assert ImageFolderSource(tie).frame_shape == (100, 100, 3)  # two each: the earliest size
 
 
 def test_image_folder_skips_hidden_files_and_reports_broken_links(tmp_path):

@@ -218,9 +218,9 @@ class ImageFolderSource(FrameSource):
         interval_s: seconds between frames (``t = index x interval_s``).
         suffixes: image file suffixes taken (case-insensitive).
         on_unreadable: ``(index, t, path, message)`` called for an image that cannot be
-            decoded or whose size differs from the first photo's, which is then skipped (its
-            index is a gap); None (default): such an image raises :class:`SourceError`. May
-            be set after construction.
+            decoded or whose size differs from most of the folder's photos (:attr:`frame_shape`),
+            which is then skipped (its index is a gap); None (default): such an image raises
+            :class:`SourceError`. May be set after construction.
 
     Raises:
         SourceError: the folder is missing or holds no images; (while iterating, without
@@ -257,16 +257,19 @@ class ImageFolderSource(FrameSource):
 
     @property
     def frame_shape(self) -> tuple[int, ...] | None:
-        """(H, W, C) of the first image that decodes (None when none does); reads it once."""
+        """(H, W, C) that most of the images that decode have, the earliest of equally common ones
+        (None when none decodes): one camera set-up took the folder, and a stray photo of another
+        size (helper-113: a resized copy first in the folder) must not decide it. Decodes every
+        image once, on the first call (~9 ms a 1080p JPEG)."""
         from calibration.images import decode_image
 
         if not hasattr(self, "_shape"):
-            self._shape = None
+            counts: dict[tuple[int, ...], int] = {}  # insertion order: the earliest wins a tie
             for path in self.files:
                 image = None if path.suffix.lower() in UNDECODED_PHOTO_SUFFIXES else decode_image(path)
                 if image is not None:
-                    self._shape = tuple(image.shape)
-                    break
+                    counts[tuple(image.shape)] = counts.get(tuple(image.shape), 0) + 1
+            self._shape = max(counts, key=counts.__getitem__) if counts else None
         return self._shape
 
     def __iter__(self) -> Iterator[Frame]:
@@ -283,7 +286,7 @@ class ImageFolderSource(FrameSource):
             elif image is None:
                 message = f"image {path} cannot be decoded (corrupt or not an image)"
             elif first is not None and image.shape[:2] != first[:2]:  # positions from another camera set-up
-                message = (f"image {path} is {image.shape[1]}x{image.shape[0]} px but the folder's first photo is "
+                message = (f"image {path} is {image.shape[1]}x{image.shape[0]} px but the folder's photos are "
                            f"{first[1]}x{first[0]} px (one camera, one size)")
             if message is not None:
                 if self.on_unreadable is None:

@@ -254,6 +254,10 @@ class Tracker:
         self._next_id = 1
         self._votes: dict[str, float] = {}
         self._photo_hands: int | None = None  # a folder's last photo: face-down tiles in the hand areas
+        # a folder's photos: face-down tiles in each seat's hand area after the last read and the one before
+        self._hands_last: dict[str, int] | None = None
+        self._hands_before: dict[str, int] | None = None
+        self._arm_in_last = False  # the last photo read showed an arm over the table (arm_in_last_photo)
         self._visits: dict[str, list[tuple[int, float]]] = {}  # seat -> (frame, t) of its arm's last visit
         self._cand: tuple[float, list[_Obs]] | None = None
         self._cand_done = False
@@ -292,6 +296,7 @@ class Tracker:
         self.reveals = RevealWatcher(self.config.reveal_settle_s)
         self.boneyard = BoneyardCounter(self.judge.state.boneyard) if self.rules.boneyard else None
         self._photo_hands = None
+        self._hands_last = self._hands_before = None
         self.ended: dict | None = None  # when the judge ended the hand: kind, winner, t, text
         self._late_lop: LineOfPlay | None = None  # the line of play extended by tiles placed after the end
         self._visits = {}
@@ -699,10 +704,15 @@ class Tracker:
             self._setup_scenery(new_tiles)
 
         if cfg.still_window_s <= 0:  # photos: no arm is ever seen, the hand a tile left tells the seat
+            hands = self._hand_counts([tr for tr in self.tiles.values() if tr not in gone])
             if self.state is None:
                 self._vote_shortest_hand(new_tiles)
+            elif self._arm_in_last and self._hands_before is not None:  # since the photo before the arm's
+                self._vote_hand_losses(self._hands_before, hands)
             else:
-                self._vote_hand_losses(gone, new_tiles)
+                self._vote_hand_losses(self._hand_counts(gone), self._hand_counts(new_tiles))
+            self._arm_in_last = False
+            self._hands_before, self._hands_last = self._hands_last, hands
         events += self._gone(frame, t, gone, new_tiles, region)
         self._synced = False
         if self._recheck:  # the umpire changed the line: tiles that touched no open end may touch one now
@@ -844,6 +854,14 @@ class Tracker:
                     counts[seat] = counts.get(seat, 0) + 1
         return counts
 
+    def arm_in_last_photo(self) -> None:
+        """The last photo read showed an arm over the table (a folder of photos: known one photo late,
+        :class:`vision.photo_arms.PhotoArms`). The mover's tile was in the hand, not in the hand area nor
+        on the table: the next read's seat votes count the hand areas' losses since the photo before
+        that one (helper-113: S's 5-3 went to N, whose hand lost the next play's tile at the photo that
+        showed 5-3 laid; with both losses no seat stands out and the turn decides)."""
+        self._arm_in_last = True
+
     def _vote_shortest_hand(self, tiles: list[TrackedTile]) -> None:
         """Seat votes from a folder's first photo, which may show the lead laid already (helper-110: the
         README's one photo per move has no photo of the dealt table, and the lead went to the seat the
@@ -859,15 +877,18 @@ class Tracker:
         if counts[ranked[1]] == counts[ranked[0]] + 1:
             self._votes[ranked[0]] = self._votes.get(ranked[0], 0.0) + self.config.min_seat_votes
 
-    def _vote_hand_losses(self, gone: list[TrackedTile], new_tiles: list[TrackedTile]) -> None:
+    def _vote_hand_losses(self, lost: dict[str, int], drawn: dict[str, int]) -> None:
         """Seat votes from the face-down tiles in the hand areas (a folder of photos: no arm to see).
 
         A play takes a tile from its player's hand: the one seat whose hand area has fewer face-down
         tiles than in the last read gets ``min_seat_votes`` per tile (enough to decide); none or
         several such seats (a tile the detector missed once, a sweep) give nothing, and the turn
         decides as before. Tiles drawn into a hand count against the losses.
+
+        Args:
+            lost, drawn: face-down tiles per seat that left / came into its hand area
+                (:meth:`_hand_counts` of the tiles gone and new; or the counts before and now).
         """
-        lost, drawn = self._hand_counts(gone), self._hand_counts(new_tiles)
         net = {seat: lost.get(seat, 0) - drawn.get(seat, 0) for seat in set(lost) | set(drawn)}
         losers = [s for s, n in net.items() if n > 0]
         if len(losers) == 1:
