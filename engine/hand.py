@@ -526,8 +526,21 @@ def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
         _note_response(st, "pass", points)
     st.passes_in_row += 1
     st.turn = next_seat(st.order, seat)
-    if st.passes_in_row >= len(st.order) and st.layout.lead is not None:
+    if st.passes_in_row >= len(st.order) and st.layout.lead is not None and not _play_left(st):
         _finish(st, "locked", None, st.last_player, points)
+
+
+def _play_left(st: HandState) -> bool:
+    """Whether the table knows of a play after a round of passes: a hand known to hold a legal tile,
+    or tiles to draw in a draw-until-playable game whose boneyard is followed. Then the passes were
+    infractions (flagged ``pass_with_play`` / ``pass_before_drawing`` for the umpire), not a lock, which
+    is a line no one can play on (seed 000: "locked game"; seed 002: "chip out or lock"), and a locked
+    hand is scored at once (helper-114: a draw game went on air as locked with 14 tiles to draw). A
+    camera's hands and draws are unseen: there a round of passes is a lock, as before."""
+    if any(st.known[s] is not None and st.legal_ends(s) for s in st.order):
+        return True
+    return (st.rules.boneyard and st.rules.draw_rule == "until_playable" and st.drawable() > 0
+            and (st.counts_known or bool(st.drawn)))
 
 
 def _draw(st: HandState, ev: Draw, points: dict, flags: list[Flag]) -> None:

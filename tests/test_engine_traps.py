@@ -544,3 +544,29 @@ def test_a_fix_typed_without_a_time_keeps_the_moment_of_the_event_it_replaces():
         h.append(e)
     assert [(r["index"], r["t"], r["frame"]) for r in map(outcome_row, h.state.outcomes)] == [(0, 2.0, None),
                                                                                               (1, 8.5, 85)]
+
+
+# ---- a round of passes is a lock only when no play is left ----------------------------------
+
+def test_a_round_of_passes_with_a_play_left_is_no_lock():
+    """helper-114: in a draw game, N 6-6 then S and N passing (S holds 6-5, 14 tiles to draw) was
+    scored as a locked hand at once. The passes are the umpire's flags; the hand goes on."""
+    draw = load_ruleset("lisa-b-all-fives")
+    deal = "deal N 6-6 1-1 1-2 1-3 1-4 1-5 1-0 / S 2-2 2-3 2-4 2-5 2-0 3-3 6-5"
+    st = replay(draw, ev(deal, "N 6-6", "S pass", "N pass"), HandContext(required_lead=Tile(6, 6)))
+    assert st.result is None and st.turn == "S"
+    assert kinds(st) == ["pass_with_play", "pass_before_drawing"]  # S held 6-5; N had 14 tiles to draw
+    # a camera's hand (nothing known: hands and draws unseen): a round of passes is the lock it was
+    st = replay(draw, ev("deal unseen", "N 6-6", "S pass", "N pass"), HandContext(required_lead=Tile(6, 6)))
+    assert st.pending_end == ("locked", None, "N")  # scored once the hands are shown
+
+
+def test_a_round_of_passes_with_no_play_left_locks_a_block_hand():
+    block = load_ruleset("block")
+    deal = "deal N 5-5 6-6 4-4 3-3 2-2 1-1 0-0 / S 6-4 6-3 6-2 6-1 6-0 4-3 4-2"  # no other 5 anywhere in hand
+    st = replay(block, ev(deal, "N 5-5", "S pass", "N pass"), HandContext())
+    assert kinds(st) == [] and st.result is not None and st.result.kind == "locked"
+    # but S holding 5-0 and passing leaves a play: flagged, not locked
+    deal = "deal N 5-5 6-6 4-4 3-3 2-2 1-1 0-0 / S 6-4 6-3 6-2 6-1 5-0 4-3 4-2"
+    st = replay(block, ev(deal, "N 5-5", "S pass", "N pass"), HandContext())
+    assert kinds(st) == ["pass_with_play"] and st.result is None
