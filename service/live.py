@@ -87,6 +87,14 @@ class TableConfig:
     calibration: str = ""
 
 
+def penalty_reason(kind: str, idx: int | None, alert_id: int | None) -> str:
+    """The reason of a penalty that confirms a flag: ``"confirmed mismatched_end of #9 (alert 1)"``. The
+    flag's kind and event say which infraction it punishes wherever the record goes (an import, a
+    scripted replay: other alert ids); ``alert_id`` None gives the part before `` (alert ...)``."""
+    what = f"confirmed {kind}" + (f" of #{idx}" if idx is not None else "")
+    return what if alert_id is None else f"{what} (alert {alert_id})"
+
+
 def alert_dict(row: AlertRow) -> dict:
     return {"id": row.id, "key": row.key, "category": row.category, "kind": row.kind, "match": row.match_id,
             "hand": row.hand, "index": row.idx, "seat": row.seat, "message": row.message, "details": row.details,
@@ -456,7 +464,7 @@ class TableRuntime:
                 row.status, row.updated_at, row.resolved_by, row.note = "open", now, "", ""
                 _restate(row, spec)
                 changed.append(row)
-            elif row.status == "open" and (pen := self._alert_penalty(row.id, row.hand, logs)) and pen[2]:
+            elif row.status == "open" and (pen := self._alert_penalty(row, logs)) and pen[2]:
                 # helper-109: the voided penalty restored; confirming it again would have penalised twice
                 row.status, row.updated_at, row.resolved_by = "confirmed", now, "engine"
                 row.note = f"confirmed: its penalty (hand {row.hand} #{pen[0]}: {pen[1].seat} {pen[1].name or pen[1].points}) is in force again"
@@ -493,38 +501,44 @@ class TableRuntime:
         return changed
 
     @staticmethod
-    def _alert_penalty(alert_id: int, hand: int | None, logs: list[list]) -> tuple[int, Penalty, bool] | None:
-        """The penalty the confirmation of alert ``alert_id`` (about hand ``hand``) recorded (reason ending
-        ``(alert ID)``): (log index, the penalty, whether it is in force; one in force when there is one), or
-        None when it recorded none."""
-        if hand is None or not 0 < hand <= len(logs):
+    def _alert_penalty(row: AlertRow, logs: list[list]) -> tuple[int, Penalty, bool] | None:
+        """The penalty a confirmation of the alert ``row`` recorded (:func:`penalty_reason`: its reason
+        ends ``(alert ID)``, or names the same flag, kind and event, for the same seat: a record confirmed
+        at another table or before an import, helper-114): (log index, the penalty, whether it is in
+        force; one in force when there is one), or None when there is none."""
+        if row.hand is None or not 0 < row.hand <= len(logs):
             return None
-        log, reason = logs[hand - 1], f"(alert {alert_id})"
+        log, own = logs[row.hand - 1], f"(alert {row.id})"
+        flag = penalty_reason(row.kind, row.idx, None) if row.idx is not None else None
         in_force = dict(effective(log))
-        given = [i for i, ev in enumerate(log) if isinstance(ev, Penalty) and (ev.reason or "").endswith(reason)]
+        given = [i for i, ev in enumerate(log) if isinstance(ev, Penalty) and (
+            (ev.reason or "").endswith(own) or flag is not None and ev.seat == row.seat
+            and (ev.reason or "").startswith(flag + " (alert "))]
         now = [i for i in given if isinstance(in_force.get(i), Penalty)]  # a later confirm's, after a void
         return (now[0], in_force[now[0]], True) if now else (given[0], log[given[0]], False) if given else None
 
     def _penalty_left(self, row: AlertRow, logs: list[list]) -> str:
         """``"; its penalty (hand 1 #4: E play_out_of_turn) stays on the score: void it if it no longer
         applies"`` for an alert whose confirmation recorded a penalty still in force; ``""`` otherwise."""
-        pen = self._alert_penalty(row.id, row.hand, logs)
+        pen = self._alert_penalty(row, logs)
         if pen is None or not pen[2]:
             return ""
         i, ev, _ = pen
         return f"; its penalty (hand {row.hand} #{i}: {ev.seat} {ev.name or ev.points}) stays on the score: void it if it no longer applies"
 
-    def penalty_in_force(self, alert_id: int, hand: int | None) -> str:
-        """``"hand 1 #6: N bogus_play"`` when a penalty that confirming alert ``alert_id`` recorded is in
-        force (a restored one counts); ``""`` otherwise."""
-        with self.lock:
-            pen = self._alert_penalty(alert_id, hand, self.logs)
+    def penalty_in_force(self, alert_id: int) -> str:
+        """``"hand 1 #6: N bogus_play"`` when a penalty for alert ``alert_id`` (:meth:`_alert_penalty`) is in
+        force (a restored one counts); ``""`` otherwise, and for an alert of another table."""
+        with self.lock, self.factory() as s:
+            row = get_row(s, AlertRow, alert_id)
+            pen = self._alert_penalty(row, self.logs) if row is not None and row.table_id == self.cfg.id else None
+            hand = row.hand if row is not None else None
         return f"hand {hand} #{pen[0]}: {pen[1].seat} {pen[1].name or pen[1].points}" if pen and pen[2] else ""
 
     def _penalty_voided(self, row: AlertRow, logs: list[list]) -> str:
         """``"; its penalty (hand 1 #4: N bogus_play) was voided"`` for an alert whose confirmation recorded
         a penalty that a correction has since voided (or replaced by another kind of event); ``""`` otherwise."""
-        pen = self._alert_penalty(row.id, row.hand, logs)
+        pen = self._alert_penalty(row, logs)
         if pen is None or pen[2]:
             return ""
         i, ev, _ = pen

@@ -16,7 +16,7 @@ from engine.notation import format_event
 from engine.tiles import Tile, TileError
 from service.auth import require_token
 from service.deps import actor, registry, viewable
-from service.live import NotFound, parse_event
+from service.live import NotFound, parse_event, penalty_reason
 from service.schemas import (AlertAction, CorrectionBody, EventBody, FixTileBody, HandConfirm, MoveEventBody, ReassignBody,
                              SwapTilesBody)
 from service.tables import Conflict, Invalid
@@ -77,7 +77,7 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
         passes = rt.inferred_passes(hand, body.replaces) if ev is None else []
         restoring = ev is not None and held is None  # a voided slot given an event again
         if isinstance(ev, Penalty) and (m := re.search(r"\(alert (\d+)\)$", ev.reason or "")) and (
-                given := rt.penalty_in_force(int(m.group(1)), hand)):
+                given := rt.penalty_in_force(int(m.group(1)))):
             # helper-109: confirmed again after the void, then the old penalty restored: two for one infraction
             raise Conflict(f"alert {m.group(1)}'s penalty ({given}) is on the score already: nothing was changed")
         out = _correct(rt, hand, body.replaces, ev, actor(request, body.by), body.reason)
@@ -382,7 +382,7 @@ def _confirm(rt, alert_id: int, body: AlertAction, by: str) -> dict:  # noqa: AN
     alert = rt.get_alert(alert_id)
     if alert["status"] != "open":
         raise Conflict(f"alert {alert_id} is {alert['status']} already")
-    if given := rt.penalty_in_force(alert_id, alert["hand"]):  # a second penalty for one infraction
+    if given := rt.penalty_in_force(alert_id):  # a second penalty for one infraction
         raise Conflict(f"alert {alert_id}'s penalty ({given}) is on the score already: nothing was changed")
     # an earlier match's flag can only be acknowledged: no penalty is suggested for a match that is over;
     # an empty penalty is the umpire's "(no penalty)", not a request for the suggestion
@@ -396,7 +396,7 @@ def _confirm(rt, alert_id: int, body: AlertAction, by: str) -> dict:  # noqa: AN
     if name and alert["seat"] and alert["hand"]:
         if alert["match"] != rt.match_id:
             raise Conflict(f"alert {alert_id} belongs to an earlier match")
-        pen = Penalty(seat=alert["seat"], name=name, reason=f"confirmed {alert['kind']} (alert {alert_id})")
+        pen = Penalty(seat=alert["seat"], name=name, reason=penalty_reason(alert["kind"], alert["index"], alert_id))
         res = rt.append(pen, source="umpire", actor=by, hand=alert["hand"],
                         alert_update=(alert_id, "confirmed", by, body.note or f"penalty {name}"))
         return {"alert": rt.get_alert(alert_id), "penalty": name, "hand": res["hand"], "index": res["index"],

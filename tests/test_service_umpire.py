@@ -64,7 +64,7 @@ def test_confirm_applies_the_rule_set_penalty(bad_play):
     assert out["scores"][seat] == before[seat] - 25
     hand = c.get("/api/matches/1/hands/1").json()
     assert hand["events"][-1] == {"type": "penalty", "seat": seat, "name": "bogus_play",
-                                  "reason": f"confirmed mismatched_end (alert {a['id']})"}
+                                  "reason": f"confirmed mismatched_end of #{info['index']} (alert {a['id']})"}
     assert hand["result"]["kind"] == "redeal"  # bogus_play: "all hands are folded and tiles are remixed"
     assert open_alerts(c) == []
     assert post(c, f"/api/tables/t/alerts/{a['id']}/confirm").status_code == 409  # not twice
@@ -726,3 +726,25 @@ def test_a_swap_needs_two_plays(tmp_path):
         voided = post(c, "/api/tables/t/swap-tiles", {"index": 0, "other": 1})
         assert voided.status_code == 404 and voided.json()["detail"] == "event #1 of hand 1 was voided"
         assert scores(c) == {"N": 10, "S": 0}  # nothing changed by the refusals
+
+
+def test_a_confirmed_penalty_replayed_elsewhere_is_not_charged_again(bad_play, tmp_path):
+    """helper-114: the record of a confirmed bogus play replayed at a scripted table opened the flag again
+    under a new alert id, and confirming it put a second -25 on S. The penalty names the flag (kind and
+    event), so the replayed one counts for the new alert: it is confirmed, and a confirm is refused."""
+    c, info = bad_play
+    a = open_alerts(c)[0]
+    assert post(c, f"/api/tables/t/alerts/{a['id']}/confirm").status_code == 200
+    record = c.get("/api/matches/1/record.json").text
+    assert post(c, "/api/tables", {"id": "r", "name": "R", "rules": RULES,
+                                   "worker": {"kind": "scripted", "speed": 1000, "interval": 1}}).status_code == 201
+    assert c.put("/api/tables/r/script", content=record,
+                 headers={**AUTH, "Content-Type": "application/json"}).status_code == 200
+    assert post(c, "/api/tables/r/start").status_code == 200
+    wait_for(lambda: c.get("/api/tables/r/status").json()["state"] == "finished")
+    replayed = c.get("/api/tables/r/alerts?status=all").json()
+    flag = next(x for x in replayed if x["kind"] == "mismatched_end")
+    assert flag["id"] != a["id"] and flag["status"] == "confirmed" and "is in force" in flag["note"]
+    r = post(c, f"/api/tables/r/alerts/{flag['id']}/confirm")
+    assert r.status_code == 409
+    assert c.get("/api/tables/r/snapshot").json()["data"]["state"]["game"]["scores"] == scores(c)
