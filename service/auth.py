@@ -43,10 +43,13 @@ def _same(a: str, b: str) -> bool:
 
 
 def presented_token(request) -> str | None:  # noqa: ANN001 - Request or WebSocket
+    """The token a request presents (header, else ``?token=``), outer spaces dropped in both (helper-114:
+    a token pasted with spaces passed in the header and was refused in the console's feed address)."""
     auth = request.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
         return auth[7:].strip()
-    return request.query_params.get("token")
+    token = request.query_params.get("token")
+    return token.strip() if token is not None else None
 
 
 def check_token(request, token: str) -> None:  # noqa: ANN001

@@ -46,6 +46,10 @@ def test_umpire_and_admin_actions_need_the_token(client, method, path):
 def test_token_in_query_for_browsers(client):
     assert client.post("/api/tables/t/matches?token=test-token", json={}).status_code == 201
     assert client.post("/api/tables/t/matches?token=bad", json={}).status_code == 403
+    # helper-114: pasted with spaces, as the header takes it (the console's alerts feed was refused)
+    assert client.post("/api/tables/t/matches?token=%20test-token%20", json={}).status_code == 201
+    assert client.post("/api/tables/t/matches", json={}, headers={"Authorization": "Bearer  test-token "}).status_code == 201
+    assert client.post("/api/tables/t/matches?token=test%20token", json={}).status_code == 403  # inner spaces count
 
 
 READ = ["/api/tables/p", "/api/tables/p/status", "/api/tables/p/snapshot", "/api/tables/p/matches",

@@ -66,6 +66,8 @@ def test_overlay_and_umpire_console(tmp_path, browser):
             # the bad play: flagged tile and banner
             overlay.wait_for_selector("#banner:not(.hidden)", timeout=15000)
             assert "do not match" in overlay.inner_text("#banner")
+            name = {"N": "Ana Ruiz", "S": "Bob Lee"}[seat]  # named as the last-play line names seats (helper-114)
+            assert overlay.inner_text("#banner").startswith(f"⚠ {name} ({seat}) ")
             assert overlay.locator("g.tile.flagged").count() == 1
             overlay.screenshot(path=str(shots / "overlay.png"))
             score_before = int(overlay.inner_text(f"#scores .team[data-side='{seat}'] .score"))
@@ -86,6 +88,7 @@ def test_overlay_and_umpire_console(tmp_path, browser):
                 f"document.querySelector(\"#scores .team[data-side='{seat}'] .score\").textContent === '{score_before - 25}'",
                 timeout=15000)
             assert "penalty" in overlay.inner_text("#lastplay") and "−25" in overlay.inner_text("#lastplay")
+            assert overlay.locator(".team.turn").count() == 0  # bogus_play redeals: the hand is over, no side to play
             overlay.screenshot(path=str(shots / "overlay-penalty.png"))
 
             # a page refresh rebuilds the same picture from the snapshot
@@ -132,6 +135,9 @@ def test_index_admin_adds_and_starts_a_table(tmp_path, browser):
             info = c.get("/api/tables/mesa-2").json()
             assert info["rules"] == "lisa-b-all-fives" and info["worker"]["kind"] == "manual"
             assert info["players"] == {"N": "Ana Ruiz", "S": "Bob Lee"}
+            # the form is cleared for the next table, its rules and kind kept (helper-114)
+            assert [page.input_value(f) for f in ("#t-id", "#t-name", ".t-player[data-seat='N']")] == ["", "", ""]
+            assert page.input_value("#t-rules") == "lisa-b-all-fives"
 
             page.click(f"{row} button[data-act='start']")
             page.wait_for_function(
@@ -141,6 +147,8 @@ def test_index_admin_adds_and_starts_a_table(tmp_path, browser):
             assert page.inner_text("#tableserr") == ""
 
             # the same id again: the API's 409 detail in the error line
+            page.fill("#t-id", "mesa-2")
+            page.fill("#t-name", "Mesa dos")
             page.click("#t-create")
             page.wait_for_function("document.getElementById('adminerr').textContent !== ''", timeout=10000)
             assert "exists already" in page.inner_text("#adminerr")
@@ -622,6 +630,10 @@ def test_umpire_moves_a_play_recorded_late_up_from_the_console(tmp_path, browser
             assert asked == ["Move event #3 of hand #1 before #2: it came first at the table (seats, tiles and times "
                              "stay)?"]
             page.wait_for_function("document.querySelectorAll('#log tr.corrected').length === 2", timeout=15000)
+            # helper-114: each row reads as the event now in force, with its points; the first one as "was"
+            rows = page.eval_on_selector_all("#log tr.corrected", "rs => rs.map(r => [...r.cells].slice(0, 3)"
+                                             ".map(c => c.innerText.trim()))")
+            assert rows == [["2", "play N 6-3 W was play S 4-2 E", ""], ["3", "play S 4-2 E was play N 6-3 W", "S +5"]]
             page.close()
 
 

@@ -99,7 +99,7 @@ const DC = (() => {
 
   // The umpire/admin token: #token=... in the address, else the one saved on this browser (index, console).
   function savedToken() {
-    return new URLSearchParams(location.hash.slice(1)).get("token") || localStorage.getItem("dominocast-token") || "";
+    return (new URLSearchParams(location.hash.slice(1)).get("token") || localStorage.getItem("dominocast-token") || "").trim();
   }
 
   // A link that fetches with the token and saves what it gets: a plain link cannot send it, and a

@@ -20,10 +20,12 @@
     if (!state) return;
     const game = state.game || {scores: {}};
     const hand = state.hand;
-    const turnSide = hand && hand.turn ? Object.keys(state.teams).find((s) => state.teams[s].seats.includes(hand.turn)) : null;
+    // the side to play: none once the hand is over (helper-114: the green edge stayed after a time call)
+    const turnSide = hand && hand.turn && hand.status === "in_progress"
+      ? Object.keys(state.teams).find((s) => state.teams[s].seats.includes(hand.turn)) : null;
     // whose turn, named (the border colour alone is easy to miss on a stream); none once the hand is
     // over or waits for the hands to be shown (helper-89: "▶ Bob to play" under a finished hand)
-    const toPlay = turnSide && hand.status === "in_progress"
+    const toPlay = turnSide
       ? `<div class="toplay clip">▶ ${DC.esc((state.players || {})[hand.turn] || hand.turn)} to play</div>` : "";
     // seed 002 (nova-block): players are ranked by the pips left in their hands over the match, fewest
     // first; the points are all 0 there (helper-93: the cards read 0 · 0 · 0 · 0 all match long)
@@ -56,8 +58,17 @@
     }
     // on air while its alert waits for the umpire: not once dismissed, confirmed or resolved (helper-104)
     const flag = lp && lp.flags ? lp.flags.find((f) => !f.dismissed && !f.settled) : null;
-    if (flag) showBanner("⚠ " + flag.message, 0);
+    if (flag) showBanner("⚠ " + namedSeat(state, lp, flag), 0);
     else if (!bannerTimer) $("banner").classList.add("hidden");
+  }
+
+  // A flag's message with its seat named as the last-play line names it (helper-114: "⚠ S played 6-3 ..."
+  // under "Bob Lee (S) played ...").
+  function namedSeat(state, lp, flag) {
+    const seat = flag.seat || lp.seat;
+    const who = seat === lp.seat && lp.player ? lp.player : (state.players || {})[seat];
+    return seat && who && who !== seat && flag.message.startsWith(seat + " ")
+      ? `${who} (${seat})${flag.message.slice(seat.length)}` : flag.message;
   }
 
   // A camera table whose pictures stopped coming: the score on air is no longer live, so say so.

@@ -45,6 +45,8 @@
         + ` <span class="muted">#${a.id}${earlier ? " · an earlier match" : ""} · hand ${a.hand ?? "-"}${a.index != null ? " · event " + a.index : ""}${a.seat ? " · " + a.seat : ""}</span></div>`
         + `<div>${DC.esc(DC.shortTimes(a.message))}</div><div class="details">${DC.esc(a.details && a.details.event ? "event: " + DC.shortTimes(a.details.event) : "")}`
         + `${a.details && a.details.repeats ? " · seen " + a.details.repeats + "×" : ""}</div>`
+        // why it is back before the umpire (helper-114: "reopened: ... its penalty ... was voided" was unseen)
+        + (a.note ? `<div class="details note">${DC.esc(a.note)}</div>` : "")
         + `<div class="row">${a.category === "flag" && a.seat && !earlier ? `<select class="pensel">${opts}</select>` : ""}`
         + `<button class="primary confirm">Confirm</button><button class="dismiss">Dismiss</button></div></div>`;
     }).join("") : '<p class="muted">No open alert.</p>';
@@ -71,7 +73,9 @@
     if (newMatch) renderAlerts();  // which alerts are an earlier match's depends on it
     $("tname").textContent = st.table.name;
     const game = st.game || {scores: {}};
-    $("score").textContent = Object.keys(st.teams).map((s) => `${DC.sideLabel(st, s)} ${game.scores[s] ?? 0}`).join("  ·  ");
+    // each side's label cut to a line (helper-114: 200-character names made the header five lines deep)
+    $("score").innerHTML = Object.keys(st.teams).map((s) =>
+      `<span class="side"><span class="clip">${DC.esc(DC.sideLabel(st, s))}</span> ${game.scores[s] ?? 0}</span>`).join(" · ");
     const hand = st.hand;
     $("handinfo").textContent = hand ? `game ${hand.game} · hand ${hand.in_game} (#${hand.number}) · ${hand.status}`
       + (hand.turn ? ` · ${hand.turn} to play` : "") + (hand.confirmed ? " · confirmed" : "") : "no hand yet";
@@ -120,9 +124,13 @@
       const o = outs.get(i);
       const flags = o && o.flags ? o.flags.map((f) => `<span class="flagtag">!${DC.esc(f.kind)}</span>`).join(" ") : "";
       const pts = o && o.points ? Object.entries(o.points).map(([s, p]) => `${s} ${DC.signed(p)}`).join(", ") : "";
-      const text = e.type === "correction" ? `fix #${e.replaces}: ${e.event ? e.event.type + " " + (e.event.seat || "") + " " + (e.event.tile ? e.event.tile.join("-") : "") + " " + (e.event.end || "") : "void"} ${e.by ? "(" + e.by + ")" : ""}`
-        : `${e.type} ${e.seat || ""} ${e.tile ? e.tile.join("-") : ""} ${e.end || ""}`;
       const cur = now.has(i) ? now.get(i) : e;
+      // a corrected slot reads as the event in force (its points and flags are that event's; helper-114:
+      // the first event stood struck through beside points it never scored), the first one as "was"
+      const changed = now.has(i) && !same(now.get(i), e);
+      const text = e.type === "correction" ? `fix #${e.replaces}: ${e.event ? evText(e.event) : "void"} ${e.by ? "(" + e.by + ")" : ""}`
+        : changed ? (cur ? evText(cur) : "voided") : evText(e);
+      const was = changed ? ` <span class="was">was ${DC.esc(evText(e))}</span>` : "";
       let tools = "";
       if (e.type === "correction") { /* a correction is changed by correcting its slot again */ }
       else if (!cur) tools = beforeVoid.has(i) ? `<button data-act="restore" data-i="${i}">restore</button>` : "";
@@ -133,9 +141,11 @@
           ? `<button data-act="up" data-i="${i}" title="this event came before the one above it at the table (recorded late)">move up</button>` : "")
         + (TURN_EVENTS.has(cur.type) ? `<button data-act="seat" data-i="${i}">seat</button>` : "")
         + `<button data-act="void" data-i="${i}">void</button>`;
-      return `<tr class="${now.has(i) && !same(now.get(i), e) ? "corrected" : ""}"><td>${i}</td><td>${DC.esc(text)} ${flags}</td><td>${pts}</td><td>${tools}</td></tr>`;
+      return `<tr class="${changed ? (cur ? "corrected" : "corrected voided") : ""}"><td>${i}</td><td>${DC.esc(text)}${was} ${flags}</td><td>${pts}</td><td>${tools}</td></tr>`;
     }).join("");
   }
+
+  const evText = (e) => `${e.type} ${e.seat || ""} ${e.tile ? e.tile.join("-") : ""} ${e.end || ""}`.trim();
 
   // a slot corrected back to what it first held (a swap undone) is not shown as corrected
   const same = (a, b) => !!a && !!b && a.type === b.type && a.seat === b.seat && a.end === b.end
