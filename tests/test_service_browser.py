@@ -674,3 +674,29 @@ def test_overlay_clips_long_names_and_keeps_its_panels_apart(tmp_path, browser, 
             index.wait_for_selector("tr[data-id='lg']")
             assert index.evaluate("() => document.documentElement.scrollWidth") <= 1400
             index.close()
+
+
+def test_overlay_names_who_a_time_call_gave_points_to(tmp_path, browser):
+    """helper-114: after a time call and the hands shown the bar read "hand over: time" while a side's
+    score jumped, no winner named. It names each side the hand's end gave points to."""
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            assert c.post("/api/tables", json={"id": "tc", "name": "Time", "rules": "block", "overrides": {"hand_size": 2},
+                                               "players": {"N": "Ana Ruiz", "S": "Bob Lee"},
+                                               "worker": {"kind": "manual"}}).status_code == 201
+            for ev in ({"type": "play", "seat": "N", "tile": "6-6"}, {"type": "play", "seat": "S", "tile": "6-5", "end": "E"},
+                       {"type": "hand_end", "kind": "time"}, {"type": "reveal", "seat": "N", "tiles": ["1-1"]},
+                       {"type": "reveal", "seat": "S", "tiles": ["6-4"]}):
+                assert c.post("/api/tables/tc/events", json={"event": ev}).status_code == 201
+            result = c.get("/api/tables/tc/snapshot").json()["data"]["state"]["hand"]["result"]
+            won = [(s, v) for s, v in result["awards"].items() if v]
+            assert result["kind"] == "time" and len(won) == 1  # the fewest pips (N: 2 against 10)
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(f"{base}/tables/tc/overlay?size=1280x720")
+            page.wait_for_selector("#lastplay:not(.hidden)")
+            side, pts = won[0]
+            name = {"N": "Ana Ruiz", "S": "Bob Lee"}[side]
+            assert page.inner_text("#lastplay").replace("\n", " ") == f"hand over: time · {name} +{pts}"
+            assert page.locator(".team.turn").count() == 0
+            page.close()

@@ -51,7 +51,8 @@
     if (lp) {
       const pts = DC.sumPoints(lp.points);
       $("lastplay").innerHTML = DC.esc(DC.playText(state, lp)) + (pts ? `<span class="pts">${DC.signed(pts)}</span>` : "")
-        + (hand.result && lp.type !== "hand_end" ? ` · <b>${DC.esc(hand.result.kind)}</b>` : "");  // said once
+        + (hand.result && lp.type !== "hand_end" ? ` · <b>${DC.esc(hand.result.kind)}</b>` : "")  // said once
+        + (lp.type === "hand_end" && !pts ? awardsText(state, hand.result) : "");
       $("lastplay").classList.remove("hidden");
     } else {
       $("lastplay").classList.add("hidden");
@@ -60,6 +61,13 @@
     const flag = lp && lp.flags ? lp.flags.find((f) => !f.dismissed && !f.settled) : null;
     if (flag) showBanner("⚠ " + namedSeat(state, lp, flag), 0);
     else if (!bannerTimer) $("banner").classList.add("hidden");
+  }
+
+  // Who the hand's end gave points to, once the hands shown decided it (helper-114: after a time call the
+  // bar said "hand over: time" while a side's score jumped by 30, no winner named).
+  function awardsText(state, result) {
+    const won = result ? Object.entries(result.awards || {}).filter(([, v]) => v) : [];
+    return won.map(([side, v]) => ` · ${DC.esc(DC.sideLabel(state, side))} <span class="pts">${DC.signed(v)}</span>`).join("");
   }
 
   // A flag's message with its seat named as the last-play line names it (helper-114: "⚠ S played 6-3 ..."

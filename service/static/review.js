@@ -28,7 +28,8 @@
   let svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="100%" class="chart">`;
   svg += `<line x1="${P}" y1="${y(0)}" x2="${W - P}" y2="${y(0)}" stroke="#999"/><line x1="${P}" y1="${P}" x2="${P}" y2="${H - P}" stroke="#999"/>`;
   svg += `<text x="4" y="${y(maxY) + 4}" font-size="11">${maxY}</text><text x="4" y="${y(0) + 4}" font-size="11">0</text>`;
-  if (minY < 0) svg += `<text x="4" y="${y(minY) + 4}" font-size="11">${minY}</text>`;
+  // below the 0 label, never on it (helper-114: "0" and "-15" overlapped when the minimum was near 0)
+  if (minY < 0) svg += `<text x="4" y="${Math.max(y(minY) + 4, y(0) + 16)}" font-size="11">${minY}</text>`;
   if (data.target) svg += `<line x1="${P}" y1="${y(data.target)}" x2="${W - P}" y2="${y(data.target)}" stroke="#bbb" stroke-dasharray="4 4"/>`;
   rows.forEach((r, i) => { if (i && (r.game !== rows[i - 1].game || r.hand !== rows[i - 1].hand))
     svg += `<line x1="${x(i)}" y1="${P}" x2="${x(i)}" y2="${H - P}" stroke="#eee"/><text x="${x(i) + 2}" y="${P - 4}" font-size="10" fill="#888">g${r.game}h${r.hand}</text>`; });
