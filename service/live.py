@@ -721,7 +721,9 @@ class TableRuntime:
             for i, ev in effective(log):
                 if i == index:
                     return ev
-            raise NotFound(f"event #{index} of hand {hand} was voided")
+            # the slot is there, holding nothing: a state the action conflicts with (helper-114: a void sent
+            # twice got 404, a restore sent twice 422, a swap sent twice 409)
+            raise Refused(f"event #{index} of hand {hand} was voided")
 
     def inferred_passes(self, hand: int, index: int) -> list[tuple[int, Pass]]:
         """The passes (slot, event), still in force, that the camera inferred from the play in slot

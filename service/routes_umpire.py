@@ -180,7 +180,7 @@ def _changes(held: object, event: object | None, hand: int, index: int) -> None:
     """Refuse a correction that would put back what the slot holds (two umpires restoring one void at
     once, a fix to the tile already there): it would only clutter the log."""
     if event is not None and event == held:
-        raise Invalid(f"event #{index} of hand {hand} is already {format_event(held)}: nothing to correct")
+        raise Conflict(f"event #{index} of hand {hand} is already {format_event(held)}: nothing to correct")
 
 
 @router.post("/fix-tile", status_code=201, dependencies=umpire)
@@ -338,7 +338,7 @@ def reassign(table_id: str, body: ReassignBody, request: Request) -> dict:
             raise Invalid(f"event #{body.index} of hand {hand} is a {ev.type}: reassign moves a play, pass, draw "
                           "or take-back to another seat (a correction replaces any other event)")
         if ev.seat == body.seat:  # a correction that changes nothing would only clutter the log
-            raise Invalid(f"event #{body.index} of hand {hand} is already {body.seat}'s: nothing to reassign")
+            raise Conflict(f"event #{body.index} of hand {hand} is already {body.seat}'s: nothing to reassign")
         # The camera inferred passes for the seats its play skipped: with the play moved to a seat among
         # them, that seat's pass and those after it were never made (the ones before it stand).
         passes = rt.inferred_passes(hand, body.index)

@@ -174,7 +174,7 @@ def test_fix_tile_reassign_and_scores_recomputed(tmp_path):
         assert r.json()["scores"] == {"N": 0, "S": 20}
         assert post(c, "/api/tables/t/reassign", {"index": 0, "seat": "X"}).status_code == 422
         r = post(c, "/api/tables/t/reassign", {"index": 0, "seat": "S"})  # the console's prompt, the same seat again
-        assert r.status_code == 422 and r.json()["detail"] == "event #0 of hand 1 is already S's: nothing to reassign"
+        assert r.status_code == 409 and r.json()["detail"] == "event #0 of hand 1 is already S's: nothing to reassign"
         assert post(c, "/api/tables/t/fix-tile", {"index": 0, "tile": "77-1"}).status_code == 422
         assert post(c, "/api/tables/t/fix-tile", {"index": 9, "tile": "1-1"}).status_code == 404
         post(c, "/api/tables/t/events", {"event": {"type": "pass", "seat": "N"}})
@@ -419,9 +419,9 @@ def test_a_voided_play_can_be_restored_and_a_fixed_slot_fixed_again(tmp_path):
         play = c.get("/api/matches/1/hands/1").json()["events"][1]
         assert post(c, "/api/tables/t/corrections", {"replaces": 1, "event": None}).json()["scores"] == {"N": 10, "S": 0}
         again = c.post("/api/tables/t/corrections", json={"replaces": 1, "event": None}, headers=AUTH)
-        assert again.status_code == 404 and again.json()["detail"] == "event #1 of hand 1 was voided"
+        assert again.status_code == 409 and again.json()["detail"] == "event #1 of hand 1 was voided"
         fix = c.post("/api/tables/t/fix-tile", json={"index": 1, "tile": "5-0"}, headers=AUTH)
-        assert fix.status_code == 404  # a voided slot holds no play to fix: restore it first
+        assert fix.status_code == 409  # a voided slot holds no play to fix: restore it first
         r = post(c, "/api/tables/t/corrections", {"replaces": 1, "event": play, "reason": "restored"})
         assert r.status_code == 201 and (r.json()["replaces"], r.json()["scores"]) == (1, {"N": 10, "S": 10})
         # the restored slot is corrected again, as it now stands: S's 5-0 went on W, not E
@@ -517,9 +517,9 @@ def test_a_correction_that_puts_back_what_the_slot_holds_is_refused(two_plays):
     assert post(c, "/api/tables/t/corrections", {"replaces": 1, "event": None}).status_code == 201
     assert post(c, "/api/tables/t/corrections", {"replaces": 1, "event": s_play}).status_code == 201  # restored
     r = post(c, "/api/tables/t/corrections", {"replaces": 1, "event": s_play})  # the second console
-    assert (r.status_code, r.json()["detail"]) == (422, "event #1 of hand 1 is already S 5-1 E: nothing to correct")
+    assert (r.status_code, r.json()["detail"]) == (409, "event #1 of hand 1 is already S 5-1 E: nothing to correct")
     r = post(c, "/api/tables/t/fix-tile", {"index": 1, "tile": "5-1"})  # the tile it is
-    assert r.status_code == 422 and "nothing to correct" in r.json()["detail"]
+    assert r.status_code == 409 and "nothing to correct" in r.json()["detail"]
     assert len(c.get("/api/matches/1/hands/1").json()["events"]) == 4
 
 
@@ -605,7 +605,7 @@ def test_a_fix_to_the_tile_already_there_is_refused(tmp_path):
                                                    "confidence": 0.7}})
         for typed in ("6-3", "3-6"):
             r = post(c, "/api/tables/t/fix-tile", {"hand": 1, "index": 1, "tile": typed})
-            assert (r.status_code, r.json()["detail"]) == (422, "event #1 of hand 1 is already W 6-3 E: "
+            assert (r.status_code, r.json()["detail"]) == (409, "event #1 of hand 1 is already W 6-3 E: "
                                                                 "nothing to correct")
         assert post(c, "/api/tables/t/fix-tile", {"hand": 1, "index": 1, "tile": "6-3", "end": "W"}).status_code == 201
 
@@ -724,7 +724,7 @@ def test_a_swap_needs_two_plays(tmp_path):
         assert same.status_code == 422 and same.json()["detail"] == "index and other are both #1: name two plays to swap"
         assert post(c, "/api/tables/t/corrections", {"replaces": 1, "event": None}).status_code == 201
         voided = post(c, "/api/tables/t/swap-tiles", {"index": 0, "other": 1})
-        assert voided.status_code == 404 and voided.json()["detail"] == "event #1 of hand 1 was voided"
+        assert voided.status_code == 409 and voided.json()["detail"] == "event #1 of hand 1 was voided"
         assert scores(c) == {"N": 10, "S": 0}  # nothing changed by the refusals
 
 
