@@ -639,12 +639,25 @@ def test_suppress_contained_drops_weak_boxes_straddling_a_sure_tile():
     assert suppress_contained(polys, np.array([0, 1]), scores=scores).tolist() == [0, 1]
 
 
+
+def _reads_clearly_as(v: int):
+    """A fake ``PipReader.read``: every box's halves read ``v`` at 0.99, no classical disagreement."""
+    from vision.pip_reader import HalfReadings
+
+    def read(frame, polys):
+        m = len(polys)
+        probs = np.zeros((m, 2, 7), np.float32)
+        probs[:, :, v] = 0.99
+        return HalfReadings(probs, np.full((m, 2), 0.99, np.float32), np.full((m, 2), v), np.full((m, 2), -1),
+                            np.zeros((m, 2), np.float32), np.zeros((m, 2), bool), np.asarray(polys, np.float32),
+                            np.zeros(m, bool))
+    return read
+
 @needs_models
 def test_recognizer_drops_a_weak_box_straddling_a_sure_tile(monkeypatch):
     """The Recognizer applies the sure-box rule to the frame's detections: of a sure tile, a weak
     box across it and its neighbour, and a weak box clear of both, the straddling one goes."""
     from vision.detector import Detections
-    from vision.pip_reader import HalfReadings
     from vision.recognize import Recognizer
 
     rec = Recognizer(verifier_path=False)
@@ -653,15 +666,7 @@ def test_recognizer_drops_a_weak_box_straddling_a_sure_tile(monkeypatch):
     scores = np.array([0.95, 0.6, 0.6], np.float32)
     monkeypatch.setattr(rec.detector, "detect", lambda f, t: Detections(boxes, scores, np.zeros(3, np.int64), t))
 
-    def read(frame, polys):
-        m = len(polys)
-        probs = np.zeros((m, 2, 7), np.float32)
-        probs[:, :, 3] = 0.99
-        return HalfReadings(probs, np.full((m, 2), 0.99, np.float32), np.full((m, 2), 3), np.full((m, 2), -1),
-                            np.zeros((m, 2), np.float32), np.zeros((m, 2), bool), np.asarray(polys, np.float32),
-                            np.zeros(m, bool))
-
-    monkeypatch.setattr(rec.reader, "read", read)
+    monkeypatch.setattr(rec.reader, "read", _reads_clearly_as(3))
     rec.n_sets = 3
     obs = rec(np.zeros((200, 400, 3), np.uint8), tile_px=80.0)
     assert sorted(float(o.polygon_px.mean(0)[0]) for o in obs) == pytest.approx([100.0, 300.0])
@@ -720,7 +725,6 @@ def test_weak_boxes_on_what_just_changed_count_from_the_focus_threshold(monkeypa
     """focus: a face-up box from 0.1 is read where the table just changed (half its area or
     more), if the pip reader vouches; elsewhere (a printed domino on a board) it needs 0.2."""
     from vision.detector import Detections
-    from vision.pip_reader import HalfReadings
     from vision.recognize import Recognizer
 
     rec = Recognizer(n_sets=2)
@@ -729,15 +733,7 @@ def test_weak_boxes_on_what_just_changed_count_from_the_focus_threshold(monkeypa
     scores = np.array([0.15, 0.15, 0.15, 0.05], np.float32)
     monkeypatch.setattr(rec.detector, "detect", lambda f, t: Detections(boxes, scores, np.zeros(4, int), t))
 
-    def read(frame, polys):  # every face-up box reads clearly as 6-6
-        m = len(polys)
-        probs = np.zeros((m, 2, 7), np.float32)
-        probs[:, :, 6] = 0.99
-        return HalfReadings(probs, np.full((m, 2), 0.99, np.float32), np.full((m, 2), 6), np.full((m, 2), -1),
-                            np.zeros((m, 2), np.float32), np.zeros((m, 2), bool), np.asarray(polys, np.float32),
-                            np.zeros(m, bool))
-
-    monkeypatch.setattr(rec.reader, "read", read)
+    monkeypatch.setattr(rec.reader, "read", _reads_clearly_as(6))  # every face-up box reads 6-6
     frame = np.zeros((60, 320, 3), np.uint8)
     focus = np.zeros((60, 320), bool)
     focus[:, 0:60] = True  # all of box 0
