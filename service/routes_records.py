@@ -6,6 +6,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse, Response
 from sqlalchemy import select
 
+from engine.events import effective
+from engine.hand import replay
 from engine.match import replay_match
 from engine.record import MatchRecord, event_from_dict, record_from_match, to_json
 from engine.record_text import write_text
@@ -14,6 +16,7 @@ from service.db import get_row
 from service.deps import registry, viewable
 from service.live import NotFound, alert_dict
 from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow
+from service.views import layout_geometry
 
 router = APIRouter(prefix="/api", tags=["records"])
 
@@ -109,6 +112,24 @@ def get_hand(match_id: int, hand: int, request: Request) -> dict:
         raise NotFound(f"match {match_id} has no hand {hand} (hands: {len(rec.hands)})")
     return {"number": hand, "match": match_id, **rec.hands[hand - 1].model_dump(mode="json"),
             "sources": meta[hand - 1], "confirmed_by": _confirmed(request, match_id).get(hand)}
+
+
+@router.get("/matches/{match_id}/hands/{hand}/board")
+def get_board(match_id: int, hand: int, request: Request, after: int) -> dict:
+    """The line of play of hand ``hand`` (1-based in the match) as it stood after event slot ``after``,
+    the record's corrections applied (the review page: a click on a row shows the board then):
+    ``layout`` (:func:`service.views.layout_geometry`), ``open_ends``, ``ends_total``."""
+    m, rt, logs, _ = load_match(request, match_id)
+    if not 1 <= hand <= len(logs):
+        raise NotFound(f"match {match_id} has no hand {hand} (hands: {len(logs)})")
+    if not 0 <= after < len(logs[hand - 1]):
+        raise NotFound(f"hand {hand} has no event #{after} (events: {len(logs[hand - 1])})")
+    state = replay_match(rt.cfg.rules, logs)
+    hs = [h for g in state.games for h in g.hands][hand - 1]
+    upto = [ev for i, ev in effective(logs[hand - 1]) if i <= after]
+    layout = replay(rt.cfg.rules, upto, hs.context).layout
+    return {"match": match_id, "hand": hand, "after": after, "layout": layout_geometry(layout),
+            "open_ends": layout.open_ends(), "ends_total": layout.ends_count()}
 
 
 @router.get("/matches/{match_id}/timeline")

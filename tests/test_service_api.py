@@ -573,3 +573,22 @@ def test_names_with_control_characters_are_refused(client, field, value):
     assert r.status_code == 422, r.text
     assert "no control characters (newline, tab, NUL) in a name or title" in r.json()["detail"]
     assert client.get("/api/tables/ctl").status_code == 404
+
+
+def test_the_board_after_each_event_of_a_hand(client):
+    """The review page's board: the line of play as it stood after a slot, corrections applied."""
+    manual_table(client, rules="all-fives")
+    for ev in ({"type": "play", "seat": "N", "tile": "6-1"}, {"type": "play", "seat": "S", "tile": "1-4", "end": "E"},
+               {"type": "play", "seat": "N", "tile": "6-3", "end": "W"}):
+        assert post(client, "/api/tables/t1/events", {"event": ev}).status_code == 201
+    board = lambda after: client.get(f"/api/matches/1/hands/1/board?after={after}").json()  # noqa: E731
+    keys = lambda b: sorted(t["key"] for t in b["layout"]["tiles"])  # noqa: E731
+    assert keys(board(0)) == ["6-1"] and board(0)["open_ends"] == {"W": 6, "E": 1}
+    assert keys(board(1)) == ["4-1", "6-1"] and board(1)["ends_total"] == 10  # 6 + 4
+    assert keys(board(2)) == ["4-1", "6-1", "6-3"] and board(2)["open_ends"] == {"W": 3, "E": 4}
+    # S really laid 1-5: the fix is in the board after #1 (slot 3 is the correction itself)
+    assert post(client, "/api/tables/t1/corrections", {"replaces": 1, "event": {"type": "play", "seat": "S",
+                                                                                "tile": "1-5", "end": "E"}}).status_code == 201
+    assert keys(board(1)) == ["5-1", "6-1"] and board(1)["open_ends"] == {"W": 6, "E": 5}
+    for bad in ("/api/matches/1/hands/1/board?after=9", "/api/matches/1/hands/2/board?after=0"):
+        assert client.get(bad).status_code == 404

@@ -106,6 +106,13 @@ def test_overlay_and_umpire_console(tmp_path, browser):
             assert review.locator("#chart svg text", has_text="Ruiz").count() == 0
             assert "bogus_play" in review.inner_text("#timeline")
             assert "confirmed" in review.inner_text("#flags")
+            # the board as the record ends, and after the lead once its row is clicked
+            review.wait_for_selector("#rboard svg g.tile")
+            lead = review.locator("#timeline tr.pick:not([data-tile=''])").first  # the first play: the lead
+            lead.click()
+            review.wait_for_function("document.querySelectorAll('#rboard svg g.tile').length === 1", timeout=15000)
+            assert review.locator("#timeline tr.picked").count() == 1
+            assert review.inner_text("#boardat").startswith("· game 1, hand 1, after #")
             review.screenshot(path=str(shots / "review.png"), full_page=True)
             for page in (overlay, umpire, review):
                 page.close()

@@ -48,9 +48,27 @@
     const pts = Object.entries(r.points).map(([s, p]) => `${s} ${DC.signed(p)}`).join(", ");
     const flags = r.flags.map((f) => `<span class="flagtag">!${DC.esc(f.kind)}</span>`).join(" ");
     const end = r.hand_end ? ` <b>= ${DC.esc(r.hand_end.kind)} ${DC.esc(r.hand_end.winner || "")}</b>` : "";
-    return `<tr><td>${r.game}</td><td>${r.hand}</td><td>${r.index}</td><td>${DC.esc(DC.shortTimes(r.text))} ${flags}${end}</td><td>${pts}</td>`
+    return `<tr class="pick" data-hand="${r.match_hand}" data-i="${r.index}" data-tile="${r.tile ? Math.max(...r.tile) + "-" + Math.min(...r.tile) : ""}">`
+      + `<td>${r.game}</td><td>${r.hand}</td><td>${r.index}</td><td>${DC.esc(DC.shortTimes(r.text))} ${flags}${end}</td><td>${pts}</td>`
       + `<td>${Object.entries(r.score).map(([s, v]) => `${s} ${v}`).join(" · ")}</td></tr>`;
   }).join("");
+  // the line of play after the event clicked (helper-114: no way to see the board at a moment of the game)
+  async function showBoard(row) {
+    for (const r of document.querySelectorAll("#timeline tr.picked")) r.classList.remove("picked");
+    row.classList.add("picked");
+    const {hand, i, tile} = row.dataset;
+    const b = await DC.api(`/api/matches/${match}/hands/${hand}/board?after=${i}${key ? "&key=" + encodeURIComponent(key) : ""}`,
+                           {token: token || undefined});
+    $("rboard").innerHTML = DC.layoutSVG(b.layout, {last: tile || null});
+    const cells = row.cells;
+    $("boardat").textContent = `· game ${cells[0].textContent}, hand ${cells[1].textContent}, after #${i}`;
+  }
+  $("timeline").addEventListener("click", (ev) => {
+    const row = ev.target.closest("tr.pick");
+    if (row) showBoard(row).catch((e) => { $("boardat").textContent = `· ${e.message}`; });
+  });
+  const lastRow = [...document.querySelectorAll("#timeline tr.pick")].pop();
+  if (lastRow) showBoard(lastRow).catch(() => {});  // the board as the record ends
   $("flags").innerHTML = data.alerts.length ? data.alerts.map((a) => `<div class="alert ${a.category}"><span class="kind">${DC.esc(a.kind)}</span>`
     + ` <span class="muted">hand ${a.hand ?? "-"} · ${DC.esc(a.status)}${a.resolved_by ? " by " + DC.esc(a.resolved_by) : ""}</span><div>${DC.esc(a.message)}</div>`
     + (a.note ? `<div class="details">${DC.esc(a.note)}</div>` : "") + "</div>").join("") : '<p class="muted">No flag.</p>';
