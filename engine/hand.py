@@ -111,6 +111,8 @@ class HandState:
     leader: str | None = None
     responses: list[str] = field(default_factory=list)  # the first answers to the lead
     exposed: set[tuple[int, int]] = field(default_factory=set)  # tiles shown during play
+    # why the hand's domino scores nothing (seed 004: went out with a scoring tile or a double, nothing to draw)
+    domino_void: str | None = None
     # False when draws are not seen (a camera in a draw game: Deal(draws_seen=False)): a seat's
     # tile count is then unknown, so no domino is declared by counting.
     counts_known: bool = True
@@ -256,7 +258,8 @@ def apply(st: HandState, index: int, ev: object) -> Outcome:
     # after a line with too many doubles forced the redeal
     if st.over and not ignored and not isinstance(ev, (Reveal, Penalty, HandEnd)) and not (
             isinstance(ev, Deal) and st.doubles_redeal):
-        raise IllegalEvent("the hand is over")
+        how = st.result.kind if st.result is not None else f"{st.pending_end[0]}, awaiting the hands shown"
+        raise IllegalEvent(f"the hand is over ({how})")  # helper-115: a redeal's "over" read as a bug
     handler = {
         Deal: _deal, Play: _play, Pass: _pass, Draw: _draw, TakeBack: _take_back,
         Penalty: _penalty, Reveal: _reveal, HandEnd: _hand_end,
@@ -492,11 +495,13 @@ def _check_end_after_play(
             st.turn = seat
             return
         if st.rules.no_domino_with_scoring_or_double and (pts > 0 or tile.is_double):
-            # fix: seed 004, nothing left to draw: "he must skip his turn" -- the play should not have
-            # happened; flag it for the umpire (the domino stands unless corrected)
+            # seed 004, nothing left to draw: "he must skip his turn" -- the play should not have happened.
+            # Flagged for the umpire (void it and record the pass); the hand ends, but the domino scores
+            # nothing, as an illegal play scores nothing (helper-115: it was awarded in full, 110 points)
             flags.append(Flag("no_domino_with_scoring_or_double", seat,
                               f"{seat} went out with a scoring tile or a double and nothing to draw: "
-                              "the seed says he must skip his turn"))
+                              "the seed says he must skip his turn; the domino scores nothing"))
+            st.domino_void = "went out with a scoring tile or a double: no points"
         # seed 001: "can be played on either side except a double"; with capicua_ends = different_numbers
         # the two ends must also show different numbers (a 2-0 on ends 2|2 is then no capicua)
         fits = [v for v in before.values() if tile.has(v)]
@@ -557,6 +562,13 @@ def _draw(st: HandState, ev: Draw, points: dict, flags: list[Flag]) -> None:
         flags.append(Flag("boneyard_reserve", seat, f"{seat} drew from the {st.rules.reserve()} tiles that stay"))
     if st.known[seat] is not None and st.layout.lead is not None and st.legal_ends(seat):
         flags.append(Flag("draw_with_play", seat, f"{seat} drew holding a legal play"))
+    elif st.rules.draw_rule == "until_playable" and st.layout.lead is not None and ev.tiles:
+        # several draws written as one: "draw tiles from the boneyard until he draws a playable tile" (seed
+        # 004; seed 000 alike), so a tile that fits, drawn before the last, was a legal play held
+        # (helper-115: "S draw 1-0 2-0" on a 1 end said nothing; two draw events flag the second)
+        fit = next((t for t in ev.tiles[:-1] if st.layout.can_play(t)), None)
+        if fit is not None:
+            flags.append(Flag("draw_with_play", seat, f"{seat} drew on after {fit}, which could be played"))
     seen: set[tuple[int, int]] = set()
     for t in ev.tiles or []:  # checked whether or not the seat's hand is known (helper-89: "9-9", "6-6 6-6")
         Tile.parse(t, st.rules.set_max)
@@ -810,6 +822,9 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
         if not rules.exposed_tile_domino_scores and last is not None and last.key in st.exposed:
             awards = {sd: 0 for sd in awards}  # seed 003: "If the player wins with that tile, the points do not count"
             note += "; won with an exposed tile: no points"
+        if st.domino_void:
+            awards = {sd: 0 for sd in awards}
+            note += f"; {st.domino_void}"
         nxt, req = _next_lead_after(st, winner, "domino")
         result = HandResult("domino", winner, side, awards, remaining, capicua, note, nxt, req)
     else:  # locked, or time called

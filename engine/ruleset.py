@@ -101,7 +101,7 @@ class Ruleset(BaseModel):
     # False: a domino made with an exposed (touched, face-up) tile scores nothing (seed 003)
     exposed_tile_domino_scores: bool = True
     lock_winner: Literal["lowest_individual", "lowest_team", "locker_vs_right"] = "lowest_individual"
-    lock_tie: Literal["no_score", "split", "locker", "leading_team"] = "no_score"
+    lock_tie: Literal["no_score", "split", "split_if_three", "locker", "leading_team"] = "no_score"
     lock_points: Literal["opponents_pips", "all_pips", "difference", "difference_cascade", "none"] = "opponents_pips"
     lock_rounding: Literal["nearest5", "down5", "up5", "exact"] = "nearest5"
 

@@ -87,7 +87,8 @@ def lock_awards(
         points_rule: ``opponents_pips`` | ``all_pips`` | ``difference`` | ``difference_cascade``
             (seed 004: "the player with the lowest number of pips scores the difference ...
             then the player with the next-lowest ... and so on") | ``none``.
-        tie_rule: ``no_score`` | ``split`` (seed 004, 3 players) | ``locker`` | ``leading_team``.
+        tie_rule: ``no_score`` | ``split`` | ``split_if_three`` (seed 004: split when three play, no
+            score when two or four do) | ``locker`` | ``leading_team``.
     """
     sides = sorted(set(side_of[s] for s in pips_by_seat))
     side_pips = {side: sum(p for s, p in pips_by_seat.items() if side_of[s] == side) for side in sides}
@@ -119,7 +120,8 @@ def lock_awards(
         raise ValueError(points_rule)
 
     if len(lowest) > 1:
-        if tie_rule == "split" and points_rule in ("opponents_pips", "difference_cascade"):
+        split = tie_rule == "split" or tie_rule == "split_if_three" and len(pips_by_seat) == 3
+        if split and points_rule in ("opponents_pips", "difference_cascade"):
             rest = sum(p for sd, p in side_pips.items() if sd not in lowest)
             for side in lowest:
                 awards[side] = round_points(rest // len(lowest), rounding)

@@ -467,7 +467,7 @@ def test_001_five_doubles_in_a_deal_written_one_line_per_seat():
         replay(rules, ev(lines[0], "deal W 6-6 5-4 5-3 5-2 5-1 5-0 4-4"), FIRST_HAND)
     with pytest.raises(IllegalEvent, match=r"event #1 \(deal\): N was already dealt"):
         replay(rules, ev(lines[0], "deal N 5-5 5-4 5-3 5-2 5-1 5-0 4-4"), FIRST_HAND)
-    with pytest.raises(IllegalEvent, match=r"event #4 \(play\): the hand is over"):
+    with pytest.raises(IllegalEvent, match=r"event #4 \(play\): the hand is over \(redeal\)"):
         replay(rules, ev(*lines, "N 6-6"), FIRST_HAND)
 
 
@@ -757,9 +757,12 @@ def test_004_last_tile_a_double_with_nothing_to_draw_skips_the_turn():
     assert (st.result.kind, st.result.remaining) == ("locked", {"N": 12, "S": 68})
     assert st.result.awards == {"N": 55, "S": 0}
     assert st.scores == {"N": 10 + 55, "S": 0}
-    # had N gone out with it, the umpire is told
+    # had N gone out with it, the umpire is told, and the domino scores nothing (helper-115: it was
+    # awarded S's 68 pips, 70 points): N keeps the 10 of its earlier plays
     st = replay(rules, ev(*MUGGINS_SKIP, "N 6-6 W"))
     assert "no_domino_with_scoring_or_double" in kinds(st)
+    assert (st.result.kind, st.result.winner_seat, st.result.awards) == ("domino", "N", {"N": 0, "S": 0})
+    assert st.scores == {"N": 10, "S": 0} and "no points" in st.result.note
 
 
 def test_004_the_last_tiles_of_the_boneyard_stay():
@@ -799,6 +802,21 @@ def test_004_at_the_target_the_highest_score_of_the_tally_wins():
     assert game.hands[0].outcomes[-1].points == {"N": 45, "S": 35}
     # N 45 and S 20 + 35 = 55 both reach 40 in the same tally: S, the highest, wins
     assert (game.ended_by, game.winner, game.scores) == ("target", "S", {"N": 45, "E": 0, "S": 55})
+
+
+def test_004_a_tied_lowest_hand_splits_the_third_hand_with_three_players():
+    # "If there is a tie for the lowest number of pips in a three-handed game, the number of pips in their
+    # opponent's hand is split evenly between them." (helper-115: nobody scored)
+    rules = load_ruleset("muggins", players=3)
+    deal = "deal N 6-5 0-0 1-1 2-2 4-4 / E 3-1 3-3 4-0 4-1 4-2 / S 1-0 2-0 2-1 3-0 3-2"
+    st = replay(rules, ev(deal, "N 6-5", "end locked"))
+    # N 0+2+4+8 = 14, E 4+6+4+5+6 = 25, S 1+2+3+3+5 = 14: N and S split E's 25, 12 each -> nearest 5: 10
+    assert st.result.remaining == {"N": 14, "E": 25, "S": 14}
+    assert st.result.awards == {"N": 10, "E": 0, "S": 10}
+    # two players tied: "in a two-handed ... game, there is no score"
+    two = load_ruleset("muggins")
+    st = replay(two, ev("deal N 6-5 0-0 1-1 2-2 4-4 / S 1-0 2-0 2-1 3-0 3-2", "N 6-5", "end locked"))
+    assert st.result.remaining == {"N": 14, "S": 14} and st.result.awards == {"N": 0, "S": 0}
 
 
 def test_004_a_tie_at_the_target_plays_three_more_hands_with_three_players():
@@ -945,3 +963,14 @@ def test_000_a_score_passing_an_exact_target_is_marked_and_not_counted():
     assert rows[2]["points"] == {"N": 10} and [f["kind"] for f in rows[2]["flags"]] == ["not_counted"]
     assert "N would pass the target 15" in rows[2]["flags"][0]["message"]
     assert all(r["flags"] == [] for k, r in enumerate(rows) if k != 2)
+
+
+def test_004_several_draws_in_one_event_past_a_playable_tile_are_flagged():
+    # "he must draw tiles from the boneyard until he draws a playable tile": 1-0 fits the 1 end, so drawing
+    # 2-0 after it was drawing with a legal play, as two draw events say (helper-115: one event said nothing)
+    rules = load_ruleset("muggins")
+    deal = "deal N 6-1 1-2 2-3 3-4 4-4 / S 0-0 2-2 3-3 5-5 4-0"
+    one = replay(rules, ev(deal, "N 6-1", "S draw 1-0 2-0", "S 1-0 E"))
+    two = replay(rules, ev(deal, "N 6-1", "S draw 1-0", "S draw 2-0", "S 1-0 E"))
+    assert kinds(one) == kinds(two) == ["draw_with_play"]
+    assert kinds(replay(rules, ev(deal, "N 6-1", "S draw 2-0 1-0", "S 1-0 E"))) == []  # the last one fits: right
