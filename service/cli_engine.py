@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from engine.hand import IllegalEvent
@@ -71,6 +72,13 @@ def score(
         table.add_row(f"{row['game']}.{row['hand']}", str(row["index"]), text, pts, ends_text(row),
                       f"[red]{flags}[/]" if flags else "", "" if by_pips else _score(row["score"]))
     console.print(table)
+    # what each flag means, once per kind (helper-116: "must_draw" stood alone; its message only in --json)
+    said: dict[str, str] = {}
+    for row in rows:
+        for f in row.get("flags") or []:
+            said.setdefault(f["kind"], f"{row['game']}.{row['hand']} #{row['index']}: {f['message']}")
+    for kind, line in said.items():
+        console.print(f"  [red]{kind}[/]: {escape(line)}", highlight=False)
     _print_standings(match, sc.players)
 
 

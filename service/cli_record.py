@@ -107,12 +107,22 @@ def show(
     print(to_json(record) if as_json else write_text(record), end="")
 
 
+def _review_video(folder: Path) -> Path | None:
+    """The annotated video of the review whose folder ``folder`` is (``record report``'s default
+    ``--video``), or None."""
+    from service.review_snapshots import is_review_folder
+    from service.video_out import VIDEO_NAMES
+
+    return next((folder / n for n in VIDEO_NAMES if is_review_folder(folder) and (folder / n).is_file()), None)
+
+
 @record_app.command("report")
 def report(
     file: Path = typer.Argument(..., help="a JSON record or a text notation file"),
     out: Path = typer.Option(..., "--out", help="the HTML report to write (e.g. report.html)"),
     video: Optional[Path] = typer.Option(None, "--video", help="the game's video (a review's annotated.webm): "
-                                         "each event's time then plays it from that moment"),
+                                         "each event's time then plays it from that moment; default the "
+                                         "review's, when the record lies in its folder (or --review names it)"),
     review: Optional[Path] = typer.Option(None, "--review", help="the review's folder (events.jsonl, snapshots/) "
                                           "whose snapshots to show beside the events; default the record's "
                                           "folder when it is one"),
@@ -128,6 +138,9 @@ def report(
     from service.review_snapshots import is_review_folder, review_folder_problem
 
     check_out_file("--out", out, "record-report.html")  # report.html is a review's own page
+    if video is None and (video := _review_video(review if review is not None else file.parent)) is not None:
+        # helper-116: the review's own page plays its video; the corrected record's page did not
+        err_console.print(f"note: the review's video {video} is linked (--video to choose another)", highlight=False)
     check_distinct_outputs([("--out", out)], [("the record", file), ("the --video", video)])
     if is_review_page(out):  # the review's own page, with its notices and flags (helper-84)
         raise fail(f"--out {out} is a review's page, with its snapshots: a record's page would replace it; "

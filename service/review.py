@@ -525,7 +525,9 @@ class ReviewSession:
             if ev.kind in FLAG_NOTICES:
                 row = {**row, "type": "flag"}
                 self._flag(row, t)
-            if ev.kind == "seats_unseen":
+            if ev.kind == "hand_end_inferred":  # helper-116: said in the report and events, not on the console
+                self.summary.notes.append(f"game {self.game_no} hand {self.hand_no}: {ev.message}")
+            elif ev.kind == "seats_unseen":
                 self.summary.warnings.append(ev.message)
             elif ev.kind == "boneyard_uncounted":  # why the plays of a skipped seat are flagged, not passes
                 self.summary.notes.append(f"game {self.game_no} hand {self.hand_no}: {ev.message}")

@@ -277,3 +277,19 @@ hands:
     result = score(path, "--json")
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
+
+
+def test_score_table_says_what_each_flag_means_once(tmp_path):
+    """helper-116: "must_draw" stood in the table with no word of what it means (only --json had it)."""
+    path = script(tmp_path, """\
+rules: all-fives
+hands:
+  - events:
+      - N 6-4
+      - S 2-1 E
+      - N 3-3 E
+""")
+    result = score(path)
+    assert result.exit_code == 0, result.output
+    lines = [x.strip() for x in result.stdout.splitlines() if x.strip().startswith("mismatched_end:")]
+    assert lines == ["mismatched_end: 1.1 #1: S played 2-1 on E showing 4: the ends do not match"]

@@ -69,7 +69,11 @@ def test_review_matches_ground_truth(footage, tmp_path):
     assert summary.draws == sum(len(d["tiles"]) for d in gt["draws"]) == 4
     assert [(r["seat"], r["count"]) for r in rows if r["type"] == "draw"] == [
         (d["seat"], len(d["tiles"])) for d in gt["draws"]]
-    assert summary.passes == len(gt["passes"]) == 0 and summary.notes == []
+    assert summary.passes == len(gt["passes"]) == 0
+    # the domino was inferred from the hand shown: said on the console too (helper-116), nothing else noted
+    winner = next(p["seat"] for p in reversed(gt["plays"]))
+    assert summary.notes == [f"game 1 hand 1: hand over: {winner} dominoes (inferred from the tiles shown by "
+                             f"{'N' if winner == 'S' else 'S'}); correct it if it was a lock or an exposed tile"]
     # the report names every play and shows the annotated video, which has every frame, in VP8
     # (a browser plays it); each play's time links to its moment in the video
     html = (tmp_path / "report.html").read_text()
@@ -410,6 +414,13 @@ def test_record_report_of_a_corrected_review_shows_the_reviews_snapshots(footage
     assert len(review) == plays and _play_snapshots(page) == review
     assert 'src="rv/snapshots/' in page  # relative to the page
     assert page.count('class="snap"') == plays + 1  # and the hand's end, with the final score
+    assert "<video" not in page  # reviewed --no-video: nothing to play
+    # the review's video, when there is one, is the page's by default (helper-116)
+    (out / "annotated.webm").write_bytes(b"\x1aE\xdf\xa3")
+    res = CliRunner().invoke(app, ["record", "report", str(out / "fixed.txt"), "--out", str(tmp_path / "v.html")])
+    assert res.exit_code == 0 and f"note: the review's video {out / 'annotated.webm'} is linked" in res.stderr
+    assert 'src="rv/annotated.webm"' in (tmp_path / "v.html").read_text()
+    (out / "annotated.webm").unlink()
     # a folder that is no review is named; a review of another game gives its pictures to no event
     res = CliRunner().invoke(app, ["record", "report", str(out / "fixed.txt"), "--out", str(tmp_path / "x.html"),
                                    "--review", str(tmp_path)])
