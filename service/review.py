@@ -311,9 +311,14 @@ def _played(hand: Hand | None) -> bool:
     return hand is not None and any(not isinstance(e, Deal) for e in hand.log)
 
 
+#: BGR of the annotated video's banners: a flag's, and the end card's (the hand's result, final).
+FLAG_BANNER_BGR, END_CARD_BGR = (0, 0, 200), (0, 110, 0)
+
+
 def _draw(frame: np.ndarray, obs: list, score: dict[str, int], open_ends: dict[str, int],
-          banner: str | None) -> np.ndarray:
-    """The annotated frame: tile polygons with pips, open ends, score, and a flag banner."""
+          banner: str | None, banner_bgr: tuple[int, int, int] = FLAG_BANNER_BGR) -> np.ndarray:
+    """The annotated frame: tile polygons with pips, open ends, score, and a banner (a flag's, red;
+    the end card's, green)."""
     img = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     scale = max(img.shape[0] / 720.0, 0.5)
     for o in obs:
@@ -322,10 +327,12 @@ def _draw(frame: np.ndarray, obs: list, score: dict[str, int], open_ends: dict[s
         if o.flags:
             colour = (0, 165, 255)
         cv2.polylines(img, [poly], True, colour, max(1, int(2 * scale)), cv2.LINE_AA)
-        if o.pips is not None:
+        if o.pips is not None:  # outlined in black as the score (helper-116: plain magenta was lost on the pips)
             c = o.polygon_px.mean(0)
-            cv2.putText(img, f"{o.pips[0]}|{o.pips[1]}", (int(c[0]) - int(14 * scale), int(c[1]) + int(5 * scale)),
-                        cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, (255, 0, 255), max(1, int(scale)), cv2.LINE_AA)
+            at = (int(c[0]) - int(14 * scale), int(c[1]) + int(5 * scale))
+            for bgr, width in (((0, 0, 0), max(2, int(3 * scale))), ((255, 0, 255), max(1, int(scale)))):
+                cv2.putText(img, f"{o.pips[0]}|{o.pips[1]}", at, cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, bgr, width,
+                            cv2.LINE_AA)
     lines = ["  ".join(f"{s} {v}" for s, v in score.items()) or "no score yet",
              "ends  " + "   ".join(f"{k} {v}" for k, v in open_ends.items())]  # the outline fills narrow gaps
     for i, text in enumerate(lines):
@@ -336,7 +343,7 @@ def _draw(frame: np.ndarray, obs: list, score: dict[str, int], open_ends: dict[s
                     cv2.LINE_AA)
     if banner:
         h = int(36 * scale)
-        cv2.rectangle(img, (0, img.shape[0] - h), (img.shape[1], img.shape[0]), (0, 0, 200), -1)
+        cv2.rectangle(img, (0, img.shape[0] - h), (img.shape[1], img.shape[0]), banner_bgr, -1)
         cv2.putText(img, banner, (12, img.shape[0] - int(11 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.65 * scale,
                     (255, 255, 255), max(1, int(scale)), cv2.LINE_AA)
     return img
@@ -471,14 +478,20 @@ class ReviewSession:
         last = _arm_notices(self.pipeline.photo_arms.finish()) if self.pipeline.photo_arms is not None else []
         self._show(index, t, image, fps, None, last + self.tracker.finish(index, t), video=False)
         if self.out.annotate and decided() != before:
-            frame = self._drawn(image, t)
+            r = self.hand.state.result if self.hand is not None else None
+            # helper-116: the held frame showed the score with no word that the hand was over
+            card = f"final: hand over: {result_text(r.kind, r.winner_seat, r.note)}" if r is not None else None
+            frame = self._drawn(image, t, card)
             self.out.write_frame(frame, t, fps)  # its slot is filled already: the held slots show this frame
             self.out.write_frame(frame, t + END_CARD_S, fps)
 
-    def _drawn(self, image: np.ndarray, t: float) -> np.ndarray:
-        """The annotated frame: the tiles read, the score, the open ends, a flag's banner."""
+    def _drawn(self, image: np.ndarray, t: float, card: str | None = None) -> np.ndarray:
+        """The annotated frame: the tiles read, the score, the open ends, a flag's banner (or the end
+        ``card``'s)."""
         banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
         open_ends = self.hand.state.layout.open_ends() if self.hand else {}
+        if card is not None:
+            return _draw(image, self.pipeline.last_obs, self.score, open_ends, card, END_CARD_BGR)
         return _draw(image, self.pipeline.last_obs, self.score, open_ends, banner)
 
     def _show(self, index: int, t: float, image: np.ndarray, fps: float, obs: list | None, events: list,

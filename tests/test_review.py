@@ -126,13 +126,17 @@ def test_a_hand_the_footages_end_decides_shows_its_final_score_in_the_video(foot
     (end,) = [r for r in rows if r["type"] == "hand_end"]
     assert end["points"] == gt["hands"][0]["result"]["awards"]
     cap = cv2.VideoCapture(str(tmp_path / "annotated.webm"))
-    frames = []
+    frames, bottoms = [], []
     while True:
         ok, f = cap.read()
         if not ok:
             break
         frames.append(f[:60, :320].astype(int))  # the score and open ends are written top left
+        bottoms.append(f[-6:, :].reshape(-1, 3).mean(0))  # the banner's strip
     assert len(frames) == src.fed + round(END_CARD_S * gt["fps"])
+    # the held frame says the hand is over on a green card (helper-116: only the score was there)
+    assert bottoms[-1][1] > 90 and bottoms[-1][1] > 2 * max(bottoms[-1][0], bottoms[-1][2])
+    assert not (bottoms[src.fed - 1][1] > 90 and bottoms[src.fed - 1][1] > 2 * bottoms[src.fed - 1][2])
     snap = cv2.imread(str(tmp_path / end["snapshot"]))[:60, :320].astype(int)  # drawn with the final score
     before, last = frames[src.fed - 1], frames[-1]
     changed = np.abs(before - snap).max(axis=2) > 80  # the score's digits that the hand's end changed
