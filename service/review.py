@@ -202,7 +202,7 @@ def check_review_folder(out_dir: Path) -> None:
                 raise ValueError(f"{folder / name} is a folder, but a review writes a file of that name there")
 
 
-def keep_previous(out_dir: Path) -> None:
+def keep_previous(out_dir: Path) -> Path | None:
     """Move an earlier review's files in ``out_dir`` (:func:`review_files`) to ``out_dir/previous``.
 
     A stale annotated video or record must not pass for the new review's, but a new review that
@@ -211,14 +211,14 @@ def keep_previous(out_dir: Path) -> None:
     (interrupted, unreadable footage, killed) always goes to ``previous/partial/`` instead: it never
     pushes a finished one out of ``previous/``, nor sits there looking finished. Only the review's
     own files are moved or replaced: anything else in ``out_dir`` or ``previous/`` is the user's and
-    stays. Empty files are dropped.
+    stays. Empty files are dropped. Returns the folder the earlier review went to (None: there was none).
     """
     check_review_folder(out_dir)
     olds = review_files(out_dir)
     if not any(f.stat().st_size for f in olds):
         for f in olds:
             f.unlink()
-        return
+        return None
     prev = out_dir / PREVIOUS
     if not finished_review(out_dir):  # always apart: an unfinished review never looks like a finished one
         prev = prev / PARTIAL
@@ -229,6 +229,7 @@ def keep_previous(out_dir: Path) -> None:
         dst = prev / f.relative_to(out_dir)
         dst.parent.mkdir(parents=True, exist_ok=True)
         f.replace(dst)
+    return prev
 
 
 class _Outputs:
@@ -239,7 +240,7 @@ class _Outputs:
         self.dir = out_dir
         self.on_row = on_row
         self.snap_dir = out_dir / "snapshots"
-        keep_previous(out_dir)
+        self.moved = keep_previous(out_dir)  # where an earlier review's files went, if any
         self.snap_dir.mkdir(parents=True, exist_ok=True)
         self.events = (out_dir / "events.jsonl").open("w", encoding="utf-8")
         self.annotate = annotate
@@ -440,6 +441,8 @@ class ReviewSession:
         # a wrong lead's wrong_start was in record.json but not in the review's rows and summary)
         self.hand = _open_hand(rules, first_context(rules)) if rules is not None else None
         self.summary = ReviewSummary(out_dir, free_form=rules is None, photos=timelapse)
+        if self.out.moved is not None:  # helper-116: a second `make demo` moved the first review without a word
+            self.summary.notes.append(f"the earlier review in {out_dir} is now in {self.out.moved}")
         self.files: list[Path] | None = None  # a folder's photos by frame index: rows carry ``file``
         self.live = False  # a camera or stream (run_review sets it): it stops, it does not end
         self.score: dict[str, int] = dict(self.hand.state.scores) if self.hand else {}

@@ -1196,7 +1196,7 @@ def test_an_earlier_review_moves_to_previous_and_is_never_lost(tmp_path):
         (out / name).write_bytes(data)
     (out / "notes.txt").write_text("the umpire's notes")  # not a review file: stays where it is
     (out / "snapshots" / "my photo.jpg").write_text("the user's")
-    keep_previous(out)
+    assert keep_previous(out) == out / PREVIOUS  # said in the review's notes (helper-116)
     assert {str(p.relative_to(out / PREVIOUS)) for p in (out / PREVIOUS).rglob("*") if p.is_file()} == set(first)
     assert all((out / PREVIOUS / n).read_bytes() == d for n, d in first.items())
     assert not (out / "annotated.mp4").exists() and (out / "notes.txt").read_text() == "the umpire's notes"
@@ -1212,8 +1212,13 @@ def test_an_earlier_review_moves_to_previous_and_is_never_lost(tmp_path):
     assert kept == {"record.json", "report.html", "drafts/thesis.tex", "notes.txt"}
     assert (out / PREVIOUS / "record.json").read_bytes() == b'{"second": 1}'
     (out / "events.jsonl").write_bytes(b"")  # an empty leftover is not worth keeping
-    keep_previous(out)
+    assert keep_previous(out) is None
     assert not (out / "events.jsonl").exists() and (out / PREVIOUS / "record.json").exists()
+    # a review into the folder says where the earlier one went
+    (out / "report.html").write_text("finished")
+    (out / "events.jsonl").write_text('{"type": "play"}\n')
+    s = run_review(iter([]), None, lambda image: [], out, None, annotate=False)
+    assert f"the earlier review in {out} is now in {out / PREVIOUS}" in s.notes
 
 
 @pytest.mark.parametrize("make, message", [
