@@ -113,7 +113,9 @@ def _review_video(folder: Path) -> Path | None:
     from service.review_snapshots import is_review_folder
     from service.video_out import VIDEO_NAMES
 
-    return next((folder / n for n in VIDEO_NAMES if is_review_folder(folder) and (folder / n).is_file()), None)
+    if not is_review_folder(folder):
+        return None
+    return next((folder / n for n in VIDEO_NAMES if (folder / n).is_file()), None)
 
 
 @record_app.command("report")

@@ -253,7 +253,6 @@ class Tracker:
         self.state: BoardState | None = None
         self._next_id = 1
         self._votes: dict[str, float] = {}
-        self._photo_hands: int | None = None  # a folder's last photo: face-down tiles in the hand areas
         # a folder's photos: face-down tiles in each seat's hand area after the last read and the one before
         self._hands_last: dict[str, int] | None = None
         self._hands_before: dict[str, int] | None = None
@@ -295,7 +294,6 @@ class Tracker:
             self.judge.append(Deal(hands={}, draws_seen=False))
         self.reveals = RevealWatcher(self.config.reveal_settle_s)
         self.boneyard = BoneyardCounter(self.judge.state.boneyard) if self.rules.boneyard else None
-        self._photo_hands = None
         self._hands_last = self._hands_before = None
         self.ended: dict | None = None  # when the judge ended the hand: kind, winner, t, text
         self._late_lop: LineOfPlay | None = None  # the line of play extended by tiles placed after the end
@@ -347,7 +345,6 @@ class Tracker:
         self._voided = _voided_tiles(log)
         if self.boneyard is not None:  # the record's draws are in the judge: its boneyard is the one to find
             self.boneyard = BoneyardCounter(self.judge.state.boneyard, resumed=True)
-            self._photo_hands = None
 
     def sync(self, log: list) -> list:
         """Take in the record of the hand in play after someone else changed it while the camera
@@ -712,8 +709,9 @@ class Tracker:
             else:
                 self._vote_hand_losses(self._hand_counts(gone), self._hand_counts(new_tiles))
             self._arm_in_last = False
-            self._hands_before, self._hands_last = self._hands_last, hands
         events += self._gone(frame, t, gone, new_tiles, region)
+        if cfg.still_window_s <= 0:  # after _gone: a hand cleared here starts the counts afresh from this photo
+            self._hands_before, self._hands_last = self._hands_last, hands
         self._synced = False
         if self._recheck:  # the umpire changed the line: tiles that touched no open end may touch one now
             self._recheck = False
@@ -747,16 +745,17 @@ class Tracker:
                                  ended=self.ended["text"] if self.ended else None, final=final,
                                  passes_seen=self.rules.boneyard and self._nothing_to_draw())
 
-    def _drawn_into_hands(self, in_hands: int, candidates: list[TrackedTile]) -> int:
+    def _drawn_into_hands(self, candidates: list[TrackedTile]) -> int:
         """A folder's photos: tiles the hands gained from the boneyard since the last photo, as the hand
-        areas' face-down tiles (``in_hands`` now) show it: each play takes one from a hand, each draw adds
-        one, so gained = the change + the new face-up ``candidates`` laid outside the hands. A tile the
-        detector missed in the boneyard reaches no hand, so a drop it causes still waits for the next
-        photo (helper-110: a draw and the drawer's play in one photo were recorded play first, the draw
-        out of turn)."""
+        areas' face-down tiles show it (the counts :meth:`_commit` kept for this photo and the one before):
+        each play takes one from a hand, each draw adds one, so gained = the change + the new face-up
+        ``candidates`` laid outside the hands. A tile the detector missed in the boneyard reaches no hand,
+        so a drop it causes still waits for the next photo (helper-110: a draw and the drawer's play in one
+        photo were recorded play first, the draw out of turn)."""
+        if self._hands_before is None or self._hands_last is None:
+            return 0
         plays = sum(1 for c in candidates if c.face == "up" and c.status != "layout" and not self.in_hand_zone(c.geom))
-        before, self._photo_hands = self._photo_hands, in_hands
-        return 0 if before is None else max(0, in_hands - before + plays)
+        return max(0, sum(self._hands_last.values()) - sum(self._hands_before.values()) + plays)
 
     def _step_boneyard(self, frame: int, t: float, candidates: list[TrackedTile]) -> list:
         """A draw game: count the face-down tiles apart from the playing seats' hand areas
@@ -775,7 +774,7 @@ class Tracker:
         # camera's next drops are those draws, not more (helper-89: one draw recorded twice)
         credit = max(0, self.boneyard.level - st.boneyard) if self.boneyard.trusted else 0
         out = []
-        drawn = self._drawn_into_hands(in_hands, candidates) if photos else 0
+        drawn = self._drawn_into_hands(candidates) if photos else 0
         for ev in self.boneyard.step(seen, st.turn if started and not st.over else None, t, frame, started, drawn):
             if isinstance(ev, Draw):
                 take = min(credit, ev.count)
