@@ -32,6 +32,12 @@ class IllegalEvent(ValueError):
     """An event that cannot happen on a real table; the message says why."""
 
 
+#: Flags that say what the rules require next, not a suspected infraction: nothing for the umpire to
+#: rule on. Seed 004: a player who plays his last tile and "it is a double or a scoring tile ... must
+#: draw from the boneyard" (``must_draw``). Shown as notes, never raised as umpire alerts.
+NOTICE_KINDS = frozenset({"must_draw"})
+
+
 @dataclass(frozen=True)
 class Flag:
     """Something for the umpire: ``kind`` (mismatched_end, pass_with_play, ...), seat, message."""
@@ -40,6 +46,11 @@ class Flag:
     seat: str | None
     message: str
     details: dict = field(default_factory=dict)
+
+    @property
+    def notice(self) -> bool:
+        """A note of what the rules require next (:data:`NOTICE_KINDS`), not a suspected infraction."""
+        return self.kind in NOTICE_KINDS
 
 
 @dataclass(frozen=True)

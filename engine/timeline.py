@@ -40,7 +40,8 @@ def outcome_row(out: Outcome) -> dict:
     row["points"] = out.points
     row["open_ends"] = out.open_ends
     row["ends_total"] = out.ends_total
-    row["flags"] = [{"kind": f.kind, "seat": f.seat, "message": f.message, **f.details} for f in out.flags]
+    row["flags"] = [{"kind": f.kind, "seat": f.seat, "message": f.message, **f.details,
+                     **({"notice": True} if f.notice else {})} for f in out.flags]
     if out.result is not None:
         r = out.result
         row["hand_end"] = {

@@ -64,21 +64,24 @@ def score(
                           "", "", "", "pips " + _score(row["pips"]) if by_pips else _score(row["score"]))
             continue
         pts = " ".join(f"{s}+{p}" if p >= 0 else f"{s}{p}" for s, p in row["points"].items())
-        flags = "; ".join(f["kind"] for f in row["flags"])
+        # a notice (what the rules require next) is no accusation: not in red (helper-117)
+        flags = "; ".join(f"[yellow]{f['kind']}[/]" if f.get("notice") else f"[red]{f['kind']}[/]"
+                          for f in row["flags"])
         text = row["text"]
         if "hand_end" in row:
             he = row["hand_end"]
             text += f"  [bold]→ {he['kind']}{' ' + he['winner'] if he['winner'] else ''}[/] ({he['note']})"
         table.add_row(f"{row['game']}.{row['hand']}", str(row["index"]), text, pts, ends_text(row),
-                      f"[red]{flags}[/]" if flags else "", "" if by_pips else _score(row["score"]))
+                      flags, "" if by_pips else _score(row["score"]))
     console.print(table)
     # what each flag means, once per kind (helper-116: "must_draw" stood alone; its message only in --json)
-    said: dict[str, str] = {}
+    said: dict[str, tuple[str, str]] = {}
     for row in rows:
         for f in row.get("flags") or []:
-            said.setdefault(f["kind"], f"{row['game']}.{row['hand']} #{row['index']}: {f['message']}")
-    for kind, line in said.items():
-        console.print(f"  [red]{kind}[/]: {escape(line)}", highlight=False)
+            said.setdefault(f["kind"], ("yellow" if f.get("notice") else "red",
+                                        f"{row['game']}.{row['hand']} #{row['index']}: {f['message']}"))
+    for kind, (colour, line) in said.items():
+        console.print(f"  [{colour}]{kind}[/]: {escape(line)}", highlight=False)
     _print_standings(match, sc.players)
 
 

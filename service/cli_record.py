@@ -176,7 +176,7 @@ def report(
     plays = sum(r.get("type") == "play" for r in rows)
     draws = sum(r.get("count", 1) for r in rows if r.get("type") == "draw")
     passes = sum(r.get("type") == "pass" for r in rows)
-    flags = sum(len(r.get("flags") or []) for r in rows)
+    flags = sum(not f.get("notice") for r in rows for f in r.get("flags") or [])
     title = record.event.title or file.stem
     names = " · ".join(f"{seat} {name}" for seat, name in record.players.items())
     # draws and passes too (helper-90: the terminal counted them, the page did not)

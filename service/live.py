@@ -429,6 +429,8 @@ class TableRuntime:
                     "details": {}}
             for o in hs.outcomes:
                 for f in o.flags:
+                    if f.notice:  # what the rules require next: nothing for the umpire to rule on
+                        continue
                     key = f"flag:{mid}:{h}:{o.index}:{f.kind}"
                     out[key] = {"category": "flag", "kind": f.kind, "hand": h, "idx": o.index, "seat": f.seat,
                                 "message": f.message, "details": {**f.details, "event": format_event(o.event),

@@ -22,7 +22,7 @@ body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1100px}
 h1{margin-bottom:.2rem} .sub{color:#666;margin-top:0}
 table{border-collapse:collapse;width:100%} td,th{border-bottom:1px solid #ddd;padding:.35rem;text-align:left;vertical-align:top}
 tr.flag{background:#fff1f0} .pts{font-weight:600;color:#0a6} .neg{color:#c00}
-img.snap{width:220px;border-radius:4px} .flagtxt{color:#c00;font-size:.9em}
+img.snap{width:220px;border-radius:4px} .flagtxt{color:#c00;font-size:.9em} .notetxt{color:#8a6d00;font-size:.9em}
 .legend span{margin-right:1rem} svg{background:#fafafa;border:1px solid #eee}
 video.replay{width:100%;max-height:40vh;background:#000;border-radius:4px;position:sticky;top:0;z-index:1}
 .warn{background:#fff4e5;border-left:4px solid #e67e00;padding:.5rem .8rem;font-weight:600}
@@ -135,8 +135,10 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
     for note in row.get("_inferred") or ():  # how the end was inferred, and what to correct
         m = _INFERRED.search(note)  # "hand over: N dominoes (inferred from ...); correct it if ...": said above
         text += f'<div class="inferred">{html.escape(f"{m[1]}; {m[2]}" if m else note)}</div>'
-    flag_txt = "".join(f'<div class="flagtxt">⚑ {html.escape(f["kind"])}: {html.escape(f["message"])}</div>'
-                       for f in flags)
+    # a notice (what the rules require next) is said without the flag mark
+    flag_txt = "".join(f'<div class="{"notetxt" if f.get("notice") else "flagtxt"}">{"" if f.get("notice") else "⚑ "}'
+                       f'{html.escape(f["kind"])}: {html.escape(f["message"])}</div>' for f in flags)
+    flags = [f for f in flags if not f.get("notice")]
     ends = html.escape(ends_text(row))
     img = f'<img class="snap" src="{html.escape(snapshot)}" alt="frame {row.get("frame")}">' if snapshot else ""
     score = " ".join(f"{html.escape(s)} {v}" for s, v in (row.get("score") or {}).items())
@@ -260,7 +262,7 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
     # flags are either rows of their own (review) or listed on the event they concern (score)
     flags = [(r, r) for r in rows if r.get("type") == "flag"]
     if not flags:
-        flags = [(r, f) for r in rows for f in r.get("flags") or []]
+        flags = [(r, f) for r in rows for f in r.get("flags") or [] if not f.get("notice")]
     body.append(f"<h2>Flags ({len(flags)})</h2><ul>")
     body += [f"<li>{_flag_when(r)} — {html.escape(f['kind'])}: {html.escape(f.get('message', ''))}</li>"
              for r, f in flags]

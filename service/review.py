@@ -605,6 +605,10 @@ class ReviewSession:
         # a flag, and the hand's end, are dated as the event they come from (helper-92: an inferred end
         # timed when the tiles were shown had its "hand over" row at the read that settled it, 2.6 s on)
         for f in flags:
+            if f.get("notice"):  # what the rules require next (engine.hand.NOTICE_KINDS): a note, no flag
+                note = {k: v for k, v in f.items() if k != "notice"}
+                self._emit({"type": "notice", "t": row["t"], "frame": row["frame"], "tile": row.get("tile"), **note}, frame)
+                continue
             flag_row = {"type": "flag", "t": row["t"], "frame": row["frame"], "tile": row.get("tile"), **f}
             self._flag(flag_row, t)
             self._emit(flag_row, frame)

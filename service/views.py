@@ -97,7 +97,7 @@ def play_view(out, players: dict[str, str], side_of, dismissed: frozenset = froz
             "player": players.get(seat, seat) if seat else None, "side": side_of(seat) if seat else None,
             "points": dict(out.points),
             "flags": [{"kind": f.kind, "message": f.message, "dismissed": (out.index, f.kind) in dismissed,
-                       "settled": (out.index, f.kind) in settled} for f in out.flags]}
+                       "settled": (out.index, f.kind) in settled, "notice": f.notice} for f in out.flags]}
     if ev.type == "draw":  # helper-89: "Bob (S) drew" for a draw of 3 tiles
         view["count"] = ev.count
     if ev.type == "hand_end":  # the overlay words it; the text carries the reason and the read's stamps

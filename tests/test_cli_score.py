@@ -293,3 +293,29 @@ hands:
     assert result.exit_code == 0, result.output
     lines = [x.strip() for x in result.stdout.splitlines() if x.strip().startswith("mismatched_end:")]
     assert lines == ["mismatched_end: 1.1 #1: S played 2-1 on E showing 4: the ends do not match"]
+
+
+def test_a_notice_is_marked_in_the_json_and_not_counted_as_a_flag(tmp_path):
+    """helper-117: seed 004's must_draw (N went out with a double and draws) is what the rules require
+    next, not an infraction: the JSON marks it, the flags of a real infraction carry no mark."""
+    path = script(tmp_path, """\
+rules: muggins
+players: {N: Ana, S: Bob}
+hands:
+  - events:
+      - N 5-5
+      - N 5-0 E
+      - N 0-1 E
+      - S 1-4 E
+      - N 5-2 W
+      - S 4-3 E
+      - S 3-3 E
+      - S 3-2 E
+      - N 2-2 W
+      - S 2-6 W
+""")
+    result = score(path, "--json")
+    assert result.exit_code == 0, result.output
+    flags = [(f["kind"], f.get("notice", False)) for line in result.stdout.splitlines()
+             for f in json.loads(line).get("flags", [])]
+    assert flags == [("must_draw", True), ("out_of_turn", False)]

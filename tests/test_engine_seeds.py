@@ -716,6 +716,8 @@ def test_004_cannot_domino_with_a_double_or_a_scoring_tile_then_domino_rounded()
     rules = load_ruleset("muggins")
     st = replay(rules, ev(*MUGGINS_HAND[:9]), HandContext(leader="N"))
     assert st.result is None and st.turn == "N" and "must_draw" in kinds(st)
+    # what the rules require next, not an infraction: a note for the umpire, never an alert (helper-117)
+    assert [f.notice for f in st.flags] == [True]
     st = replay(rules, ev(*MUGGINS_HAND), HandContext(leader="N"))
     # S holds 12 pips: "8, 9, 10, 11, and 12 is worth 10 points"
     assert (st.result.kind, st.result.winner_seat, st.result.awards) == ("domino", "N", {"N": 10, "S": 0})

@@ -748,3 +748,22 @@ def test_a_confirmed_penalty_replayed_elsewhere_is_not_charged_again(bad_play, t
     r = post(c, f"/api/tables/r/alerts/{flag['id']}/confirm")
     assert r.status_code == 409
     assert c.get("/api/tables/r/snapshot").json()["data"]["state"]["game"]["scores"] == scores(c)
+
+
+def test_a_notice_of_what_the_rules_require_next_raises_no_alert(tmp_path):
+    """helper-117: seed 004's "he must draw" after going out with a double stood as an alert to rule on."""
+    plays = [("N", (5, 5), None), ("N", (5, 0), "E"), ("N", (0, 1), "E"), ("S", (1, 4), "E"), ("N", (5, 2), "W"),
+             ("S", (4, 3), "E"), ("S", (3, 3), "E"), ("S", (3, 2), "E"), ("N", (2, 2), "W")]
+    with TestClient(app_for(tmp_path)) as c:
+        assert post(c, "/api/tables", {"id": "t", "name": "T", "rules": "muggins",
+                                       "players": {"N": "Ana", "S": "Bob"}}).status_code == 201
+        for seat, tile, end in plays:
+            ev = {"type": "play", "seat": seat, "tile": list(tile), **({"end": end} if end else {})}
+            assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
+        state = c.get("/api/tables/t/snapshot").json()["data"]["state"]
+        (flag,) = state["hand"]["last_play"]["flags"]  # N's last tile was a double: N draws
+        assert (flag["kind"], flag["notice"]) == ("must_draw", True)
+        assert open_alerts(c) == []
+        # an infraction still raises one: S plays out of turn (N is to draw)
+        post(c, "/api/tables/t/events", {"event": {"type": "play", "seat": "S", "tile": [2, 6], "end": "W"}})
+        assert [a["kind"] for a in open_alerts(c)] == ["out_of_turn"]

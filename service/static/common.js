@@ -138,6 +138,11 @@ const DC = (() => {
     return lp.text;
   }
 
+  // An event's flag as a tag: a notice (what the rules require next, e.g. must_draw) is no accusation
+  function flagTag(f) {
+    return f.notice ? `<span class="notetag">${esc(f.kind)}</span>` : `<span class="flagtag">!${esc(f.kind)}</span>`;
+  }
+
   return { params, pathPart, esc, layoutSVG, sumPoints, signed, shortTimes, feed, api, savedToken, downloadWithToken,
-           sideLabel, playText };
+           sideLabel, playText, flagTag };
 })();

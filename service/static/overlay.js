@@ -58,8 +58,10 @@
       $("lastplay").classList.add("hidden");
     }
     // on air while its alert waits for the umpire: not once dismissed, confirmed or resolved (helper-104)
-    const flag = lp && lp.flags ? lp.flags.find((f) => !f.dismissed && !f.settled) : null;
-    if (flag) showBanner("⚠ " + namedSeat(state, lp, flag), 0);
+    // an infraction before a notice (what the rules require next: no warning sign, no alert colour)
+    const open = lp && lp.flags ? lp.flags.filter((f) => !f.dismissed && !f.settled) : [];
+    const flag = open.find((f) => !f.notice) || open[0];
+    if (flag) showBanner((flag.notice ? "" : "⚠ ") + namedSeat(state, lp, flag), 0, flag.notice);
     else if (!bannerTimer) $("banner").classList.add("hidden");
   }
 
@@ -88,9 +90,10 @@
             unavailable: "camera offline"}[worker.state] || "";
   }
 
-  function showBanner(text, ms) {
+  function showBanner(text, ms, notice = false) {
     const b = $("banner");
     b.textContent = text;
+    b.classList.toggle("notice", notice);
     b.classList.remove("hidden");
     clearTimeout(bannerTimer);
     bannerTimer = null;

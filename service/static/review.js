@@ -41,12 +41,12 @@
     const label = data.players[side] ? `${data.players[side]} (${side})` : side;
     legend += `<span class="side" style="color:${colors[k % 4]}">${DC.esc(label)} ${rows.length ? rows[rows.length - 1].score[side] || 0 : 0}</span> `;
   });
-  rows.forEach((r, i) => { if (r.flags && r.flags.length) svg += `<circle cx="${x(i)}" cy="${y(0)}" r="4" fill="#e5484d"><title>${DC.esc(r.flags.map((f) => f.message).join("; "))}</title></circle>`; });
+  rows.forEach((r, i) => { if (r.flags && r.flags.some((f) => !f.notice)) svg += `<circle cx="${x(i)}" cy="${y(0)}" r="4" fill="#e5484d"><title>${DC.esc(r.flags.map((f) => f.message).join("; "))}</title></circle>`; });
   $("chart").innerHTML = svg + `</svg><div class="legend">${legend}</div>`;
   $("timeline").innerHTML = "<tr><th>game</th><th>hand</th><th>#</th><th>event</th><th>points</th><th>score</th></tr>" + data.rows.map((r) => {
     if (r.type === "game_end") return `<tr><td colspan="6"><b>game ${r.game} over (${DC.esc(r.ended_by)}): ${DC.esc(r.winner || "tie")}</b></td></tr>`;
     const pts = Object.entries(r.points).map(([s, p]) => `${s} ${DC.signed(p)}`).join(", ");
-    const flags = r.flags.map((f) => `<span class="flagtag">!${DC.esc(f.kind)}</span>`).join(" ");
+    const flags = r.flags.map(DC.flagTag).join(" ");
     const end = r.hand_end ? ` <b>= ${DC.esc(r.hand_end.kind)} ${DC.esc(r.hand_end.winner || "")}</b>` : "";
     return `<tr class="pick" data-hand="${r.match_hand}" data-i="${r.index}" data-tile="${r.tile ? Math.max(...r.tile) + "-" + Math.min(...r.tile) : ""}">`
       + `<td>${r.game}</td><td>${r.hand}</td><td>${r.index}</td><td>${DC.esc(DC.shortTimes(r.text))} ${flags}${end}</td><td>${pts}</td>`

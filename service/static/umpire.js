@@ -122,7 +122,7 @@
     const outs = new Map(h.outcomes.map((o) => [o.index, o]));
     $("log").innerHTML = "<tr><th>#</th><th>event</th><th>points</th><th></th></tr>" + h.events.map((e, i) => {
       const o = outs.get(i);
-      const flags = o && o.flags ? o.flags.map((f) => `<span class="flagtag">!${DC.esc(f.kind)}</span>`).join(" ") : "";
+      const flags = o && o.flags ? o.flags.map(DC.flagTag).join(" ") : "";
       const pts = o && o.points ? Object.entries(o.points).map(([s, p]) => `${s} ${DC.signed(p)}`).join(", ") : "";
       const cur = now.has(i) ? now.get(i) : e;
       // a corrected slot reads as the event in force (its points and flags are that event's; helper-114:
