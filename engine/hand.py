@@ -118,6 +118,9 @@ class HandState:
     revealed: dict[str, list[Tile]] = field(default_factory=dict)
     plays: list[tuple[int, str, Tile, str | None, bool, int]] = field(default_factory=list)
     passes_in_row: int = 0
+    # of those, passes not flagged (no legal play or tile to draw known): seed 001's bonuses are for
+    # a team that "does not have a domino to play", not for a pass the umpire may penalise (helper-119)
+    forced_passes_in_row: int = 0
     last_player: str | None = None
     leader: str | None = None
     responses: list[str] = field(default_factory=list)  # the first answers to the lead
@@ -421,7 +424,7 @@ def _play(st: HandState, ev: Play, points: dict, flags: list[Flag]) -> Placement
     st.turns_before.append(turn_before)
     _remove_from_hand(st, seat, tile, flags)
     _play_bonuses(st, seat, points)
-    st.passes_in_row = 0
+    st.passes_in_row = st.forced_passes_in_row = 0
     st.last_player = seat
     if st.leader is None:
         st.leader = seat
@@ -474,7 +477,7 @@ def _play_bonuses(st: HandState, seat: str, points: dict) -> None:
     """Seed 001 bonuses: everyone else passed and the player plays again; the lead unanswered."""
     rules = st.rules
     side = st.side(seat)
-    if rules.all_pass_bonus and st.passes_in_row == len(st.order) - 1 and st.last_player == seat:
+    if rules.all_pass_bonus and st.forced_passes_in_row == len(st.order) - 1 and st.last_player == seat:
         points[side] = points.get(side, 0) + rules.all_pass_bonus
     if len(st.plays) >= 2:
         _note_response(st, "play", points)
@@ -484,6 +487,7 @@ def _note_response(st: HandState, kind: str, points: dict) -> None:
     """Seed 001: 30 when the "opposing team does not have a domino to play once the first domino
     of the hand is played": both opponents pass on the first round while the leader's partner
     plays between them ("two consecutive passes ... disqualifies"). Heads-up: the one opponent passes.
+    ``kind``: ``play``, ``pass`` (forced), or ``false_pass`` (flagged: the passer had a play; no bonus).
     """
     bonus = st.rules.first_tile_unanswered_bonus
     need = ["pass", "play", "pass"] if len(st.order) == 4 else ["pass"]
@@ -527,6 +531,7 @@ def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
     seat = ev.seat
     _check_turn(st, seat, flags, "passed")
     hand, req = st.known[seat], st.context.required_lead
+    flagged = len(flags)
     if hand is not None and st.layout.lead is not None and st.legal_ends(seat):
         flags.append(Flag("pass_with_play", seat, f"{seat} passed holding a legal play"))
     elif hand and st.layout.lead is None and (req is None or any(t.key == req.key for t in hand)):
@@ -538,9 +543,11 @@ def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
         # draws unseen (a camera, Deal(draws_seen=False)): the boneyard is known only while the camera
         # follows the draws (vision/boneyard.py); with none recorded its count is the deal's, not the table's
         flags.append(Flag("pass_before_drawing", seat, f"{seat} passed with {_tiles(st.drawable())} left to draw"))
+    forced = not any(f.kind in ("pass_with_play", "pass_before_drawing") for f in flags[flagged:])
     if st.plays:
-        _note_response(st, "pass", points)
+        _note_response(st, "pass" if forced else "false_pass", points)
     st.passes_in_row += 1
+    st.forced_passes_in_row += forced
     st.turn = next_seat(st.order, seat)
     if st.passes_in_row >= len(st.order) and st.layout.lead is not None and not _play_left(st):
         _finish(st, "locked", None, st.last_player, points)

@@ -348,6 +348,23 @@ def test_001_first_tile_unanswered_and_all_pass_bonuses():
     assert st.scores == {"NS": 60, "EW": 0}
 
 
+def test_001_no_bonus_for_a_pass_with_a_domino_to_play():
+    """helper-119: the bonuses are for a team that "does not have a domino to play"; a pass flagged
+    pass_with_play (W and E hold a 6) earned NS 30, and 60 once the umpire's penalty was added."""
+    rules = load_ruleset(BDC)
+    deal = ("deal N 4-1 3-1 4-3 6-1 0-0 5-1 6-6 / W 6-4 5-0 3-3 4-2 6-5 3-2 1-0"
+            " / S 5-4 4-4 5-5 2-0 2-1 2-2 6-3 / E 6-0 4-0 3-0 5-2 1-1 6-2 5-3")
+    st = replay(rules, ev(deal, "N 6-6", "W pass", "S 6-3 E", "E pass"), FIRST_HAND)
+    assert [f.kind for f in st.flags] == ["pass_with_play", "pass_with_play"]
+    assert st.scores == {"NS": 0, "EW": 0}
+    # ends 6|1 after N's 4-1: W (6-5, 1-0), S (2-1, 6-3) and E (6-0, 6-2) all pass holding plays, N plays
+    # again: no "forced to play again" bonus either (E's first pass, ends 6|4, was flagged as well)
+    st = replay(rules, ev(deal, "N 6-6", "W 6-4 E", "S 4-4 E", "E pass", "N 4-1 E", "W pass", "S pass", "E pass",
+                          "N 6-1 W"), FIRST_HAND)
+    assert [f.seat for f in st.flags if f.kind == "pass_with_play"] == ["E", "W", "S", "E"]
+    assert st.scores == {"NS": 0, "EW": 0}
+
+
 def test_001_two_passes_after_the_first_tile_disqualify_the_bonus():
     # "Two consecutive passes after the first domino is played disqualifies the penalty points."
     rules = load_ruleset(BDC)
