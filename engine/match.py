@@ -139,7 +139,9 @@ def _add_hand(rules: Ruleset, game: GameState, hand: HandState) -> None:
     for seat in hand.order:
         game.pips.setdefault(seat, 0)
     if rules.standings == "cumulative_pips":
-        if hand.result is not None:
+        # a redeal is the same game dealt again, not a game played (seed 002: "Each tournament will be
+        # five games"; helper-119: a misdeal used one up)
+        if hand.result is not None and hand.result.kind != "redeal":
             for seat, p in hand.result.remaining.items():
                 game.pips[seat] += p
             # seed 002: a game stopped by the time limit is won by the fewest pips, as a blocked one
@@ -177,7 +179,8 @@ def _add_hand(rules: Ruleset, game: GameState, hand: HandState) -> None:
         return
     if target is not None:
         _check_target(rules, game, hand, target)
-    if game.ended_by is None and rules.hands_per_game and len(game.hands) >= rules.hands_per_game:
+    played = sum(h.result is not None and h.result.kind != "redeal" for h in game.hands)
+    if game.ended_by is None and rules.hands_per_game and played >= rules.hands_per_game:
         game.winner, game.ended_by = _leading(game.scores), "hands"
 
 

@@ -526,6 +526,23 @@ def test_002_five_games_ranked_by_cumulative_pips():
         replay_match(rules, games + [games[0]])
 
 
+def test_002_a_redeal_is_the_same_game_dealt_again():
+    """helper-119: "Each tournament will be five games": a misdeal used one up, and the replayed game's
+    lead by the previous winner ("may choose to play any tile") was flagged out of turn and wrong start."""
+    rules = load_ruleset("nova-block")
+    first = _nova_lock("N", {"N": A4, "E": B4, "S": C5, "W": D5})  # N 7: N wins game 1
+    redeal = ev("end redeal misdeal")
+    replayed = ev("N 3-1")  # game 2, dealt again: N, game 1's winner, leads any tile
+    match = replay_match(rules, [first, redeal, replayed])
+    assert [len(g.hands) for g in match.games] == [1, 2]
+    assert match.games[1].ended_by is None and not match.over
+    assert match.games[1].hands[1].flags == []
+    # five games still take five played hands, redeals aside
+    games = [first, redeal] + [first] * 4
+    match = replay_match(rules, games)
+    assert match.over and len(match.games) == 5 and [len(g.hands) for g in match.games] == [1, 2, 1, 1, 1]
+
+
 def test_002_chip_out_ranks_the_others_by_their_spots():
     rules = load_ruleset("nova-block")
     # A short chip-out: N 6-6, then the others knock while N plays out (hands unseen, N holds
