@@ -34,8 +34,9 @@ class IllegalEvent(ValueError):
 
 #: Flags that say what the rules require next, not a suspected infraction: nothing for the umpire to
 #: rule on. Seed 004: a player who plays his last tile and "it is a double or a scoring tile ... must
-#: draw from the boneyard" (``must_draw``). Shown as notes, never raised as umpire alerts.
-NOTICE_KINDS = frozenset({"must_draw"})
+#: draw from the boneyard" (``must_draw``); seed 001's penalty recorded after the hand's end that names
+#: who leads the next one (``next_leader``). Shown as notes, never raised as umpire alerts.
+NOTICE_KINDS = frozenset({"must_draw", "next_leader"})
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,8 @@ class HandState:
     warnings: dict[str, int] = field(default_factory=dict)  # warnings given this game so far, by penalty
     # who leads the next hand, named by a penalty that did not end this hand (seed 001, looking at tiles)
     penalty_leader: str | None = None
+    # the same, named by a penalty called after the hand's end (:meth:`next_lead`; helper-119)
+    late_penalty_leader: str | None = None
     doubles_redeal: bool = False  # the deal forced a redeal: the rest of the deal may still be written
     time_cut: bool = False  # the hand was stopped by the game's time limit (hand_in_progress_finishes = false)
     turns_before: list = field(default_factory=list)  # whose turn it was before each play in ``plays``
@@ -150,6 +153,17 @@ class HandState:
     @property
     def over(self) -> bool:
         return self.result is not None or self.pending_end is not None
+
+    def next_lead(self) -> tuple[str | None, Tile | None]:
+        """Who leads the next hand and the tile it must open with (None: by lot / any tile; both None
+        while the hand is not over): the result's, unless a penalty called after the hand's end named
+        the leader (seed 001, looking at tiles: "The player to the right of the person at fault starts
+        the next hand", whenever the umpire records it)."""
+        if self.result is None:
+            return None, None
+        if self.late_penalty_leader is not None:
+            return self.late_penalty_leader, None
+        return self.result.next_leader, self.result.next_required_lead
 
     def awaiting_reveal(self) -> list[str]:
         """The seats (in turn order) whose tiles the pending end of the hand still needs shown: not
@@ -691,10 +705,15 @@ def _penalty(st: HandState, ev: Penalty, points: dict, flags: list[Flag]) -> Non
         _set_result(st, HandResult(kind, None, None, {}, {}, note=f"{ev.name} by {ev.seat}{void}", next_leader=nxt,
                                    next_required_lead=st.context.required_lead
                                    if kind == "redeal" and not named else None))
-    elif spec and (spec.opponents_lead_next or spec.next_leader == "right_of_infractor") and st.result is None:
+    elif spec and (spec.opponents_lead_next or spec.next_leader == "right_of_infractor"):
         # fix (tests/test_engine_seeds.py, seed 001 looking at tiles): the hand goes on, but whoever wins
         # it, "The player to the right of the person at fault starts the next hand."
-        st.penalty_leader = _penalty_next_leader(st, spec, ev.seat, None)
+        nxt = _penalty_next_leader(st, spec, ev.seat, None)
+        if st.result is None:
+            st.penalty_leader = nxt
+        else:  # recorded after the end (helper-119: the next hand's leader stayed the winner)
+            st.late_penalty_leader = nxt
+            flags.append(Flag("next_leader", nxt, f"{nxt} leads the next hand ({ev.name} by {ev.seat})"))
 
 
 def _penalty_next_leader(st: HandState, spec, seat: str, usual: str | None) -> str | None:

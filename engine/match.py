@@ -98,10 +98,10 @@ def next_context(rules: Ruleset, games: list[GameState], number: int) -> HandCon
             return HandContext(leader=prev.winner_seat, number=number)
         return first_context(rules, number)
     last = game.hands[-1]
-    res = last.result
     # warnings to the table (seed 003) and the game's clock (seed 002) carry over within the game
-    return HandContext(res.next_leader if res else None, res.next_required_lead if res else None,
-                       _leading(game.scores), number, warnings=dict(last.warnings), game_start_t=game.start_t)
+    leader, required = last.next_lead()
+    return HandContext(leader, required, _leading(game.scores), number, warnings=dict(last.warnings),
+                       game_start_t=game.start_t)
 
 
 def replay_match(rules: Ruleset, hand_logs: list[list]) -> MatchState:

@@ -465,6 +465,19 @@ def test_001_looking_at_tiles_the_player_to_the_right_of_the_one_at_fault_leads_
     assert kinds(match.games[0].hands[1]) == ["out_of_turn"]
 
 
+def test_001_looking_at_tiles_recorded_after_the_hand_still_names_the_next_leader():
+    """helper-119: the same penalty written after N's domino gave NS the 30 but left N to lead."""
+    rules = load_ruleset(BDC)
+    hand1 = ev(*BDC_KAPICUA, "W penalty looking_at_tiles")
+    st = replay(rules, hand1, FIRST_HAND)
+    assert st.scores == {"NS": 78, "EW": 0} and st.result.next_leader == "N"  # the domino's, as announced
+    assert st.next_lead() == ("S", None)
+    assert [(f.kind, f.seat, f.notice) for f in st.outcomes[-1].flags] == [("next_leader", "S", True)]
+    match = replay_match(rules, [hand1, ev("S 6-5")])
+    assert match.games[0].hands[1].context.leader == "S" and kinds(match.games[0].hands[1]) == []
+    assert kinds(replay_match(rules, [hand1, ev("N 6-5")]).games[0].hands[1]) == ["out_of_turn"]
+
+
 def test_001_five_doubles_in_a_deal_written_one_line_per_seat():
     # "If you have 5 doubles in your hand ... The hand is reshuffled": the same with the deal written
     # one line per seat (as examples/ does) as in one line

@@ -1118,9 +1118,8 @@ class Tracker:
 
     def _next_context(self) -> HandContext:
         """The context of the hand after this one, as far as the tracker knows it."""
-        res = self.judge.state.result
-        return HandContext(res.next_leader if res else None, res.next_required_lead if res else None,
-                           number=self.hand.context.number + 1)
+        leader, required = self.judge.state.next_lead()
+        return HandContext(leader, required, number=self.hand.context.number + 1)
 
     def bind_recorded(self, c: TrackedTile, rec: RecordedPlay, frame: int, t: float) -> None:
         """Tracked tile ``c`` shows recorded play ``rec`` (already laid in the line of play): a play
