@@ -136,9 +136,12 @@ def lock_awards(
         lowest = [chosen]
     winner = lowest[0]
     if points_rule == "difference_cascade":
-        ranked = sorted(side_pips.items(), key=lambda kv: kv[1])
-        for i, (side, p) in enumerate(ranked):
-            awards[side] += round_points(sum(q - p for _, q in ranked[i + 1 :]), rounding)
+        # player by player against each opponent holding more, for his team when partners play (seed 004:
+        # "Players must play individually, but a common score is kept for partners"; helper-119: team
+        # totals were compared, and the lowest player's team scored nothing)
+        for seat, p in pips_by_seat.items():
+            gap = sum(q - p for o, q in pips_by_seat.items() if side_of[o] != side_of[seat] and q > p)
+            awards[side_of[seat]] += round_points(gap, rounding)
     else:
         awards[winner] = round_points(won(winner), rounding)
     return LockResult(awards, winner, False, f"lowest {low} pip{'' if low == 1 else 's'}")

@@ -148,6 +148,15 @@ def test_difference_cascade_scores_each_player_against_those_above():
     assert r.awards == {"N": 15, "S": 0}
 
 
+def test_difference_cascade_with_partners_is_player_by_player():
+    """helper-119: "Players must play individually, but a common score is kept for partners" (seed 004):
+    N 43, E 8, S 6, W 18. S: (8 - 6) + (18 - 6) = 14 -> 15; E: 43 - 8 = 35; W: 43 - 18 = 25; N: none.
+    NS 15, EW 35 + 25 = 60 (team totals NS 49 / EW 26 gave EW 25 and NS, the lowest player's, nothing)."""
+    r = lock({"N": 43, "E": 8, "S": 6, "W": 18}, TEAMS, winner_rule="lowest_individual",
+             points_rule="difference_cascade", rounding="nearest5")
+    assert (r.winner, r.awards) == ("NS", {"EW": 60, "NS": 15})
+
+
 def test_difference_and_none():
     # difference: 22 - 5 = 17, exact
     r = lock({"N": 5, "S": 22}, SOLO2, winner_rule="lowest_individual", points_rule="difference")
