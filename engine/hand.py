@@ -126,6 +126,8 @@ class HandState:
     leader: str | None = None
     responses: list[str] = field(default_factory=list)  # the first answers to the lead
     exposed: set[tuple[int, int]] = field(default_factory=set)  # tiles shown during play
+    exposed_by: dict[tuple[int, int], str] = field(default_factory=dict)  # ... and the seat that showed each
+    exposed_missed: set[tuple[int, int]] = field(default_factory=set)  # exposed tiles whose first chance went by
     # why the hand's domino scores nothing (seed 004: went out with a scoring tile or a double, nothing to draw)
     domino_void: str | None = None
     # False when draws are not seen (a camera in a draw game: Deal(draws_seen=False)): a seat's
@@ -419,6 +421,8 @@ def _play(st: HandState, ev: Play, points: dict, flags: list[Flag]) -> Placement
     before = st.layout.open_ends()
     if is_lead:
         _check_lead(st, seat, tile, flags)
+    else:
+        _check_exposed_first(st, seat, tile, flags)
     placement = st.layout.place(tile, ev.end, ev.oriented)
     if not placement.matched:
         flags.append(Flag(
@@ -447,6 +451,25 @@ def _play(st: HandState, ev: Play, points: dict, flags: list[Flag]) -> Placement
     _check_end_after_play(st, seat, placement, pts, before, flags, points)
     _check_play_clock(st, ev, flags)
     return placement
+
+
+def _exposed_playable(st: HandState, seat: str) -> list[Tile]:
+    """The tiles ``seat`` exposed during the hand, still in hand, that fit an open end now."""
+    held = [Tile(*k) for k, s in st.exposed_by.items() if s == seat and k not in st.layout.on_table]
+    return [t for t in held if st.layout.can_play(t)]
+
+
+def _check_exposed_first(st: HandState, seat: str, tile: Tile, flags: list[Flag]) -> None:
+    """Seed 001: an exposed tile "must remain face-up on the table and play at first chance"; seed 003:
+    "played at the first opp. possible" (``exposed_tile_play_first``)."""
+    if not st.rules.exposed_tile_play_first:
+        return
+    waiting = [t for t in _exposed_playable(st, seat) if t.key != tile.key and t.key not in st.exposed_missed]
+    if waiting:  # flagged once: the first chance is gone
+        st.exposed_missed.update(t.key for t in waiting)
+        shown = " ".join(map(str, waiting))
+        flags.append(Flag("exposed_tile_not_played", seat, f"{seat} played {tile} while the exposed {shown} could be "
+                          "played: it must be played at the first chance", {"exposed": [[t.a, t.b] for t in waiting]}))
 
 
 def _check_play_clock(st: HandState, ev: Play, flags: list[Flag]) -> None:
@@ -548,6 +571,9 @@ def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
     flagged = len(flags)
     if hand is not None and st.layout.lead is not None and st.legal_ends(seat):
         flags.append(Flag("pass_with_play", seat, f"{seat} passed holding a legal play"))
+    elif st.layout.lead is not None and _exposed_playable(st, seat):  # its face-up tile fits: seen by all
+        shown = " ".join(map(str, _exposed_playable(st, seat)))
+        flags.append(Flag("pass_with_play", seat, f"{seat} passed with the exposed {shown} playable"))
     elif hand and st.layout.lead is None and (req is None or any(t.key == req.key for t in hand)):
         # before the lead any tile opens the hand, or the required one (e.g. [6|6]) its holder must lay
         flags.append(Flag("pass_with_play", seat, f"{seat} passed holding a lead"
@@ -761,6 +787,7 @@ def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
         if all(t.key in st.exposed for t in ev.tiles):  # the same tiles seen again: one exposure, one flag
             raise IllegalEvent(f"{seat} exposed {' '.join(map(str, ev.tiles))} already")
         st.exposed.update(t.key for t in ev.tiles)
+        st.exposed_by.update((t.key, seat) for t in ev.tiles)
         flags.append(Flag("exposed_tile", ev.seat, f"{ev.seat} exposed " + " ".join(map(str, ev.tiles))))
         return
     st.revealed[ev.seat] = list(ev.tiles)

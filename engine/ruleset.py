@@ -100,6 +100,8 @@ class Ruleset(BaseModel):
     domino_fixed_points: int | None = Field(None, ge=0)
     # False: a domino made with an exposed (touched, face-up) tile scores nothing (seed 003)
     exposed_tile_domino_scores: bool = True
+    # True: a seat that plays another tile while its exposed tile fits is flagged (seeds 001, 003)
+    exposed_tile_play_first: bool = False
     lock_winner: Literal["lowest_individual", "lowest_team", "locker_vs_right"] = "lowest_individual"
     lock_tie: Literal["no_score", "split", "split_if_three", "locker", "leading_team"] = "no_score"
     lock_points: Literal["opponents_pips", "all_pips", "difference", "difference_cascade", "none"] = "opponents_pips"

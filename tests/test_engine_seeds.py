@@ -1023,3 +1023,24 @@ def test_004_several_draws_in_one_event_past_a_playable_tile_are_flagged():
     two = replay(rules, ev(deal, "N 6-1", "S draw 1-0", "S draw 2-0", "S 1-0 E"))
     assert kinds(one) == kinds(two) == ["draw_with_play"]
     assert kinds(replay(rules, ev(deal, "N 6-1", "S draw 2-0 1-0", "S 1-0 E"))) == []  # the last one fits: right
+
+
+def test_an_exposed_tile_must_be_played_at_the_first_chance():
+    """helper-119, seed 003: a tile that "doesn't fit ... must be placed on the table faced up and played at
+    the first opp. possible"; seed 001: "play at first chance". W exposes 2-0; ends 0|2 after N's 6-2, and
+    W plays 3-0: flagged once (later plays past it are the same missed chance)."""
+    rules = load_ruleset("jersey-partnership")
+    log = ev("deal N 6-6 4-3 6-2 5-5 5-3 3-3 4-4 / W 2-1 4-1 5-1 3-0 6-1 3-1 2-0 / S 6-4 1-0 5-4 2-2 5-0 5-2 6-3"
+             " / E 3-2 4-2 0-0 1-1 4-0 6-5 6-0",
+             "W reveal 2-0", "N 6-6", "W 6-1 W", "S 1-0 W", "E 0-0 W", "N 6-2 E", "W 3-0 W", "S 5-2 E",
+             "E 6-5 E", "N 3-3 W", "W 3-1 W")
+    st = replay(rules, log, HandContext(leader="N"))
+    (missed,) = [(o.index, f) for o in st.outcomes for f in o.flags if f.kind == "exposed_tile_not_played"]
+    assert (missed[0], missed[1].seat, missed[1].details) == (7, "W", {"exposed": [[2, 0]]})  # event 7: W 3-0
+    # passing with it playable is passing with a play, though W's hand were unknown
+    st = replay(rules, ev("W reveal 2-0", "N 6-6", "W 6-1 W", "S 1-0 W", "E 0-0 W", "N 6-2 E", "W pass"),
+                HandContext(leader="N"))
+    assert [(f.kind, f.seat) for f in st.outcomes[-1].flags] == [("pass_with_play", "W")]
+    # without the rule: nothing
+    st = replay(load_ruleset("jersey-partnership", exposed_tile_play_first=False), log, HandContext(leader="N"))
+    assert "exposed_tile_not_played" not in kinds(st)
