@@ -664,6 +664,9 @@ def _take_back(st: HandState, ev: TakeBack, points: dict, flags: list[Flag]) -> 
             continue
         if not lay.place(t, end, oriented).matched and matched[k]:
             raise IllegalEvent(f"{ev.seat} cannot take back {ev.tile}: {seat}'s {t} was laid against it")
+    # seed 000: "he/she must take it back before the next player play or he/she will be charged with a
+    # bogus play" (helper-119: a late take-back read as a timely one)
+    later = next((s for _, s, *_ in st.plays[i + 1:] if s != ev.seat), None)
     removed = st.plays.pop(i)
     turn_before = st.turns_before.pop(i)
     st.layout = lay
@@ -674,6 +677,9 @@ def _take_back(st: HandState, ev: TakeBack, points: dict, flags: list[Flag]) -> 
     # the turn goes back to whoever had it: the same seat, or the rightful one after an out-of-turn play
     st.turn = turn_before if i == len(st.plays) else ev.seat
     flags.append(Flag("take_back", ev.seat, f"{ev.seat} took back {ev.tile}"))
+    if later is not None:
+        flags.append(Flag("late_take_back", ev.seat, f"{ev.seat} took back {ev.tile} after {later} had played",
+                          {"tile": [ev.tile.a, ev.tile.b], "after": later}))
 
 
 #: Results a hand reaches by play (a penalty that ends the hand can still fold it afterwards), as said.

@@ -41,6 +41,7 @@ PENALTY_FOR = {
     "draw_with_play": ("draw_with_play", "bogus_play"),
     "out_of_turn": ("play_out_of_turn", "out_of_turn"),
     "exposed_tile": ("exposed_tile",),
+    "late_take_back": ("bogus_play",),  # seed 000: a take-back after the next player played
     "wrong_start": ("wrong_start",),
     "slow_play": ("slow_play",),
 }

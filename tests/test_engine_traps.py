@@ -255,6 +255,17 @@ def test_a_mismatched_tile_taken_back_in_time_is_no_bogus_play_on_the_board():
     assert st.layout.open_ends() == {"W": 5, "E": 3} and st.turn == "N"
 
 
+def test_a_take_back_after_the_next_player_played_is_flagged_late():
+    """helper-119, seed 000: "... before the next player play or he/she will be charged with a bogus play":
+    N's mismatched 5-0 taken back after S's 6-2 read exactly as a timely take-back."""
+    rules = load_ruleset("lisa-b-all-fives")
+    st = replay(rules, ev("N 6-6", "S 6-3 E", "N 5-0 E", "S 6-2 W", "N takeback 5-0", "N 3-2 E"),
+                HandContext(leader="N"))
+    (late,) = [f for f in st.flags if f.kind == "late_take_back"]
+    assert (late.seat, late.details) == ("N", {"tile": [5, 0], "after": "S"})
+    assert {k: v for k, v in st.layout.open_ends().items() if k in "WE"} == {"W": 2, "E": 2}
+
+
 def test_mismatched_end_is_a_flag_with_both_values_and_the_record_goes_on():
     rules = load_ruleset("all-fives")
     st = replay(rules, ev("N 6-4", "S 3-2 E", "N 2-1 E", "S 6-5 W"))
