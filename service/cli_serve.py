@@ -44,7 +44,7 @@ def serve(
     make_folder("--data-dir", data_dir)
     lock = _hold_data_dir(data_dir, host, port)  # noqa: F841 - held (flock) until the process ends
     try:
-        db_lock = _hold_database(db, data_dir)  # noqa: F841 - held as the data dir's lock
+        db_lock = _hold_database(db, data_dir)  # held as the data dir's lock
     except typer.Exit:
         _let_go(lock, data_dir, made)
         raise
@@ -60,7 +60,7 @@ def serve(
     except Exception as exc:  # noqa: BLE001 - a bad URL or an unreadable data dir: one line
         if not had_token and token_file.exists():  # made for a service that never ran: the next start prints its own
             token_file.unlink()
-        _let_go(lock, data_dir, made)
+        _let_go(lock, data_dir, made, db_lock)
         why = str(getattr(exc, "orig", None) or exc).splitlines()[0]  # SQLAlchemy adds a "Background on..." line
         raise fail(f"cannot start the service: {why}") from None
     if app.state.token_generated:
@@ -102,9 +102,10 @@ def _hold_data_dir(data_dir: Path, host: str | None, port: int):
 
 
 def _hold_database(db: str | None, data_dir: Path):  # noqa: ANN202 - a FileLock or None
-    """Lock an SQLite file named by ``--db`` outside ``data_dir`` (``FILE.serve.lock`` beside it), as
-    the data dir is locked: two services writing one database write the same event slots (helper-109:
-    a second service on another data dir shared the first's file). Other databases are not locked here.
+    """Lock the service's SQLite file (``--db``, else ``data_dir/dominocast.db``; ``FILE.serve.lock``
+    beside it), as the data dir is locked: two services writing one database write the same event slots
+    (helper-109: a second service on another data dir shared the first's file; helper-118: one named by
+    ``--db`` shared another data dir's own). Other databases are not locked here.
 
     Raises the CLI's one-line error when another ``dominocast serve`` holds it."""
     from filelock import FileLock, Timeout
@@ -115,26 +116,32 @@ def _hold_database(db: str | None, data_dir: Path):  # noqa: ANN202 - a FileLock
         url = make_url(db) if db else None
     except ArgumentError:
         return None  # create_app says what is wrong with the URL
-    name = url.database if url is not None and url.get_backend_name() == "sqlite" else None
+    name = str(data_dir / "dominocast.db") if url is None else (
+        url.database if url.get_backend_name() == "sqlite" else None)
     if not name or name == ":memory:":
         return None
     path = Path(name).resolve()
-    if path.parent == data_dir.resolve() or not path.parent.is_dir():
-        return None  # the data dir's lock covers it; a folder that does not exist: create_app says so
+    if not path.parent.is_dir():
+        return None  # a folder that does not exist: create_app says so
     lock = FileLock(path.parent / f"{path.name}.serve.lock")
     try:
         lock.acquire(timeout=0)
     except Timeout:
-        raise fail(f"--db {path} is in use by another dominocast serve: stop it first, or use another database") from None
+        what = f"--db {path}" if db else f"its database {path}"
+        raise fail(f"{what} is in use by another dominocast serve: stop it first, or use another database") from None
     return lock
 
 
-def _let_go(lock, data_dir: Path, made: list[Path]) -> None:  # noqa: ANN001
-    """A service that never ran leaves nothing behind: its lock and holder note go, and the
+def _let_go(lock, data_dir: Path, made: list[Path], db_lock=None) -> None:  # noqa: ANN001
+    """A service that never ran leaves nothing behind: its locks and holder note go, and the
     folders this start made (``made``, innermost first) while they are empty."""
     lock.release()
     for name in ("serve.json", "serve.lock"):
         (data_dir / name).unlink(missing_ok=True)
+    if db_lock is not None:
+        db_lock.release()
+        if Path(db_lock.lock_file).parent.resolve() == data_dir.resolve():
+            Path(db_lock.lock_file).unlink(missing_ok=True)
     for folder in made:
         try:
             folder.rmdir()

@@ -463,3 +463,30 @@ def test_serve_refuses_a_database_file_another_service_holds(tmp_path, monkeypat
     res = CliRunner().invoke(app, ["serve", "--port", str(free), "--data-dir", str(tmp_path / "second"), "--db",
                                    f"sqlite:///{shared}"])
     assert res.exit_code == 130 and len(started) == 1
+
+
+def test_serve_refuses_a_database_another_data_dirs_service_holds(tmp_path, monkeypatch):
+    """helper-118: a service on data dir B with --db naming data dir A's own database started while A's service
+    ran; the two wrote the same event slots (A then answered 500). Checked while A's service is starting."""
+    import service.app
+
+    monkeypatch.delenv("DOMINOCAST_TOKEN", raising=False)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    first, second = tmp_path / "a", tmp_path / "b"
+    seen = []
+
+    def first_running(settings):  # the first service holds its locks here: start the second meanwhile
+        monkeypatch.setattr(service.app, "create_app", lambda s: seen.append("second started") or (
+            _ for _ in ()).throw(KeyboardInterrupt))
+        seen.append(_err("serve", "--port", free, "--data-dir", second, "--db", f"sqlite:///{first / 'dominocast.db'}"))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(service.app, "create_app", first_running)
+    res = CliRunner().invoke(app, ["serve", "--port", str(free), "--data-dir", str(first)])
+    assert res.exit_code == 130
+    db = (first / "dominocast.db").resolve()
+    assert seen == [(2, f"error: --db {db} is in use by another dominocast serve: stop it first, or use another "
+                        "database")]
+    assert not second.exists()
