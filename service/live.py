@@ -186,7 +186,7 @@ class TableRuntime:
                       "over": match.over, "hands": len(hands)},
             "rules": {"preset": cfg.preset, "title": cfg.rules.title, "partnership": cfg.rules.partnership,
                       "players": cfg.rules.players, "target": cfg.rules.target, "standings": cfg.rules.standings,
-                      "boneyard": cfg.rules.boneyard},
+                      "boneyard": cfg.rules.boneyard, "games_per_match": cfg.rules.games_per_match},
             "players": dict(cfg.players), "teams": teams,
             "game": None, "standings": [{"side": s, "games": w, "total": t} for s, w, t in match.standings()],
             "hand": None, "alerts_open": self.open_here(self.open_alerts), "worker": dict(self.worker),

@@ -110,6 +110,10 @@ def play_view(out, players: dict[str, str], side_of, dismissed: frozenset = froz
         view["confidence"] = ev.confidence
     if ev.type == "penalty":
         view["penalty"] = ev.name
+    if out.result is not None and any(out.result.awards.values()):
+        # the hand's end-of-hand award, included in ``points``: the overlay says it apart from the play's
+        # own (helper-118: "played 4-4 +3 · domino" for a play worth 2 and a domino worth 1)
+        view["awards"] = {k: v for k, v in out.result.awards.items() if v}
     return view
 
 

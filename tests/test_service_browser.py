@@ -707,3 +707,42 @@ def test_overlay_names_who_a_time_call_gave_points_to(tmp_path, browser):
             assert page.inner_text("#lastplay").replace("\n", " ") == f"hand over: time · {name} +{pts}"
             assert page.locator(".team.turn").count() == 0
             page.close()
+
+
+def test_overlay_names_the_side_points_go_to_and_says_a_domino_apart(tmp_path, browser):
+    """helper-118: a penalty's +30 to the opponents read "Wes (W): penalty exposed tile +30"; a going-out play
+    worth 5 with a domino worth 10 read "+15 · domino"; a match of several games never showed games won."""
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            assert c.post("/api/tables", json={"id": "pen", "name": "Pen", "rules": "bdc-partnership",
+                                               "players": {"N": "Ana", "W": "Wes", "S": "Sam", "E": "Eli"},
+                                               "worker": {"kind": "manual"}}).status_code == 201
+            for ev in ({"type": "play", "seat": "N", "tile": "6-6"},
+                       {"type": "penalty", "seat": "W", "name": "exposed_tile"}):
+                assert c.post("/api/tables/pen/events", json={"event": ev}).status_code == 201
+            state = c.get("/api/tables/pen/snapshot").json()["data"]["state"]
+            assert state["hand"]["last_play"]["points"] == {"NS": 30}  # seed 001: to the opposing team
+            ns = state["teams"]["NS"]["name"]
+            assert c.post("/api/tables", json={"id": "dom", "name": "Dom", "rules": "all-fives",
+                                               "overrides": {"hand_size": 2, "games_per_match": 3},
+                                               "players": {"N": "Ana", "S": "Bob"},
+                                               "worker": {"kind": "manual"}}).status_code == 201
+            # N 5-5: 10; S 5-0 on E: the spinner's open side still counts both halves, 10 + 0; N 0-0 on E:
+            # 10 + 0 = 10 again, and N goes out: S's 6-6 (12) -> 10
+            for ev in ({"type": "deal", "hands": {"N": ["5-5", "0-0"], "S": ["5-0", "6-6"]}},
+                       {"type": "play", "seat": "N", "tile": "5-5"}, {"type": "play", "seat": "S", "tile": "5-0", "end": "E"},
+                       {"type": "play", "seat": "N", "tile": "0-0", "end": "E"}):
+                assert c.post("/api/tables/dom/events", json={"event": ev}).status_code == 201
+            lp = c.get("/api/tables/dom/snapshot").json()["data"]["state"]["hand"]["last_play"]
+            assert (lp["points"], lp["awards"]) == ({"N": 20}, {"N": 10})
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(f"{base}/tables/pen/overlay?size=1280x720")
+        page.wait_for_selector("#lastplay:not(.hidden)")
+        assert page.inner_text("#lastplay").replace("\n", " ") == f"Wes (W): penalty exposed tile{ns} +30"
+        assert page.locator(".games").count() == 0  # one game a match: nothing to count
+        page.goto(f"{base}/tables/dom/overlay?size=1280x720")
+        page.wait_for_selector("#lastplay:not(.hidden)")
+        assert page.inner_text("#lastplay").replace("\n", " ") == "Ana (N) played 0-0 on E+10 · domino+10"
+        assert page.locator(".games").all_inner_texts() == ["0 of 3 games", "0 of 3 games"]
+        page.close()

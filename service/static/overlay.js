@@ -32,9 +32,13 @@
     const byPips = state.rules.standings === "cumulative_pips";
     const pips = Object.fromEntries((state.standings || []).map((r) => [r.side, r.total]));
     const value = (side) => byPips ? `${pips[side] ?? 0}<span class="unit">pips</span>` : `${game.scores[side] ?? 0}`;
+    // games won so far in a match of several (helper-118: the state had them, the cards did not)
+    const won = Object.fromEntries((state.standings || []).map((r) => [r.side, r.games]));
+    const games = (side) => (state.rules.games_per_match || 1) > 1
+      ? `<div class="games">${won[side] ?? 0} of ${state.rules.games_per_match} games</div>` : "";
     $("scores").innerHTML = Object.keys(state.teams).map((side) =>
       `<div class="team${side === turnSide ? " turn" : ""}" data-side="${DC.esc(side)}"><div class="name clip">${DC.esc(DC.sideLabel(state, side))}</div>`
-      + `<div class="score">${value(side)}</div>${side === turnSide ? toPlay : ""}</div>`).join("");
+      + `<div class="score">${value(side)}</div>${games(side)}${side === turnSide ? toPlay : ""}</div>`).join("");
     const status = sourceStatus(state.worker);
     $("status").textContent = status;
     $("status").classList.toggle("hidden", !status);
@@ -49,10 +53,13 @@
     const lp = hand && hand.last_play;
     $("board").innerHTML = hand ? DC.layoutSVG(hand.layout, {last: lp && lp.tile ? `${Math.max(...lp.tile)}-${Math.min(...lp.tile)}` : null}) : "";
     if (lp) {
-      const pts = DC.sumPoints(lp.points);
-      $("lastplay").innerHTML = DC.esc(DC.playText(state, lp)) + (pts ? `<span class="pts">${DC.signed(pts)}</span>` : "")
-        + (hand.result && lp.type !== "hand_end" ? ` · <b>${DC.esc(hand.result.kind)}</b>` : "")  // said once
-        + (lp.type === "hand_end" && !pts ? awardsText(state, hand.result) : "");
+      // the play's own points, then the end-of-hand award it brought (``awards``), each side named when
+      // not the player's (helper-118: "played 4-4 +3 · domino" for 2 + 1; a penalty's +30 to the opponents)
+      const own = Object.fromEntries(Object.entries(lp.points || {}).map(([s, v]) => [s, v - ((lp.awards || {})[s] || 0)]));
+      const award = lp.awards ? pointsHTML(state, lp.awards, lp.side) : "";
+      $("lastplay").innerHTML = DC.esc(DC.playText(state, lp)) + (lp.type === "hand_end" ? "" : pointsHTML(state, own, lp.side))
+        + (hand.result && lp.type !== "hand_end" ? ` · <b>${DC.esc(hand.result.kind)}</b>${award}` : "")  // said once
+        + (lp.type === "hand_end" ? awardsText(state, hand.result) : "");
       $("lastplay").classList.remove("hidden");
     } else {
       $("lastplay").classList.add("hidden");
@@ -63,6 +70,18 @@
     const flag = open.find((f) => !f.notice) || open[0];
     if (flag) showBanner((flag.notice ? "" : "⚠ ") + namedSeat(state, lp, flag), 0, flag.notice);
     else if (!bannerTimer) $("banner").classList.add("hidden");
+  }
+
+  // Points by side, as a viewer reads them: "+10" when they all went to the acting player's side,
+  // else each side named ("NS +30"); [] when nothing was scored.
+  function pointsParts(state, points, side) {
+    const won = Object.entries(points || {}).filter(([, v]) => v);
+    if (won.length === 1 && won[0][0] === side) return [DC.signed(won[0][1])];
+    return won.map(([s, v]) => `${DC.sideLabel(state, s)} ${DC.signed(v)}`);
+  }
+
+  function pointsHTML(state, points, side) {
+    return pointsParts(state, points, side).map((p) => `<span class="pts">${DC.esc(p)}</span>`).join("");
   }
 
   // Who the hand's end gave points to, once the hands shown decided it (helper-114: after a time call the
@@ -106,7 +125,7 @@
     const data = msg.data || {};
     const lp = data.state && data.state.hand && data.state.hand.last_play;
     if (msg.kind === "event" && data.event && data.event.type === "penalty" && lp && lp.type === "penalty") {
-      showBanner(`${DC.playText(data.state, lp)} ${DC.signed(DC.sumPoints(lp.points))}`, 6000);
+      showBanner([DC.playText(data.state, lp), ...pointsParts(data.state, lp.points, lp.side)].join(" · "), 6000);
     }
     if (data.state) render(data.state);
     document.body.dataset.lastId = msg.id;
