@@ -14,6 +14,7 @@ import logging
 import re
 import time
 import unicodedata
+from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -32,9 +33,20 @@ from service.models import TableRow
 from service.schemas import TableCreate
 from service.settings import Settings
 from service.sources import ScriptedSource, SourceItem, WorkerUnavailable, open_source
-from vision.sources import SourceError
+from vision.sources import SourceError, is_stream_url
 
 log = logging.getLogger("dominocast.service")
+
+
+def absolute_path(spec: str) -> str:
+    """A relative path to a file or folder that exists, made absolute at registration (the service may be
+    started from another folder later; helper-118: its table then failed on "no such profile file");
+    a camera index, a URL, an absolute path or one that does not exist is kept as typed."""
+    text = spec.strip()
+    if not text or text.isdigit() or is_stream_url(text):
+        return spec
+    path = Path(text).expanduser()
+    return str(path.resolve()) if not path.is_absolute() and path.exists() else spec
 
 
 class Invalid(ValueError):
@@ -222,7 +234,8 @@ class Registry:
         config = {"speed": body.worker.speed, "interval": body.worker.interval}
         if body.worker.simulate is not None:
             config["simulate"] = body.worker.simulate.model_dump()
-        row = TableRow(id=body.id, name=body.name, video_source=body.video_source, calibration=body.calibration,
+        row = TableRow(id=body.id, name=body.name, video_source=absolute_path(body.video_source),
+                       calibration=absolute_path(body.calibration),
                        rules=body.rules, overrides=body.overrides, ruleset=rules.model_dump(mode="json"),
                        players=dict(body.players), teams=body.teams,
                        worker_kind=body.worker.kind, worker_config=config, script=script, view_key=body.view_key,

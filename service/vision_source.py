@@ -50,6 +50,7 @@ from engine.ruleset import load_ruleset, ruleset_from_params
 from service.record_sync import RecordSync
 from service.review import FramePipeline, _draw, outage_message
 from service.sources import SourceItem, SourceStats, WorkerUnavailable, register_source
+from vision.sources import SourceError, is_stream_url
 
 log = logging.getLogger("dominocast.service")
 
@@ -57,6 +58,15 @@ log = logging.getLogger("dominocast.service")
 QUIET_NOTICES = ("hand_cleared",)
 _BOUNDARY = "frame"
 
+
+
+def _relative_to_cwd(spec: str) -> str:
+    """Where the service looked for a relative path that is not there, as a note to an error message; ""
+    for anything else (helper-118: a table registered from another folder said only "no such profile file")."""
+    text = str(spec).strip()
+    if not text or text.isdigit() or is_stream_url(text) or Path(text).expanduser().is_absolute() or Path(text).exists():
+        return ""
+    return f" (a relative path is read from the service's folder, {Path.cwd()})"
 
 class VisionSource:
     """A table's video as an :class:`~service.sources.EventSource` (see module docstring).
@@ -201,7 +211,8 @@ class VisionSource:
                 profile = TableProfile.load(self.table["calibration"])
             except Exception as exc:  # noqa: BLE001 - any unreadable profile is one line in the status
                 path = str(self.table["calibration"])
-                raise ValueError(f"calibration {exc}" if path in str(exc) else f"calibration {path}: {exc}") from None
+                said = f"calibration {exc}" if path in str(exc) else f"calibration {path}: {exc}"
+                raise ValueError(said + _relative_to_cwd(path)) from None
         if self.recognizer_factory is not None:
             recognize = self.recognizer_factory(profile)
         else:
@@ -209,7 +220,10 @@ class VisionSource:
 
             recognizer = Recognizer(threads=2)  # ModelsMissingError says which model is missing
             recognize = recognizer.bind(profile)
-        frames = (self.frame_source_factory or open_source)(spec)
+        try:
+            frames = (self.frame_source_factory or open_source)(spec)
+        except SourceError as exc:
+            raise SourceError(f"{exc}{_relative_to_cwd(spec)}") from None
         return rules, profile, recognize, frames
 
     def _loop(self, put: Callable[[object], None]) -> None:

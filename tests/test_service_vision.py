@@ -171,6 +171,26 @@ def test_bad_video_source_is_a_status_error(footage, oracle_vision, tmp_path, ba
         assert c.get("/api/health").json()["ok"] is True
 
 
+def test_relative_paths_are_kept_absolute_and_a_missing_one_says_where_it_was_looked_for(footage, oracle_vision,
+                                                                                          tmp_path, monkeypatch):
+    """helper-118: a table registered with paths relative to the folder the service ran in failed after a
+    restart from another folder with only "no such profile file"."""
+    venue = tmp_path / "venue"
+    venue.mkdir()
+    (venue / "table.json").write_bytes(Path(footage["paths"]["profile"]).read_bytes())
+    monkeypatch.chdir(venue)
+    with TestClient(app_for(tmp_path / "db")) as c:
+        body = {"id": "cam", "name": "Cam", "rules": "all-fives", "video_source": "clip.mp4",
+                "calibration": "table.json", "worker": {"kind": "vision"}}
+        assert post(c, "/api/tables", body).status_code == 201
+        table = c.get("/api/tables/cam").json()
+        # the profile exists: stored absolute; the video does not (yet): kept as typed
+        assert (table["calibration"], table["video_source"]) == (str(venue / "table.json"), "clip.mp4")
+        assert post(c, "/api/tables/cam/start").status_code == 200
+        st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] == "error" and s, timeout=10)
+    assert st["error"].endswith(f"(a relative path is read from the service's folder, {venue})")
+
+
 def test_a_corrupt_calibration_is_one_status_line_naming_it_once_and_no_traceback(footage, oracle_vision, tmp_path,
                                                                                    caplog):
     prof = tmp_path / "table.json"
