@@ -241,6 +241,11 @@ def test_umpire_console_on_a_protected_table(tmp_path, browser):
             page.wait_for_function("document.getElementById('feederr').textContent !== ''", timeout=15000)
             assert page.inner_text("#feederr") == "the table feed was refused: wrong token"
             assert page.inner_text("#tname") == ""
+            # helper-118: the alerts panel said "No open alert." under the refused alerts feed
+            page.wait_for_function("document.getElementById('alerts').textContent.includes('cannot be shown')",
+                                   timeout=15000)
+            assert page.inner_text("#alerts") == ("The alerts cannot be shown: wrong token. Enter the umpire token "
+                                                  "above.")
             page.close()
 
 

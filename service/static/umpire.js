@@ -7,7 +7,8 @@
   let token = DC.savedToken();
   $("token").value = token;
   $("by").value = localStorage.getItem("dominocast-umpire") || "";
-  let state = null, rules = null, alertsFeed = null, eventsFeed = null;
+  // alertsBlocked: why no alert can be shown (the token missing or refused), said where the alerts would be
+  let state = null, rules = null, alertsFeed = null, eventsFeed = null, alertsBlocked = null;
   let pinned = null, shown = null;  // the hand picked in the log's menu (null: the current one), the hand shown
   let logSeq = 0, logHand = null;  // the latest log request, and the hand whose log the table holds (its buttons act on it)
   const alerts = new Map();
@@ -49,7 +50,7 @@
         + (a.note ? `<div class="details note">${DC.esc(a.note)}</div>` : "")
         + `<div class="row">${a.category === "flag" && a.seat && !earlier ? `<select class="pensel">${opts}</select>` : ""}`
         + `<button class="primary confirm">Confirm</button><button class="dismiss">Dismiss</button></div></div>`;
-    }).join("") : '<p class="muted">No open alert.</p>';
+    }).join("") : alertsBlocked ? `<p class="bad">${DC.esc(alertsBlocked)}</p>` : '<p class="muted">No open alert.</p>';
   }
 
   $("alerts").addEventListener("click", async (ev) => {
@@ -269,18 +270,24 @@
     renderAlerts();  // the alerts may have come first: their penalty choices need the rule set
   }
 
+  // helper-118: "No open alert." under a refused feed; only a small tag in the corner said otherwise
+  function blockAlerts(why) { alertsBlocked = why; renderAlerts(); }
+
   function connectAlerts() {
     if (alertsFeed) alertsFeed.close();
     alerts.clear();
     alertsFeed = DC.feed(`/api/tables/${T}/alerts/feed?token=${encodeURIComponent(token)}`, (msg) => {
       if (msg.kind === "snapshot") { alerts.clear(); for (const a of msg.data.alerts) alerts.set(a.id, a); }
       else if (msg.kind === "alert") alerts.set(msg.data.id, msg.data);
+      alertsBlocked = null;
       renderAlerts();
       $("authstate").textContent = "";
     }, (s, why) => {
       $("conn").textContent = s === "live" ? "" : s;
-      if (s === "refused") $("authstate").textContent = `alerts refused: ${why}`;
-      else if (s !== "live" && !token) $("authstate").textContent = "enter the token";
+      if (s === "refused") {
+        $("authstate").textContent = `alerts refused: ${why}`;
+        blockAlerts(`The alerts cannot be shown: ${why}. Enter the umpire token above.`);
+      } else if (s !== "live" && !token) $("authstate").textContent = "enter the token";
     });
   }
 
@@ -293,6 +300,7 @@
   };
 
   connectEvents();  // first: a refused feed says so even when the table's details cannot be read
-  if (token) connectAlerts(); else $("authstate").textContent = "enter the token";
+  if (token) connectAlerts();
+  else { $("authstate").textContent = "enter the token"; blockAlerts("Enter the umpire token above to see the alerts."); }
   loadRules().catch((e) => toast(e.message, true));
 })();
