@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -63,12 +64,15 @@ IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"BM", b"II*\x00", b"
                     *(f"P{d}{ws}".encode() for d in "123456" for ws in " \t\r\n"))
 OUTPUT_KINDS = {
     # one of ours (helper-90: any HTML page was written over): the generator its head names
+    # (helper-121: any page, script or notes merely quoting our markers was written over)
     "a report page": lambda head: head.lstrip().lower().startswith((b"<!doctype html", b"<html"))
-    and b"content='dominocast " in head,
+    and b"<meta name='generator' content='dominocast " in head,
     # JSON and notation apart: a notation written over a JSON record (or back) loses what only it held
-    "a dominocast JSON record": lambda head: head.lstrip().startswith(b"{") and b'"dominocast-record"' in head,
-    "a dominocast notation": lambda head: not head.lstrip().startswith(b"{") and any(
-        m in head for m in (b'[Format "dominocast-record', b'[Rules "')),
+    "a dominocast JSON record": lambda head: head.lstrip().startswith(b"{")
+    and re.search(rb'^\s*\{\s*"format"\s*:\s*"dominocast-record"', head) is not None,
+    # a notation opens with its tags: [Format "dominocast-record 1"] (older ones: [Rules "..."])
+    "a dominocast notation": lambda head: head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(
+        (b'[Format "dominocast-record', b'[Rules "')),
     "a tile list of `detect`": lambda head: head.lstrip().startswith(b"[]") or head.lstrip().startswith(b"[") and any(
         m in head for m in (b'"polygon"', b'"image"', b'"tiles"')),
     "a calibration profile": lambda head: b'"image_size"' in head,

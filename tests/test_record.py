@@ -439,6 +439,23 @@ def test_cli_score_writes_record_and_notation(cli, tmp_path, demo):
     assert (out_json.read_bytes(), out_txt.read_bytes()) == before
 
 
+def test_files_that_merely_quote_our_markers_are_not_outputs(cli, tmp_path):
+    """helper-121: a script, YAML or notes quoting `[Rules "` near their start, or a page quoting
+    `content='dominocast `, were taken for earlier outputs and written over."""
+    files = {"notes.py": '"""Writes [Format "dominocast-record 1"] and [Rules "all-fives"] tags."""\n',
+             "match.yaml": '# [Rules "all-fives"]\nrules: all-fives\n',
+             "page.html": "<!doctype html><p>made with content='dominocast 1' in mind</p>",
+             "data.json": '{"note": "not a \\"dominocast-record\\""}'}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    for opt, name in (("--notation", "notes.py"), ("--notation", "match.yaml"), ("--record", "data.json")):
+        res = CliRunner().invoke(cli, ["score", str(DEMO), opt, str(tmp_path / name)])
+        assert res.exit_code == 2 and "it would be overwritten" in " ".join(res.output.split()), name
+    res = CliRunner().invoke(cli, ["record", "report", str(DEMO), "--out", str(tmp_path / "page.html")])
+    assert res.exit_code == 2 and "it would be overwritten" in " ".join(res.output.split())
+    assert {n: (tmp_path / n).read_text() for n in files} == files
+
+
 def test_cli_record_show(cli, tmp_path, demo):
     (tmp_path / "m.json").write_text(to_json(demo))
     (tmp_path / "m.txt").write_text(write_text(demo))
