@@ -38,12 +38,15 @@ from engine.record import (
 from engine.ruleset import Ruleset, available_presets, load_ruleset
 
 _META_TAGS = {"Event": "title", "Table": "table", "Date": "date"}
-_TAG_RE = re.compile(r'^\[(\w+)(?:\s+([\w.]+))?\s+"((?:[^"\\]|\\.)*)"\]$', re.ASCII)
+# runs of plain characters at once (helper-121: one repetition per character took 1 GB on a 5 MB tag line)
+_TAG_RE = re.compile(r'^\[(\w+)(?:\s+([\w.]+))?\s+"((?>[^"\\]+|\\.)*)"\]$', re.ASCII)
 _LINE_RE = re.compile(r"^(\d+)\.\s+(.*)$", re.ASCII)
 _HAND_RE = re.compile(r"^Hand\s+(\d+)(?:\s+\(game\s+(\d+)\))?$", re.ASCII)
 _FLAG_RE = re.compile(r"\s+!(\w+)$", re.ASCII)
 _POINTS_RE = re.compile(r"\s+\{[^{}]*\}$")
-_ATTR_RE = re.compile(r'\s+(?:(t|f|c)=(-?[0-9.]+)|(oriented)|(by|why)=("(?:[^"\\]|\\.)*"))$', re.ASCII)
+_ATTR_RE = re.compile(r'\s+(?:(t|f|c)=(-?[0-9.]+)|(oriented)|(by|why)=("(?>[^"\\]+|\\.)*"))$', re.ASCII)
+#: Longest line read, characters: far above any name or event, far below what a regex can hold.
+MAX_LINE_CHARS = 1_000_000
 
 
 # ---- writing --------------------------------------------------------------------------
@@ -209,7 +212,11 @@ def read_text(text: str) -> MatchRecord:
     players: dict[str, str] = {}
     logs: list[list] = []
     heads: list[tuple[int, str, int, int | None]] = []  # (line, text, hand number, game number) per 'Hand' line
-    for n, raw in enumerate(text.splitlines(), start=1):
+    # lines end at \n, \r\n or \r only: a name may hold U+2028, \v, \x1c ... which splitlines() breaks at
+    # (helper-121: such a notation could not be read back)
+    for n, raw in enumerate(re.split(r"\r\n|\n|\r", text), start=1):
+        if len(raw) > MAX_LINE_CHARS:
+            raise RecordError(f"line {n} is {len(raw):,} characters long (at most {MAX_LINE_CHARS:,})")
         line = raw.strip()
         if not line or line.startswith(("#", "=")):
             continue  # blank, comment, or a derived line (results, game ends, standings)
