@@ -46,6 +46,9 @@ def _utc_now() -> datetime:
 MAX_TABLE_MM = 20_000.0
 #: Longest tile, mm (standard tiles are 40-55 mm; jumbo ones about 75).
 MAX_TILE_MM = 300.0
+#: Shortest tile, mm (travel sets are about 25 mm long): below it the size was given in cm (helper-120:
+#: --tile-mm 4.8 2.4 was taken, and `detect` then scaled frames for 10x smaller tiles).
+MIN_TILE_MM = 15.0
 
 
 class TileSize(BaseModel):
@@ -63,6 +66,9 @@ class TileSize(BaseModel):
             raise ValueError(f"tile width {self.width} mm is larger than its length {self.length} mm")
         if self.length > MAX_TILE_MM:
             raise ValueError(f"tile length {self.length:g} mm is over {MAX_TILE_MM:g} mm: give it in mm (e.g. 48)")
+        if self.length < MIN_TILE_MM:
+            raise ValueError(f"tile length {self.length:g} mm is under {MIN_TILE_MM:g} mm: give it in mm (e.g. 48), "
+                             "not cm")
         if self.thickness > self.width:
             raise ValueError(f"tile thickness {self.thickness:g} mm is more than its width {self.width:g} mm")
         return self

@@ -130,10 +130,19 @@ def _check_on_table(points_mm, table_mm: tuple[float, float]) -> None:
 
 def _has_table(path: Path) -> bool:
     """Whether ``path`` is a profile with a table calibration (a homography)."""
+    return _has_part(path, "homography")
+
+
+def _has_lens(path: Path) -> bool:
+    """Whether ``path`` is a profile with a lens calibration (a camera matrix)."""
+    return _has_part(path, "camera_matrix")
+
+
+def _has_part(path: Path, key: str) -> bool:
     import json
 
     try:
-        return bool(json.loads(path.read_text(encoding="utf-8")).get("homography"))
+        return bool(json.loads(path.read_text(encoding="utf-8")).get(key))
     except (OSError, ValueError, AttributeError):
         return False
 
@@ -272,6 +281,9 @@ def table_cmd(
     check_out_file("--out", out, "table.json")
     check_distinct_outputs([("--out", out)], [("the photo", image), ("the --lens profile", lens)])
     check_replaceable("--out", out, "a calibration profile")
+    if lens is None and _has_lens(out):  # helper-120: the lens of a profile written over was lost without a word
+        raise _fail(f"--out {out} holds a lens calibration that this table fit would drop: pass it as --lens {out} "
+                    "and write the table to another --out")
     _check_table_mm(table_mm)
     check_positive("--marker-mm", marker_mm, "mm")
     if marker_inset_mm is None:  # helper-86: 60 mm markers lie 40 mm in, and a fixed 35 put every corner 8 mm off

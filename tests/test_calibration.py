@@ -594,6 +594,12 @@ def test_cli_lens(checkerboard_views: list[np.ndarray], tmp_path: Path) -> None:
     result = run("lens", *paths, "--out", table, "--board", "checkerboard", "--cols", "8", "--rows", "11",
                  "--square-mm", "20")
     assert result.exit_code == 2 and "holds a table calibration" in result.stderr and table.read_bytes() == before
+    # nor a lens profile by a table fit without it (helper-120: `calibrate show` then said "lens: not calibrated")
+    lens_bytes = out.read_bytes()
+    result = run("table", blank, "--out", out, "--table-mm", "900", "600", "--markers")
+    assert result.exit_code == 2 and out.read_bytes() == lens_bytes
+    assert result.stderr.strip() == (f"error: --out {out} holds a lens calibration that this table fit would drop: "
+                                     f"pass it as --lens {out} and write the table to another --out")
     # one view three times gave fx 76 000 px at RMS 0.4 px, written as a profile (helper-49)
     same = tmp_path / "same.json"
     result = run("lens", paths[0], paths[0], paths[0], "--out", same, "--board", "checkerboard",
@@ -713,6 +719,9 @@ def test_cli_sizes_out_of_range_are_one_line_errors(tmp_path: Path) -> None:
                               "--tile-thickness-mm", "inf"), "--tile-mm/--tile-thickness-mm", "finite")
     assert_one_line_error(run("table", blank, *corners, "--out", out, "--table-mm", "900", "600",
                               "--tile-mm", "2000", "1000"), "tile length 2000 mm is over 300 mm")
+    assert_one_line_error(run("table", blank, *corners, "--out", out, "--table-mm", "900", "600",  # helper-120: cm
+                              "--tile-mm", "4.8", "2.4", "--tile-thickness-mm", "0.8"),
+                          "tile length 4.8 mm is under 15 mm: give it in mm (e.g. 48), not cm")
     assert_one_line_error(run("table", blank, *corners, "--out", out, "--table-mm", "900", "600",
                               "--tile-mm", "200", "100"), "a 200 mm tile on a 900 x 600 mm table")
     assert_one_line_error(run("table", blank, *corners, "--out", out, "--table-mm", "900", "150"),  # helper-86
