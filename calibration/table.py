@@ -21,7 +21,7 @@ cut out and laid flush in the corner).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -46,6 +46,9 @@ DEFAULT_MARKER_INSET_MM = DEFAULT_MARKER_MARGIN_MM + DEFAULT_MARKER_MM / 2.0
 #: A detected marker whose side (measured through the centre homography) differs from
 #: the stated size by more than this fraction is reported as a size mismatch.
 _MARKER_SIZE_TOLERANCE = 0.15
+#: Width / height of the markers as placed, off 1 by more than this: the table size given is wrong (a 900 mm
+#: table given as 850 mm: 0.94; measured markers on good fits: within 0.01).
+_MARKER_ASPECT_TOLERANCE = 0.03
 # Canonical corner offsets of a marker in table axes: (-,-), (+,-), (+,+), (-,+),
 # the clockwise order ArUco reports corners in for an unrotated marker.
 _MARKER_CORNER_SIGNS = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], dtype=np.float64)
@@ -124,6 +127,8 @@ class TableFit:
         max_mm: largest such distance, mm.
         rms_px: RMS distance between ``points_px`` and the back-projected ``points_mm``
             (through the distortion model when given), pixels.
+        marker_sides_mm: markers only: their mean side along the table's width and height as the
+            marker centres place them, mm (the printed side when the sizes given are the table's).
     """
 
     homography: np.ndarray
@@ -132,6 +137,7 @@ class TableFit:
     rms_mm: float
     max_mm: float
     rms_px: float
+    marker_sides_mm: tuple[float, float] | None = None
 
     @property
     def n_points(self) -> int:
@@ -256,6 +262,8 @@ def calibrate_table_from_markers(image: np.ndarray, table_size_mm: tuple[float, 
         quads_u = quads
     centres_px = np.array([_diagonal_intersection(quads_u[i]) for i in CORNER_IDS])
     first = fit_table_homography(centres_px, centres_mm, source=f"{source}: marker centres")
+    sides = _marker_sides(first.homography, [quads_u[i] for i in CORNER_IDS])
+    _check_square_markers(sides, table_size_mm, marker_mm, inset_mm, source, lens=camera_matrix is not None)
     px, mm = [], []
     for i in CORNER_IDS:
         seen_mm = apply_homography(first.homography, quads_u[i])
@@ -268,8 +276,41 @@ def calibrate_table_from_markers(image: np.ndarray, table_size_mm: tuple[float, 
         turn = min(range(4), key=lambda k: float(np.sum((seen_mm - np.roll(expected, -k, axis=0))**2)))
         px.append(quads[i])
         mm.append(np.roll(expected, -turn, axis=0))
-    return fit_table_homography(np.concatenate(px), np.concatenate(mm), camera_matrix=camera_matrix,
-                                dist_coeffs=dist, source=f"{source}: marker corners")
+    fit = fit_table_homography(np.concatenate(px), np.concatenate(mm), camera_matrix=camera_matrix,
+                               dist_coeffs=dist, source=f"{source}: marker corners")
+    return replace(fit, marker_sides_mm=sides)
+
+
+def _marker_sides(homography: np.ndarray, quads: list[np.ndarray]) -> tuple[float, float]:
+    """Mean side of the square markers along the table's width and height, mm, as ``homography``
+    (from their centres) maps their ``(4, 2)`` corners."""
+    along: tuple[list[float], list[float]] = ([], [])
+    for quad in quads:
+        q = apply_homography(homography, quad)
+        for edge in np.roll(q, -1, axis=0) - q:
+            axis = int(abs(edge[1]) > abs(edge[0]))
+            along[axis].append(float(abs(edge[axis])))
+    return float(np.mean(along[0])), float(np.mean(along[1]))
+
+
+def _check_square_markers(sides: tuple[float, float], table_size_mm: tuple[float, float], marker_mm: float,
+                          inset_mm: float, source: str, lens: bool) -> None:
+    """The printed markers are square, so they come out square when the table size given is the table's.
+    A homography absorbs a wrong size as a tilt: the fit's error stays small while the far edge is tens
+    of mm off (helper-120: 900 x 600 given as 850 x 600, 1.6 mm RMS reported, 52 mm off; a swapped
+    size was blamed on the marker size). An uncorrected wide-angle lens bends them too (``lens``: the
+    picture was undistorted). Raises with the size the markers suggest."""
+    sx, sy = sides
+    if abs(sx / sy - 1.0) <= _MARKER_ASPECT_TOLERANCE:
+        return
+    # the centres are (size - 2 inset) apart: the markers' scale on each axis says how far they truly are
+    w, h = table_size_mm
+    guess = [(v - 2 * inset_mm) * marker_mm / s + 2 * inset_mm for v, s in ((w, sx), (h, sy))]
+    raise CalibrationError(
+        f"{source}: the square markers come out {sx:.0f} x {sy:.0f} mm on a {w:g} x {h:g} mm table: the table size "
+        f"or the inset given is not the table's (with markers {inset_mm:g} mm in, they suggest a table of about "
+        f"{guess[0]:.0f} x {guess[1]:.0f} mm); check --table-mm (W along the edge from marker 0 to marker 1, then "
+        "H) and --marker-inset-mm" + ("" if lens else ", or correct the lens's distortion (--lens)"))
 
 
 def calibrate_table_from_points(points_px: np.ndarray, table_size_mm: tuple[float, float], *,
