@@ -249,11 +249,19 @@ def rederive(record: MatchRecord) -> MatchRecord:
     return record_from_match(rules_of(record), record.logs, record.players, record.event)
 
 
-def unfinished_hands(record: MatchRecord) -> list[int]:
-    """The numbers of the hands left unfinished: no result (in play, or awaiting a reveal) while a later
-    hand of the record began, so their end-of-hand points are not counted (e.g. the play that went
-    out voided; the service's ``hand_unfinished`` alert)."""
-    return [h.number for h in record.hands[:-1] if h.result is None]
+def unfinished_hands(record: MatchRecord) -> list[tuple[HandRecord, HandRecord]]:
+    """``(hand, the hand after it)`` for each hand left unfinished: no result (in play, or awaiting a
+    reveal) while a later hand of the record began, so its end-of-hand points are not counted (e.g. the
+    play that went out voided; the service's ``hand_unfinished`` alert). A hand its game's end cut short
+    (a target reached during play) is not unfinished (helper-121: it was said to be)."""
+    ended = {g.number for g in record.games if g.ended_by}
+    return [(h, nxt) for h, nxt in zip(record.hands, record.hands[1:])
+            if h.result is None and not (h.game in ended and nxt.game != h.game)]
+
+
+def hand_name(hand: HandRecord, record: MatchRecord) -> str:
+    """``hand 2``, or ``hand 2 of game 3`` when the record holds several games."""
+    return f"hand {hand.number}" + (f" of game {hand.game}" if len(record.games) > 1 else "")
 
 
 def _as_event(ev: object, hand: int, index: int) -> object:

@@ -33,7 +33,7 @@ from engine.events import Correction, Play
 from engine.notation import NotationError, format_event, parse_event
 from engine.record import (
     FORMAT, VERSION, EventInfo, HandRecord, MatchRecord, RecordError, check_version, event_from_dict, event_to_dict,
-    record_from_match,
+    hand_name, record_from_match, unfinished_hands,
 )
 from engine.ruleset import Ruleset, available_presets, load_ruleset
 
@@ -61,6 +61,7 @@ def write_text(record: MatchRecord) -> str:
     for tag, field in _META_TAGS.items():
         if getattr(record.event, field) is not None:
             lines.append(_tag(tag, getattr(record.event, field)))
+    unfinished = {id(h): nxt for h, nxt in unfinished_hands(record)}
     for h, hand in enumerate(record.hands):
         lines += ["", f"Hand {hand.number} (game {hand.game})"]
         # an outcome is shown on the line whose event is in force in its slot (the latest fix)
@@ -70,7 +71,7 @@ def write_text(record: MatchRecord) -> str:
         for i, ev in enumerate(hand.events):
             shown = ev.event if isinstance(ev, Correction) else ev
             lines.append(_event_line(i, ev) + _annotation(shown, outcomes.get(i)))
-        lines.append(_result_line(hand, h + 1 < len(record.hands)))
+        lines.append(_result_line(hand, unfinished.get(id(hand)), record))
         game = next((g for g in record.games if g.number == hand.game), None)
         last_of_game = h + 1 == len(record.hands) or record.hands[h + 1].game != hand.game
         if game is not None and game.ended_by and last_of_game:
@@ -179,13 +180,13 @@ def _annotation(ev: object, out) -> str:
     return text + (("  " if not text else " ") + flags if flags else "")
 
 
-def _result_line(hand: HandRecord, next_began: bool = False) -> str:
+def _result_line(hand: HandRecord, next_hand: HandRecord | None, record: MatchRecord) -> str:
     r = hand.result
     if r is None:
         state = "awaiting reveal" if hand.status == "awaiting_reveal" else "in progress"
-        if next_began:  # helper-109: a void of the play that went out left this silently uncounted
-            return (f"= unfinished ({state}): hand {hand.number + 1} began before it ended, so its end-of-hand "
-                    "points are not counted; end it with its result")
+        if next_hand is not None:  # helper-109: a void of the play that went out left this silently uncounted
+            return (f"= unfinished ({state}): {hand_name(next_hand, record)} began before it ended, so its "
+                    "end-of-hand points are not counted; end it with its result")
         return f"= {state}"
     awards = {s: p for s, p in r.awards.items() if p}
     head = f"= {r.kind}" + (f" {r.winner}" if r.winner else "") + f" {_points(awards, r.side)}"

@@ -133,7 +133,7 @@ def report(
     import os
     from urllib.parse import quote
 
-    from engine.record import replay_record, unfinished_hands
+    from engine.record import hand_name, replay_record, unfinished_hands
     from engine.timeline import corrections, timeline
     from service.read_flags import rows_as_read
     from service.report import PLAYABLE_VIDEO_SUFFIXES, RECORD_PAGE, event_counts, plural, write_report
@@ -169,10 +169,10 @@ def report(
     rows = rows_as_read(list(timeline(match)))  # an unsure read's mismatch is a question, as in the review
     gone = unfinished_hands(record)
     unfinished = (None if not gone else
-                  f"Hand {gone[0]} has no result: hand {gone[0] + 1} began before it ended, so its end-of-hand points "
-                  "are not counted (end it with its result)." if len(gone) == 1 else
-                  f"Hands {', '.join(map(str, gone))} have no result: the next hand began before each ended, so their "
-                  "end-of-hand points are not counted (end each with its result).")
+                  f"{hand_name(gone[0][0], record).capitalize()} has no result: {hand_name(gone[0][1], record)} began "
+                  "before it ended, so its end-of-hand points are not counted (end it with its result)." if len(gone) == 1
+                  else f"{', '.join(hand_name(h, record) for h, _ in gone).capitalize()} have no result: the next hand "
+                  "began before each ended, so their end-of-hand points are not counted (end each with its result).")
     plays = sum(r.get("type") == "play" for r in rows)
     draws = sum(r.get("count", 1) for r in rows if r.get("type") == "draw")
     passes = sum(r.get("type") == "pass" for r in rows)

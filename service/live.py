@@ -271,11 +271,13 @@ class TableRuntime:
             return n + 1 if (new_hand or n == 0) else n
         if n == 0:
             return 1
-        last = self.hand_states()[-1][2]
-        if last.result is not None and isinstance(event, Pass):
+        game, _, last = self.hand_states()[-1]
+        # over, or cut short by its game's end (a target reached during play: the next game opens)
+        over = last.result is not None or self.match.games[game - 1].ended_by is not None
+        if over and isinstance(event, Pass):
             raise AppendRejected(f"hand {n} is over: a pass cannot open the next hand (it opens with the lead "
                                  "or a deal)")
-        return n + 1 if last.result is not None and isinstance(event, _NEW_HAND_TYPES) else n
+        return n + 1 if over and isinstance(event, _NEW_HAND_TYPES) else n
 
     def append(self, event: object | list, *, source: str, actor: str = "", hand: int | None = None,
                new_hand: bool | None = None, alert_update: tuple[int, str, str, str] | None = None) -> dict:
@@ -421,8 +423,10 @@ class TableRuntime:
         out: dict[str, dict] = {}
         mid = self.match_id
         states = self.hand_states(match)
-        for h, (_, _, hs) in enumerate(states, start=1):
-            if hs.result is None and h < len(states):  # the next hand began: this one is left in play
+        for h, (g, _, hs) in enumerate(states, start=1):
+            # the next hand began: this one is left in play, unless its game ended during it (a target reached)
+            cut = match.games[g - 1].ended_by is not None and h < len(states) and states[h][0] != g
+            if hs.result is None and h < len(states) and not cut:
                 out[f"flag:{mid}:{h}:end:unfinished"] = {
                     "category": "flag", "kind": "hand_unfinished", "hand": h, "idx": None, "seat": None,
                     "message": f"hand {h} is not over but hand {h + 1} began: end it with its result "

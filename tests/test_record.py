@@ -750,7 +750,8 @@ def test_a_hand_left_without_a_result_while_the_next_began_is_said(cli, tmp_path
     voided = text.replace(last + "\n", f"{last}\n{n + 1}. void {n}\n", 1)
     (tmp_path / "voided.txt").write_text(voided)
     rec = read_text(voided)
-    assert unfinished_hands(rec) == [1] and unfinished_hands(read_text(text)) == []
+    assert [(h.game, h.number, nxt.number) for h, nxt in unfinished_hands(rec)] == [(1, 1, 2)]
+    assert unfinished_hands(read_text(text)) == []
     shown = write_text(rec)
     assert ("= unfinished (in progress): hand 2 began before it ended, so its end-of-hand points are not counted; "
             "end it with its result") in shown
@@ -761,6 +762,18 @@ def test_a_hand_left_without_a_result_while_the_next_began_is_said(cli, tmp_path
     warning = ("Hand 1 has no result: hand 2 began before it ended, so its end-of-hand points are not counted "
                "(end it with its result).")
     assert res.stderr.strip() == f"warning: {warning}" and f"<p class='warn'>{warning}</p>" in out.read_text()
+
+
+def test_a_hand_cut_short_by_its_games_end_is_not_unfinished():
+    """helper-121: a game won on target during play (seed 000: the target is checked at once) left its hand
+    without a result; the notation and the report then called it unfinished, "hand 2 began before it ended",
+    though the next hand was hand 1 of game 2."""
+    rules = load_ruleset("lisa-b-all-fives", target=20, games_per_match=3)
+    # N 5-5: 10; S 5-0: 10; N 0-0 on the 0: 5 + 5 (the spinner) = 10 -> N 20, game 1 over at once
+    logs = [[parse_event(x) for x in ("N 5-5", "S 5-0 E", "N 0-0 E")], [parse_event("N 6-6")]]
+    rec = record_from_match(rules, logs)
+    assert [(g.number, g.ended_by) for g in rec.games] == [(1, "target"), (2, None)] and rec.hands[0].result is None
+    assert unfinished_hands(rec) == [] and "= unfinished" not in write_text(rec)
 
 
 @settings(max_examples=80, deadline=None)

@@ -767,3 +767,19 @@ def test_a_notice_of_what_the_rules_require_next_raises_no_alert(tmp_path):
         # an infraction still raises one: S plays out of turn (N is to draw)
         post(c, "/api/tables/t/events", {"event": {"type": "play", "seat": "S", "tile": [2, 6], "end": "W"}})
         assert [a["kind"] for a in open_alerts(c)] == ["out_of_turn"]
+
+
+def test_a_hand_its_game_ended_during_is_not_left_unfinished(tmp_path):
+    """helper-121's record case on the console: a game won on target during play leaves its hand without a
+    result; the next game's lead was refused (409: taken for a play of that hand, "needs an end"), and once
+    opened would have raised "hand 1 is not over but hand 2 began"."""
+    with TestClient(app_for(tmp_path)) as c:
+        assert post(c, "/api/tables", {"id": "t", "name": "T", "rules": "lisa-b-all-fives",
+                                       "overrides": {"target": 20, "games_per_match": 3}}).status_code == 201
+        # N 5-5: 10; S 5-0: 10; N 0-0 on the 0: 10 -> N 20, game 1 over at once; then game 2 opens
+        for seat, tile, end in (("N", "5-5", None), ("S", "5-0", "E"), ("N", "0-0", "E"), ("N", "6-6", None)):
+            ev = {"type": "play", "seat": seat, "tile": tile, **({"end": end} if end else {})}
+            assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
+        state = c.get("/api/tables/t/snapshot").json()["data"]["state"]
+        assert state["game"]["number"] == 2
+        assert [a["kind"] for a in open_alerts(c)] == []
