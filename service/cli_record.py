@@ -192,7 +192,9 @@ def report(
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         write_report(out, title, subtitle, rows, snaps, match.standings(), video=link,
-                     corrections=list(corrections(record.logs)), generator=RECORD_PAGE, warning=unfinished)
+                     corrections=[{**c, "where": hand_name(record.hands[c["hand"] - 1], record)}
+                                  for c in corrections(record.logs)], generator=RECORD_PAGE, warning=unfinished,
+                     unit="pips" if match.rules.standings == "cumulative_pips" else "points")
     except OSError as exc:
         raise fail(f"{out}: cannot write: {exc.strerror or exc}") from None
     shown = f", {plural(len(snaps), 'snapshot')}" if snaps else ""

@@ -228,19 +228,23 @@ def _flag_when(row: dict) -> str:
     (helper-109), else the footage time."""
     if row.get("file"):
         return html.escape(Path(str(row["file"])).name)
+    if row.get("t") is None and "hand" in row and "index" in row:  # a scored script: its event (helper-121: "0.0 s")
+        return f"{row.get('game', 1)}.{row['hand']} #{row['index']}"
     return f"{row.get('t', 0) or 0:.1f} s"
 
 
 def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                   standings: list[tuple[str, int, int]], warning: str | None = None,
                   video: str | None = None, corrections: list[dict] | None = None,
-                  generator: str | None = None) -> str:
+                  generator: str | None = None, unit: str = "points") -> str:
     """The report's HTML text.
 
     Args:
         rows: timeline rows in order; ``snapshots`` maps a row's position in ``rows`` to a
             relative image path shown beside it.
-        standings: (side, games won, points) best first.
+        standings: (side, games won, points or pips) best first.
+        unit: ``points``, or ``pips`` where the standings count the pips left (seed 002): no score chart then,
+            as no points change hands (helper-121: the page said "points" over pips, and drew zeros).
         warning: shown in a box under the title (e.g. that the review was interrupted).
         video: relative path of the annotated video: shown under the title, and each event's
             time links to its moment in it.
@@ -255,8 +259,9 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
     if video:
         body.append(f'<video class="replay" controls preload="metadata" src="{html.escape(video)}"></video>')
     if standings or any("score" in r for r in rows):  # a review with no rules (placements) scores nothing
-        body += ["<h2>Score</h2>", score_chart_svg(rows)]
-        body.append("<h2>Standings</h2><table><tr><th>side</th><th>games won</th><th>points</th></tr>")
+        if unit == "points":
+            body += ["<h2>Score</h2>", score_chart_svg(rows)]
+        body.append(f"<h2>Standings</h2><table><tr><th>side</th><th>games won</th><th>{html.escape(unit)}</th></tr>")
         body += [f"<tr><td>{html.escape(s)}</td><td>{w}</td><td>{p}</td></tr>" for s, w, p in standings]
         body.append("</table>")
     # flags are either rows of their own (review) or listed on the event they concern (score)
@@ -269,7 +274,9 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
     body.append("</ul>")
     if corrections:  # the timeline shows each slot as corrected: what it held before is said here
         body.append(f"<h2>Corrections ({len(corrections)})</h2><ul>")
-        body += [f"<li>hand {c['hand']} #{c['index']}: {html.escape(c['text'])} (was {html.escape(c['was'])})"
+        # ``where``: the hand as the timeline names it (helper-121: "hand 3" was hand 1 of game 3)
+        body += [f"<li>{html.escape(c.get('where') or 'hand ' + str(c['hand']))} #{c['index']}: "
+                 f"{html.escape(c['text'])} (was {html.escape(c['was'])})"
                  f"{html.escape(' by ' + c['by'] if c.get('by') else '')}"
                  f"{html.escape(': ' + c['reason'] if c.get('reason') else '')}</li>" for c in corrections]
         body.append("</ul>")
@@ -285,8 +292,8 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
 
 def write_report(path: Path, title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                  standings: list[tuple[str, int, int]], warning: str | None = None, video: str | None = None,
-                 corrections: list[dict] | None = None, generator: str | None = None) -> Path:
+                 corrections: list[dict] | None = None, generator: str | None = None, unit: str = "points") -> Path:
     """Write :func:`render_report` to ``path`` (UTF-8) and return it."""
     path.write_text(render_report(title, subtitle, rows, snapshots, standings, warning, video, corrections,
-                                  generator), encoding="utf-8")
+                                  generator, unit), encoding="utf-8")
     return path

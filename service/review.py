@@ -812,8 +812,9 @@ class ReviewSession:
         elif s.status:
             subtitle += f" · {s.status.split(':')[0]}"
         video = self.out.video.path.name if self.out.video is not None else None
+        unit = "pips" if self.rules is not None and self.rules.standings == "cumulative_pips" else "points"
         s.files["report"] = write_report(self.out.dir / "report.html", title, subtitle, self.out.rows,
-                                         self.out.snapshots, s.standings, warning, video)
+                                         self.out.snapshots, s.standings, warning, video, unit=unit)
         return s
 
 

@@ -794,3 +794,25 @@ def test_a_notation_line_too_long_to_read_is_one_error():
     """helper-121: a 30 MB tag line took 6 GB and 42 s before "unknown tag"."""
     with pytest.raises(RecordError, match=r"line 2 is 1,000,001 characters long \(at most 1,000,000\)"):
         read_text('[Format "dominocast-record 1"]\n[Event "' + "x" * (1_000_001 - 10) + '"]\n')
+
+
+def test_report_of_a_pips_match_and_of_a_later_games_correction(cli, tmp_path):
+    """helper-121: a nova-block page headed its pips "points" under a chart of zeros; a correction in game 3
+    was listed as "hand 3 #20" where the timeline says 3.1; a flag of an untimed event read "0.0 s"."""
+    script = load_script(Path(__file__).resolve().parents[1] / "examples" / "nova-block.yaml")
+    logs = [list(log) for log in script.hands]
+    first = logs[2][4]  # game 3's first play, re-timed by the umpire
+    logs[2].append(Correction(replaces=4, event=first.model_copy(update={"t": 12.0}), reason="re-timed"))
+    rec = record_from_match(script.rules, logs)
+    (tmp_path / "m.json").write_text(to_json(rec))
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "m.json"), "--out", str(tmp_path / "m.html")])
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "m.html").read_text()
+    assert "<th>games won</th><th>pips</th>" in page and "<h2>Score</h2>" not in page
+    assert f"<li>hand 1 of game 3 #{len(logs[2]) - 1}: fix 4 " in page
+    # an untimed event's flag is listed by the event, as the timeline names it
+    row = {"type": "play", "game": 2, "hand": 1, "index": 7, "t": None, "text": "E 6-5 W",
+           "flags": [{"kind": "out_of_turn", "message": "E played out of turn"}]}
+    from service.report import render_report
+
+    assert "<li>2.1 #7 — out_of_turn: E played out of turn</li>" in render_report("t", "s", [row], {}, [])
