@@ -13,7 +13,6 @@ from typing import Optional
 
 import typer
 
-from rich.markup import escape
 
 from service.cli_common import (check_distinct_outputs, check_out_file, check_positive, check_replaceable, console,
                                 err_console, fail)
@@ -49,8 +48,9 @@ def _warn(message: str) -> None:
 
 
 def _fail(message: str) -> typer.Exit:
-    """``fail`` with ``message`` shown literally (paths may contain rich markup brackets)."""
-    return fail(escape(" ".join(message.split())))
+    """``fail`` with ``message`` on one line (``fail`` shows it literally: helper-120, escaped here as well,
+    "venue[red].json" read "venue\\[red].json")."""
+    return fail(" ".join(message.split()))
 
 
 def _msg(exc) -> str:

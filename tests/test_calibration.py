@@ -814,3 +814,11 @@ def test_cli_out_never_replaces_a_file_of_another_kind(pinhole_camera: Camera, t
     out = tmp_path / "t.json"
     for _ in range(2):  # an earlier profile is replaced
         assert run("table", image, "--out", out, "--points", spec, "--table-mm", "900", "600").exit_code == 0
+
+
+def test_a_path_with_brackets_is_said_as_it_is(tmp_path: Path) -> None:
+    """helper-120: `calibrate show 'venue[red].json'` said "venue\\[red].json" (escaped twice)."""
+    bad = tmp_path / "venue[red].json"
+    bad.write_text("{not json")
+    result = run("show", bad)
+    assert result.exit_code == 2 and result.stderr.startswith(f"error: {bad}") and "\\[" not in result.stderr
