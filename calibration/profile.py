@@ -382,7 +382,7 @@ def _summarise(exc: ValidationError, limit: int = 3) -> str:
     parts = []
     for err in exc.errors()[:limit]:
         loc = ".".join(str(x) for x in err["loc"]) or "(root)"
-        msg = err["msg"].replace("\n", " ")
+        msg = err["msg"].replace("\n", " ").removeprefix("Value error, ")  # pydantic's own prefix (helper-120)
         parts.append(f"{loc}: {msg}")
     more = exc.error_count() - limit
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
