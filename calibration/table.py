@@ -106,12 +106,22 @@ def detect_corner_markers(image: np.ndarray, *, source: str = "image") -> dict[i
             raise CalibrationError(f"{source}: corner marker {ident} appears more than once")
         found[ident] = quad.reshape(4, 2).astype(np.float64)
     missing = [i for i in CORNER_IDS if i not in found]
+    if missing and not found and _mirrored_markers(image):  # a mirrored marker is no valid code at all
+        raise CalibrationError(f"{source}: the markers are seen mirrored: the camera image is flipped (turn off the "
+                               "camera's mirror or selfie view)")
     if missing:
         seen = sorted(found)
         raise CalibrationError(
             f"{source}: corner markers {missing} not found ({MARKER_DICTIONARY} ids 0-3; "
             f"found {seen if seen else 'none'}); all four must be visible and unobstructed")
     return found
+
+
+def _mirrored_markers(image: np.ndarray) -> bool:
+    """Whether the corner markers are found in the image flipped left to right (helper-120: a mirrored
+    camera image said only "corner markers [0, 1, 2, 3] not found", though the docs promise a message)."""
+    corners, ids, _ = _marker_detector().detectMarkers(cv2.flip(to_gray(image), 1))
+    return ids is not None and len(set(int(i) for i in ids.ravel()) & set(CORNER_IDS)) >= 2
 
 
 @dataclass(frozen=True)
@@ -261,7 +271,15 @@ def calibrate_table_from_markers(image: np.ndarray, table_size_mm: tuple[float, 
     else:
         quads_u = quads
     centres_px = np.array([_diagonal_intersection(quads_u[i]) for i in CORNER_IDS])
-    first = fit_table_homography(centres_px, centres_mm, source=f"{source}: marker centres")
+    try:
+        first = fit_table_homography(centres_px, centres_mm, source=f"{source}: marker centres")
+    except CalibrationError as exc:  # said for the markers, not for --points (helper-120)
+        if "fold" not in str(exc) and "mirror" not in str(exc):
+            raise
+        raise CalibrationError(
+            f"{source}: the corner markers are not in their places: seen from above, 0, 1, 2 and 3 go clockwise "
+            "round the table, 0 where --table-mm's width starts and 1 at its other end (as the sheet says); "
+            + ("two of them look swapped" if "fold" in str(exc) else "they go round anticlockwise")) from None
     sides = _marker_sides(first.homography, [quads_u[i] for i in CORNER_IDS])
     _check_square_markers(sides, table_size_mm, marker_mm, inset_mm, source, lens=camera_matrix is not None)
     px, mm = [], []

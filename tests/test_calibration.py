@@ -266,15 +266,18 @@ MARKER_CENTRES = np.array([[35.0, 35.0], [865.0, 35.0], [865.0, 565.0], [35.0, 5
 TABLE_POSE = pose(12.0, -8.0, 3.0, (450.0, 300.0), (10.0, -5.0, 950.0))
 
 
-def table_texture(turns=(0, 1, 2, 3), marker_mm: float = 50.0, skip: tuple[int, ...] = ()) -> np.ndarray:
+def table_texture(turns=(0, 1, 2, 3), marker_mm: float = 50.0, skip: tuple[int, ...] = (),
+                  order: tuple[int, ...] = (0, 1, 2, 3)) -> np.ndarray:
     """Top-down table: grey felt, a few white tiles, a marker in each corner turned
-    ``turns[id]`` quarter turns (so corner order is not the markers' own order)."""
+    ``turns[id]`` quarter turns (so corner order is not the markers' own order); corner k holds
+    marker ``order[k]``."""
     ppm = TABLE_PPM
     tex = np.full((round(TABLE_MM[1] * ppm), round(TABLE_MM[0] * ppm)), 70, np.uint8)
     dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
     for (x, y, w, h) in ((300, 250, 48, 24), (348, 250, 48, 24), (500, 320, 24, 48)):
         tex[round(y * ppm):round((y + h) * ppm), round(x * ppm):round((x + w) * ppm)] = 235
-    for ident, (cx, cy) in enumerate(MARKER_CENTRES):
+    for corner, (cx, cy) in enumerate(MARKER_CENTRES):
+        ident = order[corner]
         if ident in skip:
             continue
         tex[round((cy - 35) * ppm):round((cy + 35) * ppm), round((cx - 35) * ppm):round((cx + 35) * ppm)] = 250
@@ -385,6 +388,17 @@ def test_table_marker_errors(pinhole_camera: Camera) -> None:
         calibrate_table_from_markers(small, TABLE_MM)  # told 50 mm, printed 30 mm
     fit = calibrate_table_from_markers(small, TABLE_MM, marker_mm=30.0)
     assert fit.rms_mm < 1.0  # smaller markers, fewer pixels per corner: achieved 0.69 mm
+    # helper-120: markers out of place were told in --points' words; a mirrored camera as "not found"
+    swapped = pinhole_camera.render(table_texture(order=(0, 2, 1, 3)), TABLE_PPM, (0.0, 0.0), *TABLE_POSE)
+    with pytest.raises(CalibrationError, match="the corner markers are not in their places: .* two of them look "
+                                               "swapped$"):
+        calibrate_table_from_markers(swapped, TABLE_MM)
+    backwards = pinhole_camera.render(table_texture(order=(0, 3, 2, 1)), TABLE_PPM, (0.0, 0.0), *TABLE_POSE)
+    with pytest.raises(CalibrationError, match="they go round anticlockwise$"):
+        calibrate_table_from_markers(backwards, TABLE_MM)
+    mirrored = cv2.flip(pinhole_camera.render(table_texture(), TABLE_PPM, (0.0, 0.0), *TABLE_POSE), 1)
+    with pytest.raises(CalibrationError, match="the markers are seen mirrored: the camera image is flipped"):
+        calibrate_table_from_markers(mirrored, TABLE_MM)
 
 
 def test_rectify(table_image: np.ndarray, distorted_table_image: np.ndarray) -> None:
