@@ -266,6 +266,8 @@ def _read_tag(line: str, tags: dict, rules: dict, players: dict) -> None:
     if (key is not None) != (name in ("Rule", "Player")):
         raise RecordError(f"tag {name} " + ("takes a key" if key is None else "takes no key"))
     # a second value would silently win (a target of 300 read as 100): said, as an unknown tag is
+    if name in ("Format", "Players", "Rules", "Teams", *_META_TAGS) and name in tags:  # helper-121: Format, Players
+        raise RecordError(f"[{name}] is given twice")
     if name == "Rule":
         if key in rules:
             raise RecordError(f"[Rule {key}] is given twice")
@@ -273,6 +275,7 @@ def _read_tag(line: str, tags: dict, rules: dict, players: dict) -> None:
     elif name == "Player":
         _name_seat(players, key, value)
     elif name == "Players":
+        tags[name] = value
         for part in filter(None, (p.strip() for p in value.split(";"))):
             seat, sep, who = part.partition(":")
             if not sep:
@@ -285,8 +288,6 @@ def _read_tag(line: str, tags: dict, rules: dict, players: dict) -> None:
         check_version(version or None)
         tags[name] = value
     elif name in ("Rules", "Teams") or name in _META_TAGS:
-        if name in tags:
-            raise RecordError(f"[{name}] is given twice")
         tags[name] = value  # Teams is derived from the rules: informational
     else:
         known = ", ".join(["Format", "Rules", "Rule", "Players", "Player", "Teams", *_META_TAGS])

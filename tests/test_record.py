@@ -366,6 +366,10 @@ def test_bad_json_fields(demo):
     ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Rule target "300"]\n[Rule target "100"]\n',
      "line 4: [Rule target] is given twice"),
     ('[Format "dominocast-record 1"]\n[Rules "lisa-b-all-fives"]\n[Rules "muggins"]\n', "line 3: [Rules] is given twice"),
+    # helper-121: these two were taken
+    ('[Format "dominocast-record 1"]\n[Format "dominocast-record 1"]\n[Rules "block"]\n', "line 2: [Format] is given twice"),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Players "N: Ana"]\n[Players "S: Bob"]\n',
+     "line 4: [Players] is given twice"),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Players "N: Ana; S: Bob; N: Carl"]\n',
      "line 3: seat N is named twice ('Ana' and 'Carl')"),
     ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Players "N: Ana"]\n[Player N "Carl"]\n',
