@@ -254,8 +254,11 @@ def _check_heads(heads: list[tuple[int, str, int, int | None]], record: MatchRec
     for k, ((n, line, number, game), hand) in enumerate(zip(heads, record.hands), start=1):
         if (number == hand.number and game in (None, hand.game)) or (game is None and number == k):
             continue
+        moved = game is not None and game != hand.game
         raise RecordError(f"line {n}: {line!r} is hand {hand.number} of game {hand.game} (hands are numbered "
-                          "in order within their game)")
+                          "in order within their game" + ("; games end where the scores say: a correction may have "
+                                                          "moved a game's end, so renumber the hand lines after it"
+                                                          if moved else "") + ")")
 
 
 def _read_tag(line: str, tags: dict, rules: dict, players: dict) -> None:
