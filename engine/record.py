@@ -186,6 +186,13 @@ def rules_of(record: MatchRecord) -> Ruleset:
         raise RecordError(str(exc)) from None
 
 
+def defaulted_params(record: MatchRecord) -> list[str]:
+    """The rule-set parameters a record's ``rules.params`` lacks: its rule set takes the engine's defaults
+    for them. A record is written with every parameter, so a missing one was dropped by hand (helper-121: a
+    record without ``target`` was replayed to another target, silently) or the record predates it."""
+    return [k for k in Ruleset.model_fields if k not in record.rules.params]
+
+
 def teams_for(rules: Ruleset) -> dict[str, list[str]]:
     """Side -> its seats in turn order ('NS': ['N', 'S'] in partnerships; one seat per side otherwise)."""
     teams: dict[str, list[str]] = {}

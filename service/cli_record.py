@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 
-from engine.record import MatchRecord, RecordError, from_json, is_event_lines, rederive, to_json
+from engine.record import MatchRecord, RecordError, defaulted_params, from_json, is_event_lines, rederive, to_json
 from engine.record_text import read_text, write_text
 from service.cli_common import (check_distinct_outputs, check_out_file, check_replaceable, err_console, fail,
                                 is_review_page)
@@ -62,9 +63,14 @@ def load_record(path: Path) -> MatchRecord:
     except OSError as exc:
         raise RecordError(f"{name}: cannot read: {exc.strerror or exc}") from None
     try:
-        return from_json(text) if _JSON_START.match(text) else read_text(text)
+        record = from_json(text) if _JSON_START.match(text) else read_text(text)
     except RecordError as exc:
         raise RecordError(f"{name}: {exc}{_what_it_is(text)}") from None
+    missing = defaulted_params(record)
+    if missing:  # said, not refused: a record written before a parameter existed lacks it too
+        err_console.print(escape(f"note: {name}: the rules lack {', '.join(missing)}: the engine's defaults are used"),
+                          highlight=False, soft_wrap=True)
+    return record
 
 
 def _what_it_is(text: str) -> str:

@@ -820,3 +820,15 @@ def test_report_of_a_pips_match_and_of_a_later_games_correction(cli, tmp_path):
     from service.report import render_report
 
     assert "<li>2.1 #7 — out_of_turn: E played out of turn</li>" in render_report("t", "s", [row], {}, [])
+
+
+def test_a_record_missing_a_rule_parameter_says_so(cli, tmp_path, demo):
+    """helper-121: a record without rules.params.target was replayed to the engine's default target, silently."""
+    data = json.loads(to_json(demo))
+    del data["rules"]["params"]["target"]
+    (tmp_path / "m.json").write_text(json.dumps(data))
+    res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "m.json")])
+    assert res.exit_code == 0
+    assert res.stderr.strip() == f"note: {tmp_path / 'm.json'}: the rules lack target: the engine's defaults are used"
+    (tmp_path / "whole.json").write_text(to_json(demo))  # every parameter written: nothing to say
+    assert CliRunner().invoke(cli, ["record", "show", str(tmp_path / "whole.json")]).stderr == ""
