@@ -256,9 +256,12 @@ def calibrate_lens(images: Sequence[np.ndarray], board: BoardSpec, *,
         img_points.append(found.image_points.reshape(-1, 1, 2))
         used.append(label)
     if len(used) < min_views:
+        # the hint fits the case (helper-120: two photos with the board found were told to check --cols)
+        hint = (f"take at least {min_views} photos of the board, tilted different ways" if not skipped
+                else "check --cols/--rows count squares")
         raise CalibrationError(
             f"{board.kind} ({board.cols} x {board.rows} squares) found in {len(used)} of "
-            f"{len(labels)} images; need at least {min_views} (check --cols/--rows count squares)")
+            f"{len(labels)} images; need at least {min_views} ({hint})")
     flags = cv2.CALIB_FIX_K3 if fix_k3 else 0
     (rms, k, d, _rv, _tv, std_int, _std_ext, per_view) = cv2.calibrateCameraExtended(
         obj_points, img_points, size, None, None, flags=flags, criteria=_CALIB_CRITERIA)

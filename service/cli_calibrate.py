@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
@@ -66,7 +67,9 @@ def _one_line_errors() -> Iterator[None]:
     from calibration.errors import CalibrationError
 
     try:
-        yield
+        with warnings.catch_warnings():  # numpy's overflow warnings on absurd points: the error line says it
+            warnings.simplefilter("ignore", RuntimeWarning)
+            yield
     except CalibrationError as exc:
         raise _fail(str(exc)) from None
     except ValidationError as exc:

@@ -608,6 +608,11 @@ def test_cli_lens(checkerboard_views: list[np.ndarray], tmp_path: Path) -> None:
     result = run("lens", *paths, "--out", table, "--board", "checkerboard", "--cols", "8", "--rows", "11",
                  "--square-mm", "20")
     assert result.exit_code == 2 and "holds a table calibration" in result.stderr and table.read_bytes() == before
+    # two photos, both with the board: the hint is more photos, not --cols/--rows (helper-120)
+    result = run("lens", paths[0], paths[1], "--out", tmp_path / "two.json", "--board", "checkerboard",
+                 "--cols", "8", "--rows", "11", "--square-mm", "20")
+    assert result.exit_code == 2 and result.stderr.strip().endswith(
+        "found in 2 of 2 images; need at least 3 (take at least 3 photos of the board, tilted different ways)")
     # nor a lens profile by a table fit without it (helper-120: `calibrate show` then said "lens: not calibrated")
     lens_bytes = out.read_bytes()
     result = run("table", blank, "--out", out, "--table-mm", "900", "600", "--markers")
