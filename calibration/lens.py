@@ -191,6 +191,23 @@ def _detect_charuco(gray: np.ndarray, board: BoardSpec) -> BoardDetection | None
     return BoardDetection(obj.reshape(-1, 3).astype(np.float32), img.reshape(-1, 2).astype(np.float32))
 
 
+def _check_distinct_views(labels: list[str], obj_points: list[np.ndarray], img_points: list[np.ndarray],
+                          min_px: float = 1.0) -> None:
+    """Refuse two views with the board in the same place (their common corners within ``min_px`` px on
+    average): the same view again adds no constraint, and a lens fitted on copies is wrong at a tiny
+    error (helper-120: one view re-encoded three times gave fx 948 / fy 919 at 0.05 px; byte-identical
+    files were caught before, not re-encoded ones)."""
+    seen = [{tuple(np.round(o, 3)): p for o, p in zip(obj.reshape(-1, 3), img.reshape(-1, 2))}
+            for obj, img in zip(obj_points, img_points)]
+    for i in range(len(seen)):
+        for j in range(i + 1, len(seen)):
+            common = seen[i].keys() & seen[j].keys()
+            if len(common) >= 4 and np.mean([np.linalg.norm(seen[i][k] - seen[j][k]) for k in common]) < min_px:
+                same = f"{labels[i]} is given twice" if labels[i] == labels[j] else (
+                    f"{labels[i]} and {labels[j]} show the board in the same place")
+                raise CalibrationError(f"{same}: take each photo from another tilt")
+
+
 @dataclass(frozen=True)
 class LensCalibration:
     """Result of :func:`calibrate_lens`.
@@ -255,6 +272,7 @@ def calibrate_lens(images: Sequence[np.ndarray], board: BoardSpec, *,
         obj_points.append(found.object_points)
         img_points.append(found.image_points.reshape(-1, 1, 2))
         used.append(label)
+    _check_distinct_views(used, obj_points, img_points)
     if len(used) < min_views:
         # the hint fits the case (helper-120: two photos with the board found were told to check --cols)
         hint = (f"take at least {min_views} photos of the board, tilted different ways" if not skipped

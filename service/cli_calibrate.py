@@ -227,7 +227,7 @@ def lens_cmd(
     with _one_line_errors():
         spec = BoardSpec(kind=board.value, cols=cols, rows=rows, square_mm=square_mm,
                          marker_mm=marker_mm, dictionary=dictionary)
-        result = calibrate_lens_files(images, spec, fix_k3=not free_k3)
+        result = calibrate_lens_files(images, spec, fix_k3=not free_k3)  # re-encoded copies: refused there
         twice = _same_photo(images)
         if twice:  # the same view twice adds no constraint: three copies gave fx 76 000 px at RMS 0.4 px
             raise _fail(f"{twice}: take each photo from another tilt")

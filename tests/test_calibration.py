@@ -608,6 +608,13 @@ def test_cli_lens(checkerboard_views: list[np.ndarray], tmp_path: Path) -> None:
     result = run("lens", *paths, "--out", table, "--board", "checkerboard", "--cols", "8", "--rows", "11",
                  "--square-mm", "20")
     assert result.exit_code == 2 and "holds a table calibration" in result.stderr and table.read_bytes() == before
+    # the same view saved again in another format is no new view either (helper-120: fx 948 / fy 919 at 0.05 px)
+    again = tmp_path / "view0_again.jpg"
+    cv2.imwrite(str(again), checkerboard_views[0], [cv2.IMWRITE_JPEG_QUALITY, 97])
+    result = run("lens", *paths, again, "--out", tmp_path / "copies.json", "--board", "checkerboard",
+                 "--cols", "8", "--rows", "11", "--square-mm", "20")
+    assert result.exit_code == 2 and result.stderr.strip() == (
+        f"error: {paths[0]} and {again} show the board in the same place: take each photo from another tilt")
     # two photos, both with the board: the hint is more photos, not --cols/--rows (helper-120)
     result = run("lens", paths[0], paths[1], "--out", tmp_path / "two.json", "--board", "checkerboard",
                  "--cols", "8", "--rows", "11", "--square-mm", "20")
