@@ -125,8 +125,7 @@ class HandState:
     last_player: str | None = None
     leader: str | None = None
     responses: list[str] = field(default_factory=list)  # the first answers to the lead
-    exposed: set[tuple[int, int]] = field(default_factory=set)  # tiles shown during play
-    exposed_by: dict[tuple[int, int], str] = field(default_factory=dict)  # ... and the seat that showed each
+    exposed_by: dict[tuple[int, int], str] = field(default_factory=dict)  # tiles shown during play -> who showed
     exposed_missed: set[tuple[int, int]] = field(default_factory=set)  # exposed tiles whose first chance went by
     # why the hand's domino scores nothing (seed 004: went out with a scoring tile or a double, nothing to draw)
     domino_void: str | None = None
@@ -790,9 +789,8 @@ def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
         if st.counts_known and len(ev.tiles) > st.counts[seat]:
             n = st.counts[seat]
             raise IllegalEvent(f"{seat} holds {n} tile{'s' if n != 1 else ''}, the reveal shows {len(ev.tiles)}")
-        if all(t.key in st.exposed for t in ev.tiles):  # the same tiles seen again: one exposure, one flag
+        if all(t.key in st.exposed_by for t in ev.tiles):  # the same tiles seen again: one exposure, one flag
             raise IllegalEvent(f"{seat} exposed {' '.join(map(str, ev.tiles))} already")
-        st.exposed.update(t.key for t in ev.tiles)
         st.exposed_by.update((t.key, seat) for t in ev.tiles)
         flags.append(Flag("exposed_tile", ev.seat, f"{ev.seat} exposed " + " ".join(map(str, ev.tiles))))
         return
@@ -889,7 +887,7 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
             awards[side] += rules.capicua_bonus
             note += f"; capicua +{rules.capicua_bonus}"
         last = st.plays[-1][2] if st.plays else None
-        if not rules.exposed_tile_domino_scores and last is not None and last.key in st.exposed:
+        if not rules.exposed_tile_domino_scores and last is not None and last.key in st.exposed_by:
             awards = {sd: 0 for sd in awards}  # seed 003: "If the player wins with that tile, the points do not count"
             note += "; won with an exposed tile: no points"
         if st.domino_void:
