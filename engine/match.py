@@ -116,6 +116,14 @@ def replay_match(rules: Ruleset, hand_logs: list[list]) -> MatchState:
         if match_over:
             raise ValueError(f"hand {h}: the match is already over")
         game = games[-1]
+        if game.ended_by is None and game.hands and _begins_after_time(rules, game, log):
+            # seed 003: "at the end of forty minutes the team that is ahead wins"; only a hand already
+            # begun is finished (helper-122: a hand dealt after 40:00 was played and counted)
+            game.winner, game.ended_by = _leading(game.scores), "time"
+            if len(games) >= rules.games_per_match:
+                raise ValueError(f"hand {h}: the match is already over (its time ran out before this hand began)")
+            games.append(GameState(len(games) + 1))
+            game = games[-1]
         try:
             hand = replay(rules, log, next_context(rules, games, h))
         except ValueError as exc:
@@ -225,6 +233,14 @@ def _check_target(rules: Ruleset, game: GameState, hand: HandState, target: int)
         _start_tie(rules, game)
         return
     game.winner, game.ended_by = top[0], "target"
+
+
+def _begins_after_time(rules: Ruleset, game: GameState, log: list) -> bool:
+    """Whether the hand of ``log`` begins (its first timed event) once the game's time limit has passed."""
+    if rules.time_limit_min is None or game.start_t is None:
+        return False
+    first = next((ev.t for ev in log if getattr(ev, "t", None) is not None), None)
+    return first is not None and first - game.start_t >= rules.time_limit_min * 60
 
 
 def _check_time(rules: Ruleset, game: GameState, hand: HandState) -> None:

@@ -695,6 +695,14 @@ def test_003_forty_minutes_the_hand_in_progress_finishes_and_the_leader_wins():
     # a second hand that ends at 2300 + 13 * 5 = 2365 s (< 2400): the game goes on
     match = replay_match(rules, [hand1, _timed(JERSEY_LOCK + reveals, 2300, 5)])
     assert match.games[0].ended_by is None and not match.over
+    # helper-122: a hand that begins after 40:00 is not played: the game ended with the hand before it
+    # (NS 90), and the match of one game is over
+    late = _timed(JERSEY_LOCK + reveals, 2405, 5)
+    with pytest.raises(ValueError, match=r"hand 2: the match is already over \(its time ran out before this hand"):
+        replay_match(rules, [hand1, late])
+    match = replay_match(load_ruleset(JERSEY, games_per_match=2), [hand1, late])
+    assert [(g.ended_by, g.winner, g.scores) for g in match.games] == [
+        ("time", "NS", {"NS": 90, "EW": 0}), (None, None, {"NS": 90, "EW": 0})]
 
 def test_003_first_tile_warning_applies_to_the_table_then_25():
     # "If the tile is placed incorrectly, one warning will be given that will apply to all (4) players.
