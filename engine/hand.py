@@ -475,7 +475,11 @@ def _check_play_clock(st: HandState, ev: Play, flags: list[Flag]) -> None:
     """Seed 003: "Each play must be made within (20 seconds) and to lock the game within (40 seconds)"."""
     rules = st.rules
     limit = rules.play_time_limit_s
-    if st.result is not None and st.result.kind == "locked" and rules.locking_play_time_limit_s:
+    # the play locked the line: decided or still waiting for the hands shown (helper-122: hands unseen, a lock
+    # 30 s after the play before was held to 20 s)
+    locked = (st.result is not None and st.result.kind == "locked") or (
+        st.pending_end is not None and st.pending_end[0] == "locked")
+    if locked and rules.locking_play_time_limit_s:
         limit = rules.locking_play_time_limit_s
     if limit and ev.t is not None and st.last_t is not None and ev.t - st.last_t > limit:
         flags.append(Flag("slow_play", ev.seat, f"{ev.seat} took {ev.t - st.last_t:.0f} s (limit {limit} s)"))
@@ -857,24 +861,29 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
             points: dict, capicua: bool = False) -> None:
     """End the hand; award the end-of-hand points once every remaining hand is counted."""
     remaining = _remaining(st, winner if kind == "domino" else None)
-    if remaining is None:
+    rules = st.rules
+    # a flat award for going out needs no pips counted (helper-122: Fives and Threes' point waited for the
+    # reveals, so a chip-out past the exact target counted, and with no reveal it was lost)
+    flat = kind == "domino" and rules.domino_fixed_points is not None and not (
+        rules.domino_subtract_partner and rules.partnership)
+    if remaining is None and not flat:
         st.pending_end = (kind, winner, locker)
         st.pending_capicua = capicua
         st.flags.append(Flag("awaiting_reveal", None,
                              f"hand over ({kind}): reveal the tiles of {', '.join(st.awaiting_reveal())}"))
         return
-    rules = st.rules
     awards = {side: 0 for side in st.sides}
     if kind == "domino":
         assert winner is not None
         side = st.side(winner)
+        remaining = remaining if remaining is not None else {}  # a flat award: the pips left unknown
         if rules.domino_counts == "opponents":
             counted = sum(p for s, p in remaining.items() if st.side(s) != side)
             whose = "the opponents' hands"
         else:
             counted = sum(p for s, p in remaining.items() if s != winner)
             whose = "the other hands"
-        note = f"{winner} dominoes (went out); {plural(counted, 'pip')} left in {whose}"
+        note = f"{winner} dominoes (went out)" + (f"; {plural(counted, 'pip')} left in {whose}" if remaining else "")
         if rules.standings == "cumulative_pips":
             pass  # seed 002: players are ranked by the pips left in their hands; going out scores no points
         elif rules.domino_fixed_points is not None:  # Fives and Threes (pagat): one point for going out

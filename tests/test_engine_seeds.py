@@ -933,6 +933,22 @@ def test_fives_and_threes_scores_fives_and_threes():
     assert pts(st) == [{"N": 2}, {"S": 3}, {"N": 8}, {"S": 6}, {}]
 
 
+def test_fives_and_threes_chip_out_point_needs_no_hands_shown():
+    """pagat: the point for going out "is scored at the same time as the normal score for the play"; with
+    the hands unseen it waited for S's reveal (helper-122), and over an exact target it then counted."""
+    rules = load_ruleset("fives-and-threes", hand_size=2)
+    plays = ["N 6-6", "S 6-3 E", "N 3-3 E"]  # [6-6] 12: 4; 12 + 3 = 15: 3 + 5 = 8; 12 + [3-3] 6 = 18: 6
+    seen = replay(rules, ev("deal N 6-6 3-3 / S 6-3 1-1", *plays))
+    unseen = replay(rules, ev(*plays))
+    assert seen.result.awards == unseen.result.awards == {"N": 1, "S": 0}
+    assert unseen.pending_end is None and pts(unseen)[-1] == pts(seen)[-1] == {"N": 6 + 1}
+    # a locking play is held to the 40 s clock though the hands are not shown yet (seed 003)
+    jersey = load_ruleset(JERSEY)
+    lock = [f"{e} t={10 * i}" for i, e in enumerate(JERSEY_LOCK[:-1])] + [f"{JERSEY_LOCK[-1]} t={10 * len(JERSEY_LOCK) + 20}"]
+    st = replay(jersey, ev(*lock))
+    assert st.pending_end is not None and st.pending_end[0] == "locked" and "slow_play" not in kinds(st)
+
+
 def test_draw_game_lock_lowest_hand_takes_the_opponents_pips_exactly():
     rules = load_ruleset("draw")
     st = replay(rules, ev(*LISA_LOCK, "N reveal 1-1 2-0", "S reveal 5-5 4-3"))
