@@ -733,10 +733,11 @@ def _penalty(st: HandState, ev: Penalty, points: dict, flags: list[Flag]) -> Non
         void = f"; the {_RESULT_NAMES[st.result.kind]} is void" if st.result is not None else ""
         st.pending_end = None
         kind = "redeal" if spec.redeal else "penalty"
-        nxt = _penalty_next_leader(st, spec, ev.seat, st.leader)
         # seed 000 names who leads the new deal ("the player that held domino before the bogus play goes
         # first"): no tile is required of him; seed 003's "SALE EL QUE LE TOCABA" keeps the opening tile
         named = spec.next_leader == "not_infractor"
+        usual = _redeal_leader(st) if kind == "redeal" and not named else st.leader
+        nxt = _penalty_next_leader(st, spec, ev.seat, usual)
         _set_result(st, HandResult(kind, None, None, {}, {}, note=f"{ev.name} by {ev.seat}{void}", next_leader=nxt,
                                    next_required_lead=st.context.required_lead
                                    if kind == "redeal" and not named else None))
@@ -749,6 +750,16 @@ def _penalty(st: HandState, ev: Penalty, points: dict, flags: list[Flag]) -> Non
         else:  # recorded after the end (helper-119: the next hand's leader stayed the winner)
             st.late_penalty_leader = nxt
             flags.append(Flag("next_leader", nxt, f"{nxt} leads the next hand ({ev.name} by {ev.seat})"))
+
+
+def _redeal_leader(st: HandState) -> str | None:
+    """Who leads a hand dealt again: the same leader. When the hand had to open with a tile (a game's first
+    hand, [6|6]) that is its holder, known only from a recorded deal (seed 003: "SALE EL QUE LE TOCABA", the
+    one whose turn it was); else none is named and the holder of the tile in the new deal leads
+    (helper-122: whoever led, the infractor too, was named and the [6|6] holder flagged out of turn)."""
+    if st.context.required_lead is None or all(st.known[s] is not None for s in st.order):
+        return st.leader
+    return None
 
 
 def _penalty_next_leader(st: HandState, spec, seat: str, usual: str | None) -> str | None:
@@ -809,7 +820,7 @@ def _hand_end(st: HandState, ev: HandEnd, points: dict, flags: list[Flag]) -> No
     if st.result is not None:
         raise IllegalEvent(f"the hand already ended ({st.result.kind})")
     if ev.kind in ("redeal", "umpire"):
-        _set_result(st, HandResult(ev.kind, None, None, {}, {}, note=ev.reason, next_leader=st.leader,
+        _set_result(st, HandResult(ev.kind, None, None, {}, {}, note=ev.reason, next_leader=_redeal_leader(st),
                                    next_required_lead=st.context.required_lead))
         return
     if ev.kind == "domino" and ev.winner is None:

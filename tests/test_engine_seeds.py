@@ -670,6 +670,13 @@ def test_003_penalties_pass_with_play_wrong_start_slow_play():
     assert {"wrong_start", "out_of_turn"} <= set(kinds(st))
     assert st.scores == {"NS": 0, "EW": -25}
     assert (st.result.kind, st.result.next_leader, st.result.next_required_lead) == ("redeal", "N", Tile(6, 6))
+    # helper-122: the deal not recorded (a camera), the rightful leader is unknown: none is named, and the
+    # [6-6] holder of the new deal leads it (W, the infractor, was named and E's 6-6 flagged out of turn)
+    for first in (ev("W 5-5", "W penalty wrong_start"), ev("N 6-6", "W 6-1 E", "S pass", "S penalty pass_with_play"),
+                  ev("W 5-5", "end redeal misdeal")):
+        match = replay_match(rules, [first, ev("E 6-6")])
+        hand2 = match.games[0].hands[1]
+        assert (hand2.context.leader, hand2.context.required_lead) == (None, Tile(6, 6)) and kinds(hand2) == []
     # slow play: a fine of 10 (at most), the hand goes on
     st = replay(rules, ev("N 6-6", "W penalty slow_play"), FIRST_HAND)
     assert st.scores == {"NS": 0, "EW": -10} and st.result is None
