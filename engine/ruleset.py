@@ -90,7 +90,7 @@ class Ruleset(BaseModel):
     # "lot": nobody is due to lead; whoever plays first leads (pagat All Fives after a block)
     next_hand_opener: Literal["hand_winner", "double_six", "next_seat", "lot"] = "hand_winner"
     after_lock_opener: Literal["hand_winner", "double_six", "same_as_last", "next_seat", "lot"] = "hand_winner"
-    after_lock_tie_opener: Literal["same_as_last", "double_six", "next_seat"] = "same_as_last"
+    after_lock_tie_opener: Literal["same_as_last", "double_six", "next_seat", "lot"] = "same_as_last"
 
     # --- end of hand --------------------------------------------------------------
     domino_counts: Literal["opponents", "all_others"] = "opponents"

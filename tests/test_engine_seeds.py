@@ -1075,3 +1075,15 @@ def test_an_exposed_tile_must_be_played_at_the_first_chance():
     # without the rule: nothing
     st = replay(load_ruleset("jersey-partnership", exposed_tile_play_first=False), log, HandContext(leader="N"))
     assert "exposed_tile_not_played" not in kinds(st)
+
+
+def test_pagat_leads_after_a_blocked_hand():
+    """helper-122: pagat's Fives and Threes passes the lead to the left after every hand, a blocked one too
+    (N, the lowest hand, was to lead again and S's lead was flagged out of turn); All Fives draws lots."""
+    block = ["deal N 6-6 0-0 / S 1-1 2-2", "N 6-6", "S pass", "N pass"]  # no 6 left: blocked at once
+    for preset, leader in (("fives-and-threes", "S"), ("all-fives", None)):
+        rules = load_ruleset(preset, hand_size=2, boneyard=False, draw_rule="none")
+        match = replay_match(rules, [ev(*block), ev("S 5-5")])
+        assert match.games[0].hands[0].result.kind == "locked"
+        hand2 = match.games[0].hands[1]
+        assert (hand2.context.leader, hand2.context.required_lead) == (leader, None) and kinds(hand2) == []
