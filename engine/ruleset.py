@@ -46,6 +46,15 @@ class Penalty(BaseModel):
     warnings: int = Field(0, ge=0)
     source: str = ""
 
+    def describe(self) -> str:
+        """What the penalty does, as docs/rules.md's table says it: ``-25 infr.; +25 opp.; ends hand; redeal``."""
+        parts = [f"{self.infractor:+d} infr." if self.infractor else "", f"{self.opponents:+d} opp." if self.opponents else "",
+                 "ends hand" if self.ends_hand else "", "redeal" if self.redeal else "",
+                 "opp. lead" if self.opponents_lead_next else "",
+                 self.next_leader.replace("_", " ") if self.next_leader != "usual" else "",
+                 f"{self.warnings} warning{'s' if self.warnings != 1 else ''}" if self.warnings else ""]
+        return "; ".join(p for p in parts if p) or "no points"
+
 
 class Ruleset(BaseModel):
     """All parameters of a domino rule set. Field docs name the options seen in published rules."""
@@ -158,6 +167,27 @@ class Ruleset(BaseModel):
     def reserve(self) -> int:
         """Tiles that stay in the boneyard and may never be drawn, for this player count."""
         return self.boneyard_reserve.get(str(self.players), 0)
+
+
+def preset_quotes(name: str) -> dict[str, str]:
+    """Where each value of a preset comes from: its TOML file's comment above each key (the rule text's
+    sentence it follows, or why it is a judgment), by key; ``penalties.NAME`` for a penalty's table.
+    Empty for a name that is not a preset."""
+    path = RULESET_DIR / f"{name}.toml"
+    if not path.is_file():
+        return {}
+    out: dict[str, str] = {}
+    said: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        text = line.strip()
+        if text.startswith("#"):
+            said.append(text.lstrip("#").strip())
+            continue
+        key = text[1:-1] if text.startswith("[") and text.endswith("]") else text.partition("=")[0].strip()
+        if key and said and (text.startswith("[") or "=" in text):
+            out.setdefault(key, " ".join(said))
+        said = []
+    return out
 
 
 def available_presets() -> list[str]:

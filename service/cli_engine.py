@@ -12,7 +12,7 @@ from rich.table import Table
 from engine.hand import IllegalEvent
 from engine.match import replay_match
 from engine.record import RecordError, record_from_match
-from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset
+from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset, preset_quotes
 from engine.script import ScriptError, load_script
 from engine.timeline import ends_text, timeline
 from service.cli_common import check_distinct_outputs, check_out_file, check_replaceable, console, err_console, fail
@@ -128,15 +128,20 @@ def rules(preset: str = typer.Argument(None, help="preset to show; omit to list 
         rs = load_ruleset(preset)
     except RulesetError as exc:
         raise fail(str(exc))
+    # the sentence of the rule text each value follows (the preset's comments; helper-122: none was shown,
+    # and a penalty's warnings, leader and source were left out)
+    quotes = preset_quotes(preset)
     t = Table(title=f"{rs.title} ({rs.name})")
     t.add_column("parameter")
     t.add_column("value")
+    t.add_column("from")
     for key in Ruleset.model_fields:
-        value = getattr(rs, key)
-        if key == "penalties":
-            value = "; ".join(f"{k}: {v.infractor:+d}/{v.opponents:+d}" + (" ends hand" if v.ends_hand else "")
-                              + (" redeal" if v.redeal else "") for k, v in value.items()) or "none"
-        t.add_row(key, str(value))
+        if key != "penalties":
+            t.add_row(key, escape(str(getattr(rs, key))), escape(quotes.get(key, "")))
+    for name, spec in rs.penalties.items():
+        t.add_row(f"penalty {name}", escape(spec.describe()), escape(quotes.get(f"penalties.{name}", spec.source)))
+    if not rs.penalties:
+        t.add_row("penalties", "none", "")
     console.print(t)
 
 

@@ -67,6 +67,35 @@ def test_docs_table_has_a_row_per_parameter():
             assert f"\n| {field} |" in text, field
 
 
+def test_penalties_are_described_as_the_docs_table_says():
+    """``Penalty.describe`` (what `dominocast rules` prints) against docs/rules.md's penalty rows, written by
+    hand from the presets: every preset's every penalty."""
+    lines = DOCS.read_text(encoding="utf-8").splitlines()
+    header = next(line for line in lines if line.startswith("| parameter |"))
+    columns = [c.strip(" `") for c in header.strip("|").split("|")][1:]
+    for line in lines:
+        m = re.match(r"\| penalty `(\w+)` \|(.*)\|$", line)
+        if not m:
+            continue
+        cells = [c.strip() for c in m[2].split("|")]
+        for preset, cell in zip(columns, cells):
+            spec = load_ruleset(preset).penalties.get(m[1])
+            assert (spec.describe() if spec else "") == cell, (preset, m[1])
+
+
+def test_rules_command_shows_where_each_value_comes_from():
+    """helper-122: `dominocast rules PRESET` printed no quotes, and left out a penalty's warnings and leader."""
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
+    out = " ".join(CliRunner().invoke(app, ["rules", "jersey-partnership"], env={"COLUMNS": "400"}).stdout.split())
+    assert "time_limit_min │ 40.0 │" in out and "at the end of forty minutes" in out.lower()
+    assert "penalty first_tile_orientation │ -25 infr.; 1 warning │" in out
+    out = " ".join(CliRunner().invoke(app, ["rules", "bdc-partnership"], env={"COLUMNS": "400"}).stdout.split())
+    assert "penalty looking_at_tiles │ +30 opp.; opp. lead; right of infractor │" in out
+
+
 # --- seed 000: Lisa B. All Fives ---------------------------------------------------------
 
 
