@@ -392,6 +392,12 @@ def test_a_phone_photo_format_opencv_cannot_read_is_reported_in_its_place(tmp_pa
     (only / "b.DNG").write_bytes(b"x")
     with pytest.raises(SourceError, match=r"holds only DNG, HEIC photos, which cannot be read here: export them as JPEG"):
         ImageFolderSource(only)
+    # a JPEG named .HEIC is read, as `detect` reads it (helper-123: it was refused by its name)
+    named = tmp_path / "named"
+    named.mkdir()
+    cv2.imwrite(str(named / "IMG_1.jpg"), _frame(1))
+    (named / "IMG_2.HEIC").write_bytes(cv2.imencode(".jpg", _frame(2))[1].tobytes())
+    assert [f.index for f in ImageFolderSource(named)] == [0, 1]
 
 
 def test_folder_photo_of_another_size_is_skipped_like_an_undecodable_one(tmp_path):

@@ -242,7 +242,10 @@ class ImageFolderSource(FrameSource):
                              if p.suffix.lower() in suffixes + UNDECODED_PHOTO_SUFFIXES and not p.name.startswith(".")
                              and not p.is_dir()),
                             key=lambda p: natural_key(p.name))
-        if self.files and all(p.suffix.lower() in UNDECODED_PHOTO_SUFFIXES for p in self.files):
+        from calibration.images import decode_image
+
+        if self.files and all(p.suffix.lower() in UNDECODED_PHOTO_SUFFIXES for p in self.files) and all(
+                decode_image(p) is None for p in self.files[:3]):  # JPEGs named .HEIC are read (helper-123)
             kinds = ", ".join(sorted({p.suffix.upper().lstrip(".") for p in self.files}))
             raise SourceError(f"image folder {self.folder} holds only {kinds} photos, which cannot be read here: "
                               "export them as JPEG (on an iPhone: Settings > Camera > Formats > Most Compatible)")
@@ -266,7 +269,7 @@ class ImageFolderSource(FrameSource):
         if not hasattr(self, "_shape"):
             counts: dict[tuple[int, ...], int] = {}  # insertion order: the earliest wins a tie
             for path in self.files:
-                image = None if path.suffix.lower() in UNDECODED_PHOTO_SUFFIXES else decode_image(path)
+                image = decode_image(path)
                 if image is not None:
                     counts[tuple(image.shape)] = counts.get(tuple(image.shape), 0) + 1
             self._shape = max(counts, key=counts.__getitem__) if counts else None
@@ -276,8 +279,9 @@ class ImageFolderSource(FrameSource):
         from calibration.images import decode_image
 
         for i, path in enumerate(self.files):
-            odd = path.suffix.lower() in UNDECODED_PHOTO_SUFFIXES
-            image = None if odd else decode_image(path)
+            # by what the file holds, not its name (helper-123: a JPEG named .HEIC was refused, `detect` read it)
+            image = decode_image(path)
+            odd = image is None and path.suffix.lower() in UNDECODED_PHOTO_SUFFIXES
             first = self.frame_shape
             message = None
             if odd:
