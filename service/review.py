@@ -673,8 +673,10 @@ class ReviewSession:
     def _free_form_placements(self, index: int, t: float, frame: np.ndarray) -> None:
         """``--rules none``: every new physical face-up tile on the board is a placement (no rule checks).
 
-        What is on the table at the first read is the starting board (one ``baseline`` row),
-        not placements: the review cannot tell when those tiles were put down. One tile is often
+        What is on the footage's first read is the starting board (one ``baseline`` row), not
+        placements: the review cannot tell when those tiles were put down. A folder's first photo is
+        taken after the first move (README: one photo per move), so its tiles are placements
+        (helper-123: the lead was left out). One tile is often
         detected more than once (overlapping outlines, maybe with other pips): the detections of a
         read are taken most confident first, and one that overlaps a tile already counted (in this
         read or before, by ``SAME_TILE_OVERLAP`` of the smaller outline) is that tile again, not a
@@ -700,6 +702,7 @@ class ReviewSession:
                 tiles.append(tr)
         if first:  # face-down tiles already there (a boneyard) are not placements when turned up in place
             self._seen_polys += [tr.polygon_px for tr in self.tracker.tiles.values() if tr.face != "up"]
+        if first and self.files is None:
             self._emit({"type": "baseline", "t": t, "frame": index, "tiles": [list(tr.pips) for tr in tiles],
                         "message": f"{plural(len(tiles), 'face-up tile')} on the table at the start"}, frame)
             return

@@ -167,12 +167,11 @@ def test_review_timelapse_folder_free_form(footage, tmp_path, calibrated):
     run_review(src, None, oracle, tmp_path / "out", profile, progress=lambda n: setattr(
         oracle, "frame", frames[min(n, len(frames) - 1)]))
     rows = [json.loads(line) for line in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
-    # the first photo is the starting board (its tile is not a placement); then one placement a photo
-    baseline = [r for r in rows if r["type"] == "baseline"]
-    assert len(baseline) == 1 and baseline[0]["frame"] == 0
-    assert [sorted(t) for t in baseline[0]["tiles"]] == [sorted(gt["plays"][0]["tile"])]
+    # one placement a photo, the first photo's lead too: a folder's first photo is taken after the first
+    # move (helper-123: it was taken for the starting board and the lead left out)
+    assert [r for r in rows if r["type"] == "baseline"] == []
     placed = [(r["frame"], sorted(r["tile"])) for r in rows if r["type"] == "placement"]
-    assert placed == [(i, sorted(p["tile"])) for i, p in enumerate(gt["plays"][1:len(frames)], start=1)]
+    assert placed == [(i, sorted(p["tile"])) for i, p in enumerate(gt["plays"][:len(frames)])]
     for r in (r for r in rows if r["type"] == "placement"):
         tile = next(t for t in [k for k in gt["keyframes"] if k["frame"] == frames[r["frame"]]][0]["tiles"]
                     if sorted(t["pips"]) == sorted(r["tile"]))
@@ -959,17 +958,15 @@ def test_free_form_review_counts_each_physical_tile_once(tmp_path, monkeypatch):
     """One placement per new tile: a second detection of a tile (overlapping outline) is that tile,
     and a low-confidence detection (a printed picture) is not a tile, at the start or later."""
     res, rows, _, _ = _free_form_cli(tmp_path, monkeypatch)
-    base = [r for r in rows if r["type"] == "baseline"]
-    assert [(r["frame"], r["tiles"], r["message"]) for r in base] == [
-        (0, [[6, 1]], "1 face-up tile on the table at the start")]
-    assert [(r["frame"], r["tile"]) for r in rows if r["type"] == "placement"] == [(1, [1, 5]), (2, [5, 3])]
+    assert [r for r in rows if r["type"] == "baseline"] == []  # a folder: its first photo follows the first move
+    assert [(r["frame"], r["tile"]) for r in rows if r["type"] == "placement"] == [(0, [6, 1]), (1, [1, 5]), (2, [5, 3])]
 
 
 def test_free_form_cli_summary_says_placements_and_prints_no_score(tmp_path, monkeypatch):
     res, rows, out, _ = _free_form_cli(tmp_path, monkeypatch)
     assert "score" not in res.stdout.lower() and "play" not in res.stdout.replace("placement", "")
-    assert "2 placements, 0 flags, 3 frames (3 read)" in res.stdout
-    assert "2 placements" in (out / "report.html").read_text()
+    assert "3 placements, 0 flags, 3 frames (3 read)" in res.stdout
+    assert "3 placements" in (out / "report.html").read_text()
 
 
 def test_free_form_review_of_the_demo_places_every_tile_and_its_page_names_them(tmp_path):
