@@ -770,13 +770,14 @@ def test_a_camera_stopped_just_after_the_hands_are_shown_still_scores_the_hand(f
 
 
 def test_a_hand_that_ended_before_the_footage_says_so(tmp_path):
-    """fives-and-threes (2-tile hands here): S is out, N's tiles are never shown and a tile comes
-    after the end: the summary, the rows and the report say the score is not final."""
+    """block (2-tile hands here; going out scores the pips left): S is out, N's tiles are never shown and a
+    tile comes after the end: the summary, the rows and the report say the score is not final. (Fives and
+    Threes' flat point for going out needs no tiles shown.)"""
     from engine.events import Play
     from service.review import ReviewSession
     from vision.placements import Notice
 
-    rules = load_ruleset("fives-and-threes").model_copy(update={"hand_size": 2})
+    rules = load_ruleset("block").model_copy(update={"hand_size": 2})
     session = ReviewSession(rules, lambda im: [], tmp_path, annotate=False)
     image = np.zeros((8, 8, 3), np.uint8)
     for ev in [Play(seat="S", tile=[3, 5], t=1.0), Play(seat="N", tile=[5, 2], end="E", oriented=True, t=2.0),

@@ -577,6 +577,12 @@ class Tracker:
             used.add(best[1])
         return True
 
+    def _shown_scale(self) -> float:
+        """The uncalibrated hand band for a face-up tile that touches no open end (a hand shown): a folder's
+        photos reach as far in as their face-down hands (helper-123: shown tiles 72-79 px from the border
+        of 720 px photos were "touches no open end", and the locked hands were never scored)."""
+        return PHOTO_HAND_SCALE if self.config.still_window_s <= 0 else 1.0
+
     def in_hand_zone(self, g: TileGeom, uncalibrated_scale: float = 1.0) -> bool:
         """Whether a tile at ``g`` lies in a seat's hand area (``hand_zone_mm`` / ``hand_zone_frac``;
         without calibration the image-border band is ``uncalibrated_scale`` times as deep)."""
@@ -765,16 +771,15 @@ class Tracker:
         if self.boneyard is None:
             return []
         st = self.judge.state
-        photos = self.config.still_window_s <= 0
         down = [tr for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout"]
-        in_hands = sum(self._hand_counts(down, PHOTO_HAND_SCALE if photos else 1.0).values())
+        in_hands = sum(self._hand_counts(down, self._shown_scale()).values())
         seen = len(down) - in_hands
         started = st.layout.lead is not None
         # draws the record holds that the camera has not seen drop yet (an umpire entered them): the
         # camera's next drops are those draws, not more (helper-89: one draw recorded twice)
         credit = max(0, self.boneyard.level - st.boneyard) if self.boneyard.trusted else 0
         out = []
-        drawn = self._drawn_into_hands(candidates) if photos else 0
+        drawn = self._drawn_into_hands(candidates) if self.config.still_window_s <= 0 else 0  # photos
         for ev in self.boneyard.step(seen, st.turn if started and not st.over else None, t, frame, started, drawn):
             if isinstance(ev, Draw):
                 take = min(credit, ev.count)
@@ -992,7 +997,7 @@ class Tracker:
             self._emit(frame, t, best[1], best[2], done, notices, {} if done else self._votes)
         events = self._announce(frame, t, done, missed=len(done) > 1) + notices
         for c in pending:
-            if self.in_hand_zone(c.geom):
+            if self.in_hand_zone(c.geom, self._shown_scale()):
                 c.status = "hand"
             else:
                 if c.status != "unplaced":
@@ -1085,7 +1090,7 @@ class Tracker:
         out: list = []
         rest = []
         for c in pending:
-            if self.in_hand_zone(c.geom):
+            if self.in_hand_zone(c.geom, self._shown_scale()):
                 c.status = "hand"
             elif c.status != "unplaced":  # reported once
                 rest.append(c)
