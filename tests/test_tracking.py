@@ -1926,6 +1926,26 @@ def test_a_photo_of_the_next_hands_lead_on_a_cleared_table_starts_that_hand_with
     assert plays(events) == [("S", (3, 1), "E")]
 
 
+def test_in_a_folder_of_photos_one_photo_without_the_line_is_no_cleared_table():
+    """helper-123: one blurred photo read no tile; the table was taken for cleared, a new hand started and
+    the line's tiles became its plays. A clear comes with the next lead, or lasts past the next photo."""
+    rules = load_ruleset("block")
+    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
+    line = [t_(600, 500, 0, (6, 5)), t_(648, 500, 0, (5, 4)), t_(696, 500, 0, (4, 3)), t_(552, 500, 0, (2, 6))]
+    events = []
+    for k in range(len(line)):
+        events += tr.update(k, float(k), observe(line[:k + 1]), None)
+    assert len(plays(events)) == 4
+    events = tr.update(4, 4.0, observe([]), None)  # the blurred photo
+    events += tr.update(5, 5.0, observe([*line, t_(744, 500, 0, (3, 1))]), None)  # the line again, and a play
+    assert "hand_cleared" not in [n.kind for n in notices(events)] and not any(
+        isinstance(e, TakeBack) for e in events)
+    assert plays(events) == [("N", (3, 1), "E")] and tr.hand.context.number == 1
+    # two photos without the line: cleared
+    events = tr.update(6, 6.0, observe([]), None) + tr.update(7, 7.0, observe([]), None)
+    assert [n.kind for n in notices(events)] == ["hand_cleared"]
+
+
 def test_gate_primed_with_the_last_read_frame_reads_a_hand_turned_up_by_an_arm_already_in_view():
     """helper-96: a replayed file resumed just as S reached in to turn up its hand. Its first frame, arm
     and all, became the reference; once the arm had gone, its absence and the tiles turned up looked

@@ -914,7 +914,12 @@ class Tracker:
         # caller may call new_hand() again with the match's context for it. Counted over reads: players
         # sweep the tiles off in handfuls, and a read between two sweeps must not take the ends back.
         away = [tr for tr in self.tiles.values() if tr.status == "layout" and tr.missing]
-        if len(self.plays) >= 3 and len(away) >= CLEARED_SHARE * len(self.plays):
+        # a folder's photo: the next hand's lead comes with the clear (no photo of the empty table), or the
+        # next photo still lacks the line; one photo without it and nothing new is an unreadable photo
+        # (helper-123: one blurred photo "cleared" the table and the hand's 7 plays were recorded again)
+        photo_unsure = (cfg.still_window_s <= 0 and not any(n.face == "up" for n in new_tiles)
+                        and max((tr.missing for tr in away), default=0) < 2)
+        if len(self.plays) >= 3 and len(away) >= CLEARED_SHARE * len(self.plays) and not photo_unsure:
             # hands shown and waiting to end the hand end it as they were seen, before the sweep
             events = self.reveals.settle(self.judge, self._append, frame, t,
                                          ended=self.ended["text"] if self.ended else None)
