@@ -16,7 +16,7 @@ from service.cli_common import check_positive, check_sets, console, err_console,
 from service.review import ReviewSummary, check_review_folder, moved_by_review, run_review
 from service.video_out import VIDEO_NAMES
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
-from vision.sources import IMAGE_SUFFIXES, LiveSource, SourceError, is_stream_url, open_source
+from vision.sources import IMAGE_SUFFIXES, ImageFolderSource, LiveSource, SourceError, is_stream_url, open_source
 
 
 #: Largest camera index `live` accepts (OpenCV takes a C int; real machines have a few cameras).
@@ -43,6 +43,26 @@ def _setup(rules: str, calibration: Path | None, sets: int = 1):
     except ValueError as exc:  # a model file onnxruntime cannot load
         raise fail(f"cannot load the models: {' '.join(str(exc).split())}") from None
     return ruleset, profile, recognizer.bind(profile)
+
+
+def _fix_folder_tile_size(src, recognizer) -> None:  # noqa: ANN001 - ImageFolderSource, Recognizer
+    """Without a calibration, one tile size for the whole folder (one camera set-up), measured on up to
+    ``FOLDER_SIZE_PHOTOS`` of its photos spread over it, rather than searched again on each photo."""
+    from calibration.images import decode_image
+    from vision.recognize import folder_tile_px
+
+    files = src.files
+    picks = sorted({round(k * (len(files) - 1) / max(1, FOLDER_SIZE_PHOTOS - 1)) for k in range(FOLDER_SIZE_PHOTOS)})
+    images = (im for im in (decode_image(files[i]) for i in picks) if im is not None)
+    size = folder_tile_px(recognizer, images)
+    if size is not None:
+        recognizer.tile_px = size
+        err_console.print(f"note: no --calibration: tiles taken as {size:.0f} px long in every photo (measured on "
+                          f"{len(picks)} of them)", highlight=False, markup=False, soft_wrap=True)
+
+
+#: Photos of a folder on which, without a calibration, the tile size is measured once for all.
+FOLDER_SIZE_PHOTOS = 5
 
 
 def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:
@@ -147,6 +167,8 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
         except (CalibrationError, ValueError) as exc:
             src.close()
             raise fail(f"--calibration {calibration}: {exc}")
+    if profile is None and isinstance(src, ImageFolderSource) and hasattr(recognize, "recognizer"):
+        _fix_folder_tile_size(src, recognize.recognizer)
     total = len(src) if hasattr(src, "__len__") else getattr(src, "declared_frames", None)
     _output_folder(out, keep_events=False)
 

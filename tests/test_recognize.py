@@ -775,3 +775,22 @@ def test_suppress_contained_drops_part_boxes_on_the_whole_box_edges():
         part[3] = whole[0] + (whole[3] - whole[0]) * s
         polys = np.stack([whole, part]).astype(np.float32)
         assert suppress_contained(polys, np.array([0, 1])).tolist() == [0]
+
+
+def test_a_folder_takes_the_median_tile_size_of_the_photos_that_found_tiles():
+    """helper-123: searched photo by photo, some photos of one camera set-up settled on a wrong size."""
+    from types import SimpleNamespace
+
+    from vision.recognize import folder_tile_px
+
+    found = iter([(52.0, [0.9, 0.8, 0.7]), (210.0, [0.6, 0.55, 0.2]), (50.0, [0.95, 0.9, 0.9, 0.6]),
+                  (54.0, [0.9, 0.9, 0.9]), (30.0, [0.3])])  # the 210 px one found 2 sure tiles: not counted
+
+    def detect_auto(image):
+        size, scores = next(found)
+        return SimpleNamespace(tile_px=size, scores=np.array(scores))
+
+    rec = SimpleNamespace(detector=SimpleNamespace(detect_auto=detect_auto))
+    image = np.zeros((8, 8, 3), np.uint8)
+    assert folder_tile_px(rec, [image] * 5) == 52.0  # median of 52, 50, 54
+    assert folder_tile_px(rec, []) is None
