@@ -45,6 +45,10 @@ def _setup(rules: str, calibration: Path | None, sets: int = 1):
     return ruleset, profile, recognizer.bind(profile)
 
 
+#: Photos of a folder on which, without a calibration, the tile size is measured once for all.
+FOLDER_SIZE_PHOTOS = 5
+
+
 def _fix_folder_tile_size(src, recognizer) -> None:  # noqa: ANN001 - ImageFolderSource, Recognizer
     """Without a calibration, one tile size for the whole folder (one camera set-up), measured on up to
     ``FOLDER_SIZE_PHOTOS`` of its photos spread over it, rather than searched again on each photo."""
@@ -60,9 +64,6 @@ def _fix_folder_tile_size(src, recognizer) -> None:  # noqa: ANN001 - ImageFolde
         err_console.print(f"note: no --calibration: tiles taken as {size:.0f} px long in every photo (measured on "
                           f"{len(picks)} of them)", highlight=False, markup=False, soft_wrap=True)
 
-
-#: Photos of a folder on which, without a calibration, the tile size is measured once for all.
-FOLDER_SIZE_PHOTOS = 5
 
 
 def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:

@@ -521,7 +521,7 @@ class Tracker:
             region = motion.changed_bbox_px
         else:
             region = None
-            if self.config.still_window_s <= 0:  # every frame a stable state (photos): each one is a look,
+            if self.photos:  # every frame a stable state (photos): each one is a look,
                 return self._commit(frame_index, t, obs, region)  # also a copy of the last (a confirming read)
             if self._cand is None or not self._same(self._cand[1], obs):
                 self._cand, self._cand_done = (t, obs), False
@@ -577,11 +577,16 @@ class Tracker:
             used.add(best[1])
         return True
 
-    def _shown_scale(self) -> float:
-        """The uncalibrated hand band for a face-up tile that touches no open end (a hand shown): a folder's
-        photos reach as far in as their face-down hands (helper-123: shown tiles 72-79 px from the border
-        of 720 px photos were "touches no open end", and the locked hands were never scored)."""
-        return PHOTO_HAND_SCALE if self.config.still_window_s <= 0 else 1.0
+    @property
+    def photos(self) -> bool:
+        """Reading a folder of photos (every read a stable state: ``still_window_s`` <= 0), not footage."""
+        return self.config.still_window_s <= 0
+
+    def _hand_band_scale(self) -> float:
+        """How deep the uncalibrated hand areas reach, in multiples of the video's band: a folder's photos
+        show hands further in, face down and shown alike (helper-85; helper-123: shown tiles 72-79 px from
+        the border of 720 px photos "touched no open end", and the locked hands were never scored)."""
+        return PHOTO_HAND_SCALE if self.photos else 1.0
 
     def in_hand_zone(self, g: TileGeom, uncalibrated_scale: float = 1.0) -> bool:
         """Whether a tile at ``g`` lies in a seat's hand area (``hand_zone_mm`` / ``hand_zone_frac``;
@@ -706,7 +711,7 @@ class Tracker:
         if setup:
             self._setup_scenery(new_tiles)
 
-        if cfg.still_window_s <= 0:  # photos: no arm is ever seen, the hand a tile left tells the seat
+        if self.photos:  # no arm is ever seen, the hand a tile left tells the seat
             hands = self._hand_counts([tr for tr in self.tiles.values() if tr not in gone])
             if self.state is None:
                 self._vote_shortest_hand(new_tiles)
@@ -716,7 +721,7 @@ class Tracker:
                 self._vote_hand_losses(self._hand_counts(gone), self._hand_counts(new_tiles))
             self._arm_in_last = False
         events += self._gone(frame, t, gone, new_tiles, region)
-        if cfg.still_window_s <= 0:  # after _gone: a hand cleared here starts the counts afresh from this photo
+        if self.photos:  # after _gone: a hand cleared here starts the counts afresh from this photo
             self._hands_before, self._hands_last = self._hands_last, hands
         self._synced = False
         if self._recheck:  # the umpire changed the line: tiles that touched no open end may touch one now
@@ -772,14 +777,14 @@ class Tracker:
             return []
         st = self.judge.state
         down = [tr for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout"]
-        in_hands = sum(self._hand_counts(down, self._shown_scale()).values())
+        in_hands = sum(self._hand_counts(down, self._hand_band_scale()).values())
         seen = len(down) - in_hands
         started = st.layout.lead is not None
         # draws the record holds that the camera has not seen drop yet (an umpire entered them): the
         # camera's next drops are those draws, not more (helper-89: one draw recorded twice)
         credit = max(0, self.boneyard.level - st.boneyard) if self.boneyard.trusted else 0
         out = []
-        drawn = self._drawn_into_hands(candidates) if self.config.still_window_s <= 0 else 0  # photos
+        drawn = self._drawn_into_hands(candidates) if self.photos else 0
         for ev in self.boneyard.step(seen, st.turn if started and not st.over else None, t, frame, started, drawn):
             if isinstance(ev, Draw):
                 take = min(credit, ev.count)
@@ -917,7 +922,7 @@ class Tracker:
         # a folder's photo: the next hand's lead comes with the clear (no photo of the empty table), or the
         # next photo still lacks the line; one photo without it and nothing new is an unreadable photo
         # (helper-123: one blurred photo "cleared" the table and the hand's 7 plays were recorded again)
-        photo_unsure = (cfg.still_window_s <= 0 and not any(n.face == "up" for n in new_tiles)
+        photo_unsure = (self.photos and not any(n.face == "up" for n in new_tiles)
                         and max((tr.missing for tr in away), default=0) < 2)
         if len(self.plays) >= 3 and len(away) >= CLEARED_SHARE * len(self.plays) and not photo_unsure:
             # hands shown and waiting to end the hand end it as they were seen, before the sweep
@@ -1002,7 +1007,7 @@ class Tracker:
             self._emit(frame, t, best[1], best[2], done, notices, {} if done else self._votes)
         events = self._announce(frame, t, done, missed=len(done) > 1) + notices
         for c in pending:
-            if self.in_hand_zone(c.geom, self._shown_scale()):
+            if self.in_hand_zone(c.geom, self._hand_band_scale()):
                 c.status = "hand"
             else:
                 if c.status != "unplaced":
@@ -1095,7 +1100,7 @@ class Tracker:
         out: list = []
         rest = []
         for c in pending:
-            if self.in_hand_zone(c.geom, self._shown_scale()):
+            if self.in_hand_zone(c.geom, self._hand_band_scale()):
                 c.status = "hand"
             elif c.status != "unplaced":  # reported once
                 rest.append(c)
@@ -1261,7 +1266,7 @@ class Tracker:
         pre: list = [warning] if warning is not None else []
         if choice.source == "entry":
             self._entry_plays[choice.seat] = self._entry_plays.get(choice.seat, 0) + 1
-        photos = self.config.still_window_s <= 0  # no arm is seen: the tile left that seat's hand (helper-88)
+        photos = self.photos  # no arm is seen: the tile left that seat's hand (helper-88)
         who = f"{choice.seat} played" if photos else f"{choice.seat}'s arm played"
         for p in passes:
             self._skips[p.seat] = self._skips.get(p.seat, 0) + 1
