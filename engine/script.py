@@ -58,7 +58,11 @@ def parse_item(item: object, where: str) -> object:
     except NotationError as exc:
         raise ScriptError(f"{where}: {exc}") from None
     except (ValidationError, ValueError) as exc:
-        msg = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+        msg = exc.errors()[0]["msg"].removeprefix("Value error, ") if isinstance(exc, ValidationError) else str(exc)
+        if isinstance(exc, ValidationError) and exc.errors()[0]["type"] == "union_tag_not_found":
+            # helper-124: pydantic's "Unable to extract tag using discriminator 'type'" said nothing to do
+            msg = ("an event object needs its type: deal, play, pass, draw, take_back, penalty, reveal, hand_end "
+                   "or correction")
         raise ScriptError(f"{where}: {msg}") from None
     raise ScriptError(f"{where}: an event is a notation line or an object, not {type(item).__name__}")
 

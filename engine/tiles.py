@@ -46,8 +46,9 @@ class Tile:
             tile = cls(int(text[0]), int(text[1]))
         else:
             m = _TILE_RE.match(str(text))
-            if not m:
-                raise TileError(f"not a tile: {text!r} (write it as 6-4)")
+            if not m:  # a list of another length gets the list form's hint (helper-124: [6, 5, 1] was told "6-4")
+                raise TileError(f"not a tile: {text!r} " + ("(two pip counts, e.g. [6, 4])" if isinstance(text, (list, tuple))
+                                                            else "(write it as two pip counts, e.g. 6-4)"))
             tile = cls(int(m.group(1)), int(m.group(2)))
         if tile.a < 0 or tile.b < 0:  # said apart: "not in a double-12 set" read as a set mix-up
             raise TileError(f"tile {tile}: pips cannot be negative")

@@ -319,3 +319,15 @@ hands:
     flags = [(f["kind"], f.get("notice", False)) for line in result.stdout.splitlines()
              for f in json.loads(line).get("flags", [])]
     assert flags == [("must_draw", True), ("out_of_turn", False)]
+
+
+def test_script_event_errors_say_what_to_write(tmp_path):
+    """helper-124: a list tile of three numbers was told "(write it as 6-4)", and an event object without a
+    type got pydantic's "Unable to extract tag using discriminator 'type'"."""
+    path = script(tmp_path, "rules: block\nhands:\n  - events:\n      - {type: play, seat: N, tile: [6, 5, 1]}\n")
+    result = score(path)
+    assert result.exit_code == 2 and result.stderr.strip().endswith("not a tile: [6, 5, 1] (two pip counts, e.g. [6, 4])")
+    path = script(tmp_path, "rules: block\nhands:\n  - events:\n      - {seat: N}\n")
+    result = score(path)
+    assert result.exit_code == 2 and result.stderr.strip().endswith(
+        "an event object needs its type: deal, play, pass, draw, take_back, penalty, reveal, hand_end or correction")
