@@ -45,6 +45,22 @@ def _setup(rules: str, calibration: Path | None, sets: int = 1):
     return ruleset, profile, recognizer.bind(profile)
 
 
+def _hold_output_folder(out: Path, src):  # noqa: ANN001, ANN202 - a source; returns the held FileLock
+    """Lock ``out`` for this review (``out/.review.lock``, released by the OS when the process ends): two
+    reviews into one folder at once mixed their files, one's events moved to previous/partial/ and its
+    report among the other's snapshots (helper-124). Fails in one line when another review holds it."""
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(out / ".review.lock")
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        src.close()
+        raise fail(f"--out {out} is being written by another review: wait for it to finish, or choose another "
+                   "folder") from None
+    return lock
+
+
 #: Photos of a folder on which, without a calibration, the tile size is measured once for all.
 FOLDER_SIZE_PHOTOS = 5
 
@@ -172,6 +188,7 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
         _fix_folder_tile_size(src, recognize.recognizer)
     total = len(src) if hasattr(src, "__len__") else getattr(src, "declared_frames", None)
     _output_folder(out, keep_events=False)
+    lock = _hold_output_folder(out, src)  # noqa: F841 - held until the process ends
 
     def on_row(row: dict) -> None:
         if row.get("kind") == "unreadable_image":

@@ -1975,3 +1975,27 @@ def test_interval_given_for_a_video_is_said_to_do_nothing(tmp_path):
     assert "warning: --interval spaces a folder's photos" in " ".join(res.stderr.split())
     res = CliRunner().invoke(app, ["review", str(clip), "--rules", "none", "--no-video", "--out", str(tmp_path / "o2")])
     assert res.exit_code == 0 and "--interval" not in res.stderr
+
+
+def test_a_second_review_into_a_folder_in_use_is_refused(tmp_path, monkeypatch):
+    """helper-124: two reviews into one --out at once both exited 0 with their files mixed."""
+    from filelock import FileLock
+
+    from service import cli_review
+    from service.cli import app
+
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (None, None, lambda image: []))
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    cv2.imwrite(str(photos / "IMG_01.jpg"), np.full((48, 64, 3), 60, np.uint8))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "events.jsonl").write_text('{"type": "placement"}\n')  # the running review's
+    with FileLock(out / ".review.lock"):  # the first review, still writing
+        res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(out), "--no-video"])
+    assert res.exit_code == 2 and res.stderr.strip() == (
+        f"error: --out {out} is being written by another review: wait for it to finish, or choose another folder")
+    assert (out / "events.jsonl").read_text() == '{"type": "placement"}\n' and not (out / "previous").exists()
+    # once it is done, the next review goes ahead
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(out), "--no-video"])
+    assert res.exit_code == 0, res.output
