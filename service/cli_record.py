@@ -146,9 +146,9 @@ def report(
     from service.review_snapshots import is_review_folder, review_folder_problem
 
     check_out_file("--out", out, "record-report.html")  # report.html is a review's own page
-    if video is None and (video := _review_video(review if review is not None else file.parent)) is not None:
-        # helper-116: the review's own page plays its video; the corrected record's page did not
-        err_console.print(f"note: the review's video {video} is linked (--video to choose another)", highlight=False)
+    # helper-116: the review's own page plays its video; the corrected record's page did not (said once the
+    # page is written: helper-124, the note came before a refusal)
+    defaulted = video is None and (video := _review_video(review if review is not None else file.parent)) is not None
     check_distinct_outputs([("--out", out)], [("the record", file), ("the --video", video)])
     if is_review_page(out):  # the review's own page, with its notices and flags (helper-84)
         raise fail(f"--out {out} is a review's page, with its snapshots: a record's page would replace it; "
@@ -203,6 +203,8 @@ def report(
                      unit="pips" if match.rules.standings == "cumulative_pips" else "points")
     except OSError as exc:
         raise fail(f"{out}: cannot write: {exc.strerror or exc}") from None
+    if defaulted:
+        err_console.print(f"note: the review's video {video} is linked (--video to choose another)", highlight=False)
     shown = f", {plural(len(snaps), 'snapshot')}" if snaps else ""
     print(f"wrote {out}: {event_counts(plays, draws, passes)}, {plural(flags, 'flag')}{shown}")
     if unfinished:
