@@ -934,7 +934,14 @@ def _finish(st: HandState, kind: str, winner: str | None, locker: str | None,
                 seats = [s for s in seats if s in (locker, right_of(st.order, locker))] or seats
             win_seat = min(seats, key=lambda s: remaining[s])
         nxt, req = _next_lead_after(st, win_seat, "tie" if lock.tie else "locked")
-        result = HandResult(kind, win_seat, lock.winner, awards, remaining, False, lock.note, nxt, req)
+        note = lock.note
+        level = [s for s in (seats if lock.winner is not None else []) if remaining[s] == remaining[win_seat]]
+        if len(level) > 1 and nxt == win_seat:
+            # seed 003 names no partner to lead after a team's lock; docs/rules.md: the umpire decides a tie
+            # between partners (helper-122: W was chosen without a word)
+            note += (f"; {' and '.join(level)} hold {plural(remaining[win_seat], 'pip')} each: the umpire decides who "
+                     f"leads the next hand ({nxt} by default)")
+        result = HandResult(kind, win_seat, lock.winner, awards, remaining, False, note, nxt, req)
     for side, pts in awards.items():
         points[side] = points.get(side, 0) + pts
     _set_result(st, result)

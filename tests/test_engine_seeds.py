@@ -637,6 +637,18 @@ def test_003_locked_game_team_totals_lowest_team_wins_every_pip():
     assert st.result.next_leader == "W"  # EW's lower hand, W 15, won it and leads
 
 
+def test_003_partners_tied_on_pips_after_their_lock_are_left_to_the_umpire():
+    """helper-122: "the player that wins that hand will start the next hand" names no partner; W and E (17
+    each) won the lock for EW and W was chosen without a word. docs/rules.md: the umpire decides."""
+    rules = load_ruleset(JERSEY)
+    st = replay(rules, ev(*JERSEY_LOCK, "N reveal 3-0 3-3 4-2 4-3", "W reveal 3-1 4-0 2-2 4-1",
+                          "S reveal 4-4 5-0 5-1 5-2 5-3", "E reveal 0-0 1-1 2-0 2-1 5-5"), FIRST_HAND)
+    # N 3 + 6 + 6 + 7 = 22, S 8 + 5 + 6 + 7 + 8 = 34: NS 56 against W 17 + E 17 = 34: EW win
+    assert (st.result.winner_side, st.result.remaining["W"], st.result.remaining["E"]) == ("EW", 17, 17)
+    assert st.result.note.endswith("; W and E hold 17 pips each: the umpire decides who leads the next hand "
+                                   "(W by default)")
+
+
 def test_003_tied_lock_scores_nothing_and_the_same_player_leads_again():
     rules = load_ruleset(JERSEY)
     st = replay(rules, ev(*JERSEY_LOCK, f"N reveal {A4}", f"W reveal {B4}", "S reveal 4-2 4-3 5-2 5-3 5-5",
