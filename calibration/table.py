@@ -300,14 +300,14 @@ def calibrate_table_from_markers(image: np.ndarray, table_size_mm: tuple[float, 
 
 
 def _marker_sides(homography: np.ndarray, quads: list[np.ndarray]) -> tuple[float, float]:
-    """Mean side of the square markers along the table's width and height, mm, as ``homography``
-    (from their centres) maps their ``(4, 2)`` corners."""
+    """Mean length of the square markers' sides running along the table's width and along its height, mm,
+    as ``homography`` (from their centres) maps their ``(4, 2)`` corners (whole side lengths: a marker laid
+    a little turned measures its printed side all the same)."""
     along: tuple[list[float], list[float]] = ([], [])
     for quad in quads:
         q = apply_homography(homography, quad)
         for edge in np.roll(q, -1, axis=0) - q:
-            axis = int(abs(edge[1]) > abs(edge[0]))
-            along[axis].append(float(abs(edge[axis])))
+            along[int(abs(edge[1]) > abs(edge[0]))].append(float(np.hypot(*edge)))
     return float(np.mean(along[0])), float(np.mean(along[1]))
 
 

@@ -664,10 +664,10 @@ def test_cli_table_refuses_sizes_the_markers_do_not_fit(table_image: np.ndarray,
     assert result.exit_code == 2 and not out.exists()
     # the marker centres are 830 x 530 mm apart, told 530 x 830: the markers come out 50 x 530 / 830 = 32 mm wide and
     # 50 x 830 / 530 = 78 mm high, and suggest (600 - 70) x 50 / 32 + 70 = 900 by 600 (ArUco's corners sit a little
-    # inside the printed ones: markers measure 49.6 mm on the right sizes, so "about 907 x 604")
+    # inside the printed ones: markers measure 49.6 mm on the right sizes, so "about 906 x 604")
     assert " ".join(result.stderr.split()) == (
         f"error: {image}: the square markers come out 32 x 78 mm on a 600 x 900 mm table: the table size or the inset "
-        "given is not the table's (with markers 35 mm in, they suggest a table of about 907 x 604 mm); check "
+        "given is not the table's (with markers 35 mm in, they suggest a table of about 906 x 604 mm); check "
         "--table-mm (W along the edge from marker 0 to marker 1, then H) and --marker-inset-mm, or correct the "
         "lens's distortion (--lens)")
     # helper-120: 900 given as 850 fitted at 1.6 mm RMS with no word, 52 mm off at the far edge
