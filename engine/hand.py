@@ -574,9 +574,8 @@ def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
     flagged = len(flags)
     if hand is not None and st.layout.lead is not None and st.legal_ends(seat):
         flags.append(Flag("pass_with_play", seat, f"{seat} passed holding a legal play"))
-    elif st.layout.lead is not None and _exposed_playable(st, seat):  # its face-up tile fits: seen by all
-        shown = " ".join(map(str, _exposed_playable(st, seat)))
-        flags.append(Flag("pass_with_play", seat, f"{seat} passed with the exposed {shown} playable"))
+    elif st.layout.lead is not None and (shown := _exposed_playable(st, seat)):  # its face-up tile fits: seen by all
+        flags.append(Flag("pass_with_play", seat, f"{seat} passed with the exposed {' '.join(map(str, shown))} playable"))
     elif hand and st.layout.lead is None and (req is None or any(t.key == req.key for t in hand)):
         # before the lead any tile opens the hand, or the required one (e.g. [6|6]) its holder must lay
         flags.append(Flag("pass_with_play", seat, f"{seat} passed holding a lead"

@@ -425,8 +425,9 @@ class TableRuntime:
         states = self.hand_states(match)
         for h, (g, _, hs) in enumerate(states, start=1):
             # the next hand began: this one is left in play, unless its game ended during it (a target reached)
-            cut = match.games[g - 1].ended_by is not None and h < len(states) and states[h][0] != g
-            if hs.result is None and h < len(states) and not cut:
+            began = h < len(states)
+            cut = began and match.games[g - 1].ended_by is not None and states[h][0] != g
+            if hs.result is None and began and not cut:
                 out[f"flag:{mid}:{h}:end:unfinished"] = {
                     "category": "flag", "kind": "hand_unfinished", "hand": h, "idx": None, "seat": None,
                     "message": f"hand {h} is not over but hand {h + 1} began: end it with its result "
