@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import json
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_serializer
@@ -375,6 +376,10 @@ def from_json(text: str) -> MatchRecord:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
+        if _ends_early(text, exc):
+            lines = text.rstrip().count("\n") + 1
+            raise RecordError(f"not JSON: it ends at line {lines} before the JSON is complete: the file looks cut off "
+                              "(an interrupted copy or download?); get the whole record again") from None
         raise RecordError(f"not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     if not isinstance(data, dict):
         kind = {list: "an array", str: "a string", bool: "true or false", type(None): "null"}.get(type(data), "a number")
@@ -391,6 +396,12 @@ def from_json(text: str) -> MatchRecord:
         raise RecordError(f"malformed record: {where}: {err['msg']}") from None
     rules_of(record)
     return record
+
+
+def _ends_early(text: str, exc: json.JSONDecodeError) -> bool:
+    """Whether the JSON failed for want of more text (a cut file), not at a wrong character: a string
+    never closed, or nothing after the failing point but the start of a number or literal (``nu``, ``4.``)."""
+    return exc.msg.startswith("Unterminated string") or re.fullmatch(r"[\w.+-]*", text[exc.pos:].rstrip()) is not None
 
 
 def check_version(version: object) -> None:

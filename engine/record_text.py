@@ -200,27 +200,45 @@ def _result_line(hand: HandRecord, next_hand: HandRecord | None, record: MatchRe
 
 # ---- reading --------------------------------------------------------------------------
 
-def read_text(text: str) -> MatchRecord:
+def read_text(text: str, warnings: list[str] | None = None) -> MatchRecord:
     """Read the text notation; every derived part is recomputed from the logs.
+
+    Args:
+        text: the notation.
+        warnings: when given, gets a line for each doubt that does not stop the reading: a file
+            written by dominocast that lacks its closing standings line looks cut off (hands or
+            events after its last line may be missing).
 
     Raises:
         RecordError: a malformed or unknown tag, a missing or unsupported format, a bad
-            event line or index, rule overrides that do not validate, or a log that cannot
-            be replayed (the message names the line).
+            event line or index, rule overrides that do not validate, a log that cannot
+            be replayed (the message names the line), or, in a file dominocast wrote (derived parts
+            before it), a last line with no line end after it (a file cut off inside that line, which
+            may then read as another event).
     """
     tags: dict[str, str] = {}
     rules: dict[str, object] = {}
     players: dict[str, str] = {}
     logs: list[list] = []
     heads: list[tuple[int, str, int, int | None]] = []  # (line, text, hand number, game number) per 'Hand' line
+    derived = standings = False  # a derived part seen (the writer's output); its closing standings line
     # lines end at \n, \r\n or \r only: a name may hold U+2028, \v, \x1c ... which splitlines() breaks at
     # (helper-121: such a notation could not be read back)
-    for n, raw in enumerate(re.split(r"\r\n|\n|\r", text), start=1):
+    lines = re.split(r"\r\n|\n|\r", text)
+    # the writer ends every line with a line end: a last line without one may have been cut anywhere,
+    # and a cut event line can still read, as another event (f=1857 cut to f=18, penalty -25 to -2)
+    cut = len(lines) if lines[-1].strip() and not lines[-1].strip().startswith(("#", "=")) else None
+    for n, raw in enumerate(lines, start=1):
         if len(raw) > MAX_LINE_CHARS:
             raise RecordError(f"line {n} is {len(raw):,} characters long (at most {MAX_LINE_CHARS:,})")
         line = raw.strip()
+        if line.startswith("="):
+            derived = True
+            standings = standings or (bool(logs) and line.startswith("== standings"))
         if not line or line.startswith(("#", "=")):
             continue  # blank, comment, or a derived line (results, game ends, standings)
+        if n == cut and derived:  # written by dominocast; a hand-written file may lack its last line end
+            raise RecordError(_cut_message(n, line))
         try:
             if line.startswith("["):
                 if logs:
@@ -234,17 +252,34 @@ def read_text(text: str) -> MatchRecord:
                     raise RecordError("an event line before the first 'Hand N' line")
                 if not logs:
                     raise RecordError(f"{line!r} is not a tag, a 'Hand N' line or a comment")
-                index, ev, _ = _parse_event_line(line)
+                index, ev, annotation = _parse_event_line(line)
                 if index != len(logs[-1]):
                     raise RecordError(f"event number {index}, expected {len(logs[-1])} (events are numbered from 0)")
                 logs[-1].append(ev)
+                derived = derived or bool(annotation.strip())
         except ValueError as exc:  # RecordError, NotationError, a bad number
             raise RecordError(f"line {n}: {exc}") from None
     if "Format" not in tags:
         raise RecordError('not a dominocast record: no [Format "dominocast-record 1"] tag')
     record = _build(tags, rules, players, logs)
     _check_heads(heads, record)
+    if warnings is not None and derived and logs and not standings:
+        # the writer ends every record that has a hand with its standings line: a file cut at a line end
+        # reads without error, the end of the game lost (a hand-written file has no derived lines)
+        last = record.hands[-1]
+        where = (f"after event {len(last.events) - 1} of {hand_name(last, record)}" if last.events
+                 else f"at the start of {hand_name(last, record)}")
+        warnings.append(f"the record looks cut off (an interrupted copy or download?): it ends {where} without the "
+                        "'== standings' line dominocast writes last, so events or hands after that may be missing")
     return record
+
+
+def _cut_message(n: int, line: str) -> str:
+    """The error for a last line with no line end after it: it may be a cut line read as another event."""
+    shown = line if len(line) <= 60 else line[:57] + "..."
+    return (f"line {n}: the file ends inside this line ({shown!r}, no line end after it): it looks cut off (an "
+            "interrupted copy or download?) and the line may be incomplete; compare it with the original "
+            "(a whole file ends with a line end)")
 
 
 def _check_heads(heads: list[tuple[int, str, int, int | None]], record: MatchRecord) -> None:

@@ -139,12 +139,18 @@ def check_distinct_outputs(outputs: list[tuple[str, Path | None]], inputs: list[
         seen[key] = opt
 
 
-def check_sets(sets: int) -> None:
-    """``--sets`` within 1..:data:`vision.set_constraint.MAX_SETS`, else fail in one line (exit 2)."""
+def check_sets(sets: int, rules: str | None = None) -> None:
+    """``--sets`` within 1..:data:`vision.set_constraint.MAX_SETS`, and 1 with a rule preset (``rules``, the
+    ``--rules`` given; None or ``none``: placements only), else fail in one line (exit 2)."""
     from vision.set_constraint import MAX_SETS
 
     if not 1 <= sets <= MAX_SETS:
         raise fail(f"--sets must be 1-{MAX_SETS} (complete tile sets on the table), got {sets}")
+    if sets > 1 and rules not in (None, "none"):  # helper-125: each second copy played was "rejected"
+        raise fail(f"--sets {sets} with --rules {rules}: the rules engine plays one set (each tile once), so a "
+                   "second copy of a tile would be rejected as an illegal play, and no rule preset plays with "
+                   f"several sets; --rules none records placements with several sets, and `dominocast detect "
+                   f"--sets {sets}` reads pictures")
 
 
 def check_positive(option: str, value: float | None, unit: str = "") -> None:

@@ -62,10 +62,13 @@ def load_record(path: Path) -> MatchRecord:
                           "notation") from None
     except OSError as exc:
         raise RecordError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    doubts: list[str] = []  # a notation that looks cut off at a line end: said, the rest still shown
     try:
-        record = from_json(text) if _JSON_START.match(text) else read_text(text)
+        record = from_json(text) if _JSON_START.match(text) else read_text(text, doubts)
     except RecordError as exc:
         raise RecordError(f"{name}: {exc}{_what_it_is(text)}") from None
+    for doubt in doubts:
+        err_console.print(escape(f"warning: {name}: {doubt}"), highlight=False, soft_wrap=True)
     missing = defaulted_params(record)
     if missing:  # said, not refused: a record written before a parameter existed lacks it too
         err_console.print(escape(f"note: {name}: the rules lack {', '.join(missing)}: the engine's defaults are used"),

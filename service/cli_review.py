@@ -140,7 +140,8 @@ def review(
     out: str = typer.Option("review", "--out", help="output folder"),
     interval: float = typer.Option(1.0, "--interval", help="seconds between photos of a folder"),
     no_video: bool = typer.Option(False, "--no-video", help="skip the annotated video"),
-    sets: int = typer.Option(1, "--sets", help="complete tile sets in play (each tile exists this many times)"),
+    sets: int = typer.Option(1, "--sets", help="complete double-six sets on the table (each tile exists this many "
+                             "times); more than 1 with --rules none only: the rule presets play one set"),
 ) -> None:
     """Review recorded footage: events.jsonl, record.json, annotated.webm and report.html in OUT.
 
@@ -160,7 +161,7 @@ def review(
 def _review(source: str, rules: str, calibration: Path | None, out: Path, interval: float, no_video: bool,
             sets: int = 1) -> None:
     check_positive("--interval", interval, "seconds")
-    check_sets(sets)
+    check_sets(sets, rules)
     if Path(source).exists() and moved_by_review(Path(source), out):  # helper-64: the input was lost
         raise fail(f"{source} lies among the files a review into --out {out} moves aside or replaces: "
                    "choose another --out, or move the footage out of that folder first")

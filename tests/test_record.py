@@ -832,3 +832,96 @@ def test_a_record_missing_a_rule_parameter_says_so(cli, tmp_path, demo):
     assert res.stderr.strip() == f"note: {tmp_path / 'm.json'}: the rules lack target: the engine's defaults are used"
     (tmp_path / "whole.json").write_text(to_json(demo))  # every parameter written: nothing to say
     assert CliRunner().invoke(cli, ["record", "show", str(tmp_path / "whole.json")]).stderr == ""
+
+
+def test_a_notation_cut_off_at_a_line_end_reads_with_a_warning(demo):
+    """helper-125: a notation cut off (an interrupted copy) read back without a word, the end of the game lost."""
+    text = write_text(demo)
+    cut = text[: text.index("9. S 6-3 E")]  # up to event 8's line end
+    doubts: list[str] = []
+    rec = read_text(cut, doubts)
+    assert len(rec.hands[0].events) == 9 and rec.hands[0].status == "in_progress"
+    assert doubts == ["the record looks cut off (an interrupted copy or download?): it ends after event 8 of hand 1 "
+                      "without the '== standings' line dominocast writes last, so events or hands after that may "
+                      "be missing"]
+    # every cut at a line end of a three-game match after its first derived part (the first play's points;
+    # before it, nothing tells the file from one written by hand) is said; the whole file is not
+    script = load_script(ROOT / "examples" / "nova-block.yaml")
+    full = write_text(record_from_match(script.rules, [list(h) for h in script.hands]))
+    lines = full.splitlines(keepends=True)
+    first = next(k for k, line in enumerate(lines) if "  {" in line)
+    assert sum(line.startswith("Hand ") for line in lines) == len(script.hands) == 3
+    for k in range(first + 1, len(lines)):
+        doubts = []
+        read_text("".join(lines[:k]), doubts)
+        assert len(doubts) == 1 and "looks cut off" in doubts[0], k
+    doubts = []
+    read_text(full, doubts)
+    assert doubts == []
+
+
+def test_a_record_in_progress_or_written_by_hand_is_not_taken_for_a_cut_one(demo):
+    """A live session's record (its last hand unfinished) closes with '= in progress' and the standings;
+    a notation written by hand has no derived lines at all: neither looks cut off."""
+    live = record_from_match(rules_of(demo), [demo.logs[0][:9]], demo.players)
+    text = write_text(live)
+    assert "= in progress\n" in text
+    doubts: list[str] = []
+    assert read_text(text, doubts) == live and doubts == []
+    by_hand = '[Format "dominocast-record 1"]\n[Rules "block"]\n\nHand 1\n0. N 6-6\n1. S 6-5 E\n'
+    assert read_text(by_hand, doubts).hands[0].events == log_of("N 6-6", "S 6-5 E") and doubts == []
+    # nor is its last line refused for want of a line end: an editor may not write one
+    assert read_text(by_hand.rstrip("\n"), doubts).hands[0].events == log_of("N 6-6", "S 6-5 E")
+
+
+def test_a_notation_cut_inside_a_line_is_refused(demo):
+    """helper-125: a line cut mid-token read as another event (f=1857 cut to f=18) without a word."""
+    text = write_text(demo)
+    cut = text[: text.index("f=1857") + 4]
+    assert cut.endswith("12. S 2-1 E t=61.9 f=18")
+    with pytest.raises(RecordError) as err:
+        read_text(cut)
+    assert str(err.value) == (
+        "line 18: the file ends inside this line ('12. S 2-1 E t=61.9 f=18', no line end after it): it looks cut off "
+        "(an interrupted copy or download?) and the line may be incomplete; compare it with the original (a whole "
+        "file ends with a line end)")
+    # a cut anywhere after the first derived part (the first play's points) is refused or said; a cut in a
+    # derived line loses no event
+    start = text.index("\n", text.index("{")) + 1
+    for k in range(start, len(text)):
+        if text[k - 1] == "\n" or text[:k].rsplit("\n", 1)[-1].lstrip().startswith("="):
+            continue  # at a line end, or inside a derived line: the warning above
+        with pytest.raises(RecordError, match="the file ends inside this line"):
+            read_text(text[:k])
+
+
+def test_a_json_record_cut_off_says_so_in_one_line(demo):
+    """helper-125: a cut JSON record was "not JSON: line 88 column 11: Unterminated string starting at"."""
+    text = to_json(demo)
+    with pytest.raises(RecordError) as err:
+        from_json(text[:3000])
+    assert str(err.value) == ("not JSON: it ends at line 88 before the JSON is complete: the file looks cut off (an "
+                              "interrupted copy or download?); get the whole record again")
+    for k in range(1, len(text.rstrip())):
+        with pytest.raises(RecordError, match=r"^not JSON: it ends at line \d+ before the JSON is complete"):
+            from_json(text[:k])
+    with pytest.raises(RecordError, match=r"^not JSON: line 1 column 9: Expecting ',' delimiter$"):
+        from_json('{"a": 1 "b": 2}')  # a wrong character, not a cut
+
+
+def test_cli_says_when_a_record_looks_cut_off(cli, tmp_path, demo):
+    text = write_text(demo)
+    (tmp_path / "lines.txt").write_text(text[: text.index("9. S 6-3 E")])
+    res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "lines.txt")])
+    assert res.exit_code == 0 and "8. N 5-2 S t=41.0 f=1230  {+5}\n= in progress\n" in res.stdout
+    assert " ".join(res.stderr.split()) == (
+        f"warning: {tmp_path / 'lines.txt'}: the record looks cut off (an interrupted copy or download?): it ends "
+        "after event 8 of hand 1 without the '== standings' line dominocast writes last, so events or hands after "
+        "that may be missing")
+    (tmp_path / "mid.txt").write_text(text[: text.index("f=1857") + 4])
+    (tmp_path / "cut.json").write_text(to_json(demo)[:3000])
+    for name in ("mid.txt", "cut.json"):
+        res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / name), "--out", str(tmp_path / "r.html")])
+        assert res.exit_code == 2 and res.stdout == "" and "Traceback" not in res.output
+        assert len(res.stderr.strip().splitlines()) == 1 and "looks cut off" in res.stderr
+        assert res.stderr.startswith(f"error: {tmp_path / name}: ")

@@ -1122,6 +1122,27 @@ def test_cli_review_of_one_photo_points_to_detect(tmp_path):
         assert (res.exit_code, res.stderr.strip()) == (2, f"error: {msg}"), res.output
 
 
+def test_cli_review_with_two_sets_needs_no_rules(tmp_path, monkeypatch):
+    """helper-125: `--sets 2 --rules PRESET` was taken, and the engine (one set) rejected each second copy
+    of a tile as an illegal play; `--rules none` records the placements of two sets."""
+    from service.cli import app
+
+    photos = _photos(tmp_path / "photos", 1)
+    _stub_setup(monkeypatch, "all-fives")
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "all-fives", "--sets", "2",
+                                   "--out", str(tmp_path / "o"), "--no-video"])
+    assert (res.exit_code, res.stderr.strip()) == (2, (
+        "error: --sets 2 with --rules all-fives: the rules engine plays one set (each tile once), so a second copy "
+        "of a tile would be rejected as an illegal play, and no rule preset plays with several sets; --rules none "
+        "records placements with several sets, and `dominocast detect --sets 2` reads pictures")), res.output
+    assert not (tmp_path / "o").exists()
+    _stub_setup(monkeypatch, "none")
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--sets", "2",
+                                   "--out", str(tmp_path / "o"), "--no-video"])
+    assert res.exit_code == 0, res.output
+    assert "0 placements, 0 flags, 1 frame (1 read)" in res.stdout
+
+
 def test_many_tiles_off_the_line_of_play_point_to_the_rule_set(tmp_path):
     """One or two unplaced tiles are most often a misread or a tile set aside; three or more, a rule
     set that does not fit (helper-58: one phantom tile pointed the umpire at the rule set)."""
