@@ -40,8 +40,11 @@ def photo_frames(gt: dict, plays_only: bool = False) -> list[int]:
     return sorted({last, *(min(f + after, last) for f in events)} | (set() if plays_only else {0}))
 
 
-#: The photo recipes measured: every event (the dealt table, each play, draw and pass) and one per play.
-RECIPES = {"events": False, "plays": True}
+#: The photo recipes measured, name -> (one photo per play only, reviewed with the table's calibration):
+#: every event (the dealt table, each play, draw and pass), one per play, and one per play without a
+#: calibration (as a player's phone takes them: the tile size measured on the folder, seats from the
+#: image's borders, the hand areas from the rows of face-down tiles).
+RECIPES = {"events": (False, True), "plays": (True, True), "uncalibrated": (True, False)}
 
 
 def write_photos(video: Path, frames: list[int], folder: Path) -> int:
@@ -114,7 +117,7 @@ def run(cfg: BenchConfig) -> dict:
     from calibration.profile import TableProfile
     from engine.ruleset import available_presets, load_ruleset
     from service.review import run_review
-    from vision.recognize import Recognizer
+    from vision.recognize import FOLDER_SIZE_PHOTOS, Recognizer, folder_tile_px
     from vision.sources import open_source
 
     presets = [SMOKE_RULES] if cfg.smoke else available_presets()
@@ -126,15 +129,17 @@ def run(cfg: BenchConfig) -> dict:
     if not cfg.smoke:
         cases.append((f"{MATCH_RULES} match", MATCH_RULES, SEED0 + SEED_OFFSET + cfg.seed, MATCH_HANDS))
     out: dict = {"size": f"{size[0]}x{size[1]}", "fps": fps, "photo_after_s": PHOTO_AFTER_S}
-    for recipe, plays_only in RECIPES.items():
+    for recipe, (plays_only, calibrated) in RECIPES.items():
         per = {}
         for name, rules, seed, hands in cases:
             paths, _ = footage(cfg, rules, seed, size, fps, hands=hands)  # from the other sections' cache
             gt = json.loads(Path(paths["ground_truth"]).read_text())
             folder = work / rules / "photos"
             n = write_photos(Path(paths["video"]), photo_frames(gt, plays_only), folder)
-            profile = TableProfile.load(paths["profile"])
+            profile = TableProfile.load(paths["profile"]) if calibrated else None
             src = open_source(folder)
+            # without a calibration, one tile size for the folder, as `dominocast review` measures it
+            recognizer.tile_px = None if calibrated else folder_tile_px(recognizer, src.sample(FOLDER_SIZE_PHOTOS))
             try:
                 run_review(src, load_ruleset(rules), recognizer.bind(profile), work / rules / "review", profile,
                            annotate=False)
@@ -184,6 +189,12 @@ def render(results: dict) -> str:
                    "at each hand's end, and the last frame (no photo of the dealt table, nor of a draw or a pass: "
                    "a draw and the drawer's play, or a pass and the next play, share a photo):\n")
         out.append(_table(results["per_preset_plays"], results["total_plays"]))
+    if "per_preset_uncalibrated" in results:
+        out.append("\nThe same photos, one per play, reviewed without the table's calibration, as a player's phone "
+                   "photos are: one tile size measured on 5 of the folder's photos, the seats from the image's "
+                   "borders and each seat's hand area from where its row of face-down tiles lies "
+                   "(`vision/hand_rows.py`):\n")
+        out.append(_table(results["per_preset_uncalibrated"], results["total_uncalibrated"]))
     out.append("Before the hand-area seat cue, printed dominoes at the first photo, and the next hand's lead "
                "on a cleared table (2026-12-01, the same hands and models, `vision/tracking.py` of commit "
                "4276bdf): one-hand videos 94 / 163 plays right, 4 / 9 hands right (every hand a seat other than N "

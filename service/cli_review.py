@@ -61,25 +61,17 @@ def _hold_output_folder(out: Path, src):  # noqa: ANN001, ANN202 - a source; ret
     return lock
 
 
-#: Photos of a folder on which, without a calibration, the tile size is measured once for all.
-FOLDER_SIZE_PHOTOS = 5
-
-
 def _fix_folder_tile_size(src, recognizer) -> None:  # noqa: ANN001 - ImageFolderSource, Recognizer
     """Without a calibration, one tile size for the whole folder (one camera set-up), measured on up to
     ``FOLDER_SIZE_PHOTOS`` of its photos spread over it, rather than searched again on each photo."""
-    from calibration.images import decode_image
-    from vision.recognize import folder_tile_px
+    from vision.recognize import FOLDER_SIZE_PHOTOS, folder_tile_px
 
-    files = src.files
-    picks = sorted({round(k * (len(files) - 1) / max(1, FOLDER_SIZE_PHOTOS - 1)) for k in range(FOLDER_SIZE_PHOTOS)})
-    images = (im for im in (decode_image(files[i]) for i in picks) if im is not None)
-    size = folder_tile_px(recognizer, images)
+    size = folder_tile_px(recognizer, src.sample(FOLDER_SIZE_PHOTOS))
     if size is not None:
         recognizer.tile_px = size
+        picked = min(FOLDER_SIZE_PHOTOS, len(src.files))
         err_console.print(f"note: no --calibration: tiles taken as {size:.0f} px long in every photo (measured on "
-                          f"{len(picks)} of them)", highlight=False, markup=False, soft_wrap=True)
-
+                          f"{picked} of them)", highlight=False, markup=False, soft_wrap=True)
 
 
 def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:

@@ -156,6 +156,16 @@ def test_image_folder_in_natural_order_with_interval(tmp_path):
     assert np.array_equal(frames[3].image, _frame(10))
 
 
+def test_image_folder_sample_spreads_over_the_folder(tmp_path):
+    for i in range(11):
+        cv2.imwrite(str(tmp_path / f"p{i}.png"), _frame(i))
+    (tmp_path / "p5.png").write_bytes(b"not a png")
+    src = ImageFolderSource(tmp_path)
+    # indices 0, 2.5, 5, 7.5, 10 rounded half to even: 0, 2, 5, 8, 10; p5 does not decode
+    assert [int(im[0, 0, 0]) for im in src.sample(5)] == [int(_frame(i)[0, 0, 0]) for i in (0, 2, 8, 10)]
+    assert len(list(src.sample(50))) == 10  # each photo once
+
+
 def test_natural_key_orders_numbers_by_value():
     assert sorted(["a10", "a9", "A1", "b2"], key=natural_key) == ["A1", "a9", "a10", "b2"]
 

@@ -15,8 +15,8 @@ import random
 import cv2
 import numpy as np
 import pytest
-from table_sim import (IMAGE_SIZE, PX_PER_MM, SEAT_SIDE, Laid, PlacementFailed, entry_point, hand_tiles, lay_hand,
-                       moved, observe)
+from table_sim import (IMAGE_SIZE, PX_PER_MM, SEAT_SIDE, TABLE, Laid, PlacementFailed, entry_point, hand_tiles,
+                       lay_hand, moved, observe)
 
 from calibration.profile import TableProfile
 from engine.events import Draw, HandEnd, Pass, Play, Reveal, TakeBack
@@ -1977,3 +1977,39 @@ def test_gate_primed_with_the_last_read_frame_reads_a_hand_turned_up_by_an_arm_a
     assert runs[True] == [(2, "bottom"), (6, None)]
     # the first frame taken whole instead (the arm in it): never read after the arm left
     assert runs[False] and all(k < 6 for k, _ in runs[False]), runs[False]
+
+
+def _inset_hands(per_seat: int, inset_mm: float) -> dict[str, list[Laid]]:
+    """Face-down hands in rows ``inset_mm`` in from each border of the image (a photo framing the table
+    with a margin): N/S rows along the top/bottom, W/E rows down the sides."""
+    W, H = TABLE
+    out: dict[str, list[Laid]] = {}
+    for seat in "NESW":
+        row = []
+        for i in range(per_seat):
+            s = (420 if seat in "NS" else 350) + i * 30
+            c, ax = {"N": ((s, inset_mm), (0.0, 1.0)), "S": ((s, H - inset_mm), (0.0, 1.0)),
+                     "W": ((inset_mm, s), (1.0, 0.0)), "E": ((W - inset_mm, s), (1.0, 0.0))}[seat]
+            row.append(Laid(np.array(c, float), np.array(ax), (0, 0), face="down"))
+        out[seat] = row
+    return out
+
+
+def test_uncalibrated_photos_find_the_hand_areas_from_the_rows_of_tiles():
+    """helper-123, bench bdc-partnership without calibration: the table lay 131 px inside a 1280 x 720
+    frame, W's hand 150 px from the border (the hand areas reached 144 px) and false boxes on the cloth
+    beyond the table counted in E's and W's hands: E's lead of the first photo went to N by the turn,
+    then W, S and E "passed" when N played, and N "dominoed" with tiles in hand. The rows of face-down
+    tiles tell how deep the areas reach, and that nothing of a hand lies far beyond its row."""
+    rules = load_ruleset("bdc-partnership")
+    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
+    hands = _inset_hands(4, 230.0)  # 184 px in: the photos' hand areas reach 2 x 10 % x 800 = 160 px
+    cloth = [Laid(np.array(c, float), np.array([1.0, 0.0]), (0, 0), face="down") for c in ((30, 480), (1170, 620))]
+    hands["E"].pop()  # E led the 6-6: the first photo shows it laid
+    on = [t_(600, 500, 0, (6, 6))]
+    events = tr.update(0, 0.0, observe([*hands["N"], *hands["E"], *hands["S"], *hands["W"], *cloth, *on]), None)
+    hands["N"].pop()
+    on.append(t_(648, 500, 0, (6, 4)))
+    events += tr.update(1, 1.0, observe([*hands["N"], *hands["E"], *hands["S"], *hands["W"], *cloth, *on]), None)
+    assert plays(events) == [("E", (6, 6), "lead"), ("N", (6, 4), "E")]
+    assert [e for e in events if isinstance(e, Pass)] == []

@@ -397,6 +397,9 @@ class Recognizer:
         return obs
 
 
+#: Photos of a folder on which, without a calibration, the tile size is measured once for all
+#: (``dominocast review``, spread over the folder: ``ImageFolderSource.sample``).
+FOLDER_SIZE_PHOTOS = 5
 #: :func:`folder_tile_px`: a photo's search counts when it finds at least this many tiles scoring 0.5.
 FOLDER_SIZE_MIN_TILES = 3
 

@@ -275,6 +275,17 @@ class ImageFolderSource(FrameSource):
             self._shape = max(counts, key=counts.__getitem__) if counts else None
         return self._shape
 
+    def sample(self, n: int) -> Iterator[np.ndarray]:
+        """Up to ``n`` of the folder's images spread evenly over it (the first and the last among them),
+        decoded: (H, W, 3) uint8 BGR; those that do not decode are left out."""
+        from calibration.images import decode_image
+
+        last = len(self.files) - 1
+        for i in sorted({round(k * last / max(1, n - 1)) for k in range(n)}):
+            image = decode_image(self.files[i])
+            if image is not None:
+                yield image
+
     def __iter__(self) -> Iterator[Frame]:
         from calibration.images import decode_image
 

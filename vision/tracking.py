@@ -62,6 +62,7 @@ from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
 from vision.boneyard import BoneyardCounter
 from vision.crops import lab_distance
+from vision.hand_rows import ROW_MIN_TILES, hand_rows, in_row_area
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
 from vision.placements import Notice, attribute_seat, seat_of_entry
@@ -257,6 +258,9 @@ class Tracker:
         self._hands_last: dict[str, int] | None = None
         self._hands_before: dict[str, int] | None = None
         self._arm_in_last = False  # the last photo read showed an arm over the table (arm_in_last_photo)
+        # uncalibrated photos: each border's row of face-down tiles (px from it) and a tile's length (px)
+        self._hand_rows: dict[str, tuple[float, int]] = {}
+        self._row_tile_px = 0.0
         self._visits: dict[str, list[tuple[int, float]]] = {}  # seat -> (frame, t) of its arm's last visit
         self._cand: tuple[float, list[_Obs]] | None = None
         self._cand_done = False
@@ -599,8 +603,11 @@ class Tracker:
         if self.image_size is None:
             return False
         w, h = self.image_size
+        band = uncalibrated_scale * cfg.hand_zone_frac * min(w, h)
+        if self._hand_rows and uncalibrated_scale > 1.0:  # a folder's hand counts and shown hands
+            return in_row_area(g.center, self._row_tile_px, self.image_size, self._hand_rows, band)
         x, y = g.center
-        return min(x, y, w - x, h - y) < uncalibrated_scale * cfg.hand_zone_frac * min(w, h)
+        return min(x, y, w - x, h - y) < band
 
     # ---- matching ---------------------------------------------------------------------------
     def _match(self, obs: list[_Obs]) -> tuple[list[tuple[TrackedTile, _Obs, str]], list[TrackedTile], list[_Obs]]:
@@ -712,6 +719,7 @@ class Tracker:
             self._setup_scenery(new_tiles)
 
         if self.photos:  # no arm is ever seen, the hand a tile left tells the seat
+            self._find_hand_rows(gone)
             hands = self._hand_counts([tr for tr in self.tiles.values() if tr not in gone])
             if self.state is None:
                 self._vote_shortest_hand(new_tiles)
@@ -850,6 +858,22 @@ class Tracker:
         if len(away) < CLEARED_SHARE * len(self.plays):
             return pairs, gone, new
         return ([p for p in pairs if p not in far], gone + [tr for tr, _, _ in far], new + [o for _, o, _ in far])
+
+    def _find_hand_rows(self, gone: list[TrackedTile]) -> None:
+        """Uncalibrated photos: where each border's row of face-down tiles lies
+        (:func:`vision.hand_rows.hand_rows`; ``gone``: tiles this read no longer shows). A row found
+        with as many tiles as the one kept, or more, replaces it: the rows are those of the fullest hands
+        (the deal), not of a hand down to its last tiles beside a false box or two."""
+        if self.profile is not None or self.image_size is None:
+            return
+        down = [tr for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout" and tr not in gone]
+        if len(down) < ROW_MIN_TILES:
+            return
+        self._row_tile_px = float(np.median([tr.geom.length for tr in down]))
+        centers = np.array([tr.geom.center for tr in down], np.float64)
+        for seat, row in hand_rows(centers, self._row_tile_px, self.image_size).items():
+            if row[1] >= self._hand_rows.get(seat, (0.0, 0))[1]:
+                self._hand_rows[seat] = row
 
     def _hand_counts(self, tiles: list[TrackedTile], scale: float = PHOTO_HAND_SCALE) -> dict[str, int]:
         """Face-down tiles of ``tiles`` in each playing seat's hand area (``scale``: a folder's photos use
