@@ -62,6 +62,7 @@ from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
 from vision.boneyard import BoneyardCounter
 from vision.crops import lab_distance
+from vision.camera_follow import MIN_PAIRS, camera_move, moved_geom, moved_points, spread, tile_move
 from vision.hand_rows import ROW_MIN_TILES, hand_rows, in_row_area
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
@@ -75,6 +76,14 @@ __all__ = ["Tracker", "TrackerConfig", "TrackedTile", "BoardState", "PlayRecord"
 CLEARED_SHARE = 0.8
 #: Share gone (and at least 3 tiles) that is a table being swept: no take-backs meanwhile.
 SWEEPING_SHARE = 0.5
+#: Photos from a hand-held camera: once the tracked tiles are moved with the camera
+#: (``Tracker._follow_camera``, a shift, turn and scale), a tile off by at most this many tile lengths
+#: is where the camera's tilt put it, not bumped (bench folders, corners shifted ~15 px:
+#: residuals of 2.5-9 px, up to 21 px at the frame's edge, with 52 px tiles).
+CAMERA_RESIDUAL_TILES = 0.25
+#: ... and a move taken from one laid tile must bring the tiles, hands and all, to under this share of
+#: their median distance from the photo's tiles when left in place (a bumped lead moves alone).
+FOLLOW_SPREAD = 0.5
 #: Uncalibrated photos: the hand areas reach this many times the 10 % band into the image (hands
 #: lie further in than a video's arms cross: helper-85, S's row at 960x540).
 PHOTO_HAND_SCALE = 2.0
@@ -260,6 +269,7 @@ class Tracker:
         self._arm_in_last = False  # the last photo read showed an arm over the table (arm_in_last_photo)
         # uncalibrated photos: each border's row of face-down tiles (px from it) and a tile's length (px)
         self._hand_rows: dict[str, tuple[float, int]] = {}
+        self.camera_moves = 0  # photos between which the camera was seen to move (_follow_camera)
         self._row_tile_px = 0.0
         self._visits: dict[str, list[tuple[int, float]]] = {}  # seat -> (frame, t) of its arm's last visit
         self._cand: tuple[float, list[_Obs]] | None = None
@@ -652,6 +662,7 @@ class Tracker:
         cfg = self.config
         events: list = []
         self._read_frame = frame
+        moved_camera = self.photos and self._follow_camera(obs)
         pairs, gone, new = self._match(obs)
         pairs, gone, new = self._cleared_with_a_lead(pairs, gone, new)
         candidates: list[TrackedTile] = []
@@ -678,6 +689,11 @@ class Tracker:
                     tr.pips, tr.confidence = o.pips, o.confidence
                     candidates.append(tr)
             if rel <= cfg.jitter and turn <= cfg.angle_jitter_deg:
+                continue
+            if moved_camera and how == "near" and rel <= CAMERA_RESIDUAL_TILES and turn <= cfg.angle_jitter_deg:
+                # the camera's move fitted as a shift and turn leaves a tilt's few px: no bump, no play
+                tr.geom, tr.polygon_px = o.geom, np.asarray(o.obs.polygon_px, np.float32)
+                moved_layout = moved_layout or tr.status == "layout"
                 continue
             kind = "bump" if how != "far" else "moved"
             tr.geom, tr.polygon_px = o.geom, np.asarray(o.obs.polygon_px, np.float32)
@@ -821,6 +837,57 @@ class Tracker:
         if not self.rules.boneyard:
             return True
         return self.boneyard is not None and self.boneyard.trusted and self.judge.state.drawable() == 0
+
+    def _follow_camera(self, obs: list[_Obs]) -> bool:
+        """A folder's photos from a hand-held camera: move the tracked tiles as the table moved in the
+        picture since the last photo, so that they are matched where they lie now. The move is fitted
+        to the face-up tiles read with the same pips in both photos (each domino once in the tracked
+        tiles and in the read; :func:`vision.camera_follow.camera_move`), or, with fewer than three,
+        taken from one of them (its shift and turn: :func:`vision.camera_follow.tile_move`), the one that
+        brings all the tiles, the hands' too, nearest to this photo's (:func:`vision.camera_follow.spread`),
+        and only when that is under ``FOLLOW_SPREAD`` of their spread left in place. A move within
+        ``jitter`` is noise, left alone. Returns whether the tiles were moved."""
+        def once(items):
+            seen: dict = {}
+            for x in items:
+                if x.face == "up" and x.key is not None:
+                    seen[x.key] = None if x.key in seen else x
+            return {k: v for k, v in seen.items() if v is not None}
+
+        tracked, read = once(self.tiles.values()), once(obs)
+        keys = [k for k in tracked if k in read]
+        if not keys:
+            return False
+        length = float(np.median([tracked[k].geom.length for k in keys]))
+        before = np.array([tracked[k].geom.center for k in keys])
+        m, inliers = camera_move(before, np.array([read[k].geom.center for k in keys]), length)
+        every = np.array([tr.geom.center for tr in self.tiles.values()])
+        if m is not None:
+            on = [k for k, ok in zip(keys, inliers) if ok]
+        else:  # one or two laid tiles: the move of the one that brings all the tiles nearest to this photo's
+            seen = np.array([o.geom.center for o in obs])
+            moves = [tile_move(tracked[k].geom, read[k].geom) for k in keys]
+            far = [spread(every, seen, x) for x in moves]
+            best = int(np.argmin(far))
+            if not far[best] < FOLLOW_SPREAD * spread(every, seen, None):
+                return False
+            m, on = moves[best], [keys[best]]
+        if float(np.median(np.linalg.norm(moved_points(every, m) - every, axis=1))) <= self.config.jitter * length:
+            return False
+        m_px = m  # uncalibrated, geoms are image px; calibrated, table mm: the image corners get their own move
+        if self.profile is not None:
+            px_before = [TileGeom.from_polygon(tracked[k].polygon_px) for k in on]
+            px_now = [TileGeom.from_polygon(read[k].obs.polygon_px) for k in on]
+            m_px = (camera_move(np.array([g.center for g in px_before]), np.array([g.center for g in px_now]),
+                                float(np.median([g.length for g in px_before])))[0] if len(on) >= MIN_PAIRS
+                    else tile_move(px_before[0], px_now[0]))
+        for tr in self.tiles.values():
+            tr.geom = moved_geom(tr.geom, m)
+            if m_px is not None:
+                tr.polygon_px = moved_points(tr.polygon_px, m_px).astype(np.float32)
+        self.camera_moves += 1
+        self._rebuild_geometry()
+        return True
 
     def _rebuild_geometry(self) -> None:
         """Rebuild the line of play from the plays' current tile geometry (after bumps)."""

@@ -1,0 +1,64 @@
+"""The camera's move between two photos, from the tiles seen in both (vision/camera_follow.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.camera_follow import camera_move, moved_geom, moved_points, spread, tile_move
+from vision.layout_from_tiles import TileGeom
+
+
+def _similarity(turn_deg: float, scale: float, shift: tuple[float, float]) -> np.ndarray:
+    a = np.deg2rad(turn_deg)
+    c, s = scale * np.cos(a), scale * np.sin(a)
+    return np.array([[c, -s, shift[0]], [s, c, shift[1]]])
+
+
+def test_the_move_of_the_tiles_is_found_and_a_misread_left_out():
+    before = np.array([[600, 500], [648, 500], [696, 500], [552, 500], [552, 548], [300, 200]], float)
+    m = _similarity(2.0, 1.01, (14.0, -9.0))
+    now = moved_points(before, m)
+    now[5] += (80.0, 0.0)  # a misread pairs two different tiles: not the camera's move
+    got, inliers = camera_move(before, now, 52.0)
+    assert inliers.tolist() == [True] * 5 + [False]
+    assert np.allclose(got, m, atol=1e-3)  # the fit's refinement stops within 1e-3 px
+    # (600, 500) by hand: 1.01 x (cos 2 deg x 600 - sin 2 deg x 500) + 14 = 602.01 ...
+    x = 1.01 * (np.cos(np.deg2rad(2)) * 600 - np.sin(np.deg2rad(2)) * 500) + 14
+    assert abs(moved_points(before[:1], got)[0, 0] - x) < 1e-3 and abs(x - 602.01) < 0.01
+
+
+def test_too_few_tiles_or_too_few_agreeing_say_nothing():
+    before = np.array([[600, 500], [648, 500]], float)
+    assert camera_move(before, before + 10, 52.0)[0] is None  # two tiles fit any move
+    before = np.array([[600, 500], [700, 500], [650, 600], [300, 200], [900, 700]], float)
+    now = before.copy()
+    now[3] += (60.0, 0.0)
+    now[4] += (0.0, -60.0)  # two tiles moved each its own way, three stayed: 3 of 5 agree (0.6)
+    m, inliers = camera_move(before, now, 52.0)
+    assert inliers.tolist() == [True, True, True, False, False] and np.allclose(m, _similarity(0, 1, (0, 0)), atol=1e-6)
+    now[2] += (0.0, 60.0)  # now no three agree
+    assert camera_move(before, now, 52.0)[0] is None
+
+
+def test_a_tile_moves_turns_and_scales_with_the_camera():
+    g = TileGeom(np.array([100.0, 50.0]), np.array([1.0, 0.0]), 48.0, 24.0)
+    moved = moved_geom(g, _similarity(90.0, 1.5, (10.0, 0.0)))
+    assert np.allclose(moved.center, [10 - 75, 150]) and np.allclose(moved.axis, [0, 1])
+    assert np.isclose(moved.length, 72.0) and np.isclose(moved.width, 36.0)
+
+
+def test_one_tile_gives_its_move_and_the_hands_check_it():
+    before = TileGeom(np.array([600.0, 500.0]), np.array([1.0, 0.0]), 48.0, 24.0)
+    # the tile came back read the other way round (axis reversed), turned 3 degrees, 2 % larger, shifted
+    a = np.deg2rad(3.0)
+    now = TileGeom(np.array([620.0, 488.0]), -np.array([np.cos(a), np.sin(a)]), 48.96, 24.48)
+    m = tile_move(before, now)
+    assert np.allclose(m[:, :2], 1.02 * np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]))
+    assert np.allclose(moved_points(before.center[None], m), [[620.0, 488.0]])
+    hands = np.array([[100.0, 50.0], [130.0, 50.0], [160.0, 50.0], [100.0, 950.0]])
+    seen = moved_points(hands, m)
+    seen[3] += (0.0, 40.0)  # one hand tile not where the move puts it: the median does not see it
+    assert spread(hands, seen, m) == 0.0
+    # left in place, the nearest of the moved points: by hand, (100, 50) -> about (120.7, 30.0) ...
+    left = sorted(np.min(np.linalg.norm(hands[:, None] - seen[None], axis=2), axis=1))
+    assert np.isclose(spread(hands, seen, None), (left[1] + left[2]) / 2) and spread(hands, seen, None) > 20

@@ -1,0 +1,97 @@
+"""A hand-held camera between two photos: how the table moved in the picture, from the tiles.
+
+A folder of photos taken with a phone in the hand shifts and turns a little between shots, and the
+tracker follows tiles by where they lie: every tile of the line of play "bumped", or, moved further
+than half a tile, was taken for gone and laid anew. On the bench's photo folders, each photo's corners
+shifted by about 15 px (1.2 % of 1 280) without calibration, plays right fell from 227 to 50 of 227
+with 2 094 bump notices. The face-up tiles tie two photos together: a domino exists once in a set, so
+a tile read with the same pips in both is the same tile, and the tiles laid do not move between photos
+(a bump moves one, a play adds one). A similarity transform (shift, turn, scale) fitted to them by
+RANSAC is the camera's move; the tracked tiles are moved with it before they are matched.
+
+(Warping each photo onto the first by image features was tried first and dropped: ORB matches on a
+cloth's wavy pattern locked onto a wrong wave, leaving the line 12-46 px off.)
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.layout_from_tiles import TileGeom
+
+__all__ = ["MIN_PAIRS", "INLIER_SHARE", "RANSAC_TILES", "spread", "camera_move", "moved_geom", "moved_points",
+           "tile_move"]
+
+#: Tiles seen in both photos that must agree on the move (a similarity has 4 degrees of freedom:
+#: two tiles fit any move exactly, a third checks it).
+MIN_PAIRS = 3
+#: ... and the share of the tiles paired that must agree (a misread pairs the wrong tiles).
+INLIER_SHARE = 0.6
+#: RANSAC's tolerance, in tile lengths: a tile agrees when the move puts it within this of where it is.
+RANSAC_TILES = 0.15
+
+
+def camera_move(before: np.ndarray, now: np.ndarray, tile_length: float) -> tuple[np.ndarray | None, np.ndarray]:
+    """The similarity transform that takes the tiles' centres ``before`` to ``now``.
+
+    Args:
+        before, now: (N, 2) float centres of the same N tiles in the last photo and this one (image px,
+            or table mm with a calibration).
+        tile_length: a tile's long side in the same unit (> 0).
+
+    Returns:
+        ``(m, inliers)``: ``m`` (2, 3) float64 (``now = m[:, :2] @ before + m[:, 2]``), or None when fewer
+        than :data:`MIN_PAIRS` tiles, or under :data:`INLIER_SHARE` of them, agree; ``inliers`` (N,) bool.
+    """
+    src = np.asarray(before, np.float64).reshape(-1, 2)
+    dst = np.asarray(now, np.float64).reshape(-1, 2)
+    none = np.zeros(len(src), bool)
+    if len(src) < MIN_PAIRS:
+        return None, none
+    m, mask = cv2.estimateAffinePartial2D(src, dst, method=cv2.RANSAC,
+                                          ransacReprojThreshold=RANSAC_TILES * tile_length, refineIters=10)
+    if m is None or mask is None:
+        return None, none
+    inliers = mask.ravel().astype(bool)
+    if inliers.sum() < max(MIN_PAIRS, INLIER_SHARE * len(src)):
+        return None, none
+    return m, inliers
+
+
+def tile_move(before: TileGeom, now: TileGeom) -> np.ndarray:
+    """The similarity that takes one tile's pose ``before`` to ``now`` (its shift, its turn of less
+    than 90 degrees either way, its change of size): (2, 3) float64, as :func:`camera_move`'s."""
+    a = np.asarray(now.axis, np.float64)
+    if float(np.dot(before.axis, a)) < 0:  # a tile's axis has no sign of its own here
+        a = -a
+    ang = float(np.arctan2(before.axis[0] * a[1] - before.axis[1] * a[0], np.dot(before.axis, a)))
+    s = now.length / before.length
+    turn = s * np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+    return np.hstack([turn, (np.asarray(now.center, np.float64) - turn @ before.center)[:, None]])
+
+
+def spread(before: np.ndarray, now: np.ndarray, m: np.ndarray | None) -> float:
+    """How far the points ``before`` (N, 2), moved by ``m`` (None: left where they are), lie from the
+    nearest of ``now`` (M, 2): the median distance (inf when either is empty). A median, as tiles come
+    and go between photos and a tilt leaves the far ones a little off."""
+    if not len(before) or not len(now):
+        return float("inf")
+    p = np.asarray(before, np.float64).reshape(-1, 2)
+    p = p if m is None else moved_points(p, m)
+    q = np.asarray(now, np.float64).reshape(-1, 2)
+    return float(np.median(np.sqrt(((p[:, None, :] - q[None, :, :]) ** 2).sum(axis=2)).min(axis=1)))
+
+
+def moved_points(points: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``points`` (K, 2) float moved by the (2, 3) transform ``m``: (K, 2) float64."""
+    p = np.asarray(points, np.float64).reshape(-1, 2)
+    return p @ m[:, :2].T + m[:, 2]
+
+
+def moved_geom(g: TileGeom, m: np.ndarray) -> TileGeom:
+    """A tile's geometry moved by the similarity ``m`` (its length and width scaled with it)."""
+    turn = m[:, :2]
+    axis = turn @ g.axis
+    scale = float(np.linalg.norm(axis))
+    return TileGeom(moved_points(g.center[None], m)[0], axis / scale, g.length * scale, g.width * scale)
