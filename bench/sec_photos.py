@@ -17,6 +17,7 @@ import shutil
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from bench.common import BenchConfig, md_table, pct
 from bench.sec_footage import ACC_FPS, ACC_SIZE, SEED0, SMOKE_FPS, SMOKE_RULES, SMOKE_SIZE, footage
@@ -40,11 +41,33 @@ def photo_frames(gt: dict, plays_only: bool = False) -> list[int]:
     return sorted({last, *(min(f + after, last) for f in events)} | (set() if plays_only else {0}))
 
 
-#: The photo recipes measured, name -> (one photo per play only, reviewed with the table's calibration):
-#: every event (the dealt table, each play, draw and pass), one per play, and one per play without a
-#: calibration (as a player's phone takes them: the tile size measured on the folder, seats from the
-#: image's borders, the hand areas from the rows of face-down tiles).
-RECIPES = {"events": (False, True), "plays": (True, True), "uncalibrated": (True, False)}
+#: The photo recipes measured, name -> (one photo per play only, reviewed with the table's calibration,
+#: taken hand-held): every event (the dealt table, each play, draw and pass), one per play, one per play
+#: without a calibration (the tile size measured on the folder, seats from the image's borders, the hand
+#: areas from the rows of face-down tiles), and those taken with a phone in the hand (:func:`hand_held`).
+RECIPES = {"events": (False, True, False), "plays": (True, True, False), "uncalibrated": (True, False, False),
+           "hand_held": (True, False, True)}
+#: A hand-held photo shows the quad whose corners lie this share of the frame in from its corners ...
+HAND_HELD_INSET = 0.03
+#: ... each moved by a normal draw of this share of the frame's width (clipped to twice that).
+HAND_HELD_SHAKE = 0.012
+
+
+def hand_held(folder: Path, seed: int) -> None:
+    """Rewrite each photo of ``folder`` as a phone held over the table would have taken it: the view of
+    a quad inside the frame (corners :data:`HAND_HELD_INSET` in, each moved by :data:`HAND_HELD_SHAKE`
+    of the width, seeded), stretched to the full frame: shifted, turned, tilted and zoomed a little,
+    each photo its own way, every pixel from the scene (no border made up)."""
+    rng = np.random.default_rng(seed)
+    for path in sorted(folder.glob("*.png")):
+        image = cv2.imread(str(path))
+        h, w = image.shape[:2]
+        full = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        inset = np.float32([[1, 1], [-1, 1], [-1, -1], [1, -1]]) * np.float32([w, h]) * HAND_HELD_INSET
+        reach = 2 * HAND_HELD_SHAKE * w
+        shake = np.clip(rng.normal(0, HAND_HELD_SHAKE * w, full.shape), -reach, reach)
+        quad = np.clip(full + inset + shake.astype(np.float32), 0, [w - 1, h - 1]).astype(np.float32)
+        cv2.imwrite(str(path), cv2.warpPerspective(image, cv2.getPerspectiveTransform(quad, full), (w, h)))
 
 
 def write_photos(video: Path, frames: list[int], folder: Path) -> int:
@@ -129,13 +152,15 @@ def run(cfg: BenchConfig) -> dict:
     if not cfg.smoke:
         cases.append((f"{MATCH_RULES} match", MATCH_RULES, SEED0 + SEED_OFFSET + cfg.seed, MATCH_HANDS))
     out: dict = {"size": f"{size[0]}x{size[1]}", "fps": fps, "photo_after_s": PHOTO_AFTER_S}
-    for recipe, (plays_only, calibrated) in RECIPES.items():
+    for recipe, (plays_only, calibrated, shaken) in RECIPES.items():
         per = {}
         for name, rules, seed, hands in cases:
             paths, _ = footage(cfg, rules, seed, size, fps, hands=hands)  # from the other sections' cache
             gt = json.loads(Path(paths["ground_truth"]).read_text())
             folder = work / rules / "photos"
             n = write_photos(Path(paths["video"]), photo_frames(gt, plays_only), folder)
+            if shaken:
+                hand_held(folder, seed)
             profile = TableProfile.load(paths["profile"]) if calibrated else None
             src = open_source(folder)
             # without a calibration, one tile size for the folder, as `dominocast review` measures it
@@ -195,6 +220,13 @@ def render(results: dict) -> str:
                    "borders and each seat's hand area from where its row of face-down tiles lies "
                    "(`vision/hand_rows.py`):\n")
         out.append(_table(results["per_preset_uncalibrated"], results["total_uncalibrated"]))
+    if "per_preset_hand_held" in results:
+        out.append(f"\nThe same, taken with a phone in the hand (no calibration): each photo the view of a quad whose "
+                   f"corners lie {HAND_HELD_INSET:.0%} of the frame in from its corners, each moved by a normal "
+                   f"draw of {HAND_HELD_SHAKE:.1%} of the width (`bench.sec_photos.hand_held`), so shifted, turned, "
+                   "tilted and zoomed a little, each its own way; the tracker moves the tiles with the camera "
+                   "(`vision/camera_follow.py`):\n")
+        out.append(_table(results["per_preset_hand_held"], results["total_hand_held"]))
     out.append("Before the hand-area seat cue, printed dominoes at the first photo, and the next hand's lead "
                "on a cleared table (2026-12-01, the same hands and models, `vision/tracking.py` of commit "
                "4276bdf): one-hand videos 94 / 163 plays right, 4 / 9 hands right (every hand a seat other than N "
