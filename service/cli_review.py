@@ -111,7 +111,7 @@ def _print_summary(s: ReviewSummary) -> None:
             t.add_row(side, str(pts))
         console.print(t)
     speed = "" if s.photos or not s.wall_s else f" ({s.footage_s / s.wall_s:.1f}x real time)"
-    skipped = f", {plural(len(s.skipped), 'image')} skipped (undecodable, or another size)" if s.skipped else ""
+    skipped = f", {plural(len(s.skipped), 'image')} skipped (undecodable, another size, or blurred)" if s.skipped else ""
     console.print(f"{s.counts_text()}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
                   f"({s.reads} read){skipped} in {s.wall_s:.1f} s{speed}")
     for line in s.flag_lines[:MAX_FLAG_LINES]:  # for the umpire: what to look at, and when

@@ -808,7 +808,7 @@ class ReviewSession:
                     f"{s.counts_text()} · "
                     f"{plural(s.flags, 'flag')}")
         if s.skipped:
-            subtitle += f" · {plural(len(s.skipped), 'image')} skipped (undecodable, or another size)"
+            subtitle += f" · {plural(len(s.skipped), 'image')} skipped (undecodable, another size, or blurred)"
         if s.final:  # the result and the final score where a player looks first (helper-98: "hand over" alone)
             unit = f" ({s.score_unit})" if s.score_unit != "points" else ""
             subtitle += f" · {s.status} · final score " + ", ".join(f"{k} {v}" for k, v in s.score.items()) + unit

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.sources import (ImageFolderSource, LiveSource, SourceError, VideoFileSource, natural_key,
+from vision.sources import (BLURRED_SHARE, ImageFolderSource, LiveSource, SourceError, VideoFileSource, natural_key,
                             open_source)
 
 
@@ -164,6 +164,23 @@ def test_image_folder_sample_spreads_over_the_folder(tmp_path):
     # indices 0, 2.5, 5, 7.5, 10 rounded half to even: 0, 2, 5, 8, 10; p5 does not decode
     assert [int(im[0, 0, 0]) for im in src.sample(5)] == [int(_frame(i)[0, 0, 0]) for i in (0, 2, 8, 10)]
     assert len(list(src.sample(50))) == 10  # each photo once
+
+
+def test_a_blurred_photo_of_a_folder_is_skipped_like_an_undecodable_one(tmp_path):
+    """helper-126: one photo blurred (Gaussian, sigma 3) read only the tile it added; the line seemed
+    cleared with a new lead, and a second hand began."""
+    rng = np.random.default_rng(0)
+    for i in range(6):
+        table = np.kron(rng.integers(60, 200, (45, 80)), np.ones((16, 16))).astype(np.uint8)  # 1280 x 720, 16 px cells
+        image = cv2.cvtColor(table, cv2.COLOR_GRAY2BGR)
+        if i == 3:
+            image = cv2.GaussianBlur(image, (0, 0), 8.0)  # 2 px at the 320 px the detail is measured at
+        cv2.imwrite(str(tmp_path / f"p{i}.png"), image)
+    skipped = []
+    src = ImageFolderSource(tmp_path, on_unreadable=lambda i, t, p, msg: skipped.append((i, msg)))
+    assert [f.index for f in src] == [0, 1, 2, 4, 5]
+    assert len(skipped) == 1 and skipped[0][0] == 3 and "p3.png is blurred (its detail is" in skipped[0][1]
+    assert src.blurred(3) < BLURRED_SHARE and src.blurred(2) is None
 
 
 def test_natural_key_orders_numbers_by_value():

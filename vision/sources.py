@@ -210,6 +210,36 @@ class VideoFileSource(FrameSource):
         self._cap.release()
 
 
+#: A folder's photo whose detail (:func:`image_detail`) is under this share of the folder's median is
+#: blurred: demo photos blurred by a Gaussian of sigma 1 / 1.5 / 2 / 2.5 / 3 px (960 x 540) kept
+#: 0.48-0.69 / 0.32-0.39 / 0.20-0.21 / 0.12-0.14 / 0.09-0.10 of it, sharp ones 0.57-1.9 (the bench's
+#: folders); sigma 1.5 and 2 still read right, sigma 3 split a hand in two (helper-126).
+BLURRED_SHARE = 0.15
+#: :func:`image_detail` compares the photo's edges at these long sides (px): fine (noise averaged
+#: out, pips and edges kept) and coarse (what the photo shows, blur or not).
+DETAIL_LONG_SIDES = (320, 80)
+
+
+def image_detail(image: np.ndarray) -> float | None:
+    """How sharp a photo is, whatever it shows: the variance of the Laplacian of its grey image
+    area-scaled to :data:`DETAIL_LONG_SIDES` ``[0]`` px long, over the same at ``[1]`` px (blur lowers the
+    first, not the second; more tiles raise both). None for a photo with no edges at all (a plain
+    surface: nothing to judge by), or one too small to be scaled down to the fine size.
+
+    Args:
+        image: (H, W, 3) uint8 BGR or (H, W) uint8 grey.
+    """
+    import cv2
+
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    if max(grey.shape) < 2 * DETAIL_LONG_SIDES[0]:  # scaled down at least 2x, or the noise stays
+        return None
+    fine, coarse = (float(cv2.Laplacian(cv2.resize(grey, None, fx=n / max(grey.shape), fy=n / max(grey.shape),
+                                                   interpolation=cv2.INTER_AREA), cv2.CV_64F).var())
+                    for n in DETAIL_LONG_SIDES)
+    return fine / coarse if coarse >= 1.0 else None
+
+
 class ImageFolderSource(FrameSource):
     """A folder of images as a time-lapse: one frame per image, natural name order.
 
@@ -218,8 +248,8 @@ class ImageFolderSource(FrameSource):
         interval_s: seconds between frames (``t = index x interval_s``).
         suffixes: image file suffixes taken (case-insensitive).
         on_unreadable: ``(index, t, path, message)`` called for an image that cannot be
-            decoded or whose size differs from most of the folder's photos (:attr:`frame_shape`),
-            which is then skipped (its index is a gap); None (default): such an image raises
+            decoded, whose size differs from most of the folder's photos (:attr:`frame_shape`), or
+            that is blurred (:meth:`blurred`), which is then skipped (its index is a gap); None (default): such an image raises
             :class:`SourceError`. May be set after construction.
 
     Raises:
@@ -268,12 +298,27 @@ class ImageFolderSource(FrameSource):
 
         if not hasattr(self, "_shape"):
             counts: dict[tuple[int, ...], int] = {}  # insertion order: the earliest wins a tie
-            for path in self.files:
+            self._detail: dict[int, float] = {}
+            for i, path in enumerate(self.files):
                 image = decode_image(path)
                 if image is not None:
                     counts[tuple(image.shape)] = counts.get(tuple(image.shape), 0) + 1
+                    detail = image_detail(image)
+                    if detail is not None:
+                        self._detail[i] = detail
             self._shape = max(counts, key=counts.__getitem__) if counts else None
         return self._shape
+
+    def blurred(self, index: int) -> float | None:
+        """The photo ``index``'s detail (:func:`image_detail`) as a share of the folder's median when
+        under :data:`BLURRED_SHARE` (a shaken or out-of-focus shot), else None. One blurred photo read
+        only the tile it added clearly: the line seemed cleared with a new lead on it, and a second hand
+        began (helper-126)."""
+        self.frame_shape  # noqa: B018 - decodes the folder once, measuring each photo's detail
+        if index not in self._detail or len(self._detail) < 3:
+            return None
+        share = self._detail[index] / max(float(np.median(list(self._detail.values()))), 1e-9)
+        return share if share < BLURRED_SHARE else None
 
     def sample(self, n: int) -> Iterator[np.ndarray]:
         """Up to ``n`` of the folder's images spread evenly over it (the first and the last among them),
@@ -303,6 +348,9 @@ class ImageFolderSource(FrameSource):
             elif first is not None and image.shape[:2] != first[:2]:  # positions from another camera set-up
                 message = (f"image {path} is {image.shape[1]}x{image.shape[0]} px but the folder's photos are "
                            f"{first[1]}x{first[0]} px (one camera, one size)")
+            elif self.blurred(i) is not None:
+                message = (f"image {path} is blurred (its detail is {self.blurred(i):.0%} of the folder's photos' "
+                           "median): not read, as its tiles cannot be; take it again, or leave it out")
             if message is not None:
                 if self.on_unreadable is None:
                     raise SourceError(message)
