@@ -166,6 +166,11 @@ PARTIAL = "partial"
 PARTIAL_KINDS = ("interrupted", "source_error")
 
 
+#: Photos between which the camera moved (``Tracker.camera_moves``) that make a calibrated review warn:
+#: the calibration fits the camera where it stood (one move may be a bump, mended by following it).
+CAMERA_MOVES_WARN = 2
+
+
 def finished_review(folder: Path) -> bool:
     """Whether ``folder`` holds a review that ran to the end of its footage: its report was written
     (it is written last) and no notice row says the results are partial."""
@@ -761,6 +766,12 @@ class ReviewSession:
                 s.warnings.append("no --calibration: the hand areas, and so the seats of plays and reveals, are "
                                   "guessed from the image's borders (`dominocast calibrate table`, "
                                   "docs/calibration.md)")
+            moves = self.tracker.camera_moves
+            if self.tracker.profile is not None and moves >= CAMERA_MOVES_WARN:
+                # helper-126: hand-held photos reviewed with a calibration had 9 plays "out of turn"
+                s.warnings.append(f"the camera moved between {plural(moves, 'photo')} and the one before: the "
+                                  "calibration fits one camera position, so the hand areas, and the seats, may be "
+                                  "off; keep the camera still, or review these photos without --calibration")
             if s.warnings or not s.final:
                 warning = " ".join(s.lines())
         if s.frames and not (s.reads or s.plays or s.placements) and not s.partial and self.gate is not None:

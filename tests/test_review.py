@@ -2020,3 +2020,26 @@ def test_a_second_review_into_a_folder_in_use_is_refused(tmp_path, monkeypatch):
     # once it is done, the next review goes ahead
     res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(out), "--no-video"])
     assert res.exit_code == 0, res.output
+
+
+def test_a_calibrated_review_of_photos_from_a_moving_camera_says_so(tmp_path):
+    """helper-126: hand-held photos reviewed with a calibration had 9 plays flagged out of turn and
+    nothing said the camera had moved; the tracker follows the tiles, but the calibration's hand areas
+    stay where the camera first stood."""
+    from calibration.profile import TableProfile
+    from engine.events import Play
+    from service.review import CAMERA_MOVES_WARN, ReviewSession
+
+    profile = TableProfile(name="t", image_size=(960, 800), homography=np.diag([1.25, 1.25, 1.0]).tolist(),
+                           table_size_mm=(1200, 1000))
+    image = np.zeros((8, 8, 3), np.uint8)
+    for moves in (CAMERA_MOVES_WARN - 1, CAMERA_MOVES_WARN):
+        session = ReviewSession(load_ruleset("block"), lambda im: [], tmp_path / str(moves), profile, annotate=False)
+        session._handle(Play(seat="S", tile=[3, 5], t=1.0), 0, 1.0, image)
+        session.summary.frames, session.summary.footage_s = 10, 10.0
+        session.tracker.camera_moves = moves
+        said = [w for w in session.finish("t").warnings if "camera moved" in w]
+        assert said == ([] if moves < CAMERA_MOVES_WARN else [
+            "the camera moved between 2 photos and the one before: the calibration fits one camera position, so the "
+            "hand areas, and the seats, may be off; keep the camera still, or review these photos without "
+            "--calibration"])
