@@ -57,3 +57,16 @@ def test_a_change_of_light_is_no_arm():
     clean = _table()
     brighter = cv2.convertScaleAbs(clean, alpha=1.0, beta=60)  # the whole frame changed: lighting
     assert _decide([clean, brighter, brighter]) == []
+
+
+def test_a_camera_moved_between_photos_is_no_arm():
+    """helper-126: photos taken hand-held differed at the border where the table's edge and the hands
+    along it lay: false arms. The whole picture shifted is steadied before the photos are compared."""
+    table = _table()
+    cv2.rectangle(table, (0, 440), (W, 480), (30, 60, 90), -1)  # the table's edge along the bottom
+    cv2.rectangle(table, (150, 400), (450, 430), (235, 235, 235), -1)  # a hand's row of tiles by it
+    shifted = cv2.warpAffine(table, np.float32([[1, 0, 14], [0, 1, -18]]), (W, H), borderMode=cv2.BORDER_REPLICATE)
+    assert arm_regions(table, shifted) is None
+    assert _decide([table, shifted, table]) == []
+    # an arm in a shifted photo is still one
+    assert _decide([table, _arm(shifted, "top"), table]) == [(1, "top")]
