@@ -22,7 +22,7 @@ first and the last early, both named each time (8); none early, none named.
 
 A hand-held camera moves the whole picture between photos, and the table's edge and the hands along
 it then differ at the border: the later photo is shifted back by the whole picture's move (phase
-correlation) before they are compared (helper-126's hand-held demo folders: 6 false arms -> 3, all on
+correlation) before they are compared (helper-126's five hand-held demo folders: 5 false arms -> 3, all on
 the first photo, which a tilt leaves different; the demo's photos 0.33 s before each play still 14 of
 16 named, 0.8 s after none, as before).
 """
