@@ -766,6 +766,15 @@ class ReviewSession:
                 s.warnings.append("no --calibration: the hand areas, and so the seats of plays and reveals, are "
                                   "guessed from the image's borders (`dominocast calibrate table`, "
                                   "docs/calibration.md)")
+            off = self.tracker.hands_off_seats() if self.tracker.profile is None else []
+            if off:
+                sides = " and ".join({"N": "top", "E": "right", "S": "bottom", "W": "left"}[x] for x in "NESW"
+                                     if x in off)
+                seats = ", ".join(self.tracker.judge.state.order)
+                s.warnings.append(f"the hands lie along the image's {sides} edge{'s' if len(off) > 1 else ''}, where "
+                                  f"the rule set seats no one (seats {seats}, N at the top): the photos look "
+                                  "turned, so the seats are wrong; turn them so that N sits at the top, or "
+                                  "calibrate the table")
             moves = self.tracker.camera_moves
             if self.tracker.profile is not None and moves >= CAMERA_MOVES_WARN:
                 # helper-126: hand-held photos reviewed with a calibration had 9 plays "out of turn"

@@ -2043,3 +2043,18 @@ def test_a_calibrated_review_of_photos_from_a_moving_camera_says_so(tmp_path):
             "the camera moved between 2 photos and the one before: the calibration fits one camera position, so the "
             "hand areas, and the seats, may be off; keep the camera still, or review these photos without "
             "--calibration"])
+
+
+def test_an_uncalibrated_review_of_turned_photos_says_so(tmp_path):
+    """helper-126: photos of a two-seat table taken turned a quarter: every seat wrong, nothing said."""
+    from engine.events import Play
+    from service.review import ReviewSession
+
+    session = ReviewSession(load_ruleset("block"), lambda im: [], tmp_path, annotate=False)
+    session._handle(Play(seat="S", tile=[3, 5], t=1.0), 0, 1.0, np.zeros((8, 8, 3), np.uint8))
+    session.summary.frames, session.summary.footage_s = 10, 10.0
+    session.tracker._hand_rows = {"E": (49.0, 7), "W": (49.0, 6), "N": (104.0, 14)}  # hands left and right
+    assert [w for w in session.finish("t").warnings if "turned" in w] == [
+        "the hands lie along the image's right and left edges, where the rule set seats no one (seats N, S, N at "
+        "the top): the photos look turned, so the seats are wrong; turn them so that N sits at the top, or "
+        "calibrate the table"]

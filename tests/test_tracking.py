@@ -2051,3 +2051,19 @@ def test_photos_from_a_hand_held_camera_follow_the_table(calibrated):
     # the corners in the image followed too: the lead lies where the last photo shows it
     lead = next(t for t in tr.tiles.values() if t.key == (6, 5))
     assert np.allclose(lead.polygon_px, observe([line[0][0]], view)[0].polygon_px, atol=0.5)
+
+
+def test_uncalibrated_photos_turned_a_quarter_say_so():
+    """helper-126: a phone held upright over a two-seat table put the hands at the image's left and right
+    (no seat there without a calibration): 13 of 16 seats wrong, nothing said. A boneyard's row along an
+    unseated edge is no sign of it."""
+    rules = load_ruleset("block")  # N and S, 7 tiles each
+    rows = _inset_hands(7, 60.0)
+    cases = {"turned": rows["E"] + rows["W"], "upright": rows["N"] + rows["S"],
+             "upright with a boneyard by W": rows["N"] + rows["S"] + rows["W"]}
+    got = {}
+    for name, tiles in cases.items():
+        tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
+        tr.update(0, 0.0, observe(tiles), None)
+        got[name] = tr.hands_off_seats()
+    assert got == {"turned": ["E", "W"], "upright": [], "upright with a boneyard by W": []}

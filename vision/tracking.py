@@ -942,6 +942,17 @@ class Tracker:
             if row[1] >= self._hand_rows.get(seat, (0.0, 0))[1]:
                 self._hand_rows[seat] = row
 
+    def hands_off_seats(self) -> list[str]:
+        """Uncalibrated photos: the image borders (seat names, ``N`` the top) along which a hand's row (at
+        least ``hand_size`` - 1 face-down tiles: the leader's is one short) was found while the rule set seats
+        no one there, when more such borders hold one than playing seats' borders do (a boneyard's row is
+        one): the photos are turned (a phone held upright over a two-seat table put the hands at the left
+        and right; helper-126: 13 of 16 seats wrong, nothing said). Empty when they are not."""
+        order = self.judge.state.order
+        full = [seat for seat, (_, n) in self._hand_rows.items() if n >= self.rules.hand_size - 1]
+        off = sorted(seat for seat in full if seat not in order)
+        return off if len(off) > len(full) - len(off) else []
+
     def _hand_counts(self, tiles: list[TrackedTile], scale: float = PHOTO_HAND_SCALE) -> dict[str, int]:
         """Face-down tiles of ``tiles`` in each playing seat's hand area (``scale``: a folder's photos use
         the wider areas); those by an edge no one plays from are the boneyard's (:meth:`_step_boneyard`)."""
