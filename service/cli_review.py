@@ -177,8 +177,10 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
         except (CalibrationError, ValueError) as exc:
             src.close()
             raise fail(f"--calibration {calibration}: {exc}")
-    if profile is None and isinstance(src, ImageFolderSource) and hasattr(recognize, "recognizer"):
-        _fix_folder_tile_size(src, recognize.recognizer)
+    if profile is None and isinstance(src, ImageFolderSource):
+        src.rescale = True  # no calibration ties the photos to one camera size: scale those of the folder's shape
+        if hasattr(recognize, "recognizer"):
+            _fix_folder_tile_size(src, recognize.recognizer)
     total = len(src) if hasattr(src, "__len__") else getattr(src, "declared_frames", None)
     _output_folder(out, keep_events=False)
     lock = _hold_output_folder(out, src)  # noqa: F841 - held until the process ends

@@ -183,6 +183,26 @@ def test_a_blurred_photo_of_a_folder_is_skipped_like_an_undecodable_one(tmp_path
     assert src.blurred(3) < BLURRED_SHARE and src.blurred(2) is None
 
 
+def test_without_a_calibration_photos_of_the_folders_shape_are_scaled_to_its_size(tmp_path):
+    """helper-126: phone photos of three sizes (960x540, 1280x720, 1920x1080): 12 of 18 skipped."""
+    sizes = [(128, 72), (128, 72), (192, 108), (96, 54), (96, 72)]  # the last is 4:3, not the folder's shape
+    for i, size in enumerate(sizes):
+        cv2.imwrite(str(tmp_path / f"p{i}.png"), _frame(i, size))
+    skipped = []
+    src = ImageFolderSource(tmp_path, on_unreadable=lambda i, t, p, msg: skipped.append((i, msg)))
+    assert [f.index for f in src] == [0, 1]  # one camera, one size, by default
+    assert [i for i, _ in skipped] == [2, 3, 4] and "without a calibration, photos of its shape are scaled" in (
+        skipped[0][1])
+    assert "scaled" not in skipped[2][1]  # 4:3: another shape
+    skipped.clear()
+    src.rescale = True
+    frames = list(src)
+    assert [f.index for f in frames] == [0, 1, 2, 3] and {f.image.shape for f in frames} == {(72, 128, 3)}
+    assert [i for i, _ in skipped] == [4] and "scaled" not in skipped[0][1]
+    assert np.array_equal(frames[2].image, cv2.resize(_frame(2, (192, 108)), (128, 72), interpolation=cv2.INTER_AREA))
+    assert len(list(src.sample(5))) == 4  # the 4:3 photo is left out
+
+
 def test_natural_key_orders_numbers_by_value():
     assert sorted(["a10", "a9", "A1", "b2"], key=natural_key) == ["A1", "a9", "a10", "b2"]
 

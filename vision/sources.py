@@ -240,6 +240,11 @@ def image_detail(image: np.ndarray) -> float | None:
     return fine / coarse if coarse >= 1.0 else None
 
 
+#: :attr:`ImageFolderSource.rescale`: a photo is of the folder's shape when its width over height is
+#: within this share of the folder's.
+RESCALE_ASPECT = 0.01
+
+
 class ImageFolderSource(FrameSource):
     """A folder of images as a time-lapse: one frame per image, natural name order.
 
@@ -252,6 +257,11 @@ class ImageFolderSource(FrameSource):
             that is blurred (:meth:`blurred`), which is then skipped (its index is a gap); None (default): such an image raises
             :class:`SourceError`. May be set after construction.
 
+    Attributes:
+        rescale: scale a photo of another size than the folder's, but of its shape, to the folder's
+            size instead of skipping it (set it when no calibration ties the photos to one camera:
+            helper-126's phone photos of three sizes lost 12 of 18). Off by default.
+
     Raises:
         SourceError: the folder is missing or holds no images; (while iterating, without
             ``on_unreadable``) an image that cannot be decoded or has another size.
@@ -261,6 +271,7 @@ class ImageFolderSource(FrameSource):
                  on_unreadable: Callable[[int, float, Path, str], None] | None = None):
         self.folder = Path(folder)
         self.on_unreadable = on_unreadable
+        self.rescale = False
         if not self.folder.is_dir():
             raise SourceError(f"image folder {self.folder} does not exist")
         if not interval_s > 0:
@@ -322,14 +333,34 @@ class ImageFolderSource(FrameSource):
 
     def sample(self, n: int) -> Iterator[np.ndarray]:
         """Up to ``n`` of the folder's images spread evenly over it (the first and the last among them),
-        decoded: (H, W, 3) uint8 BGR; those that do not decode are left out."""
+        decoded: (H, W, 3) uint8 BGR, at the folder's size (:attr:`rescale`); those that do not decode,
+        or have another size, are left out."""
         from calibration.images import decode_image
 
         last = len(self.files) - 1
+        first = self.frame_shape
         for i in sorted({round(k * last / max(1, n - 1)) for k in range(n)}):
             image = decode_image(self.files[i])
+            if image is not None and first is not None and image.shape[:2] != first[:2]:
+                image = self._fitted(image)
             if image is not None:
                 yield image
+
+    def _fitted(self, image: np.ndarray) -> np.ndarray | None:
+        """A photo of another size scaled to the folder's when :attr:`rescale` is on and it has the
+        folder's shape (width over height within :data:`RESCALE_ASPECT`), else None."""
+        import cv2
+
+        if not self.rescale or not self._same_shape(image):
+            return None
+        h, w = self.frame_shape[:2]
+        return cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA if image.shape[1] > w else cv2.INTER_LINEAR)
+
+    def _same_shape(self, image: np.ndarray) -> bool:
+        """Whether ``image``'s width over height is within :data:`RESCALE_ASPECT` of the folder's."""
+        h, w = self.frame_shape[:2]
+        ih, iw = image.shape[:2]
+        return abs(iw / ih - w / h) <= RESCALE_ASPECT * (w / h)
 
     def __iter__(self) -> Iterator[Frame]:
         from calibration.images import decode_image
@@ -345,9 +376,12 @@ class ImageFolderSource(FrameSource):
                            "export it as JPEG")
             elif image is None:
                 message = f"image {path} cannot be decoded (corrupt or not an image)"
+            elif first is not None and image.shape[:2] != first[:2] and (fitted := self._fitted(image)) is not None:
+                image = fitted
             elif first is not None and image.shape[:2] != first[:2]:  # positions from another camera set-up
+                hint = "; without a calibration, photos of its shape are scaled" if self._same_shape(image) else ""
                 message = (f"image {path} is {image.shape[1]}x{image.shape[0]} px but the folder's photos are "
-                           f"{first[1]}x{first[0]} px (one camera, one size)")
+                           f"{first[1]}x{first[0]} px (one camera, one size{'' if self.rescale else hint})")
             elif self.blurred(i) is not None:
                 message = (f"image {path} is blurred (its detail is {self.blurred(i):.0%} of the folder's photos' "
                            "median): not read, as its tiles cannot be; take it again, or leave it out")
