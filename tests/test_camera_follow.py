@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.camera_follow import camera_move, moved_geom, moved_points, spread, tile_move
+from vision.camera_follow import agreeing, camera_move, moved_geom, moved_points, tile_move
 from vision.layout_from_tiles import TileGeom
 
 
@@ -57,8 +57,8 @@ def test_one_tile_gives_its_move_and_the_hands_check_it():
     assert np.allclose(moved_points(before.center[None], m), [[620.0, 488.0]])
     hands = np.array([[100.0, 50.0], [130.0, 50.0], [160.0, 50.0], [100.0, 950.0]])
     seen = moved_points(hands, m)
-    seen[3] += (0.0, 40.0)  # one hand tile not where the move puts it: the median does not see it
-    assert spread(hands, seen, m) == 0.0
-    # left in place, the nearest of the moved points: by hand, (100, 50) -> about (120.7, 30.0) ...
-    left = sorted(np.min(np.linalg.norm(hands[:, None] - seen[None], axis=2), axis=1))
-    assert np.isclose(spread(hands, seen, None), (left[1] + left[2]) / 2) and spread(hands, seen, None) > 20
+    seen[3] += (0.0, 40.0)  # one hand tile not where the move puts it
+    assert agreeing(hands, seen, m, 10.0) == 3
+    # left in place, each lies nearest to a moved point 58.5, 47.3, 45.8 and 16.5 px away (the last one
+    # moved by (-13.3, -30.3) px, then 40 px down: (-13.3, 9.7) from where it was)
+    assert agreeing(hands, seen, None, 10.0) == 0 and agreeing(hands, seen, None, 20.0) == 1

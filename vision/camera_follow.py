@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.layout_from_tiles import TileGeom
 
-__all__ = ["MIN_PAIRS", "INLIER_SHARE", "RANSAC_TILES", "spread", "camera_move", "moved_geom", "moved_points",
+__all__ = ["MIN_PAIRS", "INLIER_SHARE", "RANSAC_TILES", "agreeing", "camera_move", "moved_geom", "moved_points",
            "tile_move"]
 
 #: Tiles seen in both photos that must agree on the move (a similarity has 4 degrees of freedom:
@@ -72,16 +72,15 @@ def tile_move(before: TileGeom, now: TileGeom) -> np.ndarray:
     return np.hstack([turn, (np.asarray(now.center, np.float64) - turn @ before.center)[:, None]])
 
 
-def spread(before: np.ndarray, now: np.ndarray, m: np.ndarray | None) -> float:
-    """How far the points ``before`` (N, 2), moved by ``m`` (None: left where they are), lie from the
-    nearest of ``now`` (M, 2): the median distance (inf when either is empty). A median, as tiles come
-    and go between photos and a tilt leaves the far ones a little off."""
+def agreeing(before: np.ndarray, now: np.ndarray, m: np.ndarray | None, tolerance: float) -> int:
+    """How many of the points ``before`` (N, 2), moved by ``m`` (None: left where they are), land within
+    ``tolerance`` of one of ``now`` (M, 2): the tiles that agree with a move."""
     if not len(before) or not len(now):
-        return float("inf")
+        return 0
     p = np.asarray(before, np.float64).reshape(-1, 2)
     p = p if m is None else moved_points(p, m)
     q = np.asarray(now, np.float64).reshape(-1, 2)
-    return float(np.median(np.sqrt(((p[:, None, :] - q[None, :, :]) ** 2).sum(axis=2)).min(axis=1)))
+    return int((np.sqrt(((p[:, None, :] - q[None, :, :]) ** 2).sum(axis=2)).min(axis=1) <= tolerance).sum())
 
 
 def moved_points(points: np.ndarray, m: np.ndarray) -> np.ndarray:

@@ -62,7 +62,7 @@ from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
 from vision.boneyard import BoneyardCounter
 from vision.crops import lab_distance
-from vision.camera_follow import MIN_PAIRS, camera_move, moved_geom, moved_points, spread, tile_move
+from vision.camera_follow import MIN_PAIRS, agreeing, camera_move, moved_geom, moved_points, tile_move
 from vision.hand_rows import ROW_MIN_TILES, hand_rows, in_row_area
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
@@ -81,9 +81,10 @@ SWEEPING_SHARE = 0.5
 #: is where the camera's tilt put it, not bumped (bench folders, corners shifted ~15 px:
 #: residuals of 2.5-9 px, up to 21 px at the frame's edge, with 52 px tiles).
 CAMERA_RESIDUAL_TILES = 0.25
-#: ... and a move taken from one laid tile must bring the tiles, hands and all, to under this share of
-#: their median distance from the photo's tiles when left in place (a bumped lead moves alone).
-FOLLOW_SPREAD = 0.5
+#: ... and a move taken from one laid tile must bring this share of the other tracked tiles (the hands'),
+#: and at least 3, and no fewer than staying put does, to within that of a tile of their face in the
+#: photo (a bumped lead, or the next hand's lead the same domino as one of the line's, moves alone).
+FOLLOW_SHARE = 0.5
 #: Uncalibrated photos: the hand areas reach this many times the 10 % band into the image (hands
 #: lie further in than a video's arms cross: helper-85, S's row at 960x540).
 PHOTO_HAND_SCALE = 2.0
@@ -843,10 +844,11 @@ class Tracker:
         picture since the last photo, so that they are matched where they lie now. The move is fitted
         to the face-up tiles read with the same pips in both photos (each domino once in the tracked
         tiles and in the read; :func:`vision.camera_follow.camera_move`), or, with fewer than three,
-        taken from one of them (its shift and turn: :func:`vision.camera_follow.tile_move`), the one that
-        brings all the tiles, the hands' too, nearest to this photo's (:func:`vision.camera_follow.spread`),
-        and only when that is under ``FOLLOW_SPREAD`` of their spread left in place. A move within
-        ``jitter`` is noise, left alone. Returns whether the tiles were moved."""
+        taken from one of them (its shift and turn: :func:`vision.camera_follow.tile_move`), the one with
+        which most of the other tiles, the hands' too, land on a tile of their face in this photo, and
+        only when ``FOLLOW_SHARE`` of them do so, and no fewer than staying put
+        (:func:`vision.camera_follow.agreeing`). A move within ``jitter`` is noise, left alone. Returns
+        whether the tiles were moved."""
         def once(items):
             seen: dict = {}
             for x in items:
@@ -864,14 +866,24 @@ class Tracker:
         every = np.array([tr.geom.center for tr in self.tiles.values()])
         if m is not None:
             on = [k for k, ok in zip(keys, inliers) if ok]
-        else:  # one or two laid tiles: the move of the one that brings all the tiles nearest to this photo's
-            seen = np.array([o.geom.center for o in obs])
-            moves = [tile_move(tracked[k].geom, read[k].geom) for k in keys]
-            far = [spread(every, seen, x) for x in moves]
-            best = int(np.argmin(far))
-            if not far[best] < FOLLOW_SPREAD * spread(every, seen, None):
+        else:  # one or two laid tiles: the move of one, if the other tiles (the hands') agree with it
+            tol = CAMERA_RESIDUAL_TILES * length
+            best = (0, 0, None, None)  # (tiles agreeing with the move, with staying put, move, key)
+            for k in keys:
+                move = tile_move(tracked[k].geom, read[k].geom)
+                agree = [0, 0]
+                for face in ("up", "down"):
+                    others = np.array([tr.geom.center for tr in self.tiles.values()
+                                       if tr.face == face and tr is not tracked[k]])
+                    seen = np.array([o.geom.center for o in obs if o.face == face and o is not read[k]])
+                    agree[0] += agreeing(others, seen, move, tol)
+                    agree[1] += agreeing(others, seen, None, tol)
+                if agree[0] > best[0]:
+                    best = (*agree, move, k)
+            # a new lead on a cleared table, the same domino as one of the line's, moves nothing else along
+            if best[2] is None or best[0] < best[1] or best[0] < max(MIN_PAIRS, FOLLOW_SHARE * (len(self.tiles) - 1)):
                 return False
-            m, on = moves[best], [keys[best]]
+            m, on = best[2], [best[3]]
         if float(np.median(np.linalg.norm(moved_points(every, m) - every, axis=1))) <= self.config.jitter * length:
             return False
         m_px = m  # uncalibrated, geoms are image px; calibrated, table mm: the image corners get their own move
