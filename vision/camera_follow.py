@@ -4,12 +4,14 @@ A folder of photos taken with a phone in the hand shifts and turns a little betw
 tracker follows tiles by where they lie: every tile of the line of play "bumped", or, moved further
 than half a tile, was taken for gone and laid anew. On the bench's photo folders taken hand-held
 (``bench.sec_photos.hand_held``: each photo's corners moved by about 15 px, 1.2 % of 1 280; no
-calibration), 69 of 227 plays were right, with 2 179 bump and move notices. The face-up tiles tie two photos together: a domino exists once in a set, so
-a tile read with the same pips in both is the same tile, and the tiles laid do not move between photos
-(a bump moves one, a play adds one). A similarity transform (shift, turn, scale) fitted to them by
-RANSAC is the camera's move; the tracked tiles are moved with it before they are matched.
+calibration), 69 of 227 plays were right, with 2 179 bump and move notices. The face-up tiles tie two
+photos together: a domino exists once in a set, so a tile read with the same pips in both is the same
+tile, and the tiles laid do not move between photos (a bump moves one, a play adds one). A similarity
+transform (shift, turn, scale) fitted to them by RANSAC is the camera's move, or, while fewer than
+three are laid, one tile's move that the hands' tiles agree with; the tracked tiles are moved with it
+before they are matched (``Tracker._follow_camera``).
 
-With it: 217 of 227 plays, 10 of 12 hands right, 60 notices (``docs/tracking.md``). Warping each photo
+With it: 217 of 227 plays, 10 of 12 hands right, 46 notices (``docs/tracking.md``). Warping each photo
 onto the first by image features was tried first and dropped: ORB matches on a cloth's wavy pattern
 locked onto a wrong wave, leaving the line 12-46 px off.
 """
