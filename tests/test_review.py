@@ -622,7 +622,7 @@ def test_cli_review_with_a_profile_skips_a_stray_first_photo_of_another_size(tmp
     assert res.exit_code == 2, res.output
     assert [x for x in res.stderr.splitlines() if x.strip()] == [
         f"error: image {photos / 'p1.png'} is {w + 320}x{h + 180} px but the folder's photos are {w}x{h} px "
-        "(one camera, one size); skipped"]
+        "(one camera, one size; without a calibration, photos of its shape are scaled); skipped"]
     assert "2 frames (2 read)" in res.stdout
 
 def test_cli_live_refuses_a_local_file_or_folder(tmp_path):
