@@ -824,9 +824,9 @@ class ReviewSession:
             # seed 002: players are ranked by the pips left in their hands, not by points
             s.score, s.score_unit = {side: pips for side, _, pips in s.standings}, "pips left"
         rules_name = self.rules.name if self.rules else "none"
-        subtitle = (f"rules {rules_name} · {plural(s.frames, 'frame')}, {s.footage_s:.1f} s of footage · "
-                    f"{s.counts_text()} · "
-                    f"{plural(s.flags, 'flag')}")
+        # a folder's photos: their "time" is their index times --interval, not footage (helper-126)
+        seen = plural(s.frames, "photo") if s.photos else f"{plural(s.frames, 'frame')}, {s.footage_s:.1f} s of footage"
+        subtitle = f"rules {rules_name} · {seen} · {s.counts_text()} · {plural(s.flags, 'flag')}"
         if s.skipped:
             subtitle += f" · {plural(len(s.skipped), 'image')} skipped (undecodable, another size, or blurred)"
         if s.final:  # the result and the final score where a player looks first (helper-98: "hand over" alone)

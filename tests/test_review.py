@@ -1046,6 +1046,8 @@ def test_folder_rows_say_which_photo_and_the_report_shows_it(tmp_path, monkeypat
     assert framed and all(r["file"] == str(photos / f"IMG_{r['frame'] + 1:02d}.jpg") for r in framed)
     page = (out / "report.html").read_text()
     assert '<span class="file">IMG_02.jpg</span>' in page and '<span class="file">IMG_03.jpg</span>' in page
+    # the header counts photos, not seconds of footage (helper-126: "17.0 s of footage" for 18 photos)
+    assert "rules none · 3 photos · " in page and "of footage" not in page
 
 
 def test_cli_live_on_a_camera_that_is_not_there_writes_nothing(tmp_path, monkeypatch):
