@@ -770,10 +770,10 @@ class ReviewSession:
             if off:
                 sides = " and ".join({"N": "top", "E": "right", "S": "bottom", "W": "left"}[x] for x in "NESW"
                                      if x in off)
-                seats = ", ".join(self.tracker.judge.state.order)
+                seats = " and ".join(self.tracker.judge.state.order)
                 s.warnings.append(f"the hands lie along the image's {sides} edge{'s' if len(off) > 1 else ''}, where "
-                                  f"the rule set seats no one (seats {seats}, N at the top): the photos look "
-                                  "turned, so the seats are wrong; turn them so that N sits at the top, or "
+                                  f"the rule set seats no one (it seats {seats}; N is the image's top): the photos "
+                                  "look turned, so the seats are wrong; turn them so that N sits at the top, or "
                                   "calibrate the table")
             moves = self.tracker.camera_moves
             if self.tracker.profile is not None and moves >= CAMERA_MOVES_WARN:
@@ -793,7 +793,8 @@ class ReviewSession:
         if self._arm_photos:  # helper-108: a folder of photos taken with arms over the table, and no word of it
             names = _first_names([self._photo_name(ev.frame) for ev in self._arm_photos])
             seats = " and may give them to the wrong seat" if self.hand is not None else ""
-            s.warnings.append(f"{len(self._arm_photos)} of {plural(s.frames, 'photo')} show an arm or hand over the "
+            shows = "shows" if len(self._arm_photos) == 1 else "show"
+            s.warnings.append(f"{len(self._arm_photos)} of {plural(s.frames, 'photo')} {shows} an arm or hand over the "
                               f"table ({names}; notices arm_in_photo): photos taken while a player reaches in show moves "
                               f"a photo late{seats}; take each photo once the hand has left the table")
         if self._draws_late:  # helper-110: a draw and the drawer's play in one photo come in the wrong order

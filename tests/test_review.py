@@ -225,7 +225,8 @@ def test_photos_taken_with_an_arm_over_the_table_are_noticed(footage, tmp_path):
                for r in notices)
     warning = [w for w in summary.warnings if "arm" in w]
     names = ", ".join(f"move_{i + 1:02d}.png" for i in want)
-    assert len(warning) == 1 and warning[0].startswith(f"{len(want)} of {len(frames)} photos show an arm or hand over "
+    verb = "shows" if len(want) == 1 else "show"
+    assert len(warning) == 1 and warning[0].startswith(f"{len(want)} of {len(frames)} photos {verb} an arm or hand over "
                                                        f"the table ({names}; notices arm_in_photo)")
     assert not summary.final
 
@@ -2057,6 +2058,6 @@ def test_an_uncalibrated_review_of_turned_photos_says_so(tmp_path):
     session.summary.frames, session.summary.footage_s = 10, 10.0
     session.tracker._hand_rows = {"E": (49.0, 7), "W": (49.0, 6), "N": (104.0, 14)}  # hands left and right
     assert [w for w in session.finish("t").warnings if "turned" in w] == [
-        "the hands lie along the image's right and left edges, where the rule set seats no one (seats N, S, N at "
-        "the top): the photos look turned, so the seats are wrong; turn them so that N sits at the top, or "
-        "calibrate the table"]
+        "the hands lie along the image's right and left edges, where the rule set seats no one (it seats N and S; "
+        "N is the image's top): the photos look turned, so the seats are wrong; turn them so that N sits at the "
+        "top, or calibrate the table"]
