@@ -3,8 +3,8 @@
 A folder of photos taken with a phone in the hand shifts and turns a little between shots, and the
 tracker follows tiles by where they lie: every tile of the line of play "bumped", or, moved further
 than half a tile, was taken for gone and laid anew. On the bench's photo folders taken hand-held
-(``bench.sec_photos.hand_held``: each photo's corners moved by about 15 px, 1.2 % of 1 280; no
-calibration), 69 of 227 plays were right, with 2 179 bump and move notices. The face-up tiles tie two
+(as ``bench.sec_photos.hand_held`` takes them: each photo's corners moved by about 15 px, 1.2 % of
+1 280; no calibration; a scratch run before this module), 69 of 227 plays were right, with 2 179 bump and move notices. The face-up tiles tie two
 photos together: a domino exists once in a set, so a tile read with the same pips in both is the same
 tile, and the tiles laid do not move between photos (a bump moves one, a play adds one). A similarity
 transform (shift, turn, scale) fitted to them by RANSAC is the camera's move, or, while fewer than
