@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.camera_follow import agreeing, camera_move, moved_geom, moved_points, tile_move
+from vision.camera_follow import agreeing, camera_move, moved_geom, moved_points, one_tile_move, tile_move
 from vision.layout_from_tiles import TileGeom
 
 
@@ -62,3 +62,18 @@ def test_one_tile_gives_its_move_and_the_hands_check_it():
     # left in place, each lies nearest to a moved point 58.5, 47.3, 45.8 and 16.5 px away (the last one
     # moved by (-13.3, -30.3) px, then 40 px down: (-13.3, 9.7) from where it was)
     assert agreeing(hands, seen, None, 10.0) == 0 and agreeing(hands, seen, None, 20.0) == 1
+
+
+def test_one_laid_tile_moves_the_camera_only_when_the_others_agree():
+    lead = TileGeom(np.array([600.0, 500.0]), np.array([1.0, 0.0]), 48.0, 24.0)
+    shifted = TileGeom(np.array([618.0, 488.0]), np.array([1.0, 0.0]), 48.0, 24.0)
+    hands = [np.array([300.0 + 30 * k, 50.0]) for k in range(6)]
+    before = [(lead.center, "up")] + [(c, "down") for c in hands]
+    # the camera moved by (18, -12): every hand tile moved with the lead; 6 of 6 others agree
+    now = [(shifted.center, "up")] + [(c + (18.0, -12.0), "down") for c in hands]
+    move, k = one_tile_move([(lead, shifted, 0, 0)], before, now, 12.0, 0.5)
+    assert k == 0 and np.allclose(move, [[1, 0, 18], [0, 1, -12]])
+    # the lead alone moved (a bump): the hands stayed, staying put agrees better
+    assert one_tile_move([(lead, shifted, 0, 0)], before, [(shifted.center, "up")] + before[1:], 12.0, 0.5) is None
+    # the next hand's lead, the same domino, on a cleared table: nothing else to agree
+    assert one_tile_move([(lead, shifted, 0, 0)], before, [(shifted.center, "up")], 12.0, 0.5) is None

@@ -4,12 +4,12 @@ A folder of photos taken with a phone in the hand shifts and turns a little betw
 tracker follows tiles by where they lie: every tile of the line of play "bumped", or, moved further
 than half a tile, was taken for gone and laid anew. On the bench's photo folders taken hand-held
 (as ``bench.sec_photos.hand_held`` takes them: each photo's corners moved by about 15 px, 1.2 % of
-1 280; no calibration; a scratch run before this module), 69 of 227 plays were right, with 2 179 bump and move notices. The face-up tiles tie two
-photos together: a domino exists once in a set, so a tile read with the same pips in both is the same
-tile, and the tiles laid do not move between photos (a bump moves one, a play adds one). A similarity
-transform (shift, turn, scale) fitted to them by RANSAC is the camera's move, or, while fewer than
-three are laid, one tile's move that the hands' tiles agree with; the tracked tiles are moved with it
-before they are matched (``Tracker._follow_camera``).
+1 280; no calibration; a scratch run before this module), 69 of 227 plays were right, with 2 179 bump
+and move notices. The face-up tiles tie two photos together: a domino exists once in a set, so a tile
+read with the same pips in both is the same tile, and the tiles laid do not move between photos (a
+bump moves one, a play adds one). A similarity transform (shift, turn, scale) fitted to them by RANSAC
+is the camera's move, or, while fewer than three are laid, one tile's move that the hands' tiles agree
+with; the tracked tiles are moved with it before they are matched (``Tracker._follow_camera``).
 
 With it: 217 of 227 plays, 10 of 12 hands right, 46 notices (``docs/tracking.md``). Warping each photo
 onto the first by image features was tried first and dropped: ORB matches on a cloth's wavy pattern
@@ -24,7 +24,7 @@ import numpy as np
 from vision.layout_from_tiles import TileGeom
 
 __all__ = ["MIN_PAIRS", "INLIER_SHARE", "RANSAC_TILES", "agreeing", "camera_move", "moved_geom", "moved_points",
-           "tile_move"]
+           "one_tile_move", "tile_move"]
 
 #: Tiles seen in both photos that must agree on the move (a similarity has 4 degrees of freedom:
 #: two tiles fit any move exactly, a third checks it).
@@ -83,6 +83,39 @@ def agreeing(before: np.ndarray, now: np.ndarray, m: np.ndarray | None, toleranc
     p = p if m is None else moved_points(p, m)
     q = np.asarray(now, np.float64).reshape(-1, 2)
     return int((np.sqrt(((p[:, None, :] - q[None, :, :]) ** 2).sum(axis=2)).min(axis=1) <= tolerance).sum())
+
+
+def one_tile_move(pairs: list[tuple[TileGeom, TileGeom, int, int]], before: list[tuple[np.ndarray, str]],
+                  now: list[tuple[np.ndarray, str]], tolerance: float, share: float) -> tuple[np.ndarray, int] | None:
+    """The camera's move while fewer than :data:`MIN_PAIRS` tiles pair up: the move of one paired tile
+    (:func:`tile_move`) that the other tiles agree with.
+
+    Args:
+        pairs: per paired tile, (its pose before, its pose now, its index in ``before``, in ``now``).
+        before, now: every tile of the last photo and of this one: (centre (2,) float, face ``up``/``down``).
+        tolerance: how near a moved tile must land to a tile of its face to agree (same unit as the centres).
+        share: the share of the other tiles of ``before`` (and at least :data:`MIN_PAIRS`) that must agree.
+
+    Returns:
+        ``(move (2, 3) float64, index into pairs)`` of the pair the most other tiles agree with, when they
+        reach ``share`` and are no fewer than those that agree with staying put; else None (a bumped
+        lead moves alone; the next hand's lead on a cleared table, the same domino as one of the line's,
+        does not drag the old line onto it).
+    """
+    best: tuple[int, int, np.ndarray, int] | None = None  # (agreeing with the move, with staying put, move, k)
+    for k, (g_before, g_now, i, j) in enumerate(pairs):
+        move = tile_move(g_before, g_now)
+        agree = [0, 0]
+        for face in ("up", "down"):
+            others = np.array([c for n, (c, f) in enumerate(before) if f == face and n != i])
+            seen = np.array([c for n, (c, f) in enumerate(now) if f == face and n != j])
+            agree[0] += agreeing(others, seen, move, tolerance)
+            agree[1] += agreeing(others, seen, None, tolerance)
+        if best is None or agree[0] > best[0]:
+            best = (agree[0], agree[1], move, k)
+    if best is None or best[0] < best[1] or best[0] < max(MIN_PAIRS, share * (len(before) - 1)):
+        return None
+    return best[2], best[3]
 
 
 def moved_points(points: np.ndarray, m: np.ndarray) -> np.ndarray:

@@ -62,7 +62,7 @@ from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
 from vision.boneyard import BoneyardCounter
 from vision.crops import lab_distance
-from vision.camera_follow import MIN_PAIRS, agreeing, camera_move, moved_geom, moved_points, tile_move
+from vision.camera_follow import MIN_PAIRS, camera_move, moved_geom, moved_points, one_tile_move, tile_move
 from vision.hand_rows import ROW_MIN_TILES, hand_rows, in_row_area
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
@@ -81,9 +81,8 @@ SWEEPING_SHARE = 0.5
 #: is where the camera's tilt put it, not bumped (bench folders, corners shifted ~15 px:
 #: residuals of 2.5-9 px, up to 21 px at the frame's edge, with 52 px tiles).
 CAMERA_RESIDUAL_TILES = 0.25
-#: ... and a move taken from one laid tile must bring this share of the other tracked tiles (the hands'),
-#: and at least 3, and no fewer than staying put does, to within that of a tile of their face in the
-#: photo (a bumped lead, or the next hand's lead the same domino as one of the line's, moves alone).
+#: ... and a move taken from one laid tile must bring this share of the other tracked tiles (the hands')
+#: to within that of a tile of their face in the photo (:func:`vision.camera_follow.one_tile_move`).
 FOLLOW_SHARE = 0.5
 #: Uncalibrated photos: the hand areas reach this many times the 10 % band into the image (hands
 #: lie further in than a video's arms cross: helper-85, S's row at 960x540).
@@ -867,23 +866,15 @@ class Tracker:
         if m is not None:
             on = [k for k, ok in zip(keys, inliers) if ok]
         else:  # one or two laid tiles: the move of one, if the other tiles (the hands') agree with it
-            tol = CAMERA_RESIDUAL_TILES * length
-            best = (0, 0, None, None)  # (tiles agreeing with the move, with staying put, move, key)
-            for k in keys:
-                move = tile_move(tracked[k].geom, read[k].geom)
-                agree = [0, 0]
-                for face in ("up", "down"):
-                    others = np.array([tr.geom.center for tr in self.tiles.values()
-                                       if tr.face == face and tr is not tracked[k]])
-                    seen = np.array([o.geom.center for o in obs if o.face == face and o is not read[k]])
-                    agree[0] += agreeing(others, seen, move, tol)
-                    agree[1] += agreeing(others, seen, None, tol)
-                if agree[0] > best[0]:
-                    best = (*agree, move, k)
-            # a new lead on a cleared table, the same domino as one of the line's, moves nothing else along
-            if best[2] is None or best[0] < best[1] or best[0] < max(MIN_PAIRS, FOLLOW_SHARE * (len(self.tiles) - 1)):
+            tiles = list(self.tiles.values())
+            at = {id(x): n for n, x in enumerate(tiles)}
+            seen = {id(x): n for n, x in enumerate(obs)}
+            pairs = [(tracked[k].geom, read[k].geom, at[id(tracked[k])], seen[id(read[k])]) for k in keys]
+            found = one_tile_move(pairs, [(tr.geom.center, tr.face) for tr in tiles],
+                                  [(o.geom.center, o.face) for o in obs], CAMERA_RESIDUAL_TILES * length, FOLLOW_SHARE)
+            if found is None:
                 return False
-            m, on = best[2], [best[3]]
+            m, on = found[0], [keys[found[1]]]
         if float(np.median(np.linalg.norm(moved_points(every, m) - every, axis=1))) <= self.config.jitter * length:
             return False
         m_px = m  # uncalibrated, geoms are image px; calibrated, table mm: the image corners get their own move
