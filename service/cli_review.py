@@ -13,7 +13,7 @@ from rich.table import Table
 from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
 from service.cli_common import check_positive, check_sets, console, err_console, fail, make_folder, plural
-from service.review import ReviewSummary, check_review_folder, moved_by_review, run_review
+from service.review import SKIPPED_WHY, ReviewSummary, check_review_folder, moved_by_review, run_review
 from service.video_out import VIDEO_NAMES
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
 from vision.sources import IMAGE_SUFFIXES, ImageFolderSource, LiveSource, SourceError, is_stream_url, open_source
@@ -111,7 +111,7 @@ def _print_summary(s: ReviewSummary) -> None:
             t.add_row(side, str(pts))
         console.print(t)
     speed = "" if s.photos or not s.wall_s else f" ({s.footage_s / s.wall_s:.1f}x real time)"
-    skipped = f", {plural(len(s.skipped), 'image')} skipped (undecodable, another size, or blurred)" if s.skipped else ""
+    skipped = f", {plural(len(s.skipped), 'image')} skipped ({SKIPPED_WHY})" if s.skipped else ""
     console.print(f"{s.counts_text()}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
                   f"({s.reads} read){skipped} in {s.wall_s:.1f} s{speed}")
     for line in s.flag_lines[:MAX_FLAG_LINES]:  # for the umpire: what to look at, and when

@@ -59,7 +59,7 @@ from service.video_out import VIDEO_NAMES, VideoOut
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
 from vision.photo_arms import PhotoArms
-from vision.placements import Notice
+from vision.placements import SIDE_TO_SEAT, Notice
 from vision.recognize import READABLE_TILE_PX, profile_tile_px
 from vision.sources import FrameSource, SourceError
 from vision.tracking import Tracker, TrackerConfig
@@ -166,6 +166,8 @@ PARTIAL = "partial"
 PARTIAL_KINDS = ("interrupted", "source_error")
 
 
+#: Why a folder's images are skipped (said with their count in the summary and the report).
+SKIPPED_WHY = "undecodable, another size, or blurred"
 #: Photos between which the camera moved (``Tracker.camera_moves``) that make a calibrated review warn:
 #: the calibration fits the camera where it stood (one move may be a bump, mended by following it).
 CAMERA_MOVES_WARN = 2
@@ -768,8 +770,7 @@ class ReviewSession:
                                   "docs/calibration.md)")
             off = self.tracker.hands_off_seats() if self.tracker.profile is None else []
             if off:
-                sides = " and ".join({"N": "top", "E": "right", "S": "bottom", "W": "left"}[x] for x in "NESW"
-                                     if x in off)
+                sides = " and ".join(side for side, seat in SIDE_TO_SEAT.items() if seat in off)
                 seats = " and ".join(self.tracker.judge.state.order)
                 s.warnings.append(f"the hands lie along the image's {sides} edge{'s' if len(off) > 1 else ''}, where "
                                   f"the rule set seats no one (it seats {seats}; N is the image's top): the photos "
@@ -829,7 +830,7 @@ class ReviewSession:
         seen = plural(s.frames, "photo") if s.photos else f"{plural(s.frames, 'frame')}, {s.footage_s:.1f} s of footage"
         subtitle = f"rules {rules_name} · {seen} · {s.counts_text()} · {plural(s.flags, 'flag')}"
         if s.skipped:
-            subtitle += f" · {plural(len(s.skipped), 'image')} skipped (undecodable, another size, or blurred)"
+            subtitle += f" · {plural(len(s.skipped), 'image')} skipped ({SKIPPED_WHY})"
         if s.final:  # the result and the final score where a player looks first (helper-98: "hand over" alone)
             unit = f" ({s.score_unit})" if s.score_unit != "points" else ""
             subtitle += f" · {s.status} · final score " + ", ".join(f"{k} {v}" for k, v in s.score.items()) + unit

@@ -213,7 +213,7 @@ class VideoFileSource(FrameSource):
 #: A folder's photo whose detail (:func:`image_detail`) is under this share of the folder's median is
 #: blurred: demo photos blurred by a Gaussian of sigma 1 / 1.5 / 2 / 2.5 / 3 px (960 x 540) kept
 #: 0.48-0.69 / 0.32-0.39 / 0.20-0.21 / 0.12-0.14 / 0.09-0.10 of it, sharp ones 0.57-1.9 (the bench's
-#: folders); sigma 1.5 still read right, sigma 2 misread the spinner and a line tile and left a false
+#: folders we looked at: draw, nova-block, jersey-partnership); sigma 1.5 still read right, sigma 2 misread the spinner and a line tile and left a false
 #: warning (helper-127), sigma 3 split a hand in two (helper-126).
 BLURRED_SHARE = 0.25
 #: :func:`image_detail` compares the photo's edges at these long sides (px): fine (noise averaged
@@ -255,8 +255,8 @@ class ImageFolderSource(FrameSource):
         suffixes: image file suffixes taken (case-insensitive).
         on_unreadable: ``(index, t, path, message)`` called for an image that cannot be
             decoded, whose size differs from most of the folder's photos (:attr:`frame_shape`), or
-            that is blurred (:meth:`blurred`), which is then skipped (its index is a gap); None (default): such an image raises
-            :class:`SourceError`. May be set after construction.
+            that is blurred (:meth:`blurred`), which is then skipped (its index is a gap); None
+            (default): such an image raises :class:`SourceError`. May be set after construction.
 
     Attributes:
         rescale: scale a photo of another size than the folder's, but of its shape, to the folder's
@@ -319,6 +319,7 @@ class ImageFolderSource(FrameSource):
                     if detail is not None:
                         self._detail[i] = detail
             self._shape = max(counts, key=counts.__getitem__) if counts else None
+            self._detail_median = float(np.median(list(self._detail.values()))) if self._detail else 0.0
         return self._shape
 
     def blurred(self, index: int) -> float | None:
@@ -329,7 +330,7 @@ class ImageFolderSource(FrameSource):
         self.frame_shape  # noqa: B018 - decodes the folder once, measuring each photo's detail
         if index not in self._detail or len(self._detail) < 3:
             return None
-        share = self._detail[index] / max(float(np.median(list(self._detail.values()))), 1e-9)
+        share = self._detail[index] / max(self._detail_median, 1e-9)
         return share if share < BLURRED_SHARE else None
 
     def sample(self, n: int) -> Iterator[np.ndarray]:
@@ -377,15 +378,16 @@ class ImageFolderSource(FrameSource):
                            "export it as JPEG")
             elif image is None:
                 message = f"image {path} cannot be decoded (corrupt or not an image)"
-            elif first is not None and image.shape[:2] != first[:2] and (fitted := self._fitted(image)) is not None:
-                image = fitted
-            elif first is not None and image.shape[:2] != first[:2]:  # positions from another camera set-up
+            elif first is not None and image.shape[:2] != first[:2] and self._fitted(image) is None:
+                # positions from another camera set-up
                 hint = "; without a calibration, photos of its shape are scaled" if self._same_shape(image) else ""
                 message = (f"image {path} is {image.shape[1]}x{image.shape[0]} px but the folder's photos are "
                            f"{first[1]}x{first[0]} px (one camera, one size{'' if self.rescale else hint})")
-            elif self.blurred(i) is not None:
-                message = (f"image {path} is blurred (its detail is {self.blurred(i):.0%} of the folder's photos' "
-                           "median): not read, as its tiles cannot be; take it again, or leave it out")
+            elif (blur := self.blurred(i)) is not None:
+                message = (f"image {path} is blurred (its detail is {blur:.0%} of the folder's photos' median): not "
+                           "read, as its tiles cannot be; take it again, or leave it out")
+            elif first is not None and image.shape[:2] != first[:2]:
+                image = self._fitted(image)
             if message is not None:
                 if self.on_unreadable is None:
                     raise SourceError(message)
