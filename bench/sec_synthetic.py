@@ -287,8 +287,10 @@ def pipeline_results(cfg: BenchConfig) -> dict:
     rec = Recognizer(threads=cfg.threads)
     bare = Recognizer(threads=cfg.threads, verifier_path=False)  # what the tile verifier buys
     any_back = Recognizer(threads=cfg.threads, back_chroma_max=None)  # what the set-back colour check buys
+    no_glare = Recognizer(threads=cfg.threads, glare_fit=False)  # what fitting washed-out tiles to pips buys
     methods = {"models": lambda f, t: rec(f, tile_px=t), "no_verifier": lambda f, t: bare(f, tile_px=t),
-               "no_back_check": lambda f, t: any_back(f, tile_px=t), "baseline": baseline_observations}
+               "no_back_check": lambda f, t: any_back(f, tile_px=t),
+               "no_glare_fit": lambda f, t: no_glare(f, tile_px=t), "baseline": baseline_observations}
     keys = ("gt", "tp", "fp", "up_full", "identity_ok")
     tot = {k: dict.fromkeys(keys, 0) for k in methods}
     by_surface: dict[str, dict] = {k: {} for k in methods}
@@ -302,7 +304,7 @@ def pipeline_results(cfg: BenchConfig) -> dict:
         spec, _ = scene_spec(i, cfg.seed, FRAME_SIZE)
         frame, labels = render_scene(spec)
         tile_px = spec.camera.px_per_mm * TILE_LONG_MM  # what calibration would give
-        rec.n_sets = bare.n_sets = any_back.n_sets = spec.n_sets  # what the user tells with --sets
+        rec.n_sets = bare.n_sets = any_back.n_sets = no_glare.n_sets = spec.n_sets  # what the user tells with --sets
         for name, fn in methods.items():
             t = time.perf_counter()
             obs = fn(frame, tile_px)
@@ -381,13 +383,17 @@ def _render_pipeline(pl: dict) -> str:
            f"called face up and both "
            f"halves right in order. Models: `vision.recognize.Recognizer` with its defaults (the tile verifier "
            f"checks face-down boxes, `models/tile_verifier.md`, then unsure face-down boxes must have the colour of a "
-           f"sure one, `vision/set_backs.py`), without the verifier, and without the colour check; baseline: "
+           f"sure one, `vision/set_backs.py`; tiles a glare spot washed out are fitted to their pips, "
+           f"`vision/glare_pips.py`), without the verifier, without the colour check and without the glare "
+           f"fit; baseline: "
            f"`bench/baseline.py` (threshold, contours, 2:1 rectangles, blob counter), what the models buy:\n",
            md_table(["method", "found", "precision", "identity", "time per frame"],
                     [row("models", M, "**")] + ([row("models without the tile verifier", pl["no_verifier"], "")]
                                                 if "no_verifier" in pl else [])
                     + ([row("models without the set-back colour check", pl["no_back_check"], "")]
                        if "no_back_check" in pl else [])
+                    + ([row("models without the glare fit", pl["no_glare_fit"], "")]
+                       if "no_glare_fit" in pl else [])
                     + [row("classical baseline", B, ""),
                      ["target", f">= {TARGET}", f">= {TARGET}", f">= {TARGET}", ""]])]
     surf = [[s, r["gt"], pct(r["recall"]), pct(B["by_surface"][s]["recall"]), pct(r["identity"]),

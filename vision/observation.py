@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["TileObservation", "FLAG_PIP_DISAGREE", "FLAG_SET_RESOLVED", "FLAG_DUPLICATE", "FLAG_OVER_SET",
-           "FLAG_FRAME_EDGE"]
+           "FLAG_FRAME_EDGE", "FLAG_GLARE_FIT"]
 
 #: The learned pip reader and the classical blob counter disagree on a half.
 FLAG_PIP_DISAGREE = "pip_disagreement"
@@ -31,6 +31,8 @@ FLAG_DUPLICATE = "duplicate"
 FLAG_OVER_SET = "over_set"
 #: The tile touches the frame border (maybe cut off).
 FLAG_FRAME_EDGE = "frame_edge"
+#: Found and read from its pips alone under a glare spot (:mod:`vision.glare_pips`); no detector box.
+FLAG_GLARE_FIT = "glare_fit"
 
 
 @dataclass

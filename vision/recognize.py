@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,8 +39,9 @@ from models.runtime import TileVerifier
 from vision.crops import canonical_polygon, context_crop, face_colours_lab
 from vision.set_backs import BACK_CHROMA_MAX, unlike_backs
 from vision.detector import TARGET_TILE_PX, OBBDetector, derived_from, make_session
+from vision.glare_pips import GLARE_CONFIDENCE, GLARE_SCORE, glare_tiles
 from vision.obb import changed_share
-from vision.observation import FLAG_FRAME_EDGE, FLAG_PIP_DISAGREE, TileObservation
+from vision.observation import FLAG_FRAME_EDGE, FLAG_GLARE_FIT, FLAG_PIP_DISAGREE, TileObservation
 from vision.pip_reader import PipReader
 from vision.set_constraint import pictures_of_held_tiles, resolve_readings
 
@@ -257,6 +259,8 @@ class Recognizer:
         back_chroma_max: face-down boxes scoring below 0.9 whose colour is further than this from
             every surer face-down box's are dropped (:func:`vision.set_backs.unlike_backs`); None
             turns this off.
+        glare_fit: look for face-up tiles washed out by glare in the frame's near-white areas, from
+            their pips (:func:`vision.glare_pips.glare_tiles`; flagged ``glare_fit``).
 
     Raises:
         ModelsMissingError: a model file is missing.
@@ -269,7 +273,8 @@ class Recognizer:
                  cross_check: bool | str = "uncertain", confident: float = 0.9, tile_px: float | None = None,
                  target_px: float = TARGET_TILE_PX, read_threshold: float | None = READ_THRESHOLD,
                  verifier_path: str | Path | bool | None = None, none_threshold: float = NONE_THRESHOLD,
-                 focus_threshold: float | None = FOCUS_THRESHOLD, back_chroma_max: float | None = BACK_CHROMA_MAX):
+                 focus_threshold: float | None = FOCUS_THRESHOLD, back_chroma_max: float | None = BACK_CHROMA_MAX,
+                 glare_fit: bool = True):
         det = Path(detector_path) if detector_path else (DYNAMIC_DETECTOR if _dynamic_wanted() else DEFAULT_DETECTOR)
         pip = Path(pip_reader_path) if pip_reader_path else DEFAULT_PIP_READER
         if not det.is_file():
@@ -292,6 +297,7 @@ class Recognizer:
         self.verifier = TileVerifier(ver, threads) if ver is not None else None
         self.none_threshold = float(none_threshold)
         self.back_chroma_max = None if back_chroma_max is None else float(back_chroma_max)
+        self.glare_fit = bool(glare_fit)
         self.n_sets = int(n_sets)
         self.confident = float(confident)
         self.tile_px = tile_px
@@ -391,10 +397,27 @@ class Recognizer:
                 if hr.disagree[i].any():
                     o.flags.append(FLAG_PIP_DISAGREE)
                 o.flags.extend(r.flags)
+        if self.glare_fit and dets.tile_px:
+            obs += self._glare_tiles(bgr, float(dets.tile_px), obs)
         if profile is not None:
             for o in obs:
                 o.center_mm, o.angle_deg = table_pose(o.polygon_px, profile)
         return obs
+
+    def _glare_tiles(self, bgr: np.ndarray, tile_px: float, obs: list[TileObservation]) -> list[TileObservation]:
+        """Face-up tiles fitted to their pips in washed-out areas (:mod:`vision.glare_pips`), not on
+        the boxes already kept; one the sets already hold as often as they can is left out."""
+        boxes = np.stack([o.polygon_px for o in obs]) if obs else None
+        held = Counter(tuple(sorted(o.pips)) for o in obs if o.pips is not None)
+        out = []
+        for t in glare_tiles(bgr, tile_px, boxes):
+            key = tuple(sorted(t.pips))
+            if held[key] >= self.n_sets:
+                continue
+            held[key] += 1
+            out.append(TileObservation(t.polygon_px, "up", GLARE_SCORE, pips=t.pips, raw_pips=t.pips,
+                                       half_confidence=(GLARE_CONFIDENCE,) * 2, flags=[FLAG_GLARE_FIT]))
+        return out
 
 
 #: Photos of a folder on which, without a calibration, the tile size is measured once for all
