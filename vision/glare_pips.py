@@ -11,28 +11,29 @@ So the pips a glare spot leaves fix the tile: its centre, its direction and both
 
 Steps (:func:`glare_tiles`):
 
-1. Washed area: areas of at least :data:`MIN_WASHED_TILES` tile areas at :data:`WASHED_GREY` or more
-   (found on a small copy); within them, pixels whose local background (a grey closing wider than
-   a pip) is that white. Frames without a tile's worth of it stop here (the usual case, cheap).
-2. Pips there: the per-channel black-hat (background minus pixel; coloured pips darken one
-   channel) at :data:`MIN_CONTRAST` or more, blobs of
-   a pip's size (:data:`PIP_AREA` times the layout's pip area) outside the boxes already found.
-3. Lattice: pips chained at up to :data:`LINK` ``d`` form groups; per group the direction is the mean
-   of the layout pairs' directions (axis and diagonal steps) modulo 90 degrees, ``d`` from their lengths,
-   and the origin
-   the circular mean of the pips' fractional lattice coordinates, then a similarity fitted to the
-   lattice points the pips snap to. Blobs more than :data:`SNAP_TOLERANCE` from a lattice point
-   are dropped; a group with fewer than :data:`MIN_ON_LATTICE` of them on it is left.
-4. Tiles: every centre and direction (along either lattice axis) that makes the points inside
-   two standard halves of 1 to 6 pips, with no point on the divider or the ring around the
-   outline, at least :data:`MIN_PIPS` pips and not on a box already found; of a group's fits, the
-   choice of fits with outlines apart that holds the most pips is kept, when it is the only one
-   and leaves at most :data:`MAX_LEFT_OVER` pips over (in a line of touching tiles any two
+1. Washed area: areas of at least :data:`MIN_WASHED_TILES` tile areas at :data:`WASHED_GREY` or
+   more (found on a small copy); within them, pixels whose local background (a grey closing wider
+   than a pip) is that white. Frames without such an area stop here (the usual case, cheap).
+2. Pips there: blobs of a pip's size (:data:`PIP_AREA` times the layout's pip area) in the
+   per-channel black-hat (background minus pixel; coloured pips darken one channel) at
+   :data:`MIN_CONTRAST` or more, outside the boxes already found.
+3. Lattice: blobs chained at up to :data:`LINK` ``d`` form groups. Per group the direction is the
+   mean of the layout pairs' directions (axis and diagonal steps) modulo 90 degrees, ``d`` comes
+   from their lengths and the origin from the circular mean of the fractional lattice coordinates;
+   then a similarity is fitted to the lattice points the blobs snap to. Blobs more than
+   :data:`SNAP_TOLERANCE` from a lattice point are dropped; a group with fewer than
+   :data:`MIN_ON_LATTICE` of them on it is left.
+4. Tiles: every centre and direction (along either lattice axis) whose points make two standard
+   halves of 1 to 6 pips, with no point on the divider or the ring around the outline, at least
+   :data:`MIN_PIPS` pips and not on a box already found, is a fit. Of a group's fits, the choice
+   of fits with outlines apart that holds the most pips is kept, when it is the only one and
+   leaves at most :data:`MAX_LEFT_OVER` pips over (in a line of touching tiles any two
    neighbouring halves make a tile; only the outline, which the glare took, or the whole line's
    pips tell them apart; a blank half has no pips to tell).
 5. Only tiles whose outline is lost too: at least :data:`MIN_RING_WASHED` of a ring just outside
-   the fitted box washed white in every channel. Where an edge shows (white tiles on a dark table, a board's printed
-   white dominoes) the detector had its chance; pips on a lattice there are no sign of glare.
+   the fitted box washed white in every channel. Where an edge shows (white tiles on a dark table,
+   a board's printed white dominoes) the detector had its chance; pips on a lattice there are no
+   sign of glare.
 
 Only sets up to double-six (the 3 x 3 lattice); tiles with a blank half are not fitted (the blank
 half could lie on either side). Rule source: the standard pip layouts, as the pip reader's.
@@ -54,8 +55,8 @@ import numpy as np
 from vision.obb import covered_fraction
 from vision.pips_classical import LAYOUTS
 
-__all__ = ["GlareTile", "glare_tiles", "washed_pips", "fit_tiles", "HALF_PATTERNS",
-           "WASHED_GREY", "MIN_PIPS", "GLARE_SCORE", "GLARE_CONFIDENCE"]
+__all__ = ["GlareTile", "glare_tiles", "washed_regions", "washed_pips", "fit_tiles", "outline_washed",
+           "HALF_PATTERNS", "WASHED_GREY", "MIN_PIPS", "MIN_WASHED_TILES", "GLARE_SCORE", "GLARE_CONFIDENCE"]
 
 #: ``det_score`` of a fitted tile: there is no detector box; below every sure box, as it should rank.
 GLARE_SCORE = 0.5
@@ -96,7 +97,7 @@ MAX_OVERLAP = 0.15
 MIN_RING_WASHED = 0.5
 #: The ring's size, as a factor on the fitted box about its centre.
 RING_GROWTH = 1.12
-#: Frames with larger tiles are shrunk to this tile length (px) first: pips stay 6 px wide.
+#: Frames with larger tiles are shrunk to this tile length (px) first (pips stay 8 px wide).
 WORK_TILE_PX = 96.0
 #: Washed areas are looked for on a copy shrunk to this tile length (px).
 COARSE_TILE_PX = 16.0
@@ -348,7 +349,8 @@ def _refined(pts: np.ndarray, theta: float, d: float, origin: np.ndarray) -> tup
         m, _ = cv2.estimateAffinePartial2D(snap.astype(np.float32), pts.astype(np.float32), method=cv2.LMEDS)
         if m is None:
             break
-        theta, d, origin = float(np.arctan2(m[1, 0], m[0, 0])), float(np.hypot(m[0, 0], m[1, 0])), m[:, 2].astype(float)
+        theta, d, origin = (float(np.arctan2(m[1, 0], m[0, 0])), float(np.hypot(m[0, 0], m[1, 0])),
+                            m[:, 2].astype(float))
     return theta, d, origin
 
 
@@ -398,6 +400,8 @@ def glare_tiles(bgr: np.ndarray, tile_px: float, boxes_px: np.ndarray | None = N
     Returns:
         :class:`GlareTile` list, empty for most frames (no washed area, or no pips in it).
     """
+    if not washed_regions(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), tile_px):
+        return []  # most frames: a few ms on a small copy
     s = min(1.0, WORK_TILE_PX / float(tile_px))  # pips of a few px are enough: large frames get small
     if s < 1.0:
         bgr = cv2.resize(bgr, (max(1, round(bgr.shape[1] * s)), max(1, round(bgr.shape[0] * s))),
