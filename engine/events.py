@@ -57,6 +57,9 @@ class Play(_Event):
     ``tile`` is ordered [touching half, other half] when the orientation was seen; when
     ``oriented`` is false the engine turns it to match the end if it can.
     ``end`` is ignored for the lead (the first tile of the hand).
+    ``seat_by_turn`` marks a play the camera gave to the seat whose turn it was because it could not see
+    who laid it (no arm, ambiguous hand rows): the seat is a guess for the umpire to check. It does not
+    change the score; false (absent from a record) is a seat seen or written down.
     """
 
     type: Literal["play"] = "play"
@@ -65,6 +68,7 @@ class Play(_Event):
     end: str | None = None
     oriented: bool = False
     confidence: float | None = Field(None, ge=0, le=1, allow_inf_nan=False)
+    seat_by_turn: bool = False
 
 
 class Pass(_Event):

@@ -18,7 +18,7 @@
 Any line may end with ``t=SECONDS`` and/or ``f=FRAME``. ``#`` starts a comment.
 
 >>> parse_event("E 6-4 W t=12.5")
-Play(t=12.5, frame=None, type='play', seat='E', tile=[6|4], end='W', oriented=False, confidence=None)
+Play(t=12.5, frame=None, type='play', seat='E', tile=[6|4], end='W', oriented=False, confidence=None, seat_by_turn=False)
 >>> format_event(parse_event("N penalty -25/+25 pass with a play"))
 'N penalty -25/+25 pass with a play'
 """

@@ -12,10 +12,11 @@
     3. N 4-1 E  {+0} !mismatched_end
     = domino N +25  (pips: N 0, S 23; hand: N +25, S +15)
 
-An event line is ``INDEX. EVENT [t=..] [f=..] [c=..] [oriented] [by=".."] [why=".."]  {points}
-!flag ...``: the index is the event's slot in the hand's log (what ``fix``/``void`` refer to),
+An event line is ``INDEX. EVENT [t=..] [f=..] [c=..] [oriented] [seat_by_turn] [by=".."] [why=".."]
+{points} !flag ...``: the index is the event's slot in the hand's log (what ``fix``/``void`` refer to),
 EVENT is :func:`engine.notation.format_event`, ``c=`` a play's confidence, ``oriented`` a play
-whose half order was seen, ``by=`` and ``why=`` who made a correction and why (JSON strings). An event the notation cannot carry exactly is written
+whose half order was seen, ``seat_by_turn`` a play whose seat the camera took from the turn order
+(it did not see who laid it), ``by=`` and ``why=`` who made a correction and why (JSON strings). An event the notation cannot carry exactly is written
 ``INDEX. json {...}`` (the event object). Braces, flags and ``=`` lines are derived:
 :func:`read_text` ignores them and recomputes every derived part from the logs.
 See ``docs/record-format.md``.
@@ -44,7 +45,10 @@ _LINE_RE = re.compile(r"^(\d+)\.\s+(.*)$", re.ASCII)
 _HAND_RE = re.compile(r"^Hand\s+(\d+)(?:\s+\(game\s+(\d+)\))?$", re.ASCII)
 _FLAG_RE = re.compile(r"\s+!(\w+)$", re.ASCII)
 _POINTS_RE = re.compile(r"\s+\{[^{}]*\}$")
-_ATTR_RE = re.compile(r'\s+(?:(t|f|c)=(-?[0-9.]+)|(oriented)|(by|why)=("(?>[^"\\]+|\\.)*"))$', re.ASCII)
+_ATTR_RE = re.compile(r'\s+(?:(t|f|c)=(-?[0-9.]+)|(oriented|seat_by_turn)|(by|why)=("(?>[^"\\]+|\\.)*"))$',
+                      re.ASCII)
+#: A play's attributes that are words of their own: present means true.
+_PLAY_FLAGS = ("oriented", "seat_by_turn")
 #: Longest line read, characters: far above any name or event, far below what a regex can hold.
 MAX_LINE_CHARS = 1_000_000
 
@@ -143,17 +147,19 @@ def _event_line(index: int, ev: object) -> str:
 
 
 def _event_text(ev: object) -> str:
+    play = ev.event if isinstance(ev, Correction) and isinstance(ev.event, Play) else ev
     bare: dict = {"t": None, "frame": None}
-    if isinstance(ev, Play):
-        bare.update(confidence=None, oriented=False)
+    if isinstance(play, Play):  # a play's attributes (a fix's: its play's) follow the line's stamps
+        marks = {"confidence": None, **dict.fromkeys(_PLAY_FLAGS, False)}
+        bare.update(marks if play is ev else {"event": play.model_copy(update=marks)})
     text = format_event(ev.model_copy(update=bare))
     if ev.t is not None:
         text += f" t={_number(ev.t)}"
     if ev.frame is not None:
         text += f" f={ev.frame}"
-    if isinstance(ev, Play):
-        text += f" c={_number(ev.confidence)}" if ev.confidence is not None else ""
-        text += " oriented" if ev.oriented else ""
+    if isinstance(play, Play):
+        text += f" c={_number(play.confidence)}" if play.confidence is not None else ""
+        text += "".join(f" {word}" for word in _PLAY_FLAGS if getattr(play, word))
     if isinstance(ev, Correction):  # who corrected and why: JSON string literals
         text += f" by={json.dumps(ev.by, ensure_ascii=False)}" if ev.by else ""
         text += f" why={json.dumps(ev.reason, ensure_ascii=False)}" if ev.reason else ""
@@ -363,14 +369,14 @@ def _parse_event_line(line: str) -> tuple[int, object, str]:
     notes: dict = {}  # a correction's by= and why=
     while am := _ATTR_RE.search(body):
         key, value = am.group(1) or am.group(3) or am.group(4), am.group(2) or am.group(5)
-        field = {"t": "t", "f": "frame", "c": "confidence", "oriented": "oriented", "by": "by", "why": "reason"}[key]
+        field = {"t": "t", "f": "frame", "c": "confidence", "by": "by", "why": "reason"}.get(key, key)
         if field in attrs or field in notes:
             raise RecordError(f"event {index}: {key}{'=' if value is not None else ''} given twice")
         try:
             if key in ("by", "why"):
                 notes[field] = json.loads(value)
             else:
-                attrs[field] = True if key == "oriented" else int(value) if key == "f" else float(value)
+                attrs[field] = True if key in _PLAY_FLAGS else int(value) if key == "f" else float(value)
         except ValueError:
             what = ("a quoted text" if key in ("by", "why") else "a frame index (a whole number >= 0)" if key == "f"
                     else "a number")
@@ -383,11 +389,11 @@ def _parse_event_line(line: str) -> tuple[int, object, str]:
     if notes and not isinstance(ev, Correction):
         raise RecordError(f"event {index}: by= and why= apply to fix and void lines only")
     attrs.update(notes)
-    play_attrs = {k: attrs.pop(k) for k in ("confidence", "oriented") if k in attrs}
-    # a fix that puts a play in: c= and oriented are that play's (helper-84: refused as "plays only")
+    play_attrs = {k: attrs.pop(k) for k in ("confidence", *_PLAY_FLAGS) if k in attrs}
+    # a fix that puts a play in: c=, oriented and seat_by_turn are that play's (helper-84: refused as "plays only")
     target = ev.event if isinstance(ev, Correction) and isinstance(ev.event, Play) else ev
     if play_attrs and not isinstance(target, Play):
-        raise RecordError(f"event {index}: c= and oriented apply to plays only")
+        raise RecordError(f"event {index}: c=, oriented and seat_by_turn apply to plays only")
     try:  # validated like the event's own fields (t >= 0, 0 <= c <= 1, finite)
         if play_attrs:
             played = type(target).model_validate({**target.model_dump(), **play_attrs})

@@ -33,6 +33,8 @@ def outcome_row(out: Outcome) -> dict:
         row["end"] = p.end
         if getattr(ev, "confidence", None) is not None:
             row["confidence"] = ev.confidence
+        if getattr(ev, "seat_by_turn", False):  # the camera did not see who laid it: the seat is a guess
+            row["seat_by_turn"] = True
     if ev.type == "reveal":
         row["tiles"] = [[t.a, t.b] for t in ev.tiles]
     if ev.type == "draw":

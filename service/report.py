@@ -27,12 +27,14 @@ img.snap{width:220px;border-radius:4px} .flagtxt{color:#c00;font-size:.9em} .not
 video.replay{width:100%;max-height:40vh;background:#000;border-radius:4px;position:sticky;top:0;z-index:1}
 .warn{background:#fff4e5;border-left:4px solid #e67e00;padding:.5rem .8rem;font-weight:600}
 .kind{font-size:.8em;color:#555;background:#eee;border-radius:3px;padding:0 .3em;margin-right:.3em}
-.inferred{color:#555;font-size:.9em}
+.inferred{color:#555;font-size:.9em} .guess{color:#8a6d00;font-size:.9em}
 """
 #: The how and the what-to-correct of an inferred end's notice (vision/reveals.py), its result being
 #: said on the row it is folded under.
 _INFERRED = re.compile(r"\((inferred from [^)]*)\); (.*)$")
 _COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+#: What the mark of a play the camera gave to the seat whose turn it was means (its tooltip).
+SEAT_BY_TURN_TIP = "the camera did not see who laid this tile: the seat is the one whose turn it was"
 
 
 def event_counts(plays: int, draws: int, passes: int, pass_noun: tuple[str, str] = ("pass", "passes")) -> str:
@@ -118,6 +120,8 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
         when += f'<br><span class="file">{html.escape(Path(str(row["file"])).name)}</span>'
     if row.get("text"):
         text = html.escape(without_stamps(row["text"]))
+        if row.get("seat_by_turn"):
+            text += f' <span class="guess" title="{SEAT_BY_TURN_TIP}">(seat by turn)</span>'
     elif row.get("message"):  # a notice or a flag: what it is, in words, then what it says (helper-92:
         # "vision_notice bump placed tile ...")
         what = str(row.get("kind") or row["type"]).replace("_", " ")

@@ -327,6 +327,11 @@ def _ends_beside(end: str | None) -> tuple[str | None, ...]:
 _TURN_EVENTS = (Play, Pass, Draw, TakeBack)
 
 
+def _made_by(ev: Play | Pass | Draw | TakeBack, seat: str) -> Play | Pass | Draw | TakeBack:
+    """``ev`` made by ``seat``, as the umpire says: a play's seat is then no guess from the turn order."""
+    return ev.model_copy(update={"seat": seat, **({"seat_by_turn": False} if isinstance(ev, Play) else {})})
+
+
 @router.post("/reassign", status_code=201, dependencies=umpire)
 def reassign(table_id: str, body: ReassignBody, request: Request) -> dict:
     """The play (or pass, draw, take-back) at ``index`` was made by ``seat``."""
@@ -346,8 +351,7 @@ def reassign(table_id: str, body: ReassignBody, request: Request) -> dict:
         gone = passes[seats.index(body.seat):] if body.seat in seats else []
         voided = _void_inferred(rt, hand, gone, ev, actor(request, body.by),
                                 f"inferred from play #{body.index}, now {body.seat}'s")
-        out = _correct(rt, hand, body.index, ev.model_copy(update={"seat": body.seat}), actor(request, body.by),
-                       body.reason)
+        out = _correct(rt, hand, body.index, _made_by(ev, body.seat), actor(request, body.by), body.reason)
         return {**out, "voided_passes": voided}
 
 

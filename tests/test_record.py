@@ -581,6 +581,26 @@ def test_points_after_the_game_ended_in_play_are_flagged_in_the_record(demo):
     assert late[15] == ["N's 20 points not counted: the game was over (N reached 20)"]
 
 
+def test_cli_record_show_and_report_mark_the_seats_the_turn_order_gave(cli, tmp_path):
+    """The seats a review guessed from the turn order are marked where a player reads the record: the
+    notation `record show` prints, its --json, and the play's row on `record report`'s page."""
+    log = [Play(seat="N", tile="5-5", t=1.0, frame=30), Play(seat="S", tile="5-0", end="E", seat_by_turn=True, t=2.0,
+                                                             frame=60)]
+    (tmp_path / "m.json").write_text(to_json(record_from_match(load_ruleset("all-fives"), [log])))
+    res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "m.json")])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert lines[lines.index("Hand 1 (game 1)") + 1:][:2] == ["0. N 5-5 t=1.0 f=30  {+10}",
+                                                             "1. S 5-0 E t=2.0 f=60 seat_by_turn  {+10}"]
+    res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "m.json"), "--json"])
+    assert [e.get("seat_by_turn") for e in json.loads(res.stdout)["hands"][0]["events"]] == [None, True]
+    out = tmp_path / "page.html"
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "m.json"), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    page = out.read_text()
+    assert page.count("(seat by turn)") == 1 and 'S 5-0 E <span class="guess" title="the camera did not see' in page
+
+
 def test_cli_record_report_of_a_corrected_record(cli, tmp_path, demo):
     # helper-72: corrections made in notation never reached a report page
     text = write_text(demo).split("= domino")[0] + "16. fix 14 S 4-1 W\n17. S penalty -10/+0 slow play\n"
@@ -692,10 +712,34 @@ def test_a_fix_line_takes_its_plays_confidence_and_orientation():
     fix = read_text(text).logs[0][2]
     assert (fix.replaces, fix.t, str(fix.event.tile), fix.event.confidence, fix.event.oriented) == (1, 9.5, "6-3", 0.5,
                                                                                                         True)
-    with pytest.raises(RecordError, match="c= and oriented apply to plays only"):
+    with pytest.raises(RecordError, match="c=, oriented and seat_by_turn apply to plays only"):
         read_text(text.replace("fix 1 S 6-3 E", "void 1"))
     with pytest.raises(RecordError, match="confidence"):
         read_text(text.replace("c=0.5", "c=2"))
+
+
+def test_a_play_whose_seat_the_turn_order_gave_keeps_its_mark_in_json_and_notation():
+    """A camera that did not see who laid a tile gives it to the seat whose turn it was (the tracker's
+    ``seat_by_turn``): the record keeps that mark on the play, in JSON and notation, on a fix too (a
+    misread tile fixed, its seat still a guess), so a player can tell the guessed seats later."""
+    rules = load_ruleset("all-fives")
+    log = [Play(seat="N", tile="5-5", t=1.0, frame=30),
+           Play(seat="S", tile="5-0", end="E", oriented=True, confidence=0.9, seat_by_turn=True, t=2.0, frame=60),
+           Correction(replaces=1, event=Play(seat="S", tile="5-1", end="E", seat_by_turn=True), by="umpire")]
+    rec = record_from_match(rules, [log])
+    events = json.loads(to_json(rec))["hands"][0]["events"]
+    assert [e.get("seat_by_turn") for e in events] == [None, True, None]  # absent: the seat was seen
+    assert events[2]["event"] == {"type": "play", "seat": "S", "tile": [5, 1], "end": "E", "seat_by_turn": True}
+    lines = write_text(rec).splitlines()
+    assert lines[lines.index("Hand 1 (game 1)") + 1:][:3] == [
+        "0. N 5-5 t=1.0 f=30  {+10}", "1. S 5-0 E t=2.0 f=60 c=0.9 oriented seat_by_turn",
+        '2. fix 1 S 5-1 E seat_by_turn by="umpire"  {+0}']
+    round_trips(rec)
+    # a record written before the mark existed reads as seats seen; the mark is a play's only
+    assert not from_json(to_json(record_from_match(rules, [log[:1]]))).logs[0][0].seat_by_turn
+    text = '[Format "dominocast-record 1"]\n[Rules "all-fives"]\n\nHand 1\n0. N 6-6\n1. S pass seat_by_turn\n'
+    with pytest.raises(RecordError, match="event 1: c=, oriented and seat_by_turn apply to plays only"):
+        read_text(text)
 
 
 @pytest.mark.parametrize("heads, message", [

@@ -946,6 +946,36 @@ def test_a_review_opens_the_first_hand_with_the_opener_the_rule_set_requires(tmp
         line.split()[1].rstrip(":") for line in summary.flag_lines)
 
 
+def test_a_reviews_record_marks_the_plays_whose_seat_came_from_the_turn_order(tmp_path):
+    """Fresh-user audit: photos that show no hand leave the seats to the turn order (``uncertain_read``:
+    seat_by_turn), but the record the player keeps did not say which seats were guesses. record.json's
+    plays carry ``seat_by_turn`` now, as do their rows in events.jsonl; report.html and `record show` mark them."""
+    from service.cli import app
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for i in range(3):
+        cv2.imwrite(str(photos / f"IMG_{i + 1}.jpg"), np.full((480, 640, 3), 60, np.uint8))
+    script = [[], [_tile(320, 240, (6, 6))], [_tile(320, 240, (6, 6)), _tile(380, 240, (6, 2))]]
+    calls = []
+
+    def recognize(image):
+        calls.append(1)
+        return script[min(len(calls), len(script)) - 1]
+
+    out = tmp_path / "out"
+    run_review(open_source(photos), load_ruleset("all-fives"), recognize, out, None)
+    log = json.loads((out / "record.json").read_text())["hands"][0]["events"]
+    assert [(e["seat"], e["tile"], e.get("seat_by_turn")) for e in log if e["type"] == "play"] == [
+        ("N", [6, 6], True), ("S", [6, 2], True)]
+    rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert [(r["seat"], r.get("seat_by_turn")) for r in rows if r["type"] == "play"] == [("N", True), ("S", True)]
+    assert (out / "report.html").read_text().count("(seat by turn)") == 2
+    res = CliRunner().invoke(app, ["record", "show", str(out / "record.json")])
+    assert res.exit_code == 0, res.output
+    assert "2. S 6-2 E t=2.0 f=2 c=0.95 oriented seat_by_turn  {+0}" in res.stdout.splitlines()
+
+
 def test_free_form_review_has_no_turn_flags_nor_open_end_notices(tmp_path, monkeypatch):
     """--rules none: no rule set, so no seats, turns or line of play in the rows (was: 'uncertain play
     6-1 on lead by N: ... seat_by_turn' flags and 'touches no open end' notices on every photo)."""

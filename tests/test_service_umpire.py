@@ -194,6 +194,20 @@ def test_fix_tile_reassign_and_scores_recomputed(tmp_path):
         assert post(c, "/api/tables/t/reassign", {"index": 4, "seat": "S"}).status_code == 201
 
 
+def test_a_reassigned_play_is_no_longer_marked_as_seated_by_turn(tmp_path):
+    """A play the camera gave to the seat whose turn it was carries ``seat_by_turn``; once the umpire says
+    whose it was, the seat is no guess: the fix drops the mark (a fixed tile keeps it: its seat is unchanged)."""
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        for ev in ({"type": "play", "seat": "N", "tile": "5-5"},
+                   {"type": "play", "seat": "S", "tile": "5-1", "end": "E", "seat_by_turn": True}):
+            assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
+        assert post(c, "/api/tables/t/fix-tile", {"index": 1, "tile": "5-0"}).status_code == 201
+        assert post(c, "/api/tables/t/reassign", {"index": 1, "seat": "N"}).status_code == 201
+        log = c.get("/api/matches/1/hands/1").json()["events"]
+        assert [(e["event"]["seat"], e["event"].get("seat_by_turn")) for e in log[2:]] == [("S", True), ("N", None)]
+
+
 def test_hand_confirmation(bad_play):
     c, info = bad_play
     r = post(c, "/api/tables/t/hands/1/confirm")

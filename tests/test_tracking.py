@@ -352,6 +352,19 @@ def test_without_entry_evidence_the_turn_order_decides_and_flags_it():
     assert "seat_by_turn" in flag.details["reasons"]
 
 
+def test_a_play_whose_seat_the_turn_order_gave_is_marked_for_the_record():
+    """The ``seat_by_turn`` doubt goes on the engine's Play too, so the game record keeps it: the plays
+    an arm was seen laying are not marked, the one the turn order gave its seat is."""
+    table = Table(load_ruleset("nova-block"))
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    table.play(t_(648, 500, 0, (5, 2), "S"))  # E passed: inferred from S's arm
+    table.on.append(t_(552, 500, 0, (1, 3)))  # no arm seen: W's by turn
+    out = table.read()
+    assert [(e.seat, e.seat_by_turn) for e in out if isinstance(e, Play)] == [("W", True)]
+    assert [(e.seat, e.seat_by_turn) for e in table.tr.hand.log if isinstance(e, Play)] == [
+        ("N", False), ("S", False), ("W", True)]
+
+
 def test_attribute_seat_weighs_votes_against_the_turn():
     order = ["N", "E", "S", "W"]
     assert attribute_seat({"S": 5}, "E", order).seat == "S"

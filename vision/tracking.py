@@ -4,7 +4,8 @@
 for every frame (``observations`` is None for frames that were not read) and emits
 
 * engine events: :class:`engine.events.Play` (``oriented=True``, ``t``, ``frame``,
-  ``confidence``), :class:`engine.events.TakeBack`, and at the end of a hand
+  ``confidence``; ``seat_by_turn`` when no arm or hand row showed who laid it and the turn order
+  gave its seat), :class:`engine.events.TakeBack`, and at the end of a hand
   :class:`engine.events.Reveal` (and, in draw games, an inferred :class:`engine.events.HandEnd`);
 * :class:`engine.events.Pass` for the seats a confidently seen play skipped (block games, and
   draw games once the boneyard is seen drawn out: a pass is then the only way a turn goes by),
@@ -1349,7 +1350,7 @@ class Tracker:
         is_lead = fit.end == "lead"
         conf = float(fit.confidence)
         ev = Play(seat=choice.seat, tile=list(fit.tile), end=None if is_lead else fit.end, oriented=True,
-                  confidence=round(conf, 4), t=t, frame=frame)
+                  confidence=round(conf, 4), seat_by_turn=choice.uncertain, t=t, frame=frame)
         passes = self._skipped(choice, is_lead, t, frame)
         passes, warning = self._check_seats(choice, passes, t, frame)
         if passes:
