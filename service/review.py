@@ -605,10 +605,12 @@ class ReviewSession:
                 self._draws_late.append(self._photo_name(row["frame"]))
         elif isinstance(ev, Pass):
             self.summary.passes += 1
-        # the end is one ``hand_end`` row, once the points are known; but an inferred end that comes
-        # after the reveals carries the award itself (helper-91: "awarded above" named no row)
-        if not isinstance(ev, HandEnd) or any(outcome.points.values()):
-            self._emit(row, frame)
+        # every event of the log has its row, an inferred end too, before the points are known (its slot
+        # had none: the rows' indices skipped it, and the reveals came after a gap); the review's own
+        # ``hand_end`` row, without an index, follows once they are, and has the end's picture, with the
+        # final score (helper-91: an inferred end after the reveals carries the award itself)
+        pointless_end = isinstance(ev, HandEnd) and not any(outcome.points.values())
+        self._emit(row, None if pointless_end else frame)
         # a flag, and the hand's end, are dated as the event they come from (helper-92: an inferred end
         # timed when the tiles were shown had its "hand over" row at the read that settled it, 2.6 s on)
         for f in flags:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from vision.camera_follow import agreeing, camera_move, moved_geom, moved_points, one_tile_move, tile_move
+from vision.camera_follow import agreeing, camera_move, moved_geom, moved_points, one_tile_move, tile_move, turn_deg
 from vision.layout_from_tiles import TileGeom
 
 
@@ -77,3 +78,23 @@ def test_one_laid_tile_moves_the_camera_only_when_the_others_agree():
     assert one_tile_move([(lead, shifted, 0, 0)], before, [(shifted.center, "up")] + before[1:], 12.0, 0.5) is None
     # the next hand's lead, the same domino, on a cleared table: nothing else to agree
     assert one_tile_move([(lead, shifted, 0, 0)], before, [(shifted.center, "up")], 12.0, 0.5) is None
+
+
+def test_a_tile_turned_other_than_the_camera_is_left_out_of_its_move():
+    """A knocked tile's centre moves within the fit's tolerance: its own turn tells it from the camera's."""
+    before = np.array([[600, 500], [648, 500], [696, 500], [552, 500]], float)
+    m = _similarity(4.0, 1.0, (10.0, 12.0))
+    now = moved_points(before, m)
+    now[1] += (3.0, 4.0)  # knocked 5 px and turned 10 degrees more than the camera
+    turns = np.array([4.0, 14.0, 4.0, 4.0])
+    assert not np.allclose(camera_move(before, now, 52.0)[0], m, atol=1e-2)  # by the centres: drawn off
+    got, inliers = camera_move(before, now, 52.0, turns=turns, max_turn_deg=8.0)
+    assert inliers.tolist() == [True, False, True, True] and np.allclose(got, m, atol=1e-3)
+
+
+def test_a_tiles_turn_is_signed_as_its_angle():
+    """+: from +x towards +y (clockwise on screen, y down), folded into [-90, 90): a box has no head."""
+    g = TileGeom(np.array([0.0, 0.0]), np.array([1.0, 0.0]), 48.0, 24.0)
+    for deg, got in ((10.0, 10.0), (-10.0, -10.0), (190.0, 10.0), (170.0, -10.0)):
+        a = np.deg2rad(deg)
+        assert turn_deg(g, TileGeom(g.center, np.array([np.cos(a), np.sin(a)]), 48.0, 24.0)) == pytest.approx(got)

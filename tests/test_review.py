@@ -48,7 +48,7 @@ def test_review_matches_ground_truth(footage, tmp_path):
     assert [(r["seat"], sorted(map(sorted, r["tiles"]))) for r in reveals] == [
         (w["seat"], sorted(map(sorted, w["tiles"]))) for w in gt["reveals"]]
     assert any(r.get("kind") == "hand_end_inferred" and r["seat"] == result["winner"] for r in rows)
-    end = [r for r in rows if r["type"] == "hand_end"]
+    end = [r for r in rows if r["type"] == "hand_end" and "index" not in r]  # the review's own end row
     assert len(end) == 1 and end[0]["kind"] == "domino" and end[0]["winner"] == result["winner"]
     assert end[0]["points"] == awards and end[0]["score"] == gt["hands"][0]["scores"]
     # one time for the end (helper-92): the summary row and the inferred end's notice are dated when the
@@ -97,6 +97,24 @@ def test_review_matches_ground_truth(footage, tmp_path):
     assert fourcc.upper() == "VP80" and n == gt["n_frames"] + round(END_CARD_S * gt["fps"])
 
 
+def test_an_inferred_hand_end_has_its_row_and_the_indices_run_on(footage, tmp_path):
+    """The footage's domino is inferred from the tiles N shows: the inferred end took slot 19 of the
+    hand's log but had no row of its own (its points came with the reveal), so the rows' indices went
+    1..18, 20. Every event of the log has its row: 1..n (slot 0 is the unseen deal, which has none)."""
+    oracle = _Oracle(footage["gt"], footage["profile"])
+    run_review(open_source(footage["paths"]["video"]), load_ruleset("all-fives"), oracle, tmp_path,
+               footage["profile"], annotate=False, progress=oracle.progress)
+    rows = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    indices = [r["index"] for r in rows if "index" in r]
+    assert indices == list(range(1, len(indices) + 1))
+    # the inferred end is an event row with its slot, as in record.json's log and outcomes
+    (end,) = [r for r in rows if r["type"] == "hand_end" and "index" in r]
+    assert end["text"].startswith("end domino") and "inferred" in end["text"]
+    hand = json.loads((tmp_path / "record.json").read_text())["hands"][0]
+    assert hand["events"][end["index"]]["type"] == "hand_end"
+    assert [o["index"] for o in hand["outcomes"]] == [0, *indices]
+
+
 def test_a_hand_the_footages_end_decides_shows_its_final_score_in_the_video(footage, tmp_path):
     """helper-92: a video cut right after the hands were shown ends the hand at its last frame (the
     settle), and the replay never showed the final score; it now holds a last frame that does."""
@@ -123,7 +141,7 @@ def test_a_hand_the_footages_end_decides_shows_its_final_score_in_the_video(foot
     oracle = _Oracle(gt, profile)
     run_review(src, load_ruleset("all-fives"), oracle, tmp_path, profile, progress=oracle.progress)
     rows = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
-    (end,) = [r for r in rows if r["type"] == "hand_end"]
+    (end,) = [r for r in rows if r["type"] == "hand_end" and "index" not in r]  # the review's own end row
     assert end["points"] == gt["hands"][0]["result"]["awards"]
     cap = cv2.VideoCapture(str(tmp_path / "annotated.webm"))
     frames, bottoms = [], []
@@ -601,6 +619,32 @@ def test_cli_review_skips_undecodable_photos_and_exits_2(tmp_path, monkeypatch):
 
 
 
+def test_cli_review_without_a_calibration_says_the_folders_tile_size_before_the_summary(tmp_path, monkeypatch):
+    """The note on stderr that a folder reviewed without --calibration takes one tile size comes when the
+    review starts, above the score table and the counts on stdout (a fresh-user audit took it to come
+    after them; it did not: a guard)."""
+    import vision.recognize
+    from service import cli_review
+    from service.cli import app
+
+    class Recognize:  # a bound recognizer without models: no tiles seen
+        recognizer = type("Recognizer", (), {"tile_px": None})()
+
+        def __call__(self, image):
+            return []
+
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (load_ruleset("all-fives"), None, Recognize()))
+    monkeypatch.setattr(vision.recognize, "folder_tile_px", lambda recognizer, photos: 41.0)
+    photos = _photos(tmp_path / "photos", 3)
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "all-fives", "--out", str(tmp_path / "out"),
+                                   "--no-video"])
+    assert res.exit_code == 0, res.output
+    note = "note: no --calibration: tiles taken as 41 px long in every photo (measured on 3 of them)"
+    assert res.stderr.splitlines() == [note] and note not in res.stdout
+    # res.output holds both streams as they were written
+    assert res.output.index(note) < res.output.index("Score (not final)") < res.output.index("3 frames (3 read)")
+
+
 def test_cli_review_with_a_profile_skips_a_stray_first_photo_of_another_size(tmp_path, monkeypatch):
     """helper-113: a resized copy first in the folder made the profile "for another size" and the
     whole review was refused; the folder's size is the one most photos have."""
@@ -763,7 +807,7 @@ def test_a_camera_stopped_just_after_the_hands_are_shown_still_scores_the_hand(f
                    progress=oracle.progress)
     rows = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
     result = gt["hands"][0]["result"]
-    end = [r for r in rows if r["type"] == "hand_end"]
+    end = [r for r in rows if r["type"] == "hand_end" and "index" not in r]  # the review's own end row
     assert [(r["kind"], r["winner"], r["points"]) for r in end] == [("domino", result["winner"], result["awards"])]
     assert [(r["seat"], sorted(map(sorted, r["tiles"]))) for r in rows if r["type"] == "reveal"] == [
         (w["seat"], sorted(map(sorted, w["tiles"]))) for w in gt["reveals"]]
@@ -1829,7 +1873,7 @@ def test_a_photo_folder_ends_the_hand_at_its_last_photo(footage, tmp_path):
     assert s.frames == len(rests)  # the second look is no photo of its own
     rows = [json.loads(line) for line in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
     result = gt["hands"][0]["result"]
-    end = [r for r in rows if r["type"] == "hand_end"]
+    end = [r for r in rows if r["type"] == "hand_end" and "index" not in r]  # the review's own end row
     assert [(e["kind"], e["winner"]) for e in end] == [("domino", result["winner"])]
     assert end[0]["score"] == gt["hands"][0]["scores"]
 

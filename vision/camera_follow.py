@@ -24,7 +24,7 @@ import numpy as np
 from vision.layout_from_tiles import TileGeom
 
 __all__ = ["MIN_PAIRS", "INLIER_SHARE", "RANSAC_TILES", "agreeing", "camera_move", "moved_geom", "moved_points",
-           "one_tile_move", "tile_move"]
+           "one_tile_move", "tile_move", "turn_deg"]
 
 #: Tiles seen in both photos that must agree on the move (a similarity has 4 degrees of freedom:
 #: two tiles fit any move exactly, a third checks it).
@@ -35,18 +35,55 @@ INLIER_SHARE = 0.6
 RANSAC_TILES = 0.15
 
 
-def camera_move(before: np.ndarray, now: np.ndarray, tile_length: float) -> tuple[np.ndarray | None, np.ndarray]:
+def camera_move(before: np.ndarray, now: np.ndarray, tile_length: float, turns: np.ndarray | None = None,
+                max_turn_deg: float = 8.0) -> tuple[np.ndarray | None, np.ndarray]:
     """The similarity transform that takes the tiles' centres ``before`` to ``now``.
 
     Args:
         before, now: (N, 2) float centres of the same N tiles in the last photo and this one (image px,
             or table mm with a calibration).
         tile_length: a tile's long side in the same unit (> 0).
+        turns: (N,) float, each tile's own turn between the photos (degrees, :func:`turn_deg`), or None.
+            A tile that turned more than ``max_turn_deg`` other than the move did was knocked, not
+            carried by the camera: the move is fitted again without it, when the others still fit one
+            (an outlier by its turn alone).
+        max_turn_deg: see ``turns``.
 
     Returns:
         ``(m, inliers)``: ``m`` (2, 3) float64 (``now = m[:, :2] @ before + m[:, 2]``), or None when fewer
         than :data:`MIN_PAIRS` tiles, or under :data:`INLIER_SHARE` of them, agree; ``inliers`` (N,) bool.
     """
+    m, inliers = _fit(before, now, tile_length)
+    if m is None or turns is None:
+        return m, inliers
+    # a knocked tile's centre moves a few mm, within RANSAC_TILES: fitted with the others it drew the
+    # move a share of its knock, and its bump notice came short of it in shift and turn
+    off = np.abs(_fold(np.asarray(turns, np.float64) - np.degrees(np.arctan2(m[1, 0], m[0, 0])))) > max_turn_deg
+    if not (inliers & off).any():
+        return m, inliers
+    m2, kept = _fit(np.asarray(before)[~off], np.asarray(now)[~off], tile_length)
+    if m2 is None:
+        return m, inliers
+    inliers = np.zeros(len(off), bool)
+    inliers[~off] = kept
+    return m2, inliers
+
+
+def _fold(deg: np.ndarray | float) -> np.ndarray | float:
+    """Angles folded into [-90, 90): a tile's box looks the same turned half a turn."""
+    return (deg + 90.0) % 180.0 - 90.0
+
+
+def turn_deg(before: TileGeom, now: TileGeom) -> float:
+    """How far one tile turned from ``before`` to ``now``: degrees in [-90, 90), signed as
+    :class:`vision.observation.TileObservation`'s ``angle_deg`` (+: from +x towards +y, so clockwise
+    seen from above, with y down in image px and in table mm alike)."""
+    a, b = np.asarray(before.axis, np.float64), np.asarray(now.axis, np.float64)
+    return float(_fold(np.degrees(np.arctan2(a[0] * b[1] - a[1] * b[0], np.dot(a, b)))))
+
+
+def _fit(before: np.ndarray, now: np.ndarray, tile_length: float) -> tuple[np.ndarray | None, np.ndarray]:
+    """:func:`camera_move` by the centres alone."""
     src = np.asarray(before, np.float64).reshape(-1, 2)
     dst = np.asarray(now, np.float64).reshape(-1, 2)
     none = np.zeros(len(src), bool)
@@ -65,10 +102,7 @@ def camera_move(before: np.ndarray, now: np.ndarray, tile_length: float) -> tupl
 def tile_move(before: TileGeom, now: TileGeom) -> np.ndarray:
     """The similarity that takes one tile's pose ``before`` to ``now`` (its shift, its turn of less
     than 90 degrees either way, its change of size): (2, 3) float64, as :func:`camera_move`'s."""
-    a = np.asarray(now.axis, np.float64)
-    if float(np.dot(before.axis, a)) < 0:  # a tile's axis has no sign of its own here
-        a = -a
-    ang = float(np.arctan2(before.axis[0] * a[1] - before.axis[1] * a[0], np.dot(before.axis, a)))
+    ang = np.radians(turn_deg(before, now))  # a tile's axis has no sign of its own here
     s = now.length / before.length
     turn = s * np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
     return np.hstack([turn, (np.asarray(now.center, np.float64) - turn @ before.center)[:, None]])

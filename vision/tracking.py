@@ -63,7 +63,8 @@ from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
 from vision.boneyard import BoneyardCounter
 from vision.crops import lab_distance
-from vision.camera_follow import MIN_PAIRS, camera_move, moved_geom, moved_points, one_tile_move, tile_move
+from vision.camera_follow import (MIN_PAIRS, camera_move, moved_geom, moved_points, one_tile_move, tile_move,
+                                  turn_deg)
 from vision.hand_rows import ROW_MIN_TILES, hand_rows, in_row_area
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
@@ -678,7 +679,7 @@ class Tracker:
                 tr.face_lab = getattr(o.obs, "face_lab", None) or tr.face_lab
             disp = float(np.linalg.norm(tr.geom.center - o.geom.center))
             rel = disp / tr.geom.length
-            turn = float(np.degrees(np.arccos(np.clip(abs(np.dot(tr.geom.axis, o.geom.axis)), -1, 1))))
+            turn = turn_deg(tr.geom, o.geom)  # signed: the notice says which way it was knocked
             if how == "reread" and tr.pips is not None and o.pips is not None:
                 if tr.status == "layout" and tr.noted != o.pips:
                     tr.noted = o.pips  # once per new reading, not on every read
@@ -689,9 +690,10 @@ class Tracker:
                 elif tr.status != "layout":
                     tr.pips, tr.confidence = o.pips, o.confidence
                     candidates.append(tr)
-            if rel <= cfg.jitter and turn <= cfg.angle_jitter_deg:
+            turned_a_little = abs(turn) <= cfg.angle_jitter_deg
+            if rel <= cfg.jitter and turned_a_little:
                 continue
-            if moved_camera and how == "near" and rel <= CAMERA_RESIDUAL_TILES and turn <= cfg.angle_jitter_deg:
+            if moved_camera and how == "near" and rel <= CAMERA_RESIDUAL_TILES and turned_a_little:
                 # the camera's move fitted as a shift and turn leaves a tilt's few px: no bump, no play
                 tr.geom, tr.polygon_px = o.geom, np.asarray(o.obs.polygon_px, np.float32)
                 moved_layout = moved_layout or tr.status == "layout"
@@ -703,8 +705,10 @@ class Tracker:
                 # pose's order, and its far half was taken for the one touching the open end
                 tr.pips = o.pips
             if tr.status == "layout":
+                side = "clockwise" if turn > 0 else "counter-clockwise"
+                turned = f", turned {abs(turn):.1f} degrees {side}" if round(turn, 1) else ""
                 events.append(Notice(kind, t, frame, f"placed tile {Tile(*tr.key)} {kind} {disp:.1f} "
-                                     f"{'mm' if self.profile is not None else 'px'}: not a play",
+                                     f"{'mm' if self.profile is not None else 'px'}{turned}: not a play",
                                      tile=tr.key, details={"displacement": round(disp, 2),
                                                            "rotation_deg": round(turn, 1)}))
                 moved_layout = True
@@ -862,7 +866,9 @@ class Tracker:
             return False
         length = float(np.median([tracked[k].geom.length for k in keys]))
         before = np.array([tracked[k].geom.center for k in keys])
-        m, inliers = camera_move(before, np.array([read[k].geom.center for k in keys]), length)
+        m, inliers = camera_move(before, np.array([read[k].geom.center for k in keys]), length,
+                                 turns=np.array([turn_deg(tracked[k].geom, read[k].geom) for k in keys]),
+                                 max_turn_deg=self.config.angle_jitter_deg)
         every = np.array([tr.geom.center for tr in self.tiles.values()])
         if m is not None:
             on = [k for k, ok in zip(keys, inliers) if ok]
