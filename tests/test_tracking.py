@@ -2050,14 +2050,10 @@ def test_uncalibrated_photos_find_the_hand_areas_from_the_rows_of_tiles():
     assert [e for e in events if isinstance(e, Pass)] == []
 
 
-@pytest.mark.parametrize("calibrated", [False, True])
-def test_photos_from_a_hand_held_camera_follow_the_table(calibrated):
-    """Between two photos a phone in the hand shifts and turns: every laid tile "bumped" (or, moved
-    more than half a tile, was taken for gone and laid anew); bench folders with each photo's corners
-    ~15 px off had 50 of 227 plays right and 2 094 bump notices. The face-up tiles seen in both photos
-    give the camera's move, and the tracked tiles move with it."""
+def _hand_held_block(calibrated: bool):
+    """A block game's tracker for photos (calibrated: the first photo's camera, px = mm x 0.8, tiles
+    followed in table mm, their corners in px), N's and S's hands, and six plays in turn (tile, seat)."""
     rules = load_ruleset("block")
-    # calibrated (the first photo's camera: px = mm x 0.8), tiles are followed in table mm, their corners in px
     px_to_mm = np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]).tolist()
     prof = TableProfile(name="t", image_size=IMAGE_SIZE, homography=px_to_mm, table_size_mm=(1200, 1000)) \
         if calibrated else None
@@ -2066,6 +2062,16 @@ def test_photos_from_a_hand_held_camera_follow_the_table(calibrated):
     hands = {s: [t for t in hand_tiles(random.Random(3)) if _seat_of(t) == s] for s in "NS"}
     line = [(t_(600, 500, 0, (6, 5)), "S"), (t_(648, 500, 0, (5, 4)), "N"), (t_(696, 500, 0, (4, 3)), "S"),
             (t_(552, 500, 0, (2, 6)), "N"), (t_(744, 500, 0, (3, 1)), "S"), (t_(504, 500, 0, (1, 2)), "N")]
+    return tr, hands, line
+
+
+@pytest.mark.parametrize("calibrated", [False, True])
+def test_photos_from_a_hand_held_camera_follow_the_table(calibrated):
+    """Between two photos a phone in the hand shifts and turns: every laid tile "bumped" (or, moved
+    more than half a tile, was taken for gone and laid anew); bench folders with each photo's corners
+    ~15 px off had 50 of 227 plays right and 2 094 bump notices. The face-up tiles seen in both photos
+    give the camera's move, and the tracked tiles move with it."""
+    tr, hands, line = _hand_held_block(calibrated)
     views = [(0.0, (0.0, 0.0)), (1.0, (6.0, -4.0)), (-1.5, (-8.0, 5.0)), (2.5, (30.0, 22.0)), (-2.0, (-25.0, -18.0)),
              (1.0, (12.0, 30.0)), (0.0, (-30.0, 10.0))]  # degrees, px: a turn about the image centre and a shift
     events, on = [], []
@@ -2094,15 +2100,8 @@ def test_a_tile_knocked_while_the_camera_moved_is_told_by_its_own_move(calibrate
     """Photos from a hand-held camera: between two, the camera turned 4 degrees and shifted, and one of
     the four laid tiles was knocked 5 mm and turned ``deg``. Its centre, within the fit's tolerance,
     drew the camera's move with it: the notice said 2.8 px (3.5 mm) and 9.5 / 10.5 degrees."""
-    rules = load_ruleset("block")
-    px_to_mm = np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]).tolist()
-    prof = TableProfile(name="t", image_size=IMAGE_SIZE, homography=px_to_mm, table_size_mm=(1200, 1000)) \
-        if calibrated else None
-    tr = Tracker(rules, profile=prof, config=TrackerConfig(still_window_s=0.0, setup_min_score=None),
-                 image_size=IMAGE_SIZE)
-    hands = {s: [t for t in hand_tiles(random.Random(3)) if _seat_of(t) == s] for s in "NS"}
-    line = [(t_(600, 500, 0, (6, 5)), "S"), (t_(648, 500, 0, (5, 4)), "N"), (t_(696, 500, 0, (4, 3)), "S"),
-            (t_(552, 500, 0, (2, 6)), "N")]
+    tr, hands, line = _hand_held_block(calibrated)
+    line = line[:4]
     views = [(0.0, (0.0, 0.0)), (1.0, (6.0, -4.0)), (-1.5, (-8.0, 5.0)), (2.5, (30.0, 22.0)), (-2.0, (-25.0, -18.0)),
              (4.0, (10.0, 12.0))]  # degrees, px: a turn about the image centre and a shift
     events, on = [], []
