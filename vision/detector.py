@@ -59,6 +59,11 @@ MAX_INPUT_PX = 1280
 #: on rendered frames (val 60, held-out 120) the true tiles' boxes have at most 0.15 of their
 #: area inside a sure box, the weak boxes straddling two tiles 0.40-0.52.
 SURE_BOX_SCORE = 0.9
+#: Most boxes of a frame the merge (rotated NMS) looks at, best first, and most it returns: a table holds at
+#: most a few sets (two double-twelves: 182 tiles); a photo of a dotted surface gave 35 000 boxes, and the
+#: overlap test of every pair asked for 9 GiB (as ultralytics' ``max_nms`` and ``max_det``).
+MAX_NMS_BOXES = 5000
+MAX_DETECTIONS = 500
 MAX_INSIDE_SURE_BOX = 0.3
 
 #: :func:`downscale` may enlarge by up to this factor after its integer step (a tile ~3 %
@@ -335,13 +340,14 @@ def suppress_contained(polys: np.ndarray, order: np.ndarray, max_inside: float =
         (K',) int64 kept indices, still best first.
     """
     kept: list[int] = []
-    ctr = polys.mean(1)
-    size = np.linalg.norm(polys[:, 1] - polys[:, 0], axis=1) + np.linalg.norm(polys[:, 2] - polys[:, 1], axis=1)
     order = [int(i) for i in order]
+    sub = polys[order]  # only the boxes ranked: pairs of every box would be (M, M)
+    ctr = sub.mean(1)
+    size = np.linalg.norm(sub[:, 1] - sub[:, 0], axis=1) + np.linalg.norm(sub[:, 2] - sub[:, 1], axis=1)
     sure = (np.zeros(len(polys), bool) if scores is None else np.asarray(scores) >= sure_score)
     # Overlaps of every pair close enough to touch, in one vectorised call.
     close = np.linalg.norm(ctr[:, None] - ctr[None], axis=2) <= (size[:, None] + size[None]) / 2
-    near = [(i, j) for n, i in enumerate(order) for j in order[:n] if close[i, j]]
+    near = [(i, order[m]) for n, i in enumerate(order) for m in range(n) if close[n, m]]
     inter = dict(zip(near, pair_overlaps(polys[[i for i, _ in near]], polys[[j for _, j in near]]))) if near else {}
     for i in order:
         a = abs(cv2.contourArea(polys[i]))
@@ -549,8 +555,11 @@ class OBBDetector:
         polys = (polys / np.array([fx, fy], np.float32)).astype(np.float32)
         if len(scores) == 0:
             return Detections.empty(tile_px)
+        if len(scores) > MAX_NMS_BOXES:
+            top = np.argsort(-scores, kind="stable")[:MAX_NMS_BOXES]
+            polys, scores, classes = polys[top], scores[top], classes[top]
         xywhr = np.stack([polygon_to_xywhr(p) for p in polys])
-        keep = nms_rotated(xywhr, scores, self.iou_threshold)
+        keep = nms_rotated(xywhr, scores, self.iou_threshold)[:MAX_DETECTIONS]
         keep = suppress_contained(polys, keep)
         return Detections(polys[keep], scores[keep], classes[keep], float(tile_px))
 
