@@ -80,9 +80,9 @@ def test_a_box_already_found_keeps_its_pips():
     assert fit_tiles(pts, TILE, (480, 640), _outline((300.0, 200.0), 10.0)[None]) == []
 
 
-def _washed_frame(outline_grey: int | None) -> tuple[np.ndarray, np.ndarray]:
+def _washed_frame(outline_grey: int | None, pip_grey: int = 225) -> tuple[np.ndarray, np.ndarray]:
     """A 640x480 frame: a dark table, a glare spot of near-white, and a 4|3 tile in it whose only
-    trace is its pips, 25 grey levels below the white (and its outline, when drawn)."""
+    trace is its pips, ``pip_grey`` (25 grey levels below the white; and its outline, when drawn)."""
     frame = np.full((480, 640, 3), 90, np.uint8)
     cv2.circle(frame, (320, 240), 150, (250, 250, 250), -1)
     rng = np.random.default_rng(0)
@@ -91,7 +91,7 @@ def _washed_frame(outline_grey: int | None) -> tuple[np.ndarray, np.ndarray]:
         cv2.polylines(frame, [np.round(_outline((320.0, 240.0), -25.0)).astype(np.int32)], True,
                       (outline_grey,) * 3, 2)
     for x, y in _tile_pips(4, 3, (320.0, 240.0), -25.0):
-        cv2.circle(frame, (int(round(x * 16)), int(round(y * 16))), int(0.085 * TILE / 2 * 16), (225, 225, 225),
+        cv2.circle(frame, (int(round(x * 16)), int(round(y * 16))), int(0.085 * TILE / 2 * 16), (pip_grey,) * 3,
                    -1, cv2.LINE_AA, 4)
     return frame, _outline((320.0, 240.0), -25.0)
 
@@ -108,6 +108,9 @@ def test_glare_tiles_finds_the_washed_out_tile_and_only_where_its_outline_is_los
     assert glare_tiles(edged, TILE) == []
     # no washed area at all: nothing looked at
     assert glare_tiles(np.full((480, 640, 3), 90, np.uint8), TILE) == []
+    # the same dots black, as on white paper or dice (helper-132): glare leaves no pip that dark
+    black, _ = _washed_frame(None, pip_grey=20)
+    assert glare_tiles(black, TILE) == []
 
 
 def test_the_recognizer_adds_the_tiles_a_glare_spot_washed_out():

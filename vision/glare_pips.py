@@ -25,7 +25,8 @@ Steps (:func:`glare_tiles`):
    :data:`MIN_ON_LATTICE` of them on it is left.
 4. Tiles: every centre and direction (along either lattice axis) whose points make two standard
    halves of 1 to 6 pips, with no point on the divider or the ring around the outline, at least
-   :data:`MIN_PIPS` pips and not on a box already found, is a fit. Of a group's fits, the choice
+   :data:`MIN_PIPS` pips, pips no darker than glare leaves them (:data:`MAX_PIP_CONTRAST`) and not on
+   a box already found, is a fit. Of a group's fits, the choice
    of fits with outlines apart that holds the most pips is kept, when it is the only one and
    leaves at most :data:`MAX_LEFT_OVER` pips over (in a line of touching tiles any two
    neighbouring halves make a tile; only the outline, which the glare took, or the whole line's
@@ -74,6 +75,10 @@ WASHED_GREY = 235
 #: are left to the lattice. On the 7 rendered frames looked at (5 with a washed-out tile, 2 with a
 #: board's white printed dominoes) 13-17 all give the same fits; a noise-scaled threshold did not.
 MIN_CONTRAST = 15.0
+#: Largest median contrast (grey levels) of a fitted tile's pips: glare takes most of it (pips of the
+#: tiles it washed out: medians 33-55 on 8 rendered frames), while black dots on white paper or dice on a
+#: white table keep theirs (180-193; helper-132 found both fitted as tiles).
+MAX_PIP_CONTRAST = 120.0
 #: Blob area range, as multiples of a layout pip's area (pip radius 0.085 of the half's side).
 PIP_AREA = (0.2, 4.0)
 #: Largest distance of a pip from its lattice point, lattice units.
@@ -165,8 +170,9 @@ def washed_regions(grey: np.ndarray, tile_px: float) -> list[tuple[int, int, int
              min(h, int((y + bh) / f + pad) + 1)) for x, y, bw, bh, _ in big]
 
 
-def washed_pips(bgr: np.ndarray, tile_px: float, boxes_px: np.ndarray | None = None) -> np.ndarray:
-    """Pip centres in the frame's washed-out areas (:func:`washed_regions`).
+def washed_pips(bgr: np.ndarray, tile_px: float, boxes_px: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Pip centres in the frame's washed-out areas (:func:`washed_regions`), with their contrast.
 
     Args:
         bgr: (H, W, 3) uint8 BGR frame.
@@ -174,19 +180,24 @@ def washed_pips(bgr: np.ndarray, tile_px: float, boxes_px: np.ndarray | None = N
         boxes_px: (N, 4, 2) float boxes already found; pips inside them are left out.
 
     Returns:
-        (K, 2) float64 pip centres ``(x, y)`` in frame px (pixel-edge convention); empty when no
+        ``(centres, contrast)``: (K, 2) float64 pip centres ``(x, y)`` in frame px (pixel-edge
+        convention) and (K,) float64 each blob's strongest black-hat (grey levels); empty when no
         washed area could hide a tile.
     """
     grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
-    out = [np.zeros((0, 2))]
+    out, peaks = [np.zeros((0, 2))], [np.zeros(0)]
     for x0, y0, x1, y1 in washed_regions(grey, tile_px):
-        out.append(_pips_in(bgr[y0:y1, x0:x1], grey[y0:y1, x0:x1], tile_px,
-                            None if boxes_px is None else np.asarray(boxes_px, np.float64) - (x0, y0)) + (x0, y0))
-    return np.concatenate(out)
+        c, k = _pips_in(bgr[y0:y1, x0:x1], grey[y0:y1, x0:x1], tile_px,
+                        None if boxes_px is None else np.asarray(boxes_px, np.float64) - (x0, y0))
+        out.append(c + (x0, y0))
+        peaks.append(k)
+    return np.concatenate(out), np.concatenate(peaks)
 
 
-def _pips_in(bgr: np.ndarray, grey: np.ndarray, tile_px: float, boxes_px: np.ndarray | None) -> np.ndarray:
-    """Pip centres (K, 2) in one washed region's crop (crop px, pixel-edge convention)."""
+def _pips_in(bgr: np.ndarray, grey: np.ndarray, tile_px: float, boxes_px: np.ndarray | None
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Pip centres (K, 2) in one washed region's crop (crop px, pixel-edge convention) and each one's
+    strongest black-hat (K,)."""
     half = tile_px / 2.0
     k = cv2.getStructuringElement(cv2.MORPH_RECT, (_odd(0.4 * half),) * 2)  # wider than a pip (separable: fast)
     washed = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, k) >= WASHED_GREY
@@ -194,11 +205,13 @@ def _pips_in(bgr: np.ndarray, grey: np.ndarray, tile_px: float, boxes_px: np.nda
     mask = ((hat >= MIN_CONTRAST) & washed).astype(np.uint8)
     if boxes_px is not None and len(boxes_px):
         cv2.fillPoly(mask, [np.round(b).astype(np.int32) for b in boxes_px.reshape(-1, 4, 2)], 0)
-    n, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     pip_area = np.pi * (_PIP_RADIUS * half) ** 2
     area = stats[1:, cv2.CC_STAT_AREA]
     ok = (area >= max(2.0, PIP_AREA[0] * pip_area)) & (area <= PIP_AREA[1] * pip_area)
-    return cents[1:][ok] + 0.5  # component centroids are pixel centres
+    peak = np.zeros(n)
+    np.maximum.at(peak, labels.ravel(), hat.ravel())
+    return cents[1:][ok] + 0.5, peak[1:][ok]  # component centroids are pixel centres
 
 
 def _groups(pts: np.ndarray, link: float, shape: tuple[int, int]) -> list[np.ndarray]:
@@ -268,7 +281,7 @@ def _read(points: set, cx: int, cy: int, vertical: bool) -> tuple[int, int, int]
 
 
 def fit_tiles(pts: np.ndarray, tile_px: float, shape: tuple[int, int],
-              boxes_px: np.ndarray | None = None) -> list[GlareTile]:
+              boxes_px: np.ndarray | None = None, contrast: np.ndarray | None = None) -> list[GlareTile]:
     """Tiles whose pips are these points (steps 3 and 4 of the module doc).
 
     Args:
@@ -277,6 +290,8 @@ def fit_tiles(pts: np.ndarray, tile_px: float, shape: tuple[int, int],
         shape: (H, W) of the frame.
         boxes_px: (N, 4, 2) float boxes already found: a fitted tile may not overlap them by more
             than :data:`MAX_OVERLAP` of its area.
+        contrast: (K,) float each pip's black-hat (:func:`washed_pips`), or None: a tile whose pips'
+            median is above :data:`MAX_PIP_CONTRAST` is not fitted.
 
     Returns:
         The tiles fitted: per group of pips, the one choice of fits that holds the most pips.
@@ -297,6 +312,7 @@ def fit_tiles(pts: np.ndarray, tile_px: float, shape: tuple[int, int],
         if on.mean() < MIN_ON_LATTICE:
             continue  # tiles at several angles, or noise: leave the group
         points = {(int(x), int(y)) for x, y in snap[on]}
+        dark = {} if contrast is None else {(int(x), int(y)): float(c) for (x, y), c in zip(snap[on], contrast[g][on])}
         fits = []
         for key in {_centre(x, y, du, dv, vertical) for x, y in points for vertical in (False, True)
                     for du in (-3, -2, -1, 1, 2, 3) for dv in (-1, 0, 1)}:
@@ -306,6 +322,8 @@ def fit_tiles(pts: np.ndarray, tile_px: float, shape: tuple[int, int],
             poly = _outline(*key, *lat)
             if any(covered_fraction(poly, b) > MAX_OVERLAP for b in boxes):
                 continue
+            if dark and np.median([dark[q] for q in _members(points, *key)]) > MAX_PIP_CONTRAST:
+                continue  # pips as dark as in plain light: dots on white paper, dice, not glare
             fits.append((key, r, poly))
         members = [_members(points, *k) for k, _, _ in fits]
         best = _best_choice([k for k, _, _ in fits], members)
@@ -407,10 +425,10 @@ def glare_tiles(bgr: np.ndarray, tile_px: float, boxes_px: np.ndarray | None = N
         bgr = cv2.resize(bgr, (max(1, round(bgr.shape[1] * s)), max(1, round(bgr.shape[0] * s))),
                          interpolation=cv2.INTER_AREA)
         boxes_px = None if boxes_px is None else np.asarray(boxes_px, np.float64) * s
-    pts = washed_pips(bgr, tile_px * s, boxes_px)
+    pts, contrast = washed_pips(bgr, tile_px * s, boxes_px)
     if len(pts) < MIN_PIPS:
         return []
-    fits = fit_tiles(pts, tile_px * s, bgr.shape[:2], boxes_px)
+    fits = fit_tiles(pts, tile_px * s, bgr.shape[:2], boxes_px, contrast)
     if not fits:
         return []
     b, g, r = cv2.split(bgr)
