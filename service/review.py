@@ -171,6 +171,8 @@ SKIPPED_WHY = "undecodable, another size, or blurred"
 #: Photos between which the camera moved (``Tracker.camera_moves``) that make a calibrated review warn:
 #: the calibration fits the camera where it stood (one move may be a bump, mended by following it).
 CAMERA_MOVES_WARN = 2
+#: A review says so when at least this share of its plays (and 2) took their seat from the turn order.
+SEATS_BY_TURN_WARN = 0.25
 
 
 def finished_review(folder: Path) -> bool:
@@ -461,6 +463,7 @@ class ReviewSession:
         self._arm_photos: list[Notice] = []  # arm_in_photo notices: a folder's photos with arms over the table
         self._draws_late: list[str] = []  # a folder's photos whose draw was flagged out of turn (see finish)
         self._muted_turns = 0  # plays whose out_of_turn flag names a seat the footage does not show
+        self._seats_by_turn = 0  # plays the camera gave to the seat whose turn it was (Play.seat_by_turn)
         self._done: list[Hand] = []  # the hands before this one: a cleared table starts the next
         self.game_no, self.hand_no = 1, 1  # the current hand's game, and its number in that game
         self._t = 0.0  # the last frame's time (s): where closing notices point in the video
@@ -599,6 +602,7 @@ class ReviewSession:
             self._muted_turns += 1
         if isinstance(ev, Play):
             self.summary.plays += 1
+            self._seats_by_turn += ev.seat_by_turn
         elif isinstance(ev, Draw):
             self.summary.draws += ev.count
             if self.files is not None and any(f["kind"] == "out_of_turn" for f in flags):
@@ -770,6 +774,13 @@ class ReviewSession:
                 s.warnings.append("no --calibration: the hand areas, and so the seats of plays and reveals, are "
                                   "guessed from the image's borders (`dominocast calibrate table`, "
                                   "docs/calibration.md)")
+            if self._seats_by_turn >= max(2, SEATS_BY_TURN_WARN * s.plays):
+                # helper-132: all 16 seats guessed, the lead's wrong, so every later seat and the score too,
+                # and the summary listed 10 of 16 flags without saying so
+                s.warnings.append(f"{self._seats_by_turn} of {plural(s.plays, 'play')} took the seat whose turn it "
+                                  "was (the camera did not see who laid the tile; marked seat_by_turn): one wrong "
+                                  "guess moves every later seat, so check them (a hand shown in the photos, or a "
+                                  "calibration, tells them)")
             off = self.tracker.hands_off_seats() if self.tracker.profile is None else []
             if off:
                 sides = " and ".join(side for side, seat in SIDE_TO_SEAT.items() if seat in off)

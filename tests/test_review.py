@@ -1008,10 +1008,15 @@ def test_a_reviews_record_marks_the_plays_whose_seat_came_from_the_turn_order(tm
         return script[min(len(calls), len(script)) - 1]
 
     out = tmp_path / "out"
-    run_review(open_source(photos), load_ruleset("all-fives"), recognize, out, None)
+    summary = run_review(open_source(photos), load_ruleset("all-fives"), recognize, out, None)
     log = json.loads((out / "record.json").read_text())["hands"][0]["events"]
     assert [(e["seat"], e["tile"], e.get("seat_by_turn")) for e in log if e["type"] == "play"] == [
         ("N", [6, 6], True), ("S", [6, 2], True)]
+    # helper-132: and the summary says how many seats were guessed (one wrong guess moves every later one)
+    assert [w for w in summary.warnings if "took the seat whose turn it was" in w] == [
+        "2 of 2 plays took the seat whose turn it was (the camera did not see who laid the tile; marked "
+        "seat_by_turn): one wrong guess moves every later seat, so check them (a hand shown in the photos, or a "
+        "calibration, tells them)"]
     rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert [(r["seat"], r.get("seat_by_turn")) for r in rows if r["type"] == "play"] == [("N", True), ("S", True)]
     assert (out / "report.html").read_text().count("(seat by turn)") == 2
