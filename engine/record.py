@@ -393,7 +393,10 @@ def from_json(text: str) -> MatchRecord:
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
-        raise RecordError(f"malformed record: {where}: {err['msg']}") from None
+        # helper-132: a record holding a field added after this version (a play's seat_by_turn) named only it
+        newer = (" (a field this version does not know: was the record written by a newer dominocast? "
+                 "upgrade to read it)") if err["type"] == "extra_forbidden" else ""
+        raise RecordError(f"malformed record: {where}: {err['msg']}{newer}") from None
     rules_of(record)
     return record
 

@@ -330,6 +330,12 @@ def test_bad_json_fields(demo):
     with pytest.raises(RecordError, match="key 'players'"):
         from_json(json.dumps(data))
     assert from_json(to_json(demo).replace('"version": 1', '"version": "1.3"')) == demo  # a minor version
+    # a field this version does not know: maybe a newer dominocast wrote it (helper-132)
+    data = json.loads(to_json(demo))
+    data["hands"][0]["events"][1]["seen_from_above"] = True
+    with pytest.raises(RecordError, match=r"play\.seen_from_above: Extra inputs are not permitted \(a field this "
+                                          r"version does not know: was the record written by a newer dominocast\? "):
+        from_json(json.dumps(data))
 
 
 @pytest.mark.parametrize("text, message", [
