@@ -27,6 +27,17 @@ BROWSER_UNPLAYABLE = {"FMP4": "MPEG-4 Part 2 (FMP4)", "MP4V": "MPEG-4 Part 2 (mp
                       "DIVX": "MPEG-4 Part 2 (DIVX)", "MJPG": "Motion JPEG"}
 
 
+def _decodes(video: Path) -> bool:
+    """Whether OpenCV reads a frame of ``video``."""
+    import cv2
+
+    cap = cv2.VideoCapture(str(video))
+    try:
+        return bool(cap.isOpened() and cap.read()[0])
+    finally:
+        cap.release()
+
+
 def _codec(video: Path) -> str:
     """The video's FOURCC as OpenCV reads it, upper case ("" when it cannot be opened)."""
     import cv2
@@ -167,6 +178,9 @@ def report(
     if review is not None and review_folder_problem(review):
         raise fail(f"--review {review}: {review_folder_problem(review)}")
     codec = _codec(video) if video is not None else ""
+    if video is not None and not defaulted and not _decodes(video):  # helper-132: a text file named .mp4 was linked
+        err_console.print(f"warning: --video {video}: no frame can be read from it (not a video, or not yet whole?): "
+                          "the page links it anyway", highlight=False)
     if codec in BROWSER_UNPLAYABLE:  # helper-85: linked without a word, and then it did not play
         err_console.print(f"warning: --video {video} is {BROWSER_UNPLAYABLE[codec]}, which most browsers do not "
                           "play: the page links it anyway (a review's annotated.webm plays)", highlight=False)

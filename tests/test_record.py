@@ -779,6 +779,14 @@ def test_record_report_warns_of_a_video_browsers_do_not_play(cli, tmp_path, demo
     assert res.exit_code == 0, res.output
     assert "is MPEG-4 Part 2" in res.output and "most browsers do not play" in res.output
     assert (tmp_path / "r.html").is_file()
+    # helper-132: a text file named .mp4 was linked without a word (it may be a video still being copied)
+    fake = tmp_path / "bad.mp4"
+    fake.write_text("not a video")
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "m.json"), "--out", str(tmp_path / "s.html"),
+                                   "--video", str(fake)])
+    assert res.exit_code == 0 and (tmp_path / "s.html").is_file()
+    assert "no frame can be read from it (not a video, or not yet whole?): the page links it anyway" in " ".join(
+        res.output.split())
 
 
 def test_open_ends_show_the_count_the_rules_score_when_it_is_not_their_sum():
