@@ -43,7 +43,8 @@ Measured on rendered frames (generator recipe 8, tile size known): the bench's 4
 3 of the 4 washed-out tiles the detector misses found and read right, no false tile; 180 other
 val / held-out frames, none fitted; 1 800 frames of scenes 1 200-2 999, 6 tiles found right and
 1 wrong (a 4|2 whose 4 lost two pips in the white, read 2|2); real photos (DDD, DomiBot): none
-fitted, 3.5 ms median per 720p frame, ~11 ms per 2040 x 1536 DDD photo.
+fitted; time: 3.5 ms median per held-out 720p frame, 3 ms per 1080p frame without a washed area
+(the recognizer's ~120), ~9 ms per 2040 x 1536 DDD photo.
 """
 
 from __future__ import annotations
