@@ -156,3 +156,4 @@ def test_a_choice_that_leaves_pips_over_is_not_taken():
     assert fit_tiles(np.vstack([a, b]), TILE, (480, 640)) == []
     # with the blank tile's 6 hidden (under a hand), the 6|3 alone is found
     assert [t.pips for t in fit_tiles(b, TILE, (480, 640))] == [(6, 3)]
+

@@ -2137,3 +2137,19 @@ def test_uncalibrated_photos_turned_a_quarter_say_so():
         tr.update(0, 0.0, observe(tiles), None)
         got[name] = tr.hands_off_seats()
     assert got == {"turned": ["E", "W"], "upright": [], "upright with a boneyard by W": []}
+
+
+def test_a_play_read_from_pips_under_glare_is_recorded_and_marked_uncertain():
+    """The fitted tile's reading (detector score GLARE_SCORE, half confidences GLARE_CONFIDENCE) is under
+    the tracker's confidence for a sure play: the play is recorded, with an ``uncertain_read`` notice
+    (README, docs/recognition.md step 7c)."""
+    from vision.glare_pips import GLARE_CONFIDENCE, GLARE_SCORE
+
+    table = Table(load_ruleset("nova-block"))
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    washed = t_(648, 500, 180, (2, 5), "E")
+    washed.det_score, washed.confidence = GLARE_SCORE, GLARE_CONFIDENCE
+    table.play(washed)
+    assert plays(table.events) == [("N", (3, 5), "lead"), ("E", (5, 2), "E")]
+    assert [n.details["reasons"] for n in notices(table.events, "uncertain_read")] == [["low_confidence"]]
+    assert [round(e.confidence, 2) for e in table.events if isinstance(e, Play)][1] == GLARE_SCORE * GLARE_CONFIDENCE

@@ -43,8 +43,8 @@ Measured on rendered frames (generator recipe 8, tile size known): the bench's 4
 3 of the 4 washed-out tiles the detector misses found and read right, no false tile; 180 other
 val / held-out frames, none fitted; 1 800 frames of scenes 1 200-2 999, 6 tiles found right and
 1 wrong (a 4|2 whose 4 lost two pips in the white, read 2|2); real photos (DDD, DomiBot): none
-fitted; time: 3.5 ms median per held-out 720p frame, 3 ms per 1080p frame without a washed area
-(the recognizer's ~120), ~9 ms per 2040 x 1536 DDD photo.
+fitted; time (median): 2 ms per held-out 720p frame, 2 ms per 1080p frame without a washed area
+(the recognizer's ~120), ~3 ms per 2040 x 1536 DDD photo.
 """
 
 from __future__ import annotations
@@ -171,14 +171,15 @@ def washed_regions(grey: np.ndarray, tile_px: float) -> list[tuple[int, int, int
              min(h, int((y + bh) / f + pad) + 1)) for x, y, bw, bh, _ in big]
 
 
-def washed_pips(bgr: np.ndarray, tile_px: float, boxes_px: np.ndarray | None = None
-                ) -> tuple[np.ndarray, np.ndarray]:
+def washed_pips(bgr: np.ndarray, tile_px: float, boxes_px: np.ndarray | None = None,
+                regions: list[tuple[int, int, int, int]] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Pip centres in the frame's washed-out areas (:func:`washed_regions`), with their contrast.
 
     Args:
         bgr: (H, W, 3) uint8 BGR frame.
         tile_px: tile long side in frame px (pip size and lattice spacing follow from it).
         boxes_px: (N, 4, 2) float boxes already found; pips inside them are left out.
+        regions: the washed regions of ``bgr`` when already known (:func:`washed_regions`).
 
     Returns:
         ``(centres, contrast)``: (K, 2) float64 pip centres ``(x, y)`` in frame px (pixel-edge
@@ -187,7 +188,7 @@ def washed_pips(bgr: np.ndarray, tile_px: float, boxes_px: np.ndarray | None = N
     """
     grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     out, peaks = [np.zeros((0, 2))], [np.zeros(0)]
-    for x0, y0, x1, y1 in washed_regions(grey, tile_px):
+    for x0, y0, x1, y1 in washed_regions(grey, tile_px) if regions is None else regions:
         c, k = _pips_in(bgr[y0:y1, x0:x1], grey[y0:y1, x0:x1], tile_px,
                         None if boxes_px is None else np.asarray(boxes_px, np.float64) - (x0, y0))
         out.append(c + (x0, y0))
@@ -237,14 +238,15 @@ _PAIR_TOLERANCE = 0.15
 def _lattice(pts: np.ndarray, d_nominal: float) -> tuple[float, float, np.ndarray] | None:
     """(angle rad, spacing px, origin (2,) px) of the pip lattice of a group, None without two pip
     pairs at a layout step (:data:`_PAIR_STEPS` times ``d_nominal``, +-15 %, perspective included)."""
-    diff = pts[None] - pts[:, None]
-    dist = np.linalg.norm(diff, axis=2)
     iu = np.triu_indices(len(pts), 1)
+    diff = (pts[None] - pts[:, None])[iu]  # (P, 2), each pair once
+    dist = np.linalg.norm(diff, axis=1)
+    direction = np.arctan2(diff[:, 1], diff[:, 0])
     ang, unit = [], []
     for step, turn in _PAIR_STEPS:
-        sel = np.abs(dist[iu] / (step * d_nominal) - 1) <= _PAIR_TOLERANCE
-        ang += list(np.arctan2(diff[iu][sel, 1], diff[iu][sel, 0]) - turn)
-        unit += list(dist[iu][sel] / step)
+        sel = np.abs(dist / (step * d_nominal) - 1) <= _PAIR_TOLERANCE
+        ang += list(direction[sel] - turn)
+        unit += list(dist[sel] / step)
     if len(ang) < 2:
         return None
     theta = float(np.angle(np.exp(4j * np.asarray(ang)).mean())) / 4  # directions modulo 90 degrees
@@ -419,14 +421,16 @@ def glare_tiles(bgr: np.ndarray, tile_px: float, boxes_px: np.ndarray | None = N
     Returns:
         :class:`GlareTile` list, empty for most frames (no washed area, or no pips in it).
     """
-    if not washed_regions(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), tile_px):
+    regions = washed_regions(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), tile_px)
+    if not regions:
         return []  # most frames: a few ms on a small copy
     s = min(1.0, WORK_TILE_PX / float(tile_px))  # pips of a few px are enough: large frames get small
     if s < 1.0:
         bgr = cv2.resize(bgr, (max(1, round(bgr.shape[1] * s)), max(1, round(bgr.shape[0] * s))),
                          interpolation=cv2.INTER_AREA)
         boxes_px = None if boxes_px is None else np.asarray(boxes_px, np.float64) * s
-    pts, contrast = washed_pips(bgr, tile_px * s, boxes_px)
+        regions = [(int(x0 * s), int(y0 * s), int(np.ceil(x1 * s)), int(np.ceil(y1 * s))) for x0, y0, x1, y1 in regions]
+    pts, contrast = washed_pips(bgr, tile_px * s, boxes_px, regions)
     if len(pts) < MIN_PIPS:
         return []
     fits = fit_tiles(pts, tile_px * s, bgr.shape[:2], boxes_px, contrast)
