@@ -25,7 +25,7 @@ tr.flag{background:#fff1f0} .pts{font-weight:600;color:#0a6} .neg{color:#c00}
 img.snap{width:220px;border-radius:4px} .flagtxt{color:#c00;font-size:.9em} .notetxt{color:#8a6d00;font-size:.9em}
 .legend span{margin-right:1rem} svg{background:#fafafa;border:1px solid #eee}
 video.replay{width:100%;max-height:40vh;background:#000;border-radius:4px;position:sticky;top:0;z-index:1}
-.warn{background:#fff4e5;border-left:4px solid #e67e00;padding:.5rem .8rem;font-weight:600}
+.warn{background:#fff4e5;border-left:4px solid #e67e00;padding:.5rem .8rem;font-weight:600;white-space:pre-line}
 .kind{font-size:.8em;color:#555;background:#eee;border-radius:3px;padding:0 .3em;margin-right:.3em}
 .inferred{color:#555;font-size:.9em} .guess{color:#8a6d00;font-size:.9em}
 """

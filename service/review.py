@@ -796,14 +796,14 @@ class ReviewSession:
                                   "calibration fits one camera position, so the hand areas, and the seats, may be "
                                   "off; keep the camera still, or review these photos without --calibration")
             if s.warnings or not s.final:
-                warning = " ".join(s.lines())
+                warning = "\n".join(s.lines())
         if s.frames and not (s.reads or s.plays or s.placements) and not s.partial and self.gate is not None:
             # e.g. a video made of one photo per move: no frame repeats long enough for the motion gate
             s.warnings.append(f"none of the {plural(s.frames, 'frame')} was read: the table never stayed still "
                               f"for {self.gate.still_window_s:g} s (one photo per move? review the photos as a "
                               "folder, `--interval` sets their spacing)")
             s.final = False
-            warning = " ".join(s.lines())
+            warning = "\n".join(s.lines())
         if self._arm_photos:  # helper-108: a folder of photos taken with arms over the table, and no word of it
             names = _first_names([self._photo_name(ev.frame) for ev in self._arm_photos])
             seats = " and may give them to the wrong seat" if self.hand is not None else ""
@@ -818,10 +818,10 @@ class ReviewSession:
                               "as well")
         if self._arm_photos or self._draws_late:  # the photos put the record in doubt
             s.final = False
-            warning = " ".join(s.lines())
+            warning = "\n".join(s.lines())
         if self.out.video_error:
             s.warnings.append(f"no annotated video: {self.out.video_error}")
-            warning = warning or " ".join(s.lines())
+            warning = warning or "\n".join(s.lines())
         self.out.close()
         s.files["events"] = self.out.dir / "events.jsonl"
         if self.out.video is not None:

@@ -1019,7 +1019,10 @@ def test_a_reviews_record_marks_the_plays_whose_seat_came_from_the_turn_order(tm
         "calibration, tells them)"]
     rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert [(r["seat"], r.get("seat_by_turn")) for r in rows if r["type"] == "play"] == [("N", True), ("S", True)]
-    assert (out / "report.html").read_text().count("(seat by turn)") == 2
+    page = (out / "report.html").read_text()
+    assert page.count("(seat by turn)") == 2
+    # helper-133: the page's warning box ran its lines together; each is a line of its own now
+    assert "\nwarning: 2 of 2 plays took the seat whose turn it was" in page and "white-space:pre-line" in page
     res = CliRunner().invoke(app, ["record", "show", str(out / "record.json")])
     assert res.exit_code == 0, res.output
     assert "2. S 6-2 E t=2.0 f=2 c=0.95 oriented seat_by_turn  {+0}" in res.stdout.splitlines()
