@@ -6,6 +6,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -33,10 +34,69 @@ def quiet_opencv():
         log.setLogLevel(level)
 
 
-def decode_image(path: str | os.PathLike[str]) -> np.ndarray | None:
+#: First bytes of a JPEG file: a format without transparency, so it is decoded once, not twice.
+JPEG_MAGIC = b"\xff\xd8\xff"
+
+
+def _imdecode(data: np.ndarray, flag: int) -> tuple[np.ndarray | None, float]:
+    """``cv2.imdecode(data, flag)`` with transparent pixels filled (:func:`flatten_transparency`), and the
+    share of the image that was transparent (0.0 for an opaque one). Raises ``cv2.error`` as imdecode does.
+
+    ``IMREAD_COLOR`` and ``IMREAD_GRAYSCALE`` drop an alpha channel and keep the colour a transparent
+    pixel happens to hold (mostly black): a tile cut out onto a transparent background was looked for on
+    a black table. Only ``IMREAD_UNCHANGED`` keeps the alpha, so a file that may hold one is decoded again."""
+    image = cv2.imdecode(data, flag)
+    if image is None or bytes(data[:3]) == JPEG_MAGIC:
+        return image, 0.0
+    full = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+    if full is None or full.ndim != 3 or full.shape[2] != 4:
+        return image, 0.0
+    alpha = full[..., 3]
+    if alpha.dtype != np.uint8:  # 16-bit (or float) PNG and TIFF: as 0-255, as the colours were read
+        top = np.iinfo(alpha.dtype).max if alpha.dtype.kind in "ui" else 1.0
+        alpha = cv2.convertScaleAbs(alpha, alpha=255.0 / top)
+    if alpha.min() == 255:  # an alpha channel opaque everywhere (many editors save one) changes nothing
+        return image, 0.0
+    # IMREAD_UNCHANGED does not turn the picture by its EXIF orientation, the other flags do: the colours
+    # are taken unturned too, so that the alpha lies over the pixels it belongs to.
+    image = cv2.imdecode(data, flag | cv2.IMREAD_IGNORE_ORIENTATION)
+    return flatten_transparency(image, alpha)
+
+
+def flatten_transparency(image: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarray, float]:
+    """``image`` over plain grey :data:`vision.obb.PAD_VALUE` (114), weighted by ``alpha``, and the share of
+    its pixels (0-1) that are not fully opaque.
+
+    That grey is what the detector's letterbox pads its input with: it was trained to see there neither a
+    table nor a tile, so a cut-out's transparent surroundings are looked at as no picture at all, where
+    black would be a dark table and white a glare.
+
+    Args:
+        image: (H, W, 3) or (H, W) uint8.
+        alpha: (H, W) uint8, 255 opaque, 0 transparent.
+    """
+    from vision.obb import PAD_VALUE
+
+    weight = alpha.astype(np.float32) / 255.0
+    grey = np.full_like(image, PAD_VALUE)
+    flat = cv2.blendLinear(image, grey, weight, 1.0 - weight)
+    return flat, np.count_nonzero(alpha < 255) / alpha.size
+
+
+def transparency_note(path: str | os.PathLike[str], share: float) -> str:
+    """The one line that says a photo's transparent part was filled with grey (``share``: 0-1 of its pixels)."""
+    return (f"{path}: {share:.0%} of it is transparent: filled with plain grey, where no tile is looked for "
+            "(tiles are read in its opaque part only)")
+
+
+def decode_image(path: str | os.PathLike[str],
+                 on_transparent: Callable[[float], None] | None = None) -> np.ndarray | None:
     """An image file as (H, W, 3) uint8 BGR, without OpenCV's log lines; None when it does not decode
     completely: a truncated JPEG (which ``cv2.imread`` would return half grey), a header over
-    CV_IO_MAX_IMAGE_PIXELS (where OpenCV raises), a file that cannot be read."""
+    CV_IO_MAX_IMAGE_PIXELS (where OpenCV raises), a file that cannot be read.
+
+    Transparent pixels (a PNG's alpha channel) are filled with grey (:func:`flatten_transparency`);
+    ``on_transparent(share)`` is then called with the share (0-1) of the image that was transparent."""
     try:
         data = np.fromfile(str(path), dtype=np.uint8)  # works with non-ASCII paths too
     except OSError:
@@ -45,17 +105,23 @@ def decode_image(path: str | os.PathLike[str]) -> np.ndarray | None:
         return None
     with quiet_opencv():
         try:
-            return cv2.imdecode(data, cv2.IMREAD_COLOR)
+            image, share = _imdecode(data, cv2.IMREAD_COLOR)
         except cv2.error:
             return None
+    if share and on_transparent is not None:
+        on_transparent(share)
+    return image
 
 
-def load_image(path: str | os.PathLike[str], *, gray: bool = False) -> np.ndarray:
+def load_image(path: str | os.PathLike[str], *, gray: bool = False,
+               on_transparent: Callable[[float], None] | None = None) -> np.ndarray:
     """Read an image file.
 
     Args:
         path: Image file (any format OpenCV decodes: PNG, JPEG, TIFF, BMP, ...).
         gray: Return a single-channel image.
+        on_transparent: called with the share (0-1) of the image's pixels that were transparent, when
+            any were; they are filled with grey (:func:`flatten_transparency`).
 
     Returns:
         ``(H, W)`` uint8 when ``gray`` is true, else ``(H, W, 3)`` uint8 BGR.
@@ -75,13 +141,15 @@ def load_image(path: str | os.PathLike[str], *, gray: bool = False) -> np.ndarra
     flag = cv2.IMREAD_GRAYSCALE if gray else cv2.IMREAD_COLOR
     with quiet_opencv():
         try:
-            image = cv2.imdecode(data, flag) if data.size else None
+            image, share = _imdecode(data, flag) if data.size else (None, 0.0)
         except cv2.error as exc:  # raised, not None, e.g. for a header over CV_IO_MAX_IMAGE_PIXELS
             # OpenCV's message is its failed check ("pixels <= CV_IO_MAX_IMAGE_PIXELS"): say it plainly
             raise CalibrationError(f"{p}: OpenCV refuses to decode it ({exc.err or exc}: an image header "
                                    "claiming more pixels than OpenCV allows, or a corrupt one)") from exc
     if image is None:
         raise CalibrationError(f"{p}: not an image, a truncated or corrupt one, or a format OpenCV cannot decode")
+    if share and on_transparent is not None:
+        on_transparent(share)
     return image
 
 

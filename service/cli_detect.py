@@ -6,7 +6,9 @@
 Bad inputs (missing or unreadable file, not an image, an image for another camera
 size) print one ``error:`` line each and the other images are still processed; the
 exit code is then 2.  A corrupt calibration profile or missing model files stop the
-command at once (one line, exit code 2).
+command at once (one line, exit code 2).  An image with transparent pixels (read over
+plain grey) gets a ``note:`` line, an overexposed one (:mod:`vision.exposure`) a
+``warning:`` line, both on stderr.
 """
 
 from __future__ import annotations
@@ -263,14 +265,21 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
     import cv2
 
     from calibration.errors import CalibrationError
-    from calibration.images import load_image
+    from calibration.images import load_image, transparency_note
+    from vision.exposure import overexposed, overexposed_message
+
+    def say(line: str) -> None:  # on stderr with the errors: about the input, not its tiles
+        err_console.print(line, highlight=False, markup=False, soft_wrap=True)
 
     bad = duplicates = off_table = 0
     names = Counter(p.name for p in images)
     for k, image in enumerate(images):
         label = image.name if names[image.name] == 1 else str(image)  # same names: say which folder
         try:
-            frame = load_image(image)
+            frame = load_image(image, on_transparent=lambda share, path=image: say(
+                f"note: {transparency_note(path, share)}"))
+            if (clipped := overexposed(frame)) is not None:
+                say(f"warning: {image}: {overexposed_message(clipped)}")
             if tile_px is not None and tile_px > max(frame.shape[:2]):
                 raise ValueError(f"--tile-px {tile_px:g} is longer than the image ({frame.shape[1]}x{frame.shape[0]} "
                                  "px): give a tile's long side in this image's pixels")

@@ -160,6 +160,9 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
     if Path(source).is_file() and Path(source).suffix.lower() in IMAGE_SUFFIXES:
         raise fail(f"{source} is one photo: `dominocast review` takes a video or a folder of photos (a "
                    f"time-lapse); for the tiles in one photo use `dominocast detect {source}`")
+    # before the slow work (the models, a folder's tile size measured on its photos): an --out that
+    # cannot be the output folder is said at once, not after it
+    _output_folder(out, keep_events=False, create=False)
     ruleset, profile, recognize = _setup(rules, calibration, sets)
     try:
         src = open_source(source, interval_s=interval)

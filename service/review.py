@@ -56,6 +56,7 @@ from engine.timeline import outcome_row, result_text
 from service.read_flags import CONFIDENT, as_read
 from service.report import event_counts, plural, write_report
 from service.video_out import VIDEO_NAMES, VideoOut
+from vision.exposure import overexposed, overexposed_message
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
 from vision.photo_arms import PhotoArms
@@ -73,7 +74,7 @@ FLAG_NOTICES = ("uncertain_read", "after_hand_end", "seats_unseen")
 #: Row types that are not engine events; in a scored review they carry ``game`` and ``hand`` too.
 NOTE_ROW_TYPES = ("flag", "notice", "vision_notice")
 #: Tracker notices written with ``rules=None``: what a tile did, with no turn, seat or line of play.
-FREE_FORM_NOTICES = ("bump", "moved", "reread", "tile_missing", "arm_in_photo")
+FREE_FORM_NOTICES = ("bump", "moved", "reread", "tile_missing", "arm_in_photo", "overexposed")
 #: The ``arm_in_photo`` notice of a folder's photo (:class:`vision.photo_arms.PhotoArms`).
 ARM_IN_PHOTO = ("this photo shows an arm or hand over the table (reaching in from the {side} edge: it differs there "
                 "from the photos before and after it): a photo taken while a player reaches in shows the move a photo "
@@ -461,6 +462,11 @@ class ReviewSession:
         self._late: list[Notice] = []  # after_hand_end notices
         self._unplaced: list[Notice] = []  # unplaced_tile notices: face-up tiles off the line of play
         self._arm_photos: list[Notice] = []  # arm_in_photo notices: a folder's photos with arms over the table
+        self._overexposed: list[Notice] = []  # overexposed notices: reads of a picture largely clipped white
+        self._glared = False  # the last read was overexposed: a video's next one is the same glare, not said again
+        #: ``{index: share}`` of a folder's photos that had transparent pixels, filled with grey (the
+        #: source's :attr:`vision.sources.ImageFolderSource.transparent`, filled as it is read)
+        self.transparent: dict[int, float] = {}
         self._draws_late: list[str] = []  # a folder's photos whose draw was flagged out of turn (see finish)
         self._muted_turns = 0  # plays whose out_of_turn flag names a seat the footage does not show
         self._seats_by_turn = 0  # plays the camera gave to the seat whose turn it was (Play.seat_by_turn)
@@ -479,7 +485,20 @@ class ReviewSession:
             self._t = t
         obs, events = self.pipeline.step(index, t, image)
         s.reads = self.pipeline.reads
+        if obs is not None and not again:
+            events = self._exposure(index, t, image) + events
         self._show(index, t, image, fps, obs, events)
+
+    def _exposure(self, index: int, t: float, image: np.ndarray) -> list[Notice]:
+        """An ``overexposed`` notice for a read picture largely clipped white (:mod:`vision.exposure`):
+        each such photo of a folder; a video's glare once, at the first read of it (its next reads show the
+        same light)."""
+        share = overexposed(image)
+        said = self._glared and self.files is None
+        self._glared = share is not None
+        if share is None or said:
+            return []
+        return [Notice("overexposed", t, index, overexposed_message(share), details={"clipped": round(share, 3)})]
 
     def settle(self, index: int, t: float, image: np.ndarray, fps: float) -> None:
         """The footage ended at frame ``index`` (``t`` s, its image): what waits for more reads is
@@ -537,6 +556,8 @@ class ReviewSession:
     def _handle(self, ev: object, index: int, t: float, frame: np.ndarray) -> None:
         if isinstance(ev, Notice) and ev.kind == "arm_in_photo":
             self._arm_photos.append(ev)
+        if isinstance(ev, Notice) and ev.kind == "overexposed":
+            self._overexposed.append(ev)
         if isinstance(ev, Notice) and self.hand is None:
             # free-form: no turns, seats or line of play, so no flags or notices that follow them
             if ev.kind in FREE_FORM_NOTICES:
@@ -819,6 +840,16 @@ class ReviewSession:
         if self._arm_photos or self._draws_late:  # the photos put the record in doubt
             s.final = False
             warning = "\n".join(s.lines())
+        if self._overexposed:  # a doubt about reads, as small tiles are: the score stays final
+            s.warnings.append(self._overexposed_warning())
+            warning = "\n".join(s.lines())
+        if self.transparent:  # how those photos were read: no doubt on what was read
+            names = _first_names([self._photo_name(i) for i in sorted(self.transparent)])
+            n = len(self.transparent)
+            s.notes.append(f"{n} of {plural(s.frames, 'photo')} {'has' if n == 1 else 'have'} transparent pixels "
+                           f"({names}; up to {max(self.transparent.values()):.0%} of a photo): read over plain "
+                           "grey, where no tile is looked for")
+            warning = warning or "\n".join(s.lines())
         if self.out.video_error:
             s.warnings.append(f"no annotated video: {self.out.video_error}")
             warning = warning or "\n".join(s.lines())
@@ -855,6 +886,19 @@ class ReviewSession:
                                          self.out.snapshots, s.standings, warning, video, unit=unit)
         return s
 
+
+    def _overexposed_warning(self) -> str:
+        """The summary line on the ``overexposed`` notices: which photos (or from when in a video), and the
+        worst one's share."""
+        notes = self._overexposed
+        worst = max(n.details["clipped"] for n in notes)
+        if self.files is not None:
+            n = len(notes)
+            what = f"{n} of {plural(self.summary.frames, 'photo')} {'is' if n == 1 else 'are'} overexposed"
+            where = _first_names([self._photo_name(ev.frame) for ev in notes])
+        else:
+            what, where = "the footage is overexposed", "at " + _first_names([f"{ev.t:.1f} s" for ev in notes])
+        return f"{what} ({where}; notices overexposed): in the worst, {overexposed_message(worst)}"
 
     def _tile_px(self) -> float | None:
         """A tile's long side in px: from the calibration profile, else the size the recognizer found."""
@@ -971,6 +1015,8 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
         session.frame_s = 1.0 / source.fps
     if isinstance(getattr(source, "files", None), list):
         session.files = source.files  # a folder of photos: rows say which photo they come from
+    if isinstance(getattr(source, "transparent", None), dict):
+        session.transparent = source.transparent  # filled as the photos are read: said at the end
     if skip_unreadable and hasattr(source, "on_unreadable") and source.on_unreadable is None:
         source.on_unreadable = session.skip_unreadable
     # A camera has no fixed rate here (frames come at the pace of recognition): its video is made at

@@ -490,3 +490,30 @@ def test_serve_refuses_a_database_another_data_dirs_service_holds(tmp_path, monk
     assert seen == [(2, f"error: --db {db} is in use by another dominocast serve: stop it first, or use another "
                         "database")]
     assert not second.exists()
+
+
+@pytest.mark.parametrize("kind", ["folder", "video"])
+def test_review_out_that_is_a_file_is_refused_before_any_slow_work(tmp_path, monkeypatch, kind):
+    """--out naming a file was said only after the models loaded and, for a folder, its tile size was
+    measured on its photos (seconds to minutes): it is the first thing checked."""
+    import cv2
+    import numpy as np
+
+    from service import cli_review
+
+    def slow(*a, **k):
+        raise AssertionError("slow work started before --out was checked")
+
+    for name in ("_setup", "open_source", "_fix_folder_tile_size"):
+        monkeypatch.setattr(cli_review, name, slow)
+    if kind == "folder":
+        source = tmp_path / "photos"
+        source.mkdir()
+        cv2.imwrite(str(source / "move_1.png"), np.full((48, 64, 3), 90, np.uint8))
+    else:
+        source = Path(__file__).resolve().parent.parent / "examples" / "footage" / "demo.mp4"
+    out = tmp_path / "results.txt"
+    out.write_text("mine")
+    assert _err("review", source, "--rules", "all-fives", "--out", out) == (
+        2, f"error: --out {out} is a file, not a folder")
+    assert out.read_text() == "mine"

@@ -501,3 +501,54 @@ def test_the_same_image_given_twice_is_read_once(fake, files, tmp_path):
     assert f"note: {again} is given more than once: read once" in r.stdout
     assert fake.calls == 2
     assert [d["image"] for d in json.loads(out.read_text())] == [str(files["good"]), str(files["good2"])]
+
+
+class SeeingRecognizer(FakeRecognizer):
+    """A fake recognizer that keeps each frame it is given (what the detector would see)."""
+
+    def __init__(self):
+        super().__init__()
+        self.frames = []
+
+    def __call__(self, frame, profile=None, tile_px=None):
+        self.frames.append(frame.copy())
+        return super().__call__(frame, profile, tile_px)
+
+
+def test_transparent_png_is_read_over_plain_grey_with_a_note(monkeypatch, tmp_path):
+    """A tile cut out onto a transparent background: its transparent pixels (black in their RGB, as
+    editors leave them) were read as black, a dark table; they are the detector's padding grey instead."""
+    from vision.obb import PAD_VALUE
+
+    rec = SeeingRecognizer()
+    monkeypatch.setattr(cli_detect, "_make_recognizer", lambda *a, **k: rec)
+    cut = np.zeros((120, 160, 4), np.uint8)
+    cut[:, :40] = (30, 160, 200, 255)  # a quarter opaque; the rest transparent black
+    opaque = cut.copy()
+    opaque[..., 3] = 255  # an alpha channel opaque everywhere: read as it is, no note
+    cv2.imwrite(str(tmp_path / "cut.png"), cut)
+    cv2.imwrite(str(tmp_path / "opaque.png"), opaque)
+    r = _invoke(tmp_path / "cut.png", tmp_path / "opaque.png")
+    assert r.exit_code == 0, r.output
+    assert r.stderr.splitlines() == [f"note: {tmp_path / 'cut.png'}: 75% of it is transparent: filled with plain "
+                                     "grey, where no tile is looked for (tiles are read in its opaque part only)"]
+    seen, plain = rec.frames
+    assert seen.shape == (120, 160, 3) and (seen[:, :40] == (30, 160, 200)).all() and (seen[:, 40:] == PAD_VALUE).all()
+    assert (plain[:, :40] == (30, 160, 200)).all() and (plain[:, 40:] == 0).all()
+
+
+def test_an_overexposed_image_warns_on_stderr(fake, tmp_path):
+    """Tiles under a washed-out part are not found: a picture mostly clipped white says so."""
+    washed = np.full((120, 160, 3), 90, np.uint8)
+    washed[:, :96] = 255  # 60% clipped white in every channel
+    bright = np.full((120, 160, 3), 90, np.uint8)
+    bright[:, :16] = 255  # 10%: a white tile or a small glare spot, no warning
+    bright[:, 16:] = (240, 255, 255)  # a cream cloth: one channel below the clip level
+    cv2.imwrite(str(tmp_path / "washed.png"), washed)
+    cv2.imwrite(str(tmp_path / "bright.png"), bright)
+    r = _invoke(tmp_path / "washed.png", tmp_path / "bright.png")
+    assert r.exit_code == 0, r.output  # still read: a warning, not an error
+    assert r.stderr.splitlines() == [f"warning: {tmp_path / 'washed.png'}: 60% of the picture is clipped white "
+                                     "(overexposed or glare): tiles in the washed-out part may be missed; lower the "
+                                     "exposure or move the light"]
+    assert fake.calls == 2

@@ -2143,3 +2143,65 @@ def test_an_uncalibrated_review_of_turned_photos_says_so(tmp_path):
         "the hands lie along the image's right and left edges, where the rule set seats no one (it seats N and S; "
         "N is the image's top): the photos look turned, so the seats are wrong; turn them so that N sits at the "
         "top, or calibrate the table"]
+
+
+# ---- pictures the detector cannot read well: transparent, overexposed -------------------------------
+
+def test_cli_review_warns_of_an_overexposed_photo(tmp_path, monkeypatch):
+    """A photo mostly clipped white loses the tiles under it: an ``overexposed`` notice row for that photo
+    and a summary warning naming it, the way an arm in a photo is said; the others say nothing."""
+    from service.cli import app
+
+    _stub_setup(monkeypatch)
+    photos = _photos(tmp_path / "photos", 3)
+    washed = cv2.imread(str(photos / "move_2.png"))
+    washed[8:40, 8:56] = 255  # a glare spot over half the photo
+    cv2.imwrite(str(photos / "move_2.png"), washed)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    notices = [r for r in rows if r.get("kind") == "overexposed"]
+    assert [(r["frame"], r["file"], r["clipped"]) for r in notices] == [(1, str(photos / "move_2.png"), 0.5)]
+    said = ("warning: 1 of 3 photos is overexposed (move_2.png; notices overexposed): in the worst, 50% of the "
+            "picture is clipped white (overexposed or glare): tiles in the washed-out part may be missed; lower "
+            "the exposure or move the light")
+    text = " ".join(res.stdout.split())  # rich wraps a long line
+    assert said in text and text.count("overexposed (") == 1  # the others are not
+    assert escape("1 of 3 photos is overexposed (move_2.png") in (out / "report.html").read_text()
+
+
+def test_cli_review_reads_transparent_photos_over_grey_and_says_so(tmp_path, monkeypatch):
+    from service import cli_review
+    from service.cli import app
+    from vision.obb import PAD_VALUE
+
+    seen = []
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (None, None, lambda image: seen.append(image) or []))
+    photos = _photos(tmp_path / "photos", 3)
+    cut = np.zeros((48, 64, 4), np.uint8)
+    cut[:, :16] = (60, 60, 60, 255)  # a quarter opaque, the rest transparent black
+    cv2.imwrite(str(photos / "move_3.png"), cut)
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(tmp_path / "out"),
+                                   "--no-video"])
+    assert res.exit_code == 0, res.output
+    last = seen[2]
+    assert (last[:, :16] == 60).all() and (last[:, 16:] == PAD_VALUE).all()
+    assert ("note: 1 of 3 photos has transparent pixels (move_3.png; up to 75% of a photo): read over plain grey, "
+            "where no tile is looked for") in " ".join(res.stdout.split())
+
+
+def test_overexposed_footage_is_said_once_a_stretch(tmp_path):
+    """A video's glare lasts: its reads say it at the first of each stretch, not at each read."""
+    from service.review import ReviewSession
+
+    session = ReviewSession(None, lambda image: [], tmp_path / "out", annotate=False, timelapse=True)
+    dark, washed = np.full((48, 64, 3), 50, np.uint8), np.full((48, 64, 3), 255, np.uint8)
+    for i, image in enumerate([dark, washed, washed, washed, dark, washed, dark]):
+        session.feed(i, float(i), image, 1.0)
+    summary = session.finish("test")
+    rows = [json.loads(line) for line in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
+    assert [r["frame"] for r in rows if r.get("kind") == "overexposed"] == [1, 5]
+    assert summary.warnings == ["the footage is overexposed (at 1.0 s, 5.0 s; notices overexposed): in the worst, "
+                                "100% of the picture is clipped white (overexposed or glare): tiles in the "
+                                "washed-out part may be missed; lower the exposure or move the light"]

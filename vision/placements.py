@@ -45,6 +45,7 @@ NOTICE_KINDS = (
     "boneyard_uncounted",  # a draw game whose boneyard the camera cannot count: no draws, no passes inferred (once)
     "resume_unseen",    # a resumed hand's recorded layout is not in view at the first read (once; recorded, found)
     "arm_in_photo",     # a folder's photo differs from the one before by an arm over the table (details: side)
+    "overexposed",      # a read picture largely clipped white: tiles there may be missed (review; details: clipped)
 )
 
 

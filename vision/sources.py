@@ -26,6 +26,7 @@ instead (``on_unreadable``), so one bad photo does not end a time-lapse.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -259,6 +260,9 @@ class ImageFolderSource(FrameSource):
             (default): such an image raises :class:`SourceError`. May be set after construction.
 
     Attributes:
+        transparent: ``{index: share}`` of the photos read so far that had transparent pixels (a PNG's
+            alpha channel), with the share (0-1) of each that was: filled with grey
+            (:func:`calibration.images.flatten_transparency`).
         rescale: scale a photo of another size than the folder's, but of its shape, to the folder's
             size instead of skipping it (set it when no calibration ties the photos to one camera:
             helper-126's phone photos of three sizes lost 12 of 18). Off by default.
@@ -273,6 +277,7 @@ class ImageFolderSource(FrameSource):
         self.folder = Path(folder)
         self.on_unreadable = on_unreadable
         self.rescale = False
+        self.transparent: dict[int, float] = {}
         if not self.folder.is_dir():
             raise SourceError(f"image folder {self.folder} does not exist")
         if not interval_s > 0:
@@ -369,7 +374,7 @@ class ImageFolderSource(FrameSource):
 
         for i, path in enumerate(self.files):
             # by what the file holds, not its name (helper-123: a JPEG named .HEIC was refused, `detect` read it)
-            image = decode_image(path)
+            image = decode_image(path, on_transparent=functools.partial(self.transparent.__setitem__, i))
             odd = image is None and path.suffix.lower() in UNDECODED_PHOTO_SUFFIXES
             first = self.frame_shape
             message = None

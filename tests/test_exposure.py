@@ -1,0 +1,45 @@
+"""Tests for vision/exposure.py: when a picture is overexposed enough to say so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.exposure import OVEREXPOSED_SHARE, clipped_share, overexposed
+
+DEMO = Path(__file__).resolve().parent.parent / "examples" / "footage" / "demo.mp4"
+
+
+def test_the_demo_footage_is_not_overexposed():
+    cap = cv2.VideoCapture(str(DEMO))
+    shares = []
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        shares.append(clipped_share(frame))
+    cap.release()
+    assert len(shares) == 751 and max(shares) == 0.0
+
+
+def test_a_rendered_table_brightened_until_half_clips_is_overexposed():
+    """A rendered scene as it comes is read as it is; the same scene brightened (exposure up) until half
+    of its pixels clip white in every channel is overexposed."""
+    from datasets.render.scene import render_scene, sample_scene
+
+    image, _ = render_scene(sample_scene(np.random.default_rng(3), "val", 640, 360))
+    assert clipped_share(image) < 0.01 and overexposed(image) is None
+    darkest = image.min(axis=2)
+    brightened = cv2.convertScaleAbs(image, alpha=255.0 / max(float(np.median(darkest)), 1.0))
+    share = overexposed(brightened)
+    assert share is not None and 0.5 <= share < 0.6
+
+
+def test_clipped_takes_every_channel_and_grey_images():
+    cream = np.full((10, 10, 3), (235, 252, 255), np.uint8)  # blue under the clip level: a colour, not glare
+    assert clipped_share(cream) == 0.0
+    grey = np.full((10, 10), 90, np.uint8)
+    grey[:3] = 251
+    assert clipped_share(grey) == 0.3 and overexposed(grey) == 0.3 > OVEREXPOSED_SHARE

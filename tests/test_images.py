@@ -1,0 +1,44 @@
+"""Tests for the shared image loader (calibration/images.py): transparent pixels."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from calibration.images import decode_image, load_image
+from vision.obb import PAD_VALUE
+
+
+def test_half_transparent_16_bit_png_is_blended_with_grey(tmp_path):
+    """A 16-bit PNG's alpha is scaled as its colours are: alpha 32768 of 65535 is half the colour, half grey."""
+    img = np.zeros((10, 12, 4), np.uint16)
+    img[..., :3] = 200 * 257  # 200 when read as 8-bit
+    img[..., 3] = 65535
+    img[:, 6:, 3] = 32768
+    path = tmp_path / "half.png"
+    cv2.imwrite(str(path), img)
+    shares = []
+    out = decode_image(path, on_transparent=shares.append)
+    assert out.dtype == np.uint8 and out.shape == (10, 12, 3)
+    assert (out[:, :6] == 200).all()
+    assert np.abs(out[:, 6:].astype(int) - round((200 + PAD_VALUE) / 2)).max() <= 1
+    assert shares == [0.5]
+    grey = load_image(path, gray=True)  # `calibrate lens` reads grey: the same fill
+    assert grey.shape == (10, 12) and (grey[:, :6] == 200).all() and np.abs(grey[:, 6:].astype(int) - 157).max() <= 1
+
+
+def test_the_fill_follows_the_pixels_of_a_turned_photo(tmp_path):
+    """OpenCV turns a PNG by its EXIF orientation, except when it keeps the alpha: the grey must still
+    land on the transparent pixels, not on the turned picture's."""
+    from PIL import Image
+
+    rgba = np.zeros((4, 6, 4), np.uint8)
+    rgba[:, :3] = (250, 10, 10, 255)  # opaque red on the left, transparent on the right
+    exif = Image.Exif()
+    exif[0x0112] = 6  # "rotate 90 degrees clockwise to view"
+    path = tmp_path / "turned.png"
+    Image.fromarray(rgba, "RGBA").save(path, exif=exif.tobytes())
+    out = load_image(path)
+    red = (out == (10, 10, 250)).all(axis=2)
+    grey = (out == PAD_VALUE).all(axis=2)
+    assert red.sum() == grey.sum() == 12 and (red | grey).all()

@@ -1,0 +1,52 @@
+"""Overexposure: how much of a photo or frame is clipped white, where tiles may be missed.
+
+Under a washed-out area a light tile's face and the table clip to the same white: the detector finds
+no outline there, and :mod:`vision.glare_pips` recovers only the tiles whose pips survive. A picture
+with a large clipped share is said to the user (``dominocast detect``: one line on stderr;
+``dominocast review``: an ``overexposed`` notice and a summary warning) rather than silently reading
+fewer tiles.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+__all__ = ["CLIPPED_LEVEL", "OVEREXPOSED_SHARE", "clipped_share", "overexposed", "overexposed_message"]
+
+#: 8-bit level from which a pixel is clipped white, in every colour channel (glare and overexposure are
+#: white light; a cream cloth or an ivory tile keeps a channel below it). Under 255: JPEG compression
+#: leaves a clipped area a few levels below it.
+CLIPPED_LEVEL = 250
+
+#: Share of the image (0-1) clipped white (:data:`CLIPPED_LEVEL`) from which it is overexposed, measured
+#: with :func:`clipped_share`. Pictures that must not warn: the bundled demo footage
+#: (examples/footage/demo.mp4, all 751 frames) 0.0; the tests' generated footage (all-fives, seed 5,
+#: 640x360, 443 frames) 0.0; real photos (shared/realdata) at most 0.131, a close-up of white tiles whose
+#: faces clip but whose pips stay dark (the 100 DDD board photos 0.0, 1 399 DomiBot close-ups at most 0.030);
+#: 530 rendered scenes (datasets.render.sample_scene, all three splits) at most 0.198 without glare (a
+#: bright linen cloth at gain 1.2, as the detector is trained on) and 0.162 with the renderer's glare
+#: spots (which the detector is trained to see through). 0.25 stays clear of all of them; a photo
+#: brightened until half of it clips (0.5) warns.
+OVEREXPOSED_SHARE = 0.25
+
+
+def clipped_share(image: np.ndarray) -> float:
+    """Share (0-1) of the pixels of ``image`` ((H, W, 3) BGR or (H, W) grey, uint8) that are clipped
+    white: :data:`CLIPPED_LEVEL` or more in every channel."""
+    channels = 1 if image.ndim == 2 else image.shape[2]
+    clipped = cv2.inRange(image, (CLIPPED_LEVEL,) * channels, (255,) * channels)
+    return cv2.countNonZero(clipped) / clipped.size
+
+
+def overexposed(image: np.ndarray) -> float | None:
+    """The clipped share of ``image`` (:func:`clipped_share`, 0-1) when it is at least
+    :data:`OVEREXPOSED_SHARE`, else None."""
+    share = clipped_share(image)
+    return share if share >= OVEREXPOSED_SHARE else None
+
+
+def overexposed_message(share: float) -> str:
+    """One line for people: ``share`` (0-1) of the picture is clipped white, and what that costs."""
+    return (f"{share:.0%} of the picture is clipped white (overexposed or glare): tiles in the washed-out part "
+            "may be missed; lower the exposure or move the light")
