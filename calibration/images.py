@@ -63,8 +63,13 @@ def _imdecode(data: np.ndarray, flag: int) -> tuple[np.ndarray | None, float]:
     return flatten_transparency(image, alpha)
 
 
+#: Grey (8-bit level) that transparent pixels are filled with: the detector's letterbox padding
+#: (:data:`vision.obb.PAD_VALUE`; a test holds them equal, calibration does not import vision).
+TRANSPARENT_FILL = 114
+
+
 def flatten_transparency(image: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarray, float]:
-    """``image`` over plain grey :data:`vision.obb.PAD_VALUE` (114), weighted by ``alpha``, and the share of
+    """``image`` over plain grey :data:`TRANSPARENT_FILL` (114), weighted by ``alpha``, and the share of
     its pixels (0-1) that are not fully opaque.
 
     That grey is what the detector's letterbox pads its input with: it was trained to see there neither a
@@ -75,10 +80,8 @@ def flatten_transparency(image: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarr
         image: (H, W, 3) or (H, W) uint8.
         alpha: (H, W) uint8, 255 opaque, 0 transparent.
     """
-    from vision.obb import PAD_VALUE
-
     weight = alpha.astype(np.float32) / 255.0
-    grey = np.full_like(image, PAD_VALUE)
+    grey = np.full_like(image, TRANSPARENT_FILL)
     flat = cv2.blendLinear(image, grey, weight, 1.0 - weight)
     return flat, np.count_nonzero(alpha < 255) / alpha.size
 

@@ -42,3 +42,9 @@ def test_the_fill_follows_the_pixels_of_a_turned_photo(tmp_path):
     red = (out == (10, 10, 250)).all(axis=2)
     grey = (out == PAD_VALUE).all(axis=2)
     assert red.sum() == grey.sum() == 12 and (red | grey).all()
+
+
+def test_transparent_fill_is_the_detectors_padding():
+    from calibration.images import TRANSPARENT_FILL
+
+    assert TRANSPARENT_FILL == PAD_VALUE  # the detector was trained to see neither table nor tile there
