@@ -86,9 +86,14 @@ def flatten_transparency(image: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarr
     return flat, np.count_nonzero(alpha < 255) / alpha.size
 
 
+def percent(share: float) -> str:
+    """A share (0-1) as a whole percentage, "under 1%" for a few pixels rather than "0%"."""
+    return "under 1%" if 0 < share < 0.005 else f"{share:.0%}"
+
+
 def transparency_note(path: str | os.PathLike[str], share: float) -> str:
     """The one line that says a photo's transparent part was filled with grey (``share``: 0-1 of its pixels)."""
-    return (f"{path}: {share:.0%} of it is transparent: filled with plain grey, where no tile is looked for "
+    return (f"{path}: {percent(share)} of it is transparent: filled with plain grey, where no tile is looked for "
             "(tiles are read in its opaque part only)")
 
 

@@ -47,6 +47,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from calibration.images import percent
 from engine.events import Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.hand import Hand, IllegalEvent
 from engine.match import first_context, next_context, replay_match
@@ -768,7 +769,11 @@ class ReviewSession:
             self.hand = self._done.pop()
             self.score = dict(replay_match(self.rules, [h.log for h in (*self._done, self.hand)]).games[-1].scores)
         s.partial = partial or failure is not None
-        warning = None
+        warning = partial_text = None
+
+        def all_lines() -> str:  # the report's warning box: what makes the results partial, then every line
+            return "\n".join([*([partial_text] if partial_text else []), *s.lines()])
+
         if s.partial:
             at = f"{s.footage_s:.1f} s"
             if failure is not None and not s.frames:  # helper-113: an empty review passed for a finished one
@@ -782,7 +787,7 @@ class ReviewSession:
             else:
                 kind, what = "interrupted", f"the review was interrupted at {at} of footage"
                 title = f"{title} (partial: interrupted at {at})"
-            warning = f"{what[0].upper()}{what[1:]}: these results are partial."
+            warning = partial_text = f"{what[0].upper()}{what[1:]}: these results are partial."
             self._emit({"type": "notice", "kind": kind, "t": self._t, "frame": None,
                         "message": f"{what}; the results are partial"}, None)
         elif self.hand is not None and s.frames:  # no frame: nothing was watched
@@ -817,14 +822,14 @@ class ReviewSession:
                                   "calibration fits one camera position, so the hand areas, and the seats, may be "
                                   "off; keep the camera still, or review these photos without --calibration")
             if s.warnings or not s.final:
-                warning = "\n".join(s.lines())
+                warning = all_lines()
         if s.frames and not (s.reads or s.plays or s.placements) and not s.partial and self.gate is not None:
             # e.g. a video made of one photo per move: no frame repeats long enough for the motion gate
             s.warnings.append(f"none of the {plural(s.frames, 'frame')} was read: the table never stayed still "
                               f"for {self.gate.still_window_s:g} s (one photo per move? review the photos as a "
                               "folder, `--interval` sets their spacing)")
             s.final = False
-            warning = "\n".join(s.lines())
+            warning = all_lines()
         if self._arm_photos:  # helper-108: a folder of photos taken with arms over the table, and no word of it
             names = _first_names([self._photo_name(ev.frame) for ev in self._arm_photos])
             seats = " and may give them to the wrong seat" if self.hand is not None else ""
@@ -839,20 +844,20 @@ class ReviewSession:
                               "as well")
         if self._arm_photos or self._draws_late:  # the photos put the record in doubt
             s.final = False
-            warning = "\n".join(s.lines())
+            warning = all_lines()
         if self._overexposed:  # a doubt about reads, as small tiles are: the score stays final
             s.warnings.append(self._overexposed_warning())
-            warning = "\n".join(s.lines())
+            warning = all_lines()
         if self.transparent:  # how those photos were read: no doubt on what was read
             names = _first_names([self._photo_name(i) for i in sorted(self.transparent)])
             n = len(self.transparent)
             s.notes.append(f"{n} of {plural(s.frames, 'photo')} {'has' if n == 1 else 'have'} transparent pixels "
-                           f"({names}; up to {max(self.transparent.values()):.0%} of a photo): read over plain "
+                           f"({names}; up to {percent(max(self.transparent.values()))} of a photo): read over plain "
                            "grey, where no tile is looked for")
-            warning = warning or "\n".join(s.lines())
+            warning = all_lines()
         if self.out.video_error:
             s.warnings.append(f"no annotated video: {self.out.video_error}")
-            warning = warning or "\n".join(s.lines())
+            warning = all_lines()
         self.out.close()
         s.files["events"] = self.out.dir / "events.jsonl"
         if self.out.video is not None:

@@ -48,3 +48,10 @@ def test_transparent_fill_is_the_detectors_padding():
     from calibration.images import TRANSPARENT_FILL
 
     assert TRANSPARENT_FILL == PAD_VALUE  # the detector was trained to see neither table nor tile there
+
+
+def test_a_few_transparent_pixels_are_not_said_as_none():
+    from calibration.images import percent, transparency_note
+
+    assert percent(0.0001) == "under 1%" and percent(0.004) == "under 1%" and percent(0.3) == "30%"
+    assert transparency_note("p.png", 1 / (48 * 64)).startswith("p.png: under 1% of it is transparent")

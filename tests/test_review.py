@@ -2191,6 +2191,26 @@ def test_cli_review_reads_transparent_photos_over_grey_and_says_so(tmp_path, mon
             "where no tile is looked for") in " ".join(res.stdout.split())
 
 
+def test_report_keeps_the_transparency_note_next_to_a_warning(tmp_path, monkeypatch):
+    """helper-136: a note said after a warning was left out of report.html (the warning box was not rebuilt)."""
+    from service.cli import app
+
+    _stub_setup(monkeypatch)
+    photos = _photos(tmp_path / "photos", 3)
+    washed = cv2.imread(str(photos / "move_2.png"))
+    washed[8:40, 8:56] = 255  # an overexposed photo: a warning
+    cv2.imwrite(str(photos / "move_2.png"), washed)
+    cut = np.zeros((48, 64, 4), np.uint8)
+    cut[:, :16] = (60, 60, 60, 255)  # a photo with transparent pixels: a note
+    cv2.imwrite(str(photos / "move_3.png"), cut)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 0, res.output
+    report = (out / "report.html").read_text()
+    assert escape("1 of 3 photos is overexposed (move_2.png") in report
+    assert escape("1 of 3 photos has transparent pixels (move_3.png") in report
+
+
 def test_overexposed_footage_is_said_once_a_stretch(tmp_path):
     """A video's glare lasts: its reads say it at the first of each stretch, not at each read."""
     from service.review import ReviewSession

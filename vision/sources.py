@@ -394,6 +394,7 @@ class ImageFolderSource(FrameSource):
             elif first is not None and image.shape[:2] != first[:2]:
                 image = self._fitted(image)
             if message is not None:
+                self.transparent.pop(i, None)  # a skipped photo was not read: its transparency is no concern
                 if self.on_unreadable is None:
                     raise SourceError(message)
                 self.on_unreadable(i, i * self.interval_s, path, message)
