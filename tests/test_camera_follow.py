@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.camera_follow import agreeing, camera_move, moved_geom, moved_points, one_tile_move, tile_move, turn_deg
+from vision.camera_follow import (agreeing, camera_move, moved_geom, moved_points, one_tile_move, shift_at, tile_move,
+                                  turn_deg)
 from vision.layout_from_tiles import TileGeom
 
 
@@ -98,3 +99,17 @@ def test_a_tiles_turn_is_signed_as_its_angle():
     for deg, got in ((10.0, 10.0), (-10.0, -10.0), (190.0, 10.0), (170.0, -10.0)):
         a = np.deg2rad(deg)
         assert turn_deg(g, TileGeom(g.center, np.array([np.cos(a), np.sin(a)]), 48.0, 24.0)) == pytest.approx(got)
+
+
+def test_a_line_read_with_noise_fits_a_scale_but_its_tiles_stayed_put():
+    """The demo's photos, camera fixed: a line of tiles along x, one read 2.3 mm off at its end. The fit
+    takes a scale from it that carries a hand 450 mm from the line millimetres away; the tiles themselves
+    moved 0.3 mm (the median), under ``jitter`` (2.4 mm at 48 mm tiles)."""
+    before = np.array([[552, 500], [600, 500], [648, 500], [696, 500], [744, 500]], float)
+    now = before + [[0.3, 0.0], [-0.2, 0.0], [0.3, 0.0], [-0.3, 0.0], [2.3, 0.0]]
+    m, inliers = camera_move(before, now, 48.0)
+    assert inliers.all() and m[0, 0] == pytest.approx(1.008, abs=5e-4)  # a scale of 0.8 % from 2.3 mm
+    hand = np.array([[600.0, 50.0]])
+    assert np.linalg.norm(moved_points(hand, m) - hand) == pytest.approx(3.66, abs=0.02)  # beyond jitter there
+    assert shift_at(before, now) == pytest.approx(0.3)
+    assert shift_at(before[:0], now[:0]) == 0.0

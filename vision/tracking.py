@@ -63,8 +63,8 @@ from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
 from vision.boneyard import BoneyardCounter
 from vision.crops import lab_distance
-from vision.camera_follow import (MIN_PAIRS, camera_move, moved_geom, moved_points, one_tile_move, tile_move,
-                                  turn_deg)
+from vision.camera_follow import (MIN_PAIRS, camera_move, moved_geom, moved_points, one_tile_move, shift_at,
+                                  tile_move, turn_deg)
 from vision.hand_rows import ROW_MIN_TILES, hand_rows, in_row_area
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
@@ -851,8 +851,9 @@ class Tracker:
         taken from one of them (its shift and turn: :func:`vision.camera_follow.tile_move`), the one with
         which most of the other tiles, the hands' too, land on a tile of their face in this photo, and
         only when ``FOLLOW_SHARE`` of them do so, and no fewer than staying put
-        (:func:`vision.camera_follow.agreeing`). A move within ``jitter`` is noise, left alone. Returns
-        whether the tiles were moved."""
+        (:func:`vision.camera_follow.agreeing`). A move within ``jitter`` is noise, left alone: at the
+        tiles it was taken from (their own shift, :func:`vision.camera_follow.shift_at`) and over the
+        tracked tiles. Returns whether the tiles were moved."""
         def once(items):
             seen: dict = {}
             for x in items:
@@ -882,7 +883,13 @@ class Tracker:
             if found is None:
                 return False
             m, on = found[0], [keys[found[1]]]
-        if float(np.median(np.linalg.norm(moved_points(every, m) - every, axis=1))) <= self.config.jitter * length:
+        noise = self.config.jitter * length
+        fitted = [(tracked[k].geom.center, read[k].geom.center) for k in on]
+        if shift_at(np.array([b for b, _ in fitted]), np.array([n for _, n in fitted])) <= noise:
+            # the tiles stayed put: the fit's turn and scale, drawn by their noise (a fixed camera's
+            # photos: scales of 1.004-1.034 from tiles 0.1-2.3 mm off) would move the far hands 3-20 mm
+            return False
+        if float(np.median(np.linalg.norm(moved_points(every, m) - every, axis=1))) <= noise:
             return False
         m_px = m  # uncalibrated, geoms are image px; calibrated, table mm: the image corners get their own move
         if self.profile is not None:
