@@ -35,6 +35,7 @@ same read or an earlier one, are that tile again).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 import signal
@@ -57,7 +58,7 @@ from engine.timeline import outcome_row, result_text
 from service.read_flags import CONFIDENT, as_read
 from service.report import event_counts, plural, write_report
 from service.video_out import VIDEO_NAMES, VideoOut
-from vision.exposure import overexposed, overexposed_message
+from vision.exposure import clipped_mask, hidden_by_glare, overexposed, overexposed_message
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
 from vision.photo_arms import PhotoArms
@@ -408,10 +409,18 @@ class FramePipeline:
             if any(i == self._last_photo for i, _, _ in arms):
                 self.tracker.arm_in_last_photo()
             self._last_photo = index
-        events = _arm_notices(arms) + self.tracker.update(index, t, obs, info)
+        events = _arm_notices(arms) + self.tracker.update(index, t, obs, info, unseen=_glare(image) if obs is not None
+                                                          else None)
         if self.gate is not None and self.tracker.wants_read:
             self.gate.request_read()
         return obs, events
+
+
+def _glare(image: np.ndarray):
+    """The tracker's ``unseen`` test for a read picture with clipped white in it (tiles under it are hidden,
+    not gone: :func:`vision.exposure.hidden_by_glare`), or None when nothing is clipped."""
+    mask = clipped_mask(image)
+    return functools.partial(hidden_by_glare, mask) if cv2.countNonZero(mask) else None
 
 
 def _arm_notices(decided: list[tuple[int, float, str]]) -> list[Notice]:

@@ -43,3 +43,16 @@ def test_clipped_takes_every_channel_and_grey_images():
     grey = np.full((10, 10), 90, np.uint8)
     grey[:3] = 251
     assert clipped_share(grey) == 0.3 and overexposed(grey) == 0.3 > OVEREXPOSED_SHARE
+
+
+def test_a_tile_is_hidden_by_glare_over_half_its_outline():
+    from vision.exposure import hidden_by_glare
+
+    mask = np.zeros((100, 200), np.uint8)
+    mask[:, :100] = 255  # the left half clipped white
+    tile = lambda x0: np.array([[x0, 40], [x0 + 40, 40], [x0 + 40, 60], [x0, 60]], np.float32)
+    assert hidden_by_glare(mask, tile(40))  # all of it clipped
+    assert hidden_by_glare(mask, tile(75))  # 26 of 41 columns clipped
+    assert not hidden_by_glare(mask, tile(85))  # 16 of 41
+    assert not hidden_by_glare(mask, tile(300))  # outside the picture: not hidden
+    assert hidden_by_glare(mask, tile(-20))  # half of it off the picture, the rest clipped: half its outline

@@ -9,6 +9,7 @@ then a still read.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import random
 
@@ -2183,3 +2184,31 @@ def test_a_play_read_from_pips_under_glare_is_recorded_and_marked_uncertain():
     assert plays(table.events) == [("N", (3, 5), "lead"), ("E", (5, 2), "E")]
     assert [n.details["reasons"] for n in notices(table.events, "uncertain_read")] == [["low_confidence"]]
     assert [round(e.confidence, 2) for e in table.events if isinstance(e, Play)][1] == GLARE_SCORE * GLARE_CONFIDENCE
+
+
+def test_tiles_under_glare_are_hidden_not_gone():
+    """helper-136: two photos with a lamp's glare over the line of play (the laid tiles not read) "cleared"
+    the table, and the next photo's line was recorded again as a second hand. Tiles the picture cannot
+    show (``unseen``) are kept as they were; without that test the same photos do clear the table."""
+    from vision.exposure import hidden_by_glare
+
+    def run(with_glare_test: bool) -> list:
+        tr, hands, line = _hand_held_block(False)
+        events, on = [], []
+        for k in range(len(line) + 1):
+            if k:
+                tile, seat = line[k - 1]
+                hands[seat].pop()
+                on.append(tile)
+            events += tr.update(k, float(k), observe(hands["N"] + hands["S"] + on), None)
+        mask = np.zeros((IMAGE_SIZE[1], IMAGE_SIZE[0]), np.uint8)
+        mask[350:450, 350:650] = 255  # the glare spot over the whole line (image px x 384-614, y 390-410)
+        for k in (7, 8):
+            unseen = functools.partial(hidden_by_glare, mask) if with_glare_test else None
+            events += tr.update(k, float(k), observe(hands["N"] + hands["S"]), None, unseen=unseen)
+        events += tr.update(9, 9.0, observe(hands["N"] + hands["S"] + on), None)
+        return events
+
+    assert len(plays(run(False))) > 6 and notices(run(False), "hand_cleared")  # the failure this guards
+    kept = run(True)
+    assert notices(kept, "hand_cleared") == [] and len(plays(kept)) == 6

@@ -12,7 +12,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["CLIPPED_LEVEL", "OVEREXPOSED_SHARE", "clipped_share", "overexposed", "overexposed_message"]
+__all__ = ["CLIPPED_LEVEL", "HIDDEN_SHARE", "OVEREXPOSED_SHARE", "clipped_mask", "clipped_share", "hidden_by_glare",
+           "overexposed", "overexposed_message"]
 
 #: 8-bit level from which a pixel is clipped white, in every colour channel (glare and overexposure are
 #: white light; a cream cloth or an ivory tile keeps a channel below it). Under 255: JPEG compression
@@ -31,12 +32,42 @@ CLIPPED_LEVEL = 250
 OVEREXPOSED_SHARE = 0.25
 
 
+#: Share (0-1) of a tile's outline clipped white from which the picture cannot show that tile: neither its
+#: outline nor a light face is left (the glare-washed tiles the held-out frames miss have 65-100 % of the
+#: face clipped, docs/recognition.md; those found at most 28 % of the ring round them).
+HIDDEN_SHARE = 0.5
+
+
+def clipped_mask(image: np.ndarray) -> np.ndarray:
+    """(H, W) uint8 mask, 255 where ``image`` ((H, W, 3) BGR or (H, W) grey, uint8) is clipped white:
+    :data:`CLIPPED_LEVEL` or more in every channel."""
+    channels = 1 if image.ndim == 2 else image.shape[2]
+    return cv2.inRange(image, (CLIPPED_LEVEL,) * channels, (255,) * channels)
+
+
 def clipped_share(image: np.ndarray) -> float:
     """Share (0-1) of the pixels of ``image`` ((H, W, 3) BGR or (H, W) grey, uint8) that are clipped
-    white: :data:`CLIPPED_LEVEL` or more in every channel."""
-    channels = 1 if image.ndim == 2 else image.shape[2]
-    clipped = cv2.inRange(image, (CLIPPED_LEVEL,) * channels, (255,) * channels)
+    white (:func:`clipped_mask`)."""
+    clipped = clipped_mask(image)
     return cv2.countNonZero(clipped) / clipped.size
+
+
+def hidden_by_glare(mask: np.ndarray, polygon_px: np.ndarray) -> bool:
+    """Whether :data:`HIDDEN_SHARE` or more of the (4, 2) image-px outline ``polygon_px`` lies on clipped
+    white in ``mask`` (:func:`clipped_mask`); parts outside the picture count as not clipped."""
+    h, w = mask.shape[:2]
+    p = np.asarray(polygon_px, np.float32).reshape(-1, 2)
+    x0, y0 = np.floor(p.min(0)).astype(int)
+    x1, y1 = np.ceil(p.max(0)).astype(int) + 1
+    if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:
+        return False
+    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(inside, [np.round(p - (x0, y0)).astype(np.int32)], 1)
+    area = cv2.countNonZero(inside)
+    cx0, cy0 = max(x0, 0), max(y0, 0)
+    part = inside[cy0 - y0:min(y1, h) - y0, cx0 - x0:min(x1, w) - x0]
+    clipped = cv2.countNonZero(part & (mask[cy0:min(y1, h), cx0:min(x1, w)] > 0).astype(np.uint8))
+    return area > 0 and clipped >= HIDDEN_SHARE * area
 
 
 def overexposed(image: np.ndarray) -> float | None:

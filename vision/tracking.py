@@ -288,6 +288,7 @@ class Tracker:
         self._recheck = False  # after an umpire's change of the line: look at the unplaced tiles again
         self._synced = False  # the record changed, tiles were shown: read again, even if the table is still
         self._opened_at: int | None = None  # the read at which the tracker itself opened the hand (hand_cleared)
+        self._unseen: Callable[[np.ndarray], bool] | None = None  # this read's test of a tile hidden by glare
         self._read_frame: int | None = None  # the frame of the latest committed read
         self.new_hand(context)
 
@@ -508,7 +509,7 @@ class Tracker:
         return int(max(lo[0], 0)), int(max(lo[1], 0)), int(hi[0]) + 1, int(hi[1]) + 1
 
     def update(self, frame_index: int, t: float, observations: list | None,
-               motion: MotionInfo | None = None) -> list:
+               motion: MotionInfo | None = None, unseen: Callable[[np.ndarray], bool] | None = None) -> list:
         """Consume one frame; returns the events and notices it produced (often none).
 
         Args:
@@ -517,8 +518,13 @@ class Tracker:
             observations: the recognizer's :class:`~vision.observation.TileObservation`
                 list for this frame, or None when the frame was not read.
             motion: the gate's :class:`~vision.motion.MotionInfo` for this frame, or None.
+            unseen: ``unseen(polygon_px)`` for a tracked tile's (4, 2) float32 image-px outline: True where
+                this frame cannot show it (:func:`vision.exposure.hidden_by_glare`); such a tile, not read,
+                is kept as it was instead of counted missing (two glared photos "cleared" the table and the
+                whole line was recorded again as a second hand, helper-136).
         """
         self._now = t
+        self._unseen = unseen
         if motion is not None:
             if motion.frame_size is not None and self.image_size is None:
                 self.image_size = motion.frame_size
@@ -1027,6 +1033,10 @@ class Tracker:
         cfg = self.config
         events: list = []
         layout_gone = [tr for tr in gone if tr.status == "layout" and (region is None or _overlaps(tr.polygon_px, region))]
+        if self._unseen is not None:  # under glare: not seen, not gone
+            hidden = {tr.id for tr in gone if self._unseen(tr.polygon_px)}
+            gone = [tr for tr in gone if tr.id not in hidden]
+            layout_gone = [tr for tr in layout_gone if tr.id not in hidden]
         for tr in gone:
             if region is not None and not _overlaps(tr.polygon_px, region):
                 continue  # outside the part of the frame that changed: not re-read, keep it
