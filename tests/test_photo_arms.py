@@ -70,3 +70,17 @@ def test_a_camera_moved_between_photos_is_no_arm():
     assert _decide([table, shifted, table]) == []
     # an arm in a shifted photo is still one
     assert _decide([table, _arm(shifted, "top"), table]) == [(1, "top")]
+
+
+def test_a_photos_transparent_border_is_no_arm():
+    """helper-136: one photo of a folder saved with a transparent border (read as plain grey 114) was
+    named as showing an arm from the top; an arm in such a photo still is one."""
+    from calibration.images import flatten_transparency
+
+    clean, placed = _table(), _table(4)
+    alpha = np.full((H, W), 255, np.uint8)
+    alpha[:40], alpha[:, :30] = 0, 0  # a top and a left border transparent, 14 % of the photo
+    cut, _ = flatten_transparency(placed, alpha)
+    assert _decide([clean, cut, _table(5)]) == []
+    cut_arm, _ = flatten_transparency(_arm(placed, "bottom"), alpha)
+    assert _decide([clean, cut_arm, _table(5)]) == [(1, "bottom")]

@@ -58,10 +58,31 @@ def arm_regions(before: np.ndarray, after: np.ndarray) -> np.ndarray | None:
     """
     if before.shape != after.shape:
         return None
+    before, after = _unfilled(before, after)
     gate = MotionGate(still_window_s=0.0, arm_threshold=0.0, min_area=PHOTO_ARM_MIN_AREA)
     gate.prime(0.0, before)
     arms = gate.update(1, 1.0, _steadied(before, after)).arms_small
     return None if arms is None else arms > 0
+
+
+def _unfilled(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two photos with each one's filled pixels (exactly the grey :data:`calibration.images.
+    TRANSPARENT_FILL` that transparent pixels are read as) taken from the other: no picture there to
+    differ (helper-136: one photo's transparent border was named an arm, and it misled the steadying)."""
+    from calibration.images import TRANSPARENT_FILL
+
+    def filled(photo: np.ndarray) -> np.ndarray:
+        channels = 1 if photo.ndim == 2 else photo.shape[2]
+        return cv2.inRange(photo, (TRANSPARENT_FILL,) * channels, (TRANSPARENT_FILL,) * channels) > 0
+
+    in_after, in_before = filled(after), filled(before)
+    if in_after.any():
+        after = after.copy()
+        after[in_after] = before[in_after]
+    if in_before.any():
+        before = before.copy()
+        before[in_before] = after[in_before]
+    return before, after
 
 
 def _steadied(before: np.ndarray, after: np.ndarray) -> np.ndarray:
