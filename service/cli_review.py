@@ -83,6 +83,8 @@ def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:
     """
     if out.exists() and not out.is_dir():
         raise fail(f"--out {out} is a file, not a folder")
+    if not out.exists() and (blocked := next((p for p in out.parents if p.exists() and not p.is_dir()), None)):
+        raise fail(f"--out {out} lies under {blocked}, which is a file, not a folder")  # said before the slow work
     events = out / "events.jsonl"
     if keep_events and ((events.is_file() and events.stat().st_size) or any((out / v).exists() for v in VIDEO_NAMES)):
         raise fail(f"--out {out} already holds the events or video of an earlier session: choose another folder")

@@ -517,3 +517,6 @@ def test_review_out_that_is_a_file_is_refused_before_any_slow_work(tmp_path, mon
     assert _err("review", source, "--rules", "all-fives", "--out", out) == (
         2, f"error: --out {out} is a file, not a folder")
     assert out.read_text() == "mine"
+    under = out / "sub" / "review"  # helper-136: a folder under a file was refused only once it was made
+    assert _err("review", source, "--rules", "all-fives", "--out", under) == (
+        2, f"error: --out {under} lies under {out}, which is a file, not a folder")
