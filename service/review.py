@@ -58,7 +58,7 @@ from engine.timeline import outcome_row, result_text
 from service.read_flags import CONFIDENT, as_read
 from service.report import event_counts, plural, write_report
 from service.video_out import VIDEO_NAMES, VideoOut
-from vision.exposure import clipped_mask, hidden_by_glare, overexposed, overexposed_message
+from vision.exposure import OVEREXPOSED_SHARE, clipped_mask, glare_beside, hidden_by_glare, overexposed_message
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
 from vision.photo_arms import PhotoArms
@@ -391,6 +391,8 @@ class FramePipeline:
         #: a folder's photos with arms over the table (None for footage: the motion gate waits for arms)
         self.photo_arms = PhotoArms() if timelapse else None
         self._last_photo: int | None = None  # the index of the photo before this one
+        #: (H, W) uint8 mask of the last read picture's clipped white (:func:`vision.exposure.clipped_mask`)
+        self.clipped: np.ndarray | None = None
 
     def step(self, index: int, t: float, image: np.ndarray) -> tuple[list | None, list]:
         """Process one frame; returns (its observations or None when not read, tracker events and notices)."""
@@ -409,18 +411,14 @@ class FramePipeline:
             if any(i == self._last_photo for i, _, _ in arms):
                 self.tracker.arm_in_last_photo()
             self._last_photo = index
-        events = _arm_notices(arms) + self.tracker.update(index, t, obs, info, unseen=_glare(image) if obs is not None
-                                                          else None)
+        # clipped white in a read picture: tiles under it are hidden, not gone (vision.exposure.hidden_by_glare)
+        self.clipped = clipped_mask(image) if obs is not None else None
+        unseen = (functools.partial(hidden_by_glare, self.clipped)
+                  if self.clipped is not None and cv2.countNonZero(self.clipped) else None)
+        events = _arm_notices(arms) + self.tracker.update(index, t, obs, info, unseen=unseen)
         if self.gate is not None and self.tracker.wants_read:
             self.gate.request_read()
         return obs, events
-
-
-def _glare(image: np.ndarray):
-    """The tracker's ``unseen`` test for a read picture with clipped white in it (tiles under it are hidden,
-    not gone: :func:`vision.exposure.hidden_by_glare`), or None when nothing is clipped."""
-    mask = clipped_mask(image)
-    return functools.partial(hidden_by_glare, mask) if cv2.countNonZero(mask) else None
 
 
 def _arm_notices(decided: list[tuple[int, float, str]]) -> list[Notice]:
@@ -496,19 +494,24 @@ class ReviewSession:
         obs, events = self.pipeline.step(index, t, image)
         s.reads = self.pipeline.reads
         if obs is not None and not again:
-            events = self._exposure(index, t, image) + events
+            events = self._exposure(index, t, self.pipeline.clipped) + events
         self._show(index, t, image, fps, obs, events)
 
-    def _exposure(self, index: int, t: float, image: np.ndarray) -> list[Notice]:
-        """An ``overexposed`` notice for a read picture largely clipped white (:mod:`vision.exposure`):
-        each such photo of a folder; a video's glare once, at the first read of it (its next reads show the
-        same light)."""
-        share = overexposed(image)
+    def _exposure(self, index: int, t: float, mask: np.ndarray) -> list[Notice]:
+        """An ``overexposed`` notice for a read picture largely clipped white, or whose clipped white hides
+        tiles of the line of play (:mod:`vision.exposure`; helper-136: a glare over one end, 24.5 % of the
+        picture, lost plays without a word): each such photo of a folder; a video's glare once, at the first
+        read of it (its next reads show the same light). ``mask``: that picture's clipped white, (H, W) uint8."""
+        share = cv2.countNonZero(mask) / mask.size
+        hidden = self.tracker.hidden_tiles  # laid tiles not seen, under the glare
+        ends = sum(glare_beside(mask, p) for p in self.tracker.open_end_polygons()) if share else 0
+        glare = share >= OVEREXPOSED_SHARE or hidden > 0 or ends > 0
         said = self._glared and self.files is None
-        self._glared = share is not None
-        if share is None or said:
+        self._glared = glare
+        if not glare or said:
             return []
-        return [Notice("overexposed", t, index, overexposed_message(share), details={"clipped": round(share, 3)})]
+        return [Notice("overexposed", t, index, overexposed_message(share, hidden, ends),
+                       details={"clipped": round(share, 3), "hidden_tiles": hidden, "ends_glared": ends})]
 
     def settle(self, index: int, t: float, image: np.ndarray, fps: float) -> None:
         """The footage ended at frame ``index`` (``t`` s, its image): what waits for more reads is
@@ -905,14 +908,14 @@ class ReviewSession:
         """The summary line on the ``overexposed`` notices: which photos (or from when in a video), and the
         worst one's share."""
         notes = self._overexposed
-        worst = max(n.details["clipped"] for n in notes)
+        worst = max(notes, key=lambda n: (n.details["hidden_tiles"], n.details["ends_glared"], n.details["clipped"]))
         if self.files is not None:
             n = len(notes)
             what = f"{n} of {plural(self.summary.frames, 'photo')} {'is' if n == 1 else 'are'} overexposed"
             where = _first_names([self._photo_name(ev.frame) for ev in notes])
         else:
             what, where = "the footage is overexposed", "at " + _first_names([f"{ev.t:.1f} s" for ev in notes])
-        return f"{what} ({where}; notices overexposed): in the worst, {overexposed_message(worst)}"
+        return f"{what} ({where}; notices overexposed): in the worst, {worst.message}"
 
     def _tile_px(self) -> float | None:
         """A tile's long side in px: from the calibration profile, else the size the recognizer found."""

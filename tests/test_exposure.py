@@ -56,3 +56,17 @@ def test_a_tile_is_hidden_by_glare_over_half_its_outline():
     assert not hidden_by_glare(mask, tile(85))  # 16 of 41
     assert not hidden_by_glare(mask, tile(300))  # outside the picture: not hidden
     assert hidden_by_glare(mask, tile(-20))  # half of it off the picture, the rest clipped: half its outline
+
+
+def test_glare_beside_an_open_end_counts_the_ring_not_the_tile():
+    from vision.exposure import glare_beside
+
+    tile = np.array([[100, 90], [140, 90], [140, 110], [100, 110]], np.float32)  # 40 x 20 px, centre (120, 100)
+    mask = np.zeros((200, 300), np.uint8)
+    mask[90:111, 100:141] = 255  # the tile's own face clipped (a white face under a lamp): no glare beside it
+    assert not glare_beside(mask, tile)
+    mask[:] = 0
+    mask[:, 175:] = 255  # clipped from x 175: 6 of the 121 columns of the grown outline (x 60-180), none of
+    assert not glare_beside(mask, tile)  # the tile: ring 6 / 121 * 9 / 8 = 0.056
+    mask[:, 160:] = 255  # from x 160: 21 columns, ring 21 / 121 * 9 / 8 = 0.195
+    assert glare_beside(mask, tile)

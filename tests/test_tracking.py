@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-
+import json
 import random
 
 import cv2
@@ -2212,3 +2212,37 @@ def test_tiles_under_glare_are_hidden_not_gone():
     assert len(plays(run(False))) > 6 and notices(run(False), "hand_cleared")  # the failure this guards
     kept = run(True)
     assert notices(kept, "hand_cleared") == [] and len(plays(kept)) == 6
+
+
+def test_a_glare_hiding_the_line_is_said_though_most_of_the_photo_is_fine(tmp_path):
+    """helper-136: a glare over one end of the line, 24.5 % of the picture (under the overexposed share),
+    lost plays without a word. A read whose clipped white hides tiles of the line of play gets an
+    ``overexposed`` notice saying how many, and the table is not taken for cleared."""
+    from service.review import ReviewSession
+
+    _, hands, line = _hand_held_block(False)
+    seen: list = []
+    session = ReviewSession(load_ruleset("block"), lambda image: observe(seen), tmp_path / "out", annotate=False,
+                            timelapse=True)
+    dark = np.full((IMAGE_SIZE[1], IMAGE_SIZE[0], 3), 40, np.uint8)
+    on: list = []
+    for k in range(len(line) + 1):
+        if k:
+            tile, seat = line[k - 1]
+            hands[seat].pop()
+            on.append(tile)
+        seen[:] = hands["N"] + hands["S"] + on
+        session.feed(k, float(k), dark, 1.0)
+    glared = dark.copy()
+    glared[350:450, 350:650] = 255  # over the whole line: 4 % of the picture
+    seen[:] = hands["N"] + hands["S"]  # the detector finds none of the line there
+    for k in (7, 8):
+        session.feed(k, float(k), glared, 1.0)
+    seen[:] = hands["N"] + hands["S"] + on
+    session.feed(9, 9.0, dark, 1.0)
+    summary = session.finish("test")
+    rows = [json.loads(x) for x in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
+    said = [(r["frame"], r["hidden_tiles"], r["clipped"]) for r in rows if r.get("kind") == "overexposed"]
+    assert said == [(7, 6, 0.039)]  # 100 x 300 of 960 x 800 px; fed as footage: once a stretch
+    assert not [r for r in rows if r.get("kind") == "hand_cleared"] and summary.plays == 6
+    assert any("hides 6 tiles of the line of play" in w for w in summary.warnings)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["CLIPPED_LEVEL", "HIDDEN_SHARE", "OVEREXPOSED_SHARE", "clipped_mask", "clipped_share", "hidden_by_glare",
+__all__ = ["BESIDE_GROW", "BESIDE_SHARE", "CLIPPED_LEVEL", "HIDDEN_SHARE", "OVEREXPOSED_SHARE", "clipped_mask", "clipped_share", "glare_beside", "hidden_by_glare",
            "overexposed", "overexposed_message"]
 
 #: 8-bit level from which a pixel is clipped white, in every colour channel (glare and overexposure are
@@ -55,19 +55,45 @@ def clipped_share(image: np.ndarray) -> float:
 def hidden_by_glare(mask: np.ndarray, polygon_px: np.ndarray) -> bool:
     """Whether :data:`HIDDEN_SHARE` or more of the (4, 2) image-px outline ``polygon_px`` lies on clipped
     white in ``mask`` (:func:`clipped_mask`); parts outside the picture count as not clipped."""
+    return _clipped_fraction(mask, polygon_px) >= HIDDEN_SHARE
+
+
+def _clipped_fraction(mask: np.ndarray, polygon_px: np.ndarray) -> float:
+    """Share (0-1) of a polygon's area (image px) that is clipped in ``mask``; off the picture: not clipped."""
     h, w = mask.shape[:2]
     p = np.asarray(polygon_px, np.float32).reshape(-1, 2)
     x0, y0 = np.floor(p.min(0)).astype(int)
     x1, y1 = np.ceil(p.max(0)).astype(int) + 1
     if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:
-        return False
+        return 0.0
     inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillPoly(inside, [np.round(p - (x0, y0)).astype(np.int32)], 1)
     area = cv2.countNonZero(inside)
     cx0, cy0 = max(x0, 0), max(y0, 0)
     part = inside[cy0 - y0:min(y1, h) - y0, cx0 - x0:min(x1, w) - x0]
     clipped = cv2.countNonZero(part & (mask[cy0:min(y1, h), cx0:min(x1, w)] > 0).astype(np.uint8))
-    return area > 0 and clipped >= HIDDEN_SHARE * area
+    return clipped / area if area else 0.0
+
+
+#: Share (0-1) of the ring round an open end's tile (its outline grown :data:`BESIDE_GROW` times about its
+#: centre, less the tile) clipped white from which the glare lies where the next plays go. helper-136's
+#: glare at the E end (24.5 % of the picture) hid every tile laid there, nothing tracked under it: the
+#: ring of the last tile seen there was 15-18 % clipped (its next tiles washed out short of clipping).
+#: Without glare 0 (the demo, the DDD photos: nothing clipped); the tile's own face is left out, as a
+#: white face under a strong lamp clips and stays readable.
+BESIDE_SHARE = 0.1
+BESIDE_GROW = 3.0
+
+
+def glare_beside(mask: np.ndarray, polygon_px: np.ndarray) -> bool:
+    """Whether :data:`BESIDE_SHARE` or more of the ring round the (4, 2) image-px outline ``polygon_px``
+    (grown :data:`BESIDE_GROW` times about its centre, about a tile length each way, less the tile) is
+    clipped white in ``mask`` (:func:`clipped_mask`)."""
+    p = np.asarray(polygon_px, np.float32).reshape(-1, 2)
+    c = p.mean(0)
+    g2 = BESIDE_GROW ** 2  # the grown outline's area in tiles
+    ring = (g2 * _clipped_fraction(mask, c + (p - c) * BESIDE_GROW) - _clipped_fraction(mask, p)) / (g2 - 1)
+    return ring >= BESIDE_SHARE
 
 
 def overexposed(image: np.ndarray) -> float | None:
@@ -77,7 +103,15 @@ def overexposed(image: np.ndarray) -> float | None:
     return share if share >= OVEREXPOSED_SHARE else None
 
 
-def overexposed_message(share: float) -> str:
-    """One line for people: ``share`` (0-1) of the picture is clipped white, and what that costs."""
+def overexposed_message(share: float, hidden: int = 0, ends: int = 0) -> str:
+    """One line for people: ``share`` (0-1) of the picture is clipped white, hiding ``hidden`` tiles of the
+    line of play (:func:`hidden_by_glare`) or lying by ``ends`` of its open ends (:func:`glare_beside`),
+    and what that costs."""
+    where = " and ".join(x for x in (
+        f"it hides {hidden} tile{'' if hidden == 1 else 's'} of the line of play" if hidden else "",
+        f"it lies at {ends} open end{'' if ends == 1 else 's'} of the line" if ends else "") if x)
+    if where:
+        return (f"{share:.0%} of the picture is clipped white (overexposed or glare) and {where}: plays there "
+                "may be missed or seen late; lower the exposure or move the light")
     return (f"{share:.0%} of the picture is clipped white (overexposed or glare): tiles in the washed-out part "
             "may be missed; lower the exposure or move the light")

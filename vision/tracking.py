@@ -289,6 +289,8 @@ class Tracker:
         self._synced = False  # the record changed, tiles were shown: read again, even if the table is still
         self._opened_at: int | None = None  # the read at which the tracker itself opened the hand (hand_cleared)
         self._unseen: Callable[[np.ndarray], bool] | None = None  # this read's test of a tile hidden by glare
+        #: laid tiles the last read did not see where its ``unseen`` test said they are hidden (glare)
+        self.hidden_tiles = 0
         self._read_frame: int | None = None  # the frame of the latest committed read
         self.new_hand(context)
 
@@ -525,6 +527,8 @@ class Tracker:
         """
         self._now = t
         self._unseen = unseen
+        if observations is not None:
+            self.hidden_tiles = 0
         if motion is not None:
             if motion.frame_size is not None and self.image_size is None:
                 self.image_size = motion.frame_size
@@ -925,6 +929,12 @@ class Tracker:
                 recs[i] = type(r)(r.end, tr.geom, pips, touching, r.contact, r.spinner_arms)
         self.lop.rebuild(recs)
 
+    def open_end_polygons(self) -> list[np.ndarray]:
+        """The (4, 2) float32 image-px outlines of the laid tiles at an open end of the line (nothing laid
+        against them since): where the next plays go."""
+        return [tr.polygon_px for tr in self.tiles.values()
+                if tr.status == "layout" and tr.play is not None and tr.play in self.plays and self._is_arm_end(tr.play)]
+
     def _is_arm_end(self, pr: PlayRecord) -> bool:
         """Whether nothing was laid against ``pr`` after it (only such a tile can be taken back)."""
         i = self.plays.index(pr)
@@ -1035,6 +1045,7 @@ class Tracker:
         layout_gone = [tr for tr in gone if tr.status == "layout" and (region is None or _overlaps(tr.polygon_px, region))]
         if self._unseen is not None:  # under glare: not seen, not gone
             hidden = {tr.id for tr in gone if self._unseen(tr.polygon_px)}
+            self.hidden_tiles = sum(1 for tr in layout_gone if tr.id in hidden)
             gone = [tr for tr in gone if tr.id not in hidden]
             layout_gone = [tr for tr in layout_gone if tr.id not in hidden]
         for tr in gone:
