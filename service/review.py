@@ -964,8 +964,11 @@ class ReviewSession:
             n = len(self._unplaced)
             first = self._unplaced[0]
             tile = "-".join(str(v) for v in first.tile) if first.tile else "?"
+            # a folder's photo is named, not timed (its time is only its index; helper-136)
+            name = self._photo_name(first.frame)
+            where = f" in {name}" if name else "" if first.t is None else f" at {first.t:.1f} s"
             s.warnings.append(f"{plural(n, 'face-up tile')} touched no open end and {'was' if n == 1 else 'were'} not "
-                              f"scored (first: {tile}{'' if first.t is None else f' at {first.t:.1f} s'}): "
+                              f"scored (first: {tile}{where}): "
                               + ("a misread or a tile set down off the line of play (see its snapshot), a picture of "
                                  "a tile on the table or mat, or a rule set that does not fit the footage (a spinner?)"
                                  if n <= 2 else

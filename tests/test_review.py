@@ -2225,3 +2225,21 @@ def test_overexposed_footage_is_said_once_a_stretch(tmp_path):
     assert summary.warnings == ["the footage is overexposed (at 1.0 s, 5.0 s; notices overexposed): in the worst, "
                                 "100% of the picture is clipped white (overexposed or glare): tiles in the "
                                 "washed-out part may be missed; lower the exposure or move the light"]
+
+
+def test_a_folders_tile_off_the_line_is_named_by_its_photo(tmp_path):
+    """helper-136: in a folder review the warning gave "first: 6-4 at 51.0 s", a time that is only the
+    photo's index; it names the photo, as the flags do."""
+    from engine.events import Play
+    from service.review import ReviewSession
+    from vision.placements import Notice
+
+    session = ReviewSession(load_ruleset("draw"), lambda im: [], tmp_path, annotate=False, timelapse=True)
+    session.files = [tmp_path / f"p{i:02d}.png" for i in range(40)]
+    image = np.zeros((8, 8, 3), np.uint8)
+    for ev in [Play(seat="S", tile=[6, 6], t=1.0), Play(seat="N", tile=[6, 2], end="E", oriented=True, t=2.0),
+               Notice("unplaced_tile", 30.0, 30, "face-up tile (6, 4) touches no open end", tile=(6, 4))]:
+        session._handle(ev, 0, ev.t, image)
+    session.summary.frames = 40
+    s = session.finish("t")
+    assert s.warnings[0].startswith("1 face-up tile touched no open end and was not scored (first: 6-4 in p30.png): ")
