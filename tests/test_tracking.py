@@ -2095,6 +2095,18 @@ def test_photos_from_a_hand_held_camera_follow_the_table(calibrated):
     assert np.allclose(lead.polygon_px, observe([line[0][0]], view)[0].polygon_px, atol=0.5)
 
 
+def _laid_in_turn(hands: dict, line: list):
+    """Photo by photo (k = 0..len(line)): k and the tiles of ``line`` laid so far, each taken from its
+    seat's hand as it is laid (``hands`` changes as it goes)."""
+    on: list = []
+    for k in range(len(line) + 1):
+        if k:
+            tile, seat = line[k - 1]
+            hands[seat].pop()
+            on.append(tile)
+        yield k, list(on)
+
+
 def _read_off(t: Laid, shift_mm: float, deg: float) -> Laid:
     """``t`` as a photo reads it a little off: ``shift_mm`` along its axis, turned ``deg`` degrees."""
     a = np.deg2rad(deg)
@@ -2111,12 +2123,8 @@ def test_photos_from_a_fixed_camera_are_not_followed_by_the_noise_of_the_line(ca
     tile just laid 2 mm and 0.4 degrees off (0.4 degrees turn hands 450 mm away 3 mm): the camera
     stayed put."""
     tr, hands, line = _hand_held_block(calibrated)
-    events, on = [], []
-    for k in range(len(line) + 1):
-        if k:
-            tile, seat = line[k - 1]
-            hands[seat].pop()
-            on.append(tile)
+    events = []
+    for k, on in _laid_in_turn(hands, line):
         seen = on[:-1] + [_read_off(on[-1], 2.0, 0.4)] if on else []
         events += tr.update(k, float(k), observe(hands["N"] + hands["S"] + seen), None)
     assert plays(events) == [("S", (6, 5), "lead"), ("N", (5, 4), "E"), ("S", (4, 3), "E"), ("N", (6, 2), "W"),
@@ -2194,12 +2202,8 @@ def test_tiles_under_glare_are_hidden_not_gone():
 
     def run(with_glare_test: bool) -> list:
         tr, hands, line = _hand_held_block(False)
-        events, on = [], []
-        for k in range(len(line) + 1):
-            if k:
-                tile, seat = line[k - 1]
-                hands[seat].pop()
-                on.append(tile)
+        events = []
+        for k, on in _laid_in_turn(hands, line):
             events += tr.update(k, float(k), observe(hands["N"] + hands["S"] + on), None)
         mask = np.zeros((IMAGE_SIZE[1], IMAGE_SIZE[0]), np.uint8)
         mask[350:450, 350:650] = 255  # the glare spot over the whole line (image px x 384-614, y 390-410)
@@ -2225,12 +2229,7 @@ def test_a_glare_hiding_the_line_is_said_though_most_of_the_photo_is_fine(tmp_pa
     session = ReviewSession(load_ruleset("block"), lambda image: observe(seen), tmp_path / "out", annotate=False,
                             timelapse=True)
     dark = np.full((IMAGE_SIZE[1], IMAGE_SIZE[0], 3), 40, np.uint8)
-    on: list = []
-    for k in range(len(line) + 1):
-        if k:
-            tile, seat = line[k - 1]
-            hands[seat].pop()
-            on.append(tile)
+    for k, on in _laid_in_turn(hands, line):
         seen[:] = hands["N"] + hands["S"] + on
         session.feed(k, float(k), dark, 1.0)
     glared = dark.copy()
