@@ -393,9 +393,13 @@ class FramePipeline:
         self._last_photo: int | None = None  # the index of the photo before this one
         #: (H, W) uint8 mask of the last read picture's clipped white (:func:`vision.exposure.clipped_mask`)
         self.clipped: np.ndarray | None = None
+        self._glared = False  # the last read was overexposed: footage's next one is the same glare, not said again
+        self._exposed: np.ndarray | None = None  # the last picture looked at for glare (a second look is no new one)
 
-    def step(self, index: int, t: float, image: np.ndarray) -> tuple[list | None, list]:
-        """Process one frame; returns (its observations or None when not read, tracker events and notices)."""
+    def step(self, index: int, t: float, image: np.ndarray, each_read: bool = False) -> tuple[list | None, list]:
+        """Process one frame; returns (its observations or None when not read, tracker events and notices).
+        ``each_read``: every read is a photo of its own (a folder), each overexposed one is said; else a
+        glare is said at the first read of each stretch of it."""
         info = self.gate.update(index, t, image, roi_px=self.tracker.roi_px()) if self.gate else None
         if self.tracker.image_size is None:  # photos have no gate to tell it: uncalibrated hand areas need it
             self.tracker.image_size = (image.shape[1], image.shape[0])
@@ -416,9 +420,29 @@ class FramePipeline:
         unseen = (functools.partial(hidden_by_glare, self.clipped)
                   if self.clipped is not None and cv2.countNonZero(self.clipped) else None)
         events = _arm_notices(arms) + self.tracker.update(index, t, obs, info, unseen=unseen)
+        if self.clipped is not None and image is not self._exposed:
+            self._exposed = image
+            events = self._exposure(index, t, each_read) + events
         if self.gate is not None and self.tracker.wants_read:
             self.gate.request_read()
         return obs, events
+
+    def _exposure(self, index: int, t: float, each_read: bool) -> list[Notice]:
+        """An ``overexposed`` notice for a read picture largely clipped white, or whose clipped white hides
+        tiles of the line of play or lies at an open end (:mod:`vision.exposure`; helper-136: a glare over one
+        end, 24.5 % of the picture, lost plays without a word): each such photo of a folder (``each_read``);
+        footage's glare once, at the first read of it (its next reads show the same light)."""
+        mask = self.clipped
+        share = cv2.countNonZero(mask) / mask.size
+        hidden = self.tracker.hidden_tiles  # laid tiles not seen, under the glare
+        ends = sum(glare_beside(mask, p) for p in self.tracker.open_end_polygons()) if share else 0
+        glare = share >= OVEREXPOSED_SHARE or hidden > 0 or ends > 0
+        said = self._glared and not each_read
+        self._glared = glare
+        if not glare or said:
+            return []
+        return [Notice("overexposed", t, index, overexposed_message(share, hidden, ends),
+                       details={"clipped": round(share, 3), "hidden_tiles": hidden, "ends_glared": ends})]
 
 
 def _arm_notices(decided: list[tuple[int, float, str]]) -> list[Notice]:
@@ -471,7 +495,6 @@ class ReviewSession:
         self._unplaced: list[Notice] = []  # unplaced_tile notices: face-up tiles off the line of play
         self._arm_photos: list[Notice] = []  # arm_in_photo notices: a folder's photos with arms over the table
         self._overexposed: list[Notice] = []  # overexposed notices: reads of a picture largely clipped white
-        self._glared = False  # the last read was overexposed: a video's next one is the same glare, not said again
         #: ``{index: share}`` of a folder's photos that had transparent pixels, filled with grey (the
         #: source's :attr:`vision.sources.ImageFolderSource.transparent`, filled as it is read)
         self.transparent: dict[int, float] = {}
@@ -491,27 +514,9 @@ class ReviewSession:
             s.frames += 1
             s.footage_s = t + self.frame_s
             self._t = t
-        obs, events = self.pipeline.step(index, t, image)
+        obs, events = self.pipeline.step(index, t, image, each_read=self.files is not None)
         s.reads = self.pipeline.reads
-        if obs is not None and not again:
-            events = self._exposure(index, t, self.pipeline.clipped) + events
         self._show(index, t, image, fps, obs, events)
-
-    def _exposure(self, index: int, t: float, mask: np.ndarray) -> list[Notice]:
-        """An ``overexposed`` notice for a read picture largely clipped white, or whose clipped white hides
-        tiles of the line of play (:mod:`vision.exposure`; helper-136: a glare over one end, 24.5 % of the
-        picture, lost plays without a word): each such photo of a folder; a video's glare once, at the first
-        read of it (its next reads show the same light). ``mask``: that picture's clipped white, (H, W) uint8."""
-        share = cv2.countNonZero(mask) / mask.size
-        hidden = self.tracker.hidden_tiles  # laid tiles not seen, under the glare
-        ends = sum(glare_beside(mask, p) for p in self.tracker.open_end_polygons()) if share else 0
-        glare = share >= OVEREXPOSED_SHARE or hidden > 0 or ends > 0
-        said = self._glared and self.files is None
-        self._glared = glare
-        if not glare or said:
-            return []
-        return [Notice("overexposed", t, index, overexposed_message(share, hidden, ends),
-                       details={"clipped": round(share, 3), "hidden_tiles": hidden, "ends_glared": ends})]
 
     def settle(self, index: int, t: float, image: np.ndarray, fps: float) -> None:
         """The footage ended at frame ``index`` (``t`` s, its image): what waits for more reads is

@@ -2243,3 +2243,17 @@ def test_a_folders_tile_off_the_line_is_named_by_its_photo(tmp_path):
     session.summary.frames = 40
     s = session.finish("t")
     assert s.warnings[0].startswith("1 face-up tile touched no open end and was not scored (first: 6-4 in p30.png): ")
+
+
+def test_the_frame_pipeline_says_glare_for_the_live_service_too():
+    """The venue service's camera worker runs the FramePipeline, not a review: the overexposed notice
+    (an umpire's alert there) comes from the pipeline; a second look at the same picture says nothing."""
+    from service.review import FramePipeline
+
+    pipeline = FramePipeline(load_ruleset("all-fives"), lambda image: [], timelapse=True)
+    washed = np.full((48, 64, 3), 255, np.uint8)
+    _, events = pipeline.step(0, 0.0, washed)
+    assert [(e.kind, e.details["clipped"]) for e in events if getattr(e, "kind", "") == "overexposed"] == [
+        ("overexposed", 1.0)]
+    _, again = pipeline.step(0, 0.0, washed)
+    assert not [e for e in again if getattr(e, "kind", "") == "overexposed"]
