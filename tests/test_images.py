@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import struct
+import zlib
+
 import cv2
 import numpy as np
 
@@ -27,17 +30,21 @@ def test_half_transparent_16_bit_png_is_blended_with_grey(tmp_path):
     assert grey.shape == (10, 12) and (grey[:, :6] == 200).all() and np.abs(grey[:, 6:].astype(int) - 157).max() <= 1
 
 
+def _with_orientation(png: bytes, orientation: int) -> bytes:
+    """``png`` with an eXIf chunk (PNG 1.5) holding one EXIF tag, Orientation (0x0112) = ``orientation``:
+    a big-endian TIFF header and one IFD entry, put right after IHDR (8-byte signature + 25-byte chunk)."""
+    tiff = b"MM\x00\x2a\x00\x00\x00\x08" + struct.pack(">HHHIHHI", 1, 0x0112, 3, 1, orientation, 0, 0)
+    chunk = struct.pack(">I", len(tiff)) + b"eXIf" + tiff + struct.pack(">I", zlib.crc32(b"eXIf" + tiff))
+    return png[:33] + chunk + png[33:]
+
+
 def test_the_fill_follows_the_pixels_of_a_turned_photo(tmp_path):
     """OpenCV turns a PNG by its EXIF orientation, except when it keeps the alpha: the grey must still
     land on the transparent pixels, not on the turned picture's."""
-    from PIL import Image
-
     rgba = np.zeros((4, 6, 4), np.uint8)
-    rgba[:, :3] = (250, 10, 10, 255)  # opaque red on the left, transparent on the right
-    exif = Image.Exif()
-    exif[0x0112] = 6  # "rotate 90 degrees clockwise to view"
+    rgba[:, :3] = (10, 10, 250, 255)  # opaque red (BGR) on the left, transparent on the right
     path = tmp_path / "turned.png"
-    Image.fromarray(rgba, "RGBA").save(path, exif=exif.tobytes())
+    path.write_bytes(_with_orientation(cv2.imencode(".png", rgba)[1].tobytes(), 6))  # turn 90 degrees clockwise
     out = load_image(path)
     red = (out == (10, 10, 250)).all(axis=2)
     grey = (out == PAD_VALUE).all(axis=2)
