@@ -138,6 +138,11 @@ class TrackerConfig:
             make it a lock instead of a domino. The footage's end settles at once
             (:meth:`Tracker.finish`). Rendered footage turns one hand up every 1.75-2.1 s (16 gaps
             between reveals in 11 generated hands).
+        hand_vote_min_score: a folder's photos: face-down boxes the detector scored under this are left
+            out of the hand areas' losses and gains that vote for a play's seat (a box read in one photo
+            and not the next is no tile leaving a hand). Hand-held photos box the cloth in a hand row's
+            gaps, or beside it, at 0.37-0.81 now and then (the same tile backs matched in the fixed
+            camera's photos: a median of 0.93-0.95); 0 counts every box.
     """
 
     still_window_s: float = 0.5
@@ -158,6 +163,7 @@ class TrackerConfig:
     setup_min_score: float | None = 0.35
     set_colour_max_de: float | None = 70.0
     reveal_settle_s: float = 3.0
+    hand_vote_min_score: float = 0.75
 
 
 @dataclass
@@ -208,6 +214,8 @@ class TrackedTile:
     #: (``unplaced``) the arm votes of the read that found it touching no open end: the seat that laid it,
     #: should it become a play later (laid against a play the umpire voided, once the void is undone)
     votes: dict[str, float] | None = None
+    #: the confidence of its latest read (a face-down tile's: the detector's score)
+    seen_score: float = 1.0
 
     @property
     def key(self) -> tuple[int, int] | None:
@@ -674,6 +682,10 @@ class Tracker:
         cfg = self.config
         events: list = []
         self._read_frame = frame
+        # where the last photo showed each tile: a hand-held camera's fitted move (a shift, turn and scale
+        # fitted to the line of play) is off by up to 40 px at the far hand rows, and a tile gone from
+        # there, moved out of its hand area, no longer counted as a loss while the new ones counted
+        seen_at = {tid: tr.geom for tid, tr in self.tiles.items()}
         moved_camera = self.photos and self._follow_camera(obs)
         pairs, gone, new = self._match(obs)
         pairs, gone, new = self._cleared_with_a_lead(pairs, gone, new)
@@ -682,6 +694,7 @@ class Tracker:
 
         for tr, o, how in pairs:
             tr.missing = 0
+            tr.seen_score = o.confidence
             if how != "reread" and tr.status != "layout" and o.confidence > tr.confidence:
                 # first read while an arm or its shadow still crossed it (a hand shown at the end stayed
                 # too unsure to count): the better read stands, and the colour seen with it
@@ -732,7 +745,7 @@ class Tracker:
         setup = self.state is None  # the first committed read
         for o in new:
             tr = TrackedTile(self._next_id, o.face, o.pips, o.geom, np.asarray(o.obs.polygon_px, np.float32),
-                             o.confidence)
+                             o.confidence, seen_score=o.confidence)
             tr.scenery = (setup and cfg.setup_min_score is not None and tr.face == "up" and not self.in_hand_zone(tr.geom)
                           and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)
             if setup and tr.face == "up" and tr.key in self._voided:
@@ -757,7 +770,8 @@ class Tracker:
             elif self._arm_in_last and self._hands_before is not None:  # since the photo before the arm's
                 self._vote_hand_losses(self._hands_before, hands)
             else:
-                self._vote_hand_losses(self._hand_counts(gone), self._hand_counts(new_tiles))
+                self._vote_hand_losses(self._hand_counts(self._sure(gone), at=seen_at),
+                                       self._hand_counts(self._sure(new_tiles)))
             self._arm_in_last = False
         events += self._gone(frame, t, gone, new_tiles, region)
         if self.photos:  # after _gone: a hand cleared here starts the counts afresh from this photo
@@ -986,14 +1000,23 @@ class Tracker:
         off = sorted(seat for seat in full if seat not in order)
         return off if len(off) > len(full) - len(off) else []
 
-    def _hand_counts(self, tiles: list[TrackedTile], scale: float = PHOTO_HAND_SCALE) -> dict[str, int]:
+    def _sure(self, tiles: list[TrackedTile]) -> list[TrackedTile]:
+        """``tiles`` less the face-down ones whose latest read the detector scored under
+        ``TrackerConfig.hand_vote_min_score`` (false boxes on the cloth come and go between photos)."""
+        floor = self.config.hand_vote_min_score
+        return [tr for tr in tiles if tr.face != "down" or tr.seen_score >= floor]
+
+    def _hand_counts(self, tiles: list[TrackedTile], scale: float = PHOTO_HAND_SCALE,
+                     at: dict[int, TileGeom] | None = None) -> dict[str, int]:
         """Face-down tiles of ``tiles`` in each playing seat's hand area (``scale``: a folder's photos use
-        the wider areas); those by an edge no one plays from are the boneyard's (:meth:`_step_boneyard`)."""
+        the wider areas); those by an edge no one plays from are the boneyard's (:meth:`_step_boneyard`).
+        ``at``: tile id -> the geometry to place it by, instead of its own (where a photo showed it)."""
         counts: dict[str, int] = {}
         order = self.judge.state.order
         for tr in tiles:
-            if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(tr.geom, scale):
-                seat = seat_of_position(tr.geom.center, self.profile, self.image_size)
+            g = at.get(tr.id, tr.geom) if at is not None else tr.geom
+            if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(g, scale):
+                seat = seat_of_position(g.center, self.profile, self.image_size)
                 if seat in order:
                     counts[seat] = counts.get(seat, 0) + 1
         return counts
