@@ -35,7 +35,6 @@ same read or an earlier one, are that tile again).
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import re
 import signal
@@ -58,7 +57,7 @@ from engine.timeline import outcome_row, result_text
 from service.read_flags import CONFIDENT, as_read
 from service.report import event_counts, plural, write_report
 from service.video_out import VIDEO_NAMES, VideoOut
-from vision.exposure import OVEREXPOSED_SHARE, clipped_mask, glare_beside, hidden_by_glare, overexposed_message
+from vision.exposure import OVEREXPOSED_SHARE, clipped_mask, glare_beside, overexposed_message
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
 from vision.photo_arms import PhotoArms
@@ -417,9 +416,8 @@ class FramePipeline:
             self._last_photo = index
         # clipped white in a read picture: tiles under it are hidden, not gone (vision.exposure.hidden_by_glare)
         self.clipped = clipped_mask(image) if obs is not None else None
-        unseen = (functools.partial(hidden_by_glare, self.clipped)
-                  if self.clipped is not None and cv2.countNonZero(self.clipped) else None)
-        events = _arm_notices(arms) + self.tracker.update(index, t, obs, info, unseen=unseen)
+        glare = self.clipped if self.clipped is not None and cv2.countNonZero(self.clipped) else None
+        events = _arm_notices(arms) + self.tracker.update(index, t, obs, info, clipped=glare)
         if self.clipped is not None and image is not self._exposed:
             self._exposed = image
             events = self._exposure(index, t, each_read) + events

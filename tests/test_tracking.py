@@ -9,7 +9,6 @@ then a still read.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import random
 
@@ -2230,8 +2229,6 @@ def test_tiles_under_glare_are_hidden_not_gone():
     """helper-136: two photos with a lamp's glare over the line of play (the laid tiles not read) "cleared"
     the table, and the next photo's line was recorded again as a second hand. Tiles the picture cannot
     show (``unseen``) are kept as they were; without that test the same photos do clear the table."""
-    from vision.exposure import hidden_by_glare
-
     def run(with_glare_test: bool) -> list:
         tr, hands, line = _hand_held_block(False)
         events = []
@@ -2240,8 +2237,8 @@ def test_tiles_under_glare_are_hidden_not_gone():
         mask = np.zeros((IMAGE_SIZE[1], IMAGE_SIZE[0]), np.uint8)
         mask[350:450, 350:650] = 255  # the glare spot over the whole line (image px x 384-614, y 390-410)
         for k in (7, 8):
-            unseen = functools.partial(hidden_by_glare, mask) if with_glare_test else None
-            events += tr.update(k, float(k), observe(hands["N"] + hands["S"]), None, unseen=unseen)
+            events += tr.update(k, float(k), observe(hands["N"] + hands["S"]), None,
+                                clipped=mask if with_glare_test else None)
         events += tr.update(9, 9.0, observe(hands["N"] + hands["S"] + on), None)
         return events
 
@@ -2277,3 +2274,53 @@ def test_a_glare_hiding_the_line_is_said_though_most_of_the_photo_is_fine(tmp_pa
     assert said == [(7, 6, 0.039)]  # 100 x 300 of 960 x 800 px; fed as footage: once a stretch
     assert not [r for r in rows if r.get("kind") == "hand_cleared"] and summary.plays == 6
     assert any("hides 6 tiles of the line of play" in w for w in summary.warnings)
+
+
+@pytest.mark.parametrize("trust_glared_reads", [False, True])
+def test_a_tile_read_by_a_glare_is_free_to_go(monkeypatch, trust_glared_reads):
+    """helper-138: at a glare's edge N's 2-6 was read 6-1 (it matched the W end, a play); kept "hidden"
+    through the next two glared photos, it was still there when the glare lifted, so the real 2-6 touched
+    no open end and the 6-1 was never taken back. A read in or by clipped white is not kept through a glare:
+    missing for two photos, it is taken back, and the 2-6 is N's play once seen."""
+    import vision.tracking as tracking
+
+    if trust_glared_reads:  # the rule of e666367: every tile under a glare kept, however it was read
+        monkeypatch.setattr(tracking, "read_in_glare", lambda mask, polygon: False)
+    tr, hands, line = _hand_held_block(False)
+    events = []
+    for k, on in _laid_in_turn(hands, line[:3]):
+        events += tr.update(k, float(k), observe(hands["N"] + hands["S"] + on), None)
+    hands["N"].pop()
+    edge = np.zeros((IMAGE_SIZE[1], IMAGE_SIZE[0]), np.uint8)
+    edge[370:430, 465:560] = 255  # a glare's edge by the W end (the 2-6 lies at x 422-461 px, y 390-410)
+    misread = t_(552, 500, 0, (6, 1))
+    events += tr.update(4, 4.0, observe(hands["N"] + hands["S"] + on + [misread]), None, clipped=edge)
+    over = edge.copy()
+    over[370:430, 400:560] = 255  # the glare grown over it: the tile not read
+    for k in (5, 6):
+        events += tr.update(k, float(k), observe(hands["N"] + hands["S"] + on), None, clipped=over)
+    events += tr.update(7, 7.0, observe(hands["N"] + hands["S"] + on + [line[3][0]]), None)
+    took_back = [(e.frame, (e.tile.a, e.tile.b)) for e in events if isinstance(e, TakeBack)]
+    # trusted, it waited for the glare to lift (where a real photo's 4-4 then "touched no open end")
+    assert took_back == [(7 if trust_glared_reads else 6, (1, 6))]
+    assert plays(events)[-1] == ("N", (6, 2), "W")
+
+
+def test_a_hand_row_under_glare_does_not_vote():
+    """helper-138: a glare over S's row hid its tiles for two photos; kept as hidden (not gone) they still
+    counted as S's losses, against N's one real loss, and N's play took its seat from the turn order
+    (an unexplained flag). Hidden tiles are in no count: N's play is N's by its hand."""
+    tr, hands, line = _hand_held_block(False)
+    events = []
+    for k, on in _laid_in_turn(hands, line[:3]):
+        events += tr.update(k, float(k), observe(hands["N"] + hands["S"] + on), None)
+    rows = np.concatenate([o.polygon_px for o in observe(hands["S"])])
+    (x0, y0), (x1, y1) = rows.min(0).astype(int) - 5, rows.max(0).astype(int) + 5
+    glare = np.zeros((IMAGE_SIZE[1], IMAGE_SIZE[0]), np.uint8)
+    glare[max(y0, 0):y1, max(x0, 0):x1] = 255  # over S's whole row, not the line
+    hands["N"].pop()  # N lays the 2-6 at W
+    events += tr.update(4, 4.0, observe(hands["N"] + on + [line[3][0]]), None, clipped=glare)
+    events += tr.update(5, 5.0, observe(hands["N"] + hands["S"] + on + [line[3][0]]), None)
+    last = [e for e in events if isinstance(e, Play)][-1]
+    assert (last.seat, (last.tile.a, last.tile.b), last.end, last.seat_by_turn) == ("N", (6, 2), "W", False)
+    assert tr.hidden_tiles == 0 and not notices(events, "hand_cleared")

@@ -12,8 +12,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["BESIDE_GROW", "BESIDE_SHARE", "CLIPPED_LEVEL", "HIDDEN_SHARE", "OVEREXPOSED_SHARE", "clipped_mask", "clipped_share", "glare_beside", "hidden_by_glare",
-           "overexposed", "overexposed_message"]
+__all__ = ["BESIDE_GROW", "BESIDE_SHARE", "CLIPPED_LEVEL", "GLARED_READ_GROW", "GLARED_READ_SHARE", "HIDDEN_SHARE",
+           "OVEREXPOSED_SHARE", "clipped_fraction", "clipped_mask", "clipped_share", "glare_beside", "hidden_by_glare",
+           "overexposed", "overexposed_message", "read_in_glare"]
 
 #: 8-bit level from which a pixel is clipped white, in every colour channel (glare and overexposure are
 #: white light; a cream cloth or an ivory tile keeps a channel below it). Under 255: JPEG compression
@@ -36,6 +37,11 @@ OVEREXPOSED_SHARE = 0.25
 #: outline nor a light face is left (the glare-washed tiles the held-out frames miss have 65-100 % of the
 #: face clipped, docs/recognition.md; those found at most 28 % of the ring round them).
 HIDDEN_SHARE = 0.5
+#: A tile read with this share (0-1) or more of its outline grown :data:`GLARED_READ_GROW` times clipped
+#: white was read in or by a glare (:func:`read_in_glare`). helper-138: a 4-4 washed out at a glare's edge
+#: was read 2-3, then kept "hidden" through the next glared photos, and never taken back.
+GLARED_READ_SHARE = 0.1
+GLARED_READ_GROW = 2.0
 
 
 def clipped_mask(image: np.ndarray) -> np.ndarray:
@@ -55,13 +61,24 @@ def clipped_share(image: np.ndarray) -> float:
 def hidden_by_glare(mask: np.ndarray, polygon_px: np.ndarray) -> bool:
     """Whether :data:`HIDDEN_SHARE` or more of the (4, 2) image-px outline ``polygon_px`` lies on clipped
     white in ``mask`` (:func:`clipped_mask`); parts outside the picture count as not clipped."""
-    return _clipped_fraction(mask, polygon_px) >= HIDDEN_SHARE
+    return clipped_fraction(mask, polygon_px) >= HIDDEN_SHARE
 
 
-def _clipped_fraction(mask: np.ndarray, polygon_px: np.ndarray) -> float:
-    """Share (0-1) of a polygon's area (image px) that is clipped in ``mask``; off the picture: not clipped."""
+def read_in_glare(mask: np.ndarray, polygon_px: np.ndarray) -> bool:
+    """Whether a tile read with the (4, 2) image-px outline ``polygon_px`` lay in or by clipped white in
+    ``mask``: :data:`GLARED_READ_SHARE` or more of the outline grown :data:`GLARED_READ_GROW` times about its
+    centre. Such a read may be wrong (a washed-out 4-4 read 2-3): the tile is not kept through a later glare."""
+    return clipped_fraction(mask, polygon_px, GLARED_READ_GROW) >= GLARED_READ_SHARE
+
+
+def clipped_fraction(mask: np.ndarray, polygon_px: np.ndarray, grow: float = 1.0) -> float:
+    """Share (0-1) of the area of the (4, 2) image-px outline ``polygon_px``, grown ``grow`` times about its
+    centre, that is clipped in ``mask`` (:func:`clipped_mask`); parts off the picture count as not clipped."""
     h, w = mask.shape[:2]
     p = np.asarray(polygon_px, np.float32).reshape(-1, 2)
+    if grow != 1.0:
+        c = p.mean(0)
+        p = c + (p - c) * grow
     x0, y0 = np.floor(p.min(0)).astype(int)
     x1, y1 = np.ceil(p.max(0)).astype(int) + 1
     if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:
@@ -90,9 +107,8 @@ def glare_beside(mask: np.ndarray, polygon_px: np.ndarray) -> bool:
     (grown :data:`BESIDE_GROW` times about its centre, about a tile length each way, less the tile) is
     clipped white in ``mask`` (:func:`clipped_mask`)."""
     p = np.asarray(polygon_px, np.float32).reshape(-1, 2)
-    c = p.mean(0)
     g2 = BESIDE_GROW ** 2  # the grown outline's area in tiles
-    ring = (g2 * _clipped_fraction(mask, c + (p - c) * BESIDE_GROW) - _clipped_fraction(mask, p)) / (g2 - 1)
+    ring = (g2 * clipped_fraction(mask, p, BESIDE_GROW) - clipped_fraction(mask, p)) / (g2 - 1)
     return ring >= BESIDE_SHARE
 
 

@@ -63,6 +63,7 @@ from engine.ruleset import Ruleset
 from engine.tiles import Tile, full_set
 from vision.boneyard import BoneyardCounter
 from vision.crops import lab_distance
+from vision.exposure import hidden_by_glare, read_in_glare
 from vision.camera_follow import (MIN_PAIRS, camera_move, moved_geom, moved_points, one_tile_move, shift_at,
                                   tile_move, turn_deg)
 from vision.hand_rows import ROW_MIN_TILES, hand_rows, in_row_area
@@ -216,6 +217,8 @@ class TrackedTile:
     votes: dict[str, float] | None = None
     #: the confidence of its latest read (a face-down tile's: the detector's score)
     seen_score: float = 1.0
+    #: its latest read lay in or by clipped white (:func:`vision.exposure.read_in_glare`): not kept through a glare
+    read_in_glare: bool = False
 
     @property
     def key(self) -> tuple[int, int] | None:
@@ -296,8 +299,8 @@ class Tracker:
         self._recheck = False  # after an umpire's change of the line: look at the unplaced tiles again
         self._synced = False  # the record changed, tiles were shown: read again, even if the table is still
         self._opened_at: int | None = None  # the read at which the tracker itself opened the hand (hand_cleared)
-        self._unseen: Callable[[np.ndarray], bool] | None = None  # this read's test of a tile hidden by glare
-        #: laid tiles the last read did not see where its ``unseen`` test said they are hidden (glare)
+        self._clipped: np.ndarray | None = None  # this read's clipped white (update's ``clipped``)
+        #: laid tiles the last read did not see where its clipped white hides them (glare)
         self.hidden_tiles = 0
         self._read_frame: int | None = None  # the frame of the latest committed read
         self.new_hand(context)
@@ -519,7 +522,7 @@ class Tracker:
         return int(max(lo[0], 0)), int(max(lo[1], 0)), int(hi[0]) + 1, int(hi[1]) + 1
 
     def update(self, frame_index: int, t: float, observations: list | None,
-               motion: MotionInfo | None = None, unseen: Callable[[np.ndarray], bool] | None = None) -> list:
+               motion: MotionInfo | None = None, clipped: np.ndarray | None = None) -> list:
         """Consume one frame; returns the events and notices it produced (often none).
 
         Args:
@@ -528,13 +531,15 @@ class Tracker:
             observations: the recognizer's :class:`~vision.observation.TileObservation`
                 list for this frame, or None when the frame was not read.
             motion: the gate's :class:`~vision.motion.MotionInfo` for this frame, or None.
-            unseen: ``unseen(polygon_px)`` for a tracked tile's (4, 2) float32 image-px outline: True where
-                this frame cannot show it (:func:`vision.exposure.hidden_by_glare`); such a tile, not read,
-                is kept as it was instead of counted missing (two glared photos "cleared" the table and the
-                whole line was recorded again as a second hand, helper-136).
+            clipped: (H, W) uint8 mask of this frame's clipped white (:func:`vision.exposure.clipped_mask`),
+                or None when nothing is clipped. A tile not read that it hides
+                (:func:`vision.exposure.hidden_by_glare`) is kept as it was instead of counted missing (two
+                glared photos "cleared" the table and the whole line was recorded again as a second hand,
+                helper-136), unless its own last read was in or by a glare (:func:`vision.exposure.
+                read_in_glare`: such a read may be wrong and must be free to go, helper-138).
         """
         self._now = t
-        self._unseen = unseen
+        self._clipped = clipped
         if observations is not None:
             self.hidden_tiles = 0
         if motion is not None:
@@ -688,6 +693,7 @@ class Tracker:
         seen_at = {tid: tr.geom for tid, tr in self.tiles.items()}
         moved_camera = self.photos and self._follow_camera(obs)
         pairs, gone, new = self._match(obs)
+        gone = self._not_hidden(gone)
         pairs, gone, new = self._cleared_with_a_lead(pairs, gone, new)
         candidates: list[TrackedTile] = []
         moved_layout = False
@@ -695,6 +701,7 @@ class Tracker:
         for tr, o, how in pairs:
             tr.missing = 0
             tr.seen_score = o.confidence
+            tr.read_in_glare = self._read_in_glare(o.obs.polygon_px)
             if how != "reread" and tr.status != "layout" and o.confidence > tr.confidence:
                 # first read while an arm or its shadow still crossed it (a hand shown at the end stayed
                 # too unsure to count): the better read stands, and the colour seen with it
@@ -745,7 +752,7 @@ class Tracker:
         setup = self.state is None  # the first committed read
         for o in new:
             tr = TrackedTile(self._next_id, o.face, o.pips, o.geom, np.asarray(o.obs.polygon_px, np.float32),
-                             o.confidence, seen_score=o.confidence)
+                             o.confidence, seen_score=o.confidence, read_in_glare=self._read_in_glare(o.obs.polygon_px))
             tr.scenery = (setup and cfg.setup_min_score is not None and tr.face == "up" and not self.in_hand_zone(tr.geom)
                           and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)
             if setup and tr.face == "up" and tr.key in self._voided:
@@ -943,6 +950,19 @@ class Tracker:
                 recs[i] = type(r)(r.end, tr.geom, pips, touching, r.contact, r.spinner_arms)
         self.lop.rebuild(recs)
 
+    def _read_in_glare(self, polygon_px: np.ndarray) -> bool:
+        return self._clipped is not None and read_in_glare(self._clipped, polygon_px)
+
+    def _not_hidden(self, gone: list[TrackedTile]) -> list[TrackedTile]:
+        """``gone`` less the tiles this read's clipped white hides (:func:`vision.exposure.hidden_by_glare`):
+        not seen, not gone, for every count (missing reads, the hands' losses, a cleared table), unless their
+        own last read was in or by a glare. Sets :attr:`hidden_tiles` (the laid ones)."""
+        if self._clipped is None:
+            return gone
+        hidden = {tr.id for tr in gone if not tr.read_in_glare and hidden_by_glare(self._clipped, tr.polygon_px)}
+        self.hidden_tiles = sum(1 for tr in gone if tr.id in hidden and tr.status == "layout")
+        return [tr for tr in gone if tr.id not in hidden]
+
     def open_end_polygons(self) -> list[np.ndarray]:
         """The (4, 2) float32 image-px outlines of the laid tiles at an open end of the line (nothing laid
         against them since): where the next plays go."""
@@ -1066,11 +1086,6 @@ class Tracker:
         cfg = self.config
         events: list = []
         layout_gone = [tr for tr in gone if tr.status == "layout" and (region is None or _overlaps(tr.polygon_px, region))]
-        if self._unseen is not None:  # under glare: not seen, not gone
-            hidden = {tr.id for tr in gone if self._unseen(tr.polygon_px)}
-            self.hidden_tiles = sum(1 for tr in layout_gone if tr.id in hidden)
-            gone = [tr for tr in gone if tr.id not in hidden]
-            layout_gone = [tr for tr in layout_gone if tr.id not in hidden]
         for tr in gone:
             if region is not None and not _overlaps(tr.polygon_px, region):
                 continue  # outside the part of the frame that changed: not re-read, keep it
