@@ -62,3 +62,17 @@ def test_a_few_transparent_pixels_are_not_said_as_none():
 
     assert percent(0.0001) == "under 1%" and percent(0.004) == "under 1%" and percent(0.3) == "30%"
     assert transparency_note("p.png", 1 / (48 * 64)).startswith("p.png: under 1% of it is transparent")
+
+
+def test_a_nearly_opaque_alpha_is_not_said_as_transparent(tmp_path):
+    """helper-138: a PNG at alpha 250 everywhere was "100% transparent"; one at 100 on a quarter is a quarter."""
+    seen = []
+    faint = np.full((8, 8, 4), 200, np.uint8)
+    faint[..., 3] = 250
+    cv2.imwrite(str(tmp_path / "faint.png"), faint)
+    out = load_image(tmp_path / "faint.png", on_transparent=seen.append)
+    assert seen == [] and abs(int(out[0, 0, 0]) - round(200 * 250 / 255 + PAD_VALUE * 5 / 255)) <= 1
+    faint[:4, :4, 3] = 100
+    cv2.imwrite(str(tmp_path / "part.png"), faint)
+    load_image(tmp_path / "part.png", on_transparent=seen.append)
+    assert seen == [0.25]
