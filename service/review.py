@@ -860,8 +860,12 @@ class ReviewSession:
         if self._arm_photos or self._draws_late:  # the photos put the record in doubt
             s.final = False
             warning = all_lines()
-        if self._overexposed:  # a doubt about reads, as small tiles are: the score stays final
+        if self._overexposed:
             s.warnings.append(self._overexposed_warning())
+            if any(n.details["hidden_tiles"] or n.details["ends_glared"] for n in self._overexposed):
+                # the glare lay on the line of play: helper-138's reviews printed wrong "final" scores
+                # (a draw or a play given to the wrong seat beside it); elsewhere a doubt about reads only
+                s.final = False
             warning = all_lines()
         if self.transparent:  # how those photos were read: no doubt on what was read
             names = _first_names([self._photo_name(i) for i in sorted(self.transparent)])

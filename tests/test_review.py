@@ -2257,3 +2257,27 @@ def test_the_frame_pipeline_says_glare_for_the_live_service_too():
         ("overexposed", 1.0)]
     _, again = pipeline.step(0, 0.0, washed)
     assert not [e for e in again if getattr(e, "kind", "") == "overexposed"]
+
+
+@pytest.mark.parametrize("on_the_line", [False, True])
+def test_a_glare_on_the_line_makes_a_finished_hands_score_not_final(tmp_path, on_the_line):
+    """helper-138: glare over the line of play gave "Final score" for wrong scores (a draw or a play by the
+    glare given to the wrong seat). A glare that hid laid tiles or lay at an open end puts the record in
+    doubt; one elsewhere (a quarter of the picture clipped) is a doubt about reads only."""
+    from engine.hand import Hand
+    from engine.notation import parse_event
+    from service.review import ReviewSession
+    from vision.placements import Notice
+
+    rules = load_ruleset("block").model_copy(update={"hand_size": 2})
+    session = ReviewSession(rules, lambda im: [], tmp_path, annotate=False)
+    session.hand = Hand(rules)
+    for line in ("deal N 6-6 1-0 / S 6-5 2-0", "N 6-6", "S 6-5 E", "N pass", "S pass"):
+        session.hand.append(parse_event(line))
+    glare = Notice("overexposed", 2.0, 2, "glare", details={"clipped": 0.3, "hidden_tiles": 2 if on_the_line else 0,
+                                                           "ends_glared": 0})
+    session._handle(glare, 2, 2.0, np.zeros((8, 8, 3), np.uint8))
+    session.summary.frames = session.summary.reads = 4
+    s = session.finish("t")
+    assert s.status.startswith("hand over: locked") and s.final is not on_the_line
+    assert len([w for w in s.warnings if w.startswith("the footage is overexposed (at 2.0 s")]) == 1

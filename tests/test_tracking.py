@@ -2273,7 +2273,7 @@ def test_a_glare_hiding_the_line_is_said_though_most_of_the_photo_is_fine(tmp_pa
     said = [(r["frame"], r["hidden_tiles"], r["clipped"]) for r in rows if r.get("kind") == "overexposed"]
     assert said == [(7, 6, 0.039)]  # 100 x 300 of 960 x 800 px; fed as footage: once a stretch
     assert not [r for r in rows if r.get("kind") == "hand_cleared"] and summary.plays == 6
-    assert any("hides 6 tiles of the line of play" in w for w in summary.warnings)
+    assert any("it hides 6 tiles of the line of play" in w for w in summary.warnings)
 
 
 @pytest.mark.parametrize("trust_glared_reads", [False, True])

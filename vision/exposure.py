@@ -124,10 +124,10 @@ def overexposed_message(share: float, hidden: int = 0, ends: int = 0) -> str:
     line of play (:func:`hidden_by_glare`) or lying by ``ends`` of its open ends (:func:`glare_beside`),
     and what that costs."""
     where = " and ".join(x for x in (
-        f"it hides {hidden} tile{'' if hidden == 1 else 's'} of the line of play" if hidden else "",
-        f"it lies at {ends} open end{'' if ends == 1 else 's'} of the line" if ends else "") if x)
+        f"hides {hidden} tile{'' if hidden == 1 else 's'} of the line of play" if hidden else "",
+        f"lies at {ends} open end{'' if ends == 1 else 's'} of the line" if ends else "") if x)
     if where:
-        return (f"{share:.0%} of the picture is clipped white (overexposed or glare) and {where}: plays there "
+        return (f"{share:.0%} of the picture is clipped white (overexposed or glare); it {where}: plays there "
                 "may be missed or seen late; lower the exposure or move the light")
     return (f"{share:.0%} of the picture is clipped white (overexposed or glare): tiles in the washed-out part "
             "may be missed; lower the exposure or move the light")
