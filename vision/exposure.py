@@ -5,6 +5,10 @@ no outline there, and :mod:`vision.glare_pips` recovers only the tiles whose pip
 with a large clipped share is said to the user (``dominocast detect``: one line on stderr;
 ``dominocast review``: an ``overexposed`` notice and a summary warning) rather than silently reading
 fewer tiles.
+
+The tracker uses the clipped white per tile: a laid tile it hides is unseen, not gone
+(:func:`hidden_by_glare`), unless the tile was itself read in or by a glare (:func:`read_in_glare`); the
+review's notice also says when it hides laid tiles or lies at an open end of the line (:func:`glare_beside`).
 """
 
 from __future__ import annotations
@@ -31,7 +35,6 @@ CLIPPED_LEVEL = 250
 #: spots (which the detector is trained to see through). 0.25 stays clear of all of them; a photo
 #: brightened until half of it clips (0.5) warns.
 OVEREXPOSED_SHARE = 0.25
-
 
 #: Share (0-1) of a tile's outline clipped white from which the picture cannot show that tile: neither its
 #: outline nor a light face is left (the glare-washed tiles the held-out frames miss have 65-100 % of the
