@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -85,6 +86,8 @@ def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:
         raise fail(f"--out {out} is a file, not a folder")
     if not out.exists() and (blocked := next((p for p in out.parents if p.exists() and not p.is_dir()), None)):
         raise fail(f"--out {out} lies under {blocked}, which is a file, not a folder")  # said before the slow work
+    if (broken := next((p for p in (out, *out.parents) if p.is_symlink() and not p.exists()), None)) is not None:
+        raise fail(f"--out {out}: {broken} is a link to {os.readlink(broken)}, which does not exist")  # helper-138
     events = out / "events.jsonl"
     if keep_events and ((events.is_file() and events.stat().st_size) or any((out / v).exists() for v in VIDEO_NAMES)):
         raise fail(f"--out {out} already holds the events or video of an earlier session: choose another folder")

@@ -520,3 +520,26 @@ def test_review_out_that_is_a_file_is_refused_before_any_slow_work(tmp_path, mon
     under = out / "sub" / "review"  # helper-136: a folder under a file was refused only once it was made
     assert _err("review", source, "--rules", "all-fives", "--out", under) == (
         2, f"error: --out {under} lies under {out}, which is a file, not a folder")
+
+
+def test_review_out_through_a_broken_link_is_refused_at_once(tmp_path, monkeypatch):
+    """helper-138: an --out that is (or lies under) a link to nothing failed with "cannot create the folder
+    (File exists)" once the slow work was done; it is refused first, saying what the link points to."""
+    import cv2
+    import numpy as np
+
+    from service import cli_review
+
+    def slow(*a, **k):
+        raise AssertionError("slow work started before --out was checked")
+
+    for name in ("_setup", "open_source", "_fix_folder_tile_size"):
+        monkeypatch.setattr(cli_review, name, slow)
+    source = tmp_path / "photos"
+    source.mkdir()
+    cv2.imwrite(str(source / "move_1.png"), np.full((48, 64, 3), 90, np.uint8))
+    link = tmp_path / "results"
+    link.symlink_to(tmp_path / "gone")
+    for out in (link, link / "sub"):
+        assert _err("review", source, "--rules", "all-fives", "--out", out) == (
+            2, f"error: --out {out}: {link} is a link to {tmp_path / 'gone'}, which does not exist")
