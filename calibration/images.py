@@ -36,6 +36,22 @@ def quiet_opencv():
 
 #: First bytes of a JPEG file: a format without transparency, so it is decoded once, not twice.
 JPEG_MAGIC = b"\xff\xd8\xff"
+#: First bytes of a PNG file, whose header says whether it can hold transparency.
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _may_hold_alpha(data: np.ndarray) -> bool:
+    """Whether an encoded image (uint8 bytes) can hold transparent pixels: never a JPEG; a PNG only with
+    an alpha channel (IHDR colour type 4 or 6, the byte at offset 25) or a ``tRNS`` chunk before its image
+    data; other formats (TIFF, WebP, ...) are decoded to see. An opaque photo is so decoded once, not twice."""
+    head = bytes(data[:8])
+    if head.startswith(JPEG_MAGIC):
+        return False
+    if head != PNG_MAGIC:
+        return True
+    raw = data.tobytes()
+    before_pixels = raw[:raw.find(b"IDAT")] if b"IDAT" in raw else raw
+    return len(raw) > 25 and raw[25] in (4, 6) or b"tRNS" in before_pixels
 
 
 def _imdecode(data: np.ndarray, flag: int) -> tuple[np.ndarray | None, float]:
@@ -44,9 +60,10 @@ def _imdecode(data: np.ndarray, flag: int) -> tuple[np.ndarray | None, float]:
 
     ``IMREAD_COLOR`` and ``IMREAD_GRAYSCALE`` drop an alpha channel and keep the colour a transparent
     pixel happens to hold (mostly black): a tile cut out onto a transparent background was looked for on
-    a black table. Only ``IMREAD_UNCHANGED`` keeps the alpha, so a file that may hold one is decoded again."""
+    a black table. Only ``IMREAD_UNCHANGED`` keeps the alpha, so a file that may hold one
+    (:func:`_may_hold_alpha`) is decoded again."""
     image = cv2.imdecode(data, flag)
-    if image is None or bytes(data[:3]) == JPEG_MAGIC:
+    if image is None or not _may_hold_alpha(data):
         return image, 0.0
     full = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
     if full is None or full.ndim != 3 or full.shape[2] != 4:

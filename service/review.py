@@ -416,22 +416,22 @@ class FramePipeline:
             self._last_photo = index
         # clipped white in a read picture: tiles under it are hidden, not gone (vision.exposure.hidden_by_glare)
         self.clipped = clipped_mask(image) if obs is not None else None
-        glare = self.clipped if self.clipped is not None and cv2.countNonZero(self.clipped) else None
-        events = _arm_notices(arms) + self.tracker.update(index, t, obs, info, clipped=glare)
+        share = cv2.countNonZero(self.clipped) / self.clipped.size if self.clipped is not None else 0.0
+        events = _arm_notices(arms) + self.tracker.update(index, t, obs, info, clipped=self.clipped if share else None)
         if self.clipped is not None and image is not self._exposed:
             self._exposed = image
-            events = self._exposure(index, t, each_read) + events
+            events = self._exposure(index, t, share, each_read) + events
         if self.gate is not None and self.tracker.wants_read:
             self.gate.request_read()
         return obs, events
 
-    def _exposure(self, index: int, t: float, each_read: bool) -> list[Notice]:
+    def _exposure(self, index: int, t: float, share: float, each_read: bool) -> list[Notice]:
         """An ``overexposed`` notice for a read picture largely clipped white, or whose clipped white hides
         tiles of the line of play or lies at an open end (:mod:`vision.exposure`; helper-136: a glare over one
         end, 24.5 % of the picture, lost plays without a word): each such photo of a folder (``each_read``);
-        footage's glare once, at the first read of it (its next reads show the same light)."""
+        footage's glare once, at the first read of it (its next reads show the same light). ``share``: 0-1
+        of the picture clipped white (:attr:`clipped`)."""
         mask = self.clipped
-        share = cv2.countNonZero(mask) / mask.size
         hidden = self.tracker.hidden_tiles  # laid tiles not seen, under the glare
         ends = sum(glare_beside(mask, p) for p in self.tracker.open_end_polygons()) if share else 0
         glare = share >= OVEREXPOSED_SHARE or hidden > 0 or ends > 0

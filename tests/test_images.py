@@ -76,3 +76,13 @@ def test_a_nearly_opaque_alpha_is_not_said_as_transparent(tmp_path):
     cv2.imwrite(str(tmp_path / "part.png"), faint)
     load_image(tmp_path / "part.png", on_transparent=seen.append)
     assert seen == [0.25]
+
+
+def test_only_a_file_that_can_hold_alpha_is_decoded_twice():
+    from calibration.images import _may_hold_alpha
+
+    rgb = np.full((6, 8, 3), 90, np.uint8)
+    enc = lambda ext, im: np.frombuffer(cv2.imencode(ext, im)[1].tobytes(), np.uint8)  # noqa: E731
+    assert not _may_hold_alpha(enc(".png", rgb)) and not _may_hold_alpha(enc(".jpg", rgb))
+    assert _may_hold_alpha(enc(".png", np.dstack([rgb, np.full((6, 8), 255, np.uint8)])))
+    assert _may_hold_alpha(enc(".tiff", rgb))  # other formats: decoded to see

@@ -98,7 +98,7 @@ def clipped_fraction(mask: np.ndarray, polygon_px: np.ndarray, grow: float = 1.0
 #: Share (0-1) of the ring round an open end's tile (its outline grown :data:`BESIDE_GROW` times about its
 #: centre, less the tile) clipped white from which the glare lies where the next plays go. helper-136's
 #: glare at the E end (24.5 % of the picture) hid every tile laid there, nothing tracked under it: the
-#: ring of the last tile seen there was 15-18 % clipped (its next tiles washed out short of clipping).
+#: ring of the last tile seen there was 13-18 % clipped (its next tiles washed out short of clipping).
 #: Without glare 0 (the demo, the DDD photos: nothing clipped); the tile's own face is left out, as a
 #: white face under a strong lamp clips and stays readable.
 BESIDE_SHARE = 0.1

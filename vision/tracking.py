@@ -967,7 +967,7 @@ class Tracker:
         """The (4, 2) float32 image-px outlines of the laid tiles at an open end of the line (nothing laid
         against them since): where the next plays go."""
         return [tr.polygon_px for tr in self.tiles.values()
-                if tr.status == "layout" and tr.play is not None and tr.play in self.plays and self._is_arm_end(tr.play)]
+                if tr.status == "layout" and tr.play in self.plays and self._is_arm_end(tr.play)]
 
     def _is_arm_end(self, pr: PlayRecord) -> bool:
         """Whether nothing was laid against ``pr`` after it (only such a tile can be taken back)."""
