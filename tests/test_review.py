@@ -158,7 +158,9 @@ def test_a_hand_the_footages_end_decides_shows_its_final_score_in_the_video(foot
     snap = cv2.imread(str(tmp_path / end["snapshot"]))[:60, :320].astype(int)  # drawn with the final score
     before, last = frames[src.fed - 1], frames[-1]
     changed = np.abs(before - snap).max(axis=2) > 80  # the score's digits that the hand's end changed
-    assert changed.sum() > 20
+    # a digit or two: 37 px with OpenCV 5.0, 20 with 5.1 (its VP8 and JPEG round-trips differ); the held
+    # frame matching the snapshot there (10x closer than the frame before, with either) is the check
+    assert changed.sum() >= 10
     assert np.abs(last - snap)[changed].mean() < np.abs(before - snap)[changed].mean() / 3
 
 
