@@ -899,11 +899,12 @@ class ReviewSession:
         subtitle = f"rules {rules_name} · {seen} · {s.counts_text()} · {plural(s.flags, 'flag')}"
         if s.skipped:
             subtitle += f" · {plural(len(s.skipped), 'image')} skipped ({SKIPPED_WHY})"
+        scores = ", ".join(f"{k} {v}" for k, v in s.score.items()) + (
+            f" ({s.score_unit})" if s.score_unit != "points" else "")
         if s.final:  # the result and the final score where a player looks first (helper-98: "hand over" alone)
-            unit = f" ({s.score_unit})" if s.score_unit != "points" else ""
-            subtitle += f" · {s.status} · final score " + ", ".join(f"{k} {v}" for k, v in s.score.items()) + unit
-        elif s.status:
-            subtitle += f" · {s.status.split(':')[0]}"
+            subtitle += f" · {s.status} · final score {scores}"
+        elif s.status:  # helper-139: the page never said the score was not final, as the terminal does
+            subtitle += f" · {s.status.split(':')[0]} · score (not final) {scores}"
         video = self.out.video.path.name if self.out.video is not None else None
         unit = "pips" if self.rules is not None and self.rules.standings == "cumulative_pips" else "points"
         s.files["report"] = write_report(self.out.dir / "report.html", title, subtitle, self.out.rows,

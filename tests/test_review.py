@@ -2282,4 +2282,7 @@ def test_a_glare_on_the_line_makes_a_finished_hands_score_not_final(tmp_path, on
     session.summary.frames = session.summary.reads = 4
     s = session.finish("t")
     assert s.status.startswith("hand over: locked") and s.final is not on_the_line
+    page = (tmp_path / "report.html").read_text()  # helper-139: the page never said "not final"
+    assert ("hand over · score (not final) N 0, S 0" in page) is on_the_line
+    assert ("final score N 0, S 0" in page) is not on_the_line
     assert len([w for w in s.warnings if w.startswith("the footage is overexposed (at 2.0 s")]) == 1
