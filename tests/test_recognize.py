@@ -395,6 +395,70 @@ def test_face_colour_is_the_body_colour_whatever_the_pips():
     assert lab_distance((0.0, 131.0, 132.0), (0.0, 128.0, 128.0)) == pytest.approx(5.0)
 
 
+def _ivory_tile(img: np.ndarray, x0: int, y0: int, divider: bool) -> np.ndarray:
+    """Draw a blank 120 x 60 px ivory face at (x0, y0), with or without its 4 px black divider; its polygon."""
+    cv2.rectangle(img, (x0, y0), (x0 + 119, y0 + 59), (200, 235, 245), -1)
+    if divider:
+        cv2.rectangle(img, (x0 + 58, y0 + 4), (x0 + 61, y0 + 55), (0, 0, 0), -1)
+    return np.array([[x0, y0], [x0 + 120, y0], [x0 + 120, y0 + 60], [x0, y0 + 60]], np.float32)
+
+
+def test_divider_contrast_is_the_lines_lightness_step():
+    from vision.crops import divider_contrast
+
+    img = np.full((200, 420, 3), (40, 140, 40), np.uint8)  # green felt
+    lined, plain = _ivory_tile(img, 20, 20, True), _ivory_tile(img, 160, 20, False)
+    ivory_l = cv2.cvtColor(np.uint8([[(200, 235, 245)]]), cv2.COLOR_BGR2LAB)[0, 0, 0] * 100.0 / 255  # L* 93
+    for poly in (lined, lined[[1, 2, 3, 0]], lined[[2, 3, 0, 1]]):  # any corner order
+        assert 0.8 * ivory_l <= divider_contrast(img, poly) <= ivory_l + 1
+    assert divider_contrast(img, plain) <= 1.0
+    bare = np.array([[300, 120], [410, 120], [410, 175], [300, 175]], np.float32)  # felt boxed as a tile
+    assert divider_contrast(img, bare) <= 1.0
+    shifted = lined + np.float32([6, 0])  # a box 5 % off along the long axis still sees the line
+    assert divider_contrast(img, shifted) >= 0.8 * ivory_l
+
+
+def test_a_box_read_blank_needs_a_divider_when_the_verifier_rejects_it(monkeypatch):
+    """Face-up boxes read 0-0 have no pips to vouch for them: dropped when no divider shows and the
+    verifier gives P(none) >= BLANK_NONE_THRESHOLD; a real blank tile (divider) and pips stay."""
+    from vision.detector import Detections
+    from vision.pip_reader import HalfReadings
+    from vision.recognize import Recognizer
+
+    img = np.full((200, 560, 3), (40, 140, 40), np.uint8)
+    boxes = np.stack([_ivory_tile(img, 20, 20, True),  # a blank tile
+                      np.array([[160, 20], [280, 20], [280, 80], [160, 80]], np.float32),  # bare felt
+                      _ivory_tile(img, 300, 20, False)])  # a face without divider, read 3-2 below
+    values = np.array([[0, 0], [0, 0], [3, 2]])
+    rec = Recognizer(n_sets=2)
+    monkeypatch.setattr(rec.detector, "detect", lambda f, t: Detections(boxes, np.full(3, 0.8, np.float32),
+                                                                        np.zeros(3, int), t))
+
+    def read(frame, polys):
+        m = len(polys)
+        probs = np.zeros((m, 2, 7), np.float32)
+        for i in range(m):
+            probs[i, 0, values[i, 0]] = probs[i, 1, values[i, 1]] = 1.0
+        return HalfReadings(probs, np.ones((m, 2), np.float32), values[:m], np.full((m, 2), -1),
+                            np.zeros((m, 2), np.float32), np.zeros((m, 2), bool), np.asarray(polys, np.float32),
+                            np.zeros(m, bool))
+
+    monkeypatch.setattr(rec.reader, "read", read)
+    seen = []
+
+    def p_none(crops, p=0.5):
+        seen.append(len(crops))
+        return np.full(len(crops), p, np.float32)
+
+    monkeypatch.setattr(rec.verifier, "p_none", p_none)
+    obs = rec(img, tile_px=120.0)
+    assert seen == [2]  # only the two blank reads were shown to the verifier
+    assert sorted(tuple(sorted(o.pips)) for o in obs) == [(0, 0), (2, 3)]
+    assert min(o.polygon_px[:, 0].min() for o in obs if o.pips == (0, 0)) < 100  # the tile, not the felt
+    monkeypatch.setattr(rec.verifier, "p_none", lambda crops: np.full(len(crops), 0.49, np.float32))
+    assert len(rec(img, tile_px=120.0)) == 3  # the verifier leaning to a tile: the felt box stays
+
+
 def test_table_pose_centre_and_angle():
     from calibration.profile import TableProfile
     from vision.recognize import table_pose

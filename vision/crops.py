@@ -13,7 +13,7 @@ import numpy as np
 from vision.obb import PAD_VALUE
 
 __all__ = ["canonical_polygon", "rectified_tile", "halves", "rectified_halves", "grow_polygon", "context_crop",
-           "face_colours_lab", "lab_distance"]
+           "face_colours_lab", "lab_distance", "divider_contrast"]
 
 #: A context crop shows the box grown by this factor about its centre: a quarter-tile-short-side
 #: margin on the long sides, so the verifier sees the tile's edges and what lies around them.
@@ -177,3 +177,27 @@ def lab_distance(a: tuple[float, float, float], b: tuple[float, float, float]) -
     """CIE76 colour difference of two :func:`face_colours_lab` colours, with L in 0-100 units."""
     dl = (a[0] - b[0]) * 100.0 / 255.0
     return float(np.sqrt(dl * dl + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2))
+
+
+def divider_contrast(frame: np.ndarray, polygon_px: np.ndarray) -> float:
+    """How plainly a face shows its divider, the line across the middle every tile has, in L* (0-100).
+
+    The face is rectified to 32 x 64 px (:func:`rectified_tile`); each column's median lightness over
+    the middle half of the rows (pips are spots, the median passes them over, the divider crosses every
+    row) is compared with the median of two bands inside the halves (columns 10-23 and 40-53); the
+    contrast is the largest difference in the middle columns 26-37, where a box a few px off still has
+    its divider. Measured (2026-12-02): real blank tiles (DDD, DomiBot) 42-84, rendered true 0-0 tiles
+    at least 16 (one the frame's edge cut: 1), bare marble boxed at an open end 0.1.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR frame.
+        polygon_px: (4, 2) float top-face corners in frame pixels.
+
+    Returns:
+        the contrast in L* units (0 for a plain face).
+    """
+    face = rectified_tile(frame, polygon_px, 64)
+    lightness = cv2.cvtColor(face, cv2.COLOR_BGR2LAB)[8:24, :, 0].astype(np.float32) * (100.0 / 255.0)
+    column = np.median(lightness, axis=0)
+    body = np.median(np.r_[column[10:24], column[40:54]])
+    return float(np.abs(column[26:38] - body).max())

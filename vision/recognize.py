@@ -13,7 +13,8 @@ Pipeline (docs/recognition.md):
 3. :class:`vision.detector.OBBDetector` finds oriented boxes (class tile_up/tile_down);
 4. the tile verifier (:class:`models.runtime.TileVerifier`) looks at each face-down box with
    its surroundings and drops those it is sure hold no tile (table texture boxed as a tile
-   back); face-up boxes have the pip reader to vouch for them; then face-down boxes the
+   back), and, once read (step 5), each face-up box read blank (0-0) that shows no divider;
+   other face-up boxes have the pip reader to vouch for them; then face-down boxes the
    detector is unsure of and whose colour is no set back's seen in the frame are dropped
    (:func:`vision.set_backs.unlike_backs`);
 5. face-up tiles: halves cut from the full-resolution frame, read by
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from models.runtime import TileVerifier
-from vision.crops import canonical_polygon, context_crop, face_colours_lab
+from vision.crops import canonical_polygon, context_crop, divider_contrast, face_colours_lab
 from vision.set_backs import BACK_CHROMA_MAX, unlike_backs
 from vision.detector import TARGET_TILE_PX, OBBDetector, derived_from, make_session
 from vision.glare_pips import GLARE_CONFIDENCE, GLARE_SCORE, glare_tiles
@@ -89,6 +90,13 @@ DEFAULT_VERIFIER = _MODELS / "tile_verifier.onnx"
 #: this probability of holding no tile are dropped: the lowest that loses no true tile on 60 val
 #: frames (0.7 loses 2), models/tile_verifier.md "Threshold".
 NONE_THRESHOLD = 0.8
+#: A face-up box read 0-0 is dropped when the verifier gives it P(none) >= this and it shows no
+#: divider: with no pips to vouch for it, the divider is the evidence, and the verifier only keeps a
+#: tile whose divider a glare washed out (true 0-0 tiles: P(none) <= 0.36 on 180 rendered frames).
+BLANK_NONE_THRESHOLD = 0.5
+#: ... no divider: :func:`vision.crops.divider_contrast` (L*) under this. True blank tiles show
+#: 16-84 (rendered and real), bare table boxed as a tile 0.1.
+DIVIDER_MIN_CONTRAST = 8.0
 
 
 def _dynamic_wanted() -> bool:
@@ -373,6 +381,12 @@ class Recognizer:
                 obs = [o for o in obs if id(o) not in gone]
                 up = [o for o, k in zip(up, keep) if k]
                 hr = hr.subset(keep)
+            blank = self._blank_boxes(bgr, up, hr.probs)
+            if blank.any():
+                gone = {id(o) for o, x in zip(up, blank) if x}
+                obs = [o for o in obs if id(o) not in gone]
+                up = [o for o, x in zip(up, blank) if not x]
+                hr = hr.subset(~blank)
             # before the set constraint, so that a picture's reading neither flags the tile it shows
             # as a duplicate nor moves another reading
             raw = [tuple(int(v) for v in r) for r in hr.probs.argmax(2)]
@@ -403,6 +417,22 @@ class Recognizer:
             for o in obs:
                 o.center_mm, o.angle_deg = table_pose(o.polygon_px, profile)
         return obs
+
+    def _blank_boxes(self, bgr: np.ndarray, up: list[TileObservation], probs: np.ndarray) -> np.ndarray:
+        """(M,) bool: the face-up boxes that are bare table read "0-0". A blank read has no pips to vouch
+        for the box (bare marble boxed at an open end was recorded as a play of 0-0 in a photo folder,
+        docs/recognition.md), so a box read blank on both halves is dropped when no divider shows
+        (:func:`vision.crops.divider_contrast` < :data:`DIVIDER_MIN_CONTRAST`) and the verifier leans to no
+        tile (P(none) >= :data:`BLANK_NONE_THRESHOLD`). The verifier alone would take real blank tiles,
+        flat and rim-less, for bare table (36 of DDD's at P(none) >= 0.8). ``probs``: (M, 2, C)."""
+        out = np.zeros(len(up), bool)
+        idx = np.flatnonzero(probs.argmax(2).sum(1) == 0)
+        if self.verifier is None or not len(idx):
+            return out
+        p_none = self.verifier.p_none(np.stack([context_crop(bgr, up[i].polygon_px) for i in idx]))
+        for i, p in zip(idx, p_none):
+            out[i] = p >= BLANK_NONE_THRESHOLD and divider_contrast(bgr, up[i].polygon_px) < DIVIDER_MIN_CONTRAST
+        return out
 
     def _glare_tiles(self, bgr: np.ndarray, tile_px: float, obs: list[TileObservation]) -> list[TileObservation]:
         """Face-up tiles fitted to their pips in washed-out areas (:mod:`vision.glare_pips`), not on
