@@ -51,6 +51,17 @@ def test_a_drop_the_hands_are_seen_to_gain_is_a_draw_at_once():
     assert draws(c.step(11, "N", 6.0, 60, started=True)) == [("N", 2, 5.0, 50)] and c.level == 11
 
 
+def test_a_drop_matching_the_drawers_own_gain_is_a_draw_at_once():
+    """Hand-held photos: another hand's row read one tile more made all hands' gain 4 for a drop of 3;
+    the drawer's own gain (3, ``drawn`` = (all hands, the drawer's)) matches it: the draw comes in that
+    read, before the drawer's play. A drop neither count explains still waits for the next read."""
+    c = BoneyardCounter(expected=14)
+    c.step(14, None, 1.0, 10, started=False)
+    assert draws(c.step(11, "S", 2.0, 20, started=True, drawn=(4, 3))) == [("S", 3, 2.0, 20)] and c.level == 11
+    assert draws(c.step(10, "N", 3.0, 30, started=True, drawn=(2, 0))) == []  # 1 fewer, neither is 1: wait
+    assert draws(c.step(10, "S", 4.0, 40, started=True, drawn=(0, 0))) == [("N", 1, 3.0, 30)]
+
+
 def test_the_confirmed_level_is_the_higher_of_the_last_two_reads():
     c = BoneyardCounter(expected=10)
     out = steps(c, [(10, None), (8, "N"), (9, "N")])

@@ -1261,6 +1261,18 @@ def test_a_draw_begun_while_a_play_was_voided_goes_to_the_seat_the_restored_reco
     assert [(e.seat, e.count) for e in table.events if isinstance(e, Draw)] == [("N", 1)]
 
 
+def test_a_photos_draw_is_counted_in_all_hands_and_in_the_drawers_alone():
+    """A folder's photos: the hands' gain from the boneyard, all hands' and the drawer's (the seat to play)
+    alone. Hand-held all-fives, photo 5: S drew 3 and played one, N's row read one tile more (4 -> 5)."""
+    tracker = Tracker(load_ruleset("draw"), image_size=IMAGE_SIZE)
+    assert tracker._drawn_into_hands([], "S") == (0, 0)  # no photo before
+    tracker._hands_before, tracker._hands_last = {"N": 4, "S": 5}, {"N": 5, "S": 7}
+    assert tracker._drawn_into_hands([], "S") == (3, 2)  # no play among the candidates: +1 N, +2 S
+    assert tracker._drawn_into_hands([], "E") == (3, 0)  # no hand area seen for the seat to play
+    tracker._hands_last = {"N": 3, "S": 5}
+    assert tracker._drawn_into_hands([], "N") == (0, 0)  # a loss is no draw
+
+
 def test_a_draw_games_inferred_domino_on_a_blocked_line_ends_the_trackers_hand():
     """helper-89, draw seed 11: S's 4-5 blocked the line and was its last tile. The judge (draws unseen)
     takes the inferred domino; the tracker's board hand, which counts every tile and so took the

@@ -68,7 +68,8 @@ class BoneyardCounter:
         if turn is not None:
             self._first = {k: (turn, t, f) for k, (_, t, f) in self._first.items()}
 
-    def step(self, seen: int, turn: str | None, t: float, frame: int, started: bool, drawn: int = 0) -> list:
+    def step(self, seen: int, turn: str | None, t: float, frame: int, started: bool,
+             drawn: int | tuple[int, ...] = 0) -> list:
         """Take one committed read.
 
         Args:
@@ -79,8 +80,9 @@ class BoneyardCounter:
             started: the lead is on the table: a count not confirmed by then never is (draws may
                 have been made; noticed once).
             drawn: tiles the hands are seen to have gained from the boneyard in this read (a folder's
-                photos, :meth:`vision.tracking.Tracker`): a drop of exactly that many needs no second
-                read, so the draw comes before the play made with it.
+                photos, :meth:`vision.tracking.Tracker`), or several such counts (all hands, the drawer's
+                alone): a drop of exactly one of them needs no second read, so the draw comes before the
+                play made with it.
 
         Returns:
             :class:`engine.events.Draw` events (seat, count, the time the lower count was first
@@ -113,7 +115,8 @@ class BoneyardCounter:
         for k in range(seen, level):
             self._first.setdefault(k, (turn, t, frame))
         prev, self._prev = self._prev, seen
-        if drawn > 0 and seen == level - drawn:  # the tiles are in the hands: no detector slip
+        if level - seen > 0 and level - seen in ((drawn,) if isinstance(drawn, int) else drawn):
+            # the tiles are in the hands: no detector slip
             prev = seen
         if prev is None:
             return []

@@ -816,17 +816,23 @@ class Tracker:
                                  ended=self.ended["text"] if self.ended else None, final=final,
                                  passes_seen=self.rules.boneyard and self._nothing_to_draw())
 
-    def _drawn_into_hands(self, candidates: list[TrackedTile]) -> int:
+    def _drawn_into_hands(self, candidates: list[TrackedTile], turn: str | None) -> tuple[int, int]:
         """A folder's photos: tiles the hands gained from the boneyard since the last photo, as the hand
         areas' face-down tiles show it (the counts :meth:`_commit` kept for this photo and the one before):
         each play takes one from a hand, each draw adds one, so gained = the change + the new face-up
         ``candidates`` laid outside the hands. A tile the detector missed in the boneyard reaches no hand,
         so a drop it causes still waits for the next photo (helper-110: a draw and the drawer's play in one
-        photo were recorded play first, the draw out of turn)."""
+        photo were recorded play first, the draw out of turn). Two counts: all hands', and the drawer's
+        (``turn``, the seat to play) alone with at most one play of this photo, its own: a hand-held photo
+        miscounts other hands by a tile now and then (all-fives: S drew 3 and played, N's row read one
+        more, 4 gained in all), and the draw waited a photo and came out of turn."""
         if self._hands_before is None or self._hands_last is None:
-            return 0
+            return 0, 0
         plays = sum(1 for c in candidates if c.face == "up" and c.status != "layout" and not self.in_hand_zone(c.geom))
-        return max(0, sum(self._hands_last.values()) - sum(self._hands_before.values()) + plays)
+        total = max(0, sum(self._hands_last.values()) - sum(self._hands_before.values()) + plays)
+        if turn not in self._hands_before or turn not in self._hands_last:
+            return total, 0
+        return total, max(0, self._hands_last[turn] - self._hands_before[turn] + min(plays, 1))
 
     def _step_boneyard(self, frame: int, t: float, candidates: list[TrackedTile]) -> list:
         """A draw game: count the face-down tiles apart from the playing seats' hand areas
@@ -844,8 +850,9 @@ class Tracker:
         # camera's next drops are those draws, not more (helper-89: one draw recorded twice)
         credit = max(0, self.boneyard.level - st.boneyard) if self.boneyard.trusted else 0
         out = []
-        drawn = self._drawn_into_hands(candidates) if self.photos else 0
-        for ev in self.boneyard.step(seen, st.turn if started and not st.over else None, t, frame, started, drawn):
+        turn = st.turn if started and not st.over else None
+        drawn = self._drawn_into_hands(candidates, turn) if self.photos else ()
+        for ev in self.boneyard.step(seen, turn, t, frame, started, drawn):
             if isinstance(ev, Draw):
                 take = min(credit, ev.count)
                 credit -= take
@@ -862,7 +869,7 @@ class Tracker:
                             "borders: a table calibration gives them)")
             out.append(ev)
         drew = [ev for ev in out if isinstance(ev, Draw)]
-        if drawn and len(drew) == 1 and not self._votes:
+        if any(drawn) and len(drew) == 1 and not self._votes:
             # a photo: the tile went into a hand and no hand is short of one, so the drawer played it (each
             # other seat's hand is as it was): its play is the drawer's, not the turn's guess
             self._votes[drew[0].seat] = self.config.min_seat_votes
