@@ -74,10 +74,32 @@ def _imdecode(data: np.ndarray, flag: int) -> tuple[np.ndarray | None, float]:
         alpha = cv2.convertScaleAbs(alpha, alpha=255.0 / top)
     if alpha.min() == 255:  # an alpha channel opaque everywhere (many editors save one) changes nothing
         return image, 0.0
-    # IMREAD_UNCHANGED does not turn the picture by its EXIF orientation, the other flags do: the colours
-    # are taken unturned too, so that the alpha lies over the pixels it belongs to.
-    image = cv2.imdecode(data, flag | cv2.IMREAD_IGNORE_ORIENTATION)
-    return flatten_transparency(image, alpha)
+    # IMREAD_UNCHANGED does not turn the picture by its EXIF orientation, the other flags do: the alpha is
+    # turned as the colours were (a transparent PNG was left on its side where an opaque one was turned)
+    turned = _turned_like_png(data, alpha)
+    if turned is None or turned.shape != image.shape[:2]:  # not a PNG: the colours taken unturned, as the alpha
+        return flatten_transparency(cv2.imdecode(data, flag | cv2.IMREAD_IGNORE_ORIENTATION), alpha)
+    return flatten_transparency(image, turned)
+
+
+def _turned_like_png(data: np.ndarray, alpha: np.ndarray) -> np.ndarray | None:
+    """``alpha`` ((H, W) uint8, as IMREAD_UNCHANGED decodes it, unturned) turned as OpenCV turns the colours
+    of the PNG ``data`` (uint8 bytes) by its EXIF orientation: the alpha itself when the PNG has no ``eXIf``
+    chunk; else encoded as a grey PNG with that chunk and decoded by OpenCV, so that it is turned (flips
+    too) exactly as the colours were. None when ``data`` is not a PNG."""
+    raw = data.tobytes()
+    if not raw.startswith(PNG_MAGIC):
+        return None
+    pos = len(PNG_MAGIC)
+    while pos + 8 <= len(raw):  # chunks: 4-byte length, 4-byte type, data, 4-byte CRC
+        length = int.from_bytes(raw[pos:pos + 4], "big")
+        if raw[pos + 4:pos + 8] == b"eXIf":
+            grey = cv2.imencode(".png", alpha, [cv2.IMWRITE_PNG_COMPRESSION, 1])[1].tobytes()
+            head = len(PNG_MAGIC) + 25  # OpenCV writes IHDR (13 bytes of data) first
+            exif = np.frombuffer(grey[:head] + raw[pos:pos + 12 + length] + grey[head:], np.uint8)
+            return cv2.imdecode(exif, cv2.IMREAD_GRAYSCALE)
+        pos += 12 + length
+    return alpha
 
 
 #: Grey (8-bit level) that transparent pixels are filled with: the detector's letterbox padding
@@ -150,7 +172,8 @@ def load_image(path: str | os.PathLike[str], *, gray: bool = False,
             any were; they are filled with grey (:func:`flatten_transparency`).
 
     Returns:
-        ``(H, W)`` uint8 when ``gray`` is true, else ``(H, W, 3)`` uint8 BGR.
+        ``(H, W)`` uint8 when ``gray`` is true, else ``(H, W, 3)`` uint8 BGR, turned upright by the file's
+        EXIF orientation as OpenCV turns it (a transparent PNG's too).
 
     Raises:
         CalibrationError: the file does not exist, cannot be read, or is not an image.

@@ -8,7 +8,9 @@ size) print one ``error:`` line each and the other images are still processed; t
 exit code is then 2.  A corrupt calibration profile or missing model files stop the
 command at once (one line, exit code 2).  An image with transparent pixels (read over
 plain grey) gets a ``note:`` line, an overexposed one (:mod:`vision.exposure`) a
-``warning:`` line, both on stderr.
+``warning:`` line, both on stderr; so does an image whose clipped white lies over or beside
+tiles it read, however small (their pips may be misread): ``--json`` marks those tiles
+``"in_glare": true``.
 """
 
 from __future__ import annotations
@@ -126,7 +128,8 @@ def detect(
     images: list[Path] = typer.Argument(..., help="Image files (PNG, JPEG, ...)."),
     calibration: Optional[Path] = typer.Option(None, "--calibration", help="Table profile (JSON) for mm output."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the tiles as JSON to this file: a list of tiles "
-                                         "for one image, one {image, tiles} per image for several."),
+                                         "for one image, one {image, tiles} per image for several; in_glare: "
+                                         "read in or by clipped white, its pips may be misread."),
     annotate_out: Optional[Path] = typer.Option(None, "--annotate",
                                                 help="Draw tiles on the image (OUT_<stem>.png with several)."),
     models: Optional[Path] = typer.Option(None, "--models", help=f"Folder with {DEFAULT_MODEL_NAMES}."),
@@ -266,7 +269,7 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
 
     from calibration.errors import CalibrationError
     from calibration.images import load_image, transparency_note
-    from vision.exposure import overexposed, overexposed_message
+    from vision.exposure import clipped_mask, glared_reads_message, overexposed, overexposed_message, read_in_glare
 
     def say(line: str) -> None:  # on stderr with the errors: about the input, not its tiles
         err_console.print(line, highlight=False, markup=False, soft_wrap=True)
@@ -278,8 +281,9 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
         try:
             frame = load_image(image, on_transparent=lambda share, path=image: say(
                 f"note: {transparency_note(path, share)}"))
-            if (clipped := overexposed(frame)) is not None:
-                say(f"warning: {image}: {overexposed_message(clipped)}")
+            clipped = clipped_mask(frame)  # once: the share, and the tiles read in or by glare
+            if (share := overexposed(frame, clipped)) is not None:
+                say(f"warning: {image}: {overexposed_message(share)}")
             if tile_px is not None and tile_px > max(frame.shape[:2]):
                 raise ValueError(f"--tile-px {tile_px:g} is longer than the image ({frame.shape[1]}x{frame.shape[0]} "
                                  "px): give a tile's long side in this image's pixels")
@@ -291,8 +295,12 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
             bad += 1
             continue
         off_table += getattr(rec, "last_off_table", 0)
+        # a glare too small to overexpose the picture can still wash out a tile's pips (a 4-4 read 2-3)
+        glared = [read_in_glare(clipped, t.polygon_px) for t in tiles]
+        if any(glared):
+            say(f"warning: {image}: {glared_reads_message(sum(glared), len(tiles))}")
         console.print(_table(label, tiles, profile is not None))
-        records.append({"image": str(image), "tiles": [t.to_json() for t in tiles]})
+        records.append({"image": str(image), "tiles": [t.to_json() | {"in_glare": g} for t, g in zip(tiles, glared)]})
         duplicates += sum(FLAG_DUPLICATE in t.flags for t in tiles)
         if shots:
             dst = shots[k]

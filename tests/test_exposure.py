@@ -70,3 +70,12 @@ def test_glare_beside_an_open_end_counts_the_ring_not_the_tile():
     assert not glare_beside(mask, tile)  # the tile: ring 6 / 121 * 9 / 8 = 0.056
     mask[:, 160:] = 255  # from x 160: 21 columns, ring 21 / 121 * 9 / 8 = 0.195
     assert glare_beside(mask, tile)
+
+
+def test_the_glared_reads_line_counts_tiles_in_domino_terms():
+    from vision.exposure import glared_reads_message
+
+    assert glared_reads_message(3, 7) == ("glare (clipped white) over or beside 3 of the 7 tiles read: their pips "
+                                          "may be misread; light the table from the side or move the lamp")
+    assert glared_reads_message(1, 1).startswith("glare (clipped white) over or beside 1 tile read: its pips ")
+    assert glared_reads_message(2, 2).startswith("glare (clipped white) over or beside 2 tiles read: their pips ")

@@ -86,3 +86,36 @@ def test_only_a_file_that_can_hold_alpha_is_decoded_twice():
     assert not _may_hold_alpha(enc(".png", rgb)) and not _may_hold_alpha(enc(".jpg", rgb))
     assert _may_hold_alpha(enc(".png", np.dstack([rgb, np.full((6, 8), 255, np.uint8)])))
     assert _may_hold_alpha(enc(".tiff", rgb))  # other formats: decoded to see
+
+
+#: How a viewer turns a picture stored with EXIF orientation 1-8 (the EXIF 2.3 table, as Pillow's
+#: ImageOps.exif_transpose does it), on (H, W, ...) arrays.
+_EXIF_TURNS = {1: lambda a: a, 2: lambda a: a[:, ::-1], 3: lambda a: a[::-1, ::-1], 4: lambda a: a[::-1],
+               5: lambda a: a.swapaxes(0, 1), 6: lambda a: np.rot90(a, -1), 7: lambda a: a[::-1, ::-1].swapaxes(0, 1),
+               8: lambda a: np.rot90(a, 1)}
+
+
+def test_a_transparent_png_is_turned_by_its_exif_orientation_as_an_opaque_one(tmp_path):
+    """A transparent PNG with an eXIf orientation was left unturned (the colours decoded unturned to lie
+    under their alpha) where the same picture without alpha is turned: a phone's cut-out lay on its side."""
+    rng = np.random.default_rng(140)
+    rgba = np.zeros((5, 7, 4), np.uint8)
+    rgba[..., :3] = rng.integers(0, 256, (5, 7, 3))  # every pixel its own colour: any wrong turn shows
+    rgba[..., 3] = 255
+    rgba[:2, :3, 3] = 0  # a transparent corner at the top left: a flip or a turn moves it
+    rgba[4, 6, 3] = 0
+    for orientation, turn in _EXIF_TURNS.items():
+        cut = tmp_path / f"cut{orientation}.png"
+        cut.write_bytes(_with_orientation(cv2.imencode(".png", rgba)[1].tobytes(), orientation))
+        flat = tmp_path / f"flat{orientation}.png"
+        flat.write_bytes(_with_orientation(cv2.imencode(".png", rgba[..., :3])[1].tobytes(), orientation))
+        shares = []
+        out = load_image(cut, on_transparent=shares.append)
+        opaque = load_image(flat)  # OpenCV turns the picture without alpha: the reference
+        assert (opaque == turn(rgba[..., :3])).all(), orientation
+        see = turn(rgba[..., 3]) > 0
+        assert out.shape == opaque.shape == ((7, 5, 3) if orientation >= 5 else (5, 7, 3)), orientation
+        assert (out[see] == opaque[see]).all() and (out[~see] == PAD_VALUE).all(), orientation
+        assert shares == [7 / 35]
+        grey = load_image(cut, gray=True)  # `calibrate lens` reads grey: turned alike
+        assert grey.shape == out.shape[:2] and (grey[~see] == PAD_VALUE).all(), orientation
