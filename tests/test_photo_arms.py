@@ -84,3 +84,27 @@ def test_a_photos_transparent_border_is_no_arm():
     assert _decide([clean, cut, _table(5)]) == []
     cut_arm, _ = flatten_transparency(_arm(placed, "bottom"), alpha)
     assert _decide([clean, cut_arm, _table(5)]) == [(1, "bottom")]
+
+
+def _glare(img: np.ndarray, centre: tuple[int, int], radius: int) -> np.ndarray:
+    """``img`` under a lamp's glare: a disc clipped white with a soft edge (a Gaussian falloff of radius / 6)."""
+    disc = np.zeros(img.shape[:2], np.uint8)
+    cv2.circle(disc, centre, radius, 255, -1)
+    soft = cv2.GaussianBlur(disc, (0, 0), radius / 6).astype(np.float32)[..., None] / 255
+    return (img * (1 - soft) + 255 * soft).astype(np.uint8)
+
+
+def test_a_glare_at_the_border_is_no_arm():
+    """A glare over a hand row at the border changed a fifth of the photo, named an arm: the next photo's
+    seat vote then reached back over it and gave a play to the wrong seat (an all-fives photo folder). A
+    change half clipped white is light, not an arm; an arm in a photo with a glare elsewhere still is one."""
+    from vision.exposure import clipped_share
+
+    clean, placed = _table(), _table(4)
+    glared = _glare(placed, (W // 2, H), 180)
+    assert 0.05 < clipped_share(glared) < 0.15 and arm_regions(clean, glared) is not None  # changed at the border
+    assert _decide([clean, glared, _table(5)]) == []
+    # (on this plain cloth the arm and the glare together throw the steadying's phase correlation 60 px
+    # off, a tile's pitch, and the clean photos beside get named too: only the middle photo is checked)
+    named = _decide([clean, _glare(_arm(placed, "left"), (W // 2, H), 180), _table(5)])
+    assert [(i, side) for i, side in named if i == 1] == [(1, "left")]

@@ -2259,6 +2259,26 @@ def test_tiles_under_glare_are_hidden_not_gone():
     assert notices(kept, "hand_cleared") == [] and len(plays(kept)) == 6
 
 
+def test_a_glare_over_a_hand_as_it_plays_gives_the_next_play_no_seat_vote():
+    """helper-139: a glare over S's hand row in the photo where S played hid S's tiles (kept, not gone);
+    in the next photo S's hand showed one tile fewer, and that loss gave N's play of that photo to S (all-fives
+    photo folder, a glare disc on photo 9: play 10 wrong, two out-of-turn flags). A hand glared in this photo
+    or the last gives no vote: the turn decides."""
+    tr, hands, line = _hand_held_block(False)
+    mask = np.zeros((IMAGE_SIZE[1], IMAGE_SIZE[0]), np.uint8)
+    mask[int(900 * PX_PER_MM):, :] = 255  # S's hand row (y > 900 mm), 10 % of the picture
+    events, on = [], []
+    for k, (tile, seat) in enumerate(line):
+        if k != 3:  # at photo 4 N's hand shows as many tiles as before (N drew one, or a box came and went)
+            hands[seat].pop()
+        on.append(tile)
+        glare = k == 2  # S lays 4-3: its hand is under the glare
+        seen = hands["N"] + on if glare else hands["N"] + hands["S"] + on
+        events += tr.update(k, float(k), observe(seen), None, clipped=mask if glare else None)
+    assert [(seat, sorted(tile)) for seat, tile, _ in plays(events)] == [(seat, sorted(t.pips)) for t, seat in line]
+    assert not [e for e in events if getattr(e, "kind", None) == "pass_inferred"]
+
+
 def test_a_glare_hiding_the_line_is_said_though_most_of_the_photo_is_fine(tmp_path):
     """helper-136: a glare over one end of the line, 24.5 % of the picture (under the overexposed share),
     lost plays without a word. A read whose clipped white hides tiles of the line of play gets an

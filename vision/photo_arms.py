@@ -25,6 +25,9 @@ it then differ at the border: the later photo is shifted back by the whole pictu
 correlation) before they are compared (helper-126's five hand-held demo folders: 5 false arms -> 3, all on
 the first photo, which a tilt leaves different; the demo's photos 0.33 s before each play still 14 of
 16 named, 0.8 s after none, as before).
+
+A lamp's glare in one photo changes the border too; a part of the change a quarter clipped white in one of
+the photos compared is light, not an arm (:data:`GLARE_ARM_SHARE`), and is left out.
 """
 
 from __future__ import annotations
@@ -44,6 +47,12 @@ __all__ = ["PHOTO_ARM_MIN_AREA", "PhotoArms", "arm_regions"]
 #: 0.01, none at 0.02. The bench's photo folders (``bench/sec_photos.py``: 9 presets, about 300
 #: photos taken 0.8 s after each event): none.
 PHOTO_ARM_MIN_AREA = 0.02
+#: A border-touching change of which at least this share is clipped white in the photo it is in
+#: (:func:`vision.exposure.clipped_mask`) is a glare, not an arm: light, where an arm shades. A glare disc
+#: painted over a hand row (11 % of the picture) made a change 22 % of the frame with 50 % of it clipped,
+#: named an arm, and the next photo's seat vote reached back over it (a play given to the wrong seat);
+#: the arms of the measurements above lie on no clipped white.
+GLARE_ARM_SHARE = 0.25
 
 
 def arm_regions(before: np.ndarray, after: np.ndarray) -> np.ndarray | None:
@@ -109,6 +118,7 @@ class PhotoArms:
         self._prev: np.ndarray | None = None  # the last photo
         self._taken: list[tuple[int, float]] = []  # (index, t) of the photos so far
         self._pairs: list[np.ndarray | None] = []  # arm regions between photo k-1 and k, for k >= 1
+        self._clipped: list[np.ndarray] = []  # each photo's clipped white at the arm masks' size
 
     def add(self, index: int, t: float, image: np.ndarray) -> list[tuple[int, float, str]]:
         """Take the next photo (frame ``index``, ``t`` s, image as :func:`arm_regions`); returns the
@@ -120,6 +130,7 @@ class PhotoArms:
             self._pairs.append(arm_regions(self._prev, image))
         self._prev = image
         self._taken.append((index, t))
+        self._clipped.append(_clipped_small(image))
         out = []
         if len(self._pairs) >= 2:
             before, after = self._pairs[-2], self._pairs[-1]
@@ -138,7 +149,36 @@ class PhotoArms:
     def _decided(self, k: int, arm: np.ndarray | None) -> list[tuple[int, float, str]]:
         if arm is None or arm.sum() < PHOTO_ARM_MIN_AREA * arm.size:
             return []
+        arm = _without_glare(arm, [c for c in self._clipped[max(0, k - 1):k + 2] if c.shape == arm.shape])
+        if arm.sum() < PHOTO_ARM_MIN_AREA * arm.size:
+            return []  # a glare (the photo's overexposed notice says it), not an arm
         return [(*self._taken[k], border_side(arm))]
+
+
+def _clipped_small(image: np.ndarray) -> np.ndarray:
+    """(h, w) bool: where ``image`` is clipped white, at the motion gate's work size (320 px wide, as the
+    arm masks of :func:`arm_regions`)."""
+    from vision.exposure import clipped_mask
+
+    h, w = image.shape[:2]
+    width = MotionGate().work_width_px
+    size = (width, max(1, round(h * width / w))) if w > width else (w, h)
+    return cv2.resize(clipped_mask(image), size, interpolation=cv2.INTER_AREA) >= 128
+
+
+def _without_glare(arm: np.ndarray, clipped: list[np.ndarray]) -> np.ndarray:
+    """``arm`` ((h, w) bool) less each connected part of it that :data:`GLARE_ARM_SHARE` or more clipped
+    white covers in one of the compared photos (``clipped``: their masks of the same size): a glare where one
+    photo of the pair was lit, not an arm."""
+    if not clipped or not arm.any():
+        return arm
+    n, parts = cv2.connectedComponents(arm.astype(np.uint8), connectivity=8)
+    out = arm.copy()
+    for label in range(1, n):
+        part = parts == label
+        if max(int((part & c).sum()) for c in clipped) >= GLARE_ARM_SHARE * int(part.sum()):
+            out &= ~part
+    return out
 
 
 def _both(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:

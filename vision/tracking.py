@@ -280,6 +280,9 @@ class Tracker:
         self._hands_last: dict[str, int] | None = None
         self._hands_before: dict[str, int] | None = None
         self._arm_in_last = False  # the last photo read showed an arm over the table (arm_in_last_photo)
+        # a folder's photos: seats whose hand area held tiles hidden by clipped white, this read and the last
+        self._glared_hands: set[str] = set()
+        self._glared_hands_last: set[str] = set()
         # uncalibrated photos: each border's row of face-down tiles (px from it) and a tile's length (px)
         self._hand_rows: dict[str, tuple[float, int]] = {}
         self.camera_moves = 0  # photos between which the camera was seen to move (_follow_camera)
@@ -325,6 +328,7 @@ class Tracker:
         self.reveals = RevealWatcher(self.config.reveal_settle_s)
         self.boneyard = BoneyardCounter(self.judge.state.boneyard) if self.rules.boneyard else None
         self._hands_last = self._hands_before = None
+        self._glared_hands, self._glared_hands_last = set(), set()
         self.ended: dict | None = None  # when the judge ended the hand: kind, winner, t, text
         self._late_lop: LineOfPlay | None = None  # the line of play extended by tiles placed after the end
         self._visits = {}
@@ -772,13 +776,16 @@ class Tracker:
         if self.photos:  # no arm is ever seen, the hand a tile left tells the seat
             self._find_hand_rows(gone)
             hands = self._hand_counts([tr for tr in self.tiles.values() if tr not in gone])
+            # a hand under glare in this photo or the last: its count is in doubt, and a tile it lost unseen
+            # under the glare shows as lost only now, a play of the last photo's, not of this one's
+            glared = self._glared_hands | self._glared_hands_last
             if self.state is None:
                 self._vote_shortest_hand(new_tiles)
             elif self._arm_in_last and self._hands_before is not None:  # since the photo before the arm's
-                self._vote_hand_losses(self._hands_before, hands)
+                self._vote_hand_losses(self._hands_before, hands, glared)
             else:
                 self._vote_hand_losses(self._hand_counts(self._sure(gone), at=seen_at),
-                                       self._hand_counts(self._sure(new_tiles)))
+                                       self._hand_counts(self._sure(new_tiles)), glared)
             self._arm_in_last = False
         events += self._gone(frame, t, gone, new_tiles, region)
         if self.photos:  # after _gone: a hand cleared here starts the counts afresh from this photo
@@ -792,6 +799,7 @@ class Tracker:
             candidates += held
         # before the plays: draws come under the turn they were made in
         events += self._step_boneyard(frame, t, candidates)
+        self._glared_hands_last, self._glared_hands = self._glared_hands, set()
         events += self._plays(frame, t, candidates)
         events += self._step_reveals(frame, t)
         self._votes = {}
@@ -830,8 +838,9 @@ class Tracker:
             return 0, 0
         plays = sum(1 for c in candidates if c.face == "up" and c.status != "layout" and not self.in_hand_zone(c.geom))
         total = max(0, sum(self._hands_last.values()) - sum(self._hands_before.values()) + plays)
-        if turn not in self._hands_before or turn not in self._hands_last:
-            return total, 0
+        if (turn not in self._hands_before or turn not in self._hands_last
+                or turn in self._glared_hands | self._glared_hands_last):
+            return total, 0  # a hand under glare in this photo or the last: its count is in doubt
         return total, max(0, self._hands_last[turn] - self._hands_before[turn] + min(plays, 1))
 
     def _step_boneyard(self, frame: int, t: float, candidates: list[TrackedTile]) -> list:
@@ -968,6 +977,8 @@ class Tracker:
             return gone
         hidden = {tr.id for tr in gone if not tr.read_in_glare and hidden_by_glare(self._clipped, tr.polygon_px)}
         self.hidden_tiles = sum(1 for tr in gone if tr.id in hidden and tr.status == "layout")
+        if self.photos:
+            self._glared_hands = set(self._hand_counts([tr for tr in gone if tr.id in hidden]))
         return [tr for tr in gone if tr.id not in hidden]
 
     def open_end_polygons(self) -> list[np.ndarray]:
@@ -1071,7 +1082,7 @@ class Tracker:
         if counts[ranked[1]] == counts[ranked[0]] + 1:
             self._votes[ranked[0]] = self._votes.get(ranked[0], 0.0) + self.config.min_seat_votes
 
-    def _vote_hand_losses(self, lost: dict[str, int], drawn: dict[str, int]) -> None:
+    def _vote_hand_losses(self, lost: dict[str, int], drawn: dict[str, int], glared: set[str] = frozenset()) -> None:
         """Seat votes from the face-down tiles in the hand areas (a folder of photos: no arm to see).
 
         A play takes a tile from its player's hand: the one seat whose hand area has fewer face-down
@@ -1082,8 +1093,11 @@ class Tracker:
         Args:
             lost, drawn: face-down tiles per seat that left / came into its hand area
                 (:meth:`_hand_counts` of the tiles gone and new; or the counts before and now).
+            glared: seats whose hand area clipped white hid tiles in this photo or the last: no vote
+                (a glare over S's hand as S played hid the loss, shown at the next photo, where it gave
+                N's play to S; the turn decides instead).
         """
-        net = {seat: lost.get(seat, 0) - drawn.get(seat, 0) for seat in set(lost) | set(drawn)}
+        net = {seat: lost.get(seat, 0) - drawn.get(seat, 0) for seat in set(lost) | set(drawn) if seat not in glared}
         losers = [s for s, n in net.items() if n > 0]
         if len(losers) == 1:
             seat = losers[0]
