@@ -459,6 +459,31 @@ def test_a_box_read_blank_needs_a_divider_when_the_verifier_rejects_it(monkeypat
     assert len(rec(img, tile_px=120.0)) == 3  # the verifier leaning to a tile: the felt box stays
 
 
+def test_a_box_with_under_a_quarter_of_a_tile_in_the_frame_is_dropped(monkeypatch):
+    """A box the frame's edge cuts keeps its tile when a quarter of a tile or more lies in the frame
+    (EDGE_MIN_TILE_SHARE); a sliver at the edge (a held-out marble scene: a box 18 px deep on a tile 3 %
+    visible) is dropped. Tiles 80 x 40 px: a tile's area 3 200 px²."""
+    from vision.detector import Detections
+    from vision.recognize import EDGE_MIN_TILE_SHARE, Recognizer
+
+    def box(x0, y0):
+        return np.array([[x0, y0], [x0 + 80, y0], [x0 + 80, y0 + 40], [x0, y0 + 40]], np.float32)
+
+    boxes = np.stack([box(200, 100),   # inside: 3 200 px²
+                      box(-58, 100),   # 22 x 40 in the frame: 880 px², over a quarter
+                      box(-70, 200),   # 10 x 40: 400 px², an eighth
+                      box(300, 288)])  # 80 x 12 at the bottom (frame 300 px high): 960 px²
+    rec = Recognizer()
+    monkeypatch.setattr(rec.detector, "detect", lambda f, t: Detections(boxes, np.full(4, 0.95, np.float32),
+                                                                        np.ones(4, int), t))
+    monkeypatch.setattr(rec.verifier, "p_none", lambda crops: np.zeros(len(crops), np.float32))
+    frame = np.full((300, 480, 3), 90, np.uint8)
+    kept = rec(frame, tile_px=80.0)
+    assert EDGE_MIN_TILE_SHARE == 0.25  # the three cut boxes: 0.275, 0.125 and 0.3 of a tile in the frame
+    assert sorted(tuple(o.polygon_px.min(0).round()) for o in kept) == [(-58, 100), (200, 100), (300, 288)]
+    assert [o.flags for o in kept if o.polygon_px[:, 0].min() > 0 and o.polygon_px[:, 1].max() < 300] == [[]]
+
+
 def test_table_pose_centre_and_angle():
     from calibration.profile import TableProfile
     from vision.recognize import table_pose
