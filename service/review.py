@@ -433,14 +433,16 @@ class FramePipeline:
         of the picture clipped white (:attr:`clipped`)."""
         mask = self.clipped
         hidden = self.tracker.hidden_tiles  # laid tiles not seen, under the glare
+        hands = self.tracker.hidden_hand_tiles  # the hands' tiles not seen: a play's seat is the turn's
         ends = sum(glare_beside(mask, p) for p in self.tracker.open_end_polygons()) if share else 0
-        glare = share >= OVEREXPOSED_SHARE or hidden > 0 or ends > 0
+        glare = share >= OVEREXPOSED_SHARE or hidden > 0 or ends > 0 or hands > 0
         said = self._glared and not each_read
         self._glared = glare
         if not glare or said:
             return []
-        return [Notice("overexposed", t, index, overexposed_message(share, hidden, ends),
-                       details={"clipped": round(share, 3), "hidden_tiles": hidden, "ends_glared": ends})]
+        return [Notice("overexposed", t, index, overexposed_message(share, hidden, ends, hands),
+                       details={"clipped": round(share, 3), "hidden_tiles": hidden, "ends_glared": ends,
+                                "hidden_hand_tiles": hands})]
 
 
 def _arm_notices(decided: list[tuple[int, float, str]]) -> list[Notice]:
@@ -862,8 +864,9 @@ class ReviewSession:
             warning = all_lines()
         if self._overexposed:
             s.warnings.append(self._overexposed_warning())
-            if any(n.details["hidden_tiles"] or n.details["ends_glared"] for n in self._overexposed):
-                # the glare lay on the line of play: helper-138's reviews printed wrong "final" scores
+            if any(n.details["hidden_tiles"] or n.details["ends_glared"] or n.details.get("hidden_hand_tiles")
+                   for n in self._overexposed):
+                # the glare lay on the line of play or a hand: helper-138's reviews printed wrong "final" scores
                 # (a draw or a play given to the wrong seat beside it); elsewhere a doubt about reads only
                 s.final = False
             warning = all_lines()
@@ -916,7 +919,8 @@ class ReviewSession:
         """The summary line on the ``overexposed`` notices: which photos (or from when in a video), and the
         worst one's share."""
         notes = self._overexposed
-        worst = max(notes, key=lambda n: (n.details["hidden_tiles"], n.details["ends_glared"], n.details["clipped"]))
+        worst = max(notes, key=lambda n: (n.details["hidden_tiles"], n.details["ends_glared"],
+                                          n.details.get("hidden_hand_tiles", 0), n.details["clipped"]))
         if self.files is not None:
             n = len(notes)
             what = f"{n} of {plural(self.summary.frames, 'photo')} {'is' if n == 1 else 'are'} overexposed"

@@ -72,6 +72,23 @@ def test_glare_beside_an_open_end_counts_the_ring_not_the_tile():
     assert glare_beside(mask, tile)
 
 
+def test_a_read_is_in_glare_by_its_grown_outline_or_its_own():
+    """helper-141: a small glare on one half of a tile (a quarter of the tile, 1/16 of its outline grown
+    twice) misread its pips and was not counted; by the tile's own outline it is."""
+    from vision.exposure import read_in_glare
+
+    tile = np.array([[100, 90], [180, 90], [180, 130], [100, 130]], np.float32)  # 80 x 40 px: 3 200 px²
+    mask = np.zeros((300, 400), np.uint8)
+    mask[100:120, 110:150] = 255  # 800 px² on the left half: 0.25 of the tile, 800 / 12 800 of the grown one
+    assert read_in_glare(mask, tile)
+    mask[:] = 0
+    mask[100:110, 110:140] = 255  # 300 px²: 0.094 of the tile, 0.023 grown: under both shares
+    assert not read_in_glare(mask, tile)
+    mask[:] = 0
+    mask[:, 200:] = 255  # beside it, not on it: x 200-220 of the grown outline (x 60-220), 20 / 161 columns
+    assert read_in_glare(mask, tile)
+
+
 def test_the_glared_reads_line_counts_tiles_in_domino_terms():
     from vision.exposure import glared_reads_message
 

@@ -86,11 +86,12 @@ def test_a_photos_transparent_border_is_no_arm():
     assert _decide([clean, cut_arm, _table(5)]) == [(1, "bottom")]
 
 
-def _glare(img: np.ndarray, centre: tuple[int, int], radius: int) -> np.ndarray:
-    """``img`` under a lamp's glare: a disc clipped white with a soft edge (a Gaussian falloff of radius / 6)."""
+def _glare(img: np.ndarray, centre: tuple[int, int], radius: int, falloff: float = 6) -> np.ndarray:
+    """``img`` under a lamp's glare: a disc clipped white with a soft edge (a Gaussian falloff of radius /
+    ``falloff``: at 3 a small clipped core in a wide halo of light)."""
     disc = np.zeros(img.shape[:2], np.uint8)
     cv2.circle(disc, centre, radius, 255, -1)
-    soft = cv2.GaussianBlur(disc, (0, 0), radius / 6).astype(np.float32)[..., None] / 255
+    soft = cv2.GaussianBlur(disc, (0, 0), radius / falloff).astype(np.float32)[..., None] / 255
     return (img * (1 - soft) + 255 * soft).astype(np.uint8)
 
 
@@ -104,6 +105,10 @@ def test_a_glare_at_the_border_is_no_arm():
     glared = _glare(placed, (W // 2, H), 180)
     assert 0.05 < clipped_share(glared) < 0.15 and arm_regions(clean, glared) is not None  # changed at the border
     assert _decide([clean, glared, _table(5)]) == []
+    # helper-141: a wide halo round a small core (2 % of the photo clipped) at the top border
+    halo = _glare(placed, (W // 2, 0), 150, falloff=3)
+    assert clipped_share(halo) < 0.03 and arm_regions(clean, halo) is not None
+    assert _decide([clean, halo, _table(5)]) == []
     # (on this plain cloth the arm and the glare together throw the steadying's phase correlation 60 px
     # off, a tile's pitch, and the clean photos beside get named too: only the middle photo is checked)
     named = _decide([clean, _glare(_arm(placed, "left"), (W // 2, H), 180), _table(5)])

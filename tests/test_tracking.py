@@ -2308,6 +2308,35 @@ def test_a_glare_hiding_the_line_is_said_though_most_of_the_photo_is_fine(tmp_pa
     assert any("it hides 6 tiles of the line of play" in w for w in summary.warnings)
 
 
+def test_a_glare_hiding_a_hand_is_said_and_the_score_is_not_final(tmp_path):
+    """helper-141: a glare hiding S's whole hand row (10 % of the picture) was never mentioned; the seat of the
+    play beside it came from the turn without a word. The ``overexposed`` notice counts the hand's hidden
+    tiles, and the score is not final."""
+    from service.review import ReviewSession
+
+    _, hands, line = _hand_held_block(False)
+    seen: list = []
+    session = ReviewSession(load_ruleset("block"), lambda image: observe(seen), tmp_path / "out", annotate=False,
+                            timelapse=True)
+    session.files = [tmp_path / f"p{k}.png" for k in range(len(line) + 1)]  # a folder: each photo said
+    dark = np.full((IMAGE_SIZE[1], IMAGE_SIZE[0], 3), 40, np.uint8)
+    glared = dark.copy()
+    glared[int(900 * PX_PER_MM):] = 255  # S's hand row (y > 900 mm)
+    row = 0
+    for k, on in _laid_in_turn(hands, line):
+        if k == 3:  # S lays 4-3 under the glare: its row as the photo before showed it is hidden
+            row = len(hands["S"]) + 1
+        seen[:] = hands["N"] + on if k == 3 else hands["N"] + hands["S"] + on
+        session.feed(k, float(k), glared if k == 3 else dark, 1.0)
+    summary = session.finish("test")
+    rows = [json.loads(x) for x in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
+    said = [(r["frame"], r["hidden_hand_tiles"], r["hidden_tiles"]) for r in rows if r.get("kind") == "overexposed"]
+    assert row > 1 and said == [(3, row, 0)]
+    assert summary.plays == 6 and not summary.final
+    assert any(f"hides {row} tiles of the hands" in w and "goes to the seat whose turn it is" in w
+               for w in summary.warnings)
+
+
 @pytest.mark.parametrize("trust_glared_reads", [False, True])
 def test_a_tile_read_by_a_glare_is_free_to_go(monkeypatch, trust_glared_reads):
     """helper-138: at a glare's edge N's 2-6 was read 6-1 (it matched the W end, a play); kept "hidden"

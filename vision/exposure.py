@@ -41,9 +41,11 @@ OVEREXPOSED_SHARE = 0.25
 #: outline nor a light face is left (the glare-washed tiles the held-out frames miss have 65-100 % of the
 #: face clipped, docs/recognition.md; those found at most 28 % of the ring round them).
 HIDDEN_SHARE = 0.5
-#: A tile read with this share (0-1) or more of its outline grown :data:`GLARED_READ_GROW` times clipped
-#: white was read in or by a glare (:func:`read_in_glare`). helper-138: a 4-4 washed out at a glare's edge
-#: was read 2-3, then kept "hidden" through the next glared photos, and never taken back.
+#: A tile read with this share (0-1) or more of its outline grown :data:`GLARED_READ_GROW` times, or of its
+#: own outline, clipped white was read in or by a glare (:func:`read_in_glare`). helper-138: a 4-4 washed out
+#: at a glare's edge was read 2-3, then kept "hidden" through the next glared photos, and never taken back;
+#: helper-141: a small glare on one half (26 % of the tile, 6.7 % of the grown outline) turned a 6-4 into a
+#: 4-4 and was not counted.
 GLARED_READ_SHARE = 0.1
 GLARED_READ_GROW = 2.0
 
@@ -71,8 +73,10 @@ def hidden_by_glare(mask: np.ndarray, polygon_px: np.ndarray) -> bool:
 def read_in_glare(mask: np.ndarray, polygon_px: np.ndarray) -> bool:
     """Whether a tile read with the (4, 2) image-px outline ``polygon_px`` lay in or by clipped white in
     ``mask``: :data:`GLARED_READ_SHARE` or more of the outline grown :data:`GLARED_READ_GROW` times about its
-    centre. Such a read may be wrong (a washed-out 4-4 read 2-3): the tile is not kept through a later glare."""
-    return clipped_fraction(mask, polygon_px, GLARED_READ_GROW) >= GLARED_READ_SHARE
+    centre, or of the outline itself (a small glare on a half). Such a read may be wrong (a washed-out 4-4
+    read 2-3): the tile is not kept through a later glare."""
+    return (clipped_fraction(mask, polygon_px, GLARED_READ_GROW) >= GLARED_READ_SHARE
+            or clipped_fraction(mask, polygon_px) >= GLARED_READ_SHARE)
 
 
 def clipped_fraction(mask: np.ndarray, polygon_px: np.ndarray, grow: float = 1.0) -> float:
@@ -124,29 +128,31 @@ def overexposed(image: np.ndarray, mask: np.ndarray | None = None) -> float | No
     return share if share >= OVEREXPOSED_SHARE else None
 
 
-def overexposed_message(share: float, hidden: int = 0, ends: int = 0) -> str:
+def overexposed_message(share: float, hidden: int = 0, ends: int = 0, hands: int = 0) -> str:
     """One line for people: ``share`` (0-1) of the picture is clipped white, hiding ``hidden`` tiles of the
-    line of play (:func:`hidden_by_glare`) or lying by ``ends`` of its open ends (:func:`glare_beside`),
-    and what that costs."""
+    line of play (:func:`hidden_by_glare`), lying by ``ends`` of its open ends (:func:`glare_beside`) or
+    hiding ``hands`` face-down tiles of the players' hands, and what that costs."""
     where = " and ".join(x for x in (
         f"hides {hidden} tile{'' if hidden == 1 else 's'} of the line of play" if hidden else "",
-        f"lies at {ends} open end{'' if ends == 1 else 's'} of the line" if ends else "") if x)
+        f"lies at {ends} open end{'' if ends == 1 else 's'} of the line" if ends else "",
+        f"hides {hands} tile{'' if hands == 1 else 's'} of the hands" if hands else "") if x)
     if where:
+        seats = ", and a play beside it goes to the seat whose turn it is" if hands else ""
         return (f"{share:.0%} of the picture is clipped white (overexposed or glare); it {where}: plays there "
-                "may be missed or seen late; lower the exposure or move the light")
+                f"may be missed or seen late{seats}; lower the exposure or move the light")
     return (f"{share:.0%} of the picture is clipped white (overexposed or glare): tiles in the washed-out part "
             "may be missed; lower the exposure or move the light")
 
 
 def glared_reads_message(glared: int, read: int) -> str:
     """One line for people: ``glared`` of the ``read`` tiles of a picture were read in or by clipped white
-    (:func:`read_in_glare`: a tenth of the outline grown twice, the tracker's rule from helper-138's 4-4 read
-    2-3 at a glare's edge), so their pips may be misread.
+    (:func:`read_in_glare`: a tenth of the outline grown twice, or of the tile's own, clipped: the tracker's
+    rule from helper-138's 4-4 read 2-3 at a glare's edge), so their pips may be misread.
 
-    Said however small a share of the picture the glare is. Measured on the label outlines of 450 rendered
-    scenes (datasets.render.sample_scene, 640x360, 150 per split): 69 of the 179 with glare spots say it, 8 of
-    the 271 without (a bright cloth or white faces clipped by the lamp, 1-10 tiles); the demo footage has
-    nothing clipped, so never."""
+    Said however small a share of the picture the glare is. Measured on the label outlines (tiles at least
+    half in the frame) of 450 rendered scenes (datasets.render.sample_scene, 640x360, 150 per split): 95 of
+    the 173 with glare spots say it (69 before the tile's own outline counted), 31 of the 277 without (27:
+    white faces or a bright cloth clipped by the lamp); the demo footage has nothing clipped, so never."""
     tiles = f"{glared} tile{'' if glared == 1 else 's'}" if glared == read else f"{glared} of the {read} tiles"
     whose = "its" if glared == 1 else "their"
     return (f"glare (clipped white) over or beside {tiles} read: {whose} pips may be misread; light the table "

@@ -53,6 +53,14 @@ PHOTO_ARM_MIN_AREA = 0.02
 #: named an arm, and the next photo's seat vote reached back over it (a play given to the wrong seat);
 #: the arms of the measurements above lie on no clipped white.
 GLARE_ARM_SHARE = 0.25
+#: ... or a change with a clipped core of at least this share, where the photo holding the core is the
+#: lighter one over :data:`GLARE_LIGHTER_SHARE` of it (by :data:`GLARE_LIGHTER_LEVELS` grey levels or more): a
+#: glare's halo of light round a small core (helper-141: a disc 1.7 % clipped with a halo of a third of its
+#: radius over N's row was named an arm and gave N's 3-1 to S). An arm shades or covers; it does not light the
+#: table round a clipped patch.
+GLARE_CORE_SHARE = 0.02
+GLARE_LIGHTER_SHARE = 0.8
+GLARE_LIGHTER_LEVELS = 8
 
 
 def arm_regions(before: np.ndarray, after: np.ndarray) -> np.ndarray | None:
@@ -118,7 +126,9 @@ class PhotoArms:
         self._prev: np.ndarray | None = None  # the last photo
         self._taken: list[tuple[int, float]] = []  # (index, t) of the photos so far
         self._pairs: list[np.ndarray | None] = []  # arm regions between photo k-1 and k, for k >= 1
-        self._clipped: list[np.ndarray] = []  # each photo's clipped white at the arm masks' size
+        # each photo's clipped white and grey levels at the arm masks' size (the motion gate's work size)
+        self._clipped: list[np.ndarray] = []
+        self._grey: list[np.ndarray] = []
 
     def add(self, index: int, t: float, image: np.ndarray) -> list[tuple[int, float, str]]:
         """Take the next photo (frame ``index``, ``t`` s, image as :func:`arm_regions`); returns the
@@ -130,7 +140,9 @@ class PhotoArms:
             self._pairs.append(arm_regions(self._prev, image))
         self._prev = image
         self._taken.append((index, t))
-        self._clipped.append(_clipped_small(image))
+        clipped, grey = _work_size(image)
+        self._clipped.append(clipped)
+        self._grey.append(grey)
         out = []
         if len(self._pairs) >= 2:
             before, after = self._pairs[-2], self._pairs[-1]
@@ -146,39 +158,49 @@ class PhotoArms:
         last = self._pairs[-1]
         return self._decided(len(self._taken) - 1, _left(last, self._pairs[-2]) if len(self._pairs) >= 2 else last)
 
+    def _without_glare(self, arm: np.ndarray, k: int) -> np.ndarray:
+        """``arm`` ((h, w) bool, photo ``k``'s change) less each connected part of it that is a glare in photo
+        ``k`` or a photo beside it: :data:`GLARE_ARM_SHARE` of it clipped white in one of them, or a clipped
+        core (:data:`GLARE_CORE_SHARE`) in the photo that is the lighter one over most of it."""
+        near = [j for j in (k - 1, k + 1) if 0 <= j < len(self._grey) and self._grey[j].shape == arm.shape]
+        if not near or self._grey[k].shape != arm.shape or not arm.any():
+            return arm
+        n, parts = cv2.connectedComponents(arm.astype(np.uint8), connectivity=8)
+        out = arm.copy()
+        for label in range(1, n):
+            part = parts == label
+            size = int(part.sum())
+            for j in near:
+                core = {x: int((part & self._clipped[x]).sum()) for x in (k, j)}
+                lit, dark = (k, j) if core[k] >= core[j] else (j, k)
+                step = self._grey[lit][part].astype(np.int16) - self._grey[dark][part]
+                lighter = (step >= GLARE_LIGHTER_LEVELS).mean()
+                if core[lit] >= GLARE_ARM_SHARE * size or (core[lit] >= GLARE_CORE_SHARE * size
+                                                           and lighter >= GLARE_LIGHTER_SHARE):
+                    out &= ~part
+                    break
+        return out
+
     def _decided(self, k: int, arm: np.ndarray | None) -> list[tuple[int, float, str]]:
         if arm is None or arm.sum() < PHOTO_ARM_MIN_AREA * arm.size:
             return []
-        arm = _without_glare(arm, [c for c in self._clipped[max(0, k - 1):k + 2] if c.shape == arm.shape])
+        arm = self._without_glare(arm, k)
         if arm.sum() < PHOTO_ARM_MIN_AREA * arm.size:
             return []  # a glare (the photo's overexposed notice says it), not an arm
         return [(*self._taken[k], border_side(arm))]
 
 
-def _clipped_small(image: np.ndarray) -> np.ndarray:
-    """(h, w) bool: where ``image`` is clipped white, at the motion gate's work size (320 px wide, as the
-    arm masks of :func:`arm_regions`)."""
+def _work_size(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``image``'s clipped white ((h, w) bool) and grey levels ((h, w) uint8) at the motion gate's work size
+    (320 px wide), the size of :func:`arm_regions`' masks."""
     from vision.exposure import clipped_mask
 
     h, w = image.shape[:2]
     width = MotionGate().work_width_px
     size = (width, max(1, round(h * width / w))) if w > width else (w, h)
-    return cv2.resize(clipped_mask(image), size, interpolation=cv2.INTER_AREA) >= 128
-
-
-def _without_glare(arm: np.ndarray, clipped: list[np.ndarray]) -> np.ndarray:
-    """``arm`` ((h, w) bool) less each connected part of it that :data:`GLARE_ARM_SHARE` or more clipped
-    white covers in one of the compared photos (``clipped``: their masks of the same size): a glare where one
-    photo of the pair was lit, not an arm."""
-    if not clipped or not arm.any():
-        return arm
-    n, parts = cv2.connectedComponents(arm.astype(np.uint8), connectivity=8)
-    out = arm.copy()
-    for label in range(1, n):
-        part = parts == label
-        if max(int((part & c).sum()) for c in clipped) >= GLARE_ARM_SHARE * int(part.sum()):
-            out &= ~part
-    return out
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    return (cv2.resize(clipped_mask(image), size, interpolation=cv2.INTER_AREA) >= 128,
+            cv2.resize(grey, size, interpolation=cv2.INTER_AREA))
 
 
 def _both(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:

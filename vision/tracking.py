@@ -305,6 +305,8 @@ class Tracker:
         self._clipped: np.ndarray | None = None  # this read's clipped white (update's ``clipped``)
         #: laid tiles the last read did not see where its clipped white hides them (glare)
         self.hidden_tiles = 0
+        #: face-down tiles of the hand areas the last read did not see where its clipped white hides them
+        self.hidden_hand_tiles = 0
         self._read_frame: int | None = None  # the frame of the latest committed read
         self.new_hand(context)
 
@@ -545,7 +547,7 @@ class Tracker:
         self._now = t
         self._clipped = clipped
         if observations is not None:
-            self.hidden_tiles = 0
+            self.hidden_tiles = self.hidden_hand_tiles = 0
         if motion is not None:
             if motion.frame_size is not None and self.image_size is None:
                 self.image_size = motion.frame_size
@@ -972,13 +974,16 @@ class Tracker:
     def _not_hidden(self, gone: list[TrackedTile]) -> list[TrackedTile]:
         """``gone`` less the tiles this read's clipped white hides (:func:`vision.exposure.hidden_by_glare`):
         not seen, not gone, for every count (missing reads, the hands' losses, a cleared table), unless their
-        own last read was in or by a glare. Sets :attr:`hidden_tiles` (the laid ones)."""
+        own last read was in or by a glare. Sets :attr:`hidden_tiles` (the laid ones) and
+        :attr:`hidden_hand_tiles` (the hand areas' face-down ones)."""
         if self._clipped is None:
             return gone
         hidden = {tr.id for tr in gone if not tr.read_in_glare and hidden_by_glare(self._clipped, tr.polygon_px)}
         self.hidden_tiles = sum(1 for tr in gone if tr.id in hidden and tr.status == "layout")
+        in_hands = self._hand_counts([tr for tr in gone if tr.id in hidden], self._hand_band_scale())
+        self.hidden_hand_tiles = sum(in_hands.values())
         if self.photos:
-            self._glared_hands = set(self._hand_counts([tr for tr in gone if tr.id in hidden]))
+            self._glared_hands = set(in_hands)
         return [tr for tr in gone if tr.id not in hidden]
 
     def open_end_polygons(self) -> list[np.ndarray]:
