@@ -408,14 +408,14 @@ class FramePipeline:
             obs = self.recognize(image, focus=focus) if focus is not None else self.recognize(image)
             self.reads += 1
             self.last_obs = obs
+        # clipped white in a read picture: tiles under it are hidden, not gone (vision.exposure.hidden_by_glare)
+        self.clipped = clipped_mask(image) if obs is not None else None
         arms = []
         if self.photo_arms is not None:  # the photo before this one is decided now, before this one is read
-            arms = self.photo_arms.add(index, t, image)
+            arms = self.photo_arms.add(index, t, image, self.clipped)
             if any(i == self._last_photo for i, _, _ in arms):
                 self.tracker.arm_in_last_photo()
             self._last_photo = index
-        # clipped white in a read picture: tiles under it are hidden, not gone (vision.exposure.hidden_by_glare)
-        self.clipped = clipped_mask(image) if obs is not None else None
         share = cv2.countNonZero(self.clipped) / self.clipped.size if self.clipped is not None else 0.0
         events = _arm_notices(arms) + self.tracker.update(index, t, obs, info, clipped=self.clipped if share else None)
         if self.clipped is not None and image is not self._exposed:

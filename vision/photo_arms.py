@@ -130,17 +130,19 @@ class PhotoArms:
         self._clipped: list[np.ndarray] = []
         self._grey: list[np.ndarray] = []
 
-    def add(self, index: int, t: float, image: np.ndarray) -> list[tuple[int, float, str]]:
+    def add(self, index: int, t: float, image: np.ndarray, clipped: np.ndarray | None = None
+            ) -> list[tuple[int, float, str]]:
         """Take the next photo (frame ``index``, ``t`` s, image as :func:`arm_regions`); returns the
         photos now known to show an arm: the one before it, and at the third photo the first. The
-        same image again (a second look at the last photo) is no new photo."""
+        same image again (a second look at the last photo) is no new photo. ``clipped``: its
+        :func:`vision.exposure.clipped_mask` when the caller has it already."""
         if image is self._prev:
             return []
         if self._prev is not None:
             self._pairs.append(arm_regions(self._prev, image))
         self._prev = image
         self._taken.append((index, t))
-        clipped, grey = _work_size(image)
+        clipped, grey = _work_size(image, clipped)
         self._clipped.append(clipped)
         self._grey.append(grey)
         out = []
@@ -190,16 +192,17 @@ class PhotoArms:
         return [(*self._taken[k], border_side(arm))]
 
 
-def _work_size(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``image``'s clipped white ((h, w) bool) and grey levels ((h, w) uint8) at the motion gate's work size
-    (320 px wide), the size of :func:`arm_regions`' masks."""
+def _work_size(image: np.ndarray, clipped: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``image``'s clipped white ((h, w) bool; from ``clipped``, its mask, when given) and grey levels
+    ((h, w) uint8) at the motion gate's work size (320 px wide), the size of :func:`arm_regions`' masks."""
     from vision.exposure import clipped_mask
 
     h, w = image.shape[:2]
     width = MotionGate().work_width_px
     size = (width, max(1, round(h * width / w))) if w > width else (w, h)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    return (cv2.resize(clipped_mask(image), size, interpolation=cv2.INTER_AREA) >= 128,
+    clipped = clipped_mask(image) if clipped is None else clipped
+    return (cv2.resize(clipped, size, interpolation=cv2.INTER_AREA) >= 128,
             cv2.resize(grey, size, interpolation=cv2.INTER_AREA))
 
 
