@@ -44,10 +44,10 @@ def test_a_drop_the_hands_are_seen_to_gain_is_a_draw_at_once():
     (a tile the detector missed) still waits for the next read."""
     c = BoneyardCounter(expected=14)
     c.step(14, None, 1.0, 10, started=False)
-    assert draws(c.step(13, "S", 2.0, 20, started=True, drawn=1)) == [("S", 1, 2.0, 20)] and c.level == 13
-    assert draws(c.step(12, "N", 3.0, 30, started=True, drawn=0)) == []  # not seen in a hand: a slip?
+    assert draws(c.step(13, "S", 2.0, 20, started=True, drawn=(1,))) == [("S", 1, 2.0, 20)] and c.level == 13
+    assert draws(c.step(12, "N", 3.0, 30, started=True, drawn=(0,))) == []  # not seen in a hand: a slip?
     assert draws(c.step(13, "S", 4.0, 40, started=True)) == [] and c.level == 13  # it was: back to 13
-    assert draws(c.step(11, "N", 5.0, 50, started=True, drawn=1)) == []  # 2 fewer, 1 in the hands: wait
+    assert draws(c.step(11, "N", 5.0, 50, started=True, drawn=(1,))) == []  # 2 fewer, 1 in the hands: wait
     assert draws(c.step(11, "N", 6.0, 60, started=True)) == [("N", 2, 5.0, 50)] and c.level == 11
 
 

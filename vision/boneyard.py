@@ -69,7 +69,7 @@ class BoneyardCounter:
             self._first = {k: (turn, t, f) for k, (_, t, f) in self._first.items()}
 
     def step(self, seen: int, turn: str | None, t: float, frame: int, started: bool,
-             drawn: int | tuple[int, ...] = 0) -> list:
+             drawn: tuple[int, ...] = ()) -> list:
         """Take one committed read.
 
         Args:
@@ -79,10 +79,9 @@ class BoneyardCounter:
             t: the read's time, seconds; frame: its frame index.
             started: the lead is on the table: a count not confirmed by then never is (draws may
                 have been made; noticed once).
-            drawn: tiles the hands are seen to have gained from the boneyard in this read (a folder's
-                photos, :meth:`vision.tracking.Tracker`), or several such counts (all hands, the drawer's
-                alone): a drop of exactly one of them needs no second read, so the draw comes before the
-                play made with it.
+            drawn: counts of the tiles the hands are seen to have gained from the boneyard in this read
+                (a folder's photos, :meth:`vision.tracking.Tracker`: all hands', the drawer's alone): a drop
+                of exactly one of them needs no second read, so the draw comes before the play made with it.
 
         Returns:
             :class:`engine.events.Draw` events (seat, count, the time the lower count was first
@@ -115,7 +114,7 @@ class BoneyardCounter:
         for k in range(seen, level):
             self._first.setdefault(k, (turn, t, frame))
         prev, self._prev = self._prev, seen
-        if level - seen > 0 and level - seen in ((drawn,) if isinstance(drawn, int) else drawn):
+        if level - seen > 0 and level - seen in drawn:
             # the tiles are in the hands: no detector slip
             prev = seen
         if prev is None:

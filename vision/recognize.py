@@ -34,7 +34,6 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import cv2
 import numpy as np
 
 from models.runtime import TileVerifier
@@ -42,7 +41,7 @@ from vision.crops import canonical_polygon, context_crop, divider_contrast, face
 from vision.set_backs import BACK_CHROMA_MAX, unlike_backs
 from vision.detector import TARGET_TILE_PX, OBBDetector, derived_from, make_session
 from vision.glare_pips import GLARE_CONFIDENCE, GLARE_SCORE, glare_tiles
-from vision.obb import changed_share
+from vision.obb import changed_share, convex_overlap
 from vision.observation import FLAG_FRAME_EDGE, FLAG_GLARE_FIT, FLAG_PIP_DISAGREE, TileObservation
 from vision.pip_reader import PipReader
 from vision.set_constraint import pictures_of_held_tiles, resolve_readings
@@ -146,11 +145,14 @@ class ModelsMissingError(FileNotFoundError):
     """A model file is missing; the message says how to get it (one line)."""
 
 
-def _in_frame_area(polygon_px: np.ndarray, width: int, height: int) -> float:
-    """Area (px²) of the convex (4, 2) ``polygon_px`` inside a ``width`` x ``height`` frame."""
-    frame = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
-    area, _ = cv2.intersectConvexConvex(np.asarray(polygon_px, np.float32), frame)
-    return float(area)
+def _dropped(obs: list[TileObservation], up: list[TileObservation], readings, drop: np.ndarray):
+    """``(obs, up, readings)`` less the face-up tiles of ``up`` where the (M,) bool ``drop`` is True
+    (``readings``: their :class:`vision.pip_reader.HalfReadings`, in ``up``'s order)."""
+    if not drop.any():
+        return obs, up, readings
+    gone = {id(o) for o, x in zip(up, drop) if x}
+    return ([o for o in obs if id(o) not in gone], [o for o, x in zip(up, drop) if not x],
+            readings.subset(~drop))
 
 
 def as_bgr(frame: np.ndarray) -> np.ndarray:
@@ -366,7 +368,8 @@ class Recognizer:
             p = canonical_polygon(poly)
             o = TileObservation(p, "up" if int(cls) == 0 else "down", float(score))
             if p[:, 0].min() < 1 or p[:, 1].min() < 1 or p[:, 0].max() > W - 1 or p[:, 1].max() > H - 1:
-                if dets.tile_px and _in_frame_area(p, W, H) < EDGE_MIN_TILE_SHARE * dets.tile_px ** 2 / 2:
+                inside, _ = convex_overlap(p, np.float32([[0, 0], [W, 0], [W, H], [0, H]]))
+                if dets.tile_px and inside < EDGE_MIN_TILE_SHARE * dets.tile_px ** 2 / 2:
                     continue  # a sliver of a tile (or of nothing) at the edge: no tile to read or count
                 o.flags.append(FLAG_FRAME_EDGE)
             obs.append(o)
@@ -391,27 +394,14 @@ class Recognizer:
             weak = np.array([o.det_score < self.conf_threshold for o in up])
             if weak.any():
                 vouched = (hr.conf >= self.confident).all(1) & ~hr.disagree.any(1)
-                keep = ~weak | vouched
-                gone = {id(o) for o, k in zip(up, keep) if not k}
-                obs = [o for o in obs if id(o) not in gone]
-                up = [o for o, k in zip(up, keep) if k]
-                hr = hr.subset(keep)
-            blank = self._blank_boxes(bgr, up, hr.probs)
-            if blank.any():
-                gone = {id(o) for o, x in zip(up, blank) if x}
-                obs = [o for o in obs if id(o) not in gone]
-                up = [o for o, x in zip(up, blank) if not x]
-                hr = hr.subset(~blank)
+                obs, up, hr = _dropped(obs, up, hr, weak & ~vouched)
+            obs, up, hr = _dropped(obs, up, hr, self._blank_boxes(bgr, up, hr.probs))
             # before the set constraint, so that a picture's reading neither flags the tile it shows
             # as a duplicate nor moves another reading
             raw = [tuple(int(v) for v in r) for r in hr.probs.argmax(2)]
             pictures = pictures_of_held_tiles(raw, np.array([o.det_score for o in up]),
                                               (hr.conf >= self.confident).all(1), self.n_sets)
-            if pictures.any():
-                gone = {id(o) for o, x in zip(up, pictures) if x}
-                obs = [o for o in obs if id(o) not in gone]
-                up = [o for o, x in zip(up, pictures) if not x]
-                hr = hr.subset(~pictures)
+            obs, up, hr = _dropped(obs, up, hr, pictures)
             res = resolve_readings(hr.probs, hr.conf, self.n_sets, self.confident)
             labs = face_colours_lab(bgr, hr.polygons)
             for i, (o, r) in enumerate(zip(up, res)):
