@@ -19,6 +19,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 RULESET_DIR = Path(__file__).parent / "rulesets"
+#: Highest game target a rule set may name (points).
+MAX_TARGET = 10_000
+#: Most hands per game, or games per match, a rule set may name.
+MAX_COUNT = 1_000
 
 
 class RulesetError(ValueError):
@@ -131,21 +135,23 @@ class Ruleset(BaseModel):
     redeal_doubles_mode: Literal["mandatory", "option"] = "mandatory"
 
     # --- game and match -----------------------------------------------------------
-    target: int | None = Field(200, ge=1)
+    # bounded so that a typo or a hostile override cannot make the overlay read "to 1e+30" (helper-143);
+    # the presets play to 61-200 points (docs/rules.md); time limits are seconds or minutes
+    target: int | None = Field(200, ge=1, le=MAX_TARGET)
     target_exact: bool = False
     target_checked: Literal["end_of_hand", "immediately"] = "end_of_hand"
-    time_limit_min: float | None = Field(None, gt=0, allow_inf_nan=False)
+    time_limit_min: float | None = Field(None, gt=0, le=24 * 60, allow_inf_nan=False)
     hand_in_progress_finishes: bool = True
     # a game ends after this many hands whatever the score (seed 002: one hand); None: play to target
-    hands_per_game: int | None = Field(None, ge=1)
+    hands_per_game: int | None = Field(None, ge=1, le=MAX_COUNT)
     # sides tied on top at or over the target play one more hand, or one per player (seed 004)
     target_tie_extra_hands: Literal["one", "per_player"] = "one"
     # False: pass bonuses and penalty points cannot win the game; capicua and hand points can (seed 001)
     penalty_points_can_win: bool = True
     # seconds for a play, and for a play that locks the game; slow_play applies after (seed 003: 20, 40)
-    play_time_limit_s: int | None = Field(None, ge=1)
-    locking_play_time_limit_s: int | None = Field(None, ge=1)
-    games_per_match: int = Field(1, ge=1)
+    play_time_limit_s: int | None = Field(None, ge=1, le=3600)
+    locking_play_time_limit_s: int | None = Field(None, ge=1, le=3600)
+    games_per_match: int = Field(1, ge=1, le=MAX_COUNT)
     standings: Literal["points", "cumulative_pips"] = "points"
 
     # --- penalties the umpire applies (by name: bogus_play, pass_with_play, ...) ----

@@ -14,6 +14,7 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
+from sqlalchemy.exc import IntegrityError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.record import RecordError
@@ -95,6 +96,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(Conflict)
     async def _conflict(request: Request, exc: Conflict) -> JSONResponse:
         return error(409, str(exc))
+
+    @app.exception_handler(IntegrityError)
+    async def _clash(request: Request, exc: IntegrityError) -> JSONResponse:
+        # the stored log changed under this service: another process writes its database (a second
+        # service on a database no lock covers, helper-143); nothing of this request was written
+        return error(409, "the database changed under this service (another process writes it): nothing was "
+                          "written; stop the other writer and restart this service")
 
     @app.exception_handler(Refused)
     async def _refused(request: Request, exc: Refused) -> JSONResponse:

@@ -101,6 +101,22 @@ def _hold_data_dir(data_dir: Path, host: str | None, port: int):
     return lock
 
 
+def _sqlite_file(database: str | None, query) -> str | None:  # noqa: ANN001 - the URL's query mapping
+    """The file an SQLite URL's database names. With ``?uri=true`` it is an SQLite URI
+    (``file:/path/x.db?mode=rwc``, https://www.sqlite.org/uri.html): the path is the part after
+    ``file:`` (and an empty or ``localhost`` authority) up to its own query; ``mode=memory`` is no file.
+    helper-143: the URI spelling of another service's database took no lock and both wrote it."""
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+    if not database or str(query.get("uri", "")).lower() not in ("true", "1") or not database.startswith("file:"):
+        return database
+    parts = urlsplit(database)
+    memory = "memory" in (str(query.get("mode", "")), *parse_qs(parts.query).get("mode", []))
+    if memory or parts.netloc not in ("", "localhost"):
+        return None
+    return unquote(parts.path) or None
+
+
 def _hold_database(db: str | None, data_dir: Path):  # noqa: ANN202 - a FileLock or None
     """Lock the service's SQLite file (``--db``, else ``data_dir/dominocast.db``; ``FILE.serve.lock``
     beside it), as the data dir is locked: two services writing one database write the same event slots
@@ -117,7 +133,7 @@ def _hold_database(db: str | None, data_dir: Path):  # noqa: ANN202 - a FileLock
     except ArgumentError:
         return None  # create_app says what is wrong with the URL
     name = str(data_dir / "dominocast.db") if url is None else (
-        url.database if url.get_backend_name() == "sqlite" else None)
+        _sqlite_file(url.database, url.query) if url.get_backend_name() == "sqlite" else None)
     if not name or name == ":memory:":
         return None
     path = Path(name).resolve()

@@ -829,7 +829,8 @@ def parse_event(data: object) -> object:
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
-        raise ValueError(f"not an event: {where}: {err['msg']}") from None
+        # an unknown or missing "type" has no location (helper-143: "not an event: : Input tag ...")
+        raise ValueError(f"not an event: {where + ': ' if where else ''}{err['msg']}") from None
     return checked_event(ev)
 
 

@@ -20,6 +20,9 @@ def _printable(text: str) -> str:
 #: a display name (player, team, match title): capped like the table's name, as every feed message repeats it; one
 #: line of printable text (checked after the length, whose message names the limit)
 Name = Annotated[str, Field(max_length=200), AfterValidator(_printable)]
+#: who made an umpire's action, shown with it on the review page: one line, like a name (helper-143: a NUL
+#: and a newline were stored)
+Actor = Name
 
 
 class _Body(BaseModel):
@@ -68,7 +71,7 @@ class EventBody(_Body):
     event: dict
     hand: int | None = Field(None, ge=1)
     new_hand: bool | None = None
-    by: str = Field("", max_length=200)
+    by: Actor = ""
 
     @model_validator(mode="after")
     def _one_target(self) -> EventBody:
@@ -83,7 +86,7 @@ class CorrectionBody(_Body):
     replaces: int = Field(ge=0)
     event: dict | None = None
     reason: str = Field("", max_length=500)
-    by: str = Field("", max_length=200)
+    by: Actor = ""
 
 
 class FixTileBody(_Body):
@@ -92,7 +95,7 @@ class FixTileBody(_Body):
     tile: str | list[int]
     end: str | None = None
     reason: str = Field("misread tile", max_length=500)
-    by: str = Field("", max_length=200)
+    by: Actor = ""
 
 
 class ReassignBody(_Body):
@@ -100,7 +103,7 @@ class ReassignBody(_Body):
     index: int = Field(ge=0)
     seat: Seat
     reason: str = Field("play assigned to another seat", max_length=500)
-    by: str = Field("", max_length=200)
+    by: Actor = ""
 
 
 class SwapTilesBody(_Body):
@@ -111,7 +114,7 @@ class SwapTilesBody(_Body):
         "the tiles the caller saw at index and other: refused (409) when they hold others now (the swap "
         "made already, by another umpire or a retried request, would be undone)"))
     reason: str = Field("tiles recorded the wrong way round", max_length=500)
-    by: str = Field("", max_length=200)
+    by: Actor = ""
 
 
 class MoveEventBody(_Body):
@@ -123,15 +126,15 @@ class MoveEventBody(_Body):
         "(409) when another is there now (the move made already, by another umpire or a retried request, "
         "would be undone)"))
     reason: str = Field("recorded after an event it came before", max_length=500)
-    by: str = Field("", max_length=200)
+    by: Actor = ""
 
 
 class AlertAction(_Body):
     penalty: str | None = Field(None, max_length=100, description="rule-set penalty to apply (confirm)")
     note: str = Field("", max_length=500)
-    by: str = Field("", max_length=200)
+    by: Actor = ""
 
 
 class HandConfirm(_Body):
     end: dict | None = Field(None, description="a hand_end event to append first when the hand is not over")
-    by: str = Field("", max_length=200)
+    by: Actor = ""

@@ -18,16 +18,18 @@ import uvicorn
 
 
 class _HideSecrets(logging.Filter):
-    """Access-log lines without the bearer token or view key: feeds take them in the query
-    (``?token=``, ``?key=``: EventSource sends no header), and a log is no place for them."""
+    """Log lines without the bearer token or view key: feeds take them in the query (``?token=``,
+    ``?key=``: EventSource and browsers' WebSocket send no header), and a log is no place for them.
+    Every string argument is masked: the access log has the path third, uvicorn's WebSocket lines
+    (``uvicorn.error``) second (helper-143: those wrote the token out)."""
 
-    SECRET = re.compile(r"\b(token|key)=[^&\s]*")
+    SECRET = re.compile(r"\b(token|key)=[^&\s\"]*")
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple) and len(record.args) >= 3 and isinstance(record.args[2], str):
-            args = list(record.args)
-            args[2] = self.SECRET.sub(r"\1=***", args[2])
-            record.args = tuple(args)
+        if isinstance(record.args, tuple):
+            record.args = tuple(self.SECRET.sub(r"\1=***", a) if isinstance(a, str) else a for a in record.args)
+        if isinstance(record.msg, str):
+            record.msg = self.SECRET.sub(r"\1=***", record.msg)
         return True
 
 
@@ -45,7 +47,8 @@ def serve(app, host: str, port: int, **config: object) -> None:  # noqa: ANN001
     """``uvicorn.run(app, host=host, port=port, **config)`` with :class:`Server` (one process, no
     reload); returns at shutdown. Exits with status 3, as uvicorn does, when the server did not start."""
     server = Server(uvicorn.Config(app, host=host, port=port, **config))
-    logging.getLogger("uvicorn.access").addFilter(_HideSecrets())  # configured by Config above
+    for name in ("uvicorn.access", "uvicorn.error"):  # configured by Config above
+        logging.getLogger(name).addFilter(_HideSecrets())
     try:
         server.run()
     except KeyboardInterrupt:  # a second Ctrl-C: uvicorn exits at once

@@ -53,6 +53,10 @@ class Invalid(ValueError):
     """A request that validates as JSON but not as a table (unknown preset, seat not playing)."""
 
 
+#: Tries at a free id for a table created without one, when other requests take ids meanwhile.
+ID_ATTEMPTS = 20
+
+
 class Conflict(RuntimeError):
     """A request at odds with the table's state (running, no script, ...)."""
 
@@ -240,15 +244,19 @@ class Registry:
                        players=dict(body.players), teams=body.teams,
                        worker_kind=body.worker.kind, worker_config=config, script=script, view_key=body.view_key,
                        live=False, created_at=time.time())
-        try:
-            with transaction(self.factory) as s:
-                if body.id is None:  # the user gave no id: any free one will do
-                    row.id = free_id(s, slug(body.name))
-                elif s.get(TableRow, body.id) is not None:
-                    raise Conflict(f"table {body.id!r} exists already")
-                s.add(row)
-        except IntegrityError:  # another request took the id meanwhile
-            raise Conflict(f"table {row.id!r} exists already") from None
+        for attempt in range(ID_ATTEMPTS):
+            try:
+                with transaction(self.factory) as s:
+                    if body.id is None:  # the user gave no id: any free one will do
+                        row.id = free_id(s, slug(body.name))
+                    elif s.get(TableRow, body.id) is not None:
+                        raise Conflict(f"table {body.id!r} exists already")
+                    s.add(row)
+                break
+            except IntegrityError:  # another request took the id meanwhile
+                if body.id is not None or attempt == ID_ATTEMPTS - 1:
+                    raise Conflict(f"table {row.id!r} exists already") from None
+                # helper-143: six tables of one name created at once, three got 409: take the next free id
         rt = self._add_runtime(row)
         rt.new_match(body.title)
         return row

@@ -295,6 +295,10 @@ def test_unknown_preset_lists_the_presets():
     ({"games_per_match": 0}, "override 'games_per_match': Input should be greater than or equal to 1"),
     ({"capicua_bonus": -10}, "override 'capicua_bonus': Input should be greater than or equal to 0"),
     ({"play_time_limit_s": 0}, "override 'play_time_limit_s': Input should be greater than or equal to 1"),
+    # helper-143: a target of 10^30 was stored and the overlay read "to 1e+30"
+    ({"target": 10**30}, "override 'target': Input should be less than or equal to 10000"),
+    ({"games_per_match": 10**9}, "override 'games_per_match': Input should be less than or equal to 1000"),
+    ({"play_time_limit_s": 86400}, "override 'play_time_limit_s': Input should be less than or equal to 3600"),
 ])
 def test_overrides_out_of_range_are_refused_and_named_as_overrides(override, message):
     """A negative target was accepted (the game went on past it); the message blamed the preset's

@@ -13,6 +13,16 @@ from engine.ruleset import load_ruleset
 from engine.simulate import simulate_match
 from service.testing import AUTH, MissingVideoSource, app_for, mismatch_script, wait_for
 
+def test_an_event_of_no_known_type_is_named_in_one_clean_message(client):
+    """helper-143: "not an event: : Input tag 'bogus' found ..." (an empty location before the colon)."""
+    manual_table(client, players={})
+    post(client, "/api/tables/t1/start")
+    for bad in ({"type": "bogus", "seat": "S"}, {"seat": "S"}):
+        r = post(client, "/api/tables/t1/corrections", {"replaces": 0, "event": bad})
+        detail = r.json()["detail"]
+        assert r.status_code == 422 and "not an event: " in detail and ": :" not in detail, r.text
+
+
 def test_a_hand_end_naming_a_seat_not_playing_or_a_huge_penalty_is_refused(client):
     """helper-77: ``end domino E`` at a two-seat table was a 500 (or, with no deal, stored, and the
     reveal that completed the count a 500); a penalty of 10^23 points was stored and ended the match."""
@@ -432,6 +442,45 @@ def test_player_and_team_names_are_capped_like_the_others(client):
     assert r.status_code == 201 and r.json()["players"]["N"] == "a" * 200
 
 
+def test_an_event_slot_another_writer_took_is_a_409_and_nothing_is_lost(client):
+    """helper-143: a second service writing the same database took the next event slot; this service's
+    append then failed the slot's unique constraint and answered 500. Now a 409 that says why, and
+    nothing of the refused request is written."""
+    import time
+
+    from service.models import EventRow
+
+    manual_table(client, players={})
+    post(client, "/api/tables/t1/start")
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": "5-5"}}).status_code == 201
+    with client.app.state.factory() as s, s.begin():  # the other writer: slot 1 of hand 1
+        first = s.query(EventRow).filter_by(table_id="t1").one()
+        s.add(EventRow(table_id="t1", match_id=first.match_id, hand=1, idx=1, body={"type": "pass", "seat": "S"},
+                       source="manual", actor="", created_at=time.time()))
+    r = post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "S", "tile": "5-4", "end": "W"}})
+    assert r.status_code == 409 and "another process writes it" in r.json()["detail"], r.text
+    # stored: our play and the other writer's pass; the refused play is not
+    assert [e["type"] for e in client.get("/api/matches/1/hands/1").json()["events"]] == ["play", "pass"]
+
+
+def test_a_name_id_taken_meanwhile_takes_the_next_free_one(client, monkeypatch):
+    """helper-143 (six tables of one name created at once, three got 409): the id free when looked up is
+    taken by another request before this one's insert; a table created without an id takes the next."""
+    import service.tables
+
+    real = service.tables.free_id
+    calls = []
+
+    def stale(s, base):  # the first look-up answers as if "race" were still free
+        calls.append(base)
+        return "race" if len(calls) == 1 else real(s, base)
+
+    assert post(client, "/api/tables", {"name": "Race", "rules": "all-fives"}).json()["id"] == "race"
+    monkeypatch.setattr(service.tables, "free_id", stale)
+    r = post(client, "/api/tables", {"name": "Race", "rules": "all-fives"})
+    assert r.status_code == 201 and r.json()["id"] == "race-2" and calls == ["race", "race"]
+
+
 def test_ids_from_names_keep_their_letters_and_never_collide(client):
     def create(name, **extra):
         r = post(client, "/api/tables", {"name": name, "rules": "all-fives", **extra})
@@ -573,6 +622,16 @@ def test_names_with_control_characters_are_refused(client, field, value):
     assert r.status_code == 422, r.text
     assert "no control characters (newline, tab, NUL) in a name or title" in r.json()["detail"]
     assert client.get("/api/tables/ctl").status_code == 404
+
+
+def test_an_umpire_name_with_control_characters_is_refused(client):
+    """helper-143: ``by`` (who made an action, shown on the review page) took a NUL and a newline."""
+    manual_table(client, players={})
+    post(client, "/api/tables/t1/start")
+    r = post(client, "/api/tables/t1/events", {"event": {"type": "pass", "seat": "S"}, "by": "a\u0000b\nc"})
+    assert r.status_code == 422 and "by: " in r.text and "no control characters" in r.text, r.text
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "pass", "seat": "S"}, "by": "Ana Pérez"}).status_code == 201
+    assert len(client.get("/api/matches/1/hands/1").json()["events"]) == 1  # the refused one was not stored
 
 
 def test_the_board_after_each_event_of_a_hand(client):

@@ -227,7 +227,7 @@ def test_deleting_a_table_ends_its_feeds(server):
     assert httpx.get(base + "/api/tables/d1/snapshot").json()["data"]["state"]["game"]["scores"]["N"] == 1
 
 
-def test_the_access_log_hides_tokens_and_view_keys():
+def test_the_log_hides_tokens_and_view_keys():
     """Feeds take the bearer token and the view key in the query; uvicorn's access log wrote them
     out (helper-61)."""
     import logging
@@ -239,3 +239,8 @@ def test_the_access_log_hides_tokens_and_view_keys():
                                None)
     assert _HideSecrets().filter(record)
     assert record.getMessage() == '10.0.0.2:5120 - "GET /api/tables/t/feed?token=***&since=4&key=*** HTTP/1.1" 200'
+    # helper-143: uvicorn's WebSocket lines (logger uvicorn.error) have the path second
+    ws = logging.LogRecord("uvicorn.error", logging.INFO, "", 0, '%s - "WebSocket %s" [accepted]',
+                           ("10.0.0.2:5121", "/api/tables/t/ws?channel=alerts&token=s3cret"), None)
+    assert _HideSecrets().filter(ws)
+    assert ws.getMessage() == '10.0.0.2:5121 - "WebSocket /api/tables/t/ws?channel=alerts&token=***" [accepted]'
