@@ -29,7 +29,7 @@ def fail(message: str) -> "typer.Exit":
 
 def make_folder(option: str, path: Path) -> None:
     """Create the output folder ``path`` given with ``option``, or fail in one line (exit code 2):
-    a file of that name, a parent that is a file, or a folder that cannot be created."""
+    a file of that name, a parent that is a file, a folder that cannot be created or written in."""
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise fail(f"{option} {path} is a file, not a folder")
@@ -37,6 +37,7 @@ def make_folder(option: str, path: Path) -> None:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise fail(f"{option} {path}: cannot create the folder ({exc.strerror or exc})") from None
+    check_writable(option, path)
 
 
 def check_out_file(option: str, path: Path, example: str) -> None:
@@ -50,11 +51,22 @@ def check_out_file(option: str, path: Path, example: str) -> None:
         parent = parent.parent
     if parent.exists() and not parent.is_dir():
         raise fail(f"{option} {path}: {parent} is a file, not a folder")
-    try:  # the nearest folder that exists takes a file (helper-66: /proc/x/y.json failed after the work)
-        with tempfile.TemporaryFile(dir=parent):
+    check_writable(option, path, parent)
+
+
+def check_writable(option: str, path: Path, folder: Path | None = None) -> None:
+    """Fail with one line (exit 2) unless a file can be made in ``folder`` (default: ``path``, or the
+    nearest folder above it that exists): said before the work, not as a traceback after it
+    (helper-66: /proc/x/y.json; helper-144: a review into a read-only mount)."""
+    if folder is None:
+        folder = Path(path)
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+    try:
+        with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:
-        raise fail(f"{option} {path}: cannot write in {parent} ({exc.strerror or exc})") from None
+        raise fail(f"{option} {path}: cannot write in {folder} ({exc.strerror or exc})") from None
 
 
 #: What an earlier output of each kind starts with (its first 4 KiB): ``check_replaceable``.

@@ -13,7 +13,8 @@ from rich.table import Table
 
 from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
-from service.cli_common import check_positive, check_sets, console, err_console, fail, make_folder, plural
+from service.cli_common import (check_positive, check_sets, check_writable, console, err_console, fail, make_folder,
+                                plural)
 from service.review import SKIPPED_WHY, ReviewSummary, check_review_folder, moved_by_review, run_review
 from service.video_out import VIDEO_NAMES
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
@@ -96,6 +97,7 @@ def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:
             check_review_folder(out)
         except ValueError as exc:
             raise fail(str(exc)) from None
+    check_writable("--out", out)
     if create:
         make_folder("--out", out)
 
@@ -153,6 +155,9 @@ def review(
         raise typer.Exit(code=130) from None
     except PermissionError as exc:  # an unreadable source folder, a read-only file in --out
         raise fail(f"{exc.filename or source}: permission denied") from None
+    except OSError as exc:  # helper-144: the disk filled up during the review (an earlier one stays in previous/)
+        raise fail(f"{exc.filename or out}: {exc.strerror or exc}; the review stopped (its events so far are in "
+                   f"{Path(out) / 'events.jsonl'})") from None
 
 
 def _review(source: str, rules: str, calibration: Path | None, out: Path, interval: float, no_video: bool,

@@ -225,6 +225,48 @@ def test_review_permission_error_is_one_line(tmp_path, monkeypatch):
     assert (res.exit_code, res.stderr.strip()) == (2, f"error: {photos}: permission denied"), res.output
 
 
+def test_review_into_a_folder_it_cannot_write_is_one_line_before_the_work(tmp_path, monkeypatch):
+    """helper-144: --out on a read-only mount was a traceback from the folder's lock (EROFS is no
+    PermissionError), after the models were loaded. /proc/self is a folder no one, root included, writes in."""
+    from service import cli_review
+
+    monkeypatch.setattr(cli_review, "_setup", lambda *a: pytest.fail("the work began"))
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    code, msg = _err("review", photos, "--rules", "none", "--out", "/proc/self")
+    assert code == 2 and msg.startswith("error: --out /proc/self: cannot write in /proc/self (") and "\n" not in msg
+
+
+@pytest.mark.parametrize("command", [["datasets", "footage", "--rules", "block"], ["datasets", "build", "--scenes", "1"]])
+def test_datasets_into_a_folder_it_cannot_write_is_one_line(command):
+    """helper-144: `datasets footage --out` on a read-only mount was a traceback (its .footage.partial)."""
+    code, msg = _err(*command, "--out", "/proc/self")
+    assert code == 2 and msg.startswith("error: --out /proc/self: cannot write in /proc/self (") and "\n" not in msg
+
+
+def test_a_full_disk_during_a_review_is_one_line(tmp_path, monkeypatch):
+    """helper-144: the disk filling up during a review was a traceback and exit code 1."""
+    import errno
+
+    from service import cli_review
+
+    def full(*a, **kw):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "out" / "events.jsonl"))
+
+    import cv2
+    import numpy as np
+
+    monkeypatch.setattr(cli_review, "run_review", full)
+    monkeypatch.setattr(cli_review, "_setup", lambda *a: (None, None, lambda image: []))
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    cv2.imwrite(str(photos / "001.png"), np.full((60, 80, 3), 90, np.uint8))
+    code, msg = _err("review", photos, "--rules", "none", "--out", tmp_path / "out")
+    out = tmp_path / "out"
+    assert (code, msg) == (2, f"error: {out / 'events.jsonl'}: No space left on device; the review stopped (its events "
+                              f"so far are in {out / 'events.jsonl'})")
+
+
 def _without_torch(monkeypatch) -> None:
     """Make torch and ultralytics look not installed to ``dominocast train`` (nothing can train)."""
     import importlib.util
@@ -439,8 +481,10 @@ def test_an_output_file_where_nothing_can_be_written_fails_before_the_work(tmp_p
     assert res.stderr.startswith("error: --json /proc/x/y.json: cannot write in /proc (")
 
 
-def test_serve_refuses_a_database_file_another_service_holds(tmp_path, monkeypatch):
-    """helper-109: a second service on another data dir with --db naming the first's SQLite file was taken."""
+@pytest.mark.parametrize("spelling", ["sqlite:///{}", "sqlite:///file:{}?uri=true", "sqlite:///file://{}?uri=true&cache=shared"])
+def test_serve_refuses_a_database_file_another_service_holds(tmp_path, monkeypatch, spelling):
+    """helper-109: a second service on another data dir with --db naming the first's SQLite file was taken;
+    helper-143: so was it when --db spelled that file as an SQLite URI (``file:...?uri=true``)."""
     from filelock import FileLock
 
     import service.app
@@ -455,7 +499,7 @@ def test_serve_refuses_a_database_file_another_service_holds(tmp_path, monkeypat
     shared = tmp_path / "shared" / "venue.db"
     shared.parent.mkdir()
     with FileLock(shared.parent / "venue.db.serve.lock"):  # the first service
-        code, msg = _err("serve", "--port", free, "--data-dir", tmp_path / "second", "--db", f"sqlite:///{shared}")
+        code, msg = _err("serve", "--port", free, "--data-dir", tmp_path / "second", "--db", spelling.format(shared))
     assert (code, msg) == (2, f"error: --db {shared} is in use by another dominocast serve: stop it first, or use "
                               "another database")
     assert started == [] and not (tmp_path / "second").exists()  # nothing of the second is left behind
