@@ -213,12 +213,35 @@ def check_review_folder(out_dir: Path) -> None:
                 raise ValueError(f"{folder / name} is a folder, but a review writes a file of that name there")
 
 
+def edited_record(folder: Path) -> bool:
+    """Whether ``folder/record.json`` was changed after its review wrote it: a review writes the record
+    before its ``report.html``, so a record newer than the report is the user's correction."""
+    rec, report = folder / "record.json", folder / "report.html"
+    return rec.is_file() and report.is_file() and rec.stat().st_mtime > report.stat().st_mtime
+
+
+def keep_edited_record(folder: Path) -> Path | None:
+    """Rename a corrected ``folder/record.json`` (:func:`edited_record`) to ``record.edited.json``
+    (``record.edited-2.json``, ... when taken), a name no review replaces; returns the new path.
+    helper-144: a record corrected in place went to ``previous/`` at the next review and was gone
+    at the one after, without a word."""
+    if not edited_record(folder):
+        return None
+    dst, n = folder / "record.edited.json", 1
+    while dst.exists():
+        n += 1
+        dst = folder / f"record.edited-{n}.json"
+    (folder / "record.json").replace(dst)
+    return dst
+
+
 def keep_previous(out_dir: Path) -> Path | None:
     """Move an earlier review's files in ``out_dir`` (:func:`review_files`) to ``out_dir/previous``.
 
     A stale annotated video or record must not pass for the new review's, but a new review that
     fails (a broken model file, a full disk) must not lose the earlier one either: it stays in
-    ``previous/`` until the next review replaces it (one generation is kept). An unfinished review
+    ``previous/`` until the next review replaces it (one generation is kept; a record corrected after its
+    review is renamed there instead, :func:`keep_edited_record`). An unfinished review
     (interrupted, unreadable footage, killed) always goes to ``previous/partial/`` instead: it never
     pushes a finished one out of ``previous/``, nor sits there looking finished. Only the review's
     own files are moved or replaced: anything else in ``out_dir`` or ``previous/`` is the user's and
@@ -234,6 +257,7 @@ def keep_previous(out_dir: Path) -> Path | None:
     if not finished_review(out_dir):  # always apart: an unfinished review never looks like a finished one
         prev = prev / PARTIAL
     if prev.is_dir():
+        keep_edited_record(prev)
         for f in review_files(prev):
             f.unlink()
     for f in olds:
@@ -251,6 +275,7 @@ class _Outputs:
         self.dir = out_dir
         self.on_row = on_row
         self.snap_dir = out_dir / "snapshots"
+        self.edited = edited_record(out_dir)  # a record corrected in place, before it moves
         self.moved = keep_previous(out_dir)  # where an earlier review's files went, if any
         self.snap_dir.mkdir(parents=True, exist_ok=True)
         self.events = (out_dir / "events.jsonl").open("w", encoding="utf-8")
@@ -485,6 +510,10 @@ class ReviewSession:
         self.summary = ReviewSummary(out_dir, free_form=rules is None, photos=timelapse)
         if self.out.moved is not None:  # helper-116: a second `make demo` moved the first review without a word
             self.summary.notes.append(f"the earlier review in {out_dir} is now in {self.out.moved}")
+            if self.out.edited:
+                self.summary.notes.append(f"its record.json was changed after that review wrote it: the corrected "
+                                          f"record is {self.out.moved / 'record.json'} (the next review renames it "
+                                          "record.edited.json there, and keeps it)")
         self.files: list[Path] | None = None  # a folder's photos by frame index: rows carry ``file``
         self.live = False  # a camera or stream (run_review sets it): it stops, it does not end
         self.score: dict[str, int] = dict(self.hand.state.scores) if self.hand else {}

@@ -1679,6 +1679,41 @@ def test_a_folder_none_of_whose_photos_decode_is_an_unfinished_review(tmp_path):
     assert s.warnings == ["nothing could be read (none of its 2 images could be decoded): the review is empty and "
                           "marked unfinished, so it never replaces a finished review kept in previous/"]
 
+def test_a_record_corrected_in_place_outlives_two_more_reviews(tmp_path):
+    """helper-144: a user corrected record.json in the review's folder; the next review moved it to previous/,
+    the one after deleted it, without a word. A record newer than its report (a review writes the record
+    first) is the user's: renamed, never deleted, and the review says where it is."""
+    import os
+
+    from service.review import PREVIOUS, ReviewSession, edited_record, keep_previous
+
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def review(record: bytes, t: float) -> None:  # the files a finished review leaves, written at t
+        for name, data in (("record.json", record), ("events.jsonl", b'{"type": "play"}\n'), ("report.html", b"r")):
+            (out / name).write_bytes(data)
+            os.utime(out / name, (t, t))
+
+    review(b'{"review": 1}', 1000.0)
+    assert not edited_record(out)
+    (out / "record.json").write_bytes(b'{"corrected": true}')  # the umpire's correction, made later
+    os.utime(out / "record.json", (2000.0, 2000.0))
+    assert edited_record(out)
+    session = ReviewSession(load_ruleset("block"), lambda im: [], out, annotate=False)  # review 2 starts
+    session.out.close()
+    assert any("changed after that review wrote it" in n and str(out / PREVIOUS / "record.json") in n
+               for n in session.summary.notes), session.summary.notes
+    review(b'{"review": 2}', 3000.0)
+    keep_previous(out)  # review 3
+    assert (out / PREVIOUS / "record.edited.json").read_bytes() == b'{"corrected": true}'
+    assert (out / PREVIOUS / "record.json").read_bytes() == b'{"review": 2}'
+    review(b'{"review": 3}', 4000.0)
+    keep_previous(out)  # review 4: nothing more to keep, the correction stays
+    assert (out / PREVIOUS / "record.edited.json").read_bytes() == b'{"corrected": true}'
+    assert (out / PREVIOUS / "record.json").read_bytes() == b'{"review": 3}'
+
+
 def test_an_unfinished_review_does_not_push_a_finished_one_out_of_previous(tmp_path):
     from service.review import PARTIAL, PREVIOUS, finished_review, keep_previous
 
@@ -2140,7 +2175,8 @@ def test_an_uncalibrated_review_of_turned_photos_says_so(tmp_path):
     session = ReviewSession(load_ruleset("block"), lambda im: [], tmp_path, annotate=False)
     session._handle(Play(seat="S", tile=[3, 5], t=1.0), 0, 1.0, np.zeros((8, 8, 3), np.uint8))
     session.summary.frames, session.summary.footage_s = 10, 10.0
-    session.tracker._hand_rows = {"E": (49.0, 7), "W": (49.0, 6), "N": (104.0, 14)}  # hands left and right
+    session.tracker._hand_rows = {"E": (49.0, 7, 200.0, 400.0), "W": (49.0, 6, 200.0, 380.0),
+                                  "N": (104.0, 14, 100.0, 700.0)}  # hands left and right
     assert [w for w in session.finish("t").warnings if "turned" in w] == [
         "the hands lie along the image's right and left edges, where the rule set seats no one (it seats N and S; "
         "N is the image's top): the photos look turned, so the seats are wrong; turn them so that N sits at the "
