@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ROW_MIN_TILES", "ROW_SHARE", "ROW_WIDTH_TILES", "REACH_IN_TILES", "REACH_OUT_TILES", "border_distances",
-           "hand_rows", "in_row_area"]
+__all__ = ["ROW_MIN_TILES", "ROW_SHARE", "ROW_WIDTH_TILES", "REACH_IN_TILES", "REACH_OUT_TILES", "REACH_ALONG_TILES",
+           "border_distances", "hand_rows", "in_row_area"]
 
 #: Face-down tiles that make a row (one tile alone can be a false box on the cloth).
 ROW_MIN_TILES = 2
@@ -28,6 +28,11 @@ REACH_IN_TILES = 1.3
 #: ... and this many out from it: what lies further out is off the table (the cloth or floor
 #: around it, where the detector's false boxes are), not in the hand.
 REACH_OUT_TILES = 0.75
+#: ... and this many tile lengths along the border past the row's end tiles (drawn tiles join a hand
+#: beside it): a boneyard column running up to the next border is not that seat's hand (helper-144:
+#: the top tile of a boneyard column by the left border, 89 px below the top and 100 px from the left,
+#: counted in N's hand 9 tile lengths away; S drew it and N was given S's play).
+REACH_ALONG_TILES = 2.5
 
 _SIDES = ("N", "E", "S", "W")  # image top, right, bottom, left: north up, as seat_of_position
 
@@ -49,7 +54,14 @@ def border_distances(centers: np.ndarray, image_size: tuple[int, int]) -> tuple[
     return sides, d[np.arange(len(c)), sides]
 
 
-def hand_rows(centers: np.ndarray, length_px: float, image_size: tuple[int, int]) -> dict[str, tuple[float, int]]:
+def _along(centers: np.ndarray, sides: np.ndarray) -> np.ndarray:
+    """(N,) px: each point's position along its border (x for the top and bottom, y for the sides)."""
+    c = np.asarray(centers, np.float64).reshape(-1, 2)
+    return np.where(np.asarray(sides) % 2 == 0, c[:, 0], c[:, 1])
+
+
+def hand_rows(centers: np.ndarray, length_px: float, image_size: tuple[int, int]
+              ) -> dict[str, tuple[float, int, float, float]]:
     """Where each seat's hand row lies: per image border, among the face-down tiles nearest it, the
     outermost group of tiles within :data:`ROW_WIDTH_TILES` tile lengths of one another in depth that
     holds at least :data:`ROW_MIN_TILES` tiles and :data:`ROW_SHARE` of the fullest such group's (two
@@ -63,32 +75,39 @@ def hand_rows(centers: np.ndarray, length_px: float, image_size: tuple[int, int]
 
     Returns:
         seat (``N`` top, ``E`` right, ``S`` bottom, ``W`` left) -> (distance of the row's outer side
-        from the border in px, tiles in the row); a border with no such group is left out.
+        from the border in px, tiles in the row, first and last of the row's tiles along the border in
+        px: x for N and S, y for E and W); a border with no such group is left out.
     """
     sides, dist = border_distances(centers, image_size)
-    rows: dict[str, tuple[float, int]] = {}
+    along = _along(centers, sides)
+    rows: dict[str, tuple[float, int, float, float]] = {}
     for k, seat in enumerate(_SIDES):
-        d = np.sort(dist[sides == k])
+        order = np.argsort(dist[sides == k], kind="stable")
+        d, a = dist[sides == k][order], along[sides == k][order]
         # tiles in the depth window starting at each tile
         counts = np.searchsorted(d, d + ROW_WIDTH_TILES * length_px, side="right") - np.arange(len(d))
         if not len(d) or counts.max() < ROW_MIN_TILES:
             continue
         i = int(np.argmax(counts >= max(ROW_MIN_TILES, ROW_SHARE * counts.max())))
-        rows[seat] = (float(d[i]), int(counts[i]))
+        span = a[i:i + int(counts[i])]
+        rows[seat] = (float(d[i]), int(counts[i]), float(span.min()), float(span.max()))
     return rows
 
 
 def in_row_area(center: np.ndarray, length_px: float, image_size: tuple[int, int],
-                rows: dict[str, tuple[float, int]], band_px: float) -> bool:
+                rows: dict[str, tuple[float, int, float, float]], band_px: float) -> bool:
     """Whether a tile centred at ``center`` (image px) lies in the hand area of its nearest border.
 
     With a row known on that border (:func:`hand_rows`): from :data:`REACH_OUT_TILES` tile lengths
     outside the row to :data:`REACH_IN_TILES` inside it, or to ``band_px`` from the border when that
-    reaches further in; without one, within ``band_px`` of the border.
+    reaches further in, and along the border no more than :data:`REACH_ALONG_TILES` past the row's end
+    tiles; without one, within ``band_px`` of the border.
     """
     sides, dist = border_distances(np.asarray(center, np.float64)[None], image_size)
     d = float(dist[0])
     if _SIDES[int(sides[0])] not in rows:
         return d < band_px
-    row = rows[_SIDES[int(sides[0])]][0]
-    return row - REACH_OUT_TILES * length_px <= d < max(band_px, row + REACH_IN_TILES * length_px)
+    row, _, first, last = rows[_SIDES[int(sides[0])]]
+    along = float(_along(np.asarray(center, np.float64)[None], sides)[0])
+    return (row - REACH_OUT_TILES * length_px <= d < max(band_px, row + REACH_IN_TILES * length_px)
+            and first - REACH_ALONG_TILES * length_px <= along <= last + REACH_ALONG_TILES * length_px)

@@ -284,7 +284,7 @@ class Tracker:
         self._glared_hands: set[str] = set()
         self._glared_hands_last: set[str] = set()
         # uncalibrated photos: each border's row of face-down tiles (px from it) and a tile's length (px)
-        self._hand_rows: dict[str, tuple[float, int]] = {}
+        self._hand_rows: dict[str, tuple[float, int, float, float]] = {}
         self.camera_moves = 0  # photos between which the camera was seen to move (_follow_camera)
         self._row_tile_px = 0.0
         self._visits: dict[str, list[tuple[int, float]]] = {}  # seat -> (frame, t) of its arm's last visit
@@ -1029,7 +1029,7 @@ class Tracker:
         self._row_tile_px = float(np.median([tr.geom.length for tr in down]))
         centers = np.array([tr.geom.center for tr in down], np.float64)
         for seat, row in hand_rows(centers, self._row_tile_px, self.image_size).items():
-            if row[1] >= self._hand_rows.get(seat, (0.0, 0))[1]:
+            if row[1] >= self._hand_rows.get(seat, (0.0, 0, 0.0, 0.0))[1]:
                 self._hand_rows[seat] = row
 
     def hands_off_seats(self) -> list[str]:
@@ -1039,7 +1039,7 @@ class Tracker:
         one): the photos are turned (a phone held upright over a two-seat table put the hands at the left
         and right; helper-126: 13 of 16 seats wrong, nothing said). Empty when they are not."""
         order = self.judge.state.order
-        full = [seat for seat, (_, n) in self._hand_rows.items() if n >= self.rules.hand_size - 1]
+        full = [seat for seat, (_, n, *_) in self._hand_rows.items() if n >= self.rules.hand_size - 1]
         off = sorted(seat for seat in full if seat not in order)
         return off if len(off) > len(full) - len(off) else []
 
