@@ -145,12 +145,14 @@ class ModelsMissingError(FileNotFoundError):
     """A model file is missing; the message says how to get it (one line)."""
 
 
-def _dropped(obs: list[TileObservation], up: list[TileObservation], readings, drop: np.ndarray):
+def _dropped(obs: list[TileObservation], up: list[TileObservation], readings, drop: np.ndarray,
+             keep: list[TileObservation] = ()):
     """``(obs, up, readings)`` less the face-up tiles of ``up`` where the (M,) bool ``drop`` is True
-    (``readings``: their :class:`vision.pip_reader.HalfReadings`, in ``up``'s order)."""
+    (``readings``: their :class:`vision.pip_reader.HalfReadings`, in ``up``'s order); those in ``keep``
+    leave ``up`` and ``readings`` only (no longer read as face up, still tiles)."""
     if not drop.any():
         return obs, up, readings
-    gone = {id(o) for o, x in zip(up, drop) if x}
+    gone = {id(o) for o, x in zip(up, drop) if x} - {id(o) for o in keep}
     return ([o for o in obs if id(o) not in gone], [o for o, x in zip(up, drop) if not x],
             readings.subset(~drop))
 
@@ -395,7 +397,10 @@ class Recognizer:
             if weak.any():
                 vouched = (hr.conf >= self.confident).all(1) & ~hr.disagree.any(1)
                 obs, up, hr = _dropped(obs, up, hr, weak & ~vouched)
-            obs, up, hr = _dropped(obs, up, hr, self._blank_boxes(bgr, up, hr.probs))
+            bare, backs = self._blank_boxes(bgr, up, hr.probs)
+            for o in (o for o, x in zip(up, backs) if x):
+                o.face = "down"  # a tile back (see _blank_boxes): counted as the face-down tile it is
+            obs, up, hr = _dropped(obs, up, hr, bare | backs, keep=[o for o, x in zip(up, backs) if x])
             # before the set constraint, so that a picture's reading neither flags the tile it shows
             # as a duplicate nor moves another reading
             raw = [tuple(int(v) for v in r) for r in hr.probs.argmax(2)]
@@ -423,21 +428,27 @@ class Recognizer:
                 o.center_mm, o.angle_deg = table_pose(o.polygon_px, profile)
         return obs
 
-    def _blank_boxes(self, bgr: np.ndarray, up: list[TileObservation], probs: np.ndarray) -> np.ndarray:
-        """(M,) bool: the face-up boxes that are bare table read "0-0". A blank read has no pips to vouch
-        for the box (bare marble boxed at an open end was recorded as a play of 0-0 in a photo folder,
-        docs/recognition.md), so a box read blank on both halves is dropped when no divider shows
-        (:func:`vision.crops.divider_contrast` < :data:`DIVIDER_MIN_CONTRAST`) and the verifier leans to no
-        tile (P(none) >= :data:`BLANK_NONE_THRESHOLD`). The verifier alone would take real blank tiles,
-        flat and rim-less, for bare table (36 of DDD's at P(none) >= 0.8). ``probs``: (M, 2, C)."""
-        out = np.zeros(len(up), bool)
-        idx = np.flatnonzero(probs.argmax(2).sum(1) == 0)
-        if self.verifier is None or not len(idx):
-            return out
-        p_none = self.verifier.p_none(np.stack([context_crop(bgr, up[i].polygon_px) for i in idx]))
-        for i, p in zip(idx, p_none):
-            out[i] = p >= BLANK_NONE_THRESHOLD and divider_contrast(bgr, up[i].polygon_px) < DIVIDER_MIN_CONTRAST
-        return out
+    def _blank_boxes(self, bgr: np.ndarray, up: list[TileObservation], probs: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """Two (M,) bool masks of the face-up boxes read "0-0" with no divider
+        (:func:`vision.crops.divider_contrast` < :data:`DIVIDER_MIN_CONTRAST`; a real blank tile shows one):
+        ``bare``, those the verifier leans to calling no tile (P(none) >= :data:`BLANK_NONE_THRESHOLD`):
+        bare marble boxed at an open end was recorded as a play of 0-0 in a photo folder; and ``backs``,
+        the rest that it calls face down rather than face up: a black set's back in a boneyard column,
+        read 0-0 at 0.26, was an unplaced tile that kept a perfect review's score from being final
+        (helper-144). The verifier alone would take real blank tiles, flat and rim-less, for bare table
+        (36 of DDD's at P(none) >= 0.8). ``probs``: (M, 2, C)."""
+        bare, backs = np.zeros(len(up), bool), np.zeros(len(up), bool)
+        idx = [i for i in np.flatnonzero(probs.argmax(2).sum(1) == 0)
+               if divider_contrast(bgr, up[i].polygon_px) < DIVIDER_MIN_CONTRAST]
+        if self.verifier is None or not idx:
+            return bare, backs
+        p = self.verifier.probs(np.stack([context_crop(bgr, up[i].polygon_px) for i in idx]))
+        cls = {c: k for k, c in enumerate(self.verifier.CLASSES)}
+        for i, (pu, pd, pn) in zip(idx, p[:, [cls["up"], cls["down"], cls["none"]]]):
+            bare[i] = pn >= BLANK_NONE_THRESHOLD
+            backs[i] = not bare[i] and pd > pu
+        return bare, backs
 
     def _glare_tiles(self, bgr: np.ndarray, tile_px: float, obs: list[TileObservation]) -> list[TileObservation]:
         """Face-up tiles fitted to their pips in washed-out areas (:mod:`vision.glare_pips`), not on
