@@ -144,7 +144,7 @@ def detect(
     import cv2
 
     from calibration.errors import CalibrationError
-    from vision.recognize import ModelsMissingError
+    from vision.recognize import ModelsMissingError, off_table_message
 
     check_sets(sets)
     if not 1 <= threads <= MAX_THREADS:
@@ -209,10 +209,8 @@ def detect(
                       "length in pixels in these images? (leave it out to search the size)", markup=False,
                       highlight=False)
     if off_table:
-        console.print(f"note: {plural(off_table, 'box', 'boxes')} off the calibrated table dropped (a tile held up, the "
-                      "floor, text on the picture); if tiles on the table are missing, the camera may have moved "
-                      f"since {calibration} was made: run `dominocast calibrate table` again",
-                      markup=False, highlight=False, soft_wrap=True)
+        console.print(f"note: {off_table_message(off_table, str(calibration))}", markup=False, highlight=False,
+                      soft_wrap=True)
     if duplicates and sets == 1:
         console.print(f"note: {plural(duplicates, 'tile')} read twice in one image (flag duplicate): if the table "
                       "holds more than one set, pass --sets 2; if not, one of the two is not a real tile "

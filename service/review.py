@@ -62,7 +62,7 @@ from vision.motion import MotionGate
 from vision.obb import polygon_iou
 from vision.photo_arms import PhotoArms
 from vision.placements import SIDE_TO_SEAT, Notice
-from vision.recognize import READABLE_TILE_PX, profile_tile_px
+from vision.recognize import READABLE_TILE_PX, off_table_message, profile_tile_px
 from vision.sources import FrameSource, SourceError
 from vision.tracking import Tracker, TrackerConfig
 
@@ -170,6 +170,9 @@ PARTIAL_KINDS = ("interrupted", "source_error")
 
 #: Why a folder's images are skipped (said with their count in the summary and the report).
 SKIPPED_WHY = "undecodable, another size, or blurred"
+#: Sure tiles (``Recognizer.last_off_table_sure``) dropped off the calibrated table over a review that make
+#: it doubt the profile: at least this many, and one per read (a tile held up over the edge now and then).
+OFF_TABLE_DOUBT_MIN = 3
 #: Photos between which the camera moved (``Tracker.camera_moves``) that make a calibrated review warn:
 #: the calibration fits the camera where it stood (one move may be a bump, mended by following it).
 CAMERA_MOVES_WARN = 2
@@ -412,6 +415,8 @@ class FramePipeline:
         self.gate = None if timelapse else MotionGate(still_window_s=still_window_s)
         self.last_obs: list = []  # the latest observations (what an annotated frame shows)
         self.reads = 0
+        # boxes dropped as off the calibrated table in all reads, and those surely tiles (a bound Recognizer says)
+        self.off_table = self.off_table_sure = 0
         #: a folder's photos with arms over the table (None for footage: the motion gate waits for arms)
         self.photo_arms = PhotoArms() if timelapse else None
         self._last_photo: int | None = None  # the index of the photo before this one
@@ -433,6 +438,9 @@ class FramePipeline:
             obs = self.recognize(image, focus=focus) if focus is not None else self.recognize(image)
             self.reads += 1
             self.last_obs = obs
+            rec = getattr(self.recognize, "recognizer", None)
+            self.off_table += getattr(rec, "last_off_table", 0)
+            self.off_table_sure += getattr(rec, "last_off_table_sure", 0)
         # clipped white in a read picture: tiles under it are hidden, not gone (vision.exposure.hidden_by_glare)
         self.clipped = clipped_mask(image) if obs is not None else None
         arms = []
@@ -898,6 +906,14 @@ class ReviewSession:
                 # the glare lay on the line of play or a hand: helper-138's reviews printed wrong "final" scores
                 # (a draw or a play given to the wrong seat beside it); elsewhere a doubt about reads only
                 s.final = False
+            warning = all_lines()
+        pl = self.pipeline
+        if pl.off_table_sure >= max(OFF_TABLE_DOUBT_MIN, pl.reads):
+            # helper-145: another table's profile dropped the hands as off the table, and the record came out
+            # wrong without a word; texture beyond a table's edge scores less (OFF_TABLE_SURE_SCORE)
+            s.warnings.append(f"in {plural(pl.reads, 'read')}, {off_table_message(pl.off_table, 'the profile')} "
+                              f"({pl.off_table_sure} of them surely tiles)")
+            s.final = False
             warning = all_lines()
         if self.transparent:  # how those photos were read: no doubt on what was read
             names = _first_names([self._photo_name(i) for i in sorted(self.transparent)])

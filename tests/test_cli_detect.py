@@ -454,8 +454,8 @@ def test_boxes_dropped_off_the_table_are_counted_in_a_note(monkeypatch, files, t
     r = _invoke(files["good"], files["good2"], "--calibration", prof)
     assert r.exit_code == 0
     assert (f"note: 5 boxes off the calibrated table dropped (a tile held up, the floor, text on the picture); if "
-            f"tiles on the table are missing, the camera may have moved since {prof} was made: run `dominocast "
-            "calibrate table` again") in " ".join(r.stdout.split())
+            f"tiles on the table are missing, the camera may have moved since {prof} was made, or it is another "
+            "table's: run `dominocast calibrate table` again") in " ".join(r.stdout.split())
     dropped = iter([0])
     assert "note:" not in _invoke(files["good"], "--calibration", prof).stdout
 

@@ -992,6 +992,31 @@ def test_a_review_opens_the_first_hand_with_the_opener_the_rule_set_requires(tmp
         line.split()[1].rstrip(":") for line in summary.flag_lines)
 
 
+@pytest.mark.parametrize("sure, warned", [(0, False), (1, True), (2, True)])
+def test_a_review_whose_profile_drops_sure_tiles_off_the_table_says_so(tmp_path, sure, warned):
+    """helper-145: another table's profile dropped the hands as off the table (243 boxes scoring 0.85 or more
+    in 17 reads) and the review printed a wrong hand without a word; `detect` said so. Texture beyond a
+    table's own edge, dropped too, scores less: no word for it."""
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for i in range(3):
+        cv2.imwrite(str(photos / f"IMG_{i + 1}.jpg"), np.full((480, 640, 3), 60, np.uint8))
+
+    class Bound:  # a Recognizer bound to a profile (Recognizer.bind): it says what it dropped off the table
+        def __init__(self):
+            self.recognizer = type("R", (), {"last_off_table": 5, "last_off_table_sure": sure})()
+
+        def __call__(self, image):
+            return []
+
+    summary = run_review(open_source(photos), load_ruleset("all-fives"), Bound(), tmp_path / "out", None)
+    said = [w for w in summary.warnings if "off the calibrated table" in w]
+    assert bool(said) == warned and (not warned or not summary.final)
+    if warned:  # 3 reads: 15 boxes dropped, 3 or 6 surely tiles (one per read at least, and 3 or more)
+        assert said[0].startswith("in 3 reads, 15 boxes off the calibrated table dropped")
+        assert f"({3 * sure} of them surely tiles)" in said[0]
+
+
 def test_a_reviews_record_marks_the_plays_whose_seat_came_from_the_turn_order(tmp_path):
     """Fresh-user audit: photos that show no hand leave the seats to the turn order (``uncertain_read``:
     seat_by_turn), but the record the player keeps did not say which seats were guesses. record.json's
