@@ -343,6 +343,9 @@ class TableProfile(BaseModel):
         except FileNotFoundError:
             raise CalibrationError(f"{p}: no such profile file") from None
         except UnicodeDecodeError:
+            if p.read_bytes().lstrip()[:1] == b"{":  # helper-145: a profile re-saved as Latin-1 was "a picture?"
+                raise CalibrationError(f"{p}: not UTF-8: this JSON was saved in another encoding; save it as "
+                                       "UTF-8 (as `dominocast calibrate table` writes it)") from None
             raise CalibrationError(f"{p}: not a calibration profile: not a text file (a video or a picture?); "
                                    "a profile is the JSON `dominocast calibrate table` writes") from None
         except OSError as exc:
@@ -367,7 +370,7 @@ class TableProfile(BaseModel):
                                    f"got {type(data).__name__}")
         if "version" not in data:
             raise CalibrationError(f"{source}: not a calibration profile (no 'version' field)")
-        if data["version"] != PROFILE_VERSION:
+        if type(data["version"]) is not int or data["version"] != PROFILE_VERSION:  # true and 1.0 equal 1
             raise CalibrationError(
                 f"{source}: unsupported profile version {data['version']!r} "
                 f"(this dominocast reads version {PROFILE_VERSION})")

@@ -110,6 +110,9 @@ TABLE_FIT_BAD_MM, TABLE_FIT_WARN_MM = 10.0, 2.0
 #: Markers measuring this share off their printed side (table-plane mm, as their centres place them) are
 #: warned: a good fit measures them within 0.5 %.
 MARKER_SIZE_WARN = 0.02
+#: ... and this far off, the printed size given is likely the wrong one: the warning names the measured size
+#: (a wrong inset or table size moves the markers' centres, and so their measured side, by a few percent).
+MARKER_SIZE_OFF = 0.06
 
 
 def _check_table_mm(table_mm: tuple[float, float]) -> None:
@@ -356,8 +359,12 @@ def table_cmd(
     off = max((abs(s / marker_mm - 1.0) for s in fit.marker_sides_mm), default=0.0) if fit.marker_sides_mm else 0.0
     if off > MARKER_SIZE_WARN:  # helper-120: a 10 mm wrong inset fitted at 1.3 mm RMS, 15 mm off at the edge
         sx, sy = fit.marker_sides_mm
-        _warn(f"warning: the markers measure {sx:.1f} x {sy:.1f} mm, printed {marker_mm:g} mm: if printed at "
-              "100 %, --table-mm or --marker-inset-mm is off and so are positions near the table's edges")
+        # helper-145: --marker-mm 45 for a 50 mm print measured 50.1 mm, and the warning named the other options
+        size = (f"if they are printed {(sx + sy) / 2:.0f} mm, pass --marker-mm {(sx + sy) / 2:.0f}; else "
+                if off > MARKER_SIZE_OFF else "")
+        _warn(f"warning: the markers measure {sx:.1f} x {sy:.1f} mm, --marker-mm says {marker_mm:g} mm: {size}if "
+              "printed at 100 %, --table-mm or --marker-inset-mm is off and so are positions near the table's edges "
+              "(a blurred photo measures them up to 2-3 % small)")
     if fit.rms_mm > TABLE_FIT_WARN_MM:
         _warn(f"warning: {fit.rms_mm:.1f} mm RMS is a poor fit (under 1 mm is good): check --table-mm"
               + (" and --marker-inset-mm" if markers else "") + ", or correct the lens (--lens)")

@@ -91,6 +91,11 @@ def score_chart_svg(rows: list[dict], width: int = 900, height: int = 260) -> st
 #: Videos a browser's ``<video>`` element plays (containers; the review writes ``annotated.webm``).
 PLAYABLE_VIDEO_SUFFIXES = (".webm", ".mp4", ".m4v", ".mov", ".ogv", ".ogg", ".mkv")
 
+#: The video element's ``onerror``: a warning under it (its text in ``data-missing``), once.
+_NO_VIDEO_JS = ("if (!this.nextElementSibling || !this.nextElementSibling.classList.contains('novideo')) "
+                "this.insertAdjacentElement('afterend', Object.assign(document.createElement('p'), "
+                "{className: 'warn novideo', textContent: this.dataset.missing}))")
+
 #: A time link seeks the page's video instead of leaving the report for the bare video file.
 _SEEK_JS = """<script>
 document.addEventListener("click", (e) => {
@@ -261,7 +266,12 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
     if warning:
         body.append(f"<p class='warn'>{html.escape(warning)}</p>")
     if video:
-        body.append(f'<video class="replay" controls preload="metadata" src="{html.escape(video)}"></video>')
+        # an inline handler: a missing file's error may come before any script at the page's end runs
+        # (helper-145: with the video not beside the page, a blank player and dead time links, no word)
+        missing = (f"The video {video} cannot be played here: keep it in the folder of this page (the times below "
+                   "seek it).")
+        body.append(f'<video class="replay" controls preload="metadata" src="{html.escape(video)}" '
+                    f'data-missing="{html.escape(missing)}" onerror="{html.escape(_NO_VIDEO_JS)}"></video>')
     if standings or any("score" in r for r in rows):  # a review with no rules (placements) scores nothing
         if unit == "points":
             body += ["<h2>Score</h2>", score_chart_svg(rows)]

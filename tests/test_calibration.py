@@ -460,6 +460,9 @@ def test_image_table_round_trip(x: float, y: float) -> None:
     ("[1, 2]", "expected a JSON object"),
     ('{"name": "x"}', "no 'version' field"),
     ('{"version": 2, "name": "x", "image_size": [640, 480]}', "unsupported profile version 2"),
+    # helper-145: true and 1.0 passed for version 1 (they equal 1 in Python), "1" did not
+    ('{"version": true, "name": "x", "image_size": [640, 480]}', "unsupported profile version True"),
+    ('{"version": 1.0, "name": "x", "image_size": [640, 480]}', "unsupported profile version 1.0"),
     ('{"version": 1, "name": "x"}', "image_size: Field required"),
     ('{"version": 1, "name": "x", "image_size": [640, 480], "homography": [[1, 0], [0, 1]],'
      ' "table_size_mm": [900, 600]}', "homography: must be a 3x3 matrix"),
@@ -485,6 +488,10 @@ def test_missing_profile(tmp_path: Path) -> None:
     video.write_bytes(b"\x00\x00\x00\x20ftypisom\xb3\xff")
     with pytest.raises(CalibrationError, match=r"demo.mp4: not a calibration profile: not a text file \(a video"):
         TableProfile.load(video)
+    latin = tmp_path / "mesa.json"  # helper-145: a profile re-saved as Latin-1 was "a video or a picture?"
+    latin.write_bytes('{"version": 1, "name": "mesa-año", "image_size": [640, 480]}'.encode("latin-1"))
+    with pytest.raises(CalibrationError, match=r"mesa.json: not UTF-8: this JSON was saved in another encoding"):
+        TableProfile.load(latin)
 
 
 def test_lens_only_profile_has_no_table() -> None:
@@ -678,8 +685,12 @@ def test_cli_table_refuses_sizes_the_markers_do_not_fit(table_image: np.ndarray,
     # a 5 mm wrong inset keeps the markers square: warned by their size (49.6 x (900 - 80) / (900 - 70) = 49.0
     # wide, 49.6 x (600 - 80) / (600 - 70) = 48.7 high)
     result = run("table", image, "--out", out, "--markers", "--table-mm", "900", "600", "--marker-inset-mm", "40")
-    assert result.exit_code == 0 and "warning: the markers measure 49.0 x 48.7 mm, printed 50 mm" in " ".join(
-        result.stderr.split())
+    assert result.exit_code == 0 and ("warning: the markers measure 49.0 x 48.7 mm, --marker-mm says 50 mm: if printed "
+                                      "at 100 %, --table-mm or --marker-inset-mm is off") in " ".join(result.stderr.split())
+    # helper-145: a wrong --marker-mm (45 for the 50 mm print) was warned as a wrong table size or inset
+    result = run("table", image, "--out", out, "--markers", "--table-mm", "900", "600", "--marker-mm", "45")
+    assert ("warning: the markers measure 49.9 x 50.1 mm, --marker-mm says 45 mm: if they are printed 50 mm, pass "
+            "--marker-mm 50; else") in " ".join(result.stderr.split())
     # the inset follows the marker size (10 + side / 2), as the printed sheet says: 35 mm for 50 mm markers
     result = run("table", image, "--out", out, "--markers", "--table-mm", "900", "600")
     assert result.exit_code == 0 and "poor fit" not in result.stderr and "markers measure" not in result.stderr

@@ -82,7 +82,7 @@ def test_review_matches_ground_truth(footage, tmp_path):
     final = ", ".join(f"{k} {v}" for k, v in end[0]["score"].items())
     assert f" · {escape(summary.status)} · final score {final}</p>" in html and summary.status.startswith("hand over: ")
     assert html.count("<tr") >= len(want) + 1
-    assert '<video class="replay" controls preload="metadata" src="annotated.webm">' in html
+    assert '<video class="replay" controls preload="metadata" src="annotated.webm" ' in html
     assert f'data-t="{plays[0]["t"]:.2f}" href="annotated.webm#t={plays[0]["t"]:.2f}"' in html
     assert summary.files["annotated"] == tmp_path / "annotated.webm" and not (tmp_path / "annotated.mp4").exists()
     cap = cv2.VideoCapture(str(tmp_path / "annotated.webm"))

@@ -495,6 +495,24 @@ def test_report_time_links_seek_the_video_on_the_page(tmp_path, browser):
         page.close()
 
 
+def test_a_report_whose_video_is_missing_says_so(tmp_path, browser):
+    """helper-145: the report opened without its video beside it showed a blank player, and the time links
+    did nothing, without a word."""
+    from service.report import write_report
+
+    rows = [{"type": "play", "t": 3.2, "text": "N 6-6", "game": 1, "hand": 1, "points": {}, "score": {"N": 0}}]
+    page_path = write_report(tmp_path / "report.html", "review", "", rows, {}, [("N", 0, 0)], video="annotated.webm")
+    page = browser.new_page()
+    try:
+        page.goto(page_path.as_uri())
+        page.wait_for_selector("p.novideo", timeout=10000)
+        assert page.inner_text("p.novideo") == ("The video annotated.webm cannot be played here: keep it in the folder "
+                                                "of this page (the times below seek it).")
+        assert page.locator("p.novideo").count() == 1
+    finally:
+        page.close()
+
+
 def test_a_dismissed_flag_leaves_the_overlay(tmp_path, browser):
     """helper-83: the umpire dismissed a mismatched end (a misread), yet the stream kept the red tile and
     the banner accusing the player while any other alert was open. Also a theme pasted with a space."""
