@@ -117,6 +117,9 @@ def main() -> None:
     reports a process killed by it; the outputs are those of a Ctrl-C (exit 130).
     """
     _handle_termination_signals()
+    for stream in (sys.stdout, sys.stderr):  # a file name not in UTF-8 is printed as its own bytes, not a crash
+        if callable(getattr(stream, "reconfigure", None)):  # (helper-145: `wrote mesa\xfe.json` after the work)
+            stream.reconfigure(errors="surrogateescape")
     if not isinstance(sys.stdout, _ReaderGoneStdout):  # main() called again in one process (tests)
         sys.stdout = _ReaderGoneStdout(sys.stdout)
     try:  # usage errors come here as exceptions, not as typer's framed box

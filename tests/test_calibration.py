@@ -696,6 +696,25 @@ def test_cli_table_refuses_sizes_the_markers_do_not_fit(table_image: np.ndarray,
     assert result.exit_code == 0 and "poor fit" not in result.stderr and "markers measure" not in result.stderr
 
 
+def test_cli_table_named_by_a_file_name_not_in_utf8(table_image: np.ndarray, tmp_path: Path) -> None:
+    """helper-145: --out with a byte not in UTF-8 fitted the table, then failed: "invalid value for name"."""
+    import os
+
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), table_image)
+    import subprocess
+    import sys
+
+    out = bytes(tmp_path) + b"/mesa\xfe.json"
+    # the installed command (as a user runs it), whose output takes the name's own bytes
+    res = subprocess.run([sys.executable, "-c", "from service.cli import main; main()", "calibrate", "table",
+                          str(image), "--out", os.fsdecode(out), "--markers", "--table-mm", "900", "600"],
+                         capture_output=True, env={**{k: v for k, v in os.environ.items() if k != "PYTHONUTF8"},
+                                                   "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8"})
+    assert res.returncode == 0 and res.stdout.rstrip().endswith(b"wrote " + out), (res.stdout, res.stderr)
+    assert TableProfile.load(Path(os.fsdecode(out))).name == "mesa\ufffd"  # the byte as the replacement character
+
+
 def test_cli_table_points(pinhole_camera: Camera, table_image: np.ndarray, tmp_path: Path) -> None:
     image = tmp_path / "table.png"
     cv2.imwrite(str(image), table_image)
