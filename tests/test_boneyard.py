@@ -128,3 +128,23 @@ def test_a_restart_during_a_draw_takes_the_records_count_and_confirms_the_draw()
     assert draws(out) == [("S", 1, 1.0, 10), ("S", 1, 3.0, 30)] and c.trusted and c.level == 12
     c = BoneyardCounter(expected=14, resumed=True)  # three fewer: more than a restart explains
     assert [e.kind for e in steps(c, [(11, "S")])] == ["boneyard_uncounted"] and not c.trusted
+
+
+def test_a_drop_one_short_of_what_every_hand_count_gained_is_that_draw():
+    """Hand-held muggins: N drew 2 and played; both hand counts (all hands', N's own) gained 2, the boneyard read
+    15 for 14 (a tile counted twice): the draw waited a photo, came after N's play, and S's next draws with it.
+    Two or more gained by every count and one fewer gone from the boneyard is that draw; a single tile gained
+    with nothing gone (a false box in a hand) is none, and counts that disagree still wait."""
+    c = BoneyardCounter(expected=16)
+    c.step(16, None, 1.0, 10, started=False)
+    out = c.step(15, "N", 2.0, 20, started=True, drawn=(2, 2), played=True)
+    assert draws(out) == [("N", 2, 2.0, 20)] and c.level == 14
+    assert draws(c.step(10, "S", 3.0, 30, started=True, drawn=(4, 4), played=True)) == [("S", 4, 3.0, 30)]
+    assert draws(c.step(10, "N", 4.0, 40, started=True, drawn=(1, 1), played=True)) == [] and c.level == 10  # none gone
+    out = c.step(9, "S", 5.0, 50, started=True, drawn=(3, 2), played=True)
+    assert draws(out) == [] and c.level == 10  # the counts disagree: wait
+    assert draws(c.step(9, "S", 6.0, 60, started=True)) == [("S", 1, 5.0, 50)] and c.level == 9
+    # a photo of the draw alone (every event photographed): a hand read one tile more than N drew, the
+    # boneyard is believed, and the next read confirms it
+    assert draws(c.step(8, "N", 7.0, 70, started=True, drawn=(2, 2))) == [] and c.level == 9
+    assert draws(c.step(8, "N", 8.0, 80, started=True)) == [("N", 1, 7.0, 70)] and c.level == 8

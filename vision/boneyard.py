@@ -69,7 +69,7 @@ class BoneyardCounter:
             self._first = {k: (turn, t, f) for k, (_, t, f) in self._first.items()}
 
     def step(self, seen: int, turn: str | None, t: float, frame: int, started: bool,
-             drawn: tuple[int, ...] = ()) -> list:
+             drawn: tuple[int, ...] = (), played: bool = False) -> list:
         """Take one committed read.
 
         Args:
@@ -82,6 +82,9 @@ class BoneyardCounter:
             drawn: counts of the tiles the hands are seen to have gained from the boneyard in this read
                 (a folder's photos, :meth:`vision.tracking.Tracker`: all hands', the drawer's alone): a drop
                 of exactly one of them needs no second read, so the draw comes before the play made with it.
+            played: this read shows a play too (a folder's photo): when both counts in ``drawn`` agree on two or
+                more tiles and the boneyard shows one fewer gone, the hands are believed, as the draw must come
+                before that play; without a play, waiting a read costs nothing and the boneyard decides.
 
         Returns:
             :class:`engine.events.Draw` events (seat, count, the time the lower count was first
@@ -117,6 +120,13 @@ class BoneyardCounter:
         if level - seen > 0 and level - seen in drawn:
             # the tiles are in the hands: no detector slip
             prev = seen
+        elif played and len(set(drawn)) == 1 and drawn[0] >= 2 and level - seen == drawn[0] - 1:
+            # all hands' gain and the drawer's agree on the tiles drawn, the boneyard shows one fewer gone: a
+            # tile counted there twice or a false box (hand-held muggins: N drew 2 and played, the boneyard
+            # read 15 for 14, and the draws came a photo late, after the play, the next seat's with them).
+            # Only with a play: in a photo of the draw alone a hand read one tile more (all-fives, N drew 1)
+            seen = prev = self._prev = level - drawn[0]
+            self._first.setdefault(seen, (turn, t, frame))
         if prev is None:
             return []
         if min(seen, prev) >= level + 2:

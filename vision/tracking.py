@@ -826,6 +826,10 @@ class Tracker:
                                  ended=self.ended["text"] if self.ended else None, final=final,
                                  passes_seen=self.rules.boneyard and self._nothing_to_draw())
 
+    def _laid(self, candidates: list[TrackedTile]) -> int:
+        """How many of this read's new face-up ``candidates`` lie outside the hand areas (plays, not reveals)."""
+        return sum(1 for c in candidates if c.face == "up" and c.status != "layout" and not self.in_hand_zone(c.geom))
+
     def _drawn_into_hands(self, candidates: list[TrackedTile], turn: str | None) -> tuple[int, int]:
         """A folder's photos: tiles the hands gained from the boneyard since the last photo, as the hand
         areas' face-down tiles show it (the counts :meth:`_commit` kept for this photo and the one before):
@@ -838,7 +842,7 @@ class Tracker:
         more, 4 gained in all), and the draw waited a photo and came out of turn."""
         if self._hands_before is None or self._hands_last is None:
             return 0, 0
-        plays = sum(1 for c in candidates if c.face == "up" and c.status != "layout" and not self.in_hand_zone(c.geom))
+        plays = self._laid(candidates)
         total = max(0, sum(self._hands_last.values()) - sum(self._hands_before.values()) + plays)
         if (turn not in self._hands_before or turn not in self._hands_last
                 or turn in self._glared_hands | self._glared_hands_last):
@@ -863,7 +867,8 @@ class Tracker:
         out = []
         turn = st.turn if started and not st.over else None
         drawn = self._drawn_into_hands(candidates, turn) if self.photos else ()
-        for ev in self.boneyard.step(seen, turn, t, frame, started, drawn):
+        played = self.photos and self._laid(candidates) > 0
+        for ev in self.boneyard.step(seen, turn, t, frame, started, drawn, played=played):
             if isinstance(ev, Draw):
                 take = min(credit, ev.count)
                 credit -= take
