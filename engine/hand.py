@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from engine.events import (Correction, CorrectionError, Deal, Draw, HandEnd, Pass, Penalty, Play, Reveal, TakeBack,
                            effective)
 from engine.layout import Layout, LayoutError, Placement
-from engine.ruleset import Ruleset
+from engine.ruleset import MAX_POINTS, Ruleset
 from engine.scoring import lock_awards, play_points, round_points
 from engine.seats import next_seat, partner_of, right_of, seats_for, team_of
 from engine.tiles import Tile, TileError, full_set, hand_pips
@@ -690,8 +690,8 @@ _PLAYED_OUT = tuple(_RESULT_NAMES)
 
 
 #: The most points one penalty may give or take (the presets' penalties are -50..30 and their game
-#: targets 61-200): a typo of a few digits would otherwise end the match.
-MAX_PENALTY_POINTS = 1000
+#: targets 61-200): a typo of a few digits would otherwise end the match. A rule set's own are bounded alike.
+MAX_PENALTY_POINTS = MAX_POINTS
 
 
 def _penalty(st: HandState, ev: Penalty, points: dict, flags: list[Flag]) -> None:

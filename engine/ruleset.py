@@ -23,6 +23,14 @@ RULESET_DIR = Path(__file__).parent / "rulesets"
 MAX_TARGET = 10_000
 #: Most hands per game, or games per match, a rule set may name.
 MAX_COUNT = 1_000
+#: The most points one bonus or penalty of a rule set may give or take, as one entered by the umpire
+#: (the presets' are -50..30): a typo of a few digits would otherwise end the match (helper-146).
+MAX_POINTS = 1_000
+
+
+def _points(default: int | None, low: int = 0) -> object:
+    """A rule set's points field: an integer (not true/false, not 1.0) within ``low``..:data:`MAX_POINTS`."""
+    return Field(default, ge=low, le=MAX_POINTS, strict=True)
 
 
 class RulesetError(ValueError):
@@ -37,8 +45,8 @@ class Penalty(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid")
-    infractor: int = 0
-    opponents: int = 0
+    infractor: int = _points(0, -MAX_POINTS)
+    opponents: int = _points(0, -MAX_POINTS)
     ends_hand: bool = False
     redeal: bool = False
     opponents_lead_next: bool = False
@@ -110,7 +118,7 @@ class Ruleset(BaseModel):
     domino_subtract_partner: bool = False
     domino_rounding: Literal["nearest5", "down5", "up5", "exact"] = "nearest5"
     # going out scores this flat amount instead of the pips (Fives and Threes: 1); None: the pips
-    domino_fixed_points: int | None = Field(None, ge=0)
+    domino_fixed_points: int | None = _points(None)
     # False: a domino made with an exposed (touched, face-up) tile scores nothing (seed 003)
     exposed_tile_domino_scores: bool = True
     # True: a seat that plays another tile while its exposed tile fits is flagged (seeds 001, 003)
@@ -121,13 +129,13 @@ class Ruleset(BaseModel):
     lock_rounding: Literal["nearest5", "down5", "up5", "exact"] = "nearest5"
 
     # --- bonuses ------------------------------------------------------------------
-    capicua_bonus: int = Field(0, ge=0)
+    capicua_bonus: int = _points(0)
     # when the last tile (not a double) is a capicua: only when it fits two ends showing different numbers
     # (engine default, as many Latin tables); or whenever it fits both open ends, even ends showing the
     # same number (seed 001: "can be played on either side except a double")
     capicua_ends: Literal["either_side", "different_numbers"] = "different_numbers"
-    first_tile_unanswered_bonus: int = Field(0, ge=0)
-    all_pass_bonus: int = Field(0, ge=0)
+    first_tile_unanswered_bonus: int = _points(0)
+    all_pass_bonus: int = _points(0)
 
     # --- redeal -------------------------------------------------------------------
     redeal_doubles: int | None = Field(None, ge=1,
@@ -137,7 +145,7 @@ class Ruleset(BaseModel):
     # --- game and match -----------------------------------------------------------
     # bounded so that a typo or a hostile override cannot make the overlay read "to 1e+30" (helper-143);
     # the presets play to 61-200 points (docs/rules.md); time limits are seconds or minutes
-    target: int | None = Field(200, ge=1, le=MAX_TARGET)
+    target: int | None = Field(200, ge=1, le=MAX_TARGET, strict=True)
     target_exact: bool = False
     target_checked: Literal["end_of_hand", "immediately"] = "end_of_hand"
     time_limit_min: float | None = Field(None, gt=0, le=24 * 60, allow_inf_nan=False)

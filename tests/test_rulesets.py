@@ -299,6 +299,13 @@ def test_unknown_preset_lists_the_presets():
     ({"target": 10**30}, "override 'target': Input should be less than or equal to 10000"),
     ({"games_per_match": 10**9}, "override 'games_per_match': Input should be less than or equal to 1000"),
     ({"play_time_limit_s": 86400}, "override 'play_time_limit_s': Input should be less than or equal to 3600"),
+    # helper-146: points of any size were taken (a penalty of -10^20 scored), and true was a target of 1
+    ({"capicua_bonus": 10**21}, "override 'capicua_bonus': Input should be less than or equal to 1000"),
+    ({"all_pass_bonus": 99999999999}, "override 'all_pass_bonus': Input should be less than or equal to 1000"),
+    ({"domino_fixed_points": 10**12}, "override 'domino_fixed_points': Input should be less than or equal to 1000"),
+    ({"penalties": {"bogus_play": {"infractor": -10**20}}},
+     "override 'penalties.bogus_play.infractor': Input should be greater than or equal to -1000"),
+    ({"target": True}, "override 'target': Input should be a valid integer"),
 ])
 def test_overrides_out_of_range_are_refused_and_named_as_overrides(override, message):
     """A negative target was accepted (the game went on past it); the message blamed the preset's
