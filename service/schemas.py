@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
@@ -12,7 +13,8 @@ Seat = Literal["N", "E", "S", "W"]
 def _printable(text: str) -> str:
     """A name shown on the overlay and the pages: no control characters (helper-99: a NUL and a newline
     were stored, and the index showed "ab c")."""
-    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+    # control characters (C0, DEL, C1 as NEL) and the Unicode line and paragraph separators (helper-146)
+    if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in text):
         raise ValueError("no control characters (newline, tab, NUL) in a name or title")
     return text
 

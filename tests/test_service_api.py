@@ -614,7 +614,9 @@ def test_a_blank_table_name_is_refused(client):
 
 
 @pytest.mark.parametrize("field,value", [("name", "a\u0000b"), ("name", "Mesa\n2"), ("players", {"N": "Ana\tB"}),
-                                         ("teams", {"NS": "x\u007fy"}), ("title", "Final\r")])
+                                         ("teams", {"NS": "x\u007fy"}), ("title", "Final\r"),
+                                         # helper-146: Unicode's next line, line and paragraph separators
+                                         ("name", "a\u0085b"), ("players", {"S": "a\u2028b"}), ("title", "x\u2029")])
 def test_names_with_control_characters_are_refused(client, field, value):
     """helper-99: a name with a NUL and a newline was stored, and the index showed "ab c"."""
     body = {**MANUAL, "id": "ctl", field: value}
