@@ -311,6 +311,11 @@ def _marker_sides(homography: np.ndarray, quads: list[np.ndarray]) -> tuple[floa
     return float(np.mean(along[0])), float(np.mean(along[1]))
 
 
+#: Both marker sides this share off the printed size given, the same way: the error names that size as a
+#: suspect too (a swapped table size makes one side short and the other long).
+_MARKER_SIZE_SUSPECT = 0.15
+
+
 def _check_square_markers(sides: tuple[float, float], table_size_mm: tuple[float, float], marker_mm: float,
                           inset_mm: float, source: str, lens: bool) -> None:
     """The printed markers are square, so they come out square when the table size given is the table's.
@@ -324,11 +329,16 @@ def _check_square_markers(sides: tuple[float, float], table_size_mm: tuple[float
     # the centres are (size - 2 inset) apart: the markers' scale on each axis says how far they truly are
     w, h = table_size_mm
     guess = [(v - 2 * inset_mm) * marker_mm / s + 2 * inset_mm for v, s in ((w, sx), (h, sy))]
+    # both sides far from the printed size given: that size may be the wrong one (helper-146: --marker-mm 100
+    # for 50 mm markers, an inset derived from it, and only the table size blamed)
+    off = (sx / marker_mm - 1.0, sy / marker_mm - 1.0)
+    size = (f"; or --marker-mm is not their printed size (they measure about {(sx + sy) / 2:.0f} mm, given "
+            f"{marker_mm:g})" if off[0] * off[1] > 0 and min(map(abs, off)) > _MARKER_SIZE_SUSPECT else "")
     raise CalibrationError(
         f"{source}: the square markers come out {sx:.0f} x {sy:.0f} mm on a {w:g} x {h:g} mm table: the table size "
         f"or the inset given is not the table's (with markers {inset_mm:g} mm in, they suggest a table of about "
         f"{guess[0]:.0f} x {guess[1]:.0f} mm); check --table-mm (W along the edge from marker 0 to marker 1, then "
-        "H) and --marker-inset-mm" + ("" if lens else ", or correct the lens's distortion (--lens)"))
+        "H) and --marker-inset-mm" + ("" if lens else ", or correct the lens's distortion (--lens)") + size)
 
 
 def calibrate_table_from_points(points_px: np.ndarray, table_size_mm: tuple[float, float], *,

@@ -687,6 +687,10 @@ def test_cli_table_refuses_sizes_the_markers_do_not_fit(table_image: np.ndarray,
     result = run("table", image, "--out", out, "--markers", "--table-mm", "900", "600", "--marker-inset-mm", "40")
     assert result.exit_code == 0 and ("warning: the markers measure 49.0 x 48.7 mm, --marker-mm says 50 mm: if printed "
                                       "at 100 %, --table-mm or --marker-inset-mm is off") in " ".join(result.stderr.split())
+    # helper-146: --marker-mm 100 for the 50 mm print (the inset derived from it, 60 mm) blamed the table size only
+    result = run("table", image, "--out", out, "--markers", "--table-mm", "900", "600", "--marker-mm", "100")
+    assert result.exit_code == 2 and " ".join(result.stderr.split()).endswith(
+        "or --marker-mm is not their printed size (they measure about 46 mm, given 100)"), result.stderr
     # helper-145: a wrong --marker-mm (45 for the 50 mm print) was warned as a wrong table size or inset
     result = run("table", image, "--out", out, "--markers", "--table-mm", "900", "600", "--marker-mm", "45")
     assert ("warning: the markers measure 49.9 x 50.1 mm, --marker-mm says 45 mm: if they are printed 50 mm, pass "
