@@ -218,6 +218,8 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
         err_console.print(f"interrupted at {summary.footage_s:.1f} s of footage; {'partial ' * summary.partial}"
                           f"results in {out}",
                           highlight=False, markup=False, soft_wrap=True)
+        for note in summary.notes:  # where an earlier review (and a record corrected in it) went (helper-146)
+            err_console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(code=130)
     _print_summary(summary)
     if summary.skipped:

@@ -238,7 +238,7 @@ def keep_edited_record(folder: Path) -> Path | None:
     return dst
 
 
-def keep_previous(out_dir: Path) -> Path | None:
+def keep_previous(out_dir: Path, kept: list[Path] | None = None) -> Path | None:
     """Move an earlier review's files in ``out_dir`` (:func:`review_files`) to ``out_dir/previous``.
 
     A stale annotated video or record must not pass for the new review's, but a new review that
@@ -246,7 +246,8 @@ def keep_previous(out_dir: Path) -> Path | None:
     ``previous/`` until the next review replaces it (one generation is kept; a record corrected after its
     review is renamed there instead, :func:`keep_edited_record`). An unfinished review
     (interrupted, unreadable footage, killed) always goes to ``previous/partial/`` instead: it never
-    pushes a finished one out of ``previous/``, nor sits there looking finished. Only the review's
+    pushes a finished one out of ``previous/``, nor sits there looking finished. ``kept`` receives the
+    corrected records renamed there (:func:`keep_edited_record`). Only the review's
     own files are moved or replaced: anything else in ``out_dir`` or ``previous/`` is the user's and
     stays. Empty files are dropped. Returns the folder the earlier review went to (None: there was none).
     """
@@ -260,7 +261,9 @@ def keep_previous(out_dir: Path) -> Path | None:
     if not finished_review(out_dir):  # always apart: an unfinished review never looks like a finished one
         prev = prev / PARTIAL
     if prev.is_dir():
-        keep_edited_record(prev)
+        renamed = keep_edited_record(prev)
+        if renamed is not None and kept is not None:
+            kept.append(renamed)
         for f in review_files(prev):
             f.unlink()
     for f in olds:
@@ -279,7 +282,8 @@ class _Outputs:
         self.on_row = on_row
         self.snap_dir = out_dir / "snapshots"
         self.edited = edited_record(out_dir)  # a record corrected in place, before it moves
-        self.moved = keep_previous(out_dir)  # where an earlier review's files went, if any
+        self.kept: list[Path] = []  # corrected records of the review before, renamed in previous/ (kept)
+        self.moved = keep_previous(out_dir, self.kept)  # where an earlier review's files went, if any
         self.snap_dir.mkdir(parents=True, exist_ok=True)
         self.events = (out_dir / "events.jsonl").open("w", encoding="utf-8")
         self.annotate = annotate
@@ -522,6 +526,8 @@ class ReviewSession:
                 self.summary.notes.append(f"its record.json was changed after that review wrote it: the corrected "
                                           f"record is {self.out.moved / 'record.json'} (the next review renames it "
                                           "record.edited.json there, and keeps it)")
+            for path in self.out.kept:
+                self.summary.notes.append(f"the record corrected after the review before that is kept as {path}")
         self.files: list[Path] | None = None  # a folder's photos by frame index: rows carry ``file``
         self.live = False  # a camera or stream (run_review sets it): it stops, it does not end
         self.score: dict[str, int] = dict(self.hand.state.scores) if self.hand else {}

@@ -714,6 +714,8 @@ def test_cli_review_ctrl_c_keeps_partial_results_and_exits_130(tmp_path, sig, st
     out = tmp_path / "out"
     started = tmp_path / "started"
     (out / "snapshots").mkdir(parents=True)
+    for name in ("record.json", "events.jsonl", "report.html"):  # an earlier finished review
+        (out / name).write_text("{}")
     code = ("import time, pathlib, service.cli_review as c\n"
             "from engine.ruleset import load_ruleset\n"
             "calls = []\n"
@@ -734,8 +736,10 @@ def test_cli_review_ctrl_c_keeps_partial_results_and_exits_130(tmp_path, sig, st
     stdout, stderr = p.communicate(timeout=60)
     assert p.returncode == status, (stdout, stderr)
     lines = [x for x in (stdout + stderr).splitlines() if x.strip()]
-    assert len(lines) == 1 and re.fullmatch(rf"interrupted at (\d+\.\d) s of footage; partial results in {re.escape(str(out))}",
+    assert len(lines) == 2 and re.fullmatch(rf"interrupted at (\d+\.\d) s of footage; partial results in {re.escape(str(out))}",
                                             lines[0]), lines
+    # helper-146: where the earlier review went was said only by a review that finished
+    assert lines[1] == f"note: the earlier review in {out} is now in {out / 'previous'}", lines
     at = lines[0].split()[2]
     rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert rows[-1]["kind"] == "interrupted" and f"{rows[-1]['t']:.1f}" == at
@@ -1730,12 +1734,14 @@ def test_a_record_corrected_in_place_outlives_two_more_reviews(tmp_path):
     assert any("changed after that review wrote it" in n and str(out / PREVIOUS / "record.json") in n
                for n in session.summary.notes), session.summary.notes
     review(b'{"review": 2}', 3000.0)
-    keep_previous(out)  # review 3
-    assert (out / PREVIOUS / "record.edited.json").read_bytes() == b'{"corrected": true}'
-    assert (out / PREVIOUS / "record.json").read_bytes() == b'{"review": 2}'
+    session = ReviewSession(load_ruleset("block"), lambda im: [], out, annotate=False)  # review 3 starts
+    session.out.close()
+    kept = out / PREVIOUS / "record.edited.json"
+    assert f"the record corrected after the review before that is kept as {kept}" in session.summary.notes
+    assert kept.read_bytes() == b'{"corrected": true}' and (out / PREVIOUS / "record.json").read_bytes() == b'{"review": 2}'
     review(b'{"review": 3}', 4000.0)
-    keep_previous(out)  # review 4: nothing more to keep, the correction stays
-    assert (out / PREVIOUS / "record.edited.json").read_bytes() == b'{"corrected": true}'
+    assert keep_previous(out, renamed := []) == out / PREVIOUS and renamed == []  # review 4: nothing more to rename
+    assert kept.read_bytes() == b'{"corrected": true}'  # the correction stays
     assert (out / PREVIOUS / "record.json").read_bytes() == b'{"review": 3}'
 
 
