@@ -417,9 +417,10 @@ class Recognizer:
                 vouched = (hr.conf >= self.confident).all(1) & ~hr.disagree.any(1)
                 obs, up, hr = _dropped(obs, up, hr, weak & ~vouched)
             bare, backs = self._blank_boxes(bgr, up, hr.probs)
-            for o in (o for o, x in zip(up, backs) if x):
+            turned = [o for o, x in zip(up, backs) if x]
+            for o in turned:
                 o.face = "down"  # a tile back (see _blank_boxes): counted as the face-down tile it is
-            obs, up, hr = _dropped(obs, up, hr, bare | backs, keep=[o for o, x in zip(up, backs) if x])
+            obs, up, hr = _dropped(obs, up, hr, bare | backs, keep=turned)
             # before the set constraint, so that a picture's reading neither flags the tile it shows
             # as a duplicate nor moves another reading
             raw = [tuple(int(v) for v in r) for r in hr.probs.argmax(2)]
