@@ -307,6 +307,21 @@ def test_a_second_new_tile_no_arm_of_the_seat_to_play_laid_is_no_play():
     assert [n.kind for n in notices(out)] == ["unplaced_tile"]
 
 
+def test_a_picture_uncovered_beside_a_play_entered_by_hand_is_no_play():
+    """helper-147: the umpire typed E's 1-3 before the camera read it; the arm laying it uncovered a printed
+    5-2 beside the other end. The typed play was found on the table (no event), but with no play of the
+    camera's in that read the picture became S's play, out of turn. A recorded play found in a read is that
+    read's play: the picture waits as an unplaced tile, as it does without the typed entry."""
+    table = Table(load_ruleset("nova-block"))
+    table.play(t_(600, 500, 0, (3, 5), "N"))
+    assert table.tr.sync([Play(seat="N", tile=[3, 5], end=None), Play(seat="E", tile=[1, 3], end="W")]) == []
+    table.arm("E")
+    table.on += [t_(552, 500, 0, (1, 3)), t_(648, 500, 0, (5, 2))]
+    out = table.read()
+    assert plays(out) == [] and not table.tr._binder.pending and [n.kind for n in notices(out)] == ["unplaced_tile"]
+    assert [(pr.seat, pr.tile.key) for pr in table.tr.plays] == [("N", (5, 3)), ("E", (3, 1))]
+
+
 # ---- what is not a play -----------------------------------------------------------------------
 
 def test_face_down_tiles_and_hand_area_tiles_are_not_plays():

@@ -300,6 +300,7 @@ class Tracker:
         self._old_layout_at_start = False  # (start_over before any read) the first read's tiles are old
         self._now = 0.0  # the latest frame's time, s
         self._recheck = False  # after an umpire's change of the line: look at the unplaced tiles again
+        self._bound_now = 0  # recorded plays the binder found on the table in the read being taken
         self._synced = False  # the record changed, tiles were shown: read again, even if the table is still
         self._opened_at: int | None = None  # the read at which the tracker itself opened the hand (hand_cleared)
         self._clipped: np.ndarray | None = None  # this read's clipped white (update's ``clipped``)
@@ -770,8 +771,11 @@ class Tracker:
             new_tiles.append(tr)
             if tr.face == "up":
                 candidates.append(tr)
+        known = len(self.plays)
         if self._binder is not None and self._binder.pending:
             events += self._binder.step(self, frame, t, first=self.state is None)
+        # plays of the record (one entered by hand) found on the table in this read: this read's plays too
+        self._bound_now = len(self.plays) - known
         if setup:
             self._setup_scenery(new_tiles)
 
@@ -1202,7 +1206,9 @@ class Tracker:
         video = self.config.still_window_s > 0 and bool(self._arm_seats)
         # one at a time, best contact first, so that a tile touching a new tile comes after it
         while self.lop.lead is not None and pending:
-            if done and video and self.hand.state.turn not in arms:
+            # a recorded play found in this read counts as its play (helper-147: N 4-0 entered by hand, then
+            # the printed 4-2 the arm uncovered beside it was laid as N's play, out of turn)
+            if (done or self._bound_now) and video and self.hand.state.turn not in arms:
                 break
             best = None
             for c in pending:
