@@ -370,7 +370,7 @@ def table_cmd(
                 if off > MARKER_SIZE_OFF else "")
         _warn(f"warning: the markers measure {sx:.1f} x {sy:.1f} mm, --marker-mm says {marker_mm:g} mm: {size}if "
               "printed at 100 %, --table-mm or --marker-inset-mm is off and so are positions near the table's edges "
-              "(a blurred photo measures them up to 2-3 % small)")
+              "(a blurred photo measures them a little small: 2 % at a blur of 2 px)")
     if fit.rms_mm > TABLE_FIT_WARN_MM:
         _warn(f"warning: {fit.rms_mm:.1f} mm RMS is a poor fit (under 1 mm is good): check --table-mm"
               + (" and --marker-inset-mm" if markers else "") + ", or correct the lens (--lens)")

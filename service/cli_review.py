@@ -97,9 +97,10 @@ def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:
             check_review_folder(out)
         except ValueError as exc:
             raise fail(str(exc)) from None
-    check_writable("--out", out)
     if create:
-        make_folder("--out", out)
+        make_folder("--out", out)  # which checks that it can be written in
+    else:
+        check_writable("--out", out)
 
 
 #: Flags listed one per line under a review's counts (the rest: events.jsonl, report.html).

@@ -249,10 +249,11 @@ def off_table_dropped(obs: list[TileObservation], profile: TableProfile) -> list
     return [o for o, k in zip(obs, keep) if k]
 
 
-#: Detector score from which a box dropped off the calibrated table was surely a tile. Rendered footage
-#: with its own profile (four presets, 16-34 reads each) drops 0-305 boxes off the table, texture beyond
-#: its edge at 0.69-0.79, and 0-2 scoring 0.85 or more in all; with another table's profile (helper-145:
-#: 900 x 600 mm for a 1 000 x 600 table) 243 of 243 in 17 reads, the hands among them.
+#: Detector score from which a box dropped off the calibrated table was surely a tile. The bench's footage
+#: with its own profiles (all-fives, bdc-partnership, block, draw; 16-34 reads each) drops 0-305 boxes off
+#: the table (texture beyond its edge: 0.69-0.79 in a draw frame looked at), 0-2 of them scoring 0.85 or
+#: more per review; with another table's profile (helper-145: 900 x 600 mm for a 1 000 x 600 table) 243 of
+#: 243 in 17 reads, the hands among them.
 OFF_TABLE_SURE_SCORE = 0.85
 
 
