@@ -191,8 +191,9 @@ def detect(
     several = len(images) > 1
     records: list[dict] = []
     bad = duplicates = 0
+    written: list[Path] = []  # the --annotate pictures written
     try:
-        bad, duplicates, off_table = _detect_each(images, rec, profile, tile_px, records, shots)
+        bad, duplicates, off_table = _detect_each(images, rec, profile, tile_px, records, shots, written)
     except KeyboardInterrupt:  # keep what was done: the JSON of the images read so far
         _write_json(json_out, records, several)
         where = f"; their tiles are in {json_out}" if json_out is not None and records else ""
@@ -222,6 +223,9 @@ def detect(
     elif json_out is not None and json_out.is_file():  # a script must not take an earlier run's tiles for these
         err_console.print(f"note: {json_out} was not written (the image could not be read): it still holds "
                           "an earlier run's tiles", markup=False, highlight=False, soft_wrap=True)
+    if written:  # helper-148: several images' pictures go to OUT_<stem>, which only --help said
+        console.print(f"wrote {plural(len(written), 'annotated picture')}: {', '.join(map(str, written))}",
+                      markup=False, highlight=False, soft_wrap=True)
     if bad:
         raise typer.Exit(code=2)
 
@@ -257,8 +261,9 @@ def _once_each(images: list[Path]) -> list[Path]:
 
 
 def _detect_each(images: list[Path], rec, profile, tile_px: float | None, records: list[dict],
-                 shots: list[Path]) -> tuple[int, int, int]:
-    """Recognize each image, print its table, append its record, write its ``--annotate`` picture.
+                 shots: list[Path], written: list[Path]) -> tuple[int, int, int]:
+    """Recognize each image, print its table, append its record, write its ``--annotate`` picture
+    (each one written is appended to ``written``).
 
     Returns ``(images that failed, tiles flagged duplicate, boxes dropped off the calibrated table)``;
     a bad image is one error line.
@@ -306,6 +311,7 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 if not cv2.imwrite(str(dst), annotate(frame, tiles)):
                     raise OSError("OpenCV cannot write this file type")
+                written.append(dst)
             except (OSError, cv2.error) as exc:
                 fail(f"{dst}: cannot write ({getattr(exc, 'strerror', None) or ' '.join(str(exc).split())})")
                 bad += 1

@@ -160,8 +160,12 @@ def test_annotate_single_and_several(fake, files, tmp_path):
     assert img is not None and img.shape == (120, 160, 3)
     assert (img != 90).any()  # something was drawn
     many = tmp_path / "many" / "out.png"
-    assert _invoke(files["good"], files["good2"], "--annotate", many).exit_code == 0
-    assert (tmp_path / "many" / "out_good.png").is_file() and (tmp_path / "many" / "out_second.png").is_file()
+    r = _invoke(files["good"], files["good2"], "--annotate", many)
+    assert r.exit_code == 0
+    a, b = tmp_path / "many" / "out_good.png", tmp_path / "many" / "out_second.png"
+    assert a.is_file() and b.is_file()
+    # helper-148: where the pictures went (OUT_<stem> for several images) was said nowhere but --help
+    assert f"wrote 2 annotated pictures: {a}, {b}" in " ".join(r.stdout.split())
 
 
 def test_models_missing_says_how_to_get_them(files, tmp_path):
