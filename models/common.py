@@ -38,24 +38,85 @@ def _missing_for_training(data: Path) -> str:
     return ""
 
 
-def ensure_dataset(data: Path, scenes: int, seed: int, imgsz: int, workers: int = 2, windows: int = 2) -> Path:
+def _recipe(data: Path) -> dict | None:
+    """``data/recipe.json`` as a dict, or None (absent or unreadable)."""
+    try:
+        r = json.loads((data / "recipe.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return r if isinstance(r, dict) else None
+
+
+def dataset_problem(data: Path, scenes: int, seed: int, imgsz: int, windows: int = 2) -> str | None:
+    """Why training cannot use or build the dataset folder ``data`` for this recipe, in one line, or None.
+
+    A complete dataset (:func:`_missing_for_training` finds nothing) is used as it is, whatever
+    ``scenes`` and ``seed`` say, but its detector windows must be ``imgsz`` px.  An incomplete one is
+    built again only when its recipe.json names this very recipe (same generator version, seed,
+    scenes, window size and windows per scene: the build writes the same files again); a half-built
+    folder of another recipe, or one without recipe.json, would mix its files into the new dataset
+    (helper-149: an interrupted seed-0 build's halves, held-out ones included, trained a seed-5 reader).
+    """
+    from datasets.build import RECIPE_VERSION
+
+    data = Path(data)
+    if not data.exists():
+        return None
+    if not data.is_dir():
+        return f"{data} is not a folder"
+    recipe = _recipe(data)
+    if not _missing_for_training(data):
+        got = recipe.get("imgsz") if recipe else None
+        if got is not None and got != imgsz:
+            return (f"{data} holds detector windows of {got} px, not --imgsz {imgsz}: "
+                    f"give --imgsz {got} or build a dataset of {imgsz} px windows into another folder")
+        return None
+    built = [p.name for p in (data / "recipe.json", data / "detect", data / "pips") if p.exists()]
+    if not built:
+        return None
+    want = {"version": RECIPE_VERSION, "seed": seed, "scenes": scenes, "imgsz": imgsz, "det_per_scene": windows}
+    if recipe is not None and all(recipe.get(k) == v for k, v in want.items()):
+        return None
+    what = ("no recipe.json (an interrupted build)" if recipe is None else
+            "the recipe " + ", ".join(f"{k} {recipe.get(k)}" for k in want if recipe.get(k) != want[k]))
+    return (f"{data} holds part of another dataset ({', '.join(built)}; {what}): its files would be mixed into "
+            "this one; delete the folder or give another --data")
+
+
+def ensure_dataset(data: Path, scenes: int, seed: int, imgsz: int, workers: int = 2, windows: int = 2) -> dict:
     """Build the synthetic dataset into ``data`` unless it is there with its train and val splits
     (its recipe.json, and as many detector windows and halves per split as the recipe counts).
 
     ``windows`` detector windows are cut per usable rendered frame (``datasets.build.build``'s
     ``det_per_scene``); ``workers`` rendering processes.
+
+    Returns:
+        the dataset's recipe (its recipe.json): what the model was trained on, whatever the
+        arguments said.
+
+    Raises:
+        ValueError: :func:`dataset_problem` (another recipe's files in ``data``, or windows of
+            another size).
     """
+    problem = dataset_problem(data, scenes, seed, imgsz, windows)
+    if problem:
+        raise ValueError(problem)
     missing = _missing_for_training(data)
     if not missing:
-        return data
+        return _recipe(data) or {}
     from datasets.build import build
 
     if (data / "recipe.json").exists():  # e.g. the bench builds the test split alone into the same folder
         print(f"dataset {data} lacks {missing}: building it again", flush=True)
     print(f"building dataset: {scenes} scenes, seed {seed}, imgsz {imgsz}, {windows} windows/scene -> {data}",
           flush=True)
-    build(data, scenes, seed=seed, imgsz=imgsz, workers=workers, det_per_scene=windows, progress=True)
-    return data
+    return build(data, scenes, seed=seed, imgsz=imgsz, workers=workers, det_per_scene=windows, progress=True)
+
+
+def recipe_summary(recipe: dict) -> dict:
+    """The metrics file's account of a dataset recipe: scenes, seed, windows per scene, generator version."""
+    return {"scenes": recipe.get("scenes"), "seed": recipe.get("seed"), "windows_per_scene": recipe.get("det_per_scene"),
+            "generator_version": recipe.get("version")}
 
 
 def resolve_device(device: str) -> str:

@@ -23,7 +23,7 @@ import shutil
 from pathlib import Path
 
 from models.common import (CHECKPOINTS, data_arguments, MODELS_DIR, REPO_ROOT, Stopwatch, default_data_dir, ensure_dataset,
-                           hardware, resolve_device, write_json)
+                           hardware, recipe_summary, resolve_device, write_json)
 
 CHECKPOINT = CHECKPOINTS / "tile_detector.pt"
 ONNX_PATH = MODELS_DIR / "tile_detector.onnx"
@@ -72,7 +72,7 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
     from ultralytics import YOLO
 
     data = Path(data) if data else default_data_dir(seed, scenes, imgsz, windows)
-    ensure_dataset(data, scenes, seed, imgsz, workers, windows)
+    recipe = ensure_dataset(data, scenes, seed, imgsz, workers, windows)
     dev = resolve_device(device)
     sw = Stopwatch()
     start = str(CHECKPOINT) if resume and CHECKPOINT.exists() else "yolo11n-obb.yaml"
@@ -109,7 +109,7 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
                "epochs_run": epochs_done, "train_wall_s": train_s, "total_wall_s": sw(),
                "hardware": hardware(dev), "device": dev, "started_from": Path(start).name,
                "data": {"dir": str(data.relative_to(REPO_ROOT)) if data.is_relative_to(REPO_ROOT) else str(data),
-                        "scenes": scenes, "seed": seed, "windows_per_scene": windows},
+                        **recipe_summary(recipe)},
                "val": val, "test_heldout": test, "onnx": ONNX_PATH.name, "opset": OPSET}
     write_json(METRICS_PATH, metrics)
     return metrics

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from models.common import (CHECKPOINTS, data_arguments, MODELS_DIR, Stopwatch, default_data_dir, ensure_dataset, hardware,
-                           repo_relative, resolve_device, write_json)
+                           recipe_summary, repo_relative, resolve_device, write_json)
 from models.fit import accuracy, augment, export_classifier, fit, predictor, seeded_net
 
 CHECKPOINT = CHECKPOINTS / "pip_reader.pt"
@@ -48,7 +48,7 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
     if threads:
         torch.set_num_threads(threads)
     data = Path(data) if data else default_data_dir(seed, scenes, imgsz)
-    ensure_dataset(data, scenes, seed, imgsz)
+    recipe = ensure_dataset(data, scenes, seed, imgsz)
     dev = resolve_device(device)
     tdev = torch.device("cuda:0" if dev != "cpu" else "cpu")
     sw = Stopwatch()
@@ -72,7 +72,7 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
     metrics = {"model": "PipNet (tiny CNN)", "input": "(N,3,32,32) float32 BGR in [0,1]", "classes": list(range(7)),
                "epochs_run": epochs, "train_wall_s": train_s, "total_wall_s": sw(), "hardware": hardware(dev),
                "device": dev, "resumed": resumed,
-               "data": {"dir": repo_relative(data), "scenes": scenes, "seed": seed,
+               "data": {"dir": repo_relative(data), **recipe_summary(recipe),
                         "halves": {"train": int(len(ytr)), "val": int(len(yva)), "test": int(len(yte))}},
                "val_acc": accuracy(predict, xva, yva), "test_heldout_acc": accuracy(predict, xte, yte),
                "history": history, "onnx": ONNX_PATH.name, "opset": OPSET}

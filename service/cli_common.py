@@ -180,6 +180,46 @@ def check_positive(option: str, value: float | None, unit: str = "") -> None:
 MAX_SEED = 2**64 - 1
 
 
+#: Most rendered scenes of one build (a million 720p scenes are ~150 GB of windows and halves); the
+#: job list is made before rendering starts (helper-149: 10**10 scenes ate 3.5 GB in 16 s, then MemoryError).
+MAX_SCENES = 1_000_000
+#: Processes per CPU core a build or a trainer may start: rendering is CPU-bound, and hundreds of
+#: workers hung a Ctrl-C and left orphans (helper-149: --workers 300 and 100000).
+WORKERS_PER_CORE = 2
+
+
+def check_scenes(scenes: int, low: int = 1, why: str = "") -> None:
+    """``--scenes`` within ``low``..:data:`MAX_SCENES`, else fail in one line (exit 2)."""
+    if not low <= scenes <= MAX_SCENES:
+        raise fail(f"--scenes must be {low}-{MAX_SCENES}{why}, got {scenes}")
+
+
+def check_workers(workers: int, option: str = "--workers") -> None:
+    """1 .. :data:`WORKERS_PER_CORE` x this machine's cores processes, else fail in one line (exit 2)."""
+    top = WORKERS_PER_CORE * (os.cpu_count() or 1)
+    if not 1 <= workers <= top:
+        raise fail(f"{option} must be 1-{top} ({WORKERS_PER_CORE} per CPU core of this machine), got {workers}")
+
+
+def check_utf8(option: str, text: str | Path) -> None:
+    """A path or name that is UTF-8 text, else fail in one line (exit 2): OpenCV's video writer
+    crashed the process on a name with other bytes and data.yaml could not be written (helper-149)."""
+    try:
+        str(text).encode("utf-8")
+    except UnicodeEncodeError:
+        raise fail(f"{option} {text!r} is not UTF-8 text: OpenCV and ultralytics cannot write there; "
+                   "choose a name in UTF-8") from None
+
+
+def folder_option(option: str, text: str) -> Path:
+    """An output folder typed as text: refused when empty (``--out ""`` wrote into the current folder,
+    helper-149: a Path option reads it as ".") or not UTF-8 (:func:`check_utf8`)."""
+    if not text.strip():
+        raise fail(f"{option} is empty: give a folder (. for the current one)")
+    check_utf8(option, text)
+    return Path(text)
+
+
 def check_seed(seed: int, top: int = MAX_SEED) -> None:
     """``--seed`` within 0..``top``, else fail in one line (exit 2): the dataset generator takes no
     negative seed (numpy's SeedSequence only says "expected non-negative integer")."""

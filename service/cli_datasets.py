@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import typer
 
-from service.cli_common import check_positive, check_seed, console, err_console, fail, make_folder
+from service.cli_common import (check_positive, check_scenes, check_seed, check_utf8, check_workers, console,
+                                err_console, fail, folder_option, make_folder, plural)
 
 datasets_app = typer.Typer(help="Synthetic datasets for the tile detector and the pip reader.",
                            no_args_is_help=True)
@@ -24,7 +27,7 @@ def _check_not_too_large(w: int, h: int, given: str) -> None:
 
 @datasets_app.command("build")
 def build_cmd(
-    out: Path = typer.Option(..., "--out", help="Output folder (created)."),
+    out_text: str = typer.Option(..., "--out", help="Output folder (created)."),
     scenes: int = typer.Option(1000, "--scenes", help="Number of rendered frames."),
     seed: int = typer.Option(0, "--seed", help="Master seed; same seed, same bytes."),
     imgsz: int = typer.Option(320, "--imgsz", help="Detector window side, pixels (the shipped detector's: 320)."),
@@ -35,8 +38,8 @@ def build_cmd(
     """Render scenes and write the OBB detection and pip classification datasets."""
     from datasets.build import build
 
-    if scenes < 1:
-        raise fail("--scenes must be at least 1")
+    out = folder_option("--out", out_text)
+    check_scenes(scenes)
     check_seed(seed)
     if width < 64 or height < 64:
         raise fail(f"--width and --height must be at least 64 pixels, got {width}x{height}")
@@ -45,20 +48,42 @@ def build_cmd(
         raise fail("--imgsz must be a multiple of 32, at least 64")
     if imgsz > min(width, height):
         raise fail(f"--imgsz {imgsz} is larger than the frame ({width}x{height})")
-    if workers < 1:
-        raise fail("--workers must be at least 1")
+    check_workers(workers)
     old = [p.name for p in (out / "recipe.json", out / "detect", out / "pips") if p.exists()]
     if old:  # a build writes file by file: into an earlier one, stale files of it would stay mixed in
         raise fail(f"--out {out} already holds a dataset ({', '.join(old)}); choose a new folder or delete it")
+    existed = out.exists()
     make_folder("--out", out)
-    summary = build(out, scenes, seed=seed, imgsz=imgsz, workers=workers, frame_size=(width, height),
-                    progress=True)
+    try:
+        summary = build(out, scenes, seed=seed, imgsz=imgsz, workers=workers, frame_size=(width, height),
+                        progress=True)
+    except KeyboardInterrupt:
+        err_console.print(f"interrupted: no dataset written; {_undo_build(out, existed)}", highlight=False,
+                          markup=False, soft_wrap=True)
+        raise typer.Exit(code=130) from None
+    except OSError as exc:  # a full disk: what was written is half a dataset
+        raise fail(f"--out {out}: {exc.strerror or exc}; no dataset written, {_undo_build(out, existed)}") from None
     for split, c in summary["counts"].items():
         console.print(f"{split}: {c['scenes']} scenes, {c['detect_images']} detector images, {c['halves']} halves")
     if scenes < 10:
         console.print("note: scene i goes to val when i % 10 == 8 and to the held-out test split when i % 10 == 9; "
                       "build 10 scenes or more to have both", markup=False, highlight=False)
     console.print(f"wrote {out}")
+
+
+def _undo_build(out: Path, existed: bool) -> str:
+    """Remove what an unfinished build wrote into ``out`` (it held no dataset before: checked first),
+    so that the folder can be built into again; says what ``out`` holds now."""
+    for part in ("detect", "pips", "recipe.json"):
+        p = out / part
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        elif p.exists():
+            p.unlink()
+    if not existed and out.is_dir() and not any(out.iterdir()):
+        out.rmdir()
+        return f"{out} was not made"
+    return f"{out} holds what it held before"
 
 
 # ---- footage (datasets/footage.py, docs/footage.md) ------------------------------------
@@ -71,7 +96,7 @@ FOOTAGE_FPS_RANGE = (2.0, 120.0)
 def footage(
     rules: str = typer.Option(..., "--rules", help="Rule set preset or TOML file."),
     seed: int = typer.Option(0, "--seed", help="Master seed; same seed, same video and ground truth."),
-    out: Path = typer.Option(..., "--out", help="Output folder (created)."),
+    out_text: str = typer.Option(..., "--out", help="Output folder (created)."),
     fps: float = typer.Option(15.0, "--fps", help="Frames per second."),
     size: str = typer.Option("1280x720", "--size", help="Frame size WxH, pixels."),
     appearance: str = typer.Option("train", "--appearance", help="train, or test (held-out surface and style)."),
@@ -83,6 +108,8 @@ def footage(
     import time
 
     from datasets.footage import make_footage
+
+    out = folder_option("--out", out_text)
 
     try:
         w, h = (int(v) for v in size.lower().split("x"))
@@ -98,6 +125,7 @@ def footage(
         raise fail(f"--fps must be {FOOTAGE_FPS_RANGE[0]:g}-{FOOTAGE_FPS_RANGE[1]:g} frames a second, got {fps:g}")
     if not name or Path(name).name != name or name in (".", ".."):
         raise fail(f"--name must be a plain file stem (no folders), got {name!r}")  # it stays inside --out
+    check_utf8("--name", name)
     if hands < 0 or mismatch < 0:
         raise fail("--hands and --mismatch must be at least 0")
     if mismatch > MAX_MISMATCH:  # more bogus plays than an umpire would let pass is no game
@@ -126,6 +154,10 @@ def footage(
         raise typer.Exit(code=130) from None
     for kind, path in paths.items():
         console.print(f"{kind}: {path}")
+    played = len(json.loads(Path(paths["ground_truth"]).read_text())["hands"])
+    if hands > played:  # helper-149: --hands 40 gave 10 without a word
+        console.print(f"note: the match was won after {plural(played, 'hand')}; the video holds "
+                      f"{'it' if played == 1 else 'them'}, not {hands}", highlight=False)
     from calibration.profile import TableProfile
     from vision.recognize import READABLE_TILE_PX, profile_tile_px
 

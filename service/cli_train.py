@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from service.cli_common import check_positive, check_seed, console, fail
+from service.cli_common import check_positive, check_scenes, check_seed, check_workers, console, fail
 
 train_app = typer.Typer(help="Train the shipped models on synthetic data (see docs/models.md).",
                         no_args_is_help=True)
@@ -56,6 +56,16 @@ def _check_device(device: str, data: Optional[Path] = None) -> None:
         raise fail(f"--data {data} is not a folder")
 
 
+def _check_dataset(data: Optional[Path], scenes: int, seed: int, imgsz: int, windows: int = 2) -> None:
+    """The dataset folder training would use or build holds no other recipe's files and windows of ``imgsz``
+    px (:func:`models.common.dataset_problem`), else fail in one line (exit 2)."""
+    from models.common import dataset_problem, default_data_dir
+
+    problem = dataset_problem(data or default_data_dir(seed, scenes, imgsz, windows), scenes, seed, imgsz, windows)
+    if problem:
+        raise fail(f"--data {problem}" if data else problem)
+
+
 @train_app.command("detector")
 def detector_cmd(
     epochs: int = typer.Option(30, "--epochs", help="Training epochs (ignored with --hours)."),
@@ -77,10 +87,10 @@ def detector_cmd(
     _at_least("--epochs", epochs, 1)
     check_positive("--hours", hours, "hours")  # nan or inf would reach ultralytics' time budget
     _check_imgsz(imgsz)
-    _at_least("--scenes", scenes, 1)
+    check_scenes(scenes)
     check_seed(seed, MAX_DETECTOR_SEED)
     _at_least("--batch", batch, 1)  # ultralytics reads < 1 as AutoBatch, which the val and test passes do not take
-    _at_least("--workers", workers, 1)
+    check_workers(workers)
     _at_least("--windows", windows, 1)
     check_positive("--lr0", lr0)
     if not 0 <= freeze <= MAX_FREEZE:
@@ -88,6 +98,7 @@ def detector_cmd(
                    f"layer {MAX_FREEZE}, always trains), got {freeze}")
     if freeze and not resume:
         raise fail("--freeze fine-tunes the shipped detector: add --resume")
+    _check_dataset(data, scenes, seed, imgsz, windows)
     _need_training_deps(device)  # after the argument checks: a typo is reported without the train extra too
     from models.train_detector import train
 
@@ -110,8 +121,9 @@ def pips_cmd(
     _check_device(device, data)
     _at_least("--epochs", epochs, 1)
     _check_imgsz(imgsz)
-    _at_least("--scenes", scenes, 1)
+    check_scenes(scenes)
     check_seed(seed, MAX_TORCH_SEED)
+    _check_dataset(data, scenes, seed, imgsz)
     _need_training_deps(device, ("torch",))  # after the argument checks: a typo is reported without the train extra too
     from models.train_pips import train
 
@@ -131,14 +143,17 @@ def verifier_cmd(
     """Train the tile verifier (tiny CNN: is there a tile in this box?) and export models/tile_verifier.onnx."""
     _check_device(device, data)
     _at_least("--epochs", epochs, 1)
-    _at_least("--scenes", scenes, 10, " (the val split is every tenth scene)")
+    check_scenes(scenes, 10, " (the val split is every tenth scene)")
     check_seed(seed, MAX_TORCH_SEED)
     _need_training_deps(device, ("torch",))  # after the argument checks: a typo is reported without the train extra too
     from models.train_verifier import train
 
+    from vision.recognize import NONE_THRESHOLD
+
     m = train(data, scenes, seed, epochs, device=device, resume=resume)
-    op = next(r for r in m["val_operating_points"] if r["threshold"] == 0.9)
-    console.print(f"val acc {m['val_acc']}; at P(none) >= 0.9 it drops {op['tiles_dropped']} of {op['tiles']} val "
+    # the threshold the Recognizer uses (helper-149: the line showed 0.9, used until 2026-12-01)
+    op = next(r for r in m["val_operating_points"] if r["threshold"] == NONE_THRESHOLD)
+    console.print(f"val acc {m['val_acc']}; at P(none) >= {NONE_THRESHOLD:g} it drops {op['tiles_dropped']} of {op['tiles']} val "
                   f"tiles and catches {op['none_caught']} of {op['none']} non-tiles -> models/tile_verifier.onnx")
 
 

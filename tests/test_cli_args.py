@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 from pathlib import Path
@@ -11,6 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from service.cli import app
+
+#: Most rendering processes on this machine (service.cli_common.check_workers: 2 per core).
+WORKERS = 2 * (os.cpu_count() or 1)
 
 
 def _err(*args) -> tuple[int, str]:
@@ -287,7 +291,8 @@ def test_train_argument_errors_come_before_the_missing_torch_check(monkeypatch):
                            ("pips", ["--epochs", "-3"], "--epochs must be >= 1"),
                            ("detector", ["--epochs", "0"], "--epochs must be >= 1"),
                            ("detector", ["--imgsz", "300"], "--imgsz must be a multiple of 32, at least 64"),
-                           ("detector", ["--workers", "0"], "--workers must be >= 1"),
+                           ("detector", ["--workers", "0"], f"--workers must be 1-{WORKERS} (2 per CPU core of this "
+                                                            "machine), got 0"),
                            ("detector", ["--lr0", "0"], "--lr0 must be a number > 0, got 0.0"),
                            ("verifier", ["--epochs", "0"], "--epochs must be >= 1"),
                            ("pips", [], "torch is not installed: run `make train-deps` first"),
@@ -318,11 +323,15 @@ def test_train_refuses_every_bad_number_in_one_line_and_takes_the_good_ones(monk
                            ("detector", ["--imgsz", "0"], imgsz),
                            ("detector", ["--imgsz", "-32"], imgsz),
                            ("detector", ["--imgsz", "32"], imgsz),
-                           ("detector", ["--scenes", "0"], "--scenes must be >= 1"),
+                           ("detector", ["--scenes", "0"], "--scenes must be 1-1000000, got 0"),
+                           ("detector", ["--scenes", "1000001"], "--scenes must be 1-1000000, got 1000001"),
                            ("detector", ["--batch", "0"], "--batch must be >= 1"),
                            ("detector", ["--batch", "-1"], "--batch must be >= 1"),
                            ("detector", ["--windows", "0"], "--windows must be >= 1"),
-                           ("detector", ["--workers", "-2"], "--workers must be >= 1"),
+                           ("detector", ["--workers", "-2"], f"--workers must be 1-{WORKERS} (2 per CPU core of this "
+                                                             "machine), got -2"),
+                           ("detector", ["--workers", str(WORKERS + 1)],
+                            f"--workers must be 1-{WORKERS} (2 per CPU core of this machine), got {WORKERS + 1}"),
                            ("detector", ["--freeze", "-1", "--resume"], FREEZE.format(-1)),
                            ("detector", ["--freeze", "24", "--resume"], FREEZE.format(24)),
                            ("detector", ["--freeze", "10"], "--freeze fine-tunes the shipped detector: add --resume"),
@@ -330,10 +339,10 @@ def test_train_refuses_every_bad_number_in_one_line_and_takes_the_good_ones(monk
                            ("detector", ["--seed", "4294967296"], "--seed must be 0-4294967295, got 4294967296"),
                            ("pips", ["--imgsz", "0"], imgsz),
                            ("pips", ["--imgsz", "100"], imgsz),
-                           ("pips", ["--scenes", "0"], "--scenes must be >= 1"),
+                           ("pips", ["--scenes", "0"], "--scenes must be 1-1000000, got 0"),
                            ("pips", ["--seed", "-5"], "--seed must be 0-18446744073709551615, got -5"),
                            ("verifier", ["--scenes", "-10"],
-                            "--scenes must be >= 10 (the val split is every tenth scene)"),
+                            "--scenes must be 10-1000000 (the val split is every tenth scene), got -10"),
                            ("verifier", ["--seed", "-1"], "--seed must be 0-18446744073709551615, got -1"),
                            ("verifier", ["--seed", str(2**64)],
                             f"--seed must be 0-18446744073709551615, got {2**64}")):
@@ -587,3 +596,79 @@ def test_review_out_through_a_broken_link_is_refused_at_once(tmp_path, monkeypat
     for out in (link, link / "sub"):
         assert _err("review", source, "--rules", "all-fives", "--out", out) == (
             2, f"error: --out {out}: {link} is a link to {tmp_path / 'gone'}, which does not exist")
+
+
+def test_datasets_refuse_an_empty_or_non_utf8_out_and_name(tmp_path, monkeypatch):
+    """helper-149: --out "" built into the current folder; a non-UTF-8 --name crashed OpenCV's video writer
+    (exit 139) and a non-UTF-8 --out left a half-built dataset after a traceback."""
+    monkeypatch.chdir(tmp_path)
+    empty = "error: --out is empty: give a folder (. for the current one)"
+    assert _err("datasets", "build", "--out", "", "--scenes", "1") == (2, empty)
+    assert _err("datasets", "footage", "--rules", "block", "--out", " ") == (2, empty)
+    bad = str(tmp_path / "bad\udcff")  # how Python hands over a file name's byte 0xff
+    assert _err("datasets", "build", "--out", bad, "--scenes", "1") == (
+        2, f"error: --out {bad!r} is not UTF-8 text: OpenCV and ultralytics cannot write there; choose a name in UTF-8")
+    assert _err("datasets", "footage", "--rules", "block", "--out", tmp_path / "ok", "--name", "n\udcff") == (
+        2, "error: --name 'n\\udcff' is not UTF-8 text: OpenCV and ultralytics cannot write there; "
+           "choose a name in UTF-8")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_datasets_build_bounds_scenes_and_workers(tmp_path):
+    """helper-149: 10**10 scenes ate memory before the first render; 300 workers hung a Ctrl-C."""
+    out = tmp_path / "never"
+    assert _err("datasets", "build", "--out", out, "--scenes", str(10**10)) == (
+        2, f"error: --scenes must be 1-1000000, got {10**10}")
+    assert _err("datasets", "build", "--out", out, "--workers", str(WORKERS + 1)) == (
+        2, f"error: --workers must be 1-{WORKERS} (2 per CPU core of this machine), got {WORKERS + 1}")
+    assert not out.exists()
+
+
+def test_an_interrupted_build_leaves_no_half_dataset(tmp_path, monkeypatch):
+    """helper-149: Ctrl-C mid-build exited 130 in silence, leaving detect/ and pips/ without recipe.json,
+    which the next build refused and `train` mixed into its own."""
+    import datasets.build as B
+
+    real = B._write_one
+    calls = []
+
+    def stop_midway(job):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(job)
+
+    monkeypatch.setattr(B, "_write_one", stop_midway)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("kept")
+    res = CliRunner().invoke(app, ["datasets", "build", "--out", str(mine), "--scenes", "5", "--workers", "1"])
+    assert res.exit_code == 130 and calls == [1, 1, 1]  # stopped at the third scene, two written
+    assert res.stderr.strip() == f"interrupted: no dataset written; {mine} holds what it held before"
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+    calls.clear()
+    new = tmp_path / "new"
+    res = CliRunner().invoke(app, ["datasets", "build", "--out", str(new), "--scenes", "5", "--workers", "1"])
+    assert (res.exit_code, res.stderr.strip()) == (130, f"interrupted: no dataset written; {new} was not made")
+    assert not new.exists()
+
+
+def test_train_refuses_a_dataset_of_another_recipe_in_one_line(tmp_path, monkeypatch):
+    """helper-149: `train detector --imgsz 640` on 320 px windows replaced the shipped detector with a
+    model of mAP 0; `train pips` built seed 5 into a half-built seed-0 folder and trained on both."""
+    _without_torch(monkeypatch)
+    res = CliRunner().invoke(app, ["datasets", "build", "--out", str(tmp_path / "d"), "--scenes", "20",
+                                   "--workers", "1", "--imgsz", "320"])
+    assert res.exit_code == 0, res.output
+    d = tmp_path / "d"
+    assert _err("train", "detector", "--data", d, "--imgsz", "640") == (
+        2, f"error: --data {d} holds detector windows of 320 px, not --imgsz 640: give --imgsz 320 or build a "
+           "dataset of 640 px windows into another folder")
+    (d / "recipe.json").unlink()  # as if the build had been killed
+    code, msg = _err("train", "pips", "--data", d, "--seed", "5")
+    assert code == 2 and msg == (f"error: --data {d} holds part of another dataset (detect, pips; no recipe.json "
+                                 "(an interrupted build)): its files would be mixed into this one; delete the folder "
+                                 "or give another --data")
+    # the folder training would build into by default is checked too
+    assert _err("train", "pips", "--scenes", "10", "--seed", "7") == (
+        2, "error: torch is not installed: run `make train-deps` first")

@@ -400,3 +400,18 @@ def test_a_footage_too_small_to_read_says_so(tmp_path):
     res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--out", str(tmp_path / "b"),
                                    "--fps", "4", "--size", "1280x720"])
     assert res.exit_code == 0 and "note: tiles are" not in res.stdout
+
+
+def test_more_hands_than_the_match_lasts_are_said(tmp_path, monkeypatch):
+    """helper-149: --hands 40 gave the 10 hands the match lasted without a word."""
+    import datasets.footage as F
+    from service.cli import app
+
+    real = F.simulate_match
+    monkeypatch.setattr(F, "simulate_match", lambda rules, seed, hands, mismatches: real(rules, seed, hands=1, mismatches=mismatches))
+    res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--seed", "6", "--out", str(tmp_path),
+                                   "--fps", "4", "--size", "320x240", "--hands", "3"])
+    assert res.exit_code == 0, res.output
+    gt = json.loads((tmp_path / "ground_truth.json").read_text())
+    assert len(gt["hands"]) == 1
+    assert "note: the match was won after 1 hand; the video holds it, not 3" in " ".join(res.stdout.split())
