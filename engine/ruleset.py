@@ -217,8 +217,11 @@ def load_ruleset(name_or_path: str | Path, **overrides: object) -> Ruleset:
             (the message names the key and the file).
     """
     path = Path(name_or_path)
-    if not path.suffix:
-        path = RULESET_DIR / f"{name_or_path}.toml"
+    # a bare word is a preset (or else a file of that name here); a path is read as a file (helper-149:
+    # /etc/passwd was "unknown rule set")
+    preset = RULESET_DIR / f"{name_or_path}.toml"
+    if not path.suffix and len(path.parts) == 1 and (preset.exists() or not path.is_file()):
+        path = preset
         if not path.exists():
             raise RulesetError(
                 f"unknown rule set {str(name_or_path)!r}; presets: {', '.join(available_presets())}"

@@ -321,3 +321,20 @@ def test_a_bad_key_in_a_toml_file_names_the_file(tmp_path):
     with pytest.raises(RulesetError) as exc:
         load_ruleset(bad)
     assert str(exc.value) == f"{bad}: key 'target': Input should be greater than or equal to 1"
+
+
+def test_a_path_without_suffix_is_read_as_a_file_not_looked_up_as_a_preset(tmp_path, monkeypatch):
+    """helper-149: --rules /etc/passwd said "unknown rule set"; the file is read and named as what it is."""
+    f = tmp_path / "myrules"
+    f.write_text("not = [toml")
+    with pytest.raises(RulesetError, match=f"^{re.escape(str(f))}: not valid TOML"):
+        load_ruleset(f)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RulesetError, match="^myrules: not valid TOML"):  # a file here, named bare
+        load_ruleset("myrules")
+    with pytest.raises(RulesetError, match=f"^{re.escape(str(tmp_path / 'none'))}: no such rule set file"):
+        load_ruleset(tmp_path / "none")
+    with pytest.raises(RulesetError, match="^unknown rule set 'nope'; presets: "):
+        load_ruleset("nope")
+    (tmp_path / "block").write_text("x = [")  # a file named like a preset: the preset is meant
+    assert load_ruleset("block") == load_ruleset(RULESET_DIR / "block.toml")
