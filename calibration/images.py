@@ -34,6 +34,39 @@ def quiet_opencv():
         log.setLogLevel(level)
 
 
+def opencv_name(path: str | os.PathLike) -> str:
+    """``path`` as the text OpenCV's video reader and writers take.
+
+    Raises:
+        ValueError: a name with bytes that are not UTF-8 (Python holds them as lone surrogates):
+            handed to OpenCV it crashed the whole process, a venue service included (helper-149).
+    """
+    text = os.fspath(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{text!r}: the name is not UTF-8 text, which OpenCV cannot open or write; "
+                         "rename it") from None
+    return text
+
+
+def write_image(path: str | os.PathLike, image: np.ndarray, params: tuple[int, ...] = ()) -> None:
+    """Write ``image`` ((H, W) or (H, W, 3) uint8 BGR) to ``path``, in the format its suffix names
+    (encoded by OpenCV, written by Python: any file name works, see :func:`opencv_name`).
+
+    Raises:
+        OSError: the file cannot be written, or OpenCV has no encoder for its suffix.
+    """
+    suffix = Path(path).suffix
+    try:
+        ok, buf = cv2.imencode(suffix, image, list(params))
+    except cv2.error:
+        ok = False
+    if not ok:
+        raise OSError(f"OpenCV cannot write {suffix or 'a file without suffix'} pictures")
+    Path(path).write_bytes(buf.tobytes())
+
+
 #: First bytes of a JPEG file: a format without transparency, so it is decoded once, not twice.
 JPEG_MAGIC = b"\xff\xd8\xff"
 #: First bytes of a PNG file, whose header says whether it can hold transparency.

@@ -26,6 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.images import opencv_name
 from calibration.profile import TableProfile
 from datasets.footage_script import Script
 from engine.simulate import simulate_match
@@ -215,11 +216,16 @@ def make_footage(rules_name: str, seed: int, out_dir: str | Path, fps: float = 1
     Returns:
         {"video": ..., "ground_truth": ..., "profile": ...} paths.
 
+    Raises:
+        ValueError: a folder or name that is not UTF-8 text (OpenCV's writer cannot take it), an
+            earlier render's files in the way, a bad rule set.
+
     The three files are written in a hidden ``.NAME.partial`` folder and moved into ``out_dir``
     together at the end: an interrupted render (Ctrl-C) leaves the folder's earlier footage as it
     was, never a video with another video's ground truth.
     """
     out = Path(out_dir)
+    opencv_name(out / f"{name}.mp4")  # before the folder is made: such a name would crash OpenCV's writer
     out.mkdir(parents=True, exist_ok=True)
     cmd = command or (f"dominocast datasets footage --rules {shlex.quote(rules_name)} --seed {seed} "
                       f"--out {shlex.quote(str(out))} --fps {fps:g} --size {size[0]}x{size[1]} "
@@ -314,7 +320,7 @@ def _render(rules_name: str, seed: int, out: Path, fps: float, size: tuple[int, 
 
     # Render: each table version once, composite the arm; identical frames reused.
     video = out / f"{name}.mp4"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
+    writer = cv2.VideoWriter(opencv_name(video), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
     if not writer.isOpened():
         raise RuntimeError(f"cannot write {video} with the mp4v codec")
     comp = Compositor(cam, style, effects, shadow)

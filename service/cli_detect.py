@@ -167,7 +167,8 @@ def detect(
     check_replaceable("--json", json_out, "a tile list of `detect`")
     for shot in shots:
         check_replaceable("--annotate", shot, "a picture")
-    if annotate_out is not None and not cv2.haveImageWriter(str(annotate_out.with_suffix(annotate_out.suffix or ".x"))):
+    # the suffix alone decides, and OpenCV crashed on a name that is not UTF-8 (helper-149)
+    if annotate_out is not None and not cv2.haveImageWriter("x" + (annotate_out.suffix or ".x")):
         raise fail(f"--annotate {annotate_out}: OpenCV cannot write this file type (use .png or .jpg)")
     profile = None
     if calibration is not None:
@@ -271,7 +272,7 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
     import cv2
 
     from calibration.errors import CalibrationError
-    from calibration.images import load_image, transparency_note
+    from calibration.images import load_image, transparency_note, write_image
     from vision.exposure import clipped_mask, glared_reads_message, overexposed, overexposed_message, read_in_glare
 
     def say(line: str) -> None:  # on stderr with the errors: about the input, not its tiles
@@ -309,8 +310,7 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
             dst = shots[k]
             try:
                 dst.parent.mkdir(parents=True, exist_ok=True)
-                if not cv2.imwrite(str(dst), annotate(frame, tiles)):
-                    raise OSError("OpenCV cannot write this file type")
+                write_image(dst, annotate(frame, tiles))
                 written.append(dst)
             except (OSError, cv2.error) as exc:
                 fail(f"{dst}: cannot write ({getattr(exc, 'strerror', None) or ' '.join(str(exc).split())})")

@@ -47,7 +47,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from calibration.images import percent
+from calibration.images import percent, write_image
 from engine.events import Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.hand import Hand, IllegalEvent
 from engine.match import first_context, next_context, replay_match
@@ -315,7 +315,7 @@ class _Outputs:
     def flush_snapshots(self, frame: np.ndarray | None = None) -> None:
         """Save the pending snapshots: of ``frame`` (redrawn after the events), else as emitted."""
         for name, emitted in self._pending:
-            cv2.imwrite(str(self.dir / name), emitted if frame is None else frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
+            write_image(self.dir / name, emitted if frame is None else frame, (cv2.IMWRITE_JPEG_QUALITY, 80))
         self._pending = []
 
     def wants_frame(self, t: float) -> bool:

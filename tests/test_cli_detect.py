@@ -646,3 +646,19 @@ def test_one_tile_in_glare_is_singular_in_one_image_json(monkeypatch, tmp_path):
                                      "the 5 tiles read: its pips may be misread; light the table from the side or "
                                      "move the lamp"]
     assert [t["in_glare"] for t in json.loads(out.read_text())] == expected
+
+
+@pytest.mark.skipif(not HAVE_MODELS, reason="models/*.onnx absent")
+def test_annotate_and_json_under_a_name_that_is_not_utf8(files, tmp_path):
+    """helper-149: --annotate 'a\\xff.png' crashed the process in OpenCV (exit 139). Run as the console
+    script runs (its stdout takes such names), with the real models on a plain picture."""
+    import subprocess
+    import sys
+
+    pic, out = tmp_path / "a\udcff.png", tmp_path / "b\udcff.json"
+    argv = [sys.executable, "-m", "service.cli", "detect", str(files["good"]), "--annotate", str(pic), "--json", str(out)]
+    res = subprocess.run([os.fsencode(a) for a in argv], capture_output=True, timeout=300,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert res.returncode == 0, res.stderr.decode(errors="replace")
+    drawn = cv2.imdecode(np.fromfile(pic, np.uint8), cv2.IMREAD_COLOR)
+    assert drawn.shape == (120, 160, 3) and json.loads(out.read_text()) == []  # no tile on plain grey

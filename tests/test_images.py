@@ -119,3 +119,22 @@ def test_a_transparent_png_is_turned_by_its_exif_orientation_as_an_opaque_one(tm
         assert shares == [7 / 35]
         grey = load_image(cut, gray=True)  # `calibrate lens` reads grey: turned alike
         assert grey.shape == out.shape[:2] and (grey[~see] == PAD_VALUE).all(), orientation
+
+
+def test_names_opencv_cannot_take_are_refused_and_pictures_are_written_under_any_name(tmp_path):
+    """helper-149: a file name with a byte that is not UTF-8 (Python's lone surrogate) crashed OpenCV's
+    video reader, writers and haveImageWriter (exit 139: a venue service would die with it)."""
+    import pytest
+
+    from calibration.images import opencv_name, write_image
+
+    odd = tmp_path / "pic\udcff.png"
+    with pytest.raises(ValueError, match=r"pic\\udcff.png': the name is not UTF-8 text"):
+        opencv_name(odd)
+    assert opencv_name(tmp_path / "é.mp4") == str(tmp_path / "é.mp4")
+    img = np.arange(48 * 64 * 3, dtype=np.uint8).reshape(48, 64, 3)
+    write_image(odd, img)
+    back = cv2.imdecode(np.fromfile(odd, np.uint8), cv2.IMREAD_COLOR)
+    assert np.array_equal(back, img)  # PNG is lossless: the very pixels
+    with pytest.raises(OSError, match="OpenCV cannot write .xyz pictures"):
+        write_image(tmp_path / "a.xyz", img)

@@ -2353,3 +2353,15 @@ def test_a_glare_on_the_line_makes_a_finished_hands_score_not_final(tmp_path, on
     assert ("hand over · score (not final) N 0, S 0" in page) is on_the_line
     assert ("final score N 0, S 0" in page) is not on_the_line
     assert len([w for w in s.warnings if w.startswith("the footage is overexposed (at 2.0 s")]) == 1
+
+
+def test_a_video_folder_named_in_other_bytes_than_utf8_is_an_oserror(tmp_path):
+    """helper-149: a review into a folder whose name is not UTF-8 crashed in OpenCV's writer (exit 139);
+    the review now goes on without its annotated video and says why."""
+    from service.video_out import open_video
+
+    odd = tmp_path / "r\udcff"
+    odd.mkdir()
+    with pytest.raises(OSError, match="the name is not UTF-8 text, which OpenCV cannot open or write"):
+        open_video(odd, 10.0, (64, 48))
+    assert list(odd.iterdir()) == []

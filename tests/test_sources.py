@@ -574,3 +574,17 @@ def test_an_outage_is_dated_from_the_last_frame_not_from_when_the_stall_was_noti
     (down, up), = src.outages
     assert down == pytest.approx(last_before, abs=0.02)  # before: last_before + 0.4
     assert up - down >= 0.4  # the read timeout and the backoff are inside the outage
+
+
+def test_a_video_or_url_name_opencv_cannot_take_is_a_source_error(tmp_path):
+    """helper-149: a video named with a non-UTF-8 byte (or such a URL in a service's JSON) segfaulted
+    OpenCV's capture; it is now one SourceError naming it."""
+    import pytest
+
+    from vision.sources import SourceError, open_source
+
+    video = tmp_path / "v\udcff.mp4"
+    video.write_bytes(b"\x00" * 64)
+    for spec in (video, "rtsp://camera\udcff/stream"):
+        with pytest.raises(SourceError, match="the name is not UTF-8 text, which OpenCV cannot open or write"):
+            open_source(spec)

@@ -135,10 +135,16 @@ class VideoFileSource(FrameSource):
                  capture_factory: Callable[[str], object] | None = None):
         import cv2
 
+        from calibration.images import opencv_name
+
         self.path = Path(path)
         if not self.path.is_file():
             raise SourceError(f"video file {self.path} does not exist")
-        self._cap = (capture_factory or cv2.VideoCapture)(str(self.path))
+        try:
+            name = opencv_name(self.path)
+        except ValueError as exc:
+            raise SourceError(str(exc)) from None
+        self._cap = (capture_factory or cv2.VideoCapture)(name)
         self._file_times = not fps  # the frames' own presentation times (see the class doc)
         self._offset_s = 0.0  # added to index / fps once the file's times are given up
         if not self._cap.isOpened():
@@ -697,6 +703,12 @@ def open_source(spec: str | int | os.PathLike, interval_s: float = 1.0, **live_k
         return LiveSource(int(spec), **live_kwargs)
     text = str(spec)
     if is_stream_url(text):
+        from calibration.images import opencv_name
+
+        try:
+            opencv_name(text)  # OpenCV's capture crashed the process on such a URL (a JSON "\udcff")
+        except ValueError as exc:
+            raise SourceError(str(exc)) from None
         return LiveSource(text, **live_kwargs)
     path = Path(text)
     if path.is_dir():
