@@ -116,7 +116,7 @@ def test_train_verifier_rejects_bad_arguments_in_one_line(tmp_path):
     afile = tmp_path / "crops.npz"
     afile.write_bytes(b"")
     for args, msg in ((["--epochs", "0"], "--epochs must be >= 1"),
-                      (["--scenes", "5"], "--scenes must be >= 10 (the val split is every tenth scene)"),
+                      (["--scenes", "5"], "--scenes must be 10-1000000 (the val split is every tenth scene), got 5"),
                       (["--device", "gpu"], "--device must be auto, cpu or a CUDA index, got 'gpu'"),
                       (["--data", str(afile)], f"--data {afile} is not a folder")):
         res = CliRunner().invoke(app, ["train", "verifier", *args])
