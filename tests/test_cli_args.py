@@ -628,17 +628,9 @@ def test_an_interrupted_build_leaves_no_half_dataset(tmp_path, monkeypatch):
     """helper-149: Ctrl-C mid-build exited 130 in silence, leaving detect/ and pips/ without recipe.json,
     which the next build refused and `train` mixed into its own."""
     import datasets.build as B
+    from interrupting import interrupt_at  # tests/interrupting.py
 
-    real = B._write_one
-    calls = []
-
-    def stop_midway(job):
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return real(job)
-
-    monkeypatch.setattr(B, "_write_one", stop_midway)
+    calls = interrupt_at(monkeypatch, B, "_write_one", 3)
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("kept")

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from interrupting import interrupt_at  # tests/interrupting.py
+
 from calibration.profile import TableProfile
 from datasets.footage import make_footage
 from datasets.render.line_of_play import GAP_MM, Box, Planner, overlap_area, plan_hand
@@ -235,15 +237,7 @@ def test_an_interrupted_render_leaves_the_folders_earlier_footage_as_it_was(tmp_
 
     make_footage("block", 5, tmp_path, **SMALL)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    real, calls = F.render_scene, []
-
-    def stop_midway(spec):
-        calls.append(1)
-        if len(calls) == 5:
-            raise KeyboardInterrupt
-        return real(spec)
-
-    monkeypatch.setattr(F, "render_scene", stop_midway)
+    calls = interrupt_at(monkeypatch, F, "render_scene", 5)
     res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--seed", "6", "--out", str(tmp_path),
                                    "--fps", "4", "--size", "320x240"])
     assert res.exit_code == 130
