@@ -47,11 +47,13 @@ def _recipe(data: Path) -> dict | None:
     return r if isinstance(r, dict) else None
 
 
-def dataset_problem(data: Path, scenes: int, seed: int, imgsz: int, windows: int = 2) -> str | None:
+def dataset_problem(data: Path, scenes: int, seed: int, imgsz: int, windows: int = 2,
+                    any_windows: bool = False) -> str | None:
     """Why training cannot use or build the dataset folder ``data`` for this recipe, in one line, or None.
 
     A complete dataset (:func:`_missing_for_training` finds nothing) is used as it is, whatever
-    ``scenes`` and ``seed`` say, but its detector windows must be ``imgsz`` px.  An incomplete one is
+    ``scenes`` and ``seed`` say, but its detector windows must be ``imgsz`` px (unless ``any_windows``:
+    the pip reader reads the halves, whatever the windows).  An incomplete one is
     built again only when its recipe.json names this very recipe (same generator version, seed,
     scenes, window size and windows per scene: the build writes the same files again); a half-built
     folder of another recipe, or one without recipe.json, would mix its files into the new dataset
@@ -67,7 +69,7 @@ def dataset_problem(data: Path, scenes: int, seed: int, imgsz: int, windows: int
     recipe = _recipe(data)
     if not _missing_for_training(data):
         got = recipe.get("imgsz") if recipe else None
-        if got is not None and got != imgsz:
+        if got is not None and got != imgsz and not any_windows:
             return (f"{data} holds detector windows of {got} px, not --imgsz {imgsz}: "
                     f"give --imgsz {got} or build a dataset of {imgsz} px windows into another folder")
         return None
@@ -83,7 +85,8 @@ def dataset_problem(data: Path, scenes: int, seed: int, imgsz: int, windows: int
             "this one; delete the folder or give another --data")
 
 
-def ensure_dataset(data: Path, scenes: int, seed: int, imgsz: int, workers: int = 2, windows: int = 2) -> dict:
+def ensure_dataset(data: Path, scenes: int, seed: int, imgsz: int, workers: int = 2, windows: int = 2,
+                   any_windows: bool = False) -> dict:
     """Build the synthetic dataset into ``data`` unless it is there with its train and val splits
     (its recipe.json, and as many detector windows and halves per split as the recipe counts).
 
@@ -98,7 +101,7 @@ def ensure_dataset(data: Path, scenes: int, seed: int, imgsz: int, workers: int 
         ValueError: :func:`dataset_problem` (another recipe's files in ``data``, or windows of
             another size).
     """
-    problem = dataset_problem(data, scenes, seed, imgsz, windows)
+    problem = dataset_problem(data, scenes, seed, imgsz, windows, any_windows)
     if problem:
         raise ValueError(problem)
     missing = _missing_for_training(data)

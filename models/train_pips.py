@@ -48,7 +48,7 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
     if threads:
         torch.set_num_threads(threads)
     data = Path(data) if data else default_data_dir(seed, scenes, imgsz)
-    recipe = ensure_dataset(data, scenes, seed, imgsz)
+    recipe = ensure_dataset(data, scenes, seed, imgsz, any_windows=True)
     dev = resolve_device(device)
     tdev = torch.device("cuda:0" if dev != "cpu" else "cpu")
     sw = Stopwatch()

@@ -56,12 +56,14 @@ def _check_device(device: str, data: Optional[Path] = None) -> None:
         raise fail(f"--data {data} is not a folder")
 
 
-def _check_dataset(data: Optional[Path], scenes: int, seed: int, imgsz: int, windows: int = 2) -> None:
+def _check_dataset(data: Optional[Path], scenes: int, seed: int, imgsz: int, windows: int = 2,
+                   any_windows: bool = False) -> None:
     """The dataset folder training would use or build holds no other recipe's files and windows of ``imgsz``
     px (:func:`models.common.dataset_problem`), else fail in one line (exit 2)."""
     from models.common import dataset_problem, default_data_dir
 
-    problem = dataset_problem(data or default_data_dir(seed, scenes, imgsz, windows), scenes, seed, imgsz, windows)
+    problem = dataset_problem(data or default_data_dir(seed, scenes, imgsz, windows), scenes, seed, imgsz, windows,
+                              any_windows)
     if problem:
         raise fail(f"--data {problem}" if data else problem)
 
@@ -123,7 +125,7 @@ def pips_cmd(
     _check_imgsz(imgsz)
     check_scenes(scenes)
     check_seed(seed, MAX_TORCH_SEED)
-    _check_dataset(data, scenes, seed, imgsz)
+    _check_dataset(data, scenes, seed, imgsz, any_windows=True)  # halves are 32 px whatever the windows
     _need_training_deps(device, ("torch",))  # after the argument checks: a typo is reported without the train extra too
     from models.train_pips import train
 

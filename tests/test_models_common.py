@@ -76,6 +76,7 @@ def test_windows_of_another_size_are_refused(tmp_path):
         f"{whole} holds detector windows of 320 px, not --imgsz 640: give --imgsz 320 or build a dataset of "
         "640 px windows into another folder")
     assert dataset_problem(whole, 10, 0, 320) is None
+    assert dataset_problem(whole, 10, 0, 640, any_windows=True) is None  # the pip reader reads halves
     f = tmp_path / "file"
     f.write_text("x")
     assert dataset_problem(f, 10, 0, 320) == f"{f} is not a folder"
