@@ -12,6 +12,8 @@ A preset is validated on load; an unknown or badly typed key raises
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -26,6 +28,8 @@ MAX_COUNT = 1_000
 #: The most points one bonus or penalty of a rule set may give or take, as one entered by the umpire
 #: (the presets' are -50..30): a typo of a few digits would otherwise end the match (helper-146).
 MAX_POINTS = 1_000
+#: Largest rule set file read (bytes); the presets are about 2 KB.
+MAX_RULESET_BYTES = 1 << 20
 
 
 def _points(default: int | None, low: int = 0) -> object:
@@ -216,24 +220,19 @@ def load_ruleset(name_or_path: str | Path, **overrides: object) -> Ruleset:
         RulesetError: unknown preset, unreadable TOML, or a key that fails validation
             (the message names the key and the file).
     """
-    path = Path(name_or_path)
-    # a bare word is a preset (or else a file of that name here); a path is read as a file (helper-149:
-    # /etc/passwd was "unknown rule set")
-    preset = RULESET_DIR / f"{name_or_path}.toml"
-    if not path.suffix and len(path.parts) == 1 and (preset.exists() or not path.is_file()):
-        path = preset
+    text = str(name_or_path)
+    if not text.strip():  # Path("") reads as ".", the current folder (helper-150)
+        raise RulesetError(f"the rule set is empty: name a preset ({', '.join(available_presets())}) or a TOML file")
+    path = Path(text)
+    # A bare word (no folder separator, no suffix) is a preset, or else a file of that name here; anything
+    # else is read as a file: /etc/passwd is "not valid TOML", not "unknown rule set" (helper-149), and
+    # ./all-fives is a file, although Path drops its "./" (helper-150).
+    bare = not path.suffix and "/" not in text and os.sep not in text
+    if bare and ((RULESET_DIR / f"{text}.toml").exists() or not path.is_file()):
+        path = RULESET_DIR / f"{text}.toml"
         if not path.exists():
-            raise RulesetError(
-                f"unknown rule set {str(name_or_path)!r}; presets: {', '.join(available_presets())}"
-            )
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RulesetError(f"{path}: no such rule set file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RulesetError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise RulesetError(f"{path}: not valid TOML: {exc}") from None
+            raise RulesetError(f"unknown rule set {text!r}; presets: {', '.join(available_presets())}")
+    data = _read_toml(path, text)
     data.update(overrides)
     data.setdefault("name", path.stem)
     try:
@@ -242,8 +241,36 @@ def load_ruleset(name_or_path: str | Path, **overrides: object) -> Ruleset:
         err = exc.errors()[0]
         if err["loc"] and err["loc"][0] in overrides:  # the caller's value, not the file's
             raise RulesetError(f"override {_key(err)!r}: {err['msg']}") from None
-        where = f"rule set {path.stem!r}" if path.parent == RULESET_DIR else str(path)
+        where = f"rule set {path.stem!r}" if path.parent == RULESET_DIR else text
         raise RulesetError(f"{where}: key {_key(err)!r}: {err['msg']}") from None
+
+
+def _read_toml(path: Path, shown: str) -> dict:
+    """The TOML table in the regular file ``path`` (``shown`` as the user gave it, in messages), at most
+    :data:`MAX_RULESET_BYTES` long: a folder, a device or a FIFO is refused before reading (helper-150:
+    /dev/zero was read until the memory ran out).
+
+    Raises:
+        RulesetError: missing, not a regular file, too large, unreadable, not UTF-8 or not TOML.
+    """
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise RulesetError(f"{shown}: no such rule set file") from None
+    except OSError as exc:
+        raise RulesetError(f"{shown}: cannot read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise RulesetError(f"{shown} is a folder, not a rule set file")
+    if not stat.S_ISREG(st.st_mode):
+        raise RulesetError(f"{shown} is not a regular file (a device or a pipe), not a rule set file")
+    if st.st_size > MAX_RULESET_BYTES:
+        raise RulesetError(f"{shown} is {st.st_size} bytes: a rule set file is at most {MAX_RULESET_BYTES}")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RulesetError(f"{shown}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetError(f"{shown}: not valid TOML: {exc}") from None
 
 
 def ruleset_from_params(params: dict, where: str) -> Ruleset:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.ruleset import RULESET_DIR, Ruleset, RulesetError, available_presets, load_ruleset
+from engine.ruleset import MAX_RULESET_BYTES, RULESET_DIR, Ruleset, RulesetError, available_presets, load_ruleset
 
 PRESETS = available_presets()
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
@@ -338,3 +338,24 @@ def test_a_path_without_suffix_is_read_as_a_file_not_looked_up_as_a_preset(tmp_p
         load_ruleset("nope")
     (tmp_path / "block").write_text("x = [")  # a file named like a preset: the preset is meant
     assert load_ruleset("block") == load_ruleset(RULESET_DIR / "block.toml")
+
+
+def test_only_a_regular_file_of_sane_size_is_read_and_a_dot_slash_path_is_a_file(tmp_path, monkeypatch):
+    """helper-150: --rules /dev/zero read until the memory ran out (exit 137); --rules ./all-fives played
+    the preset (Path drops the "./"); --rules "" said ".: cannot read: Is a directory"."""
+    with pytest.raises(RulesetError, match="^/dev/zero is not a regular file"):
+        load_ruleset("/dev/zero")
+    with pytest.raises(RulesetError, match=f"^{re.escape(str(tmp_path))} is a folder, not a rule set file$"):
+        load_ruleset(tmp_path)
+    big = tmp_path / "big.toml"
+    big.write_text("# " + "x" * MAX_RULESET_BYTES + "\n")
+    with pytest.raises(RulesetError, match=f"is {big.stat().st_size} bytes: a rule set file is at most"):
+        load_ruleset(big)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RulesetError, match="^./all-fives: no such rule set file$"):
+        load_ruleset("./all-fives")
+    (tmp_path / "all-fives").write_text((RULESET_DIR / "block.toml").read_text())
+    assert load_ruleset("./all-fives") == load_ruleset("block")  # the file here, not the preset
+    for empty in ("", "  "):
+        with pytest.raises(RulesetError, match="^the rule set is empty: name a preset"):
+            load_ruleset(empty)
