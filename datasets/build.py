@@ -56,6 +56,8 @@ PADDED_WINDOWS = 0.15
 #: 8: pixels under a glare spot that clips every colour (``effects.WASHOUT``) count as hidden, so a tile
 #: washed out over half its face is labelled neither way, as one mostly under an arm.
 RECIPE_VERSION = 8
+#: What a build writes into its folder (recipe.json last: a folder without it is an unfinished build).
+DATASET_PARTS = ("recipe.json", "detect", "pips")
 #: Share of the training scenes rendered on a random procedural texture (``textures.py``: bands, veins,
 #: grain, cracks, ...) instead of their own surface: 7 of the 12 held-out false face-down boxes (bench
 #: frames, 2026-12-01) lay between the regular bands of one marble table, a look no training surface

@@ -39,6 +39,8 @@ from datasets.render.tiles import TILE_LONG_MM
 CLASSES = ("up", "down", "none")
 #: 2: parts of a crop outside the frame are grey instead of repeated edge pixels; 3: procedural surfaces.
 CROP_VERSION = 3
+#: What a build writes into its folder (recipe.json last: crops without it are an unfinished build).
+VERIFIER_PARTS = ("recipe.json", "train.npz", "val.npz")
 #: Share of the scenes rendered on a random procedural texture instead of their split's surface.
 PROCEDURAL_SHARE = 0.25
 SOURCES = ("label", "det_tile", "det_none", "random", "shifted")
@@ -184,14 +186,49 @@ def build_verifier(out: str | Path, scenes: int, seed: int, workers: int = 2, pr
     return recipe
 
 
+def _recipe(folder: Path) -> dict | None:
+    """``folder/recipe.json`` as a dict, or None (absent, unreadable, not a JSON object)."""
+    try:
+        r = json.loads((Path(folder) / "recipe.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return r if isinstance(r, dict) else None
+
+
 def is_current(folder: str | Path, scenes: int, seed: int) -> bool:
     """Whether ``folder`` holds a complete build of this recipe by the present generator and crop code."""
-    f = Path(folder) / "recipe.json"
-    if not f.exists():
-        return False
-    r = json.loads(f.read_text())
-    return (r.get("scenes"), r.get("seed"), r.get("version"), r.get("crop_version")) == (
+    r = _recipe(Path(folder))
+    return r is not None and (r.get("scenes"), r.get("seed"), r.get("version"), r.get("crop_version")) == (
         scenes, seed, RECIPE_VERSION, CROP_VERSION)
+
+
+def crops_problem(folder: str | Path, scenes: int, seed: int) -> str | None:
+    """Why the verifier cannot train on, or build its crops into, ``folder`` (one line), or None.
+
+    A folder of verifier crops of this recipe (seed and scenes; built by an older generator or crop code
+    too: it is built again) or one holding none of :data:`VERIFIER_PARTS` is fine. Anything else would be
+    written over or mixed in: a detector dataset's recipe.json (helper-150: it was overwritten), crops of
+    another seed or scene count, an unreadable recipe.json, or crops without one (an interrupted build).
+    """
+    folder = Path(folder)
+    if not folder.exists():
+        return None
+    if not folder.is_dir():
+        return f"{folder} is not a folder"
+    built = [p for p in VERIFIER_PARTS if (folder / p).exists()]
+    if not built:
+        return None
+    r = _recipe(folder)
+    if r is not None and "crop_version" in r:
+        if (r.get("scenes"), r.get("seed")) == (scenes, seed):
+            return None
+        return (f"{folder} holds verifier crops of --scenes {r.get('scenes')} --seed {r.get('seed')}: give those "
+                "to train on them, or another --data")
+    what = ("a dataset that is not verifier crops (its recipe.json names no crop_version)" if r is not None else
+            "a recipe.json that is not a JSON object" if (folder / "recipe.json").exists() else
+            "verifier crops without recipe.json (an interrupted build)")
+    return (f"{folder} holds {what}: building the crops there would write over its files; delete it or give "
+            "another --data")
 
 
 def load_verifier_split(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -38,6 +38,11 @@ def _missing_for_training(data: Path) -> str:
     return ""
 
 
+def is_complete(data: Path) -> bool:
+    """Whether ``data`` holds a whole dataset: its recipe.json and every split it counts."""
+    return not _missing_for_training(Path(data))
+
+
 def _recipe(data: Path) -> dict | None:
     """``data/recipe.json`` as a dict, or None (absent or unreadable)."""
     try:
@@ -59,7 +64,7 @@ def dataset_problem(data: Path, scenes: int, seed: int, imgsz: int, windows: int
     folder of another recipe, or one without recipe.json, would mix its files into the new dataset
     (helper-149: an interrupted seed-0 build's halves, held-out ones included, trained a seed-5 reader).
     """
-    from datasets.build import RECIPE_VERSION
+    from datasets.build import DATASET_PARTS, RECIPE_VERSION
 
     data = Path(data)
     if not data.exists():
@@ -73,7 +78,7 @@ def dataset_problem(data: Path, scenes: int, seed: int, imgsz: int, windows: int
             return (f"{data} holds detector windows of {got} px, not --imgsz {imgsz}: "
                     f"give --imgsz {got} or build a dataset of {imgsz} px windows into another folder")
         return None
-    built = [p.name for p in (data / "recipe.json", data / "detect", data / "pips") if p.exists()]
+    built = [p for p in DATASET_PARTS if (data / p).exists()]
     if not built:
         return None
     want = {"version": RECIPE_VERSION, "seed": seed, "scenes": scenes, "imgsz": imgsz, "det_per_scene": windows}
@@ -117,9 +122,10 @@ def ensure_dataset(data: Path, scenes: int, seed: int, imgsz: int, workers: int 
 
 
 def recipe_summary(recipe: dict) -> dict:
-    """The metrics file's account of a dataset recipe: scenes, seed, windows per scene, generator version."""
-    return {"scenes": recipe.get("scenes"), "seed": recipe.get("seed"), "windows_per_scene": recipe.get("det_per_scene"),
-            "generator_version": recipe.get("version")}
+    """The metrics file's account of a dataset recipe: scenes, seed, window side (px), windows per scene,
+    generator version."""
+    return {"scenes": recipe.get("scenes"), "seed": recipe.get("seed"), "imgsz": recipe.get("imgsz"),
+            "windows_per_scene": recipe.get("det_per_scene"), "generator_version": recipe.get("version")}
 
 
 def resolve_device(device: str) -> str:
@@ -183,11 +189,13 @@ def data_arguments(description: str, epochs: int, batch: int):
 
 
 def repo_relative(path: Path) -> str:
-    """``path`` relative to the repository when inside it (metrics files travel with the repo), else as given."""
+    """``path`` relative to the repository when inside it (metrics files travel with the repo), else absolute
+    (helper-150: a folder relative to wherever the command ran named nothing later)."""
+    full = Path(path).resolve()
     try:
-        return str(Path(path).resolve().relative_to(REPO_ROOT))
+        return str(full.relative_to(REPO_ROOT))
     except ValueError:
-        return str(path)
+        return str(full)
 
 
 def write_json(path: Path, obj: dict) -> None:

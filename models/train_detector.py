@@ -23,7 +23,7 @@ import shutil
 from pathlib import Path
 
 from models.common import (CHECKPOINTS, data_arguments, MODELS_DIR, REPO_ROOT, Stopwatch, default_data_dir, ensure_dataset,
-                           hardware, recipe_summary, resolve_device, write_json)
+                           hardware, recipe_summary, repo_relative, resolve_device, write_json)
 
 CHECKPOINT = CHECKPOINTS / "tile_detector.pt"
 ONNX_PATH = MODELS_DIR / "tile_detector.onnx"
@@ -108,7 +108,7 @@ def train(data: Path | None = None, scenes: int = 1200, seed: int = 0, imgsz: in
     metrics = {"model": "yolo11n-obb", "classes": ["tile_up", "tile_down"], "imgsz": imgsz,
                "epochs_run": epochs_done, "train_wall_s": train_s, "total_wall_s": sw(),
                "hardware": hardware(dev), "device": dev, "started_from": Path(start).name,
-               "data": {"dir": str(data.relative_to(REPO_ROOT)) if data.is_relative_to(REPO_ROOT) else str(data),
+               "data": {"dir": repo_relative(data),
                         **recipe_summary(recipe)},
                "val": val, "test_heldout": test, "onnx": ONNX_PATH.name, "opset": OPSET}
     write_json(METRICS_PATH, metrics)

@@ -220,6 +220,42 @@ def folder_option(option: str, text: str) -> Path:
     return Path(text)
 
 
+def first_missing(path: Path) -> Path | None:
+    """The topmost folder of ``path`` (itself included) that does not exist yet, or None when it exists:
+    what a command that makes ``path`` must remove again if it is interrupted."""
+    path, top = Path(path), None
+    while not path.exists():
+        top = path
+        if path.parent == path:
+            break
+        path = path.parent
+    return top
+
+
+def undo_partial(out: Path, parts: tuple[str, ...], made: Path | None) -> str:
+    """Remove the ``parts`` (files or folders) an unfinished build wrote into ``out``, and the folders made
+    for it (``made``: :func:`first_missing` before the build) once empty, so that the same command can
+    build there again (helper-150: Ctrl-C in ``train`` left a half-built folder that the next run refused;
+    an interrupted ``--out n1/n2/n3`` left n1/n2). Returns what ``out`` holds now, for the message."""
+    import shutil
+
+    out = Path(out)
+    for part in parts:
+        p = out / part
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        elif p.exists() or p.is_symlink():
+            p.unlink()
+    if made is not None:
+        folder = out
+        while folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+            if folder == made or folder.parent == folder:
+                break
+            folder = folder.parent
+    return f"{out} was not made" if not out.exists() else f"{out} holds what it held before"
+
+
 def check_seed(seed: int, top: int = MAX_SEED) -> None:
     """``--seed`` within 0..``top``, else fail in one line (exit 2): the dataset generator takes no
     negative seed (numpy's SeedSequence only says "expected non-negative integer")."""

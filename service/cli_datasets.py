@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import typer
 
 from service.cli_common import (check_positive, check_scenes, check_seed, check_utf8, check_workers, console,
-                                err_console, fail, folder_option, make_folder, plural)
+                                err_console, fail, first_missing, folder_option, make_folder, plural, undo_partial)
 
 datasets_app = typer.Typer(help="Synthetic datasets for the tile detector and the pip reader.",
                            no_args_is_help=True)
@@ -36,7 +35,7 @@ def build_cmd(
     height: int = typer.Option(720, "--height", help="Rendered frame height, pixels."),
 ) -> None:
     """Render scenes and write the OBB detection and pip classification datasets."""
-    from datasets.build import build
+    from datasets.build import DATASET_PARTS, build
 
     out = folder_option("--out", out_text)
     check_scenes(scenes)
@@ -49,41 +48,26 @@ def build_cmd(
     if imgsz > min(width, height):
         raise fail(f"--imgsz {imgsz} is larger than the frame ({width}x{height})")
     check_workers(workers)
-    old = [p.name for p in (out / "recipe.json", out / "detect", out / "pips") if p.exists()]
+    old = [p for p in DATASET_PARTS if (out / p).exists()]
     if old:  # a build writes file by file: into an earlier one, stale files of it would stay mixed in
         raise fail(f"--out {out} already holds a dataset ({', '.join(old)}); choose a new folder or delete it")
-    existed = out.exists()
+    made = first_missing(out)
     make_folder("--out", out)
     try:
         summary = build(out, scenes, seed=seed, imgsz=imgsz, workers=workers, frame_size=(width, height),
                         progress=True)
     except KeyboardInterrupt:
-        err_console.print(f"interrupted: no dataset written; {_undo_build(out, existed)}", highlight=False,
+        err_console.print(f"interrupted: no dataset written; {undo_partial(out, DATASET_PARTS, made)}", highlight=False,
                           markup=False, soft_wrap=True)
         raise typer.Exit(code=130) from None
     except OSError as exc:  # a full disk: what was written is half a dataset
-        raise fail(f"--out {out}: {exc.strerror or exc}; no dataset written, {_undo_build(out, existed)}") from None
+        raise fail(f"--out {out}: {exc.strerror or exc}; no dataset written, {undo_partial(out, DATASET_PARTS, made)}") from None
     for split, c in summary["counts"].items():
         console.print(f"{split}: {c['scenes']} scenes, {c['detect_images']} detector images, {c['halves']} halves")
     if scenes < 10:
         console.print("note: scene i goes to val when i % 10 == 8 and to the held-out test split when i % 10 == 9; "
                       "build 10 scenes or more to have both", markup=False, highlight=False)
     console.print(f"wrote {out}")
-
-
-def _undo_build(out: Path, existed: bool) -> str:
-    """Remove what an unfinished build wrote into ``out`` (it held no dataset before: checked first),
-    so that the folder can be built into again; says what ``out`` holds now."""
-    for part in ("detect", "pips", "recipe.json"):
-        p = out / part
-        if p.is_dir():
-            shutil.rmtree(p, ignore_errors=True)
-        elif p.exists():
-            p.unlink()
-    if not existed and out.is_dir() and not any(out.iterdir()):
-        out.rmdir()
-        return f"{out} was not made"
-    return f"{out} holds what it held before"
 
 
 # ---- footage (datasets/footage.py, docs/footage.md) ------------------------------------
@@ -137,7 +121,7 @@ def footage(
         load_ruleset(rules)
     except (FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
-    existed = out.exists()
+    made = first_missing(out)
     make_folder("--out", out)
     t0 = time.perf_counter()
     try:
@@ -146,10 +130,7 @@ def footage(
     except (FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:  # make_footage moves its files into --out only once all are written
-        left = f"{out} holds what it held before"
-        if not existed and not any(out.iterdir()):  # helper-94: the folder made for it was left behind
-            out.rmdir()
-            left = f"{out} was not made"
+        left = undo_partial(out, (), made)  # helper-94: the folder made for it was left behind
         err_console.print(f"interrupted: no footage written; {left}", highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(code=130) from None
     for kind, path in paths.items():

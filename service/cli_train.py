@@ -8,7 +8,8 @@ from typing import Optional
 
 import typer
 
-from service.cli_common import check_positive, check_scenes, check_seed, check_workers, console, fail
+from service.cli_common import (check_positive, check_scenes, check_seed, check_workers, console, err_console, fail,
+                                first_missing, folder_option, undo_partial)
 
 train_app = typer.Typer(help="Train the shipped models on synthetic data (see docs/models.md).",
                         no_args_is_help=True)
@@ -46,14 +47,40 @@ def _check_imgsz(imgsz: int) -> None:
         raise fail("--imgsz must be a multiple of 32, at least 64")
 
 
-def _check_device(device: str, data: Optional[Path] = None) -> None:
-    """The options every trainer shares: ``--device`` and ``--data`` (a folder, built when absent)."""
+def _check_device(device: str) -> None:
+    """``--device``: auto, cpu or CUDA indices, else fail in one line (exit 2)."""
     from models.common import is_cuda_index
 
     if device not in ("auto", "cpu") and not is_cuda_index(device):
         raise fail(f"--device must be auto, cpu or a CUDA index, got {device!r}")
-    if data is not None and data.exists() and not data.is_dir():
+
+
+def _data_folder(text: Optional[str]) -> Optional[Path]:
+    """``--data`` as typed (None: the recipe's default folder): not empty, UTF-8 (data.yaml is written
+    there; helper-150: a non-UTF-8 name was built, then crashed), not a file."""
+    if text is None:
+        return None
+    data = folder_option("--data", text)
+    if data.exists() and not data.is_dir():
         raise fail(f"--data {data} is not a folder")
+    return data
+
+
+def _train(data: Path, parts: tuple[str, ...], complete, run) -> dict:
+    """``run()`` the trainer, which builds its data into ``data`` first when it is not ``complete()``; on
+    Ctrl-C say so in one line (exit 130) and remove a half-built ``data`` (its ``parts``), so that the same
+    command builds it again (helper-150: it exited in silence and the next run refused the folder)."""
+    made = first_missing(data)
+    try:
+        return run()
+    except KeyboardInterrupt:
+        left = (f"the dataset {data} is kept" if complete() else
+                f"the dataset was not finished: {undo_partial(data, parts, made)}")
+        err_console.print(f"interrupted: no model written; {left}", highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(code=130) from None
+    except OSError as exc:  # a full disk while building or saving: one line, and no half-built dataset
+        left = "" if complete() else f"; the dataset was not finished: {undo_partial(data, parts, made)}"
+        raise fail(f"{exc.filename or data}: {exc.strerror or exc}{left}") from None
 
 
 def _check_dataset(data: Optional[Path], scenes: int, seed: int, imgsz: int, windows: int = 2,
@@ -68,6 +95,15 @@ def _check_dataset(data: Optional[Path], scenes: int, seed: int, imgsz: int, win
         raise fail(f"--data {problem}" if data else problem)
 
 
+def _dataset_job(data: Optional[Path], scenes: int, seed: int, imgsz: int, windows: int = 2):
+    """(folder, parts, complete) of the synthetic dataset a trainer uses, for :func:`_train`."""
+    from datasets.build import DATASET_PARTS
+    from models.common import default_data_dir, is_complete
+
+    folder = data or default_data_dir(seed, scenes, imgsz, windows)
+    return folder, DATASET_PARTS, lambda: is_complete(folder)
+
+
 @train_app.command("detector")
 def detector_cmd(
     epochs: int = typer.Option(30, "--epochs", help="Training epochs (ignored with --hours)."),
@@ -75,7 +111,7 @@ def detector_cmd(
     imgsz: int = typer.Option(320, "--imgsz", help="Detector input side, pixels."),
     scenes: int = typer.Option(1200, "--scenes", help="Rendered frames when the dataset must be built."),
     seed: int = typer.Option(0, "--seed", help="Generator seed."),
-    data: Optional[Path] = typer.Option(None, "--data", help="Dataset folder (built if missing)."),
+    data_text: Optional[str] = typer.Option(None, "--data", help="Dataset folder (built if missing)."),
     batch: int = typer.Option(16, "--batch"),
     device: str = typer.Option("auto", "--device", help="auto (GPU when torch sees one), cpu, or 0, 1, ..."),
     resume: bool = typer.Option(False, "--resume", help="Start from models/checkpoints/tile_detector.pt."),
@@ -85,7 +121,8 @@ def detector_cmd(
     freeze: int = typer.Option(0, "--freeze", help="With --resume: layers kept fixed (0-10 = backbone)."),
 ) -> None:
     """Train YOLO11n-OBB (tile_up / tile_down) and export models/tile_detector.onnx."""
-    _check_device(device, data)
+    _check_device(device)
+    data = _data_folder(data_text)
     _at_least("--epochs", epochs, 1)
     check_positive("--hours", hours, "hours")  # nan or inf would reach ultralytics' time budget
     _check_imgsz(imgsz)
@@ -104,8 +141,9 @@ def detector_cmd(
     _need_training_deps(device)  # after the argument checks: a typo is reported without the train extra too
     from models.train_detector import train
 
-    m = train(data, scenes, seed, imgsz, epochs, hours, batch, workers, device, resume, windows=windows,
-              lr0=lr0, freeze=freeze)
+    m = _train(*_dataset_job(data, scenes, seed, imgsz, windows),
+               lambda: train(data, scenes, seed, imgsz, epochs, hours, batch, workers, device, resume, windows=windows,
+                             lr0=lr0, freeze=freeze))
     console.print(f"test (held-out): {m['test_heldout']}  -> models/tile_detector.onnx")
 
 
@@ -115,12 +153,13 @@ def pips_cmd(
     imgsz: int = typer.Option(320, "--imgsz", help="Detector window size of the dataset recipe (halves are 32 px)."),
     scenes: int = typer.Option(1200, "--scenes"),
     seed: int = typer.Option(0, "--seed"),
-    data: Optional[Path] = typer.Option(None, "--data", help="Dataset folder (built if missing)."),
+    data_text: Optional[str] = typer.Option(None, "--data", help="Dataset folder (built if missing)."),
     device: str = typer.Option("auto", "--device", help="auto (GPU when torch sees one), cpu, or 0, 1, ..."),
     resume: bool = typer.Option(False, "--resume", help="Start from models/checkpoints/pip_reader.pt."),
 ) -> None:
     """Train the pip reader (tiny CNN on rectified halves) and export models/pip_reader.onnx."""
-    _check_device(device, data)
+    _check_device(device)
+    data = _data_folder(data_text)
     _at_least("--epochs", epochs, 1)
     _check_imgsz(imgsz)
     check_scenes(scenes)
@@ -129,7 +168,8 @@ def pips_cmd(
     _need_training_deps(device, ("torch",))  # after the argument checks: a typo is reported without the train extra too
     from models.train_pips import train
 
-    m = train(data, scenes, seed, imgsz, epochs, device=device, resume=resume)
+    m = _train(*_dataset_job(data, scenes, seed, imgsz),
+               lambda: train(data, scenes, seed, imgsz, epochs, device=device, resume=resume))
     console.print(f"val acc {m['val_acc']}, held-out test acc {m['test_heldout_acc']} -> models/pip_reader.onnx")
 
 
@@ -138,21 +178,30 @@ def verifier_cmd(
     epochs: int = typer.Option(10, "--epochs"),
     scenes: int = typer.Option(4000, "--scenes", help="Rendered scenes (the held-out tenth is skipped)."),
     seed: int = typer.Option(7, "--seed"),
-    data: Optional[Path] = typer.Option(None, "--data", help="Crops folder (built if missing)."),
+    data_text: Optional[str] = typer.Option(None, "--data", help="Crops folder (built if missing)."),
     device: str = typer.Option("auto", "--device", help="auto (GPU when torch sees one), cpu, or 0, 1, ..."),
     resume: bool = typer.Option(False, "--resume", help="Start from models/checkpoints/tile_verifier.pt."),
 ) -> None:
     """Train the tile verifier (tiny CNN: is there a tile in this box?) and export models/tile_verifier.onnx."""
-    _check_device(device, data)
+    from datasets.verifier_crops import VERIFIER_PARTS, crops_problem, is_current
+    from models.train_verifier import default_verifier_dir
+
+    _check_device(device)
+    data = _data_folder(data_text)
     _at_least("--epochs", epochs, 1)
     check_scenes(scenes, 10, " (the val split is every tenth scene)")
     check_seed(seed, MAX_TORCH_SEED)
+    crops = data or default_verifier_dir(seed, scenes)
+    problem = crops_problem(crops, scenes, seed)
+    if problem:
+        raise fail(f"--data {problem}" if data else problem)
     _need_training_deps(device, ("torch",))  # after the argument checks: a typo is reported without the train extra too
     from models.train_verifier import train
 
     from vision.recognize import NONE_THRESHOLD
 
-    m = train(data, scenes, seed, epochs, device=device, resume=resume)
+    m = _train(crops, VERIFIER_PARTS, lambda: is_current(crops, scenes, seed),
+               lambda: train(crops, scenes, seed, epochs, device=device, resume=resume))
     # the threshold the Recognizer uses (helper-149: the line showed 0.9, used until 2026-12-01)
     op = next(r for r in m["val_operating_points"] if r["threshold"] == NONE_THRESHOLD)
     console.print(f"val acc {m['val_acc']}; at P(none) >= {NONE_THRESHOLD:g} it drops {op['tiles_dropped']} of {op['tiles']} val "

@@ -639,10 +639,10 @@ def test_an_interrupted_build_leaves_no_half_dataset(tmp_path, monkeypatch):
     assert res.stderr.strip() == f"interrupted: no dataset written; {mine} holds what it held before"
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
     calls.clear()
-    new = tmp_path / "new"
+    new = tmp_path / "n1" / "n2" / "new"
     res = CliRunner().invoke(app, ["datasets", "build", "--out", str(new), "--scenes", "5", "--workers", "1"])
     assert (res.exit_code, res.stderr.strip()) == (130, f"interrupted: no dataset written; {new} was not made")
-    assert not new.exists()
+    assert not (tmp_path / "n1").exists()  # helper-150: the folders made above it were left
 
 
 def test_train_refuses_a_dataset_of_another_recipe_in_one_line(tmp_path, monkeypatch):
@@ -664,3 +664,79 @@ def test_train_refuses_a_dataset_of_another_recipe_in_one_line(tmp_path, monkeyp
     # the folder training would build into by default is checked too
     assert _err("train", "pips", "--scenes", "10", "--seed", "7") == (
         2, "error: torch is not installed: run `make train-deps` first")
+
+
+def test_train_refuses_an_empty_or_non_utf8_data_folder(tmp_path, monkeypatch):
+    """helper-150: `train --data ""` built into the current folder; a non-UTF-8 --data was built for
+    minutes, then writing data.yaml crashed."""
+    _without_torch(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    bad = str(tmp_path / "y\udcff")
+    for cmd in ("detector", "pips", "verifier"):
+        for empty in ("", "   "):
+            assert _err("train", cmd, "--data", empty) == (
+                2, "error: --data is empty: give a folder (. for the current one)")
+        assert _err("train", cmd, "--data", bad) == (
+            2, f"error: --data {bad!r} is not UTF-8 text: OpenCV and ultralytics cannot write there; "
+               "choose a name in UTF-8")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_train_verifier_refuses_a_folder_that_is_not_its_crops(tmp_path, monkeypatch):
+    """helper-150: `train verifier --data` on a detector dataset wrote its recipe.json over the dataset's;
+    a recipe.json holding [1, 2] or a cut-off '{' ended in a traceback (exit 1)."""
+    _without_torch(monkeypatch)
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "recipe.json").write_text('{"version": 8, "seed": 0, "scenes": 20, "imgsz": 320}')
+    tail = ": building the crops there would write over its files; delete it or give another --data"
+    assert _err("train", "verifier", "--data", d) == (
+        2, f"error: --data {d} holds a dataset that is not verifier crops (its recipe.json names no crop_version)"
+           + tail)
+    for text in ("[1, 2]", "{"):
+        (d / "recipe.json").write_text(text)
+        assert _err("train", "verifier", "--data", d) == (
+            2, f"error: --data {d} holds a recipe.json that is not a JSON object" + tail)
+    (d / "recipe.json").unlink()
+    (d / "train.npz").write_bytes(b"")
+    assert _err("train", "verifier", "--data", d) == (
+        2, f"error: --data {d} holds verifier crops without recipe.json (an interrupted build)" + tail)
+    (d / "recipe.json").write_text('{"scenes": 400, "seed": 3, "crop_version": 3}')
+    assert _err("train", "verifier", "--data", d, "--scenes", "4000") == (
+        2, f"error: --data {d} holds verifier crops of --scenes 400 --seed 3: give those to train on them, "
+           "or another --data")
+    # the same recipe passes the folder check and stops at the missing train extra
+    assert _err("train", "verifier", "--data", d, "--scenes", "400", "--seed", "3") == (
+        2, "error: torch is not installed: run `make train-deps` first")
+    assert (d / "recipe.json").read_text() == '{"scenes": 400, "seed": 3, "crop_version": 3}'
+
+
+def test_an_interrupted_build_inside_train_is_removed_so_the_same_command_runs_again(tmp_path, monkeypatch):
+    """helper-150: Ctrl-C while `train pips` built its dataset exited 130 in silence and left the folder
+    half-built; the same command then refused it as "part of another dataset"."""
+    import datasets.build as B
+    import models.train_pips as P
+    from interrupting import interrupt_at  # tests/interrupting.py
+    from models.common import ensure_dataset
+    from service import cli_train
+
+    monkeypatch.setattr(cli_train, "_need_training_deps", lambda *a: None)
+    trained = []
+
+    def fake_train(data, scenes, seed, imgsz, epochs, **kw):  # the build is real; the fit is not tested here
+        ensure_dataset(data, scenes, seed, imgsz, workers=1, any_windows=True)
+        trained.append(data)
+        raise KeyboardInterrupt  # Ctrl-C during the fit, once the dataset is whole
+
+    monkeypatch.setattr(P, "train", fake_train)
+    calls = interrupt_at(monkeypatch, B, "_write_one", 3)
+    data = tmp_path / "n1" / "n2" / "data"
+    args = ["train", "pips", "--data", str(data), "--scenes", "20", "--device", "cpu"]
+    res = CliRunner().invoke(app, args)
+    assert (res.exit_code, res.stderr.strip()) == (
+        130, f"interrupted: no model written; the dataset was not finished: {data} was not made")
+    assert calls == [1, 1, 1] and trained == [] and list(tmp_path.iterdir()) == []  # n1 and n2 went too
+    # calls 4, 5, ... run the real function: the same command builds the whole dataset this time
+    res = CliRunner().invoke(app, args)
+    assert (res.exit_code, res.stderr.strip()) == (130, f"interrupted: no model written; the dataset {data} is kept")
+    assert trained == [data] and (data / "recipe.json").is_file()

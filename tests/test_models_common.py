@@ -4,6 +4,7 @@ and built into only when nothing of another recipe is there."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -43,7 +44,7 @@ def test_a_complete_dataset_is_used_and_an_incomplete_one_of_this_recipe_is_buil
     whole = _folder(tmp_path / "whole", 3, 3, _recipe(seed=3, scenes=20))
     # used as it is whatever --scenes and --seed say; the metrics name what it was built from
     assert recipe_summary(ensure_dataset(whole, 10, 0, 320)) == {
-        "scenes": 20, "seed": 3, "windows_per_scene": 2, "generator_version": RECIPE_VERSION}
+        "scenes": 20, "seed": 3, "imgsz": 320, "windows_per_scene": 2, "generator_version": RECIPE_VERSION}
     assert calls == []
     short = _folder(tmp_path / "short", 1, 3)  # train windows deleted: the same recipe writes the same files
     ensure_dataset(short, 10, 0, 320)
@@ -80,3 +81,12 @@ def test_windows_of_another_size_are_refused(tmp_path):
     f = tmp_path / "file"
     f.write_text("x")
     assert dataset_problem(f, 10, 0, 320) == f"{f} is not a folder"
+
+
+def test_a_metrics_file_names_a_dataset_outside_the_repository_by_its_full_path(tmp_path, monkeypatch):
+    """helper-150: `--data d` run from /tmp was written as "d", which names nothing once the run is over."""
+    from models.common import REPO_ROOT, repo_relative
+
+    monkeypatch.chdir(tmp_path)
+    assert repo_relative(Path("d")) == str(tmp_path / "d")
+    assert repo_relative(REPO_ROOT / "data" / "x") == str(Path("data") / "x")
