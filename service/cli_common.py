@@ -201,22 +201,25 @@ def check_workers(workers: int, option: str = "--workers") -> None:
         raise fail(f"{option} must be 1-{top} ({WORKERS_PER_CORE} per CPU core of this machine), got {workers}")
 
 
-def check_utf8(option: str, text: str | Path) -> None:
-    """A path or name that is UTF-8 text, else fail in one line (exit 2): OpenCV's video writer
-    crashed the process on a name with other bytes and data.yaml could not be written (helper-149)."""
+#: Why a name must be UTF-8 text, for most outputs: OpenCV's video writer crashed the process on a name
+#: with other bytes and ultralytics' data.yaml could not be written (helper-149).
+OPENCV_WHY = "OpenCV and ultralytics cannot write there"
+
+
+def check_utf8(option: str, text: str | Path, why: str = OPENCV_WHY) -> None:
+    """A path or name that is UTF-8 text, else fail in one line (exit 2) saying ``why`` it must be."""
     try:
         str(text).encode("utf-8")
     except UnicodeEncodeError:
-        raise fail(f"{option} {text!r} is not UTF-8 text: OpenCV and ultralytics cannot write there; "
-                   "choose a name in UTF-8") from None
+        raise fail(f"{option} {text!r} is not UTF-8 text: {why}; choose a name in UTF-8") from None
 
 
-def folder_option(option: str, text: str) -> Path:
+def folder_option(option: str, text: str, why: str = OPENCV_WHY) -> Path:
     """An output folder typed as text: refused when empty (``--out ""`` wrote into the current folder,
-    helper-149: a Path option reads it as ".") or not UTF-8 (:func:`check_utf8`)."""
+    helper-149: a Path option reads it as ".") or not UTF-8 (:func:`check_utf8`, ``why``)."""
     if not text.strip():
         raise fail(f"{option} is empty: give a folder (. for the current one)")
-    check_utf8(option, text)
+    check_utf8(option, text, why)
     return Path(text)
 
 

@@ -150,13 +150,11 @@ def report(
                                           "folder when it is one"),
 ) -> None:
     """Write the report page of a record (a corrected one too): timeline, score chart, flags, standings."""
-    import os
-    from urllib.parse import quote
-
     from engine.record import hand_name, replay_record, unfinished_hands
     from engine.timeline import corrections, timeline
     from service.read_flags import rows_as_read
-    from service.report import PLAYABLE_VIDEO_SUFFIXES, RECORD_PAGE, event_counts, plural, write_report
+    from service.report import (PLAYABLE_VIDEO_SUFFIXES, RECORD_PAGE, event_counts, plural, relative_link,
+                                write_report)
     from service.review_snapshots import is_review_folder, review_folder_problem
 
     check_out_file("--out", out, "record-report.html")  # report.html is a review's own page
@@ -208,7 +206,7 @@ def report(
                 f"{plural(flags, 'flag')}{f' · {names}' if names else ''} · from {file.name}")
     # relative to the page, as the paths are named (not resolved: a page in a linked folder links beside
     # itself), so that the folder can move as a whole; '#' or '?' in a name escaped
-    link = None if video is None else quote(os.path.relpath(os.path.abspath(video), os.path.abspath(out.parent)))
+    link = None if video is None else relative_link(video, out.parent)
     folder = review if review is not None else file.parent
     rows, snaps = _review_pictures(rows, record, file, folder, review is not None, out.parent) \
         if is_review_folder(folder) else (rows, {})

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from service.cli_common import console, err_console, fail, make_folder
+from service.cli_common import console, err_console, fail, folder_option, make_folder
 
 
 #: Fewest characters of a ``--token`` (a generated one has 32).
@@ -19,7 +19,7 @@ def serve(
     port: int = typer.Option(8000, "--port", help="TCP port"),
     db: str = typer.Option(None, "--db", help="database URL (default: SQLite in WAL mode under --data-dir; "
                                               "postgresql+psycopg://user:pass@host/db works too)"),
-    data_dir: Path = typer.Option(Path("data/service"), "--data-dir", help="folder for the database and the token"),
+    data_dir_text: str = typer.Option("data/service", "--data-dir", help="folder for the database and the token"),
     token: str = typer.Option(None, "--token", envvar="DOMINOCAST_TOKEN", show_envvar=True,
                               help="bearer token for umpire/admin actions (default: generated once, kept in the data dir)"),
 ) -> None:
@@ -28,6 +28,8 @@ def serve(
     from service.server import serve as serve_app
     from service.settings import Settings
 
+    # helper-150: "" served from the current folder
+    data_dir = folder_option("--data-dir", data_dir_text, "the database's URL names it")
     if not 1 <= port <= 65535:
         raise fail(f"--port must be 1-65535, got {port}")
     if token is not None and len(token.strip()) < MIN_TOKEN:

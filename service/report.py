@@ -10,8 +10,10 @@ fragment, ``annotated.webm#t=12.5``).
 from __future__ import annotations
 
 import html
+import os
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 from engine.notation import without_stamps
 from engine.timeline import ends_text, result_text
@@ -307,7 +309,22 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
 def write_report(path: Path, title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                  standings: list[tuple[str, int, int]], warning: str | None = None, video: str | None = None,
                  corrections: list[dict] | None = None, generator: str | None = None, unit: str = "points") -> Path:
-    """Write :func:`render_report` to ``path`` (UTF-8) and return it."""
-    path.write_text(render_report(title, subtitle, rows, snapshots, standings, warning, video, corrections,
-                                  generator, unit), encoding="utf-8")
+    """Write :func:`render_report` to ``path`` (UTF-8) and return it. A name with bytes that are not UTF-8
+    (a folder or photo named so, held by Python as lone surrogates) shows U+FFFD for each such byte
+    (helper-150: the review ended in an encoding error after all its work)."""
+    page = render_report(title, subtitle, rows, snapshots, standings, warning, video, corrections, generator, unit)
+    path.write_text(readable(page), encoding="utf-8")
     return path
+
+
+def relative_link(path: Path, page_dir: Path) -> str:
+    """The URL of the file ``path`` from a page in ``page_dir``: relative, percent-encoded from the
+    name's bytes, so that a name with bytes that are not UTF-8 links to its file (helper-150: quote()
+    raised on it)."""
+    return quote(os.fsencode(os.path.relpath(os.path.abspath(path), os.path.abspath(page_dir))))
+
+
+def readable(text: str) -> str:
+    """``text`` with each byte that was not UTF-8 in a file name (a lone surrogate) as U+FFFD, as a
+    terminal shows it: text that can be written as UTF-8."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -55,7 +55,7 @@ from engine.record import record_from_match, to_json
 from engine.ruleset import Ruleset
 from engine.timeline import outcome_row, result_text
 from service.read_flags import CONFIDENT, as_read
-from service.report import event_counts, plural, write_report
+from service.report import event_counts, plural, readable, write_report
 from service.video_out import VIDEO_NAMES, VideoOut
 from vision.exposure import OVEREXPOSED_SHARE, clipped_mask, glare_beside, overexposed_message
 from vision.motion import MotionGate
@@ -825,6 +825,7 @@ class ReviewSession:
         the title and report say the results are partial.
         """
         s = self.summary
+        title = readable(title)  # a source named with bytes that are not UTF-8 (helper-150: record.json failed)
         if self._done and not _played(self.hand):  # a table cleared at the end opened no hand
             self.hand = self._done.pop()
             self.score = dict(replay_match(self.rules, [h.log for h in (*self._done, self.hand)]).games[-1].scores)

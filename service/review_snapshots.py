@@ -14,13 +14,12 @@ another game gives none, and :func:`read_review` counts how many agree so that t
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
 from engine.events import Correction, Play
 from engine.tiles import Tile
+from service.report import relative_link
 
 
 @dataclass
@@ -138,7 +137,7 @@ def attach(rows: list[dict], pics: ReviewPictures, page_dir: Path) -> tuple[list
     out: dict[int, str] = {}
 
     def link(path: Path) -> str:
-        return quote(os.path.relpath(os.path.abspath(path), os.path.abspath(page_dir)))
+        return relative_link(path, page_dir)
 
     for i, row in enumerate(rows):
         key = (row.get("type"), _frame(row))

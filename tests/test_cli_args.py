@@ -82,6 +82,9 @@ def test_serve_refuses_bad_ports_and_a_busy_one_before_touching_the_data_dir(tmp
         s.bind(("127.0.0.1", 0))
         free = s.getsockname()[1]
     assert _err("serve", "--port", free, "--data-dir", f) == (2, f"error: --data-dir {f} is a file, not a folder")
+    # helper-150: an empty --data-dir served from the current folder (token and database there)
+    for empty in ("", "  "):
+        assert _err("serve", "--data-dir", empty) == (2, "error: --data-dir is empty: give a folder (. for the current one)")
 
 
 def test_serve_refuses_a_data_dir_another_service_holds(tmp_path, monkeypatch):

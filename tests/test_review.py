@@ -950,7 +950,7 @@ def _free_form_script():
     ]
 
 
-def _free_form_cli(tmp_path, monkeypatch):
+def _free_form_cli(tmp_path, monkeypatch, name: str = "photos", rules: str = "none"):
     from service import cli_review
     from service.cli import app
 
@@ -961,13 +961,17 @@ def _free_form_cli(tmp_path, monkeypatch):
         calls.append(1)
         return script[min(len(calls), len(script)) - 1]
 
-    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (None, None, recognize))
-    photos = tmp_path / "photos"
+    from engine.ruleset import load_ruleset
+
+    monkeypatch.setattr(cli_review, "_setup",
+                        lambda r, c, sets=1: (None if r == "none" else load_ruleset(r), None, recognize))
+    photos = tmp_path / name
     photos.mkdir()
     for i in range(3):
-        cv2.imwrite(str(photos / f"IMG_{i + 1:02d}.jpg"), np.full((480, 640, 3), 60 + 20 * i, np.uint8))
+        (photos / f"IMG_{i + 1:02d}.jpg").write_bytes(cv2.imencode(".jpg", np.full((480, 640, 3), 60 + 20 * i,
+                                                                                  np.uint8))[1].tobytes())
     out = tmp_path / "out"
-    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(out), "--no-video"])
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", rules, "--out", str(out), "--no-video"])
     assert res.exit_code == 0, res.output
     rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     return res, rows, out, photos
@@ -1162,6 +1166,25 @@ def test_folder_rows_say_which_photo_and_the_report_shows_it(tmp_path, monkeypat
     assert '<span class="file">IMG_02.jpg</span>' in page and '<span class="file">IMG_03.jpg</span>' in page
     # the header counts photos, not seconds of footage (helper-126: "17.0 s of footage" for 18 photos)
     assert "rules none · 3 photos · " in page and "of footage" not in page
+
+
+def test_a_folder_named_with_a_byte_that_is_not_utf8_is_reviewed_and_its_pages_link_it(tmp_path, monkeypatch):
+    """helper-150: the review of a folder named with byte 0xff (Python's lone surrogate) did all its work,
+    then failed writing record.json and report.html; `record report` of such a folder ended in a traceback
+    (urllib's quote)."""
+    from service.cli import app
+
+    res, rows, out, photos = _free_form_cli(tmp_path, monkeypatch, name="ph\udcffotos", rules="all-fives")
+    title = "Review of ph\ufffdotos"  # each such byte shown as U+FFFD, as a terminal shows it
+    assert json.loads((out / "record.json").read_text(encoding="utf-8"))["event"]["title"] == title
+    assert f"<title>{title}</title>" in (out / "report.html").read_text(encoding="utf-8")
+    review = tmp_path / "re\udcffview"
+    out.rename(review)
+    page = tmp_path / "page.html"
+    res = CliRunner().invoke(app, ["record", "report", str(review / "record.json"), "--out", str(page)])
+    assert res.exit_code == 0, res.output
+    snaps = sorted(p.name for p in (review / "snapshots").iterdir())
+    assert snaps and f"re%FFview/snapshots/{snaps[0]}" in page.read_text()  # the bytes of the name, percent-encoded
 
 
 def test_cli_live_on_a_camera_that_is_not_there_writes_nothing(tmp_path, monkeypatch):

@@ -588,3 +588,16 @@ def test_a_video_or_url_name_opencv_cannot_take_is_a_source_error(tmp_path):
     for spec in (video, "rtsp://camera\udcff/stream"):
         with pytest.raises(SourceError, match="the name is not UTF-8 text, which OpenCV cannot open or write"):
             open_source(spec)
+
+
+def test_a_live_stream_url_opencv_cannot_take_is_refused_before_any_capture_opens():
+    """helper-150: `dominocast live 'rtsp://h\\xff/x'` went to OpenCV's capture, which crashed the process."""
+    import pytest
+
+    from vision.sources import LiveSource, SourceError
+
+    opened = []
+    src = LiveSource("rtsp://h\udcff/x", capture_factory=lambda target: opened.append(target))
+    with pytest.raises(SourceError, match=r"^stream 'rtsp://h\\udcff/x': the URL holds bytes that are not UTF-8 text"):
+        src.open()
+    assert opened == []

@@ -502,10 +502,19 @@ class LiveSource(FrameSource):
         """Start the reader and wait for the first frame.
 
         Raises:
-            SourceError: no camera / stream there, or no frame within ``open_timeout_s``.
+            SourceError: no camera / stream there, no frame within ``open_timeout_s``, or a URL
+                that is not UTF-8 text.
         """
         if self._thread is not None:
             return self
+        if isinstance(self.target, str):  # helper-150: a URL with a byte that is not UTF-8 crashed OpenCV
+            from calibration.images import opencv_name
+
+            try:
+                opencv_name(self.target)
+            except ValueError:
+                raise SourceError(f"stream {self.target!r}: the URL holds bytes that are not UTF-8 text, which "
+                                  "OpenCV cannot open") from None
         self._t0 = self._clock()
         self._thread = threading.Thread(target=self._supervise, name=f"dominocast-{self.name}", daemon=True)
         self._thread.start()
