@@ -228,7 +228,7 @@ def load_ruleset(name_or_path: str | Path, **overrides: object) -> Ruleset:
     # else is read as a file: /etc/passwd is "not valid TOML", not "unknown rule set" (helper-149), and
     # ./all-fives is a file, although Path drops its "./" (helper-150).
     bare = not path.suffix and "/" not in text and os.sep not in text
-    if bare and ((RULESET_DIR / f"{text}.toml").exists() or not path.is_file()):
+    if bare and ((RULESET_DIR / f"{text}.toml").exists() or not path.exists()):
         path = RULESET_DIR / f"{text}.toml"
         if not path.exists():
             raise RulesetError(f"unknown rule set {text!r}; presets: {', '.join(available_presets())}")

@@ -356,6 +356,9 @@ def test_only_a_regular_file_of_sane_size_is_read_and_a_dot_slash_path_is_a_file
         load_ruleset("./all-fives")
     (tmp_path / "all-fives").write_text((RULESET_DIR / "block.toml").read_text())
     assert load_ruleset("./all-fives") == load_ruleset("block")  # the file here, not the preset
+    (tmp_path / "z").symlink_to("/dev/zero")  # a bare name of something here is read as that, not a preset
+    with pytest.raises(RulesetError, match="^z is not a regular file"):
+        load_ruleset("z")
     for empty in ("", "  "):
         with pytest.raises(RulesetError, match="^the rule set is empty: name a preset"):
             load_ruleset(empty)
