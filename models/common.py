@@ -84,7 +84,8 @@ def dataset_problem(data: Path, scenes: int, seed: int, imgsz: int, windows: int
     want = {"version": RECIPE_VERSION, "seed": seed, "scenes": scenes, "imgsz": imgsz, "det_per_scene": windows}
     if recipe is not None and all(recipe.get(k) == v for k, v in want.items()):
         return None
-    what = ("no recipe.json (an interrupted build)" if recipe is None else
+    what = ("a recipe.json that is not a JSON object" if recipe is None and (data / "recipe.json").exists() else
+            "no recipe.json (an interrupted build)" if recipe is None else
             "the recipe " + ", ".join(f"{k} {recipe.get(k)}" for k in want if recipe.get(k) != want[k]))
     return (f"{data} holds part of another dataset ({', '.join(built)}; {what}): its files would be mixed into "
             "this one; delete the folder or give another --data")

@@ -90,3 +90,13 @@ def test_a_metrics_file_names_a_dataset_outside_the_repository_by_its_full_path(
     monkeypatch.chdir(tmp_path)
     assert repo_relative(Path("d")) == str(tmp_path / "d")
     assert repo_relative(REPO_ROOT / "data" / "x") == str(Path("data") / "x")
+
+
+def test_an_unreadable_recipe_is_named_as_such_not_as_a_missing_one(tmp_path):
+    """helper-150 follow-up: a recipe.json holding [1, 2] was reported as "no recipe.json"."""
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "recipe.json").write_text("[1, 2]")
+    assert dataset_problem(d, 10, 0, 320) == (
+        f"{d} holds part of another dataset (recipe.json; a recipe.json that is not a JSON object): its files "
+        "would be mixed into this one; delete the folder or give another --data")
