@@ -50,6 +50,37 @@ def opencv_name(path: str | os.PathLike) -> str:
     return text
 
 
+@contextlib.contextmanager
+def opencv_path(path: str | os.PathLike):
+    """The name OpenCV's video reader or writer opens for ``path``, for the block's length: ``path`` itself
+    when it is UTF-8 text, else a symbolic link with a UTF-8 name to it (its target may not exist yet: a
+    writer creates it through the link) in a temporary folder removed after the block. FFmpeg keeps the
+    file it opened, so the block need only last until the capture or writer is open.
+
+    Yields:
+        str: the name to hand to ``cv2.VideoCapture`` / ``cv2.VideoWriter``.
+    """
+    try:
+        name = opencv_name(path)
+    except ValueError:
+        name = None
+    if name is not None:
+        yield name
+        return
+    import shutil
+    import tempfile
+
+    path = Path(path).absolute()
+    suffix = path.suffix if path.suffix.isascii() and path.suffix.isprintable() else ""
+    folder = Path(tempfile.mkdtemp(prefix="dominocast-video-"))
+    try:
+        link = folder / f"video{suffix}"
+        link.symlink_to(path)
+        yield str(link)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def write_image(path: str | os.PathLike, image: np.ndarray, params: tuple[int, ...] = ()) -> None:
     """Write ``image`` ((H, W) or (H, W, 3) uint8 BGR) to ``path``, in the format its suffix names
     (encoded by OpenCV, written by Python: any file name works, see :func:`opencv_name`).

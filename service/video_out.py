@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.images import opencv_name, quiet_opencv
+from calibration.images import opencv_path, quiet_opencv
 
 #: (suffix, fourcc) tried in order.
 FORMATS = ((".webm", "VP80"), (".mp4", "mp4v"))
@@ -46,12 +46,9 @@ def open_video(folder: Path, fps: float, size: tuple[int, int], stem: str = "ann
     """
     for suffix, fourcc in FORMATS:
         path = folder / f"{stem}{suffix}"
-        try:
-            opencv_name(path)
-        except ValueError as exc:
-            raise OSError(str(exc)) from None
-        with quiet_opencv():  # a harmless notice about WebM codec tags, printed straight to fd 2
-            writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*fourcc), fps, size)
+        # a folder named in other bytes than UTF-8 is written through a link (helper-149: OpenCV crashed)
+        with opencv_path(path) as name, quiet_opencv():  # quiet: a harmless notice about WebM codec tags
+            writer = cv2.VideoWriter(name, cv2.VideoWriter_fourcc(*fourcc), fps, size)
         if writer.isOpened():
             return writer, path
         writer.release()

@@ -2378,13 +2378,23 @@ def test_a_glare_on_the_line_makes_a_finished_hands_score_not_final(tmp_path, on
     assert len([w for w in s.warnings if w.startswith("the footage is overexposed (at 2.0 s")]) == 1
 
 
-def test_a_video_folder_named_in_other_bytes_than_utf8_is_an_oserror(tmp_path):
-    """helper-149: a review into a folder whose name is not UTF-8 crashed in OpenCV's writer (exit 139);
-    the review now goes on without its annotated video and says why."""
+def test_a_video_folder_named_in_other_bytes_than_utf8_gets_its_video(tmp_path):
+    """helper-149: a review into a folder whose name is not UTF-8 crashed in OpenCV's writer (exit 139).
+    The video is written there through a link with a UTF-8 name, and reads back frame for frame."""
+    import tempfile
+
     from service.video_out import open_video
+    from vision.sources import VideoFileSource
 
     odd = tmp_path / "r\udcff"
     odd.mkdir()
-    with pytest.raises(OSError, match="the name is not UTF-8 text, which OpenCV cannot open or write"):
-        open_video(odd, 10.0, (64, 48))
-    assert list(odd.iterdir()) == []
+    writer, path = open_video(odd, 10.0, (64, 48))
+    frames = [np.full((48, 64, 3), 40 * i, np.uint8) for i in range(5)]
+    for f in frames:
+        writer.write(f)
+    writer.release()
+    assert path.parent == odd and [p.name for p in odd.iterdir()] == [path.name]
+    assert not list(Path(tempfile.gettempdir()).glob("dominocast-video-*"))  # the link is gone
+    with VideoFileSource(path) as src:
+        got = [fr.image for fr in src]
+    assert len(got) == 5 and all(np.abs(g.astype(int) - f).mean() < 4 for g, f in zip(got, frames))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-
+from pathlib import Path
 import cv2
 import numpy as np
 import pytest
@@ -576,18 +576,30 @@ def test_an_outage_is_dated_from_the_last_frame_not_from_when_the_stall_was_noti
     assert up - down >= 0.4  # the read timeout and the backoff are inside the outage
 
 
-def test_a_video_or_url_name_opencv_cannot_take_is_a_source_error(tmp_path):
+def test_a_video_named_with_a_byte_that_is_not_utf8_is_read_and_such_a_url_is_a_source_error(tmp_path):
     """helper-149: a video named with a non-UTF-8 byte (or such a URL in a service's JSON) segfaulted
-    OpenCV's capture; it is now one SourceError naming it."""
+    OpenCV's capture. The URL is one SourceError naming it; the video is read through a link of ours,
+    frame for frame as under a UTF-8 name, and the link is gone once it is open."""
+    import tempfile
+
     import pytest
 
-    from vision.sources import SourceError, open_source
+    from vision.sources import SourceError, VideoFileSource, open_source
 
-    video = tmp_path / "v\udcff.mp4"
-    video.write_bytes(b"\x00" * 64)
-    for spec in (video, "rtsp://camera\udcff/stream"):
-        with pytest.raises(SourceError, match="the name is not UTF-8 text, which OpenCV cannot open or write"):
-            open_source(spec)
+    plain = tmp_path / "plain.avi"
+    _write_video(plain, n=6)
+    odd = tmp_path / "v\udcff.avi"
+    odd.write_bytes(plain.read_bytes())
+    with VideoFileSource(plain) as a, VideoFileSource(odd) as b:
+        assert not list(Path(tempfile.gettempdir()).glob("dominocast-video-*"))  # the link is gone
+        fa, fb = list(a), list(b)
+    assert len(fb) == len(fa) == 6 and all(np.array_equal(x.image, y.image) for x, y in zip(fa, fb))
+    garbage = tmp_path / "g\udcff.mp4"
+    garbage.write_bytes(b"\x00" * 64)
+    with pytest.raises(SourceError, match="is not a video OpenCV can open"):
+        open_source(garbage)
+    with pytest.raises(SourceError, match="the name is not UTF-8 text, which OpenCV cannot open or write"):
+        open_source("rtsp://camera\udcff/stream")
 
 
 def test_a_live_stream_url_opencv_cannot_take_is_refused_before_any_capture_opens():

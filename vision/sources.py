@@ -135,15 +135,18 @@ class VideoFileSource(FrameSource):
                  capture_factory: Callable[[str], object] | None = None):
         import cv2
 
-        from calibration.images import opencv_name
+        from calibration.images import opencv_path
 
         self.path = Path(path)
         if not self.path.is_file():
             raise SourceError(f"video file {self.path} does not exist")
-        try:
-            name = opencv_name(self.path)
-        except ValueError as exc:
-            raise SourceError(str(exc)) from None
+        # OpenCV takes only UTF-8 names (helper-149: it crashed on others): such a file is opened by a link
+        with opencv_path(self.path) as name:
+            self._open(cv2, name, fps, truncation_tolerance, capture_factory)
+
+    def _open(self, cv2, name: str, fps: float | None, truncation_tolerance: int | None,
+              capture_factory: Callable[[str], object] | None) -> None:
+        """Open the capture on ``name`` and read the first frame (see the class doc for the errors)."""
         self._cap = (capture_factory or cv2.VideoCapture)(name)
         self._file_times = not fps  # the frames' own presentation times (see the class doc)
         self._offset_s = 0.0  # added to index / fps once the file's times are given up
