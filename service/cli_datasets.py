@@ -57,11 +57,12 @@ def build_cmd(
         summary = build(out, scenes, seed=seed, imgsz=imgsz, workers=workers, frame_size=(width, height),
                         progress=True)
     except KeyboardInterrupt:
-        err_console.print(f"interrupted: no dataset written; {undo_partial(out, DATASET_PARTS, made)}", highlight=False,
-                          markup=False, soft_wrap=True)
+        left = undo_partial(out, DATASET_PARTS, made)
+        err_console.print(f"interrupted: no dataset written; {left}", highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(code=130) from None
     except OSError as exc:  # a full disk: what was written is half a dataset
-        raise fail(f"--out {out}: {exc.strerror or exc}; no dataset written, {undo_partial(out, DATASET_PARTS, made)}") from None
+        left = undo_partial(out, DATASET_PARTS, made)
+        raise fail(f"--out {out}: {exc.strerror or exc}; no dataset written, {left}") from None
     for split, c in summary["counts"].items():
         console.print(f"{split}: {c['scenes']} scenes, {c['detect_images']} detector images, {c['halves']} halves")
     if scenes < 10:
