@@ -325,6 +325,16 @@ class _FirstSeconds(FrameSource):
         self.source.close()
 
 
+def footage_rules(gt: dict):
+    """The rule set footage was rendered under: its stored parameters (``rule_params``), or, for footage
+    rendered before they were stored, the preset its ``rules`` names."""
+    from engine.ruleset import load_ruleset, ruleset_from_params
+
+    if "rule_params" in gt:
+        return ruleset_from_params(gt["rule_params"], "the ground truth's rule_params")
+    return load_ruleset(gt["rules"])
+
+
 def review(paths: dict, recognizer, out_dir: Path, limit_s: float | None = None,
            annotate: bool = False) -> tuple[list[dict], dict]:
     """Review one footage with ``recognizer``; returns (events rows, ground truth) and times it.
@@ -342,7 +352,6 @@ def review(paths: dict, recognizer, out_dir: Path, limit_s: float | None = None,
         "wall_s", "frames", "reads"}``, seconds of footage and of review).
     """
     from calibration.profile import TableProfile
-    from engine.ruleset import load_ruleset
     from service.review import run_review
     from vision.sources import open_source
 
@@ -355,7 +364,7 @@ def review(paths: dict, recognizer, out_dir: Path, limit_s: float | None = None,
         gt["plays"] = [p for p in gt["plays"] if p["t"] <= limit_s - 2.0]
     try:
         t = time.perf_counter()
-        s = run_review(src, load_ruleset(gt["rules"]), recognizer.bind(profile), out_dir, profile,
+        s = run_review(src, footage_rules(gt), recognizer.bind(profile), out_dir, profile,
                        annotate=annotate)
         wall = time.perf_counter() - t
     finally:

@@ -8,7 +8,6 @@ table size) and the table set-up (seat edges, tile size).  A lens-only profile (
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -25,8 +24,11 @@ from calibration.geometry import apply_homography, as_points, distort_pixels, un
 from calibration.rectify import rectify_frame
 from calibration.seats import (DEFAULT_SEAT_SPEC, Edge, Seat, nearest_edge, parse_seat_spec, points_on_table,
                               seat_spec)
+from engine.files import InputFileError, read_input, write_text_atomic
 
 PROFILE_VERSION = 1
+#: A profile file longer than this (bytes) is refused before it is read: ours are a few KB.
+MAX_PROFILE_BYTES = 4 << 20
 # An indented JSON list holding only numbers (matrix rows, sizes, coefficients), for
 # compacting.  The raw newline after "[" cannot occur inside a JSON string.
 _NUMBER_LIST = re.compile(r"\[\n\s*((?:-?[0-9][0-9.eE+-]*,?\s*)+)\]")
@@ -317,16 +319,10 @@ class TableProfile(BaseModel):
             CalibrationError: the file cannot be written.
         """
         p = Path(path)
-        tmp = p.with_name(p.name + ".tmp")
         try:
-            p.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(self.to_json(), encoding="utf-8")
-            os.replace(tmp, p)
+            return write_text_atomic(p, self.to_json())
         except OSError as exc:
-            with contextlib.suppress(OSError):  # e.g. ``path`` is a folder: no stray .tmp left beside it
-                tmp.unlink(missing_ok=True)
             raise CalibrationError(f"{p}: cannot write profile ({exc.strerror or exc})") from exc
-        return p
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> TableProfile:
@@ -339,17 +335,16 @@ class TableProfile(BaseModel):
         """
         p = Path(path)
         try:
-            text = p.read_text(encoding="utf-8-sig")  # a byte-order mark, as Notepad writes one, is fine
-        except FileNotFoundError:
-            raise CalibrationError(f"{p}: no such profile file") from None
+            raw = read_input(p, "profile file", limit=MAX_PROFILE_BYTES)
+            text = raw.decode("utf-8-sig")  # a byte-order mark, as Notepad writes one, is fine
+        except InputFileError as exc:
+            raise CalibrationError(str(exc)) from None
         except UnicodeDecodeError:
-            if p.read_bytes().lstrip()[:1] == b"{":  # helper-145: a profile re-saved as Latin-1 was "a picture?"
+            if raw.lstrip()[:1] == b"{":  # helper-145: a profile re-saved as Latin-1 was "a picture?"
                 raise CalibrationError(f"{p}: not UTF-8: this JSON was saved in another encoding; save it as "
                                        "UTF-8 (as `dominocast calibrate table` writes it)") from None
             raise CalibrationError(f"{p}: not a calibration profile: not a text file (a video or a picture?); "
                                    "a profile is the JSON `dominocast calibrate table` writes") from None
-        except OSError as exc:
-            raise CalibrationError(f"{p}: cannot read profile ({exc.strerror or exc})") from exc
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

@@ -33,7 +33,9 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from calibration.images import write_image
 from datasets.render import scene as SC
+from engine.files import read_json_object
 from vision.crops import rectified_halves
 from vision.obb import PAD_VALUE, convex_overlap
 
@@ -58,11 +60,23 @@ PADDED_WINDOWS = 0.15
 RECIPE_VERSION = 8
 #: What a build writes into its folder (recipe.json last: a folder without it is an unfinished build).
 DATASET_PARTS = ("recipe.json", "detect", "pips")
+#: A recipe.json longer than this (bytes) is not read: ours are a few KB.
+MAX_RECIPE_BYTES = 4 << 20
 #: Share of the training scenes rendered on a random procedural texture (``textures.py``: bands, veins,
 #: grain, cracks, ...) instead of their own surface: 7 of the 12 held-out false face-down boxes (bench
 #: frames, 2026-12-01) lay between the regular bands of one marble table, a look no training surface
 #: has (recipe 6). Val and test scenes keep theirs, so the bench stays comparable.
 PROCEDURAL_TRAIN_SHARE = 0.15
+
+
+def read_recipe(folder: str | Path) -> dict:
+    """``folder/recipe.json``: what a build (a detector dataset, or verifier crops) was made from.
+
+    Raises:
+        engine.files.InputFileError: absent, not a regular file (a device, a pipe), longer than
+            :data:`MAX_RECIPE_BYTES`, not JSON or not an object; its ``reason`` says which.
+    """
+    return read_json_object(Path(folder) / "recipe.json", "dataset recipe", limit=MAX_RECIPE_BYTES)
 
 
 def _quiet_worker(initializer: Callable[[], None] | None) -> None:
@@ -317,14 +331,15 @@ def _write_one(args: tuple) -> tuple[str, int, int]:
     split = r["split"]
     for k, (img, tiles) in enumerate(r["det"]):
         name = f"s{i:06d}_{k}"
-        cv2.imwrite(str(out / "detect" / "images" / split / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        # write_image raises OSError where cv2.imwrite returned False unseen (helper-151: a full disk)
+        write_image(out / "detect" / "images" / split / f"{name}.jpg", img, (cv2.IMWRITE_JPEG_QUALITY, 95))
         (out / "detect" / "labels" / split / f"{name}.txt").write_text("\n".join(yolo_obb_lines(tiles, imgsz)) + "\n")
         gt = {"scene": i, "seed": seed, "split": split, "imgsz": imgsz,
               "surface": r["spec"].surface, "style": r["spec"].style.name,
               "tiles": [_tile_json(t) for t in tiles]}
         (out / "detect" / "gt" / split / f"{name}.json").write_text(json.dumps(gt))
     for k, (n, half) in enumerate(r["halves"]):
-        cv2.imwrite(str(out / "pips" / split / str(n) / f"s{i:06d}_{k:02d}.png"), half)
+        write_image(out / "pips" / split / str(n) / f"s{i:06d}_{k:02d}.png", half)
     return split, len(r["det"]), len(r["halves"])
 
 

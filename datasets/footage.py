@@ -37,6 +37,7 @@ from datasets.render.effects import sample_effects
 from datasets.render.motion import Compositor, arm_px, covered_fraction, tile_top_px
 from datasets.render.scene import RECIPES, SceneSpec, render_scene
 from engine.events import Draw, Pass, Play, Reveal
+from engine.files import InputFileError, read_json_object, readable
 from engine.hand import replay
 from engine.match import next_context, replay_match
 from engine.ruleset import load_ruleset
@@ -268,10 +269,8 @@ def _check_footage_folder(out: Path, name: str) -> None:
     earlier = None  # the ground truth of an earlier render into this folder
     if gt.is_file():
         try:
-            earlier = json.loads(gt.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            earlier = None
-        if not isinstance(earlier, dict):
+            earlier = read_json_object(gt, "ground truth")
+        except InputFileError:
             earlier = None
         video = earlier.get("video") if earlier else None
         if video not in (None, f"{name}.mp4") and (out / str(video)).exists():
@@ -352,7 +351,10 @@ def _render(rules_name: str, seed: int, out: Path, fps: float, size: tuple[int, 
     key.update({i: "rest" for i in script.rest_frames})
     truths = [_hand_truth(rules, h) for h in scripted]
     gt = {
-        "format": FORMAT, "command": cmd, "rules": rules.name, "seed": seed, "appearance": appearance,
+        # the rule set's every parameter: a file given as --rules ./all-fives is not the preset of its name
+        # (helper-151: the bench reloaded the preset); a name's bytes that are not UTF-8 shown as U+FFFD
+        "format": FORMAT, "command": readable(cmd), "rules": readable(rules.name),
+        "rule_params": rules.model_dump(mode="json"), "seed": seed, "appearance": appearance,
         "fps": fps, "frame_size": list(size), "n_frames": n_frames, "duration_s": round(n_frames / fps, 3),
         "video": video.name, "table_size_mm": list(TABLE_MM), "surface": surface, "tile_style": style.name,
         "pixel_convention": "polygons: renderer labels, pixel (0,0) spans [0,1]x[0,1] (subtract 0.5 for OpenCV "

@@ -32,9 +32,11 @@ from pathlib import Path
 
 import numpy as np
 
-from datasets.build import MIN_VISIBLE, RECIPE_VERSION, on_procedural, render_pool, scene_spec, split_of
+from datasets.build import (MIN_VISIBLE, RECIPE_VERSION, on_procedural, read_recipe, render_pool, scene_spec,
+                            split_of)
 from datasets.render.scene import render_scene
 from datasets.render.tiles import TILE_LONG_MM
+from engine.files import InputFileError
 
 CLASSES = ("up", "down", "none")
 #: 2: parts of a crop outside the frame are grey instead of repeated edge pixels; 3: procedural surfaces.
@@ -186,19 +188,13 @@ def build_verifier(out: str | Path, scenes: int, seed: int, workers: int = 2, pr
     return recipe
 
 
-def _recipe(folder: Path) -> dict | None:
-    """``folder/recipe.json`` as a dict, or None (absent, unreadable, not a JSON object)."""
-    try:
-        r = json.loads((Path(folder) / "recipe.json").read_text())
-    except (OSError, ValueError):
-        return None
-    return r if isinstance(r, dict) else None
-
-
 def is_current(folder: str | Path, scenes: int, seed: int) -> bool:
     """Whether ``folder`` holds a complete build of this recipe by the present generator and crop code."""
-    r = _recipe(Path(folder))
-    return r is not None and (r.get("scenes"), r.get("seed"), r.get("version"), r.get("crop_version")) == (
+    try:
+        r = read_recipe(folder)
+    except InputFileError:
+        return False
+    return (r.get("scenes"), r.get("seed"), r.get("version"), r.get("crop_version")) == (
         scenes, seed, RECIPE_VERSION, CROP_VERSION)
 
 
@@ -218,15 +214,18 @@ def crops_problem(folder: str | Path, scenes: int, seed: int) -> str | None:
     built = [p for p in VERIFIER_PARTS if (folder / p).exists()]
     if not built:
         return None
-    r = _recipe(folder)
+    try:
+        r, why = read_recipe(folder), ""
+    except InputFileError as exc:
+        r, why = None, exc.reason
     if r is not None and "crop_version" in r:
         if (r.get("scenes"), r.get("seed")) == (scenes, seed):
             return None
         return (f"{folder} holds verifier crops of --scenes {r.get('scenes')} --seed {r.get('seed')}: give those "
                 "to train on them, or another --data")
     what = ("a dataset that is not verifier crops (its recipe.json names no crop_version)" if r is not None else
-            "a recipe.json that is not a JSON object" if (folder / "recipe.json").exists() else
-            "verifier crops without recipe.json (an interrupted build)")
+            "verifier crops without recipe.json (an interrupted build)" if why == "does not exist" else
+            f"a recipe.json that {why}")
     return (f"{folder} holds {what}: building the crops there would write over its files; delete it or give "
             "another --data")
 

@@ -33,6 +33,8 @@ from engine.timeline import timeline
 
 FORMAT = "dominocast-record"
 VERSION = 1  # the major version this code reads and writes
+#: A record file longer than this (bytes) is refused before it is read: a long match's record is a few MB.
+MAX_RECORD_BYTES = 64 << 20
 
 _EVENT = TypeAdapter(AnyEvent)
 

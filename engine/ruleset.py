@@ -13,12 +13,13 @@ A preset is validated on load; an unknown or badly typed key raises
 from __future__ import annotations
 
 import os
-import stat
 import tomllib
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from engine.files import InputFileError, read_input, readable
 
 RULESET_DIR = Path(__file__).parent / "rulesets"
 #: Highest game target a rule set may name (points).
@@ -187,16 +188,19 @@ class Ruleset(BaseModel):
         return self.boneyard_reserve.get(str(self.players), 0)
 
 
-def preset_quotes(name: str) -> dict[str, str]:
-    """Where each value of a preset comes from: its TOML file's comment above each key (the rule text's
-    sentence it follows, or why it is a judgment), by key; ``penalties.NAME`` for a penalty's table.
-    Empty for a name that is not a preset."""
-    path = RULESET_DIR / f"{name}.toml"
-    if not path.is_file():
+def ruleset_quotes(name_or_path: str | Path) -> dict[str, str]:
+    """Where each value of a rule set comes from: its TOML file's comment above each key (for a preset,
+    the rule text's sentence it follows, or why it is a judgment), by key; ``penalties.NAME`` for a
+    penalty's table. The file is the one :func:`load_ruleset` reads for ``name_or_path`` (a file named
+    ./all-fives is read, not the preset: helper-151); empty when it cannot be read.
+    """
+    try:
+        content = read_input(ruleset_path(name_or_path), "rule set file", limit=MAX_RULESET_BYTES).decode("utf-8")
+    except (RulesetError, InputFileError, UnicodeDecodeError):
         return {}
     out: dict[str, str] = {}
     said: list[str] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in content.splitlines():
         text = line.strip()
         if text.startswith("#"):
             said.append(text.lstrip("#").strip())
@@ -213,6 +217,28 @@ def available_presets() -> list[str]:
     return sorted(p.stem for p in RULESET_DIR.glob("*.toml"))
 
 
+def ruleset_path(name_or_path: str | Path) -> Path:
+    """The TOML file :func:`load_ruleset` reads for ``name_or_path``: a bundled preset's for a bare word
+    (no folder separator, no suffix) that names a preset, or that names no file here; else the path.
+    /etc/passwd is then "not valid TOML", not "unknown rule set" (helper-149), and ./all-fives is a file,
+    although Path drops its "./" (helper-150).
+
+    Raises:
+        RulesetError: empty (``Path("")`` reads as the current folder: helper-150), or a bare word that
+            is neither a preset nor a file here.
+    """
+    text = str(name_or_path)
+    if not text.strip():
+        raise RulesetError(f"the rule set is empty: name a preset ({', '.join(available_presets())}) or a TOML file")
+    path = Path(text)
+    bare = not path.suffix and "/" not in text and os.sep not in text
+    if bare and ((RULESET_DIR / f"{text}.toml").exists() or not path.exists()):
+        path = RULESET_DIR / f"{text}.toml"
+        if not path.exists():
+            raise RulesetError(f"unknown rule set {text!r}; presets: {', '.join(available_presets())}")
+    return path
+
+
 def load_ruleset(name_or_path: str | Path, **overrides: object) -> Ruleset:
     """Load a bundled preset by name, or a TOML file by path, with optional field overrides.
 
@@ -221,20 +247,10 @@ def load_ruleset(name_or_path: str | Path, **overrides: object) -> Ruleset:
             (the message names the key and the file).
     """
     text = str(name_or_path)
-    if not text.strip():  # Path("") reads as ".", the current folder (helper-150)
-        raise RulesetError(f"the rule set is empty: name a preset ({', '.join(available_presets())}) or a TOML file")
-    path = Path(text)
-    # A bare word (no folder separator, no suffix) is a preset, or else a file of that name here; anything
-    # else is read as a file: /etc/passwd is "not valid TOML", not "unknown rule set" (helper-149), and
-    # ./all-fives is a file, although Path drops its "./" (helper-150).
-    bare = not path.suffix and "/" not in text and os.sep not in text
-    if bare and ((RULESET_DIR / f"{text}.toml").exists() or not path.exists()):
-        path = RULESET_DIR / f"{text}.toml"
-        if not path.exists():
-            raise RulesetError(f"unknown rule set {text!r}; presets: {', '.join(available_presets())}")
+    path = ruleset_path(text)
     data = _read_toml(path, text)
     data.update(overrides)
-    data.setdefault("name", path.stem)
+    data.setdefault("name", readable(path.stem))  # a file name's bytes that are not UTF-8: helper-151
     try:
         return Ruleset.model_validate(data)
     except ValidationError as exc:
@@ -254,21 +270,11 @@ def _read_toml(path: Path, shown: str) -> dict:
         RulesetError: missing, not a regular file, too large, unreadable, not UTF-8 or not TOML.
     """
     try:
-        st = path.stat()
-    except FileNotFoundError:
-        raise RulesetError(f"{shown}: no such rule set file") from None
-    except OSError as exc:
-        raise RulesetError(f"{shown}: cannot read: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise RulesetError(f"{shown} is a folder, not a rule set file")
-    if not stat.S_ISREG(st.st_mode):
-        raise RulesetError(f"{shown} is not a regular file (a device or a pipe), not a rule set file")
-    if st.st_size > MAX_RULESET_BYTES:
-        raise RulesetError(f"{shown} is {st.st_size} bytes: a rule set file is at most {MAX_RULESET_BYTES}")
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RulesetError(f"{shown}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+        return tomllib.loads(read_input(path, "rule set file", limit=MAX_RULESET_BYTES, shown=shown).decode("utf-8"))
+    except InputFileError as exc:
+        raise RulesetError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise RulesetError(f"{shown}: not UTF-8 text: a rule set file is TOML saved as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(f"{shown}: not valid TOML: {exc}") from None
 

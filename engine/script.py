@@ -22,10 +22,14 @@ import yaml
 from pydantic import TypeAdapter, ValidationError
 
 from engine.events import AnyEvent
+from engine.files import InputFileError, read_input
 from engine.notation import NotationError, parse_event
 from engine.record import is_event_lines, is_notation
 from engine.ruleset import Ruleset, RulesetError, load_ruleset
 from engine.seats import seats_for
+
+#: A script longer than this (bytes) is refused before it is read: a match of many hands is a few hundred KB.
+MAX_SCRIPT_BYTES = 16 << 20
 
 _EVENT = TypeAdapter(AnyEvent)
 
@@ -75,11 +79,11 @@ def load_script(path: str | Path, rules: str | None = None) -> Script:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input(path, "script file", limit=MAX_SCRIPT_BYTES).decode("utf-8")
     except UnicodeDecodeError:
         raise ScriptError(f"{path}: not a text file (a video or a picture?): a script is YAML or JSON") from None
-    except OSError as exc:
-        raise ScriptError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except InputFileError as exc:
+        raise ScriptError(str(exc)) from None
     if is_notation(text):
         raise ScriptError(f"{path} is a game record in text notation, not a script: `dominocast record show {path}` "
                           "prints it (its scores are in it)")
@@ -102,8 +106,8 @@ def load_script(path: str | Path, rules: str | None = None) -> Script:
     unknown = set(data) - {"rules", "overrides", "players", "hands", "title"}
     if unknown:
         raise ScriptError(f"{path}: unknown key {sorted(unknown)[0]!r} (keys: rules, overrides, players, hands)")
-    preset = rules or data.get("rules")
-    if not preset:
+    preset = data.get("rules") if rules is None else rules  # --rules "" is refused, not ignored (helper-151)
+    if preset is None:  # "" goes on to load_ruleset, which says it is empty
         raise ScriptError(f"{path}: no rule set: add 'rules: PRESET' or pass --rules")
     if not isinstance(preset, str):
         raise ScriptError(f"{path}: 'rules' is a preset name or a TOML file, got {preset!r}")

@@ -8,6 +8,8 @@ import platform
 import time
 from pathlib import Path
 
+from engine.files import InputFileError
+
 MODELS_DIR = Path(__file__).resolve().parent
 REPO_ROOT = MODELS_DIR.parent
 CHECKPOINTS = MODELS_DIR / "checkpoints"
@@ -22,10 +24,9 @@ def default_data_dir(seed: int, scenes: int, imgsz: int, windows: int = 2) -> Pa
 def _missing_for_training(data: Path) -> str:
     """What ``data`` lacks for training ("" when nothing): the recipe, or a train / val split
     (not built, or fewer files than its recipe counts)."""
-    try:
-        recipe = json.loads((data / "recipe.json").read_text())
-        counts = recipe["counts"]
-    except (OSError, ValueError, KeyError, TypeError):
+    recipe = _recipe(data)
+    counts = recipe.get("counts") if recipe else None
+    if not isinstance(counts, dict):
         return "its recipe.json"
     for split in ("train", "val"):
         c = counts.get(split) or {}
@@ -44,12 +45,18 @@ def is_complete(data: Path) -> bool:
 
 
 def _recipe(data: Path) -> dict | None:
-    """``data/recipe.json`` as a dict, or None (absent or unreadable)."""
+    """``data/recipe.json`` as a dict, or None (absent, unreadable or not a JSON object)."""
+    return _recipe_or_why(data)[0]
+
+
+def _recipe_or_why(data: Path) -> tuple[dict | None, str]:
+    """(``data/recipe.json`` as a dict, "") or (None, what is wrong with it: "does not exist", ...)."""
+    from datasets.build import read_recipe
+
     try:
-        r = json.loads((data / "recipe.json").read_text())
-    except (OSError, ValueError):
-        return None
-    return r if isinstance(r, dict) else None
+        return read_recipe(data), ""
+    except InputFileError as exc:
+        return None, exc.reason
 
 
 def dataset_problem(data: Path, scenes: int, seed: int, imgsz: int, windows: int = 2,
@@ -71,7 +78,7 @@ def dataset_problem(data: Path, scenes: int, seed: int, imgsz: int, windows: int
         return None
     if not data.is_dir():
         return f"{data} is not a folder"
-    recipe = _recipe(data)
+    recipe, why = _recipe_or_why(data)
     if not _missing_for_training(data):
         got = recipe.get("imgsz") if recipe else None
         if got is not None and got != imgsz and not any_windows:
@@ -81,11 +88,14 @@ def dataset_problem(data: Path, scenes: int, seed: int, imgsz: int, windows: int
     built = [p for p in DATASET_PARTS if (data / p).exists()]
     if not built:
         return None
+    if recipe is not None and "crop_version" in recipe:  # helper-151: was "the recipe ... imgsz None"
+        return (f"{data} holds the tile verifier's crops (`dominocast train verifier` trains on them), not a "
+                "detector and pip dataset: give another --data")
     want = {"version": RECIPE_VERSION, "seed": seed, "scenes": scenes, "imgsz": imgsz, "det_per_scene": windows}
     if recipe is not None and all(recipe.get(k) == v for k, v in want.items()):
         return None
-    what = ("a recipe.json that is not a JSON object" if recipe is None and (data / "recipe.json").exists() else
-            "no recipe.json (an interrupted build)" if recipe is None else
+    what = ("no recipe.json (an interrupted build)" if why == "does not exist" else
+            f"a recipe.json that {why}" if recipe is None else
             "the recipe " + ", ".join(f"{k} {recipe.get(k)}" for k in want if recipe.get(k) != want[k]))
     return (f"{data} holds part of another dataset ({', '.join(built)}; {what}): its files would be mixed into "
             "this one; delete the folder or give another --data")

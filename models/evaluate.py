@@ -110,9 +110,9 @@ def evaluate_detector(data: Path, split: str = "test", onnx: Path = DETECTOR_ONN
 
 def scene_styles(data: Path, scenes: set[int]) -> dict[int, tuple[str, str]]:
     """(surface, tile style) of each scene index, re-derived from the recipe's seed (no rendering)."""
-    from datasets.build import scene_spec
+    from datasets.build import read_recipe, scene_spec
 
-    rec = json.loads((data / "recipe.json").read_text())
+    rec = read_recipe(data)
     out = {}
     for i in scenes:
         spec, _ = scene_spec(i, rec["seed"], tuple(rec["frame_size"]), rec["max_pips"])
@@ -217,7 +217,9 @@ def main(argv: list[str] | None = None) -> None:
     if a.detector.exists():
         res["tile_detector"] = evaluate_detector(a.data, a.split, a.detector, a.conf, a.limit)
     if a.end_to_end and a.detector.exists() and a.pips.exists():
-        rec = json.loads((a.data / "recipe.json").read_text())
+        from datasets.build import read_recipe
+
+        rec = read_recipe(a.data)
         res["end_to_end"] = evaluate_end_to_end(rec["seed"], a.end_to_end, tuple(rec["frame_size"]), a.detector,
                                                 a.pips, conf=a.conf)
     text = json.dumps(res, indent=2)

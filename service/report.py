@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
+from engine.files import readable, write_text_atomic
 from engine.notation import without_stamps
 from engine.timeline import ends_text, result_text
 from engine.words import plural
@@ -313,7 +314,7 @@ def write_report(path: Path, title: str, subtitle: str, rows: list[dict], snapsh
     (a folder or photo named so, held by Python as lone surrogates) shows U+FFFD for each such byte
     (helper-150: the review ended in an encoding error after all its work)."""
     page = render_report(title, subtitle, rows, snapshots, standings, warning, video, corrections, generator, unit)
-    path.write_text(readable(page), encoding="utf-8")
+    write_text_atomic(path, readable(page))
     return path
 
 
@@ -322,9 +323,3 @@ def relative_link(path: Path, page_dir: Path) -> str:
     name's bytes, so that a name with bytes that are not UTF-8 links to its file (helper-150: quote()
     raised on it)."""
     return quote(os.fsencode(os.path.relpath(os.path.abspath(path), os.path.abspath(page_dir))))
-
-
-def readable(text: str) -> str:
-    """``text`` with each byte that was not UTF-8 in a file name (a lone surrogate) as U+FFFD, as a
-    terminal shows it: text that can be written as UTF-8."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -49,6 +49,7 @@ import numpy as np
 
 from calibration.images import percent, write_image
 from engine.events import Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack
+from engine.files import write_text_atomic
 from engine.hand import Hand, IllegalEvent
 from engine.match import first_context, next_context, replay_match
 from engine.record import record_from_match, to_json
@@ -941,7 +942,7 @@ class ReviewSession:
             match = replay_match(self.hand.rules, logs)
             record = record_from_match(self.hand.rules, logs, meta={"title": title})
             path = self.out.dir / "record.json"
-            path.write_text(to_json(record), encoding="utf-8")
+            write_text_atomic(path, to_json(record))  # an earlier review's record stays whole if this fails
             s.files["record"] = path
             s.standings = match.standings()
         s.score = dict(self.score)

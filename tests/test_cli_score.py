@@ -186,7 +186,7 @@ def test_missing_file_exits_2(tmp_path):
     result = score(tmp_path / "nowhere.yaml")
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "nowhere.yaml" in lines[0] and "cannot read" in lines[0]
+    assert len(lines) == 1 and "nowhere.yaml" in lines[0] and "no such script file" in lines[0]
 
 
 def test_unknown_preset_on_the_command_line_exits_2(tmp_path):

@@ -409,3 +409,28 @@ def test_more_hands_than_the_match_lasts_are_said(tmp_path, monkeypatch):
     gt = json.loads((tmp_path / "ground_truth.json").read_text())
     assert len(gt["hands"]) == 1
     assert "note: the match was won after 1 hand; the video holds it, not 3" in " ".join(res.stdout.split())
+
+
+def test_footage_of_a_rule_set_file_keeps_that_files_parameters(tmp_path, monkeypatch):
+    """helper-151: ``--rules ./block`` (a file whose rule set is named "block") stored only "block", and the
+    bench reviewed the footage under the preset; a folder name with bytes that are not UTF-8 made the
+    ground truth's command unwritable."""
+    import os
+
+    from bench.sec_footage import footage_rules
+    from engine.ruleset import RULESET_DIR, load_ruleset
+
+    text = (RULESET_DIR / "block.toml").read_text()
+    target = load_ruleset("block").target
+    assert f"\ntarget = {target}\n" in text
+    (tmp_path / "block").write_text(text.replace(f"\ntarget = {target}\n", f"\ntarget = {target + 50}\n"))
+    monkeypatch.chdir(tmp_path)
+    gt = json.loads(make_footage("./block", 5, tmp_path / "f", **SMALL)["ground_truth"].read_text(encoding="utf-8"))
+    assert gt["rules"] == "block" and gt["rule_params"]["target"] == target + 50
+    assert footage_rules(gt).target == target + 50
+    named = tmp_path / os.fsdecode(b"r\xfe.toml")
+    named.write_text(text.replace('name = "block"', 'name = "mine"'))
+    gt2 = json.loads(make_footage(str(named), 5, tmp_path / "g", **SMALL)["ground_truth"].read_text(encoding="utf-8"))
+    assert "r\ufffd.toml" in gt2["command"] and gt2["rules"] == "mine"
+    del gt["rule_params"]  # footage rendered before the parameters were stored: the preset of its name
+    assert footage_rules(gt).target == target

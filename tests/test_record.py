@@ -523,7 +523,7 @@ def test_cli_record_show_errors(cli, tmp_path, content, message):
     assert message in res.output and str(path) in res.output
     assert "Traceback" not in res.output
     res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "missing.json")])
-    assert res.exit_code == 2 and "cannot read" in res.output
+    assert res.exit_code == 2 and "no such record file" in res.output
 
 
 def test_cli_score_output_in_a_new_folder_and_unwritable_output(cli, tmp_path):
@@ -631,7 +631,7 @@ def test_cli_record_report_of_a_corrected_record(cli, tmp_path, demo):
     assert 'href="../review/annotated%20%231.webm#t=75.30"' in html  # relative to the report, escaped
     # bad input: one line, exit code 2, nothing written
     for args, message in ((["record", "report", str(tmp_path / "none.txt"), "--out", str(tmp_path / "r.html")],
-                           "cannot read"),
+                           "none.txt: no such record file"),
                           (["record", "report", str(tmp_path / "fixed.txt"), "--out", str(tmp_path / "fixed.txt")],
                            "is the record: it would be overwritten"),
                           (["record", "report", str(tmp_path / "fixed.txt"), "--out", str(tmp_path / "r.html"),

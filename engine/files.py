@@ -1,0 +1,127 @@
+"""Reading the small inputs a user names (rule sets, scripts, records, profiles, dataset recipes).
+
+Only a regular file of bounded size is read: a folder, a device or a pipe is refused before it is
+opened, and a file is read no further than its limit, so ``/dev/zero`` or a FIFO named by mistake
+says so in one line instead of filling the memory or waiting forever (helper-150, helper-151).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import stat
+from pathlib import Path
+
+#: Default cap for the inputs read here, in bytes: far above any record of a long match (a few MB).
+DEFAULT_LIMIT = 64 << 20
+
+
+class InputFileError(ValueError):
+    """A named input is not a readable regular file within its size limit, or not what it should hold.
+
+    ``str()`` is the whole message (it names the file); ``reason`` is what is wrong, without the name
+    ("is a folder", "is not a JSON object"), for callers that name the file their own way.
+    """
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def read_input(path: str | os.PathLike[str], kind: str, *, limit: int = DEFAULT_LIMIT,
+               shown: str | None = None) -> bytes:
+    """The bytes of the regular file ``path`` (links followed), at most ``limit`` bytes.
+
+    ``kind`` names what the file should be in messages ("rule set file", "record"); ``shown`` is the
+    name as the user gave it (default: ``str(path)``).
+
+    Raises:
+        InputFileError: ``"{shown}: no such {kind}"``, ``"{shown} is a folder, not a {kind}"``,
+            ``"{shown} is not a regular file (a device or a pipe), not a {kind}"``,
+            ``"{shown} is N bytes: a {kind} is at most {limit}"`` or ``"{shown}: cannot read: ..."``.
+    """
+    shown = str(path) if shown is None else shown
+    path = Path(path)
+    try:
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise InputFileError(f"{shown} is a folder, not a {kind}", "is a folder")
+        if not stat.S_ISREG(st.st_mode):
+            raise InputFileError(f"{shown} is not a regular file (a device or a pipe), not a {kind}",
+                                 "is not a regular file (a device or a pipe)")
+        if st.st_size > limit:
+            raise InputFileError(f"{shown} is {st.st_size} bytes: a {kind} is at most {limit}",
+                                 f"is {st.st_size} bytes (at most {limit})")
+        with path.open("rb") as f:
+            data = f.read(limit + 1)  # a file that grows, or reports no size (/proc), stops here
+    except FileNotFoundError:
+        raise InputFileError(f"{shown}: no such {kind}", "does not exist") from None
+    except OSError as exc:
+        raise InputFileError(f"{shown}: cannot read: {exc.strerror or exc}",
+                             f"cannot be read ({exc.strerror or exc})") from None
+    if len(data) > limit:
+        raise InputFileError(f"{shown} is more than {limit} bytes: a {kind} is at most {limit}",
+                             f"is more than {limit} bytes")
+    return data
+
+
+def read_json_object(path: str | os.PathLike[str], kind: str, *, limit: int = DEFAULT_LIMIT,
+                     shown: str | None = None) -> dict:
+    """The JSON object in the file ``path`` (UTF-8, a byte-order mark allowed), read by :func:`read_input`.
+
+    Raises:
+        InputFileError: as :func:`read_input`, or ``"{shown}: not UTF-8 text"``, ``"{shown}: not valid
+            JSON (line L column C: ...)"``, ``"{shown} is not a JSON object"``.
+    """
+    shown = str(path) if shown is None else shown
+    data = read_input(path, kind, limit=limit, shown=shown)
+    try:
+        obj = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise InputFileError(f"{shown}: not UTF-8 text, not a {kind}", "is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise InputFileError(f"{shown}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})",
+                             "is not valid JSON") from None
+    if not isinstance(obj, dict):
+        raise InputFileError(f"{shown} is not a JSON object (a {kind} is one)", "is not a JSON object")
+    return obj
+
+
+def readable(text: str) -> str:
+    """``text`` with each byte that was not UTF-8 in a file name (a lone surrogate, as Python decodes
+    it) as U+FFFD, as a terminal shows it: text that can be written as UTF-8."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate that no file name byte makes (from JSON "\\ud800")
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` as UTF-8 to ``path`` so that its earlier content is never lost half-way: the text
+    is encoded first, written to a temporary file beside it and moved over it (a link keeps naming the
+    file; folders above it are created). A device such as ``/dev/stdout`` is written directly.
+
+    Returns the path written. Raises:
+        UnicodeEncodeError: ``text`` holds a lone surrogate; nothing was written.
+        OSError: the file cannot be written; the earlier file is left whole.
+    """
+    data = text.encode("utf-8")  # before the file is touched (helper-151: a record truncated to 0 bytes)
+    target = Path(os.path.realpath(path))
+    if target.exists() and not target.is_file():
+        with target.open("wb") as f:
+            f.write(data)
+        return Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to a plain write
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        if target.exists():
+            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return Path(path)
