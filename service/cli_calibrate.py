@@ -14,9 +14,9 @@ from typing import Optional
 
 import typer
 
-
+from engine.files import InputFileError, read_json_object
 from service.cli_common import (check_distinct_outputs, check_out_file, check_positive, check_replaceable, console,
-                                err_console, fail)
+                                err_console, fail, path_parser)
 
 calibrate_app = typer.Typer(
     help="Calibrate the camera lens and the table plane; print marker sheets.",
@@ -154,11 +154,11 @@ def _has_lens(path: Path) -> bool:
 
 
 def _has_part(path: Path, key: str) -> bool:
-    import json
+    from calibration.profile import MAX_PROFILE_BYTES
 
     try:
-        return bool(json.loads(path.read_text(encoding="utf-8")).get(key))
-    except (OSError, ValueError, AttributeError):
+        return bool(read_json_object(path, "profile file", limit=MAX_PROFILE_BYTES).get(key))
+    except InputFileError:  # absent, a device (bounded: helper-151), not JSON: nothing to lose
         return False
 
 
@@ -176,7 +176,7 @@ def _same_photo(images: list[Path]) -> str | None:
 
 @calibrate_app.command("markers")
 def markers_cmd(
-    out: Path = typer.Option(..., "--out", help="PNG file to write."),
+    out: Path = typer.Option(..., "--out", parser=path_parser, help="PNG file to write."),
     checkerboard: bool = typer.Option(False, "--checkerboard",
                                       help="Write a lens-calibration checkerboard page instead."),
     paper: Paper = typer.Option(Paper.A4, "--paper", help="Paper size."),
@@ -210,8 +210,8 @@ def markers_cmd(
 
 @calibrate_app.command("lens")
 def lens_cmd(
-    images: list[Path] = typer.Argument(..., help="Photos of the board (10-20, varied tilts)."),
-    out: Path = typer.Option(..., "--out", help="Profile JSON to write."),
+    images: list[Path] = typer.Argument(..., parser=path_parser, help="Photos of the board (10-20, varied tilts)."),
+    out: Path = typer.Option(..., "--out", parser=path_parser, help="Profile JSON to write."),
     board: BoardKind = typer.Option(BoardKind.checkerboard, "--board", help="Board kind."),
     cols: int = typer.Option(8, "--cols", help="Squares across the board (not inner corners)."),
     rows: int = typer.Option(11, "--rows", help="Squares down the board (not inner corners)."),
@@ -260,11 +260,11 @@ def lens_cmd(
 
 @calibrate_app.command("table")
 def table_cmd(
-    image: Path = typer.Argument(..., help="Overhead photo of the table."),
-    out: Path = typer.Option(..., "--out", help="Profile JSON to write."),
+    image: Path = typer.Argument(..., parser=path_parser, help="Overhead photo of the table."),
+    out: Path = typer.Option(..., "--out", parser=path_parser, help="Profile JSON to write."),
     table_mm: tuple[float, float] = typer.Option(..., "--table-mm", metavar="W H",
                                                  help="Table width W and height H, mm (two numbers: --table-mm 1000 600)."),
-    lens: Optional[Path] = typer.Option(None, "--lens", help="Profile with lens intrinsics to use."),
+    lens: Optional[Path] = typer.Option(None, "--lens", parser=path_parser, help="Profile with lens intrinsics to use."),
     markers: bool = typer.Option(False, "--markers", help="Use the four corner markers (ids 0-3)."),
     points: Optional[str] = typer.Option(
         None, "--points", help='Image points "x1,y1 x2,y2 x3,y3 x4,y4" (pixels).'),
@@ -380,7 +380,7 @@ def table_cmd(
 
 
 @calibrate_app.command("show")
-def show_cmd(profile_path: Path = typer.Argument(..., metavar="PROFILE", help="Profile JSON.")) -> None:
+def show_cmd(profile_path: Path = typer.Argument(..., parser=path_parser, metavar="PROFILE", help="Profile JSON.")) -> None:
     """Print a calibration profile."""
     from calibration.profile import TableProfile
     from calibration.seats import seat_spec

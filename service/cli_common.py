@@ -21,9 +21,15 @@ console = Console(width=None if sys.stdout.isatty() else _PIPED_WIDTH)
 err_console = Console(stderr=True, width=None if sys.stderr.isatty() else _PIPED_WIDTH)
 
 
+def one_line(text: str) -> str:
+    """``text`` with its line breaks written as ``\\n`` / ``\\r``: an error stays one line when a name in
+    it holds one (helper-151: --rules $'x\\ny.toml')."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 def fail(message: str) -> "typer.Exit":
-    """Print ``error: message`` on stderr and return an Exit(2) to raise."""
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    """Print ``error: message`` on stderr, on one line (:func:`one_line`), and return an Exit(2) to raise."""
+    err_console.print(f"[bold red]error:[/] {escape(one_line(message))}", highlight=False, soft_wrap=True)
     return typer.Exit(code=2)
 
 
@@ -32,7 +38,7 @@ def make_folder(option: str, path: Path) -> None:
     a file of that name, a parent that is a file, a folder that cannot be created or written in."""
     path = Path(path)
     if path.exists() and not path.is_dir():
-        raise fail(f"{option} {path} is a file, not a folder")
+        raise fail(f"{option} {path} is {'a file' if path.is_file() else 'a device or a pipe'}, not a folder")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -221,6 +227,18 @@ def folder_option(option: str, text: str, why: str = OPENCV_WHY) -> Path:
         raise fail(f"{option} is empty: give a folder (. for the current one)")
     check_utf8(option, text, why)
     return Path(text)
+
+
+def path_parser(text: str) -> Path:
+    """Typer ``parser=`` for a file or folder argument or option: an empty name is refused, one line, exit 2
+    (``Path("")`` is ".", the current folder: helper-151, `review ""` reviewed it and `detect ""` said
+    ". is a directory")."""
+    if not text.strip():
+        raise typer.BadParameter("is empty: give a name (. is the current folder)")
+    return Path(text)
+
+
+path_parser.__name__ = "path"  # what --help shows as the type, "<path>", as for any other Path parameter
 
 
 def first_missing(path: Path) -> Path | None:

@@ -26,7 +26,7 @@ import typer
 from rich.table import Table
 
 from service.cli_common import (check_distinct_outputs, check_out_file, check_positive, check_replaceable, check_sets,
-                                console, err_console, fail, plural)
+                                console, err_console, fail, path_parser, plural)
 from vision.observation import FLAG_DUPLICATE
 
 #: Smallest ``--tile-px`` accepted: a tile shorter than this has no readable pips.
@@ -125,14 +125,14 @@ def _annotate_paths(out: Path, images: list[Path]) -> list[Path]:
 
 
 def detect(
-    images: list[Path] = typer.Argument(..., help="Image files (PNG, JPEG, ...)."),
-    calibration: Optional[Path] = typer.Option(None, "--calibration", help="Table profile (JSON) for mm output."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the tiles as JSON to this file: a list of tiles "
+    images: list[Path] = typer.Argument(..., parser=path_parser, help="Image files (PNG, JPEG, ...)."),
+    calibration: Optional[Path] = typer.Option(None, "--calibration", parser=path_parser, help="Table profile (JSON) for mm output."),
+    json_out: Optional[Path] = typer.Option(None, "--json", parser=path_parser, help="Write the tiles as JSON to this file: a list of tiles "
                                          "for one image, one {image, tiles} per image for several; in_glare: "
                                          "read in or by clipped white, its pips may be misread."),
     annotate_out: Optional[Path] = typer.Option(None, "--annotate",
-                                                help="Draw tiles on the image (OUT_<stem>.png with several)."),
-    models: Optional[Path] = typer.Option(None, "--models", help=f"Folder with {DEFAULT_MODEL_NAMES}."),
+                                                parser=path_parser, help="Draw tiles on the image (OUT_<stem>.png with several)."),
+    models: Optional[Path] = typer.Option(None, "--models", parser=path_parser, help=f"Folder with {DEFAULT_MODEL_NAMES}."),
     tile_px: Optional[float] = typer.Option(None, "--tile-px", help="Tile long side in pixels (default: search)."),
     sets: int = typer.Option(1, "--sets", help="Complete double-six sets on the table."),
     threads: int = typer.Option(1, "--threads", help="onnxruntime threads per model."),

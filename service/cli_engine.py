@@ -12,19 +12,20 @@ from rich.table import Table
 from engine.hand import IllegalEvent
 from engine.match import replay_match
 from engine.record import RecordError, record_from_match
-from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset, preset_quotes
+from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset, ruleset_quotes
 from engine.script import ScriptError, load_script
 from engine.timeline import ends_text, timeline
-from service.cli_common import check_distinct_outputs, check_out_file, check_replaceable, console, err_console, fail
+from service.cli_common import (check_distinct_outputs, check_out_file, check_replaceable, console, err_console, fail,
+                                path_parser)
 from service.cli_record import write_outputs
 
 
 def score(
-    script: Path = typer.Argument(..., help="hand or match script (.yaml, .yml or .json)"),
+    script: Path = typer.Argument(..., parser=path_parser, help="hand or match script (.yaml, .yml or .json)"),
     rules: str = typer.Option(None, "--rules", help="rule-set preset (overrides the script's)"),
     as_json: bool = typer.Option(False, "--json", help="print JSON lines instead of a table"),
-    record: Path = typer.Option(None, "--record", help="also write the match record (JSON) to this file"),
-    notation: Path = typer.Option(None, "--notation", help="also write the record's text notation to this file"),
+    record: Path = typer.Option(None, "--record", parser=path_parser, help="also write the match record (JSON) to this file"),
+    notation: Path = typer.Option(None, "--notation", parser=path_parser, help="also write the record's text notation to this file"),
 ) -> None:
     """Score a scripted hand or match: every event with its points, open ends, flags and the running score."""
     for option, path, example in (("--record", record, "record.json"), ("--notation", notation, "record.txt")):
@@ -128,9 +129,9 @@ def rules(preset: str = typer.Argument(None, help="preset to show; omit to list 
         rs = load_ruleset(preset)
     except RulesetError as exc:
         raise fail(str(exc))
-    # the sentence of the rule text each value follows (the preset's comments; helper-122: none was shown,
+    # the sentence of the rule text each value follows (the file's comments; helper-122: none was shown,
     # and a penalty's warnings, leader and source were left out)
-    quotes = preset_quotes(preset)
+    quotes = ruleset_quotes(preset)
     t = Table(title=f"{rs.title} ({rs.name})")
     t.add_column("parameter")
     t.add_column("value")

@@ -9,10 +9,12 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from engine.record import MatchRecord, RecordError, defaulted_params, from_json, is_event_lines, rederive, to_json
+from engine.files import InputFileError, read_input, write_text_atomic
+from engine.record import (MAX_RECORD_BYTES, MatchRecord, RecordError, defaulted_params, from_json, is_event_lines,
+                           rederive, to_json)
 from engine.record_text import read_text, write_text
 from service.cli_common import (check_distinct_outputs, check_out_file, check_replaceable, err_console, fail,
-                                is_review_page)
+                                is_review_page, path_parser)
 
 record_app = typer.Typer(help="Game records: the JSON record and the text notation.", no_args_is_help=True)
 
@@ -61,9 +63,11 @@ def load_record(path: Path) -> MatchRecord:
         if str(path) == "-":  # `... | dominocast record show -`
             import sys
 
-            data = sys.stdin.buffer.read()
+            data = sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
+            if len(data) > MAX_RECORD_BYTES:
+                raise RecordError(f"{name} gave more than {MAX_RECORD_BYTES} bytes: a record is at most that")
         else:
-            data = path.read_bytes()
+            data = read_input(path, "record file", limit=MAX_RECORD_BYTES)
         # a byte-order mark, as Notepad writes one, is fine; UTF-16 is what PowerShell's `>` writes (helper-106)
         text = data.decode("utf-16") if data[:2] in (b"\xff\xfe", b"\xfe\xff") else data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -71,6 +75,8 @@ def load_record(path: Path) -> MatchRecord:
             raise RecordError(f"{name}: not UTF-8 text: save the record as UTF-8") from None
         raise RecordError(f"{name}: not a text file (a video or a picture?): a record is JSON or text "
                           "notation") from None
+    except InputFileError as exc:
+        raise RecordError(str(exc)) from None
     except OSError as exc:
         raise RecordError(f"{name}: cannot read: {exc.strerror or exc}") from None
     doubts: list[str] = []  # a notation that looks cut off at a line end: said, the rest still shown
@@ -107,15 +113,17 @@ def write_outputs(record: MatchRecord, json_path: Path | None, text_path: Path |
         if path is None:
             continue
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(render(record), encoding="utf-8")
+            write_text_atomic(path, render(record))
+        except UnicodeEncodeError:
+            raise RecordError(f"{path}: not written: the record holds text that is not UTF-8 (a lone surrogate, "
+                              "as a JSON \\ud800 escape makes)") from None
         except OSError as exc:
             raise RecordError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
 @record_app.command("show")
 def show(
-    file: Path = typer.Argument(..., help="a JSON record or a text notation file (- reads standard input)"),
+    file: Path = typer.Argument(..., parser=path_parser, help="a JSON record or a text notation file (- reads standard input)"),
     as_json: bool = typer.Option(False, "--json", help="print the JSON record instead of the notation"),
 ) -> None:
     """Print a record (JSON or text notation) as text notation, its scores recomputed from the logs."""
@@ -140,12 +148,12 @@ def _review_video(folder: Path) -> Path | None:
 
 @record_app.command("report")
 def report(
-    file: Path = typer.Argument(..., help="a JSON record or a text notation file"),
-    out: Path = typer.Option(..., "--out", help="the HTML report to write (e.g. report.html)"),
-    video: Optional[Path] = typer.Option(None, "--video", help="the game's video (a review's annotated.webm): "
+    file: Path = typer.Argument(..., parser=path_parser, help="a JSON record or a text notation file"),
+    out: Path = typer.Option(..., "--out", parser=path_parser, help="the HTML report to write (e.g. report.html)"),
+    video: Optional[Path] = typer.Option(None, "--video", parser=path_parser, help="the game's video (a review's annotated.webm): "
                                          "each event's time then plays it from that moment; default the "
                                          "review's, when the record lies in its folder (or --review names it)"),
-    review: Optional[Path] = typer.Option(None, "--review", help="the review's folder (events.jsonl, snapshots/) "
+    review: Optional[Path] = typer.Option(None, "--review", parser=path_parser, help="the review's folder (events.jsonl, snapshots/) "
                                           "whose snapshots to show beside the events; default the record's "
                                           "folder when it is one"),
 ) -> None:
@@ -170,7 +178,9 @@ def report(
         raise fail(f"--out {out}: the report is an HTML page; give a file ending in .html (e.g. "
                    f"{out.with_suffix('.html')})")
     if video is not None and not video.is_file():
-        raise fail(f"--video {video}: " + ("a folder, not a video file" if video.is_dir() else "no such file"))
+        raise fail(f"--video {video}: " + ("a folder, not a video file" if video.is_dir() else
+                                            "not a regular file (a device or a pipe), not a video file"
+                                            if video.exists() else "no such file"))
     if video is not None and video.suffix.lower() not in PLAYABLE_VIDEO_SUFFIXES:
         raise fail(f"--video {video}: not a video a page can play (one of {', '.join(PLAYABLE_VIDEO_SUFFIXES)})")
     if review is not None and review_folder_problem(review):

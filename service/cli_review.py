@@ -14,7 +14,7 @@ from rich.table import Table
 from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
 from service.cli_common import (check_positive, check_sets, check_writable, console, err_console, fail, make_folder,
-                                plural)
+                                path_parser, plural)
 from service.review import SKIPPED_WHY, ReviewSummary, check_review_folder, moved_by_review, run_review
 from service.video_out import VIDEO_NAMES
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
@@ -136,7 +136,7 @@ def _print_summary(s: ReviewSummary) -> None:
 def review(
     source: str = typer.Argument(..., help="video file or folder of photos (a time-lapse, one per move)"),
     rules: str = typer.Option(..., "--rules", help="rule-set preset, or 'none' for placements only"),
-    calibration: Path = typer.Option(None, "--calibration", help="table calibration profile (JSON)"),
+    calibration: Path = typer.Option(None, "--calibration", parser=path_parser, help="table calibration profile (JSON)"),
     out: str = typer.Option("review", "--out", help="output folder"),
     interval: float = typer.Option(1.0, "--interval", help="seconds between photos of a folder"),
     no_video: bool = typer.Option(False, "--no-video", help="skip the annotated video"),
@@ -163,6 +163,9 @@ def review(
 
 def _review(source: str, rules: str, calibration: Path | None, out: Path, interval: float, no_video: bool,
             sets: int = 1) -> None:
+    if not source.strip():  # Path("") is the current folder, which was reviewed (helper-151)
+        raise fail("the source is empty: `dominocast review` takes a video file or a folder of photos "
+                   "(. for the current folder)")
     check_positive("--interval", interval, "seconds")
     check_sets(sets, rules)
     if Path(source).exists() and moved_by_review(Path(source), out):  # helper-64: the input was lost
@@ -230,7 +233,7 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
 def live(
     source: str = typer.Argument(..., help="camera index (0, 1, ...) or an RTSP/HTTP URL"),
     rules: str = typer.Option(..., "--rules", help="rule-set preset, or 'none' for placements only"),
-    calibration: Path = typer.Option(None, "--calibration", help="table calibration profile (JSON)"),
+    calibration: Path = typer.Option(None, "--calibration", parser=path_parser, help="table calibration profile (JSON)"),
     out: str = typer.Option(None, "--out", help="output folder (default: a new live-YYYYMMDD-HHMMSS "
                                                  "for each session: a session is never recorded over)"),
     no_video: bool = typer.Option(False, "--no-video", help="skip the annotated video"),

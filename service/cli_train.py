@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from service.cli_common import (check_positive, check_scenes, check_seed, check_workers, console, err_console, fail,
-                                first_missing, folder_option, undo_partial)
+                                first_missing, folder_option, path_parser, undo_partial)
 
 train_app = typer.Typer(help="Train the shipped models on synthetic data (see docs/models.md).",
                         no_args_is_help=True)
@@ -210,19 +210,19 @@ def verifier_cmd(
 
 @train_app.command("quantize")
 def quantize_cmd(
-    data: Optional[Path] = typer.Option(None, "--data", help="Calibration dataset (its val/train windows); "
+    data: Optional[Path] = typer.Option(None, "--data", parser=path_parser, help="Calibration dataset (its val/train windows); "
                                         "default: the one the detector was trained on."),
     calib: int = typer.Option(160, "--calib", help="Calibration windows."),
     keep_fp32: str = typer.Option("decode", "--keep-fp32", help="Head nodes left float32: none, decode, last, head."),
-    check: Optional[Path] = typer.Option(None, "--check", help="Dataset whose test split scores fp32 vs int8."),
+    check: Optional[Path] = typer.Option(None, "--check", parser=path_parser, help="Dataset whose test split scores fp32 vs int8."),
 ) -> None:
     """Quantize models/tile_detector.onnx to int8 -> models/tile_detector.int8.onnx (onnx, no torch)."""
+    from models.quantize import KEEP_FP32, main  # onnx is imported only when it runs
+
+    if calib < 1 or keep_fp32 not in KEEP_FP32:  # said before a missing onnx (helper-151)
+        raise fail(f"--calib must be >= 1 and --keep-fp32 one of {', '.join(KEEP_FP32)}")
     if importlib.util.find_spec("onnx") is None:
         raise fail("onnx is not installed: run `make train-deps` first")
-    from models.quantize import KEEP_FP32, main
-
-    if calib < 1 or keep_fp32 not in KEEP_FP32:
-        raise fail(f"--calib must be >= 1 and --keep-fp32 one of {', '.join(KEEP_FP32)}")
     args = ["--calib", str(calib), "--keep-fp32", keep_fp32]
     args += ["--data", str(data)] if data else []
     args += ["--check", str(check)] if check else []

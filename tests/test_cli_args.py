@@ -696,10 +696,9 @@ def test_train_verifier_refuses_a_folder_that_is_not_its_crops(tmp_path, monkeyp
     assert _err("train", "verifier", "--data", d) == (
         2, f"error: --data {d} holds a dataset that is not verifier crops (its recipe.json names no crop_version)"
            + tail)
-    for text in ("[1, 2]", "{"):
+    for text, why in (("[1, 2]", "is not a JSON object"), ("{", "is not valid JSON")):
         (d / "recipe.json").write_text(text)
-        assert _err("train", "verifier", "--data", d) == (
-            2, f"error: --data {d} holds a recipe.json that is not a JSON object" + tail)
+        assert _err("train", "verifier", "--data", d) == (2, f"error: --data {d} holds a recipe.json that {why}" + tail)
     (d / "recipe.json").unlink()
     (d / "train.npz").write_bytes(b"")
     assert _err("train", "verifier", "--data", d) == (

@@ -714,6 +714,9 @@ def open_source(spec: str | int | os.PathLike, interval_s: float = 1.0, **live_k
     if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
         return LiveSource(int(spec), **live_kwargs)
     text = str(spec)
+    if not text.strip():  # Path("") is ".", the current folder
+        raise SourceError("the source is empty: give a video file, a folder of photos (. for the current one), "
+                          "a camera index or a stream URL")
     if is_stream_url(text):
         from calibration.images import opencv_name
 

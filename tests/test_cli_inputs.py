@@ -1,0 +1,148 @@
+"""What the CLI does with odd inputs (helper-151): devices, pipes, empty names, names that are not UTF-8
+or hold a line break, and an output that cannot be written. One line, exit code 2, nothing lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from engine.ruleset import RULESET_DIR
+from service.cli import app
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "all-fives.yaml"
+
+
+def _run(*args) -> tuple[int, str]:
+    res = CliRunner().invoke(app, [a if isinstance(a, str) else os.fsdecode(a) for a in args])
+    return res.exit_code, res.stderr.strip()
+
+
+def test_a_rule_set_file_named_with_bytes_that_are_not_utf8_names_its_rule_set_readably(tmp_path):
+    """The rule set's default name is the file's stem: it was written as a lone surrogate, the record
+    failed to encode (a traceback, exit 1) after the earlier record had been truncated to 0 bytes."""
+    rules = tmp_path / os.fsdecode(b"n\xff.toml")
+    rules.write_text("".join(line for line in (RULESET_DIR / "all-fives.toml").read_text().splitlines(True)
+                             if not line.startswith("name")))
+    record = tmp_path / "rec.json"
+    assert _run("score", EXAMPLE, "--rules", str(rules), "--record", str(record))[0] == 0
+    assert json.loads(record.read_text())["rules"]["params"]["name"] == "n\ufffd"
+
+
+def test_a_record_that_cannot_be_encoded_leaves_the_earlier_one_whole(tmp_path):
+    record = tmp_path / "rec.json"
+    assert _run("score", EXAMPLE, "--record", str(record))[0] == 0
+    before = record.read_bytes()
+    bad = tmp_path / "bad.json"  # a JSON escape makes a lone surrogate in a player's name
+    bad.write_text('{"rules": "all-fives", "players": {"N": "\\ud800"}, "hands": [["N 6-4"]]}')
+    code, err = _run("score", bad, "--record", str(record))
+    assert code == 2 and len(err.splitlines()) == 1 and "not written: the record holds text that is not UTF-8" in err
+    assert record.read_bytes() == before
+
+
+def test_an_empty_rules_option_is_refused_not_ignored(tmp_path):
+    """--rules "" fell back on the script's own rules without a word."""
+    code, err = _run("score", EXAMPLE, "--rules", "")
+    assert code == 2 and "the rule set is empty: name a preset (all-fives, " in err
+
+
+@pytest.mark.parametrize("argv, kind", [
+    (("score", "{zero}"), "script file"),
+    (("score", "{fifo}"), "script file"),
+    (("record", "show", "{zero}"), "record file"),
+    (("record", "show", "{fifo}"), "record file"),
+    (("record", "report", "{zero}", "--out", "{tmp}/r.html"), "record file"),
+    (("calibrate", "show", "{zero}"), "profile file"),
+    (("score", str(EXAMPLE), "--rules", "{fifo}"), "rule set file"),
+])
+def test_a_device_or_a_pipe_is_refused_before_it_is_read(tmp_path, argv, kind):
+    """/dev/zero was read until the memory ran out; a FIFO waited forever."""
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    fifo = tmp_path / "ff"
+    os.mkfifo(fifo)
+    args = [a.format(zero=zero, fifo=fifo, tmp=tmp_path) for a in argv]
+    code, err = _run(*args)
+    assert code == 2 and err.endswith(f"is not a regular file (a device or a pipe), not a {kind}"), err
+
+
+def test_review_and_detect_refuse_a_calibration_that_is_a_device(tmp_path):
+    code, err = _run("detect", str(EXAMPLE), "--calibration", "/dev/zero")
+    assert (code, err) == (2, "error: /dev/zero is not a regular file (a device or a pipe), not a profile file")
+
+
+@pytest.mark.parametrize("argv", [("score", ""), ("record", "show", ""), ("detect", ""), ("calibrate", "show", ""),
+                                  ("calibrate", "lens", "", "--out", "l.json"), ("detect", "x.png", "--json", "")])
+def test_an_empty_file_name_is_refused_not_read_as_the_current_folder(argv):
+    """Path("") is "."; `detect ""` said ". is a directory"."""
+    code, err = _run(*argv)
+    assert code == 2 and "is empty: give a name (. is the current folder)" in err
+
+
+def test_review_of_an_empty_source_is_refused(tmp_path):
+    """`review ""` reviewed the current folder's photos."""
+    code, err = _run("review", "", "--rules", "all-fives", "--out", str(tmp_path / "r"))
+    assert (code, err) == (2, "error: the source is empty: `dominocast review` takes a video file or a folder of "
+                              "photos (. for the current folder)")
+    assert not (tmp_path / "r").exists()
+
+
+def test_an_error_about_a_name_with_a_line_break_stays_one_line():
+    code, err = _run("score", str(EXAMPLE), "--rules", "x\ny.toml")
+    assert code == 2 and err.splitlines() == [f"error: {EXAMPLE}: x\\ny.toml: no such rule set file"]
+
+
+def test_rules_of_a_file_shows_that_files_comments_not_the_presets(tmp_path, monkeypatch):
+    """`dominocast rules ./all-fives` showed the preset's comments beside the file's values."""
+    text = (RULESET_DIR / "all-fives.toml").read_text()
+    assert "\ntarget = 200\n" in text
+    (tmp_path / "all-fives").write_text(text.replace("\ntarget = 200\n", "\n# our club plays to 150\ntarget = 150\n"))
+    monkeypatch.chdir(tmp_path)
+    mine = CliRunner().invoke(app, ["rules", "./all-fives"], env={"COLUMNS": "400"})
+    preset = CliRunner().invoke(app, ["rules", "all-fives"], env={"COLUMNS": "400"})
+    row = next(line for line in mine.stdout.splitlines() if line.split("│")[1:2] == [" target" + " " * 27])
+    assert row.split("│")[2].strip() == "150" and "our club" in " ".join(mine.stdout.split())
+    assert "our club" not in preset.stdout
+
+
+def test_misleading_messages_now_say_what_the_input_is(tmp_path):
+    code, err = _run("record", "report", str(EXAMPLE), "--out", str(tmp_path / "r.html"), "--video", "/dev/zero")
+    assert code == 2 and err.endswith("--video /dev/zero: not a regular file (a device or a pipe), not a video file")
+    code, err = _run("serve", "--data-dir", "/dev/zero")
+    assert (code, err) == (2, "error: --data-dir /dev/zero is a device or a pipe, not a folder")
+    # an argument that cannot be right is said before a missing train extra (onnx is absent here or not)
+    code, err = _run("train", "quantize", "--calib", "0")
+    assert code == 2 and err.startswith("error: --calib must be >= 1")
+
+
+def test_a_dataset_folder_whose_recipe_is_a_pipe_or_the_verifiers_is_named(tmp_path):
+    from models.common import dataset_problem
+
+    d = tmp_path / "d"
+    d.mkdir()
+    os.mkfifo(d / "recipe.json")
+    assert dataset_problem(d, 10, 0, 320) == (
+        f"{d} holds part of another dataset (recipe.json; a recipe.json that is not a regular file (a device or a "
+        "pipe)): its files would be mixed into this one; delete the folder or give another --data")
+    (d / "recipe.json").unlink()
+    (d / "recipe.json").write_text('{"scenes": 400, "seed": 3, "crop_version": 3}')
+    assert dataset_problem(d, 10, 0, 320) == (
+        f"{d} holds the tile verifier's crops (`dominocast train verifier` trains on them), not a detector and "
+        "pip dataset: give another --data")
+
+
+def test_a_dataset_image_that_cannot_be_written_fails_the_build(tmp_path):
+    """cv2.imwrite returned False unseen (a full disk, a file-size limit): the build said "wrote"."""
+    from datasets import build as B
+
+    out = tmp_path / "ds"
+    blocked = out / "detect" / "images" / "train" / "s000002_0.jpg"  # seed 5: scene 2 is the first with windows
+    blocked.mkdir(parents=True)  # a folder where that window goes
+    with pytest.raises(IsADirectoryError):
+        B.build(out, 3, seed=5, imgsz=192, workers=1, frame_size=(640, 360))
+    assert not (out / "recipe.json").exists()  # written last: the folder reads as an unfinished build
+    shutil.rmtree(out)
