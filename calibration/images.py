@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 from calibration.errors import CalibrationError
+from engine.files import InputFileError, read_input
 
 
 @contextlib.contextmanager
@@ -98,6 +99,8 @@ def write_image(path: str | os.PathLike, image: np.ndarray, params: tuple[int, .
     Path(path).write_bytes(buf.tobytes())
 
 
+#: An image file longer than this (bytes) is refused before it is read: a 100-megapixel TIFF is 300 MB.
+MAX_IMAGE_BYTES = 1 << 30
 #: First bytes of a JPEG file: a format without transparency, so it is decoded once, not twice.
 JPEG_MAGIC = b"\xff\xd8\xff"
 #: First bytes of a PNG file, whose header says whether it can hold transparency.
@@ -243,14 +246,10 @@ def load_image(path: str | os.PathLike[str], *, gray: bool = False,
         CalibrationError: the file does not exist, cannot be read, or is not an image.
     """
     p = Path(path)
-    if not p.exists():
-        raise CalibrationError(f"{p}: no such file")
-    if p.is_dir():
-        raise CalibrationError(f"{p}: is a directory, not an image")
-    try:
-        data = np.fromfile(str(p), dtype=np.uint8)  # works with non-ASCII paths too
-    except OSError as exc:
-        raise CalibrationError(f"{p}: cannot read ({exc.strerror or exc})") from exc
+    try:  # a FIFO named as a photo waited forever (helper-151); any file name works, non-UTF-8 ones too
+        data = np.frombuffer(read_input(p, "image file", limit=MAX_IMAGE_BYTES), dtype=np.uint8)
+    except InputFileError as exc:
+        raise CalibrationError(str(exc)) from None
     flag = cv2.IMREAD_GRAYSCALE if gray else cv2.IMREAD_COLOR
     with quiet_opencv():
         try:

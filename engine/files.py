@@ -17,6 +17,11 @@ from pathlib import Path
 DEFAULT_LIMIT = 64 << 20
 
 
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article: "a record file", "an image"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 class InputFileError(ValueError):
     """A named input is not a readable regular file within its size limit, or not what it should hold.
 
@@ -37,21 +42,21 @@ def read_input(path: str | os.PathLike[str], kind: str, *, limit: int = DEFAULT_
     name as the user gave it (default: ``str(path)``).
 
     Raises:
-        InputFileError: ``"{shown}: no such {kind}"``, ``"{shown} is a folder, not a {kind}"``,
-            ``"{shown} is not a regular file (a device or a pipe), not a {kind}"``,
-            ``"{shown} is N bytes: a {kind} is at most {limit}"`` or ``"{shown}: cannot read: ..."``.
+        InputFileError: ``"{shown}: no such {kind}"``, ``"{shown} is a folder, not a(n) {kind}"``,
+            ``"{shown} is not a regular file (a device or a pipe), not a(n) {kind}"``,
+            ``"{shown} is N bytes: a(n) {kind} is at most {limit}"`` or ``"{shown}: cannot read: ..."``.
     """
     shown = str(path) if shown is None else shown
     path = Path(path)
     try:
         st = path.stat()
         if stat.S_ISDIR(st.st_mode):
-            raise InputFileError(f"{shown} is a folder, not a {kind}", "is a folder")
+            raise InputFileError(f"{shown} is a folder, not {_a(kind)}", "is a folder")
         if not stat.S_ISREG(st.st_mode):
-            raise InputFileError(f"{shown} is not a regular file (a device or a pipe), not a {kind}",
+            raise InputFileError(f"{shown} is not a regular file (a device or a pipe), not {_a(kind)}",
                                  "is not a regular file (a device or a pipe)")
         if st.st_size > limit:
-            raise InputFileError(f"{shown} is {st.st_size} bytes: a {kind} is at most {limit}",
+            raise InputFileError(f"{shown} is {st.st_size} bytes: {_a(kind)} is at most {limit}",
                                  f"is {st.st_size} bytes (at most {limit})")
         with path.open("rb") as f:
             data = f.read(limit + 1)  # a file that grows, or reports no size (/proc), stops here
@@ -61,7 +66,7 @@ def read_input(path: str | os.PathLike[str], kind: str, *, limit: int = DEFAULT_
         raise InputFileError(f"{shown}: cannot read: {exc.strerror or exc}",
                              f"cannot be read ({exc.strerror or exc})") from None
     if len(data) > limit:
-        raise InputFileError(f"{shown} is more than {limit} bytes: a {kind} is at most {limit}",
+        raise InputFileError(f"{shown} is more than {limit} bytes: {_a(kind)} is at most {limit}",
                              f"is more than {limit} bytes")
     return data
 
@@ -79,12 +84,12 @@ def read_json_object(path: str | os.PathLike[str], kind: str, *, limit: int = DE
     try:
         obj = json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
-        raise InputFileError(f"{shown}: not UTF-8 text, not a {kind}", "is not UTF-8 text") from None
+        raise InputFileError(f"{shown}: not UTF-8 text, not {_a(kind)}", "is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise InputFileError(f"{shown}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})",
                              "is not valid JSON") from None
     if not isinstance(obj, dict):
-        raise InputFileError(f"{shown} is not a JSON object (a {kind} is one)", "is not a JSON object")
+        raise InputFileError(f"{shown} is not a JSON object ({_a(kind)} is one)", "is not a JSON object")
     return obj
 
 

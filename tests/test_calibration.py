@@ -741,7 +741,7 @@ def test_cli_bad_input(tmp_path: Path) -> None:
     corrupt.write_text('{"version": 1, ')
     out = tmp_path / "p.json"
     table = ("--out", out, "--table-mm", "900", "600")
-    assert_one_line_error(run("table", tmp_path / "missing.png", "--markers", *table), "missing.png", "no such file")
+    assert_one_line_error(run("table", tmp_path / "missing.png", "--markers", *table), "missing.png", "no such image file")
     assert_one_line_error(run("table", not_image, "--markers", *table), "notes.png", "not an image")
     assert_one_line_error(run("table", blank, "--markers", *table), "blank.png", "not found")
     assert_one_line_error(run("table", blank, "--markers", "--lens", corrupt, *table), "corrupt.json", "not valid JSON")

@@ -70,8 +70,10 @@ def files(tmp_path):
     text.write_text("this is not an image\n")
     empty = tmp_path / "empty.jpg"
     empty.write_bytes(b"")
+    fifo = tmp_path / "pipe.png"  # helper-151: read from, it waited forever
+    os.mkfifo(fifo)
     return {"good": good, "good2": good2, "text": text, "empty": empty, "missing": tmp_path / "nope.png",
-            "dir": tmp_path}
+            "dir": tmp_path, "fifo": fifo}
 
 
 def _invoke(*args):
@@ -93,8 +95,8 @@ def test_single_image_json_and_table(fake, files, tmp_path):
     assert doc[1]["pips"] is None and doc[1]["face"] == "down"
 
 
-@pytest.mark.parametrize("bad,needle", [("missing", "no such file"), ("text", "not an image"),
-                                        ("empty", "not an image"), ("dir", "directory")])
+@pytest.mark.parametrize("bad,needle", [("missing", "no such image file"), ("text", "not an image"),
+                                        ("empty", "not an image"), ("dir", "is a folder, not an image file"), ("fifo", "not a regular file (a device or a pipe)")])
 def test_bad_input_one_line_exit_2_others_processed(fake, files, tmp_path, bad, needle):
     out = tmp_path / "all.json"
     r = _invoke(files["good"], files[bad], files["good2"], "--json", out)
