@@ -264,7 +264,8 @@ def table_cmd(
     out: Path = typer.Option(..., "--out", parser=path_parser, help="Profile JSON to write."),
     table_mm: tuple[float, float] = typer.Option(..., "--table-mm", metavar="W H",
                                                  help="Table width W and height H, mm (two numbers: --table-mm 1000 600)."),
-    lens: Optional[Path] = typer.Option(None, "--lens", parser=path_parser, help="Profile with lens intrinsics to use."),
+    lens: Optional[Path] = typer.Option(None, "--lens", parser=path_parser,
+                                        help="Profile with lens intrinsics to use."),
     markers: bool = typer.Option(False, "--markers", help="Use the four corner markers (ids 0-3)."),
     points: Optional[str] = typer.Option(
         None, "--points", help='Image points "x1,y1 x2,y2 x3,y3 x4,y4" (pixels).'),
@@ -380,7 +381,8 @@ def table_cmd(
 
 
 @calibrate_app.command("show")
-def show_cmd(profile_path: Path = typer.Argument(..., parser=path_parser, metavar="PROFILE", help="Profile JSON.")) -> None:
+def show_cmd(profile_path: Path = typer.Argument(..., parser=path_parser, metavar="PROFILE",
+                                                 help="Profile JSON.")) -> None:
     """Print a calibration profile."""
     from calibration.profile import TableProfile
     from calibration.seats import seat_spec

@@ -126,13 +126,17 @@ def _annotate_paths(out: Path, images: list[Path]) -> list[Path]:
 
 def detect(
     images: list[Path] = typer.Argument(..., parser=path_parser, help="Image files (PNG, JPEG, ...)."),
-    calibration: Optional[Path] = typer.Option(None, "--calibration", parser=path_parser, help="Table profile (JSON) for mm output."),
-    json_out: Optional[Path] = typer.Option(None, "--json", parser=path_parser, help="Write the tiles as JSON to this file: a list of tiles "
-                                         "for one image, one {image, tiles} per image for several; in_glare: "
-                                         "read in or by clipped white, its pips may be misread."),
+    calibration: Optional[Path] = typer.Option(None, "--calibration", parser=path_parser,
+                                               help="Table profile (JSON) for mm output."),
+    json_out: Optional[Path] = typer.Option(None, "--json", parser=path_parser,
+                                            help="Write the tiles as JSON to this file: a list of tiles "
+                                                 "for one image, one {image, tiles} per image for several; in_glare: "
+                                                 "read in or by clipped white, its pips may be misread."),
     annotate_out: Optional[Path] = typer.Option(None, "--annotate",
-                                                parser=path_parser, help="Draw tiles on the image (OUT_<stem>.png with several)."),
-    models: Optional[Path] = typer.Option(None, "--models", parser=path_parser, help=f"Folder with {DEFAULT_MODEL_NAMES}."),
+                                                parser=path_parser,
+                                                help="Draw tiles on the image (OUT_<stem>.png with several)."),
+    models: Optional[Path] = typer.Option(None, "--models", parser=path_parser,
+                                          help=f"Folder with {DEFAULT_MODEL_NAMES}."),
     tile_px: Optional[float] = typer.Option(None, "--tile-px", help="Tile long side in pixels (default: search)."),
     sets: int = typer.Option(1, "--sets", help="Complete double-six sets on the table."),
     threads: int = typer.Option(1, "--threads", help="onnxruntime threads per model."),

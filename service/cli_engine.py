@@ -24,8 +24,10 @@ def score(
     script: Path = typer.Argument(..., parser=path_parser, help="hand or match script (.yaml, .yml or .json)"),
     rules: str = typer.Option(None, "--rules", help="rule-set preset (overrides the script's)"),
     as_json: bool = typer.Option(False, "--json", help="print JSON lines instead of a table"),
-    record: Path = typer.Option(None, "--record", parser=path_parser, help="also write the match record (JSON) to this file"),
-    notation: Path = typer.Option(None, "--notation", parser=path_parser, help="also write the record's text notation to this file"),
+    record: Path = typer.Option(None, "--record", parser=path_parser,
+                                help="also write the match record (JSON) to this file"),
+    notation: Path = typer.Option(None, "--notation", parser=path_parser,
+                                  help="also write the record's text notation to this file"),
 ) -> None:
     """Score a scripted hand or match: every event with its points, open ends, flags and the running score."""
     for option, path, example in (("--record", record, "record.json"), ("--notation", notation, "record.txt")):

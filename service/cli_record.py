@@ -123,7 +123,8 @@ def write_outputs(record: MatchRecord, json_path: Path | None, text_path: Path |
 
 @record_app.command("show")
 def show(
-    file: Path = typer.Argument(..., parser=path_parser, help="a JSON record or a text notation file (- reads standard input)"),
+    file: Path = typer.Argument(..., parser=path_parser,
+                                help="a JSON record or a text notation file (- reads standard input)"),
     as_json: bool = typer.Option(False, "--json", help="print the JSON record instead of the notation"),
 ) -> None:
     """Print a record (JSON or text notation) as text notation, its scores recomputed from the logs."""
@@ -150,12 +151,14 @@ def _review_video(folder: Path) -> Path | None:
 def report(
     file: Path = typer.Argument(..., parser=path_parser, help="a JSON record or a text notation file"),
     out: Path = typer.Option(..., "--out", parser=path_parser, help="the HTML report to write (e.g. report.html)"),
-    video: Optional[Path] = typer.Option(None, "--video", parser=path_parser, help="the game's video (a review's annotated.webm): "
-                                         "each event's time then plays it from that moment; default the "
-                                         "review's, when the record lies in its folder (or --review names it)"),
-    review: Optional[Path] = typer.Option(None, "--review", parser=path_parser, help="the review's folder (events.jsonl, snapshots/) "
-                                          "whose snapshots to show beside the events; default the record's "
-                                          "folder when it is one"),
+    video: Optional[Path] = typer.Option(None, "--video", parser=path_parser,
+                                         help="the game's video (a review's annotated.webm): "
+                                              "each event's time then plays it from that moment; default the "
+                                              "review's, when the record lies in its folder (or --review names it)"),
+    review: Optional[Path] = typer.Option(None, "--review", parser=path_parser,
+                                          help="the review's folder (events.jsonl, snapshots/) "
+                                               "whose snapshots to show beside the events; default the record's "
+                                               "folder when it is one"),
 ) -> None:
     """Write the report page of a record (a corrected one too): timeline, score chart, flags, standings."""
     from engine.record import hand_name, replay_record, unfinished_hands

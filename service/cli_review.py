@@ -136,7 +136,8 @@ def _print_summary(s: ReviewSummary) -> None:
 def review(
     source: str = typer.Argument(..., help="video file or folder of photos (a time-lapse, one per move)"),
     rules: str = typer.Option(..., "--rules", help="rule-set preset, or 'none' for placements only"),
-    calibration: Path = typer.Option(None, "--calibration", parser=path_parser, help="table calibration profile (JSON)"),
+    calibration: Path = typer.Option(None, "--calibration", parser=path_parser,
+                                     help="table calibration profile (JSON)"),
     out: str = typer.Option("review", "--out", help="output folder"),
     interval: float = typer.Option(1.0, "--interval", help="seconds between photos of a folder"),
     no_video: bool = typer.Option(False, "--no-video", help="skip the annotated video"),
@@ -233,7 +234,8 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
 def live(
     source: str = typer.Argument(..., help="camera index (0, 1, ...) or an RTSP/HTTP URL"),
     rules: str = typer.Option(..., "--rules", help="rule-set preset, or 'none' for placements only"),
-    calibration: Path = typer.Option(None, "--calibration", parser=path_parser, help="table calibration profile (JSON)"),
+    calibration: Path = typer.Option(None, "--calibration", parser=path_parser,
+                                     help="table calibration profile (JSON)"),
     out: str = typer.Option(None, "--out", help="output folder (default: a new live-YYYYMMDD-HHMMSS "
                                                  "for each session: a session is never recorded over)"),
     no_video: bool = typer.Option(False, "--no-video", help="skip the annotated video"),

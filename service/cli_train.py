@@ -210,11 +210,13 @@ def verifier_cmd(
 
 @train_app.command("quantize")
 def quantize_cmd(
-    data: Optional[Path] = typer.Option(None, "--data", parser=path_parser, help="Calibration dataset (its val/train windows); "
-                                        "default: the one the detector was trained on."),
+    data: Optional[Path] = typer.Option(None, "--data", parser=path_parser,
+                                        help="Calibration dataset (its val/train windows); "
+                                             "default: the one the detector was trained on."),
     calib: int = typer.Option(160, "--calib", help="Calibration windows."),
     keep_fp32: str = typer.Option("decode", "--keep-fp32", help="Head nodes left float32: none, decode, last, head."),
-    check: Optional[Path] = typer.Option(None, "--check", parser=path_parser, help="Dataset whose test split scores fp32 vs int8."),
+    check: Optional[Path] = typer.Option(None, "--check", parser=path_parser,
+                                         help="Dataset whose test split scores fp32 vs int8."),
 ) -> None:
     """Quantize models/tile_detector.onnx to int8 -> models/tile_detector.int8.onnx (onnx, no torch)."""
     from models.quantize import KEEP_FP32, main  # onnx is imported only when it runs
