@@ -17,19 +17,24 @@ from pathlib import Path
 
 from fastapi import HTTPException, Request
 
+from engine.files import read_input
 from service.settings import Settings
 
 
 def load_token(settings: Settings) -> tuple[str, bool]:
-    """(token, generated now). A generated token is stored in ``<data_dir>/token`` (mode 600)."""
+    """(token, generated now). A generated token is stored in ``<data_dir>/token`` (mode 600).
+
+    Raises:
+        engine.files.InputFileError: ``<data_dir>/token`` is a folder, a device or a pipe, or over 4 KiB.
+    """
     if settings.token:
         return settings.token, False
     env = os.environ.get("DOMINOCAST_TOKEN")
     if env:
         return env, False
     path = Path(settings.data_dir) / "token"
-    if path.exists():
-        return path.read_text(encoding="utf-8").strip(), False
+    if path.exists():  # bounded, a regular file only: a FIFO there hung the start
+        return read_input(path, "token file", limit=4096).decode("utf-8", "replace").strip(), False
     path.parent.mkdir(parents=True, exist_ok=True)
     token = secrets.token_urlsafe(24)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

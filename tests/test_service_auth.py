@@ -101,3 +101,16 @@ def test_token_sources(tmp_path, monkeypatch):
     assert load_token(Settings(data_dir=tmp_path / "d", token="given")) == ("given", False)
     app = create_app(Settings(data_dir=tmp_path / "e", sqlite_synchronous="NORMAL"))
     assert app.state.token == "from-env" and not app.state.token_generated
+
+
+def test_a_token_file_that_is_a_pipe_is_refused_not_waited_on(tmp_path, monkeypatch):
+    """helper-151 follow-up: a FIFO at <data_dir>/token hung the service's start."""
+    import os
+
+    from engine.files import InputFileError
+
+    monkeypatch.delenv("DOMINOCAST_TOKEN", raising=False)
+    (tmp_path / "d").mkdir()
+    os.mkfifo(tmp_path / "d" / "token")
+    with pytest.raises(InputFileError, match="token is not a regular file \\(a device or a pipe\\), not a token file"):
+        load_token(Settings(data_dir=tmp_path / "d"))
