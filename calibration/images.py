@@ -208,13 +208,13 @@ def decode_image(path: str | os.PathLike[str],
                  on_transparent: Callable[[float], None] | None = None) -> np.ndarray | None:
     """An image file as (H, W, 3) uint8 BGR, without OpenCV's log lines; None when it does not decode
     completely: a truncated JPEG (which ``cv2.imread`` would return half grey), a header over
-    CV_IO_MAX_IMAGE_PIXELS (where OpenCV raises), a file that cannot be read.
+    CV_IO_MAX_IMAGE_PIXELS (where OpenCV raises), a file that cannot be read, a device or a pipe.
 
     Transparent pixels (a PNG's alpha channel) are filled with grey (:func:`flatten_transparency`);
     ``on_transparent(share)`` is then called with the share (0-1) of the image that was transparent."""
-    try:
-        data = np.fromfile(str(path), dtype=np.uint8)  # works with non-ASCII paths too
-    except OSError:
+    try:  # a FIFO among a folder's photos hung the review (helper-152); any file name works
+        data = np.frombuffer(read_input(path, "image file", limit=MAX_IMAGE_BYTES), dtype=np.uint8)
+    except InputFileError:
         return None
     if not data.size:
         return None

@@ -80,23 +80,33 @@ class _ReaderGoneStdout:
     that raised BrokenPipeError, which rich turned into a silent exit 1 and a review into a lost
     record. Output the reader no longer takes goes to the null device instead, and the command
     finishes its work (files written, exit status its own).
+
+
+    A stream that cannot be written (``> /dev/full``, a full disk: helper-152's traceback) is treated
+    the same way, and :attr:`failure` says why, for one error line and exit code 2 at the end.
     """
 
     def __init__(self, stream) -> None:  # noqa: ANN001 - a text stream
         self._stream = stream
+        self.failure: str | None = None
 
     def write(self, text: str) -> int:
         try:
             return self._stream.write(text)
-        except BrokenPipeError:
-            self._to_null()
+        except OSError as exc:
+            self._lost(exc)
             return len(text)
 
     def flush(self) -> None:
         try:
             self._stream.flush()
-        except BrokenPipeError:
-            self._to_null()
+        except OSError as exc:
+            self._lost(exc)
+
+    def _lost(self, exc: OSError) -> None:
+        if not isinstance(exc, BrokenPipeError) and self.failure is None:
+            self.failure = exc.strerror or str(exc)
+        self._to_null()
 
     def _to_null(self) -> None:
         null = os.open(os.devnull, os.O_WRONLY)
@@ -108,7 +118,26 @@ class _ReaderGoneStdout:
 
 
 def main() -> None:
-    """Console-script entry point.
+    """Console-script entry point: :func:`_main`, then one error line and exit code 2 (when the command's
+    own was 0) if standard output could not be written (``> /dev/full``: helper-152's traceback)."""
+    try:
+        _main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    out = sys.stdout
+    if isinstance(out, _ReaderGoneStdout):
+        out.flush()
+        if out.failure is not None:
+            sys.stderr.write(f"error: standard output: {out.failure}; what was printed there is incomplete\n")
+            code = code or 2
+            out.failure = None
+    if code:
+        raise SystemExit(code)
+
+
+def _main() -> None:
+    """The CLI itself.
 
     A usage error (unknown option, missing argument, bad value) is one line on stderr, exit 2.
     A reader that stops reading (``| head``) ends nothing early (:class:`_ReaderGoneStdout`).

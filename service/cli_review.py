@@ -276,6 +276,9 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
     takes = "`dominocast live` takes a camera index (0, 1, ...) or a stream URL (rtsp://..., http://...)"
     if not source.strip():
         raise fail(f"the source is empty: {takes}")
+    if source[:7].lower() == "file://":  # OpenCV opens it, as a stream that keeps "reconnecting" (helper-152)
+        raise fail(f"{source} is a file, not a camera or a stream: {takes}; for recorded footage use "
+                   f"`dominocast review {source[7:]}`")
     if source.isdigit() and int(source) > MAX_CAMERA_INDEX:
         raise fail(f"camera index {source} is out of range (0-{MAX_CAMERA_INDEX}): {takes}")
     if not source.isdigit() and not is_stream_url(source):

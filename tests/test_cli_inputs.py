@@ -146,3 +146,37 @@ def test_a_dataset_image_that_cannot_be_written_fails_the_build(tmp_path):
         B.build(out, 3, seed=5, imgsz=192, workers=1, frame_size=(640, 360))
     assert not (out / "recipe.json").exists()  # written last: the folder reads as an unfinished build
     shutil.rmtree(out)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+def test_standard_output_that_cannot_be_written_is_one_error_line(tmp_path):
+    """helper-152: `dominocast rules > /dev/full` ended in a traceback (exit 1); a command's work (here a
+    record written with --record) still finishes."""
+    import subprocess
+    import sys
+
+    record = tmp_path / "rec.json"
+    with open("/dev/full", "w") as full:
+        res = subprocess.run([sys.executable, "-c", "from service.cli import main; main()", "score", str(EXAMPLE),
+                              "--record", str(record)], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert res.returncode == 2
+    assert res.stderr == "error: standard output: No space left on device; what was printed there is incomplete\n"
+    assert json.loads(record.read_text())["format"] == "dominocast-record"
+
+
+def test_live_refuses_a_file_url(tmp_path):
+    """helper-152: `live file:///.../demo.mp4` ran as a stream that kept reconnecting, and wrote an empty
+    record."""
+    video = tmp_path / "clip.mp4"
+    video.write_bytes(b"")
+    code, err = _run("live", f"file://{video}", "--rules", "all-fives", "--out", str(tmp_path / "l"))
+    assert code == 2 and err.startswith(f"error: file://{video} is a file, not a camera or a stream: ")
+    assert err.endswith(f"for recorded footage use `dominocast review {video}`") and not (tmp_path / "l").exists()
+
+
+def test_a_pipe_among_a_folders_photos_is_not_waited_on(tmp_path):
+    """helper-152: a FIFO named 05.jpg hung the review of its folder."""
+    from calibration.images import decode_image
+
+    os.mkfifo(tmp_path / "05.jpg")
+    assert decode_image(tmp_path / "05.jpg") is None
