@@ -88,11 +88,13 @@ class TableConfig:
     calibration: str = ""
 
 
-def penalty_reason(kind: str, idx: int | None, alert_id: int | None) -> str:
-    """The reason of a penalty that confirms a flag: ``"confirmed mismatched_end of #9 (alert 1)"``. The
-    flag's kind and event say which infraction it punishes wherever the record goes (an import, a
-    scripted replay: other alert ids); ``alert_id`` None gives the part before `` (alert ...)``."""
-    what = f"confirmed {kind}" + (f" of #{idx}" if idx is not None else "")
+def penalty_reason(kind: str, idx: int | None, alert_id: int | None, legacy: bool = False) -> str:
+    """The reason of a penalty that confirms a flag: ``"confirmed mismatched_end of event 9 (alert 1)"``.
+    The flag's kind and event say which infraction it punishes wherever the record goes (an import, a
+    scripted replay: other alert ids); ``alert_id`` None gives the part before `` (alert ...)``.
+    ``legacy``: the form written before 2026-12-03, ``of #9``, which the text notation could not hold
+    (``#`` starts a comment there: every such penalty became a raw JSON line, helper-152)."""
+    what = f"confirmed {kind}" + (f" of {'#' if legacy else 'event '}{idx}" if idx is not None else "")
     return what if alert_id is None else f"{what} (alert {alert_id})"
 
 
@@ -517,11 +519,11 @@ class TableRuntime:
         if row.hand is None or not 0 < row.hand <= len(logs):
             return None
         log, own = logs[row.hand - 1], f"(alert {row.id})"
-        flag = penalty_reason(row.kind, row.idx, None) if row.idx is not None else None
+        flags = tuple(penalty_reason(row.kind, row.idx, None, legacy) + " (alert " for legacy in (False, True)
+                      ) if row.idx is not None else ()
         in_force = dict(effective(log))
         given = [i for i, ev in enumerate(log) if isinstance(ev, Penalty) and (
-            (ev.reason or "").endswith(own) or flag is not None and ev.seat == row.seat
-            and (ev.reason or "").startswith(flag + " (alert "))]
+            (ev.reason or "").endswith(own) or flags and ev.seat == row.seat and (ev.reason or "").startswith(flags))]
         now = [i for i in given if isinstance(in_force.get(i), Penalty)]  # a later confirm's, after a void
         return (now[0], in_force[now[0]], True) if now else (given[0], log[given[0]], False) if given else None
 

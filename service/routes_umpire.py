@@ -16,7 +16,7 @@ from engine.notation import format_event
 from engine.tiles import Tile, TileError
 from service.auth import require_token
 from service.deps import actor, registry, viewable
-from service.live import NotFound, parse_event, penalty_reason
+from service.live import NotFound, Refused, parse_event, penalty_reason
 from service.schemas import (AlertAction, CorrectionBody, EventBody, FixTileBody, HandConfirm, MoveEventBody, ReassignBody,
                              SwapTilesBody)
 from service.tables import Conflict, Invalid
@@ -53,11 +53,26 @@ def post_event(table_id: str, body: EventBody, request: Request) -> dict:
 
 
 def _correct(rt, hand: int, replaces: int, event: object | None, by: str, reason: str) -> dict:  # noqa: ANN001
-    corr = Correction(replaces=replaces, event=event, by=by, reason=reason)
+    corr = Correction(replaces=replaces, event=_at_slot_moment(rt, hand, replaces, event), by=by, reason=reason)
     res = rt.append(corr, source="umpire", actor=by, hand=hand)
     data = res["message"]["data"]
     return {"hand": res["hand"], "index": res["index"], "replaces": replaces, "id": res["message"]["id"],
             "row": data["row"], "scores": (data["state"]["game"] or {}).get("scores")}
+
+
+def _at_slot_moment(rt, hand: int, replaces: int, event: object | None) -> object | None:  # noqa: ANN001
+    """``event`` without its time and frame when they are those of the event it replaces: the engine then
+    gives it the slot's (``engine.events.effective``), and the record's notation writes the correction as
+    a ``fix`` line, not as raw JSON (helper-152: every fix-tile of a camera table was a ``json {...}`` line)."""
+    if event is None or (event.t is None and event.frame is None):
+        return event
+    try:
+        held = rt.event_at(hand, replaces)
+    except (NotFound, Refused):  # a voided slot given an event again keeps its own moment
+        return event
+    if (event.t, event.frame) == (held.t, held.frame):
+        return event.model_copy(update={"t": None, "frame": None})
+    return event
 
 
 @router.post("/corrections", status_code=201, dependencies=umpire)

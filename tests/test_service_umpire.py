@@ -64,7 +64,7 @@ def test_confirm_applies_the_rule_set_penalty(bad_play):
     assert out["scores"][seat] == before[seat] - 25
     hand = c.get("/api/matches/1/hands/1").json()
     assert hand["events"][-1] == {"type": "penalty", "seat": seat, "name": "bogus_play",
-                                  "reason": f"confirmed mismatched_end of #{info['index']} (alert {a['id']})"}
+                                  "reason": f"confirmed mismatched_end of event {info['index']} (alert {a['id']})"}
     assert hand["result"]["kind"] == "redeal"  # bogus_play: "all hands are folded and tiles are remixed"
     assert open_alerts(c) == []
     assert post(c, f"/api/tables/t/alerts/{a['id']}/confirm").status_code == 409  # not twice
@@ -797,3 +797,24 @@ def test_a_hand_its_game_ended_during_is_not_left_unfinished(tmp_path):
         state = c.get("/api/tables/t/snapshot").json()["data"]["state"]
         assert state["game"]["number"] == 2
         assert [a["kind"] for a in open_alerts(c)] == []
+
+
+def test_camera_fixes_and_confirmed_penalties_are_notation_lines_in_the_text_record(tmp_path):
+    """helper-152: a fix-tile of a timed (camera) play copied its t and frame into the replacement, and a
+    confirmed penalty's reason held "#": the text record wrote both as raw `json {...}` lines."""
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "lisa-b-all-fives", "worker": {"kind": "manual"}})
+        for ev in ({"type": "play", "seat": "N", "tile": "6-6", "t": 3.5, "frame": 52},
+                   {"type": "play", "seat": "S", "tile": "6-1", "end": "E", "t": 9.25, "frame": 139}):
+            assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
+        assert post(c, "/api/tables/t/fix-tile", {"index": 1, "tile": "6-0"}).status_code == 201
+        post(c, "/api/tables/t/events", {"event": {"type": "play", "seat": "N", "tile": "2-3", "end": "W"}})
+        a = next(x for x in open_alerts(c) if x["kind"] == "mismatched_end")
+        assert post(c, f"/api/tables/t/alerts/{a['id']}/confirm").status_code == 200
+        text = c.get("/api/matches/1/record.txt").text
+        assert " json " not in text, text
+        assert '2. fix 1 S 6-0 E by="umpire"' in text  # the slot keeps its moment: the play's t=9.25 stands
+        assert f"N penalty bogus_play confirmed mismatched_end of event 3 (alert {a['id']})" in text
+        hand = c.get("/api/matches/1/hands/1").json()
+        fixed = [e for e in hand["events"] if e["type"] == "correction"][0]["event"]
+        assert "t" not in fixed and "frame" not in fixed
