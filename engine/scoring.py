@@ -87,8 +87,10 @@ def lock_awards(
         points_rule: ``opponents_pips`` | ``all_pips`` | ``difference`` | ``difference_cascade``
             (seed 004: "the player with the lowest number of pips scores the difference ...
             then the player with the next-lowest ... and so on") | ``none``.
-        tie_rule: ``no_score`` | ``split`` | ``split_if_three`` (seed 004: split when three play, no
-            score when two or four do) | ``locker`` | ``leading_team``.
+        tie_rule: ``no_score`` | ``split`` | ``split_if_three`` (seed 004's variation where the lowest
+            hand takes the opponents' pips: split when three play, no score when two or four do) |
+            ``locker`` | ``leading_team``. Not used by ``difference_cascade``, where tied hands score
+            0 against each other.
     """
     sides = sorted(set(side_of[s] for s in pips_by_seat))
     side_pips = {side: sum(p for s, p in pips_by_seat.items() if side_of[s] == side) for side in sides}
@@ -119,9 +121,22 @@ def lock_awards(
             return 0
         raise ValueError(points_rule)
 
+    if points_rule == "difference_cascade":
+        # player by player against each opponent holding more, for his team when partners play (seed 004:
+        # "Players must play individually, but a common score is kept for partners"; helper-119: team
+        # totals were compared, and the lowest player's team scored nothing). Tied lowest hands score 0
+        # against each other and their difference to every hand above: the seed's tie sentences ("no
+        # score", "split evenly") follow its variation where the lowest hand takes the opponents' total
+        # (helper-153: a four-player tie gave nobody anything)
+        for seat, p in pips_by_seat.items():
+            gap = sum(q - p for o, q in pips_by_seat.items() if side_of[o] != side_of[seat] and q > p)
+            awards[side_of[seat]] += round_points(gap, rounding)
+        if len(lowest) > 1:
+            return LockResult(awards, None, True, f"tie at {low} pips: each scores the difference to the hands above")
+        return LockResult(awards, lowest[0], False, f"lowest {low} pip{'' if low == 1 else 's'}")
     if len(lowest) > 1:
         split = tie_rule == "split" or tie_rule == "split_if_three" and len(pips_by_seat) == 3
-        if split and points_rule in ("opponents_pips", "difference_cascade"):
+        if split and points_rule == "opponents_pips":
             rest = sum(p for sd, p in side_pips.items() if sd not in lowest)
             for side in lowest:
                 awards[side] = round_points(rest // len(lowest), rounding)
@@ -135,13 +150,5 @@ def lock_awards(
             return LockResult(awards, None, True, f"tie at {low} pips: no score")
         lowest = [chosen]
     winner = lowest[0]
-    if points_rule == "difference_cascade":
-        # player by player against each opponent holding more, for his team when partners play (seed 004:
-        # "Players must play individually, but a common score is kept for partners"; helper-119: team
-        # totals were compared, and the lowest player's team scored nothing)
-        for seat, p in pips_by_seat.items():
-            gap = sum(q - p for o, q in pips_by_seat.items() if side_of[o] != side_of[seat] and q > p)
-            awards[side_of[seat]] += round_points(gap, rounding)
-    else:
-        awards[winner] = round_points(won(winner), rounding)
+    awards[winner] = round_points(won(winner), rounding)
     return LockResult(awards, winner, False, f"lowest {low} pip{'' if low == 1 else 's'}")

@@ -880,19 +880,32 @@ def test_004_at_the_target_the_highest_score_of_the_tally_wins():
     assert (game.ended_by, game.winner, game.scores) == ("target", "S", {"N": 45, "E": 0, "S": 55})
 
 
-def test_004_a_tied_lowest_hand_splits_the_third_hand_with_three_players():
-    # "If there is a tie for the lowest number of pips in a three-handed game, the number of pips in their
-    # opponent's hand is split evenly between them." (helper-115: nobody scored)
+def test_004_tied_lowest_hands_score_their_difference_to_the_hands_above():
+    # "The player with the lowest number of pips scores the difference between his total and that of each
+    # of his opponents. Then, the player with the next-lowest number of pips scores the difference ..."
+    # The seed's tie sentences ("no score" for two or four, "split evenly" for three) follow its variation
+    # where the lowest hand takes the opponents' total (helper-153: four players tied for lowest scored
+    # nothing; helper-115: three scored nothing either)
     rules = load_ruleset("muggins", players=3)
-    deal = "deal N 6-5 0-0 1-1 2-2 4-4 / E 3-1 3-3 4-0 4-1 4-2 / S 1-0 2-0 2-1 3-0 3-2"
-    st = replay(rules, ev(deal, "N 6-5", "end locked"))
-    # N 0+2+4+8 = 14, E 4+6+4+5+6 = 25, S 1+2+3+3+5 = 14: N and S split E's 25, 12 each -> nearest 5: 10
-    assert st.result.remaining == {"N": 14, "E": 25, "S": 14}
-    assert st.result.awards == {"N": 10, "E": 0, "S": 10}
-    # two players tied: "in a two-handed ... game, there is no score"
+    deal = "deal N 6-6 6-5 0-5 0-2 0-0 / E 0-3 1-2 0-4 2-2 1-3 / S 6-4 5-5 4-4 6-3 3-3"
+    st = replay(rules, ev(deal, "N 6-6", "end locked"))
+    # N 11+5+2+0 = 18, E 3+3+4+4+4 = 18, S 10+10+8+9+6 = 43: N and E each 43 - 18 = 25, S 0 (the split
+    # of the variation would give 43 // 2 = 21 -> 20 each)
+    assert st.result.remaining == {"N": 18, "E": 18, "S": 43}
+    assert st.result.awards == {"N": 25, "E": 25, "S": 0}
+    four = load_ruleset("muggins", players=4)
+    st = replay(four, ev(deal + " / W 6-2 5-4 5-3 6-1 5-2", "N 6-6", "end locked"))
+    # W 8+9+8+7+7 = 39: N (43 - 18) + (39 - 18) = 46 -> 45, E the same, W 43 - 39 = 4 -> 5, S 0
+    assert st.result.remaining == {"N": 18, "E": 18, "S": 43, "W": 39}
+    assert st.result.awards == {"N": 45, "E": 45, "S": 0, "W": 5}
+    # two players tied: the difference between them is 0, so nobody scores
     two = load_ruleset("muggins")
     st = replay(two, ev("deal N 6-5 0-0 1-1 2-2 4-4 / S 1-0 2-0 2-1 3-0 3-2", "N 6-5", "end locked"))
     assert st.result.remaining == {"N": 14, "S": 14} and st.result.awards == {"N": 0, "S": 0}
+    # the variation keeps its own tie rules: with three, the tied lowest split the third hand's pips
+    variation = load_ruleset("muggins", players=3, lock_points="opponents_pips")
+    st = replay(variation, ev(deal, "N 6-6", "end locked"))
+    assert st.result.awards == {"N": 20, "E": 20, "S": 0}
 
 
 def test_004_a_tie_at_the_target_plays_three_more_hands_with_three_players():
