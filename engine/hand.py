@@ -844,8 +844,24 @@ def _hand_end(st: HandState, ev: HandEnd, points: dict, flags: list[Flag]) -> No
         flags.append(Flag("domino_with_tiles_left", ev.winner,
                           f"{ev.winner} went out by the record, which leaves {ev.winner} holding at least "
                           f"{_tiles(n)}: a play missing, or the hand ended otherwise", {"tiles_left": n}))
+    if ev.kind == "locked" and st.layout.lead is not None and _play_left(st):
+        # said, not refused: the umpire may have stopped the hand for his own reasons (helper-153: a lock
+        # called while W held 5-4 on a 5 end was scored without a word)
+        holder, left = _play_left_text(st)
+        flags.append(Flag("locked_with_play", holder or st.last_player, f"the hand was ended as locked, but {left}"))
     st.pending_end = None
     _finish(st, ev.kind, ev.winner, ev.winner or st.last_player, points)
+
+
+def _play_left_text(st: HandState) -> tuple[str | None, str]:
+    """What :func:`_play_left` found: (the seat holding a play, ``"W holds 5-4, which fits the E end"``),
+    or (None, the tiles left to draw)."""
+    for s in st.order:
+        ends = st.legal_ends(s) if st.known[s] is not None else {}
+        for end, tiles in ends.items():
+            if tiles:
+                return s, f"{s} holds {tiles[0]}, which fits the {end} end"
+    return None, f"{_tiles(st.drawable())} can still be drawn"
 
 
 # ---- the end of a hand ---------------------------------------------------------------

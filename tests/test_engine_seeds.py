@@ -930,7 +930,8 @@ def test_004_a_tie_at_the_target_plays_three_more_hands_with_three_players():
     game = match.games[0]
     # after the third extra hand: N 150, S 180: the highest wins
     assert (game.ended_by, game.winner, game.scores) == ("target", "S", {"N": 150, "E": 0, "S": 180})
-    assert kinds(game.hands[2]) == [] and kinds(game.hands[3]) == []
+    # the extra hands are called locked early (N still holds 2-2 for the 2 end): said, and scored as called
+    assert kinds(game.hands[2]) == ["locked_with_play"] and kinds(game.hands[3]) == ["locked_with_play"]
 
 
 def test_004_partners_domino_subtracts_the_partners_pips():

@@ -581,3 +581,23 @@ def test_a_round_of_passes_with_no_play_left_locks_a_block_hand():
     deal = "deal N 5-5 6-6 4-4 3-3 2-2 1-1 0-0 / S 6-4 6-3 6-2 6-1 5-0 4-3 4-2"
     st = replay(block, ev(deal, "N 5-5", "S pass", "N pass"), HandContext())
     assert kinds(st) == ["pass_with_play"] and st.result is None
+
+
+def test_a_hand_called_locked_while_a_play_is_left_is_flagged_for_the_umpire():
+    """helper-153: `end locked` with W holding 5-4 on a 5 end was scored as a lock without a word. It is
+    scored as called (the umpire may have stopped it), with a flag naming the play left."""
+    from engine.hand import replay
+    from engine.notation import parse_event
+    from engine.ruleset import load_ruleset
+
+    rules = load_ruleset("jersey-partnership")
+    deal = ("deal N 6-6 6-5 6-4 6-3 6-2 6-1 6-0 / E 5-5 5-3 5-2 5-1 5-0 4-4 4-3 / S 4-2 4-1 4-0 3-3 3-2 3-1 3-0 / "
+            "W 5-4 2-2 2-1 2-0 1-1 1-0 0-0")
+    st = replay(rules, [parse_event(e) for e in (deal, "N 6-6", "end locked")])
+    flags = [(f.kind, f.seat, f.message) for o in st.outcomes for f in o.flags]
+    # ends 6|6: N's own 6-5 (N comes first in the order) fits the W end
+    assert flags == [("locked_with_play", "N", "the hand was ended as locked, but N holds 6-5, which fits the W end")]
+    assert st.result.kind == "locked"
+    # a camera's hand (deal unseen): no hand is known, so nothing says a play was left
+    st = replay(rules, [parse_event(e) for e in ("deal unseen", "N 6-6", "end locked")])
+    assert [f.kind for o in st.outcomes for f in o.flags] == [] and st.pending_end[0] == "locked"
