@@ -239,7 +239,7 @@ def keep_edited_record(folder: Path) -> Path | None:
     return dst
 
 
-def keep_previous(out_dir: Path, kept: list[Path] | None = None) -> Path | None:
+def keep_previous(out_dir: Path, kept: list[Path] | None = None, dropped: list[Path] | None = None) -> Path | None:
     """Move an earlier review's files in ``out_dir`` (:func:`review_files`) to ``out_dir/previous``.
 
     A stale annotated video or record must not pass for the new review's, but a new review that
@@ -248,7 +248,8 @@ def keep_previous(out_dir: Path, kept: list[Path] | None = None) -> Path | None:
     review is renamed there instead, :func:`keep_edited_record`). An unfinished review
     (interrupted, unreadable footage, killed) always goes to ``previous/partial/`` instead: it never
     pushes a finished one out of ``previous/``, nor sits there looking finished. ``kept`` receives the
-    corrected records renamed there (:func:`keep_edited_record`). Only the review's
+    corrected records renamed there (:func:`keep_edited_record`); ``dropped`` the files of the review
+    that was in ``previous/`` and is replaced (helper-152: an annotated video went that way unsaid). Only the review's
     own files are moved or replaced: anything else in ``out_dir`` or ``previous/`` is the user's and
     stays. Empty files are dropped. Returns the folder the earlier review went to (None: there was none).
     """
@@ -266,6 +267,8 @@ def keep_previous(out_dir: Path, kept: list[Path] | None = None) -> Path | None:
         if renamed is not None and kept is not None:
             kept.append(renamed)
         for f in review_files(prev):
+            if dropped is not None and f.stat().st_size:
+                dropped.append(f)
             f.unlink()
     for f in olds:
         dst = prev / f.relative_to(out_dir)
@@ -284,7 +287,8 @@ class _Outputs:
         self.snap_dir = out_dir / "snapshots"
         self.edited = edited_record(out_dir)  # a record corrected in place, before it moves
         self.kept: list[Path] = []  # corrected records of the review before, renamed in previous/ (kept)
-        self.moved = keep_previous(out_dir, self.kept)  # where an earlier review's files went, if any
+        self.dropped: list[Path] = []  # the files of the review that was in previous/, replaced now
+        self.moved = keep_previous(out_dir, self.kept, self.dropped)  # where an earlier review's files went
         self.snap_dir.mkdir(parents=True, exist_ok=True)
         self.events = (out_dir / "events.jsonl").open("w", encoding="utf-8")
         self.annotate = annotate
@@ -523,6 +527,10 @@ class ReviewSession:
         self.summary = ReviewSummary(out_dir, free_form=rules is None, photos=timelapse)
         if self.out.moved is not None:  # helper-116: a second `make demo` moved the first review without a word
             self.summary.notes.append(f"the earlier review in {out_dir} is now in {self.out.moved}")
+            videos = [f.name for f in self.out.dropped if f.parent == self.out.moved and f.name.startswith("annotated")]
+            if self.out.dropped:  # one generation is kept: say what went (helper-152: a video, unsaid)
+                self.summary.notes.append(f"one earlier review is kept: the one {self.out.moved} held before is "
+                                          "deleted" + (f", its {videos[0]} with it" if videos else ""))
             if self.out.edited:
                 self.summary.notes.append(f"its record.json was changed after that review wrote it: the corrected "
                                           f"record is {self.out.moved / 'record.json'} (the next review renames it "

@@ -1365,9 +1365,10 @@ def test_an_earlier_review_moves_to_previous_and_is_never_lost(tmp_path):
     (out / PREVIOUS / "notes.txt").write_text("mine too")
     (out / "record.json").write_bytes(b'{"second": 1}')  # the next review: one generation is kept
     (out / "report.html").write_bytes(b"finished too")
-    keep_previous(out)
+    keep_previous(out, dropped=(dropped := []))
     kept = {str(p.relative_to(out / PREVIOUS)) for p in (out / PREVIOUS).rglob("*") if p.is_file()}
     assert kept == {"record.json", "report.html", "drafts/thesis.tex", "notes.txt"}
+    assert {str(p.relative_to(out / PREVIOUS)) for p in dropped} == set(first)  # the first review: said
     assert (out / PREVIOUS / "record.json").read_bytes() == b'{"second": 1}'
     (out / "events.jsonl").write_bytes(b"")  # an empty leftover is not worth keeping
     assert keep_previous(out) is None
@@ -1375,8 +1376,12 @@ def test_an_earlier_review_moves_to_previous_and_is_never_lost(tmp_path):
     # a review into the folder says where the earlier one went
     (out / "report.html").write_text("finished")
     (out / "events.jsonl").write_text('{"type": "play"}\n')
+    (out / "annotated.webm").write_bytes(b"video2")  # helper-152: a video pushed out of previous/ unsaid
+    (out / PREVIOUS / "annotated.webm").write_bytes(b"video1")
     s = run_review(iter([]), None, lambda image: [], out, None, annotate=False)
     assert f"the earlier review in {out} is now in {out / PREVIOUS}" in s.notes
+    assert f"one earlier review is kept: the one {out / PREVIOUS} held before is deleted, its annotated.webm with it" \
+        in s.notes
 
 
 @pytest.mark.parametrize("make, message", [
