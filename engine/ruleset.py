@@ -205,11 +205,31 @@ def ruleset_quotes(name_or_path: str | Path) -> dict[str, str]:
         if text.startswith("#"):
             said.append(text.lstrip("#").strip())
             continue
+        text, inline = _split_comment(text)
+        said += [inline] if inline else []  # `target = 150  # our club` (helper-152: it was not shown)
         key = text[1:-1] if text.startswith("[") and text.endswith("]") else text.partition("=")[0].strip()
         if key and said and (text.startswith("[") or "=" in text):
             out.setdefault(key, " ".join(said))
         said = []
     return out
+
+
+def _split_comment(line: str) -> tuple[str, str]:
+    """A TOML line's content and its trailing ``# comment`` (a ``#`` inside a quoted string is text)."""
+    quote, escaped = None, False
+    for i, ch in enumerate(line):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\" and quote == '"':  # a basic string's escape; a literal ('...') has none
+                escaped = True
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            return line[:i].rstrip(), line[i + 1:].strip()
+    return line, ""
 
 
 def available_presets() -> list[str]:

@@ -180,3 +180,14 @@ def test_a_pipe_among_a_folders_photos_is_not_waited_on(tmp_path):
 
     os.mkfifo(tmp_path / "05.jpg")
     assert decode_image(tmp_path / "05.jpg") is None
+
+
+def test_a_rule_set_files_inline_comments_are_its_quotes(tmp_path):
+    """helper-152: `target = 150  # CLUB: shorter games` showed the comment above the line instead."""
+    from engine.ruleset import ruleset_quotes
+
+    f = tmp_path / "club.toml"
+    f.write_text('# the club\'s own rules\ntitle = "Club # 1"  # named for the room\n'
+                 "# above\ntarget = 150  # CLUB: shorter games\nplayers = 4\n")
+    assert ruleset_quotes(str(f)) == {"title": "the club's own rules named for the room",
+                                      "target": "above CLUB: shorter games"}
