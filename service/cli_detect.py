@@ -297,8 +297,8 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
                                  "px): give a tile's long side in this image's pixels")
             tiles = rec(frame, profile, tile_px=tile_px)
         except (CalibrationError, ValueError, TypeError) as exc:
-            msg = " ".join(str(exc).split())
-            fail(msg if str(image) in msg else f"{image}: {msg}")
+            msg = " ".join(str(exc).split())  # OpenCV's messages span lines (a name's own line breaks too)
+            fail(msg if " ".join(str(image).split()) in msg else f"{image}: {msg}")
             records.append({"image": str(image), "error": msg, "tiles": None})
             bad += 1
             continue

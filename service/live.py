@@ -28,6 +28,7 @@ from engine.record import MatchRecord, RecordError, event_from_dict, event_to_di
 from engine.ruleset import Ruleset
 from engine.tiles import TileError
 from engine.timeline import timeline
+from engine.words import plural
 from service.db import get_row, transaction
 from service.feeds import Broker, message_dict
 from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow, MessageRow
@@ -721,7 +722,7 @@ class TableRuntime:
         """The event in force at a slot of a hand (after corrections)."""
         with self.lock:
             if not 1 <= hand <= len(self.logs):
-                raise NotFound(f"hand {hand} does not exist (the match has {len(self.logs)} hands)")
+                raise NotFound(f"hand {hand} does not exist (the match has {plural(len(self.logs), 'hand')})")
             log = self.logs[hand - 1]
             if 0 <= index < len(log) and isinstance(log[index], Correction):
                 raise NotFound(f"event #{index} of hand {hand} is a correction (of #{log[index].replaces}): "
