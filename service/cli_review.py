@@ -123,12 +123,12 @@ def _print_summary(s: ReviewSummary) -> None:
     console.print(f"{s.counts_text()}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
                   f"({s.reads} read){skipped} in {s.wall_s:.1f} s{speed}")
     for line in s.flag_lines[:MAX_FLAG_LINES]:  # for the umpire: what to look at, and when
-        console.print(f"  flag {line}", markup=False, highlight=False)
+        console.print(f"  flag {line}", markup=False, highlight=False, soft_wrap=True)
     if len(s.flag_lines) > MAX_FLAG_LINES:
         console.print(f"  ... and {len(s.flag_lines) - MAX_FLAG_LINES} more flags (events.jsonl, report.html)",
                       markup=False, highlight=False)
     for line in s.lines():  # the hand's status and warnings that make the score doubtful
-        console.print(line, markup=False)
+        console.print(line, markup=False, soft_wrap=True)  # one line each in a log, whatever $COLUMNS says
     for name, path in s.files.items():
         console.print(f"{name:>10}: {path}")
 
