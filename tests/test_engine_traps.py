@@ -601,3 +601,14 @@ def test_a_hand_called_locked_while_a_play_is_left_is_flagged_for_the_umpire():
     # a camera's hand (deal unseen): no hand is known, so nothing says a play was left
     st = replay(rules, [parse_event(e) for e in ("deal unseen", "N 6-6", "end locked")])
     assert [f.kind for o in st.outcomes for f in o.flags] == [] and st.pending_end[0] == "locked"
+
+
+def test_a_huge_pip_count_is_refused_in_a_short_message():
+    """helper-152: a JSON tile [1e308, 6] was told back as a 309-digit tile."""
+    import pytest
+
+    from engine.tiles import Tile, TileError
+
+    with pytest.raises(TileError, match=r"^not a tile: a pip count of 1e\+308 \(a set runs 0 to 6\)$"):
+        Tile.parse([1e308, 6], 6)
+    assert Tile.parse([6.0, 4], 6) == Tile(6, 4)
