@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import stat
 from pathlib import Path
@@ -94,12 +95,15 @@ def read_json_object(path: str | os.PathLike[str], kind: str, *, limit: int = DE
 
 
 def readable(text: str) -> str:
-    """``text`` with each byte that was not UTF-8 in a file name (a lone surrogate, as Python decodes
-    it) as U+FFFD, as a terminal shows it: text that can be written as UTF-8."""
-    try:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    except UnicodeEncodeError:  # a surrogate that no file name byte makes (from JSON "\\ud800")
-        return text.encode("utf-8", "replace").decode("utf-8")
+    """``text`` with each byte that was not UTF-8 in a file name (a lone surrogate U+DC80..U+DCFF, as
+    Python decodes it) as U+FFFD, as a terminal shows it, and any other lone surrogate (a JSON "\\ud800")
+    too: text that can be written as UTF-8."""
+    text = _OTHER_SURROGATES.sub("\ufffd", text)
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+#: Lone surrogates that no file name's byte makes (surrogateescape uses U+DC80..U+DCFF).
+_OTHER_SURROGATES = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:

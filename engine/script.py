@@ -22,7 +22,7 @@ import yaml
 from pydantic import TypeAdapter, ValidationError
 
 from engine.events import AnyEvent
-from engine.files import InputFileError, read_input
+from engine.files import InputFileError, read_input, readable
 from engine.notation import NotationError, parse_event
 from engine.record import is_event_lines, is_notation
 from engine.ruleset import Ruleset, RulesetError, load_ruleset
@@ -137,4 +137,6 @@ def load_script(path: str | Path, rules: str | None = None) -> Script:
     title = data.get("title")
     if title is not None and not isinstance(title, str):
         raise ScriptError(f"{path}: 'title' is text, got {title!r}")
-    return Script(ruleset, {str(k): str(v) for k, v in players.items()}, out, title)
+    # a JSON "\ud800" escape makes a lone surrogate, which no file can hold: shown as U+FFFD (helper-154)
+    return Script(ruleset, {str(k): readable(str(v)) for k, v in players.items()}, out,
+                  None if title is None else readable(title))

@@ -8,6 +8,7 @@ library functions that the tests call directly; this module only assembles them.
 
 from __future__ import annotations
 
+import codecs
 import os
 import signal
 import sys
@@ -117,6 +118,21 @@ class _ReaderGoneStdout:
         return getattr(self._stream, name)
 
 
+def _own_bytes_or_replaced(exc: UnicodeError) -> tuple[bytes, int]:
+    """Codec error handler for the output streams: a file name's byte that is not UTF-8 (a lone surrogate
+    U+DC80..U+DCFF, as Python decodes it) is written as that byte; any other lone surrogate (a JSON
+    "\\ud800" in a player's name: helper-154's traceback after the table) as U+FFFD."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    bad = exc.object[exc.start:exc.end]
+    mark = "\ufffd".encode(exc.encoding, "replace")
+    return b"".join(bytes([ord(c) - 0xDC00]) if 0xDC80 <= ord(c) <= 0xDCFF else mark for c in bad), exc.end
+
+
+_OWN_BYTES_OR_REPLACED = "dominocast-own-bytes-or-replaced"
+codecs.register_error(_OWN_BYTES_OR_REPLACED, _own_bytes_or_replaced)
+
+
 def main() -> None:
     """Console-script entry point: :func:`_main`, then one error line and exit code 2 (when the command's
     own was 0) if standard output could not be written (``> /dev/full``: helper-152's traceback)."""
@@ -148,7 +164,7 @@ def _main() -> None:
     _handle_termination_signals()
     for stream in (sys.stdout, sys.stderr):  # a file name not in UTF-8 is printed as its own bytes, not a crash
         if callable(getattr(stream, "reconfigure", None)):  # (helper-145: `wrote mesa\xfe.json` after the work)
-            stream.reconfigure(errors="surrogateescape")
+            stream.reconfigure(errors=_OWN_BYTES_OR_REPLACED)
     if not isinstance(sys.stdout, _ReaderGoneStdout):  # main() called again in one process (tests)
         sys.stdout = _ReaderGoneStdout(sys.stdout)
     try:  # usage errors come here as exceptions, not as typer's framed box

@@ -34,14 +34,28 @@ def test_a_rule_set_file_named_with_bytes_that_are_not_utf8_names_its_rule_set_r
 
 
 def test_a_record_that_cannot_be_encoded_leaves_the_earlier_one_whole(tmp_path):
+    from engine.record import RecordError
+    from service.cli_record import load_record, write_outputs
+
     record = tmp_path / "rec.json"
     assert _run("score", EXAMPLE, "--record", str(record))[0] == 0
     before = record.read_bytes()
-    bad = tmp_path / "bad.json"  # a JSON escape makes a lone surrogate in a player's name
-    bad.write_text('{"rules": "all-fives", "players": {"N": "\\ud800"}, "hands": [["N 6-4"]]}')
-    code, err = _run("score", bad, "--record", str(record))
-    assert code == 2 and len(err.splitlines()) == 1 and "not written: the record holds text that is not UTF-8" in err
+    rec = load_record(record)
+    rec.players["N"] = "\ud800"  # text no file can hold (scripts' names are made readable before this)
+    with pytest.raises(RecordError, match="not written: the record holds text that is not UTF-8"):
+        write_outputs(rec, record, None)
     assert record.read_bytes() == before
+
+
+def test_a_player_named_by_a_lone_surrogate_is_written_readably(tmp_path):
+    """helper-154: a JSON script's "\ud800" player name ended the score table in a traceback (exit 1)."""
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rules": "all-fives", "players": {"N": "\\ud800"}, "hands": [["N 6-4"]]}')
+    record = tmp_path / "rec.json"
+    res = CliRunner().invoke(app, ["score", str(bad), "--record", str(record)])
+    assert res.exit_code == 0, res.output
+    assert "N (\ufffd)" in res.stdout
+    assert json.loads(record.read_text(encoding="utf-8"))["players"]["N"] == "\ufffd"
 
 
 def test_an_empty_rules_option_is_refused_not_ignored(tmp_path):
@@ -191,3 +205,20 @@ def test_a_rule_set_files_inline_comments_are_its_quotes(tmp_path):
                  "# above\ntarget = 150  # CLUB: shorter games\nplayers = 4\n")
     assert ruleset_quotes(str(f)) == {"title": "the club's own rules named for the room",
                                       "target": "above CLUB: shorter games"}
+
+
+def test_a_record_holding_a_lone_surrogate_is_shown_not_a_traceback(tmp_path):
+    """helper-154: `record show` of a record whose player is "\\ud800" (a JSON escape) ended in a traceback:
+    the output streams write such text as U+FFFD, a file name's undecodable byte as that byte."""
+    import subprocess
+    import sys
+
+    record = tmp_path / "rec.json"
+    assert _run("score", EXAMPLE, "--record", str(record))[0] == 0
+    data = json.loads(record.read_text())
+    data["players"]["N"] = "\ud800"
+    record.write_text(json.dumps(data))  # ensure_ascii: the file holds the escape "\ud800"
+    res = subprocess.run([sys.executable, "-c", "from service.cli import main; main()", "record", "show", str(record)],
+                         capture_output=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "\ufffd".encode() in res.stdout

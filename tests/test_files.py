@@ -58,7 +58,7 @@ def test_json_object_problems_are_named(tmp_path):
 def test_readable_replaces_the_bytes_of_a_name_that_are_not_utf8():
     name = os.fsdecode(b"n\xff.toml")
     assert readable(name) == "n\ufffd.toml"
-    assert readable("\ud800x") == "?x"  # a surrogate no file name byte makes (a JSON escape)
+    assert readable("\ud800x\udfff") == "\ufffdx\ufffd"  # surrogates no file name byte makes (JSON escapes)
     assert readable("mesa é") == "mesa é"
 
 
