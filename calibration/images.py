@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from calibration.errors import CalibrationError
-from engine.files import InputFileError, read_input
+from engine.files import InputFileError, read_input, write_bytes_atomic
 
 
 @contextlib.contextmanager
@@ -96,7 +96,7 @@ def write_image(path: str | os.PathLike, image: np.ndarray, params: tuple[int, .
         ok = False
     if not ok:
         raise OSError(f"OpenCV cannot write {suffix or 'a file without suffix'} pictures")
-    Path(path).write_bytes(buf.tobytes())
+    write_bytes_atomic(path, buf.tobytes())  # an earlier picture stays whole if this fails (helper-154)
 
 
 #: An image file longer than this (bytes) is refused before it is read: a 100-megapixel TIFF is 300 MB.

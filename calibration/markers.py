@@ -19,6 +19,7 @@ from calibration.errors import CalibrationError
 from calibration.lens import check_board_size
 from calibration.table import (CORNER_IDS, CORNER_LABELS, DEFAULT_MARKER_MARGIN_MM,
                                DEFAULT_MARKER_MM, MARKER_DICTIONARY)
+from engine.files import write_bytes_atomic
 
 #: Paper sizes ``(width, height)`` in mm, portrait.
 PAPER_MM: dict[str, tuple[float, float]] = {"A4": (210.0, 297.0), "letter": (215.9, 279.4)}
@@ -237,8 +238,7 @@ def write_png(path: str | os.PathLike[str], image: np.ndarray, dpi: float | None
     if p.suffix.lower() != ".png":
         raise CalibrationError(f"{p}: output must be a .png file")
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(png_bytes(image, dpi))
+        write_bytes_atomic(p, png_bytes(image, dpi))  # an earlier sheet stays whole if this fails (helper-154)
     except OSError as exc:
         raise CalibrationError(f"{p}: cannot write ({exc.strerror or exc})") from exc
     return p

@@ -107,15 +107,25 @@ _OTHER_SURROGATES = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` as UTF-8 to ``path`` so that its earlier content is never lost half-way: the text
-    is encoded first, written to a temporary file beside it and moved over it (a link keeps naming the
-    file; folders above it are created). A device such as ``/dev/stdout`` is written directly.
+    """Write ``text`` as UTF-8 to ``path`` (:func:`write_bytes_atomic`), encoded before the file is touched
+    (helper-151: a record truncated to 0 bytes by an encoding error).
 
     Returns the path written. Raises:
         UnicodeEncodeError: ``text`` holds a lone surrogate; nothing was written.
         OSError: the file cannot be written; the earlier file is left whole.
     """
-    data = text.encode("utf-8")  # before the file is touched (helper-151: a record truncated to 0 bytes)
+    return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` to ``path`` so that its earlier content is never lost half-way (a full disk, a file
+    size limit: helper-154): written to a temporary file beside it and moved over it (a link keeps naming
+    the file; its permissions stay; folders above it are created). A device such as ``/dev/stdout`` is
+    written directly.
+
+    Returns the path written. Raises:
+        OSError: the file cannot be written; the earlier file is left whole.
+    """
     target = Path(os.path.realpath(path))
     if target.exists() and not target.is_file():
         with target.open("wb") as f:

@@ -25,6 +25,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
+from engine.files import write_text_atomic
 from service.cli_common import (check_distinct_outputs, check_out_file, check_positive, check_replaceable, check_sets,
                                 console, err_console, fail, path_parser, plural)
 from vision.observation import FLAG_DUPLICATE
@@ -243,8 +244,7 @@ def _write_json(json_out: Path | None, records: list[dict], several: bool) -> bo
         return False
     doc = records if several else (records[0]["tiles"] or [])
     try:
-        json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_text(json.dumps(doc, indent=1) + "\n")
+        write_text_atomic(json_out, json.dumps(doc, indent=1) + "\n")  # an earlier list stays whole if this fails
     except OSError as exc:
         raise fail(f"{json_out}: cannot write ({exc.strerror or exc})") from None
     return True

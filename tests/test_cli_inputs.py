@@ -222,3 +222,24 @@ def test_a_record_holding_a_lone_surrogate_is_shown_not_a_traceback(tmp_path):
                          capture_output=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert "\ufffd".encode() in res.stdout
+
+
+def test_outputs_that_cannot_be_written_leave_the_earlier_files_whole(tmp_path):
+    """helper-154: under a file-size limit `calibrate markers --out m.png` and `detect --json` cut the
+    earlier sheet and tile list to 1 KiB; they are written beside and moved over now."""
+    import resource
+    import subprocess
+    import sys
+
+    sheet = tmp_path / "m.png"
+    assert _run("calibrate", "markers", "--out", str(sheet))[0] == 0
+    before = sheet.read_bytes()
+    assert len(before) > 4096
+
+    def small_files():  # in the child: a 1 KiB file-size limit, and no SIGXFSZ (Python ignores it too)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+    res = subprocess.run([sys.executable, "-c", "from service.cli import main; main()", "calibrate", "markers",
+                          "--out", str(sheet)], capture_output=True, text=True, timeout=120, preexec_fn=small_files)
+    assert res.returncode == 2 and res.stderr.strip() == f"error: {sheet}: cannot write (File too large)"
+    assert sheet.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["m.png"]
