@@ -103,6 +103,8 @@ def is_review_page(path: Path) -> bool:
     """Whether ``path`` is a review's report page, which links its snapshots (``service.report.REVIEW_PAGE``;
     one written before pages named their generator: by its title, "Review of ...")."""
     try:
+        if not path.is_file():  # a FIFO is not opened: that waited for a writer (helper-154)
+            return False
         with path.open("rb") as f:
             head = f.read(4096)
     except OSError:

@@ -202,7 +202,7 @@ def check_review_folder(out_dir: Path) -> None:
 
     Raises:
         ValueError: ``previous``, ``previous/partial`` or a ``snapshots`` in them is not a folder, or
-            ``events.jsonl`` (or another name a review writes) is a folder in one of them.
+            ``events.jsonl`` (or another name a review writes) is a folder, a device or a pipe in one of them.
     """
     levels = [(out_dir, (PREVIOUS, "snapshots")), (out_dir / PREVIOUS, (PARTIAL, "snapshots")),
               (out_dir / PREVIOUS / PARTIAL, ("snapshots",))]
@@ -215,6 +215,9 @@ def check_review_folder(out_dir: Path) -> None:
         for name in REVIEW_FILES:
             if (folder / name).is_dir():
                 raise ValueError(f"{folder / name} is a folder, but a review writes a file of that name there")
+            if (folder / name).exists() and not (folder / name).is_file():  # a FIFO there hung it (helper-154)
+                raise ValueError(f"{folder / name} is a device or a pipe, but a review writes a file of that name "
+                                 "there")
 
 
 def edited_record(folder: Path) -> bool:

@@ -243,3 +243,15 @@ def test_outputs_that_cannot_be_written_leave_the_earlier_files_whole(tmp_path):
                           "--out", str(sheet)], capture_output=True, text=True, timeout=120, preexec_fn=small_files)
     assert res.returncode == 2 and res.stderr.strip() == f"error: {sheet}: cannot write (File too large)"
     assert sheet.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["m.png"]
+
+
+def test_a_pipe_among_a_reviews_output_names_is_refused_not_waited_on(tmp_path):
+    """helper-154: a FIFO named events.jsonl in --out hung the review; one given as `record report --out`
+    hung even with a reader, as the check for a review's page read from it first."""
+    from service.cli_common import is_review_page
+    from service.review import check_review_folder
+
+    os.mkfifo(tmp_path / "events.jsonl")
+    with pytest.raises(ValueError, match="events.jsonl is a device or a pipe, but a review writes a file of that"):
+        check_review_folder(tmp_path)
+    assert is_review_page(tmp_path / "events.jsonl") is False  # returns at once: nothing opened
