@@ -15,7 +15,8 @@ from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
 from service.cli_common import (check_positive, check_sets, check_writable, console, err_console, fail, make_folder,
                                 path_parser, plural)
-from service.review import SKIPPED_WHY, ReviewSummary, check_review_folder, moved_by_review, run_review
+from service.review import (PREVIOUS, SKIPPED_WHY, ReviewSummary, check_review_folder, moved_by_review,
+                            review_files, run_review)
 from service.video_out import VIDEO_NAMES
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
 from vision.sources import IMAGE_SUFFIXES, ImageFolderSource, LiveSource, SourceError, is_stream_url, open_source
@@ -158,8 +159,10 @@ def review(
     except PermissionError as exc:  # an unreadable source folder, a read-only file in --out
         raise fail(f"{exc.filename or source}: permission denied") from None
     except OSError as exc:  # helper-144: the disk filled up during the review (an earlier one stays in previous/)
+        kept = Path(out) / PREVIOUS
+        earlier = f"; the earlier review is in {kept}" if review_files(kept) else ""  # said (helper-154)
         raise fail(f"{exc.filename or out}: {exc.strerror or exc}; the review stopped (its events so far are in "
-                   f"{Path(out) / 'events.jsonl'})") from None
+                   f"{Path(out) / 'events.jsonl'}){earlier}") from None
 
 
 def _review(source: str, rules: str, calibration: Path | None, out: Path, interval: float, no_video: bool,
@@ -184,6 +187,11 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
     except SourceError as exc:
         raise fail(str(exc))
     if isinstance(src, LiveSource):
+        if source[:7].lower() == "file://":  # helper-154: sent back to `live`, which sends it here
+            from urllib.parse import unquote, urlsplit
+
+            raise fail(f"{source}: give the footage as a path, not a file:// URL: "
+                       f"`dominocast review {unquote(urlsplit(source).path)}`")
         raise fail(f"{source}: not a video file or folder (use `dominocast live` for cameras and streams)")
     if interval != 1.0 and not hasattr(src, "interval_s"):  # helper-87: taken for a video without a word
         err_console.print(f"warning: --interval spaces a folder's photos; {source} is a video, whose frames keep "
@@ -277,8 +285,11 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
     if not source.strip():
         raise fail(f"the source is empty: {takes}")
     if source[:7].lower() == "file://":  # OpenCV opens it, as a stream that keeps "reconnecting" (helper-152)
-        raise fail(f"{source} is a file, not a camera or a stream: {takes}; for recorded footage use "
-                   f"`dominocast review {source[7:]}`")
+        from urllib.parse import unquote, urlsplit
+
+        path = unquote(urlsplit(source).path)  # file://localhost/x and file:///x name /x (helper-154)
+        raise fail(f"{source} names a file, not a camera or a stream: {takes}; for recorded footage use "
+                   f"`dominocast review {path}`")
     if source.isdigit() and int(source) > MAX_CAMERA_INDEX:
         raise fail(f"camera index {source} is out of range (0-{MAX_CAMERA_INDEX}): {takes}")
     if not source.isdigit() and not is_stream_url(source):

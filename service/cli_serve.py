@@ -30,6 +30,9 @@ def serve(
 
     # helper-150: "" served from the current folder
     data_dir = folder_option("--data-dir", data_dir_text, "the database's URL names it")
+    if db is not None and not db.strip():  # helper-154: "" served from the default database unsaid
+        raise fail("--db is empty: give a database URL (e.g. sqlite:///venue.db), or leave it out for the "
+                   "default under --data-dir")
     if not 1 <= port <= 65535:
         raise fail(f"--port must be 1-65535, got {port}")
     if token is not None and len(token.strip()) < MIN_TOKEN:

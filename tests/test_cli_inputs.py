@@ -184,8 +184,15 @@ def test_live_refuses_a_file_url(tmp_path):
     video = tmp_path / "clip.mp4"
     video.write_bytes(b"")
     code, err = _run("live", f"file://{video}", "--rules", "all-fives", "--out", str(tmp_path / "l"))
-    assert code == 2 and err.startswith(f"error: file://{video} is a file, not a camera or a stream: ")
+    assert code == 2 and err.startswith(f"error: file://{video} names a file, not a camera or a stream: ")
     assert err.endswith(f"for recorded footage use `dominocast review {video}`") and not (tmp_path / "l").exists()
+    # helper-154: file://localhost/... named the wrong path; `review` of the URL sent it back to `live`
+    code, err = _run("live", "file://localhost/tmp/a%20b.mp4", "--rules", "all-fives", "--out", str(tmp_path / "l"))
+    assert code == 2 and err.endswith("for recorded footage use `dominocast review /tmp/a b.mp4`")
+    code, err = _run("review", f"file://{video}", "--rules", "all-fives", "--out", str(tmp_path / "r"))
+    assert (code, err) == (2, f"error: file://{video}: give the footage as a path, not a file:// URL: "
+                              f"`dominocast review {video}`")
+    assert _run("serve", "--db", "")[1].startswith("error: --db is empty: give a database URL")
 
 
 def test_a_pipe_among_a_folders_photos_is_not_waited_on(tmp_path):
