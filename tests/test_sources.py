@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -413,11 +415,13 @@ def test_image_folder_can_skip_unreadable_images(tmp_path, capfd):
     (tmp_path / "5.png").write_bytes(_huge_png_header())
     jpg = cv2.imencode(".jpg", np.random.default_rng(0).integers(0, 255, (48, 64, 3), dtype=np.uint8))[1]
     (tmp_path / "6.jpg").write_bytes(jpg.tobytes()[: jpg.size // 2])  # cv2.imread: half grey, not None
+    os.mkfifo(tmp_path / "7.jpg")  # helper-152: read from, it hung the review
     seen = []
     src = ImageFolderSource(tmp_path, interval_s=2.0, on_unreadable=lambda i, t, p, m: seen.append((i, t, p.name, m)))
     assert [(f.index, f.t) for f in src] == [(0, 0.0), (3, 6.0)]
     assert seen == [(i, 2.0 * i, n, f"image {tmp_path / n} cannot be decoded (corrupt or not an image)")
-                    for i, n in ((1, "2.png"), (2, "3.jpg"), (4, "5.png"), (5, "6.jpg"))]
+                    for i, n in ((1, "2.png"), (2, "3.jpg"), (4, "5.png"), (5, "6.jpg"))] + [
+        (6, 12.0, "7.jpg", f"image {tmp_path / '7.jpg'} is not a regular file (a device or a pipe)")]
     err = capfd.readouterr().err  # the one line is the caller's, not OpenCV's or libjpeg's too
     assert "WARN" not in err and "Premature end" not in err, err
 

@@ -390,6 +390,8 @@ class ImageFolderSource(FrameSource):
             if odd:
                 message = (f"image {path} is a {path.suffix.upper().lstrip('.')} photo, which cannot be read here: "
                            "export it as JPEG")
+            elif image is None and path.exists() and not path.is_file():  # as `detect` says it (helper-154)
+                message = f"image {path} is not a regular file (a device or a pipe)"
             elif image is None:
                 message = f"image {path} cannot be decoded (corrupt or not an image)"
             elif first is not None and image.shape[:2] != first[:2] and self._fitted(image) is None:
