@@ -1,8 +1,11 @@
-"""Reading the small inputs a user names (rule sets, scripts, records, profiles, dataset recipes).
+"""Files a user names: the inputs read, the outputs written, the names shown.
 
-Only a regular file of bounded size is read: a folder, a device or a pipe is refused before it is
-opened, and a file is read no further than its limit, so ``/dev/zero`` or a FIFO named by mistake
-says so in one line instead of filling the memory or waiting forever (helper-150, helper-151).
+Reading (rule sets, scripts, records, profiles, dataset recipes, pictures): only a regular file of
+bounded size is read; a folder, a device or a pipe is refused before it is opened, and a file is read
+no further than its limit, so ``/dev/zero`` or a FIFO named by mistake says so in one line instead of
+filling the memory or waiting forever (helper-150, helper-151). Writing (records, reports, profiles,
+pictures): beside the file, then moved over it, so a failure never leaves the earlier file cut short.
+Showing: :func:`readable` turns a name's bytes that are not UTF-8 into U+FFFD.
 """
 
 from __future__ import annotations
