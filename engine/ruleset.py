@@ -208,6 +208,7 @@ def ruleset_quotes(name_or_path: str | Path) -> dict[str, str]:
         text, inline = _split_comment(text)
         said += [inline] if inline else []  # `target = 150  # our club` (helper-152: it was not shown)
         key = text[1:-1] if text.startswith("[") and text.endswith("]") else text.partition("=")[0].strip()
+        key = ".".join(part.strip().strip("\"'") for part in key.split("."))  # "target" = 150 is target
         if key and said and (text.startswith("[") or "=" in text):
             out.setdefault(key, " ".join(said))
         said = []

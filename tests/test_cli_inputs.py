@@ -209,9 +209,11 @@ def test_a_rule_set_files_inline_comments_are_its_quotes(tmp_path):
 
     f = tmp_path / "club.toml"
     f.write_text('# the club\'s own rules\ntitle = "Club # 1"  # named for the room\n'
-                 "# above\ntarget = 150  # CLUB: shorter games\nplayers = 4\n")
+                 "# above\ntarget = 150  # CLUB: shorter games\nplayers = 4\n\"hand_size\" = 5 # quoted key\n"
+                 "[penalties.'bogus_play']  # a quoted table\n")
     assert ruleset_quotes(str(f)) == {"title": "the club's own rules named for the room",
-                                      "target": "above CLUB: shorter games"}
+                                      "target": "above CLUB: shorter games", "hand_size": "quoted key",
+                                      "penalties.bogus_play": "a quoted table"}
 
 
 def test_a_record_holding_a_lone_surrogate_is_shown_not_a_traceback(tmp_path):
