@@ -472,11 +472,15 @@ class TableRuntime:
                 s.add(row)
                 changed.append(row)
             elif row.status == "resolved":
-                row.status, row.updated_at, row.resolved_by, row.note = "open", now, "", ""
+                # flagged again; a penalty its confirmation left on the score is said (helper-156)
+                row.status, row.updated_at, row.resolved_by = "open", now, ""
+                row.note = self._penalty_left(row, logs).removeprefix("; ")
                 _restate(row, spec)
                 changed.append(row)
-            elif row.status == "open" and (pen := self._alert_penalty(row, logs)) and pen[2]:
+            elif row.status == "open" and (pen := self._alert_penalty(row, logs)) and pen[2] and not (
+                    (was := self._alert_penalty(row, self.logs)) and was[2]):
                 # helper-109: the voided penalty restored; confirming it again would have penalised twice
+                # (helper-156: only a restoration, not a penalty in force all along while the alert was open)
                 row.status, row.updated_at, row.resolved_by = "confirmed", now, "engine"
                 row.note = f"confirmed: its penalty (hand {row.hand} #{pen[0]}: {pen[1].seat} {pen[1].name or pen[1].points}) is in force again"
                 changed.append(row)

@@ -818,3 +818,25 @@ def test_camera_fixes_and_confirmed_penalties_are_notation_lines_in_the_text_rec
         hand = c.get("/api/matches/1/hands/1").json()
         fixed = [e for e in hand["events"] if e["type"] == "correction"][0]["event"]
         assert "t" not in fixed and "frame" not in fixed
+
+
+def test_a_penalised_alert_moved_to_other_tiles_stays_before_the_umpire(tmp_path):
+    """helper-156: the confirmed alert's play fixed to a matching tile, then to two other mismatched
+    ones: the second fix marked the alert "confirmed ... in force again" (its penalty had never been
+    voided) with the first fix's message, and took it out of the queue."""
+    with TestClient(app_for(tmp_path)) as c:
+        assert post(c, "/api/tables", {"id": "t", "name": "T", "rules": RULES}).status_code == 201
+        for ev in ({"type": "play", "seat": "N", "tile": [6, 6]}, {"type": "play", "seat": "S", "tile": [3, 3], "end": "W"}):
+            assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
+        (a,) = open_alerts(c)
+        assert post(c, f"/api/tables/t/alerts/{a['id']}/confirm").status_code == 200
+        fix = lambda tile: post(c, "/api/tables/t/fix-tile", {"hand": 1, "index": 1, "tile": tile, "end": "W"})  # noqa: E731
+        stays = "its penalty (hand 1 #2: S bogus_play) stays on the score: void it if it no longer applies"
+        assert fix("6-5").status_code == 201 and open_alerts(c) == []  # 6-5 matches the 6 on W
+        for tile in ("0-0", "5-5"):
+            assert fix(tile).status_code == 201
+            (now,) = [x for x in c.get("/api/tables/t/alerts?status=all").json() if x["id"] == a["id"]]
+            assert (now["status"], now["message"].startswith(f"S played {tile} on W")) == ("open", True), now
+            assert now["note"].endswith(stays), now["note"]
+        r = post(c, f"/api/tables/t/alerts/{a['id']}/confirm")  # one infraction, one penalty
+        assert r.status_code == 409 and "is on the score already" in r.json()["detail"]
