@@ -43,9 +43,14 @@ class Tile:
         elif isinstance(text, (list, tuple)) and len(text) == 2:
             if any(isinstance(v, bool) or isinstance(v, float) and not v.is_integer() for v in text):
                 raise TileError(f"not a tile: {list(text)!r} (two pip counts, e.g. [6, 4])")  # [true, false] was 1-0
-            if any(abs(v) > 1000 for v in text):  # helper-152: [1e308, 6] was told back as a 309-digit tile
-                raise TileError(f"not a tile: a pip count of {max(text, key=abs):g} (a set runs 0 to {set_max})")
-            tile = cls(int(text[0]), int(text[1]))
+            try:  # "6" counts as 6, as it always did; "x" is no pip count
+                vals = [int(v) for v in text]
+            except (TypeError, ValueError, OverflowError):
+                raise TileError(f"not a tile: {list(text)!r} (two pip counts, e.g. [6, 4])") from None
+            if any(abs(v) > 1000 for v in vals):  # helper-152: [1e308, 6] was told back as a 309-digit tile
+                raise TileError(f"not a tile: a pip count of {float(max(vals, key=abs)):g} "
+                                f"(a set runs 0 to {set_max})")
+            tile = cls(*vals)
         else:
             m = _TILE_RE.match(str(text))
             if not m:  # a list of another length gets the list form's hint (helper-124: [6, 5, 1] was told "6-4")

@@ -612,3 +612,20 @@ def test_a_huge_pip_count_is_refused_in_a_short_message():
     with pytest.raises(TileError, match=r"^not a tile: a pip count of 1e\+308 \(a set runs 0 to 6\)$"):
         Tile.parse([1e308, 6], 6)
     assert Tile.parse([6.0, 4], 6) == Tile(6, 4)
+
+
+def test_a_tile_of_pip_strings_parses_and_of_words_is_refused_as_a_tile_error():
+    """helper-158: the pip-count bound ran before the values were numbers: ["6", "4"] (6-4 before it) and
+    ["x", 4] raised a bare TypeError, which the service answered with a 500."""
+    import pytest
+
+    from engine.record import event_from_dict
+    from engine.tiles import Tile, TileError
+
+    assert Tile.parse(["6", "4"], 6) == Tile(6, 4)
+    assert event_from_dict({"type": "play", "seat": "N", "tile": ["6", "6"]}).tile == Tile(6, 6)
+    for bad in (["x", 4], [None, 4], [float("inf"), 4], [[6], 4]):
+        with pytest.raises(TileError, match=r"^not a tile: \[.*\] \(two pip counts, e\.g\. \[6, 4\]\)$"):
+            Tile.parse(bad, 6)
+    with pytest.raises(TileError, match=r"a pip count of 5000 "):
+        Tile.parse(["5000", 4], 6)
