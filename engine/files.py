@@ -10,6 +10,7 @@ Showing: :func:`readable` turns a name's bytes that are not UTF-8 into U+FFFD.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -63,7 +64,7 @@ def read_input(path: str | os.PathLike[str], kind: str, *, limit: int = DEFAULT_
             raise InputFileError(f"{shown} is {st.st_size} bytes: {_a(kind)} is at most {limit}",
                                  f"is {st.st_size} bytes (at most {limit})")
         with path.open("rb") as f:
-            data = f.read(limit + 1)  # a file that grows, or reports no size (/proc), stops here
+            data = _read_upto(f, limit + 1, st.st_size + 1)
     except FileNotFoundError:
         raise InputFileError(f"{shown}: no such {kind}", "does not exist") from None
     except OSError as exc:
@@ -73,6 +74,17 @@ def read_input(path: str | os.PathLike[str], kind: str, *, limit: int = DEFAULT_
         raise InputFileError(f"{shown} is more than {limit} bytes: {_a(kind)} is at most {limit}",
                              f"is more than {limit} bytes")
     return data
+
+
+def _read_upto(f: io.BufferedIOBase, most: int, first: int) -> bytes:
+    """At most ``most`` bytes of ``f``, read ``first`` bytes first, then 64 KiB at a time: a file that
+    grows, or reports no size (/proc), stops at ``most``; ``f.read(most)`` would allocate ``most`` bytes
+    up front (helper-158: 1 GiB for every photo)."""
+    chunks, size, step = [], 0, max(1, min(first, most))
+    while size < most and (chunk := f.read(min(step, most - size))):
+        chunks.append(chunk)
+        size, step = size + len(chunk), 1 << 16
+    return b"".join(chunks)
 
 
 def read_json_object(path: str | os.PathLike[str], kind: str, *, limit: int = DEFAULT_LIMIT,
