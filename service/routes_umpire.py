@@ -61,16 +61,17 @@ def _correct(rt, hand: int, replaces: int, event: object | None, by: str, reason
 
 
 def _at_slot_moment(rt, hand: int, replaces: int, event: object | None) -> object | None:  # noqa: ANN001
-    """``event`` without its time and frame when they are those of the event it replaces: the engine then
-    gives it the slot's (``engine.events.effective``), and the record's notation writes the correction as
-    a ``fix`` line, not as raw JSON (helper-152: every fix-tile of a camera table was a ``json {...}`` line)."""
-    if event is None or (event.t is None and event.frame is None):
+    """``event`` without its time and frame when they are those of the slot's own event (``log[replaces]``,
+    which ``engine.events.effective`` gives a time-less replacement): the notation then writes the correction
+    as a ``fix`` line, not as raw JSON (helper-152: every fix-tile of a camera table was a ``json {...}``
+    line). Compared with the slot's event, not the one in force: a moment an earlier correction changed is
+    kept (helper-158). The caller holds ``rt.lock``."""
+    logs = rt.logs
+    if event is None or (event.t is None and event.frame is None) or not (
+            1 <= hand <= len(logs) and 0 <= replaces < len(logs[hand - 1])):
         return event
-    try:
-        held = rt.event_at(hand, replaces)
-    except (NotFound, Refused):  # a voided slot given an event again keeps its own moment
-        return event
-    if (event.t, event.frame) == (held.t, held.frame):
+    was = logs[hand - 1][replaces]
+    if (event.t, event.frame) == (getattr(was, "t", None), getattr(was, "frame", None)):
         return event.model_copy(update={"t": None, "frame": None})
     return event
 

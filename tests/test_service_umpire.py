@@ -840,3 +840,18 @@ def test_a_penalised_alert_moved_to_other_tiles_stays_before_the_umpire(tmp_path
             assert now["note"].endswith(stays), now["note"]
         r = post(c, f"/api/tables/t/alerts/{a['id']}/confirm")  # one infraction, one penalty
         assert r.status_code == 409 and "is on the score already" in r.json()["detail"]
+
+
+def test_a_fix_keeps_a_moment_an_earlier_correction_gave_the_slot(tmp_path):
+    """helper-158: the moment was compared with the event in force, so a fix-tile after a correction that
+    moved the play to t=20 / frame 300 sent the slot back to the first read's t=9.25 / frame 139."""
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "lisa-b-all-fives", "worker": {"kind": "manual"}})
+        for ev in ({"type": "play", "seat": "N", "tile": "6-6", "t": 3.5, "frame": 52},
+                   {"type": "play", "seat": "S", "tile": "6-1", "end": "E", "t": 9.25, "frame": 139}):
+            assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
+        moved = {"type": "play", "seat": "S", "tile": "6-1", "end": "E", "t": 20.0, "frame": 300}
+        assert post(c, "/api/tables/t/corrections", {"hand": 1, "replaces": 1, "event": moved}).status_code == 201
+        assert post(c, "/api/tables/t/fix-tile", {"index": 1, "tile": "6-0"}).status_code == 201
+        fixed = [e for e in c.get("/api/matches/1/hands/1").json()["events"] if e["type"] == "correction"][-1]["event"]
+        assert (fixed["tile"], fixed["t"], fixed["frame"]) == ([6, 0], 20.0, 300)
