@@ -19,7 +19,8 @@ from service.review import (PREVIOUS, SKIPPED_WHY, ReviewSummary, check_review_f
                             review_files, run_review)
 from service.video_out import VIDEO_NAMES
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
-from vision.sources import IMAGE_SUFFIXES, ImageFolderSource, LiveSource, SourceError, is_stream_url, open_source
+from vision.sources import (IMAGE_SUFFIXES, ImageFolderSource, LiveSource, SourceError, file_url_path, is_stream_url,
+                            open_source)
 
 
 #: Largest camera index `live` accepts (OpenCV takes a C int; real machines have a few cameras).
@@ -187,11 +188,6 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
     except SourceError as exc:
         raise fail(str(exc))
     if isinstance(src, LiveSource):
-        if source[:7].lower() == "file://":  # helper-154: sent back to `live`, which sends it here
-            from urllib.parse import unquote, urlsplit
-
-            raise fail(f"{source}: give the footage as a path, not a file:// URL: "
-                       f"`dominocast review {unquote(urlsplit(source).path)}`")
         raise fail(f"{source}: not a video file or folder (use `dominocast live` for cameras and streams)")
     if interval != 1.0 and not hasattr(src, "interval_s"):  # helper-87: taken for a video without a word
         err_console.print(f"warning: --interval spaces a folder's photos; {source} is a video, whose frames keep "
@@ -284,10 +280,7 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
     takes = "`dominocast live` takes a camera index (0, 1, ...) or a stream URL (rtsp://..., http://...)"
     if not source.strip():
         raise fail(f"the source is empty: {takes}")
-    if source[:7].lower() == "file://":  # OpenCV opens it, as a stream that keeps "reconnecting" (helper-152)
-        from urllib.parse import unquote, urlsplit
-
-        path = unquote(urlsplit(source).path)  # file://localhost/x and file:///x name /x (helper-154)
+    if (path := file_url_path(source)) is not None:  # OpenCV opens it as a stream that keeps "reconnecting"
         raise fail(f"{source} names a file, not a camera or a stream: {takes}; for recorded footage use "
                    f"`dominocast review {path}`")
     if source.isdigit() and int(source) > MAX_CAMERA_INDEX:

@@ -190,8 +190,7 @@ def test_live_refuses_a_file_url(tmp_path):
     code, err = _run("live", "file://localhost/tmp/a%20b.mp4", "--rules", "all-fives", "--out", str(tmp_path / "l"))
     assert code == 2 and err.endswith("for recorded footage use `dominocast review /tmp/a b.mp4`")
     code, err = _run("review", f"file://{video}", "--rules", "all-fives", "--out", str(tmp_path / "r"))
-    assert (code, err) == (2, f"error: file://{video}: give the footage as a path, not a file:// URL: "
-                              f"`dominocast review {video}`")
+    assert (code, err) == (2, f"error: file://{video}: give the footage as a path, not a file:// URL: {video}")
     assert _run("serve", "--db", "")[1].startswith("error: --db is empty: give a database URL")
 
 

@@ -617,3 +617,15 @@ def test_a_live_stream_url_opencv_cannot_take_is_refused_before_any_capture_open
     with pytest.raises(SourceError, match=r"^stream 'rtsp://h\\udcff/x': the URL holds bytes that are not UTF-8 text"):
         src.open()
     assert opened == []
+
+
+def test_a_file_url_is_no_stream_and_open_source_names_its_path():
+    """helper-158: `file://` was refused by the CLI commands only; a service camera table opened
+    `file:///x.mp4` as a stream that kept reconnecting (helper-152's CLI case)."""
+    from vision.sources import file_url_path, is_stream_url
+
+    assert file_url_path("file://localhost/tmp/a%20b.mp4") == file_url_path("FILE:///tmp/a%20b.mp4") == "/tmp/a b.mp4"
+    assert file_url_path("rtsp://cam/1") is None and file_url_path("/tmp/x.mp4") is None
+    assert not is_stream_url("file:///tmp/x.mp4") and is_stream_url("rtsp://cam/1")
+    with pytest.raises(SourceError, match=r"^file:///tmp/a%20b\.mp4: give the footage as a path, not a file:// URL: /tmp/a b\.mp4$"):
+        open_source("file:///tmp/a%20b.mp4")

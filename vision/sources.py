@@ -33,6 +33,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Callable, Iterator, NamedTuple
+from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
@@ -41,7 +42,7 @@ import numpy as np
 os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 
 __all__ = ["Frame", "SourceError", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource",
-           "open_source", "natural_key", "is_stream_url", "IMAGE_SUFFIXES"]
+           "open_source", "natural_key", "is_stream_url", "file_url_path", "IMAGE_SUFFIXES"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -72,8 +73,16 @@ VIDEO_SUFFIXES = (".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm")
 
 
 def is_stream_url(text: str) -> bool:
-    """Whether ``text`` has a URL scheme (``rtsp://``, ``http://``, ...): a stream, not a path."""
-    return re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", text) is not None
+    """Whether ``text`` has a URL scheme (``rtsp://``, ``http://``, ...) other than ``file://``: a stream,
+    not a path."""
+    return re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", text) is not None and file_url_path(text) is None
+
+
+def file_url_path(text: str) -> str | None:
+    """The path a ``file://`` URL names, None for any other text: ``file:///x`` and ``file://localhost/x``
+    name ``/x``, percent escapes decoded (helper-154). OpenCV opens such a URL as a stream that keeps
+    reconnecting (helper-152), so :func:`open_source` refuses it and says the path."""
+    return unquote(urlsplit(text).path) if text[:7].lower() == "file://" else None
 
 
 def natural_key(name: str) -> list:
@@ -719,6 +728,8 @@ def open_source(spec: str | int | os.PathLike, interval_s: float = 1.0, **live_k
     if not text.strip():  # Path("") is ".", the current folder
         raise SourceError("the source is empty: give a video file, a folder of photos (. for the current one), "
                           "a camera index or a stream URL")
+    if (path := file_url_path(text)) is not None:
+        raise SourceError(f"{text}: give the footage as a path, not a file:// URL: {path}")
     if is_stream_url(text):
         from calibration.images import opencv_name
 
