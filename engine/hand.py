@@ -591,21 +591,26 @@ def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
     st.passes_in_row += 1
     st.forced_passes_in_row += forced
     st.turn = next_seat(st.order, seat)
-    if st.passes_in_row >= len(st.order) and st.layout.lead is not None and not _play_left(st):
+    if st.passes_in_row >= len(st.order) and st.layout.lead is not None and _play_left(st) is None:
         _finish(st, "locked", None, st.last_player, points)
 
 
-def _play_left(st: HandState) -> bool:
-    """Whether the table knows of a play after a round of passes: a hand known to hold a legal tile,
-    or tiles to draw in a draw-until-playable game whose boneyard is followed. Then the passes were
-    infractions (flagged ``pass_with_play`` / ``pass_before_drawing`` for the umpire), not a lock, which
-    is a line no one can play on (seed 000: "locked game"; seed 002: "chip out or lock"), and a locked
-    hand is scored at once (helper-114: a draw game went on air as locked with 14 tiles to draw). A
-    camera's hands and draws are unseen: there a round of passes is a lock, as before."""
-    if any(st.known[s] is not None and st.legal_ends(s) for s in st.order):
-        return True
-    return (st.rules.boneyard and st.rules.draw_rule == "until_playable" and st.drawable() > 0
-            and (st.counts_known or bool(st.drawn)))
+def _play_left(st: HandState) -> tuple[str | None, str] | None:
+    """The play the table knows of after a round of passes, or None: (the seat holding a legal tile,
+    ``"W holds 5-4, which fits the E end"``), or (None, ``"3 tiles can still be drawn"``) in a
+    draw-until-playable game whose boneyard is followed. Then the passes were infractions (flagged
+    ``pass_with_play`` / ``pass_before_drawing`` for the umpire), not a lock, which is a line no one can
+    play on (seed 000: "locked game"; seed 002: "chip out or lock"), and a locked hand is scored at once
+    (helper-114: a draw game went on air as locked with 14 tiles to draw). A camera's hands and draws
+    are unseen: there a round of passes is a lock, as before."""
+    for s in st.order:
+        if st.known[s] is not None:
+            for end, tiles in st.legal_ends(s).items():
+                return s, f"{s} holds {tiles[0]}, which fits the {end} end"
+    if (st.rules.boneyard and st.rules.draw_rule == "until_playable" and st.drawable() > 0
+            and (st.counts_known or bool(st.drawn))):
+        return None, f"{_tiles(st.drawable())} can still be drawn"
+    return None
 
 
 def _draw(st: HandState, ev: Draw, points: dict, flags: list[Flag]) -> None:
@@ -844,24 +849,13 @@ def _hand_end(st: HandState, ev: HandEnd, points: dict, flags: list[Flag]) -> No
         flags.append(Flag("domino_with_tiles_left", ev.winner,
                           f"{ev.winner} went out by the record, which leaves {ev.winner} holding at least "
                           f"{_tiles(n)}: a play missing, or the hand ended otherwise", {"tiles_left": n}))
-    if ev.kind == "locked" and st.layout.lead is not None and _play_left(st):
+    if ev.kind == "locked" and st.layout.lead is not None and (found := _play_left(st)):
         # said, not refused: the umpire may have stopped the hand for his own reasons (helper-153: a lock
         # called while W held 5-4 on a 5 end was scored without a word)
-        holder, left = _play_left_text(st)
+        holder, left = found
         flags.append(Flag("locked_with_play", holder or st.last_player, f"the hand was ended as locked, but {left}"))
     st.pending_end = None
     _finish(st, ev.kind, ev.winner, ev.winner or st.last_player, points)
-
-
-def _play_left_text(st: HandState) -> tuple[str | None, str]:
-    """What :func:`_play_left` found: (the seat holding a play, ``"W holds 5-4, which fits the E end"``),
-    or (None, the tiles left to draw)."""
-    for s in st.order:
-        ends = st.legal_ends(s) if st.known[s] is not None else {}
-        for end, tiles in ends.items():
-            if tiles:
-                return s, f"{s} holds {tiles[0]}, which fits the {end} end"
-    return None, f"{_tiles(st.drawable())} can still be drawn"
 
 
 # ---- the end of a hand ---------------------------------------------------------------
