@@ -33,14 +33,24 @@ def load_token(settings: Settings) -> tuple[str, bool]:
     if env:
         return env, False
     path = Path(settings.data_dir) / "token"
-    if path.exists():  # bounded, a regular file only: a FIFO there hung the start
-        return read_input(path, "token file", limit=4096).decode("utf-8", "replace").strip(), False
+    if path.exists():
+        return read_token(path), False
     path.parent.mkdir(parents=True, exist_ok=True)
     token = secrets.token_urlsafe(24)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(token + "\n")
     return token, True
+
+
+def read_token(path: Path) -> str:
+    """The token kept in the file ``path``, stripped (undecodable bytes replaced).
+
+    Raises:
+        engine.files.InputFileError: ``path`` is a folder, a device or a pipe (a FIFO there hung the
+            start), or over 4 KiB.
+    """
+    return read_input(path, "token file", limit=4096).decode("utf-8", "replace").strip()
 
 
 def _same(a: str, b: str) -> bool:

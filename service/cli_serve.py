@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from engine.files import InputFileError, read_json_object
 from service.cli_common import console, err_console, fail, folder_option, make_folder
 
 
@@ -39,7 +40,7 @@ def serve(
         raise fail(f"--token (or $DOMINOCAST_TOKEN) must be at least {MIN_TOKEN} characters (a short one anyone at "
                    "the venue could guess lets them correct the record); leave it out to have one generated")
     kept = data_dir / "token"
-    if token is None and kept.is_file() and len(kept.read_text(encoding="utf-8", errors="replace").strip()) < MIN_TOKEN:
+    if token is None and kept.is_file() and len(_kept_token(kept)) < MIN_TOKEN:
         raise fail(f"the token kept in {kept} is shorter than {MIN_TOKEN} characters (anyone at the venue could guess "
                    "it): delete the file to have one generated, or write a longer one there")
     if (data_dir / "serve.lock").is_file():  # the usual clash, this data dir's service on this port: name it
@@ -59,7 +60,7 @@ def serve(
         app = create_app(Settings(data_dir=data_dir, db_url=db, token=token))
     except KeyboardInterrupt:  # a token written just now is still shown: it is printed only once
         if not had_token and token_file.exists():
-            _print_token(token_file, token_file.read_text(encoding="utf-8").strip())
+            _print_token(token_file, _kept_token(token_file))
         err_console.print("interrupted", highlight=False)  # on stderr, as the other commands say it
         raise typer.Exit(code=130) from None
     except Exception as exc:  # noqa: BLE001 - a bad URL or an unreadable data dir: one line
@@ -73,6 +74,17 @@ def serve(
     console.print(f"dominocast service on http://{_url_host(host)}:{port}/  (docs at /docs)", highlight=False)
     # service.server closes the open feeds at shutdown; the timeout is for any other slow request
     serve_app(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+
+
+def _kept_token(path: Path) -> str:
+    """The token kept at ``path`` (:func:`service.auth.read_token`); the CLI's one-line error when it
+    cannot be read."""
+    from service.auth import read_token  # FastAPI's import waits until `serve` runs
+
+    try:
+        return read_token(path)
+    except InputFileError as exc:
+        raise fail(str(exc)) from None
 
 
 def _hold_data_dir(data_dir: Path, host: str | None, port: int):
@@ -95,9 +107,9 @@ def _hold_data_dir(data_dir: Path, host: str | None, port: int):
         lock.acquire(timeout=0)
     except Timeout:
         try:
-            who = json.loads(holder.read_text(encoding="utf-8"))
+            who = read_json_object(holder, "service note", limit=4096)
             by = f" (pid {who['pid']}, http://{who['host']}:{who['port']}/)"
-        except (OSError, ValueError, KeyError, TypeError):
+        except (InputFileError, KeyError):
             by = ""
         raise fail(f"--data-dir {data_dir} is in use by another dominocast serve{by}: "
                    "stop it first, or pick another --data-dir") from None

@@ -144,6 +144,28 @@ def test_serve_refuses_a_short_token(tmp_path, monkeypatch):
                                   "the venue could guess it): delete the file to have one generated, or write a longer "
                                   "one there")
     assert sorted(p.name for p in kept.iterdir()) == ["token"]
+    # helper-158: this check read the token file whole, unbounded (the service reads at most 4 KiB)
+    (kept / "token").write_bytes(b"x" * 5000)
+    code, msg = _err("serve", "--port", 8000, "--data-dir", kept)
+    assert (code, msg) == (2, f"error: {kept / 'token'} is 5000 bytes: a token file is at most 4096")
+
+
+def test_a_pipe_for_the_holders_note_is_not_waited_on(tmp_path):
+    """helper-158: with the data dir held, the second service read serve.json, a FIFO there hung it."""
+    import os
+
+    from filelock import FileLock
+
+    data = tmp_path / "svc"
+    data.mkdir()
+    os.mkfifo(data / "serve.json")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    with FileLock(data / "serve.lock"):
+        code, msg = _err("serve", "--port", free, "--data-dir", data)
+    assert (code, msg) == (2, f"error: --data-dir {data} is in use by another dominocast serve: stop it first, "
+                              "or pick another --data-dir")
 
 
 def test_serve_interrupted_while_starting_still_shows_a_token_it_just_made(tmp_path, monkeypatch):
