@@ -14,7 +14,7 @@ from typing import Optional
 
 import typer
 
-from engine.files import InputFileError, read_json_object
+from engine.files import InputFileError, read_json_object, readable
 from service.cli_common import (check_distinct_outputs, check_out_file, check_positive, check_replaceable, console,
                                 err_console, fail, path_parser)
 
@@ -113,12 +113,6 @@ MARKER_SIZE_WARN = 0.02
 #: ... and this far off, the printed size given is likely the wrong one: the warning names the measured size
 #: (a wrong inset or table size moves the markers' centres, and so their measured side, by a few percent).
 MARKER_SIZE_OFF = 0.06
-
-
-def _profile_name(out: Path) -> str:
-    """A profile's default name: its file's stem, as text (helper-145: a file name not in UTF-8 made the
-    stem undecodable bytes, and the profile was refused after the fit)."""
-    return out.stem.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _check_table_mm(table_mm: tuple[float, float]) -> None:
@@ -241,7 +235,7 @@ def lens_cmd(
         if twice:  # the same view twice adds no constraint: three copies gave fx 76 000 px at RMS 0.4 px
             raise _fail(f"{twice}: take each photo from another tilt")
         profile = TableProfile(
-            name=name or _profile_name(out), image_size=result.image_size,
+            name=name or readable(out.stem), image_size=result.image_size,
             camera_matrix=result.camera_matrix.tolist(), dist_coeffs=result.dist_coeffs.tolist(),
             errors=ReprojectionErrors(lens_rms_px=result.rms_px))
         profile.save(out)
@@ -347,7 +341,7 @@ def table_cmd(
                         "edge from marker 0 to marker 1, then H)"
                         + (" and --marker-inset-mm" if markers else " and --points-mm"))
         profile = TableProfile(
-            name=name or _profile_name(out), image_size=size,
+            name=name or readable(out.stem), image_size=size,
             camera_matrix=None if k is None else k.tolist(),
             dist_coeffs=None if d is None else d.tolist(),
             homography=fit.homography.tolist(), table_size_mm=table_mm, seat_edges=seat_edges,

@@ -49,14 +49,14 @@ import numpy as np
 
 from calibration.images import percent, write_image
 from engine.events import Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack
-from engine.files import write_text_atomic
+from engine.files import readable, write_text_atomic
 from engine.hand import Hand, IllegalEvent
 from engine.match import first_context, next_context, replay_match
 from engine.record import record_from_match, to_json
 from engine.ruleset import Ruleset
 from engine.timeline import outcome_row, result_text
 from service.read_flags import CONFIDENT, as_read
-from service.report import event_counts, plural, readable, write_report
+from service.report import event_counts, plural, write_report
 from service.video_out import VIDEO_NAMES, VideoOut
 from vision.exposure import OVEREXPOSED_SHARE, clipped_mask, glare_beside, overexposed_message
 from vision.motion import MotionGate
@@ -530,7 +530,7 @@ class ReviewSession:
         self.summary = ReviewSummary(out_dir, free_form=rules is None, photos=timelapse)
         if self.out.moved is not None:  # helper-116: a second `make demo` moved the first review without a word
             self.summary.notes.append(f"the earlier review in {out_dir} is now in {self.out.moved}")
-            videos = [f.name for f in self.out.dropped if f.parent == self.out.moved and f.name.startswith("annotated")]
+            videos = [f.name for f in self.out.dropped if f.parent == self.out.moved and f.name in VIDEO_NAMES]
             if self.out.dropped:  # one generation is kept: say what went (helper-152: a video, unsaid)
                 self.summary.notes.append(f"one earlier review is kept: the one {self.out.moved} held before is "
                                           "deleted" + (f", its {videos[0]} with it" if videos else ""))
