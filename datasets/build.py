@@ -35,7 +35,7 @@ import numpy as np
 
 from calibration.images import write_image
 from datasets.render import scene as SC
-from engine.files import read_json_object
+from engine.files import InputFileError, read_json_object
 from vision.crops import rectified_halves
 from vision.obb import PAD_VALUE, convex_overlap
 
@@ -77,6 +77,15 @@ def read_recipe(folder: str | Path) -> dict:
             :data:`MAX_RECIPE_BYTES`, not JSON or not an object; its ``reason`` says which.
     """
     return read_json_object(Path(folder) / "recipe.json", "dataset recipe", limit=MAX_RECIPE_BYTES)
+
+
+def recipe_or_why(folder: str | Path) -> tuple[dict | None, str]:
+    """(:func:`read_recipe`, ``""``), or (None, what is wrong with it: ``"does not exist"``, ``"is not
+    valid JSON"``, ...: the ``InputFileError``'s reason)."""
+    try:
+        return read_recipe(folder), ""
+    except InputFileError as exc:
+        return None, exc.reason
 
 
 def _quiet_worker(initializer: Callable[[], None] | None) -> None:

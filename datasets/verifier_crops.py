@@ -32,11 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
-from datasets.build import (MIN_VISIBLE, RECIPE_VERSION, on_procedural, read_recipe, render_pool, scene_spec,
+from datasets.build import (MIN_VISIBLE, RECIPE_VERSION, on_procedural, recipe_or_why, render_pool, scene_spec,
                             split_of)
 from datasets.render.scene import render_scene
 from datasets.render.tiles import TILE_LONG_MM
-from engine.files import InputFileError
 
 CLASSES = ("up", "down", "none")
 #: 2: parts of a crop outside the frame are grey instead of repeated edge pixels; 3: procedural surfaces.
@@ -190,10 +189,7 @@ def build_verifier(out: str | Path, scenes: int, seed: int, workers: int = 2, pr
 
 def is_current(folder: str | Path, scenes: int, seed: int) -> bool:
     """Whether ``folder`` holds a complete build of this recipe by the present generator and crop code."""
-    try:
-        r = read_recipe(folder)
-    except InputFileError:
-        return False
+    r = recipe_or_why(folder)[0] or {}
     return (r.get("scenes"), r.get("seed"), r.get("version"), r.get("crop_version")) == (
         scenes, seed, RECIPE_VERSION, CROP_VERSION)
 
@@ -214,10 +210,7 @@ def crops_problem(folder: str | Path, scenes: int, seed: int) -> str | None:
     built = [p for p in VERIFIER_PARTS if (folder / p).exists()]
     if not built:
         return None
-    try:
-        r, why = read_recipe(folder), ""
-    except InputFileError as exc:
-        r, why = None, exc.reason
+    r, why = recipe_or_why(folder)
     if r is not None and "crop_version" in r:
         if (r.get("scenes"), r.get("seed")) == (scenes, seed):
             return None

@@ -8,8 +8,6 @@ import platform
 import time
 from pathlib import Path
 
-from engine.files import InputFileError
-
 MODELS_DIR = Path(__file__).resolve().parent
 REPO_ROOT = MODELS_DIR.parent
 CHECKPOINTS = MODELS_DIR / "checkpoints"
@@ -21,10 +19,9 @@ def default_data_dir(seed: int, scenes: int, imgsz: int, windows: int = 2) -> Pa
     return REPO_ROOT / "data" / f"synth_seed{seed}_scenes{scenes}_img{imgsz}{tail}"
 
 
-def _missing_for_training(data: Path) -> str:
-    """What ``data`` lacks for training ("" when nothing): the recipe, or a train / val split
-    (not built, or fewer files than its recipe counts)."""
-    recipe = _recipe(data)
+def _missing_for_training(data: Path, recipe: dict | None) -> str:
+    """What ``data`` lacks for training ("" when nothing): the recipe (``recipe``, its recipe.json as
+    read), or a train / val split (not built, or fewer files than its recipe counts)."""
     counts = recipe.get("counts") if recipe else None
     if not isinstance(counts, dict):
         return "its recipe.json"
@@ -41,22 +38,9 @@ def _missing_for_training(data: Path) -> str:
 
 def is_complete(data: Path) -> bool:
     """Whether ``data`` holds a whole dataset: its recipe.json and every split it counts."""
-    return not _missing_for_training(Path(data))
+    from datasets.build import recipe_or_why
 
-
-def _recipe(data: Path) -> dict | None:
-    """``data/recipe.json`` as a dict, or None (absent, unreadable or not a JSON object)."""
-    return _recipe_or_why(data)[0]
-
-
-def _recipe_or_why(data: Path) -> tuple[dict | None, str]:
-    """(``data/recipe.json`` as a dict, "") or (None, what is wrong with it: "does not exist", ...)."""
-    from datasets.build import read_recipe
-
-    try:
-        return read_recipe(data), ""
-    except InputFileError as exc:
-        return None, exc.reason
+    return not _missing_for_training(Path(data), recipe_or_why(data)[0])
 
 
 def dataset_problem(data: Path, scenes: int, seed: int, imgsz: int, windows: int = 2,
@@ -78,8 +62,10 @@ def dataset_problem(data: Path, scenes: int, seed: int, imgsz: int, windows: int
         return None
     if not data.is_dir():
         return f"{data} is not a folder"
-    recipe, why = _recipe_or_why(data)
-    if not _missing_for_training(data):
+    from datasets.build import recipe_or_why
+
+    recipe, why = recipe_or_why(data)
+    if not _missing_for_training(data, recipe):
         got = recipe.get("imgsz") if recipe else None
         if got is not None and got != imgsz and not any_windows:
             return (f"{data} holds detector windows of {got} px, not --imgsz {imgsz}: "
@@ -120,9 +106,12 @@ def ensure_dataset(data: Path, scenes: int, seed: int, imgsz: int, workers: int 
     problem = dataset_problem(data, scenes, seed, imgsz, windows, any_windows)
     if problem:
         raise ValueError(problem)
-    missing = _missing_for_training(data)
+    from datasets.build import recipe_or_why
+
+    recipe = recipe_or_why(data)[0]
+    missing = _missing_for_training(data, recipe)
     if not missing:
-        return _recipe(data) or {}
+        return recipe or {}
     from datasets.build import build
 
     if (data / "recipe.json").exists():  # e.g. the bench builds the test split alone into the same folder
