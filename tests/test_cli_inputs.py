@@ -87,6 +87,10 @@ def test_a_device_or_a_pipe_is_refused_before_it_is_read(tmp_path, argv, kind):
 def test_review_and_detect_refuse_a_calibration_that_is_a_device(tmp_path):
     code, err = _run("detect", str(EXAMPLE), "--calibration", "/dev/zero")
     assert (code, err) == (2, "error: /dev/zero is not a regular file (a device or a pipe), not a profile file")
+    code, err = _run("review", str(EXAMPLE.parent / "footage" / "demo.mp4"), "--rules", "all-fives", "--calibration", "/dev/zero",
+                     "--out", str(tmp_path / "r"))
+    assert (code, err) == (2, "error: /dev/zero is not a regular file (a device or a pipe), not a profile file")
+    assert not (tmp_path / "r").exists()
 
 
 @pytest.mark.parametrize("argv", [("score", ""), ("record", "show", ""), ("detect", ""), ("calibrate", "show", ""),
