@@ -189,6 +189,23 @@ def test_serve_interrupted_while_starting_still_shows_a_token_it_just_made(tmp_p
     assert f"(printed once, kept in {data / 'token'}): {token}" in " ".join(res.stdout.split())
 
 
+def test_serve_on_a_read_only_database_is_one_line_before_it_serves(tmp_path, monkeypatch):
+    """helper-156: a read-only database file (chattr +i) was only found while the live tables resumed,
+    after "dominocast service on ..." was printed: a 120-line traceback, exit 3. Read-only here by the
+    SQLite URI's mode=ro (the suite runs as root, whom file modes do not stop)."""
+    from service.app import create_app
+    from service.settings import Settings
+
+    monkeypatch.delenv("DOMINOCAST_TOKEN", raising=False)
+    db = tmp_path / "venue.db"
+    create_app(Settings(data_dir=tmp_path / "first", db_url=f"sqlite:///{db}"))  # migrated, at head
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    code, msg = _err("serve", "--port", free, "--data-dir", tmp_path / "svc", "--db", f"sqlite:///file:{db}?mode=ro&uri=true")
+    assert (code, msg) == (2, "error: cannot start the service: attempt to write a readonly database")
+
+
 def test_serve_with_a_database_it_cannot_open_is_one_line_and_leaves_no_token(tmp_path, monkeypatch):
     """SQLAlchemy's second "(Background on this error at: ...)" line is dropped; the token made for the
     service that never started is removed, so the next start prints its own (it is printed once)."""
