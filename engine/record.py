@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_serializer
 
@@ -37,6 +37,7 @@ VERSION = 1  # the major version this code reads and writes
 MAX_RECORD_BYTES = 64 << 20
 
 _EVENT = TypeAdapter(AnyEvent)
+_EVENT_TYPES = ", ".join(t.model_fields["type"].default for t in get_args(get_args(AnyEvent)[0]))
 
 
 class RecordError(ValueError):
@@ -162,9 +163,25 @@ def event_from_dict(data: object) -> object:
     """An event model from its dict (the inverse of :func:`event_to_dict`).
 
     Raises:
-        pydantic.ValidationError: not an event (unknown ``type``, a bad field).
+        pydantic.ValidationError: not an event (unknown ``type``, a bad field); :func:`why_not_an_event`
+        says it in one line.
     """
     return _EVENT.validate_python(data)
+
+
+def why_not_an_event(exc: ValidationError) -> str:
+    """The first error of :func:`event_from_dict` in one line for a person: ``play.tile: Field required``,
+    ``unknown event type 'bogus' (one of deal, play, ...)`` (pydantic's own words for the type named
+    neither the type nor where: helper-124, helper-143, helper-156)."""
+    err = exc.errors()[0]
+    ctx = err.get("ctx") or {}
+    if err["type"] == "union_tag_not_found":
+        return f"an event needs its type: one of {_EVENT_TYPES}"
+    if err["type"] == "union_tag_invalid":
+        return f"unknown event type {ctx.get('tag')!r}: one of {_EVENT_TYPES}"
+    where = ".".join(str(p) for p in err["loc"])
+    msg = err["msg"].removeprefix("Value error, ")
+    return f"{where}: {msg}" if where else msg
 
 
 def event_to_dict(ev: object) -> dict:
@@ -278,7 +295,7 @@ def _as_event(ev: object, hand: int, index: int) -> object:
     try:
         return _EVENT.validate_python(ev)
     except ValidationError as exc:
-        raise RecordError(f"hand {hand}, event #{index}: not an event: {exc.errors()[0]['msg']}") from None
+        raise RecordError(f"hand {hand}, event #{index}: not an event: {why_not_an_event(exc)}") from None
 
 
 def _standings(match: MatchState) -> list[StandingInfo]:

@@ -19,19 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-from engine.events import AnyEvent
 from engine.files import InputFileError, read_input, readable
 from engine.notation import NotationError, parse_event
-from engine.record import is_event_lines, is_notation
+from engine.record import event_from_dict, is_event_lines, is_notation, why_not_an_event
 from engine.ruleset import Ruleset, RulesetError, load_ruleset
 from engine.seats import seats_for
 
 #: A script longer than this (bytes) is refused before it is read: a match of many hands is a few hundred KB.
 MAX_SCRIPT_BYTES = 16 << 20
-
-_EVENT = TypeAdapter(AnyEvent)
 
 
 class ScriptError(ValueError):
@@ -58,16 +55,13 @@ def parse_item(item: object, where: str) -> object:
         if isinstance(item, str):
             return parse_event(item)
         if isinstance(item, dict):
-            return _EVENT.validate_python(item)
+            return event_from_dict(item)
     except NotationError as exc:
         raise ScriptError(f"{where}: {exc}") from None
-    except (ValidationError, ValueError) as exc:
-        msg = exc.errors()[0]["msg"].removeprefix("Value error, ") if isinstance(exc, ValidationError) else str(exc)
-        if isinstance(exc, ValidationError) and exc.errors()[0]["type"] == "union_tag_not_found":
-            # helper-124: pydantic's "Unable to extract tag using discriminator 'type'" said nothing to do
-            msg = ("an event object needs its type: deal, play, pass, draw, take_back, penalty, reveal, hand_end "
-                   "or correction")
-        raise ScriptError(f"{where}: {msg}") from None
+    except ValidationError as exc:
+        raise ScriptError(f"{where}: {why_not_an_event(exc)}") from None
+    except ValueError as exc:
+        raise ScriptError(f"{where}: {exc}") from None
     raise ScriptError(f"{where}: an event is a notation line or an object, not {type(item).__name__}")
 
 

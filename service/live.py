@@ -24,7 +24,7 @@ from engine.hand import HandContext, HandState, IllegalEvent, replay
 from engine.layout import LayoutError
 from engine.match import MatchState, replay_match
 from engine.notation import format_event
-from engine.record import MatchRecord, RecordError, event_from_dict, event_to_dict, record_from_match, teams_for
+from engine.record import MatchRecord, RecordError, event_from_dict, event_to_dict, record_from_match, teams_for, why_not_an_event
 from engine.ruleset import Ruleset
 from engine.tiles import TileError
 from engine.timeline import timeline
@@ -834,10 +834,7 @@ def parse_event(data: object) -> object:
     try:
         ev = event_from_dict(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        # an unknown or missing "type" has no location (helper-143: "not an event: : Input tag ...")
-        raise ValueError(f"not an event: {where + ': ' if where else ''}{err['msg']}") from None
+        raise ValueError(f"not an event: {why_not_an_event(exc)}") from None
     return checked_event(ev)
 
 

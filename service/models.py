@@ -10,6 +10,43 @@ from __future__ import annotations
 
 from sqlalchemy import JSON, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+
+class Unreadable(str):
+    """The stored text of a JSON column that does not parse (``error``: why), read in place of a value so
+    that one damaged row cannot stop every query over its table (helper-156: the service did not start)."""
+
+    error: str = ""
+
+
+class StoredJSON(TypeDecorator):
+    """A JSON column (same DDL as ``JSON``) whose unparsable stored text reads as :class:`Unreadable`
+    instead of raising ``json.JSONDecodeError`` while the rows are fetched."""
+
+    impl = JSON
+    cache_ok = True
+
+    def result_processor(self, dialect, coltype):  # noqa: ANN001, ANN201 - SQLAlchemy's hook
+        inner = super().result_processor(dialect, coltype)
+        if inner is None:
+            return None
+
+        def process(value):  # noqa: ANN001, ANN202
+            try:
+                return inner(value)
+            except ValueError as exc:  # json.JSONDecodeError
+                out = Unreadable(value)
+                out.error = str(exc)
+                return out
+
+        return process
+
+
+def unreadable_columns(row: Base) -> dict[str, str]:
+    """Column name -> why, for every :class:`StoredJSON` column of ``row`` whose stored text is not JSON."""
+    return {c.key: getattr(row, c.key).error for c in row.__table__.columns
+            if isinstance(getattr(row, c.key, None), Unreadable)}
 
 
 class Base(DeclarativeBase):
@@ -25,21 +62,21 @@ class TableRow(Base):
     video_source: Mapped[str] = mapped_column(Text, default="")
     calibration: Mapped[str] = mapped_column(Text, default="")
     rules: Mapped[str] = mapped_column(String(200))  # as registered: a preset name or a TOML path
-    overrides: Mapped[dict] = mapped_column(JSON, default=dict)
+    overrides: Mapped[dict] = mapped_column(StoredJSON, default=dict)
     # every parameter of the rule set (overrides applied), resolved once at registration: a restart, another
     # working folder or an edited TOML file must not change a match already recorded; None only on rows of
     # schema 0001 until the first start stores them
-    ruleset: Mapped[dict | None] = mapped_column(JSON, nullable=True)
-    players: Mapped[dict] = mapped_column(JSON, default=dict)
-    teams: Mapped[dict] = mapped_column(JSON, default=dict)
+    ruleset: Mapped[dict | None] = mapped_column(StoredJSON, nullable=True)
+    players: Mapped[dict] = mapped_column(StoredJSON, default=dict)
+    teams: Mapped[dict] = mapped_column(StoredJSON, default=dict)
     worker_kind: Mapped[str] = mapped_column(String(32))
-    worker_config: Mapped[dict] = mapped_column(JSON, default=dict)
-    script: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    worker_config: Mapped[dict] = mapped_column(StoredJSON, default=dict)
+    script: Mapped[list | None] = mapped_column(StoredJSON, nullable=True)
     view_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
     live: Mapped[bool] = mapped_column(Boolean, default=False)
     # how the worker last ended, shown again after a restart: {"state": "finished"} or {"state": "error",
     # "error": why}; None while it runs or after an umpire's stop
-    worker_end: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    worker_end: Mapped[dict | None] = mapped_column(StoredJSON, nullable=True)
     created_at: Mapped[float] = mapped_column(Float)
 
 

@@ -29,7 +29,7 @@ from engine.simulate import simulate_match
 from service.db import transaction
 from service.feeds import Broker
 from service.live import AppendRejected, NotFound, TableConfig, TableRuntime
-from service.models import TableRow
+from service.models import TableRow, unreadable_columns
 from service.schemas import TableCreate
 from service.settings import Settings
 from service.sources import ScriptedSource, SourceItem, WorkerUnavailable, open_source
@@ -92,7 +92,13 @@ def resolve_rules(rules: str, overrides: dict | None) -> Ruleset:
 
 def table_config(row: TableRow) -> TableConfig:
     """The runtime's config of a stored table, its rule set from the parameters stored at registration
-    (never re-read from the preset or file: that could change the scores of matches already recorded)."""
+    (never re-read from the preset or file: that could change the scores of matches already recorded).
+
+    Raises:
+        Invalid: no stored rule set, one that does not load, or a stored column that is not JSON."""
+    bad = unreadable_columns(row)
+    if bad:
+        raise Invalid("; ".join(f"its stored {col} is not JSON ({why})" for col, why in bad.items()))
     if row.ruleset is None:
         raise Invalid(f"table {row.id!r} has no stored rule set")
     try:

@@ -330,4 +330,4 @@ def test_script_event_errors_say_what_to_write(tmp_path):
     path = script(tmp_path, "rules: block\nhands:\n  - events:\n      - {seat: N}\n")
     result = score(path)
     assert result.exit_code == 2 and result.stderr.strip().endswith(
-        "an event object needs its type: deal, play, pass, draw, take_back, penalty, reveal, hand_end or correction")
+        "an event needs its type: one of deal, play, pass, draw, take_back, penalty, reveal, hand_end, correction")

@@ -14,13 +14,17 @@ from engine.simulate import simulate_match
 from service.testing import AUTH, MissingVideoSource, app_for, mismatch_script, wait_for
 
 def test_an_event_of_no_known_type_is_named_in_one_clean_message(client):
-    """helper-143: "not an event: : Input tag 'bogus' found ..." (an empty location before the colon)."""
+    """helper-143: "not an event: : Input tag 'bogus' found ..." (an empty location before the colon);
+    helper-156: pydantic's words, "Input tag ... found using 'type' does not match any of the expected tags"."""
     manual_table(client, players={})
     post(client, "/api/tables/t1/start")
-    for bad in ({"type": "bogus", "seat": "S"}, {"seat": "S"}):
+    types = "deal, play, pass, draw, take_back, penalty, reveal, hand_end, correction"
+    for bad, why in (({"type": "bogus", "seat": "S"}, f"unknown event type 'bogus': one of {types}"),
+                     ({"seat": "S"}, f"an event needs its type: one of {types}")):
         r = post(client, "/api/tables/t1/corrections", {"replaces": 0, "event": bad})
-        detail = r.json()["detail"]
-        assert r.status_code == 422 and "not an event: " in detail and ": :" not in detail, r.text
+        assert (r.status_code, r.json()["detail"]) == (422, f"not an event: {why}"), r.text
+    r = post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "S"}})
+    assert (r.status_code, r.json()["detail"]) == (422, "not an event: play.tile: Field required"), r.text
 
 
 def test_a_hand_end_naming_a_seat_not_playing_or_a_huge_penalty_is_refused(client):

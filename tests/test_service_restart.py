@@ -340,6 +340,32 @@ def test_table_that_cannot_be_loaded_is_listed_with_its_error_and_deletable(tmp_
         assert c.get("/api/tables/bad").status_code == 404
 
 
+def test_a_table_row_whose_stored_json_is_damaged_is_listed_as_error_and_the_rest_start(tmp_path, monkeypatch):
+    """helper-156: text that is not JSON in one table's column (a hand edit, a torn write) raised
+    JSONDecodeError while every row was fetched: the whole service did not start."""
+    import sqlite3
+
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "data"
+    with TestClient(app_for(data)) as c:
+        post(c, "/api/tables", {"id": "ok", "name": "OK", "rules": RULES})
+        post(c, "/api/tables", {"id": "bad", "name": "Bad", "rules": RULES})
+    (db,) = data.glob("*.db")
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE tables SET players = '{bad' WHERE id = 'bad'")
+    con.close()
+    with TestClient(app_for(data)) as c:
+        tables = {t["id"]: t for t in c.get("/api/tables").json()}
+        assert (tables["ok"]["state"], tables["bad"]["state"]) == ("stopped", "error")
+        with pytest.raises(ValueError) as decoded:  # the decoder's own words, by another route
+            json.loads("{bad")
+        why = str(decoded.value)
+        assert tables["bad"]["error"] == f"the table cannot be loaded: its stored players is not JSON ({why})"
+        assert post(c, "/api/tables/ok/start")["state"] == "running"
+        assert c.delete("/api/tables/bad", headers=AUTH).status_code == 200
+        assert sorted(t["id"] for t in c.get("/api/tables").json()) == ["ok"]
+
+
 def test_a_failed_table_still_says_why_after_a_restart(tmp_path, monkeypatch):
     """helper-83: after a restart a failed table read 'stopped', error null: the reason was lost."""
     import service.sources as sources
