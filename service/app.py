@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.record import RecordError
 from service.auth import load_token
-from service.db import make_engine, sessions, upgrade
+from service.db import close, make_engine, sessions, upgrade
 from service.feeds import Broker
 from service.live import AppendRejected, NotFound, Refused
 from service.body_limit import BodyLimit
@@ -64,7 +64,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
-            await registry.shutdown()
+            try:
+                await registry.shutdown()
+            finally:
+                close(engine)
 
     # /docs and /redoc load Swagger UI and ReDoc from files installed with the package, not a CDN
     app = FastAPIOffline(title="dominocast live service", version="1", lifespan=lifespan)

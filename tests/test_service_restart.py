@@ -366,6 +366,24 @@ def test_a_table_row_whose_stored_json_is_damaged_is_listed_as_error_and_the_res
         assert sorted(t["id"] for t in c.get("/api/tables").json()) == ["ok"]
 
 
+def test_after_a_clean_stop_the_database_file_alone_holds_everything(tmp_path):
+    """helper-156: after a clean stop the newest rows were only in dominocast.db-wal, so a backup that
+    copied dominocast.db alone lost them. Read here by sqlite3 from a copy of the one file."""
+    import shutil
+    import sqlite3
+
+    data = tmp_path / "data"
+    with TestClient(app_for(data)) as c:
+        post(c, "/api/tables", {"id": "t1", "name": "One", "rules": RULES})
+        post(c, "/api/tables/t1/events", {"event": {"type": "pass", "seat": "N"}})
+    assert sorted(p.name for p in data.glob("*.db*")) == ["dominocast.db"]
+    shutil.copy(data / "dominocast.db", tmp_path / "backup.db")
+    with sqlite3.connect(tmp_path / "backup.db") as con:
+        assert con.execute("SELECT id, name FROM tables").fetchall() == [("t1", "One")]
+        assert [json.loads(b) for (b,) in con.execute("SELECT body FROM events")] == [{"type": "pass", "seat": "N"}]
+    con.close()
+
+
 def test_a_failed_table_still_says_why_after_a_restart(tmp_path, monkeypatch):
     """helper-83: after a restart a failed table read 'stopped', error null: the reason was lost."""
     import service.sources as sources
