@@ -89,7 +89,7 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
         held = None
         if ev is None or not rt.is_voided(hand, body.replaces):
             held = rt.event_at(hand, body.replaces)  # NotFound: no slot, or voided already
-            _changes(held, ev, hand, body.replaces)
+            _changes(rt, held, ev, hand, body.replaces)
         passes = rt.inferred_passes(hand, body.replaces) if ev is None else []
         restoring = ev is not None and held is None  # a voided slot given an event again
         if isinstance(ev, Penalty) and (m := re.search(r"\(alert (\d+)\)$", ev.reason or "")) and (
@@ -192,10 +192,16 @@ def _held_since(rt, hand: int, frame: int) -> int | None:  # noqa: ANN001
     return min((f for f in frames if isinstance(f, int) and f > frame), default=None)
 
 
-def _changes(held: object, event: object | None, hand: int, index: int) -> None:
+def _changes(rt, held: object, event: object | None, hand: int, index: int) -> None:  # noqa: ANN001
     """Refuse a correction that would put back what the slot holds (two umpires restoring one void at
-    once, a fix to the tile already there): it would only clutter the log."""
-    if event is not None and event == held:
+    once, a fix to the tile already there): it would only clutter the log. The lead's ``end`` is not
+    compared: the engine ignores it (``engine.events.Play``), so ``"lead"`` or none is the same play
+    (helper-156: a lead "corrected" to itself with ``"end": "lead"`` was accepted)."""
+    if event is None:
+        return
+    if isinstance(event, Play) and isinstance(held, Play) and rt.is_lead(hand, index):
+        event, held = event.model_copy(update={"end": None}), held.model_copy(update={"end": None})
+    if event == held:
         raise Conflict(f"event #{index} of hand {hand} is already {format_event(held)}: nothing to correct")
 
 
@@ -211,16 +217,16 @@ def fix_tile(table_id: str, body: FixTileBody, request: Request) -> dict:
             raise Invalid(f"event #{body.index} of hand {hand} is a {ev.type}, not a play")
         fixed = ev.model_copy(update={"tile": tile, "end": body.end or ev.end, "oriented": False, "confidence": None})
         sure = ev.confidence is None or ev.confidence >= rt.min_confidence
-        if tile.key == ev.tile.key and fixed.end == ev.end and sure:
+        if tile.key == ev.tile.key and (fixed.end == ev.end or rt.is_lead(hand, body.index)) and sure:
             # the same tile confirms an uncertain read (its alert goes); a sure one it would only
             # strip of its confidence (helper-93)
-            _changes(ev, ev, hand, body.index)
+            _changes(rt, ev, ev, hand, body.index)
         if rt.is_lead(hand, body.index) and not tile.is_double:
             # the lead's first half faces W, so "6-1" and "1-6" are different tables: keep the order the
             # plays after it agree with (typed as read, a fixed lead made every later play mismatched)
             turned = fixed.model_copy(update={"tile": Tile(tile.b, tile.a)})
             fixed = min((fixed, turned), key=lambda e: rt.flags_with(hand, Correction(replaces=body.index, event=e)))
-        _changes(ev, fixed, hand, body.index)
+        _changes(rt, ev, fixed, hand, body.index)
         return _correct(rt, hand, body.index, fixed, actor(request, body.by), body.reason)
 
 

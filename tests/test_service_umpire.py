@@ -537,6 +537,21 @@ def test_a_correction_that_puts_back_what_the_slot_holds_is_refused(two_plays):
     assert len(c.get("/api/matches/1/hands/1").json()["events"]) == 4
 
 
+def test_a_correction_of_the_lead_to_itself_is_refused_with_or_without_its_end(two_plays):
+    """helper-156: the lead (N 5-5, entered with no end) "corrected" to N 5-5 with ``"end": "lead"`` was
+    a new slot in the log though the engine ignores a lead's end; N 5-5 with end E likewise."""
+    c = two_plays
+    for ev in ({"type": "play", "seat": "N", "tile": "5-5"}, {"type": "play", "seat": "N", "tile": "5-5", "end": "lead"},
+               {"type": "play", "seat": "N", "tile": "5-5", "end": "E"}):
+        r = post(c, "/api/tables/t/corrections", {"replaces": 0, "event": ev})
+        assert (r.status_code, r.json()["detail"]) == (409, "event #0 of hand 1 is already N 5-5: nothing to correct")
+    r = post(c, "/api/tables/t/fix-tile", {"index": 0, "tile": "5-5", "end": "lead"})
+    assert (r.status_code, r.json()["detail"]) == (409, "event #0 of hand 1 is already N 5-5: nothing to correct")
+    assert len(c.get("/api/matches/1/hands/1").json()["events"]) == 2
+    r = post(c, "/api/tables/t/corrections", {"replaces": 0, "event": {"type": "play", "seat": "S", "tile": "5-5"}})
+    assert r.status_code == 201  # another seat is a change
+
+
 def test_a_change_of_a_confirmed_result_reopens_the_confirmation(tmp_path):
     """helper-81: a confirmed hand kept its confirmation after a correction changed its result."""
     with TestClient(app_for(tmp_path)) as c:
