@@ -818,6 +818,13 @@ def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
         kind, winner, locker = st.pending_end
         st.pending_end = None
         _finish(st, kind, winner, locker, points, capicua=st.pending_capicua)
+    elif st.result is not None and st.result.kind == "domino" and not st.result.remaining:
+        # a flat award (Fives and Threes' one point) ended the hand without the pips left: once every hand is
+        # shown they are the result's too, for the review (helper-157: "remaining {}" after the reveal); the
+        # award stands, so the result is completed in place, not ended again
+        left = _remaining(st, st.result.winner_seat)
+        if left is not None:
+            st.result.remaining.update(left)
 
 
 def _hand_end(st: HandState, ev: HandEnd, points: dict, flags: list[Flag]) -> None:

@@ -324,10 +324,17 @@ def _hand_record(game: int, number: int, hand: HandState, log: list,
                  uncounted: dict[int, list[FlagInfo]] | None = None) -> HandRecord:
     res = hand.result
     outcomes = []
+    held: dict[str, int] = {}  # the awards of the result in force before the event
     for o in hand.outcomes:
         pts = dict(o.points)
-        if o.result is not None:  # the end-of-hand awards go to the result, not to the event
-            pts = {s: pts.get(s, 0) - o.result.awards.get(s, 0) for s in pts | o.result.awards}
+        if o.result is not None:
+            # the end-of-hand awards go to the result, not to the event; an event that replaces a result (a
+            # bogus play called after the domino folds the hand) takes back the awards it voids there too,
+            # so its own points are the penalty's (helper-157: {-30} for lisa-b's -25 after a 5-point domino)
+            # and the outcomes plus the final awards sum to the hand's points
+            change = {s: o.result.awards.get(s, 0) - held.get(s, 0) for s in o.result.awards | held}
+            pts = {s: pts.get(s, 0) - change.get(s, 0) for s in pts | change}
+            held = dict(o.result.awards)
         outcomes.append(OutcomeInfo(
             index=o.index, type=o.event.type, points={s: p for s, p in pts.items() if p},
             flags=[FlagInfo(kind=f.kind, seat=f.seat, message=f.message, details=dict(f.details)) for f in o.flags]

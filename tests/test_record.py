@@ -187,6 +187,51 @@ def test_partnership_full_hand_from_simulation():
     round_trips(rec)
 
 
+def test_a_bogus_play_called_after_the_domino_shows_the_penalty_not_the_voided_award():
+    """helper-157: lisa-b's bogus play (-25, seed 000: called after the end it folds the hand) showed {-30}
+    after N's domino, 5 for S's 6 pips, since the voided award was taken back in the penalty's points;
+    the outcomes plus the awards then did not sum to the hand's points. By hand: N 5-5 scores 10, N 5-0 E
+    leaves ends 5 + 0 + the spinner's 5 (10), the fold leaves no award: 10 + 10 - 25 = -5."""
+    rules = load_ruleset("lisa-b-all-fives", hand_size=2)
+    rec = record_from_match(rules, [log_of("deal N 5-5 5-0 / S 1-1 2-2", "N 5-5", "S pass", "N 5-0 E",
+                                           "N penalty bogus_play")])
+    hand = rec.hands[0]
+    assert [o.points for o in hand.outcomes] == [{}, {"N": 10}, {}, {"N": 10}, {"N": -25}]
+    assert (hand.result.kind, hand.result.awards, hand.points) == ("redeal", {}, {"N": -5, "S": 0})
+    assert "4. N penalty bogus_play  {-25}" in write_text(rec)
+    round_trips(rec)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(preset=st.sampled_from(PRESETS), seed=st.integers(0, 10_000), late=st.booleans())
+def test_the_outcomes_and_the_awards_sum_to_the_hand_points(preset, seed, late):
+    """The record's invariant (docs/record-format.md: an event's points exclude the end-of-hand awards,
+    which are the result's): summed independently of the engine's own total, also when a penalty that
+    ends the hand is called after it was played out (it folds the hand and voids the awards)."""
+    rules = load_ruleset(preset)
+    h = play_random_hand(rules, seed)
+    log = list(h.log)
+    folding = [n for n, p in rules.penalties.items() if p.ends_hand or p.redeal]
+    if late and folding and h.winner:
+        log.append(Penalty(seat=h.winner, name=folding[0]))
+    hand = record_from_match(rules, [log]).hands[0]
+    total: dict[str, int] = {}
+    for pts in [o.points for o in hand.outcomes] + [hand.result.awards]:
+        for side, p in pts.items():
+            total[side] = total.get(side, 0) + p
+    assert {k: v for k, v in total.items() if v} == {k: v for k, v in hand.points.items() if v}
+
+
+def test_a_reveal_after_a_flat_domino_award_gives_the_result_its_pips_left():
+    """helper-157: Fives and Threes scores 1 for going out (pagat) without waiting for the reveals, and
+    the result kept "remaining {}" after S showed 6-6; now N 0, S 12, the award unchanged."""
+    rules = load_ruleset("fives-and-threes", hand_size=2)
+    rec = record_from_match(rules, [log_of("N 5-5", "S 5-0 E", "N 0-3 E", "S reveal 6-6")])
+    res = rec.hands[0].result
+    assert (res.kind, res.winner, res.awards, res.remaining) == ("domino", "N", {"N": 1, "S": 0}, {"N": 0, "S": 12})
+    round_trips(rec)
+
+
 def test_exotic_events_fall_back_to_json_lines():
     rules = load_ruleset("all-fives")
     log = [
