@@ -65,17 +65,20 @@ def _hold_output_folder(out: Path, src):  # noqa: ANN001, ANN202 - a source; ret
     return lock
 
 
-def _fix_folder_tile_size(src, recognizer) -> None:  # noqa: ANN001 - ImageFolderSource, Recognizer
-    """Without a calibration, one tile size for the whole folder (one camera set-up), measured on up to
-    ``FOLDER_SIZE_PHOTOS`` of its photos spread over it, rather than searched again on each photo."""
+def _fix_tile_size(src, recognizer) -> None:  # noqa: ANN001 - ImageFolderSource or VideoFileSource, Recognizer
+    """Without a calibration, one tile size for the whole folder or video (one camera set-up), measured on
+    up to ``FOLDER_SIZE_PHOTOS`` of its photos or frames spread over it, rather than searched again on each
+    (helper-159: a video's frame 8 settled on 461 px for 53 px tiles, and a hand row of face-down tiles
+    became one face-up 0|0 lead)."""
     from vision.recognize import FOLDER_SIZE_PHOTOS, folder_tile_px
 
-    size = folder_tile_px(recognizer, src.sample(FOLDER_SIZE_PHOTOS))
+    images = list(src.sample(FOLDER_SIZE_PHOTOS))
+    size = folder_tile_px(recognizer, images)
     if size is not None:
         recognizer.tile_px = size
-        picked = min(FOLDER_SIZE_PHOTOS, len(src.files))
-        err_console.print(f"note: no --calibration: tiles taken as {size:.0f} px long in every photo (measured on "
-                          f"{picked} of them)", highlight=False, markup=False, soft_wrap=True)
+        what = "photo" if isinstance(src, ImageFolderSource) else "frame"
+        err_console.print(f"note: no --calibration: tiles taken as {size:.0f} px long in every {what} (measured on "
+                          f"{len(images)} of them)", highlight=False, markup=False, soft_wrap=True)
 
 
 def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:
@@ -201,8 +204,8 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
             raise fail(f"--calibration {calibration}: {exc}")
     if profile is None and isinstance(src, ImageFolderSource):
         src.rescale = True  # no calibration ties the photos to one camera size: scale those of the folder's shape
-        if hasattr(recognize, "recognizer"):
-            _fix_folder_tile_size(src, recognize.recognizer)
+    if profile is None and hasattr(recognize, "recognizer") and hasattr(src, "sample"):
+        _fix_tile_size(src, recognize.recognizer)
     total = len(src) if hasattr(src, "__len__") else getattr(src, "declared_frames", None)
     _output_folder(out, keep_events=False)
     lock = _hold_output_folder(out, src)  # noqa: F841 - held until the process ends

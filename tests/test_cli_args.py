@@ -599,7 +599,7 @@ def test_review_out_that_is_a_file_is_refused_before_any_slow_work(tmp_path, mon
     def slow(*a, **k):
         raise AssertionError("slow work started before --out was checked")
 
-    for name in ("_setup", "open_source", "_fix_folder_tile_size"):
+    for name in ("_setup", "open_source", "_fix_tile_size"):
         monkeypatch.setattr(cli_review, name, slow)
     if kind == "folder":
         source = tmp_path / "photos"
@@ -628,7 +628,7 @@ def test_review_out_through_a_broken_link_is_refused_at_once(tmp_path, monkeypat
     def slow(*a, **k):
         raise AssertionError("slow work started before --out was checked")
 
-    for name in ("_setup", "open_source", "_fix_folder_tile_size"):
+    for name in ("_setup", "open_source", "_fix_tile_size"):
         monkeypatch.setattr(cli_review, name, slow)
     source = tmp_path / "photos"
     source.mkdir()

@@ -647,6 +647,45 @@ def test_cli_review_without_a_calibration_says_the_folders_tile_size_before_the_
     assert res.output.index(note) < res.output.index("Score (not final)") < res.output.index("3 frames (3 read)")
 
 
+def test_an_uncalibrated_video_is_reviewed_at_one_tile_size_measured_on_frames_spread_over_it(footage, tmp_path,
+                                                                                                monkeypatch):
+    """helper-159: a video without --calibration searched the tile size frame by frame; on one frame it
+    settled on 461 px for 53 px tiles and a hand row of face-down tiles became one face-up 0|0 lead. As a
+    folder's photos, the video now gets one size, measured on 5 frames spread over it (the first and the
+    last among them), before the review starts."""
+    import vision.recognize
+    from service import cli_review
+    from service.cli import app
+
+    recognizer = type("Recognizer", (), {"tile_px": None})()
+
+    class Recognize:  # a bound recognizer without models: no tiles seen
+        def __call__(self, image):
+            return []
+
+    Recognize.recognizer = recognizer
+    measured = []
+
+    def tile_px(rec, images):
+        measured.extend(images)
+        return 53.0
+
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (load_ruleset("all-fives"), None, Recognize()))
+    monkeypatch.setattr(vision.recognize, "folder_tile_px", tile_px)
+    video = footage["paths"]["video"]
+    res = CliRunner().invoke(app, ["review", str(video), "--rules", "all-fives", "--out", str(tmp_path / "out"),
+                                   "--no-video"])
+    assert res.exit_code == 0, res.output
+    assert "note: no --calibration: tiles taken as 53 px long in every frame (measured on 5 of them)" in res.stderr
+    assert recognizer.tile_px == 53.0
+    cap = cv2.VideoCapture(str(video))
+    n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
+    frames = [cap.read()[1] for _ in range(n)]
+    cap.release()
+    picks = [round(k * (n - 1) / 4) for k in range(5)]
+    assert [float(np.abs(a.astype(int) - frames[i]).mean()) for a, i in zip(measured, picks)] == [0.0] * 5
+
+
 def test_cli_review_with_a_profile_skips_a_stray_first_photo_of_another_size(tmp_path, monkeypatch):
     """helper-113: a resized copy first in the folder made the profile "for another size" and the
     whole review was refused; the folder's size is the one most photos have."""
@@ -818,6 +857,31 @@ def test_a_camera_stopped_just_after_the_hands_are_shown_still_scores_the_hand(f
     assert [(r["seat"], sorted(map(sorted, r["tiles"]))) for r in rows if r["type"] == "reveal"] == [
         (w["seat"], sorted(map(sorted, w["tiles"]))) for w in gt["reveals"]]
     assert s.interrupted and s.final
+
+
+def test_an_uncalibrated_video_review_finds_the_hand_rows_and_so_the_reveal_and_the_draw(tmp_path):
+    """helper-159: without a calibration a video's hand areas were a band along each border (a tenth of the
+    short side); N's row of face-down tiles lay past it, so the 3-3 N showed "touched no open end", the hand
+    never ended and the boneyard (every face-down tile outside the band) was never counted. The rows found
+    from the face-down tiles (as for a folder of photos) give the reveal, the draw and the result."""
+    from calibration.profile import TableProfile
+    from datasets.footage import make_footage
+
+    paths = make_footage("all-fives", seed=7, out_dir=tmp_path / "footage", fps=8, size=(640, 360))
+    gt = json.loads(Path(paths["ground_truth"]).read_text())
+    oracle = _Oracle(gt, TableProfile.load(paths["profile"]), hands=True)  # the profile places the oracle's tiles
+    summary = run_review(open_source(paths["video"]), load_ruleset("all-fives"), oracle, tmp_path / "review", None,
+                         progress=oracle.progress)
+    rows = [json.loads(line) for line in (tmp_path / "review" / "events.jsonl").read_text().splitlines()]
+    assert [(r["seat"], r["tile"]) for r in rows if r["type"] == "play"] == [(p["seat"], p["tile"]) for p in gt["plays"]]
+    assert [(r["seat"], sorted(map(sorted, r["tiles"]))) for r in rows if r["type"] == "reveal"] == [
+        (w["seat"], sorted(map(sorted, w["tiles"]))) for w in gt["reveals"]] == [("N", [[3, 3]])]
+    assert [(r["seat"], r["count"]) for r in rows if r["type"] == "draw"] == [
+        (d["seat"], len(d["tiles"])) for d in gt["draws"]]
+    end = [r for r in rows if r["type"] == "hand_end" and "index" not in r]
+    assert [(e["kind"], e["winner"], e["score"]) for e in end] == [
+        (gt["hands"][0]["result"]["kind"], gt["hands"][0]["result"]["winner"], gt["hands"][0]["scores"])]
+    assert summary.final
 
 
 def test_a_hand_that_ended_before_the_footage_says_so(tmp_path):

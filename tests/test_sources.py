@@ -46,6 +46,19 @@ def test_video_file_is_read_back_frame_exactly(tmp_path):
     assert [int(np.argmin(abs(levels - d))) for d in decoded] == list(range(12))
 
 
+def test_a_videos_sample_is_its_frames_spread_over_it_and_leaves_the_iteration_whole(tmp_path):
+    """``sample`` (the uncalibrated review's tile size, helper-159): frames 0, 4, 7 and 11 of 12 (spread,
+    first and last among them), each the frame written there, and the iteration still yields all 12."""
+    path = tmp_path / "clip.avi"
+    _write_video(path, n=12, fps=10.0)
+    levels = np.array([(i * 20) % 250 for i in range(12)], float)
+    with VideoFileSource(path) as src:
+        sampled = list(src.sample(4))
+        frames = list(src)
+    assert [int(np.argmin(abs(levels - float(im[2:8, 50:60].mean())))) for im in sampled] == [0, 4, 7, 11]
+    assert [f.index for f in frames] == list(range(12))
+
+
 class _TimedCapture:
     """A capture whose frames carry the given presentation times (ms), as a phone's VFR file."""
 

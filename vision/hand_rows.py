@@ -1,4 +1,4 @@
-"""Hand areas of an uncalibrated folder of photos, found from where the face-down tiles lie.
+"""Hand areas of an uncalibrated folder of photos or video, found from where the face-down tiles lie.
 
 Without a calibration the seats are the image's borders (``vision.reveals.seat_of_position``), and a
 hand area used to be a fixed band along each border. Photos frame the table with a margin of their own

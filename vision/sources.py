@@ -225,6 +225,26 @@ class VideoFileSource(FrameSource):
             self._offset_s = prev - (index - 1) / self.fps  # go on from the last good time
         return index / self.fps + self._offset_s
 
+    def sample(self, n: int) -> Iterator[np.ndarray]:
+        """Up to ``n`` frames spread evenly over the video (the first and the last among them), decoded by a
+        capture of their own (the iteration's is not moved): (H, W, 3) uint8 BGR. Only the first frame when
+        the header declares no frame count; a frame the decoder cannot seek to is left out."""
+        import cv2
+
+        from calibration.images import opencv_path
+
+        last = (self.declared_frames or 1) - 1
+        with opencv_path(self.path) as name:
+            cap = cv2.VideoCapture(name)
+        try:
+            for i in sorted({round(k * last / max(1, n - 1)) for k in range(n)}):
+                cap.set(cv2.CAP_PROP_POS_FRAMES, i)
+                ok, image = cap.read()
+                if ok and image is not None and image.shape == self.frame_shape:
+                    yield image
+        finally:
+            cap.release()
+
     def close(self) -> None:
         self._cap.release()
 

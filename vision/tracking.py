@@ -648,6 +648,13 @@ class Tracker:
         band = uncalibrated_scale * cfg.hand_zone_frac * min(w, h)
         if self._hand_rows and uncalibrated_scale > 1.0:  # a folder's hand counts and shown hands
             return in_row_area(g.center, self._row_tile_px, self.image_size, self._hand_rows, band)
+        if self._hand_rows and not self.photos:
+            # a video's hand rows, along the playing seats' borders only (a boneyard's row by another border
+            # is no hand: a play beside it must stay a play). helper-159: N's row and the 3-3 it showed lay
+            # 72 px in from the top of a 720 px frame, past the band: the reveal "touched no open end"
+            order = self.judge.state.order
+            rows = {seat: row for seat, row in self._hand_rows.items() if seat in order}
+            return in_row_area(g.center, self._row_tile_px, self.image_size, rows, band)
         x, y = g.center
         return min(x, y, w - x, h - y) < band
 
@@ -779,8 +786,8 @@ class Tracker:
         if setup:
             self._setup_scenery(new_tiles)
 
+        self._find_hand_rows(gone)
         if self.photos:  # no arm is ever seen, the hand a tile left tells the seat
-            self._find_hand_rows(gone)
             hands = self._hand_counts([tr for tr in self.tiles.values() if tr not in gone])
             # a hand under glare in this photo or the last: its count is in doubt, and a tile it lost unseen
             # under the glare shows as lost only now, a play of the last photo's, not of this one's
@@ -1026,7 +1033,7 @@ class Tracker:
         return ([p for p in pairs if p not in far], gone + [tr for tr, _, _ in far], new + [o for _, o, _ in far])
 
     def _find_hand_rows(self, gone: list[TrackedTile]) -> None:
-        """Uncalibrated photos: where each border's row of face-down tiles lies
+        """Uncalibrated photos and video: where each border's row of face-down tiles lies
         (:func:`vision.hand_rows.hand_rows`; ``gone``: tiles this read no longer shows). A row found
         with as many tiles as the one kept, or more, replaces it: the rows are those of the fullest hands
         (the deal), not of a hand down to its last tiles beside a false box or two."""
