@@ -502,6 +502,36 @@ def test_gate_holds_reads_while_an_arm_is_over_the_table_and_names_its_side():
     assert mask.sum() < 3 * 25 * 13  # about the tile, grown a work pixel
 
 
+def test_a_reads_changed_region_covers_where_an_arm_reached_though_little_changed_there():
+    """helper-159: a face-down tile drawn from a boneyard on marble changed too few grey levels to count;
+    the read after the draw covered only the drawing seat's hand, the tracker kept the boneyard tile, and
+    the draw went to the seat whose turn it was at a later read. Here a tile 10 levels off the cloth
+    (under the 25 that count) goes with an arm from the top (x 140-180, down to y 120) while a bright
+    tile is laid at (250, 150): the region holds both, the arm's reach included."""
+    gate = MotionGate(still_window_s=0.4)
+    base = _canvas()
+    cv2.rectangle(base, (148, 60), (172, 72), (100, 100, 100), -1)  # the faint tile
+    t, i = 0.0, 0
+    for _ in range(6):
+        gate.update(i, t, base)
+        t, i = t + 0.1, i + 1
+    for depth in (60, 120, 120, 120):
+        img = base.copy()
+        _draw_arm(img, "top", depth)
+        gate.update(i, t, img)
+        t, i = t + 0.1, i + 1
+    after = _canvas()  # the faint tile taken
+    _draw_tile(after, 250, 150)
+    reads = []
+    for _ in range(8):
+        m = gate.update(i, t, after)
+        reads += [m] if m.read else []
+        t, i = t + 0.1, i + 1
+    assert len(reads) == 1
+    x0, y0, x1, y1 = reads[0].changed_bbox_px
+    assert x0 <= 140 and y0 == 0 and x1 >= 274 and y1 >= 162  # the arm's reach and the new tile
+
+
 def test_frame_pipeline_hands_what_changed_to_a_recognizer_that_takes_focus():
     from engine.ruleset import load_ruleset
     from service.review import FramePipeline

@@ -54,6 +54,11 @@ def border_side(mask: np.ndarray, border_px: int = 3) -> str:
     return max(SIDES, key=lambda k: counts[k])
 
 
+def _union(a: tuple[int, int, int, int] | None, b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """The bounding box ``(x0, y0, x1, y1)`` of boxes ``a`` (None: none) and ``b``."""
+    return b if a is None else (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
 @dataclass(frozen=True)
 class MotionInfo:
     """What the gate saw in one frame.
@@ -66,7 +71,8 @@ class MotionInfo:
         still_for_s: seconds since the last motion or occlusion (0 while moving).
         read: read this frame (still long enough, and something to read).
         changed_bbox_px: ``(x0, y0, x1, y1)`` full-res px of what changed since the last
-            read (only this region needs a fresh read); None: the whole frame (first read).
+            read, with what arms reached over since (a change there may be too faint to see); only
+            this region needs a fresh read; None: the whole frame (first read).
         motion_bbox_px: ``(x0, y0, x1, y1)`` of the frame-to-frame change, or None.
         entry_side: image border (``top``/``right``/``bottom``/``left``) the intruding region
             touches the most, or None.
@@ -172,6 +178,7 @@ class MotionGate:
         self._arm_in = False  # an arm (a border-touching change) is in view
         self._arm_left = False  # ... and has left since the last read
         self._arm_moved_t: float | None = None  # last time an arm in view moved
+        self._swept: tuple[int, int, int, int] | None = None  # full-res bbox the arms covered since the last read
         self._scale = 1.0
 
     def prime(self, t: float, image: np.ndarray) -> None:
@@ -299,6 +306,8 @@ class MotionGate:
         arms_still = self._arm_moved_t is None or t - self._arm_moved_t >= self.still_window_s - 1e-6
         if intruders is not None:
             self._arm_in = True
+            x, y, w, h = cv2.boundingRect(intruders)
+            self._swept = _union(self._swept, self._bbox_full(x, y, x + w, y + h, size))
         elif self._arm_in:
             self._arm_in, self._arm_left = False, True
         override = False
@@ -321,7 +330,13 @@ class MotionGate:
         changed = (first or self._requested or lighting or override or self._arm_left
                    or roi_changed > self.min_area or (arms_still and changed_frac > self.min_area))
         read = not active and still_for >= self.still_window_s - 1e-6 and changed
+        if read and changed_bbox is not None and self._swept is not None:
+            # what an arm reached over may have changed below the threshold (helper-159: a face-down tile
+            # drawn from a boneyard on marble left no difference; the tracker kept it and the draw was
+            # given to the seat whose turn it was when a later read went over the boneyard)
+            changed_bbox = _union(changed_bbox, self._swept)
         if read:
+            self._swept = None
             if at_edge is not None and not override:
                 # keep the old reference under arms outside the layout (and finger tips coming into
                 # view, too small to count as arms): the reference shows the table, never an arm
