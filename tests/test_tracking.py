@@ -878,6 +878,56 @@ def test_a_weak_face_up_tile_of_the_setup_is_scenery_not_the_lead():
     assert [n.tile for n in notices(out, "unplaced_tile")] == [(5, 1)]
 
 
+def test_a_printed_domino_that_lay_unplaced_all_hand_is_not_the_next_hands_lead():
+    """helper-159: a board's printed 1-5 first boxed after the lead lay touching no open end for the whole
+    hand; a read lost it, the line was swept, and the first read of the empty table saw it again: it became
+    the next hand's lead and every real play touched no end. A face-up tile that lay unplaced while 3 plays
+    were made is part of the table: read again where it lay with its pips, it is scenery."""
+    table = Table(load_ruleset("block"))
+    printed = t_(400, 300, 0, (1, 5))
+    line = [t_(600, 500, 0, (6, 6), "N"), t_(648, 500, 0, (6, 2), "S"), t_(696, 500, 0, (2, 3), "N"),
+            t_(744, 500, 0, (3, 4), "S")]
+    assert plays(table.play(line[0])) == [("N", (6, 6), "lead")]
+    table.on.append(printed)
+    assert [n.tile for n in notices(table.read(), "unplaced_tile")] == [(5, 1)]
+    for tile in line[1:]:
+        table.play(tile)
+    assert len(plays(table.events)) == 4
+    table.on = [t for t in table.on if t is not printed]  # a read misses it
+    table.read()
+    table.arm("N")
+    table.on = []  # the line swept off
+    out = table.read() + table.read()
+    assert "hand_cleared" in [n.kind for n in notices(out)]
+    table.on = [printed]  # seen again where it lay
+    out = table.read()
+    assert plays(out) == [] and not notices(out, "unplaced_tile")
+    assert plays(table.play(t_(600, 500, 90, (5, 5), "S"))) == [("S", (5, 5), "lead")]
+    # a tile of the printed one's pips laid elsewhere is a tile: here the next play, on the 5-5
+    assert plays(table.play(t_(600, 548, 90, (5, 1), "N"))) == [("N", (5, 1), "E")]
+
+
+def test_a_tile_outside_a_reads_changed_region_is_not_moved_onto_a_new_tile_of_its_pips():
+    """helper-159: N laid the real 6-4 while the read missed the board's printed 6-4 elsewhere; the printed
+    one's track was "moved" onto the real tile (same pips), and once the line was swept the picture came
+    back as a new tile. Where nothing changed nothing moved: the real 6-4 is a new tile and a play, the
+    printed one stays where it was."""
+    table = Table(load_ruleset("block"))
+    printed = dataclasses.replace(t_(300, 300, 0, (6, 4)), det_score=0.26)  # scenery at the setup
+    table.on = [printed]
+    table.read()
+    assert plays(table.play(t_(600, 500, 0, (6, 6), "N"))) == [("N", (6, 6), "lead")]
+    table.arm("S")
+    table.on = [t for t in table.on if t is not printed] + [t_(648, 500, 0, (6, 4), "S")]
+    table.t += 0.5
+    table.fr += 15
+    info = MotionInfo(table.t, table.fr, False, False, 0.5, True, (620, 450, 680, 550), frame_size=IMAGE_SIZE)
+    out = table.tr.update(table.fr, table.t, observe(table.on), info)
+    assert plays(out) == [("S", (6, 4), "E")]
+    fours = sorted((tr.status, tr.scenery) for tr in table.tr.tiles.values() if tr.key == (6, 4))
+    assert fours == [("layout", False), ("loose", True)]
+
+
 def test_a_track_of_printed_tiles_at_the_setup_is_scenery_even_when_boxed_confidently():
     """Ivory tiles on a game board: the board's printed dominoes (a track of touching tiles whose
     halves do not match) were boxed at 0.6-0.9, so the score rule let them through; one became the

@@ -79,6 +79,11 @@ __all__ = ["Tracker", "TrackerConfig", "TrackedTile", "BoardState", "PlayRecord"
 CLEARED_SHARE = 0.8
 #: Share gone (and at least 3 tiles) that is a table being swept: no take-backs meanwhile.
 SWEEPING_SHARE = 0.5
+#: Plays made while a face-up tile lay touching no open end that make it part of the table (``Tracker._fixture``).
+FIXTURE_PLAYS = 3
+#: Such a tile read again this close to where it lay (tile lengths; a box wanders a few px between reads)
+#: with its pips is the same one.
+FIXTURE_SPOT_TILES = 0.3
 #: Photos from a hand-held camera: once the tracked tiles are moved with the camera
 #: (``Tracker._follow_camera``, a shift, turn and scale), a tile off by at most this many tile lengths
 #: is where the camera's tilt put it, not bumped (bench folders, corners shifted ~15 px:
@@ -207,6 +212,8 @@ class TrackedTile:
     missing: int = 0
     noted: tuple[int, int] | None = None  # the last other reading a ``reread`` notice reported
     scenery: bool = False  # part of the table as set up (``TrackerConfig.setup_min_score``): no play
+    #: (``unplaced``) the hand's play count when it was first found touching no open end
+    unplaced_at: int | None = None
     #: the last match's layout when another match began (``Tracker.start_over``): never a play, even
     #: moved (the layout is swept off tile by tile), until it is gone
     old: bool = False
@@ -287,6 +294,9 @@ class Tracker:
         self._hand_rows: dict[str, tuple[float, int, float, float]] = {}
         self.camera_moves = 0  # photos between which the camera was seen to move (_follow_camera)
         self._row_tile_px = 0.0
+        # (key, centre, length) of face-up tiles that were part of the table, not of a hand, when a read lost
+        # them (Tracker._fixture): read there again with those pips, they are that again, not a play
+        self._fixture_spots: list[tuple[tuple[int, int], np.ndarray, float]] = []
         self._visits: dict[str, list[tuple[int, float]]] = {}  # seat -> (frame, t) of its arm's last visit
         self._cand: tuple[float, list[_Obs]] | None = None
         self._cand_done = False
@@ -659,8 +669,10 @@ class Tracker:
         return min(x, y, w - x, h - y) < band
 
     # ---- matching ---------------------------------------------------------------------------
-    def _match(self, obs: list[_Obs]) -> tuple[list[tuple[TrackedTile, _Obs, str]], list[TrackedTile], list[_Obs]]:
-        """Pair tracked tiles with observations: (pairs with how they matched, gone, new)."""
+    def _match(self, obs: list[_Obs], region: tuple[int, int, int, int] | None = None
+               ) -> tuple[list[tuple[TrackedTile, _Obs, str]], list[TrackedTile], list[_Obs]]:
+        """Pair tracked tiles with observations: (pairs with how they matched, gone, new). ``region``: the
+        read's changed region (full-res px; None: all of it); a tile wholly outside it did not move."""
         cfg = self.config
         cands = []
         for tr in self.tiles.values():
@@ -681,9 +693,11 @@ class Tracker:
             used_t.add(tid)
             used_o.add(j)
             pairs.append((self.tiles[tid], obs[j], how))
-        # far moves: the same face-up tile (same pips) somewhere else
+        # far moves: the same face-up tile (same pips) somewhere else. Not one where nothing changed: a tile
+        # taken away leaves a change where it lay (helper-159: a board's printed 6-4, missed by the read of
+        # N's real 6-4, was "moved" onto it; once the line was swept it was seen again as the next lead)
         for tr in self.tiles.values():
-            if tr.id in used_t or tr.face != "up":
+            if tr.id in used_t or tr.face != "up" or (region is not None and not _overlaps(tr.polygon_px, region)):
                 continue
             far = [(float(np.linalg.norm(tr.geom.center - o.geom.center)), j) for j, o in enumerate(obs)
                    if j not in used_o and o.face == "up" and o.key == tr.key]
@@ -706,7 +720,7 @@ class Tracker:
         # there, moved out of its hand area, no longer counted as a loss while the new ones counted
         seen_at = {tid: tr.geom for tid, tr in self.tiles.items()}
         moved_camera = self.photos and self._follow_camera(obs)
-        pairs, gone, new = self._match(obs)
+        pairs, gone, new = self._match(obs, region)
         gone = self._not_hidden(gone)
         pairs, gone, new = self._cleared_with_a_lead(pairs, gone, new)
         candidates: list[TrackedTile] = []
@@ -770,6 +784,8 @@ class Tracker:
             tr.scenery = (setup and cfg.setup_min_score is not None and tr.face == "up" and not self.in_hand_zone(tr.geom)
                           and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)
             if setup and tr.face == "up" and tr.key in self._voided:
+                tr.scenery = True
+            if tr.face == "up" and self._at_fixture_spot(tr):
                 tr.scenery = True
             tr.old = self.state is None and self._old_layout_at_start and tr.face == "up"
             tr.face_lab = getattr(o.obs, "face_lab", None)
@@ -1132,6 +1148,8 @@ class Tracker:
             if region is not None and not _overlaps(tr.polygon_px, region):
                 continue  # outside the part of the frame that changed: not re-read, keep it
             if tr.status != "layout":
+                if self._fixture(tr) and not self._at_fixture_spot(tr):
+                    self._fixture_spots.append((tr.key, tr.geom.center.copy(), tr.geom.length))
                 del self.tiles[tr.id]
                 continue
             tr.missing += 1
@@ -1233,6 +1251,7 @@ class Tracker:
                 c.status = "hand"
             else:
                 if c.status != "unplaced":
+                    c.unplaced_at = len(self.plays)
                     events.append(Notice("unplaced_tile", t, frame, f"face-up tile {Tile(*c.key)} touches no open end",
                                          tile=c.key))
                     c.votes = {} if done else dict(self._votes)  # else a play of this read had the arm
@@ -1424,6 +1443,23 @@ class Tracker:
         if mismatched > matched or (self.config.setup_min_score is None and matched == 0):
             for tr in shown:
                 tr.scenery = True
+
+    def _fixture(self, tr: TrackedTile) -> bool:
+        """A face-up tile that is part of the table, not of the hand: scenery (a printed domino), or one
+        that lay touching no open end while :data:`FIXTURE_PLAYS` plays were made. helper-159: a board's
+        printed 6-4, first boxed with the lead, lay so for a whole hand; lost by a read, it was seen again
+        once the line was swept and became the next hand's lead, and every real play touched no end."""
+        if tr.face != "up" or tr.status == "layout" or tr.key is None:
+            return False
+        return tr.scenery or (tr.status == "unplaced" and tr.unplaced_at is not None
+                              and len(self.plays) - tr.unplaced_at >= FIXTURE_PLAYS)
+
+    def _at_fixture_spot(self, tr: TrackedTile) -> bool:
+        """Whether ``tr`` is read with the pips of a :meth:`_fixture` a read lost, within
+        :data:`FIXTURE_SPOT_TILES` tile lengths of where it lay."""
+        return tr.key is not None and any(
+            key == tr.key and float(np.linalg.norm(tr.geom.center - c)) < FIXTURE_SPOT_TILES * length
+            for key, c, length in self._fixture_spots)
 
     def _choose_lead(self, pending: list[TrackedTile]) -> TrackedTile | None:
         """The lead among new face-up tiles outside hand areas: the one most others chain from with
