@@ -907,6 +907,23 @@ def test_a_printed_domino_that_lay_unplaced_all_hand_is_not_the_next_hands_lead(
     assert plays(table.play(t_(600, 548, 90, (5, 1), "N"))) == [("N", (5, 1), "E")]
 
 
+def test_an_earlier_hands_tile_left_on_the_table_is_no_picture_to_remember():
+    """The other side of the rule above: a tile of the last hand still lying on a table cleared while the
+    camera was stopped (``cleared_meanwhile``: a restart's record not on the table) is scenery until moved,
+    but it is a tile, not a picture: once it is swept off, the next hand's 6-6 laid where it lay is the lead."""
+    table = Table(load_ruleset("block"))
+    for tile in (t_(600, 500, 90, (6, 6), "N"), t_(624, 500, 0, (6, 4), "S"), t_(672, 500, 0, (4, 1), "N")):
+        table.play(tile)
+    table.on = table.on[:1]  # the rest swept off
+    table.tr.cleared_meanwhile(table.fr, table.t, {(6, 6)})
+    assert [tr.scenery for tr in table.tr.tiles.values() if tr.key == (6, 6)] == [True]
+    table.arm("S")
+    table.on = []
+    table.read()
+    assert not [tr for tr in table.tr.tiles.values() if tr.key == (6, 6)]
+    assert plays(table.play(t_(600, 500, 90, (6, 6), "S"))) == [("S", (6, 6), "lead")]
+
+
 def test_a_tile_outside_a_reads_changed_region_is_not_moved_onto_a_new_tile_of_its_pips():
     """helper-159: N laid the real 6-4 while the read missed the board's printed 6-4 elsewhere; the printed
     one's track was "moved" onto the real tile (same pips), and once the line was swept the picture came

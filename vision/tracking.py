@@ -212,6 +212,9 @@ class TrackedTile:
     missing: int = 0
     noted: tuple[int, int] | None = None  # the last other reading a ``reread`` notice reported
     scenery: bool = False  # part of the table as set up (``TrackerConfig.setup_min_score``): no play
+    #: scenery for looking like a picture (a weak box at the setup, a board's printed track, unlike the set's
+    #: colour), not for being an earlier hand's tile left on the table
+    picture: bool = False
     #: (``unplaced``) the hand's play count when it was first found touching no open end
     unplaced_at: int | None = None
     #: the last match's layout when another match began (``Tracker.start_over``): never a play, even
@@ -783,6 +786,7 @@ class Tracker:
                              o.confidence, seen_score=o.confidence, read_in_glare=self._read_in_glare(o.obs.polygon_px))
             tr.scenery = (setup and cfg.setup_min_score is not None and tr.face == "up" and not self.in_hand_zone(tr.geom)
                           and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)
+            tr.picture = tr.scenery
             if setup and tr.face == "up" and tr.key in self._voided:
                 tr.scenery = True
             if tr.face == "up" and self._at_fixture_spot(tr):
@@ -1319,7 +1323,7 @@ class Tracker:
         notices = []
         for c, d in far:
             if d > limit:
-                c.scenery = True  # until someone moves it, as a board's printed tiles at the setup
+                c.scenery = c.picture = True  # until someone moves it, as a board's printed tiles at the setup
                 notices.append(Notice("unlike_set", t, frame,
                                       f"face-up tile {Tile(*c.key)} looks unlike the tiles of the line of play (colour "
                                       f"difference {d:.0f}; a printed picture?): not a play", tile=c.key,
@@ -1442,17 +1446,17 @@ class Tracker:
                     matched, mismatched = matched + fit.pip_match, mismatched + (not fit.pip_match)
         if mismatched > matched or (self.config.setup_min_score is None and matched == 0):
             for tr in shown:
-                tr.scenery = True
+                tr.scenery = tr.picture = True
 
     def _fixture(self, tr: TrackedTile) -> bool:
-        """A face-up tile that is part of the table, not of the hand: scenery (a printed domino), or one
+        """A face-up tile that is part of the table, not of the hand: a picture (a printed domino), or one
         that lay touching no open end while :data:`FIXTURE_PLAYS` plays were made. helper-159: a board's
         printed 6-4, first boxed with the lead, lay so for a whole hand; lost by a read, it was seen again
         once the line was swept and became the next hand's lead, and every real play touched no end."""
         if tr.face != "up" or tr.status == "layout" or tr.key is None:
             return False
-        return tr.scenery or (tr.status == "unplaced" and tr.unplaced_at is not None
-                              and len(self.plays) - tr.unplaced_at >= FIXTURE_PLAYS)
+        return (tr.scenery and tr.picture) or (tr.status == "unplaced" and tr.unplaced_at is not None
+                                               and len(self.plays) - tr.unplaced_at >= FIXTURE_PLAYS)
 
     def _at_fixture_spot(self, tr: TrackedTile) -> bool:
         """Whether ``tr`` is read with the pips of a :meth:`_fixture` a read lost, within
