@@ -21,11 +21,17 @@ class Unreadable(str):
 
 
 class StoredJSON(TypeDecorator):
-    """A JSON column (same DDL as ``JSON``) whose unparsable stored text reads as :class:`Unreadable`
-    instead of raising ``json.JSONDecodeError`` while the rows are fetched."""
+    """A JSON column (same DDL as ``JSON``) whose unparsable stored text, or a value that is not a
+    ``shape`` (``dict`` or ``list``; null passes), reads as :class:`Unreadable` instead of raising
+    ``json.JSONDecodeError`` while the rows are fetched, or a ``TypeError`` wherever it is used."""
 
     impl = JSON
     cache_ok = True
+    _NAMES = {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
+
+    def __init__(self, shape: type) -> None:
+        super().__init__()
+        self.shape = shape
 
     def result_processor(self, dialect, coltype):  # noqa: ANN001, ANN201 - SQLAlchemy's hook
         inner = super().result_processor(dialect, coltype)
@@ -34,17 +40,23 @@ class StoredJSON(TypeDecorator):
 
         def process(value):  # noqa: ANN001, ANN202
             try:
-                return inner(value)
+                got = inner(value)
             except ValueError as exc:  # json.JSONDecodeError
-                out = Unreadable(value)
-                out.error = str(exc)
-                return out
+                why = str(exc)
+            else:
+                if got is None or isinstance(got, self.shape):
+                    return got
+                why = f"a JSON {self._NAMES[self.shape].split()[-1]} is expected, not {self._NAMES.get(type(got), 'that')}"
+            out = Unreadable(value)
+            out.error = why
+            return out
 
         return process
 
 
 def unreadable_columns(row: Base) -> dict[str, str]:
-    """Column name -> why, for every :class:`StoredJSON` column of ``row`` whose stored text is not JSON."""
+    """Column name -> why, for every :class:`StoredJSON` column of ``row`` that cannot be read (not JSON, or
+    not the JSON it holds)."""
     return {c.key: getattr(row, c.key).error for c in row.__table__.columns
             if isinstance(getattr(row, c.key, None), Unreadable)}
 
@@ -62,21 +74,21 @@ class TableRow(Base):
     video_source: Mapped[str] = mapped_column(Text, default="")
     calibration: Mapped[str] = mapped_column(Text, default="")
     rules: Mapped[str] = mapped_column(String(200))  # as registered: a preset name or a TOML path
-    overrides: Mapped[dict] = mapped_column(StoredJSON, default=dict)
+    overrides: Mapped[dict] = mapped_column(StoredJSON(dict), default=dict)
     # every parameter of the rule set (overrides applied), resolved once at registration: a restart, another
     # working folder or an edited TOML file must not change a match already recorded; None only on rows of
     # schema 0001 until the first start stores them
-    ruleset: Mapped[dict | None] = mapped_column(StoredJSON, nullable=True)
-    players: Mapped[dict] = mapped_column(StoredJSON, default=dict)
-    teams: Mapped[dict] = mapped_column(StoredJSON, default=dict)
+    ruleset: Mapped[dict | None] = mapped_column(StoredJSON(dict), nullable=True)
+    players: Mapped[dict] = mapped_column(StoredJSON(dict), default=dict)
+    teams: Mapped[dict] = mapped_column(StoredJSON(dict), default=dict)
     worker_kind: Mapped[str] = mapped_column(String(32))
-    worker_config: Mapped[dict] = mapped_column(StoredJSON, default=dict)
-    script: Mapped[list | None] = mapped_column(StoredJSON, nullable=True)
+    worker_config: Mapped[dict] = mapped_column(StoredJSON(dict), default=dict)
+    script: Mapped[list | None] = mapped_column(StoredJSON(list), nullable=True)
     view_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
     live: Mapped[bool] = mapped_column(Boolean, default=False)
     # how the worker last ended, shown again after a restart: {"state": "finished"} or {"state": "error",
     # "error": why}; None while it runs or after an umpire's stop
-    worker_end: Mapped[dict | None] = mapped_column(StoredJSON, nullable=True)
+    worker_end: Mapped[dict | None] = mapped_column(StoredJSON(dict), nullable=True)
     created_at: Mapped[float] = mapped_column(Float)
 
 

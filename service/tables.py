@@ -95,10 +95,10 @@ def table_config(row: TableRow) -> TableConfig:
     (never re-read from the preset or file: that could change the scores of matches already recorded).
 
     Raises:
-        Invalid: no stored rule set, one that does not load, or a stored column that is not JSON."""
+        Invalid: no stored rule set, one that does not load, or a stored column that cannot be read."""
     bad = unreadable_columns(row)
     if bad:
-        raise Invalid("; ".join(f"its stored {col} is not JSON ({why})" for col, why in bad.items()))
+        raise Invalid("; ".join(f"its stored {col} cannot be read ({why})" for col, why in bad.items()))
     if row.ruleset is None:
         raise Invalid(f"table {row.id!r} has no stored rule set")
     try:

@@ -342,7 +342,8 @@ def test_table_that_cannot_be_loaded_is_listed_with_its_error_and_deletable(tmp_
 
 def test_a_table_row_whose_stored_json_is_damaged_is_listed_as_error_and_the_rest_start(tmp_path, monkeypatch):
     """helper-156: text that is not JSON in one table's column (a hand edit, a torn write) raised
-    JSONDecodeError while every row was fetched: the whole service did not start."""
+    JSONDecodeError while every row was fetched: the whole service did not start. helper-160: JSON of the
+    wrong kind (a list for a mapping) said only "cannot convert dictionary update sequence element #0"."""
     import sqlite3
 
     monkeypatch.chdir(tmp_path)
@@ -350,9 +351,11 @@ def test_a_table_row_whose_stored_json_is_damaged_is_listed_as_error_and_the_res
     with TestClient(app_for(data)) as c:
         post(c, "/api/tables", {"id": "ok", "name": "OK", "rules": RULES})
         post(c, "/api/tables", {"id": "bad", "name": "Bad", "rules": RULES})
+        post(c, "/api/tables", {"id": "kind", "name": "Kind", "rules": RULES})
     (db,) = data.glob("*.db")
     with sqlite3.connect(db) as con:
         con.execute("UPDATE tables SET players = '{bad' WHERE id = 'bad'")
+        con.execute("UPDATE tables SET worker_config = '[1, 2]' WHERE id = 'kind'")
     con.close()
     with TestClient(app_for(data)) as c:
         tables = {t["id"]: t for t in c.get("/api/tables").json()}
@@ -360,10 +363,12 @@ def test_a_table_row_whose_stored_json_is_damaged_is_listed_as_error_and_the_res
         with pytest.raises(ValueError) as decoded:  # the decoder's own words, by another route
             json.loads("{bad")
         why = str(decoded.value)
-        assert tables["bad"]["error"] == f"the table cannot be loaded: its stored players is not JSON ({why})"
+        assert tables["bad"]["error"] == f"the table cannot be loaded: its stored players cannot be read ({why})"
+        assert tables["kind"]["error"] == ("the table cannot be loaded: its stored worker_config cannot be read (a JSON "
+                                           "object is expected, not a list)")
         assert post(c, "/api/tables/ok/start")["state"] == "running"
         assert c.delete("/api/tables/bad", headers=AUTH).status_code == 200
-        assert sorted(t["id"] for t in c.get("/api/tables").json()) == ["ok"]
+        assert sorted(t["id"] for t in c.get("/api/tables").json()) == ["kind", "ok"]
 
 
 def test_after_a_clean_stop_the_database_file_alone_holds_everything(tmp_path):
