@@ -24,7 +24,8 @@ from engine.hand import HandContext, HandState, IllegalEvent, replay
 from engine.layout import LayoutError
 from engine.match import MatchState, replay_match
 from engine.notation import format_event
-from engine.record import MatchRecord, RecordError, event_from_dict, event_to_dict, record_from_match, teams_for, why_not_an_event
+from engine.record import (MatchRecord, RecordError, event_from_dict, event_to_dict, record_from_match, teams_for,
+                           why_not_an_event)
 from engine.ruleset import Ruleset
 from engine.tiles import TileError
 from engine.timeline import timeline

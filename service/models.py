@@ -14,8 +14,9 @@ from sqlalchemy.types import TypeDecorator
 
 
 class Unreadable(str):
-    """The stored text of a JSON column that does not parse (``error``: why), read in place of a value so
-    that one damaged row cannot stop every query over its table (helper-156: the service did not start)."""
+    """The stored text of a JSON column that does not parse, or holds another kind of JSON (``error``: why),
+    read in place of a value so that one damaged row cannot stop every query over its table (helper-156: the
+    service did not start)."""
 
     error: str = ""
 
@@ -27,7 +28,7 @@ class StoredJSON(TypeDecorator):
 
     impl = JSON
     cache_ok = True
-    _NAMES = {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
+    _KINDS = {dict: "object", list: "list", str: "string", int: "number", float: "number", bool: "boolean"}
 
     def __init__(self, shape: type) -> None:
         super().__init__()
@@ -46,7 +47,7 @@ class StoredJSON(TypeDecorator):
             else:
                 if got is None or isinstance(got, self.shape):
                     return got
-                why = f"a JSON {self._NAMES[self.shape].split()[-1]} is expected, not {self._NAMES.get(type(got), 'that')}"
+                why = f"a JSON {self._KINDS[self.shape]} is expected, not a {self._KINDS.get(type(got), 'value')}"
             out = Unreadable(value)
             out.error = why
             return out
