@@ -118,6 +118,36 @@ def test_draw_game_last_player_showing_tiles_too_is_a_lock_not_a_domino():
     assert (r.kind, r.winner_side, r.remaining, r.awards) == ("locked", "N", {"N": 13, "S": 23}, {"N": 25, "S": 0})
 
 
+def test_reveals_seen_at_one_read_come_in_turn_order_from_the_seat_after_the_last_player():
+    """muggins seed 6: the hand locked after N's last play, S showed its tile 1.9 s before N, and one read
+    saw both; the reveals were recorded N first (by the seats' names)."""
+    # all fives, 2-tile hands: N leads 6-4, S plays 4-3, N 3-2 (N's full hand laid, N the last player)
+    judge = Hand(load_ruleset("all-fives").model_copy(update={"hand_size": 2}))
+    judge.append(Deal(hands={}, draws_seen=False))
+    for ev in (Play(seat="N", tile=[6, 4]), Play(seat="S", tile=[4, 3], end="E"), Play(seat="N", tile=[3, 2], end="E")):
+        judge.append(ev)
+    w = RevealWatcher(settle_s=3.0)
+    both = _shown(*N_SHOWS, *S_SHOWS)
+    assert w.step(judge, judge.append, both, _seat, 30, 3.0) == []
+    out = w.step(judge, judge.append, both, _seat, 60, 6.0)
+    assert _kinds(out) == ["hand_end", "hand_end_inferred", "reveal", "reveal"] and out[0].kind == "locked"
+    assert [e.seat for e in out[2:]] == ["S", "N"]  # the turn after N's play was S's
+
+
+def test_a_seat_whose_tiles_were_seen_first_reveals_first():
+    # S (the last player) shows its tiles at one read, N at the next: S's reveal comes first, although
+    # the turn after S's play would have been N's
+    judge = _draw_hand_s_played_last()
+    w = RevealWatcher(settle_s=3.0)
+    assert w.step(judge, judge.append, _shown(*S_SHOWS), _seat, 30, 3.0) == []
+    both = _shown(*N_SHOWS, *S_SHOWS)
+    assert w.step(judge, judge.append, both, _seat, 45, 4.5) == []
+    assert w.step(judge, judge.append, both, _seat, 60, 6.0) == []
+    out = w.step(judge, judge.append, both, _seat, 75, 7.5)
+    assert _kinds(out) == ["hand_end", "hand_end_inferred", "reveal", "reveal"] and out[0].kind == "locked"
+    assert [e.seat for e in out[2:]] == ["S", "N"]
+
+
 def test_the_footage_end_settles_the_hands_shown_at_once():
     judge = _draw_hand_s_played_last()
     w = RevealWatcher(settle_s=3.0)

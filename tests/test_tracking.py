@@ -1330,6 +1330,24 @@ def test_a_skipped_turn_with_tiles_left_to_draw_is_no_pass():
     assert _passes(out) == [] and [f.kind for f in table.tr.hand.state.outcomes[-1].flags] == ["out_of_turn"]
 
 
+def test_a_face_down_box_against_the_line_of_play_is_no_boneyard_tile():
+    """helper-163, all-fives seed 11 on marble: the detector boxed the table beside S's crosswise double
+    as a tile back, from the read that showed the double on; counted in the boneyard, it hid N's draw."""
+    table = Table(load_ruleset("draw"))
+    hands, bone = _dealt(table)
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))  # the lead spans x 576-624 mm
+    # S's 5-5 across the E end (x 624-648), and a false box along the line 1 mm past it (0.02 tile lengths)
+    table.on.append(_down(673, 500, 0))
+    _from_hand(table, hands, t_(636, 500, 90, (5, 5), "S"))
+    table.arm("N")  # N draws one tile
+    _lift(table, bone.pop())
+    table.on.append(_down(400 + 30 * len(hands["N"]), 40, 90))
+    table.read()
+    table.read()
+    assert [(e.seat, e.count) for e in table.events if isinstance(e, Draw)] == [("N", 1)]
+    assert table.tr.judge.state.boneyard == 13 == len(bone)
+
+
 def test_a_draw_the_umpire_entered_is_not_recorded_again_when_the_camera_sees_it():
     """helper-89: the umpire entered N's draw while the camera followed; the camera then saw the tile
     leave the boneyard and recorded it too (17 draws for 16)."""

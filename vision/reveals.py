@@ -100,6 +100,8 @@ class RevealWatcher:
         self._plays_at = 0  # plays in the hand when they were first seen
         self._winner_shown: tuple[tuple[int, int], ...] = ()  # tiles shown by the seat that went out, noticed
         self._on_line_noted: set[tuple[str, tuple[int, int]]] = set()
+        # seat -> (plays in the hand, frame index) of the first read that showed its tiles since the last play
+        self._first_shown: dict[str, tuple[int, int]] = {}
 
     def read_due(self, t: float) -> bool:
         """Whether tiles shown wait for a read at time ``t`` (s) to end the hand: at once in a block
@@ -148,6 +150,9 @@ class RevealWatcher:
                 on_line.append((seat, tr.key))
             elif seat in st.order:
                 placed.setdefault(seat, []).append((tr.key, np.asarray(tr.geom.center, float), float(tr.geom.length)))
+        for seat in placed:  # which seat turned its tiles up first, for the order of the reveals
+            if self._first_shown.get(seat, (None,))[0] != len(st.plays):
+                self._first_shown[seat] = (len(st.plays), frame)
         out: list = []
         if not st.over:
             placed = self._infer_end(judge, append, placed, frame, t, out, final, passes_seen=passes_seen)
@@ -189,7 +194,7 @@ class RevealWatcher:
         if kind not in ("domino", "locked", "time"):
             return  # a redeal or a penalty: nothing is counted
         went_out = winner if kind == "domino" else None
-        for seat in sorted(placed):
+        for seat in self._reveal_order(st, placed):
             keys = tuple(k for k, _, _ in placed[seat])
             if seat == went_out:
                 if keys != self._winner_shown:  # the seat that went out holds no tile: a notice, once
@@ -212,6 +217,22 @@ class RevealWatcher:
             ev = Reveal(seat=seat, tiles=[Tile(a, b) for a, b in keys], t=t, frame=frame)
             if self._append(append, ev, out, frame, t):
                 self.revealed[seat] = keys
+
+    def _reveal_order(self, st, seats: dict[str, list]) -> list[str]:  # noqa: ANN001 - an engine HandState
+        """``seats`` in the order they turned their tiles up: by the frame index of the first read that
+        showed them since the last play, and those first shown at the same read in turn order from the
+        seat after the last player: the rule texts set no order for showing hands, so they come as the
+        turns would have gone on (muggins seed 6: N lays 2-2, then N and S pass and the hand is locked;
+        S shows its tile 1.9 s before N, both seen at one read, and N's reveal was recorded first)."""
+        order = list(st.order)
+        after = order.index(st.last_player) + 1 if st.last_player in order else 0
+
+        def key(seat: str) -> tuple[float, int]:
+            plays, frame = self._first_shown.get(seat, (None, None))
+            first = frame if plays == len(st.plays) else float("inf")
+            return first, (order.index(seat) - after) % len(order) if seat in order else len(order)
+
+        return sorted(seats, key=key)
 
     def _infer_end(self, judge: Hand, append: Callable[[object], object], placed: dict, frame: int, t: float,
                    out: list, final: bool = False, blocked: bool = False, passes_seen: bool = False) -> dict | None:
