@@ -14,8 +14,9 @@ flags) -> outputs in ``out_dir``:
 
 A mismatched end read with confidence below ``confident`` is reported as an
 ``uncertain_read`` flag for the umpire, never as a mismatched end. Tiles placed after the
-hand ended (``after_hand_end``) and footage with fewer seats than the rule set
-(``seats_unseen``) are flags too; the summary's ``status`` and ``warnings`` (also at the top
+hand ended (``after_hand_end``), footage with fewer seats than the rule set
+(``seats_unseen``) and draws or hands at the deal the rule set does not have (``rules_misfit``,
+``vision/rules_fit.py``) are flags too; the summary's ``status`` and ``warnings`` (also at the top
 of the report) say when the score is not final.
 
 A folder holds one review: the files of an earlier one (the annotated video, ``record.json``,
@@ -72,7 +73,7 @@ FLAG_BANNER_S = 3.0
 #: ended by the hands shown at the very end): the final score on screen.
 END_CARD_S = 2.0
 #: Tracker notices that are flags for the umpire (rows of type ``flag``, counted, on the banner).
-FLAG_NOTICES = ("uncertain_read", "after_hand_end", "seats_unseen")
+FLAG_NOTICES = ("uncertain_read", "after_hand_end", "seats_unseen", "rules_misfit")
 #: Row types that are not engine events; in a scored review they carry ``game`` and ``hand`` too.
 NOTE_ROW_TYPES = ("flag", "notice", "vision_notice")
 #: Tracker notices written with ``rules=None``: what a tile did, with no turn, seat or line of play.
@@ -93,7 +94,7 @@ class ReviewSummary:
 
     ``status``: one line on the hand (``hand over: ...``, ``awaiting reveal: ...``, ``unfinished: ...``);
     ``warnings``: lines for the umpire that make the score doubtful (a rule set that does not fit
-    the footage: tiles placed after the hand ended, seats never seen); ``final``: the hand is over,
+    the footage: tiles placed after the hand ended, seats never seen, draws it forbids); ``final``: the hand is over,
     every point counted, and no warning about the hand (one about small tiles in the footage leaves it final).
     """
 
@@ -647,7 +648,7 @@ class ReviewSession:
                 self._flag(row, t)
             if ev.kind == "hand_end_inferred":  # helper-116: said in the report and events, not on the console
                 self.summary.notes.append(f"game {self.game_no} hand {self.hand_no}: {ev.message}")
-            elif ev.kind == "seats_unseen":
+            elif ev.kind in ("seats_unseen", "rules_misfit"):
                 self.summary.warnings.append(ev.message)
             elif ev.kind == "boneyard_uncounted":  # why the plays of a skipped seat are flagged, not passes
                 self.summary.notes.append(f"game {self.game_no} hand {self.hand_no}: {ev.message}")

@@ -1189,6 +1189,26 @@ def test_cli_summary_counts_draws_and_inferred_passes_and_notes_an_uncounted_bon
     assert "3 plays, 0 flags" in capsys.readouterr().out
 
 
+def test_a_rule_set_misfit_is_a_flag_row_and_a_warning_of_the_summary(tmp_path):
+    """Draw footage reviewed as block: the tracker's ``rules_misfit`` notice is one flag row in
+    events.jsonl, one warning line (printed and at the top of the report), and the score is not final."""
+    from service.review import ReviewSession
+    from vision.placements import Notice
+
+    message = ("1 tile seen drawn from the boneyard (first: N at 37.0 s), but block has no drawing (boneyard = "
+               "false): ...")
+    session = ReviewSession(load_ruleset("block"), lambda im: [], tmp_path, annotate=False)
+    session._handle(Notice("rules_misfit", 40.7, 610, message, seat="N", details={"parameter": "boneyard"}),
+                    610, 40.7, np.zeros((8, 8, 3), np.uint8))
+    session.summary.frames, session.summary.footage_s = 700, 46.0
+    s = session.finish("t")
+    assert s.warnings[0] == message and s.flags == 1 and not s.final
+    rows = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert [(r["type"], r["kind"], r["parameter"]) for r in rows if r.get("kind") == "rules_misfit"] == [
+        ("flag", "rules_misfit", "boneyard")]
+    assert "but block has no drawing" in (tmp_path / "report.html").read_text()
+
+
 def test_an_uncounted_boneyard_is_a_note_of_the_summary_not_a_warning(tmp_path):
     from service.review import ReviewSession
     from vision.placements import Notice

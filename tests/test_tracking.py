@@ -1232,14 +1232,14 @@ def _down(x, y, angle):
     return tile
 
 
-def _dealt(table, extra_down: int = 0):
+def _dealt(table, extra_down: int = 0, hand_size: int | None = None):
     """N's and S's hands face down along their edges (y = 40 and 960 mm), the boneyard in a column
     along the empty W edge (x = 40 mm), as the deal leaves it; ``extra_down`` more face-down boxes in
-    mid-table (a surface the detector takes for tile backs). Returns (hands by seat, boneyard)."""
-    st = table.tr.judge.state
-    n = st.rules.hand_size
+    mid-table (a surface the detector takes for tile backs); ``hand_size`` tiles each (the rule set's
+    when None), the rest of the 28 undealt. Returns (hands by seat, boneyard)."""
+    n = hand_size or table.tr.rules.hand_size
     hands = {seat: [_down(400 + 30 * i, y, 90) for i in range(n)] for seat, y in (("N", 40), ("S", 960))}
-    bone = [_down(40, 200 + 28 * i, 0) for i in range(st.boneyard)]
+    bone = [_down(40, 200 + 28 * i, 0) for i in range(28 - 2 * n)]
     table.on += hands["N"] + hands["S"] + bone + [_down(900, 200 + 40 * i, 0) for i in range(extra_down)]
     table.read()
     return hands, bone
@@ -1389,6 +1389,74 @@ def test_a_draw_begun_while_a_play_was_voided_goes_to_the_seat_the_restored_reco
     table.read()
     table.read()
     assert [(e.seat, e.count) for e in table.events if isinstance(e, Draw)] == [("N", 1)]
+
+
+def test_a_boneyard_drop_seen_after_the_drawers_play_goes_to_the_hand_that_took_the_tile():
+    """draw: N draws one into its hand, but the boneyard tile it took is still read where it lay (outside
+    the read's changed region); N plays, and only S's read sees the boneyard one short. The drop was
+    first seen under S's turn, but N's hand area took the tile: the draw is N's. A drop that the seat
+    to play's own hand explains stays with that seat."""
+    table = Table(load_ruleset("draw"))
+    hands, bone = _dealt(table)
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    _from_hand(table, hands, t_(648, 500, 0, (5, 1), "S"))
+    table.arm("N")
+    hands["N"].append(_down(400 + 30 * len(hands["N"]), 40, 90))
+    table.on.append(hands["N"][-1])
+    table.read()  # N's hand one more, the boneyard as it was: no drop seen yet
+    _from_hand(table, hands, t_(552, 500, 0, (2, 3), "N"))
+    _lift(table, bone.pop())  # now read one short, under S's turn
+    _from_hand(table, hands, t_(696, 500, 0, (1, 6), "S"))
+    table.read()
+    assert [(e.seat, e.count) for e in table.events if isinstance(e, Draw)] == [("N", 1)]
+    table.arm("N")  # N's turn: it draws, the drop seen at once
+    _lift(table, bone.pop())
+    hands["N"].append(_down(400 + 30 * len(hands["N"]), 40, 90))
+    table.on.append(hands["N"][-1])
+    table.read()
+    table.read()
+    assert [(e.seat, e.count) for e in table.events if isinstance(e, Draw)] == [("N", 1), ("N", 1)]
+    assert table.tr.judge.state.boneyard == 12
+
+
+def test_draws_seen_under_a_rule_set_without_drawing_make_one_rules_misfit_notice():
+    """Draw footage reviewed as block (pagat Block Game: "no drawing; the undealt tiles stay out of play"):
+    N takes an undealt tile into its hand. No Draw goes to the hand, but one ``rules_misfit`` notice says
+    so, once; a block hand whose undealt tiles stay put gets none."""
+    table = Table(load_ruleset("block"))
+    hands, bone = _dealt(table)
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    _from_hand(table, hands, t_(648, 500, 0, (5, 1), "S"))
+    assert not notices(table.events, "rules_misfit")
+    for _ in range(2):
+        table.arm("N")
+        _lift(table, bone.pop())
+        hands["N"].append(_down(400 + 30 * len(hands["N"]), 40, 90))
+        table.on.append(hands["N"][-1])
+        table.read()
+    _from_hand(table, hands, t_(552, 500, 0, (2, 3), "N"))
+    (note,) = notices(table.events, "rules_misfit")
+    assert note.seat == "N" and note.details["parameter"] == "boneyard" and note.details["drawn_into_hand"] >= 1
+    assert "block has no drawing" in note.message
+    assert not [e for e in table.events if isinstance(e, Draw)] and table.tr.boneyard is None
+    table = Table(load_ruleset("block"))
+    hands, _ = _dealt(table)
+    for tile in (t_(600, 500, 0, (3, 5), "N"), t_(648, 500, 0, (5, 1), "S"), t_(552, 500, 0, (2, 3), "N")):
+        _from_hand(table, hands, tile)
+    assert not notices(table.events, "rules_misfit")
+
+
+def test_hands_of_another_size_at_the_deal_make_a_rules_misfit_notice():
+    """Muggins footage (5 tiles each, 18 undealt) reviewed as draw (7 each): noticed at the lead's read."""
+    table = Table(load_ruleset("draw"))
+    hands, _ = _dealt(table, hand_size=5)
+    out = _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    (note,) = notices(out, "rules_misfit")
+    assert note.details == {"parameter": "hand_size", "rule": 7, "seen": {"N": 5, "S": 5}}
+    table = Table(load_ruleset("muggins"))
+    hands, _ = _dealt(table)
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    assert not notices(table.events, "rules_misfit")
 
 
 def test_a_photos_draw_is_counted_in_all_hands_and_in_the_drawers_alone():

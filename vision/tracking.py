@@ -52,6 +52,7 @@ Units: table mm with a calibrated profile, image px without; seconds for times.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
@@ -73,6 +74,7 @@ from vision.motion import MotionGate, MotionInfo
 from vision.placements import Notice, attribute_seat, seat_of_entry
 from vision.record_binding import RecordBinder, RecordedPlay, placed_pips, recorded_plays
 from vision.reveals import RevealWatcher, seat_of_position
+from vision.rules_fit import RulesFitWatch
 
 __all__ = ["Tracker", "TrackerConfig", "TrackedTile", "BoardState", "PlayRecord", "track_frames"]
 
@@ -329,6 +331,8 @@ class Tracker:
         #: face-down tiles of the hand areas the last read did not see where its clipped white hides them
         self.hidden_hand_tiles = 0
         self._read_frame: int | None = None  # the frame of the latest committed read
+        #: what the footage shows of the rule set's deal and drawing (``rules_misfit`` notices, once each)
+        self.fit = RulesFitWatch(rules)
         self.new_hand(context)
 
     # ---- public -------------------------------------------------------------------------
@@ -350,6 +354,11 @@ class Tracker:
             self.judge.append(Deal(hands={}, draws_seen=False))
         self.reveals = RevealWatcher(self.config.reveal_settle_s)
         self.boneyard = BoneyardCounter(self.judge.state.boneyard) if self.rules.boneyard else None
+        self.fit.new_hand()
+        # a video's hands when the boneyard's count last changed, and each seat's plays then (_drawer)
+        self._yard_mark: tuple[dict[str, int], Counter] | None = None
+        self._yard_marked = False  # the mark is taken at the read after the count changed
+        self._yard_hands: dict[str, int] | None = None  # the hands at the last read
         self._hands_last = self._hands_before = None
         self._glared_hands, self._glared_hands_last = set(), set()
         self.ended: dict | None = None  # when the judge ended the hand: kind, winner, t, text
@@ -440,6 +449,7 @@ class Tracker:
         if self.boneyard is not None:
             st = self.judge.state
             self.boneyard.retarget(st.turn if st.layout.lead is not None and not st.over else None)
+            self._yard_marked = False  # the record's plays changed: the hands' gains start afresh (_drawer)
         if len(recorded) == len(plays) and not _swapped(plays, recorded):
             recs = list(self.lop.records)
             for i, (pr, (seat, tile, end, spinner)) in enumerate(zip(plays, recorded)):  # the same plays
@@ -839,6 +849,7 @@ class Tracker:
             candidates += held
         # before the plays: draws come under the turn they were made in
         events += self._step_boneyard(frame, t, candidates)
+        events += self._check_rules_fit(frame, t, candidates)
         self._glared_hands_last, self._glared_hands = self._glared_hands, set()
         events += self._plays(frame, t, candidates)
         events += self._step_reveals(frame, t)
@@ -898,8 +909,8 @@ class Tracker:
         down = [tr for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout"]
         beside = self._beside_line(down, candidates)
         down = [tr for tr in down if tr.id not in beside]
-        in_hands = sum(self._hand_counts(down, self._hand_band_scale()).values())
-        seen = len(down) - in_hands
+        hands = self._hand_counts(down, self._hand_band_scale())
+        seen = len(down) - sum(hands.values())
         started = st.layout.lead is not None
         # draws the record holds that the camera has not seen drop yet (an umpire entered them): the
         # camera's next drops are those draws, not more (helper-89: one draw recorded twice)
@@ -908,7 +919,10 @@ class Tracker:
         turn = st.turn if started and not st.over else None
         drawn = self._drawn_into_hands(candidates, turn) if self.photos else ()
         played = self.photos and self._laid(candidates) > 0
-        for ev in self.boneyard.step(seen, turn, t, frame, started, drawn, played=played):
+        # a video's drop goes to the hand that took the tile, which is not always the seat to play now
+        drawer = turn if self.photos else self._drawer(turn, hands, candidates)
+        level = self.boneyard.level
+        for ev in self.boneyard.step(seen, drawer, t, frame, started, drawn, played=played):
             if isinstance(ev, Draw):
                 take = min(credit, ev.count)
                 credit -= take
@@ -924,6 +938,8 @@ class Tracker:
                 ev = Notice(ev.kind, ev.t, ev.frame, ev.message + " (the hand areas are guessed from the image's "
                             "borders: a table calibration gives them)")
             out.append(ev)
+        self._yard_marked = self._yard_marked and self.boneyard.level == level
+        self._yard_hands = hands
         drew = [ev for ev in out if isinstance(ev, Draw)]
         if any(drawn) and len(drew) == 1 and not self._votes:
             # a photo: the tile went into a hand and no hand is short of one, so the drawer played it (each
@@ -945,6 +961,50 @@ class Tracker:
                                shapely.polygons([tr.geom.polygon() for tr in line])[None, :])
         near = (gap < LINE_GAP_TILES * np.array([tr.geom.length for tr in line])).any(axis=1)
         return {tr.id for tr, n in zip(down, near) if n}
+
+    def _drawer(self, turn: str | None, hands: dict[str, int], candidates: list[TrackedTile]) -> str | None:
+        """The seat a boneyard drop first seen in this read goes to (a video): the seat to play, unless
+        its hand area gained no tile since the boneyard's count last changed while exactly one other
+        seat's did. Then the drop was seen late, after the drawer played and the turn moved on (a
+        boneyard tile outside a read's changed region is not read again: ``docs/tracking.md``, the
+        boneyard's known limits), and went to the next seat.
+
+        A seat's gain is its face-down tiles now less then, plus the tiles it played since (the judge's
+        plays; this read's new tiles laid outside the hands count for the seat to play, which may lay a
+        tile drawn in this read). Every playing seat's hand must be seen then and now: a camera that
+        does not see the hands (or an empty hand area) gives no gains. ``hands``: this read's face-down
+        tiles in each playing seat's hand area."""
+        played = Counter(seat for _, seat, *_ in self.judge.state.plays)
+        if not self._yard_marked and self._yard_hands is not None:
+            # the count as confirmed at the read before: its hands, and every play that read made
+            self._yard_mark, self._yard_marked = (self._yard_hands, played), True
+        if turn is None or self._yard_mark is None:
+            return turn
+        then, played_then = self._yard_mark
+        order = self.judge.state.order
+        if not all(then.get(s) and hands.get(s) for s in order):
+            return turn  # a hand not in view (then or now): its gain says nothing
+        laid = min(self._laid(candidates), 1)
+        gain = {s: hands.get(s, 0) - then.get(s, 0) + played[s] - played_then[s] + (laid if s == turn else 0)
+                for s in order}
+        if gain.get(turn, 0) >= 1:
+            return turn
+        others = [s for s, g in gain.items() if s != turn and g >= 1]
+        return others[0] if len(others) == 1 else turn
+
+    def _check_rules_fit(self, frame: int, t: float, candidates: list[TrackedTile]) -> list:
+        """Whether the deal and the undealt tiles seen fit the rule set (:mod:`vision.rules_fit`): a
+        ``rules_misfit`` notice, once per parameter, when they clearly do not (draws under a rule set
+        without drawing, another hand size). ``candidates``: this read's new face-up tiles."""
+        st = self.judge.state
+        down = [tr for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout"]
+        beside = self._beside_line(down, candidates)  # the table beside a laid tile, as for the boneyard
+        down = [tr for tr in down if tr.id not in beside]
+        hands = self._hand_counts(down, self._hand_band_scale())
+        started = st.layout.lead is not None
+        turn = st.turn if started and not st.over else None
+        return self.fit.step(len(down) - sum(hands.values()), hands, list(st.order), turn, started,
+                             self._laid(candidates), t, frame)
 
     def _nothing_to_draw(self) -> bool:
         """No boneyard in the rule set, or the camera followed every draw and only the reserve is left."""
