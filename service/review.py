@@ -437,6 +437,11 @@ class FramePipeline:
         self.clipped: np.ndarray | None = None
         self._glared = False  # the last read was overexposed: footage's next one is the same glare, not said again
         self._exposed: np.ndarray | None = None  # the last picture looked at for glare (a second look is no new one)
+        # the tracker asked for a confirming read (a tile gone, a hand shown): that read looks at the other scale
+        # than the read before (a recognizer with ``takes_second_look``), as the same still frame at the same
+        # scale repeats a miss; a second look's own miss is confirmed at the usual scale
+        self._confirming = False
+        self._second_look = False  # the last read was a second look
 
     def step(self, index: int, t: float, image: np.ndarray, each_read: bool = False) -> tuple[list | None, list]:
         """Process one frame; returns (its observations or None when not read, tracker events and notices).
@@ -448,7 +453,12 @@ class FramePipeline:
         obs = None
         if info is None or info.read:
             focus = info.changed_mask() if info is not None and getattr(self.recognize, "takes_focus", False) else None
-            obs = self.recognize(image, focus=focus) if focus is not None else self.recognize(image)
+            second = self._confirming and not self._second_look and getattr(self.recognize, "takes_second_look", False)
+            if second:
+                obs = self.recognize(image, focus=focus, second_look=True)
+            else:
+                obs = self.recognize(image, focus=focus) if focus is not None else self.recognize(image)
+            self._confirming, self._second_look = False, second
             self.reads += 1
             self.last_obs = obs
             rec = getattr(self.recognize, "recognizer", None)
@@ -467,8 +477,10 @@ class FramePipeline:
         if self.clipped is not None and image is not self._exposed:
             self._exposed = image
             events = self._exposure(index, t, share, each_read) + events
-        if self.gate is not None and self.tracker.wants_read:
-            self.gate.request_read()
+        if self.tracker.wants_read:
+            self._confirming = True  # the gate's next read, or a folder's next photo
+            if self.gate is not None:
+                self.gate.request_read()
         return obs, events
 
     def _exposure(self, index: int, t: float, share: float, each_read: bool) -> list[Notice]:

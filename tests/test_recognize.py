@@ -492,6 +492,28 @@ def test_a_box_with_under_a_quarter_of_a_tile_in_the_frame_is_dropped(monkeypatc
     assert [o.flags for o in kept if o.polygon_px[:, 0].min() > 0 and o.polygon_px[:, 1].max() < 300] == [[]]
 
 
+def test_a_second_look_detects_at_another_scale_and_keeps_the_tile_size(monkeypatch):
+    """``second_look`` (the read confirming a tile gone) runs the detector for tiles SECOND_LOOK_SCALE
+    times the calibrated size; the size given back stays the tiles' own. Profile: 4 px per mm at the
+    table centre, so a 48 mm tile is 192 px long; the second look asks for 192 x 0.88 = 168.96 px."""
+    from calibration.profile import TableProfile
+    from vision.detector import Detections
+    from vision.recognize import SECOND_LOOK_SCALE, Recognizer
+
+    prof = TableProfile(name="t", image_size=(800, 600), table_size_mm=(200, 150),
+                        homography=[[0.25, 0, 0], [0, 0.25, 0], [0, 0, 1]])
+    asked = []
+    rec = Recognizer()
+    monkeypatch.setattr(rec.detector, "detect", lambda f, t: asked.append(t) or Detections.empty(t))
+    frame = np.full((600, 800, 3), 90, np.uint8)
+    rec(frame, prof)
+    assert rec.last_tile_px == pytest.approx(192.0)
+    rec.bind(prof)(frame, second_look=True)
+    assert SECOND_LOOK_SCALE == 0.88
+    assert asked == [pytest.approx(192.0), pytest.approx(168.96)]
+    assert rec.last_tile_px == pytest.approx(192.0)
+
+
 def test_table_pose_centre_and_angle():
     from calibration.profile import TableProfile
     from vision.recognize import table_pose

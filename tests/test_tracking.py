@@ -561,6 +561,41 @@ def test_frame_pipeline_hands_what_changed_to_a_recognizer_that_takes_focus():
     assert plain == [(200, 320, 3)] * 2  # a plain callable gets the image only
 
 
+def test_the_read_confirming_a_tile_gone_is_a_second_look():
+    """A still table read again at the same scale repeats the detector's miss: jersey-partnership seed 37
+    (calibrated) lost the line's 2-6 and 1-2 in two reads of one frame and took both back. The read the
+    tracker asks for looks again at another scale (``second_look``); here the first look misses E's 5-2
+    and the second sees it: no take-back. Photos: each step is a read."""
+    from service.review import FramePipeline
+
+    class TwoLooks:
+        takes_focus = takes_second_look = True
+
+        def __init__(self):
+            self.on, self.missed, self.looks = [], None, []
+
+        def __call__(self, image, focus=None, second_look=False):
+            self.looks.append(second_look)
+            return observe([x for x in self.on if second_look or x is not self.missed])
+
+    rec = TwoLooks()
+    pipe = FramePipeline(load_ruleset("nova-block"), rec, timelapse=True)
+    photo = np.full((IMAGE_SIZE[1], IMAGE_SIZE[0], 3), 90, np.uint8)
+    events = []
+    rec.on.append(t_(600, 500, 0, (3, 5), "N"))
+    events += pipe.step(0, 0.0, photo)[1]
+    rec.on.append(t_(648, 500, 0, (5, 2), "E"))
+    events += pipe.step(1, 1.0, photo)[1]
+    assert [p[1] for p in plays(events)] == [(3, 5), (5, 2)]
+    rec.missed = rec.on[1]  # the next photo's first look misses the arm's last tile
+    events += pipe.step(2, 2.0, photo)[1]
+    assert pipe.tracker.wants_read  # one miss is no take-back: it asks for another read
+    events += pipe.step(3, 3.0, photo)[1]
+    assert not [e for e in events if isinstance(e, TakeBack)]
+    assert rec.looks == [False, False, False, True]
+    assert pipe.tracker.hand.state.layout.open_ends() == {"W": 3, "E": 2}
+
+
 def test_gate_reads_once_after_an_arm_came_and_went_without_a_visible_change():
     """A knock, or a white tile turned face up, changes few pixels: the arm's visit earns one read."""
     gate = MotionGate(still_window_s=0.3)

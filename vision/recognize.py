@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Recognizer", "FocusedRecognize", "FOCUS_THRESHOLD", "recognize", "ModelsMissingError",
            "DEFAULT_DETECTOR", "INT8_DETECTOR", "DYNAMIC_DETECTOR", "default_detector", "check_profile",
            "DEFAULT_PIP_READER", "as_bgr", "table_pose", "off_table_dropped", "OFF_TABLE_MARGIN", "off_table_message",
-           "OFF_TABLE_SURE_SCORE"]
+           "OFF_TABLE_SURE_SCORE", "SECOND_LOOK_SCALE"]
 
 #: Default ``read_threshold`` of :class:`Recognizer` (measured on DDD photos and the held-out
 #: synthetic frames, docs/benchmarks.md).
@@ -64,6 +64,13 @@ FOCUS_THRESHOLD = 0.1
 #: ... when at least this share of the box changed (a printed domino on a game board next to a
 #: new tile scores 0.1-0.2 too, but its pixels did not change).
 FOCUS_MIN_CHANGED = 0.5
+#: A ``second_look`` (the read that confirms a tile gone) scales the frame for tiles this many times
+#: the known size, i.e. 1 / 0.88 = 1.14x larger in the detector input (45 px instead of 40, inside the
+#: trained 28-56 px). The detector's misses depend on the scale, and a still frame read again at the same
+#: scale repeats them: jersey-partnership seed 37 (held-out marble) at its calibrated 51 px boxed neither
+#: the line's 2-6 and 1-2 nor E's new 6-0 in two reads, which became two take-backs and 9 plays lost;
+#: at 0.88x all three were boxed (0.66, 0.36, 0.91).
+SECOND_LOOK_SCALE = 0.88
 _MODELS = Path(os.environ.get("DOMINOCAST_MODELS") or Path(__file__).resolve().parent.parent / "models")
 #: Default model files (shipped in ``models/``; the ``DOMINOCAST_MODELS`` folder when that is set).
 #: ``DOMINOCAST_DETECTOR`` names another detector file, e.g. ``models/tile_detector.int8.onnx``
@@ -352,7 +359,8 @@ class Recognizer:
         return FocusedRecognize(self, profile)
 
     def __call__(self, frame: np.ndarray, profile: TableProfile | None = None,
-                 tile_px: float | None = None, focus: np.ndarray | None = None) -> list[TileObservation]:
+                 tile_px: float | None = None, focus: np.ndarray | None = None,
+                 second_look: bool = False) -> list[TileObservation]:
         """Recognize the tiles in one frame.
 
         Args:
@@ -363,6 +371,9 @@ class Recognizer:
                 (:meth:`vision.motion.MotionInfo.changed_mask`): face-up boxes with at least
                 :data:`FOCUS_MIN_CHANGED` of their area on it count from ``focus_threshold``
                 instead of ``read_threshold`` (the pip reader still has to vouch for them).
+            second_look: a read that confirms what the last one missed: with a known tile size the
+                detector looks at tiles :data:`SECOND_LOOK_SCALE` times that size (the same frame at the
+                same scale would repeat a miss); sizes given back (``last_tile_px``) stay the real ones.
 
         Returns:
             one :class:`TileObservation` per tile, highest detector score first.
@@ -375,7 +386,12 @@ class Recognizer:
         if profile is not None:
             check_profile(profile, bgr.shape)
         size = tile_px or self.tile_px or (profile_tile_px(profile) if profile is not None else None)
-        dets = (self.detector.detect(bgr, size) if size else self.detector.detect_auto(bgr)).without_straddling()
+        if size:
+            dets = self.detector.detect(bgr, size * SECOND_LOOK_SCALE if second_look else size)
+            dets.tile_px = size  # the tiles' size in the frame (edge slivers, glare fits), not the look's
+        else:
+            dets = self.detector.detect_auto(bgr)
+        dets = dets.without_straddling()
         self.last_tile_px = dets.tile_px
         H, W = bgr.shape[:2]
         obs: list[TileObservation] = []
@@ -518,13 +534,16 @@ class FocusedRecognize:
     """
 
     takes_focus = True
+    #: ... and ``second_look`` (:meth:`Recognizer.__call__`) for the read that confirms a tile gone.
+    takes_second_look = True
 
     def __init__(self, recognizer: Recognizer, profile: TableProfile | None):
         self.recognizer = recognizer
         self.profile = profile
 
-    def __call__(self, image: np.ndarray, focus: np.ndarray | None = None) -> list[TileObservation]:
-        return self.recognizer(image, self.profile, focus=focus)
+    def __call__(self, image: np.ndarray, focus: np.ndarray | None = None,
+                 second_look: bool = False) -> list[TileObservation]:
+        return self.recognizer(image, self.profile, focus=focus, second_look=second_look)
 
 
 _DEFAULT: Recognizer | None = None
