@@ -53,6 +53,7 @@ class Laid:
     confidence: float = 0.95
     det_score: float = 0.97  # the detector's score (a domino printed on a board: 0.2-0.35)
     face_lab: tuple[float, float, float] | None = None  # the face's body colour, OpenCV 8-bit Lab
+    patch: object | None = None  # the picture round it (vision.tile_turn.TilePatch), as the recognizer keeps it
 
     def polygon_mm(self) -> np.ndarray:
         u = self.axis * TILE_L / 2
@@ -77,6 +78,7 @@ class Obs:
     angle_deg: float | None = None
     flags: list = field(default_factory=list)
     face_lab: tuple[float, float, float] | None = None
+    patch: object | None = None
 
     @property
     def confidence(self) -> float:
@@ -230,7 +232,8 @@ def observe(tiles: list[Laid], to_px=None) -> list[Obs]:
         if t.face == "down":
             out.append(Obs(poly, "down", 0.9, None, None))
         else:
-            out.append(Obs(poly, "up", t.det_score, t.pips, (t.confidence, t.confidence), face_lab=t.face_lab))
+            out.append(Obs(poly, "up", t.det_score, t.pips, (t.confidence, t.confidence), face_lab=t.face_lab,
+                           patch=t.patch))
     return out
 
 

@@ -55,6 +55,8 @@ class TileObservation:
         angle_deg: long-axis direction on the table, degrees (calibrated frames only).
         face_lab: the body colour of a face-up tile's top face, median ``(L, a, b)`` in OpenCV's
             8-bit Lab scale (:func:`vision.crops.face_colours_lab`); None when face down or not measured.
+        patch: a face-up tile's grey surroundings in the frame (:func:`vision.tile_turn.tile_patch`), from which
+            the tracker measures how far a knocked tile turned; None when not kept.
         flags: anomaly / provenance flags (``FLAG_*`` constants).
     """
 
@@ -69,6 +71,7 @@ class TileObservation:
     center_mm: np.ndarray | None = None
     angle_deg: float | None = None
     face_lab: tuple[float, float, float] | None = None
+    patch: object | None = field(default=None, repr=False, compare=False)  # a vision.tile_turn.TilePatch
     flags: list[str] = field(default_factory=list)
 
     @property

@@ -45,6 +45,7 @@ from vision.obb import changed_share, convex_overlap
 from vision.observation import FLAG_FRAME_EDGE, FLAG_GLARE_FIT, FLAG_PIP_DISAGREE, TileObservation
 from vision.pip_reader import PipReader
 from vision.set_constraint import pictures_of_held_tiles, resolve_readings
+from vision.tile_turn import tile_patch
 
 if TYPE_CHECKING:  # pragma: no cover
     from calibration.profile import TableProfile
@@ -449,6 +450,7 @@ class Recognizer:
             for i, (o, r) in enumerate(zip(up, res)):
                 o.polygon_px = hr.polygons[i]
                 o.face_lab = tuple(float(v) for v in labs[i])
+                o.patch = tile_patch(bgr, o.polygon_px)  # a knocked tile's turn is registered from it
                 o.half_probs = hr.probs[i]
                 o.raw_pips = r.raw_pips
                 o.pips = r.pips

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
@@ -75,6 +75,7 @@ from vision.placements import Notice, attribute_seat, seat_of_entry
 from vision.record_binding import RecordBinder, RecordedPlay, placed_pips, recorded_plays
 from vision.reveals import RevealWatcher, seat_of_position
 from vision.rules_fit import RulesFitWatch
+from vision.tile_turn import registered_turn_deg
 
 __all__ = ["Tracker", "TrackerConfig", "TrackedTile", "BoardState", "PlayRecord", "track_frames"]
 
@@ -238,6 +239,9 @@ class TrackedTile:
     seen_score: float = 1.0
     #: its latest read lay in or by clipped white (:func:`vision.exposure.read_in_glare`): not kept through a glare
     read_in_glare: bool = False
+    #: the picture of the read ``geom`` is from (:attr:`vision.observation.TileObservation.patch`): a bump's turn
+    #: is registered against it; None when not kept, or after the tiles were moved with the camera
+    patch: object | None = field(default=None, repr=False, compare=False)
 
     @property
     def key(self) -> tuple[int, int] | None:
@@ -758,6 +762,7 @@ class Tracker:
             disp = float(np.linalg.norm(tr.geom.center - o.geom.center))
             rel = disp / tr.geom.length
             turn = turn_deg(tr.geom, o.geom)  # signed: the notice says which way it was knocked
+            patch = getattr(o.obs, "patch", None)
             if how == "reread" and tr.pips is not None and o.pips is not None:
                 if tr.status == "layout" and tr.noted != o.pips:
                     tr.noted = o.pips  # once per new reading, not on every read
@@ -773,11 +778,15 @@ class Tracker:
                 continue
             if moved_camera and how == "near" and rel <= CAMERA_RESIDUAL_TILES and turned_a_little:
                 # the camera's move fitted as a shift and turn leaves a tilt's few px: no bump, no play
-                tr.geom, tr.polygon_px = o.geom, np.asarray(o.obs.polygon_px, np.float32)
+                tr.geom, tr.polygon_px, tr.patch = o.geom, np.asarray(o.obs.polygon_px, np.float32), patch
                 moved_layout = moved_layout or tr.status == "layout"
                 continue
             kind = "bump" if how != "far" else "moved"
-            tr.geom, tr.polygon_px = o.geom, np.asarray(o.obs.polygon_px, np.float32)
+            if tr.status == "layout" and tr.patch is not None and patch is not None:
+                # helper-165: the boxes' turn errs by 1-2 degrees, as much as a knock turns a tile
+                registered = registered_turn_deg(tr.patch, patch, turn)
+                turn = turn if registered is None else registered
+            tr.geom, tr.polygon_px, tr.patch = o.geom, np.asarray(o.obs.polygon_px, np.float32), patch
             if o.pips is not None and o.key == tr.key:
                 # pips are in polygon order: a tile read while held, then laid turned, kept the held
                 # pose's order, and its far half was taken for the one touching the open end
@@ -810,6 +819,7 @@ class Tracker:
                 tr.scenery = True
             tr.old = self.state is None and self._old_layout_at_start and tr.face == "up"
             tr.face_lab = getattr(o.obs, "face_lab", None)
+            tr.patch = getattr(o.obs, "patch", None)
             self._next_id += 1
             self.tiles[tr.id] = tr
             new_tiles.append(tr)
@@ -1069,6 +1079,7 @@ class Tracker:
                     else tile_move(px_before[0], px_now[0]))
         for tr in self.tiles.values():
             tr.geom = moved_geom(tr.geom, m)
+            tr.patch = None  # a picture from before the camera moved: a turn registered on it is the camera's
             if m_px is not None:
                 tr.polygon_px = moved_points(tr.polygon_px, m_px).astype(np.float32)
         self.camera_moves += 1
