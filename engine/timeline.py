@@ -62,14 +62,18 @@ def result_text(kind: str, winner: str | None, note: str | None) -> str:
     return kind + (f", {winner} wins" if winner else "") + (f" ({note})" if note else "")
 
 
-def ends_text(row: dict) -> str:
-    """A row's open ends for people, ``W:0 E:0 N:4 S:6``, with the count the rules score when it is not
-    their sum (helper-85: a spinner's arm not yet played on shows its 6 but counts nothing):
-    ``W:0 E:0 N:4 S:6 (counts 4)``."""
+def ends_text(row: dict, score_ends: bool = True) -> str:
+    """A row's open ends for people, ``W:6 E:5 (counts 17)``: with the count the rules score on every row
+    when the rule set scores the ends (``score_ends``), never when it does not.
+
+    helper-85 added the count where it is not the ends' sum (a spinner's arm not yet played on shows its 6
+    but counts nothing; a double at an end counts both halves); helper-165: shown only then, a reader met
+    ``W:6 E:5 (counts 17)`` beside ``W:6 E:4`` and could not tell whether the second counted 10, and a
+    block game, which scores no ends, showed a count that counted for nothing."""
     ends = row.get("open_ends") or {}
     text = " ".join(f"{k}:{v}" for k, v in ends.items())
     total = row.get("ends_total")
-    if ends and total is not None and total != sum(ends.values()):
+    if ends and score_ends and total is not None:
         text += f" (counts {total})"
     return text
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import typer
@@ -74,7 +75,7 @@ def score(
         if "hand_end" in row:
             he = row["hand_end"]
             text += f"  [bold]→ {he['kind']}{' ' + he['winner'] if he['winner'] else ''}[/] ({he['note']})"
-        table.add_row(f"{row['game']}.{row['hand']}", str(row["index"]), text, pts, ends_text(row),
+        table.add_row(f"{row['game']}.{row['hand']}", str(row["index"]), text, pts, ends_text(row, sc.rules.score_ends),
                       flags, "" if by_pips else _score(row["score"]))
     console.print(table)
     # what each flag means, once per kind (helper-116: "must_draw" stood alone; its message only in --json)
@@ -115,16 +116,30 @@ def _print_standings(match, players: dict[str, str]) -> None:
     console.print(t)
 
 
+#: A preset's ``source`` when it is a tournament rule text: ``seed <file stem> (<title>)``.
+_SEED = re.compile(r"seed (?P<stem>\d{3}_[0-9a-f]{16}) \((?P<title>.+)\)")
+#: Where those rule texts lie, said once under the list.
+SEEDS_FOLDER = "../shared/seeds/, beside the repository"
+SEEDS_CAPTION = f"seed files: {SEEDS_FOLDER}"
+
+
+def source_label(source: str) -> str:
+    """``source`` as a reader names it: a seed's title first, then its file (helper-165: the list led with
+    the id, ``seed 000_708a877065d77bfc``, which names no file a reader can find); other text as is."""
+    m = _SEED.fullmatch(source)
+    return f"{m['title']} (seed file {m['stem']}.txt)" if m else source
+
+
 def rules(preset: str = typer.Argument(None, help="preset to show; omit to list them")) -> None:
     """List rule-set presets, or show one preset's parameters."""
     if preset is None:
-        t = Table(title="Rule-set presets")
+        t = Table(title="Rule-set presets", caption=SEEDS_CAPTION)
         t.add_column("preset")
         t.add_column("title")
         t.add_column("source")
         for name in available_presets():
             rs = load_ruleset(name)
-            t.add_row(name, rs.title, rs.source)
+            t.add_row(name, rs.title, escape(source_label(rs.source)))
         console.print(t)
         return
     try:
@@ -139,7 +154,9 @@ def rules(preset: str = typer.Argument(None, help="preset to show; omit to list 
     t.add_column("value")
     t.add_column("from")
     for key in Ruleset.model_fields:
-        if key != "penalties":
+        if key == "source":  # shown as it reads; the stored value (with the seed's id) stays as is in the API
+            t.add_row(key, escape(source_label(rs.source)), SEEDS_FOLDER if _SEED.fullmatch(rs.source) else "")
+        elif key != "penalties":
             t.add_row(key, escape(str(getattr(rs, key))), escape(quotes.get(key, "")))
     for name, spec in rs.penalties.items():
         t.add_row(f"penalty {name}", escape(spec.describe()), escape(quotes.get(f"penalties.{name}", spec.source)))

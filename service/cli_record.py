@@ -228,7 +228,8 @@ def report(
         write_report(out, title, subtitle, rows, snaps, match.standings(), video=link,
                      corrections=[{**c, "where": hand_name(record.hands[c["hand"] - 1], record)}
                                   for c in corrections(record.logs)], generator=RECORD_PAGE, warning=unfinished,
-                     unit="pips" if match.rules.standings == "cumulative_pips" else "points")
+                     unit="pips" if match.rules.standings == "cumulative_pips" else "points",
+                     score_ends=match.rules.score_ends)
     except OSError as exc:
         raise fail(f"{out}: cannot write: {exc.strerror or exc}") from None
     if defaulted:

@@ -73,7 +73,10 @@ def serve(
         _print_token(token_file, app.state.token)
     console.print(f"dominocast service on http://{_url_host(host)}:{port}/  (docs at /docs)", highlight=False)
     # service.server closes the open feeds at shutdown; the timeout is for any other slow request
-    serve_app(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+    try:
+        serve_app(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+    finally:
+        _forget_holder(data_dir)
 
 
 def _kept_token(path: Path) -> str:
@@ -108,7 +111,8 @@ def _hold_data_dir(data_dir: Path, host: str | None, port: int):
     except Timeout:
         try:
             who = read_json_object(holder, "service note", limit=4096)
-            by = f" (pid {who['pid']}, http://{who['host']}:{who['port']}/)"
+            # a dead pid's note is stale (the holder has not written its own yet): naming it would mislead
+            by = f" (pid {who['pid']}, http://{who['host']}:{who['port']}/)" if _running(who["pid"]) else ""
         except (InputFileError, KeyError):
             by = ""
         raise fail(f"--data-dir {data_dir} is in use by another dominocast serve{by}: "
@@ -116,6 +120,36 @@ def _hold_data_dir(data_dir: Path, host: str | None, port: int):
     if host is not None:
         holder.write_text(json.dumps({"pid": os.getpid(), "host": _url_host(host), "port": port}), encoding="utf-8")
     return lock
+
+
+def _running(pid: object) -> bool:
+    """Whether a process ``pid`` runs on this machine (signal 0 checks without sending anything)."""
+    import os
+
+    if not isinstance(pid, int) or isinstance(pid, bool) or not 0 < pid < 2**31:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def _forget_holder(data_dir: Path) -> None:
+    """At a clean stop, remove ``DIR/serve.json`` while it still names this process, so no note names a
+    dead pid (helper-165). A note another process wrote meanwhile (after deleting our lock) is theirs and
+    stays; ``serve.lock`` stays too: it names no one, and the OS lets go of it with the process."""
+    import os
+
+    holder = data_dir / "serve.json"
+    try:
+        ours = read_json_object(holder, "service note", limit=4096).get("pid") == os.getpid()
+    except InputFileError:
+        return
+    if ours:
+        holder.unlink(missing_ok=True)
 
 
 def _sqlite_file(database: str | None, query) -> str | None:  # noqa: ANN001 - the URL's query mapping

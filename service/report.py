@@ -111,7 +111,7 @@ document.addEventListener("click", (e) => {
 </script>"""
 
 
-def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
+def _row_html(row: dict, snapshot: str | None, video: str | None = None, score_ends: bool = True) -> str:
     flags = row.get("flags") or []
     # The review's own ``hand_end`` row repeats the award the scoring event's row already carries:
     # say it in words, not again in the points column (it would read as a second award).
@@ -151,7 +151,7 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None) -> str:
     flag_txt = "".join(f'<div class="{"notetxt" if f.get("notice") else "flagtxt"}">{"" if f.get("notice") else "⚑ "}'
                        f'{html.escape(f["kind"])}: {html.escape(f["message"])}</div>' for f in flags)
     flags = [f for f in flags if not f.get("notice")]
-    ends = html.escape(ends_text(row))
+    ends = html.escape(ends_text(row, score_ends))
     img = f'<img class="snap" src="{html.escape(snapshot)}" alt="frame {row.get("frame")}">' if snapshot else ""
     score = " ".join(f"{html.escape(s)} {v}" for s, v in (row.get("score") or {}).items())
     cls = ' class="flag"' if flags else ""
@@ -207,7 +207,8 @@ def _is_summary(row: dict) -> bool:
     return row.get("type") == "hand_end" and "hand_end" not in row and "index" not in row
 
 
-def _timeline_rows(rows: list[dict], snapshots: dict[int, str], video: str | None) -> list[str]:
+def _timeline_rows(rows: list[dict], snapshots: dict[int, str], video: str | None,
+                   score_ends: bool = True) -> list[str]:
     """The timeline's ``<tr>`` rows in :func:`time_order`. A review's summary row right after the event
     that ended the hand is not shown again (helper-92: "hand over" twice in a row); its snapshot, the
     final score, goes to that event's row."""
@@ -232,7 +233,7 @@ def _timeline_rows(rows: list[dict], snapshots: dict[int, str], video: str | Non
             out[-1] = (out[-1][0], out[-1][1] or snapshots.get(i))
             continue
         out.append((row, snapshots.get(i)))
-    return [_row_html(row, snap, video) for row, snap in out]
+    return [_row_html(row, snap, video, score_ends) for row, snap in out]
 
 
 def _flag_when(row: dict) -> str:
@@ -248,7 +249,7 @@ def _flag_when(row: dict) -> str:
 def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                   standings: list[tuple[str, int, int]], warning: str | None = None,
                   video: str | None = None, corrections: list[dict] | None = None,
-                  generator: str | None = None, unit: str = "points") -> str:
+                  generator: str | None = None, unit: str = "points", score_ends: bool = True) -> str:
     """The report's HTML text.
 
     Args:
@@ -257,6 +258,8 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
         standings: (side, games won, points or pips) best first.
         unit: ``points``, or ``pips`` where the standings count the pips left (seed 002): no score chart then,
             as no points change hands (helper-121: the page said "points" over pips, and drew zeros).
+        score_ends: the rule set scores the open ends: each row's count is shown with them
+            (:func:`engine.timeline.ends_text`).
         warning: shown in a box under the title (e.g. that the review was interrupted).
         video: relative path of the annotated video: shown under the title, and each event's
             time links to its moment in it.
@@ -299,7 +302,7 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
         body.append("</ul>")
     body.append("<h2>Timeline</h2><table><tr><th>hand</th><th>time</th><th>event</th><th>points</th>"
                 "<th>open ends</th><th>score</th><th>snapshot</th></tr>")
-    body += _timeline_rows(rows, snapshots, video)
+    body += _timeline_rows(rows, snapshots, video, score_ends)
     body.append("</table>")
     # a review's page holds its snapshots: `record report` is told not to write over it (cli_common)
     meta = f"<meta name='generator' content='{generator or (REVIEW_PAGE if snapshots else RECORD_PAGE)}'>"
@@ -309,11 +312,13 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
 
 def write_report(path: Path, title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                  standings: list[tuple[str, int, int]], warning: str | None = None, video: str | None = None,
-                 corrections: list[dict] | None = None, generator: str | None = None, unit: str = "points") -> Path:
+                 corrections: list[dict] | None = None, generator: str | None = None, unit: str = "points",
+                 score_ends: bool = True) -> Path:
     """Write :func:`render_report` to ``path`` (UTF-8) and return it. A name with bytes that are not UTF-8
     (a folder or photo named so, held by Python as lone surrogates) shows U+FFFD for each such byte
     (helper-150: the review ended in an encoding error after all its work)."""
-    page = render_report(title, subtitle, rows, snapshots, standings, warning, video, corrections, generator, unit)
+    page = render_report(title, subtitle, rows, snapshots, standings, warning, video, corrections, generator, unit,
+                         score_ends)
     write_text_atomic(path, readable(page))
     return path
 

@@ -988,7 +988,8 @@ class ReviewSession:
         video = self.out.video.path.name if self.out.video is not None else None
         unit = "pips" if self.rules is not None and self.rules.standings == "cumulative_pips" else "points"
         s.files["report"] = write_report(self.out.dir / "report.html", title, subtitle, self.out.rows,
-                                         self.out.snapshots, s.standings, warning, video, unit=unit)
+                                         self.out.snapshots, s.standings, warning, video, unit=unit,
+                                         score_ends=self.rules is not None and self.rules.score_ends)
         return s
 
 

@@ -29,16 +29,21 @@ def _not_found(text: str, status: int = 404) -> HTMLResponse:
                         "</body></html>", status_code=status)
 
 
-def _table_page(request: Request, table_id: str, name: str) -> Response:
-    """A table's page, or a 404 page when the table does not exist (as the API answers for it), a 409 page
-    when it cannot be loaded."""
+def _unavailable(request: Request, table_id: str) -> HTMLResponse | None:
+    """The error page the API's answer for ``table_id`` calls for: a 404 page when the table does not exist,
+    a 409 page with the API's reason when it cannot be loaded; None when it is there."""
     try:
         registry(request).get(table_id)
     except NotFound as exc:
         return _not_found(str(exc) or f"table {table_id} does not exist")
     except Conflict as exc:
         return _not_found(str(exc), status=409)
-    return _page(name)
+    return None
+
+
+def _table_page(request: Request, table_id: str, name: str) -> Response:
+    """A table's page, or the error page the API answers with for that table (:func:`_unavailable`)."""
+    return _unavailable(request, table_id) or _page(name)
 
 
 @router.get("/", include_in_schema=False)
@@ -66,13 +71,17 @@ def umpire(table_id: str, request: Request) -> Response:
 
 @router.get("/matches/{match_id}/review", include_in_schema=False)
 def review(match_id: str, request: Request) -> Response:
-    """A match's review page, or a 404 page for a match that does not exist (or an id that is none)."""
+    """A match's review page, or a 404 page for a match that does not exist (or an id that is none), or
+    its table's error page (:func:`_unavailable`): helper-165, a match at a table that cannot be loaded got
+    an empty 200 page while ``/api/matches/{id}`` answered 409."""
     from service.models import MatchRow
 
     if not (match_id.isascii() and match_id.isdecimal()):
         return _not_found(f"no match {match_id}")
     with request.app.state.factory() as s:
-        if get_row(s, MatchRow, int(match_id)) is None:
+        m = get_row(s, MatchRow, int(match_id))
+        if m is None:
             return _not_found(f"no match {match_id}")
-    return _page("review.html")
+        table_id = m.table_id
+    return _unavailable(request, table_id) or _page("review.html")
 

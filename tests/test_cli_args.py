@@ -98,7 +98,8 @@ def test_serve_refuses_a_data_dir_another_service_holds(tmp_path, monkeypatch):
 
     data = tmp_path / "svc"
     data.mkdir()
-    (data / "serve.json").write_text(json.dumps({"pid": 4242, "host": "127.0.0.1", "port": 8753}))
+    holder = os.getpid()  # this test holds the lock below: its note names a running process
+    (data / "serve.json").write_text(json.dumps({"pid": holder, "host": "127.0.0.1", "port": 8753}))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         free = s.getsockname()[1]
@@ -107,17 +108,84 @@ def test_serve_refuses_a_data_dir_another_service_holds(tmp_path, monkeypatch):
     with FileLock(data / "serve.lock"):  # the first service
         code, msg = _err("serve", "--port", free, "--data-dir", data)
     assert (code, msg) == (2, f"error: --data-dir {data} is in use by another dominocast serve "
-                              "(pid 4242, http://127.0.0.1:8753/): stop it first, or pick another --data-dir")
+                              f"(pid {holder}, http://127.0.0.1:8753/): stop it first, or pick another --data-dir")
     assert started == [] and not (data / "token").exists()
-    assert json.loads((data / "serve.json").read_text())["pid"] == 4242  # the holder's note is kept
+    assert json.loads((data / "serve.json").read_text())["pid"] == holder  # the holder's note is kept
     # helper-108: on the port the first service listens on too, the data dir is named, not the port
     with socket.socket() as busy, FileLock(data / "serve.lock"):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         code, msg = _err("serve", "--port", busy.getsockname()[1], "--data-dir", data)
     assert (code, msg) == (2, f"error: --data-dir {data} is in use by another dominocast serve "
-                              "(pid 4242, http://127.0.0.1:8753/): stop it first, or pick another --data-dir")
-    assert json.loads((data / "serve.json").read_text())["pid"] == 4242
+                              f"(pid {holder}, http://127.0.0.1:8753/): stop it first, or pick another --data-dir")
+    assert json.loads((data / "serve.json").read_text())["pid"] == holder
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has ended (reaped: no process has it until the system reuses it)."""
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_holders_note_naming_a_dead_process_is_not_shown(tmp_path):
+    """helper-165: serve.json stayed after a stop; while the lock is held by a service that has not
+    written its own note yet, the refusal named the old, dead pid as the holder."""
+    import json
+
+    from filelock import FileLock
+
+    data = tmp_path / "svc"
+    data.mkdir()
+    (data / "serve.json").write_text(json.dumps({"pid": _dead_pid(), "host": "127.0.0.1", "port": 8753}))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    with FileLock(data / "serve.lock"):
+        code, msg = _err("serve", "--port", free, "--data-dir", data)
+    assert (code, msg) == (2, f"error: --data-dir {data} is in use by another dominocast serve: stop it first, "
+                              "or pick another --data-dir")
+
+
+def test_a_clean_stop_removes_its_holders_note_and_a_stale_one_is_replaced(tmp_path, monkeypatch):
+    """helper-165: after a clean stop serve.json still named the stopped service's pid. It goes at the
+    stop, only while it is this process's; a stale note (a dead pid: kill -9) is replaced at the start."""
+    import json
+
+    import service.app
+    import service.server
+
+    data = tmp_path / "svc"
+    data.mkdir()
+    (data / "serve.json").write_text(json.dumps({"pid": _dead_pid(), "host": "127.0.0.1", "port": 1}))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    seen = []
+
+    class App:
+        class state:  # noqa: N801 - what serve() reads of a real app
+            token_generated = False
+
+    def run(app, host, port, **config):  # the service runs: its note names it
+        seen.append(json.loads((data / "serve.json").read_text()))
+
+    monkeypatch.setattr(service.app, "create_app", lambda settings: App)
+    monkeypatch.setattr(service.server, "serve", run)
+    start = ["serve", "--port", str(free), "--data-dir", str(data), "--token", "x" * 12]
+    res = CliRunner().invoke(app, start)
+    assert res.exit_code == 0, res.output
+    assert seen == [{"pid": os.getpid(), "host": "127.0.0.1", "port": free}]
+    assert not (data / "serve.json").exists()
+    # a note another service wrote meanwhile is not ours to remove
+    def taken(app, host, port, **config):
+        (data / "serve.json").write_text(json.dumps({"pid": os.getpid() + 1, "host": "h", "port": 2}))
+
+    monkeypatch.setattr(service.server, "serve", taken)
+    assert CliRunner().invoke(app, start).exit_code == 0
+    assert json.loads((data / "serve.json").read_text())["pid"] == os.getpid() + 1
 
 
 def test_serve_refuses_a_short_token(tmp_path, monkeypatch):

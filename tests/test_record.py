@@ -840,8 +840,39 @@ def test_open_ends_show_the_count_the_rules_score_when_it_is_not_their_sum():
 
     assert ends_text({"open_ends": {"W": 0, "E": 0, "N": 4, "S": 6}, "ends_total": 4}) == "W:0 E:0 N:4 S:6 (counts 4)"
     assert ends_text({"open_ends": {"W": 6, "E": 5}, "ends_total": 17}) == "W:6 E:5 (counts 17)"  # a double: both halves
-    assert ends_text({"open_ends": {"W": 3, "E": 4}, "ends_total": 7}) == "W:3 E:4"
+    # helper-165: the count is said on every row, not only where it is not the sum (a reader could not tell
+    # whether a row without it counted); a rule set that scores no ends (block, draw) shows none
+    assert ends_text({"open_ends": {"W": 3, "E": 4}, "ends_total": 7}) == "W:3 E:4 (counts 7)"
+    assert ends_text({"open_ends": {"W": 6, "E": 5}, "ends_total": 17}, score_ends=False) == "W:6 E:5"
     assert ends_text({"open_ends": {}, "ends_total": 0}) == ""
+
+
+def test_score_and_report_say_the_count_on_every_row_where_the_ends_score(tmp_path):
+    """helper-165: `score` and report.html showed "(counts N)" only where N was not the ends' sum, so a
+    hand's rows said what counted on some and not others; a block game showed counts that score nothing."""
+    from typer.testing import CliRunner
+
+    from service.cli import app as cli_app
+
+    def ends_column(preset: str) -> list[str]:
+        out = CliRunner().invoke(cli_app, ["score", f"examples/{preset}.yaml"], env={"COLUMNS": "400"}).stdout
+        return [cells[5].strip() for line in out.splitlines() if (cells := line.split("│")) and len(cells) > 6
+                and cells[5].strip()]
+
+    ends = ends_column("lisa-b-all-fives")
+    # S leads 6-6 (a lone spinner: 6 + 6), N plays 6-5 at E (the spinner's W side 12 + 5), S 5-5 at E (12 + 10)
+    assert ends[:3] == ["W:6 E:6 (counts 12)", "W:6 E:5 (counts 17)", "W:6 E:5 (counts 17)"]
+    assert "W:6 E:3 (counts 15)" in ends  # S 3-0 at E: 12 + 3 = 15, the row that scores S+15
+    assert all(e.endswith(")") and "(counts " in e for e in ends)
+    block = ends_column("block")
+    assert block[:2] == ["W:4 E:1", "W:4 E:3"] and not any("counts" in e for e in block)
+    # the report page of the same matches, through `record report`
+    for preset, want, unwanted in (("lisa-b-all-fives", "W:6 E:6 (counts 12)", None), ("block", "W:4 E:1", "(counts")):
+        rec, page = tmp_path / f"{preset}.json", tmp_path / f"{preset}.html"
+        assert CliRunner().invoke(cli_app, ["score", f"examples/{preset}.yaml", "--record", str(rec)]).exit_code == 0
+        assert CliRunner().invoke(cli_app, ["record", "report", str(rec), "--out", str(page)]).exit_code == 0
+        text = page.read_text()
+        assert f"<td>{want}</td>" in text and (unwanted is None or unwanted not in text)
 
 
 def test_a_hand_left_without_a_result_while_the_next_began_is_said(cli, tmp_path):

@@ -96,6 +96,25 @@ def test_rules_command_shows_where_each_value_comes_from():
     assert "penalty looking_at_tiles │ +30 opp.; opp. lead; right of infractor │" in out
 
 
+def test_rules_command_names_each_source_by_title_and_file():
+    """helper-165: the list showed a tournament text as ``seed 000_708a877065d77bfc (...)``, an id that names
+    no file; it reads title first, then the seed's file. The preset's stored ``source`` (API, records) keeps
+    the id; a published source is shown as written."""
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
+    out = " ".join(CliRunner().invoke(app, ["rules"], env={"COLUMNS": "400"}).stdout.split())
+    assert ("│ lisa-b-all-fives │ Lisa B. Domino Tournament: All Fives, singles │ "
+            "Lisa B. Domino Tournament rules (seed file 000_708a877065d77bfc.txt) │") in out
+    assert "│ all-fives │ All Fives (pagat) │ pagat.com All Fives │" in out
+    assert "seed files: ../shared/seeds/, beside the repository" in out and "│ seed 00" not in out
+    out = " ".join(CliRunner().invoke(app, ["rules", "muggins"], env={"COLUMNS": "400"}).stdout.split())
+    assert ("│ source │ Muggins rules with variations (seed file 004_8bc1e44f230f4fc0.txt) │ ../shared/seeds/, "
+            "beside the repository │") in out
+    assert load_ruleset("muggins").source == "seed 004_8bc1e44f230f4fc0 (Muggins rules with variations)"
+
+
 # --- seed 000: Lisa B. All Fives ---------------------------------------------------------
 
 

@@ -371,6 +371,38 @@ def test_a_table_row_whose_stored_json_is_damaged_is_listed_as_error_and_the_res
         assert sorted(t["id"] for t in c.get("/api/tables").json()) == ["kind", "ok"]
 
 
+def test_the_pages_of_a_table_that_cannot_be_loaded_answer_as_the_api_does(tmp_path, monkeypatch):
+    """helper-165: /matches/{id}/review of a match at a table whose stored JSON is damaged answered an
+    empty 200 page (its data calls then failed) while /api/matches/{id} answered 409. Every page of such a
+    table is an HTML error page with the API's status and reason; the other table's pages are served."""
+    import html
+    import re
+    import sqlite3
+
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "data"
+    with TestClient(app_for(data)) as c:
+        post(c, "/api/tables", {"id": "ok", "name": "OK", "rules": RULES})
+        post(c, "/api/tables", {"id": "bad", "name": "Bad", "rules": RULES})
+        (bad_match,) = [m["id"] for m in c.get("/api/tables/bad/matches").json()]
+        (ok_match,) = [m["id"] for m in c.get("/api/tables/ok/matches").json()]
+    (db,) = data.glob("*.db")
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE tables SET players = '{bad' WHERE id = 'bad'")
+    con.close()
+    with TestClient(app_for(data)) as c:
+        api = c.get(f"/api/matches/{bad_match}")
+        assert api.status_code == 409
+        why = api.json()["detail"]
+        assert why.startswith("table 'bad' cannot be loaded: its stored players cannot be read (")
+        for page in (f"/matches/{bad_match}/review", "/tables/bad/overlay", "/tables/bad/umpire"):
+            r = c.get(page)
+            assert (r.status_code, r.headers["content-type"].split(";")[0]) == (409, "text/html"), page
+            assert html.unescape(re.search(r"<p>(.*?)</p>", r.text).group(1)) == why, page
+        for page in (f"/matches/{ok_match}/review", "/tables/ok/overlay", "/tables/ok/umpire"):
+            assert c.get(page).status_code == 200, page
+
+
 def test_after_a_clean_stop_the_database_file_alone_holds_everything(tmp_path):
     """helper-156: after a clean stop the newest rows were only in dominocast.db-wal, so a backup that
     copied dominocast.db alone lost them. Read here by sqlite3 from a copy of the one file."""
