@@ -916,11 +916,7 @@ class Tracker:
         if self.boneyard is None:
             return []
         st = self.judge.state
-        down = [tr for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout"]
-        beside = self._beside_line(down, candidates)
-        down = [tr for tr in down if tr.id not in beside]
-        hands = self._hand_counts(down, self._hand_band_scale())
-        seen = len(down) - sum(hands.values())
+        seen, hands = self._undealt_view(candidates)
         started = st.layout.lead is not None
         # draws the record holds that the camera has not seen drop yet (an umpire entered them): the
         # camera's next drops are those draws, not more (helper-89: one draw recorded twice)
@@ -1007,14 +1003,20 @@ class Tracker:
         ``rules_misfit`` notice, once per parameter, when they clearly do not (draws under a rule set
         without drawing, another hand size). ``candidates``: this read's new face-up tiles."""
         st = self.judge.state
-        down = [tr for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout"]
-        beside = self._beside_line(down, candidates)  # the table beside a laid tile, as for the boneyard
-        down = [tr for tr in down if tr.id not in beside]
-        hands = self._hand_counts(down, self._hand_band_scale())
+        seen, hands = self._undealt_view(candidates)
         started = st.layout.lead is not None
         turn = st.turn if started and not st.over else None
-        return self.fit.step(len(down) - sum(hands.values()), hands, list(st.order), turn, started,
-                             self._laid(candidates), t, frame)
+        return self.fit.step(seen, hands, list(st.order), turn, started, self._laid(candidates), t, frame)
+
+    def _undealt_view(self, candidates: list[TrackedTile]) -> tuple[int, dict[str, int]]:
+        """The face-down tiles of this read, leaving out boxes against the line of play (:meth:`_beside_line`):
+        how many lie apart from the playing seats' hand areas (the boneyard, or the undealt tiles), and how
+        many in each hand area. ``candidates``: this read's new face-up tiles."""
+        down = [tr for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout"]
+        beside = self._beside_line(down, candidates)
+        down = [tr for tr in down if tr.id not in beside]
+        hands = self._hand_counts(down, self._hand_band_scale())
+        return len(down) - sum(hands.values()), hands
 
     def _nothing_to_draw(self) -> bool:
         """No boneyard in the rule set, or the camera followed every draw and only the reserve is left."""
