@@ -130,23 +130,32 @@ def _dead_pid() -> int:
     return proc.pid
 
 
+def _serve_while_held(data) -> tuple[int, str]:
+    """``serve`` on a free port with ``data``'s lock held, as by another service: (exit code, message)."""
+    from filelock import FileLock
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    with FileLock(data / "serve.lock"):
+        return _err("serve", "--port", free, "--data-dir", data)
+
+
+def _held_without_holder(data) -> tuple[int, str]:
+    """The refusal that names no holder (its note is missing, unreadable or names a dead process)."""
+    return (2, f"error: --data-dir {data} is in use by another dominocast serve: stop it first, "
+               "or pick another --data-dir")
+
+
 def test_a_holders_note_naming_a_dead_process_is_not_shown(tmp_path):
     """helper-165: serve.json stayed after a stop; while the lock is held by a service that has not
     written its own note yet, the refusal named the old, dead pid as the holder."""
     import json
 
-    from filelock import FileLock
-
     data = tmp_path / "svc"
     data.mkdir()
     (data / "serve.json").write_text(json.dumps({"pid": _dead_pid(), "host": "127.0.0.1", "port": 8753}))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        free = s.getsockname()[1]
-    with FileLock(data / "serve.lock"):
-        code, msg = _err("serve", "--port", free, "--data-dir", data)
-    assert (code, msg) == (2, f"error: --data-dir {data} is in use by another dominocast serve: stop it first, "
-                              "or pick another --data-dir")
+    assert _serve_while_held(data) == _held_without_holder(data)
 
 
 def test_a_clean_stop_removes_its_holders_note_and_a_stale_one_is_replaced(tmp_path, monkeypatch):
@@ -222,18 +231,10 @@ def test_a_pipe_for_the_holders_note_is_not_waited_on(tmp_path):
     """helper-158: with the data dir held, the second service read serve.json, a FIFO there hung it."""
     import os
 
-    from filelock import FileLock
-
     data = tmp_path / "svc"
     data.mkdir()
     os.mkfifo(data / "serve.json")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        free = s.getsockname()[1]
-    with FileLock(data / "serve.lock"):
-        code, msg = _err("serve", "--port", free, "--data-dir", data)
-    assert (code, msg) == (2, f"error: --data-dir {data} is in use by another dominocast serve: stop it first, "
-                              "or pick another --data-dir")
+    assert _serve_while_held(data) == _held_without_holder(data)
 
 
 def test_serve_interrupted_while_starting_still_shows_a_token_it_just_made(tmp_path, monkeypatch):
