@@ -858,8 +858,9 @@ class Tracker:
             events += self._lay_held(frame, t, held)  # laid before this read's draws and plays
             candidates += held
         # before the plays: draws come under the turn they were made in
-        events += self._step_boneyard(frame, t, candidates)
-        events += self._check_rules_fit(frame, t, candidates)
+        view = self._undealt_view(candidates)  # one view for both: a draw moves no tile
+        events += self._step_boneyard(frame, t, candidates, view)
+        events += self._check_rules_fit(frame, t, candidates, view)
         self._glared_hands_last, self._glared_hands = self._glared_hands, set()
         events += self._plays(frame, t, candidates)
         events += self._step_reveals(frame, t)
@@ -908,15 +909,17 @@ class Tracker:
             return total, 0  # a hand under glare in this photo or the last: its count is in doubt
         return total, max(0, self._hands_last[turn] - self._hands_before[turn] + min(plays, 1))
 
-    def _step_boneyard(self, frame: int, t: float, candidates: list[TrackedTile]) -> list:
+    def _step_boneyard(self, frame: int, t: float, candidates: list[TrackedTile],
+                       view: tuple[int, dict[str, int]]) -> list:
         """A draw game: count the face-down tiles apart from the playing seats' hand areas
         (:class:`vision.boneyard.BoneyardCounter`); its ``Draw`` events go to the judge, whose
         boneyard then tells :meth:`_skipped` when nothing is left to draw. ``candidates``: this
-        read's new face-up tiles (a folder's photos weigh the hands' gain with them)."""
+        read's new face-up tiles (a folder's photos weigh the hands' gain with them); ``view``:
+        :meth:`_undealt_view` of this read."""
         if self.boneyard is None:
             return []
         st = self.judge.state
-        seen, hands = self._undealt_view(candidates)
+        seen, hands = view
         started = st.layout.lead is not None
         # draws the record holds that the camera has not seen drop yet (an umpire entered them): the
         # camera's next drops are those draws, not more (helper-89: one draw recorded twice)
@@ -998,12 +1001,14 @@ class Tracker:
         others = [s for s, g in gain.items() if s != turn and g >= 1]
         return others[0] if len(others) == 1 else turn
 
-    def _check_rules_fit(self, frame: int, t: float, candidates: list[TrackedTile]) -> list:
+    def _check_rules_fit(self, frame: int, t: float, candidates: list[TrackedTile],
+                         view: tuple[int, dict[str, int]]) -> list:
         """Whether the deal and the undealt tiles seen fit the rule set (:mod:`vision.rules_fit`): a
         ``rules_misfit`` notice, once per parameter, when they clearly do not (draws under a rule set
-        without drawing, another hand size). ``candidates``: this read's new face-up tiles."""
+        without drawing, another hand size). ``candidates``: this read's new face-up tiles; ``view``:
+        :meth:`_undealt_view` of this read."""
         st = self.judge.state
-        seen, hands = self._undealt_view(candidates)
+        seen, hands = view
         started = st.layout.lead is not None
         turn = st.turn if started and not st.over else None
         return self.fit.step(seen, hands, list(st.order), turn, started, self._laid(candidates), t, frame)
