@@ -1195,7 +1195,7 @@ def test_a_rule_set_misfit_is_a_flag_row_and_a_warning_of_the_summary(tmp_path):
     from service.review import ReviewSession
     from vision.placements import Notice
 
-    message = ("1 tile seen drawn from the boneyard (first: N at 37.0 s), but block has no drawing (boneyard = "
+    message = ("a draw from the boneyard seen (N at 37.0 s), but block has no drawing (boneyard = "
                "false): ...")
     session = ReviewSession(load_ruleset("block"), lambda im: [], tmp_path, annotate=False)
     session._handle(Notice("rules_misfit", 40.7, 610, message, seat="N", details={"parameter": "boneyard"}),

@@ -14,10 +14,10 @@ def test_draws_under_a_rule_set_without_drawing_need_a_tile_the_hand_to_play_gai
     # jersey-partnership seed 37 reviewed as block: W's and E's hands are "undealt", their tiles leave
     assert draws_misfit(BLOCK, drawn=2, gained=0) is None
     one = draws_misfit(BLOCK, drawn=1, gained=1, first=("N", 37.0))
-    assert one == ("1 tile seen drawn from the boneyard (first: N at 37.0 s), but block has no drawing (boneyard = "
+    assert one == ("a draw from the boneyard seen (N at 37.0 s), but block has no drawing (boneyard = "
                    "false): the footage looks like a draw game (e.g. --rules draw), and the hand's end and score "
                    "may be wrong; check the rule set")
-    assert draws_misfit(BLOCK, drawn=3, gained=2).startswith("2 tiles seen drawn from the boneyard, but block")
+    assert draws_misfit(BLOCK, drawn=3, gained=2).startswith("a draw from the boneyard seen, but block")
 
 
 def test_draws_fit_a_rule_set_with_a_boneyard():
@@ -55,7 +55,7 @@ def test_a_draw_into_the_hand_to_play_under_block_is_noticed_once():
     (note,) = _read(w, 13, {"N": 1, "S": 1}, turn="N", laid=1, t=40.7)
     assert note.kind == "rules_misfit" and note.seat == "N" and note.t == 40.7
     assert note.details == {"parameter": "boneyard", "rule": False, "drawn": 1, "drawn_into_hand": 1}
-    assert "(first: N at 37.0 s)" in note.message
+    assert "(N at 37.0 s)" in note.message
     assert _read(w, 12, {"N": 1, "S": 2}, turn="S", t=42.0) + _read(w, 12, {"N": 1, "S": 2}, turn="S", t=43.0) == []
     assert (w.drawn, w.gained) == (2, 2)  # counted on, noticed once
 

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from engine.events import Draw
 from engine.ruleset import Ruleset
 from engine.tiles import full_set
-from engine.words import plural
 from vision.boneyard import BoneyardCounter
 from vision.placements import Notice
 
@@ -50,8 +49,10 @@ def draws_misfit(rules: Ruleset, drawn: int, gained: int, first: tuple[str, floa
     """
     if rules.boneyard or min(drawn, gained) < 1:
         return None
-    where = f" (first: {first[0]} at {first[1]:.1f} s)" if first else ""
-    return (f"{plural(gained, 'tile')} seen drawn from the boneyard{where}, but {rules.name} has no drawing "
+    # said at the first draw seen, once: no count, as later draws are not added to it (helper-166: "1 tile"
+    # read as a misread on footage with 9 draws)
+    where = f" ({first[0]} at {first[1]:.1f} s)" if first else ""
+    return (f"a draw from the boneyard seen{where}, but {rules.name} has no drawing "
             "(boneyard = false): the footage looks like a draw game (e.g. --rules draw), and the hand's end and "
             "score may be wrong; check the rule set")
 
