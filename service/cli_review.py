@@ -204,11 +204,12 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
             raise fail(f"--calibration {calibration}: {exc}")
     if profile is None and isinstance(src, ImageFolderSource):
         src.rescale = True  # no calibration ties the photos to one camera size: scale those of the folder's shape
-    if profile is None and hasattr(recognize, "recognizer") and hasattr(src, "sample"):
-        _fix_tile_size(src, recognize.recognizer)
     total = len(src) if hasattr(src, "__len__") else getattr(src, "declared_frames", None)
     _output_folder(out, keep_events=False)
     lock = _hold_output_folder(out, src)  # noqa: F841 - held until the process ends
+    if profile is None and hasattr(recognize, "recognizer") and hasattr(src, "sample"):
+        # after the lock: a refused review says so in one line, before any slow work (helper-166)
+        _fix_tile_size(src, recognize.recognizer)
 
     def on_row(row: dict) -> None:
         if row.get("kind") == "unreadable_image":

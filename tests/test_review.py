@@ -2265,6 +2265,8 @@ def test_interval_given_for_a_video_is_said_to_do_nothing(tmp_path):
 
 def test_a_second_review_into_a_folder_in_use_is_refused(tmp_path, monkeypatch):
     """helper-124: two reviews into one --out at once both exited 0 with their files mixed."""
+    from types import SimpleNamespace
+
     from filelock import FileLock
 
     from service import cli_review
@@ -2282,6 +2284,14 @@ def test_a_second_review_into_a_folder_in_use_is_refused(tmp_path, monkeypatch):
     assert res.exit_code == 2 and res.stderr.strip() == (
         f"error: --out {out} is being written by another review: wait for it to finish, or choose another folder")
     assert (out / "events.jsonl").read_text() == '{"type": "placement"}\n' and not (out / "previous").exists()
+    # helper-166: without a calibration the tile size was measured (a note, slow work) before the refusal
+    measured = []
+    monkeypatch.setattr(cli_review, "_fix_tile_size", lambda src, rec: measured.append(rec))
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (None, None, SimpleNamespace(recognizer="R")))
+    with FileLock(out / ".review.lock"):
+        res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(out), "--no-video"])
+    assert res.exit_code == 2 and "being written by another review" in res.stderr and measured == []
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (None, None, lambda image: []))
     # once it is done, the next review goes ahead
     res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(out), "--no-video"])
     assert res.exit_code == 0, res.output
