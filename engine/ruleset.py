@@ -238,6 +238,20 @@ def available_presets() -> list[str]:
     return sorted(p.stem for p in RULESET_DIR.glob("*.toml"))
 
 
+def presets_with(**values: object) -> list[str]:
+    """Names of the bundled presets whose fields equal ``values``, sorted: ``presets_with(players=2,
+    hand_size=5)`` is ``["muggins"]``. The presets are read on each call (a warning's hint, not a hot path).
+
+    Raises:
+        RulesetError: a preset fails to load, or ``values`` names a field no rule set has.
+    """
+    unknown = set(values) - set(Ruleset.model_fields)
+    if unknown:
+        raise RulesetError(f"no rule set field {sorted(unknown)[0]!r}")
+    presets = [load_ruleset(name) for name in available_presets()]
+    return [rs.name for rs in presets if all(getattr(rs, key) == value for key, value in values.items())]
+
+
 def ruleset_path(name_or_path: str | Path) -> Path:
     """The TOML file :func:`load_ruleset` reads for ``name_or_path``: a bundled preset's for a bare word
     (no folder separator, no suffix) that names a preset, or that names no file here; else the path.

@@ -15,9 +15,9 @@ flags) -> outputs in ``out_dir``:
 A mismatched end read with confidence below ``confident`` is reported as an
 ``uncertain_read`` flag for the umpire, never as a mismatched end. Tiles placed after the
 hand ended (``after_hand_end``), footage with fewer seats than the rule set
-(``seats_unseen``) and draws or hands at the deal the rule set does not have (``rules_misfit``,
-``vision/rules_fit.py``) are flags too; the summary's ``status`` and ``warnings`` (also at the top
-of the report) say when the score is not final.
+(``seats_unseen``) and draws, a boneyard, hands at the deal, a lock or more seats than the rule set
+has (``rules_misfit``, ``vision/rules_fit.py``) are flags too; the summary's ``status`` and
+``warnings`` (also at the top of the report) say when the score is not final.
 
 A folder holds one review: the files of an earlier one (the annotated video, ``record.json``,
 ``report.html``, ``events.jsonl``, snapshots) move to ``previous/`` when a new one starts
@@ -94,7 +94,8 @@ class ReviewSummary:
 
     ``status``: one line on the hand (``hand over: ...``, ``awaiting reveal: ...``, ``unfinished: ...``);
     ``warnings``: lines for the umpire that make the score doubtful (a rule set that does not fit
-    the footage: tiles placed after the hand ended, seats never seen, draws it forbids); ``final``: the hand is over,
+    the footage: tiles placed after the hand ended, seats never seen or more seats than it has, draws it
+    forbids, a lock it forbids); ``final``: the hand is over,
     every point counted, and no warning about the hand (one about small tiles in the footage leaves it final).
     """
 

@@ -1,11 +1,15 @@
 """Whether the footage fits the rule set (vision/rules_fit.py): draws under a rule set without drawing,
-hands of another size at the deal. Inputs are counts worked out by hand."""
+hands of another size at the deal, a lock with tiles left to draw, a boneyard under a rule set that deals
+every tile, arms from more seats than it seats. Inputs are counts worked out by hand; the presets named
+are those of docs/rules.md's table (hand_size, players, boneyard rows)."""
 
 from engine.ruleset import load_ruleset
-from vision.rules_fit import RulesFitWatch, deal_misfit, draws_misfit
+from vision.rules_fit import RulesFitWatch, deal_misfit, draws_misfit, lock_misfit, pile_misfit, seats_misfit
 
 BLOCK = load_ruleset("block")  # 2 seats, 7 tiles each, no drawing: 28 - 14 = 14 tiles stay undealt
 DRAW = load_ruleset("draw")  # the same deal, with a boneyard
+JERSEY = load_ruleset("jersey-partnership")  # 4 seats, 7 tiles each: all 28 dealt, no boneyard
+FOUR = ["N", "E", "S", "W"]
 
 
 def test_draws_under_a_rule_set_without_drawing_need_a_tile_the_hand_to_play_gained():
@@ -30,7 +34,7 @@ def test_hands_at_the_deal_must_all_show_another_size_to_misfit():
     assert deal_misfit(DRAW, {"N": 7, "S": 7}, order) is None  # draw deals 7
     assert deal_misfit(DRAW, {"N": 5, "S": 5}, order) == (
         "hands of 5 tiles seen at the deal (N and S), but draw deals 7 (hand_size): the hand's end and score may "
-        "be wrong; check the rule set (--rules)")
+        "be wrong; check the rule set (--rules); presets dealing 5 tiles to 2 seats: muggins")
     assert deal_misfit(DRAW, {"N": 5, "S": 6}, order) is None  # a tile missed or a false box: no clear deal
     assert deal_misfit(DRAW, {"N": 5}, order) is None  # S's hand not seen
     assert deal_misfit(DRAW, {}, order) is None
@@ -108,3 +112,118 @@ def test_a_camera_started_after_the_lead_does_not_judge_the_deal():
     w = RulesFitWatch(DRAW)
     w.new_hand()
     assert _read(w, 14, {"N": 5, "S": 5}, turn="N", t=1.0) == []
+
+
+def test_a_deal_no_preset_makes_says_so():
+    assert deal_misfit(DRAW, {"N": 6, "S": 6}, ["N", "S"]).endswith(
+        "; no shipped preset dealing 6 tiles to 2 seats: write a rule set file (--rules FILE)")
+    # muggins footage's deal under all-fives: muggins named, the rule set under review never
+    assert deal_misfit(load_ruleset("muggins"), {"N": 7, "S": 7}, ["N", "S"]).endswith(
+        "; presets dealing 7 tiles to 2 seats: all-fives, block, draw, fives-and-threes, lisa-b-all-fives")
+
+
+def test_a_lock_with_tiles_left_to_draw_misfits_draw_until_playable():
+    """block seed 7 reviewed as draw: the hand locked at 42.4 s with the 14 undealt tiles untouched."""
+    assert lock_misfit(DRAW, left=14, blocked=False, t=42.4) == (
+        "the hand locked at 42.4 s with 14 tiles left to draw, but under draw a seat that cannot play draws until "
+        "it can (draw_rule = until_playable; boneyard_reserve: none kept back): the footage looks like a game "
+        "without drawing; the hand's end and score may be wrong; check the rule set (--rules); presets without a "
+        "boneyard dealing 7 tiles to 2 seats: block, fives-and-threes")
+    assert lock_misfit(DRAW, left=0, blocked=False) is None  # drawn out: a lock as the rules allow
+    assert lock_misfit(DRAW, left=2, blocked=False) is None  # a box or two, a last draw unconfirmed
+    assert lock_misfit(DRAW, left=14, blocked=True) is None  # no tile fits the line: locked whatever is left
+    assert lock_misfit(BLOCK, left=14, blocked=False) is None  # no drawing: the undealt tiles stay
+    assert lock_misfit(load_ruleset("draw", draw_rule="any_time"), left=14, blocked=False) is None
+
+
+def test_the_reserve_is_not_left_to_draw():
+    """muggins: "When there are 2 players, the last two tiles in the boneyard may not be drawn"."""
+    muggins = load_ruleset("muggins")
+    assert lock_misfit(muggins, left=4, blocked=False) is None  # 2 drawable: no clear evidence
+    assert lock_misfit(muggins, left=5, blocked=False).startswith(
+        "the hand locked with 3 tiles left to draw, but under muggins a seat that cannot play draws until it can "
+        "(draw_rule = until_playable; boneyard_reserve: 2 kept back)")
+    assert lock_misfit(muggins, left=5, blocked=False).endswith(
+        "; no shipped preset without a boneyard dealing 5 tiles to 2 seats: write a rule set file (--rules FILE)")
+
+
+def test_a_pile_beyond_the_hands_is_a_boneyard_where_every_tile_is_dealt():
+    """draw seed 7 reviewed as jersey-partnership: the boneyard's 14 tiles lie along the W edge, in W's
+    hand area; E's is empty."""
+    assert pile_misfit(JERSEY, 0, {"N": 7, "S": 7, "W": 14}, FOUR) == (
+        "face-down tiles beyond the hands at the deal (14 in W's hand area), but jersey-partnership deals every "
+        "tile, 7 to each of 4 seats (boneyard = false): a boneyard, the footage looks like a draw game; the hand's "
+        "end and score may be wrong; check the rule set (--rules); presets with a boneyard dealing 7 tiles to 2 "
+        "seats: all-fives, draw, lisa-b-all-fives")
+    assert pile_misfit(JERSEY, 0, {"N": 7, "E": 7, "S": 7, "W": 7}, FOUR) is None  # the deal it makes
+    assert pile_misfit(JERSEY, 2, {"N": 7, "E": 7, "S": 7, "W": 7}, FOUR) is None  # 2 false boxes: no pile
+    assert pile_misfit(JERSEY, 1, {"N": 7, "E": 7, "S": 7, "W": 8}, FOUR) is None  # 1 apart, 1 more than 7
+    assert pile_misfit(JERSEY, 1, {"N": 7, "E": 7, "S": 7, "W": 9}, FOUR).startswith(  # 1 apart, 2 more: 3
+        "face-down tiles beyond the hands at the deal (9 in W's hand area and 1 apart from the hand areas)")
+    assert pile_misfit(load_ruleset("nova-block"), 5, {"N": 5, "E": 5, "S": 5, "W": 5}, FOUR).endswith(
+        "(5 apart from the hand areas), but nova-block deals every tile, 7 to each of 4 seats (boneyard = false): "
+        "a boneyard, the footage looks like a draw game; the hand's end and score may be wrong; check the rule set "
+        "(--rules); no shipped preset with a boneyard dealing 5 tiles to 4 seats: write a rule set file (--rules "
+        "FILE)")
+    assert pile_misfit(BLOCK, 14, {"N": 7, "S": 7}, ["N", "S"]) is None  # undealt tiles by its rules
+
+
+def test_arms_from_more_seats_than_the_rule_set_seats_misfit():
+    """A 4-seat draw game (5 tiles each) reviewed as draw: by 25.1 s N, E and S had each laid 2 tiles by
+    arm, W 1."""
+    assert seats_misfit(DRAW, {"N": 2, "E": 2, "S": 2, "W": 1}, ["N", "S"], 25.1) == (
+        "arms from 4 seats laid tiles by 25.1 s (N, E, S, W), but draw seats 2 (players = 2: N and S): the plays "
+        "from E and W were given to the seat to play, and the hand's end and score may be wrong; check the rule set "
+        "(--rules); no shipped preset with a boneyard for 4 seats: write a rule set file (--rules FILE)")
+    assert seats_misfit(BLOCK, {"N": 3, "E": 2, "S": 2}, ["N", "S"]).endswith(
+        "; no shipped preset without a boneyard for 3 seats: write a rule set file (--rules FILE)")
+    assert seats_misfit(DRAW, {"N": 9, "S": 9}, ["N", "S"]) is None  # the seats it has
+    assert seats_misfit(DRAW, {"N": 9, "S": 9, "E": 1, "W": 1}, ["N", "S"]) is None  # an arm once: no seat yet
+    assert seats_misfit(DRAW, {"E": 9, "W": 9}, ["N", "S"]) is None  # 2 players at the side edges: 2 seats
+    assert seats_misfit(JERSEY, {"N": 5, "E": 5, "S": 5, "W": 5}, FOUR) is None
+    # 2 players under a 4-seat rule set: fewer seats, the tracker's seats_unseen
+    assert seats_misfit(JERSEY, {"N": 5, "S": 5}, FOUR) is None
+
+
+def test_a_lock_is_judged_once_a_hand_by_the_lower_of_the_count_and_the_last_read():
+    w = RulesFitWatch(DRAW)
+    w.new_hand()
+    _read(w, 14, {"N": 7, "S": 7}, started=False, t=0.5)
+    _read(w, 2, {"N": 3, "S": 1}, turn="N", t=40.0)  # 12 drawn, the drop not yet confirmed
+    assert w.locked(14, False, 41.0, 42.0, 630) == []
+    assert w.locked(14, False, 41.0, 43.0, 645) == []  # judged already this hand
+    w.new_hand()
+    _read(w, 14, {"N": 7, "S": 7}, started=False, t=50.0)
+    (note,) = w.locked(14, False, 60.0, 61.0, 915)
+    assert (note.kind, note.t, note.frame) == ("rules_misfit", 61.0, 915)
+    assert note.details == {"parameter": "draw_rule", "rule": "until_playable", "left": 14, "reserve": 0}
+    assert note.message.startswith("the hand locked at 60.0 s with 14 tiles left to draw")
+    w.new_hand()
+    _read(w, 14, {"N": 7, "S": 7}, started=False, t=70.0)
+    assert w.locked(14, False, 80.0, 81.0, 1215) == []  # said once for the footage
+
+
+def test_a_pile_at_the_deal_must_still_lie_there_at_the_lead():
+    """jersey-partnership: the tiles shuffled face down in mid-table until the last read before the lead
+    are taken up as the lead comes: no boneyard. A pile still there at the lead's read is one."""
+    w = RulesFitWatch(JERSEY)
+    w.new_hand()
+    assert w.step(28, {}, FOUR, None, False, 0, 0.5, 7) == []
+    assert w.step(0, {"N": 6, "E": 7, "S": 7, "W": 7}, FOUR, None, False, 1, 1.0, 15) == []
+    w.new_hand()
+    assert w.step(0, {"N": 7, "S": 7, "W": 14}, FOUR, None, False, 0, 2.0, 30) == []
+    (note,) = w.step(0, {"N": 6, "S": 7, "W": 14}, FOUR, None, False, 1, 2.5, 37)
+    assert note.details == {"parameter": "boneyard", "rule": False, "apart": 0,
+                            "seen": {"N": 7, "E": 0, "S": 7, "W": 14}}
+    assert note.message.startswith("face-down tiles beyond the hands at the deal (14 in W's hand area)")
+
+
+def test_plays_by_arm_from_more_seats_are_noticed_once_at_the_play_that_shows_it():
+    w = RulesFitWatch(DRAW)
+    out = []
+    for i, seat in enumerate(["N", "E", "S", None, "W", "N", "E", "S", "W", "N"]):
+        out.append(w.laid_by(seat, ["N", "S"], 3.0 * i, 45 * i))
+    assert [len(o) for o in out] == [0, 0, 0, 0, 0, 0, 0, 1, 0, 0]  # the 8th: S's second, a third seat at 2
+    (note,) = out[7]
+    assert (note.kind, note.t, note.frame) == ("rules_misfit", 21.0, 315)
+    assert note.details == {"parameter": "players", "rule": 2, "laid_by_arm": {"N": 2, "E": 2, "S": 2, "W": 1}}

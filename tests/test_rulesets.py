@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.ruleset import MAX_RULESET_BYTES, RULESET_DIR, Ruleset, RulesetError, available_presets, load_ruleset
+from engine.ruleset import (MAX_RULESET_BYTES, RULESET_DIR, Ruleset, RulesetError, available_presets, load_ruleset,
+                            presets_with)
 
 PRESETS = available_presets()
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
@@ -381,3 +382,15 @@ def test_only_a_regular_file_of_sane_size_is_read_and_a_dot_slash_path_is_a_file
     for empty in ("", "  "):
         with pytest.raises(RulesetError, match="^the rule set is empty: name a preset"):
             load_ruleset(empty)
+
+
+def test_presets_are_found_by_their_fields():
+    """The rows players, hand_size and boneyard of docs/rules.md's table: muggins alone deals 5; the 4-seat
+    presets have no boneyard; none with a boneyard seats 4."""
+    assert presets_with(players=2, hand_size=5) == ["muggins"]
+    assert presets_with(players=4, boneyard=False) == ["bdc-partnership", "jersey-partnership", "nova-block"]
+    assert presets_with(players=2, hand_size=7, boneyard=False) == ["block", "fives-and-threes"]
+    assert presets_with(players=4, boneyard=True) == []
+    assert presets_with() == PRESETS
+    with pytest.raises(RulesetError, match="no rule set field 'seats'"):
+        presets_with(seats=2)

@@ -1267,15 +1267,22 @@ def _down(x, y, angle):
     return tile
 
 
-def _dealt(table, extra_down: int = 0, hand_size: int | None = None):
-    """N's and S's hands face down along their edges (y = 40 and 960 mm), the boneyard in a column
-    along the empty W edge (x = 40 mm), as the deal leaves it; ``extra_down`` more face-down boxes in
-    mid-table (a surface the detector takes for tile backs); ``hand_size`` tiles each (the rule set's
-    when None), the rest of the 28 undealt. Returns (hands by seat, boneyard)."""
+#: Where the i-th face-down tile of each seat's hand lies at the deal: along its edge (mm, long axis angle).
+_HAND_AT = {"N": lambda i: (400 + 30 * i, 40, 90), "S": lambda i: (400 + 30 * i, 960, 90),
+            "W": lambda i: (40, 300 + 30 * i, 0), "E": lambda i: (TABLE[0] - 40, 300 + 30 * i, 0)}
+
+
+def _dealt(table, extra_down: int = 0, hand_size: int | None = None, seats: str = "NS"):
+    """The hands of ``seats`` face down along their edges (N, S: y = 40 and 960 mm), the boneyard in a
+    column along the W edge (x = 40 mm; empty of a hand unless W is dealt one), as the deal leaves it;
+    ``extra_down`` more face-down boxes in mid-table (a surface the detector takes for tile backs);
+    ``hand_size`` tiles each (the rule set's when None), the rest of the 28 undealt. Returns (hands by
+    seat, boneyard)."""
     n = hand_size or table.tr.rules.hand_size
-    hands = {seat: [_down(400 + 30 * i, y, 90) for i in range(n)] for seat, y in (("N", 40), ("S", 960))}
-    bone = [_down(40, 200 + 28 * i, 0) for i in range(28 - 2 * n)]
-    table.on += hands["N"] + hands["S"] + bone + [_down(900, 200 + 40 * i, 0) for i in range(extra_down)]
+    hands = {seat: [_down(*_HAND_AT[seat](i)) for i in range(n)] for seat in seats}
+    bone = [_down(40, 200 + 28 * i, 0) for i in range(28 - len(seats) * n)]
+    table.on += [tile for seat in seats for tile in hands[seat]] + bone
+    table.on += [_down(900, 200 + 40 * i, 0) for i in range(extra_down)]
     table.read()
     return hands, bone
 
@@ -1331,20 +1338,84 @@ def test_a_lock_after_the_boneyard_was_seen_drawn_out_is_every_seats_pass():
         _lift(table, bone.pop())
         table.on.append(_down(400 + 30 * (len(hands["N"]) + i), 40, 90))
         table.read()
-    _from_hand(table, hands, t_(552, 500, 0, (2, 3), "N"))
-    _from_hand(table, hands, t_(696, 500, 0, (1, 6), "S"))
-    shown = {"N": [(4, 4), (0, 0)], "S": [(5, 5), (1, 1)]}
-    table.arm("N")
-    table.on = [x for x in table.on if x.face == "up"]  # the face-down hands go; the shown tiles lie still
-    for seat, y in (("N", 60), ("S", 940)):
-        table.on += [t_(560 + 60 * k, y, 0, tile) for k, tile in enumerate(shown[seat])]
-    out = table.read() + table.read() + table.read(3.0)
+    out = _lock_shown(table, hands, bone)
     assert [p[0] for p in _passes(out)] == ["N", "S"]
     assert _end(out) == ["hand_end_inferred", ("reveal", "N", [(0, 0), (4, 4)]), ("reveal", "S", [(1, 1), (5, 5)])]
     judge = table.tr.judge.state
     # the lock counted from the reveals: the lowest hand, N's 8 pips, against S's 12
     assert (judge.result.kind, judge.result.winner_seat, judge.result.remaining) == ("locked", "N", {"N": 8, "S": 12})
     assert not [f for f in judge.flags if f.kind in ("out_of_turn", "pass_before_drawing", "pass_with_play")]
+    assert not notices(table.events, "rules_misfit")  # a lock the draw rule allows: nothing left to draw
+
+
+def _lock_shown(table, hands, bone):
+    """N plays 2-3, S 1-6 (ends 2 and 6, after N's 3-5 and S's 5-1); then both turn their hands up (N 4-4
+    0-0, S 5-5 1-1): the face-down hands go, the ``bone`` tiles stay, the shown tiles lie still for the
+    settle time. Returns the events of the reads after the hands were shown."""
+    _from_hand(table, hands, t_(552, 500, 0, (2, 3), "N"))
+    _from_hand(table, hands, t_(696, 500, 0, (1, 6), "S"))
+    shown = {"N": [(4, 4), (0, 0)], "S": [(5, 5), (1, 1)]}
+    table.arm("N")
+    table.on = [x for x in table.on if x.face == "up" or any(x is b for b in bone)]
+    for seat, y in (("N", 60), ("S", 940)):
+        table.on += [t_(560 + 60 * k, y, 0, tile) for k, tile in enumerate(shown[seat])]
+    return table.read() + table.read() + table.read(3.0)
+
+
+def test_a_lock_with_the_boneyard_untouched_misfits_drawing_until_playable():
+    """block seed 7 reviewed as draw (pagat Draw Game: "draw until a tile will play or the boneyard is
+    empty, then pass"): nobody drew, and the hands shown lock the hand with the 14 undealt tiles still in
+    the boneyard. One ``rules_misfit`` notice (details: draw_rule), with the lock's reads."""
+    table = Table(load_ruleset("draw"))
+    hands, bone = _dealt(table)
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    _from_hand(table, hands, t_(648, 500, 0, (5, 1), "S"))
+    out = _lock_shown(table, hands, bone)
+    assert table.tr.judge.state.result.kind == "locked" and not table.tr.judge.state.layout.is_locked()
+    (note,) = notices(table.events, "rules_misfit")
+    assert note in out and note.details == {"parameter": "draw_rule", "rule": "until_playable", "left": 14,
+                                            "reserve": 0}
+    assert "presets without a boneyard dealing 7 tiles to 2 seats: block, fives-and-threes" in note.message
+
+
+def test_a_boneyard_under_a_rule_set_that_deals_every_tile_misfits():
+    """draw seed 7 reviewed as jersey-partnership (7 tiles to each of 4 seats, all 28): N's and S's hands
+    of 7, the other 14 in a column along the W edge, W's hand area. One ``rules_misfit`` notice at the
+    lead's read; the rule set's own deal (7 in each of the 4 hand areas) makes none."""
+    table = Table(load_ruleset("jersey-partnership"))
+    hands, _ = _dealt(table)
+    out = _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    (note,) = notices(out, "rules_misfit")
+    assert note.details == {"parameter": "boneyard", "rule": False, "apart": 0,
+                            "seen": {"N": 7, "W": 14, "S": 7, "E": 0}}
+    table = Table(load_ruleset("jersey-partnership"))
+    hands, bone = _dealt(table, seats="NESW")
+    assert bone == []
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    _from_hand(table, hands, t_(648, 500, 0, (5, 1), "W"))
+    assert not notices(table.events, "rules_misfit")
+
+
+_FOUR_SEATS = [(600, (3, 5), "N"), (648, (5, 2), "E"), (552, (1, 3), "S"), (696, (2, 6), "W"),
+               (504, (0, 1), "N"), (744, (6, 4), "E"), (456, (2, 0), "S")]
+
+
+def test_arms_from_more_seats_than_the_rule_set_seats_make_one_rules_misfit_notice():
+    """A 4-seat game reviewed as draw (N and S): N, E, S, W lay in turn. At S's second play three seats
+    have each laid 2 tiles by arm: one ``rules_misfit`` notice (details: players) before the play. The
+    plays of E and W still take the seat to play (after N: S; after S: N), N's and S's their arm's."""
+    table = Table(load_ruleset("draw"))
+    outs = [table.play(t_(x, 500, 0, pips, seat)) for x, pips, seat in _FOUR_SEATS]
+    (note,) = notices(table.events, "rules_misfit")
+    assert note in outs[6] and outs[6].index(note) < [type(e).__name__ for e in outs[6]].index("Play")
+    assert note.details == {"parameter": "players", "rule": 2, "laid_by_arm": {"N": 2, "E": 2, "S": 2, "W": 1}}
+    assert [p[0] for p in plays(table.events)] == ["N", "S", "S", "N", "N", "S", "S"]
+    for preset, seats in (("draw", "NSNSNSN"), ("nova-block", "NESWNES")):  # the rule set's own seats: none
+        table = Table(load_ruleset(preset))
+        for (x, pips, _), seat in zip(_FOUR_SEATS, seats):
+            table.play(t_(x, 500, 0, pips, seat))
+        assert [p[0] for p in plays(table.events)] == list(seats)
+        assert not notices(table.events, "rules_misfit")
 
 
 def test_a_skipped_turn_with_tiles_left_to_draw_is_no_pass():

@@ -42,7 +42,8 @@ NOTICE_KINDS = (
     "pass_inferred",    # a Pass emitted because a clearly seen play skipped the seat (details: pass_t, by)
     "after_hand_end",   # a face-up tile placed (or shown by the seat that went out) after the hand ended
     "seats_unseen",     # the footage shows play from fewer seats than the rule set needs (once; details: seen, unseen)
-    "rules_misfit",     # the deal or the draws seen do not fit the rule set (once per parameter; details: parameter)
+    "rules_misfit",     # the deal, draws, a lock or the seats seen do not fit the rule set (once per parameter;
+                        # details: parameter: boneyard, hand_size, draw_rule or players)
     "boneyard_uncounted",  # a draw game whose boneyard the camera cannot count: no draws, no passes inferred (once)
     "resume_unseen",    # a resumed hand's recorded layout is not in view at the first read (once; recorded, found)
     "arm_in_photo",     # a folder's photo differs from the one before by an arm over the table (details: side)

@@ -1,26 +1,33 @@
-"""Whether the footage fits the rule set it is reviewed under, by what the camera sees of the deal
-and the boneyard.
+"""Whether the footage fits the rule set it is reviewed under, by what the camera sees of the deal,
+the boneyard and the seats.
 
-Two rule-set parameters (``engine/ruleset.py``, ``docs/rules.md``) show on the table whatever the
+Four rule-set parameters (``engine/ruleset.py``, ``docs/rules.md``) show on the table whatever the
 score says:
 
 * ``boneyard``: a rule set without one (``block``, pagat: "no drawing; the undealt tiles stay out of
   play"; ``nova-block``, ``jersey-partnership``, ``bdc-partnership``, ``fives-and-threes``) has no
   drawing, so undealt tiles that go into the seat to play's hand are draws its rules forbid: the
   footage is a draw game (reviewed as a block game its draws are lost, and the drawer "dominoes"
-  tiles early);
+  tiles early). One that deals every tile (the 4-seat ones: 7 each of 28) leaves no face-down tile
+  outside the hands at the deal, so a pile of them there is a boneyard (:func:`pile_misfit`);
+* ``draw_rule``: under ``until_playable`` (pagat Draw Game: "draw until a tile will play or the
+  boneyard is empty, then pass") a hand cannot lock while tiles the reserve does not keep back are
+  left to draw: such a lock is a game without drawing (:func:`lock_misfit`);
 * ``hand_size``: the tiles each seat holds at the deal, the face-down tiles in every playing seat's
-  hand area at the last read before the lead.
+  hand area at the last read before the lead;
+* ``players``: arms that clearly laid tiles from more seats than the rule set seats
+  (:func:`seats_misfit`). Fewer seats are the tracker's own check (``seats_unseen``).
 
-The seats are checked by the tracker itself (``seats_unseen``, from the arms). Only clear evidence
-counts, as a wrong rule set is warned about, never refused. A draw seen is a drop of a
+Only clear evidence counts, as a wrong rule set is warned about, never refused: a count must show
+:data:`CLEAR_TILES` tiles or more, held over two reads. A draw seen is a drop of a
 :class:`vision.boneyard.BoneyardCounter` kept on the undealt tiles (a count that matched the deal
 before the lead, a drop held for two reads) first seen in a read that laid no tile and in which the
 seat to play's hand area gained that tile: a drop alone is no draw, as under a 2-seat rule set the
 hands of a 4-seat table's other seats count as undealt, and their plays take tiles from them
 (jersey-partnership seed 37 reviewed as block: 2 such drops, none into the hand to play). The deal
 is a misfit (:func:`deal_misfit`) only when every playing seat holds the same number of tiles and
-that is not the rule set's.
+that is not the rule set's. Each warning names the shipped presets that fit what was seen
+(:func:`engine.ruleset.presets_with`), when any do.
 """
 
 from __future__ import annotations
@@ -28,12 +35,41 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.events import Draw
-from engine.ruleset import Ruleset
+from engine.ruleset import Ruleset, presets_with
+from engine.seats import SEATS
 from engine.tiles import full_set
+from engine.words import plural
 from vision.boneyard import BoneyardCounter
 from vision.placements import Notice
 
-__all__ = ["RulesFitWatch", "deal_misfit", "draws_misfit"]
+__all__ = ["CLEAR_TILES", "EXTRA_SEAT_PLAYS", "RulesFitWatch", "deal_misfit", "draws_misfit", "lock_misfit",
+           "pile_misfit", "seats_misfit"]
+
+#: Tiles a count must show (and hold over two reads) to be evidence against the rule set: one or two are
+#: a box missed or a false box (the table beside a laid tile: ``vision.tracking.LINE_GAP_TILES``), or a
+#: last draw not yet confirmed when the hand ended.
+CLEAR_TILES = 3
+#: Plays an arm must clearly lay from a seat before that seat counts as playing (as ``seats_unseen``
+#: asks two plays by arm of each seat it counts).
+EXTRA_SEAT_PLAYS = 2
+#: The advice every warning ends with.
+CHECK = "the hand's end and score may be wrong; check the rule set (--rules)"
+
+
+def _hint(rules: Ruleset, what: str, **fields: object) -> str:
+    """``"presets {what}: a, b"``, the shipped presets other than ``rules`` whose ``fields`` are those, or
+    ``"no shipped preset {what}: write a rule set file (--rules FILE)"``."""
+    names = [name for name in presets_with(**fields) if name != rules.name]
+    if names:
+        return f"presets {what}: {', '.join(names)}"
+    return f"no shipped preset {what}: write a rule set file (--rules FILE)"
+
+
+def _deal(hand_size: int | None, players: int | None) -> str:
+    """``"dealing 7 tiles to 2 seats"``, the parts known (``""`` for neither)."""
+    tiles = f" {plural(hand_size, 'tile')}" if hand_size else ""
+    seats = f" to {plural(players, 'seat')}" if players else ""
+    return f" dealing{tiles}{seats}" if tiles or seats else ""
 
 
 def draws_misfit(rules: Ruleset, drawn: int, gained: int, first: tuple[str, float] | None = None) -> str | None:
@@ -58,7 +94,8 @@ def draws_misfit(rules: Ruleset, drawn: int, gained: int, first: tuple[str, floa
 
 
 def deal_misfit(rules: Ruleset, hands: dict[str, int], order: list[str]) -> str | None:
-    """The warning when the hands seen at the deal are not the rule set's ``hand_size``, else None.
+    """The warning when the hands seen at the deal are not the rule set's ``hand_size``, else None; it
+    names the shipped presets that deal that many tiles to that many seats (muggins: 5 to 2).
 
     Args:
         rules: the rule set of the review.
@@ -73,24 +110,114 @@ def deal_misfit(rules: Ruleset, hands: dict[str, int], order: list[str]) -> str 
     k = sizes.pop()
     if k < 1 or k == rules.hand_size or k * len(order) > len(full_set(rules.set_max)):
         return None
+    hint = _hint(rules, _deal(k, len(order)).strip(), hand_size=k, players=len(order), set_max=rules.set_max)
     return (f"hands of {k} tiles seen at the deal ({' and '.join(order)}), but {rules.name} deals "
-            f"{rules.hand_size} (hand_size): the hand's end and score may be wrong; check the rule set (--rules)")
+            f"{rules.hand_size} (hand_size): {CHECK}; {hint}")
+
+
+def lock_misfit(rules: Ruleset, left: int, blocked: bool, t: float | None = None) -> str | None:
+    """The warning when the hand locked with tiles left to draw under a rule set whose seats must draw
+    until they can play, else None.
+
+    Under ``draw_rule = "until_playable"`` (pagat Draw Game: "draw until a tile will play or the boneyard
+    is empty, then pass"; muggins: "he must draw tiles from the boneyard until he draws a playable tile")
+    a round of passes needs a boneyard drawn down to its reserve (``boneyard_reserve``: muggins keeps 2
+    of a 2-seat game's). A line that no tile of the set fits (``blocked``: the seeds' "locked game") ends
+    the hand whatever is left to draw, and ``any_time`` or ``none`` allows a pass with tiles to draw: no
+    warning then.
+
+    Args:
+        rules: the rule set of the review.
+        left: face-down tiles in the boneyard when the hand locked (a count the camera followed).
+        blocked: the line of play is blocked (``engine.layout.Layout.is_locked``).
+        t: when the hand locked, seconds, for the message.
+    """
+    drawable = left - rules.reserve()
+    if not rules.boneyard or rules.draw_rule != "until_playable" or blocked or drawable < CLEAR_TILES:
+        return None
+    at = f" at {t:.1f} s" if t is not None else ""
+    kept = f"{rules.reserve()} kept back" if rules.reserve() else "none kept back"
+    hint = _hint(rules, "without a boneyard" + _deal(rules.hand_size, rules.players), boneyard=False,
+                 players=rules.players, hand_size=rules.hand_size, set_max=rules.set_max)
+    return (f"the hand locked{at} with {plural(drawable, 'tile')} left to draw, but under {rules.name} a seat "
+            f"that cannot play draws until it can (draw_rule = until_playable; boneyard_reserve: {kept}): the "
+            f"footage looks like a game without drawing; {CHECK}; {hint}")
+
+
+def pile_misfit(rules: Ruleset, seen: int, hands: dict[str, int], order: list[str]) -> str | None:
+    """The warning when a rule set that deals every tile and has no boneyard (jersey-partnership,
+    nova-block, bdc-partnership: 7 to each of 4 seats, all 28) sees a pile of face-down tiles beyond
+    the hands at the deal, else None: that pile is a boneyard. The presets it names have one and deal
+    as the hands seen (the seats holding 1..``hand_size`` tiles).
+
+    Args:
+        rules: the rule set of the review.
+        seen: face-down tiles apart from the playing seats' hand areas.
+        hands: face-down tiles in each playing seat's hand area (seats with none may be left out); a hand
+            area holding more than ``hand_size`` has the rest of the pile.
+        order: the playing seats.
+    """
+    if rules.boneyard or rules.hand_size * rules.players < len(full_set(rules.set_max)):
+        return None  # undealt tiles lie apart from the hands by the rules: the draws seen decide
+    over = {seat: hands[seat] for seat in order if hands.get(seat, 0) > rules.hand_size}
+    if seen + sum(n - rules.hand_size for n in over.values()) < CLEAR_TILES:
+        return None
+    where = [f"{n} in {seat}'s hand area" for seat, n in over.items()] + (
+        [f"{seen} apart from the hand areas"] if seen else [])
+    holders = [hands[seat] for seat in order if 1 <= hands.get(seat, 0) <= rules.hand_size]
+    fit: dict[str, object] = {"boneyard": True, "set_max": rules.set_max}
+    if 2 <= len(holders) <= 4:
+        fit["players"] = len(holders)
+    if holders and len(set(holders)) == 1:
+        fit["hand_size"] = holders[0]
+    hint = _hint(rules, "with a boneyard" + _deal(fit.get("hand_size"), fit.get("players")), **fit)
+    return (f"face-down tiles beyond the hands at the deal ({' and '.join(where)}), but {rules.name} deals "
+            f"every tile, {rules.hand_size} to each of {plural(rules.players, 'seat')} (boneyard = false): a "
+            f"boneyard, the footage looks like a draw game; {CHECK}; {hint}")
+
+
+def seats_misfit(rules: Ruleset, laid: dict[str, int], order: list[str], t: float | None = None) -> str | None:
+    """The warning when arms clearly laid tiles from more seats than ``rules`` seats (``players``), else
+    None. Decided once more seats than ``order`` holds each laid :data:`EXTRA_SEAT_PLAYS` tiles, one of
+    them a seat outside ``order`` (2 players at the E and W edges under a 2-seat rule set are no more
+    seats: their arms are only named otherwise); the message then names every seat seen laying a tile.
+
+    Args:
+        rules: the rule set of the review.
+        laid: seat -> plays its arm clearly laid (entry votes decided among all four edges).
+        order: the playing seats.
+        t: the time of the play that decided it, seconds, for the message.
+    """
+    playing = [seat for seat in SEATS if laid.get(seat, 0) >= EXTRA_SEAT_PLAYS]
+    if len(playing) <= len(order) or all(seat in order for seat in playing):
+        return None
+    seen = [seat for seat in SEATS if laid.get(seat, 0) > 0]
+    extra = [seat for seat in seen if seat not in order]
+    by = f" by {t:.1f} s" if t is not None else ""
+    hint = _hint(rules, f"{'with' if rules.boneyard else 'without'} a boneyard for {plural(len(seen), 'seat')}",
+                 players=len(seen), boneyard=rules.boneyard, set_max=rules.set_max)
+    return (f"arms from {plural(len(seen), 'seat')} laid tiles{by} ({', '.join(seen)}), but {rules.name} seats "
+            f"{len(order)} (players = {rules.players}: {' and '.join(order)}): the plays from {' and '.join(extra)} "
+            f"were given to the seat to play, and {CHECK}; {hint}")
 
 
 @dataclass
 class RulesFitWatch:
-    """Per footage: what the camera saw of the deal and the boneyard, and the ``rules_misfit`` notices
-    it makes (each once). The tracker calls :meth:`new_hand` and, at each committed read before its
-    plays, :meth:`step`."""
+    """Per footage: what the camera saw of the deal, the boneyard and the seats, and the ``rules_misfit``
+    notices it makes (each once). The tracker calls :meth:`new_hand`, at each committed read before its
+    plays :meth:`step`, at each play :meth:`laid_by`, and once the hand ended locked :meth:`locked`."""
 
     rules: Ruleset
     drawn: int = 0  # tiles seen leaving the undealt ones, in reads that laid no tile
     gained: int = 0  # of those, tiles the seat to play's hand area gained in that read: draws seen
     first: tuple[str, float] | None = None  # (seat, t s) of the first draw seen
+    laid: dict[str, int] = field(default_factory=dict)  # seat -> plays its arm clearly laid
     noticed: set[str] = field(default_factory=set)  # the parameters already warned about
     _undealt: BoneyardCounter | None = None
-    _deal: dict[str, int] | None = None  # hands at the last read before the lead (laying no tile)
+    _deal: tuple[int, dict[str, int]] | None = None  # (apart, hands) at the last read before the lead
     _dealt = False  # the deal of this hand was judged
+    _lock_judged = False  # this hand's lock was judged
+    _seen = 0  # face-down tiles apart from the hands at the last read
     _hands: dict[str, int] | None = None  # hands at the previous read
     _reads: dict[int, tuple[int, int]] = field(default_factory=dict)  # frame -> (tiles laid, turn's gain)
 
@@ -98,7 +225,7 @@ class RulesFitWatch:
         """A new hand starts: a count of its undealt tiles (rule sets without drawing only)."""
         undealt = len(full_set(self.rules.set_max)) - self.rules.hand_size * self.rules.players
         self._undealt = BoneyardCounter(undealt) if not self.rules.boneyard and undealt > 0 else None
-        self._deal, self._dealt, self._hands, self._reads = None, False, None, {}
+        self._deal, self._dealt, self._lock_judged, self._hands, self._reads = None, False, False, None, {}
 
     def step(self, seen: int, hands: dict[str, int], order: list[str], turn: str | None, started: bool,
              laid: int, t: float, frame: int) -> list[Notice]:
@@ -107,15 +234,16 @@ class RulesFitWatch:
         lead or after the end), ``started`` the lead is down, ``laid`` new face-up tiles outside the hand
         areas in this read. Returns at most one ``rules_misfit`` notice per parameter for the footage."""
         out: list[Notice] = []
+        self._seen = seen
         if not started and not self._dealt:
             if laid:  # the lead's read: the hands as they stood just before it are the deal
                 self._dealt = True
-                out += self._judge_deal(order, t, frame)
+                out += self._judge_deal(seen, hands, order, t, frame)
             else:
-                self._deal = dict(hands)
+                self._deal = (seen, dict(hands))
         elif not self._dealt:  # the lead was seen laid in an earlier read (a read that laid it and more)
             self._dealt = True
-            out += self._judge_deal(order, t, frame)
+            out += self._judge_deal(seen, hands, order, t, frame)
         prev, self._hands = self._hands, dict(hands)
         if self._undealt is None:
             return out
@@ -133,19 +261,57 @@ class RulesFitWatch:
                 self.first = self.first or (ev.seat, ev.t)
         message = None if "boneyard" in self.noticed else draws_misfit(self.rules, self.drawn, self.gained, self.first)
         if message:
-            self.noticed.add("boneyard")
-            out.append(Notice("rules_misfit", t, frame, message, seat=self.first[0] if self.first else None,
-                              details={"parameter": "boneyard", "rule": False, "drawn": self.drawn,
-                                       "drawn_into_hand": self.gained}))
+            out.append(self._notice("boneyard", message, t, frame, seat=self.first[0] if self.first else None,
+                                    rule=False, drawn=self.drawn, drawn_into_hand=self.gained))
         return out
 
-    def _judge_deal(self, order: list[str], t: float, frame: int) -> list[Notice]:
-        if self._deal is None or "hand_size" in self.noticed:
+    def locked(self, left: int, blocked: bool, ended_t: float | None, t: float, frame: int) -> list[Notice]:
+        """The hand ended locked (judged once a hand): ``left`` tiles in the boneyard as the camera
+        followed it (the last read's count when lower: a drop not yet confirmed), ``blocked`` the line of
+        play is blocked, ``ended_t`` when it locked. Returns the ``draw_rule`` notice of
+        :func:`lock_misfit`, once for the footage, or []."""
+        if self._lock_judged:
             return []
-        message = deal_misfit(self.rules, self._deal, order)
+        self._lock_judged = True
+        left = min(left, self._seen)
+        message = None if "draw_rule" in self.noticed else lock_misfit(self.rules, left, blocked, ended_t)
         if message is None:
             return []
-        self.noticed.add("hand_size")
-        seen = {seat: self._deal.get(seat, 0) for seat in order}
-        return [Notice("rules_misfit", t, frame, message,
-                       details={"parameter": "hand_size", "rule": self.rules.hand_size, "seen": seen})]
+        return [self._notice("draw_rule", message, t, frame, rule=self.rules.draw_rule, left=left,
+                             reserve=self.rules.reserve())]
+
+    def laid_by(self, seat: str | None, order: list[str], t: float, frame: int) -> list[Notice]:
+        """A play whose arm came clearly from ``seat`` (entry votes among all four edges; None: not clear).
+        Returns the ``players`` notice of :func:`seats_misfit`, once for the footage, or []."""
+        if seat is None:
+            return []
+        self.laid[seat] = self.laid.get(seat, 0) + 1
+        message = None if "players" in self.noticed else seats_misfit(self.rules, self.laid, order, t)
+        if message is None:
+            return []
+        laid = {s: self.laid[s] for s in SEATS if s in self.laid}
+        return [self._notice("players", message, t, frame, rule=self.rules.players, laid_by_arm=laid)]
+
+    def _judge_deal(self, seen: int, hands: dict[str, int], order: list[str], t: float, frame: int) -> list[Notice]:
+        """The deal (the last read before the lead) against ``hand_size``, and against a rule set that
+        deals every tile: a pile beyond the hands there and in this read too (``seen``, ``hands``)."""
+        if self._deal is None:
+            return []
+        out = []
+        apart, dealt = self._deal
+        message = None if "hand_size" in self.noticed else deal_misfit(self.rules, dealt, order)
+        if message is not None:
+            out.append(self._notice("hand_size", message, t, frame, rule=self.rules.hand_size,
+                                    seen={seat: dealt.get(seat, 0) for seat in order}))
+        held = pile_misfit(self.rules, seen, hands, order) is not None
+        message = None if "boneyard" in self.noticed or not held else pile_misfit(self.rules, apart, dealt, order)
+        if message is not None:
+            out.append(self._notice("boneyard", message, t, frame, rule=False, apart=apart,
+                                    seen={seat: dealt.get(seat, 0) for seat in order}))
+        return out
+
+    def _notice(self, parameter: str, message: str, t: float, frame: int, seat: str | None = None,
+                **details: object) -> Notice:
+        """The ``rules_misfit`` notice about ``parameter``, said once for the footage."""
+        self.noticed.add(parameter)
+        return Notice("rules_misfit", t, frame, message, seat=seat, details={"parameter": parameter, **details})

@@ -41,7 +41,9 @@ without a boneyard (or with one seen drawn out) the tracker emits their ``Pass``
 play (timed at the seat's last arm visit since the previous play, a knock, when one was seen). When the seats
 whose turns keep going by as passes never showed an arm at all while others play, the
 footage holds fewer seats than the rule set: one ``seats_unseen`` notice, and no more
-passes are invented for them (:meth:`Tracker._check_seats`).
+passes are invented for them (:meth:`Tracker._check_seats`). Arms that clearly laid tiles from more
+seats than the rule set has, like a deal, draws or a lock it does not allow, make a ``rules_misfit``
+notice (:mod:`vision.rules_fit`).
 
 The tracker keeps its own engine :class:`~engine.hand.Hand` (``tracker.hand``) with every
 event it emitted, to know the open ends, spinners and whose turn it is. Events that do
@@ -62,6 +64,7 @@ import shapely
 from engine.events import Correction, Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack, effective
 from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import Ruleset
+from engine.seats import SEATS
 from engine.tiles import Tile, full_set
 from vision.boneyard import BoneyardCounter
 from vision.crops import lab_distance
@@ -864,6 +867,7 @@ class Tracker:
         self._glared_hands_last, self._glared_hands = self._glared_hands, set()
         events += self._plays(frame, t, candidates)
         events += self._step_reveals(frame, t)
+        events += self._check_lock_fit(frame, t)
         self._votes = {}
         self.state = BoardState(t, frame, {k: copy.copy(v) for k, v in self.tiles.items()})
         return events
@@ -875,7 +879,7 @@ class Tracker:
         self._now = t
         if not self.reveals.pending:
             return []
-        return self._step_reveals(frame, t, final=True)
+        return self._step_reveals(frame, t, final=True) + self._check_lock_fit(frame, t)
 
     def _step_reveals(self, frame: int, t: float, final: bool = False) -> list:
         """The face-up tiles in the hand areas after a read: reveals, maybe the inferred end of the hand."""
@@ -1012,6 +1016,14 @@ class Tracker:
         started = st.layout.lead is not None
         turn = st.turn if started and not st.over else None
         return self.fit.step(seen, hands, list(st.order), turn, started, self._laid(candidates), t, frame)
+
+    def _check_lock_fit(self, frame: int, t: float) -> list:
+        """Once the judge ended the hand locked: whether a lock fits the draws the rule set asks for
+        (:func:`vision.rules_fit.lock_misfit`: under draw-until-playable, no lock with tiles left to draw),
+        by the boneyard the camera followed (none when it could not count it)."""
+        if self.ended is None or self.ended["kind"] != "locked" or self.boneyard is None or not self.boneyard.trusted:
+            return []
+        return self.fit.locked(self.boneyard.level, self.judge.state.layout.is_locked(), self.ended["t"], t, frame)
 
     def _undealt_view(self, candidates: list[TrackedTile]) -> tuple[int, dict[str, int]]:
         """The face-down tiles of this read, leaving out boxes against the line of play (:meth:`_beside_line`):
@@ -1611,6 +1623,9 @@ class Tracker:
                   confidence=round(conf, 4), seat_by_turn=choice.uncertain, t=t, frame=frame)
         passes = self._skipped(choice, is_lead, t, frame)
         passes, warning = self._check_seats(choice, passes, t, frame)
+        # the arm among all four edges, the rule set's seats or not: more seats than it has is a misfit
+        arm = attribute_seat(votes, None, list(SEATS), 0.0, self.config.min_seat_votes)
+        misfit = self.fit.laid_by(None if arm.uncertain or arm.source != "entry" else arm.seat, st.order, t, frame)
         if passes:
             try:  # the passes go in only with the play they explain
                 replay(self.hand.rules, self.hand.log + passes + [ev], self.hand.context)
@@ -1624,10 +1639,9 @@ class Tracker:
         except IllegalEvent as exc:
             notices.append(Notice("rejected", t, frame, str(exc), tile=tr.key, seat=choice.seat,
                                   details={"event": "play", "end": fit.end}))
-            if warning is not None:
-                notices.insert(0, warning)
+            notices[:0] = ([warning] if warning is not None else []) + misfit
             return
-        pre: list = [warning] if warning is not None else []
+        pre: list = ([warning] if warning is not None else []) + misfit
         if choice.source == "entry":
             self._entry_plays[choice.seat] = self._entry_plays.get(choice.seat, 0) + 1
         photos = self.photos  # no arm is seen: the tile left that seat's hand (helper-88)
