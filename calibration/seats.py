@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+import shapely
 
 from calibration.errors import CalibrationError
 
@@ -29,6 +30,12 @@ Edge = Literal["y=0", "x=W", "y=H", "x=0"]
 SEATS: tuple[Seat, ...] = ("N", "E", "S", "W")
 EDGES: tuple[Edge, ...] = ("y=0", "x=W", "y=H", "x=0")
 DEFAULT_SEAT_SPEC = "NESW"
+
+#: A seat's hand area on a calibrated table: the points less than this many millimetres from the
+#: seat's edge and nearer to it than to any other edge. The review counts a face-down tile whose
+#: centre lies there as in that seat's hand (``vision.tracking``), and the footage generator keeps
+#: its boneyard clear of the playing seats' areas (``datasets.footage_boneyard``).
+HAND_ZONE_MM = 110.0
 
 
 def parse_seat_spec(spec: str) -> dict[Seat, Edge]:
@@ -103,3 +110,44 @@ def nearest_edge(point_mm: np.ndarray, table_size_mm: tuple[float, float]) -> Ed
     corner).  Ties go to the first edge in :data:`EDGES` order.
     """
     return EDGES[int(np.argmin(edge_distances_mm(point_mm, table_size_mm)))]
+
+
+def hand_area_edge(point_mm: np.ndarray, table_size_mm: tuple[float, float],
+                   depth_mm: float = HAND_ZONE_MM) -> Edge | None:
+    """The edge whose hand area holds a table point (see :data:`HAND_ZONE_MM`), or None.
+
+    Args:
+        point_mm: ``(2,)`` table point ``(x, y)`` in millimetres.
+        table_size_mm: ``(W, H)`` in millimetres.
+        depth_mm: how far in from its edge a hand area reaches, mm.
+
+    Returns:
+        The :func:`nearest_edge` when the point lies less than ``depth_mm`` inside it (or beyond
+        it), else None.
+    """
+    d = edge_distances_mm(point_mm, table_size_mm)
+    k = int(np.argmin(d))
+    return EDGES[k] if d[k] < depth_mm else None
+
+
+def hand_area_polygon(edge: Edge, table_size_mm: tuple[float, float],
+                      depth_mm: float = HAND_ZONE_MM) -> shapely.Polygon:
+    """The hand area at ``edge`` on the table as a polygon in table millimetres: the table
+    points :func:`hand_area_edge` gives to that edge (the polygon's boundary aside).
+
+    A trapezoid along the edge, its sides the corners' 45-degree bisectors; a triangle where the
+    table is less than twice ``depth_mm`` across.
+
+    Raises:
+        KeyError: ``edge`` is not one of :data:`EDGES`.
+    """
+    w, h = table_size_mm
+    # (u along the edge, v inward) -> table (x, y), with the edge's length and the depth of the table
+    to_xy, length, across = {
+        "y=0": (lambda u, v: (u, v), w, h),
+        "x=W": (lambda u, v: (w - v, u), h, w),
+        "y=H": (lambda u, v: (w - u, h - v), w, h),
+        "x=0": (lambda u, v: (v, h - u), h, w),
+    }[edge]
+    m = min(depth_mm, across / 2, length / 2)
+    return shapely.Polygon([to_xy(0.0, 0.0), to_xy(length, 0.0), to_xy(length - m, m), to_xy(m, m)])

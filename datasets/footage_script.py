@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from datasets.footage_boneyard import clear_of_hands, interior_block, keep_out
 from datasets.render.layouts import TilePlacement
 from datasets.render.line_of_play import Box, Planner
 from datasets.render.motion import Arm, arm_polygon, ease, edge_point, lerp_pose
@@ -119,26 +120,44 @@ class Script:
             order += [self.hand_size - 1 + k, -k]
         return next(s for s in order if s not in taken)
 
-    def boneyard_poses(self, n: int, seats: list[str]) -> list[TilePlacement]:
-        """Face-down poses for ``n`` undealt tiles: a column along the W edge when W is empty,
-        else a block in the top-left corner."""
+    def boneyard_poses(self, n: int, seats: list[str]) -> tuple[list[TilePlacement], list[Box]]:
+        """Face-down poses for ``n`` undealt tiles, clear of the playing ``seats``' hand areas
+        (:func:`datasets.footage_boneyard.clear_of_hands`), and the boxes the line of play keeps out
+        of. The first of these that is clear:
+
+        * a column along the W edge when W is empty, unfenced as it always was (the shipped
+          presets' footage must not change);
+        * half of the tiles along the W edge and half along the E edge, when both are empty;
+        * a block in the middle of the table (:func:`datasets.footage_boneyard.interior_block`).
+
+        The last two are fenced off (:func:`datasets.footage_boneyard.keep_out`).
+
+        Raises:
+            ValueError: the table has no room for them.
+        """
+        if "W" not in seats:
+            column = self._edge_column(n)
+            if clear_of_hands(column, seats, self.table_mm):
+                return column, []
+            if "E" not in seats:
+                split = self._edge_column((n + 1) // 2) + self._edge_column(n // 2, east=True)
+                if clear_of_hands(split, seats, self.table_mm):
+                    return split, keep_out(split)
+        block = interior_block(n, self.table_mm)
+        return block, keep_out(block)
+
+    def _edge_column(self, n: int, east: bool = False) -> list[TilePlacement]:
+        """``n`` face-down poses in columns along the W (or E) edge, centred on its middle."""
         w, h = self.table_mm
         step = SLOT_STEP_MM
+        rows = max(1, int((h - 2 * 70) // step))
         out = []
-        if "W" not in seats:
-            rows = max(1, int((h - 2 * 70) // step))
-            for j in range(n):
-                col, row = divmod(j, rows)
-                k = min(rows, n - col * rows)
-                y = h / 2 + (row - (k - 1) / 2) * step
-                out.append(TilePlacement(HAND_INSET_MM + TILE_LONG_MM / 2 + col * (TILE_LONG_MM + 6), y, 0.0,
-                                         0, 0, False))
-        else:
-            cols = max(2, -(-n // 4))
-            for j in range(n):
-                row, col = divmod(j, cols)
-                out.append(TilePlacement(HAND_INSET_MM + TILE_LONG_MM / 2 + col * (TILE_LONG_MM + 6),
-                                         HAND_INSET_MM + TILE_SHORT_MM / 2 + row * step, 0.0, 0, 0, False))
+        for j in range(n):
+            col, row = divmod(j, rows)
+            k = min(rows, n - col * rows)
+            y = h / 2 + (row - (k - 1) / 2) * step
+            x = HAND_INSET_MM + TILE_LONG_MM / 2 + col * (TILE_LONG_MM + 6)
+            out.append(TilePlacement(w - x if east else x, y, 0.0, 0, 0, False))
         return out
 
     # ---- a new hand ----------------------------------------------------------------
@@ -153,12 +172,13 @@ class Script:
                 p = self.slot_pose(seat, i)
                 self.tiles[tile_id(a, b)] = (TilePlacement(p.x_mm, p.y_mm, p.angle_deg, a, b, False), f"hand:{seat}")
                 self.slots[seat][i] = tile_id(a, b)
-        for (a, b), p in zip(undealt, self.boneyard_poses(len(undealt), list(hands))):
+        yard, fence = self.boneyard_poses(len(undealt), list(hands))
+        for (a, b), p in zip(undealt, yard):
             self.tiles[tile_id(a, b)] = (TilePlacement(p.x_mm, p.y_mm, p.angle_deg, a, b, False), "boneyard")
         w, h = self.table_mm
         table = Box(0.0, 0.0, w, h)
         self.planner = Planner((w / 2, h / 2), [table.inset(PLAY_INSET_MM), table.inset(HARD_INSET_MM)],
-                               [p for p, _ in self.tiles.values()])
+                               [p for p, _ in self.tiles.values()], fence)
         self.line_ids = []
         self.commit()
         self.hold(self.timing.first_still)

@@ -61,6 +61,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 import shapely
 
+from calibration.seats import HAND_ZONE_MM, hand_area_edge
 from engine.events import Correction, Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack, effective
 from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import Ruleset
@@ -125,7 +126,8 @@ class TrackerConfig:
             tile read differently ...
         swap_confidence: ... unless both readings are at least this confident: then it is
             another tile (the first was taken back and this one played in its place).
-        hand_zone_mm: tiles closer than this to a table edge are in a hand area (calibrated).
+        hand_zone_mm: tiles closer than this to a table edge are in a hand area (calibrated;
+            ``calibration.seats.hand_area_edge``).
         hand_zone_frac: ... closer than this fraction of the image's short side to its
             border (uncalibrated).
         takeback_reads: consecutive reads the last tile of an arm must be missing for a take-back.
@@ -169,7 +171,7 @@ class TrackerConfig:
     bump_max: float = 0.5
     angle_jitter_deg: float = 8.0
     reread_radius: float = 0.15
-    hand_zone_mm: float = 110.0
+    hand_zone_mm: float = HAND_ZONE_MM
     hand_zone_frac: float = 0.1
     takeback_reads: int = 2
     swap_confidence: float = 0.8
@@ -676,9 +678,7 @@ class Tracker:
         without calibration the image-border band is ``uncalibrated_scale`` times as deep)."""
         cfg = self.config
         if self.profile is not None and self.profile.table_size_mm is not None:
-            w, h = self.profile.table_size_mm
-            x, y = g.center
-            return min(x, y, w - x, h - y) < cfg.hand_zone_mm
+            return hand_area_edge(g.center, self.profile.table_size_mm, cfg.hand_zone_mm) is not None
         if self.image_size is None:
             return False
         w, h = self.image_size

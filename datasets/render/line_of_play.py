@@ -90,6 +90,10 @@ class Box:
     def inset(self, mm: float) -> "Box":
         return Box(self.x0 + mm, self.y0 + mm, self.x1 - mm, self.y1 - mm)
 
+    def corners(self) -> np.ndarray:
+        """(4, 2) float64 corners, mm, clockwise on the table (y down) from (x0, y0)."""
+        return np.array([[self.x0, self.y0], [self.x1, self.y0], [self.x1, self.y1], [self.x0, self.y1]], float)
+
 
 class Planner:
     """Lays the tiles of one hand as they are played, one call per play.
@@ -99,6 +103,9 @@ class Planner:
         boxes: the areas a tile may occupy, preferred first (e.g. the play area, then
             the table inside the hand rows); the last one is always tried.
         obstacles: tiles that lie elsewhere on the table (hands, boneyard), avoided.
+        keep_out: areas the line keeps out of (the room around a boneyard in the middle of the
+            table, ``datasets.footage_boneyard.keep_out``): a tile enters one only where it would
+            overlap a tile anywhere else.
 
     Attributes:
         placements: the line of play so far, in play order (bumps applied).
@@ -107,10 +114,11 @@ class Planner:
     """
 
     def __init__(self, centre: tuple[float, float], boxes: list[Box],
-                 obstacles: list[TilePlacement] | None = None) -> None:
+                 obstacles: list[TilePlacement] | None = None, keep_out: list[Box] | None = None) -> None:
         self.centre = centre
         self.boxes = boxes
         self.obstacles = list(obstacles or [])
+        self.keep_out = list(keep_out or [])
         self.placements: list[TilePlacement] = []
         self.crosswise: list[bool] = []
         self.contact: list[np.ndarray] = []
@@ -167,13 +175,14 @@ class Planner:
         """
         d, pt, anchor = self._world(self.ends[end])
         double = a == b
-        best: tuple[tuple[int, int, int], tuple[TilePlacement, bool, np.ndarray]] | None = None
+        best: tuple[tuple[bool, int, int, int], tuple[TilePlacement, bool, np.ndarray]] | None = None
         for i, cand in enumerate(self._candidates(a, b, d, pt, turns=not (double and spinner))):
             box = next((j for j, bx in enumerate(self.boxes) if bx.contains(cand[0])), None)
             if box is None or not self._free(cand[0]):
                 continue
-            # the smallest area; then room to go on (no dead ends); straight in the play area, else turn
-            rank = (box, -self._room(cand), 0 if i == 0 and box == 0 else (2 if i == 0 else 1))
+            # out of the keep-out areas; the smallest area; then room to go on (no dead ends); straight in
+            # the play area, else turn
+            rank = (self._fenced(cand[0]), box, -self._room(cand), 0 if i == 0 and box == 0 else (2 if i == 0 else 1))
             if best is None or rank < best[0]:
                 best = (rank, cand)
         if best is None:
@@ -209,7 +218,7 @@ class Planner:
 
     def _room(self, cand: tuple[TilePlacement, bool, np.ndarray], ahead: int = 2) -> int:
         """How many plain tiles (up to ``ahead``) could follow ``cand`` straight or turning
-        inside the play area (first box) without touching another tile."""
+        inside the play area (first box) without touching another tile or a keep-out area."""
         p, cross, _ = cand
         u = _unit(p.angle_deg)
         c = np.array([p.x_mm, p.y_mm])
@@ -218,7 +227,7 @@ class Planner:
         placed = [p]
         for n in range(ahead):
             for q, _, _ in self._candidates(0, 1, d, pt):
-                if self.boxes[0].contains(q) and self._free(q, extra=placed):
+                if self.boxes[0].contains(q) and self._free(q, extra=placed) and not self._fenced(q):
                     break
             else:
                 return n
@@ -232,6 +241,13 @@ class Planner:
             if (p.x_mm - q.x_mm) ** 2 + (p.y_mm - q.y_mm) ** 2 < (_L + 1) ** 2 and overlap_area(p, q) > tol_mm2:
                 return False
         return True
+
+    def _fenced(self, p: TilePlacement, tol_mm2: float = 0.5) -> bool:
+        """Whether ``p`` enters a ``keep_out`` area."""
+        c = p.corners_mm()
+        lo, hi = c.min(axis=0), c.max(axis=0)
+        return any(hi[0] > b.x0 and lo[0] < b.x1 and hi[1] > b.y0 and lo[1] < b.y1
+                   and convex_overlap(c, b.corners())[0] > tol_mm2 for b in self.keep_out)
 
     def _append(self, p: TilePlacement, cross: bool, contact: np.ndarray, anchor: np.ndarray | None) -> None:
         self.placements.append(p)
