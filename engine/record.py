@@ -148,6 +148,9 @@ class MatchRecord(BaseModel):
     players: dict[str, str] = Field(default_factory=dict)
     teams: dict[str, list[str]] = Field(default_factory=dict)
     event: EventInfo = Field(default_factory=EventInfo)
+    #: what its writer (a review) warned of that puts the record in doubt (a rule set that does not fit the
+    #: footage, seats guessed without a calibration ...): every report page of the record shows them
+    warnings: list[str] = Field(default_factory=list)
     hands: list[HandRecord] = Field(default_factory=list)
     games: list[GameInfo] = Field(default_factory=list)
     standings: list[StandingInfo] = Field(default_factory=list)
@@ -222,7 +225,8 @@ def teams_for(rules: Ruleset) -> dict[str, list[str]]:
 
 
 def record_from_match(
-    rules: Ruleset, hand_logs: list[list], players: dict[str, str] | None = None, meta: dict | EventInfo | None = None
+    rules: Ruleset, hand_logs: list[list], players: dict[str, str] | None = None, meta: dict | EventInfo | None = None,
+    warnings: list[str] | None = None,
 ) -> MatchRecord:
     """Replay the hands with :func:`engine.match.replay_match` and build their record.
 
@@ -231,6 +235,7 @@ def record_from_match(
         hand_logs: one event log per hand (event models, or dicts of them), corrections included.
         players: seat -> name (seats must be playing under ``rules``).
         meta: event info: ``title``, ``table``, ``date`` (a dict or :class:`EventInfo`).
+        warnings: lines that put the record in doubt (a review's warnings), kept as they are.
 
     Raises:
         RecordError: an event that is not an event, a name for a seat not playing, an unknown meta key.
@@ -252,6 +257,7 @@ def record_from_match(
         players=dict(players or {}),
         teams=teams_for(rules),
         event=meta or EventInfo(),
+        warnings=list(warnings or []),
         hands=_hand_records(match, logs),
         games=[GameInfo(number=g.number, hands=len(g.hands), winner=g.winner, ended_by=g.ended_by,
                         scores=dict(g.scores), pips=dict(g.pips))
@@ -272,8 +278,8 @@ def replay_record(record: MatchRecord) -> MatchState:
 
 
 def rederive(record: MatchRecord) -> MatchRecord:
-    """The record with its derived summary recomputed from the logs (players and event kept)."""
-    return record_from_match(rules_of(record), record.logs, record.players, record.event)
+    """The record with its derived summary recomputed from the logs (players, event and warnings kept)."""
+    return record_from_match(rules_of(record), record.logs, record.players, record.event, record.warnings)
 
 
 def unfinished_hands(record: MatchRecord) -> list[tuple[HandRecord, HandRecord]]:
@@ -375,6 +381,8 @@ def to_json(record: MatchRecord, indent: int | None = 2) -> str:
     """The record as JSON text: indented, with short objects and lists (an event, a tile) on one
     line; ``indent=None``: all on one line."""
     data = record.model_dump(mode="json")
+    if not data["warnings"]:  # only a review's record has any: the others stay as they were written before
+        del data["warnings"]
     if indent is None:
         return json.dumps(data, ensure_ascii=False)
     return _pretty(data, indent, 0) + "\n"

@@ -65,6 +65,7 @@ def write_text(record: MatchRecord) -> str:
     for tag, field in _META_TAGS.items():
         if getattr(record.event, field) is not None:
             lines.append(_tag(tag, getattr(record.event, field)))
+    lines += [_tag("Warning", w) for w in record.warnings]
     unfinished = {id(h): nxt for h, nxt in unfinished_hands(record)}
     for h, hand in enumerate(record.hands):
         lines += ["", f"Hand {hand.number} (game {hand.game})"]
@@ -225,6 +226,7 @@ def read_text(text: str, warnings: list[str] | None = None) -> MatchRecord:
     tags: dict[str, str] = {}
     rules: dict[str, object] = {}
     players: dict[str, str] = {}
+    noted: list[str] = []  # the [Warning] tags: the record's warnings (the ``warnings`` argument is the reader's)
     logs: list[list] = []
     heads: list[tuple[int, str, int, int | None]] = []  # (line, text, hand number, game number) per 'Hand' line
     derived = standings = False  # a derived part seen (the writer's output); its closing standings line
@@ -249,7 +251,7 @@ def read_text(text: str, warnings: list[str] | None = None) -> MatchRecord:
             if line.startswith("["):
                 if logs:
                     raise RecordError("tags come before the first hand")
-                _read_tag(line, tags, rules, players)
+                _read_tag(line, tags, rules, players, noted)
             elif hm := _HAND_RE.match(line):
                 logs.append([])
                 heads.append((n, line, int(hm.group(1)), int(hm.group(2)) if hm.group(2) else None))
@@ -267,7 +269,7 @@ def read_text(text: str, warnings: list[str] | None = None) -> MatchRecord:
             raise RecordError(f"line {n}: {exc}") from None
     if "Format" not in tags:
         raise RecordError('not a dominocast record: no [Format "dominocast-record 1"] tag')
-    record = _build(tags, rules, players, logs)
+    record = _build(tags, rules, players, logs, noted)
     _check_heads(heads, record)
     if warnings is not None and derived and logs and not standings:
         # the writer ends every record that has a hand with its standings line: a file cut at a line end
@@ -302,7 +304,7 @@ def _check_heads(heads: list[tuple[int, str, int, int | None]], record: MatchRec
                                                           if moved else "") + ")")
 
 
-def _read_tag(line: str, tags: dict, rules: dict, players: dict) -> None:
+def _read_tag(line: str, tags: dict, rules: dict, players: dict, noted: list[str]) -> None:
     m = _TAG_RE.match(line)
     if not m:
         raise RecordError(f'malformed tag {line!r} (write [Name "value"] or [Rule key "value"])')
@@ -333,8 +335,10 @@ def _read_tag(line: str, tags: dict, rules: dict, players: dict) -> None:
         tags[name] = value
     elif name in ("Rules", "Teams") or name in _META_TAGS:
         tags[name] = value  # Teams is derived from the rules: informational
+    elif name == "Warning":  # one per line of the record's warnings, in order
+        noted.append(value)
     else:
-        known = ", ".join(["Format", "Rules", "Rule", "Players", "Player", "Teams", *_META_TAGS])
+        known = ", ".join(["Format", "Rules", "Rule", "Players", "Player", "Teams", *_META_TAGS, "Warning"])
         raise RecordError(f"unknown tag {name!r} (tags: {known})")
 
 
@@ -407,7 +411,7 @@ def _parse_event_line(line: str) -> tuple[int, object, str]:
     return index, ev, annotation
 
 
-def _build(tags: dict, rule_tags: dict, players: dict, logs: list[list]) -> MatchRecord:
+def _build(tags: dict, rule_tags: dict, players: dict, logs: list[list], warnings: list[str]) -> MatchRecord:
     preset = tags.get("Rules")
     if not preset:
         raise RecordError('no [Rules "PRESET"] tag')
@@ -424,7 +428,7 @@ def _build(tags: dict, rule_tags: dict, players: dict, logs: list[list]) -> Matc
         raise RecordError(f"rule set {preset!r}: key {key!r}: {err['msg']}") from None
     meta = EventInfo(**{f: tags[t] for t, f in _META_TAGS.items() if t in tags})
     try:
-        return record_from_match(rules, logs, players, meta)
+        return record_from_match(rules, logs, players, meta, warnings)
     except RecordError:
         raise
     except ValueError as exc:  # IllegalEvent, a hand after the match is over

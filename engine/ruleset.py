@@ -13,6 +13,7 @@ A preset is validated on load; an unknown or badly typed key raises
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -231,6 +232,18 @@ def _split_comment(line: str) -> tuple[str, str]:
         elif ch == "#":
             return line[:i].rstrip(), line[i + 1:].strip()
     return line, ""
+
+
+#: A preset's ``source`` when it is a tournament rule text: ``seed <file stem> (<title>)``.
+SEED_SOURCE = re.compile(r"seed (?P<stem>\d{3}_[0-9a-f]{16}) \((?P<title>.+)\)")
+
+
+def source_label(source: str) -> str:
+    """``source`` as a reader names it: a seed's title first, then its file (helper-165: the list led with
+    the id, ``seed 000_708a877065d77bfc``, which names no file a reader can find); other text as is.
+    ``dominocast rules`` and ``GET /api/rulesets`` show it; the stored value keeps the id."""
+    m = SEED_SOURCE.fullmatch(source)
+    return f"{m['title']} (seed file {m['stem']}.txt)" if m else source
 
 
 def available_presets() -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import typer
@@ -13,7 +12,8 @@ from rich.table import Table
 from engine.hand import IllegalEvent
 from engine.match import replay_match
 from engine.record import RecordError, record_from_match
-from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset, ruleset_quotes
+from engine.ruleset import (SEED_SOURCE, Ruleset, RulesetError, available_presets, load_ruleset, ruleset_quotes,
+                            source_label)
 from engine.script import ScriptError, load_script
 from engine.timeline import ends_text, timeline
 from service.cli_common import (check_distinct_outputs, check_out_file, check_replaceable, console, err_console, fail,
@@ -116,18 +116,9 @@ def _print_standings(match, players: dict[str, str]) -> None:
     console.print(t)
 
 
-#: A preset's ``source`` when it is a tournament rule text: ``seed <file stem> (<title>)``.
-_SEED = re.compile(r"seed (?P<stem>\d{3}_[0-9a-f]{16}) \((?P<title>.+)\)")
-#: Where those rule texts lie, said once under the list.
+#: Where the seed rule texts lie, said once under the list.
 SEEDS_FOLDER = "../shared/seeds/, beside the repository"
 SEEDS_CAPTION = f"seed files: {SEEDS_FOLDER}"
-
-
-def source_label(source: str) -> str:
-    """``source`` as a reader names it: a seed's title first, then its file (helper-165: the list led with
-    the id, ``seed 000_708a877065d77bfc``, which names no file a reader can find); other text as is."""
-    m = _SEED.fullmatch(source)
-    return f"{m['title']} (seed file {m['stem']}.txt)" if m else source
 
 
 def rules(preset: str = typer.Argument(None, help="preset to show; omit to list them")) -> None:
@@ -154,8 +145,8 @@ def rules(preset: str = typer.Argument(None, help="preset to show; omit to list 
     t.add_column("value")
     t.add_column("from")
     for key in Ruleset.model_fields:
-        if key == "source":  # shown as it reads; the stored value (with the seed's id) stays as is in the API
-            t.add_row(key, escape(source_label(rs.source)), SEEDS_FOLDER if _SEED.fullmatch(rs.source) else "")
+        if key == "source":  # as it reads; a table's stored ruleset keeps the value with the seed's id
+            t.add_row(key, escape(source_label(rs.source)), SEEDS_FOLDER if SEED_SOURCE.fullmatch(rs.source) else "")
         elif key != "penalties":
             t.add_row(key, escape(str(getattr(rs, key))), escape(quotes.get(key, "")))
     for name, spec in rs.penalties.items():

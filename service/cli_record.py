@@ -160,7 +160,8 @@ def report(
                                                "whose snapshots to show beside the events; default the record's "
                                                "folder when it is one"),
 ) -> None:
-    """Write the report page of a record (a corrected one too): timeline, score chart, flags, standings."""
+    """Write the report page of a record (a corrected one too): its review's warnings, timeline, score chart, flags,
+    standings."""
     from engine.record import hand_name, replay_record, unfinished_hands
     from engine.timeline import corrections, timeline
     from service.read_flags import rows_as_read
@@ -211,6 +212,8 @@ def report(
     draws = sum(r.get("count", 1) for r in rows if r.get("type") == "draw")
     passes = sum(r.get("type") == "pass" for r in rows)
     flags = sum(not f.get("notice") for r in rows for f in r.get("flags") or [])
+    # the review's warnings, kept in its record: its page showed them above a score they put in doubt (helper-169)
+    warned = [f"warning: {w}" for w in record.warnings]
     title = record.event.title or file.stem
     names = " · ".join(f"{seat} {name}" for seat, name in record.players.items())
     # draws and passes too (helper-90: the terminal counted them, the page did not)
@@ -227,7 +230,8 @@ def report(
         out.parent.mkdir(parents=True, exist_ok=True)
         write_report(out, title, subtitle, rows, snaps, match.standings(), video=link,
                      corrections=[{**c, "where": hand_name(record.hands[c["hand"] - 1], record)}
-                                  for c in corrections(record.logs)], generator=RECORD_PAGE, warning=unfinished,
+                                  for c in corrections(record.logs)], generator=RECORD_PAGE,
+                     warning="\n".join([*([unfinished] if unfinished else []), *warned]) or None,
                      unit="pips" if match.rules.standings == "cumulative_pips" else "points",
                      score_ends=match.rules.score_ends)
     except OSError as exc:
@@ -238,6 +242,8 @@ def report(
     print(f"wrote {out}: {event_counts(plays, draws, passes)}, {plural(flags, 'flag')}{shown}")
     if unfinished:
         err_console.print(f"warning: {unfinished}", highlight=False, soft_wrap=True)
+    for line in warned:
+        err_console.print(escape(line), highlight=False, soft_wrap=True)
 
 
 def _review_pictures(rows: list[dict], record: MatchRecord, file: Path, folder: Path, given: bool,

@@ -7,7 +7,7 @@ flags) -> outputs in ``out_dir``:
 
 * ``events.jsonl``: one JSON object per line, flushed as each event happens, so a review that
   dies midway keeps everything already written (``docs/record-format.md``);
-* ``record.json``: the game record (``engine/record.py``);
+* ``record.json``: the game record (``engine/record.py``), with the summary's warnings;
 * ``annotated.webm``: the footage with detections, open ends, score and flags drawn (VP8, which
   browsers play: ``report.html`` shows it; ``annotated.mp4`` where OpenCV cannot encode VP8);
 * ``report.html`` + ``snapshots/``: timeline with snapshots, score chart, flags.
@@ -965,7 +965,9 @@ class ReviewSession:
         if self.hand is not None:
             logs = [h.log for h in (*self._done, self.hand)]
             match = replay_match(self.hand.rules, logs)
-            record = record_from_match(self.hand.rules, logs, meta={"title": title})
+            # the warnings go into the record too: `record report` shows them, as this report does (helper-169)
+            record = record_from_match(self.hand.rules, logs, meta={"title": title},
+                                       warnings=[*([partial_text] if partial_text else []), *s.warnings])
             path = self.out.dir / "record.json"
             write_text_atomic(path, to_json(record))  # an earlier review's record stays whole if this fails
             s.files["record"] = path

@@ -22,21 +22,13 @@ from typing import AsyncIterator, Literal
 from fastapi import APIRouter, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import StreamingResponse
 
-from service.auth import check_token, check_view
 from service.db import MAX_ROW_ID
-from service.deps import registry
+from service.deps import viewable
 from service.feeds import backlog
 from service.live import NotFound, TableRuntime
 from service.tables import Conflict
 
 router = APIRouter(prefix="/api/tables/{table_id}", tags=["feeds"])
-
-
-def _authorize(request, rt: TableRuntime, channel: str) -> None:  # noqa: ANN001
-    if channel == "alerts":
-        check_token(request, request.app.state.token)
-    else:
-        check_view(request, rt.cfg.view_key, request.app.state.token)
 
 
 async def messages(app, rt: TableRuntime, channel: str, since: int | None,  # noqa: ANN001
@@ -100,8 +92,7 @@ def _since(request, since: str | None) -> int | None:  # noqa: ANN001
 
 
 def _sse(request: Request, table_id: str, channel: str, since: str | None) -> StreamingResponse:
-    rt = registry(request).get(table_id)
-    _authorize(request, rt, channel)
+    rt = viewable(request, table_id, umpire=channel == "alerts")
     start = _since(request, since)
     sub = request.app.state.broker.subscribe(table_id, channel)
 
@@ -130,9 +121,7 @@ async def alerts_feed(table_id: str, request: Request, since: str | None = None)
 
 @router.get("/snapshot")
 def snapshot(table_id: str, request: Request, channel: Literal["events", "alerts"] = "events") -> dict:
-    rt = registry(request).get(table_id)
-    _authorize(request, rt, channel)
-    return rt.snapshot(channel)
+    return viewable(request, table_id, umpire=channel == "alerts").snapshot(channel)
 
 
 @router.websocket("/ws")
@@ -142,8 +131,7 @@ async def ws(websocket: WebSocket, table_id: str, since: str | None = None, chan
         if channel not in ("events", "alerts"):
             raise HTTPException(422, f"channel: 'events' or 'alerts', not {channel!r}")
         start = _message_id("since", since)
-        rt = registry(websocket).get(table_id)
-        _authorize(websocket, rt, channel)
+        rt = viewable(websocket, table_id, umpire=channel == "alerts")
     except (HTTPException, NotFound, Conflict) as exc:  # Conflict: a table that cannot be loaded
         code = exc.status_code if isinstance(exc, HTTPException) else 404 if isinstance(exc, NotFound) else 409
         detail = exc.detail if isinstance(exc, HTTPException) else str(exc)

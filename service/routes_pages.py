@@ -6,11 +6,11 @@ from pathlib import Path
 
 import html
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from service.db import get_row
-from service.deps import registry
+from service.deps import registry, viewable
 from service.live import NotFound
 from service.tables import Conflict
 
@@ -22,8 +22,12 @@ def _page(name: str) -> FileResponse:
     return FileResponse(STATIC / name, media_type="text/html", headers={"Cache-Control": "no-cache"})
 
 
+#: The title of an error page, by status (other statuses: a table that cannot be loaded, 409).
+_TITLES = {404: "Not found", 401: "Table protected", 403: "Table protected"}
+
+
 def _not_found(text: str, status: int = 404) -> HTMLResponse:
-    title = "Not found" if status == 404 else "Table unavailable"
+    title = _TITLES.get(status, "Table unavailable")
     return HTMLResponse(f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>"
                         f"</head><body><h1>{status}</h1><p>{html.escape(text)}</p><p><a href='/'>All tables</a></p>"
                         "</body></html>", status_code=status)
@@ -31,13 +35,20 @@ def _not_found(text: str, status: int = 404) -> HTMLResponse:
 
 def _unavailable(request: Request, table_id: str) -> HTMLResponse | None:
     """The error page the API's answer for ``table_id`` calls for: a 404 page when the table does not exist,
-    a 409 page with the API's reason when it cannot be loaded; None when it is there."""
+    a 409 page with the API's reason when it cannot be loaded; None when it is there. A protected table's
+    pages are served without its key (their data calls send it), but why it cannot be loaded is told as the
+    API tells it: with the key (``?key=``) or the token, else the API's 401/403 page (helper-169)."""
+    reg = registry(request)
     try:
-        registry(request).get(table_id)
+        if table_id in reg.broken:
+            viewable(request, table_id)  # 401/403, else the 409 of a table that cannot be loaded
+        reg.get(table_id)
     except NotFound as exc:
         return _not_found(str(exc) or f"table {table_id} does not exist")
     except Conflict as exc:
         return _not_found(str(exc), status=409)
+    except HTTPException as exc:  # the view key's 401/403
+        return _not_found(str(exc.detail), status=exc.status_code)
     return None
 
 

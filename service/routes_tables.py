@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from engine.match import replay_match
 from engine.record import RecordError, event_to_dict, from_json, is_notation, rules_of
 from engine.record_text import read_text
-from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset
+from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset, source_label
 from engine.script import ScriptError, parse_item
 from service.auth import check_view, require_token
 from service.deps import registry, viewable
@@ -32,11 +32,12 @@ def health(request: Request) -> dict:
 
 @router.get("/rulesets")
 def rulesets() -> list[dict]:
+    """The presets, their source named as ``dominocast rules`` names it (a seed's title and file)."""
     out = []
     for name in available_presets():
         rs = load_ruleset(name)
-        out.append({"name": name, "title": rs.title, "players": rs.players, "partnership": rs.partnership,
-                    "target": rs.target, "penalties": sorted(rs.penalties)})
+        out.append({"name": name, "title": rs.title, "source": source_label(rs.source), "players": rs.players,
+                    "partnership": rs.partnership, "target": rs.target, "penalties": sorted(rs.penalties)})
     return out
 
 

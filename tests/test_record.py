@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import random
@@ -650,6 +651,32 @@ def test_cli_record_show_and_report_mark_the_seats_the_turn_order_gave(cli, tmp_
     assert res.exit_code == 0, res.output
     page = out.read_text()
     assert page.count("(seat by turn)") == 1 and 'S 5-0 E <span class="guess" title="the camera did not see' in page
+
+
+def test_a_records_warnings_survive_both_forms_and_stand_on_its_report_page(cli, tmp_path, demo):
+    """helper-169: a review's warnings (a rules_misfit: draws seen under a rule set without drawing) were lost
+    to its record, so `record report` showed its score without them. The record keeps them (``warnings``,
+    ``[Warning]`` tags), in both forms and through a correction; its page shows them above an unfinished
+    hand's, and the terminal says them; a record with none is written as before."""
+    misfit = 'a draw from the boneyard seen (S at 21.5 s), but "block" has no drawing (boneyard = false): [5|5] ...'
+    sc = load_script(DEMO)
+    rec = record_from_match(sc.rules, sc.hands, sc.players, warnings=[misfit, "no --calibration: seats guessed"])
+    round_trips(rec)
+    assert rederive(rec).warnings == rec.warnings
+    assert write_text(rec).splitlines()[3:5] == [
+        '[Warning "a draw from the boneyard seen (S at 21.5 s), but \\"block\\" has no drawing (boneyard = false): '
+        '[5|5] ..."]', '[Warning "no --calibration: seats guessed"]']
+    assert "warnings" not in json.loads(to_json(demo))  # none: the JSON as before
+    (tmp_path / "m.txt").write_text(write_text(rec).split("= domino")[0] + "16. fix 14 S 4-1 W\n")  # corrected
+    out = tmp_path / "m.html"
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "m.txt"), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    box = re.search(r"<p class='warn'>(.*?)</p>", out.read_text(), re.S).group(1)
+    assert html.unescape(box).splitlines() == [f"warning: {misfit}", "warning: no --calibration: seats guessed"]
+    assert res.stderr.splitlines()[-2:] == [f"warning: {misfit}", "warning: no --calibration: seats guessed"]
+    (tmp_path / "demo.json").write_text(to_json(demo))  # no warnings: no box, nothing said
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "demo.json"), "--out", str(out)])
+    assert res.exit_code == 0 and "<p class='warn'>" not in out.read_text() and res.stderr == ""
 
 
 def test_cli_record_report_of_a_corrected_record(cli, tmp_path, demo):

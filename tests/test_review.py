@@ -1209,6 +1209,38 @@ def test_a_rule_set_misfit_is_a_flag_row_and_a_warning_of_the_summary(tmp_path):
     assert "but block has no drawing" in (tmp_path / "report.html").read_text()
 
 
+def test_record_report_of_a_reviews_record_shows_the_reviews_warnings(tmp_path):
+    """helper-169: a review's warnings (here the rules_misfit one) were at the top of its own page only: the
+    page `record report` wrote of its record, corrected or not, showed the score without them. The review
+    keeps them in its record, and `record report` shows the same lines at the top of its page, and prints them."""
+    import html
+
+    from service.cli import app
+    from service.review import ReviewSession
+    from vision.placements import Notice
+
+    message = "a draw from the boneyard seen (N at 37.0 s), but block has no drawing (boneyard = false): ..."
+    session = ReviewSession(load_ruleset("block"), lambda im: [], tmp_path, annotate=False)
+    session._handle(Notice("rules_misfit", 40.7, 610, message, seat="N", details={"parameter": "boneyard"}),
+                    610, 40.7, np.zeros((8, 8, 3), np.uint8))
+    session.summary.frames, session.summary.reads, session.summary.footage_s = 700, 40, 46.0
+    s = session.finish("t")
+    assert from_json((tmp_path / "record.json").read_text()).warnings == s.warnings == [message]
+
+    def warned(page: str) -> list[str]:  # the lines of the page's warning box that are warnings
+        box = re.search(r"<p class='warn'>(.*?)</p>", page, re.S)
+        return [line for line in html.unescape(box.group(1)).splitlines() if line.startswith("warning: ")]
+
+    assert warned((tmp_path / "report.html").read_text()) == [f"warning: {message}"]
+    text = CliRunner().invoke(app, ["record", "show", str(tmp_path / "record.json")]).stdout
+    (tmp_path / "fixed.txt").write_text(text)  # the notation, as a correction starts: the warning goes along
+    for record in (tmp_path / "record.json", tmp_path / "fixed.txt"):
+        res = CliRunner().invoke(app, ["record", "report", str(record), "--out", str(tmp_path / "record.html")])
+        assert res.exit_code == 0, res.output
+        assert warned((tmp_path / "record.html").read_text()) == [f"warning: {message}"], record
+        assert f"warning: {message}" in res.stderr.splitlines(), record
+
+
 def test_an_uncounted_boneyard_is_a_note_of_the_summary_not_a_warning(tmp_path):
     from service.review import ReviewSession
     from vision.placements import Notice

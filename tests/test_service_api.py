@@ -93,6 +93,22 @@ def test_health_rulesets_and_pages(client):
     assert r.status_code == 422 and "status" in r.json()["detail"]
 
 
+def test_rulesets_name_each_source_as_the_rules_command_does(client):
+    """The API listed no source, and a table's stored rule set gives the seed's id; ``/api/rulesets`` names a
+    tournament text by its title and seed file, as ``dominocast rules`` does, and other sources as written."""
+    import tomllib
+
+    from engine.ruleset import RULESET_DIR
+
+    presets = {r["name"]: r for r in client.get("/api/rulesets").json()}
+    lisa = tomllib.loads((RULESET_DIR / "lisa-b-all-fives.toml").read_text(encoding="utf-8"))
+    assert lisa["source"] == "seed 000_708a877065d77bfc (Lisa B. Domino Tournament rules)"
+    assert (presets["lisa-b-all-fives"]["title"], presets["lisa-b-all-fives"]["source"]) == (
+        lisa["title"], "Lisa B. Domino Tournament rules (seed file 000_708a877065d77bfc.txt)")
+    plain = tomllib.loads((RULESET_DIR / "all-fives.toml").read_text(encoding="utf-8"))
+    assert presets["all-fives"]["source"] == plain["source"] == "pagat.com All Fives"
+
+
 def test_register_list_get_status_start_stop_delete(client):
     info = manual_table(client)
     assert info["id"] == "t1" and info["status"]["state"] == "stopped" and info["calibration"] == "calibration/t1.json"

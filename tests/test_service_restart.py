@@ -403,6 +403,55 @@ def test_the_pages_of_a_table_that_cannot_be_loaded_answer_as_the_api_does(tmp_p
             assert c.get(page).status_code == 200, page
 
 
+def test_a_protected_table_that_cannot_be_loaded_tells_why_only_with_its_key(tmp_path, monkeypatch):
+    """helper-169: a protected table that cannot be loaded answered 401 at ``/api/tables/{id}`` while its
+    pages, its matches and its snapshot answered 409 with the reason to anyone. Now the API and the pages
+    answer alike: 401 without the key, 403 with a wrong one (no reason told), and with the key (or the
+    token) the pages' 409 says what every action of the API says."""
+    import html
+    import re
+    import sqlite3
+
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "data"
+    with TestClient(app_for(data)) as c:
+        post(c, "/api/tables", {"id": "t3", "name": "T3", "rules": RULES, "view_key": "secret-key"})
+        (match,) = [m["id"] for m in c.get("/api/tables/t3/matches?key=secret-key").json()]
+    (db,) = data.glob("*.db")
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE tables SET players = '{bad' WHERE id = 't3'")
+    con.close()
+    apis = ("/api/tables/t3", "/api/tables/t3/status", "/api/tables/t3/matches", f"/api/matches/{match}",
+            "/api/tables/t3/snapshot")
+    pages = ("/tables/t3/overlay", "/tables/t3/umpire", f"/matches/{match}/review")
+
+    def page_text(r) -> str:
+        return html.unescape(re.search(r"<p>(.*?)</p>", r.text).group(1))
+
+    with TestClient(app_for(data)) as c:
+        for query, status in (("", 401), ("?key=wrong-key", 403)):
+            (detail,) = {c.get(path + query).json()["detail"] for path in apis}
+            assert {c.get(path + query).status_code for path in apis} == {status}
+            for page in pages:
+                r = c.get(page + query)
+                assert (r.status_code, page_text(r)) == (status, detail), page
+                assert "cannot be loaded" not in r.text, page
+        assert detail == "wrong view key"
+        r = c.get("/api/tables/t3/snapshot?channel=alerts&key=secret-key")  # the alerts: the token, not the key
+        assert r.status_code == 401 and "cannot be loaded" not in r.text
+        why = c.get(f"/api/matches/{match}?key=secret-key").json()["detail"]
+        assert why.startswith("table 't3' cannot be loaded: its stored players cannot be read (")
+        for path in ("/api/tables/t3/matches", "/api/tables/t3/snapshot", "/api/tables/t3/snapshot?channel=alerts"):
+            r = c.get(path, headers=AUTH)
+            assert (r.status_code, r.json()["detail"]) == (409, why), path
+        for page in pages:
+            for r in (c.get(page + "?key=secret-key"), c.get(page, headers=AUTH)):
+                assert (r.status_code, page_text(r)) == (409, why), page
+        # the table's own description says it with the key, as before (state error, and why)
+        status = c.get("/api/tables/t3?key=secret-key").json()["status"]
+        assert status["state"] == "error" and status["error"].startswith("the table cannot be loaded: its stored")
+
+
 def test_after_a_clean_stop_the_database_file_alone_holds_everything(tmp_path):
     """helper-156: after a clean stop the newest rows were only in dominocast.db-wal, so a backup that
     copied dominocast.db alone lost them. Read here by sqlite3 from a copy of the one file."""
