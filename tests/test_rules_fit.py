@@ -18,9 +18,13 @@ def test_draws_under_a_rule_set_without_drawing_need_a_tile_the_hand_to_play_gai
     # jersey-partnership seed 37 reviewed as block: W's and E's hands are "undealt", their tiles leave
     assert draws_misfit(BLOCK, drawn=2, gained=0) is None
     one = draws_misfit(BLOCK, drawn=1, gained=1, first=("N", 37.0))
+    # the presets with a boneyard that deal as block does (7 tiles to 2 seats, double six)
     assert one == ("a draw from the boneyard seen (N at 37.0 s), but block has no drawing (boneyard = "
-                   "false): the footage looks like a draw game (e.g. --rules draw), and the hand's end and score "
-                   "may be wrong; check the rule set")
+                   "false): the footage looks like a draw game; the hand's end and score may be wrong; check the "
+                   "rule set (--rules); presets with a boneyard dealing 7 tiles to 2 seats: all-fives, draw, "
+                   "lisa-b-all-fives")
+    assert draws_misfit(load_ruleset("jersey-partnership"), drawn=1, gained=1).endswith(
+        "no shipped preset with a boneyard dealing 7 tiles to 4 seats: write a rule set file (--rules FILE)")
     assert draws_misfit(BLOCK, drawn=3, gained=2).startswith("a draw from the boneyard seen, but block")
 
 

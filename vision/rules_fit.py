@@ -88,9 +88,10 @@ def draws_misfit(rules: Ruleset, drawn: int, gained: int, first: tuple[str, floa
     # said at the first draw seen, once: no count, as later draws are not added to it (helper-166: "1 tile"
     # read as a misread on footage with 9 draws)
     where = f" ({first[0]} at {first[1]:.1f} s)" if first else ""
-    return (f"a draw from the boneyard seen{where}, but {rules.name} has no drawing "
-            "(boneyard = false): the footage looks like a draw game (e.g. --rules draw), and the hand's end and "
-            "score may be wrong; check the rule set")
+    hint = _hint(rules, "with a boneyard" + _deal(rules.hand_size, rules.players), boneyard=True,
+                 players=rules.players, hand_size=rules.hand_size, set_max=rules.set_max)
+    return (f"a draw from the boneyard seen{where}, but {rules.name} has no drawing (boneyard = false): the "
+            f"footage looks like a draw game; {CHECK}; {hint}")
 
 
 def deal_misfit(rules: Ruleset, hands: dict[str, int], order: list[str]) -> str | None:
