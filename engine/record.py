@@ -22,7 +22,7 @@ import json
 import re
 from typing import Literal, get_args
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_serializer
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_serializer, field_validator
 
 from engine.events import AnyEvent, Correction
 from engine.hand import HandState
@@ -155,6 +155,16 @@ class MatchRecord(BaseModel):
     games: list[GameInfo] = Field(default_factory=list)
     standings: list[StandingInfo] = Field(default_factory=list)
     over: bool = False
+
+    @field_validator("warnings")
+    @classmethod
+    def _said(cls, value: list[str]) -> list[str]:
+        """Every warning says something: an empty one would put the score in doubt for nothing, and the notation
+        refuses its ``[Warning ""]`` (helper-172)."""
+        if any(not w.strip() for w in value):
+            raise ValueError("a warning is empty: a warning says what puts the record in doubt (leave out one "
+                             "that says nothing)")
+        return value
 
     @property
     def logs(self) -> list[list]:
@@ -430,7 +440,7 @@ def from_json(text: str) -> MatchRecord:
         # helper-132: a record holding a field added after this version (a play's seat_by_turn) named only it
         newer = (" (a field this version does not know: was the record written by a newer dominocast? "
                  "upgrade to read it)") if err["type"] == "extra_forbidden" else ""
-        raise RecordError(f"malformed record: {where}: {err['msg']}{newer}") from None
+        raise RecordError(f"malformed record: {where}: {err['msg'].removeprefix('Value error, ')}{newer}") from None
     rules_of(record)
     return record
 

@@ -94,8 +94,23 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
 
 
+#: What a backslash escape inside a tag's quotes stands for; any other is an error.
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "r": "\r"}
+
+
 def _unescape(text: str) -> str:
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "r": "\r"}.get(m.group(1), m.group(1)), text)
+    """A tag's value as written between its quotes, its escapes (:data:`_ESCAPES`) replaced.
+
+    Raises:
+        RecordError: another escape (helper-172: ``\\q`` was read as ``q``, the backslash lost).
+    """
+    def one(m: re.Match) -> str:
+        if m.group(1) not in _ESCAPES:
+            raise RecordError(f"unknown escape \\{m.group(1)} in a tag's value: inside the quotes \\\" \\\\ \\n "
+                              "and \\r are the escapes (write \\\\ for a backslash)")
+        return _ESCAPES[m.group(1)]
+
+    return re.sub(r"\\(.)", one, text)
 
 
 def _tag(name: str, value: str, key: str | None = None) -> str:
@@ -336,6 +351,9 @@ def _read_tag(line: str, tags: dict, rules: dict, players: dict, noted: list[str
     elif name in ("Rules", "Teams") or name in _META_TAGS:
         tags[name] = value  # Teams is derived from the rules: informational
     elif name == "Warning":  # one per line of the record's warnings, in order
+        if not value.strip():  # helper-172: read as a warning of nothing, which put the score in doubt
+            raise RecordError(f"{line} is empty: a warning says what puts the record in doubt (delete the tag "
+                              "if there is none)")
         noted.append(value)
     else:
         known = ", ".join(["Format", "Rules", "Rule", "Players", "Player", "Teams", *_META_TAGS, "Warning"])

@@ -103,6 +103,24 @@ def _what_it_is(text: str) -> str:
     return ""
 
 
+def score_doubt(warnings: list[str], shown: str) -> str | None:
+    """One line saying that the score of a record with ``warnings`` is not final, and why: how many
+    warnings the review that wrote it gave, those on the rule set (``rules_misfit``) named as such, and
+    where they are ``shown``; None without warnings (helper-172: `record report` and `record show` gave
+    such a score as any other)."""
+    if not warnings:
+        return None
+    from engine.words import plural
+    from vision.rules_fit import CHECK  # the words every rules_misfit warning ends its reason with
+
+    rules = sum(CHECK in w for w in warnings)
+    others = len(warnings) - rules
+    kinds = [f"{plural(rules, 'rules warning')} (rules_misfit)"] if rules else []
+    kinds += [plural(others, "other warning" if rules else "warning")] if others else []
+    return (f"score not final (it may be wrong): {' and '.join(kinds)} from the review that wrote the record; "
+            f"see {shown}")
+
+
 def write_outputs(record: MatchRecord, json_path: Path | None, text_path: Path | None) -> None:
     """Write the record as JSON and/or as text notation (missing folders above a file are created).
 
@@ -134,6 +152,9 @@ def show(
         name = "standard input" if str(file) == "-" else str(file)
         raise fail(str(exc) if name in str(exc) else f"{name}: {exc}")
     print(to_json(record) if as_json else write_text(record), end="")
+    doubt = score_doubt(record.warnings, "its " + ('"warnings"' if as_json else "[Warning] tags") + " at the top")
+    if doubt:  # said under the standings it doubts, on stderr: the notation printed stays a record to read back
+        err_console.print(doubt, highlight=False, markup=False, soft_wrap=True)
 
 
 def _review_video(folder: Path) -> Path | None:
@@ -214,12 +235,15 @@ def report(
     flags = sum(not f.get("notice") for r in rows for f in r.get("flags") or [])
     # the review's warnings, kept in its record: its page showed them above a score they put in doubt (helper-169)
     warned = [f"warning: {w}" for w in record.warnings]
+    doubt = score_doubt(record.warnings, "the warnings below")
     title = record.event.title or file.stem
     names = " · ".join(f"{seat} {name}" for seat, name in record.players.items())
     # draws and passes too (helper-90: the terminal counted them, the page did not)
     subtitle = (f"rules {record.rules.preset} · {plural(len(record.hands), 'hand')}, "
                 f"{event_counts(plays, draws, passes)} · "
                 f"{plural(flags, 'flag')}{f' · {names}' if names else ''} · from {file.name}")
+    if doubt:  # above the warnings, as the review's own page says its score is not final (helper-139)
+        subtitle += f" · {doubt}"
     # relative to the page, as the paths are named (not resolved: a page in a linked folder links beside
     # itself), so that the folder can move as a whole; '#' or '?' in a name escaped
     link = None if video is None else relative_link(video, out.parent)
@@ -240,6 +264,8 @@ def report(
         err_console.print(f"note: the review's video {video} is linked (--video to choose another)", highlight=False)
     shown = f", {plural(len(snaps), 'snapshot')}" if snaps else ""
     print(f"wrote {out}: {event_counts(plays, draws, passes)}, {plural(flags, 'flag')}{shown}")
+    if doubt:
+        err_console.print(doubt, highlight=False, markup=False, soft_wrap=True)
     if unfinished:
         err_console.print(f"warning: {unfinished}", highlight=False, soft_wrap=True)
     for line in warned:

@@ -153,7 +153,8 @@ def review(
 
     A photo in the folder that cannot be decoded is skipped: one error line, exit code 2 at the end.
 
-    Ctrl-C stops the review, writes the partial record and report, and exits 130.
+    Ctrl-C stops the review, writes the partial record and report, prints them as a finished review does (the
+    score, not final, the flags and warnings so far), and exits 130.
     """
     try:
         _review(source, rules, calibration, _out_path(out), interval, no_video, sets)
@@ -231,8 +232,9 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
         err_console.print(f"interrupted at {summary.footage_s:.1f} s of footage; {'partial ' * summary.partial}"
                           f"results in {out}",
                           highlight=False, markup=False, soft_wrap=True)
-        for note in summary.notes:  # where an earlier review (and a record corrected in it) went (helper-146)
-            err_console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
+        # what was recorded so far, as a finished review says it: the score (not final), the flags, the warnings
+        # and notes (helper-146: where an earlier review went; helper-172: the warnings were not said), the files
+        _print_summary(summary)
         raise typer.Exit(code=130)
     _print_summary(summary)
     if summary.skipped:

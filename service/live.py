@@ -157,7 +157,11 @@ class TableRuntime:
                     while len(self.logs) < r.hand:
                         self.logs.append([])
                         self.tags.append([])
-                    self.logs[r.hand - 1].append(event_from_dict(r.body))
+                    try:
+                        self.logs[r.hand - 1].append(event_from_dict(r.body))
+                    except ValidationError as exc:  # a body edited or damaged where it is stored: where, and why
+                        raise RecordError(f"hand {r.hand}, event #{r.idx} as stored: not an event: "  # helper-172
+                                          f"{why_not_an_event(exc)}") from exc  # pydantic's dump: in the log
                     self.tags[r.hand - 1].append((r.source, r.actor))
                 self.confirmed = {c.hand: c.by for c in s.scalars(
                     select(HandConfirmationRow).where(HandConfirmationRow.match_id == m.id))}

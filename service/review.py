@@ -890,10 +890,14 @@ class ReviewSession:
             if self._seats_by_turn >= max(2, SEATS_BY_TURN_WARN * s.plays):
                 # helper-132: all 16 seats guessed, the lead's wrong, so every later seat and the score too,
                 # and the summary listed 10 of 16 flags without saying so
+                # helper-172: "a calibration tells them" was said to a review given one too
+                tells = ("a hand shown in the photos, or a calibration, tells them" if self.tracker.profile is None
+                         else "no arm from a seat's edge, nor a hand losing the tile, told it clearly: check that the "
+                              "calibration's seats sit where the players do (`dominocast calibrate show` lists them) "
+                              "and that the players' hands and arms are in the picture")
                 s.warnings.append(f"{self._seats_by_turn} of {plural(s.plays, 'play')} took the seat whose turn it "
                                   "was (the camera did not see who laid the tile; marked seat_by_turn): one wrong "
-                                  "guess moves every later seat, so check them (a hand shown in the photos, or a "
-                                  "calibration, tells them)")
+                                  f"guess moves every later seat, so check them ({tells})")
             off = self.tracker.hands_off_seats() if self.tracker.profile is None else []
             if off:
                 sides = " and ".join(side for side, seat in SIDE_TO_SEAT.items() if seat in off)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import html
+from pathlib import Path
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
@@ -26,11 +26,22 @@ def _page(name: str) -> FileResponse:
 _TITLES = {404: "Not found", 401: "Table protected", 403: "Table protected"}
 
 
-def _not_found(text: str, status: int = 404) -> HTMLResponse:
+def _not_found(text: str, status: int = 404, hint: str | None = None) -> HTMLResponse:
+    """An error page: ``text`` (the API's reason), then ``hint`` (what to do) when given."""
     title = _TITLES.get(status, "Table unavailable")
+    told = f"<p>{html.escape(text)}</p>" + (f"<p class='hint'>{html.escape(hint)}</p>" if hint else "")
     return HTMLResponse(f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>"
-                        f"</head><body><h1>{status}</h1><p>{html.escape(text)}</p><p><a href='/'>All tables</a></p>"
+                        f"</head><body><h1>{status}</h1>{told}<p><a href='/'>All tables</a></p>"
                         "</body></html>", status_code=status)
+
+
+def _key_hint(request: Request) -> str:
+    """How to open a protected table's page: its address with the view key, or with the umpire's token
+    (helper-172: the 401 page of a table that cannot be loaded named neither; a browser sends no header)."""
+    kept = [(k, v) for k, v in request.query_params.multi_items() if k not in ("key", "token")]
+    address = f"{request.url.path}?{urlencode(kept) + '&' if kept else ''}"
+    return (f"Open it with the table's view key: {address}key=VIEW_KEY, or, as the umpire, with the service's "
+            f"token: {address}token=TOKEN.")
 
 
 def _unavailable(request: Request, table_id: str) -> HTMLResponse | None:
@@ -48,7 +59,7 @@ def _unavailable(request: Request, table_id: str) -> HTMLResponse | None:
     except Conflict as exc:
         return _not_found(str(exc), status=409)
     except HTTPException as exc:  # the view key's 401/403
-        return _not_found(str(exc.detail), status=exc.status_code)
+        return _not_found(str(exc.detail), status=exc.status_code, hint=_key_hint(request))
     return None
 
 

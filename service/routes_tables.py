@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from fastapi import APIRouter, Body, Depends, Request
+from fastapi import APIRouter, Body, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from engine.match import replay_match
@@ -48,19 +48,37 @@ def create_table(body: TableCreate, request: Request) -> dict:
     return table_info(row, reg.get(row.id))
 
 
+#: What the list says of a protected table's error to a caller without its key or the token.
+PROTECTED_ERROR = "unavailable; the table is protected: its view key (?key=) or the token tells why"
+
+
+def _told(request: Request, view_key: str | None, error: str | None) -> str | None:
+    """A table's ``error`` as the list tells it: to anyone for a table without a view key, else only with its
+    key or the token, as its status tells it (helper-172: why a protected table cannot be loaded was listed
+    to anyone, while its own address answered 401)."""
+    if error is None:
+        return None
+    try:
+        check_view(request, view_key, request.app.state.token)
+    except HTTPException:
+        return PROTECTED_ERROR
+    return error
+
+
 @router.get("/tables")
 def list_tables(request: Request) -> list[dict]:
     reg = registry(request)
     out = []
     for table_id, rt in reg.runtimes.items():
         out.append({"id": table_id, "name": rt.cfg.name, "rules": rt.cfg.preset, "worker": rt.cfg.worker_kind,
-                    "state": rt.worker["state"], "error": rt.worker.get("error"),
+                    "state": rt.worker["state"], "error": _told(request, rt.cfg.view_key, rt.worker.get("error")),
                     "protected": rt.cfg.view_key is not None})
     for table_id in list(reg.broken):  # listed, so that the umpire sees it and can delete it
         row = reg.row(table_id)
         st = reg.broken_status(row)
         out.append({"id": table_id, "name": row.name, "rules": row.rules, "worker": row.worker_kind,
-                    "state": st["state"], "error": st["error"], "protected": row.view_key is not None})
+                    "state": st["state"], "error": _told(request, row.view_key, st["error"]),
+                    "protected": row.view_key is not None})
     return out
 
 

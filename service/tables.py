@@ -16,13 +16,14 @@ import time
 import unicodedata
 from pathlib import Path
 
+from pydantic import ValidationError
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from engine.events import Play
 from engine.notation import format_event
-from engine.record import event_to_dict
+from engine.record import event_to_dict, why_not_an_event
 from engine.ruleset import Ruleset, RulesetError, load_ruleset, ruleset_from_params
 from engine.seats import seats_for
 from engine.simulate import simulate_match
@@ -111,6 +112,16 @@ def table_config(row: TableRow) -> TableConfig:
                        video_source=row.video_source, calibration=row.calibration)
 
 
+def unloadable_reason(exc: BaseException) -> str:
+    """Why a table cannot be loaded, in one line for its status and error pages (helper-172: a pydantic
+    dump of many lines, with links, was stored as it was): a validation error's first error (its field and
+    message), any other error's first line; the service log keeps all of it."""
+    if isinstance(exc, ValidationError):
+        return why_not_an_event(exc)
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
 def table_info(row: TableRow, runtime: TableRuntime | None = None) -> dict:
     """A table as the API shows it (no view key); ``ruleset``: the parameters in force, stored at registration."""
     out = {"id": row.id, "name": row.name, "video_source": row.video_source, "calibration": row.calibration,
@@ -168,8 +179,8 @@ class Registry:
                     self._store_ruleset(row)
                 self._add_runtime(row)
             except Exception as exc:  # one broken table must not keep the others down
-                log.error("table %s cannot be loaded: %s", row.id, exc)
-                self.broken[row.id] = str(exc)
+                self.broken[row.id] = unloadable_reason(exc)  # what its status and error pages say
+                log.error("table %s cannot be loaded: %s", row.id, self.broken[row.id], exc_info=exc)  # all of it
 
     def _store_ruleset(self, row: TableRow) -> None:
         """Resolve and store the rule set of a table registered before tables had one (schema 0001):

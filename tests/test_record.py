@@ -441,10 +441,28 @@ def test_bad_json_fields(demo):
     ('[Format "dominocast-record 1"]\n[Rules "block"]\nHand 1\n0. N 6-6\n1. fix 0 fix 0 N 6-5\n',
      "a fix replaces an event with an event, not with another correction (to change event 0 again, write "
      "'fix 0 EVENT' anew)"),
+    # helper-172: an empty warning was read as one (a score put in doubt by nothing), \q as q (the backslash lost)
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Warning ""]\n',
+     'line 3: [Warning ""] is empty: a warning says what puts the record in doubt (delete the tag if there is none)'),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Warning " "]\n', 'line 3: [Warning " "] is empty'),
+    ('[Format "dominocast-record 1"]\n[Rules "block"]\n[Event "C:\\\\games\\q"]\n',
+     'line 3: unknown escape \\q in a tag\'s value: inside the quotes \\" \\\\ \\n and \\r are the escapes '
+     '(write \\\\ for a backslash)'),
 ])
 def test_bad_text(text, message):
     with pytest.raises(RecordError, match=re.escape(message)):
         read_text(text)
+
+
+def test_tag_escapes_read_as_written_and_an_empty_warning_is_refused_in_json_too(demo):
+    """helper-172: the escapes a tag's value has (\\" \\\\ \\n \\r) read back as what they stand for; a JSON
+    record with an empty warning is refused as the notation's [Warning ""] is (it would write one)."""
+    head = '[Format "dominocast-record 1"]\n[Rules "block"]\n'
+    assert read_text(head + r'[Event "a \"b\" C:\\games\\x\n\r"]' + "\n").event.title == 'a "b" C:\\games\\x\n\r'
+    data = json.loads(to_json(demo))
+    with pytest.raises(RecordError, match=re.escape("malformed record: warnings: a warning is empty: a warning says "
+                                                    "what puts the record in doubt")):
+        from_json(json.dumps({**data, "warnings": ["seats guessed", ""]}))
 
 
 def test_record_from_match_checks_inputs():
@@ -677,6 +695,41 @@ def test_a_records_warnings_survive_both_forms_and_stand_on_its_report_page(cli,
     (tmp_path / "demo.json").write_text(to_json(demo))  # no warnings: no box, nothing said
     res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "demo.json"), "--out", str(out)])
     assert res.exit_code == 0 and "<p class='warn'>" not in out.read_text() and res.stderr == ""
+
+
+def test_record_report_and_show_say_the_score_of_a_record_with_warnings_is_not_final(cli, tmp_path, demo):
+    """helper-172: `record report` and `record show` gave the score of a record whose review warned (a rule set
+    that does not fit the footage) as any other. One line says it is not final, how many warnings and of what
+    kind, and where they are: on stderr under the standings `record show` prints (its notation stays a record),
+    in the page's subtitle and after the "wrote" line of `record report`."""
+    from vision.rules_fit import CHECK
+
+    misfit = f"a draw from the boneyard seen (S at 21.5 s), but block has no drawing (boneyard = false): {CHECK}; ..."
+    sc = load_script(DEMO)
+    rec = record_from_match(sc.rules, sc.hands, sc.players, warnings=[misfit, "no --calibration: seats guessed"])
+    (tmp_path / "m.json").write_text(to_json(rec))
+    said = ("score not final (it may be wrong): 1 rules warning (rules_misfit) and 1 other warning from the review "
+            "that wrote the record; see ")
+    res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "m.json")])
+    assert res.exit_code == 0, res.output
+    assert res.stdout == write_text(rec)  # the notation as before: read back, it is the record
+    assert res.stderr.splitlines() == [said + "its [Warning] tags at the top"]
+    res = CliRunner().invoke(cli, ["record", "show", "--json", str(tmp_path / "m.json")])
+    assert res.stderr.splitlines() == [said + 'its "warnings" at the top']
+    out = tmp_path / "m.html"
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "m.json"), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert res.stderr.splitlines() == [said + "the warnings below", f"warning: {misfit}",
+                                       "warning: no --calibration: seats guessed"]
+    sub = html.unescape(re.search(r"<p class='sub'>(.*?)</p>", out.read_text()).group(1))
+    assert sub.endswith(" · from m.json · " + said + "the warnings below")
+    (tmp_path / "one.json").write_text(to_json(rec.model_copy(update={"warnings": ["no --calibration: ..."]})))
+    res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "one.json")])
+    assert res.stderr.splitlines() == ["score not final (it may be wrong): 1 warning from the review that wrote the "
+                                       "record; see its [Warning] tags at the top"]
+    (tmp_path / "demo.json").write_text(to_json(demo))  # no warnings: nothing said
+    res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "demo.json")])
+    assert res.exit_code == 0 and res.stderr == ""
 
 
 def test_cli_record_report_of_a_corrected_record(cli, tmp_path, demo):

@@ -236,14 +236,15 @@ def test_photos_taken_with_an_arm_over_the_table_are_noticed(footage, tmp_path):
         rows = [json.loads(line) for line in (tmp_path / f"out_{name}" / "events.jsonl").read_text().splitlines()]
         got[name] = (summary, [r for r in rows if r.get("kind") == "arm_in_photo"], frames)
     summary, notices, _ = got["clean"]
-    assert notices == [] and not any("arm" in w for w in summary.warnings)
+    # the arm_in_photo warning (helper-172: the seats-by-turn one of a calibrated review speaks of arms too)
+    assert notices == [] and not any("arm_in_photo" in w for w in summary.warnings)
     summary, notices, frames = got["mixed"]
     # the photos with an arm are named, not the clean ones beside them (helper-109)
     want = [i for i, f in enumerate(frames) if f in arms]
     assert [r["frame"] for r in notices] == want
     assert all(r["side"] in ("top", "right", "bottom", "left") and r["file"].endswith(f"move_{r['frame'] + 1:02d}.png")
                for r in notices)
-    warning = [w for w in summary.warnings if "arm" in w]
+    warning = [w for w in summary.warnings if "arm_in_photo" in w]
     names = ", ".join(f"move_{i + 1:02d}.png" for i in want)
     verb = "shows" if len(want) == 1 else "show"
     assert len(warning) == 1 and warning[0].startswith(f"{len(want)} of {len(frames)} photos {verb} an arm or hand over "
@@ -774,11 +775,14 @@ def test_cli_review_ctrl_c_keeps_partial_results_and_exits_130(tmp_path, sig, st
     p.send_signal(getattr(signal, sig))
     stdout, stderr = p.communicate(timeout=60)
     assert p.returncode == status, (stdout, stderr)
-    lines = [x for x in (stdout + stderr).splitlines() if x.strip()]
-    assert len(lines) == 2 and re.fullmatch(rf"interrupted at (\d+\.\d) s of footage; partial results in {re.escape(str(out))}",
+    lines = [x for x in stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and re.fullmatch(rf"interrupted at (\d+\.\d) s of footage; partial results in {re.escape(str(out))}",
                                             lines[0]), lines
+    # helper-172: then what was recorded so far, as a finished review says it (its warnings were not said)
+    said = [x.strip() for x in stdout.splitlines() if x.strip()]
+    assert said[0] == "Score (not final)" and f"record: {out / 'record.json'}" in said, said
     # helper-146: where the earlier review went was said only by a review that finished
-    assert lines[1] == f"note: the earlier review in {out} is now in {out / 'previous'}", lines
+    assert f"note: the earlier review in {out} is now in {out / 'previous'}" in said, said
     at = lines[0].split()[2]
     rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert rows[-1]["kind"] == "interrupted" and f"{rows[-1]['t']:.1f}" == at
@@ -786,6 +790,45 @@ def test_cli_review_ctrl_c_keeps_partial_results_and_exits_130(tmp_path, sig, st
     assert f"The review was interrupted at {at} s of footage: these results are partial." in (
         out / "report.html").read_text()
     assert from_json((out / "record.json").read_text()).event.title == f"Review of photos (partial: interrupted at {at} s)"
+
+
+def test_cli_review_stopped_by_ctrl_c_prints_what_it_recorded_with_its_warnings(tmp_path, monkeypatch):
+    """helper-172: a review stopped by Ctrl-C said only "interrupted at ...": the warnings found so far (here an
+    overexposed photo) were in its record and report, not on the console. It prints what it recorded so far as a
+    finished review does (the score, not final; the counts; the warnings; the files), exits 130 as before, and
+    the files keep all of it."""
+    from service import cli_review
+    from service.cli import app
+
+    photos = _photos(tmp_path / "photos", 4)
+    washed = cv2.imread(str(photos / "move_2.png"))
+    washed[8:40, 8:56] = 255  # a glare spot over half the photo
+    cv2.imwrite(str(photos / "move_2.png"), washed)
+    calls = []
+
+    def recognize(image):  # the user's Ctrl-C while the third photo is read
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return []
+
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (load_ruleset("all-fives"), None, recognize))
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 130, res.output
+    assert res.stderr.splitlines() == [f"interrupted at 2.0 s of footage; partial results in {out}"]
+    warning = ("1 of 3 photos is overexposed (move_2.png; notices overexposed): in the worst, 50% of the picture "
+               "is clipped white (overexposed or glare): tiles in the washed-out part may be missed; lower the "
+               "exposure or move the light")
+    said = [line.strip() for line in res.stdout.splitlines() if line.strip()]
+    assert said[0] == "Score (not final)" and "0 plays, 0 flags, 3 frames (2 read) in" in said[-5]
+    assert said[-4:] == [f"warning: {warning}", f"events: {out / 'events.jsonl'}", f"record: {out / 'record.json'}",
+                         f"report: {out / 'report.html'}"]
+    assert from_json((out / "record.json").read_text()).warnings == [
+        "The review was interrupted at 2.0 s of footage: these results are partial.", warning]
+    rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert [(r["kind"], r["frame"]) for r in rows if r.get("kind") in ("overexposed", "interrupted")] == [
+        ("overexposed", 1), ("interrupted", None)]
 
 
 def test_cli_review_into_an_earlier_review_folder_removes_its_outputs(tmp_path, monkeypatch):
@@ -2350,6 +2393,31 @@ def test_a_calibrated_review_of_photos_from_a_moving_camera_says_so(tmp_path):
             "the camera moved between 2 photos and the one before: the calibration fits one camera position, so the "
             "hand areas, and the seats, may be off; keep the camera still, or review these photos without "
             "--calibration"])
+
+
+def test_the_seats_by_turn_warning_of_a_calibrated_review_does_not_ask_for_a_calibration(tmp_path):
+    """helper-172: the warning on plays whose seat came from the turn order ended "(a hand shown in the photos, or
+    a calibration, tells them)" in a review given --calibration too. There it says what to check instead: the
+    calibration's seats against where the players sit, and the hands and arms in the picture."""
+    from calibration.profile import TableProfile
+    from engine.events import Play
+    from service.review import ReviewSession
+
+    profile = TableProfile(name="t", image_size=(960, 800), homography=np.diag([1.25, 1.25, 1.0]).tolist(),
+                           table_size_mm=(1200, 1000))
+    head = ("2 of 2 plays took the seat whose turn it was (the camera did not see who laid the tile; marked "
+            "seat_by_turn): one wrong guess moves every later seat, so check them (")
+    for given, tells in ((None, "a hand shown in the photos, or a calibration, tells them)"),
+                         (profile, "no arm from a seat's edge, nor a hand losing the tile, told it clearly: check that "
+                                   "the calibration's seats sit where the players do (`dominocast calibrate show` "
+                                   "lists them) and that the players' hands and arms are in the picture)")):
+        session = ReviewSession(load_ruleset("block"), lambda im: [], tmp_path / str(given is None), given,
+                                annotate=False)
+        for ev in (Play(seat="S", tile=[3, 5], t=1.0, seat_by_turn=True),
+                   Play(seat="N", tile=[5, 2], end="E", oriented=True, t=2.0, seat_by_turn=True)):
+            session._handle(ev, 0, ev.t, np.zeros((8, 8, 3), np.uint8))
+        session.summary.frames, session.summary.footage_s = 10, 10.0
+        assert [w for w in session.finish("t").warnings if "took the seat whose turn" in w] == [head + tells]
 
 
 def test_an_uncalibrated_review_of_turned_photos_says_so(tmp_path):

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -450,6 +451,91 @@ def test_a_protected_table_that_cannot_be_loaded_tells_why_only_with_its_key(tmp
         # the table's own description says it with the key, as before (state error, and why)
         status = c.get("/api/tables/t3?key=secret-key").json()["status"]
         assert status["state"] == "error" and status["error"].startswith("the table cannot be loaded: its stored")
+
+
+def _damaged_protected_table(tmp_path, monkeypatch, body: str) -> Path:
+    """A data folder with a protected table "t3" (key "secret-key") whose one stored event has ``body``, and an
+    open table "ok"."""
+    import sqlite3
+
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "data"
+    with TestClient(app_for(data)) as c:
+        post(c, "/api/tables", {"id": "ok", "name": "OK", "rules": RULES})
+        post(c, "/api/tables", {"id": "t3", "name": "T3", "rules": RULES, "view_key": "secret-key"})
+        post(c, "/api/tables/t3/events", {"event": {"type": "pass", "seat": "N"}})
+    (db,) = data.glob("*.db")
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE events SET body = ? WHERE table_id = 't3'", (body,))
+    con.close()
+    return data
+
+
+def test_a_table_whose_stored_event_does_not_validate_says_why_in_one_line(tmp_path, monkeypatch, caplog):
+    """helper-172: a stored event that pydantic refuses made the table's error its whole dump (two errors, six
+    lines, links to pydantic's site) in the list, the status and the 409 page. It is one line now: where the
+    event is and its first error; the service log keeps every line of it."""
+    import html
+    import logging
+    import re
+
+    data = _damaged_protected_table(tmp_path, monkeypatch, '{"type": "play", "seat": "N", "tile": [1, 2, 3], "t": -1}')
+    why = "hand 1, event #0 as stored: not an event: play.t: Input should be greater than or equal to 0"
+    with caplog.at_level(logging.ERROR, logger="dominocast.service"), TestClient(app_for(data)) as c:
+        listed = {t["id"]: t for t in c.get("/api/tables", headers=AUTH).json()}
+        assert listed["t3"]["error"] == f"the table cannot be loaded: {why}"
+        assert c.get("/api/tables/t3/status", headers=AUTH).json()["error"] == f"the table cannot be loaded: {why}"
+        r = c.get("/tables/t3/umpire?key=secret-key")
+        assert r.status_code == 409
+        assert html.unescape(re.search(r"<p>(.*?)</p>", r.text, re.S).group(1)) == (
+            f"table 't3' cannot be loaded: {why} (delete it, or fix it and restart the service)")
+    (logged,) = [rec for rec in caplog.records if "cannot be loaded" in rec.getMessage()]
+    assert logged.getMessage() == f"table t3 cannot be loaded: {why}"
+    detail = logging.Formatter().formatException(logged.exc_info)  # pydantic's every error, in the log only
+    assert "2 validation errors" in detail and "play.tile" in detail and "not a tile: [1, 2, 3]" in detail
+
+
+def test_the_list_tells_why_a_protected_table_cannot_be_loaded_only_with_its_key(tmp_path, monkeypatch):
+    """helper-172: `GET /api/tables` without any key listed why a protected table cannot be loaded, which its own
+    address tells only with its key (helper-169). Without the key (or with a wrong one) the list says only that
+    it is unavailable and protected; with its key or the token, why; an open table's error goes to anyone."""
+    data = _damaged_protected_table(tmp_path, monkeypatch, '{"type": "play", "seat": "N", "tile": [9, 1]}')
+    _set_row(data, "ok", ruleset={"players": 2})  # an open table that cannot be loaded either
+    why = "the table cannot be loaded: hand 1, event #0 (play): tile 9-1 is not in a double-6 set"
+    with TestClient(app_for(data)) as c:
+        def listed(query: str = "", **kw) -> dict:
+            return {t["id"]: (t["state"], t["error"]) for t in c.get("/api/tables" + query, **kw).json()}
+
+        open_why = "the table cannot be loaded: stored rule set: key 'name': Field required"
+        protected = ("error", "unavailable; the table is protected: its view key (?key=) or the token tells why")
+        for query in ("", "?key=wrong-key", "?token=wrong"):
+            assert listed(query) == {"ok": ("error", open_why), "t3": protected}, query
+        for answer in (listed("?key=secret-key"), listed(headers=AUTH), listed("?token=test-token")):
+            assert answer == {"ok": ("error", open_why), "t3": ("error", why)}
+        assert c.get("/api/tables/t3?key=secret-key").json()["status"]["error"] == why  # as its status says
+
+
+def test_the_401_and_403_pages_of_a_protected_table_say_how_to_pass_the_key_or_token(tmp_path, monkeypatch):
+    """helper-172: the 401 page of a protected umpire console whose table cannot be loaded said "add key=VIEW_KEY"
+    but not that the umpire's token opens it too (?token=). Its 401 and 403 pages name both addresses, the
+    page's other options kept; following either opens the 409 that says why."""
+    import html
+    import re
+
+    data = _damaged_protected_table(tmp_path, monkeypatch, '{"type": "play", "seat": "N", "tile": [9, 1]}')
+    with TestClient(app_for(data)) as c:
+        for page, status, hint in (
+                ("/tables/t3/umpire", 401, "/tables/t3/umpire?key=VIEW_KEY, or, as the umpire, with the service's "
+                                           "token: /tables/t3/umpire?token=TOKEN."),
+                ("/tables/t3/overlay?theme=solid&key=wrong", 403, "/tables/t3/overlay?theme=solid&key=VIEW_KEY, or, "
+                 "as the umpire, with the service's token: /tables/t3/overlay?theme=solid&token=TOKEN.")):
+            r = c.get(page)
+            assert r.status_code == status, page
+            said = html.unescape(re.search(r"<p class='hint'>(.*?)</p>", r.text).group(1))
+            assert said == "Open it with the table's view key: " + hint, page
+        for page in ("/tables/t3/umpire?token=test-token", "/tables/t3/overlay?theme=solid&key=secret-key"):
+            r = c.get(page)
+            assert r.status_code == 409 and "cannot be loaded" in r.text and "class='hint'" not in r.text, page
 
 
 def test_after_a_clean_stop_the_database_file_alone_holds_everything(tmp_path):
