@@ -1,15 +1,18 @@
 """Whether the footage fits the rule set (vision/rules_fit.py): draws under a rule set without drawing,
 hands of another size at the deal, a lock with tiles left to draw, a boneyard under a rule set that deals
 every tile, arms from more seats than it seats. Inputs are counts worked out by hand; the presets named
-are those of docs/rules.md's table (hand_size, players, boneyard rows)."""
+are those of docs/rules.md's table (hand_size, players, boneyard, play_direction rows), fitting what the
+camera saw (:class:`Observed`), never the rule set under review."""
 
 from engine.ruleset import load_ruleset
-from vision.rules_fit import RulesFitWatch, deal_misfit, draws_misfit, lock_misfit, pile_misfit, seats_misfit
+from vision.rules_fit import (Observed, RulesFitWatch, deal_misfit, deal_observed, direction_misfit, draws_misfit,
+                              lock_misfit, pile_misfit, seats_misfit)
 
 BLOCK = load_ruleset("block")  # 2 seats, 7 tiles each, no drawing: 28 - 14 = 14 tiles stay undealt
 DRAW = load_ruleset("draw")  # the same deal, with a boneyard
 JERSEY = load_ruleset("jersey-partnership")  # 4 seats, 7 tiles each: all 28 dealt, no boneyard
 FOUR = ["N", "E", "S", "W"]
+TWO_OF_7 = Observed(players=2, hand_size=7)  # the deal of draw seed 13, seen under block
 
 
 def test_draws_under_a_rule_set_without_drawing_need_a_tile_the_hand_to_play_gained():
@@ -17,15 +20,18 @@ def test_draws_under_a_rule_set_without_drawing_need_a_tile_the_hand_to_play_gai
     assert draws_misfit(BLOCK, drawn=1, gained=0) is None  # a drop no hand explains: a missed box?
     # jersey-partnership seed 37 reviewed as block: W's and E's hands are "undealt", their tiles leave
     assert draws_misfit(BLOCK, drawn=2, gained=0) is None
-    one = draws_misfit(BLOCK, drawn=1, gained=1, first=("N", 37.0))
+    one = draws_misfit(BLOCK, drawn=1, gained=1, first=("N", 37.0), observed=TWO_OF_7)
     # the presets with a boneyard that deal as block does (7 tiles to 2 seats, double six)
     assert one == ("a draw from the boneyard seen (N at 37.0 s), but block has no drawing (boneyard = "
                    "false): the footage looks like a draw game; the hand's end and score may be wrong; check the "
                    "rule set (--rules); presets with a boneyard dealing 7 tiles to 2 seats: all-fives, draw, "
                    "lisa-b-all-fives")
-    assert draws_misfit(load_ruleset("jersey-partnership"), drawn=1, gained=1).endswith(
+    assert draws_misfit(JERSEY, drawn=1, gained=1, observed=Observed(players=4, hand_size=7)).endswith(
         "no shipped preset with a boneyard dealing 7 tiles to 4 seats: write a rule set file (--rules FILE)")
     assert draws_misfit(BLOCK, drawn=3, gained=2).startswith("a draw from the boneyard seen, but block")
+    # nothing else seen: every preset with a boneyard
+    assert draws_misfit(BLOCK, drawn=1, gained=1).endswith(
+        "; presets with a boneyard: all-fives, draw, lisa-b-all-fives, muggins")
 
 
 def test_draws_fit_a_rule_set_with_a_boneyard():
@@ -36,7 +42,7 @@ def test_draws_fit_a_rule_set_with_a_boneyard():
 def test_hands_at_the_deal_must_all_show_another_size_to_misfit():
     order = ["N", "S"]
     assert deal_misfit(DRAW, {"N": 7, "S": 7}, order) is None  # draw deals 7
-    assert deal_misfit(DRAW, {"N": 5, "S": 5}, order) == (
+    assert deal_misfit(DRAW, {"N": 5, "S": 5}, order, deal_observed({"N": 5, "S": 5})) == (
         "hands of 5 tiles seen at the deal (N and S), but draw deals 7 (hand_size): the hand's end and score may "
         "be wrong; check the rule set (--rules); presets dealing 5 tiles to 2 seats: muggins")
     assert deal_misfit(DRAW, {"N": 5, "S": 6}, order) is None  # a tile missed or a false box: no clear deal
@@ -119,16 +125,16 @@ def test_a_camera_started_after_the_lead_does_not_judge_the_deal():
 
 
 def test_a_deal_no_preset_makes_says_so():
-    assert deal_misfit(DRAW, {"N": 6, "S": 6}, ["N", "S"]).endswith(
+    assert deal_misfit(DRAW, {"N": 6, "S": 6}, ["N", "S"], Observed(players=2)).endswith(
         "; no shipped preset dealing 6 tiles to 2 seats: write a rule set file (--rules FILE)")
     # muggins footage's deal under all-fives: muggins named, the rule set under review never
-    assert deal_misfit(load_ruleset("muggins"), {"N": 7, "S": 7}, ["N", "S"]).endswith(
+    assert deal_misfit(load_ruleset("muggins"), {"N": 7, "S": 7}, ["N", "S"], Observed(players=2)).endswith(
         "; presets dealing 7 tiles to 2 seats: all-fives, block, draw, fives-and-threes, lisa-b-all-fives")
 
 
 def test_a_lock_with_tiles_left_to_draw_misfits_draw_until_playable():
     """block seed 7 reviewed as draw: the hand locked at 42.4 s with the 14 undealt tiles untouched."""
-    assert lock_misfit(DRAW, left=14, blocked=False, t=42.4) == (
+    assert lock_misfit(DRAW, left=14, blocked=False, t=42.4, observed=TWO_OF_7) == (
         "the hand locked at 42.4 s with 14 tiles left to draw, but under draw a seat that cannot play draws until "
         "it can (draw_rule = until_playable; boneyard_reserve: none kept back): the footage looks like a game "
         "without drawing; the hand's end and score may be wrong; check the rule set (--rules); presets without a "
@@ -147,7 +153,7 @@ def test_the_reserve_is_not_left_to_draw():
     assert lock_misfit(muggins, left=5, blocked=False).startswith(
         "the hand locked with 3 tiles left to draw, but under muggins a seat that cannot play draws until it can "
         "(draw_rule = until_playable; boneyard_reserve: 2 kept back)")
-    assert lock_misfit(muggins, left=5, blocked=False).endswith(
+    assert lock_misfit(muggins, left=5, blocked=False, observed=Observed(players=2, hand_size=5)).endswith(
         "; no shipped preset without a boneyard dealing 5 tiles to 2 seats: write a rule set file (--rules FILE)")
 
 
@@ -175,12 +181,16 @@ def test_a_pile_beyond_the_hands_is_a_boneyard_where_every_tile_is_dealt():
 def test_arms_from_more_seats_than_the_rule_set_seats_misfit():
     """A 4-seat draw game (5 tiles each) reviewed as draw: by 25.1 s N, E and S had each laid 2 tiles by
     arm, W 1."""
-    assert seats_misfit(DRAW, {"N": 2, "E": 2, "S": 2, "W": 1}, ["N", "S"], 25.1) == (
+    laid = {"N": 2, "E": 2, "S": 2, "W": 1}
+    assert seats_misfit(DRAW, laid, ["N", "S"], 25.1, Observed(hand_size=5)) == (
         "arms from 4 seats laid tiles by 25.1 s (N, E, S, W), but draw seats 2 (players = 2: N and S): the plays "
         "from E and W were given to the seat to play, and the hand's end and score may be wrong; check the rule set "
-        "(--rules); no shipped preset with a boneyard for 4 seats: write a rule set file (--rules FILE)")
+        "(--rules); no shipped preset dealing 5 tiles to 4 seats: write a rule set file (--rules FILE)")
+    # the rule set's boneyard is not what was seen (helper-171: "without a boneyard for 4 seats" under block)
+    assert seats_misfit(DRAW, laid, ["N", "S"]).endswith(
+        "; presets for 4 seats: bdc-partnership, jersey-partnership, nova-block")
     assert seats_misfit(BLOCK, {"N": 3, "E": 2, "S": 2}, ["N", "S"]).endswith(
-        "; no shipped preset without a boneyard for 3 seats: write a rule set file (--rules FILE)")
+        "; no shipped preset for 3 seats: write a rule set file (--rules FILE)")
     assert seats_misfit(DRAW, {"N": 9, "S": 9}, ["N", "S"]) is None  # the seats it has
     assert seats_misfit(DRAW, {"N": 9, "S": 9, "E": 1, "W": 1}, ["N", "S"]) is None  # an arm once: no seat yet
     assert seats_misfit(DRAW, {"E": 9, "W": 9}, ["N", "S"]) is None  # 2 players at the side edges: 2 seats
@@ -231,3 +241,93 @@ def test_plays_by_arm_from_more_seats_are_noticed_once_at_the_play_that_shows_it
     (note,) = out[7]
     assert (note.kind, note.t, note.frame) == ("rules_misfit", 21.0, 315)
     assert note.details == {"parameter": "players", "rule": 2, "laid_by_arm": {"N": 2, "E": 2, "S": 2, "W": 1}}
+
+
+def test_the_deal_seen_is_the_hand_areas_holding_as_many():
+    """All four hand areas at the deal, the rule set's seats or not: the hands are the areas holding the
+    count most of them hold; any other must be empty or a pile (3 tiles more), else nothing is clear."""
+    assert deal_observed({"N": 7, "S": 7, "W": 14}) == Observed(players=2, hand_size=7)  # draw: boneyard at W
+    assert deal_observed({"N": 5, "E": 5, "S": 5, "W": 5}) == Observed(players=4, hand_size=5)  # a 4-seat draw4
+    assert deal_observed({"N": 7, "E": 7, "S": 7, "W": 6}) == Observed()  # a tile missed: 3 or 4 seats?
+    assert deal_observed({"N": 7, "E": 7, "S": 5, "W": 5}) == Observed()  # as many of each
+    assert deal_observed({"N": 7, "W": 14}) == Observed()  # one hand: no deal to tell
+    assert deal_observed({}) == Observed()
+
+
+def test_the_hints_of_two_warnings_fit_the_same_table():
+    """helper-171: a 4-seat draw game (5 tiles each) reviewed as block. Before, the deal's hint named the
+    presets dealing 5 tiles to block's 2 seats (muggins) and the seats' hint those without a boneyard, as
+    block, for 4 seats (bdc-partnership, jersey-partnership, nova-block): each contradicted the other.
+    Both now name what fits the 4 hands of 5 seen in the hand areas at the deal, and the 4 seats' arms."""
+    w = RulesFitWatch(BLOCK)
+    w.new_hand()
+    dealt = {"N": 5, "E": 5, "S": 5, "W": 5}  # E's and W's hand areas are no seats of block's
+    assert w.step(18, {"N": 5, "S": 5}, ["N", "S"], None, False, 0, 0.5, 7, edges=dealt) == []
+    (deal,) = w.step(18, {"N": 4, "S": 5}, ["N", "S"], None, False, 1, 4.0, 60, edges=dealt)
+    assert deal.details["parameter"] == "hand_size"
+    assert w.observed == Observed(players=4, hand_size=5)
+    hint = "; no shipped preset dealing 5 tiles to 4 seats: write a rule set file (--rules FILE)"
+    assert deal.message.startswith("hands of 5 tiles seen at the deal (N and S), but block deals 7 (hand_size)")
+    assert deal.message.endswith(hint)
+    out = [w.laid_by(seat, ["N", "S"], 4.0 + 3 * i, 60 + 45 * i) for i, seat in enumerate("NESWNES")]
+    (seats,) = out[6]
+    assert seats.details["parameter"] == "players" and seats.message.endswith(hint)
+
+
+def test_each_fact_seen_narrows_the_later_hints():
+    """A draw seen (a boneyard), then a lock with tiles left (none): the lock's hint says what it saw,
+    without a boneyard, over the deal seen; the draw's, made before, with one."""
+    w = RulesFitWatch(BLOCK)
+    w.new_hand()
+    w.step(14, {"N": 7, "S": 7}, ["N", "S"], None, False, 0, 0.5, 7, edges={"N": 7, "S": 7})
+    w.step(14, {"N": 6, "S": 7}, ["N", "S"], None, False, 1, 4.0, 60)
+    assert w.observed == TWO_OF_7
+    w.step(14, {"N": 6, "S": 6}, ["N", "S"], "N", True, 0, 10.0, 150)
+    w.step(13, {"N": 7, "S": 6}, ["N", "S"], "N", True, 0, 11.0, 165)
+    (draw,) = w.step(13, {"N": 7, "S": 6}, ["N", "S"], "N", True, 0, 12.0, 180)
+    assert draw.message.endswith("; presets with a boneyard dealing 7 tiles to 2 seats: all-fives, draw, "
+                                 "lisa-b-all-fives")
+    assert w.observed == Observed(players=2, hand_size=7, boneyard=True)
+    assert w.seats_seen(2).startswith("presets with a boneyard dealing 7 tiles to 2 seats")
+
+
+def test_plays_that_keep_going_the_other_way_round_misfit_the_play_direction():
+    """nova-block seed 7 (clockwise: N, E, S, W) reviewed under a copy playing counterclockwise (N, W, S, E):
+    every play came from the seat before the last one in its order, and 44 passes were invented for the
+    seats in between, with no warning (helper-171). A direction that fits goes back a seat only when every
+    other seat passed; across the table (4 seats) is either way."""
+    ccw = load_ruleset("nova-block", name="nova-ccw", play_direction="counterclockwise")
+    assert direction_misfit(ccw, forward=0, reverse=3) is None  # too few yet
+    assert direction_misfit(ccw, forward=3, reverse=5) is None  # 3 of 8 went forward: no clear direction
+    assert direction_misfit(ccw, forward=2, reverse=4) is not None  # twice as many back a seat
+    assert direction_misfit(ccw, forward=1, reverse=4, t=21.1, observed=Observed(players=4, hand_size=7)) == (
+        "plays by arm go the other way round the table: 4 times by 21.1 s the next play came from the seat before "
+        "the last player's in turn order (1 from the seat after it), but nova-ccw plays counterclockwise "
+        "(play_direction): the footage looks like a table playing clockwise, and the turns in between were taken "
+        "for passes or plays out of turn; the hand's end and score may be wrong; check the rule set (--rules); "
+        "presets dealing 7 tiles to 4 seats playing clockwise: nova-block")
+    assert direction_misfit(DRAW, forward=0, reverse=9) is None  # 2 seats: one order either way
+    w = RulesFitWatch(ccw)
+    w.new_hand()
+    order = ["N", "W", "S", "E"]
+    out = [w.laid_by(seat, order, 3.0 * i, 45 * i) for i, seat in enumerate(["N", "E", "S", "W", None, "E"])]
+    assert [len(o) for o in out] == [0, 0, 0, 0, 0, 0]  # 3 back a seat, then one not clear: W -> E no pair
+    assert w.turns == {"forward": 0, "reverse": 3}
+    (note,) = w.laid_by("S", order, 21.1, 316)  # E -> S: the 4th
+    assert note.details == {"parameter": "play_direction", "rule": "counterclockwise", "forward": 0, "reverse": 4}
+    assert w.observed.play_direction == "clockwise"
+    assert w.laid_by("N", order, 24.0, 360) == []  # across the table: either way; and said once
+    w.new_hand()  # a hand's first play follows no play of this hand
+    assert w.laid_by("E", order, 30.0, 450) == [] and w.turns == {"forward": 0, "reverse": 4}  # N -> E: no pair
+
+
+def test_without_the_four_hand_areas_the_deal_tells_no_seats():
+    """Uncalibrated, the hand areas are bands guessed from the image's borders: a 4-seat draw game's E and
+    W hands (5 tiles each) lay beyond them, counted apart, and the deal looked like 2 hands of 5. Without
+    the four areas (``edges``) the deal tells the tiles each, not the seats."""
+    w = RulesFitWatch(BLOCK)
+    w.new_hand()
+    w.step(18, {"N": 5, "S": 5}, ["N", "S"], None, False, 0, 0.5, 7)
+    (deal,) = w.step(18, {"N": 4, "S": 5}, ["N", "S"], None, False, 1, 4.0, 60)
+    assert w.observed == Observed(hand_size=5)
+    assert deal.message.endswith("; presets dealing 5 tiles: muggins")

@@ -1199,6 +1199,27 @@ def test_a_four_seat_preset_on_two_seat_play_warns_once_and_stops_inventing_pass
     assert [f.kind for f in table.tr.hand.state.outcomes[-1].flags] == ["out_of_turn"]
 
 
+def test_a_four_seat_draw_rule_set_on_two_seat_play_warns_though_no_pass_is_inferred():
+    """helper-171: draw seed 7 (2 seats) reviewed under a 4-seat draw rule file: the boneyard is not
+    followed, so no pass is inferred, and the seats were never checked: 19 ``uncertain_turn`` flags and no
+    word of the seats. The turns of E and W that went by as plays out of turn count as passes would: one
+    ``seats_unseen`` notice, naming the presets for the 2 seats seen."""
+    table = Table(load_ruleset("draw", name="draw4", players=4, hand_size=5))
+    line = [(600, (3, 5), "N"), (648, (5, 2), "S"), (552, (1, 3), "N"), (696, (2, 6), "S"),
+            (504, (0, 1), "N"), (744, (6, 4), "S"), (456, (2, 0), "N")]
+    outs = [table.play(t_(x, 500, 0, pips, seat)) for x, pips, seat in line]
+    assert [p[0] for p in plays(table.events)] == [seat for _, _, seat in line] and _passes(table.events) == []
+    (warn,) = notices(table.events, "seats_unseen")
+    assert warn in outs[4]  # E and W each went by twice (at S's 2nd and N's 3rd play), N and S played twice
+    assert warn.details == {"seen": ["N", "S"], "unseen": ["E", "W"], "needed": 4, "plays_by_arm": {"N": 3, "S": 2},
+                            "passes_inferred_before": 0}
+    assert warn.message == (
+        "only N and S seen playing (5 plays by arm; no arm from E and W in 5.0 s): the footage seems to show fewer "
+        "seats than draw4 needs (4); check the rule set (--rules); presets for 2 seats: all-fives, block, draw, "
+        "fives-and-threes, lisa-b-all-fives, muggins")
+    assert table.tr.unseen_seats == {"E", "W"} and table.tr.fit.observed.players == 2
+
+
 def test_a_seat_named_unseen_gets_its_passes_again_once_its_arm_shows():
     table = Table(load_ruleset("bdc-partnership"))
     for x, pips, seat in [(600, (3, 5), "N"), (648, (5, 2), "S"), (552, (1, 3), "N"), (696, (2, 6), "S"),
@@ -1375,7 +1396,9 @@ def test_a_lock_with_the_boneyard_untouched_misfits_drawing_until_playable():
     (note,) = notices(table.events, "rules_misfit")
     assert note in out and note.details == {"parameter": "draw_rule", "rule": "until_playable", "left": 14,
                                             "reserve": 0}
-    assert "presets without a boneyard dealing 7 tiles to 2 seats: block, fives-and-threes" in note.message
+    # uncalibrated: the hand areas tell the 7 tiles each, not how many seats hold them (not the rule set's 2)
+    assert note.message.endswith("; presets without a boneyard dealing 7 tiles: bdc-partnership, block, "
+                                 "fives-and-threes, jersey-partnership, nova-block")
 
 
 def test_a_boneyard_under_a_rule_set_that_deals_every_tile_misfits():
@@ -1592,6 +1615,22 @@ def test_a_draw_games_inferred_domino_on_a_blocked_line_ends_the_trackers_hand()
     tracker.record(HandEnd(kind="domino", winner="S", reason="inferred"))
     r = tracker.judge.state.result  # draw (pagat): S scores N's 4+4+2+1 = 11
     assert (r.kind, r.winner_seat, r.awards) == ("domino", "S", {"N": 0, "S": 11})
+
+
+def test_a_lock_the_hands_shown_make_a_domino_is_said_as_that_domino():
+    """helper-171: a 4-seat draw game reviewed as draw: N's last tile blocked the line at 45.9 s, the
+    hands shown made it a domino, and the summary said "N dominoes" and "(the hand locked at 45.9 s)". The
+    end the tracker tells (``ended``, in the after_hand_end notices and the summary) is the judge's result."""
+    from engine.notation import parse_event
+
+    tracker = Tracker(load_ruleset("draw").model_copy(update={"hand_size": 5}), image_size=IMAGE_SIZE)
+    for line in ("N 5-0", "S 0-1 E", "N 1-5 E", "S 5-5 W", "N 5-6 W", "S 6-2 W", "N 2-5 W", "S 5-3 E", "N 3-4 E"):
+        tracker.record(parse_event(line))
+    tracker.record(Play(seat="S", tile=[4, 5], end="E", t=45.9))
+    assert tracker.ended == {"kind": "locked", "winner": None, "t": 45.9, "text": "the hand locked at 45.9 s"}
+    tracker.record(Reveal(seat="N", tiles=[[4, 4], [2, 1]]))  # N shows its tiles, S none
+    tracker.record(HandEnd(kind="domino", winner="S", reason="inferred"))
+    assert tracker.ended == {"kind": "domino", "winner": "S", "t": 45.9, "text": "S dominoed at 45.9 s"}
 
 
 def test_face_down_boxes_beyond_the_deals_count_leave_the_boneyard_uncounted():

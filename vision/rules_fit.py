@@ -16,7 +16,12 @@ score says:
 * ``hand_size``: the tiles each seat holds at the deal, the face-down tiles in every playing seat's
   hand area at the last read before the lead;
 * ``players``: arms that clearly laid tiles from more seats than the rule set seats
-  (:func:`seats_misfit`). Fewer seats are the tracker's own check (``seats_unseen``).
+  (:func:`seats_misfit`). Fewer seats are the tracker's own check (``seats_unseen``), whose hint
+  comes from here (:meth:`RulesFitWatch.seats_seen`);
+* ``play_direction``: with 3 or 4 seats the next seat to play is the one to the left (clockwise,
+  pagat's "play passes to the left") or to the right; plays by arm that keep going the other way
+  (:data:`REVERSED_PLAYS`, most of the pairs) are a table playing the other direction
+  (:func:`direction_misfit`). With 2 seats both directions are the same order.
 
 Only clear evidence counts, as a wrong rule set is warned about, never refused: a count must show
 :data:`CLEAR_TILES` tiles or more, held over two reads. A draw seen is a drop of a
@@ -27,12 +32,15 @@ hands of a 4-seat table's other seats count as undealt, and their plays take til
 (jersey-partnership seed 37 reviewed as block: 2 such drops, none into the hand to play). The deal
 is a misfit (:func:`deal_misfit`) only when every playing seat holds the same number of tiles and
 that is not the rule set's. Each warning names the shipped presets that fit what was seen
-(:func:`engine.ruleset.presets_with`), when any do.
+(:func:`engine.ruleset.presets_with`), when any do: all warnings of a footage draw on one
+:class:`Observed` (the seats, tiles each and boneyard seen so far, never the values of the rule set
+that the footage contradicts), so no hint names presets another one rules out.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import asdict, dataclass, field, replace
 
 from engine.events import Draw
 from engine.ruleset import Ruleset, presets_with
@@ -42,8 +50,8 @@ from engine.words import plural
 from vision.boneyard import BoneyardCounter
 from vision.placements import Notice
 
-__all__ = ["CLEAR_TILES", "EXTRA_SEAT_PLAYS", "RulesFitWatch", "deal_misfit", "draws_misfit", "lock_misfit",
-           "pile_misfit", "seats_misfit"]
+__all__ = ["CLEAR_TILES", "EXTRA_SEAT_PLAYS", "OTHER_WAY", "REVERSED_PLAYS", "Observed", "RulesFitWatch", "deal_misfit",
+           "deal_observed", "direction_misfit", "draws_misfit", "lock_misfit", "pile_misfit", "seats_misfit"]
 
 #: Tiles a count must show (and hold over two reads) to be evidence against the rule set: one or two are
 #: a box missed or a false box (the table beside a laid tile: ``vision.tracking.LINE_GAP_TILES``), or a
@@ -52,27 +60,73 @@ CLEAR_TILES = 3
 #: Plays an arm must clearly lay from a seat before that seat counts as playing (as ``seats_unseen``
 #: asks two plays by arm of each seat it counts).
 EXTRA_SEAT_PLAYS = 2
+#: Pairs of successive plays by arm that went to the seat before the last one in the rule set's turn
+#: order (the other direction), and at least twice those that went to the seat after it, before the
+#: direction is a misfit: a play direction that fits goes back a seat only when every other seat passed.
+REVERSED_PLAYS = 4
+#: The play direction a table playing the other way round has.
+OTHER_WAY = {"clockwise": "counterclockwise", "counterclockwise": "clockwise"}
 #: The advice every warning ends with.
 CHECK = "the hand's end and score may be wrong; check the rule set (--rules)"
 
 
-def _hint(rules: Ruleset, what: str, **fields: object) -> str:
-    """``"presets {what}: a, b"``, the shipped presets other than ``rules`` whose ``fields`` are those, or
-    ``"no shipped preset {what}: write a rule set file (--rules FILE)"``."""
-    names = [name for name in presets_with(**fields) if name != rules.name]
-    if names:
-        return f"presets {what}: {', '.join(names)}"
-    return f"no shipped preset {what}: write a rule set file (--rules FILE)"
+@dataclass(frozen=True)
+class Observed:
+    """What the camera showed of the rule set so far, each None until seen clearly: how many seats play
+    (the deal's hands, or arms), the tiles each was dealt, whether there is a boneyard (draws seen, a
+    pile beyond a deal of every tile, or a lock with tiles left that none drew), and the play direction.
+    Every hint names the presets that fit all of it (:meth:`hint`)."""
+
+    players: int | None = None
+    hand_size: int | None = None
+    boneyard: bool | None = None
+    play_direction: str | None = None
+
+    def but(self, **facts: object) -> "Observed":
+        """This with ``facts`` (a warning's own) added, over what was seen before."""
+        return replace(self, **facts)
+
+    def hint(self, rules: Ruleset) -> str:
+        """``"presets {what was seen}: a, b"``, the shipped presets with these values (and ``rules``'s set),
+        or ``"no shipped preset {what was seen}: write a rule set file (--rules FILE)"``. A warning's own fact
+        contradicts ``rules``, so it is never named; a copy of a preset under the preset's own name, changed
+        where the footage differs, can name that preset."""
+        fields = {key: value for key, value in asdict(self).items() if value is not None}
+        names = presets_with(set_max=rules.set_max, **fields)
+        if names:
+            return f"presets {self.describe()}: {', '.join(names)}"
+        return f"no shipped preset {self.describe()}: write a rule set file (--rules FILE)"
+
+    def describe(self) -> str:
+        """``"with a boneyard dealing 7 tiles to 2 seats"``, ``"for 4 seats playing counterclockwise"``."""
+        parts = [] if self.boneyard is None else ["with a boneyard" if self.boneyard else "without a boneyard"]
+        if self.hand_size:
+            parts.append(f"dealing {plural(self.hand_size, 'tile')}"
+                         + (f" to {plural(self.players, 'seat')}" if self.players else ""))
+        elif self.players:
+            parts.append(f"for {plural(self.players, 'seat')}")
+        if self.play_direction:
+            parts.append(f"playing {self.play_direction}")
+        return " ".join(parts)
 
 
-def _deal(hand_size: int | None, players: int | None) -> str:
-    """``"dealing 7 tiles to 2 seats"``, the parts known (``""`` for neither)."""
-    tiles = f" {plural(hand_size, 'tile')}" if hand_size else ""
-    seats = f" to {plural(players, 'seat')}" if players else ""
-    return f" dealing{tiles}{seats}" if tiles or seats else ""
+def deal_observed(hands: dict[str, int]) -> Observed:
+    """The seats and tiles each of a deal, from the face-down tiles in the four hand areas (seats with
+    none may be left out): the hands are the areas holding the count most of them hold, two at least;
+    every other area must be empty or hold :data:`CLEAR_TILES` more (a pile: a 2-seat game's boneyard
+    lies along a side edge), else nothing is clear. ``{N: 7, S: 7, W: 14}``: 2 seats, 7 tiles each."""
+    held = Counter(n for n in hands.values() if n > 0)
+    ranked = held.most_common()
+    if not ranked or ranked[0][1] < 2 or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
+        return Observed()
+    k, seats = ranked[0]
+    if any(n != k and 0 < n < k + CLEAR_TILES for n in hands.values()):
+        return Observed()  # a tile missed or a false box in a hand: no clear deal
+    return Observed(players=seats, hand_size=k)
 
 
-def draws_misfit(rules: Ruleset, drawn: int, gained: int, first: tuple[str, float] | None = None) -> str | None:
+def draws_misfit(rules: Ruleset, drawn: int, gained: int, first: tuple[str, float] | None = None,
+                 observed: Observed = Observed()) -> str | None:
     """The warning when the camera saw draws that ``rules`` forbid, else None.
 
     Args:
@@ -82,27 +136,29 @@ def draws_misfit(rules: Ruleset, drawn: int, gained: int, first: tuple[str, floa
         gained: of those, tiles that the hand area of the seat to play gained in the same read: the
             draws seen (one is clear evidence; a drop alone is none).
         first: ``(seat, t seconds)`` of the first draw seen, for the message.
+        observed: what else was seen (the hint's presets fit it, with a boneyard).
     """
     if rules.boneyard or min(drawn, gained) < 1:
         return None
     # said at the first draw seen, once: no count, as later draws are not added to it (helper-166: "1 tile"
     # read as a misread on footage with 9 draws)
     where = f" ({first[0]} at {first[1]:.1f} s)" if first else ""
-    hint = _hint(rules, "with a boneyard" + _deal(rules.hand_size, rules.players), boneyard=True,
-                 players=rules.players, hand_size=rules.hand_size, set_max=rules.set_max)
+    hint = observed.but(boneyard=True).hint(rules)
     return (f"a draw from the boneyard seen{where}, but {rules.name} has no drawing (boneyard = false): the "
             f"footage looks like a draw game; {CHECK}; {hint}")
 
 
-def deal_misfit(rules: Ruleset, hands: dict[str, int], order: list[str]) -> str | None:
+def deal_misfit(rules: Ruleset, hands: dict[str, int], order: list[str],
+                observed: Observed = Observed()) -> str | None:
     """The warning when the hands seen at the deal are not the rule set's ``hand_size``, else None; it
-    names the shipped presets that deal that many tiles to that many seats (muggins: 5 to 2).
+    names the shipped presets that deal that many tiles (to the seats seen: muggins, 5 to 2).
 
     Args:
         rules: the rule set of the review.
         hands: face-down tiles in each playing seat's hand area at the last read before the lead
             (seats with none may be left out).
         order: the playing seats (the hand's turn order).
+        observed: what else was seen (the seats: the hand areas holding as many, :func:`deal_observed`).
     """
     counts = {seat: hands.get(seat, 0) for seat in order}
     sizes = set(counts.values())
@@ -111,12 +167,13 @@ def deal_misfit(rules: Ruleset, hands: dict[str, int], order: list[str]) -> str 
     k = sizes.pop()
     if k < 1 or k == rules.hand_size or k * len(order) > len(full_set(rules.set_max)):
         return None
-    hint = _hint(rules, _deal(k, len(order)).strip(), hand_size=k, players=len(order), set_max=rules.set_max)
+    hint = observed.but(hand_size=k).hint(rules)
     return (f"hands of {k} tiles seen at the deal ({' and '.join(order)}), but {rules.name} deals "
             f"{rules.hand_size} (hand_size): {CHECK}; {hint}")
 
 
-def lock_misfit(rules: Ruleset, left: int, blocked: bool, t: float | None = None) -> str | None:
+def lock_misfit(rules: Ruleset, left: int, blocked: bool, t: float | None = None,
+                observed: Observed = Observed()) -> str | None:
     """The warning when the hand locked with tiles left to draw under a rule set whose seats must draw
     until they can play, else None.
 
@@ -132,24 +189,25 @@ def lock_misfit(rules: Ruleset, left: int, blocked: bool, t: float | None = None
         left: face-down tiles in the boneyard when the hand locked (a count the camera followed).
         blocked: the line of play is blocked (``engine.layout.Layout.is_locked``).
         t: when the hand locked, seconds, for the message.
+        observed: what else was seen (the hint's presets fit it, without a boneyard).
     """
     drawable = left - rules.reserve()
     if not rules.boneyard or rules.draw_rule != "until_playable" or blocked or drawable < CLEAR_TILES:
         return None
     at = f" at {t:.1f} s" if t is not None else ""
     kept = f"{rules.reserve()} kept back" if rules.reserve() else "none kept back"
-    hint = _hint(rules, "without a boneyard" + _deal(rules.hand_size, rules.players), boneyard=False,
-                 players=rules.players, hand_size=rules.hand_size, set_max=rules.set_max)
+    hint = observed.but(boneyard=False).hint(rules)
     return (f"the hand locked{at} with {plural(drawable, 'tile')} left to draw, but under {rules.name} a seat "
             f"that cannot play draws until it can (draw_rule = until_playable; boneyard_reserve: {kept}): the "
             f"footage looks like a game without drawing; {CHECK}; {hint}")
 
 
-def pile_misfit(rules: Ruleset, seen: int, hands: dict[str, int], order: list[str]) -> str | None:
+def pile_misfit(rules: Ruleset, seen: int, hands: dict[str, int], order: list[str],
+                observed: Observed | None = None) -> str | None:
     """The warning when a rule set that deals every tile and has no boneyard (jersey-partnership,
     nova-block, bdc-partnership: 7 to each of 4 seats, all 28) sees a pile of face-down tiles beyond
-    the hands at the deal, else None: that pile is a boneyard. The presets it names have one and deal
-    as the hands seen (the seats holding 1..``hand_size`` tiles).
+    the hands at the deal, else None: that pile is a boneyard. The presets it names have one and fit
+    ``observed`` (None: the deal ``hands`` shows, :func:`deal_observed`).
 
     Args:
         rules: the rule set of the review.
@@ -165,19 +223,14 @@ def pile_misfit(rules: Ruleset, seen: int, hands: dict[str, int], order: list[st
         return None
     where = [f"{n} in {seat}'s hand area" for seat, n in over.items()] + (
         [f"{seen} apart from the hand areas"] if seen else [])
-    holders = [hands[seat] for seat in order if 1 <= hands.get(seat, 0) <= rules.hand_size]
-    fit: dict[str, object] = {"boneyard": True, "set_max": rules.set_max}
-    if 2 <= len(holders) <= 4:
-        fit["players"] = len(holders)
-    if holders and len(set(holders)) == 1:
-        fit["hand_size"] = holders[0]
-    hint = _hint(rules, "with a boneyard" + _deal(fit.get("hand_size"), fit.get("players")), **fit)
+    hint = (deal_observed(hands) if observed is None else observed).but(boneyard=True).hint(rules)
     return (f"face-down tiles beyond the hands at the deal ({' and '.join(where)}), but {rules.name} deals "
             f"every tile, {rules.hand_size} to each of {plural(rules.players, 'seat')} (boneyard = false): a "
             f"boneyard, the footage looks like a draw game; {CHECK}; {hint}")
 
 
-def seats_misfit(rules: Ruleset, laid: dict[str, int], order: list[str], t: float | None = None) -> str | None:
+def seats_misfit(rules: Ruleset, laid: dict[str, int], order: list[str], t: float | None = None,
+                 observed: Observed = Observed()) -> str | None:
     """The warning when arms clearly laid tiles from more seats than ``rules`` seats (``players``), else
     None. Decided once more seats than ``order`` holds each laid :data:`EXTRA_SEAT_PLAYS` tiles, one of
     them a seat outside ``order`` (2 players at the E and W edges under a 2-seat rule set are no more
@@ -188,6 +241,7 @@ def seats_misfit(rules: Ruleset, laid: dict[str, int], order: list[str], t: floa
         laid: seat -> plays its arm clearly laid (entry votes decided among all four edges).
         order: the playing seats.
         t: the time of the play that decided it, seconds, for the message.
+        observed: what else was seen (the hint's presets fit it, for the seats seen laying tiles).
     """
     playing = [seat for seat in SEATS if laid.get(seat, 0) >= EXTRA_SEAT_PLAYS]
     if len(playing) <= len(order) or all(seat in order for seat in playing):
@@ -195,45 +249,79 @@ def seats_misfit(rules: Ruleset, laid: dict[str, int], order: list[str], t: floa
     seen = [seat for seat in SEATS if laid.get(seat, 0) > 0]
     extra = [seat for seat in seen if seat not in order]
     by = f" by {t:.1f} s" if t is not None else ""
-    hint = _hint(rules, f"{'with' if rules.boneyard else 'without'} a boneyard for {plural(len(seen), 'seat')}",
-                 players=len(seen), boneyard=rules.boneyard, set_max=rules.set_max)
+    hint = observed.but(players=len(seen)).hint(rules)
     return (f"arms from {plural(len(seen), 'seat')} laid tiles{by} ({', '.join(seen)}), but {rules.name} seats "
             f"{len(order)} (players = {rules.players}: {' and '.join(order)}): the plays from {' and '.join(extra)} "
             f"were given to the seat to play, and {CHECK}; {hint}")
 
 
+def direction_misfit(rules: Ruleset, forward: int, reverse: int, t: float | None = None,
+                     observed: Observed = Observed()) -> str | None:
+    """The warning when plays by arm keep going to the seat before the last one in the rule set's turn
+    order (``play_direction``), else None: :data:`REVERSED_PLAYS` such pairs of successive plays, and at
+    least twice those that went to the seat after it (a turn that fits goes back a seat only when every
+    other seat passed). With 2 seats both are the same order: never.
+
+    Args:
+        rules: the rule set of the review.
+        forward: pairs of successive plays by arm, in one hand, the second by the seat after the first's.
+        reverse: those by the seat before it.
+        t: the time of the play that decided it, seconds, for the message.
+        observed: what else was seen (the hint's presets fit it, playing the other way).
+    """
+    if rules.players < 3 or reverse < REVERSED_PLAYS or reverse < 2 * forward:
+        return None
+    other = OTHER_WAY[rules.play_direction]
+    by = f" by {t:.1f} s" if t is not None else ""
+    hint = observed.but(play_direction=other).hint(rules)
+    return (f"plays by arm go the other way round the table: {plural(reverse, 'time')}{by} the next play came from "
+            f"the seat before the last player's in turn order ({forward} from the seat after it), but {rules.name} "
+            f"plays {rules.play_direction} (play_direction): the footage looks like a table playing {other}, and the "
+            f"turns in between were taken for passes or plays out of turn; {CHECK}; {hint}")
+
+
 @dataclass
 class RulesFitWatch:
-    """Per footage: what the camera saw of the deal, the boneyard and the seats, and the ``rules_misfit``
-    notices it makes (each once). The tracker calls :meth:`new_hand`, at each committed read before its
-    plays :meth:`step`, at each play :meth:`laid_by`, and once the hand ended locked :meth:`locked`."""
+    """Per footage: what the camera saw of the deal, the boneyard and the seats (:attr:`observed`, which
+    every hint draws on), and the ``rules_misfit`` notices it makes (each once). The tracker calls
+    :meth:`new_hand`, at each committed read before its plays :meth:`step`, at each play :meth:`laid_by`,
+    once the hand ended locked :meth:`locked`, and :meth:`seats_seen` for its ``seats_unseen`` hint."""
 
     rules: Ruleset
     drawn: int = 0  # tiles seen leaving the undealt ones, in reads that laid no tile
     gained: int = 0  # of those, tiles the seat to play's hand area gained in that read: draws seen
     first: tuple[str, float] | None = None  # (seat, t s) of the first draw seen
     laid: dict[str, int] = field(default_factory=dict)  # seat -> plays its arm clearly laid
+    #: successive plays by arm in a hand whose second seat is the one after the first's in turn order, or before it
+    turns: dict[str, int] = field(default_factory=lambda: {"forward": 0, "reverse": 0})
+    observed: Observed = field(default_factory=Observed)  # what the footage showed so far, for the hints
     noticed: set[str] = field(default_factory=set)  # the parameters already warned about
     _undealt: BoneyardCounter | None = None
-    _deal: tuple[int, dict[str, int]] | None = None  # (apart, hands) at the last read before the lead
+    # (apart, playing seats' hands, all four hand areas or None) at the last read before the lead
+    _deal: tuple[int, dict[str, int], dict[str, int] | None] | None = None
     _dealt = False  # the deal of this hand was judged
     _lock_judged = False  # this hand's lock was judged
     _seen = 0  # face-down tiles apart from the hands at the last read
     _hands: dict[str, int] | None = None  # hands at the previous read
     _reads: dict[int, tuple[int, int]] = field(default_factory=dict)  # frame -> (tiles laid, turn's gain)
+    _last: str | None = None  # the seat whose arm laid this hand's last play (None: not clear, or none yet)
 
     def new_hand(self) -> None:
         """A new hand starts: a count of its undealt tiles (rule sets without drawing only)."""
         undealt = len(full_set(self.rules.set_max)) - self.rules.hand_size * self.rules.players
         self._undealt = BoneyardCounter(undealt) if not self.rules.boneyard and undealt > 0 else None
         self._deal, self._dealt, self._lock_judged, self._hands, self._reads = None, False, False, None, {}
+        self._last = None
 
     def step(self, seen: int, hands: dict[str, int], order: list[str], turn: str | None, started: bool,
-             laid: int, t: float, frame: int) -> list[Notice]:
+             laid: int, t: float, frame: int, edges: dict[str, int] | None = None) -> list[Notice]:
         """One committed read: ``seen`` face-down tiles apart from the playing seats' hand areas,
         ``hands`` those in each one (seats with none left out), ``turn`` the seat to play (None before the
         lead or after the end), ``started`` the lead is down, ``laid`` new face-up tiles outside the hand
-        areas in this read. Returns at most one ``rules_misfit`` notice per parameter for the footage."""
+        areas in this read, ``edges`` the face-down tiles in each of the four hand areas, the rule set's
+        seats or not (None: not known, as without a table calibration, whose guessed hand areas can miss
+        hands lying further in: no seats are taken from the deal then). Returns at most one
+        ``rules_misfit`` notice per parameter for the footage."""
         out: list[Notice] = []
         self._seen = seen
         if not started and not self._dealt:
@@ -241,7 +329,7 @@ class RulesFitWatch:
                 self._dealt = True
                 out += self._judge_deal(seen, hands, order, t, frame)
             else:
-                self._deal = (seen, dict(hands))
+                self._deal = (seen, dict(hands), None if edges is None else dict(edges))
         elif not self._dealt:  # the lead was seen laid in an earlier read (a read that laid it and more)
             self._dealt = True
             out += self._judge_deal(seen, hands, order, t, frame)
@@ -260,10 +348,12 @@ class RulesFitWatch:
             self.gained += min(ev.count, max(0, gain0))
             if gain0 > 0:
                 self.first = self.first or (ev.seat, ev.t)
-        message = None if "boneyard" in self.noticed else draws_misfit(self.rules, self.drawn, self.gained, self.first)
+        message = None if "boneyard" in self.noticed else draws_misfit(self.rules, self.drawn, self.gained, self.first,
+                                                                       self.observed)
         if message:
             out.append(self._notice("boneyard", message, t, frame, seat=self.first[0] if self.first else None,
-                                    rule=False, drawn=self.drawn, drawn_into_hand=self.gained))
+                                    facts={"boneyard": True}, rule=False, drawn=self.drawn,
+                                    drawn_into_hand=self.gained))
         return out
 
     def locked(self, left: int, blocked: bool, ended_t: float | None, t: float, frame: int) -> list[Notice]:
@@ -275,44 +365,91 @@ class RulesFitWatch:
             return []
         self._lock_judged = True
         left = min(left, self._seen)
-        message = None if "draw_rule" in self.noticed else lock_misfit(self.rules, left, blocked, ended_t)
+        message = (None if "draw_rule" in self.noticed
+                   else lock_misfit(self.rules, left, blocked, ended_t, self.observed))
         if message is None:
             return []
-        return [self._notice("draw_rule", message, t, frame, rule=self.rules.draw_rule, left=left,
-                             reserve=self.rules.reserve())]
+        return [self._notice("draw_rule", message, t, frame, facts={"boneyard": False}, rule=self.rules.draw_rule,
+                             left=left, reserve=self.rules.reserve())]
 
     def laid_by(self, seat: str | None, order: list[str], t: float, frame: int) -> list[Notice]:
         """A play whose arm came clearly from ``seat`` (entry votes among all four edges; None: not clear).
-        Returns the ``players`` notice of :func:`seats_misfit`, once for the footage, or []."""
+        Returns the ``players`` notice of :func:`seats_misfit` and the ``play_direction`` one of
+        :func:`direction_misfit`, each once for the footage, or []."""
+        last, self._last = self._last, seat
         if seat is None:
             return []
         self.laid[seat] = self.laid.get(seat, 0) + 1
-        message = None if "players" in self.noticed else seats_misfit(self.rules, self.laid, order, t)
+        out = []
+        message = None if "players" in self.noticed else seats_misfit(self.rules, self.laid, order, t, self.observed)
+        if message is not None:
+            laid = {s: self.laid[s] for s in SEATS if s in self.laid}
+            out.append(self._notice("players", message, t, frame, facts={"players": len(laid)},
+                                    rule=self.rules.players, laid_by_arm=laid))
+        return out + self._direction(last, seat, order, t, frame)
+
+    def _direction(self, last: str | None, seat: str, order: list[str], t: float, frame: int) -> list[Notice]:
+        """A play by ``seat``'s arm after one by ``last``'s in this hand: counted forward when ``seat`` is
+        the one after ``last`` in turn order, reverse when the one before it (across the table, either way);
+        returns the ``play_direction`` notice of :func:`direction_misfit`, once for the footage, or []."""
+        if last is None or last == seat or last not in order or seat not in order or len(order) < 3:
+            return []
+        i = order.index(last)
+        way = "forward" if seat == order[(i + 1) % len(order)] else "reverse" if seat == order[i - 1] else None
+        if way is None:
+            return []
+        self.turns[way] += 1
+        forward, reverse = self.turns["forward"], self.turns["reverse"]
+        message = (None if "play_direction" in self.noticed
+                   else direction_misfit(self.rules, forward, reverse, t, self.observed))
         if message is None:
             return []
-        laid = {s: self.laid[s] for s in SEATS if s in self.laid}
-        return [self._notice("players", message, t, frame, rule=self.rules.players, laid_by_arm=laid)]
+        other = OTHER_WAY[self.rules.play_direction]
+        return [self._notice("play_direction", message, t, frame, facts={"play_direction": other},
+                             rule=self.rules.play_direction, forward=forward, reverse=reverse)]
+
+    def seats_seen(self, players: int) -> str:
+        """The tracker's ``seats_unseen``: only ``players`` seats play. Kept for the hints; returns that
+        notice's hint (:meth:`Observed.hint`)."""
+        self._learn(players=players)
+        return self.observed.hint(self.rules)
 
     def _judge_deal(self, seen: int, hands: dict[str, int], order: list[str], t: float, frame: int) -> list[Notice]:
         """The deal (the last read before the lead) against ``hand_size``, and against a rule set that
-        deals every tile: a pile beyond the hands there and in this read too (``seen``, ``hands``)."""
+        deals every tile: a pile beyond the hands there and in this read too (``seen``, ``hands``). What
+        it shows of the seats and tiles each is kept (:func:`deal_observed` on the four hand areas; on the
+        playing seats' alone, the tiles each only; their count when they all hold the same)."""
         if self._deal is None:
             return []
         out = []
-        apart, dealt = self._deal
-        message = None if "hand_size" in self.noticed else deal_misfit(self.rules, dealt, order)
+        apart, dealt, edges = self._deal
+        deal = deal_observed(dealt if edges is None else edges)
+        if edges is None:  # the playing seats' areas alone tell the tiles each, not how many seats hold them
+            deal = Observed(hand_size=deal.hand_size)
+        counts = {dealt.get(seat, 0) for seat in order}
+        if len(counts) == 1 and min(counts) > 0 and deal.hand_size not in counts:
+            deal = Observed(hand_size=min(counts))  # the seats it plays agree, the others' areas are unclear
+        self._learn(players=deal.players, hand_size=deal.hand_size)
+        message = None if "hand_size" in self.noticed else deal_misfit(self.rules, dealt, order, self.observed)
         if message is not None:
             out.append(self._notice("hand_size", message, t, frame, rule=self.rules.hand_size,
                                     seen={seat: dealt.get(seat, 0) for seat in order}))
         held = pile_misfit(self.rules, seen, hands, order) is not None
-        message = None if "boneyard" in self.noticed or not held else pile_misfit(self.rules, apart, dealt, order)
+        message = (None if "boneyard" in self.noticed or not held
+                   else pile_misfit(self.rules, apart, dealt, order, self.observed))
         if message is not None:
-            out.append(self._notice("boneyard", message, t, frame, rule=False, apart=apart,
+            out.append(self._notice("boneyard", message, t, frame, facts={"boneyard": True}, rule=False, apart=apart,
                                     seen={seat: dealt.get(seat, 0) for seat in order}))
         return out
 
+    def _learn(self, **facts: object) -> None:
+        """Add the ``facts`` that are known (not None) to :attr:`observed`."""
+        self.observed = self.observed.but(**{key: value for key, value in facts.items() if value is not None})
+
     def _notice(self, parameter: str, message: str, t: float, frame: int, seat: str | None = None,
-                **details: object) -> Notice:
-        """The ``rules_misfit`` notice about ``parameter``, said once for the footage."""
+                facts: dict[str, object] | None = None, **details: object) -> Notice:
+        """The ``rules_misfit`` notice about ``parameter``, said once for the footage; the ``facts`` it
+        shows are kept for the later hints."""
         self.noticed.add(parameter)
+        self._learn(**(facts or {}))
         return Notice("rules_misfit", t, frame, message, seat=seat, details={"parameter": parameter, **details})

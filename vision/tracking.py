@@ -39,11 +39,11 @@ it (:func:`vision.placements.attribute_seat`), with the turn order as a prior. W
 seat is clearly not the one whose turn it was, the seats in between passed: in rule sets
 without a boneyard (or with one seen drawn out) the tracker emits their ``Pass`` before the
 play (timed at the seat's last arm visit since the previous play, a knock, when one was seen). When the seats
-whose turns keep going by as passes never showed an arm at all while others play, the
-footage holds fewer seats than the rule set: one ``seats_unseen`` notice, and no more
+whose turns keep going by (as passes, or plays out of turn) never showed an arm at all while others
+play, the footage holds fewer seats than the rule set: one ``seats_unseen`` notice, and no more
 passes are invented for them (:meth:`Tracker._check_seats`). Arms that clearly laid tiles from more
-seats than the rule set has, like a deal, draws or a lock it does not allow, make a ``rules_misfit``
-notice (:mod:`vision.rules_fit`).
+seats than the rule set has, or that keep going the other way round the table, like a deal, draws or a
+lock it does not allow, make a ``rules_misfit`` notice (:mod:`vision.rules_fit`).
 
 The tracker keeps its own engine :class:`~engine.hand.Hand` (``tracker.hand``) with every
 event it emitted, to know the open ends, spinners and whose turn it is. Events that do
@@ -139,7 +139,8 @@ class TrackerConfig:
             draw games once the camera saw the boneyard drawn out).
         visit_gap_s: an arm of the same seat seen again within this is the same visit (knock timing).
         unseen_seat_turns: the footage shows fewer seats than the rule set needs when every seat that
-            never showed an arm had this many turns go by as inferred passes, while at least two
+            never showed an arm had this many turns go by (as inferred passes, or as plays out of turn
+            where the boneyard is not followed), while at least two
             other seats each played twice by their arm (a ``seats_unseen`` notice, once; see
             ``docs/tracking.md``); 0 turns the check off.
         setup_min_score: a face-up tile already there at the tracker's first read (the table as
@@ -322,10 +323,12 @@ class Tracker:
         self._cand: tuple[float, list[_Obs]] | None = None
         self._cand_done = False
         # seat evidence over the whole footage (not reset by new_hand): which seats' arms were ever seen,
-        # plays each seat made by its arm, turns of each seat that went by as inferred passes
+        # plays each seat made by its arm, turns of each seat that went by as inferred passes (and those
+        # that went by at all, inferred or not)
         self._arm_seats: set[str] = set()
         self._entry_plays: dict[str, int] = {}
         self._skips: dict[str, int] = {}
+        self._turns_by: dict[str, int] = {}  # turns of each seat that a play by another seat's arm went past
         self.unseen_seats: set[str] = set()  # seats named by the ``seats_unseen`` notice, until their arm shows
         self._seats_warned = False
         self._old_layout_at_start = False  # (start_over before any read) the first read's tiles are old
@@ -536,15 +539,19 @@ class Tracker:
                 self.judge.append(event)
             except IllegalEvent:
                 pass  # the judge only decides the end of the hand: a misread seat must not stop tracking
-        if not was_over and self.judge.state.over and self.ended is None:
-            st = self.judge.state
+        st = self.judge.state
+        if not was_over and st.over and self.ended is None:
             kind, winner = (st.pending_end[0], st.pending_end[1]) if st.pending_end else (
                 st.result.kind, st.result.winner_seat)
             t = getattr(event, "t", None)
-            at = f" at {t:.1f} s" if t is not None else ""
-            text = (f"{winner} dominoed{at}" if kind == "domino" and winner else
-                    f"the hand locked{at}" if kind == "locked" else f"the hand ended ({kind}){at}")
-            self.ended = {"kind": kind, "winner": winner, "t": t, "text": text}
+            self.ended = {"kind": kind, "winner": winner, "t": t, "text": _ended_text(kind, winner, t)}
+        elif self.ended is not None and st.result is not None and (
+                st.result.kind, st.result.winner_seat) != (self.ended["kind"], self.ended["winner"]):
+            # the hands shown settled it otherwise (a line blocked by the last tile of the seat that laid it:
+            # a domino, not the lock it looked like); said as the record's result (helper-171: "N dominoes"
+            # beside "the hand locked at 45.9 s")
+            kind, winner, t = st.result.kind, st.result.winner_seat, self.ended["t"]
+            self.ended = {"kind": kind, "winner": winner, "t": t, "text": _ended_text(kind, winner, t)}
         return out
 
     @property
@@ -914,7 +921,7 @@ class Tracker:
         return total, max(0, self._hands_last[turn] - self._hands_before[turn] + min(plays, 1))
 
     def _step_boneyard(self, frame: int, t: float, candidates: list[TrackedTile],
-                       view: tuple[int, dict[str, int]]) -> list:
+                       view: tuple[int, dict[str, int], dict[str, int]]) -> list:
         """A draw game: count the face-down tiles apart from the playing seats' hand areas
         (:class:`vision.boneyard.BoneyardCounter`); its ``Draw`` events go to the judge, whose
         boneyard then tells :meth:`_skipped` when nothing is left to draw. ``candidates``: this
@@ -923,7 +930,7 @@ class Tracker:
         if self.boneyard is None:
             return []
         st = self.judge.state
-        seen, hands = view
+        seen, hands, _ = view
         started = st.layout.lead is not None
         # draws the record holds that the camera has not seen drop yet (an umpire entered them): the
         # camera's next drops are those draws, not more (helper-89: one draw recorded twice)
@@ -1006,16 +1013,19 @@ class Tracker:
         return others[0] if len(others) == 1 else turn
 
     def _check_rules_fit(self, frame: int, t: float, candidates: list[TrackedTile],
-                         view: tuple[int, dict[str, int]]) -> list:
+                         view: tuple[int, dict[str, int], dict[str, int]]) -> list:
         """Whether the deal and the undealt tiles seen fit the rule set (:mod:`vision.rules_fit`): a
         ``rules_misfit`` notice, once per parameter, when they clearly do not (draws under a rule set
         without drawing, another hand size). ``candidates``: this read's new face-up tiles; ``view``:
         :meth:`_undealt_view` of this read."""
         st = self.judge.state
-        seen, hands = view
+        seen, hands, edges = view
         started = st.layout.lead is not None
         turn = st.turn if started and not st.over else None
-        return self.fit.step(seen, hands, list(st.order), turn, started, self._laid(candidates), t, frame)
+        # the four hand areas only where a calibration gives them: a guessed band can miss a hand lying further
+        # in (a 4-seat draw game uncalibrated: E's and W's 5 tiles counted apart, the deal "2 hands of 5")
+        edges = edges if self.profile is not None else None
+        return self.fit.step(seen, hands, list(st.order), turn, started, self._laid(candidates), t, frame, edges)
 
     def _check_lock_fit(self, frame: int, t: float) -> list:
         """Once the judge ended the hand locked: whether a lock fits the draws the rule set asks for
@@ -1025,15 +1035,18 @@ class Tracker:
             return []
         return self.fit.locked(self.boneyard.level, self.judge.state.layout.is_locked(), self.ended["t"], t, frame)
 
-    def _undealt_view(self, candidates: list[TrackedTile]) -> tuple[int, dict[str, int]]:
+    def _undealt_view(self, candidates: list[TrackedTile]) -> tuple[int, dict[str, int], dict[str, int]]:
         """The face-down tiles of this read, leaving out boxes against the line of play (:meth:`_beside_line`):
-        how many lie apart from the playing seats' hand areas (the boneyard, or the undealt tiles), and how
-        many in each hand area. ``candidates``: this read's new face-up tiles."""
+        how many lie apart from the playing seats' hand areas (the boneyard, or the undealt tiles), how
+        many in each of their hand areas, and how many in each of the four hand areas, the rule set's
+        seats or not (the deal seen: :func:`vision.rules_fit.deal_observed`). ``candidates``: this read's
+        new face-up tiles."""
         down = [tr for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout"]
         beside = self._beside_line(down, candidates)
         down = [tr for tr in down if tr.id not in beside]
-        hands = self._hand_counts(down, self._hand_band_scale())
-        return len(down) - sum(hands.values()), hands
+        edges = self._hand_counts(down, self._hand_band_scale(), seats=SEATS)
+        hands = {seat: n for seat, n in edges.items() if seat in self.judge.state.order}
+        return len(down) - sum(hands.values()), hands, edges
 
     def _nothing_to_draw(self) -> bool:
         """No boneyard in the rule set, or the camera followed every draw and only the reserve is left."""
@@ -1200,12 +1213,13 @@ class Tracker:
         return [tr for tr in tiles if tr.face != "down" or tr.seen_score >= floor]
 
     def _hand_counts(self, tiles: list[TrackedTile], scale: float = PHOTO_HAND_SCALE,
-                     at: dict[int, TileGeom] | None = None) -> dict[str, int]:
+                     at: dict[int, TileGeom] | None = None, seats: Iterable[str] | None = None) -> dict[str, int]:
         """Face-down tiles of ``tiles`` in each playing seat's hand area (``scale``: a folder's photos use
         the wider areas); those by an edge no one plays from are the boneyard's (:meth:`_step_boneyard`).
-        ``at``: tile id -> the geometry to place it by, instead of its own (where a photo showed it)."""
+        ``at``: tile id -> the geometry to place it by, instead of its own (where a photo showed it);
+        ``seats``: the hand areas counted (None: the playing seats')."""
         counts: dict[str, int] = {}
-        order = self.judge.state.order
+        order = self.judge.state.order if seats is None else list(seats)
         for tr in tiles:
             g = at.get(tr.id, tr.geom) if at is not None else tr.geom
             if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(g, scale):
@@ -1621,8 +1635,9 @@ class Tracker:
         conf = float(fit.confidence)
         ev = Play(seat=choice.seat, tile=list(fit.tile), end=None if is_lead else fit.end, oriented=True,
                   confidence=round(conf, 4), seat_by_turn=choice.uncertain, t=t, frame=frame)
-        passes = self._skipped(choice, is_lead, t, frame)
-        passes, warning = self._check_seats(choice, passes, t, frame)
+        skipped = self._skipped_seats(choice, is_lead)
+        passes = self._skipped(skipped, t, frame)
+        passes, warning = self._check_seats(choice, skipped, passes, t, frame)
         # the arm among all four edges, the rule set's seats or not: more seats than it has is a misfit
         arm = attribute_seat(votes, None, list(SEATS), 0.0, self.config.min_seat_votes)
         misfit = self.fit.laid_by(None if arm.uncertain or arm.source != "entry" else arm.seat, st.order, t, frame)
@@ -1644,6 +1659,8 @@ class Tracker:
         pre: list = ([warning] if warning is not None else []) + misfit
         if choice.source == "entry":
             self._entry_plays[choice.seat] = self._entry_plays.get(choice.seat, 0) + 1
+        for seat in skipped:
+            self._turns_by[seat] = self._turns_by.get(seat, 0) + 1
         photos = self.photos  # no arm is seen: the tile left that seat's hand (helper-88)
         who = f"{choice.seat} played" if photos else f"{choice.seat}'s arm played"
         for p in passes:
@@ -1680,16 +1697,20 @@ class Tracker:
             reasons.append("seat_by_turn")
         done.append((ev, reasons, choice.source, pre))
 
-    def _check_seats(self, choice, passes: list[Pass], t: float, frame: int) -> tuple[list[Pass], Notice | None]:
+    def _check_seats(self, choice, skipped: list[str], passes: list[Pass], t: float,
+                     frame: int) -> tuple[list[Pass], Notice | None]:
         """Whether the footage shows fewer seats than the rule set: ``(passes to emit, the warning or None)``.
 
-        Conservative: it is decided only when passes are about to be inferred, every seat that never
-        showed an arm (not to play, not to knock) would have had ``unseen_seat_turns`` turns go by as
-        passes, and at least two other seats each played twice by their arm. Then one ``seats_unseen``
-        notice is raised and no pass is inferred for those seats any more (their turns are not
-        invented: the engine flags the plays out of turn) until one of their arms is seen.
+        Conservative: it is decided only at a play by an arm that went past other seats' turns
+        (``skipped``, :meth:`_skipped_seats`; as ``passes`` when they are inferred, as a play out of turn
+        when the boneyard is not followed), when every seat that never showed an arm (not to play, not to
+        knock, not to draw) would have had ``unseen_seat_turns`` turns go by so, and at least two other
+        seats each played twice by their arm. Then one ``seats_unseen`` notice is raised, with the presets
+        that fit the seats seen (:meth:`vision.rules_fit.RulesFitWatch.seats_seen`), and no pass is
+        inferred for those seats any more (their turns are not invented: the engine flags the plays out of
+        turn) until one of their arms is seen.
         """
-        if not passes or self.config.unseen_seat_turns <= 0:
+        if not skipped or self.config.unseen_seat_turns <= 0:
             return passes, None
         if self.unseen_seats:
             self.unseen_seats -= self._arm_seats  # a named seat whose arm showed is playing after all
@@ -1700,7 +1721,7 @@ class Tracker:
         unseen = [s for s in order if s not in self._arm_seats]
         if not unseen:
             return passes, None
-        skips = {s: self._skips.get(s, 0) + sum(p.seat == s for p in passes) for s in unseen}
+        skips = {s: self._turns_by.get(s, 0) + skipped.count(s) for s in unseen}
         plays = dict(self._entry_plays)
         if choice.source == "entry":
             plays[choice.seat] = plays.get(choice.seat, 0) + 1
@@ -1713,38 +1734,54 @@ class Tracker:
         before = sum(self._skips.get(s, 0) for s in unseen)
         n = sum(plays.values())
         who, missing = " and ".join(seen), " and ".join(unseen)
+        inferred = any(p.seat in unseen for p in passes) or before
         msg = (f"only {who} seen playing ({n} plays by arm; no arm from {missing} in {t:.1f} s): the footage "
-               f"seems to show fewer seats than {self.rules.name} needs ({len(order)}). Passes for {missing} are "
-               f"no longer inferred" + (f"; the {before} inferred before are doubtful" if before else "")
-               + ". Check the rule set (--rules).")
+               f"seems to show fewer seats than {self.rules.name} needs ({len(order)})"
+               + (f". Passes for {missing} are no longer inferred" if inferred else "")
+               + (f"; the {before} inferred before are doubtful" if before else "")
+               + f"; check the rule set (--rules); {self.fit.seats_seen(len(seen))}")
         return [], Notice("seats_unseen", t, frame, msg, details={
             "seen": seen, "unseen": unseen, "needed": len(order), "plays_by_arm": {s: plays.get(s, 0) for s in seen},
             "passes_inferred_before": before})
 
-    def _skipped(self, choice, is_lead: bool, t: float, frame: int) -> list[Pass]:
-        """``Pass`` events for the seats a play by ``choice.seat`` skipped in turn order, or [].
-
-        Only when the arm decided the seat (not the turn order), after the lead, and when a pass is
-        the only way a turn goes by: rule sets without a boneyard, and draw games once the camera
-        saw the boneyard drawn out (:meth:`_nothing_to_draw`; a boneyard it cannot count leaves the
-        engine's ``out_of_turn`` flag for the umpire). Each pass is timed at the middle of that
-        seat's last arm visit since the previous play (its knock), or at the play when none was seen.
-        """
+    def _skipped_seats(self, choice, is_lead: bool) -> list[str]:
+        """The seats whose turns a play by ``choice.seat`` went past in turn order, or []: only when the
+        arm decided the seat (not the turn order), after the lead."""
         st = self.hand.state
-        if (not self.config.infer_passes or not self._nothing_to_draw() or is_lead or choice.uncertain
-                or choice.source != "entry" or st.turn is None or choice.seat == st.turn
+        if (is_lead or choice.uncertain or choice.source != "entry" or st.turn is None or choice.seat == st.turn
                 or st.turn not in st.order or choice.seat not in st.order or st.layout.lead is None):
             return []
         order = st.order
         i = order.index(st.turn)
         out = []
         while order[i] != choice.seat:
-            seat = order[i]
+            out.append(order[i])
+            i = (i + 1) % len(order)
+        return out
+
+    def _skipped(self, skipped: list[str], t: float, frame: int) -> list[Pass]:
+        """``Pass`` events for the ``skipped`` seats (:meth:`_skipped_seats`), or [].
+
+        Only when a pass is the only way a turn goes by: rule sets without a boneyard, and draw games once
+        the camera saw the boneyard drawn out (:meth:`_nothing_to_draw`; a boneyard it cannot count leaves
+        the engine's ``out_of_turn`` flag for the umpire). Each pass is timed at the middle of that seat's
+        last arm visit since the previous play (its knock), or at the play when none was seen.
+        """
+        if not skipped or not self.config.infer_passes or not self._nothing_to_draw():
+            return []
+        out = []
+        for seat in skipped:
             visit = self._visits.get(seat)
             pf, pt = visit[len(visit) // 2] if visit else (frame, t)
             out.append(Pass(seat=seat, t=pt, frame=pf))
-            i = (i + 1) % len(order)
         return out
+
+
+def _ended_text(kind: str, winner: str | None, t: float | None) -> str:
+    """How the hand ended, for people: ``"N dominoed at 45.9 s"``, ``"the hand locked at 42.4 s"``."""
+    at = f" at {t:.1f} s" if t is not None else ""
+    return (f"{winner} dominoed{at}" if kind == "domino" and winner else
+            f"the hand locked{at}" if kind == "locked" else f"the hand ended ({kind}){at}")
 
 
 def _voided_tiles(log: list) -> set[tuple[int, int]]:
