@@ -44,7 +44,7 @@ from engine.ruleset import load_ruleset
 from engine.tiles import Tile, full_set
 
 FORMAT = "dominocast-footage/1"
-TABLE_MM = (1000.0, 600.0)
+TABLE_MM = (1000.0, 600.0)  # the double-six table, mm
 BUMP_CHANCE = 0.12  # per event
 
 
@@ -59,11 +59,28 @@ def appearance_choices(appearance: str) -> tuple[tuple[str, ...], tuple[str, ...
     raise ValueError(f"appearance must be 'train' or 'test', got {appearance!r}")
 
 
+def table_scale(set_max: int) -> float:
+    """How many times :data:`TABLE_MM` each side of a double-``set_max`` set's table is: the square
+    root of its tile count over double six's 28, so that every set has the same table area per tile
+    (a double-twelve line of play runs to 90 tiles and more, with up to 77 tiles in the boneyard).
+    1 for double six; about 1.40 for double nine, 1.80 for double twelve."""
+    return float(np.sqrt((set_max + 1) * (set_max + 2) / 2 / 28))
+
+
+def footage_table_mm(set_max: int) -> tuple[float, float]:
+    """(W, H) of the footage table for a double-``set_max`` set, mm, to 10 mm: 1000 x 600 for
+    double six, 1400 x 840 for double nine, 1800 x 1080 for double twelve (:func:`table_scale`)."""
+    k = table_scale(set_max)
+    return (round(TABLE_MM[0] * k, -1), round(TABLE_MM[1] * k, -1))
+
+
 def footage_camera(rng: np.random.Generator, size: tuple[int, int], table_mm: tuple[float, float]) -> Camera:
-    """A fixed overhead camera (slight tilt, no lens distortion) that sees the whole table."""
+    """A fixed overhead camera (slight tilt, no lens distortion) that sees the whole table: 0.9-1.3 m
+    above a :data:`TABLE_MM` table, proportionally higher above a larger one (the same lens)."""
     w, h = size
     tw, th = table_mm
-    cam = Camera(w=w, h=h, px_per_mm=min(w / tw, h / th), height_mm=float(rng.uniform(900, 1300)),
+    lift = tw / TABLE_MM[0]
+    cam = Camera(w=w, h=h, px_per_mm=min(w / tw, h / th), height_mm=float(rng.uniform(900, 1300)) * lift,
                  target_mm=(tw / 2, th / 2), tilt_deg=float(rng.uniform(0, 5)),
                  tilt_dir_deg=float(rng.uniform(0, 360)), roll_deg=float(rng.uniform(-2, 2)))
     corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], float)
@@ -299,7 +316,8 @@ def _render(rules_name: str, seed: int, out: Path, fps: float, size: tuple[int, 
     surfaces, styles = appearance_choices(appearance)
     surface = str(surfaces[rng.integers(len(surfaces))])
     style = T.make_style(str(styles[rng.integers(len(styles))]), rng)
-    cam = footage_camera(rng, size, TABLE_MM)
+    table_mm = footage_table_mm(rules.set_max)
+    cam = footage_camera(rng, size, table_mm)
     effects = replace(sample_effects(rng), glare=0, jpeg_quality=100, motion_px=0.0,
                       blur_sigma=float(rng.uniform(0, 0.8)), noise_sigma=float(rng.uniform(0, 2.0)))
     ang = rng.uniform(0, 2 * np.pi)
@@ -308,12 +326,12 @@ def _render(rules_name: str, seed: int, out: Path, fps: float, size: tuple[int, 
     # a game board's grid runs along the table (the default follows the first tile, which moves)
     ex = cam.project(np.array([[0.0, 0.0, 0.0], [100.0, 0.0, 0.0]]))
     grid_angle = float(np.degrees(np.arctan2(ex[1, 1] - ex[0, 1], ex[1, 0] - ex[0, 0])))
-    box = (0.0, 0.0) + TABLE_MM
+    box = (0.0, 0.0) + table_mm
     colours = {s: Ly.arm_occluder(np.random.default_rng([seed, i]), box, (0.0, 0.0)).colour
                for i, s in enumerate("NESW")}
 
     logs = simulate_match(rules, seed, hands=hands, mismatches=inject_mismatch)
-    script = Script(TABLE_MM, fps, np.random.default_rng([seed, 11]), colours)
+    script = Script(table_mm, fps, np.random.default_rng([seed, 11]), colours)
     scripted = _script_hands(script, rules, logs, fps)
     n_frames = len(script.frames)
 
@@ -356,7 +374,7 @@ def _render(rules_name: str, seed: int, out: Path, fps: float, size: tuple[int, 
         "format": FORMAT, "command": readable(cmd), "rules": readable(rules.name),
         "rule_params": rules.model_dump(mode="json"), "seed": seed, "appearance": appearance,
         "fps": fps, "frame_size": list(size), "n_frames": n_frames, "duration_s": round(n_frames / fps, 3),
-        "video": video.name, "table_size_mm": list(TABLE_MM), "surface": surface, "tile_style": style.name,
+        "video": video.name, "table_size_mm": list(table_mm), "surface": surface, "tile_style": style.name,
         "pixel_convention": "polygons: renderer labels, pixel (0,0) spans [0,1]x[0,1] (subtract 0.5 for OpenCV "
                             "centres); profile.json: OpenCV centres",
         "camera": {"px_per_mm": cam.px_per_mm, "height_mm": cam.height_mm, "target_mm": list(cam.target_mm),
@@ -382,6 +400,6 @@ def _render(rules_name: str, seed: int, out: Path, fps: float, size: tuple[int, 
     }
     gt_path = out / "ground_truth.json"
     gt_path.write_text(json.dumps(gt, separators=(",", ":")) + "\n")
-    prof = camera_profile(cam, TABLE_MM, f"footage-{rules.name}-{seed}")
+    prof = camera_profile(cam, table_mm, f"footage-{rules.name}-{seed}")
     prof_path = prof.save(out / "profile.json")
     return {"video": video, "ground_truth": gt_path, "profile": prof_path}

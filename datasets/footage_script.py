@@ -218,6 +218,8 @@ class Script:
         p, where = self.tiles[hid]
         self._reach(seat, self._rest_tip(seat), np.array([p.x_mm, p.y_mm]), self._jitter(self.timing.reach))
         del self.tiles[hid]
+        if self.planner is not None:
+            self.planner.lift(p)
         if where.startswith("hand:"):
             s = where.split(":")[1]
             self.slots[s] = {k: v for k, v in self.slots[s].items() if v != hid}

@@ -136,7 +136,14 @@ def footage(
         raise typer.Exit(code=130) from None
     for kind, path in paths.items():
         console.print(f"{kind}: {path}")
-    played = len(json.loads(Path(paths["ground_truth"]).read_text())["hands"])
+    gt = json.loads(Path(paths["ground_truth"]).read_text())
+    played = len(gt["hands"])
+    overlapped = sum(h.get("layout_fallbacks", 0) for h in gt["hands"])
+    if overlapped:  # helper-173: a double-twelve line of play overlapped 25 tiles without a word
+        console.print(f"note: {plural(overlapped, 'play')} of {len(gt['plays'])} could not be laid clear of the other "
+                      f"tiles on the {gt['table_size_mm'][0]:g} x {gt['table_size_mm'][1]:g} mm table and overlap "
+                      "them (layout_fallbacks in the ground truth): a review may misread those tiles",
+                      highlight=False, soft_wrap=True)
     if hands > played:  # helper-149: --hands 40 gave 10 without a word
         console.print(f"note: the match was won after {plural(played, 'hand')}; the video holds "
                       f"{'it' if played == 1 else 'them'}, not {hands}", highlight=False)

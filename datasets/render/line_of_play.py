@@ -102,7 +102,8 @@ class Planner:
         centre: (x, y) of the lead, mm.
         boxes: the areas a tile may occupy, preferred first (e.g. the play area, then
             the table inside the hand rows); the last one is always tried.
-        obstacles: tiles that lie elsewhere on the table (hands, boneyard), avoided.
+        obstacles: tiles that lie elsewhere on the table (hands, boneyard), avoided until
+            :meth:`lift` says one has left.
         keep_out: areas the line keeps out of (the room around a boneyard in the middle of the
             table, ``datasets.footage_boneyard.keep_out``): a tile enters one only where it would
             overlap a tile anywhere else.
@@ -254,6 +255,14 @@ class Planner:
         self.crosswise.append(cross)
         self.contact.append(np.asarray(contact, float))
         self.anchors.append(None if anchor is None else np.asarray(anchor, float))
+
+    def lift(self, p: TilePlacement) -> None:
+        """Obstacle ``p`` left its place (a tile drawn from the boneyard, taken from a hand):
+        the line may lie where it was, and a ``keep_out`` box centred on it (the room around that
+        one tile, :func:`datasets.footage_boneyard.keep_out`) goes with it."""
+        self.obstacles = [q for q in self.obstacles if q != p]
+        self.keep_out = [b for b in self.keep_out
+                         if not (np.isclose((b.x0 + b.x1) / 2, p.x_mm) and np.isclose((b.y0 + b.y1) / 2, p.y_mm))]
 
     # ---- disturbances ---------------------------------------------------------------
     def bump(self, k: int, dx_mm: float, dy_mm: float, dangle_deg: float) -> TilePlacement | None:
