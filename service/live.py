@@ -100,6 +100,16 @@ def penalty_reason(kind: str, idx: int | None, alert_id: int | None, legacy: boo
     return what if alert_id is None else f"{what} (alert {alert_id})"
 
 
+def without_flag(alert: dict) -> dict:
+    """A penalty left on the score by the confirmation of an alert whose flag a change removed (the alert's
+    ``details["penalty_left"]``), with a line saying so: what a correction's answer lists in
+    ``penalties_without_flag`` (helper-176: the console said only "done")."""
+    left = alert["details"]["penalty_left"]
+    return {**left, "alert": alert["id"], "kind": alert["kind"],
+            "message": f"{left['seat']} {left['penalty']} (hand {left['hand']} #{left['index']}) stays on the score, "
+                       f"but its {alert['kind']} flag (alert {alert['id']}) is gone: void it if it no longer applies"}
+
+
 def alert_dict(row: AlertRow) -> dict:
     return {"id": row.id, "key": row.key, "category": row.category, "kind": row.kind, "match": row.match_id,
             "hand": row.hand, "index": row.idx, "seat": row.seat, "message": row.message, "details": row.details,
@@ -216,10 +226,19 @@ class TableRuntime:
         """What a feed sends first: the last message id and the state (or the open alerts)."""
         with self.lock:
             if channel == "alerts":
+                alerts = [*self.open_alerts.values(), *self._penalties_left()]
                 return {"id": self.seq, "channel": "alerts", "kind": "snapshot", "table": self.cfg.id,
-                        "data": {"alerts": sorted(self.open_alerts.values(), key=lambda a: a["id"])}}
+                        "data": {"alerts": sorted(alerts, key=lambda a: a["id"])}}
             return {"id": self.seq, "channel": "events", "kind": "snapshot", "table": self.cfg.id,
                     "data": {"state": self.state()}}
+
+    def _penalties_left(self) -> list[dict]:
+        """The current match's alerts resolved with their penalty left on the score (``details["penalty_left"]``,
+        :meth:`_mark_penalty_left`): the console shows them, after a reload too, until the penalty is voided."""
+        with self.factory() as s:
+            rows = s.scalars(select(AlertRow).where(AlertRow.table_id == self.cfg.id, AlertRow.match_id == self.match_id,
+                                                    AlertRow.status == "resolved", AlertRow.category == "flag"))
+            return [alert_dict(a) for a in rows if (a.details or {}).get("penalty_left")]
 
     def record(self) -> MatchRecord:
         """The current match's record (engine/record.py)."""
@@ -300,8 +319,9 @@ class TableRuntime:
             new_hand: True: start the next hand with this event; False: the current hand.
             alert_update: (alert id, status, by, note) written in the same transaction.
 
-        Returns ``{"hand", "index", "message"}`` (the published event message; for a list, those
-        of its first event, and ``indexes`` / ``messages`` of all).
+        Returns ``{"hand", "index", "message", "penalties_without_flag"}`` (the published event message;
+        for a list, those of its first event, and ``indexes`` / ``messages`` of all; the penalties the change
+        left on the score with no flag behind them, :func:`without_flag`).
 
         Raises:
             AppendRejected: the engine refused the event (nothing was written).
@@ -359,7 +379,9 @@ class TableRuntime:
             listener = self.record_listener
             if listener is not None and source != listener.kind:
                 listener.sync_record(h, lambda: self.hand_log(h))
-            out = {"hand": h, "index": indexes[0], "message": published[0]}
+            out = {"hand": h, "index": indexes[0], "message": published[0],
+                   "penalties_without_flag": [without_flag(alert_dict(a)) for a in alert_rows
+                                              if a.status == "resolved" and (a.details or {}).get("penalty_left")]}
             if isinstance(event, list):
                 out.update(indexes=indexes, messages=published[:len(events)])
             return out
@@ -507,18 +529,38 @@ class TableRuntime:
                 row.updated_at = now
                 changed.append(row)
         for key, row in existing.items():
-            if key not in wanted and row.status == "open":
-                row.status, row.updated_at, row.resolved_by, row.note = "resolved", now, "engine", "no longer flagged"
+            if key in wanted or row.status not in ("open", "confirmed", "resolved"):
+                continue
+            if row.status != "resolved":
+                # the flag is gone. helper-94: a penalty its confirmation recorded stays, said; helper-176: one
+                # confirmed without a penalty (a rule set with none) stood as a confirmed infraction of a legal play
+                why = self._penalty_left(row, logs) or self._penalty_voided(row, logs) or (
+                    f"; it was confirmed by {row.resolved_by}" if row.status == "confirmed" else "")
+                row.status, row.updated_at, row.resolved_by, row.note = "resolved", now, "engine", f"no longer flagged{why}"
+                self._mark_penalty_left(row, logs)
                 changed.append(row)
-            elif key not in wanted and row.status == "confirmed" and (left := self._penalty_left(row, logs)):
-                # helper-94: the play moved to the seat whose turn it was; the penalty stayed, unsaid
-                row.status, row.updated_at, row.resolved_by, row.note = "resolved", now, "engine", f"no longer flagged{left}"
-                changed.append(row)
-            elif key not in wanted and row.status == "confirmed" and (voided := self._penalty_voided(row, logs)):
-                row.status, row.updated_at, row.resolved_by, row.note = "resolved", now, "engine", f"no longer flagged{voided}"
+            elif row.resolved_by == "engine" and self._mark_penalty_left(row, logs):
+                # the penalty left behind was voided (or restored) since: the note and the console follow
+                row.note = f"no longer flagged{self._penalty_left(row, logs) or self._penalty_voided(row, logs)}"
+                row.updated_at = now
                 changed.append(row)
         s.flush()
         return changed
+
+    def _mark_penalty_left(self, row: AlertRow, logs: list[list]) -> bool:
+        """Set ``details["penalty_left"]`` (``{"hand", "index", "seat", "penalty"}``) of an alert the engine
+        resolved while its confirmation's penalty is on the score, with no flag behind it any more; drop it
+        once that penalty is voided. The console keeps such an alert in view with a button to void the
+        penalty (helper-176: the note said so only on the review page). True when it changed."""
+        pen = self._alert_penalty(row, logs)
+        left = {"hand": row.hand, "index": pen[0], "seat": pen[1].seat,
+                "penalty": pen[1].name or pen[1].points} if pen and pen[2] else None
+        details = dict(row.details or {})
+        if details.get("penalty_left") == left:
+            return False
+        details.pop("penalty_left", None)
+        row.details = {**details, "penalty_left": left} if left else details
+        return True
 
     @staticmethod
     def _alert_penalty(row: AlertRow, logs: list[list]) -> tuple[int, Penalty, bool] | None:
@@ -688,6 +730,10 @@ class TableRuntime:
                     self.confirmed[hand] = by
                     msg = self._message(s, "events", "hand_confirmed", {"hand": hand, "by": by, "state": self.state()})
                 self._publish([msg])
+            # the camera's "hand over (inferred ...): correct it if ..." is answered: the umpire vouched for this
+            # result (helper-176: it stayed in the queue after the confirmation)
+            self.resolve_open(lambda a: a["kind"] == "hand_end_inferred" and a["match"] == self.match_id
+                              and a["hand"] == hand, by, f"hand {hand}'s result confirmed")
             r = hs.result
             return {"hand": hand, "confirmed_by": by, "result": {"kind": r.kind, "winner": r.winner_seat,
                                                                   "side": r.winner_side, "awards": dict(r.awards)}}

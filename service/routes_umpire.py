@@ -57,7 +57,8 @@ def _correct(rt, hand: int, replaces: int, event: object | None, by: str, reason
     res = rt.append(corr, source="umpire", actor=by, hand=hand)
     data = res["message"]["data"]
     return {"hand": res["hand"], "index": res["index"], "replaces": replaces, "id": res["message"]["id"],
-            "row": data["row"], "scores": (data["state"]["game"] or {}).get("scores")}
+            "row": data["row"], "scores": (data["state"]["game"] or {}).get("scores"),
+            "penalties_without_flag": res["penalties_without_flag"]}
 
 
 def _at_slot_moment(rt, hand: int, replaces: int, event: object | None) -> object | None:  # noqa: ANN001
@@ -283,7 +284,7 @@ def _one_change(res: dict, replaces: list[int]) -> dict:
     last = res["messages"][-1]["data"]
     return {"hand": res["hand"], "indexes": res["indexes"], "replaces": replaces,
             "ids": [m["id"] for m in res["messages"]], "rows": [m["data"]["row"] for m in res["messages"]],
-            "scores": (last["state"]["game"] or {}).get("scores")}
+            "scores": (last["state"]["game"] or {}).get("scores"), "penalties_without_flag": res["penalties_without_flag"]}
 
 
 @router.post("/move-event", status_code=201, dependencies=umpire)

@@ -870,3 +870,81 @@ def test_a_fix_keeps_a_moment_an_earlier_correction_gave_the_slot(tmp_path):
         assert post(c, "/api/tables/t/fix-tile", {"index": 1, "tile": "6-0"}).status_code == 201
         fixed = [e for e in c.get("/api/matches/1/hands/1").json()["events"] if e["type"] == "correction"][-1]["event"]
         assert (fixed["tile"], fixed["t"], fixed["frame"]) == ([6, 0], 20.0, 300)
+
+
+def _alert(c, alert_id: int) -> dict:
+    return next(x for x in c.get("/api/tables/t/alerts?status=all").json() if x["id"] == alert_id)
+
+
+def test_a_penalty_whose_flag_a_fix_removed_is_said_and_kept_before_the_umpire(tmp_path):
+    """helper-176 (seen by helper-174): a confirmed mismatched end fixed to the tile really played (legal)
+    left S's bogus_play -25 and its redeal on the score; the fix answered only "done" and the alert left the
+    console, its note ("... stays on the score: void it ...") readable only on the review page."""
+    with TestClient(app_for(tmp_path)) as c:
+        assert post(c, "/api/tables", {"id": "t", "name": "T", "rules": RULES}).status_code == 201
+        for ev in ({"type": "deal", "hands": {}, "draws_seen": False}, {"type": "play", "seat": "S", "tile": "6-6"},
+                   {"type": "play", "seat": "N", "tile": "6-5", "end": "E"},
+                   {"type": "play", "seat": "S", "tile": "4-4", "end": "E"}):
+            assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
+        (a,) = open_alerts(c)
+        assert post(c, f"/api/tables/t/alerts/{a['id']}/confirm", {"by": "ump1"}).status_code == 200
+        r = post(c, "/api/tables/t/fix-tile", {"hand": 1, "index": 3, "tile": "5-5", "end": "E"})
+        assert r.status_code == 201, r.text
+        left = {"hand": 1, "index": 4, "seat": "S", "penalty": "bogus_play"}
+        assert r.json()["penalties_without_flag"] == [{
+            **left, "alert": a["id"], "kind": "mismatched_end",
+            "message": f"S bogus_play (hand 1 #4) stays on the score, but its mismatched_end flag (alert {a['id']}) "
+                       "is gone: void it if it no longer applies"}]
+        done = _alert(c, a["id"])
+        assert (done["status"], done["details"]["penalty_left"]) == ("resolved", left)
+        # the console's alert feed starts with it (a reload keeps it in view), the open queue does not
+        assert [x["id"] for x in c.get("/api/tables/t/snapshot?channel=alerts", headers=AUTH).json()["data"]["alerts"]
+                ] == [a["id"]]
+        assert open_alerts(c) == []
+        # voided, the penalty and its redeal are gone; so is the alert from the console
+        r = post(c, "/api/tables/t/corrections", {"hand": 1, "replaces": 4, "event": None})
+        assert r.status_code == 201 and r.json()["penalties_without_flag"] == []
+        assert scores(c)["S"] == 0 and c.get("/api/matches/1/hands/1").json()["result"] is None
+        done = _alert(c, a["id"])
+        assert ("penalty_left" in done["details"], done["note"]) == (
+            False, "no longer flagged; its penalty (hand 1 #4: S bogus_play) was voided")
+        assert c.get("/api/tables/t/snapshot?channel=alerts", headers=AUTH).json()["data"]["alerts"] == []
+
+
+def test_a_confirmed_flag_without_a_penalty_is_resolved_when_a_fix_removes_it(tmp_path):
+    """helper-176 (seen by helper-174): under all-fives (no penalties) a confirmed mismatched end stayed
+    "confirmed" after the play was fixed back to a matching tile: the review showed a confirmed bogus play
+    for a legal play."""
+    with TestClient(app_for(tmp_path)) as c:
+        _manual_hand(c, [{"seat": "N", "tile": "6-6"}, {"seat": "S", "tile": "6-3", "end": "E"}])
+        assert post(c, "/api/tables/t/fix-tile", {"hand": 1, "index": 1, "tile": "1-3"}).status_code == 201
+        (a,) = open_alerts(c)
+        assert a["kind"] == "mismatched_end" and a["details"]["penalty"] is None
+        r = post(c, f"/api/tables/t/alerts/{a['id']}/confirm", {"by": "ump1"})
+        assert (r.status_code, r.json()["penalty"]) == (200, None)
+        r = post(c, "/api/tables/t/fix-tile", {"hand": 1, "index": 1, "tile": "6-3"})
+        assert r.status_code == 201, r.text
+        done = _alert(c, a["id"])
+        assert (done["status"], done["resolved_by"], done["note"]) == (
+            "resolved", "engine", "no longer flagged; it was confirmed by ump1")
+        assert "penalty_left" not in done["details"] and r.json()["penalties_without_flag"] == []
+
+
+def test_confirming_a_hand_answers_the_cameras_inferred_end(tmp_path):
+    """helper-176 (seen by helper-174): the camera's hand_end_inferred ("hand over ... (inferred ...);
+    correct it if ...") stayed open after the umpire confirmed that very result."""
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "block", "overrides": {"hand_size": 2}})
+        for ev in ({"type": "play", "seat": "N", "tile": "6-6"}, {"type": "play", "seat": "S", "tile": "6-5", "end": "E"},
+                   {"type": "play", "seat": "N", "tile": "5-1", "end": "E"}, {"type": "reveal", "seat": "S", "tiles": ["6-4"]}):
+            assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
+        # the camera's notice of the end it inferred, as service/tables.py raises it
+        c.app.state.registry.get("t").raise_alert("vision:1:1:hand_end_inferred:40:None", "vision", "hand_end_inferred",
+                                                  "hand over: N dominoes (inferred)", {"frame": 40}, hand=1)
+        (a,) = open_alerts(c)
+        assert a["hand"] == 1
+        r = post(c, "/api/tables/t/hands/1/confirm", {"by": "ump1"})
+        assert r.status_code == 200, r.text
+        assert open_alerts(c) == []
+        done = _alert(c, a["id"])
+        assert (done["status"], done["resolved_by"], done["note"]) == ("resolved", "ump1", "hand 1's result confirmed")

@@ -10,12 +10,13 @@
   // alertsBlocked: why no alert can be shown (the token missing or refused), said where the alerts would be
   let state = null, rules = null, alertsFeed = null, eventsFeed = null, alertsBlocked = null;
   let pinned = null, shown = null;  // the hand picked in the log's menu (null: the current one), the hand shown
+  let handMenu = "";  // the options #handsel holds: rebuilt on every event, an open menu closed (helper-176)
   let logSeq = 0, logHand = null;  // the latest log request, and the hand whose log the table holds (its buttons act on it)
   const alerts = new Map();
 
-  function toast(text, bad) {
+  function toast(text, bad, ms = 4000) {
     const t = $("toast"); t.textContent = text; t.style.background = bad ? "#b42318" : "#222";
-    t.classList.remove("hidden"); clearTimeout(toast.timer); toast.timer = setTimeout(() => t.classList.add("hidden"), 4000);
+    t.classList.remove("hidden"); clearTimeout(toast.timer); toast.timer = setTimeout(() => t.classList.add("hidden"), ms);
   }
   const by = () => $("by").value || "umpire";
   // the events /reassign moves to another seat (service/routes_umpire.py _TURN_EVENTS)
@@ -28,30 +29,86 @@
     sending = true;
     try {
       const out = await DC.api(`/api/tables/${T}${path}`, {method: "POST", body, token});
-      toast("done"); return out;
+      // a change that took away a confirmed flag leaves its penalty on the score: said, not "done" (helper-176;
+      // the alert stays in the list with a button to void that penalty)
+      const left = (out && out.penalties_without_flag) || [];
+      if (left.length) toast(left.map((p) => p.message).join(" · "), true, 12000);
+      else toast("done");
+      return out;
     } catch (e) { toast(e.message, true); return null; } finally { sending = false; }
   }
 
-  function renderAlerts() {
-    const open = [...alerts.values()].filter((a) => a.status === "open").sort((a, b) => a.id - b.id);
-    $("nalerts").textContent = open.length ? `(${open.length} open)` : "";
-    const current = state && state.match ? state.match.id : null;
-    $("alerts").innerHTML = open.length ? open.map((a) => {
-      const pen = a.details && a.details.penalty;
-      // an earlier match's alert: said so (its "hand 1" is not this match's), and no penalty can apply to it
-      const earlier = current != null && a.match != null && a.match !== current;
-      const opts = ['<option value="">(no penalty)</option>'].concat((rules ? rules.penalties : []).map((p) =>
-        `<option ${p === pen ? "selected" : ""}>${DC.esc(p)}</option>`)).join("");
-      return `<div class="alert ${a.category}" data-id="${a.id}"><div><span class="kind">${DC.esc(a.kind)}</span>`
-        + ` <span class="muted">#${a.id}${earlier ? " · an earlier match" : ""} · hand ${a.hand ?? "-"}${a.index != null ? " · event " + a.index : ""}${a.seat ? " · " + a.seat : ""}</span></div>`
-        + `<div>${DC.esc(DC.shortTimes(a.message))}</div><div class="details">${DC.esc(a.details && a.details.event ? "event: " + DC.shortTimes(a.details.event) : "")}`
-        + `${a.details && a.details.repeats ? " · seen " + a.details.repeats + "×" : ""}</div>`
-        // why it is back before the umpire (helper-114: "reopened: ... its penalty ... was voided" was unseen)
-        + (a.note ? `<div class="details note">${DC.esc(a.note)}</div>` : "")
-        + `<div class="row">${a.category === "flag" && a.seat && !earlier ? `<select class="pensel">${opts}</select>` : ""}`
-        + `<button class="primary confirm">Confirm</button><button class="dismiss">Dismiss</button></div></div>`;
-    }).join("") : alertsBlocked ? `<p class="bad">${DC.esc(alertsBlocked)}</p>` : '<p class="muted">No open alert.</p>';
+  // an alert the engine resolved while its confirmation's penalty stays on the score with no flag behind it
+  // (service/live.py _mark_penalty_left): kept in view, with a button to void that penalty (helper-176)
+  const penaltyLeft = (a) => (a.status === "resolved" && a.details && a.details.penalty_left) || null;
+  // The umpire's penalty pick per alert id, and each alert's box with the HTML it was drawn from: a redraw on
+  // every alerts message reset each menu to the suggested penalty and closed an open one (helper-176). A box
+  // whose alert looks the same is left as it is; one drawn anew keeps the pick and the focus.
+  const picked = new Map(), drawn = new Map();
+
+  function alertHTML(a, current) {
+    const left = penaltyLeft(a);
+    // an earlier match's alert: said so (its "hand 1" is not this match's), and no penalty can apply to it
+    const earlier = current != null && a.match != null && a.match !== current;
+    const opts = ['<option value="">(no penalty)</option>'].concat((rules ? rules.penalties : []).map((p) =>
+      `<option>${DC.esc(p)}</option>`)).join("");
+    const tools = left ? '<button class="primary voidpen">Void penalty</button>'
+      : (a.category === "flag" && a.seat && !earlier ? `<select class="pensel">${opts}</select>` : "")
+        + '<button class="primary confirm">Confirm</button><button class="dismiss">Dismiss</button>';
+    return `<div class="alert ${a.category}${left ? " attention" : ""}" data-id="${a.id}"><div><span class="kind">${DC.esc(a.kind)}</span>`
+      + ` <span class="muted">#${a.id}${earlier ? " · an earlier match" : ""} · hand ${a.hand ?? "-"}${a.index != null ? " · event " + a.index : ""}${a.seat ? " · " + a.seat : ""}`
+      + `${left ? " · no longer flagged, its penalty stays" : ""}</span></div>`
+      + `<div>${left ? "was: " : ""}${DC.esc(DC.shortTimes(a.message))}</div><div class="details">${DC.esc(a.details && a.details.event ? "event: " + DC.shortTimes(a.details.event) : "")}`
+      + `${a.details && a.details.repeats ? " · seen " + a.details.repeats + "×" : ""}</div>`
+      // why it is back before the umpire (helper-114: "reopened: ... its penalty ... was voided" was unseen)
+      + (a.note ? `<div class="details note">${DC.esc(a.note)}</div>` : "")
+      + `<div class="row">${tools}</div></div>`;
   }
+
+  function renderAlerts() {
+    const current = state && state.match ? state.match.id : null;
+    const listed = [...alerts.values()].filter((a) => a.status === "open" || (penaltyLeft(a) && a.match === current))
+      .sort((a, b) => a.id - b.id);
+    const open = listed.filter((a) => a.status === "open").length;
+    const counts = [open ? `${open} open` : "", listed.length > open ? `${listed.length - open} to check` : ""].filter(Boolean);
+    $("nalerts").textContent = counts.length ? `(${counts.join(", ")})` : "";
+    const ids = new Set(listed.map((a) => a.id)), box = $("alerts");
+    for (const id of picked.keys()) if (!ids.has(id)) picked.delete(id);
+    for (const [id, d] of drawn) if (!ids.has(id)) { d.el.remove(); drawn.delete(id); }
+    if (!listed.length) {
+      box.innerHTML = alertsBlocked ? `<p class="bad">${DC.esc(alertsBlocked)}</p>` : '<p class="muted">No open alert.</p>';
+      return;
+    }
+    for (const el of [...box.children]) if (!el.dataset.id) el.remove();  // "No open alert." and the like
+    let next = box.firstElementChild;  // the boxes go in the order of the alerts' ids; one in place is not moved
+    for (const a of listed) {
+      const html = alertHTML(a, current), was = drawn.get(a.id);
+      let el = was && was.el;
+      if (!was || was.html !== html) {
+        const tmp = document.createElement("div");
+        tmp.innerHTML = html;
+        const fresh = tmp.firstElementChild, sel = fresh.querySelector(".pensel");
+        const pen = picked.has(a.id) ? picked.get(a.id) : (a.details && a.details.penalty) || "";
+        if (sel && [...sel.options].some((o) => o.value === pen)) sel.value = pen;
+        if (el) {
+          const focus = document.activeElement, cls = el.contains(focus) && focus !== el ? focus.classList[0] : null;
+          if (el === next) next = fresh;
+          el.replaceWith(fresh);
+          const again = cls && fresh.querySelector("." + cls);
+          if (again) again.focus();
+        }
+        el = fresh;
+        drawn.set(a.id, {el, html});
+      }
+      if (el !== next) box.insertBefore(el, next);
+      else next = el.nextElementSibling;
+    }
+  }
+
+  $("alerts").addEventListener("change", (ev) => {
+    const box = ev.target.closest(".alert");
+    if (box && ev.target.classList.contains("pensel")) picked.set(+box.dataset.id, ev.target.value);
+  });
 
   $("alerts").addEventListener("click", async (ev) => {
     const box = ev.target.closest(".alert"); if (!box) return;
@@ -65,6 +122,12 @@
     } else if (ev.target.classList.contains("dismiss")) {
       const out = await act(`/alerts/${id}/dismiss`, {by: by()});
       if (out && out.alert) { alerts.set(out.alert.id, out.alert); renderAlerts(); }
+    } else if (ev.target.classList.contains("voidpen")) {
+      // the alert leaves the list when its message (the penalty no longer left) comes on the feed
+      const a = alerts.get(+id), left = a && penaltyLeft(a);
+      if (left && confirm(`Void ${left.seat}'s penalty ${left.penalty} (event #${left.index} of hand #${left.hand})?`))
+        await act("/corrections", {hand: left.hand, replaces: left.index, event: null, by: by(),
+                                   reason: `its ${a.kind} flag is gone (alert ${a.id})`});
     }
   });
 
@@ -89,8 +152,9 @@
     // the log follows the hand in play unless an earlier hand is picked (its tiles can be fixed too)
     const n = st.match.hands || 0;
     if (pinned !== null && pinned > n) pinned = null;
-    $("handsel").innerHTML = '<option value="">current hand</option>'
+    const menu = '<option value="">current hand</option>'
       + Array.from({length: n}, (_, i) => `<option value="${i + 1}" ${pinned === i + 1 ? "selected" : ""}>hand #${i + 1}</option>`).join("");
+    if (menu !== handMenu) { $("handsel").innerHTML = menu; handMenu = menu; }
     shown = pinned ?? (hand ? hand.number : null);
     // the entries below act on the hand the log shows: say which, so an earlier hand is never ended by mistake
     $("enterfor").textContent = shown ? `for hand #${shown}${pinned !== null ? " (picked in the log)" : ""}` : "";

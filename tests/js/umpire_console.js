@@ -1,0 +1,123 @@
+// service/static/umpire.js under node (tests/js/minidom.js for the DOM), fed by hand: what the umpire
+// chose survives the redraws that the feeds' messages cause. Run: node tests/js/umpire_console.js SCENARIO
+// (tests/test_umpire_console_js.py runs each); exits 1 with the failed check's message.
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const vm = require("vm");
+const assert = require("assert/strict");
+const {document, loadPage} = require("./minidom.js");
+
+const STATIC = path.join(__dirname, "..", "..", "service", "static");
+const tick = () => new Promise((r) => setImmediate(r));
+
+// the page with its scripts, the feeds and the API answered by the scenario
+function page({answers = {}} = {}) {
+  loadPage(fs.readFileSync(path.join(STATIC, "umpire.html"), "utf8"));
+  const feeds = {}, posts = [];
+  Object.assign(globalThis, {
+    document,
+    location: {pathname: "/tables/t/umpire", search: "", hash: "#token=tok", href: "http://x/tables/t/umpire#token=tok"},
+    localStorage: {getItem: () => null, setItem() {}},
+    prompt: () => answers.prompt, confirm: () => true,
+  });
+  vm.runInThisContext(fs.readFileSync(path.join(STATIC, "common.js"), "utf8"), {filename: "common.js"});
+  const DC = vm.runInThisContext("DC");
+  DC.feed = (url, onMessage) => { feeds[url.includes("/alerts/") ? "alerts" : "events"] = onMessage; return {close() {}}; };
+  DC.api = async (url, opts = {}) => {
+    if (opts.method === "POST") { posts.push({url, body: opts.body}); return answers[url] || {}; }
+    if (url === "/api/tables/t") return {rules: "lisa-b-all-fives", ruleset: {penalties: {bogus_play: {}, pass_with_play: {}}}};
+    if (url.startsWith("/api/matches/1/hands/")) return {events: [{type: "play", seat: "S", tile: [6, 6]}], outcomes: []};
+    throw new Error(`unexpected GET ${url}`);
+  };
+  vm.runInThisContext(fs.readFileSync(path.join(STATIC, "umpire.js"), "utf8"), {filename: "umpire.js"});
+  const $ = (id) => document.getElementById(id);
+  return {feeds, posts, $, alertBox: (id) => document.querySelector(`.alert[data-id="${id}"]`)};
+}
+
+function state(hands, hand = null) {
+  return {table: {id: "t", name: "T"}, match: {id: 1, number: 1, hands}, teams: {N: {seats: ["N"]}, S: {seats: ["S"]}},
+          game: {number: 1, scores: {N: 0, S: 0}}, hand, worker: {kind: "manual", state: "running"}};
+}
+
+const flag = (id, extra = {}) => ({id, key: `flag:1:1:${id}:mismatched_end`, category: "flag", kind: "mismatched_end",
+  match: 1, hand: 1, index: id, seat: "S", message: `S played 4-4 on E showing 6 (${id})`,
+  details: {penalty: "bogus_play", event: "S 4-4 E"}, status: "open", note: "", ...extra});
+
+const scenarios = {
+  // helper-176: every alerts message rebuilt the list, and each menu went back to the suggested penalty
+  async penalty_pick_survives_redraws() {
+    const p = page();
+    p.feeds.events({kind: "snapshot", data: {state: state(1)}});
+    p.feeds.alerts({kind: "snapshot", data: {alerts: [flag(3)]}});
+    await tick();  // the rule set's penalties
+    const sel = p.alertBox(3).querySelector(".pensel");
+    assert.equal(sel.value, "bogus_play", "the suggested penalty is chosen first");
+    sel.value = "";  // the umpire picks "(no penalty)"
+    sel.focus();
+    await sel.dispatch("change");
+    p.feeds.alerts({kind: "alert", data: flag(4)});  // another alert comes
+    assert.equal(p.alertBox(3).querySelector(".pensel"), sel, "an unchanged alert's box is left as it is");
+    assert.equal(sel.value, "");
+    assert.equal(document.activeElement, sel, "the menu keeps the focus");
+    assert.deepEqual(p.$("alerts").children.map((e) => e.dataset.id), ["3", "4"]);
+    // the alert itself changes (seen again): drawn anew, with the umpire's pick and the focus
+    p.feeds.alerts({kind: "alert", data: flag(3, {details: {penalty: "bogus_play", event: "S 4-4 E", repeats: 2}})});
+    const again = p.alertBox(3).querySelector(".pensel");
+    assert.notEqual(again, sel);
+    assert.equal(again.value, "", "the pick survives the alert's redraw");
+    assert.equal(document.activeElement, again, "the focus goes to the new menu");
+    assert.deepEqual(p.$("alerts").children.map((e) => e.dataset.id), ["3", "4"]);
+    await again.parentNode.querySelector(".confirm").dispatch("click");
+    assert.deepEqual(p.posts.map((x) => [x.url, x.body.penalty]), [["/api/tables/t/alerts/3/confirm", ""]]);
+    // decided: the box goes, and the list says so once none is left
+    p.feeds.alerts({kind: "alert", data: flag(3, {status: "confirmed"})});
+    p.feeds.alerts({kind: "alert", data: flag(4, {status: "dismissed"})});
+    assert.equal(p.$("alerts").textContent, "No open alert.");
+    p.feeds.alerts({kind: "alert", data: flag(5)});
+    assert.deepEqual(p.$("alerts").children.map((e) => e.dataset.id), ["5"]);
+  },
+
+  // helper-176: the hand menu was rebuilt on every events message, closing it under the umpire's hand
+  async hand_menu_is_rebuilt_only_when_its_hands_change() {
+    const p = page();
+    p.feeds.events({kind: "snapshot", data: {state: state(2)}});
+    const menu = p.$("handsel"), sets = menu.innerHTMLSets;
+    for (let i = 0; i < 3; i++) p.feeds.events({kind: "event", data: {state: state(2)}});
+    await tick();
+    assert.equal(menu.innerHTMLSets, sets, "the same hands: the menu is left as it is");
+    p.feeds.events({kind: "event", data: {state: state(3)}});
+    assert.equal(menu.innerHTMLSets, sets + 1);
+    assert.deepEqual(menu.options.map((o) => o.value), ["", "1", "2", "3"]);
+  },
+
+  // helper-176: a fix that took away a confirmed flag said "done", its penalty left on the score unsaid
+  async a_penalty_left_without_its_flag_is_said_and_can_be_voided() {
+    const message = "S bogus_play (hand 1 #4) stays on the score, but its mismatched_end flag (alert 3) is gone: ...";
+    const p = page({answers: {prompt: "5-5", "/api/tables/t/fix-tile": {penalties_without_flag: [{message}]}}});
+    const hand = {number: 1, game: 1, in_game: 1, status: "in play", layout: {box: [0, 0, 1, 1], tiles: [], ends: []}};
+    p.feeds.events({kind: "snapshot", data: {state: state(1, hand)}});
+    p.feeds.alerts({kind: "snapshot", data: {alerts: []}});
+    await tick(); await tick();
+    await p.$("log").querySelector('button[data-act="fix"]').dispatch("click");
+    assert.equal(p.$("toast").textContent, message);
+    // the alert resolved with its penalty left stays in the list, to be voided
+    const left = {hand: 1, index: 4, seat: "S", penalty: "bogus_play"};
+    p.feeds.alerts({kind: "alert", data: flag(3, {status: "resolved", details: {penalty_left: left},
+                                                   note: "no longer flagged; its penalty ... stays on the score"})});
+    const box = p.alertBox(3);
+    assert.ok(box && box.classList.contains("attention"), "shown, as needing attention");
+    assert.equal(box.querySelector(".confirm"), null);
+    assert.equal(p.$("nalerts").textContent, "(1 to check)");
+    await box.querySelector(".voidpen").dispatch("click");
+    assert.deepEqual(p.posts.at(-1), {url: "/api/tables/t/corrections", body: {
+      hand: 1, replaces: 4, event: null, by: "umpire", reason: "its mismatched_end flag is gone (alert 3)"}});
+    p.feeds.alerts({kind: "alert", data: flag(3, {status: "resolved", details: {}})});  // voided
+    assert.equal(p.alertBox(3), null);
+  },
+};
+
+const name = process.argv[2];
+if (!scenarios[name]) { console.error(`scenarios: ${Object.keys(scenarios).join(", ")}`); process.exit(2); }
+// exits at once: the toast's timer would keep node up for seconds
+scenarios[name]().then(() => { console.log(`ok ${name}`); process.exit(0); }, (e) => { console.error(e.stack || e); process.exit(1); });
