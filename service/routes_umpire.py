@@ -97,6 +97,7 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
                 given := rt.penalty_in_force(int(m.group(1)))):
             # helper-109: confirmed again after the void, then the old penalty restored: two for one infraction
             raise Conflict(f"alert {m.group(1)}'s penalty ({given}) is on the score already: nothing was changed")
+        was_over = _over(rt, hand)
         out = _correct(rt, hand, body.replaces, ev, actor(request, body.by), body.reason)
         # the passes the camera inferred from a play that was not made go with it
         out["voided_passes"] = _void_inferred(rt, hand, passes, held, actor(request, body.by),
@@ -106,7 +107,32 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
             out["reassigned_draws"] = _draws_while_voided(rt, hand, body.replaces, ev, actor(request, body.by))
         if ev is None and isinstance(held, Pass):  # helper-89: its "S passed" alert stayed open
             _resolve_pass_alert(rt, hand, held, actor(request, body.by), f"pass #{body.replaces} voided")
+        if was_over and not _over(rt, hand):  # helper-174: an End pressed by mistake, a redeal penalty, voided
+            _resolve_end_alerts(rt, hand, actor(request, body.by),
+                                f"#{body.replaces} {'voided' if ev is None else 'corrected'}: the hand is not over")
         return out
+
+
+def _over(rt, hand: int) -> bool:  # noqa: ANN001
+    """Whether hand ``hand`` of the current match is over (a result, or one waiting for the reveals)."""
+    states = rt.hand_states()
+    return 1 <= hand <= len(states) and states[hand - 1][2].over
+
+
+def _resolve_end_alerts(rt, hand: int, by: str, reason: str) -> None:  # noqa: ANN001
+    """Resolve the open alerts of ``hand`` that an end a correction undid called for: the camera's inferred
+    end (``hand_end_inferred``), the lock's ``rules_misfit`` (draw_rule), and the camera's events the engine
+    refused for the hand being over (``desync``). The tiles laid meanwhile (``after_hand_end``) become plays
+    at the camera's next read, which resolves their alerts (:func:`service.tables._unplaced`)."""
+    def about(a: dict) -> bool:
+        if a.get("match") != rt.match_id or a.get("hand") != hand:
+            return False
+        d = a.get("details") or {}
+        return (a["kind"] == "hand_end_inferred"
+                or a["kind"] == "rules_misfit" and (d.get("details") or {}).get("parameter") == "draw_rule"
+                or a["kind"] == "desync" and "the hand is over" in (a.get("message") or ""))
+
+    rt.resolve_open(about, by, reason)
 
 
 def _resolve_pass_alert(rt, hand: int, ev: Pass, by: str, reason: str) -> None:  # noqa: ANN001

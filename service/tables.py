@@ -571,11 +571,16 @@ class Registry:
 
 
 def _unplaced(play: Play, hand: int):  # noqa: ANN202 - an alert predicate
-    """Whether an alert is an ``unplaced_tile`` of ``hand`` about the tile ``play`` laid (either way round)."""
+    """Whether an alert is an ``unplaced_tile`` or ``after_hand_end`` of ``hand`` about the tile ``play`` laid
+    (either way round), or the ``desync`` of the camera's play of it, refused (helper-174: laid after an end
+    the umpire voided, the tile is a play once the camera looks at it again)."""
     key = sorted((play.tile.a, play.tile.b))
 
     def about(a: dict) -> bool:
-        shown = (a.get("details") or {}).get("tile")
-        return a["kind"] == "unplaced_tile" and a.get("hand") == hand and shown is not None and sorted(shown) == key
+        d = a.get("details") or {}
+        shown = d.get("tile") if a["kind"] != "desync" else (
+            (d.get("event") or {}).get("tile") if (d.get("event") or {}).get("type") == "play" else None)
+        return (a["kind"] in ("unplaced_tile", "after_hand_end", "desync") and a.get("hand") == hand
+                and shown is not None and sorted(shown) == key)
 
     return about

@@ -422,7 +422,9 @@ def test_umpire_enters_a_reveal_and_confirms_the_hand_picked_in_the_log(tmp_path
             page.wait_for_function("document.querySelector('#enterfor').innerText === 'for hand #1'", timeout=15000)
             page.select_option("#endkind", "domino")
             page.select_option("#winner", "S")
-            page.click("#endhand")  # the camera cannot count a draw game's hands: S's domino awaits N's tiles
+            # the camera cannot count a draw game's hands: S's domino awaits N's tiles; End asks first (helper-174)
+            assert _click_and_accept(page, "#endhand") == [
+                "End hand #1 now (S dominoes)? Plays after it are not scored unless the end is voided."]
             wait_for(lambda: hand1()["events"][-1].get("type") == "hand_end")
             page.select_option("#seat", "N")
             page.fill("#tiles", "3-3 2-1")

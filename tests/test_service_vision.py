@@ -991,12 +991,15 @@ _DEMO = Path(__file__).resolve().parents[1] / "examples" / "footage"
 
 
 def _demo_run(data_dir: Path, monkeypatch, void: tuple[int, int] | None = None,
-              restore_when=lambda c: True, restore_frame: int | None = None) -> tuple[list[str], dict, dict | None]:
+              restore_when=lambda c: True, restore_frame: int | None = None,
+              umpire: dict | None = None, alerts: list | None = None) -> tuple[list[str], dict, dict | None]:
     """The bundled demo (lisa-b-all-fives, N and S, draws) on a camera table read by its ground truth;
     ``void=(k, n)``: once the camera recorded the hand's play ``k`` (0-based), the umpire voids it
     before the next play, and restores it before play ``n`` (or at frame ``restore_frame``), once
-    ``restore_when(client)`` holds. Returns the events in force (as ``_in_force``), the scores, and the
-    restore's answer."""
+    ``restore_when(client)`` holds. With ``umpire`` (an event's JSON: a hand end, a penalty), the umpire
+    records that event instead of voiding play ``k``, and voids it instead of restoring. Returns the events
+    in force (as ``_in_force``), the scores, and the restore's (the void's) answer; ``alerts`` gets the
+    table's alerts at the end, all of them."""
     import threading
 
     from calibration.profile import TableProfile
@@ -1035,7 +1038,11 @@ def _demo_run(data_dir: Path, monkeypatch, void: tuple[int, int] | None = None,
                 slot = wait_for(lambda: next((i for i, e in enumerate(c.get("/api/matches/1/hands/1").json()["events"])
                                               if e["type"] == "play" and Tile(*e["tile"]).key == key), None))
                 play = c.get("/api/matches/1/hands/1").json()["events"][slot]
-                r = post(c, "/api/tables/cam/corrections", {"hand": 1, "replaces": slot, "event": None})
+                if umpire is not None:
+                    r = post(c, "/api/tables/cam/events", {"event": umpire, "by": "ump"})
+                    slot, play = r.json()["index"], None
+                else:
+                    r = post(c, "/api/tables/cam/corrections", {"hand": 1, "replaces": slot, "event": None})
                 assert r.status_code == 201, r.text
             else:
                 wait_for(lambda: restore_when(c))
@@ -1045,6 +1052,8 @@ def _demo_run(data_dir: Path, monkeypatch, void: tuple[int, int] | None = None,
             go.set()
         wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished", timeout=60)
         scores = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["game"]["scores"]
+        if alerts is not None:
+            alerts += c.get("/api/tables/cam/alerts?status=all", headers=AUTH).json()
         return _in_force(c), scores, restored
 
 
@@ -1103,3 +1112,89 @@ def test_the_last_play_voided_until_the_loser_showed_its_tiles_ends_the_hand_onc
     last = len(json.loads((_DEMO / "ground_truth.json").read_text())["plays"]) - 1
     events, scores, _ = _demo_run(tmp_path, monkeypatch, void=(last, last + 1), restore_frame=730)
     assert (events, scores) == demo_unvoided and scores == {"N": 15, "S": 35}
+
+
+def test_a_hand_end_pressed_by_mistake_and_voided_leaves_the_record_as_without_it(tmp_path, monkeypatch, demo_unvoided):
+    """helper-174: the umpire pressed End (locked) by mistake after S's 6-0; N's 0-0 and S's 0-4 laid
+    meanwhile were after_hand_end notices, and voiding the end left them so for good: every later tile
+    touched no open end and the hand never ended (N 0 S 15). Once the end is voided they are plays, and
+    their alerts are resolved."""
+    alerts: list = []
+    events, scores, _ = _demo_run(tmp_path, monkeypatch, void=(6, 9), umpire={"type": "hand_end", "kind": "locked"},
+                                  restore_when=lambda c: _open(c, "after_hand_end", (4, 0)), alerts=alerts)
+    assert (events, scores) == demo_unvoided and scores == {"N": 15, "S": 35}
+    late = [a for a in alerts if a["kind"] == "after_hand_end"]
+    assert sorted(sorted(a["details"]["tile"]) for a in late) == [[0, 0], [0, 4]]
+    assert all(a["status"] == "resolved" and "was recorded as play" in a["note"] for a in late)
+    assert [a for a in alerts if a["status"] == "open" and a["kind"] in ("unplaced_tile", "rules_misfit", "desync")] == []
+
+
+@pytest.mark.parametrize("umpire,void", [
+    ({"type": "penalty", "seat": "S", "name": "bogus_play"}, (6, 9)),  # -25 and a redeal: it ends the hand
+    ({"type": "hand_end", "kind": "locked"}, (9, 12)),  # N draws and lays 1-0 while it stands
+])
+def test_an_end_voided_while_plays_and_draws_were_made_leaves_the_record_as_without_it(
+        tmp_path, monkeypatch, demo_unvoided, umpire, void):
+    """helper-174: the same for lisa-b's bogus_play penalty (-25, redeal) voided, and for an End that stood
+    while N drew a tile and then played: the draw comes in N's turn, before N's 1-0, as at the table."""
+    events, scores, _ = _demo_run(tmp_path, monkeypatch, void=void, umpire=umpire)
+    assert (events, scores) == demo_unvoided
+
+
+class _EndedMeanwhileSource(_NoticeSource):
+    """N leads 6-6; the umpire ends the hand (``ended``); the camera's play of S's 6-3, on its way, is refused
+    (a desync), and the camera says what it saw of the end: the lock misfits the rule set, N's 3-1 was laid
+    after it, the end was inferred. Once the umpire voids the end (``voided``) the camera sends S's 6-3 and
+    N's 3-1 as plays."""
+
+    ended = voided = None  # threading.Event()s, set by the test
+
+    async def __aiter__(self):
+        import asyncio
+
+        from engine.events import Deal, Play
+        from service.sources import SourceItem
+
+        yield SourceItem(Deal(hands={}, draws_seen=False), tag="vision:0")
+        yield SourceItem(Play(seat="N", tile=(6, 6), t=1.0, frame=8), tag="vision:8")
+        while not _EndedMeanwhileSource.ended.is_set():
+            await asyncio.sleep(0.02)
+        yield SourceItem(Play(seat="S", tile=(6, 3), end="E", t=3.0, frame=24), tag="vision:24")
+        for kind, tile, details in (("rules_misfit", None, {"parameter": "draw_rule"}),
+                                    ("after_hand_end", [3, 1], {"touches_end": True, "end": "E"}),
+                                    ("hand_end_inferred", None, {})):
+            yield SourceItem(None, tag="vision:40", alert={"type": "vision_notice", "kind": kind, "t": 5.0, "frame": 40,
+                                                           "tile": tile, "message": kind, "details": details})
+        while not _EndedMeanwhileSource.voided.is_set():
+            await asyncio.sleep(0.02)
+        yield SourceItem(Play(seat="S", tile=(6, 3), end="E", t=3.0, frame=24), tag="vision:48")
+        yield SourceItem(Play(seat="N", tile=(3, 1), end="E", t=5.0, frame=40), tag="vision:48")
+
+
+def test_the_alerts_of_an_end_the_umpire_voids_are_resolved(tmp_path, monkeypatch, footage):
+    """helper-174: after the void of a misclicked End, its desync, the lock's rules_misfit and the
+    after_hand_end alerts stayed open, blaming the rule set for the umpire's click."""
+    import threading
+
+    _EndedMeanwhileSource.ended, _EndedMeanwhileSource.voided = threading.Event(), threading.Event()
+    monkeypatch.setitem(sources._FACTORIES, "vision", _EndedMeanwhileSource)
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage)
+        post(c, "/api/tables/cam/start")
+        wait_for(lambda: len(_in_force(c)) == 2)
+        end = post(c, "/api/tables/cam/events", {"event": {"type": "hand_end", "kind": "locked"}})
+        _EndedMeanwhileSource.ended.set()
+        wait_for(lambda: len(c.get("/api/tables/cam/alerts").json()) == 5)
+        kinds = {a["kind"]: a for a in c.get("/api/tables/cam/alerts").json()}
+        assert set(kinds) == {"awaiting_reveal", "desync", "rules_misfit", "after_hand_end", "hand_end_inferred"}
+        assert "the hand is over" in kinds["desync"]["message"]
+        r = post(c, "/api/tables/cam/corrections", {"hand": 1, "replaces": end.json()["index"], "event": None})
+        assert r.status_code == 201, r.text
+        assert [a["kind"] for a in c.get("/api/tables/cam/alerts").json()] == ["after_hand_end"]  # not played yet
+        _EndedMeanwhileSource.voided.set()
+        wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished")
+        assert _in_force(c) == ["deal unseen", "N 6-6", "S 6-3 E", "N 3-1 E"]
+        assert c.get("/api/tables/cam/alerts").json() == []
+        notes = {a["kind"]: a["note"] for a in c.get("/api/tables/cam/alerts?status=all").json()}
+        assert notes["rules_misfit"] == "#2 voided: the hand is not over"
+        assert notes["after_hand_end"] == "3-1 was recorded as play #5"

@@ -2042,6 +2042,71 @@ def test_a_tile_laid_against_a_voided_play_is_its_own_arms_play_when_the_void_is
     assert not any(isinstance(e, Pass) for e in out) and notices(out, "uncertain_read") == []
 
 
+def test_tiles_laid_after_an_end_the_umpire_voids_are_plays_by_their_arms():
+    """helper-174: the umpire pressed End (locked) by mistake; S's 2-6 and W's 1-3 laid meanwhile were
+    after_hand_end notices, and voiding the end left them so: every later tile touched no open end and the
+    hand never ended. Once the end is voided they are plays, each by its own arm and with its read's time,
+    and the next play follows them."""
+    from engine.events import Correction
+
+    table, record, _ = _lead_and_answer((5, 2))
+    ended = record + [HandEnd(kind="locked")]
+    table.tr.sync(ended)
+    late = table.play(t_(696, 500, 0, (2, 6), "S")) + table.play(t_(552, 500, 0, (1, 3), "W"))
+    assert plays(late) == [] and len(notices(late, "after_hand_end")) == 2
+    laid_at = [n.t for n in notices(late, "after_hand_end")]
+    table.tr.sync(ended + [Correction(replaces=len(ended) - 1, event=None)])
+    assert table.tr.ended is None and table.tr.wants_read  # read again, even on a still table
+    out = table.read()
+    assert plays(out) == [("S", (2, 6), "E"), ("W", (3, 1), "W")] and notices(out) == []
+    assert [e.t for e in out] == laid_at
+    assert plays(table.play(t_(744, 500, 0, (6, 4), "N"))) == [("N", (6, 4), "E")]
+
+
+def test_a_camera_play_refused_for_an_end_stored_first_is_a_play_once_the_end_is_voided():
+    """The umpire's End was stored while the camera's play of S's 2-6 was on its way: the service refused
+    the play (desync), and the tracker, bound again to the record, took the tile for no play for good. It
+    is a play again once the end is voided, before the tiles laid after it."""
+    from engine.events import Correction
+
+    table, record, _ = _lead_and_answer((5, 2))
+    assert plays(table.play(t_(696, 500, 0, (2, 6), "S"))) == [("S", (2, 6), "E")]  # refused by the service
+    ended = record + [HandEnd(kind="locked")]
+    table.tr.sync(ended)
+    assert plays(table.play(t_(552, 500, 0, (1, 3), "W"))) == []
+    table.tr.sync(ended + [Correction(replaces=len(ended) - 1, event=None)])
+    out = table.read()
+    assert plays(out) == [("S", (2, 6), "E"), ("W", (3, 1), "W")] and _passes(out) == []
+    assert plays(table.play(t_(744, 500, 0, (6, 4), "N"))) == [("N", (6, 4), "E")]
+
+
+def test_a_draw_made_while_the_hand_stood_ended_comes_before_the_play_after_it_once_the_end_is_voided():
+    """draw: the umpire ends the hand (locked) by mistake with 14 tiles in the boneyard; N draws one and
+    plays 2-3. The umpire's lock is no sign of a rule set without drawing (no rules_misfit). Voided, the
+    end's reads are taken again in order: N's draw, then N's 2-3, each at its own time."""
+    from engine.events import Correction
+
+    table = Table(load_ruleset("draw"))
+    hands, bone = _dealt(table)
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    _from_hand(table, hands, t_(648, 500, 0, (5, 1), "S"))
+    ended = [e for e in table.events if isinstance(e, (Play, Draw))] + [HandEnd(kind="locked")]
+    table.tr.sync(ended)
+    table.read()
+    table.arm("N")
+    _lift(table, bone.pop())
+    table.on.append(_down(580, 40, 90))
+    table.read()
+    drawn_at = table.t  # the read that first saw the boneyard one short
+    assert plays(_from_hand(table, hands, t_(552, 500, 0, (2, 3), "N"))) == []
+    assert notices(table.events, "rules_misfit") == []
+    table.tr.sync(ended + [Correction(replaces=len(ended) - 1, event=None)])
+    out = table.read()
+    assert [(type(e).__name__, e.seat) for e in out] == [("Draw", "N"), ("Play", "N")]
+    assert out[0].t == drawn_at and plays(out) == [("N", (3, 2), "W")]
+    assert plays(_from_hand(table, hands, t_(696, 500, 0, (1, 6), "S"))) == [("S", (1, 6), "E")]
+
+
 def test_a_hand_the_umpire_un_ends_and_that_ends_again_reports_late_tiles_on_its_new_line():
     """S's going out was a misread (the umpire voids S's last play); the tiles laid after that false
     end are taken away, S really goes out later with 2-4. A tile laid after the real end must be

@@ -238,8 +238,9 @@ class TrackedTile:
     old: bool = False
     #: body colour of the face when first seen (:attr:`vision.observation.TileObservation.face_lab`)
     face_lab: tuple[float, float, float] | None = None
-    #: (``unplaced``) the arm votes of the read that found it touching no open end: the seat that laid it,
-    #: should it become a play later (laid against a play the umpire voided, once the void is undone)
+    #: (``unplaced``) the arm votes of the read that found it touching no open end (or laid it after the hand
+    #: ended): the seat that laid it, should it become a play later (laid against a play the umpire voided, once
+    #: the void is undone; the end voided); (``layout``) those it was laid by
     votes: dict[str, float] | None = None
     #: the confidence of its latest read (a face-down tile's: the detector's score)
     seen_score: float = 1.0
@@ -374,7 +375,11 @@ class Tracker:
         self._hands_last = self._hands_before = None
         self._glared_hands, self._glared_hands_last = set(), set()
         self.ended: dict | None = None  # when the judge ended the hand: kind, winner, t, text
+        self._umpires_end = False  # the end came with the record (Tracker.sync), not from the camera's reads
         self._late_lop: LineOfPlay | None = None  # the line of play extended by tiles placed after the end
+        # the reads while the hand stood ended, in order: (frame, t, boneyard tiles seen or None, ids of the tiles
+        # reported after the end in it); should the end be voided, they are taken again (:meth:`_lay_held`)
+        self._late_reads: list[tuple[int, float, int | None, list[int]]] = []
         self._visits = {}
         self.lop = LineOfPlay()
         self.plays: list[PlayRecord] = []
@@ -437,7 +442,10 @@ class Tracker:
         tile whose play was voided stays on the table as no play. After a change of the line (a
         play voided, restored or fixed), the next read looks again at the tiles that touched no
         open end: laid against a voided play, they are plays once it is restored (each by the arm
-        that laid it, before that read's own: :meth:`_lay_held`).
+        that laid it, before that read's own: :meth:`_lay_held`). So are the tiles laid while an end
+        stood that the record no longer holds (the umpire's End voided, a redeal penalty undone), and
+        the draws seen then, read by read; a play of the camera's the record lacks while its hand is over
+        (refused: the End was stored first) is one of them.
 
         Args:
             log: the hand's engine events in log order (corrections included), as recorded.
@@ -449,6 +457,7 @@ class Tracker:
             engine.events.CorrectionError: a malformed correction in ``log``.
         """
         plays = self.plays
+        was_over = self.judge.state.over
         # a still table is not read: tiles shown in a hand area may end the hand now (:attr:`wants_read`)
         self._synced = any(tr.face == "up" and tr.status == "hand" for tr in self.tiles.values())
         self.hand = Hand(self._shadow_rules, self.hand.context)
@@ -458,6 +467,15 @@ class Tracker:
         self.ended = None
         self._late_lop = None  # a fix may un-end the hand: a later end copies the line as it is then
         recorded = self._take_in(log)
+        # an end the record brought (the umpire's End, a redeal penalty), not one the camera saw: a lock says
+        # nothing of the rule set (:meth:`_check_lock_fit`)
+        self._umpires_end = self.ended is not None and (self._umpires_end or not was_over)
+        if was_over and not self.judge.state.over:
+            # the umpire voided the end (an End pressed by mistake, a redeal penalty undone): the tiles laid
+            # meanwhile (``after_hand_end``) are looked at again at the next read and become plays, as those
+            # laid against a voided play do once it is restored; read now, even on a still table
+            self._recheck = True
+            self._synced = self._synced or any(tr.face == "up" and tr.status == "unplaced" for tr in self.tiles.values())
         if self.boneyard is not None:
             st = self.judge.state
             self.boneyard.retarget(st.turn if st.layout.lead is not None and not st.over else None)
@@ -482,8 +500,20 @@ class Tracker:
         # the lead cannot have moved: a fix of its pips leaves it the tile it was
         self._binder = RecordBinder(recorded, syncing=True,
                                     lead_id=plays[0].tile_id if plays and plays[0].end == "lead" else None)
-        return self._binder.step(self, self.state.frame if self.state else 0, self.state.t if self.state else 0.0,
-                                 first=False, prefer=frozenset(pr.tile_id for pr in plays))
+        out = self._binder.step(self, self.state.frame if self.state else 0, self.state.t if self.state else 0.0,
+                                first=False, prefer=frozenset(pr.tile_id for pr in plays))
+        if self.judge.state.over:
+            # plays of the camera's that the record lacks and no one voided: refused, the end was stored while
+            # they were on their way (the umpire's End). As far as the record goes they came after the end:
+            # should it be voided, they are plays, first of the tiles laid meanwhile (:meth:`_lay_held`)
+            voided = _voided_tiles(log)
+            lost = [pr for pr in plays if pr.tile_id in self.tiles and self.tiles[pr.tile_id].status != "layout"
+                    and self.tiles[pr.tile_id].key not in voided]
+            for pr in lost:
+                c = self.tiles[pr.tile_id]
+                c.status, c.scenery, c.unplaced_at = "unplaced", False, len(self.plays)
+            self._late_reads[:0] = [(pr.frame, pr.t, None, [pr.tile_id]) for pr in lost]
+        return out
 
     def _take_in(self, log: list) -> list[RecordedPlay]:
         """Append a recorded hand's events in force to the tracker's (fresh) hands; returns its plays
@@ -869,6 +899,9 @@ class Tracker:
             candidates += held
         # before the plays: draws come under the turn they were made in
         view = self._undealt_view(candidates)  # one view for both: a draw moves no tile
+        if self.judge.state.over and self.lop.lead is not None:
+            counted = self.boneyard is not None and self.boneyard.trusted
+            self._late_reads.append((frame, t, view[0] if counted else None, []))
         events += self._step_boneyard(frame, t, candidates, view)
         events += self._check_rules_fit(frame, t, candidates, view)
         self._glared_hands_last, self._glared_hands = self._glared_hands, set()
@@ -1031,8 +1064,9 @@ class Tracker:
         """Once the judge ended the hand locked: whether a lock fits the draws the rule set asks for
         (:func:`vision.rules_fit.lock_misfit`: under draw-until-playable, no lock with tiles left to draw),
         by the boneyard the camera followed (none when it could not count it)."""
-        if self.ended is None or self.ended["kind"] != "locked" or self.boneyard is None or not self.boneyard.trusted:
-            return []
+        if (self.ended is None or self.ended["kind"] != "locked" or self._umpires_end
+                or self.boneyard is None or not self.boneyard.trusted):
+            return []  # the umpire's lock is no evidence of the footage's
         return self.fit.locked(self.boneyard.level, self.judge.state.layout.is_locked(), self.ended["t"], t, frame)
 
     def _undealt_view(self, candidates: list[TrackedTile]) -> tuple[int, dict[str, int], dict[str, int]]:
@@ -1414,22 +1448,59 @@ class Tracker:
         the arm seen then (:attr:`TrackedTile.votes`), before this read's draws and new tiles, which came
         after them. Taken with this read's arm, a held tile went to the seat that laid the new one, the new
         one to the seat after it, and every turn after that followed one seat off (helper-100, the demo:
-        N 10 S 40 for N 15 S 35). Returns the events (the rest wait, unplaced, as before)."""
+        N 10 S 40 for N 15 S 35). Returns the events (the rest wait, unplaced, as before).
+
+        The tiles laid while the hand stood ended (the umpire's end voided: an End pressed by mistake, a
+        redeal penalty undone) come after the others, read by read as they were seen (:attr:`_late_reads`),
+        each read's boneyard drops first as draws of the seat to play then, each play with its read's time."""
         busy = self._binder is not None and self._binder.pending  # recorded plays not found yet: wait for them
         if self.lop.lead is None or self.judge.state.over or busy:
             return []
         held = [c for c in held if not c.scenery and not c.old]
+        late, self._late_reads = self._late_reads, []
+        later = {i for _, _, _, ids in late for i in ids}
+        events = self._lay(frame, t, [c for c in held if c.id not in later])
+        waiting: list[TrackedTile] = []
+        for f, lt, seen, ids in late:
+            if seen is not None:
+                events += self._late_draws(f, lt, seen)
+            waiting = self._lay(f, lt, waiting + [c for c in held if c.id in ids], events)
+        return events
+
+    def _lay(self, frame: int, t: float, held: list[TrackedTile], events: list | None = None) -> list:
+        """Lay those of ``held`` that touch an open end, one at a time (see :meth:`_lay_held`). Returns the
+        events, or, given ``events``, adds them to it and returns the tiles left waiting."""
         done: list = []
         notices: list = []
+        held = list(held)
         visits = self._visits  # the arms seen since the last play are this read's, not the held tiles'
         while True:
             fits = ((c, self.lop.assign(c.geom, c.pips, c.confidence)) for c in held)
             c, fit = next(((c, f) for c, f in fits if f is not None), (None, None))
             if c is None:
                 self._visits = visits
-                return self._announce(frame, t, done, missed=False) + notices
+                out = self._announce(frame, t, done, missed=False) + notices
+                if events is None:
+                    return out
+                events += out
+                return held
             held.remove(c)
             self._emit(frame, t, c, fit, done, notices, c.votes or {})
+
+    def _late_draws(self, frame: int, t: float, seen: int) -> list:
+        """A read taken while the hand stood ended, taken again once the end was voided: its boneyard count
+        (``seen`` tiles) under the seat to play now. Returns its draws (or a ``rejected`` notice)."""
+        st = self.judge.state
+        out: list = []
+        for ev in self.boneyard.step(seen, None if st.over else st.turn, t, frame, True):
+            if isinstance(ev, Draw):
+                try:
+                    self.judge.append(ev)
+                except IllegalEvent as exc:
+                    out.append(Notice("rejected", t, frame, str(exc), seat=ev.seat, details={"event": "draw"}))
+                    continue
+            out.append(ev)
+        return out
 
     def _unlike_the_set(self, pending: list[TrackedTile], frame: int, t: float) -> list:
         """Mark as scenery the new face-up tiles unlike the line's tiles (``set_colour_max_de``) when
@@ -1488,6 +1559,10 @@ class Tracker:
                 c.status = "hand"
                 continue
             c.status = "unplaced"
+            # should the end be voided, it is a play (:meth:`_lay_held`): by the arm of this read, the first one
+            c.unplaced_at, c.votes = len(self.plays), ({} if out else dict(self._votes))
+            if self._late_reads and self._late_reads[-1][0] == frame:
+                self._late_reads[-1][3].append(c.id)
             tile = c.key if fit is None else tuple(fit.tile)
             if fit is not None:
                 try:
@@ -1683,7 +1758,7 @@ class Tracker:
             self.lop.place(fit, tr.geom, tr.pips, spinner)
         pr = PlayRecord(choice.seat, Tile(*fit.tile), fit.end, tr.id, t, frame)
         self.plays.append(pr)
-        tr.status, tr.play = "layout", pr
+        tr.status, tr.play, tr.votes = "layout", pr, dict(votes)  # votes: laid again by them (sync)
         reasons = []
         if fit.fit < 0.5:
             reasons.append("weak_contact")

@@ -291,8 +291,14 @@
     $("pts").value = "";
     return act("/events", {event: ev, hand: shown ?? undefined, by: by()});
   };
-  $("endhand").onclick = () => act("/events", {event: {type: "hand_end", kind: $("endkind").value,
-                                                       winner: $("winner").value || null}, hand: shown ?? undefined, by: by()});
+  $("endhand").onclick = () => {
+    // it ends the hand at once, and the tiles laid after it are not scored unless it is voided: ask, as Penalty
+    // does (helper-174: a misclicked End at a camera table)
+    const ev = {type: "hand_end", kind: $("endkind").value, winner: $("winner").value || null};
+    const what = ev.kind === "domino" && ev.winner ? `${ev.winner} dominoes` : ev.kind;
+    if (!confirm(`End ${shown ? `hand #${shown}` : "the hand"} now (${what})? Plays after it are not scored unless the end is voided.`)) return;
+    return act("/events", {event: ev, hand: shown ?? undefined, by: by()});
+  };
   $("confirmhand").onclick = () => shown && act(`/hands/${shown}/confirm`, {by: by()});
   // the tiles a seat shows at the end of a hand the camera did not count (a hand left awaiting its reveals)
   $("reveal").onclick = () => {
