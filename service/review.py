@@ -1051,7 +1051,7 @@ class ReviewSession:
             what = " and ".join(x for x in (plural(placed, "tile") + " placed" if placed else "",
                                             plural(shown, "reveal") + " by the seat that went out" if shown else "")
                                 if x)
-            s.warnings.append(f"{what} after the hand ended ({ended or 'the hand ended'}), from "
+            s.warnings.append(f"{what} after the hand ended{f' ({ended})' if ended else ''}, from "
                               f"{self._late[0].t:.1f} s, not scored: the rule set may not fit the footage")
         if self._muted_turns:
             n = self._muted_turns

@@ -1853,10 +1853,11 @@ class Tracker:
 
 
 def _ended_text(kind: str, winner: str | None, t: float | None) -> str:
-    """How the hand ended, for people: ``"N dominoed at 45.9 s"``, ``"the hand locked at 42.4 s"``."""
+    """How the hand ended, for people: ``"N dominoed at 45.9 s"``, ``"the hand locked at 42.4 s"``,
+    ``"redeal at 4.0 s"`` (bare, as it is quoted in brackets after "the hand ended")."""
     at = f" at {t:.1f} s" if t is not None else ""
     return (f"{winner} dominoed{at}" if kind == "domino" and winner else
-            f"the hand locked{at}" if kind == "locked" else f"the hand ended ({kind}){at}")
+            f"the hand locked{at}" if kind == "locked" else f"{kind}{at}")
 
 
 def _voided_tiles(log: list) -> set[tuple[int, int]]:
