@@ -492,6 +492,9 @@ def driver(args: argparse.Namespace) -> dict:
                                                 "players": {"N": "Ana", "S": "Bob"}})
                 if r.status_code != 201:
                     raise RuntimeError(f"creating {t}: {r.status_code} {r.text[:200]}")
+                r = c.post(f"/api/tables/{t}/start")  # a manual table takes its events once started
+                if r.status_code != 200:
+                    raise RuntimeError(f"starting {t}: {r.status_code} {r.text[:200]}")
         rss_tables = rss_mib(server.pid)
         n_clients = args.tables * args.clients_per_table
         result_file = tmp / "clients.json"

@@ -12,6 +12,7 @@ A preset is validated on load; an unknown or badly typed key raises
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import tomllib
@@ -279,12 +280,32 @@ def ruleset_path(name_or_path: str | Path) -> Path:
     if not text.strip():
         raise RulesetError(f"the rule set is empty: name a preset ({', '.join(available_presets())}) or a TOML file")
     path = Path(text)
-    bare = not path.suffix and "/" not in text and os.sep not in text
-    if bare and ((RULESET_DIR / f"{text}.toml").exists() or not path.exists()):
-        path = RULESET_DIR / f"{text}.toml"
-        if not path.exists():
-            raise RulesetError(f"unknown rule set {text!r}; presets: {', '.join(available_presets())}")
+    if is_bare_name(text) and ((RULESET_DIR / f"{text}.toml").exists() or not path.exists()):
+        name = preset_name(text)
+        if name is None:
+            near = difflib.get_close_matches(_folded(text), available_presets(), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise RulesetError(f"unknown rule set {text!r}{hint}; presets: {', '.join(available_presets())}")
+        path = RULESET_DIR / f"{name}.toml"
     return path
+
+
+def is_bare_name(text: str) -> bool:
+    """Whether ``text`` is a bare word (no folder separator, no suffix), which names a preset unless a file
+    here has that name; anything else is a path (:func:`ruleset_path`)."""
+    return not Path(text).suffix and "/" not in text and os.sep not in text
+
+
+def _folded(text: str) -> str:
+    """A preset name as typed, folded: outer spaces dropped, lower case, runs of spaces and ``_`` as ``-``."""
+    return re.sub(r"[\s_]+", "-", text.strip().casefold())
+
+
+def preset_name(text: str) -> str | None:
+    """The bundled preset a name means, its case, outer spaces and ``_`` for ``-`` forgiven (helper-174:
+    ``All-Fives``, `` all-fives`` and ``all_fives`` were unknown rule sets); None when it names none."""
+    folded = _folded(text)
+    return folded if folded in available_presets() else None
 
 
 def load_ruleset(name_or_path: str | Path, **overrides: object) -> Ruleset:
@@ -324,7 +345,11 @@ def _read_toml(path: Path, shown: str) -> dict:
     except UnicodeDecodeError:
         raise RulesetError(f"{shown}: not UTF-8 text: a rule set file is TOML saved as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
-        raise RulesetError(f"{shown}: not valid TOML: {exc}") from None
+        # where, not what: the parser's words quote no content, but a file that is no rule set (any file the
+        # caller could name, /etc/passwd) is said to be none, its line and column the only detail (helper-174)
+        where = re.search(r"\(at (line \d+, column \d+|end of document)\)", str(exc))
+        at = f" at {where[1].replace('end of document', 'the end')}" if where else ""
+        raise RulesetError(f"{shown}: not a rule set file (not valid TOML{at})") from None
 
 
 def ruleset_from_params(params: dict, where: str) -> Ruleset:

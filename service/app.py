@@ -41,12 +41,15 @@ def _errors_message(exc: RequestValidationError) -> str:
         if not loc:  # the body as a whole: absent, or not a JSON object
             parts.append("the request needs a JSON object as its body (Content-Type: application/json)")
             continue
-        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+        # a check of our own (an AfterValidator's ValueError) says its reason without pydantic's prefix
+        parts.append(f"{loc}: {str(err.get('msg', 'invalid')).removeprefix('Value error, ')}")
     return "; ".join(parts)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The app for ``settings`` (its database migrated and every table's state rebuilt)."""
+    from service import routes_feeds, routes_pages, routes_records, routes_tables, routes_umpire
+
     settings = settings or Settings()
     token, generated = load_token(settings)
     engine = make_engine(settings)
@@ -125,13 +128,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # nested brackets): the request is at fault, and says how
         if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
             return error(422, "the body is not JSON that can be read (invalid UTF-8, or nested too deeply)")
+        if exc.status_code == 404 and exc.detail == "Not Found" and routes_pages.wants_page(request):
+            return routes_pages.missing_page(request)  # no route here: a browser gets a page, not JSON
         return await http_exception_handler(request, exc)
 
     @app.exception_handler(WorkerUnavailable)
     async def _unavailable(request: Request, exc: WorkerUnavailable) -> JSONResponse:
         return error(501, str(exc))
-
-    from service import routes_feeds, routes_pages, routes_records, routes_tables, routes_umpire
 
     for mod in (routes_tables, routes_umpire, routes_records, routes_feeds, routes_pages):
         app.include_router(mod.router)

@@ -77,6 +77,13 @@ def check_token(request, token: str) -> None:  # noqa: ANN001
         raise HTTPException(403, "wrong token")
 
 
+def is_umpire(request) -> bool:  # noqa: ANN001 - Request or WebSocket
+    """Whether a request presents the umpire/admin token (header or ``?token=``): what it reads then
+    includes the tiles in the players' hands while a hand is in play (``service.views.public_message``)."""
+    got = presented_token(request)
+    return bool(got) and _same(got, request.app.state.token)
+
+
 def require_token(request: Request) -> None:
     """FastAPI dependency for umpire and admin routes."""
     check_token(request, request.app.state.token)

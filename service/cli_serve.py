@@ -50,7 +50,7 @@ def serve(
     make_folder("--data-dir", data_dir)
     lock = _hold_data_dir(data_dir, host, port)  # noqa: F841 - held (flock) until the process ends
     try:
-        db_lock = _hold_database(db, data_dir)  # held as the data dir's lock
+        db_lock = _hold_database(db, data_dir, host, port)  # held as the data dir's lock
     except typer.Exit:
         _let_go(lock, data_dir, made)
         raise
@@ -76,7 +76,9 @@ def serve(
     try:
         serve_app(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
     finally:
-        _forget_holder(data_dir)
+        _forget_holder(data_dir / "serve.json")
+        if db_lock is not None:
+            _forget_holder(_note_of(db_lock))
 
 
 def _kept_token(path: Path) -> str:
@@ -99,9 +101,6 @@ def _hold_data_dir(data_dir: Path, host: str | None, port: int):
     event slots (a UNIQUE error on the second). Raises the CLI's one-line error when another
     ``dominocast serve`` holds it.
     """
-    import json
-    import os
-
     from filelock import FileLock, Timeout
 
     lock = FileLock(data_dir / "serve.lock")
@@ -109,17 +108,30 @@ def _hold_data_dir(data_dir: Path, host: str | None, port: int):
     try:
         lock.acquire(timeout=0)
     except Timeout:
-        try:
-            who = read_json_object(holder, "service note", limit=4096)
-            # a dead pid's note is stale (the holder has not written its own yet): naming it would mislead
-            by = f" (pid {who['pid']}, http://{who['host']}:{who['port']}/)" if _running(who["pid"]) else ""
-        except (InputFileError, KeyError):
-            by = ""
-        raise fail(f"--data-dir {data_dir} is in use by another dominocast serve{by}: "
+        raise fail(f"--data-dir {data_dir} is in use by another dominocast serve{_held_by(holder)}: "
                    "stop it first, or pick another --data-dir") from None
     if host is not None:
-        holder.write_text(json.dumps({"pid": os.getpid(), "host": _url_host(host), "port": port}), encoding="utf-8")
+        _note_holder(holder, host, port)
     return lock
+
+
+def _held_by(note: Path) -> str:
+    """`` (pid 123, http://127.0.0.1:8000/)``: who holds a lock, from the note its holder wrote beside it; ""
+    when there is none, it cannot be read, or it names a process that no longer runs (a dead pid's note is
+    stale, the holder has not written its own yet: naming it would mislead)."""
+    try:
+        who = read_json_object(note, "service note", limit=4096)
+        return f" (pid {who['pid']}, http://{who['host']}:{who['port']}/)" if _running(who["pid"]) else ""
+    except (InputFileError, KeyError):
+        return ""
+
+
+def _note_holder(note: Path, host: str, port: int) -> None:
+    """Write who holds the lock beside it (this process: pid and address), for a second service's refusal."""
+    import json
+    import os
+
+    note.write_text(json.dumps({"pid": os.getpid(), "host": _url_host(host), "port": port}), encoding="utf-8")
 
 
 def _running(pid: object) -> bool:
@@ -137,13 +149,13 @@ def _running(pid: object) -> bool:
     return True
 
 
-def _forget_holder(data_dir: Path) -> None:
-    """At a clean stop, remove ``DIR/serve.json`` while it still names this process, so no note names a
-    dead pid (helper-165). A note another process wrote meanwhile (after deleting our lock) is theirs and
-    stays; ``serve.lock`` stays too: it names no one, and the OS lets go of it with the process."""
+def _forget_holder(holder: Path) -> None:
+    """At a clean stop, remove a holder's note (``DIR/serve.json``, ``FILE.serve.json``) while it still names
+    this process, so no note names a dead pid (helper-165). A note another process wrote meanwhile (after
+    deleting our lock) is theirs and stays; the lock file stays too: it names no one, and the OS lets go of it
+    with the process."""
     import os
 
-    holder = data_dir / "serve.json"
     try:
         ours = read_json_object(holder, "service note", limit=4096).get("pid") == os.getpid()
     except InputFileError:
@@ -168,13 +180,15 @@ def _sqlite_file(database: str | None, query) -> str | None:  # noqa: ANN001 - t
     return unquote(parts.path) or None
 
 
-def _hold_database(db: str | None, data_dir: Path):  # noqa: ANN202 - a FileLock or None
+def _hold_database(db: str | None, data_dir: Path, host: str, port: int):  # noqa: ANN202 - a FileLock or None
     """Lock the service's SQLite file (``--db``, else ``data_dir/dominocast.db``; ``FILE.serve.lock``
     beside it), as the data dir is locked: two services writing one database write the same event slots
     (helper-109: a second service on another data dir shared the first's file; helper-118: one named by
-    ``--db`` shared another data dir's own). Other databases are not locked here.
+    ``--db`` shared another data dir's own). Other databases are not locked here. Who holds it is noted in
+    ``FILE.serve.json``, as ``serve.json`` notes the data dir's holder.
 
-    Raises the CLI's one-line error when another ``dominocast serve`` holds it."""
+    Raises the CLI's one-line error when another ``dominocast serve`` holds it, naming its pid and address
+    (helper-174: the data dir's refusal named them, the database's did not)."""
     from filelock import FileLock, Timeout
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
@@ -195,8 +209,15 @@ def _hold_database(db: str | None, data_dir: Path):  # noqa: ANN202 - a FileLock
         lock.acquire(timeout=0)
     except Timeout:
         what = f"--db {path}" if db else f"its database {path}"
-        raise fail(f"{what} is in use by another dominocast serve: stop it first, or use another database") from None
+        raise fail(f"{what} is in use by another dominocast serve{_held_by(_note_of(lock))}: stop it first, or use "
+                   "another database") from None
+    _note_holder(_note_of(lock), host, port)
     return lock
+
+
+def _note_of(db_lock) -> Path:  # noqa: ANN001 - a FileLock
+    """The holder's note beside a database's lock: ``FILE.serve.json`` for ``FILE.serve.lock``."""
+    return Path(db_lock.lock_file).with_suffix(".json")
 
 
 def _let_go(lock, data_dir: Path, made: list[Path], db_lock=None) -> None:  # noqa: ANN001
@@ -206,6 +227,7 @@ def _let_go(lock, data_dir: Path, made: list[Path], db_lock=None) -> None:  # no
     for name in ("serve.json", "serve.lock"):
         (data_dir / name).unlink(missing_ok=True)
     if db_lock is not None:
+        _forget_holder(_note_of(db_lock))
         db_lock.release()
         if Path(db_lock.lock_file).parent.resolve() == data_dir.resolve():
             Path(db_lock.lock_file).unlink(missing_ok=True)

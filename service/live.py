@@ -289,7 +289,7 @@ class TableRuntime:
         if hand is not None:
             if 1 <= hand <= n or (hand == n + 1 and not isinstance(event, Correction)):
                 return hand
-            raise NotFound(f"hand {hand} does not exist (the match has {n} hands)")
+            raise NotFound(f"hand {hand} does not exist (the match has {plural(n, 'hand')})")
         if isinstance(event, Correction):
             if n == 0:
                 raise NotFound("no hand to correct yet")
@@ -700,7 +700,7 @@ class TableRuntime:
         with self.lock:
             hands = self.hand_states()
             if not 1 <= hand <= len(hands):
-                raise NotFound(f"hand {hand} does not exist (the match has {len(hands)} hands)")
+                raise NotFound(f"hand {hand} does not exist (the match has {plural(len(hands), 'hand')})")
             hs = hands[hand - 1][2]
             if hs.result is None:
                 if hs.pending_end is not None:

@@ -22,36 +22,40 @@ from typing import AsyncIterator, Literal
 from fastapi import APIRouter, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import StreamingResponse
 
+from service.auth import is_umpire
 from service.db import MAX_ROW_ID
 from service.deps import viewable
 from service.feeds import backlog
 from service.live import NotFound, TableRuntime
 from service.tables import Conflict
+from service.views import public_message
 
 router = APIRouter(prefix="/api/tables/{table_id}", tags=["feeds"])
 
 
 async def messages(app, rt: TableRuntime, channel: str, since: int | None,  # noqa: ANN001
-                   sub) -> AsyncIterator[dict | None]:  # noqa: ANN001
+                   sub, umpire: bool = False) -> AsyncIterator[dict | None]:  # noqa: ANN001
     """Snapshot (or the backlog after ``since``), then live messages; None is a keep-alive.
     Ends when the service closes the feed (``sub.closed``: its table was deleted, or shutdown).
 
     A ``since`` past the table's last message (a client of a database since reset or replaced)
-    gets the snapshot: waiting for ids to catch up would leave it blank."""
+    gets the snapshot: waiting for ids to catch up would leave it blank. Without ``umpire`` (a caller
+    without the token) every message is as the public sees it (:func:`service.views.public_message`)."""
+    shown = (lambda m: m) if umpire else public_message
     broker = app.state.broker
     keepalive = app.state.settings.keepalive_s
     try:
         if since is None or since > rt.seq:
             snap = rt.snapshot(channel)
             last = snap["id"]
-            yield snap
+            yield shown(snap)
         else:
             last = since
             while True:
                 batch = await asyncio.to_thread(backlog, app.state.factory, rt.cfg.id, channel, last)
                 for m in batch:
                     last = m["id"]
-                    yield m
+                    yield shown(m)
                 if len(batch) < 10000:
                     break
         while not sub.overflow and sub.closed is None:
@@ -64,7 +68,7 @@ async def messages(app, rt: TableRuntime, channel: str, since: int | None,  # no
                 break
             if msg["id"] > last:
                 last = msg["id"]
-                yield msg
+                yield shown(msg)
     finally:
         broker.unsubscribe(sub)
 
@@ -94,11 +98,12 @@ def _since(request, since: str | None) -> int | None:  # noqa: ANN001
 def _sse(request: Request, table_id: str, channel: str, since: str | None) -> StreamingResponse:
     rt = viewable(request, table_id, umpire=channel == "alerts")
     start = _since(request, since)
+    umpire = is_umpire(request)
     sub = request.app.state.broker.subscribe(table_id, channel)
 
     async def body() -> AsyncIterator[str]:
         yield "retry: 2000\n\n"
-        async for m in messages(request.app, rt, channel, start, sub):
+        async for m in messages(request.app, rt, channel, start, sub, umpire):
             if m is None:
                 yield ": keep-alive\n\n"
             else:
@@ -121,7 +126,8 @@ async def alerts_feed(table_id: str, request: Request, since: str | None = None)
 
 @router.get("/snapshot")
 def snapshot(table_id: str, request: Request, channel: Literal["events", "alerts"] = "events") -> dict:
-    return viewable(request, table_id, umpire=channel == "alerts").snapshot(channel)
+    snap = viewable(request, table_id, umpire=channel == "alerts").snapshot(channel)
+    return snap if is_umpire(request) else public_message(snap)
 
 
 @router.websocket("/ws")
@@ -138,10 +144,11 @@ async def ws(websocket: WebSocket, table_id: str, since: str | None = None, chan
         await websocket.send_json({"kind": "error", "status": code, "detail": detail})
         await websocket.close(code=4000 + code, reason=str(detail)[:120])
         return
+    umpire = is_umpire(websocket)
     sub = websocket.app.state.broker.subscribe(table_id, channel)
 
     async def pump() -> None:
-        async for m in messages(websocket.app, rt, channel, start, sub):
+        async for m in messages(websocket.app, rt, channel, start, sub, umpire):
             await websocket.send_json(m if m is not None else {"kind": "keepalive"})
 
     async def listen() -> None:  # answers the client's close at once (clients send nothing else)

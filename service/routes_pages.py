@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
+from starlette.routing import Match
 
 from service.db import get_row
 from service.deps import registry, viewable
@@ -26,13 +27,47 @@ def _page(name: str) -> FileResponse:
 _TITLES = {404: "Not found", 401: "Table protected", 403: "Table protected"}
 
 
-def _not_found(text: str, status: int = 404, hint: str | None = None) -> HTMLResponse:
-    """An error page: ``text`` (the API's reason), then ``hint`` (what to do) when given."""
+def _not_found(text: str, status: int = 404, hint: str | None = None,
+               links: list[tuple[str, str]] = ()) -> HTMLResponse:
+    """An error page: ``text`` (the API's reason), then ``hint`` (what to do) when given, then ``links``
+    ((address, label): the pages meant, most likely) and the list of all tables."""
     title = _TITLES.get(status, "Table unavailable")
     told = f"<p>{html.escape(text)}</p>" + (f"<p class='hint'>{html.escape(hint)}</p>" if hint else "")
+    told += "".join(f"<p><a href='{html.escape(href)}'>{html.escape(label)}</a></p>" for href, label in links)
     return HTMLResponse(f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>"
                         f"</head><body><h1>{status}</h1>{told}<p><a href='/'>All tables</a></p>"
                         "</body></html>", status_code=status)
+
+
+def wants_page(request: Request) -> bool:
+    """Whether a request comes from a browser's address bar (it accepts HTML): what it gets for an address
+    that is no page is a page, not the API's JSON (helper-174: ``/tables/mesa-1`` showed
+    ``{"detail":"Not Found"}``). ``fetch``, EventSource and API clients do not ask for HTML."""
+    return "text/html" in request.headers.get("accept", "")
+
+
+def missing_page(request: Request) -> HTMLResponse:
+    """The 404 page for an address that is no page, with links to the pages it likely meant: a table's
+    overlay and umpire console for ``/tables/ID...``, a match's review for ``/matches/N...``."""
+    parts = [p for p in request.url.path.split("/") if p]
+    links: list[tuple[str, str]] = []
+    if len(parts) >= 2 and parts[0] == "tables" and parts[1] in registry(request).runtimes:
+        tid = parts[1]
+        links = [(f"/tables/{tid}/overlay", f"the overlay of table {tid}"),
+                 (f"/tables/{tid}/umpire", f"the umpire console of table {tid}")]
+    elif len(parts) >= 2 and parts[0] == "matches" and parts[1].isascii() and parts[1].isdecimal():
+        from service.models import MatchRow
+
+        with request.app.state.factory() as s:
+            if get_row(s, MatchRow, int(parts[1])) is not None:
+                links = [(f"/matches/{parts[1]}/review", f"the review of match {parts[1]}")]
+    api = f"/api{request.url.path}"  # /health, /tables/ID, /matches/N: the API's answer is one /api/ away
+    if request.url.path == "/api" or request.url.path.startswith("/api/"):
+        links.append(("/docs", "the API's documentation"))
+    elif any(route.matches({"type": "http", "path": api, "method": "GET"})[0] == Match.FULL
+             for route in request.app.routes):
+        links.append((api, f"the API's answer at {api}"))
+    return _not_found(f"there is no page at {request.url.path}", links=links)
 
 
 def _key_hint(request: Request) -> str:

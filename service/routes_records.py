@@ -12,11 +12,13 @@ from engine.match import replay_match
 from engine.record import MatchRecord, event_from_dict, record_from_match, to_json
 from engine.record_text import write_text
 from engine.timeline import corrections, timeline
+from service.auth import is_umpire
 from service.db import get_row
 from service.deps import registry, viewable
 from service.live import NotFound, alert_dict
 from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow
-from service.views import layout_geometry
+from service.views import (hide_text, layout_geometry, public_alerts, public_record, public_row,
+                           record_hand_in_play)
 
 router = APIRouter(prefix="/api", tags=["records"])
 
@@ -44,8 +46,21 @@ def load_match(request: Request, match_id: int) -> tuple[MatchRow, object, list[
     return m, rt, logs, meta
 
 
-def _record(m: MatchRow, rt, logs: list[list]) -> MatchRecord:  # noqa: ANN001
+def _full_record(m: MatchRow, rt, logs: list[list]) -> MatchRecord:  # noqa: ANN001
     return record_from_match(rt.cfg.rules, logs, dict(rt.cfg.players), {"title": m.title or None, "table": rt.cfg.name})
+
+
+def _hidden(request: Request, m: MatchRow, rt, record: MatchRecord) -> int | None:  # noqa: ANN001
+    """The hand of ``record`` whose tiles in hand this caller may not see: the hand in play
+    (:func:`service.views.record_hand_in_play`) of the table's current match, for a caller without the
+    token; None otherwise (an earlier match's last hand was left, not played on)."""
+    return None if is_umpire(request) or m.id != rt.match_id else record_hand_in_play(record)
+
+
+def _record(request: Request, m: MatchRow, rt, logs: list[list]) -> MatchRecord:  # noqa: ANN001
+    """The match's record as this caller may read it (:func:`_hidden`, :func:`service.views.public_record`)."""
+    rec = _full_record(m, rt, logs)
+    return rec if _hidden(request, m, rt, rec) is None else public_record(rec)
 
 
 def matches_of(request: Request, table_id: str) -> list[dict]:
@@ -68,7 +83,7 @@ def _confirmed(request: Request, match_id: int) -> dict[int, str]:
 @router.get("/matches/{match_id}")
 def get_match(match_id: int, request: Request) -> dict:
     m, rt, logs, _ = load_match(request, match_id)
-    rec = _record(m, rt, logs)
+    rec = _record(request, m, rt, logs)
     confirmed = _confirmed(request, match_id)
     hands = [{"number": i, "game": h.game, "in_game": h.number, "status": h.status, "events": len(h.events),
               "points": h.points, "result": h.result.model_dump() if h.result else None,
@@ -82,21 +97,21 @@ def get_match(match_id: int, request: Request) -> dict:
 @router.get("/matches/{match_id}/record.json")
 def record_json(match_id: int, request: Request) -> Response:
     m, rt, logs, _ = load_match(request, match_id)
-    return Response(to_json(_record(m, rt, logs)), media_type="application/json",
+    return Response(to_json(_record(request, m, rt, logs)), media_type="application/json",
                     headers={"Content-Disposition": f'inline; filename="{m.table_id}-match{m.number}.json"'})
 
 
 @router.get("/matches/{match_id}/record.txt")
 def record_text(match_id: int, request: Request) -> PlainTextResponse:
     m, rt, logs, _ = load_match(request, match_id)
-    return PlainTextResponse(write_text(_record(m, rt, logs)),
+    return PlainTextResponse(write_text(_record(request, m, rt, logs)),
                              headers={"Content-Disposition": f'inline; filename="{m.table_id}-match{m.number}.txt"'})
 
 
 @router.get("/matches/{match_id}/games/{game}")
 def get_game(match_id: int, game: int, request: Request) -> dict:
     m, rt, logs, _ = load_match(request, match_id)
-    rec = _record(m, rt, logs)
+    rec = _record(request, m, rt, logs)
     info = next((g for g in rec.games if g.number == game), None)
     if info is None:
         raise NotFound(f"match {match_id} has no game {game} (games: {len(rec.games)})")
@@ -107,7 +122,7 @@ def get_game(match_id: int, game: int, request: Request) -> dict:
 @router.get("/matches/{match_id}/hands/{hand}")
 def get_hand(match_id: int, hand: int, request: Request) -> dict:
     m, rt, logs, meta = load_match(request, match_id)
-    rec = _record(m, rt, logs)
+    rec = _record(request, m, rt, logs)
     if not 1 <= hand <= len(rec.hands):
         raise NotFound(f"match {match_id} has no hand {hand} (hands: {len(rec.hands)})")
     return {"number": hand, "match": match_id, **rec.hands[hand - 1].model_dump(mode="json"),
@@ -134,7 +149,8 @@ def get_board(match_id: int, hand: int, request: Request, after: int) -> dict:
 
 @router.get("/matches/{match_id}/timeline")
 def get_timeline(match_id: int, request: Request) -> dict:
-    """For the review page: every row with its running score, the corrections and the alerts."""
+    """For the review page: every row with its running score, the corrections and the alerts; without the
+    token, the hand in play as the public sees it (:func:`_record`)."""
     m, rt, logs, meta = load_match(request, match_id)
     state = replay_match(rt.cfg.rules, logs)
     overall = {}
@@ -143,17 +159,22 @@ def get_timeline(match_id: int, request: Request) -> dict:
         for k in range(1, len(g.hands) + 1):
             n += 1
             overall[(g.number, k)] = n
+    hidden = _hidden(request, m, rt, _full_record(m, rt, logs))
     rows = []
     for row in timeline(state):
         if row["type"] != "game_end":
             row["match_hand"] = overall[(row["game"], row["hand"])]
+            if row["match_hand"] == hidden:
+                row = public_row(row)
         rows.append(row)
     fixes = [{**c, "by": c["by"] or meta[c["hand"] - 1][c["index"]]["actor"],
               "time": meta[c["hand"] - 1][c["index"]]["time"]} for c in corrections(logs)]
+    fixes = [{**c, "text": hide_text(c["text"]), "was": hide_text(c["was"])} if c["hand"] == hidden else c
+             for c in fixes]
     with request.app.state.factory() as s:
         alerts = [alert_dict(a) for a in s.scalars(
             select(AlertRow).where(AlertRow.match_id == match_id).order_by(AlertRow.id))]
     sides = sorted({side for g in state.games for side in g.scores})
     return {"match": match_id, "table": m.table_id, "title": m.title, "rules": rt.cfg.preset, "sides": sides,
             "target": rt.cfg.rules.target, "players": rt.cfg.players, "rows": rows, "corrections": fixes,
-            "alerts": alerts, "over": state.over}
+            "alerts": public_alerts(alerts, match_id, hidden), "over": state.over}

@@ -14,12 +14,13 @@ from fastapi import APIRouter, Depends, Request
 from engine.events import Correction, Draw, HandEnd, Pass, Penalty, Play, TakeBack, effective
 from engine.notation import format_event
 from engine.tiles import Tile, TileError
-from service.auth import require_token
+from service.auth import is_umpire, require_token
 from service.deps import actor, registry, viewable
 from service.live import NotFound, Refused, parse_event, penalty_reason
 from service.schemas import (AlertAction, CorrectionBody, EventBody, FixTileBody, HandConfirm, MoveEventBody, ReassignBody,
                              SwapTilesBody)
 from service.tables import Conflict, Invalid
+from service.views import public_alerts, state_in_play
 
 router = APIRouter(prefix="/api/tables/{table_id}", tags=["umpire"])
 umpire = [Depends(require_token)]
@@ -43,7 +44,13 @@ def _current(rt, hand: int | None) -> int:  # noqa: ANN001
 @router.post("/events", status_code=201, dependencies=umpire)
 def post_event(table_id: str, body: EventBody, request: Request) -> dict:
     """An event entered by hand: the source of a manual table, or the umpire's pass/penalty/end."""
-    rt = registry(request).get(table_id)
+    reg = registry(request)
+    rt = reg.get(table_id)
+    if rt.cfg.worker_kind == "manual" and not reg.is_live(table_id):
+        # its events are its source, which runs once started (docs/service.md, step 2): before, the events of a
+        # table no one had started were taken (201) while /health and the status said it was not live
+        raise Conflict(f"table {table_id!r} is {rt.worker['state']}: start it (POST /api/tables/{table_id}/start) "
+                       "before entering its events")
     ev = _event(body.event)
     if isinstance(ev, Correction):  # its checks (a voided slot, nothing to correct, the lead's order) are there
         raise Invalid("event: a correction goes to POST .../corrections (or .../fix-tile, .../reassign)")
@@ -407,7 +414,8 @@ def reassign(table_id: str, body: ReassignBody, request: Request) -> dict:
 @router.get("/alerts")
 def alerts(table_id: str, request: Request,
            status: Literal["open", "confirmed", "dismissed", "resolved", "all"] = "open") -> list[dict]:
-    """The umpire's queue (``status``: open, confirmed, dismissed, resolved or all)."""
+    """The umpire's queue (``status``: open, confirmed, dismissed, resolved or all); without the token, as
+    the public sees it while a hand is in play (:func:`service.views.public_alerts`)."""
     from sqlalchemy import select
 
     from service.live import alert_dict
@@ -418,7 +426,12 @@ def alerts(table_id: str, request: Request,
         q = select(AlertRow).where(AlertRow.table_id == table_id).order_by(AlertRow.id)
         if status != "all":
             q = q.where(AlertRow.status == status)
-        return [alert_dict(a) for a in s.scalars(q)]
+        found = [alert_dict(a) for a in s.scalars(q)]
+    if is_umpire(request):
+        return found
+    with rt.lock:
+        state = rt.state()
+    return public_alerts(found, rt.match_id, state["hand"]["number"] if state_in_play(state) else None)
 
 
 @router.post("/alerts/{alert_id}/confirm", dependencies=umpire)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Annotated, Literal
 
@@ -45,8 +46,22 @@ class WorkerSpec(_Body):
     simulate: SimulateSpec | None = None
 
 
+#: what a table id may hold (it is a path segment of every table address)
+TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+
+
+def _table_id(text: str) -> str:
+    """A table id, refused in words (helper-174: the index page's Id box showed pydantic's "String should
+    match pattern '^[a-z0-9][a-z0-9_-]{0,63}$'")."""
+    if not TABLE_ID.fullmatch(text):
+        got = f"{len(text)} characters" if len(text) > 64 else repr(text)
+        raise ValueError("lower-case letters, digits, - and _ only, 1 to 64 characters, starting with a letter or "
+                         f"digit (got {got}; leave it out to have one made from the name)")
+    return text
+
+
 class TableCreate(_Body):
-    id: str | None = Field(None, pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="slug; from the name if absent")
+    id: Annotated[str, AfterValidator(_table_id)] | None = Field(None, description="slug; from the name if absent")
     name: Annotated[str, Field(min_length=1, max_length=200, pattern=r"\S"), AfterValidator(_printable)] = Field(
         description="shown on the overlay: not blank")
     video_source: str = Field("", max_length=2000)

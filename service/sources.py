@@ -18,10 +18,12 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import AsyncIterator, Callable, Protocol
 
 from engine.events import Correction
 from engine.record import event_from_dict
+from vision.sources import is_stream_url
 
 
 class WorkerUnavailable(RuntimeError):
@@ -49,15 +51,30 @@ class SourceItem:
     ref: object = None
 
 
+def relative_note(spec: str) -> str:
+    """Where the service looked for a relative path that is not there, as a note to an error message; ""
+    for anything else (helper-118: a table registered from another folder said only "no such profile file";
+    helper-174: a rule-set file too). Shared by the video source, the calibration and the rules."""
+    text = str(spec).strip()
+    if not text or text.isdigit() or is_stream_url(text) or Path(text).expanduser().is_absolute() or Path(text).exists():
+        return ""
+    return f" (a relative path is read from the service's folder, {Path.cwd()})"
+
+
 @dataclass
 class SourceStats:
     """What the table status shows about its source."""
 
-    connected: bool = False
+    #: whether the source delivers: None while it is starting (no frame read yet), False while a camera's
+    #: frames have stopped (the overlay: "starting" / "camera signal lost")
+    connected: bool | None = False
     fps: float | None = None  # frames per second (camera sources); None for scripted/manual
     last_read: float | None = None  # epoch seconds of the last item
     position: int = 0
     total: int | None = None
+    #: a recording (a video file, a photo folder) was read to its end: what it still sends is its last
+    #: events, not a lost signal (helper-174: the overlay said "camera signal lost" there)
+    ended: bool = False
 
 
 class EventSource(Protocol):

@@ -24,7 +24,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from engine.events import Play
 from engine.notation import format_event
 from engine.record import event_to_dict, why_not_an_event
-from engine.ruleset import Ruleset, RulesetError, load_ruleset, ruleset_from_params
+from engine.ruleset import (RULESET_DIR, Ruleset, RulesetError, is_bare_name, load_ruleset, ruleset_from_params,
+                            ruleset_path, source_label)
 from engine.seats import seats_for
 from engine.simulate import simulate_match
 from service.db import transaction
@@ -33,7 +34,7 @@ from service.live import AppendRejected, NotFound, TableConfig, TableRuntime
 from service.models import TableRow, unreadable_columns
 from service.schemas import TableCreate
 from service.settings import Settings
-from service.sources import ScriptedSource, SourceItem, WorkerUnavailable, open_source
+from service.sources import ScriptedSource, SourceItem, WorkerUnavailable, open_source, relative_note
 from vision.sources import SourceError, is_stream_url
 
 log = logging.getLogger("dominocast.service")
@@ -84,11 +85,19 @@ def free_id(s: Session, base: str) -> str:
 
 def resolve_rules(rules: str, overrides: dict | None) -> Ruleset:
     """The rule set a table registers with: preset ``rules`` (or TOML file) with ``overrides`` applied.
-    Raises :class:`Invalid` with the rule set's one-line message."""
+    Raises :class:`Invalid` with the rule set's one-line message; a relative path that is not there says
+    where it was looked for, as the video source's does (helper-174)."""
     try:
         return load_ruleset(rules, **(overrides or {}))
     except RulesetError as exc:
-        raise Invalid(f"rules: {exc}") from None
+        raise Invalid(f"rules: {exc}{'' if is_bare_name(rules) else relative_note(rules)}") from None
+
+
+def rules_label(rules: str) -> str:
+    """The ``rules`` a table stores and shows: a preset by its own name (``All-Fives`` as typed is
+    ``all-fives``: :func:`engine.ruleset.preset_name`), a file as typed."""
+    path = ruleset_path(rules)
+    return path.stem if path.parent == RULESET_DIR else rules
 
 
 def table_config(row: TableRow) -> TableConfig:
@@ -124,8 +133,11 @@ def unloadable_reason(exc: BaseException) -> str:
 
 def table_info(row: TableRow, runtime: TableRuntime | None = None) -> dict:
     """A table as the API shows it (no view key); ``ruleset``: the parameters in force, stored at registration."""
+    # the stored rule set keeps its source's id (``seed 000_...``); shown as GET /api/rulesets names it
+    ruleset = row.ruleset if not isinstance(row.ruleset, dict) or not isinstance(row.ruleset.get("source"), str) \
+        else {**row.ruleset, "source": source_label(row.ruleset["source"])}
     out = {"id": row.id, "name": row.name, "video_source": row.video_source, "calibration": row.calibration,
-           "rules": row.rules, "overrides": row.overrides, "ruleset": row.ruleset, "players": row.players,
+           "rules": row.rules, "overrides": row.overrides, "ruleset": ruleset, "players": row.players,
            "teams": row.teams, "worker": {"kind": row.worker_kind, **(row.worker_config or {})}, "live": row.live,
            "protected": row.view_key is not None, "script_events": sum(len(h) for h in row.script or [])}
     if runtime is not None:
@@ -236,16 +248,17 @@ class Registry:
             Conflict: a table with ``body.id`` exists already.
         """
         rules = resolve_rules(body.rules, body.overrides)
+        label = rules_label(body.rules)
         seats = seats_for(rules.players, rules.play_direction)
         for seat in body.players:
             if seat not in seats:
-                raise Invalid(f"players: seat {seat!r} is not playing under {body.rules} (seats: {', '.join(seats)})")
+                raise Invalid(f"players: seat {seat!r} is not playing under {label} (seats: {', '.join(seats)})")
         from engine.record import teams_for
 
         sides = teams_for(rules)
         for side in body.teams:
             if side not in sides:
-                raise Invalid(f"teams: no side {side!r} under {body.rules} (sides: {', '.join(sides)})")
+                raise Invalid(f"teams: no side {side!r} under {label} (sides: {', '.join(sides)})")
         script = None
         if body.worker.simulate is not None:
             sim = body.worker.simulate
@@ -257,7 +270,7 @@ class Registry:
             config["simulate"] = body.worker.simulate.model_dump()
         row = TableRow(id=body.id, name=body.name, video_source=absolute_path(body.video_source),
                        calibration=absolute_path(body.calibration),
-                       rules=body.rules, overrides=body.overrides, ruleset=rules.model_dump(mode="json"),
+                       rules=label, overrides=body.overrides, ruleset=rules.model_dump(mode="json"),
                        players=dict(body.players), teams=body.teams,
                        worker_kind=body.worker.kind, worker_config=config, script=script, view_key=body.view_key,
                        live=False, created_at=time.time())
@@ -385,7 +398,7 @@ class Registry:
         self._set_live(table_id, True)
         st = source.stats()  # its own rate too, not the last run's (helper-83: 8.0 fps at position 0)
         rt.set_worker(state="running", connected=st.connected, error=None, started_at=time.time(),
-                      last_read=time.time(), total=st.total, position=st.position, fps=st.fps)
+                      last_read=time.time(), total=st.total, position=st.position, fps=st.fps, ended=st.ended)
         self.sources[table_id] = source
         rt.record_listener = source if hasattr(source, "sync_record") else None
         self.tasks[table_id] = asyncio.create_task(self._run(rt, source), name=f"worker-{table_id}")
@@ -447,7 +460,7 @@ class Registry:
     def _feed(self, rt: TableRuntime, source, item: SourceItem) -> None:  # noqa: ANN001
         stats = source.stats()
         rt.set_worker(announce=False, last_read=time.time(), fps=stats.fps, position=stats.position,
-                      total=stats.total, connected=stats.connected)
+                      total=stats.total, connected=stats.connected, ended=stats.ended)
         if any(a["category"] == "silent" for a in rt.open_alerts.values()):
             rt.resolve_category("silent", "worker", "the source speaks again")
         if item.alert is not None:  # a vision notice for the umpire (uncertain read, bumped tile, ...)

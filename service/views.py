@@ -6,9 +6,13 @@ no domino logic of their own.
 
 from __future__ import annotations
 
+import re
+
+from engine.events import Correction, Deal, Draw
 from engine.hand import HandState
 from engine.layout import Layout
-from engine.notation import format_event
+from engine.notation import NotationError, format_event, parse_event
+from engine.record import MatchRecord, event_from_dict, event_to_dict
 
 _DIRS = {"W": (-1, 0), "E": (1, 0)}
 
@@ -148,3 +152,161 @@ def hand_view(hs: HandState, players: dict[str, str], dismissed: frozenset = fro
             "kind": res.kind, "winner": res.winner_seat, "side": res.winner_side, "awards": dict(res.awards),
             "remaining": dict(res.remaining), "capicua": res.capicua, "note": res.note},
     }
+
+
+# ---- what the public sees of a hand in play ----------------------------------------------------
+# A scorer's tablet or a replayed record lists the tiles dealt, and may list those drawn: while the hand is
+# played they are the players' secret (helper-174: anyone on the venue network read both hands mid-hand
+# through the feed, the hand API, the record exports and the review page). Every output path that a
+# caller without the token reads goes through these functions; the umpire's token sees everything, and
+# everyone sees everything once the hand is over (the review).
+
+#: Flags judged from the tiles a seat holds (dealt or drawn), whose wording or mere presence tells what is in
+#: a hidden hand: "N passed holding a legal play", "N played 5-3, which is not in N's dealt hand (6-6 4-1 ...)",
+#: "N holds 5 doubles", "N drew on after 4-1, which could be played". Kept from the public while the hand is
+#: in play (the umpire's alerts channel has them at once).
+HAND_FLAGS = frozenset({"tile_not_in_hand", "too_many_doubles", "pass_with_play", "draw_with_play"})
+
+#: How a deal whose tiles are hidden reads in a feed's ``text`` and the review's timeline.
+HIDDEN_DEAL = "deal (the tiles are hidden until the hand is over)"
+
+
+def in_play(status: str | None, game_over: bool, match_over: bool) -> bool:
+    """Whether a hand's tiles are still hidden: it is being played (``status`` ``in_progress``: not over,
+    nor ended and awaiting the reveals, when the tiles are turned up), and neither its game nor its match
+    ended meanwhile (a target reached during play cuts it short)."""
+    return status == "in_progress" and not game_over and not match_over
+
+
+def state_in_play(state: dict) -> bool:
+    """:func:`in_play` for the hand of a table state (``TableRuntime.state``: the match's last hand)."""
+    hand = state.get("hand") or {}
+    return in_play(hand.get("status"), bool((state.get("game") or {}).get("ended_by")),
+                   bool((state.get("match") or {}).get("over")))
+
+
+def record_hand_in_play(record: MatchRecord) -> int | None:
+    """The number (over the match) of the record's hand in play, :func:`in_play`; None when none is.
+    Only the last hand can be: a later hand began after any other."""
+    if not record.hands:
+        return None
+    last = record.hands[-1]
+    game = next((g for g in record.games if g.number == last.game), None)
+    return len(record.hands) if in_play(last.status, bool(game and game.ended_by), record.over) else None
+
+
+def hide_event(ev: object) -> object:
+    """``ev`` as the public sees it while its hand is in play: a deal without its tiles (``hands: {}``), a
+    draw without the tiles drawn (its ``count`` stays), a correction to either likewise; any other event
+    as it is (plays, passes and reveals are face up on the table)."""
+    if isinstance(ev, Correction) and ev.event is not None:
+        hidden = hide_event(ev.event)
+        return ev if hidden is ev.event else ev.model_copy(update={"event": hidden})
+    if isinstance(ev, Deal) and ev.hands:
+        return ev.model_copy(update={"hands": {}})
+    if isinstance(ev, Draw) and ev.tiles is not None:
+        return ev.model_copy(update={"tiles": None})
+    return ev
+
+
+def _hidden_text(ev: object) -> str:
+    """The notation line of an event :func:`hide_event` changed. A deal left with no tiles says that they are
+    hidden: its own line would read as nothing dealt (``deal``) or as a camera's (``deal unseen``)."""
+    inner = ev.event if isinstance(ev, Correction) else ev
+    if isinstance(inner, Deal):
+        return (f"fix {ev.replaces} " if isinstance(ev, Correction) else "") + HIDDEN_DEAL
+    return format_event(ev)
+
+
+#: a tile in a line of notation, and a deal or draw line: masked in a line that does not read back
+_TILE = re.compile(r"\b\d+-\d+\b")
+_DEAL_OR_DRAW = re.compile(r"\b(deal|draw)\b")
+
+
+def hide_text(text: str) -> str:
+    """An event's notation line (:func:`engine.notation.format_event`) as :func:`hide_event` shows it. A line
+    that does not read back as an event, and is a deal or a draw, has its tiles masked (``?-?``)."""
+    try:
+        ev = parse_event(text)
+    except (NotationError, ValueError):
+        return _TILE.sub("?-?", text) if _DEAL_OR_DRAW.search(text) else text
+    hidden = hide_event(ev)
+    return text if hidden is ev else _hidden_text(hidden)
+
+
+def public_flags(flags: list) -> list:
+    """``flags`` (dicts or :class:`engine.record.FlagInfo`, with a ``kind``) without the :data:`HAND_FLAGS`."""
+    return [f for f in flags if (f["kind"] if isinstance(f, dict) else f.kind) not in HAND_FLAGS]
+
+
+def public_row(row: dict) -> dict:
+    """A timeline row (``engine.timeline``) of a hand in play as the public sees it."""
+    return {**row, "text": hide_text(row.get("text", "")), "flags": public_flags(row.get("flags") or [])}
+
+
+def public_state(state: dict) -> dict:
+    """A table state (``TableRuntime.state``) as the public sees it: the last play of a hand in play with
+    its text hidden (:func:`hide_text`: a draw's tiles) and without :data:`HAND_FLAGS`. The tiles left per
+    seat (``hand.counts``) are what the public knows of the hands."""
+    hand = state.get("hand")
+    lp = (hand or {}).get("last_play")
+    if not lp or not state_in_play(state):
+        return state
+    return {**state, "hand": {**hand, "last_play": {**lp, "text": hide_text(lp.get("text", "")),
+                                                     "flags": public_flags(lp.get("flags") or [])}}}
+
+
+def public_message(msg: dict) -> dict:
+    """An events-channel message (a snapshot too) as the public sees it: its state by :func:`public_state`,
+    and an event of the hand in play by :func:`hide_event` (``event``, ``text``, ``row``). What was hidden
+    when the message was sent stays hidden in it (a resumed feed replays it so); once the hand is over the
+    record, the hand API and the review show it all."""
+    data = msg.get("data")
+    state = data.get("state") if isinstance(data, dict) else None
+    if not isinstance(state, dict) or not state_in_play(state):
+        return msg
+    out = {**data, "state": public_state(state)}
+    if msg.get("kind") == "event" and data.get("hand") == state["hand"].get("number") and data.get("event"):
+        ev = hide_event(event_from_dict(data["event"]))
+        out["event"] = event_to_dict(ev)
+        out["text"] = hide_text(data.get("text") or "")
+        if data.get("row"):
+            out["row"] = public_row(data["row"])
+    return {**msg, "data": out}
+
+
+def public_record(record: MatchRecord) -> MatchRecord:
+    """``record`` as the public sees it: the hand in play (:func:`record_hand_in_play`) with its events
+    hidden (:func:`hide_event`) and without :data:`HAND_FLAGS`, and a warning that says so, which the text
+    notation keeps (``[Warning "..."]``) and the record's readers show. A record with nothing to hide is
+    returned as it is."""
+    n = record_hand_in_play(record)
+    if n is None:
+        return record
+    hand = record.hands[n - 1]
+    events = [hide_event(ev) for ev in hand.events]
+    outcomes = [o.model_copy(update={"flags": public_flags(o.flags)}) for o in hand.outcomes]
+    if all(a is b for a, b in zip(events, hand.events)) and outcomes == hand.outcomes:
+        return record
+    hands = list(record.hands)
+    hands[n - 1] = hand.model_copy(update={"events": events, "outcomes": outcomes})
+    said = (f"hand {n} was in play when this copy was made: the tiles in the players' hands (the deal, the "
+            "tiles drawn) are left out; the umpire's token, or the record once the hand is over, has them")
+    return record.model_copy(update={"hands": hands, "warnings": [*record.warnings, said]})
+
+
+def public_alerts(alerts: list[dict], match_id: int | None, hand: int | None) -> list[dict]:
+    """Alerts as the public sees them (``GET .../alerts``, the review) while hand ``hand`` of match
+    ``match_id`` is in play: its :data:`HAND_FLAGS` left out, and the event each names hidden."""
+    if hand is None:
+        return alerts
+    out = []
+    for a in alerts:
+        if a.get("match") == match_id and a.get("hand") == hand:
+            if a.get("kind") in HAND_FLAGS:
+                continue
+            said = (a.get("details") or {}).get("event")
+            if isinstance(said, str):
+                a = {**a, "details": {**a["details"], "event": hide_text(said)}}
+        out.append(a)
+    return out

@@ -49,8 +49,8 @@ from engine.events import Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.ruleset import load_ruleset, ruleset_from_params
 from service.record_sync import RecordSync
 from service.review import FramePipeline, _draw, outage_message
-from service.sources import SourceItem, SourceStats, WorkerUnavailable, register_source
-from vision.sources import SourceError, is_stream_url
+from service.sources import SourceItem, SourceStats, WorkerUnavailable, register_source, relative_note
+from vision.sources import SourceError
 
 log = logging.getLogger("dominocast.service")
 
@@ -59,14 +59,6 @@ QUIET_NOTICES = ("hand_cleared",)
 _BOUNDARY = "frame"
 
 
-
-def _relative_to_cwd(spec: str) -> str:
-    """Where the service looked for a relative path that is not there, as a note to an error message; ""
-    for anything else (helper-118: a table registered from another folder said only "no such profile file")."""
-    text = str(spec).strip()
-    if not text or text.isdigit() or is_stream_url(text) or Path(text).expanduser().is_absolute() or Path(text).exists():
-        return ""
-    return f" (a relative path is read from the service's folder, {Path.cwd()})"
 
 class VisionSource:
     """A table's video as an :class:`~service.sources.EventSource` (see module docstring).
@@ -94,7 +86,7 @@ class VisionSource:
         self.recognizer_factory = recognizer_factory
         self.before_frame = before_frame
         self.frame_source_factory = frame_source_factory
-        self._stats = SourceStats(connected=False)
+        self._stats = SourceStats(connected=None)  # starting: no frame read yet (not a lost signal)
         spec = str(table.get("video_source") or "")
         if table.get("resume") and table.get("resume_frame") is not None and Path(spec).exists():
             self._stats.position = int(table["resume_frame"])  # a replayed file goes on from there (helper-96)
@@ -212,7 +204,7 @@ class VisionSource:
             except Exception as exc:  # noqa: BLE001 - any unreadable profile is one line in the status
                 path = str(self.table["calibration"])
                 said = f"calibration {exc}" if path in str(exc) else f"calibration {path}: {exc}"
-                raise ValueError(said + _relative_to_cwd(path)) from None
+                raise ValueError(said + relative_note(path)) from None
         if self.recognizer_factory is not None:
             recognize = self.recognizer_factory(profile)
         else:
@@ -223,7 +215,7 @@ class VisionSource:
         try:
             frames = (self.frame_source_factory or open_source)(spec)
         except SourceError as exc:
-            raise SourceError(f"{exc}{_relative_to_cwd(spec)}") from None
+            raise SourceError(f"{exc}{relative_note(spec)}") from None
         return rules, profile, recognize, frames
 
     def _loop(self, put: Callable[[object], None]) -> None:
@@ -337,6 +329,7 @@ class VisionSource:
                 scores = table_scores() if callable(table_scores) else dict(shadow.scores)
                 self._publish_frame(_draw(frame.image, pipeline.last_obs, scores, shadow.layout.open_ends(), None))
             last = (frame.index, t)
+        self._stats.ended = not live  # a file or folder read to its end (a camera's frames end only when closed)
         if last is not None:  # the footage ended (not stopped): hands shown at its end are taken as they lie
             self._dispatch(pipeline.tracker.finish(*last), last[0], put, draw_game)
         put(SourceItem(None))  # the last frame's stats

@@ -651,8 +651,9 @@ def test_serve_refuses_a_database_another_data_dirs_service_holds(tmp_path, monk
     res = CliRunner().invoke(app, ["serve", "--port", str(free), "--data-dir", str(first)])
     assert res.exit_code == 130
     db = (first / "dominocast.db").resolve()
-    assert seen == [(2, f"error: --db {db} is in use by another dominocast serve: stop it first, or use another "
-                        "database")]
+    # helper-174: named as the data dir's refusal names the first service (its pid and address)
+    assert seen == [(2, f"error: --db {db} is in use by another dominocast serve (pid {os.getpid()}, "
+                        f"http://127.0.0.1:{free}/): stop it first, or use another database")]
     assert not second.exists()
 
 

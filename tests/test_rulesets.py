@@ -347,10 +347,10 @@ def test_a_path_without_suffix_is_read_as_a_file_not_looked_up_as_a_preset(tmp_p
     """helper-149: --rules /etc/passwd said "unknown rule set"; the file is read and named as what it is."""
     f = tmp_path / "myrules"
     f.write_text("not = [toml")
-    with pytest.raises(RulesetError, match=f"^{re.escape(str(f))}: not valid TOML"):
+    with pytest.raises(RulesetError, match=f"^{re.escape(str(f))}: not a rule set file \\(not valid TOML"):
         load_ruleset(f)
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(RulesetError, match="^myrules: not valid TOML"):  # a file here, named bare
+    with pytest.raises(RulesetError, match="^myrules: not a rule set file \\(not valid TOML"):  # a file here, named bare
         load_ruleset("myrules")
     with pytest.raises(RulesetError, match=f"^{re.escape(str(tmp_path / 'none'))}: no such rule set file"):
         load_ruleset(tmp_path / "none")
@@ -394,3 +394,22 @@ def test_presets_are_found_by_their_fields():
     assert presets_with() == PRESETS
     with pytest.raises(RulesetError, match="no rule set field 'seats'"):
         presets_with(seats=2)
+
+
+def test_a_preset_name_is_read_whatever_its_case_spaces_and_underscores_or_a_near_one_is_suggested():
+    """helper-174: ``All-Fives``, `` all-fives`` and ``all_fives`` were unknown rule sets, with no hint."""
+    for typed in ("All-Fives", " all-fives ", "all_fives", "ALL FIVES"):
+        assert load_ruleset(typed) == load_ruleset("all-fives"), typed
+    with pytest.raises(RulesetError) as exc:
+        load_ruleset("allfives")
+    assert str(exc.value).startswith("unknown rule set 'allfives' (did you mean 'all-fives'?); presets: all-fives, ")
+
+
+def test_a_file_that_is_no_rule_set_is_said_to_be_none_without_its_content(tmp_path):
+    """helper-174: any file the caller named (``/etc/passwd``) had the TOML parser's account of it echoed; its
+    line and column say where, nothing more."""
+    f = tmp_path / "passwd"
+    f.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    with pytest.raises(RulesetError) as exc:
+        load_ruleset(f)
+    assert str(exc.value) == f"{f}: not a rule set file (not valid TOML at line 1, column 5)"

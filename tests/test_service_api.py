@@ -152,6 +152,80 @@ def test_bad_table_bodies_get_422_with_a_message(client, body, fragment):
     assert fragment in r.json()["detail"]
 
 
+def test_a_bad_table_id_is_refused_in_words(client):
+    """helper-174: ``"id": "Mesa-1"`` got pydantic's "String should match pattern '^[a-z0-9][a-z0-9_-]{0,63}$'",
+    which the index page's Id box showed as it was."""
+    for bad, got in (("Mesa-1", "'Mesa-1'"), ("-x", "'-x'"), ("x" * 65, "65 characters")):
+        r = post(client, "/api/tables", {"name": "x", "id": bad})
+        assert (r.status_code, r.json()["detail"]) == (422, "id: lower-case letters, digits, - and _ only, 1 to 64 "
+                                                            f"characters, starting with a letter or digit (got {got}; "
+                                                            "leave it out to have one made from the name)"), r.text
+    assert post(client, "/api/tables", {"name": "x", "id": "mesa_1-b"}).status_code == 201
+
+
+def test_an_address_that_is_no_page_answers_a_browser_with_a_page(client):
+    """helper-174: ``/tables/mesa-1``, ``/matches/1`` or ``/health`` typed in a browser showed
+    ``{"detail":"Not Found"}``; the page says so and links the pages meant. API clients keep JSON."""
+    manual_table(client)
+    browser = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+    for path, links in (("/tables/t1", ["/tables/t1/overlay", "/tables/t1/umpire", "/api/tables/t1"]),
+                        ("/matches/1", ["/matches/1/review", "/api/matches/1"]), ("/health", ["/api/health"]),
+                        ("/tables/nope", []), ("/api", ["/docs"]), ("/static/", [])):
+        r = client.get(path, headers=browser)
+        assert r.status_code == 404 and r.headers["content-type"].startswith("text/html"), path
+        assert f"there is no page at {path}" in r.text and "<a href='/'>All tables</a>" in r.text, path
+        assert [a for a in links if f"href='{a}'" not in r.text] == [], path
+        assert client.get(path).json() == {"detail": "Not Found"}  # no HTML asked for
+    r = client.get("/api/matches/9", headers=browser)  # the API's own 404s stay the API's
+    assert r.json() == {"detail": "no match 9"}
+
+
+def test_a_manual_table_takes_events_once_started(client):
+    """helper-174: a manual table never started took an event (201) while /api/health did not list it as live;
+    the docs' step 2 starts every table. Its events are refused until it is started, and again once stopped."""
+    manual_table(client)
+    play = {"event": {"type": "play", "seat": "N", "tile": "6-2"}}
+    r = post(client, "/api/tables/t1/events", play)
+    assert (r.status_code, r.json()["detail"]) == (409, "table 't1' is stopped: start it (POST /api/tables/t1/start) "
+                                                        "before entering its events")
+    assert client.get("/api/matches/1").json()["hands"] == []  # nothing stored
+    post(client, "/api/tables/t1/start")
+    assert post(client, "/api/tables/t1/events", play).status_code == 201
+    post(client, "/api/tables/t1/stop")
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "pass", "seat": "S"}}).status_code == 409
+    # a scripted table's source is its script: the umpire's own events are taken, running or not
+    assert post(client, "/api/tables", {"id": "s1", "name": "S", "rules": "all-fives",
+                                        "worker": {"kind": "scripted"}}).status_code == 201
+    assert post(client, "/api/tables/s1/events", play).status_code == 201
+
+
+def test_a_rule_set_is_found_as_typed_and_shown_as_the_presets_list_shows_it(client, tmp_path, monkeypatch):
+    """helper-174: ``All-Fives`` was an unknown rule set; a relative path was refused without saying it is read
+    from the service's folder; the table's ``ruleset.source`` named lisa-b by its seed's id where
+    ``GET /api/rulesets`` names it by its title and file."""
+    r = post(client, "/api/tables", {"id": "a", "name": "A", "rules": " All_Fives"})
+    assert r.status_code == 201 and r.json()["rules"] == "all-fives"  # stored by the preset's own name
+    monkeypatch.chdir(tmp_path)
+    r = post(client, "/api/tables", {"name": "x", "rules": "engine/rulesets/all-fives.toml"})
+    assert (r.status_code, r.json()["detail"]) == (422, "rules: engine/rulesets/all-fives.toml: no such rule set file "
+                                                        f"(a relative path is read from the service's folder, {tmp_path})")
+    listed = {p["name"]: p["source"] for p in client.get("/api/rulesets").json()}
+    r = post(client, "/api/tables", {"id": "l", "name": "L", "rules": "lisa-b-all-fives"})
+    assert r.json()["ruleset"]["source"] == listed["lisa-b-all-fives"] == client.get("/api/tables/l").json()[
+        "ruleset"]["source"]
+    assert listed["lisa-b-all-fives"].startswith("Lisa B. Domino Tournament rules (seed file ")
+
+
+def test_a_hand_that_does_not_exist_is_counted_in_good_english(client):
+    """helper-174: "hand 99 does not exist (the match has 1 hands)", from an event and from a confirmation."""
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": "6-6"}}).status_code == 201
+    for path, body in (("events", {"event": {"type": "pass", "seat": "S"}, "hand": 99}), ("hands/99/confirm", {})):
+        r = post(client, f"/api/tables/t1/{path}", body)
+        assert (r.status_code, r.json()["detail"]) == (404, "hand 99 does not exist (the match has 1 hand)"), path
+
+
 def test_malformed_json_is_422_not_500(client):
     r = client.post("/api/tables", content=b"{nope", headers={**AUTH, "Content-Type": "application/json"})
     assert r.status_code == 422 and "JSON" in r.json()["detail"]
@@ -361,6 +435,7 @@ def test_unknown_table_is_404_everywhere(client):
 def test_snapshot_shape_after_a_bad_play(client):
     script, info = mismatch_script()
     post(client, "/api/tables", {**MANUAL, "id": "m1"})
+    assert post(client, "/api/tables/m1/start").status_code == 200  # a manual table takes events once started
     for ev in script[0]:
         post(client, "/api/tables/m1/events", {"event": ev})
     state = client.get("/api/tables/m1/snapshot").json()["data"]["state"]
@@ -659,6 +734,7 @@ def test_an_umpire_name_with_control_characters_is_refused(client):
 def test_the_board_after_each_event_of_a_hand(client):
     """The review page's board: the line of play as it stood after a slot, corrections applied."""
     manual_table(client, rules="all-fives")
+    post(client, "/api/tables/t1/start")
     for ev in ({"type": "play", "seat": "N", "tile": "6-1"}, {"type": "play", "seat": "S", "tile": "1-4", "end": "E"},
                {"type": "play", "seat": "N", "tile": "6-3", "end": "W"}):
         assert post(client, "/api/tables/t1/events", {"event": ev}).status_code == 201

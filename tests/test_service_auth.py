@@ -30,6 +30,7 @@ def client(tmp_path_factory):
         r = c.post("/api/tables", json={"id": "p", "name": "P", "rules": "all-fives", "view_key": "secret-key"},
                    headers=AUTH)
         assert r.status_code == 201
+        assert c.post("/api/tables/p/start", headers=AUTH).status_code == 200  # a manual table takes events once started
         c.post("/api/tables/p/events", json={"event": {"type": "play", "seat": "N", "tile": "5-5"}}, headers=AUTH)
         yield c
 

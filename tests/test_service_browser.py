@@ -191,6 +191,7 @@ def test_umpire_console_on_a_protected_table(tmp_path, browser):
             r = c.post("/api/tables", json={"id": "p", "name": "Protected table", "rules": "all-fives",
                                             "view_key": "secret-key", "worker": {"kind": "manual"}})
             assert r.status_code == 201, r.text
+            assert c.post("/api/tables/p/start").status_code == 200  # a manual table takes events once started
             assert c.post("/api/tables/p/events", json={"event": {"type": "play", "seat": "N", "tile": "5-5"}}
                           ).status_code == 201
             page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -259,6 +260,7 @@ def test_index_lists_a_protected_tables_matches_to_its_organiser(tmp_path, brows
         with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
             assert c.post("/api/tables", json={"id": "p", "name": "Protected table", "rules": "all-fives",
                                                "view_key": "secret-key", "worker": {"kind": "manual"}}).status_code == 201
+            assert c.post("/api/tables/p/start").status_code == 200  # a manual table takes events once started
             assert c.post("/api/tables/p/events", json={"event": {"type": "play", "seat": "N", "tile": "5-5"}}
                           ).status_code == 201
             page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -323,6 +325,7 @@ def _manual_table(c, table_id: str, name: str, rules: str, events: list[dict]) -
     """Register a manual table (the umpire enters what happens) and post ``events`` to it."""
     assert c.post("/api/tables", json={"id": table_id, "name": name, "rules": rules,
                                        "worker": {"kind": "manual"}}).status_code == 201
+    assert c.post(f"/api/tables/{table_id}/start").status_code == 200  # a manual table takes events once started
     for ev in events:
         assert c.post(f"/api/tables/{table_id}/events", json={"event": ev}).status_code == 201
 
@@ -561,7 +564,7 @@ def test_a_dismissed_flag_leaves_the_overlay(tmp_path, browser):
             overlay.wait_for_selector("#banner.hidden", state="attached", timeout=10000)  # its alert resolved
             assert c.post("/api/tables/m3/fix-tile", json={"index": 4, "tile": "6-1", "end": "E"}).status_code == 201
             overlay.wait_for_selector("#banner:not(.hidden)", timeout=10000)  # reopened
-            assert "S played 6-1 on E" in overlay.inner_text("#banner")
+            assert "S played 6-1 on the E end showing" in overlay.inner_text("#banner")
             overlay.close()
 
 
@@ -681,6 +684,7 @@ def test_overlay_clips_long_names_and_keeps_its_panels_apart(tmp_path, browser, 
             assert c.post("/api/tables", json={"id": "lg", "name": long, "rules": "all-fives", "title": "Club final",
                                                "players": {"N": long, "S": spaced[:200]},
                                                "worker": {"kind": "manual"}}).status_code == 201
+            assert c.post("/api/tables/lg/start").status_code == 200  # a manual table takes events once started
             assert c.post("/api/tables/lg/events", json={"event": {"type": "play", "seat": "N",
                                                                     "tile": [5, 5]}}).status_code == 201
             page = browser.new_page(viewport={"width": w, "height": h})
@@ -717,6 +721,7 @@ def test_overlay_names_who_a_time_call_gave_points_to(tmp_path, browser):
             assert c.post("/api/tables", json={"id": "tc", "name": "Time", "rules": "block", "overrides": {"hand_size": 2},
                                                "players": {"N": "Ana Ruiz", "S": "Bob Lee"},
                                                "worker": {"kind": "manual"}}).status_code == 201
+            assert c.post("/api/tables/tc/start").status_code == 200  # a manual table takes events once started
             for ev in ({"type": "play", "seat": "N", "tile": "6-6"}, {"type": "play", "seat": "S", "tile": "6-5", "end": "E"},
                        {"type": "hand_end", "kind": "time"}, {"type": "reveal", "seat": "N", "tiles": ["1-1"]},
                        {"type": "reveal", "seat": "S", "tiles": ["6-4"]}):
@@ -743,6 +748,7 @@ def test_overlay_names_the_side_points_go_to_and_says_a_domino_apart(tmp_path, b
             assert c.post("/api/tables", json={"id": "pen", "name": "Pen", "rules": "bdc-partnership",
                                                "players": {"N": "Ana", "W": "Wes", "S": "Sam", "E": "Eli"},
                                                "worker": {"kind": "manual"}}).status_code == 201
+            assert c.post("/api/tables/pen/start").status_code == 200  # a manual table takes events once started
             for ev in ({"type": "play", "seat": "N", "tile": "6-6"},
                        {"type": "penalty", "seat": "W", "name": "exposed_tile"}):
                 assert c.post("/api/tables/pen/events", json={"event": ev}).status_code == 201
@@ -753,6 +759,7 @@ def test_overlay_names_the_side_points_go_to_and_says_a_domino_apart(tmp_path, b
                                                "overrides": {"hand_size": 2, "games_per_match": 3},
                                                "players": {"N": "Ana", "S": "Bob"},
                                                "worker": {"kind": "manual"}}).status_code == 201
+            assert c.post("/api/tables/dom/start").status_code == 200  # a manual table takes events once started
             # N 5-5: 10; S 5-0 on E: the spinner's open side still counts both halves, 10 + 0; N 0-0 on E:
             # 10 + 0 = 10 again, and N goes out: S's 6-6 (12) -> 10
             for ev in ({"type": "deal", "hands": {"N": ["5-5", "0-0"], "S": ["5-0", "6-6"]}},
@@ -768,6 +775,6 @@ def test_overlay_names_the_side_points_go_to_and_says_a_domino_apart(tmp_path, b
         assert page.locator(".games").count() == 0  # one game a match: nothing to count
         page.goto(f"{base}/tables/dom/overlay?size=1280x720")
         page.wait_for_selector("#lastplay:not(.hidden)")
-        assert page.inner_text("#lastplay").replace("\n", " ") == "Ana (N) played 0-0 on E+10 · domino+10"
+        assert page.inner_text("#lastplay").replace("\n", " ") == "Ana (N) played 0-0 on the E end+10 · domino+10"
         assert page.locator(".games").all_inner_texts() == ["0 of 3 games", "0 of 3 games"]
         page.close()

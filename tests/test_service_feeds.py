@@ -23,6 +23,7 @@ def server(tmp_path_factory):
         with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
             for tid in ("f1", "f2", "f3"):
                 r = c.post("/api/tables", json={"id": tid, "name": tid, "rules": "all-fives", "worker": {"kind": "manual"}})
+                assert c.post(f"/api/tables/{tid}/start").status_code == 200  # a manual table takes events once started
                 assert r.status_code == 201
         yield base, app
 
@@ -168,6 +169,7 @@ def test_alerts_channel(server):
     base, _ = server
     with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
         c.post("/api/tables", json={"id": "a1", "name": "a1", "rules": "all-fives"})
+        assert c.post("/api/tables/a1/start").status_code == 200  # a manual table takes events once started
         c.post("/api/tables/a1/events", json={"event": {"type": "play", "seat": "N", "tile": "5-5"}})
     assert httpx.get(base + "/api/tables/a1/alerts/feed").status_code == 401
     assert httpx.get(base + "/api/tables/a1/alerts/feed?token=wrong").status_code == 403
@@ -222,6 +224,7 @@ def test_deleting_a_table_ends_its_feeds(server):
     # a new table under the same id: its messages reach only its own feeds
     with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
         assert c.post("/api/tables", json={"id": "d1", "name": "new", "rules": "all-fives"}).status_code == 201
+        assert c.post("/api/tables/d1/start").status_code == 200  # a manual table takes events once started
     penalty(base, "d1", 1)
     assert [m["kind"] for m in got] == ["snapshot"] and got[0]["data"]["state"]["table"]["name"] == "d1"
     assert httpx.get(base + "/api/tables/d1/snapshot").json()["data"]["state"]["game"]["scores"]["N"] == 1

@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from engine.record import event_to_dict
-from engine.ruleset import load_ruleset
+from engine.ruleset import load_ruleset, source_label
 from engine.simulate import simulate_match
 from service.testing import AUTH, app_for, free_port, mismatch_script, wait_for
 
@@ -109,7 +109,8 @@ def test_sigkill_loses_no_announced_event(tmp_path):
                 "worker": {"kind": "scripted", "interval": 0.02, "simulate": {"seed": 4, "hands": 2}}}
         assert httpx.post(base + "/api/tables", json=spec, headers=AUTH).status_code == 201
         assert httpx.post(base + "/api/tables/k/start", headers=AUTH).status_code == 200
-        with httpx.Client(timeout=10) as c, c.stream("GET", base + "/api/tables/k/feed?since=0") as r:
+        # with the token: the events as logged (the public's feed hides the deal of the hand in play)
+        with httpx.Client(timeout=10) as c, c.stream("GET", base + "/api/tables/k/feed?since=0", headers=AUTH) as r:
             for line in r.iter_lines():
                 if line.startswith("data:"):
                     msg = json.loads(line[5:])
@@ -125,7 +126,7 @@ def test_sigkill_loses_no_announced_event(tmp_path):
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     try:
         _wait_up(base, proc)
-        hand = httpx.get(base + "/api/matches/1/hands/1").json()
+        hand = httpx.get(base + "/api/matches/1/hands/1", headers=AUTH).json()
         for msg in announced:  # every announced event is in the log, in its slot
             d = msg["data"]
             if d["hand"] == 1:
@@ -306,7 +307,8 @@ def test_table_of_the_old_schema_stores_its_rule_set_at_the_next_start(tmp_path,
     _set_row(data, "old", ruleset=None)
     with TestClient(app_for(data)) as c:
         stored = c.get("/api/tables/old").json()["ruleset"]
-    assert stored == load_ruleset("muggins", target=150).model_dump(mode="json")
+    want = load_ruleset("muggins", target=150).model_dump(mode="json")
+    assert stored == {**want, "source": source_label(want["source"])}  # its source as GET /api/rulesets names it
     monkeypatch.chdir(tmp_path)  # stored: the relative path no longer matters
     with TestClient(app_for(data)) as c:
         assert c.get("/api/tables/old").json()["ruleset"] == stored
@@ -463,6 +465,7 @@ def _damaged_protected_table(tmp_path, monkeypatch, body: str) -> Path:
     with TestClient(app_for(data)) as c:
         post(c, "/api/tables", {"id": "ok", "name": "OK", "rules": RULES})
         post(c, "/api/tables", {"id": "t3", "name": "T3", "rules": RULES, "view_key": "secret-key"})
+        post(c, "/api/tables/t3/start")  # a manual table takes events once started
         post(c, "/api/tables/t3/events", {"event": {"type": "pass", "seat": "N"}})
     (db,) = data.glob("*.db")
     with sqlite3.connect(db) as con:
@@ -547,6 +550,7 @@ def test_after_a_clean_stop_the_database_file_alone_holds_everything(tmp_path):
     data = tmp_path / "data"
     with TestClient(app_for(data)) as c:
         post(c, "/api/tables", {"id": "t1", "name": "One", "rules": RULES})
+        post(c, "/api/tables/t1/start")  # a manual table takes events once started
         post(c, "/api/tables/t1/events", {"event": {"type": "pass", "seat": "N"}})
     assert sorted(p.name for p in data.glob("*.db*")) == ["dominocast.db"]
     shutil.copy(data / "dominocast.db", tmp_path / "backup.db")

@@ -26,6 +26,7 @@ def bad_play(tmp_path):
     script, info = mismatch_script()
     with TestClient(app_for(tmp_path)) as c:
         assert post(c, "/api/tables", {"id": "t", "name": "T", "rules": RULES, "players": {"N": "Ana", "S": "Bob"}}).status_code == 201
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in script[0]:
             assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
         yield c, info
@@ -160,6 +161,7 @@ def test_fix_tile_replaces_the_play_and_resolves_the_alert(bad_play):
 def test_fix_tile_reassign_and_scores_recomputed(tmp_path):
     with TestClient(app_for(tmp_path)) as c:
         post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in ({"type": "play", "seat": "N", "tile": "5-5"}, {"type": "play", "seat": "S", "tile": "5-1", "end": "E",
                                                                   "confidence": 0.3}):
             post(c, "/api/tables/t/events", {"event": ev})
@@ -199,6 +201,7 @@ def test_a_reassigned_play_is_no_longer_marked_as_seated_by_turn(tmp_path):
     whose it was, the seat is no guess: the fix drops the mark (a fixed tile keeps it: its seat is unchanged)."""
     with TestClient(app_for(tmp_path)) as c:
         post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in ({"type": "play", "seat": "N", "tile": "5-5"},
                    {"type": "play", "seat": "S", "tile": "5-1", "end": "E", "seat_by_turn": True}):
             assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
@@ -249,6 +252,7 @@ def test_a_refused_hand_confirmation_leaves_the_log_as_it_was(tmp_path):
     pips are not counted yet): 409 naming the reveals, and no end is written (twice, it wrote two)."""
     with TestClient(app_for(tmp_path)) as c:
         post(c, "/api/tables", {"id": "hc", "name": "hc", "rules": "block", "worker": {"kind": "manual"}})
+        assert post(c, "/api/tables/hc/start").status_code == 200  # a manual table takes events once started
         r = post(c, "/api/tables/hc/events", {"event": {"type": "play", "seat": "N", "tile": [6, 6]}})
         assert r.status_code == 201
         for _ in range(2):
@@ -377,6 +381,7 @@ def two_plays(tmp_path):
     """A manual all-fives table (a draw game: hands unknown) with N's 5-5 and S's 5-1."""
     with TestClient(app_for(tmp_path)) as c:
         post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in ({"type": "play", "seat": "N", "tile": "5-5"}, {"type": "play", "seat": "S", "tile": "5-1", "end": "E"}):
             post(c, "/api/tables/t/events", {"event": ev})
         yield c
@@ -428,6 +433,7 @@ def test_a_voided_play_can_be_restored_and_a_fixed_slot_fixed_again(tmp_path):
     could not be undone. A voided slot takes an event again (not a second void)."""
     with TestClient(app_for(tmp_path)) as c:
         post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in ({"type": "play", "seat": "N", "tile": "5-5"}, {"type": "play", "seat": "S", "tile": "5-0", "end": "E"}):
             post(c, "/api/tables/t/events", {"event": ev})
         play = c.get("/api/matches/1/hands/1").json()["events"][1]
@@ -450,6 +456,7 @@ def test_fixing_the_lead_keeps_the_order_the_later_plays_agree_with(tmp_path):
     umpire types the fix as "6-1": taken as typed, every later play became a mismatched end."""
     with TestClient(app_for(tmp_path)) as c:
         post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in ({"type": "play", "seat": "N", "tile": "1-6", "oriented": True, "confidence": 0.4},
                    {"type": "play", "seat": "S", "tile": "6-6", "end": "E"},
                    {"type": "play", "seat": "N", "tile": "1-2", "end": "W"}):
@@ -467,6 +474,7 @@ def test_the_review_shows_what_a_second_fix_replaced(tmp_path):
     """A reassign after a fix-tile of the same play was shown against the original reading."""
     with TestClient(app_for(tmp_path)) as c:
         post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in ({"type": "play", "seat": "N", "tile": "5-5"}, {"type": "play", "seat": "S", "tile": "5-1", "end": "E"}):
             post(c, "/api/tables/t/events", {"event": ev})
         post(c, "/api/tables/t/fix-tile", {"index": 1, "tile": "5-0"})
@@ -514,6 +522,7 @@ def test_a_penalty_on_an_alert_naming_no_seat_is_refused(tmp_path):
     with TestClient(app_for(tmp_path)) as c:
         post(c, "/api/tables", {"id": "t", "name": "T", "rules": "block", "overrides": {"hand_size": 2},
                                 "worker": {"kind": "manual"}})
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in ({"type": "play", "seat": "N", "tile": "6-6"}, {"type": "play", "seat": "S", "tile": "6-5", "end": "E"},
                    {"type": "play", "seat": "N", "tile": "5-1", "end": "E"}):  # N is out: S's tile awaited
             assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
@@ -557,6 +566,7 @@ def test_a_change_of_a_confirmed_result_reopens_the_confirmation(tmp_path):
     with TestClient(app_for(tmp_path)) as c:
         post(c, "/api/tables", {"id": "t", "name": "T", "rules": "block", "overrides": {"hand_size": 2},
                                 "worker": {"kind": "manual"}})
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in ({"type": "play", "seat": "N", "tile": "6-6"}, {"type": "play", "seat": "S", "tile": "6-5", "end": "E"},
                    {"type": "play", "seat": "N", "tile": "5-1", "end": "E"},  # N is out
                    {"type": "reveal", "seat": "S", "tiles": ["6-4"]}):  # block (pagat): N scores S's 10 pips
@@ -584,6 +594,7 @@ def test_a_change_of_a_confirmed_result_reopens_the_confirmation(tmp_path):
 def _bdc_table(c):
     assert post(c, "/api/tables", {"id": "t", "name": "T", "rules": "bdc-partnership",
                                    "players": {"N": "Ana", "W": "Wes", "S": "Sam", "E": "Eve"}}).status_code == 201
+    assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
     assert post(c, "/api/tables/t/events", {"event": {"type": "play", "seat": "N", "tile": [6, 6]}}).status_code == 201
 
 
@@ -656,6 +667,7 @@ def test_a_reopened_alert_drops_its_resolution_note(tmp_path):
 
 def _manual_hand(c, plays: list[dict]) -> None:
     post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+    assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
     for ev in plays:
         assert post(c, "/api/tables/t/events", {"event": {"type": "play", **ev}}).status_code == 201
 
@@ -786,6 +798,7 @@ def test_a_notice_of_what_the_rules_require_next_raises_no_alert(tmp_path):
     with TestClient(app_for(tmp_path)) as c:
         assert post(c, "/api/tables", {"id": "t", "name": "T", "rules": "muggins",
                                        "players": {"N": "Ana", "S": "Bob"}}).status_code == 201
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for seat, tile, end in plays:
             ev = {"type": "play", "seat": seat, "tile": list(tile), **({"end": end} if end else {})}
             assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
@@ -805,6 +818,7 @@ def test_a_hand_its_game_ended_during_is_not_left_unfinished(tmp_path):
     with TestClient(app_for(tmp_path)) as c:
         assert post(c, "/api/tables", {"id": "t", "name": "T", "rules": "lisa-b-all-fives",
                                        "overrides": {"target": 20, "games_per_match": 3}}).status_code == 201
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         # N 5-5: 10; S 5-0: 10; N 0-0 on the 0: 10 -> N 20, game 1 over at once; then game 2 opens
         for seat, tile, end in (("N", "5-5", None), ("S", "5-0", "E"), ("N", "0-0", "E"), ("N", "6-6", None)):
             ev = {"type": "play", "seat": seat, "tile": tile, **({"end": end} if end else {})}
@@ -819,6 +833,7 @@ def test_camera_fixes_and_confirmed_penalties_are_notation_lines_in_the_text_rec
     confirmed penalty's reason held "#": the text record wrote both as raw `json {...}` lines."""
     with TestClient(app_for(tmp_path)) as c:
         post(c, "/api/tables", {"id": "t", "name": "T", "rules": "lisa-b-all-fives", "worker": {"kind": "manual"}})
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in ({"type": "play", "seat": "N", "tile": "6-6", "t": 3.5, "frame": 52},
                    {"type": "play", "seat": "S", "tile": "6-1", "end": "E", "t": 9.25, "frame": 139}):
             assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
@@ -841,6 +856,7 @@ def test_a_penalised_alert_moved_to_other_tiles_stays_before_the_umpire(tmp_path
     voided) with the first fix's message, and took it out of the queue."""
     with TestClient(app_for(tmp_path)) as c:
         assert post(c, "/api/tables", {"id": "t", "name": "T", "rules": RULES}).status_code == 201
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in ({"type": "play", "seat": "N", "tile": [6, 6]}, {"type": "play", "seat": "S", "tile": [3, 3], "end": "W"}):
             assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
         (a,) = open_alerts(c)
@@ -862,6 +878,7 @@ def test_a_fix_keeps_a_moment_an_earlier_correction_gave_the_slot(tmp_path):
     moved the play to t=20 / frame 300 sent the slot back to the first read's t=9.25 / frame 139."""
     with TestClient(app_for(tmp_path)) as c:
         post(c, "/api/tables", {"id": "t", "name": "T", "rules": "lisa-b-all-fives", "worker": {"kind": "manual"}})
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in ({"type": "play", "seat": "N", "tile": "6-6", "t": 3.5, "frame": 52},
                    {"type": "play", "seat": "S", "tile": "6-1", "end": "E", "t": 9.25, "frame": 139}):
             assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
@@ -882,6 +899,7 @@ def test_a_penalty_whose_flag_a_fix_removed_is_said_and_kept_before_the_umpire(t
     console, its note ("... stays on the score: void it ...") readable only on the review page."""
     with TestClient(app_for(tmp_path)) as c:
         assert post(c, "/api/tables", {"id": "t", "name": "T", "rules": RULES}).status_code == 201
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in ({"type": "deal", "hands": {}, "draws_seen": False}, {"type": "play", "seat": "S", "tile": "6-6"},
                    {"type": "play", "seat": "N", "tile": "6-5", "end": "E"},
                    {"type": "play", "seat": "S", "tile": "4-4", "end": "E"}):
@@ -935,6 +953,7 @@ def test_confirming_a_hand_answers_the_cameras_inferred_end(tmp_path):
     correct it if ...") stayed open after the umpire confirmed that very result."""
     with TestClient(app_for(tmp_path)) as c:
         post(c, "/api/tables", {"id": "t", "name": "T", "rules": "block", "overrides": {"hand_size": 2}})
+        assert post(c, "/api/tables/t/start").status_code == 200  # a manual table takes events once started
         for ev in ({"type": "play", "seat": "N", "tile": "6-6"}, {"type": "play", "seat": "S", "tile": "6-5", "end": "E"},
                    {"type": "play", "seat": "N", "tile": "5-1", "end": "E"}, {"type": "reveal", "seat": "S", "tiles": ["6-4"]}):
             assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201

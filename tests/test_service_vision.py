@@ -102,6 +102,24 @@ def test_vision_table_scores_replayed_footage(footage, oracle_vision, tmp_path):
     assert sum(1 for t in state["hand"]["layout"]["tiles"]) == len(want)
 
 
+def test_a_replayed_file_never_puts_camera_signal_lost_on_air(footage, oracle_vision, tmp_path):
+    """helper-174: from the start to the first frame (``connected`` false) and from the file's end to the
+    worker's ``finished`` (its last events: ``connected`` false again) every message of a replayed file's feed
+    put "camera signal lost" on air. The overlay's words for each message's worker, as its feed carries them."""
+    from pages_js import dc  # tests/pages_js.py
+    from service.feeds import backlog
+
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage, speed=32.0)
+        post(c, "/api/tables/cam/start")
+        wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished", timeout=60)
+        workers = [m["data"]["state"]["worker"] for m in backlog(c.app.state.factory, "cam", "events", 0)]
+    said = dc([("sourceStatus", [w]) for w in workers])
+    assert "camera signal lost" not in said
+    assert said[1] == "starting" and said[-1] == "recording ended"  # [0]: the match opened, the table stopped
+    assert said[said.index("") - 1] == "starting" and "recording ended" in said[said.index(""):-1]
+
+
 def test_the_annotated_video_shows_the_tables_score(footage, oracle_vision, tmp_path, monkeypatch):
     """helper-79: the MJPEG stream drew the camera's own tally ("NS 0" while the table stood at 156):
     it now draws the table's score, the umpire's penalty included."""

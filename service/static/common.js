@@ -118,6 +118,33 @@ const DC = (() => {
     };
   }
 
+  // A camera table whose score on air is not live, in a word for its tag; tables fed by hand (manual,
+  // scripted) show nothing. helper-174: "camera signal lost" went on air at every start (no frame read yet:
+  // `connected` is null) and at the end of a replayed file (read to its end: `ended`), nothing being wrong.
+  function sourceStatus(worker) {
+    if (!worker || worker.kind !== "vision") return "";
+    if (worker.state === "running") {
+      if (worker.ended) return "recording ended";
+      if (worker.connected === null) return "starting";
+      return worker.connected === false ? "camera signal lost" : "";
+    }
+    return {stopped: "camera paused", finished: "recording ended", error: "camera offline",
+            unavailable: "camera offline"}[worker.state] || "";
+  }
+
+  // Where a tile went, as viewers read it: an end letter alone reads as a seat (helper-174: "Bob Lee (S)
+  // played 0-6 on S", the S being the spinner's south arm). The line's two ends are W and E; a spinner's
+  // arms N and S (N2, S2 for a second spinner).
+  function endText(end) {
+    return /^[WE]$/.test(end) ? `the ${end} end` : `the ${end} arm`;
+  }
+
+  // A flag's message (the engine's words) with its end named as playText names it: "S played 6-2 on the W end
+  // showing 3", "S played on the N arm before the spinner's sides were covered".
+  function endsNamed(message) {
+    return String(message ?? "").replace(/\bon ([WE]|[NS]\d*) (?=showing |before )/g, (m, end) => `on ${endText(end)} `);
+  }
+
   function sideLabel(state, side) { return (state.teams && state.teams[side] && state.teams[side].name) || side; }
 
   function playText(state, lp) {
@@ -125,7 +152,7 @@ const DC = (() => {
     // a long name is shortened so that what was played still shows on one line (helper-99)
     const name = lp.player && lp.player.length > 40 ? lp.player.slice(0, 39) + "…" : lp.player;
     const who = name && name !== lp.seat ? `${name} (${lp.seat})` : (lp.seat || "");
-    if (lp.type === "play") return `${who} played ${lp.tile[0]}-${lp.tile[1]}` + (lp.end && lp.end !== "lead" ? ` on ${lp.end}` : " (lead)");
+    if (lp.type === "play") return `${who} played ${lp.tile[0]}-${lp.tile[1]}` + (lp.end && lp.end !== "lead" ? ` on ${endText(lp.end)}` : " (lead)");
     if (lp.type === "pass") return `${who} passed`;
     if (lp.type === "draw") return `${who} drew ${lp.count > 1 ? lp.count + " tiles" : "a tile"}`;
     if (lp.type === "penalty") return `${who}: penalty` + (lp.penalty ? ` ${lp.penalty.replace(/_/g, " ")}` : "");
@@ -144,5 +171,5 @@ const DC = (() => {
   }
 
   return { params, pathPart, esc, layoutSVG, sumPoints, signed, shortTimes, feed, api, savedToken, downloadWithToken,
-           sideLabel, playText, flagTag };
+           sideLabel, playText, endText, endsNamed, sourceStatus, flagTag };
 })();

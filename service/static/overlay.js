@@ -39,7 +39,7 @@
     $("scores").innerHTML = Object.keys(state.teams).map((side) =>
       `<div class="team${side === turnSide ? " turn" : ""}" data-side="${DC.esc(side)}"><div class="name clip">${DC.esc(DC.sideLabel(state, side))}</div>`
       + `<div class="score">${value(side)}</div>${games(side)}${side === turnSide ? toPlay : ""}</div>`).join("");
-    const status = sourceStatus(state.worker);
+    const status = DC.sourceStatus(state.worker);
     $("status").textContent = status;
     $("status").classList.toggle("hidden", !status);
     const target = byPips ? " · fewest pips wins" : state.rules.target ? ` · to ${state.rules.target}` : "";
@@ -68,7 +68,7 @@
     // an infraction before a notice (what the rules require next: no warning sign, no alert colour)
     const open = lp && lp.flags ? lp.flags.filter((f) => !f.dismissed && !f.settled) : [];
     const flag = open.find((f) => !f.notice) || open[0];
-    if (flag) showBanner((flag.notice ? "" : "⚠ ") + namedSeat(state, lp, flag), 0, flag.notice);
+    if (flag) showBanner((flag.notice ? "" : "⚠ ") + DC.endsNamed(namedSeat(state, lp, flag)), 0, flag.notice);
     else if (!bannerTimer) $("banner").classList.add("hidden");
   }
 
@@ -98,15 +98,6 @@
     const who = seat === lp.seat && lp.player ? lp.player : (state.players || {})[seat];
     return seat && who && who !== seat && flag.message.startsWith(seat + " ")
       ? `${who} (${seat})${flag.message.slice(seat.length)}` : flag.message;
-  }
-
-  // A camera table whose pictures stopped coming: the score on air is no longer live, so say so.
-  // Tables fed by hand (manual, scripted) show nothing.
-  function sourceStatus(worker) {
-    if (!worker || worker.kind !== "vision") return "";
-    if (worker.state === "running") return worker.connected === false ? "camera signal lost" : "";
-    return {stopped: "camera paused", finished: "recording ended", error: "camera offline",
-            unavailable: "camera offline"}[worker.state] || "";
   }
 
   function showBanner(text, ms, notice = false) {

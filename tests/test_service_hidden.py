@@ -1,0 +1,122 @@
+"""The tiles in the players' hands while a hand is in play: the umpire's token sees them, nobody else does
+(helper-174: at a scorer's table whose deal lists the tiles, anyone on the venue network read both hands
+mid-hand through the feed, the hand API, the record exports and the review page). Once the hand is over,
+everything is public."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from engine.events import Pass
+from engine.record import event_to_dict
+from engine.record_text import read_text
+from engine.ruleset import load_ruleset
+from engine.simulate import simulate_match
+from service.testing import AUTH, TOKEN, app_for, live_server
+from service.views import HIDDEN_DEAL
+
+KEY = "view-secret"
+#: draw, seed 0: deal N 2-0 4-4 4-0 5-2 2-2 0-0 3-1 / S 6-0 5-4 5-3 6-2 6-4 2-1 1-1, then N 4-0, S 6-0 E,
+#: N 4-4 W, S 6-2 E, N 5-2 E, S 6-4 W, N draw 6-6; then N passes holding 6-6 (``pass_with_play``)
+HAND = simulate_match(load_ruleset("draw"), 0, max_hands=1)[0][:8] + [Pass(seat="N")]
+#: tiles still in a hand (or drawn) after those events, as the text notation and JSON write them
+SECRET = ["2-2", "0-0", "3-1", "5-4", "5-3", "2-1", "1-1", "6-6"]
+
+
+def _table(c) -> None:  # noqa: ANN001
+    r = c.post("/api/tables", headers=AUTH, json={"id": "h", "name": "H", "rules": "draw", "view_key": KEY,
+                                                  "worker": {"kind": "manual"}})
+    assert r.status_code == 201, r.text
+    assert c.post("/api/tables/h/start", headers=AUTH).status_code == 200
+    for ev in HAND:
+        assert c.post("/api/tables/h/events", headers=AUTH, json={"event": event_to_dict(ev)}).status_code == 201
+
+
+def _said(text: str) -> list[str]:
+    """The secret tiles ``text`` names (in the notation, or as JSON pairs)."""
+    pairs = [f"[{t[0]},{t[2]}]" for t in SECRET] + [f"[{t[0]}, {t[2]}]" for t in SECRET]
+    return [t for t in SECRET + pairs if t in text]
+
+
+@pytest.fixture()
+def client(tmp_path):
+    with TestClient(app_for(tmp_path)) as c:
+        _table(c)
+        yield c
+
+
+PATHS = ["/api/matches/1/hands/1", "/api/matches/1/games/1", "/api/matches/1/record.json", "/api/matches/1/record.txt",
+         "/api/matches/1/timeline", "/api/tables/h/snapshot", "/api/tables/h/alerts?status=all"]
+
+
+def test_a_hand_in_play_shows_the_public_no_tile_in_hand(client):
+    for path in PATHS:
+        r = client.get(f"{path}{'&' if '?' in path else '?'}key={KEY}")  # a view key is no umpire's token
+        assert r.status_code == 200 and _said(r.text) == [], (path, _said(r.text))
+        assert "pass_with_play" not in r.text, path  # N passed holding 6-6: that tells what N holds
+    hand = client.get(f"/api/matches/1/hands/1?key={KEY}").json()
+    assert hand["events"][0] == {"type": "deal"} and hand["events"][7] == {"type": "draw", "seat": "N"}
+    assert hand["status"] == "in_progress" and len(hand["events"]) == len(HAND)
+    txt = client.get(f"/api/matches/1/record.txt?key={KEY}").text
+    assert '[Warning "hand 1 was in play when this copy was made: the tiles in the players\' hands' in txt
+    assert read_text(txt).logs[0][7] == HAND[7].model_copy(update={"tiles": None})  # the export still reads back
+    rows = client.get(f"/api/matches/1/timeline?key={KEY}").json()["rows"]
+    assert rows[0]["text"] == HIDDEN_DEAL and rows[7]["text"] == "N draw 1" and rows[7]["count"] == 1
+    # what the public knows of the hands: how many tiles each holds
+    state = client.get(f"/api/tables/h/snapshot?key={KEY}").json()["data"]["state"]
+    assert state["hand"]["counts"] == {"N": 5, "S": 4}
+
+
+def test_the_umpire_sees_the_hands_in_play(client):
+    for path in PATHS:
+        r = client.get(path, headers=AUTH)
+        assert r.status_code == 200, path
+    assert client.get("/api/matches/1/hands/1", headers=AUTH).json()["events"][0] == event_to_dict(HAND[0])
+    txt = client.get("/api/matches/1/record.txt", headers=AUTH).text
+    assert "0. deal N 2-0 4-4 4-0 5-2 2-2 0-0 3-1 / S 6-0 5-4" in txt and "7. N draw 6-6" in txt and "Warning" not in txt
+    assert [a["kind"] for a in client.get("/api/tables/h/alerts", headers=AUTH).json()] == ["pass_with_play"]
+    assert client.get(f"/api/tables/h/snapshot?token={TOKEN}").json()["data"]["state"]["hand"]["last_play"]["flags"]
+
+
+def test_once_the_hand_is_over_it_is_all_public(client):
+    assert client.post("/api/tables/h/events", headers=AUTH,
+                       json={"event": {"type": "hand_end", "kind": "redeal"}}).status_code == 201
+    assert client.get(f"/api/matches/1/hands/1?key={KEY}").json()["events"][0] == event_to_dict(HAND[0])
+    assert "7. N draw 6-6" in client.get(f"/api/matches/1/record.txt?key={KEY}").text
+    assert "pass_with_play" in client.get(f"/api/tables/h/alerts?key={KEY}").text
+    # an earlier match's hand left in play is not played on any more: public too
+    assert client.post("/api/tables/h/matches", headers=AUTH, json={}).status_code == 201
+    assert "pass_with_play" in client.get(f"/api/matches/1/timeline?key={KEY}").text
+
+
+def test_the_feeds_hide_the_hands_in_play_but_from_the_umpire(tmp_path):
+    """The events feed, replayed from the start (``since=0``: the deal's message) or live, on SSE and on the
+    WebSocket, and its snapshot: the overlay's own feed too (a view key)."""
+    websockets = pytest.importorskip("websockets.sync.client")
+    from test_service_feeds import sse
+
+    with live_server(app_for(tmp_path)) as base:
+        with httpx.Client(base_url=base, timeout=10) as c:
+            _table(c)
+        n = 2 + len(HAND)  # the match opened, the table started, the events
+        public = sse(base, f"/api/tables/h/feed?since=0&key={KEY}", n)
+        events = [m for m in public if m["kind"] == "event"]
+        assert len(events) == len(HAND) and _said(json.dumps(public)) == []
+        assert events[0]["data"]["event"] == {"type": "deal"} and events[0]["data"]["text"] == HIDDEN_DEAL
+        assert events[7]["data"]["text"] == "N draw 1" and "tiles" not in events[7]["data"]["event"]
+        assert events[8]["data"]["state"]["hand"]["last_play"]["flags"] == []  # not "passed holding a legal play"
+        umpire = sse(base, f"/api/tables/h/feed?since=0&token={TOKEN}", n)
+        assert [m for m in umpire if m["kind"] == "event"][0]["data"]["event"] == event_to_dict(HAND[0])
+        snap = sse(base, f"/api/tables/h/feed?key={KEY}", 1)[0]
+        assert snap["kind"] == "snapshot" and snap["data"]["state"]["hand"]["last_play"]["flags"] == []
+        ws_base = base.replace("http", "ws")
+        with websockets.connect(f"{ws_base}/api/tables/h/ws?since=0&key={KEY}") as ws:
+            got = [json.loads(ws.recv(timeout=10)) for _ in range(n)]
+        assert _said(json.dumps(got)) == [] and got[2]["data"]["event"] == {"type": "deal"}
+        with websockets.connect(f"{ws_base}/api/tables/h/ws?since=0&token={TOKEN}") as ws:
+            got = [json.loads(ws.recv(timeout=10)) for _ in range(n)]
+        assert any(m.get("data", {}).get("event") == event_to_dict(HAND[0]) for m in got)
