@@ -318,7 +318,7 @@ def test_a_picture_uncovered_beside_a_play_entered_by_hand_is_no_play():
     table.arm("E")
     table.on += [t_(552, 500, 0, (1, 3)), t_(648, 500, 0, (5, 2))]
     out = table.read()
-    assert plays(out) == [] and not table.tr._binder.pending and [n.kind for n in notices(out)] == ["unplaced_tile"]
+    assert plays(out) == [] and not table.tr.record_sync.binder.pending and [n.kind for n in notices(out)] == ["unplaced_tile"]
     assert [(pr.seat, pr.tile.key) for pr in table.tr.plays] == [("N", (5, 3)), ("E", (3, 1))]
 
 
@@ -2210,7 +2210,7 @@ def test_a_double_lead_keeps_the_end_names_the_record_gives_its_sides():
     table.tr.resume([Play(seat="N", tile=[6, 6], end=None), Play(seat="S", tile=[6, 4], end="E")])
     table.on = [t_(600, 500, 90, (6, 6)), t_(564, 500, 0, (4, 6))]  # the 6-4 on the picture's left
     out = table.read() + table.read()
-    assert plays(out) == [] and notices(out) == [] and not table.tr._binder.pending
+    assert plays(out) == [] and notices(out) == [] and not table.tr.record_sync.binder.pending
     assert {k: e.value for k, e in table.tr.lop.ends.items()} == {"W": 6, "E": 4}
     assert plays(table.play(t_(516, 500, 0, (1, 4), "N"))) == [("N", (4, 1), "E")]
     assert plays(table.play(t_(636, 500, 0, (6, 3), "S"))) == [("S", (6, 3), "W")]
@@ -2224,7 +2224,7 @@ def test_a_lead_entered_by_hand_the_other_way_round_keeps_the_records_end_names(
     table = Table(rules)
     table.tr.resume([Play(seat="N", tile=[5, 3], end=None), Play(seat="E", tile=[3, 1], end="E")])
     table.on = [t_(600, 500, 0, (3, 5)), t_(552, 500, 0, (1, 3))]  # 1-3 | 3-5: the 3 on the picture's left
-    assert table.read() == [] and not table.tr._binder.pending
+    assert table.read() == [] and not table.tr.record_sync.binder.pending
     assert plays(table.play(t_(648, 500, 0, (5, 6), "S"))) == [("S", (5, 6), "W")]
     out = table.play(t_(504, 500, 0, (2, 1), "W"))
     assert plays(out) == [("W", (1, 2), "E")] and notices(out) == []
@@ -2242,7 +2242,7 @@ def test_a_resumed_play_lying_in_a_hand_area_is_found_by_its_end():
     after = Table(rules, config=cfg)
     after.tr.resume(_record(before))
     after.on = list(before.on)
-    assert after.read() == [] and not after.tr._binder.pending and len(after.tr.plays) == 4
+    assert after.read() == [] and not after.tr.record_sync.binder.pending and len(after.tr.plays) == 4
     assert plays(after.play(t_(384, 107, 90, (6, 1), "N"))) == [("N", (1, 6), "E")]
 
 
@@ -2270,7 +2270,7 @@ def test_a_fixed_lead_then_a_void_keeps_the_lead_bound():
     record = _record(table) + [Correction(replaces=0, event=Play(seat="N", tile=[3, 6], end=None))]
     assert table.tr.sync(record) == []
     assert table.tr.sync(record + [Correction(replaces=1, event=None)]) == []
-    assert [p.tile for p in table.tr.plays] == [Tile(3, 6)] and not table.tr._binder.pending
+    assert [p.tile for p in table.tr.plays] == [Tile(3, 6)] and not table.tr.record_sync.binder.pending
     assert plays(table.play(t_(552, 500, 0, (1, 3), "E"))) == [("E", (3, 1), "W")]
 
 
@@ -2793,3 +2793,13 @@ def test_a_hand_row_under_glare_does_not_vote():
     last = [e for e in events if isinstance(e, Play)][-1]
     assert (last.seat, (last.tile.a, last.tile.b), last.end, last.seat_by_turn) == ("N", (6, 2), "W", False)
     assert tr.hidden_tiles == 0 and not notices(events, "hand_cleared")
+
+
+def test_new_settings_reach_the_seat_turns():
+    """The seat-turn watch (:mod:`vision.pass_inference`) reads the tracker's settings: replacing them
+    (as the test above does) must change what it infers, not leave it with the first ones."""
+    tr = Tracker(load_ruleset("block"), image_size=IMAGE_SIZE)
+    assert tr.turns.config.infer_passes == TrackerConfig().infer_passes
+    tr.config = dataclasses.replace(tr.config, infer_passes=not tr.config.infer_passes, visit_gap_s=7.5)
+    assert tr.turns.config.infer_passes is (not TrackerConfig().infer_passes)
+    assert tr.turns.config.visit_gap_s == 7.5

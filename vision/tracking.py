@@ -41,7 +41,7 @@ without a boneyard (or with one seen drawn out) the tracker emits their ``Pass``
 play (timed at the seat's last arm visit since the previous play, a knock, when one was seen). When the seats
 whose turns keep going by (as passes, or plays out of turn) never showed an arm at all while others
 play, the footage holds fewer seats than the rule set: one ``seats_unseen`` notice, and no more
-passes are invented for them (:meth:`Tracker._check_seats`). Arms that clearly laid tiles from more
+passes are invented for them (:meth:`vision.pass_inference.SeatTurns.check_seats`). Arms that clearly laid tiles from more
 seats than the rule set has, or that keep going the other way round the table, like a deal, draws or a
 lock it does not allow, make a ``rules_misfit`` notice (:mod:`vision.rules_fit`).
 
@@ -49,6 +49,19 @@ The tracker keeps its own engine :class:`~engine.hand.Hand` (``tracker.hand``) w
 event it emitted, to know the open ends, spinners and whose turn it is. Events that do
 not come from the camera (passes, deals, corrections) go in through :meth:`Tracker.record`.
 Units: table mm with a calibrated profile, image px without; seconds for times.
+
+:class:`Tracker` follows the board and turns its differences into events; it composes collaborators
+with one job each:
+
+* :class:`vision.pass_inference.SeatTurns` (``tracker.turns``): the arms seen, the seats a play skipped,
+  their ``Pass`` events and ``pass_inferred`` notices, and the ``seats_unseen`` check;
+* :class:`vision.hand_end.HandEndWatch` (``tracker.hand_end``, one per hand): how the hand ended
+  (``tracker.ended``), the ``after_hand_end`` tiles, and their reads taken again once the end is voided;
+* :class:`vision.record_sync.RecordSync` (``tracker.record_sync``): :meth:`Tracker.resume` and
+  :meth:`Tracker.sync`, the recorded plays still looked for on the table
+  (:class:`vision.record_binding.RecordBinder`) and the voided plays' tiles;
+* :class:`vision.boneyard.BoneyardCounter`, :class:`vision.reveals.RevealWatcher` and
+  :class:`vision.rules_fit.RulesFitWatch`: the draws, the hands shown, and whether the rule set fits.
 """
 
 from __future__ import annotations
@@ -62,7 +75,7 @@ import numpy as np
 import shapely
 
 from calibration.seats import HAND_ZONE_MM, hand_area_edge
-from engine.events import Correction, Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack, effective
+from engine.events import Deal, Draw, HandEnd, Play, Reveal, TakeBack
 from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import Ruleset
 from engine.seats import SEATS
@@ -76,7 +89,10 @@ from vision.hand_rows import ROW_MIN_TILES, hand_rows, in_row_area
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
 from vision.placements import Notice, attribute_seat, seat_of_entry
-from vision.record_binding import RecordBinder, RecordedPlay, placed_pips, recorded_plays
+from vision.hand_end import HandEndWatch, late_draws
+from vision.pass_inference import SeatTurns
+from vision.record_binding import RecordedPlay
+from vision.record_sync import RecordSync
 from vision.reveals import RevealWatcher, seat_of_position
 from vision.rules_fit import RulesFitWatch
 from vision.tile_turn import registered_turn_deg
@@ -320,23 +336,14 @@ class Tracker:
         # (key, centre, length) of face-up tiles that were part of the table, not of a hand, when a read lost
         # them (Tracker._fixture): read there again with those pips, they are that again, not a play
         self._fixture_spots: list[tuple[tuple[int, int], np.ndarray, float]] = []
-        self._visits: dict[str, list[tuple[int, float]]] = {}  # seat -> (frame, t) of its arm's last visit
         self._cand: tuple[float, list[_Obs]] | None = None
         self._cand_done = False
-        # seat evidence over the whole footage (not reset by new_hand): which seats' arms were ever seen,
-        # plays each seat made by its arm, turns of each seat that went by as inferred passes (and those
-        # that went by at all, inferred or not)
-        self._arm_seats: set[str] = set()
-        self._entry_plays: dict[str, int] = {}
-        self._skips: dict[str, int] = {}
-        self._turns_by: dict[str, int] = {}  # turns of each seat that a play by another seat's arm went past
-        self.unseen_seats: set[str] = set()  # seats named by the ``seats_unseen`` notice, until their arm shows
-        self._seats_warned = False
+        #: the arms seen and the turns that went by: inferred passes, seats the footage lacks (whole footage)
+        self.turns = SeatTurns(self.config, self.profile)
         self._old_layout_at_start = False  # (start_over before any read) the first read's tiles are old
         self._now = 0.0  # the latest frame's time, s
-        self._recheck = False  # after an umpire's change of the line: look at the unplaced tiles again
-        self._bound_now = 0  # recorded plays the binder found on the table in the read being taken
-        self._synced = False  # the record changed, tiles were shown: read again, even if the table is still
+        #: what the record of the hand (resume, sync) leaves for the next reads
+        self.record_sync = RecordSync()
         self._opened_at: int | None = None  # the read at which the tracker itself opened the hand (hand_cleared)
         self._clipped: np.ndarray | None = None  # this read's clipped white (update's ``clipped``)
         #: laid tiles the last read did not see where its clipped white hides them (glare)
@@ -361,10 +368,7 @@ class Tracker:
             if self._recontext(context):
                 return
         self._opened_at = None
-        self.hand = Hand(self._shadow_rules, context)
-        self.judge = Hand(self.rules, context)
-        if self.rules.boneyard:
-            self.judge.append(Deal(hands={}, draws_seen=False))
+        self.hand, self.judge = self.engine_hands(context)
         self.reveals = RevealWatcher(self.config.reveal_settle_s)
         self.boneyard = BoneyardCounter(self.judge.state.boneyard) if self.rules.boneyard else None
         self.fit.new_hand()
@@ -374,17 +378,11 @@ class Tracker:
         self._yard_hands: dict[str, int] | None = None  # the hands at the last read
         self._hands_last = self._hands_before = None
         self._glared_hands, self._glared_hands_last = set(), set()
-        self.ended: dict | None = None  # when the judge ended the hand: kind, winner, t, text
-        self._umpires_end = False  # the end came with the record (Tracker.sync), not from the camera's reads
-        self._late_lop: LineOfPlay | None = None  # the line of play extended by tiles placed after the end
-        # the reads while the hand stood ended, in order: (frame, t, boneyard tiles seen or None, ids of the tiles
-        # reported after the end in it); should the end be voided, they are taken again (:meth:`_lay_held`)
-        self._late_reads: list[tuple[int, float, int | None, list[int]]] = []
-        self._visits = {}
+        self.hand_end = HandEndWatch()  # the hand's end (:attr:`ended`) and the tiles laid after it
+        self.turns.new_hand()
         self.lop = LineOfPlay()
         self.plays: list[PlayRecord] = []
-        self._binder: RecordBinder | None = None  # a recorded hand's plays still looked for (resume, sync)
-        self._voided: set[tuple[int, int]] = set()  # (resume) tiles of plays the umpire voided: no new plays
+        self.record_sync.new_hand()
         for tr in self.tiles.values():
             if tr.status == "layout":
                 tr.status, tr.play = "loose", None
@@ -401,6 +399,45 @@ class Tracker:
             return False
         self.hand, self.judge = hand, judge
         return True
+
+    def engine_hands(self, context: HandContext | None) -> tuple[Hand, Hand]:
+        """Fresh engine hands for ``context``: the tracker's own (board and turns only, every tile in hand)
+        and the judge (the real rules; in draw games a deal with the draws unseen)."""
+        hand, judge = Hand(self._shadow_rules, context), Hand(self.rules, context)
+        if self.rules.boneyard:
+            judge.append(Deal(hands={}, draws_seen=False))
+        return hand, judge
+
+    @property
+    def config(self) -> TrackerConfig:
+        """The tracker's settings; setting them reaches the collaborators that read them too."""
+        return self._config
+
+    @config.setter
+    def config(self, value: TrackerConfig) -> None:
+        self._config = value
+        if getattr(self, "turns", None) is not None:  # not yet built during __init__
+            self.turns.config = value
+
+    @property
+    def ended(self) -> dict | None:
+        """When the judge ended the hand: ``{"kind", "winner", "t" (s), "text"}``; None while it goes on
+        (:attr:`vision.hand_end.HandEndWatch.ended`)."""
+        return self.hand_end.ended
+
+    @ended.setter
+    def ended(self, value: dict | None) -> None:
+        self.hand_end.ended = value
+
+    @property
+    def unseen_seats(self) -> set[str]:
+        """Seats named by the ``seats_unseen`` notice, until their arm shows
+        (:attr:`vision.pass_inference.SeatTurns.unseen_seats`)."""
+        return self.turns.unseen_seats
+
+    @unseen_seats.setter
+    def unseen_seats(self, value: set[str]) -> None:
+        self.turns.unseen_seats = value
 
     def resume(self, log: list, context: HandContext | None = None) -> None:
         """Continue a hand already recorded (a live table whose worker restarted mid-hand).
@@ -419,15 +456,7 @@ class Tracker:
             RuntimeError: called after the first committed read.
             engine.events.CorrectionError: a malformed correction in ``log``.
         """
-        if self.state is not None:
-            raise RuntimeError("resume() must come before the first read")
-        self.new_hand(context)
-        self._binder = RecordBinder(self._take_in(log))
-        # a voided play's tile still lies there: as while the camera ran (sync), it is no play until moved
-        # (helper-100: a restart sent it again as a new play, undoing the void)
-        self._voided = _voided_tiles(log)
-        if self.boneyard is not None:  # the record's draws are in the judge: its boneyard is the one to find
-            self.boneyard = BoneyardCounter(self.judge.state.boneyard, resumed=True)
+        self.record_sync.resume(self, log, context)
 
     def sync(self, log: list) -> list:
         """Take in the record of the hand in play after someone else changed it while the camera
@@ -456,84 +485,7 @@ class Tracker:
         Raises:
             engine.events.CorrectionError: a malformed correction in ``log``.
         """
-        plays = self.plays
-        was_over = self.judge.state.over
-        # a still table is not read: tiles shown in a hand area may end the hand now (:attr:`wants_read`)
-        self._synced = any(tr.face == "up" and tr.status == "hand" for tr in self.tiles.values())
-        self.hand = Hand(self._shadow_rules, self.hand.context)
-        self.judge = Hand(self.rules, self.hand.context)
-        if self.rules.boneyard:
-            self.judge.append(Deal(hands={}, draws_seen=False))
-        self.ended = None
-        self._late_lop = None  # a fix may un-end the hand: a later end copies the line as it is then
-        recorded = self._take_in(log)
-        # an end the record brought (the umpire's End, a redeal penalty), not one the camera saw: a lock says
-        # nothing of the rule set (:meth:`_check_lock_fit`)
-        self._umpires_end = self.ended is not None and (self._umpires_end or not was_over)
-        if was_over and not self.judge.state.over:
-            # the umpire voided the end (an End pressed by mistake, a redeal penalty undone): the tiles laid
-            # meanwhile (``after_hand_end``) are looked at again at the next read and become plays, as those
-            # laid against a voided play do once it is restored; read now, even on a still table
-            self._recheck = True
-            self._synced = self._synced or any(tr.face == "up" and tr.status == "unplaced" for tr in self.tiles.values())
-        if self.boneyard is not None:
-            st = self.judge.state
-            self.boneyard.retarget(st.turn if st.layout.lead is not None and not st.over else None)
-            self._yard_marked = False  # the record's plays changed: the hands' gains start afresh (_drawer)
-        if len(recorded) == len(plays) and not _swapped(plays, recorded):
-            recs = list(self.lop.records)
-            for i, (pr, (seat, tile, end, spinner)) in enumerate(zip(plays, recorded)):  # the same plays
-                pr.seat, pr.end = seat, end or "lead"
-                if (pr.tile.a, pr.tile.b) != (tile.a, tile.b) and i < len(recs):
-                    self._recheck = True  # a fixed tile shows other numbers at its end
-                    r = recs[i]
-                    # a tile fixed into a double may have become a spinner (its arms open), or stopped being one
-                    recs[i] = type(r)(r.end, r.geom, placed_pips(tile, r.touching), r.touching, r.contact, spinner)
-                pr.tile = tile
-            self.lop.rebuild(recs)
-            return []
-        self._recheck = True  # a tile laid against a voided (or now restored) play touched no open end
-        for tr in self.tiles.values():  # bind again: a play voided or entered by hand
-            if tr.status == "layout":
-                tr.status, tr.play, tr.scenery = "loose", None, True  # until a recorded play claims it
-        self.lop, self.plays = LineOfPlay(), []
-        # the lead cannot have moved: a fix of its pips leaves it the tile it was
-        self._binder = RecordBinder(recorded, syncing=True,
-                                    lead_id=plays[0].tile_id if plays and plays[0].end == "lead" else None)
-        out = self._binder.step(self, self.state.frame if self.state else 0, self.state.t if self.state else 0.0,
-                                first=False, prefer=frozenset(pr.tile_id for pr in plays))
-        if self.judge.state.over:
-            # plays of the camera's that the record lacks and no one voided: refused, the end was stored while
-            # they were on their way (the umpire's End). As far as the record goes they came after the end:
-            # should it be voided, they are plays, first of the tiles laid meanwhile (:meth:`_lay_held`)
-            voided = _voided_tiles(log)
-            lost = [pr for pr in plays if pr.tile_id in self.tiles and self.tiles[pr.tile_id].status != "layout"
-                    and self.tiles[pr.tile_id].key not in voided]
-            for pr in lost:
-                c = self.tiles[pr.tile_id]
-                c.status, c.scenery, c.unplaced_at = "unplaced", False, len(self.plays)
-            self._late_reads[:0] = [(pr.frame, pr.t, None, [pr.tile_id]) for pr in lost]
-        return out
-
-    def _take_in(self, log: list) -> list[RecordedPlay]:
-        """Append a recorded hand's events in force to the tracker's (fresh) hands; returns its plays
-        still on the table, in order."""
-        for _, ev in effective(log):
-            if isinstance(ev, Draw):  # the judge counts the boneyard (the camera's draws, recorded)
-                try:
-                    self.judge.append(ev)
-                except IllegalEvent:
-                    pass
-                continue
-            if isinstance(ev, Deal):
-                continue
-            try:
-                self._append(ev)
-            except IllegalEvent:
-                continue  # the record's own engine accepted it under the real rules; the board is what matters
-            if isinstance(ev, Reveal):
-                self.reveals.revealed[ev.seat] = tuple(sorted(Tile.parse(x).key for x in ev.tiles))
-        return recorded_plays(self.hand.state)
+        return self.record_sync.sync(self, log)
 
     def record(self, event: object) -> object | None:
         """Append an event that does not come from the camera (a pass, a correction, a penalty)
@@ -569,20 +521,15 @@ class Tracker:
                 self.judge.append(event)
             except IllegalEvent:
                 pass  # the judge only decides the end of the hand: a misread seat must not stop tracking
-        st = self.judge.state
-        if not was_over and st.over and self.ended is None:
-            kind, winner = (st.pending_end[0], st.pending_end[1]) if st.pending_end else (
-                st.result.kind, st.result.winner_seat)
-            t = getattr(event, "t", None)
-            self.ended = {"kind": kind, "winner": winner, "t": t, "text": _ended_text(kind, winner, t)}
-        elif self.ended is not None and st.result is not None and (
-                st.result.kind, st.result.winner_seat) != (self.ended["kind"], self.ended["winner"]):
-            # the hands shown settled it otherwise (a line blocked by the last tile of the seat that laid it:
-            # a domino, not the lock it looked like); said as the record's result (helper-171: "N dominoes"
-            # beside "the hand locked at 45.9 s")
-            kind, winner, t = st.result.kind, st.result.winner_seat, self.ended["t"]
-            self.ended = {"kind": kind, "winner": winner, "t": t, "text": _ended_text(kind, winner, t)}
+        self.hand_end.note(self.judge.state, was_over, event)
         return out
+
+    def retarget_boneyard(self) -> None:
+        """The record's plays changed (:meth:`sync`): the boneyard's drops go to the seat to play now, and the
+        hands' gains since its count last changed start afresh (:meth:`_drawer`)."""
+        st = self.judge.state
+        self.boneyard.retarget(st.turn if st.layout.lead is not None and not st.over else None)
+        self._yard_marked = False
 
     @property
     def wants_read(self) -> bool:
@@ -590,7 +537,7 @@ class Tracker:
         with tiles shown in a hand area since the latest read (ask the gate for one). A restored last play
         with the loser's tiles already shown on a still table was never read again: the hand stayed open
         (helper-104)."""
-        return self._synced or self.reveals.read_due(self._now) or any(
+        return self.record_sync.synced or self.reveals.read_due(self._now) or any(
             tr.status == "layout" and 0 < tr.missing < self.config.takeback_reads and tr.play is not None
             and self._is_arm_end(tr.play) for tr in self.tiles.values())
 
@@ -632,8 +579,8 @@ class Tracker:
                 seat = seat_of_entry(motion.entry_side, motion.entry_point_px, self.profile)
                 if seat is not None:
                     self._votes[seat] = self._votes.get(seat, 0.0) + 1.0
-                    self._arm_seats.add(seat)
-            self._see_arm(frame_index, t, motion)
+                    self.turns.arm_seats.add(seat)
+            self.turns.see_arm(frame_index, t, motion)
         if observations is None:
             return []
         obs = [o for o in (self._wrap(x) for x in observations) if o is not None]
@@ -653,21 +600,6 @@ class Tracker:
                 return []
             self._cand_done = True
         return self._commit(frame_index, t, obs, region)
-
-    def _see_arm(self, frame: int, t: float, motion: MotionInfo) -> None:
-        """Remember when each seat's arm was in view (over the layout or not) since the last play."""
-        side, point = motion.arm_side, motion.arm_point_px
-        if side is None and motion.occluded:
-            side, point = motion.entry_side, motion.entry_point_px
-        seat = seat_of_entry(side, point, self.profile)
-        if seat is None:
-            return
-        self._arm_seats.add(seat)
-        visit = self._visits.get(seat)
-        if visit is None or t - visit[-1][1] > self.config.visit_gap_s:
-            self._visits[seat] = visit = []
-        if len(visit) < 1000:
-            visit.append((frame, t))
 
     # ---- observations ---------------------------------------------------------------------
     def _wrap(self, o) -> _Obs | None:
@@ -853,7 +785,7 @@ class Tracker:
             tr.scenery = (setup and cfg.setup_min_score is not None and tr.face == "up" and not self.in_hand_zone(tr.geom)
                           and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)
             tr.picture = tr.scenery
-            if setup and tr.face == "up" and tr.key in self._voided:
+            if setup and tr.face == "up" and tr.key in self.record_sync.voided:
                 tr.scenery = True
             if tr.face == "up" and self._at_fixture_spot(tr):
                 tr.scenery = True
@@ -865,11 +797,7 @@ class Tracker:
             new_tiles.append(tr)
             if tr.face == "up":
                 candidates.append(tr)
-        known = len(self.plays)
-        if self._binder is not None and self._binder.pending:
-            events += self._binder.step(self, frame, t, first=self.state is None)
-        # plays of the record (one entered by hand) found on the table in this read: this read's plays too
-        self._bound_now = len(self.plays) - known
+        events += self.record_sync.step(self, frame, t, first=self.state is None)
         if setup:
             self._setup_scenery(new_tiles)
 
@@ -890,9 +818,9 @@ class Tracker:
         events += self._gone(frame, t, gone, new_tiles, region)
         if self.photos:  # after _gone: a hand cleared here starts the counts afresh from this photo
             self._hands_before, self._hands_last = self._hands_last, hands
-        self._synced = False
-        if self._recheck:  # the umpire changed the line: tiles that touched no open end may touch one now
-            self._recheck = False
+        self.record_sync.synced = False
+        if self.record_sync.recheck:  # the umpire changed the line: tiles that touched no open end may touch one now
+            self.record_sync.recheck = False
             held = sorted((tr for tr in self.tiles.values() if tr.status == "unplaced" and tr.face == "up"
                            and tr not in candidates), key=lambda tr: tr.id)
             events += self._lay_held(frame, t, held)  # laid before this read's draws and plays
@@ -901,7 +829,7 @@ class Tracker:
         view = self._undealt_view(candidates)  # one view for both: a draw moves no tile
         if self.judge.state.over and self.lop.lead is not None:
             counted = self.boneyard is not None and self.boneyard.trusted
-            self._late_reads.append((frame, t, view[0] if counted else None, []))
+            self.hand_end.read(frame, t, view[0] if counted else None)
         events += self._step_boneyard(frame, t, candidates, view)
         events += self._check_rules_fit(frame, t, candidates, view)
         self._glared_hands_last, self._glared_hands = self._glared_hands, set()
@@ -957,7 +885,7 @@ class Tracker:
                        view: tuple[int, dict[str, int], dict[str, int]]) -> list:
         """A draw game: count the face-down tiles apart from the playing seats' hand areas
         (:class:`vision.boneyard.BoneyardCounter`); its ``Draw`` events go to the judge, whose
-        boneyard then tells :meth:`_skipped` when nothing is left to draw. ``candidates``: this
+        boneyard then tells :meth:`vision.pass_inference.SeatTurns.passes` when nothing is left to draw. ``candidates``: this
         read's new face-up tiles (a folder's photos weigh the hands' gain with them); ``view``:
         :meth:`_undealt_view` of this read."""
         if self.boneyard is None:
@@ -1064,7 +992,7 @@ class Tracker:
         """Once the judge ended the hand locked: whether a lock fits the draws the rule set asks for
         (:func:`vision.rules_fit.lock_misfit`: under draw-until-playable, no lock with tiles left to draw),
         by the boneyard the camera followed (none when it could not count it)."""
-        if (self.ended is None or self.ended["kind"] != "locked" or self._umpires_end
+        if (self.ended is None or self.ended["kind"] != "locked" or self.hand_end.umpires_end
                 or self.boneyard is None or not self.boneyard.trusted):
             return []  # the umpire's lock is no evidence of the footage's
         return self.fit.locked(self.boneyard.level, self.judge.state.layout.is_locked(), self.ended["t"], t, frame)
@@ -1373,15 +1301,17 @@ class Tracker:
         """Lay the candidates that touch the layout, in the order adjacency allows; notice the rest."""
         pending = [c for c in candidates if c.face == "up" and c.status != "layout" and c.id in self.tiles
                    and not c.scenery and not c.old]
-        if self._binder is not None and self._binder.pending:  # recorded tiles are no new plays; no lead: wait
-            held = self._binder.held_keys()
+        if self.record_sync.pending:  # recorded tiles are no new plays; no lead: wait
+            held = self.record_sync.binder.held_keys()
             pending = [] if self.lop.lead is None else [c for c in pending if c.key not in held]
         notices: list = self._unlike_the_set(pending, frame, t)
         pending = [c for c in pending if not c.scenery]
         if not pending:
             return notices
         if self.judge.state.over:  # after a domino or a lock, face-up tiles are shown hands, not plays
-            return notices + self._after_end(frame, t, pending)
+            return notices + self.hand_end.after_end(
+                frame, t, pending, self.lop, lambda g: self.in_hand_zone(g, self._hand_band_scale()),
+                self.profile is not None, len(self.plays), self._votes)
         done: list[tuple[Play, list[str], str]] = []
         if self.lop.lead is None:
             lead = self._choose_lead(pending)
@@ -1393,13 +1323,13 @@ class Tracker:
         # Arms seen since the last play: in footage with arms, a second tile of one read that no arm of the
         # seat to play laid is a picture the first arm uncovered (helper-84: a board's printed 4-2 beside
         # the W end became N's play, then a take-back), not a play; it waits as an unplaced tile.
-        arms = set(self._visits) | set(self._votes)
-        video = self.config.still_window_s > 0 and bool(self._arm_seats)
+        arms = set(self.turns.visits) | set(self._votes)
+        video = self.config.still_window_s > 0 and bool(self.turns.arm_seats)
         # one at a time, best contact first, so that a tile touching a new tile comes after it
         while self.lop.lead is not None and pending:
             # a recorded play found in this read counts as its play (helper-147: N 4-0 entered by hand, then
             # the printed 4-2 the arm uncovered beside it was laid as N's play, out of turn)
-            if (done or self._bound_now) and video and self.hand.state.turn not in arms:
+            if (done or self.record_sync.bound_now) and video and self.hand.state.turn not in arms:
                 break
             best = None
             for c in pending:
@@ -1451,21 +1381,15 @@ class Tracker:
         N 10 S 40 for N 15 S 35). Returns the events (the rest wait, unplaced, as before).
 
         The tiles laid while the hand stood ended (the umpire's end voided: an End pressed by mistake, a
-        redeal penalty undone) come after the others, read by read as they were seen (:attr:`_late_reads`),
-        each read's boneyard drops first as draws of the seat to play then, each play with its read's time."""
-        busy = self._binder is not None and self._binder.pending  # recorded plays not found yet: wait for them
+        redeal penalty undone) come after the others, read by read as they were seen
+        (:meth:`vision.hand_end.HandEndWatch.replay`), each read's boneyard drops first as draws of the seat to
+        play then, each play with its read's time."""
+        busy = self.record_sync.pending  # recorded plays not found yet: wait for them
         if self.lop.lead is None or self.judge.state.over or busy:
             return []
         held = [c for c in held if not c.scenery and not c.old]
-        late, self._late_reads = self._late_reads, []
-        later = {i for _, _, _, ids in late for i in ids}
-        events = self._lay(frame, t, [c for c in held if c.id not in later])
-        waiting: list[TrackedTile] = []
-        for f, lt, seen, ids in late:
-            if seen is not None:
-                events += self._late_draws(f, lt, seen)
-            waiting = self._lay(f, lt, waiting + [c for c in held if c.id in ids], events)
-        return events
+        return self.hand_end.replay(frame, t, held, self._lay,
+                                    lambda f, lt, seen: late_draws(self.boneyard, self.judge, f, lt, seen))
 
     def _lay(self, frame: int, t: float, held: list[TrackedTile], events: list | None = None) -> list:
         """Lay those of ``held`` that touch an open end, one at a time (see :meth:`_lay_held`). Returns the
@@ -1473,12 +1397,12 @@ class Tracker:
         done: list = []
         notices: list = []
         held = list(held)
-        visits = self._visits  # the arms seen since the last play are this read's, not the held tiles'
+        visits = self.turns.visits  # the arms seen since the last play are this read's, not the held tiles'
         while True:
             fits = ((c, self.lop.assign(c.geom, c.pips, c.confidence)) for c in held)
             c, fit = next(((c, f) for c, f in fits if f is not None), (None, None))
             if c is None:
-                self._visits = visits
+                self.turns.visits = visits
                 out = self._announce(frame, t, done, missed=False) + notices
                 if events is None:
                     return out
@@ -1486,21 +1410,6 @@ class Tracker:
                 return held
             held.remove(c)
             self._emit(frame, t, c, fit, done, notices, c.votes or {})
-
-    def _late_draws(self, frame: int, t: float, seen: int) -> list:
-        """A read taken while the hand stood ended, taken again once the end was voided: its boneyard count
-        (``seen`` tiles) under the seat to play now. Returns its draws (or a ``rejected`` notice)."""
-        st = self.judge.state
-        out: list = []
-        for ev in self.boneyard.step(seen, None if st.over else st.turn, t, frame, True):
-            if isinstance(ev, Draw):
-                try:
-                    self.judge.append(ev)
-                except IllegalEvent as exc:
-                    out.append(Notice("rejected", t, frame, str(exc), seat=ev.seat, details={"event": "draw"}))
-                    continue
-            out.append(ev)
-        return out
 
     def _unlike_the_set(self, pending: list[TrackedTile], frame: int, t: float) -> list:
         """Mark as scenery the new face-up tiles unlike the line's tiles (``set_colour_max_de``) when
@@ -1528,56 +1437,6 @@ class Tracker:
                                       f"difference {d:.0f}; a printed picture?): not a play", tile=c.key,
                                       details={"colour_difference": round(d, 1)}))
         return notices
-
-    def _after_end(self, frame: int, t: float, pending: list[TrackedTile]) -> list:
-        """New face-up tiles once the judge ended the hand: hand-area tiles are shown hands (the
-        reveals); every other one is an ``after_hand_end`` notice for the umpire, never a play.
-
-        A tile placed on the layout after a domino or a lock means the hand went on at the table:
-        the rule set may not fit the footage (a hand size, a boneyard), or a play was misread.
-        Such tiles extend a copy of the line of play, so that a tile laid against one of them is
-        recognised as placed on the layout too (``details["touches_end"]``).
-        """
-        if self._late_lop is None:
-            self._late_lop = copy.deepcopy(self.lop)
-        lop = self._late_lop
-        out: list = []
-        rest = []
-        for c in pending:
-            if self.in_hand_zone(c.geom, self._hand_band_scale()):
-                c.status = "hand"
-            elif c.status != "unplaced":  # reported once
-                rest.append(c)
-        ended = self.ended or {"kind": None, "winner": None, "t": None, "text": "the hand is over"}
-        while rest:
-            fits = [(lop.assign(c.geom, c.pips, c.confidence) if lop.lead is not None else None, c) for c in rest]
-            fit, c = next(((f, c) for f, c in fits if f is not None), (None, rest[0]))
-            rest.remove(c)
-            if fit is None and self.profile is None:
-                # uncalibrated, the hand area is a guess (10 % of the image from its border): a tile shown
-                # after the end that touches no open end is a hand turned up further in, by the nearest seat
-                c.status = "hand"
-                continue
-            c.status = "unplaced"
-            # should the end be voided, it is a play (:meth:`_lay_held`): by the arm of this read, the first one
-            c.unplaced_at, c.votes = len(self.plays), ({} if out else dict(self._votes))
-            if self._late_reads and self._late_reads[-1][0] == frame:
-                self._late_reads[-1][3].append(c.id)
-            tile = c.key if fit is None else tuple(fit.tile)
-            if fit is not None:
-                try:
-                    lop.place(fit, c.geom, c.pips)
-                except Exception:  # noqa: BLE001 - only for recognising later tiles; the notice stands
-                    pass
-            where = f"on {fit.end}" if fit is not None else "touching no open end"
-            out.append(Notice("after_hand_end", t, frame,
-                              f"tile {tile[0]}-{tile[1]} placed {where} at {t:.1f} s after the hand ended "
-                              f"({ended['text']}): not scored; check the rule set and the plays before it",
-                              tile=c.key, details={"touches_end": fit is not None,
-                                                   "end": fit.end if fit is not None else None,
-                                                   "ended_by": ended["kind"], "winner": ended["winner"],
-                                                   "ended_t": ended["t"]}))
-        return out
 
     def _next_context(self) -> HandContext:
         """The context of the hand after this one, as far as the tracker knows it."""
@@ -1710,9 +1569,9 @@ class Tracker:
         conf = float(fit.confidence)
         ev = Play(seat=choice.seat, tile=list(fit.tile), end=None if is_lead else fit.end, oriented=True,
                   confidence=round(conf, 4), seat_by_turn=choice.uncertain, t=t, frame=frame)
-        skipped = self._skipped_seats(choice, is_lead)
-        passes = self._skipped(skipped, t, frame)
-        passes, warning = self._check_seats(choice, skipped, passes, t, frame)
+        skipped = self.turns.skipped_seats(choice, is_lead, st)
+        passes = self.turns.passes(skipped, t, frame, self._nothing_to_draw())
+        passes, warning = self.turns.check_seats(choice, skipped, passes, t, frame, st.order, self.rules.name, self.fit)
         # the arm among all four edges, the rule set's seats or not: more seats than it has is a misfit
         arm = attribute_seat(votes, None, list(SEATS), 0.0, self.config.min_seat_votes)
         misfit = self.fit.laid_by(None if arm.uncertain or arm.source != "entry" else arm.seat, st.order, t, frame)
@@ -1732,23 +1591,7 @@ class Tracker:
             notices[:0] = ([warning] if warning is not None else []) + misfit
             return
         pre: list = ([warning] if warning is not None else []) + misfit
-        if choice.source == "entry":
-            self._entry_plays[choice.seat] = self._entry_plays.get(choice.seat, 0) + 1
-        for seat in skipped:
-            self._turns_by[seat] = self._turns_by.get(seat, 0) + 1
-        photos = self.photos  # no arm is seen: the tile left that seat's hand (helper-88)
-        who = f"{choice.seat} played" if photos else f"{choice.seat}'s arm played"
-        for p in passes:
-            self._skips[p.seat] = self._skips.get(p.seat, 0) + 1
-            knock = p.frame != frame
-            pre += [p, Notice("pass_inferred", t, frame,
-                              f"{p.seat} passed: {who} {ev.tile} on {p.seat}'s turn"
-                              + (f" (a tile left {choice.seat}'s hand)" if photos else "")
-                              + (f" ({p.seat} knocked at {p.t:.1f} s: its arm reached over the table and "
-                                 "laid nothing)" if knock else ""),
-                              seat=p.seat, details={"pass_t": p.t, "pass_frame": p.frame, "knock_seen": knock,
-                                                    "by": choice.seat, "votes": choice.confidence})]
-        self._visits = {}
+        pre += self.turns.played(choice, skipped, passes, ev, t, frame, self.photos)
         spinner = None
         if out.placement is not None and out.placement.became_spinner:
             spinner = spinner_arms_opened(self.hand.state.layout, before)
@@ -1771,109 +1614,6 @@ class Tracker:
         if choice.uncertain:
             reasons.append("seat_by_turn")
         done.append((ev, reasons, choice.source, pre))
-
-    def _check_seats(self, choice, skipped: list[str], passes: list[Pass], t: float,
-                     frame: int) -> tuple[list[Pass], Notice | None]:
-        """Whether the footage shows fewer seats than the rule set: ``(passes to emit, the warning or None)``.
-
-        Conservative: it is decided only at a play by an arm that went past other seats' turns
-        (``skipped``, :meth:`_skipped_seats`; as ``passes`` when they are inferred, as a play out of turn
-        when the boneyard is not followed), when every seat that never showed an arm (not to play, not to
-        knock, not to draw) would have had ``unseen_seat_turns`` turns go by so, and at least two other
-        seats each played twice by their arm. Then one ``seats_unseen`` notice is raised, with the presets
-        that fit the seats seen (:meth:`vision.rules_fit.RulesFitWatch.seats_seen`), and no pass is
-        inferred for those seats any more (their turns are not invented: the engine flags the plays out of
-        turn) until one of their arms is seen.
-        """
-        if not skipped or self.config.unseen_seat_turns <= 0:
-            return passes, None
-        if self.unseen_seats:
-            self.unseen_seats -= self._arm_seats  # a named seat whose arm showed is playing after all
-            return ([] if any(p.seat in self.unseen_seats for p in passes) else passes), None
-        if self._seats_warned:
-            return passes, None
-        order = self.hand.state.order
-        unseen = [s for s in order if s not in self._arm_seats]
-        if not unseen:
-            return passes, None
-        skips = {s: self._turns_by.get(s, 0) + skipped.count(s) for s in unseen}
-        plays = dict(self._entry_plays)
-        if choice.source == "entry":
-            plays[choice.seat] = plays.get(choice.seat, 0) + 1
-        seen = [s for s in order if s in self._arm_seats]
-        players = [s for s in seen if plays.get(s, 0) >= 2]
-        if len(players) < 2 or min(skips.values()) < self.config.unseen_seat_turns:
-            return passes, None
-        self._seats_warned = True
-        self.unseen_seats = set(unseen)
-        before = sum(self._skips.get(s, 0) for s in unseen)
-        n = sum(plays.values())
-        who, missing = " and ".join(seen), " and ".join(unseen)
-        inferred = any(p.seat in unseen for p in passes) or before
-        msg = (f"only {who} seen playing ({n} plays by arm; no arm from {missing} in {t:.1f} s): the footage "
-               f"seems to show fewer seats than {self.rules.name} needs ({len(order)})"
-               + (f". Passes for {missing} are no longer inferred" if inferred else "")
-               + (f"; the {before} inferred before are doubtful" if before else "")
-               + f"; check the rule set (--rules); {self.fit.seats_seen(len(seen))}")
-        return [], Notice("seats_unseen", t, frame, msg, details={
-            "seen": seen, "unseen": unseen, "needed": len(order), "plays_by_arm": {s: plays.get(s, 0) for s in seen},
-            "passes_inferred_before": before})
-
-    def _skipped_seats(self, choice, is_lead: bool) -> list[str]:
-        """The seats whose turns a play by ``choice.seat`` went past in turn order, or []: only when the
-        arm decided the seat (not the turn order), after the lead."""
-        st = self.hand.state
-        if (is_lead or choice.uncertain or choice.source != "entry" or st.turn is None or choice.seat == st.turn
-                or st.turn not in st.order or choice.seat not in st.order or st.layout.lead is None):
-            return []
-        order = st.order
-        i = order.index(st.turn)
-        out = []
-        while order[i] != choice.seat:
-            out.append(order[i])
-            i = (i + 1) % len(order)
-        return out
-
-    def _skipped(self, skipped: list[str], t: float, frame: int) -> list[Pass]:
-        """``Pass`` events for the ``skipped`` seats (:meth:`_skipped_seats`), or [].
-
-        Only when a pass is the only way a turn goes by: rule sets without a boneyard, and draw games once
-        the camera saw the boneyard drawn out (:meth:`_nothing_to_draw`; a boneyard it cannot count leaves
-        the engine's ``out_of_turn`` flag for the umpire). Each pass is timed at the middle of that seat's
-        last arm visit since the previous play (its knock), or at the play when none was seen.
-        """
-        if not skipped or not self.config.infer_passes or not self._nothing_to_draw():
-            return []
-        out = []
-        for seat in skipped:
-            visit = self._visits.get(seat)
-            pf, pt = visit[len(visit) // 2] if visit else (frame, t)
-            out.append(Pass(seat=seat, t=pt, frame=pf))
-        return out
-
-
-def _ended_text(kind: str, winner: str | None, t: float | None) -> str:
-    """How the hand ended, for people: ``"N dominoed at 45.9 s"``, ``"the hand locked at 42.4 s"``,
-    ``"redeal at 4.0 s"`` (bare, as it is quoted in brackets after "the hand ended")."""
-    at = f" at {t:.1f} s" if t is not None else ""
-    return (f"{winner} dominoed{at}" if kind == "domino" and winner else
-            f"the hand locked{at}" if kind == "locked" else f"{kind}{at}")
-
-
-def _voided_tiles(log: list) -> set[tuple[int, int]]:
-    """Keys of the tiles of plays in ``log`` (corrections included) that no play in force holds."""
-    played = [ev for ev in log if isinstance(ev, Play)]
-    played += [ev.event for ev in log if isinstance(ev, Correction) and isinstance(ev.event, Play)]
-    held = {ev.tile.key for _, ev in effective(log) if isinstance(ev, Play)}
-    return {ev.tile.key for ev in played} - held
-
-
-def _swapped(plays: list[PlayRecord], recorded: list) -> bool:
-    """Whether the record holds the tracker's tiles in another order (the umpire swapped two plays'
-    tiles): then each recorded play is bound to the tile that shows it, not to the play in its slot."""
-    mine, theirs = [pr.tile.key for pr in plays], [r[1].key for r in recorded]
-    return mine != theirs and sorted(mine) == sorted(theirs)
-
 
 def _overlaps(polygon_px: np.ndarray, box: tuple[int, int, int, int]) -> bool:
     """Whether a (4, 2) px polygon's bounding box meets ``box`` = (x0, y0, x1, y1)."""
