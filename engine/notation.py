@@ -11,6 +11,7 @@
     E reveal 6-5 4-4   tiles shown at the end of the hand
     deal N 6-6 5-4 ... / S 1-1 ...   the tiles dealt (one group per seat)
     deal unseen        hands and draws are not seen (a camera): no domino by counting tiles
+    deal hidden        tiles dealt but not listed (a public copy of a hand in play); draws are counted
     end domino N | end locked | end time | end redeal | end umpire [reason]
     fix 7 E 3-4 W      correction: event number 7 is replaced by the event after it
     void 7             correction: event number 7 is voided
@@ -122,12 +123,14 @@ def _parse_words(words: list[str], stamps: dict):
         return Correction(replaces=int(words[1]), event=_parse_words(words[2:], {}), **stamps)
     if head == "deal" and words[1:] == ["unseen"]:
         return Deal(hands={}, draws_seen=False, **stamps)
+    if head == "deal" and words[1:] == ["hidden"]:
+        return Deal(hands={}, **stamps)
     if head == "deal":  # deal N 6-6 5-4 ... / S 1-1 ...
         hands: dict[str, list[Tile]] = {}
         for group in " ".join(words[1:]).split("/"):
             if not group.split():
                 raise NotationError(f"{' '.join(words)!r}: a deal is 'deal SEAT TILES ... / SEAT TILES ...' "
-                                    "(or 'deal unseen')")
+                                    "(or 'deal unseen', 'deal hidden')")
             seat = group.split()[0].upper()
             if seat in hands:  # fix (tests/test_cli_score.py): the second group silently replaced the first
                 raise NotationError(f"{' '.join(words)!r}: {seat} is dealt twice in one deal line")
@@ -185,8 +188,8 @@ def format_event(ev) -> str:
     if isinstance(ev, Correction):
         body = f"void {ev.replaces}" if ev.event is None else f"fix {ev.replaces} {format_event(ev.event)}"
         return body + _stamps(ev)
-    if isinstance(ev, Deal) and not ev.hands and not ev.draws_seen:
-        return "deal unseen" + _stamps(ev)
+    if isinstance(ev, Deal) and not ev.hands:
+        return ("deal hidden" if ev.draws_seen else "deal unseen") + _stamps(ev)
     if isinstance(ev, Deal):
         return "deal " + " / ".join(f"{s} " + " ".join(map(str, t)) for s, t in ev.hands.items()) + _stamps(ev)
     if isinstance(ev, HandEnd):

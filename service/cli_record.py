@@ -105,9 +105,10 @@ def _what_it_is(text: str) -> str:
 
 def score_doubt(warnings: list[str], shown: str) -> str | None:
     """One line saying that the score of a record with ``warnings`` is not final, and why: how many
-    warnings the review that wrote it gave, those on the rule set (``rules_misfit``) named as such, and
-    where they are ``shown``; None without warnings (helper-172: `record report` and `record show` gave
-    such a score as any other)."""
+    warnings it holds (a review's, or the service's on a copy made mid-hand), those on the rule set
+    (``rules_misfit``) named as such, and where they are ``shown``; None without warnings (helper-172:
+    `record report` and `record show` gave such a score as any other; helper-179: "from the review" was said
+    of a record the service exported)."""
     if not warnings:
         return None
     from engine.words import plural
@@ -117,7 +118,7 @@ def score_doubt(warnings: list[str], shown: str) -> str | None:
     others = len(warnings) - rules
     kinds = [f"{plural(rules, 'rules warning')} (rules_misfit)"] if rules else []
     kinds += [plural(others, "other warning" if rules else "warning")] if others else []
-    return (f"score not final (it may be wrong): {' and '.join(kinds)} from the review that wrote the record; "
+    return (f"score not final (it may be wrong): {' and '.join(kinds)} in the record; "
             f"see {shown}")
 
 

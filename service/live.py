@@ -33,7 +33,7 @@ from engine.words import plural
 from service.db import get_row, transaction
 from service.feeds import Broker, message_dict
 from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow, MessageRow
-from service.views import hand_view
+from service.views import hand_view, public_alerts
 
 # a flag kind -> the rule-set penalties confirming it may apply (the first one the rule set has)
 PENALTY_FOR = {
@@ -207,7 +207,8 @@ class TableRuntime:
                       "boneyard": cfg.rules.boneyard, "games_per_match": cfg.rules.games_per_match},
             "players": dict(cfg.players), "teams": teams,
             "game": None, "standings": [{"side": s, "games": w, "total": t} for s, w, t in match.standings()],
-            "hand": None, "alerts_open": self.open_here(self.open_alerts), "worker": dict(self.worker),
+            "hand": None, "alerts_open": self.open_here(self.open_alerts), "alerts_open_hidden": 0,
+            "worker": dict(self.worker),
         }
         if hands:
             g, n, hs = hands[-1]
@@ -218,6 +219,7 @@ class TableRuntime:
                             "confirmed": len(hands) in self.confirmed,
                             **hand_view(hs, cfg.players, self._flags_of(len(hands), self.dismissed),
                                         self._flags_of(len(hands), self.settled))}
+            view["alerts_open_hidden"] = self.open_hidden(self.open_alerts, len(hands))
         elif match.games:
             view["game"] = {"number": 1, "scores": {s: 0 for s in teams}, "winner": None, "ended_by": None}
         return view
@@ -353,7 +355,7 @@ class TableRuntime:
                     alert_rows = self._sync_alerts(s, match, logs)
                     if alert_update is not None:
                         alert_rows.append(self._set_alert(s, *alert_update))
-                    state["alerts_open"] = self._count_open(alert_rows)
+                    state["alerts_open"], state["alerts_open_hidden"] = self._count_open(alert_rows, len(hands))
                     self._flags_as_now(state, alert_rows)
                     ev_msgs = []
                     for index, ev in zip(indexes, events):
@@ -405,14 +407,22 @@ class TableRuntime:
         (it kept a confirmed flag of the new match on air)."""
         return sum(a.get("match") in (self.match_id, None) for a in opened.values())
 
-    def _count_open(self, changed: list[AlertRow]) -> int:
+    def open_hidden(self, opened: dict[int, dict], hand: int) -> int:
+        """How many of the ``opened`` alerts the public does not see while hand ``hand`` of the current match is
+        in play (:func:`service.views.public_alerts`: its seat-knowledge flags): left out of the public's
+        ``alerts_open`` (helper-179: the count went up after "S pass" while ``/alerts`` listed nothing)."""
+        alerts = list(opened.values())
+        return len(alerts) - len(public_alerts(alerts, self.match_id, hand))
+
+    def _count_open(self, changed: list[AlertRow], hand: int) -> tuple[int, int]:
+        """:meth:`open_here` and :meth:`open_hidden` (of hand ``hand``) of the open alerts once ``changed``."""
         opened = dict(self.open_alerts)
         for a in changed:
             if a.status == "open":
-                opened[a.id] = {"match": a.match_id}
+                opened[a.id] = {"match": a.match_id, "hand": a.hand, "kind": a.kind}
             else:
                 opened.pop(a.id, None)
-        return self.open_here(opened)
+        return self.open_here(opened), self.open_hidden(opened, hand)
 
     def _flags_as_now(self, state: dict, changed: list[AlertRow]) -> None:
         """The last play's flags in ``state`` (made before the alerts were synced) as the ``changed`` alerts

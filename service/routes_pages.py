@@ -62,11 +62,15 @@ def missing_page(request: Request) -> HTMLResponse:
             if get_row(s, MatchRow, int(parts[1])) is not None:
                 links = [(f"/matches/{parts[1]}/review", f"the review of match {parts[1]}")]
     api = f"/api{request.url.path}"  # /health, /tables/ID, /matches/N: the API's answer is one /api/ away
-    if request.url.path == "/api" or request.url.path.startswith("/api/"):
-        links.append(("/docs", "the API's documentation"))
-    elif any(route.matches({"type": "http", "path": api, "method": "GET"})[0] == Match.FULL
-             for route in request.app.routes):
+    docs = request.url.path == "/api" or request.url.path.startswith("/api/")
+    if not docs and any(route.matches({"type": "http", "path": api, "method": "GET"})[0] == Match.FULL
+                        for route in request.app.routes):
         links.append((api, f"the API's answer at {api}"))
+    # the view key or token the browser came with opens a protected table's pages too (helper-179: dropped)
+    kept = urlencode([(k, v) for k, v in request.query_params.multi_items() if k in ("key", "token")])
+    links = [(f"{href}?{kept}" if kept else href, label) for href, label in links]
+    if docs:
+        links.append(("/docs", "the API's documentation"))
     return _not_found(f"there is no page at {request.url.path}", links=links)
 
 

@@ -13,7 +13,7 @@ from engine.record import RecordError, event_to_dict, from_json, is_notation, ru
 from engine.record_text import read_text
 from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset, source_label
 from engine.script import ScriptError, parse_item
-from service.auth import check_view, require_token
+from service.auth import check_view, is_umpire, require_token
 from service.deps import registry, viewable
 from service.live import checked_event
 from service.schemas import MatchCreate, StartBody, TableCreate
@@ -98,7 +98,7 @@ def get_table(table_id: str, request: Request) -> dict:
     if broken is not None:
         return {**table_info(broken[0]), "live": False, "status": broken[1]}  # its worker cannot run
     rt = viewable(request, table_id)
-    return table_info(registry(request).row(table_id), rt)
+    return table_info(registry(request).row(table_id), rt, public=not is_umpire(request))
 
 
 @router.delete("/tables/{table_id}", dependencies=admin)
@@ -122,7 +122,7 @@ def status(table_id: str, request: Request) -> dict:
     broken = _broken(request, table_id)
     if broken is not None:
         return broken[1]
-    return status_of(viewable(request, table_id))
+    return status_of(viewable(request, table_id), public=not is_umpire(request))
 
 
 def parse_upload(text: str) -> tuple[list[list], Ruleset | None]:

@@ -35,6 +35,7 @@ from service.models import TableRow, unreadable_columns
 from service.schemas import TableCreate
 from service.settings import Settings
 from service.sources import ScriptedSource, SourceItem, WorkerUnavailable, open_source, relative_note
+from service.views import in_play
 from vision.sources import SourceError, is_stream_url
 
 log = logging.getLogger("dominocast.service")
@@ -131,8 +132,9 @@ def unloadable_reason(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
-def table_info(row: TableRow, runtime: TableRuntime | None = None) -> dict:
-    """A table as the API shows it (no view key); ``ruleset``: the parameters in force, stored at registration."""
+def table_info(row: TableRow, runtime: TableRuntime | None = None, public: bool = False) -> dict:
+    """A table as the API shows it (no view key); ``ruleset``: the parameters in force, stored at registration;
+    ``public``: its status as a caller without the token reads it (:func:`status_of`)."""
     # the stored rule set keeps its source's id (``seed 000_...``); shown as GET /api/rulesets names it
     ruleset = row.ruleset if not isinstance(row.ruleset, dict) or not isinstance(row.ruleset.get("source"), str) \
         else {**row.ruleset, "source": source_label(row.ruleset["source"])}
@@ -141,16 +143,17 @@ def table_info(row: TableRow, runtime: TableRuntime | None = None) -> dict:
            "teams": row.teams, "worker": {"kind": row.worker_kind, **(row.worker_config or {})}, "live": row.live,
            "protected": row.view_key is not None, "script_events": sum(len(h) for h in row.script or [])}
     if runtime is not None:
-        out["status"] = status_of(runtime)
+        out["status"] = status_of(runtime, public)
     return out
 
 
-def status_of(rt: TableRuntime) -> dict:
+def status_of(rt: TableRuntime, public: bool = False) -> dict:
     """Source connected, frames per second, last read, current match and hand.
 
     ``match`` is the match's id (the ``/api/matches/{id}`` routes take it), ``match_number`` its
     number at this table (1, 2, ... as ``new_match`` counts them; helper-87: the id alone read as
-    "match 7" at a table on its second match)."""
+    "match 7" at a table on its second match). ``public``: for a caller without the token, whose
+    ``alerts_open`` leaves out the alerts hidden while the hand is in play (:meth:`TableRuntime.open_hidden`)."""
     hands = rt.hand_states()
     cur = None
     if hands:
@@ -159,8 +162,10 @@ def status_of(rt: TableRuntime) -> dict:
                "status": "over" if hs.result else "awaiting_reveal" if hs.pending_end else "in_progress",
                "turn": hs.turn}
     w, here = rt.worker, rt.open_here(rt.open_alerts)
+    hidden = rt.open_hidden(rt.open_alerts, cur["number"]) if public and cur and in_play(
+        cur["status"], bool(rt.match.games[g - 1].ended_by), rt.match.over) else 0
     return {**w, "silent_for": None if w.get("last_read") is None else round(time.time() - w["last_read"], 1),
-            "match": rt.match_id, "match_number": rt.match_number, "hand": cur, "alerts_open": here,
+            "match": rt.match_id, "match_number": rt.match_number, "hand": cur, "alerts_open": here - hidden,
             "alerts_open_earlier": len(rt.open_alerts) - here,
             "last_id": rt.seq}
 

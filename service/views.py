@@ -210,8 +210,8 @@ def hide_event(ev: object) -> object:
 
 
 def _hidden_text(ev: object) -> str:
-    """The notation line of an event :func:`hide_event` changed. A deal left with no tiles says that they are
-    hidden: its own line would read as nothing dealt (``deal``) or as a camera's (``deal unseen``)."""
+    """The notation line of an event :func:`hide_event` changed. A deal left with no tiles says in words that
+    they are hidden until the hand is over (its notation line, ``deal hidden``, is the record's)."""
     inner = ev.event if isinstance(ev, Correction) else ev
     if isinstance(inner, Deal):
         return (f"fix {ev.replaces} " if isinstance(ev, Correction) else "") + HIDDEN_DEAL
@@ -246,14 +246,19 @@ def public_row(row: dict) -> dict:
 
 def public_state(state: dict) -> dict:
     """A table state (``TableRuntime.state``) as the public sees it: the last play of a hand in play with
-    its text hidden (:func:`hide_text`: a draw's tiles) and without :data:`HAND_FLAGS`. The tiles left per
-    seat (``hand.counts``) are what the public knows of the hands."""
-    hand = state.get("hand")
-    lp = (hand or {}).get("last_play")
-    if not lp or not state_in_play(state):
+    its text hidden (:func:`hide_text`: a draw's tiles) and without :data:`HAND_FLAGS`, and the open alerts
+    counted without those (``alerts_open_hidden``: what :func:`public_alerts` leaves out). The tiles left
+    per seat (``hand.counts``) are what the public knows of the hands."""
+    if not state_in_play(state):
         return state
-    return {**state, "hand": {**hand, "last_play": {**lp, "text": hide_text(lp.get("text", "")),
-                                                     "flags": public_flags(lp.get("flags") or [])}}}
+    out = {**state, "alerts_open": state.get("alerts_open", 0) - state.get("alerts_open_hidden", 0),
+           "alerts_open_hidden": 0}
+    hand = state["hand"]
+    lp = hand.get("last_play")
+    if lp:
+        out["hand"] = {**hand, "last_play": {**lp, "text": hide_text(lp.get("text", "")),
+                                             "flags": public_flags(lp.get("flags") or [])}}
+    return out
 
 
 def public_message(msg: dict) -> dict:

@@ -708,8 +708,7 @@ def test_record_report_and_show_say_the_score_of_a_record_with_warnings_is_not_f
     sc = load_script(DEMO)
     rec = record_from_match(sc.rules, sc.hands, sc.players, warnings=[misfit, "no --calibration: seats guessed"])
     (tmp_path / "m.json").write_text(to_json(rec))
-    said = ("score not final (it may be wrong): 1 rules warning (rules_misfit) and 1 other warning from the review "
-            "that wrote the record; see ")
+    said = "score not final (it may be wrong): 1 rules warning (rules_misfit) and 1 other warning in the record; see "
     res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "m.json")])
     assert res.exit_code == 0, res.output
     assert res.stdout == write_text(rec)  # the notation as before: read back, it is the record
@@ -725,8 +724,8 @@ def test_record_report_and_show_say_the_score_of_a_record_with_warnings_is_not_f
     assert sub.endswith(" · from m.json · " + said + "the warnings below")
     (tmp_path / "one.json").write_text(to_json(rec.model_copy(update={"warnings": ["no --calibration: ..."]})))
     res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "one.json")])
-    assert res.stderr.splitlines() == ["score not final (it may be wrong): 1 warning from the review that wrote the "
-                                       "record; see its [Warning] tags at the top"]
+    assert res.stderr.splitlines() == ["score not final (it may be wrong): 1 warning in the record; "
+                                       "see its [Warning] tags at the top"]
     (tmp_path / "demo.json").write_text(to_json(demo))  # no warnings: nothing said
     res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "demo.json")])
     assert res.exit_code == 0 and res.stderr == ""

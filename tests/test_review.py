@@ -347,6 +347,22 @@ def test_cli_review_bad_input(tmp_path):
         assert "Traceback" not in res.output
 
 
+def test_cli_review_refuses_a_set_the_pip_reader_cannot_read(tmp_path):
+    """A double-twelve rule set: the pip reader reads 0..6 (models/pip_reader.md), so its review found 7 of
+    62 plays with no word why (helper-179); it is refused in one line, as --sets 2 with a preset is."""
+    from service.cli import app
+
+    text = (Path(__file__).parents[1] / "engine" / "rulesets" / "draw.toml").read_text()
+    rules = tmp_path / "draw12.toml"
+    rules.write_text("\n".join("set_max = 12" if line.startswith("set_max") else line for line in text.splitlines()))
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", str(rules), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "set_max = 12), but the models read pips 0..6 only" in " ".join(res.output.split())
+    assert not (tmp_path / "out").exists()  # refused before any output
+
+
 def test_cli_review_of_a_truncated_video_says_one_line(footage, tmp_path):
     """FFmpeg's own log ("moov atom not found") must not come before our one clear line."""
     import subprocess

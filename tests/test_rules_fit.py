@@ -144,6 +144,12 @@ def test_a_lock_with_tiles_left_to_draw_misfits_draw_until_playable():
     assert lock_misfit(DRAW, left=14, blocked=True) is None  # no tile fits the line: locked whatever is left
     assert lock_misfit(BLOCK, left=14, blocked=False) is None  # no drawing: the undealt tiles stay
     assert lock_misfit(load_ruleset("draw", draw_rule="any_time"), left=14, blocked=False) is None
+    # draws seen (helper-179: 56 counted, then "looks like a game without drawing"): the seats draw
+    assert lock_misfit(DRAW, left=14, blocked=False, observed=Observed(boneyard=True)) is None
+    w = RulesFitWatch(DRAW)
+    w.new_hand()
+    w.drew()
+    assert w.observed == Observed(boneyard=True) and w.locked(14, False, 30.0, 31.0, 465) == []
 
 
 def test_the_reserve_is_not_left_to_draw():
@@ -157,24 +163,27 @@ def test_the_reserve_is_not_left_to_draw():
         "; no shipped preset without a boneyard dealing 5 tiles to 2 seats: write a rule set file (--rules FILE)")
 
 
-def test_a_pile_beyond_the_hands_is_a_boneyard_where_every_tile_is_dealt():
+def test_a_pile_beyond_the_hands_is_a_misfit_where_every_tile_is_dealt():
     """draw seed 7 reviewed as jersey-partnership: the boneyard's 14 tiles lie along the W edge, in W's
-    hand area; E's is empty."""
+    hand area; E's is empty. Block seed 3 (2 seats) lays its 14 undealt tiles there too, with no draws:
+    the pile alone is a boneyard or tiles set aside, so the hint names block with the draw games
+    (helper-179)."""
     assert pile_misfit(JERSEY, 0, {"N": 7, "S": 7, "W": 14}, FOUR) == (
         "face-down tiles beyond the hands at the deal (14 in W's hand area), but jersey-partnership deals every "
-        "tile, 7 to each of 4 seats (boneyard = false): a boneyard, the footage looks like a draw game; the hand's "
-        "end and score may be wrong; check the rule set (--rules); presets with a boneyard dealing 7 tiles to 2 "
-        "seats: all-fives, draw, lisa-b-all-fives")
+        "tile, 7 to each of 4 seats: a boneyard or tiles set aside, the footage looks like a game that leaves "
+        "tiles undealt (a draw game, or a block game for fewer seats); the hand's end and score may be wrong; "
+        "check the rule set (--rules); presets dealing 7 tiles to 2 seats: all-fives, block, draw, "
+        "fives-and-threes, lisa-b-all-fives")
     assert pile_misfit(JERSEY, 0, {"N": 7, "E": 7, "S": 7, "W": 7}, FOUR) is None  # the deal it makes
     assert pile_misfit(JERSEY, 2, {"N": 7, "E": 7, "S": 7, "W": 7}, FOUR) is None  # 2 false boxes: no pile
     assert pile_misfit(JERSEY, 1, {"N": 7, "E": 7, "S": 7, "W": 8}, FOUR) is None  # 1 apart, 1 more than 7
     assert pile_misfit(JERSEY, 1, {"N": 7, "E": 7, "S": 7, "W": 9}, FOUR).startswith(  # 1 apart, 2 more: 3
         "face-down tiles beyond the hands at the deal (9 in W's hand area and 1 apart from the hand areas)")
     assert pile_misfit(load_ruleset("nova-block"), 5, {"N": 5, "E": 5, "S": 5, "W": 5}, FOUR).endswith(
-        "(5 apart from the hand areas), but nova-block deals every tile, 7 to each of 4 seats (boneyard = false): "
-        "a boneyard, the footage looks like a draw game; the hand's end and score may be wrong; check the rule set "
-        "(--rules); no shipped preset with a boneyard dealing 5 tiles to 4 seats: write a rule set file (--rules "
-        "FILE)")
+        "(5 apart from the hand areas), but nova-block deals every tile, 7 to each of 4 seats: a boneyard or "
+        "tiles set aside, the footage looks like a game that leaves tiles undealt (a draw game, or a block game "
+        "for fewer seats); the hand's end and score may be wrong; check the rule set (--rules); no shipped preset "
+        "dealing 5 tiles to 4 seats: write a rule set file (--rules FILE)")
     assert pile_misfit(BLOCK, 14, {"N": 7, "S": 7}, ["N", "S"]) is None  # undealt tiles by its rules
 
 
@@ -230,6 +239,9 @@ def test_a_pile_at_the_deal_must_still_lie_there_at_the_lead():
     assert note.details == {"parameter": "boneyard", "rule": False, "apart": 0,
                             "seen": {"N": 7, "E": 0, "S": 7, "W": 14}}
     assert note.message.startswith("face-down tiles beyond the hands at the deal (14 in W's hand area)")
+    # no draws seen: the seats' hint that follows names block too (no boneyard is learnt from the pile)
+    assert w.seats_seen(2) == ("presets dealing 7 tiles to 2 seats: all-fives, block, draw, fives-and-threes, "
+                               "lisa-b-all-fives")
 
 
 def test_plays_by_arm_from_more_seats_are_noticed_once_at_the_play_that_shows_it():

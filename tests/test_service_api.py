@@ -176,6 +176,13 @@ def test_an_address_that_is_no_page_answers_a_browser_with_a_page(client):
         assert f"there is no page at {path}" in r.text and "<a href='/'>All tables</a>" in r.text, path
         assert [a for a in links if f"href='{a}'" not in r.text] == [], path
         assert client.get(path).json() == {"detail": "Not Found"}  # no HTML asked for
+    # helper-179: the links kept no view key (or token), so a protected table's pages failed on its data
+    assert post(client, "/api/tables", {"id": "p1", "name": "P", "view_key": "pkey-1234",
+                                        "worker": {"kind": "manual"}}).status_code == 201
+    r = client.get("/tables/p1?x=1&key=pkey-1234", headers=browser)
+    assert [a for a in ("/tables/p1/overlay", "/tables/p1/umpire", "/api/tables/p1")
+            if f"href='{a}?key=pkey-1234'" not in r.text] == [], r.text
+    assert "href='/docs'" in client.get("/api/x?token=t", headers=browser).text
     r = client.get("/api/matches/9", headers=browser)  # the API's own 404s stay the API's
     assert r.json() == {"detail": "no match 9"}
 

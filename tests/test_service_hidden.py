@@ -9,13 +9,16 @@ import json
 
 import httpx
 import pytest
+import typer
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
-from engine.events import Pass
+from engine.events import Correction, Deal, Pass
 from engine.record import event_to_dict
 from engine.record_text import read_text
 from engine.ruleset import load_ruleset
 from engine.simulate import simulate_match
+from service import cli_record
 from service.testing import AUTH, TOKEN, app_for, live_server
 from service.views import HIDDEN_DEAL
 
@@ -71,6 +74,43 @@ def test_a_hand_in_play_shows_the_public_no_tile_in_hand(client):
     assert state["hand"]["counts"] == {"N": 5, "S": 4}
 
 
+def test_the_public_count_of_open_alerts_leaves_out_the_hidden_flags(client):
+    """helper-179: after N passed holding 6-6 the public status said one alert was open while the public
+    alert list was empty: the count told that N passed holding a legal play."""
+    def counts(q: str, **kw) -> list[int]:  # noqa: ANN003
+        return [client.get(f"/api/tables/h/status{q}", **kw).json()["alerts_open"],
+                client.get(f"/api/tables/h{q}", **kw).json()["status"]["alerts_open"],
+                client.get(f"/api/tables/h/snapshot{q}", **kw).json()["data"]["state"]["alerts_open"],
+                len(client.get(f"/api/tables/h/alerts{q}", **kw).json())]
+    assert counts(f"?key={KEY}") == [0, 0, 0, 0]
+    assert counts("", headers=AUTH) == [1, 1, 1, 1]
+    assert client.post("/api/tables/h/events", headers=AUTH,
+                       json={"event": {"type": "hand_end", "kind": "redeal"}}).status_code == 201
+    assert counts(f"?key={KEY}") == counts("", headers=AUTH)  # the hand is over: all public
+
+
+def test_the_public_record_writes_a_hidden_deal_in_the_notation(client, tmp_path):
+    """helper-179: the public record.txt wrote the deal, and an umpire's fix of it, as raw JSON
+    (``0. json {"type": "deal"}``): now ``deal hidden``, which reads back, and ``record show`` prints it so."""
+    deal = event_to_dict(HAND[0])
+    deal["hands"]["N"].reverse()  # the same tiles, written down in another order
+    fix = {"replaces": 0, "event": deal, "by": "umpire", "reason": "typo"}
+    assert client.post("/api/tables/h/corrections", headers=AUTH, json=fix).status_code == 201
+    txt = client.get(f"/api/matches/1/record.txt?key={KEY}").text
+    assert "\n0. deal hidden\n" in txt and '\n9. fix 0 deal hidden by="umpire" why="typo"\n' in txt, txt
+    assert " json " not in txt and _said(txt) == []
+    log = read_text(txt).logs[0]
+    assert log[0] == Deal(hands={}) and log[9] == Correction(replaces=0, event=Deal(hands={}), by="umpire",
+                                                               reason="typo")
+    (tmp_path / "pub.txt").write_text(txt)
+    app = typer.Typer()
+    cli_record.register(app)
+    res = CliRunner().invoke(app, ["record", "show", str(tmp_path / "pub.txt")])
+    assert res.exit_code == 0 and read_text(res.stdout).logs == read_text(txt).logs, res.output
+    assert "0. deal hidden\n" in res.stdout
+    assert res.stderr.startswith("score not final (it may be wrong): 1 warning in the record; ")
+
+
 def test_the_umpire_sees_the_hands_in_play(client):
     for path in PATHS:
         r = client.get(path, headers=AUTH)
@@ -109,8 +149,10 @@ def test_the_feeds_hide_the_hands_in_play_but_from_the_umpire(tmp_path):
         assert events[0]["data"]["event"] == {"type": "deal"} and events[0]["data"]["text"] == HIDDEN_DEAL
         assert events[7]["data"]["text"] == "N draw 1" and "tiles" not in events[7]["data"]["event"]
         assert events[8]["data"]["state"]["hand"]["last_play"]["flags"] == []  # not "passed holding a legal play"
+        assert events[8]["data"]["state"]["alerts_open"] == 0  # nor an alert counted for it
         umpire = sse(base, f"/api/tables/h/feed?since=0&token={TOKEN}", n)
         assert [m for m in umpire if m["kind"] == "event"][0]["data"]["event"] == event_to_dict(HAND[0])
+        assert [m for m in umpire if m["kind"] == "event"][8]["data"]["state"]["alerts_open"] == 1
         snap = sse(base, f"/api/tables/h/feed?key={KEY}", 1)[0]
         assert snap["kind"] == "snapshot" and snap["data"]["state"]["hand"]["last_play"]["flags"] == []
         ws_base = base.replace("http", "ws")

@@ -9,7 +9,8 @@ score says:
   drawing, so undealt tiles that go into the seat to play's hand are draws its rules forbid: the
   footage is a draw game (reviewed as a block game its draws are lost, and the drawer "dominoes"
   tiles early). One that deals every tile (the 4-seat ones: 7 each of 28) leaves no face-down tile
-  outside the hands at the deal, so a pile of them there is a boneyard (:func:`pile_misfit`);
+  outside the hands at the deal, so a pile of them there is a misfit (:func:`pile_misfit`): a boneyard
+  or tiles set aside (pagat's block game for 2 leaves 14 out of play), which only draws tell apart;
 * ``draw_rule``: under ``until_playable`` (pagat Draw Game: "draw until a tile will play or the
   boneyard is empty, then pass") a hand cannot lock while tiles the reserve does not keep back are
   left to draw: such a lock is a game without drawing (:func:`lock_misfit`);
@@ -73,8 +74,8 @@ CHECK = "the hand's end and score may be wrong; check the rule set (--rules)"
 @dataclass(frozen=True)
 class Observed:
     """What the camera showed of the rule set so far, each None until seen clearly: how many seats play
-    (the deal's hands, or arms), the tiles each was dealt, whether there is a boneyard (draws seen, a
-    pile beyond a deal of every tile, or a lock with tiles left that none drew), and the play direction.
+    (the deal's hands, or arms), the tiles each was dealt, whether there is a boneyard (draws seen, or
+    a lock with tiles left that none drew; a pile beyond the hands is none: it may be tiles set aside), and the play direction.
     Every hint names the presets that fit all of it (:meth:`hint`)."""
 
     players: int | None = None
@@ -189,11 +190,14 @@ def lock_misfit(rules: Ruleset, left: int, blocked: bool, t: float | None = None
         left: face-down tiles in the boneyard when the hand locked (a count the camera followed).
         blocked: the line of play is blocked (``engine.layout.Layout.is_locked``).
         t: when the hand locked, seconds, for the message.
-        observed: what else was seen (the hint's presets fit it, without a boneyard).
+        observed: what else was seen (the hint's presets fit it, without a boneyard); draws seen
+            (``boneyard`` True) show a game with drawing: no warning.
     """
     drawable = left - rules.reserve()
     if not rules.boneyard or rules.draw_rule != "until_playable" or blocked or drawable < CLEAR_TILES:
         return None
+    if observed.boneyard:  # draws seen: the seats draw, so the lock is a misread, not a game without drawing
+        return None  # (helper-179: said of double-twelve footage just after 56 draws were counted)
     at = f" at {t:.1f} s" if t is not None else ""
     kept = f"{rules.reserve()} kept back" if rules.reserve() else "none kept back"
     hint = observed.but(boneyard=False).hint(rules)
@@ -206,8 +210,11 @@ def pile_misfit(rules: Ruleset, seen: int, hands: dict[str, int], order: list[st
                 observed: Observed | None = None) -> str | None:
     """The warning when a rule set that deals every tile and has no boneyard (jersey-partnership,
     nova-block, bdc-partnership: 7 to each of 4 seats, all 28) sees a pile of face-down tiles beyond
-    the hands at the deal, else None: that pile is a boneyard. The presets it names have one and fit
-    ``observed`` (None: the deal ``hands`` shows, :func:`deal_observed`).
+    the hands at the deal, else None: the footage deals fewer tiles. That pile is a boneyard (a draw
+    game) or tiles set aside (block, pagat: "the undealt tiles stay out of play"); only draws seen
+    tell which (:func:`draws_misfit`), so the presets it names fit ``observed`` (None: the deal
+    ``hands`` shows, :func:`deal_observed`) with or without a boneyard (helper-179: a 2-seat block
+    game reviewed as nova-block was told to pick a draw game, and never named block).
 
     Args:
         rules: the rule set of the review.
@@ -223,10 +230,11 @@ def pile_misfit(rules: Ruleset, seen: int, hands: dict[str, int], order: list[st
         return None
     where = [f"{n} in {seat}'s hand area" for seat, n in over.items()] + (
         [f"{seen} apart from the hand areas"] if seen else [])
-    hint = (deal_observed(hands) if observed is None else observed).but(boneyard=True).hint(rules)
+    hint = (deal_observed(hands) if observed is None else observed).hint(rules)
     return (f"face-down tiles beyond the hands at the deal ({' and '.join(where)}), but {rules.name} deals "
-            f"every tile, {rules.hand_size} to each of {plural(rules.players, 'seat')} (boneyard = false): a "
-            f"boneyard, the footage looks like a draw game; {CHECK}; {hint}")
+            f"every tile, {rules.hand_size} to each of {plural(rules.players, 'seat')}: a boneyard or tiles set "
+            f"aside, the footage looks like a game that leaves tiles undealt (a draw game, or a block game for "
+            f"fewer seats); {CHECK}; {hint}")
 
 
 def seats_misfit(rules: Ruleset, laid: dict[str, int], order: list[str], t: float | None = None,
@@ -372,6 +380,11 @@ class RulesFitWatch:
         return [self._notice("draw_rule", message, t, frame, facts={"boneyard": False}, rule=self.rules.draw_rule,
                              left=left, reserve=self.rules.reserve())]
 
+    def drew(self) -> None:
+        """The tracker counted a draw from the boneyard of a draw game (a rule set with one): the footage
+        has a boneyard that is drawn from, for the hints (:class:`Observed`) and :func:`lock_misfit`."""
+        self._learn(boneyard=True)
+
     def laid_by(self, seat: str | None, order: list[str], t: float, frame: int) -> list[Notice]:
         """A play whose arm came clearly from ``seat`` (entry votes among all four edges; None: not clear).
         Returns the ``players`` notice of :func:`seats_misfit` and the ``play_direction`` one of
@@ -438,7 +451,7 @@ class RulesFitWatch:
         message = (None if "boneyard" in self.noticed or not held
                    else pile_misfit(self.rules, apart, dealt, order, self.observed))
         if message is not None:
-            out.append(self._notice("boneyard", message, t, frame, facts={"boneyard": True}, rule=False, apart=apart,
+            out.append(self._notice("boneyard", message, t, frame, rule=False, apart=apart,
                                     seen={seat: dealt.get(seat, 0) for seat in order}))
         return out
 

@@ -922,6 +922,8 @@ class Tracker:
         self._yard_marked = self._yard_marked and self.boneyard.level == level
         self._yard_hands = hands
         drew = [ev for ev in out if isinstance(ev, Draw)]
+        if drew:
+            self.fit.drew()
         if any(drawn) and len(drew) == 1 and not self._votes:
             # a photo: the tile went into a hand and no hand is short of one, so the drawer played it (each
             # other seat's hand is as it was): its play is the drawer's, not the turn's guess
