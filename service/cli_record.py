@@ -233,24 +233,29 @@ def report(
     plays = sum(r.get("type") == "play" for r in rows)
     draws = sum(r.get("count", 1) for r in rows if r.get("type") == "draw")
     passes = sum(r.get("type") == "pass" for r in rows)
-    flags = sum(not f.get("notice") for r in rows for f in r.get("flags") or [])
+    flags = sum(not f.get("notice") for r in rows for f in r.get("flags") or [])  # on the record's events only
     # the review's warnings, kept in its record: its page showed them above a score they put in doubt (helper-169)
     warned = [f"warning: {w}" for w in record.warnings]
     doubt = score_doubt(record.warnings, "the warnings below")
     title = record.event.title or file.stem
     names = " · ".join(f"{seat} {name}" for seat, name in record.players.items())
-    # draws and passes too (helper-90: the terminal counted them, the page did not)
-    subtitle = (f"rules {record.rules.preset} · {plural(len(record.hands), 'hand')}, "
-                f"{event_counts(plays, draws, passes)} · "
-                f"{plural(flags, 'flag')}{f' · {names}' if names else ''} · from {file.name}")
-    if doubt:  # above the warnings, as the review's own page says its score is not final (helper-139)
-        subtitle += f" · {doubt}"
     # relative to the page, as the paths are named (not resolved: a page in a linked folder links beside
     # itself), so that the folder can move as a whole; '#' or '?' in a name escaped
     link = None if video is None else relative_link(video, out.parent)
     folder = review if review is not None else file.parent
-    rows, snaps = _review_pictures(rows, record, file, folder, review is not None, out.parent) \
-        if is_review_folder(folder) else (rows, {})
+    rows, snaps, reviewed = _review_pictures(rows, record, file, folder, review is not None, out.parent) \
+        if is_review_folder(folder) else (rows, {}, None)
+    # helper-179: "0 flags" beside a review that said 5: the camera's flags (a rule set that does not fit, an
+    # unsure read, tiles after the hand's end) are in the review's events, not in its record
+    flagged = plural(flags, "flag") + " on the recorded events" + (
+        f" (the review's report.html: {plural(reviewed, 'flag')}, the camera's too)"
+        if reviewed is not None and reviewed != flags else "")
+    # draws and passes too (helper-90: the terminal counted them, the page did not)
+    subtitle = (f"rules {record.rules.preset} · {plural(len(record.hands), 'hand')}, "
+                f"{event_counts(plays, draws, passes)} · "
+                f"{flagged}{f' · {names}' if names else ''} · from {file.name}")
+    if doubt:  # above the warnings, as the review's own page says its score is not final (helper-139)
+        subtitle += f" · {doubt}"
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         write_report(out, title, subtitle, rows, snaps, match.standings(), video=link,
@@ -264,7 +269,7 @@ def report(
     if defaulted:
         err_console.print(f"note: the review's video {video} is linked (--video to choose another)", highlight=False)
     shown = f", {plural(len(snaps), 'snapshot')}" if snaps else ""
-    print(f"wrote {out}: {event_counts(plays, draws, passes)}, {plural(flags, 'flag')}{shown}")
+    print(f"wrote {out}: {event_counts(plays, draws, passes)}, {flagged}{shown}")
     if doubt:
         err_console.print(doubt, highlight=False, markup=False, soft_wrap=True)
     if unfinished:
@@ -274,9 +279,10 @@ def report(
 
 
 def _review_pictures(rows: list[dict], record: MatchRecord, file: Path, folder: Path, given: bool,
-                     page_dir: Path) -> tuple[list[dict], dict[int, str]]:
-    """The review's snapshots (and photo names) for the record's page (``service.review_snapshots``);
-    a review of another game is refused when given with --review, else left out with a warning."""
+                     page_dir: Path) -> tuple[list[dict], dict[int, str], int | None]:
+    """The review's snapshots (and photo names) for the record's page (``service.review_snapshots``), and its
+    count of flags (None: not this game's review); a review of another game is refused when given with --review,
+    else left out with a warning."""
     from service.report import plural
     from service.review_snapshots import attach, read_review
 
@@ -294,7 +300,7 @@ def _review_pictures(rows: list[dict], record: MatchRecord, file: Path, folder: 
             raise fail(f"--review {folder}: {why}")
         err_console.print(f"warning: {folder} holds a review, but {why} The page shows no snapshots.",
                           highlight=False, soft_wrap=True)
-        return rows, {}
+        return rows, {}, None
     left_out = pics.plays - pics.agree
     if left_out:
         err_console.print(f"warning: {plural(left_out, 'play')} of the review in {folder} not in {file.name} as "
@@ -302,7 +308,7 @@ def _review_pictures(rows: list[dict], record: MatchRecord, file: Path, folder: 
     if pics.missing:
         err_console.print(f"warning: {plural(pics.missing, 'snapshot')} named in {folder / 'events.jsonl'} "
                           "no longer there", highlight=False, soft_wrap=True)
-    return attach(rows, pics, page_dir)
+    return *attach(rows, pics, page_dir), pics.flags if pics.agree else None
 
 
 def register(app: typer.Typer) -> None:

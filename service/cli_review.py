@@ -127,7 +127,8 @@ MAX_FLAG_LINES = 10
 
 def _print_summary(s: ReviewSummary) -> None:
     if not s.free_form:  # --rules none: placements only, nothing is scored
-        title = "Final score" if (s.final or not s.status) and not s.partial else "Score (not final)"
+        title = ("Score (partial: not final)" if s.partial  # helper-179: only stderr said "partial"
+                 else "Final score" if s.final or not s.status else "Score (not final)")
         if s.flags and title == "Final score":  # the umpire may still rule on them (a penalty)
             title += f" ({plural(s.flags, 'flag')} to review)"
         t = Table(title=title, min_width=len(title) + 2)  # the title on one line
@@ -138,7 +139,7 @@ def _print_summary(s: ReviewSummary) -> None:
         console.print(t)
     speed = "" if s.photos or not s.wall_s else f" ({s.footage_s / s.wall_s:.1f}x real time)"
     skipped = f", {plural(len(s.skipped), 'image')} skipped ({SKIPPED_WHY})" if s.skipped else ""
-    console.print(f"{s.counts_text()}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
+    console.print(f"{'partial: ' * (s.partial and s.free_form)}{s.counts_text()}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
                   f"({s.reads} read){skipped} in {s.wall_s:.1f} s{speed}")
     for line in s.flag_lines[:MAX_FLAG_LINES]:  # for the umpire: what to look at, and when
         console.print(f"  flag {line}", markup=False, highlight=False, soft_wrap=True)

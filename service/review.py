@@ -877,8 +877,8 @@ class ReviewSession:
             warning = partial_text = f"{what[0].upper()}{what[1:]}: these results are partial."
             self._emit({"type": "notice", "kind": kind, "t": self._t, "frame": None,
                         "message": f"{what}; the results are partial"}, None)
-        elif self.hand is not None and s.frames:  # no frame: nothing was watched
-            self._hand_status()
+        if self.hand is not None and s.frames:  # no frame: nothing was watched; partial: what was seen so far
+            self._hand_status()  # helper-179: Ctrl-C's summary left out the hand's status and these warnings
             small = self._tile_px()
             if small is not None and small < READABLE_TILE_PX:  # a doubt about reads, not about the rules
                 s.warnings.append(f"tiles are {small:.0f} px long in this footage: below {READABLE_TILE_PX:g} px pips "
@@ -1039,12 +1039,14 @@ class ReviewSession:
                            "message": s.status}, None)
         else:
             what = ("the session stopped before the hand ended" if self.live
+                    else f"the review stopped at {s.footage_s:.1f} s of footage, before the hand ended" if s.partial
                     else "the photos end before the hand's end was seen (photograph the hands shown at the end of "
                          "each hand: that counts it)" if self.files is not None
                     else "the footage ended before the hand did")
             s.status = f"unfinished: {what}; the score is not final"
-            self._emit({"type": "notice", "kind": "hand_in_progress", "t": self._t, "frame": None,
-                           "message": what}, None)
+            if not s.partial:  # the interrupted (source_error) notice row says it
+                self._emit({"type": "notice", "kind": "hand_in_progress", "t": self._t, "frame": None,
+                            "message": what}, None)
         if self._late:
             placed = sum(1 for n in self._late if "touches_end" in n.details)
             shown = len(self._late) - placed
@@ -1075,7 +1077,7 @@ class ReviewSession:
                                  "image's borders count here too" if self.tracker.profile is None else "")
                               + ("; a tile held in the hand of a photo with an arm over the table (below)"
                                  if self._arm_photos else ""))
-        s.final = s.final and not s.warnings
+        s.final = s.final and not s.warnings and not s.partial
 
 
 def _first_names(names: list[str], shown: int = 3) -> str:

@@ -37,6 +37,8 @@ class ReviewPictures:
     missing: int = 0
     #: placement rows: a review with no rules (``--rules none``), which has no plays to match
     placements: int = 0
+    #: flag rows: the review's own count (the camera's flags too, which its record does not keep)
+    flags: int = 0
 
 
 def is_review_folder(folder: Path) -> bool:
@@ -97,7 +99,10 @@ def read_review(folder: Path, logs: list[list]) -> ReviewPictures:
                 row = json.loads(line)
             except (ValueError, RecursionError):  # RecursionError: thousands of nested brackets
                 continue
-            if not isinstance(row, dict) or _frame(row) is None or not isinstance(row.get("type"), str):
+            if not isinstance(row, dict) or not isinstance(row.get("type"), str):
+                continue
+            pics.flags += row["type"] == "flag"
+            if _frame(row) is None:
                 continue
             if isinstance(row.get("file"), str):
                 pics.files[_frame(row)] = Path(row["file"]).name

@@ -742,14 +742,14 @@ def test_cli_record_report_of_a_corrected_record(cli, tmp_path, demo):
     res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "fixed.txt"), "--out", str(out),
                                    "--video", str(video)])
     assert res.exit_code == 0, res.output
-    assert res.stdout.strip() == f"wrote {out}: 13 plays, 1 draw, 0 flags"  # events 1-15 but the draw (4) and the fix (10)
+    assert res.stdout.strip() == f"wrote {out}: 13 plays, 1 draw, 0 flags on the recorded events"  # events 1-15 but the draw (4) and the fix (10)
     html = out.read_text()
     # the standings recomputed: S 35 - 10 = 25; N keeps 45
     assert "<tr><td>N</td><td>0</td><td>45</td></tr>" in html and "<tr><td>S</td><td>0</td><td>25</td></tr>" in html
     assert "S penalty -10/+0" in html and "fix #14" not in html  # the fix is in force, not a row of its own
     # helper-77: the page named no players and hid what the fix replaced (the service's review page shows both)
     # the draw (event 4) counted on the page as in the terminal (helper-90)
-    assert "rules lisa-b-all-fives · 1 hand, 13 plays, 1 draw · 0 flags · N Ana · S Bob · from fixed.txt" in html
+    assert "rules lisa-b-all-fives · 1 hand, 13 plays, 1 draw · 0 flags on the recorded events · N Ana · S Bob · from fixed.txt" in html
     assert "<h2>Corrections (2)</h2><ul><li>hand 1 #10: fix 9 S 6-1 E t=52.0 (was S 6-3 E t=47.7 f=1431)</li>" \
            "<li>hand 1 #16: fix 14 S 4-1 W (was S 4-1 W t=70.8 f=2124)</li></ul>" in html
     assert 'href="../review/annotated%20%231.webm#t=75.30"' in html  # relative to the report, escaped

@@ -448,7 +448,7 @@ def test_record_report_of_a_corrected_review_shows_the_reviews_snapshots(footage
     res = CliRunner().invoke(app, ["record", "report", str(out / "fixed.txt"), "--out", str(tmp_path / "fixed.html")])
     assert res.exit_code == 0, res.output
     plays = len(footage["gt"]["plays"])
-    assert res.stdout.strip() == (f"wrote {tmp_path / 'fixed.html'}: {plays} plays, {len(draws) - 1} draws, 0 flags, "
+    assert res.stdout.strip() == (f"wrote {tmp_path / 'fixed.html'}: {plays} plays, {len(draws) - 1} draws, 0 flags on the recorded events, "
                                   f"{plays + 1} snapshots")  # counted as the page's subtitle counts them
     page = (tmp_path / "fixed.html").read_text()
     review = _play_snapshots((out / "report.html").read_text())  # the review's own page: by row position
@@ -796,7 +796,7 @@ def test_cli_review_ctrl_c_keeps_partial_results_and_exits_130(tmp_path, sig, st
                                             lines[0]), lines
     # helper-172: then what was recorded so far, as a finished review says it (its warnings were not said)
     said = [x.strip() for x in stdout.splitlines() if x.strip()]
-    assert said[0] == "Score (not final)" and f"record: {out / 'record.json'}" in said, said
+    assert said[0] == "Score (partial: not final)" and f"record: {out / 'record.json'}" in said, said
     # helper-146: where the earlier review went was said only by a review that finished
     assert f"note: the earlier review in {out} is now in {out / 'previous'}" in said, said
     at = lines[0].split()[2]
@@ -837,7 +837,9 @@ def test_cli_review_stopped_by_ctrl_c_prints_what_it_recorded_with_its_warnings(
                "is clipped white (overexposed or glare): tiles in the washed-out part may be missed; lower the "
                "exposure or move the light")
     said = [line.strip() for line in res.stdout.splitlines() if line.strip()]
-    assert said[0] == "Score (not final)" and "0 plays, 0 flags, 3 frames (2 read) in" in said[-5]
+    assert said[0] == "Score (partial: not final)" and "0 plays, 0 flags, 3 frames (2 read) in" in said[-6]
+    # helper-179: the hand's status (and the warnings built with it) as a finished review gives them
+    assert said[-5] == "unfinished: the review stopped at 2.0 s of footage, before the hand ended; the score is not final"
     assert said[-4:] == [f"warning: {warning}", f"events: {out / 'events.jsonl'}", f"record: {out / 'record.json'}",
                          f"report: {out / 'report.html'}"]
     assert from_json((out / "record.json").read_text()).warnings == [
