@@ -31,6 +31,11 @@ def ended_text(kind: str, winner: str | None, t: float | None) -> str:
             f"the hand locked{at}" if kind == "locked" else f"{kind}{at}")
 
 
+def _end(kind: str, winner: str | None, t: float | None) -> dict:
+    """:attr:`HandEndWatch.ended` for an end of ``kind`` won by ``winner`` at ``t`` s."""
+    return {"kind": kind, "winner": winner, "t": t, "text": ended_text(kind, winner, t)}
+
+
 def late_draws(boneyard, judge, frame: int, t: float, seen: int) -> list:  # noqa: ANN001
     """A read taken while the hand stood ended, taken again once the end was voided: its boneyard count
     (``seen`` tiles, :class:`vision.boneyard.BoneyardCounter` ``boneyard``) under the seat to play now in
@@ -76,12 +81,10 @@ class HandEndWatch:
         if not was_over and st.over and self.ended is None:
             kind, winner = (st.pending_end[0], st.pending_end[1]) if st.pending_end else (
                 st.result.kind, st.result.winner_seat)
-            t = getattr(event, "t", None)
-            self.ended = {"kind": kind, "winner": winner, "t": t, "text": ended_text(kind, winner, t)}
+            self.ended = _end(kind, winner, getattr(event, "t", None))
         elif self.ended is not None and st.result is not None and (
                 st.result.kind, st.result.winner_seat) != (self.ended["kind"], self.ended["winner"]):
-            kind, winner, t = st.result.kind, st.result.winner_seat, self.ended["t"]
-            self.ended = {"kind": kind, "winner": winner, "t": t, "text": ended_text(kind, winner, t)}
+            self.ended = _end(st.result.kind, st.result.winner_seat, self.ended["t"])
 
     def reopen(self) -> None:
         """The record is taken in afresh (:meth:`vision.tracking.Tracker.sync`): no end until it brings one;
