@@ -63,7 +63,9 @@ def missing_page(request: Request) -> HTMLResponse:
                 links = [(f"/matches/{parts[1]}/review", f"the review of match {parts[1]}")]
     api = f"/api{request.url.path}"  # /health, /tables/ID, /matches/N: the API's answer is one /api/ away
     docs = request.url.path == "/api" or request.url.path.startswith("/api/")
-    if not docs and any(route.matches({"type": "http", "path": api, "method": "GET"})[0] == Match.FULL
+    # a table or match that does not exist has no API answer either, only the API's 404
+    named = len(parts) >= 2 and parts[0] in ("tables", "matches")
+    if not docs and (links or not named) and any(route.matches({"type": "http", "path": api, "method": "GET"})[0] == Match.FULL
                         for route in request.app.routes):
         links.append((api, f"the API's answer at {api}"))
     # the view key or token the browser came with opens a protected table's pages too (helper-179: dropped)

@@ -176,6 +176,9 @@ def test_an_address_that_is_no_page_answers_a_browser_with_a_page(client):
         assert f"there is no page at {path}" in r.text and "<a href='/'>All tables</a>" in r.text, path
         assert [a for a in links if f"href='{a}'" not in r.text] == [], path
         assert client.get(path).json() == {"detail": "Not Found"}  # no HTML asked for
+    for path in ("/tables/nope", "/tables/nope/x", "/matches/99"):  # no such table or match: no API link (its 404)
+        r = client.get(path, headers=browser)
+        assert r.status_code == 404 and "href='/api/" not in r.text, (path, r.text)
     # helper-179: the links kept no view key (or token), so a protected table's pages failed on its data
     assert post(client, "/api/tables", {"id": "p1", "name": "P", "view_key": "pkey-1234",
                                         "worker": {"kind": "manual"}}).status_code == 201
