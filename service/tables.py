@@ -134,13 +134,18 @@ def unloadable_reason(exc: BaseException) -> str:
 
 def table_info(row: TableRow, runtime: TableRuntime | None = None, public: bool = False) -> dict:
     """A table as the API shows it (no view key); ``ruleset``: the parameters in force, stored at registration;
-    ``public``: its status as a caller without the token reads it (:func:`status_of`)."""
+    ``public``: as a caller without the token reads it: its status (:func:`status_of`), and a simulated
+    table's worker without the seed that deals its hands."""
     # the stored rule set keeps its source's id (``seed 000_...``); shown as GET /api/rulesets names it
     ruleset = row.ruleset if not isinstance(row.ruleset, dict) or not isinstance(row.ruleset.get("source"), str) \
         else {**row.ruleset, "source": source_label(row.ruleset["source"])}
+    worker = {"kind": row.worker_kind, **(row.worker_config or {})}
+    if public and isinstance(worker.get("simulate"), dict):
+        # the seed deals every hand (engine.simulate): whoever knows it knows the hidden hands in play
+        worker["simulate"] = {k: v for k, v in worker["simulate"].items() if k != "seed"}
     out = {"id": row.id, "name": row.name, "video_source": row.video_source, "calibration": row.calibration,
            "rules": row.rules, "overrides": row.overrides, "ruleset": ruleset, "players": row.players,
-           "teams": row.teams, "worker": {"kind": row.worker_kind, **(row.worker_config or {})}, "live": row.live,
+           "teams": row.teams, "worker": worker, "live": row.live,
            "protected": row.view_key is not None, "script_events": sum(len(h) for h in row.script or [])}
     if runtime is not None:
         out["status"] = status_of(runtime, public)

@@ -349,6 +349,9 @@ def test_scripted_worker_runs_a_simulated_match(client):
     assert st["position"] == total and st["hand"]["number"] == 2
     logs = simulate_match(load_ruleset("lisa-b-all-fives"), 2, max_hands=2)
     assert from_json(client.get("/api/matches/1/record.json").text).logs == logs
+    # the seed deals every hand, so only the umpire reads it
+    assert client.get("/api/tables/s1").json()["worker"]["simulate"] == {"hands": 2}
+    assert client.get("/api/tables/s1", headers=AUTH).json()["worker"]["simulate"] == {"seed": 2, "hands": 2}
 
 
 def test_script_upload_formats_and_limits(tmp_path):
