@@ -132,6 +132,11 @@ class HandState:
     # False when draws are not seen (a camera in a draw game: Deal(draws_seen=False)): a seat's
     # tile count is then unknown, so no domino is declared by counting.
     counts_known: bool = True
+    # True after a deal written without its tiles though draws are counted (``deal hidden``: the public copy
+    # of a hand in play, engine.notation): the tiles were known to the full record and left out of this
+    # copy, so no pass is judged from it (helper-185: ``record show`` of the copy flagged
+    # pass_before_drawing on a pass the full record flagged pass_with_play, a flag the copy hides)
+    hands_hidden: bool = False
     drawn: int = 0  # tiles drawn so far in this hand (Draw events)
     last_t: float | None = None  # time of the previous timed event, for the play clock
     first_t: float | None = None  # time of the first timed event
@@ -375,6 +380,8 @@ def _deal(st: HandState, ev: Deal, points: dict, flags: list[Flag]) -> None:
         st.known[seat] = list(tiles)
     if not ev.draws_seen and st.rules.boneyard:
         st.counts_known = False
+    if not ev.hands and ev.draws_seen:
+        st.hands_hidden = True
     limit = st.rules.redeal_doubles
     for seat, tiles in ev.hands.items():
         doubles = sum(t.is_double for t in tiles)
@@ -572,6 +579,7 @@ def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
     _check_turn(st, seat, flags, "passed")
     hand, req = st.known[seat], st.context.required_lead
     flagged = len(flags)
+    hidden_infraction = False
     if hand is not None and st.layout.lead is not None and st.legal_ends(seat):
         flags.append(Flag("pass_with_play", seat, f"{seat} passed holding a legal play"))
     elif st.layout.lead is not None and (shown := _exposed_playable(st, seat)):  # its face-up tile fits: seen by all
@@ -584,14 +592,24 @@ def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
           and (st.counts_known or st.drawn)):
         # draws unseen (a camera, Deal(draws_seen=False)): the boneyard is known only while the camera
         # follows the draws (vision/boneyard.py); with none recorded its count is the deal's, not the table's
-        flags.append(Flag("pass_before_drawing", seat, f"{seat} passed with {_tiles(st.drawable())} left to draw"))
-    forced = not any(f.kind in ("pass_with_play", "pass_before_drawing") for f in flags[flagged:])
+        if hand is None and st.hands_hidden:
+            # a hidden deal: the full record flagged this pass pass_with_play (left out of the copy) or
+            # pass_before_drawing, as the seat held a play or not, which the copy cannot tell: it names
+            # neither. Either is an infraction: the pass is not forced, so the score stays the full record's
+            hidden_infraction = True
+        else:
+            flags.append(Flag("pass_before_drawing", seat, f"{seat} passed with {_tiles(st.drawable())} left to draw"))
+    forced = not hidden_infraction and not any(f.kind in ("pass_with_play", "pass_before_drawing")
+                                               for f in flags[flagged:])
     if st.plays:
         _note_response(st, "pass" if forced else "false_pass", points)
     st.passes_in_row += 1
     st.forced_passes_in_row += forced
     st.turn = next_seat(st.order, seat)
-    if st.passes_in_row >= len(st.order) and st.layout.lead is not None and _play_left(st) is None:
+    # a hidden deal's round of passes is no lock: its copy was made while the hand was in play, so the full
+    # record, which knows the hands, saw a play left (a pass holding one)
+    if (st.passes_in_row >= len(st.order) and st.layout.lead is not None and not st.hands_hidden
+            and _play_left(st) is None):
         _finish(st, "locked", None, st.last_player, points)
 
 

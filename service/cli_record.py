@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from engine.files import InputFileError, read_input, write_text_atomic
+from engine.files import InputFileError, read_input, readable, write_text_atomic
 from engine.record import (MAX_RECORD_BYTES, MatchRecord, RecordError, defaulted_params, from_json, is_event_lines,
                            rederive, to_json)
 from engine.record_text import read_text, write_text
@@ -189,7 +189,7 @@ def report(
     from service.read_flags import rows_as_read
     from service.report import (PLAYABLE_VIDEO_SUFFIXES, RECORD_PAGE, event_counts, plural, relative_link,
                                 write_report)
-    from service.review_snapshots import is_review_folder, review_folder_problem
+    from service.review_snapshots import flags_off_the_record, is_review_folder, review_folder_problem
 
     check_out_file("--out", out, "record-report.html")  # report.html is a review's own page
     # helper-116: the review's own page plays its video; the corrected record's page did not (said once the
@@ -245,11 +245,21 @@ def report(
     folder = review if review is not None else file.parent
     rows, snaps, reviewed = _review_pictures(rows, record, file, folder, review is not None, out.parent) \
         if is_review_folder(folder) else (rows, {}, None)
-    # helper-179: "0 flags" beside a review that said 5: the camera's flags (a rule set that does not fit, an
-    # unsure read, tiles after the hand's end) are in the review's events, not in its record
-    flagged = plural(flags, "flag") + " on the recorded events" + (
-        f" (the review's report.html: {plural(reviewed, 'flag')}, the camera's too)"
-        if reviewed is not None and reviewed != flags else "")
+    # helper-179/185: "0 flags" beside a review that said 5: the camera's flags (a rule set that does not fit, an
+    # unsure read, tiles after the hand's end, a play the engine refused) are in the review's events.jsonl only
+    extra = None if reviewed is None else flags_off_the_record(rows, reviewed)
+    events_file = folder / "events.jsonl"
+    flagged = plural(flags, "flag") + " on the recorded events"
+    if extra:
+        # readable: said on stdout, where a folder name's byte that is not UTF-8 cannot be printed (helper-150)
+        flagged = (f"{plural(flags + len(extra), 'flag')} ({flags} on the recorded events, {len(extra)} only in "
+                   f"{readable(str(events_file))})")
+    flags_note = None  # one line under the page's flags when a review's could not be listed
+    if not is_review_folder(folder):
+        flags_note = (f"The camera's flags, which only a review's events.jsonl keeps, are not listed: {folder}: "
+                      f"{review_folder_problem(folder)}.")
+    elif reviewed is None:
+        flags_note = f"The flags of {events_file} are not listed: its review shows none of this record's plays."
     # draws and passes too (helper-90: the terminal counted them, the page did not)
     subtitle = (f"rules {record.rules.preset} · {plural(len(record.hands), 'hand')}, "
                 f"{event_counts(plays, draws, passes)} · "
@@ -263,7 +273,7 @@ def report(
                                   for c in corrections(record.logs)], generator=RECORD_PAGE,
                      warning="\n".join([*([unfinished] if unfinished else []), *warned]) or None,
                      unit="pips" if match.rules.standings == "cumulative_pips" else "points",
-                     score_ends=match.rules.score_ends)
+                     score_ends=match.rules.score_ends, review_flags=extra, flags_note=flags_note)
     except OSError as exc:
         raise fail(f"{out}: cannot write: {exc.strerror or exc}") from None
     if defaulted:
@@ -279,9 +289,9 @@ def report(
 
 
 def _review_pictures(rows: list[dict], record: MatchRecord, file: Path, folder: Path, given: bool,
-                     page_dir: Path) -> tuple[list[dict], dict[int, str], int | None]:
+                     page_dir: Path) -> tuple[list[dict], dict[int, str], list[dict] | None]:
     """The review's snapshots (and photo names) for the record's page (``service.review_snapshots``), and its
-    count of flags (None: not this game's review); a review of another game is refused when given with --review,
+    flag rows (None: not this game's review); a review of another game is refused when given with --review,
     else left out with a warning."""
     from service.report import plural
     from service.review_snapshots import attach, read_review
@@ -308,7 +318,7 @@ def _review_pictures(rows: list[dict], record: MatchRecord, file: Path, folder: 
     if pics.missing:
         err_console.print(f"warning: {plural(pics.missing, 'snapshot')} named in {folder / 'events.jsonl'} "
                           "no longer there", highlight=False, soft_wrap=True)
-    return *attach(rows, pics, page_dir), pics.flags if pics.agree else None
+    return *attach(rows, pics, page_dir), pics.flag_rows if pics.agree else None
 
 
 def register(app: typer.Typer) -> None:

@@ -30,7 +30,7 @@ img.snap{width:220px;border-radius:4px} .flagtxt{color:#c00;font-size:.9em} .not
 video.replay{width:100%;max-height:40vh;background:#000;border-radius:4px;position:sticky;top:0;z-index:1}
 .warn{background:#fff4e5;border-left:4px solid #e67e00;padding:.5rem .8rem;font-weight:600;white-space:pre-line}
 .kind{font-size:.8em;color:#555;background:#eee;border-radius:3px;padding:0 .3em;margin-right:.3em}
-.inferred{color:#555;font-size:.9em} .guess{color:#8a6d00;font-size:.9em}
+.inferred{color:#555;font-size:.9em} .guess{color:#8a6d00;font-size:.9em} .src{color:#666;font-size:.9em}
 """
 #: The how and the what-to-correct of an inferred end's notice (vision/reveals.py), its result being
 #: said on the row it is folded under.
@@ -160,6 +160,10 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None, score_e
             f"<td>{text}{flag_txt}</td><td>{pts}</td><td>{ends}</td><td>{score}</td><td>{img}</td></tr>")
 
 
+#: Where a flag on a record's page comes from, when its review's flags are listed beside the record's own.
+RECORDED_FLAG = "on the recorded event"
+REVIEW_FLAG = "only in the review's events.jsonl"
+
 #: The generator named in the head of a record's page (``record report``): a file to write over.
 RECORD_PAGE = "dominocast record"
 #: The generator named in the head of a page with the review's snapshots.
@@ -249,7 +253,8 @@ def _flag_when(row: dict) -> str:
 def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                   standings: list[tuple[str, int, int]], warning: str | None = None,
                   video: str | None = None, corrections: list[dict] | None = None,
-                  generator: str | None = None, unit: str = "points", score_ends: bool = True) -> str:
+                  generator: str | None = None, unit: str = "points", score_ends: bool = True,
+                  review_flags: list[dict] | None = None, flags_note: str | None = None) -> str:
     """The report's HTML text.
 
     Args:
@@ -267,6 +272,10 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
             what each replaced, when there are any.
         generator: the page's ``generator`` meta: :data:`REVIEW_PAGE` (the default when there are
             snapshots: `record report` will not write over it) or :data:`RECORD_PAGE`.
+        review_flags: a record's page: its review's flag rows (``events.jsonl``) that are no flag of the
+            record's events (:func:`service.review_snapshots.flags_off_the_record`), listed after those, each
+            flag then marked with where it comes from (:data:`RECORDED_FLAG`, :data:`REVIEW_FLAG`).
+        flags_note: one line under the flags' heading (e.g. that no review's flags could be read).
     """
     body = [f"<h1>{html.escape(title)}</h1><p class='sub'>{html.escape(subtitle)}</p>"]
     if warning:
@@ -284,13 +293,19 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
         body.append(f"<h2>Standings</h2><table><tr><th>side</th><th>games won</th><th>{html.escape(unit)}</th></tr>")
         body += [f"<tr><td>{html.escape(s)}</td><td>{w}</td><td>{p}</td></tr>" for s, w, p in standings]
         body.append("</table>")
-    # flags are either rows of their own (review) or listed on the event they concern (score)
-    flags = [(r, r) for r in rows if r.get("type") == "flag"]
+    # flags are either rows of their own (review) or listed on the event they concern (score); a record's page
+    # names where each comes from once a review's flags are beside its own
+    flags: list[tuple[dict, dict, str]] = [(r, r, "") for r in rows if r.get("type") == "flag"]
     if not flags:
-        flags = [(r, f) for r in rows for f in r.get("flags") or [] if not f.get("notice")]
-    body.append(f"<h2>Flags ({len(flags)})</h2><ul>")
-    body += [f"<li>{_flag_when(r)} — {html.escape(f['kind'])}: {html.escape(f.get('message', ''))}</li>"
-             for r, f in flags]
+        mark = RECORDED_FLAG if review_flags else ""
+        flags = [(r, f, mark) for r in rows for f in r.get("flags") or [] if not f.get("notice")]
+        flags += [(r, r, REVIEW_FLAG) for r in review_flags or []]
+    body.append(f"<h2>Flags ({len(flags)})</h2>")
+    if flags_note:
+        body.append(f"<p class='sub'>{html.escape(flags_note)}</p>")
+    body.append("<ul>")
+    body += [f"<li>{_flag_when(r)} — {html.escape(f['kind'])}: {html.escape(f.get('message', ''))}"
+             + (f' <span class="src">({html.escape(src)})</span>' if src else "") + "</li>" for r, f, src in flags]
     body.append("</ul>")
     if corrections:  # the timeline shows each slot as corrected: what it held before is said here
         body.append(f"<h2>Corrections ({len(corrections)})</h2><ul>")
@@ -313,12 +328,13 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
 def write_report(path: Path, title: str, subtitle: str, rows: list[dict], snapshots: dict[int, str],
                  standings: list[tuple[str, int, int]], warning: str | None = None, video: str | None = None,
                  corrections: list[dict] | None = None, generator: str | None = None, unit: str = "points",
-                 score_ends: bool = True) -> Path:
+                 score_ends: bool = True, review_flags: list[dict] | None = None,
+                 flags_note: str | None = None) -> Path:
     """Write :func:`render_report` to ``path`` (UTF-8) and return it. A name with bytes that are not UTF-8
     (a folder or photo named so, held by Python as lone surrogates) shows U+FFFD for each such byte
     (helper-150: the review ended in an encoding error after all its work)."""
     page = render_report(title, subtitle, rows, snapshots, standings, warning, video, corrections, generator, unit,
-                         score_ends)
+                         score_ends, review_flags, flags_note)
     write_text_atomic(path, readable(page))
     return path
 

@@ -14,6 +14,7 @@ another game gives none, and :func:`read_review` counts how many agree so that t
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,8 +38,15 @@ class ReviewPictures:
     missing: int = 0
     #: placement rows: a review with no rules (``--rules none``), which has no plays to match
     placements: int = 0
-    #: flag rows: the review's own count (the camera's flags too, which its record does not keep)
-    flags: int = 0
+    #: the review's flag rows (``type`` ``flag``), in ``events.jsonl`` order: the flags of its events and the
+    #: camera's own (a read it doubts, a tile laid after the hand's end, a play the engine refused, a rule set
+    #: that does not fit), which its record does not keep
+    flag_rows: list[dict] = field(default_factory=list)
+
+    @property
+    def flags(self) -> int:
+        """The review's own count of flags (its report.html's)."""
+        return len(self.flag_rows)
 
 
 def is_review_folder(folder: Path) -> bool:
@@ -101,7 +109,8 @@ def read_review(folder: Path, logs: list[list]) -> ReviewPictures:
                 continue
             if not isinstance(row, dict) or not isinstance(row.get("type"), str):
                 continue
-            pics.flags += row["type"] == "flag"
+            if row["type"] == "flag":
+                pics.flag_rows.append(row)
             if _frame(row) is None:
                 continue
             if isinstance(row.get("file"), str):
@@ -125,6 +134,28 @@ def read_review(folder: Path, logs: list[list]) -> ReviewPictures:
         for key, path in others:
             pics.snapshots.setdefault(key, []).append(path)
     return pics
+
+
+#: The review's kind for an engine flag it words as a question (service/review.py: an ``out_of_turn`` while the
+#: boneyard was not followed): the same flag of the same event as the record's.
+REVIEW_WORDING = {"uncertain_turn": "out_of_turn"}
+
+
+def flags_off_the_record(rows: list[dict], flag_rows: list[dict]) -> list[dict]:
+    """The review's ``flag_rows`` (:attr:`ReviewPictures.flag_rows`) that are no flag of the record's events:
+    the camera's own, and those of events the record corrected away. A flag row is the flag of an event when
+    the record's timeline ``rows`` (worded by :func:`service.read_flags.rows_as_read`, as the review words
+    them) hold a flag of its kind (:data:`REVIEW_WORDING`) on an event of its frame; each such flag takes one
+    row. Rows are returned as they are, in order."""
+    on_events = Counter((_frame(r), f.get("kind")) for r in rows for f in r.get("flags") or [] if not f.get("notice"))
+    out = []
+    for row in flag_rows:
+        key = (_frame(row), REVIEW_WORDING.get(row.get("kind"), row.get("kind")))
+        if on_events[key] > 0:
+            on_events[key] -= 1
+        else:
+            out.append(row)
+    return out
 
 
 def attach(rows: list[dict], pics: ReviewPictures, page_dir: Path) -> tuple[list[dict], dict[int, str]]:

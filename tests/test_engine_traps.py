@@ -629,3 +629,33 @@ def test_a_tile_of_pip_strings_parses_and_of_words_is_refused_as_a_tile_error():
             Tile.parse(bad, 6)
     with pytest.raises(TileError, match=r"a pip count of 5000 "):
         Tile.parse(["5000", 4], 6)
+
+
+# ---- a hidden deal (the public copy of a hand in play) judges no pass ----------------------
+
+def test_a_hidden_deal_judges_no_pass_and_ends_no_hand_by_a_round_of_passes():
+    """helper-185: the public copy of a hand in play (``deal hidden``: dealt but not listed, draws counted)
+    was judged again when read: N passed holding the 6-6 just drawn (``pass_with_play`` in the full record,
+    left out of the copy) and the copy flagged ``pass_before_drawing``, which the full record does not have.
+    The copy cannot tell the two apart: it flags neither, and the pass stays unforced, as in the full record."""
+    draw = load_ruleset("draw")
+    plays = ["N 4-0", "S 6-0 E", "N 4-4 W", "S 6-2 E", "N 5-2 E", "S 6-4 W"]  # draw, seed 0 (engine.simulate)
+    full = replay(draw, ev("deal N 2-0 4-4 4-0 5-2 2-2 0-0 3-1 / S 6-0 5-4 5-3 6-2 6-4 2-1 1-1", *plays,
+                           "N draw 6-6", "N pass"))
+    copy = replay(draw, ev("deal hidden", *plays, "N draw 1", "N pass"))
+    assert kinds(full) == ["pass_with_play"] and kinds(copy) == []
+    assert full.forced_passes_in_row == copy.forced_passes_in_row == 0 and copy.passes_in_row == 1
+    assert full.boneyard == copy.boneyard == 13 and copy.drawable() == 13
+    # not hidden, only unknown (a deal listing N alone): S's pass is judged against the boneyard as before
+    partial = replay(draw, ev("deal N 2-0 4-4 4-0 5-2 2-2 0-0 3-1", *plays[:1], "S pass"))
+    assert kinds(partial) == ["pass_before_drawing"]
+    # block: S holds 6-4 and N 6-5 on 6|6; both pass. The full record flags both passes and plays on; the copy,
+    # made while the hand was in play, was scored locked (awaiting the hands shown) on its round of passes
+    block = load_ruleset("block")
+    full = replay(block, ev("deal N 6-6 6-5 1-1 1-2 1-3 1-4 1-0 / S 2-2 2-3 2-4 2-5 2-0 3-3 6-4", "N 6-6", "S pass",
+                            "N pass"))
+    copy = replay(block, ev("deal hidden", "N 6-6", "S pass", "N pass"))
+    assert kinds(full) == ["pass_with_play", "pass_with_play"] and full.pending_end is None and full.result is None
+    assert kinds(copy) == [] and copy.pending_end is None and copy.result is None and copy.turn == "S"
+    # a camera's hand (hands and draws unseen) is not hidden: its round of passes is the lock it was
+    assert replay(block, ev("deal unseen", "N 6-6", "S pass", "N pass")).pending_end == ("locked", None, "N")

@@ -1138,3 +1138,48 @@ def test_cli_says_when_a_record_looks_cut_off(cli, tmp_path, demo):
         assert res.exit_code == 2 and res.stdout == "" and "Traceback" not in res.output
         assert len(res.stderr.strip().splitlines()) == 1 and "looks cut off" in res.stderr
         assert res.stderr.startswith(f"error: {tmp_path / name}: ")
+
+
+def test_record_report_lists_the_reviews_flags_that_its_record_does_not_keep(cli, tmp_path):
+    """helper-185: the page of a review's record listed the flags of the recorded events only, while the
+    review's report.html listed the camera's too (a tile laid after the hand's end, a play the engine refused).
+    They are listed after the record's, each saying where it comes from, and counted so; a record with no
+    review beside it says, in one line, that such flags are not listed."""
+    log = [Play(seat="N", tile="5-5", t=1.0, frame=30), Play(seat="S", tile="5-0", end="E", t=2.0, frame=60),
+           Play(seat="S", tile="0-0", end="E", t=3.0, frame=90),  # out of turn: N was to play
+           Play(seat="N", tile="3-1", end="W", t=4.0, frame=120)]  # on W showing 5: mismatched_end
+    rv = tmp_path / "rv"
+    (rv / "snapshots").mkdir(parents=True)
+    rows = []
+    for i, e in enumerate(log):
+        (rv / "snapshots" / f"{i}.jpg").write_bytes(b"\xff\xd8")
+        rows.append({"type": "play", "t": e.t, "frame": e.frame, "seat": e.seat, "tile": [e.tile.a, e.tile.b],
+                     "snapshot": f"snapshots/{i}.jpg"})
+    camera = [{"type": "flag", "t": 5.0, "frame": 150, "kind": "after_hand_end", "message": "tile 6-6 placed late"},
+              {"type": "flag", "t": 5.5, "frame": 165, "kind": "rejected", "message": "event #4: 2-2 fits no end"}]
+    rows += [{"type": "flag", "t": 3.0, "frame": 90, "kind": "uncertain_turn", "message": "S played out of turn, or"},
+             {"type": "flag", "t": 4.0, "frame": 120, "kind": "mismatched_end", "message": "N played 3-1 on W"},
+             *camera]
+    (rv / "events.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (rv / "record.json").write_text(to_json(record_from_match(load_ruleset("all-fives"), [log])))
+    res = CliRunner().invoke(cli, ["record", "report", str(rv / "record.json"), "--out", str(tmp_path / "p.html")])
+    assert res.exit_code == 0, res.output
+    said = f"4 flags (2 on the recorded events, 2 only in {rv / 'events.jsonl'})"
+    assert res.stdout.strip() == f"wrote {tmp_path / 'p.html'}: 4 plays, {said}, 4 snapshots"
+    page = html.unescape((tmp_path / "p.html").read_text())
+    assert f" · {said} · from record.json" in page
+    items = re.findall(r"<li>(.*?)</li>", re.search(r"<h2>Flags \(4\)</h2><ul>(.*?)</ul>", page).group(1))
+    assert [re.sub(r"<[^>]+>", "", i) for i in items] == [
+        "3.0 s — out_of_turn: S played out of turn (N was to play) (on the recorded event)",
+        "4.0 s — mismatched_end: N played 3-1 on W showing 5: the ends do not match (on the recorded event)",
+        "5.0 s — after_hand_end: tile 6-6 placed late (only in the review's events.jsonl)",
+        "5.5 s — rejected: event #4: 2-2 fits no end (only in the review's events.jsonl)"]
+    # the record alone: its own flags, and one line saying that a review's are not listed
+    (tmp_path / "lone").mkdir()
+    (tmp_path / "lone" / "record.json").write_bytes((rv / "record.json").read_bytes())
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "lone" / "record.json"), "--out",
+                                   str(tmp_path / "q.html")])
+    assert res.exit_code == 0 and res.stdout.strip().endswith(": 4 plays, 2 flags on the recorded events"), res.output
+    flags = re.search(r"<h2>Flags \(2\)</h2>(.*?)<ul>", html.unescape((tmp_path / "q.html").read_text())).group(1)
+    assert flags == (f"<p class='sub'>The camera's flags, which only a review's events.jsonl keeps, are not listed: "
+                     f"{tmp_path / 'lone'}: not a review's folder (no events.jsonl and no snapshots/ in it).</p>")

@@ -7,7 +7,7 @@ import json
 
 from engine.events import Correction, Pass, Play
 from service.read_flags import as_read, rows_as_read
-from service.review_snapshots import attach, read_review, review_folder_problem
+from service.review_snapshots import attach, flags_off_the_record, read_review, review_folder_problem
 
 
 def _review(folder, rows, garbage=()):
@@ -96,3 +96,24 @@ def test_a_review_with_no_rules_offers_placements_and_no_play(tmp_path):
     rows = [{"type": "placement", "frame": 10, "tile": [6, 6], "snapshot": "snapshots/0001_placement.jpg"}]
     pics = read_review(_review(tmp_path / "rv", rows), [LOG])
     assert (pics.plays, pics.agree, pics.placements, pics.snapshots) == (0, 0, 1, {})
+
+
+def test_the_reviews_flags_off_the_record_are_those_no_event_of_the_record_carries(tmp_path):
+    """helper-185: `record report` listed the flags of the record's events only. The review's flag rows that
+    are the flag of a recorded event (same frame, same kind; the review's ``uncertain_turn`` is its wording of
+    an ``out_of_turn``) are those; the others (the camera's own, a flag of an event corrected away) are not."""
+    flag_rows = [{"type": "flag", "frame": 20, "kind": "mismatched_end", "message": "N played 6-2 ..."},
+                 {"type": "flag", "frame": 30, "kind": "uncertain_turn", "message": "S passed out of turn ..."},
+                 {"type": "flag", "frame": 30, "kind": "uncertain_turn", "message": "a second one"},
+                 {"type": "flag", "frame": 40, "kind": "after_hand_end", "message": "tile 4-4 placed ..."},
+                 {"type": "flag", "frame": 41, "kind": "rejected", "message": "event #3 ..."}]
+    rows = [{"type": "play", "frame": 10, "flags": []},
+            {"type": "play", "frame": 20, "flags": [{"kind": "mismatched_end", "message": "N played 6-2 ..."}]},
+            {"type": "pass", "frame": 30, "flags": [{"kind": "out_of_turn", "message": "S passed ..."},
+                                                    {"kind": "next_leader", "notice": True, "message": "a note"}]},
+            {"type": "play", "frame": 40, "flags": [{"kind": "mismatched_end", "message": "elsewhere"}]}]
+    assert flags_off_the_record(rows, flag_rows) == flag_rows[2:]  # one out_of_turn on frame 30 takes one row
+    assert flags_off_the_record([], flag_rows) == flag_rows and flags_off_the_record(rows, []) == []
+    rows_ = [*_rows(), *flag_rows]
+    pics = read_review(_review(tmp_path / "rv", rows_), [LOG])
+    assert pics.flag_rows == flag_rows and pics.flags == 5

@@ -111,6 +111,27 @@ def test_the_public_record_writes_a_hidden_deal_in_the_notation(client, tmp_path
     assert res.stderr.startswith("score not final (it may be wrong): 1 warning in the record; ")
 
 
+def test_record_show_of_the_public_copy_flags_no_pass_the_copy_cannot_judge(client, tmp_path):
+    """helper-185: `record show` of the public copy re-judged the hand: N's pass holding 6-6 (the full record's
+    ``pass_with_play``, left out of the copy) came out ``!pass_before_drawing``, a flag the full record does not
+    have. The copy shows none of the pass's flags; the full record keeps its own; both score alike."""
+    app = typer.Typer()
+    cli_record.register(app)
+    shown = {}
+    for name, auth in (("full", {"headers": AUTH}), ("public", {"params": {"key": KEY}})):
+        for ext in ("txt", "json"):
+            (tmp_path / f"{name}.{ext}").write_text(client.get(f"/api/matches/1/record.{ext}", **auth).text)
+            res = CliRunner().invoke(app, ["record", "show", str(tmp_path / f"{name}.{ext}")])
+            assert res.exit_code == 0, res.output
+            shown[name, ext] = res.stdout
+    for ext in ("txt", "json"):
+        full, public = (shown[n, ext].splitlines() for n in ("full", "public"))
+        assert "8. N pass  !pass_with_play" in full and "8. N pass" in public
+        assert not [line for line in public if "!" in line]  # nor any other flag: the hand's only one is hidden
+        assert [line for line in full if "!" in line] == ["8. N pass  !pass_with_play"]
+        assert full[-1] == public[-1] == "== standings (side, games won, points): N 0 0; S 0 0"
+
+
 def test_the_umpire_sees_the_hands_in_play(client):
     for path in PATHS:
         r = client.get(path, headers=AUTH)
