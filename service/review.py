@@ -41,7 +41,7 @@ import re
 import signal
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -55,6 +55,7 @@ from engine.hand import Hand, IllegalEvent
 from engine.match import first_context, next_context, replay_match
 from engine.record import record_from_match, to_json
 from engine.ruleset import Ruleset
+from engine.tiles import Tile
 from engine.timeline import outcome_row, result_text
 from service.read_flags import CONFIDENT, as_read
 from service.report import event_counts, plural, write_report
@@ -668,7 +669,7 @@ class ReviewSession:
             elif ev.kind == "after_hand_end":
                 self._late.append(ev)
             elif ev.kind == "unplaced_tile":
-                self._unplaced.append(ev)
+                self._unplaced.append(replace(ev, details={**ev.details, "hand": (self.game_no, self.hand_no)}))
             self._emit(row, frame)
             return
         if self.hand is None:  # free-form: placements come from the tracker's tiles
@@ -686,6 +687,8 @@ class ReviewSession:
             return
         for side, pts in outcome.points.items():
             self.score[side] = self.score.get(side, 0) + pts
+        if isinstance(ev, Play):
+            self._played_unplaced(ev.tile)
         row = outcome_row(outcome)
         # an inferred pass keeps its own time (the knock), not the read that inferred it
         row.update(t=t if ev.t is None else ev.t, frame=index if ev.frame is None else ev.frame,
@@ -738,6 +741,16 @@ class ReviewSession:
             self._emit({"type": "hand_end", "kind": r.kind, "t": row["t"], "frame": row["frame"], "game": self.game_no,
                         "hand": self.hand_no, "winner": r.winner_seat,
                         "side": r.winner_side, "points": r.awards, "score": dict(self.score)}, frame)
+
+    def _played_unplaced(self, tile: Tile) -> None:
+        """A play of ``tile``: the last ``unplaced_tile`` notice of it in this hand leaves the warning, as the live
+        service resolves that alert once the tile is recorded as a play (helper-93): the tile off the line was
+        played after all, or was a picture of it, the set having one (helper-186: a board's printed 6-4 and 4-0
+        made correct hands' scores "not final"; the rows stay in events.jsonl)."""
+        key, here = sorted((tile.a, tile.b)), (self.game_no, self.hand_no)
+        found = [i for i, n in enumerate(self._unplaced) if sorted(n.tile or ()) == key and n.details["hand"] == here]
+        if found:
+            self._unplaced.pop(found[-1])
 
     def _boneyard_unfollowed(self) -> bool:
         """A draw game whose boneyard the camera does not follow this hand (never counted, or lost)."""

@@ -1480,6 +1480,36 @@ def test_many_tiles_off_the_line_of_play_point_to_the_rule_set(tmp_path):
         "image's borders count here too"]  # helper-94: an uncalibrated lock's reveals were taken for such tiles
 
 
+def test_a_tile_off_the_line_whose_tile_is_played_leaves_the_warning(tmp_path):
+    """helper-186: block seed 3 on a game board: a printed 6-4 touched no open end, then the real 6-4 was laid,
+    and the correct score read "not final". A play of the tile (either way round) takes the last notice of it
+    in this hand out of the warning, as the live service resolves the alert (helper-93): played after all, or a
+    picture of the set's only one. Another tile's notice (5-1) stays, and so does one of the hand before (the
+    6-6 shown off the line in hand 1 is played in hand 2); the rows stay in events.jsonl."""
+    from engine.events import Play
+    from service.review import ReviewSession
+    from vision.placements import Notice
+
+    session = ReviewSession(load_ruleset("block"), lambda im: [], tmp_path, annotate=False)
+    image = np.zeros((8, 8, 3), np.uint8)
+    session._handle(Notice("unplaced_tile", 0.5, 5, "face-up tile 6-6 touches no open end", tile=(6, 6)), 0, 0.5, image)
+    session.hand_no = 2  # the next hand (its plays as a new hand's would come)
+    for ev in [Play(seat="N", tile=[4, 2], t=1.0),
+               Notice("unplaced_tile", 1.0, 10, "face-up tile 6-4 touches no open end", tile=(6, 4)),
+               Notice("unplaced_tile", 1.5, 15, "face-up tile 5-1 touches no open end", tile=(5, 1)),
+               Play(seat="S", tile=[2, 6], end="E", oriented=True, t=2.0),
+               Play(seat="N", tile=[4, 6], end="W", oriented=True, t=3.0),
+               Play(seat="S", tile=[6, 6], end="E", oriented=True, t=4.0)]:
+        session._handle(ev, 0, ev.t, image)
+    session.summary.frames, session.summary.footage_s = 50, 5.0
+    s = session.finish("t")
+    (warning,) = [w for w in s.warnings if "open end" in w]
+    assert warning.startswith("2 face-up tiles touched no open end and were not scored (first: 6-6 at 0.5 s)")
+    assert [n.tile for n in session._unplaced] == [(6, 6), (5, 1)]
+    rows = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert [r["tile"] for r in rows if r.get("kind") == "unplaced_tile"] == [[6, 6], [6, 4], [5, 1]]
+
+
 def test_final_score_headline_says_when_flags_wait_for_the_umpire(tmp_path):
     from service.cli_common import console
     from service.cli_review import _print_summary

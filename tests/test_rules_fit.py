@@ -6,7 +6,7 @@ camera saw (:class:`Observed`), never the rule set under review."""
 
 from engine.ruleset import load_ruleset
 from vision.rules_fit import (Observed, RulesFitWatch, deal_misfit, deal_observed, direction_misfit, draws_misfit,
-                              lock_misfit, pile_misfit, seats_misfit)
+                              larger_set, lock_misfit, pile_misfit, seats_misfit, set_misfit)
 
 BLOCK = load_ruleset("block")  # 2 seats, 7 tiles each, no drawing: 28 - 14 = 14 tiles stay undealt
 DRAW = load_ruleset("draw")  # the same deal, with a boneyard
@@ -270,7 +270,8 @@ def test_the_hints_of_two_warnings_fit_the_same_table():
     """helper-171: a 4-seat draw game (5 tiles each) reviewed as block. Before, the deal's hint named the
     presets dealing 5 tiles to block's 2 seats (muggins) and the seats' hint those without a boneyard, as
     block, for 4 seats (bdc-partnership, jersey-partnership, nova-block): each contradicted the other.
-    Both now name what fits the 4 hands of 5 seen in the hand areas at the deal, and the 4 seats' arms."""
+    Both now name what fits the 4 hands of 5 seen in the hand areas at the deal, and the 4 seats' arms; and the
+    deal's own words name the 4 seats holding 5 (helper-186: it said "(N and S)" beside a hint for 4 seats)."""
     w = RulesFitWatch(BLOCK)
     w.new_hand()
     dealt = {"N": 5, "E": 5, "S": 5, "W": 5}  # E's and W's hand areas are no seats of block's
@@ -279,7 +280,8 @@ def test_the_hints_of_two_warnings_fit_the_same_table():
     assert deal.details["parameter"] == "hand_size"
     assert w.observed == Observed(players=4, hand_size=5)
     hint = "; no shipped preset dealing 5 tiles to 4 seats: write a rule set file (--rules FILE)"
-    assert deal.message.startswith("hands of 5 tiles seen at the deal (N and S), but block deals 7 (hand_size)")
+    assert deal.message.startswith("hands of 5 tiles seen at the deal (N, E, S and W), but block deals 7 "
+                                   "(hand_size) to 2 seats (players = 2: N and S): ")
     assert deal.message.endswith(hint)
     out = [w.laid_by(seat, ["N", "S"], 4.0 + 3 * i, 60 + 45 * i) for i, seat in enumerate("NESWNES")]
     (seats,) = out[6]
@@ -343,3 +345,73 @@ def test_without_the_four_hand_areas_the_deal_tells_no_seats():
     (deal,) = w.step(18, {"N": 4, "S": 5}, ["N", "S"], None, False, 1, 4.0, 60)
     assert w.observed == Observed(hand_size=5)
     assert deal.message.endswith("; presets dealing 5 tiles: muggins")
+
+
+def test_a_deal_names_every_seat_holding_the_count():
+    """helper-186: jersey-partnership footage (7 tiles to each of 4 seats) reviewed as muggins (5 to 2): the
+    deal named "N and S" while its hint said 4 seats were seen. The four hand areas (``edges``) name the
+    seats; a pile (W's 14) is no seat, and with no areas known the playing seats are named as before."""
+    muggins = load_ruleset("muggins")
+    four = {"N": 7, "E": 7, "S": 7, "W": 7}
+    assert deal_misfit(muggins, {"N": 7, "S": 7}, ["N", "S"], deal_observed(four), four) == (
+        "hands of 7 tiles seen at the deal (N, E, S and W), but muggins deals 5 (hand_size) to 2 seats (players = "
+        "2: N and S): the hand's end and score may be wrong; check the rule set (--rules); presets dealing 7 tiles "
+        "to 4 seats: bdc-partnership, jersey-partnership, nova-block")
+    pile = {"N": 7, "S": 7, "W": 14}
+    assert deal_misfit(muggins, {"N": 7, "S": 7}, ["N", "S"], deal_observed(pile), pile).startswith(
+        "hands of 7 tiles seen at the deal (N and S), but muggins deals 5 (hand_size): ")
+    assert deal_misfit(muggins, {"N": 7, "S": 7}, ["N", "S"]).startswith(
+        "hands of 7 tiles seen at the deal (N and S), but muggins deals 5 (hand_size): ")
+
+
+def test_a_larger_set_is_the_one_whose_tile_count_is_nearest():
+    """A double-N set holds (N + 1)(N + 2) / 2 tiles: 28, 55 (nine), 91 (twelve). False or missed boxes move
+    a count by a few; the set named is the nearest, and the rule set's own when it is nearest."""
+    assert larger_set(DRAW, 28) is None
+    assert larger_set(DRAW, 34) is None  # 6 false boxes (test above): nearer 28 than 55
+    assert larger_set(DRAW, 41) is None and larger_set(DRAW, 42) == 9  # (28 + 55) / 2 = 41.5
+    assert larger_set(DRAW, 55) == 9
+    assert larger_set(DRAW, 74) == 12 and larger_set(DRAW, 88) == 12  # (55 + 91) / 2 = 73; 3 missed boxes
+    assert larger_set(load_ruleset("draw", set_max=9), 55) is None
+    assert larger_set(DRAW, 136) == 12  # a double fifteen: the largest the engine plays
+
+
+def test_a_deal_of_more_tiles_than_the_set_holds_misfits_the_set():
+    """helper-186: double-twelve draw footage (7 + 7 dealt, 77 in the boneyard: 91 = 13 * 14 / 2) reviewed as
+    draw (double six, 28 tiles) got only a note that the boneyard was not counted. Its halves beyond 6 pips
+    cannot be read, and no rule set file helps (the review refuses sets beyond double six)."""
+    assert set_misfit(DRAW, 14, {"N": 7, "S": 7}) is None  # draw's own deal: 28
+    assert set_misfit(DRAW, 20, {"N": 7, "S": 7}) is None  # 34: 6 false boxes, no larger set
+    by_hand = "the review reads tiles of sets up to double six (pips 0..6) only: check the plays and score by hand"
+    assert set_misfit(DRAW, 77, {"N": 7, "S": 7}, TWO_OF_7) == (
+        "91 face-down tiles seen at the deal (14 in the hands, 77 apart from them), but draw plays a double-six set "
+        "of 28 tiles (set_max = 6): the footage looks like a double-twelve set (91 tiles), whose tiles with more "
+        "than 6 pips on a half are misread or missed: the hand's end and score may be wrong; check the rule set "
+        "(--rules); no shipped preset for a double-twelve set dealing 7 tiles to 2 seats; " + by_hand)
+    assert "looks like a double-nine set (55 tiles)," in set_misfit(DRAW, 41, {"N": 7, "S": 7})
+    # 94 = 91 + 3: more than any set the engine plays (a double fifteen has 16 * 17 / 2 = 136)
+    assert set_misfit(DRAW, 80, {"N": 7, "S": 7}).endswith(
+        "looks like a double-twelve set (91 tiles) or a larger one, whose tiles with more than 6 pips on a half are "
+        "misread or missed: the hand's end and score may be wrong; check the rule set (--rules); no shipped preset "
+        "for a double-twelve set; " + by_hand)
+    assert "(91 tiles), whose" in set_misfit(DRAW, 79, {"N": 7, "S": 7})  # 93: two false boxes
+
+
+def test_a_larger_set_is_noticed_at_the_deal_once_and_every_later_hint_says_check_by_hand():
+    """The count must be there at the deal and at the lead's read (a pile being dealt out is no set); the set
+    seen then goes into every later hint: no double-six preset fits double-twelve tiles."""
+    w = RulesFitWatch(DRAW)
+    w.new_hand()
+    assert _read(w, 77, {"N": 7, "S": 7}, started=False, t=0.5) == []
+    (note,) = _read(w, 77, {"N": 6, "S": 7}, started=False, laid=1, t=4.0)
+    assert note.details == {"parameter": "set_max", "rule": 6, "tiles": 91, "set_tiles": 28}
+    assert w.observed == Observed(players=None, hand_size=7, set_max=12)  # _read gives no four hand areas
+    assert w.seats_seen(2) == ("no shipped preset for a double-twelve set dealing 7 tiles to 2 seats; the review "
+                               "reads tiles of sets up to double six (pips 0..6) only: check the plays and score by hand")
+    w.new_hand()  # said once for the footage
+    _read(w, 77, {"N": 7, "S": 7}, started=False, t=60.0)
+    assert _read(w, 77, {"N": 6, "S": 7}, started=False, laid=1, t=64.0) == []
+    w = RulesFitWatch(DRAW)
+    w.new_hand()
+    _read(w, 77, {"N": 7, "S": 7}, started=False, t=0.5)  # a miscount of one read: 14 at the lead's
+    assert _read(w, 14, {"N": 6, "S": 7}, started=False, laid=1, t=4.0) == []

@@ -913,6 +913,56 @@ def test_a_weak_face_up_tile_of_the_setup_is_scenery_not_the_lead():
     assert [n.tile for n in notices(out, "unplaced_tile")] == [(5, 1)]
 
 
+def test_a_weak_face_up_tile_first_boxed_during_play_is_a_picture_not_an_unplaced_tile():
+    """helper-186: a domino printed on a game board, missed at the setup, first boxed (0.19-0.20) in the lead's
+    read of muggins seed 5 and block seed 3: "1 face-up tile touched no open end" made a correct hand's score
+    "not final". A box under ``setup_min_score`` (0.35) touching no open end is judged as at the setup; one
+    the detector is sure of (0.97) is still reported, and so is the weak one once someone moves it."""
+    table = Table(load_ruleset("block"))
+    assert plays(table.play(t_(600, 500, 0, (6, 6), "N"))) == [("N", (6, 6), "lead")]
+    printed = dataclasses.replace(t_(400, 300, 0, (1, 5)), det_score=0.2)
+    table.on.append(printed)
+    out = table.read()
+    assert not notices(out, "unplaced_tile")
+    (picture,) = notices(out, "picture_tile")
+    assert picture.tile == (5, 1) and picture.details == {"why": "weak_box", "unplaced": False, "box_score": 0.2}
+    assert picture.message == ("face-up tile 5-1 touching no open end is a picture of a tile, not a play: its box "
+                               "scored 0.20, under 0.35, as a game board's printed dominoes do")
+    assert plays(table.play(t_(648, 500, 0, (6, 2), "S"))) == [("S", (6, 2), "E")]
+    assert not notices(table.events, "unplaced_tile")
+    table.arm("N")
+    table.on[1] = moved(printed, 0.0, 40.0)  # moved by a hand: a tile after all
+    assert [n.tile for n in notices(table.read(), "unplaced_tile")] == [(5, 1)]
+
+
+def test_an_unplaced_tile_repeating_a_tile_the_line_holds_is_a_picture():
+    """helper-186: a printed 6-4 touched no open end from the lead's read, and the real 6-4 was laid later
+    (block seed 3); a printed 4-0 was boxed beside a line that held the laid 4-0 (muggins seed 3). The set
+    has each tile once: the one the line holds is the set's. Found later, the ``picture_tile`` notice says
+    the ``unplaced_tile`` before it was the picture (``unplaced``); a tile someone moved is not judged so."""
+    table = Table(load_ruleset("block"))
+    table.play(t_(600, 500, 0, (6, 6), "N"))
+    table.on.append(t_(400, 300, 0, (6, 2)))  # strongly boxed (0.97): reported
+    assert [n.tile for n in notices(table.read(), "unplaced_tile")] == [(6, 2)]
+    out = table.play(t_(648, 500, 0, (6, 2), "S"))
+    assert plays(out) == [("S", (6, 2), "E")]
+    (picture,) = notices(out, "picture_tile")
+    assert picture.tile == (6, 2) and picture.details["why"] == "repeats_line" and picture.details["unplaced"]
+    # lead at 1.0 s (arm 0.5 s, read 0.5 s), a read to 1.5 s, the 6-2 laid by 2.5 s
+    assert picture.message.endswith(": the line of play holds the set's only 6-2 (laid at 2.5 s)")
+    table.on.append(t_(400, 700, 0, (6, 6)))  # a copy of the lead: a picture at once, never unplaced
+    out = table.read()
+    assert not notices(out, "unplaced_tile") and [n.details["unplaced"] for n in notices(out, "picture_tile")] == [False]
+    # moved, then its tile laid: it was a tile someone handled (a misread?), the warning stays
+    table.on.append(t_(800, 300, 0, (2, 3)))
+    assert [n.tile for n in notices(table.read(), "unplaced_tile")] == [(3, 2)]
+    table.arm("S")
+    table.on[-1] = moved(table.on[-1], 0.0, 30.0)
+    table.read()
+    out = table.play(t_(696, 500, 0, (2, 3), "N"))
+    assert plays(out) == [("N", (2, 3), "E")] and not notices(out, "picture_tile")
+
+
 def test_a_printed_domino_that_lay_unplaced_all_hand_is_not_the_next_hands_lead():
     """helper-159: a board's printed 1-5 first boxed after the lead lay touching no open end for the whole
     hand; a read lost it, the line was swept, and the first read of the empty table saw it again: it became

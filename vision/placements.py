@@ -34,6 +34,8 @@ NOTICE_KINDS = (
     "tile_missing",     # a placed tile not seen, but not a take-back (inside an arm, or unconfirmed)
     "unplaced_tile",    # a new face-up tile outside hand areas that touches no open end
     "unlike_set",       # a new face-up tile unlike the line's tiles, read with one like them: a picture, no play
+    "picture_tile",     # a face-up tile touching no open end found to be a picture (a weak box, or a tile the line
+                        # holds; details: why, unplaced: it was an unplaced_tile, box_score)
     "rejected",         # the engine refused an event the tracker built (details: error)
     "hand_cleared",     # the layout was cleared after the hand ended: a new hand starts
     "hand_end_inferred",  # a draw game: tiles shown after a play end the hand as a domino (umpire confirms)
@@ -43,7 +45,7 @@ NOTICE_KINDS = (
     "after_hand_end",   # a face-up tile placed (or shown by the seat that went out) after the hand ended
     "seats_unseen",     # the footage shows play from fewer seats than the rule set needs (once; details: seen, unseen)
     "rules_misfit",     # the deal, draws, a lock or the seats seen do not fit the rule set (once per parameter;
-                        # details: parameter: boneyard, hand_size, draw_rule or players)
+                        # details: parameter: boneyard, hand_size, set_max, draw_rule, players or play_direction)
     "boneyard_uncounted",  # a draw game whose boneyard the camera cannot count: no draws, no passes inferred (once)
     "resume_unseen",    # a resumed hand's recorded layout is not in view at the first read (once; recorded, found)
     "arm_in_photo",     # a folder's photo differs from the one before by an arm over the table (details: side)

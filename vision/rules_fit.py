@@ -16,6 +16,9 @@ score says:
   left to draw: such a lock is a game without drawing (:func:`lock_misfit`);
 * ``hand_size``: the tiles each seat holds at the deal, the face-down tiles in every playing seat's
   hand area at the last read before the lead;
+* ``set_max``: face-down tiles at the deal (the hands and the rest) nearer a larger set's count than the
+  rule set's (:func:`set_misfit`): a larger set (double-twelve footage reviewed as draw: 7 + 7 + 77 = 91
+  tiles), whose halves beyond the rule set's pips the review cannot read;
 * ``players``: arms that clearly laid tiles from more seats than the rule set seats
   (:func:`seats_misfit`). Fewer seats are the tracker's own check (``seats_unseen``), whose hint
   comes from here (:meth:`RulesFitWatch.seats_seen`);
@@ -51,8 +54,9 @@ from engine.words import plural
 from vision.boneyard import BoneyardCounter
 from vision.placements import Notice
 
-__all__ = ["CLEAR_TILES", "EXTRA_SEAT_PLAYS", "OTHER_WAY", "REVERSED_PLAYS", "Observed", "RulesFitWatch", "deal_misfit",
-           "deal_observed", "direction_misfit", "draws_misfit", "lock_misfit", "pile_misfit", "seats_misfit"]
+__all__ = ["BY_HAND", "CLEAR_TILES", "EXTRA_SEAT_PLAYS", "LARGER_SETS", "OTHER_WAY", "READ_SET_MAX", "REVERSED_PLAYS",
+           "SET_WORDS", "Observed", "RulesFitWatch", "deal_misfit", "deal_observed", "direction_misfit", "draws_misfit",
+           "larger_set", "lock_misfit", "pile_misfit", "seats_misfit", "set_misfit"]
 
 #: Tiles a count must show (and hold over two reads) to be evidence against the rule set: one or two are
 #: a box missed or a false box (the table beside a laid tile: ``vision.tracking.LINE_GAP_TILES``), or a
@@ -67,6 +71,16 @@ EXTRA_SEAT_PLAYS = 2
 REVERSED_PLAYS = 4
 #: The play direction a table playing the other way round has.
 OTHER_WAY = {"clockwise": "counterclockwise", "counterclockwise": "clockwise"}
+#: The largest set whose tiles the review reads: the pip reader's classes are 0..6 (models/pip_reader.md), and
+#: ``dominocast review`` refuses rule sets beyond it (``service.cli_review._check_set``).
+READ_SET_MAX = 6
+#: The sets above double six a rule set can play (``engine.ruleset.Ruleset.set_max``), smallest first.
+LARGER_SETS = (9, 12)
+#: How the sets are called (double-nine, double-twelve).
+SET_WORDS = {6: "six", 9: "nine", 12: "twelve"}
+#: A hint's advice when the footage's set is beyond what the review reads (no rule set file helps).
+BY_HAND = (f"the review reads tiles of sets up to double {SET_WORDS[READ_SET_MAX]} (pips 0..{READ_SET_MAX}) only: "
+           "check the plays and score by hand")
 #: The advice every warning ends with.
 CHECK = "the hand's end and score may be wrong; check the rule set (--rules)"
 
@@ -75,13 +89,15 @@ CHECK = "the hand's end and score may be wrong; check the rule set (--rules)"
 class Observed:
     """What the camera showed of the rule set so far, each None until seen clearly: how many seats play
     (the deal's hands, or arms), the tiles each was dealt, whether there is a boneyard (draws seen, or
-    a lock with tiles left that none drew; a pile beyond the hands is none: it may be tiles set aside), and the play direction.
-    Every hint names the presets that fit all of it (:meth:`hint`)."""
+    a lock with tiles left that none drew; a pile beyond the hands is none: it may be tiles set aside), the play
+    direction, and a set larger than the rule set's. Every hint names the presets that fit all of it (:meth:`hint`)."""
 
     players: int | None = None
     hand_size: int | None = None
     boneyard: bool | None = None
     play_direction: str | None = None
+    #: the set the tiles counted at the deal need (:func:`set_misfit`; None: the rule set's)
+    set_max: int | None = None
 
     def but(self, **facts: object) -> "Observed":
         """This with ``facts`` (a warning's own) added, over what was seen before."""
@@ -89,18 +105,23 @@ class Observed:
 
     def hint(self, rules: Ruleset) -> str:
         """``"presets {what was seen}: a, b"``, the shipped presets with these values (and ``rules``'s set),
-        or ``"no shipped preset {what was seen}: write a rule set file (--rules FILE)"``. A warning's own fact
-        contradicts ``rules``, so it is never named; a copy of a preset under the preset's own name, changed
+        or ``"no shipped preset {what was seen}: write a rule set file (--rules FILE)"``; for a set beyond double
+        :data:`READ_SET_MAX`, which no rule set file would make readable, :data:`BY_HAND` instead. A warning's own
+        fact contradicts ``rules``, so it is never named; a copy of a preset under the preset's own name, changed
         where the footage differs, can name that preset."""
-        fields = {key: value for key, value in asdict(self).items() if value is not None}
-        names = presets_with(set_max=rules.set_max, **fields)
+        fields = {"set_max": rules.set_max, **{key: value for key, value in asdict(self).items() if value is not None}}
+        if fields["set_max"] > READ_SET_MAX:  # a rule set file would be refused: no file can help
+            return f"no shipped preset {self.describe()}; {BY_HAND}"
+        names = presets_with(**fields)
         if names:
             return f"presets {self.describe()}: {', '.join(names)}"
         return f"no shipped preset {self.describe()}: write a rule set file (--rules FILE)"
 
     def describe(self) -> str:
-        """``"with a boneyard dealing 7 tiles to 2 seats"``, ``"for 4 seats playing counterclockwise"``."""
-        parts = [] if self.boneyard is None else ["with a boneyard" if self.boneyard else "without a boneyard"]
+        """``"with a boneyard dealing 7 tiles to 2 seats"``, ``"for 4 seats playing counterclockwise"``,
+        ``"for a double-twelve set dealing 7 tiles to 2 seats"``."""
+        parts = [] if self.set_max is None else [f"for a double-{SET_WORDS[self.set_max]} set"]
+        parts += [] if self.boneyard is None else ["with a boneyard" if self.boneyard else "without a boneyard"]
         if self.hand_size:
             parts.append(f"dealing {plural(self.hand_size, 'tile')}"
                          + (f" to {plural(self.players, 'seat')}" if self.players else ""))
@@ -150,9 +171,10 @@ def draws_misfit(rules: Ruleset, drawn: int, gained: int, first: tuple[str, floa
 
 
 def deal_misfit(rules: Ruleset, hands: dict[str, int], order: list[str],
-                observed: Observed = Observed()) -> str | None:
+                observed: Observed = Observed(), edges: dict[str, int] | None = None) -> str | None:
     """The warning when the hands seen at the deal are not the rule set's ``hand_size``, else None; it
-    names the shipped presets that deal that many tiles (to the seats seen: muggins, 5 to 2).
+    names the seats seen holding that many and the shipped presets that deal that many tiles (to the
+    seats seen: muggins, 5 to 2).
 
     Args:
         rules: the rule set of the review.
@@ -160,6 +182,10 @@ def deal_misfit(rules: Ruleset, hands: dict[str, int], order: list[str],
             (seats with none may be left out).
         order: the playing seats (the hand's turn order).
         observed: what else was seen (the seats: the hand areas holding as many, :func:`deal_observed`).
+        edges: face-down tiles in each of the four hand areas at that read, the rule set's seats or not
+            (None: not known). The message names every area holding as many as the playing seats, and
+            says how many seats the rule set deals to when they are more (helper-186: a 4-seat deal of 7
+            reviewed as muggins named "N and S" beside a hint "dealing 7 tiles to 4 seats").
     """
     counts = {seat: hands.get(seat, 0) for seat in order}
     sizes = set(counts.values())
@@ -168,9 +194,17 @@ def deal_misfit(rules: Ruleset, hands: dict[str, int], order: list[str],
     k = sizes.pop()
     if k < 1 or k == rules.hand_size or k * len(order) > len(full_set(rules.set_max)):
         return None
+    holding = list(order) if edges is None else [seat for seat in SEATS if seat in order or edges.get(seat, 0) == k]
+    seated = ("" if len(holding) == len(order)
+              else f" to {plural(len(order), 'seat')} (players = {rules.players}: {' and '.join(order)})")
     hint = observed.but(hand_size=k).hint(rules)
-    return (f"hands of {k} tiles seen at the deal ({' and '.join(order)}), but {rules.name} deals "
-            f"{rules.hand_size} (hand_size): {CHECK}; {hint}")
+    return (f"hands of {k} tiles seen at the deal ({_seats(holding)}), but {rules.name} deals "
+            f"{rules.hand_size} (hand_size){seated}: {CHECK}; {hint}")
+
+
+def _seats(seats: list[str]) -> str:
+    """``"N and S"``, ``"N, E, S and W"``."""
+    return seats[0] if len(seats) == 1 else f"{', '.join(seats[:-1])} and {seats[-1]}"
 
 
 def lock_misfit(rules: Ruleset, left: int, blocked: bool, t: float | None = None,
@@ -204,6 +238,45 @@ def lock_misfit(rules: Ruleset, left: int, blocked: bool, t: float | None = None
     return (f"the hand locked{at} with {plural(drawable, 'tile')} left to draw, but under {rules.name} a seat "
             f"that cannot play draws until it can (draw_rule = until_playable; boneyard_reserve: {kept}): the "
             f"footage looks like a game without drawing; {CHECK}; {hint}")
+
+
+def larger_set(rules: Ruleset, tiles: int) -> int | None:
+    """The set of :data:`LARGER_SETS` above ``rules``'s whose tile count is nearest to ``tiles`` face-down
+    tiles counted, when it is nearer than the rule set's own (false boxes or missed ones move a count by a
+    few, the sets lie 27 and more apart: 28, 55, 91); else None. 91 tiles: 12; 34 (6 false boxes): None; 136
+    (a double fifteen, beyond what the engine plays): 12, the largest."""
+    sets = [rules.set_max] + [n for n in LARGER_SETS if n > rules.set_max]
+    nearest = min(sets, key=lambda n: abs(len(full_set(n)) - tiles))
+    return None if nearest == rules.set_max else nearest
+
+
+def set_misfit(rules: Ruleset, apart: int, hands: dict[str, int], observed: Observed = Observed()) -> str | None:
+    """The warning when the face-down tiles on the table at the deal are nearer a larger set's count than
+    the rule set's (:func:`larger_set`), else None: the footage plays a larger set. Its tiles with more pips
+    on a half than the rule set's are misread or missed (the pip reader reads up to double
+    :data:`READ_SET_MAX`), so the plays and the score cannot be trusted (helper-186: double-twelve footage
+    reviewed as draw, 7 + 7 + 77 = 91 tiles at the deal, got only a note that the boneyard was not counted,
+    and 20 "face-up tiles touched no open end").
+
+    Args:
+        rules: the rule set of the review.
+        apart: face-down tiles apart from the playing seats' hand areas (a boneyard, or undealt tiles).
+        hands: face-down tiles in each playing seat's hand area (seats with none may be left out).
+        observed: what else was seen (the hint's presets fit it, for the set seen).
+    """
+    in_hands = sum(hands.values())
+    seen, held = apart + in_hands, len(full_set(rules.set_max))
+    n = larger_set(rules, seen)
+    if n is None:
+        return None
+    # more than the largest set the engine plays holds (a double fifteen has 136): that one or larger
+    larger = f"a double-{SET_WORDS[n]} set ({plural(len(full_set(n)), 'tile')})" + (
+        " or a larger one" if n == LARGER_SETS[-1] and seen >= len(full_set(n)) + CLEAR_TILES else "")
+    hint = observed.but(set_max=n).hint(rules)
+    return (f"{plural(seen, 'face-down tile')} seen at the deal ({in_hands} in the hands, {apart} apart from them), "
+            f"but {rules.name} plays a double-{SET_WORDS[rules.set_max]} set of {held} tiles (set_max = "
+            f"{rules.set_max}): the footage looks like {larger}, whose tiles with more than {rules.set_max} pips on "
+            f"a half are misread or missed: {CHECK}; {hint}")
 
 
 def pile_misfit(rules: Ruleset, seen: int, hands: dict[str, int], order: list[str],
@@ -443,7 +516,15 @@ class RulesFitWatch:
         if len(counts) == 1 and min(counts) > 0 and deal.hand_size not in counts:
             deal = Observed(hand_size=min(counts))  # the seats it plays agree, the others' areas are unclear
         self._learn(players=deal.players, hand_size=deal.hand_size)
-        message = None if "hand_size" in self.noticed else deal_misfit(self.rules, dealt, order, self.observed)
+        # the set first: its hint (check by hand) is the one every later hint must give
+        tiles = apart + sum(dealt.values())
+        held = set_misfit(self.rules, seen, hands) is not None  # there at the lead's read too, as a pile
+        message = None if "set_max" in self.noticed or not held else set_misfit(self.rules, apart, dealt, self.observed)
+        if message is not None:
+            out.append(self._notice("set_max", message, t, frame, facts={"set_max": larger_set(self.rules, tiles)},
+                                    rule=self.rules.set_max, tiles=tiles, set_tiles=len(full_set(self.rules.set_max))))
+        message = (None if "hand_size" in self.noticed
+                   else deal_misfit(self.rules, dealt, order, self.observed, edges))
         if message is not None:
             out.append(self._notice("hand_size", message, t, frame, rule=self.rules.hand_size,
                                     seen={seat: dealt.get(seat, 0) for seat in order}))

@@ -260,6 +260,10 @@ class TrackedTile:
     votes: dict[str, float] | None = None
     #: the confidence of its latest read (a face-down tile's: the detector's score)
     seen_score: float = 1.0
+    #: the detector's score of the box it was first seen in (a board's printed domino: 0.2-0.35)
+    det_score: float = 1.0
+    #: someone moved it since it was first seen: a tile, never a picture
+    moved: bool = False
     #: its latest read lay in or by clipped white (:func:`vision.exposure.read_in_glare`): not kept through a glare
     read_in_glare: bool = False
     #: the picture of the read ``geom`` is from (:attr:`vision.observation.TileObservation.patch`): a bump's turn
@@ -772,7 +776,7 @@ class Tracker:
                                                            "rotation_deg": round(turn, 1)}))
                 moved_layout = True
             elif tr.face == "up":
-                tr.scenery = False  # a tile someone moved is a tile, not a picture
+                tr.scenery, tr.moved = False, True  # a tile someone moved is a tile, not a picture
                 candidates.append(tr)  # a loose tile that moved may have been played
         if moved_layout:
             self._rebuild_geometry()
@@ -781,9 +785,10 @@ class Tracker:
         setup = self.state is None  # the first committed read
         for o in new:
             tr = TrackedTile(self._next_id, o.face, o.pips, o.geom, np.asarray(o.obs.polygon_px, np.float32),
-                             o.confidence, seen_score=o.confidence, read_in_glare=self._read_in_glare(o.obs.polygon_px))
+                             o.confidence, seen_score=o.confidence, read_in_glare=self._read_in_glare(o.obs.polygon_px),
+                             det_score=float(getattr(o.obs, "det_score", 1.0)))
             tr.scenery = (setup and cfg.setup_min_score is not None and tr.face == "up" and not self.in_hand_zone(tr.geom)
-                          and float(getattr(o.obs, "det_score", 1.0)) < cfg.setup_min_score)
+                          and tr.det_score < cfg.setup_min_score)
             tr.picture = tr.scenery
             if setup and tr.face == "up" and tr.key in self.record_sync.voided:
                 tr.scenery = True
@@ -1349,12 +1354,47 @@ class Tracker:
                 c.status = "hand"
             else:
                 if c.status != "unplaced":
+                    picture = self._picture(c, frame, t)
+                    if picture is not None:
+                        events.append(picture)
+                        continue
                     c.unplaced_at = len(self.plays)
                     events.append(Notice("unplaced_tile", t, frame, f"face-up tile {Tile(*c.key)} touches no open end",
                                          tile=c.key))
                     c.votes = {} if done else dict(self._votes)  # else a play of this read had the arm
                 c.status = "unplaced"
+        # a tile found touching no open end before, whose tile the line now holds: the set's one is the laid one
+        for tr in [tr for tr in self.tiles.values() if tr.status == "unplaced" and not tr.scenery]:
+            picture = self._picture(tr, frame, t)
+            events += [] if picture is None else [picture]
         return events
+
+    def _picture(self, c: TrackedTile, frame: int, t: float) -> Notice | None:
+        """Whether face-up tile ``c``, outside the hand areas and touching no open end, is a picture of a
+        tile (a domino printed on a game board), never moved: its box scored under ``setup_min_score``, as
+        the board's printed dominoes at the setup do (muggins seed 5: a printed 3-0 first boxed, at 0.19,
+        in the lead's read), or the line of play holds its tile, which the set has once (muggins seed 3:
+        a printed 4-0 beside the laid one). Marks it scenery until moved (:meth:`_fixture`: never a later
+        play, nor the next hand's lead) and returns a ``picture_tile`` notice, instead of an ``unplaced_tile``
+        one (``details["unplaced"]``: found after that notice, whose tile's play took it out of the review's
+        warning), else None. helper-186: on a game board 4 of 12 2-seat hands, right, read "Score (not
+        final)" for "1 face-up tile touched no open end"."""
+        if c.moved or c.key is None or c.face != "up":
+            return None
+        floor = self.config.setup_min_score  # None (a folder of photos): no score rule, as at the setup
+        laid = next((tr.play for tr in self.tiles.values() if tr.status == "layout" and tr.key == c.key
+                     and tr.play is not None), None)
+        if laid is not None:
+            why = f"the line of play holds the set's only {Tile(*c.key)} (laid at {laid.t:.1f} s)"
+        elif floor is not None and c.det_score < floor and c.status != "unplaced":
+            why = f"its box scored {c.det_score:.2f}, under {floor:g}, as a game board's printed dominoes do"
+        else:
+            return None
+        unplaced, c.scenery, c.picture = c.status == "unplaced", True, True
+        return Notice("picture_tile", t, frame, f"face-up tile {Tile(*c.key)} touching no open end is a picture of a "
+                      f"tile, not a play: {why}", tile=c.key,
+                      details={"why": "repeats_line" if laid is not None else "weak_box", "unplaced": unplaced,
+                               "box_score": round(c.det_score, 3)})
 
     def _announce(self, frame: int, t: float, done: list, missed: bool) -> list:
         """The events of the plays ``_emit`` laid (``done``): the passes before each, the play, and an
