@@ -163,9 +163,12 @@ def hand_view(hs: HandState, players: dict[str, str], dismissed: frozenset = fro
 
 #: Flags judged from the tiles a seat holds (dealt or drawn), whose wording or mere presence tells what is in
 #: a hidden hand: "N passed holding a legal play", "N played 5-3, which is not in N's dealt hand (6-6 4-1 ...)",
-#: "N holds 5 doubles", "N drew on after 4-1, which could be played". Kept from the public while the hand is
-#: in play (the umpire's alerts channel has them at once).
-HAND_FLAGS = frozenset({"tile_not_in_hand", "too_many_doubles", "pass_with_play", "draw_with_play"})
+#: "N holds 5 doubles", "N drew on after 4-1, which could be played"; and "N passed with 3 tiles left to draw",
+#: given only to a seat holding no play (one holding a play gets ``pass_with_play``), so that its presence or
+#: absence would tell which (helper-185). Kept from the public while the hand is in play (the umpire's alerts
+#: channel has them at once).
+HAND_FLAGS = frozenset({"tile_not_in_hand", "too_many_doubles", "pass_with_play", "draw_with_play",
+                        "pass_before_drawing"})
 
 #: How a deal whose tiles are hidden reads in a feed's ``text`` and the review's timeline.
 HIDDEN_DEAL = "deal (the tiles are hidden until the hand is over)"

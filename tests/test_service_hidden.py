@@ -132,6 +132,23 @@ def test_record_show_of_the_public_copy_flags_no_pass_the_copy_cannot_judge(clie
         assert full[-1] == public[-1] == "== standings (side, games won, points): N 0 0; S 0 0"
 
 
+def test_a_pass_before_drawing_is_hidden_too_as_it_tells_the_seat_held_no_play(tmp_path):
+    """helper-185: N's pass with 14 tiles to draw is flagged ``pass_before_drawing`` when N holds no play and
+    ``pass_with_play`` (hidden) when N holds one: showing the first tells the public what N holds. After
+    N 5-2 and S 6-4 the ends are 6 and 5; N holds 2-0 2-2 0-0 3-1, none fits."""
+    with TestClient(app_for(tmp_path)) as c:
+        assert c.post("/api/tables", headers=AUTH, json={"id": "h", "name": "H", "rules": "draw", "view_key": KEY,
+                                                         "worker": {"kind": "manual"}}).status_code == 201
+        assert c.post("/api/tables/h/start", headers=AUTH).status_code == 200
+        for ev in HAND[:7] + [Pass(seat="N")]:
+            assert c.post("/api/tables/h/events", headers=AUTH, json={"event": event_to_dict(ev)}).status_code == 201
+        umpire = c.get("/api/matches/1/timeline", headers=AUTH).json()
+        public = c.get(f"/api/matches/1/timeline?key={KEY}").json()
+        flags = lambda tl: [f["kind"] for r in tl["rows"] for f in r["flags"]]  # noqa: E731
+        assert flags(umpire) == ["pass_before_drawing"] and flags(public) == []
+        assert "pass_before_drawing" not in c.get(f"/api/tables/h/alerts?status=all&key={KEY}").text
+
+
 def test_the_umpire_sees_the_hands_in_play(client):
     for path in PATHS:
         r = client.get(path, headers=AUTH)
