@@ -11,12 +11,19 @@ plain grey) gets a ``note:`` line, an overexposed one (:mod:`vision.exposure`) a
 ``warning:`` line, both on stderr; so does an image whose clipped white lies over or beside
 tiles it read, however small (their pips may be misread): ``--json`` marks those tiles
 ``"in_glare": true``.
+
+When the tile size is given (``--tile-px``, or a calibration's tile) and the tiles found measure more
+than :data:`vision.recognize.SCALE_OFF_FACTOR` times it (or less than its inverse), one ``note:`` line per
+image names the measured size and the option to fix (:meth:`vision.recognize.Recognizer.scale_check`);
+a calibration whose table covers under :data:`MIN_TABLE_SHARE` of the frame, or whose tile comes out
+under :data:`MIN_TILE_PX` or longer than the image, gets one ``note:`` line instead.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -32,6 +39,17 @@ from vision.observation import FLAG_DUPLICATE
 
 #: Smallest ``--tile-px`` accepted: a tile shorter than this has no readable pips.
 MIN_TILE_PX = 8.0
+#: A calibration whose table covers less of the frame than this is noted as wrong: even a 4K frame
+#: then shows a 1000 x 600 mm table's 48 mm tiles under 20 px long (a 720p one under 8 px), and a corner
+#: typed wrong (helper-187: 99999 for 999) or a profile for another camera leaves 0 %.
+MIN_TABLE_SHARE = 0.01
+#: What the tile table's columns mean (printed under the tables and in ``--help``) ...
+COLUMNS = ("columns: conf = det x the weaker half's reading confidence (face down: det), 0-1; halves = each "
+           "half's reading confidence, 0-1; det = the detector's score, 0-1; centre px = image pixels (x right, "
+           "y down)")
+#: ... and those of a calibrated run.
+COLUMNS_MM = ("; centre mm = on the table from its corner (0,0); angle = the long axis, first half to second, in "
+              "degrees from the table's x axis (corner (0,0) to (W,0)) towards +y")
 
 
 class CrossCheck(str, Enum):
@@ -138,14 +156,16 @@ def detect(
                                                 help="Draw tiles on the image (OUT_<stem>.png with several)."),
     models: Optional[Path] = typer.Option(None, "--models", parser=path_parser,
                                           help=f"Folder with {DEFAULT_MODEL_NAMES}."),
-    tile_px: Optional[float] = typer.Option(None, "--tile-px", help="Tile long side in pixels (default: search)."),
+    tile_px: Optional[float] = typer.Option(None, "--tile-px",
+                                            help="Tile long side in pixels (default: search); a note says "
+                                                 "when the tiles found measure far off it."),
     sets: int = typer.Option(1, "--sets", help="Complete double-six sets on the table."),
     threads: int = typer.Option(1, "--threads", help="onnxruntime threads per model."),
     cross_check: CrossCheck = typer.Option(CrossCheck.uncertain, "--cross-check",
                                            help="Halves the classical pip counter checks "
                                                 "(uncertain: those the network is < 0.9 sure of)."),
 ) -> None:
-    """Recognize the domino tiles (position, face, pips) in one or more images."""
+    """Recognize the domino tiles (position, face, pips) in one or more images (``--help``: :data:`_HELP`)."""
     import cv2
 
     from calibration.errors import CalibrationError
@@ -187,6 +207,7 @@ def detect(
             lens = f" --lens {calibration}" if profile.has_lens else ""
             raise fail(f"{calibration}: profile has no table calibration{' (lens only)' if lens else ''}; run "
                        f"`dominocast calibrate table IMAGE{lens} --out TABLE.json ...` and pass that")
+    misfit = _calibration_misfit(profile, calibration) if profile is not None else None
     try:
         rec = _make_recognizer(models, threads, sets, cross_check.value)
     except ModelsMissingError as exc:
@@ -196,17 +217,26 @@ def detect(
 
     several = len(images) > 1
     records: list[dict] = []
-    bad = duplicates = 0
     written: list[Path] = []  # the --annotate pictures written
+    # a scale given and not one a broken calibration gives: checked against the tiles found
+    given = tile_px or (None if profile is None or misfit else _profile_tile_px(profile))
     try:
-        bad, duplicates, off_table = _detect_each(images, rec, profile, tile_px, records, shots, written)
+        tally = _detect_each(images, rec, profile, tile_px, records, shots, written,
+                             given, "--tile-px" if tile_px else str(calibration))
     except KeyboardInterrupt:  # keep what was done: the JSON of the images read so far
         _write_json(json_out, records, several)
         where = f"; their tiles are in {json_out}" if json_out is not None and records else ""
         err_console.print(f"interrupted after {plural(len(records), 'image')} of {len(images)}{where}",
                           highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(code=130) from None
-    empty = sum(1 for r in records if not r.get("tiles") and "error" not in r)
+    if tally.listed:
+        console.print(COLUMNS + (COLUMNS_MM if profile is not None else ""), markup=False, highlight=False,
+                      soft_wrap=True)
+    if misfit:
+        console.print(f"note: {misfit}", markup=False, highlight=False, soft_wrap=True)
+    for line in tally.scale_notes:
+        console.print(f"note: {line}", markup=False, highlight=False, soft_wrap=True)
+    empty = tally.empty
     if empty and tile_px is None and profile is None:
         console.print(f"note: no tile found in {plural(empty, 'image')} with the tile size searched; if tiles "
                       "are there, give their length in pixels with --tile-px N (or a --calibration profile)",
@@ -215,12 +245,12 @@ def detect(
         console.print(f"note: no tile found in {plural(empty, 'image')} at --tile-px {tile_px:g}; is that a tile's "
                       "length in pixels in these images? (leave it out to search the size)", markup=False,
                       highlight=False)
-    if off_table:
-        console.print(f"note: {off_table_message(off_table, str(calibration))}", markup=False, highlight=False,
-                      soft_wrap=True)
-    if duplicates and sets == 1:
-        console.print(f"note: {plural(duplicates, 'tile')} read twice in one image (flag duplicate): if the table "
-                      "holds more than one set, pass --sets 2; if not, one of the two is not a real tile "
+    if tally.off_table:
+        console.print(f"note: {off_table_message(tally.off_table, str(calibration))}", markup=False,
+                      highlight=False, soft_wrap=True)
+    if tally.duplicates and sets == 1:  # not those of an image read at a wrong scale: its note says why
+        console.print(f"note: {plural(tally.duplicates, 'tile')} read twice in one image (flag duplicate): if the "
+                      "table holds more than one set, pass --sets 2; if not, one of the two is not a real tile "
                       "(a printed picture?) or is misread", markup=False, highlight=False)
     if _write_json(json_out, records, several):  # on stdout after the tables, as `calibrate` says what it wrote
         read = [r["tiles"] for r in records if "error" not in r]
@@ -232,8 +262,52 @@ def detect(
     if written:  # helper-148: several images' pictures go to OUT_<stem>, which only --help said
         console.print(f"wrote {plural(len(written), 'annotated picture')}: {', '.join(map(str, written))}",
                       markup=False, highlight=False, soft_wrap=True)
-    if bad:
+    if tally.bad:
         raise typer.Exit(code=2)
+
+
+_HELP = f"""Recognize the domino tiles (position, face, pips) in one or more images.
+
+Table {COLUMNS}; with --calibration also {COLUMNS_MM[2:]}.
+
+With --tile-px or --calibration, a note says when the tiles found measure far off (over 1.5x) that
+tile size (and names their size), or when the calibration's table covers almost none of the picture."""
+
+
+def _profile_tile_px(profile) -> float:
+    """The profile's tile long side in px at the table centre (:func:`vision.recognize.profile_tile_px`)."""
+    from vision.recognize import profile_tile_px
+
+    return profile_tile_px(profile)
+
+
+def _calibration_misfit(profile, calibration: Path) -> str | None:
+    """What is wrong with a table-calibrated ``profile`` (loaded from ``calibration``) for its own image
+    size, in one line: its table covers under :data:`MIN_TABLE_SHARE` of the frame, or its tile comes out
+    under :data:`MIN_TILE_PX` or longer than the image (the ``--tile-px`` limits); None when neither.
+    helper-187: corners typed wrong gave 0 or 6 of 28 tiles and no word."""
+    from vision.recognize import table_share
+
+    w, h = profile.image_size
+    with np.errstate(all="ignore"):  # a degenerate homography: inf / nan, caught below
+        share, px = table_share(profile, (h, w)), _profile_tile_px(profile)
+    if share >= MIN_TABLE_SHARE and MIN_TILE_PX <= px <= max(w, h):
+        return None
+    return (f"{calibration}: its table covers {100 * share:.1f} % of the {w}x{h} px frame and its "
+            f"{profile.tile_size_mm.length:g} mm tile comes out {px:.3g} px long at the table's centre: check the "
+            f"calibration (`dominocast calibrate show {calibration}`; redo it with `dominocast calibrate table`)")
+
+
+def _scale_note(label: str, measured: float, given: float, source: str, profile) -> str:
+    """One line: the tiles of image ``label`` measure ``measured`` px, not the ``given`` px of ``source``
+    (``--tile-px``, or the calibration's path, whose tile is then named in mm)."""
+    if source == "--tile-px":
+        return (f"{label}: the tiles found measure about {measured:.0f} px long, not the {given:g} px of "
+                f"--tile-px: pass --tile-px {measured:.0f}, or leave it out to search the size")
+    mm = profile.tile_size_mm.length
+    return (f"{label}: the tiles found measure about {measured:.0f} px long ({measured * mm / given:.0f} mm at the "
+            f"table's scale), but {source}'s {mm:g} mm tile comes out {given:.0f} px: check its tile size "
+            f"(--tile-mm) and corners, and redo it with `dominocast calibrate table`")
 
 
 def _write_json(json_out: Path | None, records: list[dict], several: bool) -> bool:
@@ -265,13 +339,27 @@ def _once_each(images: list[Path]) -> list[Path]:
     return out
 
 
+@dataclass
+class _Tally:
+    """What :func:`_detect_each` counted over the images."""
+
+    bad: int = 0  #: images that failed (one error line each)
+    duplicates: int = 0  #: tiles flagged duplicate, in images read at a right scale
+    off_table: int = 0  #: boxes dropped off the calibrated table
+    empty: int = 0  #: images read with no tile, and no scale note
+    listed: int = 0  #: tables printed with at least one tile
+    scale_notes: list[str] = field(default_factory=list)  #: one per image read at a wrong scale
+
+
 def _detect_each(images: list[Path], rec, profile, tile_px: float | None, records: list[dict],
-                 shots: list[Path], written: list[Path]) -> tuple[int, int, int]:
+                 shots: list[Path], written: list[Path], given: float | None = None,
+                 source: str = "--tile-px") -> _Tally:
     """Recognize each image, print its table, append its record, write its ``--annotate`` picture
     (each one written is appended to ``written``).
 
-    Returns ``(images that failed, tiles flagged duplicate, boxes dropped off the calibrated table)``;
-    a bad image is one error line.
+    ``given``: the tile size (px) the images are read at, from ``source`` (``--tile-px`` or the
+    calibration's path); when set, the recognizer's ``scale_check`` (none on a test's fake) measures the
+    tiles found against it. A bad image is one error line.
     """
     import cv2
 
@@ -282,7 +370,8 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
     def say(line: str) -> None:  # on stderr with the errors: about the input, not its tiles
         err_console.print(line, highlight=False, markup=False, soft_wrap=True)
 
-    bad = duplicates = off_table = 0
+    tally = _Tally()
+    check = getattr(rec, "scale_check", None) if given else None
     names = Counter(p.name for p in images)
     for k, image in enumerate(images):
         label = image.name if names[image.name] == 1 else str(image)  # same names: say which folder
@@ -296,20 +385,26 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
                 raise ValueError(f"--tile-px {tile_px:g} is longer than the image ({frame.shape[1]}x{frame.shape[0]} "
                                  "px): give a tile's long side in this image's pixels")
             tiles = rec(frame, profile, tile_px=tile_px)
+            measured = check(frame, tiles, given) if check is not None else None
         except (CalibrationError, ValueError, TypeError) as exc:
             msg = " ".join(str(exc).split())  # OpenCV's messages span lines (a name's own line breaks too)
             fail(msg if " ".join(str(image).split()) in msg else f"{image}: {msg}")
             records.append({"image": str(image), "error": msg, "tiles": None})
-            bad += 1
+            tally.bad += 1
             continue
-        off_table += getattr(rec, "last_off_table", 0)
+        tally.off_table += getattr(rec, "last_off_table", 0)
         # a glare too small to overexpose the picture can still wash out a tile's pips (a 4-4 read 2-3)
         glared = [read_in_glare(clipped, t.polygon_px) for t in tiles]
         if any(glared):
             say(f"warning: {image}: {glared_reads_message(sum(glared), len(tiles))}")
         console.print(_table(label, tiles, profile is not None))
         records.append({"image": str(image), "tiles": [t.to_json() | {"in_glare": g} for t, g in zip(tiles, glared)]})
-        duplicates += sum(FLAG_DUPLICATE in t.flags for t in tiles)
+        tally.listed += bool(tiles)
+        if measured:
+            tally.scale_notes.append(_scale_note(label, measured, given, source, profile))
+        else:
+            tally.duplicates += sum(FLAG_DUPLICATE in t.flags for t in tiles)
+            tally.empty += not tiles
         if shots:
             dst = shots[k]
             try:
@@ -318,10 +413,10 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
                 written.append(dst)
             except (OSError, cv2.error) as exc:
                 fail(f"{dst}: cannot write ({getattr(exc, 'strerror', None) or ' '.join(str(exc).split())})")
-                bad += 1
-    return bad, duplicates, off_table
+                tally.bad += 1
+    return tally
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``detect`` command to the main CLI."""
-    app.command("detect")(detect)
+    app.command("detect", help=_HELP)(detect)

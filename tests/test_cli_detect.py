@@ -664,3 +664,144 @@ def test_annotate_and_json_under_a_name_that_is_not_utf8(files, tmp_path):
     assert res.returncode == 0, res.stderr.decode(errors="replace")
     drawn = cv2.imdecode(np.fromfile(pic, np.uint8), cv2.IMREAD_COLOR)
     assert drawn.shape == (120, 160, 3) and json.loads(out.read_text()) == []  # no tile on plain grey
+
+
+class ScaledRecognizer(FakeRecognizer):
+    """:class:`FakeRecognizer` (two tiles 48 px long) with the real :meth:`Recognizer.scale_check`, whose size
+    search finds three tiles 50 px long; ``duplicate`` flags the face-up tile read twice."""
+
+    n_sets = 1
+
+    def __init__(self, duplicate: bool = False):
+        from types import SimpleNamespace
+
+        from vision.detector import Detections
+
+        super().__init__()
+        self.duplicate = duplicate
+        self.searches = 0
+        box = np.array([[0, 0], [50, 0], [50, 25], [0, 25]], np.float32)
+
+        def detect_auto(bgr):
+            self.searches += 1
+            return Detections(np.stack([box, box + 60, box + 120]), np.full(3, 0.9, np.float32), np.zeros(3, int))
+
+        self.detector = SimpleNamespace(detect_auto=detect_auto)
+
+    def __call__(self, frame, profile=None, tile_px=None):
+        from vision.observation import FLAG_DUPLICATE
+
+        tiles = super().__call__(frame, profile, tile_px)
+        if self.duplicate:
+            tiles[0].flags.append(FLAG_DUPLICATE)
+        return tiles
+
+    def scale_check(self, frame, tiles, tile_px):
+        from vision.recognize import Recognizer
+
+        return Recognizer.scale_check(self, frame, tiles, tile_px)
+
+
+def test_a_wrong_tile_px_gets_a_note_with_the_size_measured(monkeypatch, files):
+    """helper-187: --tile-px 200 on ~55 px tiles found 1 of 28 and said nothing. The fake's two tiles are under
+    MIN_SUPPORT sure boxes, so the size search measures the picture: 50 px, 3x off 150, 1.04x off 48."""
+    rec = ScaledRecognizer()
+    monkeypatch.setattr(cli_detect, "_make_recognizer", lambda *a, **k: rec)
+    r = _invoke(files["good"], files["good2"], "--tile-px", 150)
+    assert r.exit_code == 0, r.output
+    notes = [x for x in r.stdout.splitlines() if x.startswith("note:")]
+    assert notes == [f"note: {name}: the tiles found measure about 50 px long, not the 150 px of --tile-px: pass "
+                     "--tile-px 50, or leave it out to search the size" for name in ("good.png", "second.jpg")]
+    assert rec.searches == 2
+    r = _invoke(files["good"], "--tile-px", 48)
+    assert r.exit_code == 0 and "note:" not in r.stdout
+    r = _invoke(files["good"])  # the size searched: nothing to check
+    assert r.exit_code == 0 and "note:" not in r.stdout and rec.searches == 3
+
+
+def test_a_calibrations_wrong_tile_size_is_named_and_gets_no_sets_advice(monkeypatch, files, tmp_path):
+    """helper-187: a profile with a 25 mm tile for 48 mm ones gave 13 tiles read twice and the advice "pass
+    --sets 2". The profile: 2 px per mm, so its 48 mm tile comes out 96 px; the tiles measure 50 px, which is
+    50 / 96 x 48 = 25 mm at its scale."""
+    prof = _profile(tmp_path)
+    rec = ScaledRecognizer(duplicate=True)
+    monkeypatch.setattr(cli_detect, "_make_recognizer", lambda *a, **k: rec)
+    r = _invoke(files["good"], "--calibration", prof)
+    assert r.exit_code == 0, r.output
+    assert [x for x in r.stdout.splitlines() if x.startswith("note:")] == [
+        f"note: good.png: the tiles found measure about 50 px long (25 mm at the table's scale), but {prof}'s "
+        "48 mm tile comes out 96 px: check its tile size (--tile-mm) and corners, and redo it with `dominocast "
+        "calibrate table`"]
+    r = _invoke(files["good"], "--calibration", prof, "--tile-px", 50)  # --tile-px wins, and is right
+    assert [x for x in r.stdout.splitlines() if x.startswith("note:")] == [
+        "note: 1 tile read twice in one image (flag duplicate): if the table holds more than one set, pass --sets 2; "
+        "if not, one of the two is not a real tile (a printed picture?) or is misread"]
+
+
+def test_a_calibration_whose_table_misses_the_picture_gets_a_note(fake, files, tmp_path):
+    """helper-187: corners typed wrong left 0 or 6 of 28 tiles, and no word. 160 x 120 px pictures; the 48 mm
+    tile at 2 px per mm is 96 px; a table moved 10 m off covers none of the picture; at 50 mm per px the
+    80 x 60 mm table is 1.6 x 1.2 px (one of 64 x 64 grid points: 0.02 %) and its tile 0.96 px."""
+    from calibration.profile import TableProfile
+
+    def made(name, h, size=(80.0, 60.0)):
+        return TableProfile(name=name, image_size=(160, 120), homography=h, table_size_mm=size).save(
+            tmp_path / f"{name}.json")
+
+    off = made("off", [[0.5, 0, 10000], [0, 0.5, 0], [0, 0, 1]])
+    tiny = made("tiny", [[50, 0, 0], [0, 50, 0], [0, 0, 1]])
+    for prof, px in ((off, "96"), (tiny, "0.96")):
+        r = _invoke(files["good"], files["good2"], "--calibration", prof)
+        assert r.exit_code == 0, r.output
+        assert [x for x in r.stdout.splitlines() if x.startswith("note:")][0] == (
+            f"note: {prof}: its table covers 0.0 % of the 160x120 px frame and its 48 mm tile comes out {px} px "
+            f"long at the table's centre: check the calibration (`dominocast calibrate show {prof}`; redo it with "
+            "`dominocast calibrate table`)")
+    assert "note:" not in _invoke(files["good"], "--calibration", _profile(tmp_path)).stdout
+
+
+def test_the_columns_have_a_legend_under_the_tables_and_in_the_help(fake, files, tmp_path):
+    """helper-187: conf, halves, det and angle had no legend or unit (angle: degrees of what?)."""
+    r = _invoke(files["good"], files["good2"])
+    legend = [x for x in r.stdout.splitlines() if x.startswith("columns:")]
+    assert legend == [cli_detect.COLUMNS]  # once, for both tables
+    assert "det = the detector's score, 0-1" in legend[0] and "angle" not in legend[0]
+    r = _invoke(files["good"], "--calibration", _profile(tmp_path))
+    calibrated = [x for x in r.stdout.splitlines() if x.startswith("columns:")]
+    assert calibrated == [cli_detect.COLUMNS + cli_detect.COLUMNS_MM]
+    assert "angle = the long axis, first half to second, in degrees from the table's x axis" in r.stdout
+    help_text = " ".join(runner.invoke(app, ["detect", "--help"]).stdout.replace("│", " ").split())
+    assert "Table columns: conf = det x the weaker half's reading confidence" in help_text
+    assert "angle = the long axis, first half to second, in degrees" in help_text
+    from vision.recognize import SCALE_OFF_FACTOR
+
+    assert f"(over {SCALE_OFF_FACTOR:g}x)" in help_text
+
+
+@pytest.mark.skipif(not HAVE_MODELS, reason="models/*.onnx absent")
+def test_real_models_name_the_tile_size_of_a_rendered_scene(tmp_path, monkeypatch):
+    """A rendered scene whose fully visible tiles are 114 px long (median of the ground-truth polygons): at
+    --tile-px 40 (2.85x off) the note names their size within 15 %; at 114 px no note, and no second pass."""
+    import re
+
+    from test_recognize import render_eval_scene
+    from vision.detector import OBBDetector
+
+    frame, labels, _ = render_eval_scene(0)
+    sides = [max(np.linalg.norm(np.subtract(p[1], p[0])), np.linalg.norm(np.subtract(p[2], p[1])))
+             for p in (lab["polygon"] for lab in labels if lab["visible"] > 0.9)]
+    true_px = float(np.median(sides))
+    assert true_px == pytest.approx(114.0, abs=0.5)
+    img = tmp_path / "scene.png"
+    cv2.imwrite(str(img), frame)
+    searches = []
+    search = OBBDetector.detect_auto
+    monkeypatch.setattr(OBBDetector, "detect_auto", lambda self, *a, **k: searches.append(1) or search(self, *a, **k))
+    r = _invoke(img, "--tile-px", 40)
+    assert r.exit_code == 0, r.output
+    (note,) = [x for x in r.stdout.splitlines() if x.startswith("note:")]
+    measured = float(re.fullmatch(r"note: scene.png: the tiles found measure about (\d+) px long, not the 40 px of "
+                                  r"--tile-px: pass --tile-px \1, or leave it out to search the size", note)[1])
+    assert abs(measured / true_px - 1) < 0.15 and searches == [1]
+    r = _invoke(img, "--tile-px", 114)
+    assert r.exit_code == 0 and "note:" not in r.stdout and searches == [1]

@@ -917,3 +917,100 @@ def test_a_folder_takes_the_median_tile_size_of_the_photos_that_found_tiles():
     image = np.zeros((8, 8, 3), np.uint8)
     assert folder_tile_px(rec, [image] * 5) == 52.0  # median of 52, 50, 54
     assert folder_tile_px(rec, []) is None
+
+
+def _tile(x0: float, y0: float, long_px: float, score: float = 0.9, flags=()) -> TileObservation:
+    """A face-up tile lying along x, ``long_px`` x ``long_px / 2`` px, its corner at (x0, y0)."""
+    from vision.crops import canonical_polygon
+
+    p = np.array([[x0, y0], [x0 + long_px, y0], [x0 + long_px, y0 + long_px / 2], [x0, y0 + long_px / 2]], np.float32)
+    return TileObservation(canonical_polygon(p), "up", score, (1, 2), (0.9, 0.9), flags=list(flags))
+
+
+def _scale_checker(found_long_px: list[float], n_sets: int = 1):
+    """A stand-in for a Recognizer with :meth:`Recognizer.scale_check`, whose size search finds tiles
+    ``found_long_px`` long (scoring 0.9) and records each call in ``searches``."""
+    from types import SimpleNamespace
+
+    from vision.detector import Detections
+    from vision.recognize import Recognizer
+
+    searches = []
+
+    def detect_auto(bgr):
+        searches.append(bgr.shape)
+        tiles = [_tile(100 * k, 0, px) for k, px in enumerate(found_long_px)]
+        polys = np.stack([t.polygon_px for t in tiles]) if tiles else np.zeros((0, 4, 2), np.float32)
+        return Detections(polys, np.full(len(tiles), 0.9, np.float32), np.zeros(len(tiles), np.int64))
+
+    rec = SimpleNamespace(detector=SimpleNamespace(detect_auto=detect_auto), n_sets=n_sets)
+    return (lambda frame, tiles, px: Recognizer.scale_check(rec, frame, tiles, px)), searches
+
+
+def test_a_given_tile_size_is_checked_against_the_tiles_found():
+    """helper-187: --tile-px 200 on 53 px tiles found 1 of 28, and said nothing. The sure boxes of the result
+    are measured first (median long side), with no detector pass when they agree with the size given and
+    nothing else looks wrong; otherwise the size search measures the frame, and a size more than
+    SCALE_OFF_FACTOR times off comes back."""
+    from vision.detector import ACCEPT_SCORE, MIN_SUPPORT
+    from vision.recognize import SCALE_OFF_FACTOR
+
+    assert (SCALE_OFF_FACTOR, ACCEPT_SCORE, MIN_SUPPORT) == (1.5, 0.5, 3)
+    frame = np.zeros((40, 60), np.uint8)  # grey: the search gets it as BGR
+    eighty = [_tile(0, 0, 80), _tile(100, 0, 80), _tile(200, 0, 82), _tile(300, 0, 70, score=0.4)]
+    check, searches = _scale_checker([50.0, 52.0, 54.0])
+    assert check(frame, eighty, 80.0) is None  # sure boxes 80, 80, 82: median 80, the 0.4 one not counted
+    assert check(frame, eighty, 60.0) is None  # 80 / 60 = 1.33: within 1.5
+    assert searches == []  # the normal case costs no detector pass
+    assert check(frame, eighty, 125.0) == pytest.approx(52.0)  # 125 / 80 = 1.56: the search measures 52 px
+    assert searches == [(40, 60, 3)]
+    nothing, none_searched = _scale_checker([])
+    assert nothing(frame, eighty, 125.0) == pytest.approx(80.0)  # the search found nothing: the sure boxes' 80
+    assert nothing(frame, eighty, 100.0) is None  # 100 / 80 = 1.25
+    assert nothing(frame, eighty[:2] + eighty[3:], 200.0) is None  # 2 sure boxes: under MIN_SUPPORT, no measure
+    assert check(frame, [], 200.0) == pytest.approx(52.0)  # nothing found at 200 px: 200 / 52 = 3.8
+    assert check(frame, [], 60.0) is None  # 60 / 52 = 1.15: nothing is there to find at the right size
+
+
+def test_a_wrong_looking_result_is_measured_again_by_the_size_search():
+    """Sure boxes of the size given can be things of that size (--tile-px 20 on 53 px tiles: 47 "tiles",
+    halves and a board's pictures, their sure boxes 28 px): a duplicate, more tiles than the sets hold,
+    or a glare fit (drawn at the size given) not counted make the search measure the frame."""
+    from vision.observation import FLAG_DUPLICATE, FLAG_GLARE_FIT
+
+    frame = np.zeros((40, 60, 3), np.uint8)
+    halves = [_tile(100 * k, 0, 28) for k in range(3)]
+    check, searches = _scale_checker([52.0, 53.0, 54.0])
+    assert check(frame, halves, 20.0) is None and searches == []  # 28 / 20 = 1.4 and nothing else wrong
+    assert check(frame, halves + [_tile(400, 0, 28, flags=[FLAG_DUPLICATE])], 20.0) == pytest.approx(53.0)
+    assert check(frame, [_tile(10 * k, 0, 28) for k in range(29)], 20.0) == pytest.approx(53.0)  # 29 > 28
+    assert len(searches) == 2
+    two_sets, _ = _scale_checker([52.0, 53.0, 54.0], n_sets=2)
+    assert two_sets(frame, [_tile(10 * k, 0, 28) for k in range(29)], 20.0) is None  # 29 <= 56
+    assert check(frame, halves[:2] + [_tile(400, 0, 28, flags=[FLAG_GLARE_FIT])], 20.0) == pytest.approx(53.0)
+    assert check(frame, halves, 40.0) is None  # duplicates or not, 53 / 40 = 1.33 is no wrong size
+    with pytest.raises(ValueError, match="tile_px must be > 0"):
+        check(frame, halves, 0.0)
+
+
+def test_table_share_is_the_part_of_the_frame_the_table_covers():
+    """5 mm per px, table origin at pixel (0, 0), a 160 x 120 px frame: a 400 x 300 mm table covers the 80 x 60 px
+    top-left quarter (on the 64 x 64 grid of pixel centres, x = (k + 0.5) * 2.5 - 0.5 <= 80 for k <= 31 and
+    y = (k + 0.5) * 1.875 - 0.5 <= 60 for k <= 31: 32 x 32 of 64 x 64); moved 10 m off, none of it."""
+    from calibration.profile import TableProfile
+    from vision.recognize import TABLE_SHARE_GRID, table_share
+
+    assert TABLE_SHARE_GRID == 64
+
+    def share(h, size=(400, 300)):
+        return table_share(TableProfile(name="t", image_size=(160, 120), homography=h, table_size_mm=size),
+                           (120, 160, 3))
+
+    five = [[5, 0, 0], [0, 5, 0], [0, 0, 1]]
+    assert share(five) == 0.25
+    assert share(five, (800, 600)) == 1.0
+    assert share([[5, 0, 10000], [0, 5, 0], [0, 0, 1]]) == 0.0
+    # the horizon (w = 1 - x / 80 = 0) crosses the frame at x = 80: the columns beyond it (k >= 32) map to
+    # negative x, off the table; those before it (x <= 78.25, w >= 0.0219) at 0.5 mm per px within
+    # 39.1 / 0.0219 = 1 789 x 59.75 / 0.0219 = 2 731 mm
+    assert share([[0.5, 0, 0], [0, 0.5, 0], [-0.0125, 0, 1]], (20000, 20000)) == 0.5

@@ -25,7 +25,8 @@ import numpy as np
 from vision.obb import (PAD_VALUE, decode_obb, letterbox, nms_rotated, pair_overlaps, polygon_to_xywhr,
                        xywhr_to_polygon)
 
-__all__ = ["Detections", "OBBDetector", "TARGET_TILE_PX", "window_origins", "make_session", "file_sha1", "derived_from",
+__all__ = ["Detections", "OBBDetector", "TARGET_TILE_PX", "ACCEPT_SCORE", "MIN_SUPPORT",
+           "window_origins", "make_session", "file_sha1", "derived_from",
            "suppress_contained",
            "to_input", "downscale", "MAX_INPUT_PX"]
 
@@ -43,6 +44,11 @@ MIN_SCALE, MAX_SCALE = 1.0 / 64, 3.0
 SIZE_RANGE_PX = (14.0, 100.0)
 #: The tile-size search (:meth:`OBBDetector.detect_auto`) tries at least this many sizes.
 MIN_CANDIDATES = 4
+#: The size search counts a box towards a tile size's support from this score
+#: (:meth:`Detections.confident`) ...
+ACCEPT_SCORE = 0.5
+#: ... and trusts a size once this many boxes support it.
+MIN_SUPPORT = 3
 #: Long / short side of a box the size search counts as a tile (a double-six tile is 2:1;
 #: perspective and box noise stay within this).  At half the true size the detector boxes
 #: each tile *half* as a tile, squarish (DomiBot close-ups: 21 x 24 px boxes at 25 px, two
@@ -580,8 +586,8 @@ class OBBDetector:
             return float(self.windows_for(frame_shape, tile_px))
         return sum(w * h for _, _, w, h in self.windows(frame_shape, tile_px)) / float(self.size * self.size)
 
-    def detect_auto(self, frame: np.ndarray, min_tile_px: float = 24.0, accept_score: float = 0.5,
-                    min_support: int = 3, max_windows: int = 24) -> Detections:
+    def detect_auto(self, frame: np.ndarray, min_tile_px: float = 24.0, accept_score: float = ACCEPT_SCORE,
+                    min_support: int = MIN_SUPPORT, max_windows: int = 24) -> Detections:
         """Detect tiles of unknown size: try tile sizes coarse to fine, keep the best, refine.
 
         Candidate tile lengths ``T`` are first ``min(H, W)`` and ``min(H, W) / sqrt(2)``

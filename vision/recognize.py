@@ -39,12 +39,13 @@ import numpy as np
 from models.runtime import TileVerifier
 from vision.crops import canonical_polygon, context_crop, divider_contrast, face_colours_lab
 from vision.set_backs import BACK_CHROMA_MAX, unlike_backs
-from vision.detector import TARGET_TILE_PX, OBBDetector, derived_from, make_session
+from vision.detector import (ACCEPT_SCORE, MIN_SUPPORT, TARGET_TILE_PX, Detections, OBBDetector, derived_from,
+                             make_session)
 from vision.glare_pips import GLARE_CONFIDENCE, GLARE_SCORE, glare_tiles
 from vision.obb import changed_share, convex_overlap
-from vision.observation import FLAG_FRAME_EDGE, FLAG_GLARE_FIT, FLAG_PIP_DISAGREE, TileObservation
+from vision.observation import FLAG_DUPLICATE, FLAG_FRAME_EDGE, FLAG_GLARE_FIT, FLAG_PIP_DISAGREE, TileObservation
 from vision.pip_reader import PipReader
-from vision.set_constraint import pictures_of_held_tiles, resolve_readings
+from vision.set_constraint import pictures_of_held_tiles, resolve_readings, set_tiles
 from vision.tile_turn import tile_patch
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,7 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Recognizer", "FocusedRecognize", "FOCUS_THRESHOLD", "recognize", "ModelsMissingError",
            "DEFAULT_DETECTOR", "INT8_DETECTOR", "DYNAMIC_DETECTOR", "default_detector", "check_profile",
            "DEFAULT_PIP_READER", "as_bgr", "table_pose", "off_table_dropped", "OFF_TABLE_MARGIN", "off_table_message",
-           "OFF_TABLE_SURE_SCORE", "SECOND_LOOK_SCALE"]
+           "OFF_TABLE_SURE_SCORE", "SECOND_LOOK_SCALE", "SCALE_OFF_FACTOR", "profile_tile_px", "table_share"]
 
 #: Default ``read_threshold`` of :class:`Recognizer` (measured on DDD photos and the held-out
 #: synthetic frames, docs/benchmarks.md).
@@ -104,6 +105,13 @@ NONE_THRESHOLD = 0.8
 #: tell from table. Rendered frames (bench seed 0): true tiles' boxes keep at least 0.33 of a tile in the
 #: frame (60 val, 120 held-out frames); below 0.25, 5 false boxes and 53 on tiles under half visible.
 EDGE_MIN_TILE_SHARE = 0.25
+#: A given tile size (``tile_px``, or a calibration's tile at the table centre) is called wrong when the tiles
+#: in the frame measure more than this many times it, or less than its inverse (:meth:`Recognizer.scale_check`).
+#: The detector was trained on tiles 0.7-1.4x its target size (28-56 px around 40), so beyond 1.5x they lie
+#: outside what it saw. helper-187, a frame of 53 px tiles: --tile-px 200 found 1 of 28, --tile-px 20 47
+#: "tiles" (halves, a board's pictures), a profile with a 25 mm tile for 48 mm ones 40 (13 read twice); with
+#: the right size its sure boxes measure 0.97x (--tile-px 55) and 1.00x (its own profile).
+SCALE_OFF_FACTOR = 1.5
 #: A face-up box read 0-0 is dropped when the verifier gives it P(none) >= this and it shows no
 #: divider: with no pips to vouch for it, the divider is the evidence, and the verifier only keeps a
 #: tile whose divider a glare washed out (true 0-0 tiles: P(none) <= 0.36 on 180 rendered frames).
@@ -218,6 +226,28 @@ def profile_tile_px(profile: TableProfile) -> float:
     pts = np.array([c - [L / 2, 0], c + [L / 2, 0], c - [0, L / 2], c + [0, L / 2]], np.float64)
     px = profile.table_to_image(pts).astype(np.float64)
     return float((np.linalg.norm(px[1] - px[0]) + np.linalg.norm(px[3] - px[2])) / 2)
+
+
+#: Points per side of the grid :func:`table_share` maps onto the table (64 x 64: the share to 0.03 %).
+TABLE_SHARE_GRID = 64
+
+
+def table_share(profile: TableProfile, frame_shape: tuple[int, ...]) -> float:
+    """Share of a frame of ``frame_shape`` (H, W[, C]) that the calibrated table covers, 0-1.
+
+    A grid of :data:`TABLE_SHARE_GRID` x :data:`TABLE_SHARE_GRID` pixel centres is mapped onto
+    the table; a point the homography sends to infinity (a table behind the camera's horizon)
+    counts as off it. Mapping the table's corners into the image instead fails there.
+
+    Raises:
+        CalibrationError: the profile has no table calibration (homography and table size).
+    """
+    h, w = frame_shape[:2]
+    u = (np.arange(TABLE_SHARE_GRID) + 0.5) / TABLE_SHARE_GRID
+    xs, ys = np.meshgrid(u * w - 0.5, u * h - 0.5)  # OpenCV pixel-centre convention, as table_pose
+    with np.errstate(all="ignore"):  # a degenerate profile maps points to inf / nan: off the table
+        mm = profile.image_to_table(np.stack([xs.ravel(), ys.ravel()], 1))
+        return float(profile.on_table(mm).mean())
 
 
 def table_pose(polygon_px: np.ndarray, profile: TableProfile) -> tuple[np.ndarray, float]:
@@ -466,6 +496,47 @@ class Recognizer:
             for o in obs:
                 o.center_mm, o.angle_deg = table_pose(o.polygon_px, profile)
         return obs
+
+    def scale_check(self, frame: np.ndarray, tiles: list[TileObservation], tile_px: float) -> float | None:
+        """The tiles' long side measured in ``frame``, px, when the size they were looked for at is wrong.
+
+        ``tiles`` is this recognizer's result for ``frame`` at the given tile size ``tile_px`` (px: the
+        ``tile_px`` argument, or the profile's :func:`profile_tile_px`). Their boxes scoring
+        :data:`vision.detector.ACCEPT_SCORE` or more and tile-shaped are measured (median long side)
+        without a detector pass. Only when the result looks wrong (under :data:`vision.detector.MIN_SUPPORT`
+        such boxes, their size off ``tile_px``, a tile flagged duplicate, or more tiles than ``n_sets``
+        double-six sets hold) the frame is measured again by the size search
+        (:meth:`vision.detector.OBBDetector.detect_auto`), whose measure then counts: at a wrong size the
+        sure boxes are often things of that size (--tile-px 20 on 53 px tiles: halves, 28 px).
+
+        Returns:
+            the measured long side (px) when it is more than :data:`SCALE_OFF_FACTOR` times ``tile_px`` or
+            less than its inverse; None when it is not, or when under ``MIN_SUPPORT`` boxes measure it.
+
+        Raises:
+            TypeError, ValueError: a bad frame (:func:`as_bgr`), ``tile_px`` not > 0.
+        """
+        if not tile_px > 0:
+            raise ValueError(f"tile_px must be > 0, got {tile_px}")
+
+        def off(px: float) -> bool:
+            return max(px / tile_px, tile_px / px) > SCALE_OFF_FACTOR
+
+        own = [t for t in tiles if FLAG_GLARE_FIT not in t.flags]  # glare fits are drawn at tile_px: no measure
+        measured = None
+        if own:
+            d = Detections(np.stack([t.polygon_px for t in own]).astype(np.float32),
+                           np.array([t.det_score for t in own], np.float32), np.zeros(len(own), np.int64))
+            sure = d.long_sides()[d.confident(ACCEPT_SCORE)]
+            measured = float(np.median(sure)) if len(sure) >= MIN_SUPPORT else None
+        if (measured is not None and not off(measured) and not any(FLAG_DUPLICATE in t.flags for t in tiles)
+                and len(tiles) <= self.n_sets * len(set_tiles())):
+            return None  # the normal case: no second pass
+        found = self.detector.detect_auto(as_bgr(frame))
+        good = found.confident(ACCEPT_SCORE)
+        if good.sum() >= MIN_SUPPORT:
+            measured = float(np.median(found.long_sides()[good]))
+        return measured if measured is not None and off(measured) else None
 
     def _blank_boxes(self, bgr: np.ndarray, up: list[TileObservation], probs: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
