@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP_RUNTIME := $(VENV)/.runtime-installed
 STAMP_DEV := $(VENV)/.dev-installed
 
-.PHONY: demo test bench install train-deps clean
+.PHONY: demo test bench install train-deps quantize-deps clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -39,6 +39,10 @@ bench: $(STAMP_DEV)
 # Optional: torch + ultralytics for `dominocast train` (several GB).
 train-deps: $(STAMP_DEV)
 	$(PY) -m pip install --quiet -e '.[dev,train]'
+
+# Optional: onnx and sympy alone, for `dominocast train quantize` (no torch; train-deps includes them).
+quantize-deps: $(STAMP_RUNTIME)
+	$(PY) -m pip install --quiet -e '.[quantize]'
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -47,6 +47,9 @@ TILE_OUT_PX = 64
 HALF_PX = TILE_OUT_PX // 2
 #: A tile is labelled for the detector when at least this fraction of it is visible.
 MIN_VISIBLE = 0.5
+#: Share of the scenes rendered as close-ups (tiles 96-200 px long) for the pip reader's halves only: too
+#: large to scale into a detector window, they give none (:func:`detector_samples`); the rest have 40-96 px tiles.
+CLOSE_UP_SHARE = 0.25
 #: Fraction of train/val detector windows that are a smaller crop padded with grey, as the runtime
 #: pads small frames (letterbox) and edge windows; training never showed padding before.
 PADDED_WINDOWS = 0.15
@@ -298,8 +301,7 @@ def scene_spec(i: int, seed: int, frame_size: tuple[int, int] = (1280, 720), max
                ) -> tuple[SC.SceneSpec, np.random.Generator]:
     """The scene spec of scene ``i`` (no rendering) and the generator, ready for the cut-outs."""
     rng = np.random.default_rng([seed, i])
-    # 3 in 4 frames are at a scale the detector windows can use; the rest are close-ups.
-    tl = (40.0, 96.0) if rng.random() < 0.75 else (96.0, 200.0)
+    tl = (40.0, 96.0) if rng.random() < 1 - CLOSE_UP_SHARE else (96.0, 200.0)
     return SC.sample_scene(rng, split_of(i), frame_size[0], frame_size[1], tl, max_pips), rng
 
 

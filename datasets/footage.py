@@ -16,6 +16,8 @@ Same arguments, same ground truth and same frames. See ``docs/footage.md``.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import shlex
@@ -26,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.images import opencv_name
+from calibration.images import opencv_name, quiet_opencv
 from calibration.profile import TableProfile
 from datasets.footage_script import Script
 from engine.simulate import simulate_match
@@ -46,6 +48,13 @@ from engine.tiles import Tile, full_set
 FORMAT = "dominocast-footage/1"
 TABLE_MM = (1000.0, 600.0)  # the double-six table, mm
 BUMP_CHANCE = 0.12  # per event
+#: Bytes of the file written to tell a full disk from a missing codec when OpenCV's video writer fails
+#: (it says only that it failed): more than a directory entry, less than any real video.
+PROBE_BYTES = 64 * 1024
+
+
+class VideoWriterError(RuntimeError):
+    """OpenCV's video writer cannot encode the footage although its folder takes files (no mp4v encoder)."""
 
 
 def appearance_choices(appearance: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -237,6 +246,9 @@ def make_footage(rules_name: str, seed: int, out_dir: str | Path, fps: float = 1
     Raises:
         ValueError: a folder or name that is not UTF-8 text (OpenCV's writer cannot take it), an
             earlier render's files in the way, a bad rule set.
+        OSError: the folder cannot take the files (a full disk: ``errno.ENOSPC``); nothing in
+            ``out_dir`` was replaced.
+        VideoWriterError: OpenCV cannot encode mp4v video although the folder takes files.
 
     The three files are written in a hidden ``.NAME.partial`` folder and moved into ``out_dir``
     together at the end: an interrupted render (Ctrl-C) leaves the folder's earlier footage as it
@@ -271,6 +283,52 @@ def _remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
+def _read_ground_truth(out: Path) -> dict | None:
+    """The JSON object in ``out/ground_truth.json``, or None when there is none or it is no JSON object."""
+    gt = out / "ground_truth.json"
+    if not gt.is_file():
+        return None
+    try:
+        return read_json_object(gt, "ground truth")
+    except InputFileError:
+        return None
+
+
+def earlier_footage(out: str | Path) -> dict | None:
+    """The ground truth of an earlier render in the folder ``out`` (format :data:`FORMAT`), which a render
+    there replaces with its video and profile; None when the folder holds none."""
+    gt = _read_ground_truth(Path(out))
+    return gt if gt is not None and gt.get("format") == FORMAT else None
+
+
+def _write_problem(folder: Path) -> OSError | None:
+    """Why files cannot be written in ``folder`` (a full disk, a quota, a read-only mount), found by writing
+    and removing a :data:`PROBE_BYTES` file; None when that works. OpenCV's video writer reports only
+    that it failed, which read as a codec problem on a full disk (helper-187)."""
+    probe = folder / ".write-probe"
+    try:
+        with probe.open("wb") as f:
+            f.write(bytes(PROBE_BYTES))
+            f.flush()
+            os.fsync(f.fileno())  # a file system that allocates late says it here
+    except OSError as exc:
+        return exc
+    finally:
+        with contextlib.suppress(OSError):
+            probe.unlink(missing_ok=True)
+    return None
+
+
+def _video_failed(video: Path, why: str) -> Exception:
+    """The error for a video OpenCV could not write (``why``: what went wrong): the disk's
+    :func:`_write_problem` when there is one (an OSError naming the video), else a :class:`VideoWriterError`."""
+    problem = _write_problem(video.parent)
+    if problem is not None:
+        return OSError(problem.errno or errno.EIO, problem.strerror or str(problem), str(video))
+    return VideoWriterError(f"{why}: OpenCV's video writer has no working mp4v (MPEG-4 Part 2) encoder here; "
+                            "check the opencv-python-headless install")
+
+
 def _check_footage_folder(out: Path, name: str) -> None:
     """Refuse, before rendering, a folder the footage files cannot be moved into, one whose
     ground truth belongs to a video of another name (it would be replaced, the video kept), or one
@@ -283,13 +341,9 @@ def _check_footage_folder(out: Path, name: str) -> None:
         if target.is_dir():
             raise ValueError(f"{target} is a folder: the footage writes a file of that name")
     gt = out / "ground_truth.json"
-    earlier = None  # the ground truth of an earlier render into this folder
-    if gt.is_file():
-        try:
-            earlier = read_json_object(gt, "ground truth")
-        except InputFileError:
-            earlier = None
-        video = earlier.get("video") if earlier else None
+    earlier = _read_ground_truth(out)  # the ground truth of an earlier render into this folder
+    if earlier is not None:
+        video = earlier.get("video")
         if video not in (None, f"{name}.mp4") and (out / str(video)).exists():
             raise ValueError(f"{out} holds {video} with its ground truth and profile: choose another folder "
                              f"(--out) or --name {Path(str(video)).stem}")
@@ -339,29 +393,37 @@ def _render(rules_name: str, seed: int, out: Path, fps: float, size: tuple[int, 
     video = out / f"{name}.mp4"
     writer = cv2.VideoWriter(opencv_name(video), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
     if not writer.isOpened():
-        raise RuntimeError(f"cannot write {video} with the mp4v codec")
+        raise _video_failed(video, f"cannot open {video} for writing")
     comp = Compositor(cam, style, effects, shadow)
     cached: tuple[int, np.ndarray, np.ndarray] | None = None  # version, raw table, finished still
     last: tuple[object, np.ndarray] | None = None
     renders = 0
-    for i, fr in enumerate(script.frames):
-        if cached is None or cached[0] != fr.version:
-            placements = [p for p, _ in script.versions[fr.version].values()]
-            raw, _ = render_scene(SceneSpec(cam, surface, style, placements, [], None, shadow, scene_seed,
-                                               grid_angle_deg=grid_angle))
-            cached = (fr.version, raw, comp.finish(raw))
-            renders += 1
-        if last is not None and last[0] is fr:
-            img = last[1]
-        elif fr.arm is None and fr.held is None:
-            img = cached[2]
-        else:
-            img = comp.compose(cached[1], fr.arm, fr.held, fr.lift_mm)
-        last = (fr, img)
-        writer.write(img)
-        if progress and i % 100 == 0:
-            print(f"frame {i}/{n_frames}", flush=True)
-    writer.release()
+    with quiet_opencv():  # a frame the writer cannot write is a WARN line each (464 on a full disk)
+        for i, fr in enumerate(script.frames):
+            if cached is None or cached[0] != fr.version:
+                placements = [p for p, _ in script.versions[fr.version].values()]
+                raw, _ = render_scene(SceneSpec(cam, surface, style, placements, [], None, shadow, scene_seed,
+                                                   grid_angle_deg=grid_angle))
+                cached = (fr.version, raw, comp.finish(raw))
+                renders += 1
+            if last is not None and last[0] is fr:
+                img = last[1]
+            elif fr.arm is None and fr.held is None:
+                img = cached[2]
+            else:
+                img = comp.compose(cached[1], fr.arm, fr.held, fr.lift_mm)
+            last = (fr, img)
+            writer.write(img)
+            if progress and i % 100 == 0:
+                print(f"frame {i}/{n_frames}", flush=True)
+        writer.release()
+        # the writer drops a frame it cannot write (a disk filling up) with that warning only: the
+        # container's frame count tells
+        cap = cv2.VideoCapture(opencv_name(video))
+        written = int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) if cap.isOpened() else 0
+        cap.release()
+    if written != n_frames:
+        raise _video_failed(video, f"{video} holds {written} of its {n_frames} frames")
 
     # Ground truth.
     every = max(1, int(round(keyframe_every_s * fps)))

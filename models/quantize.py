@@ -6,7 +6,7 @@
 
 Re-run it after every detector training: the int8 file is derived from the fp32 one and
 records the fp32 file's SHA-1 in its metadata (``source_sha1``), so a stale int8 file is
-detectable (:func:`is_current`).  Needs onnxruntime and ``onnx`` (``make train-deps``; no
+detectable (:func:`is_current`).  Needs onnxruntime, ``onnx`` and ``sympy`` (``make quantize-deps``; no
 torch); running the int8 file needs onnxruntime only.
 
 Recipe (models/tile_detector.md, "int8 export"):

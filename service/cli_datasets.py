@@ -8,7 +8,8 @@ from pathlib import Path
 import typer
 
 from service.cli_common import (check_positive, check_scenes, check_seed, check_utf8, check_workers, console,
-                                err_console, fail, first_missing, folder_option, make_folder, plural, undo_partial)
+                                err_console, fail, first_missing, folder_option, make_folder, one_line, plural,
+                                undo_partial)
 
 datasets_app = typer.Typer(help="Synthetic datasets for the tile detector and the pip reader.",
                            no_args_is_help=True)
@@ -35,7 +36,7 @@ def build_cmd(
     height: int = typer.Option(720, "--height", help="Rendered frame height, pixels."),
 ) -> None:
     """Render scenes and write the OBB detection and pip classification datasets."""
-    from datasets.build import DATASET_PARTS, build
+    from datasets.build import CLOSE_UP_SHARE, DATASET_PARTS, build
 
     out = folder_option("--out", out_text)
     check_scenes(scenes)
@@ -64,7 +65,16 @@ def build_cmd(
         left = undo_partial(out, DATASET_PARTS, made)
         raise fail(f"--out {out}: {exc.strerror or exc}; no dataset written, {left}") from None
     for split, c in summary["counts"].items():
-        console.print(f"{split}: {c['scenes']} scenes, {c['detect_images']} detector images, {c['halves']} halves")
+        console.print(f"{split}: {plural(c['scenes'], 'scene')}, {plural(c['detect_images'], 'detector image')}, "
+                      f"{plural(c['halves'], 'half', 'halves')}")
+    empty = [f"{split} split ({plural(c['scenes'], 'scene')})" for split, c in summary["counts"].items()
+             if c["scenes"] and not c["detect_images"]]
+    if empty:  # helper-187: --scenes 10 gave val no detector image without a word: the detector would train unchecked
+        console.print(f"note: the {' and the '.join(empty)} hold{'s' if len(empty) == 1 else ''} no detector image: "
+                      f"{CLOSE_UP_SHARE:.0%} of the scenes are close-ups for the pip reader only, and a frame whose "
+                      "tiles cannot be scaled into a detector window gives none; build more scenes (each split gets "
+                      f"1 scene in 10) or take another --seed before training the detector on {out}",
+                      markup=False, highlight=False, soft_wrap=True)
     if scenes < 10:
         console.print("note: scene i goes to val when i % 10 == 8 and to the held-out test split when i % 10 == 9; "
                       "build 10 scenes or more to have both", markup=False, highlight=False)
@@ -92,7 +102,7 @@ def footage(
     """Render a video of whole hands being played, with ground_truth.json and profile.json."""
     import time
 
-    from datasets.footage import make_footage
+    from datasets.footage import VideoWriterError, earlier_footage, make_footage
 
     out = folder_option("--out", out_text)
 
@@ -119,24 +129,33 @@ def footage(
     from engine.ruleset import load_ruleset
 
     try:  # before --out is made: a refused rule set leaves no empty folder behind
-        load_ruleset(rules)
+        ruleset = load_ruleset(rules)
     except (FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
     made = first_missing(out)
     make_folder("--out", out)
+    earlier = earlier_footage(out)
     t0 = time.perf_counter()
+    # make_footage moves its files into --out only once all are written: on any failure --out holds what it
+    # held, less the folders made for it (helper-94: Ctrl-C, helper-187: a full disk left them behind)
     try:
         paths = make_footage(rules, seed, out, fps=fps, size=(w, h), appearance=appearance,
                              inject_mismatch=mismatch, hands=hands, name=name)
-    except (FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError, VideoWriterError) as exc:
+        undo_partial(out, (), made)
         raise fail(str(exc)) from None
-    except KeyboardInterrupt:  # make_footage moves its files into --out only once all are written
-        left = undo_partial(out, (), made)  # helper-94: the folder made for it was left behind
+    except OSError as exc:  # helper-187: a full disk was a traceback blaming the codec
+        left = undo_partial(out, (), made)
+        raise fail(f"--out {out}: {exc.strerror or exc}; no footage written, {left}") from None
+    except KeyboardInterrupt:
+        left = undo_partial(out, (), made)
         err_console.print(f"interrupted: no footage written; {left}", highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(code=130) from None
     for kind, path in paths.items():
         console.print(f"{kind}: {path}")
     gt = json.loads(Path(paths["ground_truth"]).read_text())
+    if earlier is not None:  # helper-187: another seed's video, and the calibration made for it, went without a word
+        console.print(one_line(_replaced(out, earlier, gt)), highlight=False, markup=False, soft_wrap=True)
     played = len(gt["hands"])
     overlapped = sum(h.get("layout_fallbacks", 0) for h in gt["hands"])
     if overlapped:  # helper-173: a double-twelve line of play overlapped 25 tiles without a word
@@ -149,12 +168,30 @@ def footage(
                       f"{'it' if played == 1 else 'them'}, not {hands}", highlight=False)
     from calibration.profile import TableProfile
     from vision.recognize import READABLE_TILE_PX, profile_tile_px
+    from vision.rules_fit import READ_SET_MAX, SET_WORDS
 
     tile_px = profile_tile_px(TableProfile.load(paths["profile"]))
     if tile_px < READABLE_TILE_PX:  # helper-92: a 100x100 render went through, and its review misread
         console.print(f"note: tiles are {tile_px:.0f} px long in this footage; below {READABLE_TILE_PX:.0f} px a "
                       "review misreads pips: a larger --size gives readable tiles", highlight=False)
+    if ruleset.set_max > READ_SET_MAX:  # helper-187: a double-nine video was made that no review can read
+        n = ruleset.set_max
+        console.print(f"note: {gt['rules']} plays a double-{SET_WORDS.get(n, n)} set (set_max = {n}), but the "
+                      f"review reads tiles of sets up to double {SET_WORDS[READ_SET_MAX]} (pips 0..{READ_SET_MAX}) "
+                      "only: `dominocast review` refuses this rule set, and without it misreads the tiles",
+                      highlight=False, markup=False, soft_wrap=True)
     console.print(f"done in {time.perf_counter() - t0:.1f} s")
+
+
+def _replaced(out: Path, earlier: dict, gt: dict) -> str:
+    """The line saying which footage (``earlier``: its ground truth) a render (``gt``) replaced in ``out``,
+    and that a table calibration made for it does not fit the new video when the camera moved."""
+    line = (f"replaced the earlier footage in {out} ({earlier.get('video', '?')}: {earlier.get('rules', '?')}, "
+            f"seed {earlier.get('seed', '?')})")
+    if (earlier.get("camera"), earlier.get("frame_size")) != (gt["camera"], gt["frame_size"]):
+        line += ("; its camera was another: a table calibration made for that video does not fit this one "
+                 f"({out / 'profile.json'} does)")
+    return line
 
 
 def register(app: typer.Typer) -> None:

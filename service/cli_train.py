@@ -27,6 +27,11 @@ def _need_training_deps(device: str, mods: tuple[str, ...] = ("torch", "ultralyt
         raise fail(problem)
 
 
+#: What ``train quantize`` imports beyond the runtime (the ``quantize`` extra): onnx, and sympy for onnxruntime's
+#: shape inference (``quant_pre_process``); no torch, so not ``make train-deps`` (several GB).
+QUANTIZE_MODULES = ("onnx", "sympy")
+
+
 #: Largest ``--freeze``: YOLO11n-OBB has 24 layers and the last, the OBB head, must train.
 MAX_FREEZE = 23
 #: Largest ``--seed`` of the detector: ultralytics seeds numpy's legacy generator (0 to 2**32 - 1).
@@ -218,13 +223,15 @@ def quantize_cmd(
     check: Optional[Path] = typer.Option(None, "--check", parser=path_parser,
                                          help="Dataset whose test split scores fp32 vs int8."),
 ) -> None:
-    """Quantize models/tile_detector.onnx to int8 -> models/tile_detector.int8.onnx (onnx, no torch)."""
+    """Quantize models/tile_detector.onnx to int8 -> models/tile_detector.int8.onnx (onnx and sympy, no torch)."""
     from models.quantize import KEEP_FP32, main  # onnx is imported only when it runs
 
     if calib < 1 or keep_fp32 not in KEEP_FP32:  # said before a missing onnx (helper-151)
         raise fail(f"--calib must be >= 1 and --keep-fp32 one of {', '.join(KEEP_FP32)}")
-    if importlib.util.find_spec("onnx") is None:
-        raise fail("onnx is not installed: run `make train-deps` first")
+    missing = [mod for mod in QUANTIZE_MODULES if importlib.util.find_spec(mod) is None]
+    if missing:  # helper-187: `make train-deps` (torch, several GB) was named
+        raise fail(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not installed: run "
+                   f"`make quantize-deps` (or `pip install {' '.join(missing)}`) first; quantizing needs no torch")
     args = ["--calib", str(calib), "--keep-fp32", keep_fp32]
     args += ["--data", str(data)] if data else []
     args += ["--check", str(check)] if check else []

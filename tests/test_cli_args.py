@@ -851,3 +851,38 @@ def test_an_interrupted_build_inside_train_is_removed_so_the_same_command_runs_a
     res = CliRunner().invoke(app, args)
     assert (res.exit_code, res.stderr.strip()) == (130, f"interrupted: no model written; the dataset {data} is kept")
     assert trained == [data] and (data / "recipe.json").is_file()
+
+
+@pytest.mark.parametrize("missing, line", [
+    (("onnx", "sympy"), "onnx and sympy are not installed: run `make quantize-deps` (or `pip install onnx sympy`) "
+                        "first; quantizing needs no torch"),
+    (("sympy",), "sympy is not installed: run `make quantize-deps` (or `pip install sympy`) first; quantizing needs "
+                 "no torch"),
+])
+def test_quantize_without_its_modules_names_the_small_install(monkeypatch, missing, line):
+    """helper-187: it said `make train-deps` (torch and ultralytics, several GB) for onnx alone; onnxruntime's
+    shape inference before quantizing needs sympy too, which only torch brought."""
+    import importlib.machinery
+    import importlib.util
+
+    real = importlib.util.find_spec
+
+    def find_spec(name, *a):  # the others there, whatever this machine holds
+        if name in missing:
+            return None
+        return importlib.machinery.ModuleSpec(name, None) if name in ("onnx", "sympy") else real(name, *a)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    assert _err("train", "quantize") == (2, f"error: {line}")
+
+
+def test_the_quantize_extra_and_make_target_install_what_quantize_checks():
+    import tomllib
+
+    from service.cli_train import QUANTIZE_MODULES
+
+    root = Path(__file__).resolve().parents[1]
+    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]["quantize"]
+    assert [req.split(">")[0] for req in extra] == list(QUANTIZE_MODULES)
+    assert "\nquantize-deps: $(STAMP_RUNTIME)\n\t$(PY) -m pip install --quiet -e '.[quantize]'\n" in (
+        root / "Makefile").read_text()

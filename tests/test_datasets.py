@@ -522,3 +522,39 @@ def test_a_tile_washed_out_by_glare_is_labelled_hidden_and_its_pips_are_gone_fro
             assert l["visible"] < 0.5 <= before[k]["visible"]
         elif l["unoccluded"] == 1.0:  # a tile the spot spares keeps its black pips
             assert face.min() < 60
+
+
+def test_a_split_left_without_detector_images_is_noted(tmp_path):
+    """helper-187: `--scenes 10` gave `val: 1 scenes, 0 detector images` without a word (scene 8 is a close-up)."""
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
+    res = CliRunner().invoke(app, ["datasets", "build", "--out", str(tmp_path / "ds"), "--scenes", "10",
+                                   "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines() == [
+        "train: 8 scenes, 14 detector images, 162 halves", "val: 1 scene, 0 detector images, 24 halves",
+        "test: 1 scene, 2 detector images, 24 halves",
+        "note: the val split (1 scene) holds no detector image: 25% of the scenes are close-ups for the pip reader "
+        "only, and a frame whose tiles cannot be scaled into a detector window gives none; build more scenes (each "
+        f"split gets 1 scene in 10) or take another --seed before training the detector on {tmp_path / 'ds'}",
+        f"wrote {tmp_path / 'ds'}"]
+
+
+def test_every_split_left_without_detector_images_is_named(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
+    counts = {"train": (16, 30, 300), "val": (2, 0, 40), "test": (2, 0, 1)}
+    monkeypatch.setattr(B, "build", lambda *a, **kw: {"counts": {s: dict(zip(("scenes", "detect_images", "halves"), c))
+                                                                 for s, c in counts.items()}})
+    res = CliRunner().invoke(app, ["datasets", "build", "--out", str(tmp_path / "ds"), "--scenes", "20"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[2:4] == [
+        "test: 2 scenes, 0 detector images, 1 half",
+        "note: the val split (2 scenes) and the test split (2 scenes) hold no detector image: 25% of the scenes are "
+        "close-ups for the pip reader only, and a frame whose tiles cannot be scaled into a detector window gives "
+        "none; build more scenes (each split gets 1 scene in 10) or take another --seed before training the "
+        f"detector on {tmp_path / 'ds'}"]

@@ -434,3 +434,99 @@ def test_footage_of_a_rule_set_file_keeps_that_files_parameters(tmp_path, monkey
     assert "r\ufffd.toml" in gt2["command"] and gt2["rules"] == "mine"
     del gt["rule_params"]  # footage rendered before the parameters were stored: the preset of its name
     assert footage_rules(gt).target == target
+
+
+def _full_disk(monkeypatch):
+    """The footage folder's disk is full: a file's bytes cannot be stored (``os.fsync`` says so, as the probe
+    of :func:`datasets.footage._write_problem` sees a full disk)."""
+    import errno
+    import os
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+
+
+def _writer(monkeypatch, opens: bool = True, keeps: int | None = None):
+    """OpenCV's video writer that cannot open its file (``opens``), or that drops every frame after the first
+    ``keeps``, with a warning only, as it does on a disk that fills up mid-render."""
+    real = cv2.VideoWriter
+
+    class Writer:
+        def __init__(self, *args):
+            self.w, self.n = real(*args), 0
+
+        def isOpened(self):  # noqa: N802 - OpenCV's name
+            return opens and self.w.isOpened()
+
+        def write(self, img):
+            self.n += 1
+            if keeps is None or self.n <= keeps:
+                self.w.write(img)
+
+        def release(self):
+            self.w.release()
+
+    monkeypatch.setattr(cv2, "VideoWriter", Writer)
+
+
+FOOTAGE_ARGS = ["--rules", "block", "--seed", "6", "--fps", "4", "--size", "320x240"]
+
+
+@pytest.mark.parametrize("opens, keeps", [(False, None), (True, 10)])
+def test_a_full_disk_is_one_line_and_leaves_the_folder_as_it_was(tmp_path, monkeypatch, opens, keeps):
+    """helper-187: a full disk was a 48-line traceback (exit 1) blaming the mp4v codec and left an empty folder;
+    one filling up mid-render gave hundreds of FFmpeg warnings and the same traceback."""
+    from service.cli import app
+
+    make_footage("block", 5, tmp_path, **SMALL)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    _writer(monkeypatch, opens, keeps)
+    _full_disk(monkeypatch)
+    res = CliRunner().invoke(app, ["datasets", "footage", *FOOTAGE_ARGS, "--out", str(tmp_path)])
+    assert (res.exit_code, res.stderr.strip()) == (
+        2, f"error: --out {tmp_path}: No space left on device; no footage written, {tmp_path} holds what it held "
+           "before")
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no partial folder or probe either
+    new = tmp_path / "a" / "b"
+    res = CliRunner().invoke(app, ["datasets", "footage", *FOOTAGE_ARGS, "--out", str(new)])
+    assert (res.exit_code, res.stderr.strip()) == (
+        2, f"error: --out {new}: No space left on device; no footage written, {new} was not made")
+    assert not (tmp_path / "a").exists()
+
+
+def test_a_writer_that_fails_on_a_disk_with_room_blames_the_encoder(tmp_path, monkeypatch):
+    """Only when the folder takes a file is OpenCV's failure the codec's: one line, exit 2, no folder left."""
+    from datasets.footage import VideoWriterError
+    from service.cli import app
+
+    _writer(monkeypatch, opens=False)
+    out = tmp_path / "f"
+    res = CliRunner().invoke(app, ["datasets", "footage", *FOOTAGE_ARGS, "--out", str(out)])
+    assert (res.exit_code, res.stderr.strip()) == (
+        2, f"error: cannot open {out}/.footage.partial/footage.mp4 for writing: OpenCV's video writer has no working "
+           "mp4v (MPEG-4 Part 2) encoder here; check the opencv-python-headless install")
+    assert not out.exists()
+    monkeypatch.undo()
+    _writer(monkeypatch, keeps=10)
+    with pytest.raises(VideoWriterError, match=r"footage.mp4 holds 10 of its \d+ frames: OpenCV's video writer"):
+        make_footage("block", 6, out, **SMALL)
+    assert list(out.iterdir()) == []
+
+
+def test_a_render_over_an_earlier_footage_says_what_it_replaced(tmp_path):
+    """helper-187: another seed's footage (and the calibration made for its camera) was replaced without a word."""
+    from service.cli import app
+
+    def render(seed: int) -> list[str]:
+        res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--seed", str(seed), "--out",
+                                       str(tmp_path), "--fps", "4", "--size", "320x240"])
+        assert res.exit_code == 0, res.output
+        return [line for line in res.stdout.splitlines() if "replaced" in line]
+
+    assert render(5) == []
+    assert render(6) == [f"replaced the earlier footage in {tmp_path} (footage.mp4: block, seed 5); its camera was "
+                         "another: a table calibration made for that video does not fit this one "
+                         f"({tmp_path / 'profile.json'} does)"]
+    assert render(6) == [f"replaced the earlier footage in {tmp_path} (footage.mp4: block, seed 6)"]  # same camera

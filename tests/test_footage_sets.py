@@ -94,3 +94,22 @@ def test_a_tile_drawn_from_the_boneyard_no_longer_stands_in_the_lines_way():
     planner.lift(yard)
     p = planner.play(1, 2, "E")
     assert (round(p.angle_deg), p.y_mm) == (0, 300.0) and planner.obstacles == [] and planner.keep_out == []
+
+
+def test_footage_of_a_set_the_review_cannot_read_says_so(tmp_path):
+    """helper-187: a double-nine game was rendered without a word, though `review` reads pips 0..6 only."""
+    from service.cli import app
+
+    nine = tmp_path / "d9.toml"
+    nine.write_text((RULESET_DIR / "draw.toml").read_text().replace('\nname = "draw"\n', '\nname = "d9"\n')
+                    .replace("\nset_max = 6\n", "\nset_max = 9\n"))
+    notes = {}
+    for rules in (str(nine), "draw"):
+        res = CliRunner().invoke(app, ["datasets", "footage", "--rules", rules, "--out", str(tmp_path / rules[-4:]),
+                                       "--fps", "2", "--size", "160x120"])
+        assert res.exit_code == 0, res.output
+        notes[rules] = [line for line in res.stdout.splitlines() if "pips 0..6" in line]
+    assert notes == {str(nine): ["note: d9 plays a double-nine set (set_max = 9), but the review reads tiles of sets "
+                                 "up to double six (pips 0..6) only: `dominocast review` refuses this rule set, and "
+                                 "without it misreads the tiles"],
+                     "draw": []}

@@ -16,7 +16,8 @@ from datasets import build as B
 from models import quantize as Q
 
 needs_fp32 = pytest.mark.skipif(not Q.FP32_ONNX.is_file(), reason="models/tile_detector.onnx not trained yet")
-needs_onnx = pytest.mark.skipif(importlib.util.find_spec("onnx") is None, reason="onnx not installed (make train-deps)")
+needs_onnx = pytest.mark.skipif(importlib.util.find_spec("onnx") is None,
+                                reason="onnx not installed (make quantize-deps)")
 needs_int8 = pytest.mark.skipif(not (Q.FP32_ONNX.is_file() and Q.INT8_ONNX.is_file()),
                                 reason="models/tile_detector.int8.onnx absent: run `python -m models.quantize`")
 
