@@ -145,3 +145,40 @@ def spread_ratio(points: np.ndarray) -> float:
         return 0.0
     s = np.linalg.svd(pts - pts.mean(axis=0), compute_uv=False)
     return float(s[1] / s[0]) if s[0] > 0 else 0.0
+
+
+#: How far outside the image a table point may lie, as a share of the image's width (left and right) and
+#: height (above and below): a corner just out of view is estimated a little outside, but one a whole
+#: image away is a typo (helper-187: 99999 for 999 was fitted, and `detect` then found 6 of 28 tiles).
+IMAGE_MARGIN_SHARE = 0.5
+
+
+def far_outside_image(points_px: np.ndarray, image_size: tuple[int, int],
+                      share: float = IMAGE_MARGIN_SHARE) -> np.ndarray:
+    """Which image points lie further outside the image than ``share`` of its size.
+
+    Args:
+        points_px: ``(N, 2)`` (or ``(2,)``) float pixel coordinates (NaN or inf count as outside).
+        image_size: ``(width, height)`` of the image, px.
+        share: allowed distance beyond the left/right edges as a share of the width, beyond the
+            top/bottom edges as a share of the height.
+
+    Returns:
+        ``(N,)`` bool, True for a point beyond the margin.
+    """
+    p = np.asarray(points_px, np.float64).reshape(-1, 2)
+    w, h = image_size
+    inside = ((p[:, 0] >= -share * w) & (p[:, 0] <= (1 + share) * w)
+              & (p[:, 1] >= -share * h) & (p[:, 1] <= (1 + share) * h))  # NaN compares False: outside
+    return ~inside
+
+
+def outside_image_message(point_px: np.ndarray, image_size: tuple[int, int],
+                          share: float = IMAGE_MARGIN_SHARE) -> str:
+    """Why ``point_px`` ((2,) px, one that :func:`far_outside_image` flags) is refused: ``"(x,y) px, far outside
+    the W x H px image (...)"``, with the margin taken in px; the caller says which point it is."""
+    x, y = (float(v) for v in np.asarray(point_px, np.float64).reshape(2))
+    w, h = image_size
+    return (f"({x:.6g},{y:.6g}) px, far outside the {w} x {h} px image (at most {share * w:.0f} px left or right "
+            f"of it and {share * h:.0f} px above or below it is taken: a corner just out of view); x runs from 0 "
+            f"to {w} left to right, y from 0 to {h} top to bottom")

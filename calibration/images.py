@@ -228,6 +228,67 @@ def decode_image(path: str | os.PathLike[str],
     return image
 
 
+class VideoNotPictureError(CalibrationError):
+    """A video file was given where a picture is expected (its message says how to take a frame)."""
+
+
+def _is_video(path: Path) -> bool:
+    """Whether FFmpeg (through OpenCV) opens ``path`` and decodes two frames of it: FFmpeg reads a picture,
+    a truncated JPEG too, as a one-frame video."""
+    try:
+        with quiet_opencv(), opencv_path(path) as name:
+            cap = cv2.VideoCapture(name, cv2.CAP_FFMPEG)
+            try:
+                return bool(cap.isOpened() and cap.read()[0] and cap.read()[0])
+            finally:
+                cap.release()
+    except (OSError, cv2.error):
+        return False
+
+
+def _video_error(path: Path) -> VideoNotPictureError:
+    """The error for a video given as a picture, with the README's one-liner that saves a frame of it."""
+    return VideoNotPictureError(
+        f"{path} is a video, not a picture: save one of its frames as a picture, e.g. the first with "
+        f"python -c \"import cv2; c = cv2.VideoCapture({str(path)!r}); "
+        "cv2.imwrite('frame.png', c.read()[1])\" (`dominocast calibrate table` takes the video itself: --frame N)")
+
+
+def read_video_frame(path: str | os.PathLike[str], index: int = 0) -> tuple[np.ndarray, int]:
+    """Frame ``index`` (0 = the first) of a video file, as OpenCV's FFmpeg reader decodes it, the reader
+    ``review`` reads footage with.
+
+    Returns:
+        ``((H, W, 3) uint8 BGR frame, the number of frames the video's header declares; 0 when unknown)``.
+
+    Raises:
+        CalibrationError: ``index`` is negative, the file is missing or no video OpenCV decodes, or it
+            has no frame ``index`` (the message gives the frames it declares).
+    """
+    p = Path(path)
+    if index < 0:
+        raise CalibrationError(f"frame {index}: frames count from 0")
+    if not p.is_file():  # FFmpeg says nothing useful about a missing file, and may wait on a pipe
+        raise CalibrationError(f"{p}: no such video" if not p.exists() else f"{p} is not a video file")
+    with quiet_opencv(), opencv_path(p) as name:  # any file name: a non-UTF-8 one is linked to
+        cap = cv2.VideoCapture(name, cv2.CAP_FFMPEG)
+        try:
+            if not cap.isOpened():
+                raise CalibrationError(f"{p}: not a video OpenCV can read (or a corrupt one)")
+            count = max(0, int(cap.get(cv2.CAP_PROP_FRAME_COUNT)))
+            if index:
+                cap.set(cv2.CAP_PROP_POS_FRAMES, index)  # seeks as review's frame numbers count
+            ok, frame = cap.read()
+        finally:
+            cap.release()
+    if not ok or frame is None:
+        if index:
+            raise CalibrationError(f"{p} has no frame {index}: "
+                                   + (f"its {count} frames are 0-{count - 1}" if count else "it declares no frame count"))
+        raise CalibrationError(f"{p}: not a video OpenCV can read (or a corrupt one)")
+    return frame, count
+
+
 def load_image(path: str | os.PathLike[str], *, gray: bool = False,
                on_transparent: Callable[[float], None] | None = None) -> np.ndarray:
     """Read an image file.
@@ -243,12 +304,15 @@ def load_image(path: str | os.PathLike[str], *, gray: bool = False,
         EXIF orientation as OpenCV turns it (a transparent PNG's too).
 
     Raises:
+        VideoNotPictureError: the file is a video (a CalibrationError whose message says how to take a frame).
         CalibrationError: the file does not exist, cannot be read, or is not an image.
     """
     p = Path(path)
     try:  # a FIFO named as a photo waited forever (helper-151); any file name works, non-UTF-8 ones too
         data = np.frombuffer(read_input(p, "image file", limit=MAX_IMAGE_BYTES), dtype=np.uint8)
     except InputFileError as exc:
+        if p.is_file() and _is_video(p):  # over the picture size limit, as footage often is
+            raise _video_error(p) from None
         raise CalibrationError(str(exc)) from None
     flag = cv2.IMREAD_GRAYSCALE if gray else cv2.IMREAD_COLOR
     with quiet_opencv():
@@ -259,6 +323,8 @@ def load_image(path: str | os.PathLike[str], *, gray: bool = False,
             raise CalibrationError(f"{p}: OpenCV refuses to decode it ({exc.err or exc}: an image header "
                                    "claiming more pixels than OpenCV allows, or a corrupt one)") from exc
     if image is None:
+        if data.size and _is_video(p):  # helper-187: footage was called "truncated or corrupt"
+            raise _video_error(p)
         raise CalibrationError(f"{p}: not an image, a truncated or corrupt one, or a format OpenCV cannot decode")
     if share and on_transparent is not None:
         on_transparent(share)

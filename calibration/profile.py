@@ -20,7 +20,8 @@ from pydantic import (BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, 
                       field_validator, model_validator)
 
 from calibration.errors import CalibrationError
-from calibration.geometry import apply_homography, as_points, distort_pixels, undistort_pixels
+from calibration.geometry import (apply_homography, as_points, distort_pixels, far_outside_image, outside_image_message,
+                                  undistort_pixels)
 from calibration.rectify import rectify_frame
 from calibration.seats import (DEFAULT_SEAT_SPEC, Edge, Seat, nearest_edge, parse_seat_spec, points_on_table,
                               seat_spec)
@@ -197,6 +198,14 @@ class TableProfile(BaseModel):
                 mapped = corners @ np.asarray(self.homography, np.float64).T
             if not np.isfinite(mapped).all():  # e.g. a 1e308 entry: every mapping overflowed to inf
                 raise ValueError("homography maps the image's corners to no finite table point")
+            w, h = self.table_size_mm  # type: ignore[misc]
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                centre = self.table_to_image(np.array([w / 2, h / 2]))[0]
+            # the recognizer measures the tile's size there: a table centred a whole image away (a typo in a
+            # corner, a hand edit) left `detect` and `review` without tiles and without a word (helper-187)
+            if far_outside_image(centre, self.image_size).any():
+                raise ValueError(f"homography puts the table's centre at {outside_image_message(centre, self.image_size)}; "
+                                 "its corners were mistyped or the profile was edited: calibrate the table again")
         return self
 
     # -- array views --------------------------------------------------------------

@@ -27,8 +27,9 @@ import cv2
 import numpy as np
 
 from calibration.errors import CalibrationError
-from calibration.geometry import (apply_homography, as_points, check_homography, distort_pixels,
-                                  homography_w, jacobian_sign, spread_ratio, undistort_pixels)
+from calibration.geometry import (apply_homography, as_points, check_homography, distort_pixels, far_outside_image,
+                                  homography_w, jacobian_sign, outside_image_message, spread_ratio,
+                                  undistort_pixels)
 from calibration.images import to_gray
 
 MARKER_DICTIONARY = "DICT_4X4_50"
@@ -345,6 +346,7 @@ def calibrate_table_from_points(points_px: np.ndarray, table_size_mm: tuple[floa
                                 points_mm: np.ndarray | None = None,
                                 camera_matrix: np.ndarray | None = None,
                                 dist_coeffs: np.ndarray | None = None,
+                                image_size: tuple[int, int] | None = None,
                                 source: str = "--points") -> TableFit:
     """Fit the table homography from image points picked by hand.
 
@@ -355,17 +357,27 @@ def calibrate_table_from_points(points_px: np.ndarray, table_size_mm: tuple[floa
             table corners ``(0, 0), (W, 0), (W, H), (0, H)`` (then N must be 4).
         camera_matrix: optional ``(3, 3)`` float64 intrinsics, pixels.
         dist_coeffs: optional ``(K,)`` float64 distortion.
+        image_size: ``(width, height)`` of the image the points were picked in, px; when given, a
+            point further outside it than :data:`~calibration.geometry.IMAGE_MARGIN_SHARE` of its size
+            is refused.
         source: name for messages.
 
     Returns:
         The fit (with 4 points the fit is exact and its errors are 0).
 
     Raises:
-        CalibrationError: see :func:`fit_table_homography`.
+        CalibrationError: a point far outside the image (``image_size`` given), a table size that is not
+            positive, or see :func:`fit_table_homography`.
     """
     w, h = table_size_mm
     if not (w > 0 and h > 0):
         raise CalibrationError(f"table size must be positive, got {w} x {h} mm")
+    if image_size is not None:
+        px = as_points(points_px, name=f"{source}: image points")
+        far = far_outside_image(px, image_size)
+        if far.any():  # checked before the fit: such a fit is exact, and said nothing was wrong (helper-187)
+            i = int(far.argmax())
+            raise CalibrationError(f"{source}: point {i + 1} is at {outside_image_message(px[i], image_size)}; a typo?")
     mm = table_corners_mm(table_size_mm) if points_mm is None else points_mm
     return fit_table_homography(points_px, mm, camera_matrix=camera_matrix,
                                 dist_coeffs=dist_coeffs, source=source)

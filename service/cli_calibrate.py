@@ -137,6 +137,36 @@ def _check_on_table(points_mm, table_mm: tuple[float, float]) -> None:
                     "table positions run from (0,0) to (W,H)")
 
 
+def _check_tile_px(profile, check: str) -> None:
+    """Refuse (one line, exit 2) a table profile whose tile, at the table's centre, is shorter than
+    ``detect --tile-px`` accepts (no pips readable: helper-187's table 1 px across gave 0 px tiles and an
+    empty review); ``check`` names the options to check. A tile longer than the image cannot come out of
+    a fit: the table is 4 tiles across and its points lie within half an image of it."""
+    from service.cli_detect import MIN_TILE_PX
+    from vision.recognize import profile_tile_px
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        tile_px = profile_tile_px(profile)  # what the recognizer will look for
+    w, h = profile.image_size
+    length = profile.tile_size_mm.length
+    if not tile_px >= MIN_TILE_PX:  # nan too
+        raise _fail(f"the table is too small in the {w} x {h} px image: a {length:g} mm tile at its centre would be "
+                    f"{tile_px:.2g} px long, under the {MIN_TILE_PX:g} px whose pips can be read (as `detect "
+                    f"--tile-px`); check {check}, or bring the camera closer")
+
+
+def _fit_line(n_points: int, rms_mm: float | None, max_mm: float | None, rms_px: float | None,
+              source: str | None = None) -> str:
+    """The table fit's error line for ``calibrate table`` and ``show``: with 4 points the fit is exact, and
+    the px figure only measures rounding (helper-187: "0 by construction" then "6792.45 px RMS")."""
+    if n_points == 4:
+        return ("exact fit through 4 points: the reprojection error is 0 by construction "
+                "(give more points with --points-mm to measure it)")
+    return (f"reprojection error over {source or f'{n_points} points'}: {rms_mm:.2f} mm RMS (max {max_mm:.2f} mm), "
+            f"{rms_px:.2f} px RMS")
+
+
 def _has_table(path: Path) -> bool:
     """Whether ``path`` is a profile with a table calibration (a homography)."""
     return _has_part(path, "homography")
@@ -188,6 +218,7 @@ def markers_cmd(
         raise _fail(f"--dpi must be 72-1200, got {dpi:g}")
     check_out_file("--out", out, "markers.png")  # e.g. under a file: said as such, not "File exists"
     check_replaceable("--out", out, "a picture")
+    replaced = out.exists()  # the README allows replacing any picture: say so (helper-187 lost a table photo)
     check_positive("--marker-mm", marker_mm, "mm")
     with _one_line_errors():
         if checkerboard:
@@ -199,7 +230,7 @@ def markers_cmd(
             what = (f"corner markers 0-3, {marker_mm:g} mm (inset "
                     f"{DEFAULT_MARKER_MARGIN_MM + marker_mm / 2:g} mm when cut out and laid in the corners)")
         write_png(out, page, dpi)
-    _say(f"wrote {out}: {what}, {paper.value} at {dpi:g} dpi; print at 100%")
+    _say(f"{'replaced' if replaced else 'wrote'} {out}: {what}, {paper.value} at {dpi:g} dpi; print at 100%")
 
 
 @calibrate_app.command("lens")
@@ -254,7 +285,8 @@ def lens_cmd(
 
 @calibrate_app.command("table")
 def table_cmd(
-    image: Path = typer.Argument(..., parser=path_parser, help="Overhead photo of the table."),
+    image: Path = typer.Argument(..., parser=path_parser,
+                                 help="Overhead photo of the table, or a video of it (see --frame)."),
     out: Path = typer.Option(..., "--out", parser=path_parser, help="Profile JSON to write."),
     table_mm: tuple[float, float] = typer.Option(..., "--table-mm", metavar="W H",
                                                  help="Table width W and height H, mm (two numbers: --table-mm 1000 600)."),
@@ -274,12 +306,14 @@ def table_cmd(
         help="Distance from each table edge to a marker centre, mm (default: 10 + marker side / 2, as the "
              "sheet of `calibrate markers` says: 35 for 50 mm markers)."),
     name: Optional[str] = typer.Option(None, "--name", help="Table name (default: the --out file name)."),
+    frame_index: Optional[int] = typer.Option(
+        None, "--frame", metavar="N", help="When IMAGE is a video: fit on its frame N (0 = the first, the default)."),
 ) -> None:
     """Fit the table-plane homography (pixels -> mm); prints the reprojection error."""
     import numpy as np
     from pydantic import ValidationError
 
-    from calibration.images import load_image
+    from calibration.images import VideoNotPictureError, load_image, read_video_frame
     from calibration.profile import ReprojectionErrors, TableProfile, TileSize
     from calibration.seats import parse_seat_spec
     from calibration.table import DEFAULT_MARKER_MARGIN_MM, calibrate_table_from_markers, calibrate_table_from_points
@@ -299,6 +333,8 @@ def table_cmd(
     if marker_inset_mm is None:  # helper-86: 60 mm markers lie 40 mm in, and a fixed 35 put every corner 8 mm off
         marker_inset_mm = DEFAULT_MARKER_MARGIN_MM + marker_mm / 2
     check_positive("--marker-inset-mm", marker_inset_mm, "mm")
+    if frame_index is not None and frame_index < 0:
+        raise _fail(f"--frame must be 0 or more (0 is the video's first frame), got {frame_index}")
     with _one_line_errors():
         seat_edges = parse_seat_spec(seats)
         try:
@@ -313,7 +349,16 @@ def table_cmd(
         lens_profile = TableProfile.load(lens) if lens is not None else None
         if lens_profile is not None and not lens_profile.has_lens:
             raise _fail(f"{lens}: profile has no lens calibration (run `dominocast calibrate lens`)")
-        frame = load_image(image)
+        try:
+            frame = load_image(image)
+        except VideoNotPictureError:  # footage's frames are what `review` reads with this profile
+            frame, frames = read_video_frame(image, frame_index or 0)
+            _say(f"{image}: frame {frame_index or 0}" + (f" of {frames}" if frames else "")
+                 + f", {frame.shape[1]} x {frame.shape[0]} px"
+                 + ("" if frame_index is not None else " (--frame N for another)"))
+        else:
+            if frame_index is not None:
+                raise _fail(f"--frame picks a frame of a video, and {image} is a picture")
         size = (frame.shape[1], frame.shape[0])
         k = d = None
         if lens_profile is not None:
@@ -334,7 +379,7 @@ def table_cmd(
                 raise _fail(f"--points: need the 4 table corners, got {len(px)} points "
                            "(or give --points-mm for other points)")
             fit = calibrate_table_from_points(px, table_mm, points_mm=mm, camera_matrix=k,
-                                              dist_coeffs=d)
+                                              dist_coeffs=d, image_size=size)
         if fit.rms_mm > TABLE_FIT_BAD_MM:  # the sizes given do not fit what the photo shows: no profile
             raise _fail(f"the {'markers' if markers else 'points'} do not fit a {table_mm[0]:g} x {table_mm[1]:g} mm "
                         f"table: {fit.rms_mm:.1f} mm RMS (a good fit is under 1 mm); check --table-mm (W along the "
@@ -350,13 +395,9 @@ def table_cmd(
                 lens_rms_px=lens_profile.errors.lens_rms_px if lens_profile else None,
                 table_rms_mm=fit.rms_mm, table_max_mm=fit.max_mm, table_rms_px=fit.rms_px,
                 table_points=fit.n_points))
+        _check_tile_px(profile, "--table-mm" if markers else "--points (image px) and --table-mm")
         profile.save(out)
-    source = "16 marker corners" if markers else f"{fit.n_points} points"
-    if fit.n_points == 4:
-        _say("exact fit through 4 points: the reprojection error is 0 by construction "
-             "(give more points with --points-mm to measure it)")
-    _say(f"reprojection error over {source}: {fit.rms_mm:.2f} mm RMS (max {fit.max_mm:.2f} mm), "
-         f"{fit.rms_px:.2f} px RMS")
+    _say(_fit_line(fit.n_points, fit.rms_mm, fit.max_mm, fit.rms_px, "16 marker corners" if markers else None))
     off = max((abs(s / marker_mm - 1.0) for s in fit.marker_sides_mm), default=0.0) if fit.marker_sides_mm else 0.0
     if off > MARKER_SIZE_WARN:  # helper-120: a 10 mm wrong inset fitted at 1.3 mm RMS, 15 mm off at the edge
         sx, sy = fit.marker_sides_mm
@@ -374,12 +415,28 @@ def table_cmd(
     _say(f"wrote {out}")
 
 
+def _edge_in_picture(edge: str, corners_px) -> str:
+    """Where a table edge lies in the camera picture: ``"edge from px (x0,y0) to (x1,y1), the top of the
+    picture"``, from the table's ``(4, 2)`` corner pixels in :data:`~calibration.seats.EDGES` order (edge i
+    runs from corner i to corner i + 1). The side is the one the edge's middle lies towards, seen from the
+    table's centre (the larger of its left/right and up/down offsets)."""
+    import numpy as np
+
+    from calibration.seats import EDGES
+
+    i = EDGES.index(edge)
+    a, b = corners_px[i], corners_px[(i + 1) % 4]
+    dx, dy = (a + b) / 2 - np.mean(corners_px, axis=0)
+    side = ("right" if dx > 0 else "left") if abs(dx) > abs(dy) else ("bottom" if dy > 0 else "top")
+    return f"edge from px ({a[0]:.1f},{a[1]:.1f}) to ({b[0]:.1f},{b[1]:.1f}), the {side} of the picture"
+
+
 @calibrate_app.command("show")
 def show_cmd(profile_path: Path = typer.Argument(..., parser=path_parser, metavar="PROFILE",
                                                  help="Profile JSON.")) -> None:
     """Print a calibration profile."""
     from calibration.profile import TableProfile
-    from calibration.seats import seat_spec
+    from calibration.seats import SEATS, seat_spec
     from calibration.table import table_corners_mm
 
     with _one_line_errors():
@@ -403,13 +460,13 @@ def show_cmd(profile_path: Path = typer.Argument(..., parser=path_parser, metava
         lines.append("homography (px -> mm): " + "; ".join(" ".join(f"{v:.6g}" for v in row)
                                                         for row in p.homography))
         if e.table_rms_mm is not None:
-            lines.append(f"table reprojection error over {e.table_points} points: "
-                         f"{e.table_rms_mm:.2f} mm RMS (max {e.table_max_mm:.2f} mm), "
-                         f"{e.table_rms_px:.2f} px RMS")
+            lines.append("table fit: " + _fit_line(e.table_points or 0, e.table_rms_mm, e.table_max_mm,
+                                                   e.table_rms_px))
     else:
         lines.append("table: not calibrated (run `dominocast calibrate table`)")
-    seats = ", ".join(f"{s} at {edge}" for s, edge in sorted(p.seat_edges.items(), key=lambda kv: "NESW".index(kv[0])))
-    lines.append(f"seats: {seat_spec(p.seat_edges)} ({seats})")
+    lines.append(f"seats: {seat_spec(p.seat_edges)}")
+    for seat, edge in sorted(p.seat_edges.items(), key=lambda kv: SEATS.index(kv[0])):
+        lines.append(f"  {seat} at {edge}" + ("" if corners is None else ": " + _edge_in_picture(edge, corners)))
     t = p.tile_size_mm
     lines.append(f"tile: {t.length:g} x {t.width:g} x {t.thickness:g} mm")
     for line in lines:

@@ -882,3 +882,159 @@ def test_a_path_with_brackets_is_said_as_it_is(tmp_path: Path) -> None:
     bad.write_text("{not json")
     result = run("show", bad)
     assert result.exit_code == 2 and result.stderr.startswith(f"error: {bad}") and "\\[" not in result.stderr
+
+
+# -- helper-187: table points far outside the picture, a table too small to read, videos, seats in the picture
+
+def _blank_photo(tmp_path: Path, size: tuple[int, int] = (640, 480)) -> Path:
+    image = tmp_path / "blank.png"
+    cv2.imwrite(str(image), np.full((size[1], size[0], 3), 90, np.uint8))
+    return image
+
+
+def test_cli_table_refuses_points_far_outside_the_image(tmp_path: Path) -> None:
+    """99999 typed for 999 was fitted exactly (exit 0); `detect` then found 6 of 28 tiles without a word."""
+    image, out = _blank_photo(tmp_path), tmp_path / "t.json"
+    result = run("table", image, "--out", out, "--table-mm", "1000", "600",
+                 "--points", "100,100 99999,100 600,400 100,400")
+    # a 640 x 480 image: half of it is 320 px left/right and 240 px above/below
+    assert_one_line_error(result, "error: --points: point 2 is at (99999,100) px, far outside the 640 x 480 px image "
+                                  "(at most 320 px left or right of it and 240 px above or below it is taken")
+    assert not out.exists()
+    result = run("table", image, "--out", out, "--table-mm", "1000", "600",
+                 "--points", "100,-241 600,50 600,400 100,400")  # 1 px beyond the margin above
+    assert_one_line_error(result, "point 1 is at (100,-241) px, far outside")
+    # a corner just out of view (up to the margin: x = -320, y = -240) is taken
+    result = run("table", image, "--out", out, "--table-mm", "1000", "600",
+                 "--points", "-320,-240 600,50 600,400 100,400")
+    assert result.exit_code == 0, result.output
+
+
+def test_cli_table_refuses_a_table_too_small_for_readable_tiles(tmp_path: Path) -> None:
+    """A table 1 px across gave 0 px tiles: `review` found no play and exited 0. The smallest tile is what
+    `detect --tile-px` accepts (8 px): a 1000 mm table 160 px across makes a 48 mm tile 48 x 0.16 = 7.68 px."""
+    from service.cli_detect import MIN_TILE_PX
+
+    image, out = _blank_photo(tmp_path), tmp_path / "t.json"
+    assert MIN_TILE_PX == 8.0
+    result = run("table", image, "--out", out, "--table-mm", "1000", "600",
+                 "--points", "100,100 260,100 260,196 100,196")
+    assert_one_line_error(result, "error: the table is too small in the 640 x 480 px image: a 48 mm tile at its centre "
+                                  "would be 7.7 px long, under the 8 px whose pips can be read")
+    assert not out.exists()
+    # 1000 mm over 166.667 px: the tile is 48 / 6 = 8 px, taken
+    result = run("table", image, "--out", out, "--table-mm", "1000", "600",
+                 "--points", "100,100 266.66667,100 266.66667,200 100,200")
+    assert result.exit_code == 0, result.output
+
+
+def test_cli_table_refuses_degenerate_quadrilaterals(tmp_path: Path) -> None:
+    image, out = _blank_photo(tmp_path), tmp_path / "t.json"
+    for points in ("100,100 500,100 300,250 100,400",  # a dart: corner 3 inside the other three's triangle
+                   "100,100 300,100 500,100 100,400",  # three corners on one line
+                   "100,100 500,400 500,100 100,400"):  # a bow tie: the sides cross
+        result = run("table", image, "--out", out, "--table-mm", "1000", "600", "--points", points)
+        assert_one_line_error(result, "fold the table over itself")
+        assert not out.exists()
+
+
+def _profile_dict(table_mm: tuple[float, float]) -> dict:
+    """A 640 x 480 px profile whose homography maps 1 px to 1 mm: the table's centre is at (W/2, H/2) px."""
+    return TableProfile(name="edited", image_size=(640, 480), homography=np.eye(3).tolist(),
+                        table_size_mm=table_mm).model_dump(mode="json")
+
+
+def test_profile_with_the_table_centre_far_outside_the_image_is_refused_at_load(tmp_path: Path) -> None:
+    # centre (950, 700) px: within 640 + 320 and 480 + 240
+    assert TableProfile.from_dict(_profile_dict((1900, 1400))).table_size_mm == (1900, 1400)
+    data = _profile_dict((1900, 1400))
+    data["table_size_mm"] = [3000, 2000]  # centre (1500, 1000) px
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(CalibrationError, match=r"homography puts the table's centre at \(1500,1000\) px, far outside "
+                                               r"the 640 x 480 px image"):
+        TableProfile.load(path)
+    assert_one_line_error(run("show", path), f"error: {path}: invalid profile: (root): homography puts")
+
+
+def test_cli_show_says_an_exact_fit_without_its_rounding_px_figure(tmp_path: Path) -> None:
+    """An exact 4-point fit with points 1e12 px away said "0 by construction", then "6792.45 px RMS"."""
+    data = _profile_dict((1000, 600))
+    data["errors"] = {"table_rms_mm": 0.0, "table_max_mm": 0.0, "table_rms_px": 6792.45, "table_points": 4}
+    path = tmp_path / "exact.json"
+    path.write_text(json.dumps(data))
+    shown = run("show", path)
+    assert shown.exit_code == 0 and "6792" not in shown.stdout, shown.output
+    assert "table fit: exact fit through 4 points: the reprojection error is 0 by construction" in shown.stdout
+
+
+def test_cli_show_places_each_seat_in_the_picture(tmp_path: Path) -> None:
+    image, out = _blank_photo(tmp_path), tmp_path / "t.json"
+    result = run("table", image, "--out", out, "--table-mm", "1000", "600", "--seats", "ESWN",
+                 "--points", "100,50 540,60 560,420 80,400")
+    assert result.exit_code == 0, result.output
+    lines = run("show", out).stdout.splitlines()
+    assert lines[lines.index("seats: ESWN") + 1:][:4] == [
+        "  N at x=0: edge from px (80.0,400.0) to (100.0,50.0), the left of the picture",
+        "  E at y=0: edge from px (100.0,50.0) to (540.0,60.0), the top of the picture",
+        "  S at x=W: edge from px (540.0,60.0) to (560.0,420.0), the right of the picture",
+        "  W at y=H: edge from px (560.0,420.0) to (80.0,400.0), the bottom of the picture"]
+    # the camera turned half round: corner 0 at the bottom right, so y=0 is the bottom of the picture
+    result = run("table", image, "--out", out, "--table-mm", "1000", "600",
+                 "--points", "540,420 100,420 100,60 540,60")
+    assert result.exit_code == 0, result.output
+    shown = run("show", out).stdout
+    assert "  N at y=0: edge from px (540.0,420.0) to (100.0,420.0), the bottom of the picture" in shown
+    assert "  E at x=W: edge from px (100.0,420.0) to (100.0,60.0), the left of the picture" in shown
+
+
+def test_cli_markers_says_when_it_replaced_a_picture(tmp_path: Path) -> None:
+    photo = _blank_photo(tmp_path)
+    result = run("markers", "--out", photo)
+    assert result.exit_code == 0 and result.stdout.startswith(f"replaced {photo}: corner markers 0-3"), result.output
+    new = tmp_path / "new.png"
+    result = run("markers", "--out", new, "--checkerboard")
+    assert result.exit_code == 0 and result.stdout.startswith(f"wrote {new}: checkerboard"), result.output
+
+
+@pytest.fixture
+def five_frame_video(tmp_path: Path) -> Path:
+    """A 5-frame 640 x 480 mp4v video, frame i plain grey 40 * (i + 1)."""
+    path = tmp_path / "clip.mp4"
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 5, (640, 480))
+    for i in range(5):
+        w.write(np.full((480, 640, 3), 40 * (i + 1), np.uint8))
+    w.release()
+    return path
+
+
+def test_a_video_given_as_a_picture_is_called_a_video(five_frame_video: Path, tmp_path: Path) -> None:
+    """It was "not an image, a truncated or corrupt one" (calibrate lens, calibrate table, detect)."""
+    from calibration.images import VideoNotPictureError, load_image
+
+    with pytest.raises(VideoNotPictureError, match=r"clip.mp4 is a video, not a picture: save one of its frames"):
+        load_image(five_frame_video)
+    assert_one_line_error(run("lens", five_frame_video, "--out", tmp_path / "l.json"),
+                          f"error: {five_frame_video} is a video, not a picture", "--frame N")
+    cut = tmp_path / "cut.mp4"  # a truncated video stays "not an image": FFmpeg reads no frame of it
+    cut.write_bytes(five_frame_video.read_bytes()[:300])
+    with pytest.raises(CalibrationError, match="not an image, a truncated or corrupt one"):
+        load_image(cut)
+
+
+def test_cli_table_fits_a_frame_of_a_video(five_frame_video: Path, tmp_path: Path) -> None:
+    from calibration.images import read_video_frame
+
+    frame, count = read_video_frame(five_frame_video, 2)
+    assert count == 5 and frame.shape == (480, 640, 3) and abs(float(frame.mean()) - 120) < 3
+    out, points = tmp_path / "t.json", "100,50 540,60 560,420 80,400"
+    result = run("table", five_frame_video, "--out", out, "--table-mm", "1000", "600", "--points", points,
+                 "--frame", "4")
+    assert result.exit_code == 0 and result.stdout.startswith(f"{five_frame_video}: frame 4 of 5, 640 x 480 px\n")
+    assert TableProfile.load(out).image_size == (640, 480)
+    result = run("table", five_frame_video, "--out", out, "--table-mm", "1000", "600", "--points", points)
+    assert result.exit_code == 0 and "frame 0 of 5, 640 x 480 px (--frame N for another)" in result.stdout
+    assert_one_line_error(run("table", five_frame_video, "--out", out, "--table-mm", "1000", "600", "--points",
+                              points, "--frame", "5"), f"error: {five_frame_video} has no frame 5: its 5 frames are 0-4")
+    assert_one_line_error(run("table", _blank_photo(tmp_path), "--out", out, "--table-mm", "1000", "600", "--points",
+                              points, "--frame", "1"), "--frame picks a frame of a video, and")

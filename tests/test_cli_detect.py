@@ -740,7 +740,7 @@ def test_a_calibrations_wrong_tile_size_is_named_and_gets_no_sets_advice(monkeyp
 
 def test_a_calibration_whose_table_misses_the_picture_gets_a_note(fake, files, tmp_path):
     """helper-187: corners typed wrong left 0 or 6 of 28 tiles, and no word. 160 x 120 px pictures; the 48 mm
-    tile at 2 px per mm is 96 px; a table moved 10 m off covers none of the picture; at 50 mm per px the
+    tile at 2 px per mm would be 96 px, but a table moved 10 m off is refused as a profile; at 50 mm per px the
     80 x 60 mm table is 1.6 x 1.2 px (one of 64 x 64 grid points: 0.02 %) and its tile 0.96 px."""
     from calibration.profile import TableProfile
 
@@ -748,15 +748,15 @@ def test_a_calibration_whose_table_misses_the_picture_gets_a_note(fake, files, t
         return TableProfile(name=name, image_size=(160, 120), homography=h, table_size_mm=size).save(
             tmp_path / f"{name}.json")
 
-    off = made("off", [[0.5, 0, 10000], [0, 0.5, 0], [0, 0, 1]])
+    with pytest.raises(ValueError, match="far outside the 160 x 120 px image"):
+        made("off", [[0.5, 0, 10000], [0, 0.5, 0], [0, 0, 1]])  # 10 m off: refused when made or loaded (helper-188)
     tiny = made("tiny", [[50, 0, 0], [0, 50, 0], [0, 0, 1]])
-    for prof, px in ((off, "96"), (tiny, "0.96")):
-        r = _invoke(files["good"], files["good2"], "--calibration", prof)
-        assert r.exit_code == 0, r.output
-        assert [x for x in r.stdout.splitlines() if x.startswith("note:")][0] == (
-            f"note: {prof}: its table covers 0.0 % of the 160x120 px frame and its 48 mm tile comes out {px} px "
-            f"long at the table's centre: check the calibration (`dominocast calibrate show {prof}`; redo it with "
-            "`dominocast calibrate table`)")
+    r = _invoke(files["good"], files["good2"], "--calibration", tiny)
+    assert r.exit_code == 0, r.output
+    assert [x for x in r.stdout.splitlines() if x.startswith("note:")][0] == (
+        f"note: {tiny}: its table covers 0.0 % of the 160x120 px frame and its 48 mm tile comes out 0.96 px "
+        f"long at the table's centre: check the calibration (`dominocast calibrate show {tiny}`; redo it with "
+        "`dominocast calibrate table`)")
     assert "note:" not in _invoke(files["good"], "--calibration", _profile(tmp_path)).stdout
 
 
