@@ -2476,8 +2476,8 @@ def test_an_uncalibrated_review_of_turned_photos_says_so(tmp_path):
     session = ReviewSession(load_ruleset("block"), lambda im: [], tmp_path, annotate=False)
     session._handle(Play(seat="S", tile=[3, 5], t=1.0), 0, 1.0, np.zeros((8, 8, 3), np.uint8))
     session.summary.frames, session.summary.footage_s = 10, 10.0
-    session.tracker._hand_rows = {"E": (49.0, 7, 200.0, 400.0), "W": (49.0, 6, 200.0, 380.0),
-                                  "N": (104.0, 14, 100.0, 700.0)}  # hands left and right
+    session.tracker.hand_areas.rows = {"E": (49.0, 7, 200.0, 400.0), "W": (49.0, 6, 200.0, 380.0),
+                                      "N": (104.0, 14, 100.0, 700.0)}  # hands left and right
     assert [w for w in session.finish("t").warnings if "turned" in w] == [
         "the hands lie along the image's right and left edges, where the rule set seats no one (it seats N and S; "
         "N is the image's top): the photos look turned, so the seats are wrong; turn them so that N sits at the "

@@ -1643,10 +1643,10 @@ def test_a_photos_draw_is_counted_in_all_hands_and_in_the_drawers_alone():
     alone. Hand-held all-fives, photo 5: S drew 3 and played one, N's row read one tile more (4 -> 5)."""
     tracker = Tracker(load_ruleset("draw"), image_size=IMAGE_SIZE)
     assert tracker._drawn_into_hands([], "S") == (0, 0)  # no photo before
-    tracker._hands_before, tracker._hands_last = {"N": 4, "S": 5}, {"N": 5, "S": 7}
+    tracker.hand_areas.hands_before, tracker.hand_areas.hands_last = {"N": 4, "S": 5}, {"N": 5, "S": 7}
     assert tracker._drawn_into_hands([], "S") == (3, 2)  # no play among the candidates: +1 N, +2 S
     assert tracker._drawn_into_hands([], "E") == (3, 0)  # no hand area seen for the seat to play
-    tracker._hands_last = {"N": 3, "S": 5}
+    tracker.hand_areas.hands_last = {"N": 3, "S": 5}
     assert tracker._drawn_into_hands([], "N") == (0, 0)  # a loss is no draw
 
 

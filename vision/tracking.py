@@ -60,6 +60,9 @@ with one job each:
 * :class:`vision.record_sync.RecordSync` (``tracker.record_sync``): :meth:`Tracker.resume` and
   :meth:`Tracker.sync`, the recorded plays still looked for on the table
   (:class:`vision.record_binding.RecordBinder`) and the voided plays' tiles;
+* :class:`vision.hand_areas.HandAreas` (``tracker.hand_areas``): where the hand areas lie (the uncalibrated
+  hands' rows, :meth:`Tracker.hands_off_seats`), the face-down tiles in each, and a folder of photos' seat
+  votes and draws from them (:meth:`Tracker.arm_in_last_photo`); the votes themselves stay the tracker's;
 * :class:`vision.boneyard.BoneyardCounter`, :class:`vision.reveals.RevealWatcher` and
   :class:`vision.rules_fit.RulesFitWatch`: the draws, the hands shown, and whether the rule set fits.
 """
@@ -74,7 +77,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 import shapely
 
-from calibration.seats import HAND_ZONE_MM, hand_area_edge
+from calibration.seats import HAND_ZONE_MM
 from engine.events import Deal, Draw, HandEnd, Play, Reveal, TakeBack
 from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import Ruleset
@@ -85,7 +88,7 @@ from vision.crops import lab_distance
 from vision.exposure import hidden_by_glare, read_in_glare
 from vision.camera_follow import (MIN_PAIRS, camera_move, moved_geom, moved_points, one_tile_move, shift_at,
                                   tile_move, turn_deg)
-from vision.hand_rows import ROW_MIN_TILES, hand_rows, in_row_area
+from vision.hand_areas import HandAreas
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
 from vision.placements import Notice, attribute_seat, seat_of_entry
@@ -122,9 +125,6 @@ FOLLOW_SHARE = 0.5
 #: and a tile just laid hid 2 draws; in 14 generated draw-game footages no boneyard tile came nearer than
 #: 0.36 to a face-up tile outside the hand areas (uncalibrated; 1.09 calibrated).
 LINE_GAP_TILES = 0.2
-#: Uncalibrated photos: the hand areas reach this many times the 10 % band into the image (hands
-#: lie further in than a video's arms cross: helper-85, S's row at 960x540).
-PHOTO_HAND_SCALE = 2.0
 
 
 @dataclass(frozen=True)
@@ -321,22 +321,13 @@ class Tracker:
         self._shadow_rules = rules.model_copy(update={"hand_size": len(full_set(rules.set_max)), "boneyard": False})
         self.profile = profile if profile is not None and getattr(profile, "homography", None) is not None else None
         self.config = config or TrackerConfig()
-        self.image_size = image_size
+        #: the hand areas, their face-down tiles and a folder's seat votes from them
+        self.hand_areas = HandAreas(self.config, self.profile, image_size, lambda: self.judge.state.order)
         self.tiles: dict[int, TrackedTile] = {}
         self.state: BoardState | None = None
         self._next_id = 1
         self._votes: dict[str, float] = {}
-        # a folder's photos: face-down tiles in each seat's hand area after the last read and the one before
-        self._hands_last: dict[str, int] | None = None
-        self._hands_before: dict[str, int] | None = None
-        self._arm_in_last = False  # the last photo read showed an arm over the table (arm_in_last_photo)
-        # a folder's photos: seats whose hand area held tiles hidden by clipped white, this read and the last
-        self._glared_hands: set[str] = set()
-        self._glared_hands_last: set[str] = set()
-        # uncalibrated photos: each border's row of face-down tiles (px from it) and a tile's length (px)
-        self._hand_rows: dict[str, tuple[float, int, float, float]] = {}
         self.camera_moves = 0  # photos between which the camera was seen to move (_follow_camera)
-        self._row_tile_px = 0.0
         # (key, centre, length) of face-up tiles that were part of the table, not of a hand, when a read lost
         # them (Tracker._fixture): read there again with those pips, they are that again, not a play
         self._fixture_spots: list[tuple[tuple[int, int], np.ndarray, float]] = []
@@ -380,8 +371,7 @@ class Tracker:
         self._yard_mark: tuple[dict[str, int], Counter] | None = None
         self._yard_marked = False  # the mark is taken at the read after the count changed
         self._yard_hands: dict[str, int] | None = None  # the hands at the last read
-        self._hands_last = self._hands_before = None
-        self._glared_hands, self._glared_hands_last = set(), set()
+        self.hand_areas.new_hand()
         self.hand_end = HandEndWatch()  # the hand's end (:attr:`ended`) and the tiles laid after it
         self.turns.new_hand()
         self.lop = LineOfPlay()
@@ -422,6 +412,18 @@ class Tracker:
         self._config = value
         if getattr(self, "turns", None) is not None:  # not yet built during __init__
             self.turns.config = value
+        if getattr(self, "hand_areas", None) is not None:
+            self.hand_areas.config = value
+
+    @property
+    def image_size(self) -> tuple[int, int] | None:
+        """``(width, height)`` px of the frames (uncalibrated hand areas and seats), or None until known;
+        setting it reaches the hand areas (:attr:`vision.hand_areas.HandAreas.image_size`)."""
+        return self.hand_areas.image_size
+
+    @image_size.setter
+    def image_size(self, value: tuple[int, int] | None) -> None:
+        self.hand_areas.image_size = value
 
     @property
     def ended(self) -> dict | None:
@@ -637,36 +639,13 @@ class Tracker:
 
     @property
     def photos(self) -> bool:
-        """Reading a folder of photos (every read a stable state: ``still_window_s`` <= 0), not footage."""
-        return self.config.still_window_s <= 0
-
-    def _hand_band_scale(self) -> float:
-        """How deep the uncalibrated hand areas reach, in multiples of the video's band: a folder's photos
-        show hands further in, face down and shown alike (helper-85; helper-123: shown tiles 72-79 px from
-        the border of 720 px photos "touched no open end", and the locked hands were never scored)."""
-        return PHOTO_HAND_SCALE if self.photos else 1.0
+        """Reading a folder of photos (every read a stable state: ``still_window_s`` <= 0), not footage
+        (:attr:`vision.hand_areas.HandAreas.photos`)."""
+        return self.hand_areas.photos
 
     def in_hand_zone(self, g: TileGeom, uncalibrated_scale: float = 1.0) -> bool:
-        """Whether a tile at ``g`` lies in a seat's hand area (``hand_zone_mm`` / ``hand_zone_frac``;
-        without calibration the image-border band is ``uncalibrated_scale`` times as deep)."""
-        cfg = self.config
-        if self.profile is not None and self.profile.table_size_mm is not None:
-            return hand_area_edge(g.center, self.profile.table_size_mm, cfg.hand_zone_mm) is not None
-        if self.image_size is None:
-            return False
-        w, h = self.image_size
-        band = uncalibrated_scale * cfg.hand_zone_frac * min(w, h)
-        if self._hand_rows and uncalibrated_scale > 1.0:  # a folder's hand counts and shown hands
-            return in_row_area(g.center, self._row_tile_px, self.image_size, self._hand_rows, band)
-        if self._hand_rows and not self.photos:
-            # a video's hand rows, along the playing seats' borders only (a boneyard's row by another border
-            # is no hand: a play beside it must stay a play). helper-159: N's row and the 3-3 it showed lay
-            # 72 px in from the top of a 720 px frame, past the band: the reveal "touched no open end"
-            order = self.judge.state.order
-            rows = {seat: row for seat, row in self._hand_rows.items() if seat in order}
-            return in_row_area(g.center, self._row_tile_px, self.image_size, rows, band)
-        x, y = g.center
-        return min(x, y, w - x, h - y) < band
+        """Whether a tile at ``g`` lies in a seat's hand area (:meth:`vision.hand_areas.HandAreas.in_zone`)."""
+        return self.hand_areas.in_zone(g, uncalibrated_scale)
 
     # ---- matching ---------------------------------------------------------------------------
     def _match(self, obs: list[_Obs], region: tuple[int, int, int, int] | None = None
@@ -806,23 +785,15 @@ class Tracker:
         if setup:
             self._setup_scenery(new_tiles)
 
-        self._find_hand_rows(gone)
+        self.hand_areas.find_rows(self.tiles.values(), gone)
         if self.photos:  # no arm is ever seen, the hand a tile left tells the seat
-            hands = self._hand_counts([tr for tr in self.tiles.values() if tr not in gone])
-            # a hand under glare in this photo or the last: its count is in doubt, and a tile it lost unseen
-            # under the glare shows as lost only now, a play of the last photo's, not of this one's
-            glared = self._glared_hands | self._glared_hands_last
-            if self.state is None:
-                self._vote_shortest_hand(new_tiles)
-            elif self._arm_in_last and self._hands_before is not None:  # since the photo before the arm's
-                self._vote_hand_losses(self._hands_before, hands, glared)
-            else:
-                self._vote_hand_losses(self._hand_counts(self._sure(gone), at=seen_at),
-                                       self._hand_counts(self._sure(new_tiles)), glared)
-            self._arm_in_last = False
+            hands, votes = self.hand_areas.photo_votes(self.tiles.values(), gone, new_tiles, seen_at,
+                                                       first=self.state is None)
+            for seat, n in votes.items():
+                self._votes[seat] = self._votes.get(seat, 0.0) + n
         events += self._gone(frame, t, gone, new_tiles, region)
         if self.photos:  # after _gone: a hand cleared here starts the counts afresh from this photo
-            self._hands_before, self._hands_last = self._hands_last, hands
+            self.hand_areas.photo_read(hands)
         self.record_sync.synced = False
         if self.record_sync.recheck:  # the umpire changed the line: tiles that touched no open end may touch one now
             self.record_sync.recheck = False
@@ -837,7 +808,7 @@ class Tracker:
             self.hand_end.read(frame, t, view[0] if counted else None)
         events += self._step_boneyard(frame, t, candidates, view)
         events += self._check_rules_fit(frame, t, candidates, view)
-        self._glared_hands_last, self._glared_hands = self._glared_hands, set()
+        self.hand_areas.roll_glare()
         events += self._plays(frame, t, candidates)
         events += self._step_reveals(frame, t)
         events += self._check_lock_fit(frame, t)
@@ -869,22 +840,16 @@ class Tracker:
 
     def _drawn_into_hands(self, candidates: list[TrackedTile], turn: str | None) -> tuple[int, int]:
         """A folder's photos: tiles the hands gained from the boneyard since the last photo, as the hand
-        areas' face-down tiles show it (the counts :meth:`_commit` kept for this photo and the one before):
+        areas' face-down tiles show it (the counts the hand areas kept for this photo and the one before):
         each play takes one from a hand, each draw adds one, so gained = the change + the new face-up
         ``candidates`` laid outside the hands. A tile the detector missed in the boneyard reaches no hand,
         so a drop it causes still waits for the next photo (helper-110: a draw and the drawer's play in one
         photo were recorded play first, the draw out of turn). Two counts: all hands', and the drawer's
         (``turn``, the seat to play) alone with at most one play of this photo, its own: a hand-held photo
         miscounts other hands by a tile now and then (all-fives: S drew 3 and played, N's row read one
-        more, 4 gained in all), and the draw waited a photo and came out of turn."""
-        if self._hands_before is None or self._hands_last is None:
-            return 0, 0
-        plays = self._laid(candidates)
-        total = max(0, sum(self._hands_last.values()) - sum(self._hands_before.values()) + plays)
-        if (turn not in self._hands_before or turn not in self._hands_last
-                or turn in self._glared_hands | self._glared_hands_last):
-            return total, 0  # a hand under glare in this photo or the last: its count is in doubt
-        return total, max(0, self._hands_last[turn] - self._hands_before[turn] + min(plays, 1))
+        more, 4 gained in all), and the draw waited a photo and came out of turn
+        (:meth:`vision.hand_areas.HandAreas.drawn`)."""
+        return self.hand_areas.drawn(self._laid(candidates), turn)
 
     def _step_boneyard(self, frame: int, t: float, candidates: list[TrackedTile],
                        view: tuple[int, dict[str, int], dict[str, int]]) -> list:
@@ -1013,7 +978,7 @@ class Tracker:
         down = [tr for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout"]
         beside = self._beside_line(down, candidates)
         down = [tr for tr in down if tr.id not in beside]
-        edges = self._hand_counts(down, self._hand_band_scale(), seats=SEATS)
+        edges = self.hand_areas.counts(down, self.hand_areas.band_scale, seats=SEATS)
         hands = {seat: n for seat, n in edges.items() if seat in self.judge.state.order}
         return len(down) - sum(hands.values()), hands, edges
 
@@ -1112,10 +1077,9 @@ class Tracker:
             return gone
         hidden = {tr.id for tr in gone if not tr.read_in_glare and hidden_by_glare(self._clipped, tr.polygon_px)}
         self.hidden_tiles = sum(1 for tr in gone if tr.id in hidden and tr.status == "layout")
-        in_hands = self._hand_counts([tr for tr in gone if tr.id in hidden], self._hand_band_scale())
+        in_hands = self.hand_areas.counts([tr for tr in gone if tr.id in hidden], self.hand_areas.band_scale)
         self.hidden_hand_tiles = sum(in_hands.values())
-        if self.photos:
-            self._glared_hands = set(in_hands)
+        self.hand_areas.hidden(in_hands)
         return [tr for tr in gone if tr.id not in hidden]
 
     def open_end_polygons(self) -> list[np.ndarray]:
@@ -1148,98 +1112,15 @@ class Tracker:
             return pairs, gone, new
         return ([p for p in pairs if p not in far], gone + [tr for tr, _, _ in far], new + [o for _, o, _ in far])
 
-    def _find_hand_rows(self, gone: list[TrackedTile]) -> None:
-        """Uncalibrated photos and video: where each border's row of face-down tiles lies
-        (:func:`vision.hand_rows.hand_rows`; ``gone``: tiles this read no longer shows). A row found
-        with as many tiles as the one kept, or more, replaces it: the rows are those of the fullest hands
-        (the deal), not of a hand down to its last tiles beside a false box or two."""
-        if self.profile is not None or self.image_size is None:
-            return
-        down = [tr for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout" and tr not in gone]
-        if len(down) < ROW_MIN_TILES:
-            return
-        self._row_tile_px = float(np.median([tr.geom.length for tr in down]))
-        centers = np.array([tr.geom.center for tr in down], np.float64)
-        for seat, row in hand_rows(centers, self._row_tile_px, self.image_size).items():
-            if row[1] >= self._hand_rows.get(seat, (0.0, 0, 0.0, 0.0))[1]:
-                self._hand_rows[seat] = row
-
     def hands_off_seats(self) -> list[str]:
-        """Uncalibrated photos: the image borders (seat names, ``N`` the top) along which a hand's row (at
-        least ``hand_size`` - 1 face-down tiles: the leader's is one short) was found while the rule set seats
-        no one there, when more such borders hold one than playing seats' borders do (a boneyard's row is
-        one): the photos are turned (a phone held upright over a two-seat table put the hands at the left
-        and right; helper-126: 13 of 16 seats wrong, nothing said). Empty when they are not."""
-        order = self.judge.state.order
-        full = [seat for seat, (_, n, *_) in self._hand_rows.items() if n >= self.rules.hand_size - 1]
-        off = sorted(seat for seat in full if seat not in order)
-        return off if len(off) > len(full) - len(off) else []
-
-    def _sure(self, tiles: list[TrackedTile]) -> list[TrackedTile]:
-        """``tiles`` less the face-down ones whose latest read the detector scored under
-        ``TrackerConfig.hand_vote_min_score`` (false boxes on the cloth come and go between photos)."""
-        floor = self.config.hand_vote_min_score
-        return [tr for tr in tiles if tr.face != "down" or tr.seen_score >= floor]
-
-    def _hand_counts(self, tiles: list[TrackedTile], scale: float = PHOTO_HAND_SCALE,
-                     at: dict[int, TileGeom] | None = None, seats: Iterable[str] | None = None) -> dict[str, int]:
-        """Face-down tiles of ``tiles`` in each playing seat's hand area (``scale``: a folder's photos use
-        the wider areas); those by an edge no one plays from are the boneyard's (:meth:`_step_boneyard`).
-        ``at``: tile id -> the geometry to place it by, instead of its own (where a photo showed it);
-        ``seats``: the hand areas counted (None: the playing seats')."""
-        counts: dict[str, int] = {}
-        order = self.judge.state.order if seats is None else list(seats)
-        for tr in tiles:
-            g = at.get(tr.id, tr.geom) if at is not None else tr.geom
-            if tr.face == "down" and tr.status != "layout" and self.in_hand_zone(g, scale):
-                seat = seat_of_position(g.center, self.profile, self.image_size)
-                if seat in order:
-                    counts[seat] = counts.get(seat, 0) + 1
-        return counts
+        """Uncalibrated photos: the image borders (seat names) along which a full hand's row lies while the rule
+        set seats no one there: the photos are turned (:meth:`vision.hand_areas.HandAreas.off_seats`)."""
+        return self.hand_areas.off_seats(self.rules.hand_size)
 
     def arm_in_last_photo(self) -> None:
-        """The last photo read showed an arm over the table (a folder of photos: known one photo late,
-        :class:`vision.photo_arms.PhotoArms`). The mover's tile was in the hand, not in the hand area nor
-        on the table: the next read's seat votes count the hand areas' losses since the photo before
-        that one (helper-113: S's 5-3 went to N, whose hand lost the next play's tile at the photo that
-        showed 5-3 laid; with both losses no seat stands out and the turn decides)."""
-        self._arm_in_last = True
-
-    def _vote_shortest_hand(self, tiles: list[TrackedTile]) -> None:
-        """Seat votes from a folder's first photo, which may show the lead laid already (helper-110: the
-        README's one photo per move has no photo of the dealt table, and the lead went to the seat the
-        turn order names, then the right second play was out of turn): the one seat whose hand area
-        holds the fewest face-down tiles, one fewer than the next fewest, laid it (``min_seat_votes``;
-        more in a hand area is no objection: a corner tile of the next hand, a false box, as nova-block
-        at 1280x720 showed 6, 7, 7 and 9). A tie, or a gap of two or more (a tile missed), decides nothing."""
-        counts = self._hand_counts(tiles)
-        order = self.judge.state.order
-        if any(seat not in counts for seat in order):
-            return  # a hand out of view: the turn decides
-        ranked = sorted(order, key=lambda s: counts[s])
-        if counts[ranked[1]] == counts[ranked[0]] + 1:
-            self._votes[ranked[0]] = self._votes.get(ranked[0], 0.0) + self.config.min_seat_votes
-
-    def _vote_hand_losses(self, lost: dict[str, int], drawn: dict[str, int], glared: set[str] = frozenset()) -> None:
-        """Seat votes from the face-down tiles in the hand areas (a folder of photos: no arm to see).
-
-        A play takes a tile from its player's hand: the one seat whose hand area has fewer face-down
-        tiles than in the last read gets ``min_seat_votes`` per tile (enough to decide); none or
-        several such seats (a tile the detector missed once, a sweep) give nothing, and the turn
-        decides as before. Tiles drawn into a hand count against the losses.
-
-        Args:
-            lost, drawn: face-down tiles per seat that left / came into its hand area
-                (:meth:`_hand_counts` of the tiles gone and new; or the counts before and now).
-            glared: seats whose hand area clipped white hid tiles in this photo or the last: no vote
-                (a glare over S's hand as S played hid the loss, shown at the next photo, where it gave
-                N's play to S; the turn decides instead).
-        """
-        net = {seat: lost.get(seat, 0) - drawn.get(seat, 0) for seat in set(lost) | set(drawn) if seat not in glared}
-        losers = [s for s, n in net.items() if n > 0]
-        if len(losers) == 1:
-            seat = losers[0]
-            self._votes[seat] = self._votes.get(seat, 0.0) + self.config.min_seat_votes * net[seat]
+        """The last photo read showed an arm over the table: the next read's seat votes count the hand areas'
+        losses since the photo before that one (:meth:`vision.hand_areas.HandAreas.arm_in_last_photo`)."""
+        self.hand_areas.arm_in_last_photo()
 
     def _gone(self, frame: int, t: float, gone: list[TrackedTile], new_tiles: list[TrackedTile], region) -> list:
         cfg = self.config
@@ -1317,7 +1198,7 @@ class Tracker:
             return notices
         if self.judge.state.over:  # after a domino or a lock, face-up tiles are shown hands, not plays
             return notices + self.hand_end.after_end(
-                frame, t, pending, self.lop, lambda g: self.in_hand_zone(g, self._hand_band_scale()),
+                frame, t, pending, self.lop, lambda g: self.in_hand_zone(g, self.hand_areas.band_scale),
                 self.profile is not None, len(self.plays), self._votes)
         done: list[tuple[Play, list[str], str]] = []
         if self.lop.lead is None:
@@ -1350,7 +1231,7 @@ class Tracker:
             self._emit(frame, t, best[1], best[2], done, notices, {} if done else self._votes)
         events = self._announce(frame, t, done, missed=len(done) > 1) + notices
         for c in pending:
-            if self.in_hand_zone(c.geom, self._hand_band_scale()):
+            if self.in_hand_zone(c.geom, self.hand_areas.band_scale):
                 c.status = "hand"
             else:
                 if c.status != "unplaced":

@@ -1,0 +1,258 @@
+"""The players' hand areas as the tracker sees them, the face-down tiles in them, and the seat votes they give.
+
+:class:`HandAreas` (one per :class:`~vision.tracking.Tracker`, ``tracker.hand_areas``) owns
+
+* where the hand areas lie (:meth:`HandAreas.in_zone`): within ``hand_zone_mm`` of a table edge with a
+  calibrated profile; without one, a band of ``hand_zone_frac`` of the image along its borders, or the rows
+  of face-down tiles found along them (:meth:`HandAreas.find_rows`, :mod:`vision.hand_rows`), which also
+  tell photos taken turned (:meth:`HandAreas.off_seats`);
+* how many face-down tiles each seat's hand area holds (:meth:`HandAreas.counts`);
+* a folder of photos' bookkeeping, where no arm is ever seen and the hand a tile left tells the seat: the
+  counts after the last photo and the one before, the hands under glare in this photo and the last, and
+  whether the last photo showed an arm; from them the seat votes of a photo
+  (:meth:`HandAreas.photo_votes`) and the tiles the hands drew (:meth:`HandAreas.drawn`).
+
+The seat votes themselves stay the tracker's (``Tracker._votes``, shared with the arms' entry votes and
+the boneyard's drawer): :class:`HandAreas` returns the votes to add. The rules are those of
+``docs/tracking.md`` (photo folders, hand areas). Units: the tracker's working units, table mm with a
+calibrated profile, image px without (hand rows and ``row_tile_px`` are always px: uncalibrated only).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+import numpy as np
+
+from calibration.seats import hand_area_edge
+from vision.hand_rows import ROW_MIN_TILES, hand_rows, in_row_area
+from vision.layout_from_tiles import TileGeom
+from vision.reveals import seat_of_position
+
+__all__ = ["HandAreas", "PHOTO_HAND_SCALE"]
+
+#: Uncalibrated photos: the hand areas reach this many times the 10 % band into the image (hands
+#: lie further in than a video's arms cross: helper-85, S's row at 960x540).
+PHOTO_HAND_SCALE = 2.0
+
+
+class HandAreas:
+    """The hand areas, their face-down tiles, and a photo folder's seat votes from them (see module docstring).
+
+    Args:
+        config: the tracker's :class:`~vision.tracking.TrackerConfig` (``hand_zone_mm``, ``hand_zone_frac``,
+            ``hand_vote_min_score``, ``min_seat_votes``, ``still_window_s``); the tracker keeps it current.
+        profile: the calibrated profile (table mm), or None (image px).
+        image_size: ``(width, height)`` px of the frames, or None until known; the tracker keeps it current.
+        order: the playing seats, in turn order (the tracker's judge's; a new hand may change them).
+
+    Attributes:
+        rows: uncalibrated: each border's row of face-down tiles (seat -> :func:`vision.hand_rows.hand_rows`'s
+            row: px from the border, tiles, px span), those of the fullest hands seen.
+        row_tile_px: a face-down tile's length in the rows' read (px).
+        hands_last, hands_before: a folder's photos: face-down tiles in each playing seat's hand area after
+            the last read and the one before (None: not yet this hand).
+        arm_in_last: the last photo read showed an arm over the table (:meth:`arm_in_last_photo`).
+        glared, glared_last: a folder's photos: seats whose hand area held tiles hidden by clipped white,
+            this read and the last.
+    """
+
+    def __init__(self, config, profile, image_size: tuple[int, int] | None,  # noqa: ANN001
+                 order: Callable[[], Iterable[str]]):
+        self.config = config
+        self.profile = profile
+        self.image_size = image_size
+        self._order = order
+        self.rows: dict[str, tuple[float, int, float, float]] = {}
+        self.row_tile_px = 0.0
+        self.hands_last: dict[str, int] | None = None
+        self.hands_before: dict[str, int] | None = None
+        self.arm_in_last = False
+        self.glared: set[str] = set()
+        self.glared_last: set[str] = set()
+
+    def new_hand(self) -> None:
+        """A new hand: a folder's counts start afresh (the rows and the arm's photo are the table's)."""
+        self.hands_last = self.hands_before = None
+        self.glared, self.glared_last = set(), set()
+
+    @property
+    def photos(self) -> bool:
+        """Reading a folder of photos (every read a stable state: ``still_window_s`` <= 0), not footage."""
+        return self.config.still_window_s <= 0
+
+    @property
+    def band_scale(self) -> float:
+        """How deep the uncalibrated hand areas reach, in multiples of the video's band: a folder's photos
+        show hands further in, face down and shown alike (helper-85; helper-123: shown tiles 72-79 px from
+        the border of 720 px photos "touched no open end", and the locked hands were never scored)."""
+        return PHOTO_HAND_SCALE if self.photos else 1.0
+
+    # ---- where the hand areas lie ----------------------------------------------------------------
+    def in_zone(self, g: TileGeom, uncalibrated_scale: float = 1.0) -> bool:
+        """Whether a tile at ``g`` lies in a seat's hand area (``hand_zone_mm`` / ``hand_zone_frac``;
+        without calibration the image-border band is ``uncalibrated_scale`` times as deep)."""
+        cfg = self.config
+        if self.profile is not None and self.profile.table_size_mm is not None:
+            return hand_area_edge(g.center, self.profile.table_size_mm, cfg.hand_zone_mm) is not None
+        if self.image_size is None:
+            return False
+        w, h = self.image_size
+        band = uncalibrated_scale * cfg.hand_zone_frac * min(w, h)
+        if self.rows and uncalibrated_scale > 1.0:  # a folder's hand counts and shown hands
+            return in_row_area(g.center, self.row_tile_px, self.image_size, self.rows, band)
+        if self.rows and not self.photos:
+            # a video's hand rows, along the playing seats' borders only (a boneyard's row by another border
+            # is no hand: a play beside it must stay a play). helper-159: N's row and the 3-3 it showed lay
+            # 72 px in from the top of a 720 px frame, past the band: the reveal "touched no open end"
+            order = self._order()
+            rows = {seat: row for seat, row in self.rows.items() if seat in order}
+            return in_row_area(g.center, self.row_tile_px, self.image_size, rows, band)
+        x, y = g.center
+        return min(x, y, w - x, h - y) < band
+
+    def find_rows(self, tiles: Iterable, gone: list) -> None:
+        """Uncalibrated photos and video: where each border's row of face-down tiles lies
+        (:func:`vision.hand_rows.hand_rows`; ``tiles``: the tracked tiles, ``gone``: those this read no longer
+        shows). A row found with as many tiles as the one kept, or more, replaces it: the rows are those of
+        the fullest hands (the deal), not of a hand down to its last tiles beside a false box or two."""
+        if self.profile is not None or self.image_size is None:
+            return
+        down = [tr for tr in tiles if tr.face == "down" and tr.status != "layout" and tr not in gone]
+        if len(down) < ROW_MIN_TILES:
+            return
+        self.row_tile_px = float(np.median([tr.geom.length for tr in down]))
+        centers = np.array([tr.geom.center for tr in down], np.float64)
+        for seat, row in hand_rows(centers, self.row_tile_px, self.image_size).items():
+            if row[1] >= self.rows.get(seat, (0.0, 0, 0.0, 0.0))[1]:
+                self.rows[seat] = row
+
+    def off_seats(self, hand_size: int) -> list[str]:
+        """Uncalibrated photos: the image borders (seat names, ``N`` the top) along which a hand's row (at
+        least ``hand_size`` - 1 face-down tiles: the leader's is one short) was found while the rule set seats
+        no one there, when more such borders hold one than playing seats' borders do (a boneyard's row is
+        one): the photos are turned (a phone held upright over a two-seat table put the hands at the left
+        and right; helper-126: 13 of 16 seats wrong, nothing said). Empty when they are not."""
+        order = self._order()
+        full = [seat for seat, (_, n, *_) in self.rows.items() if n >= hand_size - 1]
+        off = sorted(seat for seat in full if seat not in order)
+        return off if len(off) > len(full) - len(off) else []
+
+    # ---- what lies in them -----------------------------------------------------------------------
+    def sure(self, tiles: list) -> list:
+        """``tiles`` less the face-down ones whose latest read the detector scored under
+        ``TrackerConfig.hand_vote_min_score`` (false boxes on the cloth come and go between photos)."""
+        floor = self.config.hand_vote_min_score
+        return [tr for tr in tiles if tr.face != "down" or tr.seen_score >= floor]
+
+    def counts(self, tiles: Iterable, scale: float = PHOTO_HAND_SCALE,
+               at: dict[int, TileGeom] | None = None, seats: Iterable[str] | None = None) -> dict[str, int]:
+        """Face-down tiles of ``tiles`` (:class:`~vision.tracking.TrackedTile`) in each playing seat's hand area
+        (``scale``: a folder's photos use the wider areas); those by an edge no one plays from are the
+        boneyard's (``Tracker._step_boneyard``). ``at``: tile id -> the geometry to place it by, instead of its
+        own (where a photo showed it); ``seats``: the hand areas counted (None: the playing seats')."""
+        counts: dict[str, int] = {}
+        order = list(self._order()) if seats is None else list(seats)
+        for tr in tiles:
+            g = at.get(tr.id, tr.geom) if at is not None else tr.geom
+            if tr.face == "down" and tr.status != "layout" and self.in_zone(g, scale):
+                seat = seat_of_position(g.center, self.profile, self.image_size)
+                if seat in order:
+                    counts[seat] = counts.get(seat, 0) + 1
+        return counts
+
+    # ---- a folder of photos ----------------------------------------------------------------------
+    def arm_in_last_photo(self) -> None:
+        """The last photo read showed an arm over the table (a folder of photos: known one photo late,
+        :class:`vision.photo_arms.PhotoArms`). The mover's tile was in the hand, not in the hand area nor
+        on the table: the next read's seat votes count the hand areas' losses since the photo before
+        that one (helper-113: S's 5-3 went to N, whose hand lost the next play's tile at the photo that
+        showed 5-3 laid; with both losses no seat stands out and the turn decides)."""
+        self.arm_in_last = True
+
+    def hidden(self, in_hands: dict[str, int]) -> None:
+        """This read's clipped white hid face-down tiles of the hand areas ``in_hands`` (seat -> tiles): a
+        folder's photos doubt those hands' counts, in this photo and the next (:meth:`roll_glare`)."""
+        if self.photos:
+            self.glared = set(in_hands)
+
+    def roll_glare(self) -> None:
+        """A read is done with its glare (after the boneyard's count, before the plays): it becomes the last's."""
+        self.glared_last, self.glared = self.glared, set()
+
+    def photo_votes(self, tiles: Iterable, gone: list, new_tiles: list, seen_at: dict[int, TileGeom],
+                    first: bool) -> tuple[dict[str, int], dict[str, float]]:
+        """A folder's photo (no arm is ever seen, the hand a tile left tells the seat): this photo's hand
+        counts and the seat votes to add (seat -> votes). ``tiles``: the tracked tiles, ``gone`` / ``new_tiles``:
+        those this read lost / found, ``seen_at``: tile id -> where the last photo showed it, ``first``: the
+        first read. Give the counts to :meth:`photo_read` once the read's lost tiles are dealt with."""
+        hands = self.counts([tr for tr in tiles if tr not in gone])
+        # a hand under glare in this photo or the last: its count is in doubt, and a tile it lost unseen
+        # under the glare shows as lost only now, a play of the last photo's, not of this one's
+        glared = self.glared | self.glared_last
+        if first:
+            votes = self._vote_shortest_hand(new_tiles)
+        elif self.arm_in_last and self.hands_before is not None:  # since the photo before the arm's
+            votes = self._vote_hand_losses(self.hands_before, hands, glared)
+        else:
+            votes = self._vote_hand_losses(self.counts(self.sure(gone), at=seen_at),
+                                           self.counts(self.sure(new_tiles)), glared)
+        self.arm_in_last = False
+        return hands, votes
+
+    def photo_read(self, hands: dict[str, int]) -> None:
+        """A folder's photo is read (after its lost tiles: a hand cleared there starts the counts afresh from
+        this photo): ``hands`` (:meth:`photo_votes`) are the last counts now."""
+        self.hands_before, self.hands_last = self.hands_last, hands
+
+    def drawn(self, plays: int, turn: str | None) -> tuple[int, int]:
+        """A folder's photos: tiles the hands gained from the boneyard since the last photo, as the hand
+        areas' face-down tiles show it (:attr:`hands_last` and :attr:`hands_before`): each play takes one from
+        a hand, each draw adds one, so gained = the change + ``plays`` (this photo's new face-up tiles laid
+        outside the hands). Two counts: all hands', and the drawer's (``turn``, the seat to play) alone with
+        at most one play of this photo, its own (``Tracker._drawn_into_hands``)."""
+        if self.hands_before is None or self.hands_last is None:
+            return 0, 0
+        total = max(0, sum(self.hands_last.values()) - sum(self.hands_before.values()) + plays)
+        if (turn not in self.hands_before or turn not in self.hands_last
+                or turn in self.glared | self.glared_last):
+            return total, 0  # a hand under glare in this photo or the last: its count is in doubt
+        return total, max(0, self.hands_last[turn] - self.hands_before[turn] + min(plays, 1))
+
+    def _vote_shortest_hand(self, tiles: list) -> dict[str, float]:
+        """Seat votes from a folder's first photo, which may show the lead laid already (helper-110: the
+        README's one photo per move has no photo of the dealt table, and the lead went to the seat the
+        turn order names, then the right second play was out of turn): the one seat whose hand area
+        holds the fewest face-down tiles, one fewer than the next fewest, laid it (``min_seat_votes``;
+        more in a hand area is no objection: a corner tile of the next hand, a false box, as nova-block
+        at 1280x720 showed 6, 7, 7 and 9). A tie, or a gap of two or more (a tile missed), decides nothing."""
+        counts = self.counts(tiles)
+        order = self._order()
+        if any(seat not in counts for seat in order):
+            return {}  # a hand out of view: the turn decides
+        ranked = sorted(order, key=lambda s: counts[s])
+        if counts[ranked[1]] == counts[ranked[0]] + 1:
+            return {ranked[0]: self.config.min_seat_votes}
+        return {}
+
+    def _vote_hand_losses(self, lost: dict[str, int], drawn: dict[str, int],
+                          glared: set[str] = frozenset()) -> dict[str, float]:
+        """Seat votes from the face-down tiles in the hand areas (a folder of photos: no arm to see).
+
+        A play takes a tile from its player's hand: the one seat whose hand area has fewer face-down
+        tiles than in the last read gets ``min_seat_votes`` per tile (enough to decide); none or
+        several such seats (a tile the detector missed once, a sweep) give nothing, and the turn
+        decides as before. Tiles drawn into a hand count against the losses.
+
+        Args:
+            lost, drawn: face-down tiles per seat that left / came into its hand area
+                (:meth:`counts` of the tiles gone and new; or the counts before and now).
+            glared: seats whose hand area clipped white hid tiles in this photo or the last: no vote
+                (a glare over S's hand as S played hid the loss, shown at the next photo, where it gave
+                N's play to S; the turn decides instead).
+        """
+        net = {seat: lost.get(seat, 0) - drawn.get(seat, 0) for seat in set(lost) | set(drawn) if seat not in glared}
+        losers = [s for s, n in net.items() if n > 0]
+        if len(losers) == 1:
+            return {losers[0]: self.config.min_seat_votes * net[losers[0]]}
+        return {}
