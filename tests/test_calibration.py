@@ -892,21 +892,23 @@ def _blank_photo(tmp_path: Path, size: tuple[int, int] = (640, 480)) -> Path:
     return image
 
 
+def _fit_1000x600(image: Path, out: Path, points: str):  # noqa: ANN202 - a CliRunner result
+    """``calibrate table IMAGE --out OUT --table-mm 1000 600 --points POINTS``."""
+    return run("table", image, "--out", out, "--table-mm", "1000", "600", "--points", points)
+
+
 def test_cli_table_refuses_points_far_outside_the_image(tmp_path: Path) -> None:
     """99999 typed for 999 was fitted exactly (exit 0); `detect` then found 6 of 28 tiles without a word."""
     image, out = _blank_photo(tmp_path), tmp_path / "t.json"
-    result = run("table", image, "--out", out, "--table-mm", "1000", "600",
-                 "--points", "100,100 99999,100 600,400 100,400")
+    result = _fit_1000x600(image, out, "100,100 99999,100 600,400 100,400")
     # a 640 x 480 image: half of it is 320 px left/right and 240 px above/below
     assert_one_line_error(result, "error: --points: point 2 is at (99999,100) px, far outside the 640 x 480 px image "
                                   "(at most 320 px left or right of it and 240 px above or below it is taken")
     assert not out.exists()
-    result = run("table", image, "--out", out, "--table-mm", "1000", "600",
-                 "--points", "100,-241 600,50 600,400 100,400")  # 1 px beyond the margin above
+    result = _fit_1000x600(image, out, "100,-241 600,50 600,400 100,400")  # 1 px beyond the margin above
     assert_one_line_error(result, "point 1 is at (100,-241) px, far outside")
     # a corner just out of view (up to the margin: x = -320, y = -240) is taken
-    result = run("table", image, "--out", out, "--table-mm", "1000", "600",
-                 "--points", "-320,-240 600,50 600,400 100,400")
+    result = _fit_1000x600(image, out, "-320,-240 600,50 600,400 100,400")
     assert result.exit_code == 0, result.output
 
 
@@ -917,14 +919,12 @@ def test_cli_table_refuses_a_table_too_small_for_readable_tiles(tmp_path: Path) 
 
     image, out = _blank_photo(tmp_path), tmp_path / "t.json"
     assert MIN_TILE_PX == 8.0
-    result = run("table", image, "--out", out, "--table-mm", "1000", "600",
-                 "--points", "100,100 260,100 260,196 100,196")
+    result = _fit_1000x600(image, out, "100,100 260,100 260,196 100,196")
     assert_one_line_error(result, "error: the table is too small in the 640 x 480 px image: a 48 mm tile at its centre "
                                   "would be 7.7 px long, under the 8 px whose pips can be read")
     assert not out.exists()
     # 1000 mm over 166.667 px: the tile is 48 / 6 = 8 px, taken
-    result = run("table", image, "--out", out, "--table-mm", "1000", "600",
-                 "--points", "100,100 266.66667,100 266.66667,200 100,200")
+    result = _fit_1000x600(image, out, "100,100 266.66667,100 266.66667,200 100,200")
     assert result.exit_code == 0, result.output
 
 
