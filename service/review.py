@@ -426,7 +426,8 @@ class FramePipeline:
         # a photo folder's first photo may show the lead just laid: no setup to leave out
         config = TrackerConfig(still_window_s=0.0 if timelapse else still_window_s,
                                setup_min_score=None if timelapse else TrackerConfig.setup_min_score)
-        self.tracker = Tracker(rules, profile=profile, config=config)
+        # the first hand's opener the rule set requires (6-6): a photo folder's first photo may show it laid
+        self.tracker = Tracker(rules, first_context(rules), profile=profile, config=config)
         self.gate = None if timelapse else MotionGate(still_window_s=still_window_s)
         self.last_obs: list = []  # the latest observations (what an annotated frame shows)
         self.reads = 0

@@ -2411,6 +2411,31 @@ def test_in_a_folder_of_photos_printed_dominoes_are_neither_the_lead_nor_plays()
     assert plays(events) == [("N", (6, 2), "E")]
 
 
+def test_a_folders_first_photo_keeps_the_required_lead_apart_from_a_printed_domino():
+    """helper-191: lisa-b's first hand must open with 6-6 (seed 000). A folder's first photo showed the 6-6
+    just led and, apart from it, a board's printed domino read 6-4: two tiles with no contact, so both were
+    taken for pictures, and the real 6-4 played next became the lead (``wrong_start``). Told the hand's
+    context, the tracker keeps the lone 6-6 as the lead; without a required lead both stay pictures."""
+    rules = load_ruleset("lisa-b-all-fives")
+    lead, printed = t_(600, 500, 90, (6, 6)), t_(300, 250, 0, (6, 4))
+    for context, expected in ((HandContext(required_lead=Tile(6, 6)), [("N", (6, 4), "E")]), (None, None)):
+        tr = Tracker(rules, context, config=TrackerConfig(still_window_s=0.0, setup_min_score=None),
+                     image_size=IMAGE_SIZE)
+        hands = {s: [t for t in hand_tiles(random.Random(3)) if _seat_of(t) == s] for s in "NS"}
+        hands["S"].pop()  # S led: its hand is the shortest
+        first = plays(tr.update(0, 0.0, observe(hands["N"] + hands["S"] + [lead, printed]), None))
+        assert first == ([] if expected is None else [("S", (6, 6), "lead")])
+        hands["N"].pop()
+        # the 6-4 laid against the 6-6's long side, east of it (a crosswise double: 24 + 12 px apart)
+        events = tr.update(1, 1.0, observe(hands["N"] + hands["S"] + [lead, printed, t_(636, 500, 0, (6, 4))]),
+                           None)
+        if expected is None:
+            assert [(s, k) for s, k, _ in plays(events)] == [("N", (6, 4))]  # it leads: the 6-6 is a picture
+        else:
+            assert plays(events) == expected
+            assert [x.key for x in tr.tiles.values() if x.scenery] == [(6, 4)]  # only the printed one
+
+
 def test_a_photo_of_the_next_hands_lead_on_a_cleared_table_starts_that_hand_with_it():
     """helper-84: no photo showed the empty table; the next one showed the new lead, a domino that
     was in the last hand's line (taken for that tile moved), and the review's new_hand() with the

@@ -1422,6 +1422,7 @@ class Tracker:
         if len(shown) < 2:
             return
         matched = mismatched = 0
+        touching: set[int] = set()  # ids of the tiles in contact with another shown tile
         for i, a in enumerate(shown):
             lop = LineOfPlay()
             lop.set_lead(a.geom, a.pips)
@@ -1429,9 +1430,26 @@ class Tracker:
                 fit = lop.assign(b.geom, b.pips)
                 if fit is not None:
                     matched, mismatched = matched + fit.pip_match, mismatched + (not fit.pip_match)
+                    touching |= {a.id, b.id}
         if mismatched > matched or (self.config.setup_min_score is None and matched == 0):
+            lead = self._required_lead_shown(shown, touching)
             for tr in shown:
-                tr.scenery = tr.picture = True
+                if tr is not lead:
+                    tr.scenery = tr.picture = True
+
+    def _required_lead_shown(self, shown: list[TrackedTile], touching: set[int]) -> TrackedTile | None:
+        """Of the face-up tiles of the first read taken for pictures (:meth:`_setup_scenery`), the one that
+        is the hand's lead already laid: nothing played yet, it is the one tile shown that the hand must
+        open with (the context's ``required_lead``: 6-6 in a first hand of lisa-b, seed 000) and it touches
+        none of the others (a board's printed dominoes lie in touching tracks). helper-191: a folder's first
+        photo showed the 6-6 led and a board's printed domino read 6-4, apart; both were taken for pictures,
+        the 6-4 played next became the lead (``wrong_start``) and 7 of the 14 plays touched no open end."""
+        req = self.judge.state.context.required_lead
+        if req is None or self.plays:
+            return None
+        key = (max(req.a, req.b), min(req.a, req.b))
+        found = [tr for tr in shown if tr.key == key and tr.id not in touching]
+        return found[0] if len(found) == 1 else None
 
     def _fixture(self, tr: TrackedTile) -> bool:
         """A face-up tile that is part of the table, not of the hand: a picture (a printed domino), or one
