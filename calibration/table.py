@@ -342,6 +342,14 @@ def _check_square_markers(sides: tuple[float, float], table_size_mm: tuple[float
         "H) and --marker-inset-mm" + ("" if lens else ", or correct the lens's distortion (--lens)") + size)
 
 
+def _overlaps_image(points_px: np.ndarray, image_size: tuple[int, int]) -> bool:
+    """Whether the convex hull of ``points_px`` ((N, 2) px) covers any of the image of ``image_size`` (W, H px)."""
+    w, h = image_size
+    hull = cv2.convexHull(np.asarray(points_px, np.float32).reshape(-1, 1, 2))
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32).reshape(-1, 1, 2)
+    return float(cv2.intersectConvexConvex(hull, frame)[0]) > 0
+
+
 def calibrate_table_from_points(points_px: np.ndarray, table_size_mm: tuple[float, float], *,
                                 points_mm: np.ndarray | None = None,
                                 camera_matrix: np.ndarray | None = None,
@@ -378,6 +386,10 @@ def calibrate_table_from_points(points_px: np.ndarray, table_size_mm: tuple[floa
         if far.any():  # checked before the fit: such a fit is exact, and said nothing was wrong (helper-187)
             i = int(far.argmax())
             raise CalibrationError(f"{source}: point {i + 1} is at {outside_image_message(px[i], image_size)}; a typo?")
+        if points_mm is None and not _overlaps_image(px, image_size):  # corners each just out of view, all one side
+            raise CalibrationError(f"{source}: the table's corners leave none of the table in the {image_size[0]} x "
+                                   f"{image_size[1]} px image (x runs from 0 to {image_size[0]} left to right, y from "
+                                   f"0 to {image_size[1]} top to bottom): pick the corners of the table it shows")
     mm = table_corners_mm(table_size_mm) if points_mm is None else points_mm
     return fit_table_homography(points_px, mm, camera_matrix=camera_matrix,
                                 dist_coeffs=dist_coeffs, source=source)

@@ -912,6 +912,17 @@ def test_cli_table_refuses_points_far_outside_the_image(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
 
 
+def test_cli_table_refuses_corners_that_leave_the_table_out_of_view(tmp_path: Path) -> None:
+    """helper-195: four corners each within the margin but all left of and above a 640 x 480 image (x <= -10,
+    y <= -10) were taken: `review` then found 0 plays. One corner 1 px inside keeps a sliver in view."""
+    image, out = _blank_photo(tmp_path), tmp_path / "t.json"
+    result = _fit_1000x600(image, out, "-300,-200 -10,-200 -10,-10 -300,-10")
+    assert_one_line_error(result, "error: --points: the table's corners leave none of the table in the 640 x 480 px "
+                                  "image")
+    assert not out.exists()
+    assert _fit_1000x600(image, out, "-300,-200 -10,-200 1,1 -300,-10").exit_code == 0
+
+
 def test_cli_table_refuses_a_table_too_small_for_readable_tiles(tmp_path: Path) -> None:
     """A table 1 px across gave 0 px tiles: `review` found no play and exited 0. The smallest tile is what
     `detect --tile-px` accepts (8 px): a 1000 mm table 160 px across makes a 48 mm tile 48 x 0.16 = 7.68 px."""
