@@ -302,10 +302,10 @@ def _scale_note(label: str, measured: float, given: float, source: str, profile)
     """One line: the tiles of image ``label`` measure ``measured`` px, not the ``given`` px of ``source``
     (``--tile-px``, or the calibration's path, whose tile is then named in mm)."""
     if source == "--tile-px":
-        return (f"{label}: the tiles found measure about {measured:.0f} px long, not the {given:g} px of "
+        return (f"{label}: the tiles in the picture measure about {measured:.0f} px long, not the {given:g} px of "
                 f"--tile-px: pass --tile-px {measured:.0f}, or leave it out to search the size")
     mm = profile.tile_size_mm.length
-    return (f"{label}: the tiles found measure about {measured:.0f} px long ({measured * mm / given:.0f} mm at the "
+    return (f"{label}: the tiles in the picture measure about {measured:.0f} px long ({measured * mm / given:.0f} mm at the "
             f"table's scale), but {source}'s {mm:g} mm tile comes out {given:.0f} px: check its tile size "
             f"(--tile-mm) and corners, and redo it with `dominocast calibrate table`")
 

@@ -710,7 +710,7 @@ def test_a_wrong_tile_px_gets_a_note_with_the_size_measured(monkeypatch, files):
     r = _invoke(files["good"], files["good2"], "--tile-px", 150)
     assert r.exit_code == 0, r.output
     notes = [x for x in r.stdout.splitlines() if x.startswith("note:")]
-    assert notes == [f"note: {name}: the tiles found measure about 50 px long, not the 150 px of --tile-px: pass "
+    assert notes == [f"note: {name}: the tiles in the picture measure about 50 px long, not the 150 px of --tile-px: pass "
                      "--tile-px 50, or leave it out to search the size" for name in ("good.png", "second.jpg")]
     assert rec.searches == 2
     r = _invoke(files["good"], "--tile-px", 48)
@@ -729,7 +729,7 @@ def test_a_calibrations_wrong_tile_size_is_named_and_gets_no_sets_advice(monkeyp
     r = _invoke(files["good"], "--calibration", prof)
     assert r.exit_code == 0, r.output
     assert [x for x in r.stdout.splitlines() if x.startswith("note:")] == [
-        f"note: good.png: the tiles found measure about 50 px long (25 mm at the table's scale), but {prof}'s "
+        f"note: good.png: the tiles in the picture measure about 50 px long (25 mm at the table's scale), but {prof}'s "
         "48 mm tile comes out 96 px: check its tile size (--tile-mm) and corners, and redo it with `dominocast "
         "calibrate table`"]
     r = _invoke(files["good"], "--calibration", prof, "--tile-px", 50)  # --tile-px wins, and is right
@@ -800,7 +800,7 @@ def test_real_models_name_the_tile_size_of_a_rendered_scene(tmp_path, monkeypatc
     r = _invoke(img, "--tile-px", 40)
     assert r.exit_code == 0, r.output
     (note,) = [x for x in r.stdout.splitlines() if x.startswith("note:")]
-    measured = float(re.fullmatch(r"note: scene.png: the tiles found measure about (\d+) px long, not the 40 px of "
+    measured = float(re.fullmatch(r"note: scene.png: the tiles in the picture measure about (\d+) px long, not the 40 px of "
                                   r"--tile-px: pass --tile-px \1, or leave it out to search the size", note)[1])
     assert abs(measured / true_px - 1) < 0.15 and searches == [1]
     r = _invoke(img, "--tile-px", 114)
