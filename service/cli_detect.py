@@ -305,8 +305,8 @@ def _scale_note(label: str, measured: float, given: float, source: str, profile)
         return (f"{label}: the tiles in the picture measure about {measured:.0f} px long, not the {given:g} px of "
                 f"--tile-px: pass --tile-px {measured:.0f}, or leave it out to search the size")
     mm = profile.tile_size_mm.length
-    return (f"{label}: the tiles in the picture measure about {measured:.0f} px long ({measured * mm / given:.0f} mm at the "
-            f"table's scale), but {source}'s {mm:g} mm tile comes out {given:.0f} px: check its tile size "
+    return (f"{label}: the tiles in the picture measure about {measured:.0f} px long "
+            f"({measured * mm / given:.0f} mm at the table's scale), but {source}'s {mm:g} mm tile comes out {given:.0f} px: check its tile size "
             f"(--tile-mm) and corners, and redo it with `dominocast calibrate table`")
 
 
