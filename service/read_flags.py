@@ -10,6 +10,17 @@ from __future__ import annotations
 
 #: Read confidence (0-1) below which a mismatched end is an ``uncertain_read``.
 CONFIDENT = 0.8
+#: The review's kind for an ``out_of_turn`` while the camera did not follow the boneyard (:func:`turn_in_doubt`).
+UNCERTAIN_TURN = "uncertain_turn"
+
+
+def turn_in_doubt(flag: dict) -> dict:
+    """An ``out_of_turn`` ``flag`` worded as a question, :data:`UNCERTAIN_TURN` (helper-94: a seat that drew the
+    boneyard out and passed looks the same as a turn played out of order when the camera could not count the
+    boneyard); returns a new dict."""
+    return {**flag, "kind": UNCERTAIN_TURN, "message": f"{flag['message']}, or {flag['expected']} passed: the "
+                                                       "boneyard was not followed, so a pass cannot be told "
+                                                       "from a turn played out of order"}
 
 
 def as_read(flag: dict, confidence: float | None, confident: float = CONFIDENT) -> dict:

@@ -57,7 +57,7 @@ from engine.record import record_from_match, to_json
 from engine.ruleset import Ruleset
 from engine.tiles import Tile
 from engine.timeline import outcome_row, result_text
-from service.read_flags import CONFIDENT, as_read
+from service.read_flags import CONFIDENT, as_read, turn_in_doubt
 from service.report import event_counts, plural, write_report
 from service.video_out import VIDEO_NAMES, VideoOut
 from vision.exposure import OVEREXPOSED_SHARE, clipped_mask, glare_beside, overexposed_message
@@ -702,11 +702,7 @@ class ReviewSession:
                 continue
             f = as_read(f, conf, self.confident)
             if f["kind"] == "out_of_turn" and f.get("expected") and self._boneyard_unfollowed():
-                # helper-94: a seat that drew the boneyard out and passed looks the same as a turn played out
-                # of order when the camera could not count the boneyard: a question, not an accusation
-                f = {**f, "kind": "uncertain_turn", "message": f"{f['message']}, or {f['expected']} passed: the "
-                                                                  "boneyard was not followed, so a pass cannot be told "
-                                                                  "from a turn played out of order"}
+                f = turn_in_doubt(f)  # a question, not an accusation
             flags.append(f)
         row["flags"] = flags
         if muted:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from engine.events import Correction, Play
 from engine.tiles import Tile
+from service.read_flags import UNCERTAIN_TURN
 from service.report import relative_link
 
 
@@ -136,9 +137,9 @@ def read_review(folder: Path, logs: list[list]) -> ReviewPictures:
     return pics
 
 
-#: The review's kind for an engine flag it words as a question (service/review.py: an ``out_of_turn`` while the
-#: boneyard was not followed): the same flag of the same event as the record's.
-REVIEW_WORDING = {"uncertain_turn": "out_of_turn"}
+#: The review's kind for an engine flag it words as a question (:func:`service.read_flags.turn_in_doubt`): the
+#: same flag of the same event as the record's.
+REVIEW_WORDING = {UNCERTAIN_TURN: "out_of_turn"}
 
 
 def flags_off_the_record(rows: list[dict], flag_rows: list[dict]) -> list[dict]:
