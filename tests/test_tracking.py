@@ -2436,6 +2436,30 @@ def test_a_folders_first_photo_keeps_the_required_lead_apart_from_a_printed_domi
             assert [x.key for x in tr.tiles.values() if x.scenery] == [(6, 4)]  # only the printed one
 
 
+def test_a_folders_dealt_table_with_one_printed_domino_has_no_lead():
+    """lisa-b-all-fives seed 3 on a board, a photo of every event: the first photo (the dealt table, 28
+    tiles face down) boxed only a printed 6-4, scored 0.2; it became the lead (``wrong_start``) and the
+    hand recorded 6 of 14 plays. A lone weakly boxed tile that cannot have been played (another lead is
+    required, or every tile of the set lies face down) is a picture; boxed like a real tile it is a
+    wrong lead, and with no such evidence a lone tile is the lead just laid."""
+    cases = (("lisa-b-all-fives", 7, 0.2, False), ("lisa-b-all-fives", 7, 0.6, True),
+             ("block", 7, 0.2, False), ("block", 6, 0.2, True))
+    for preset, per_seat, score, leads in cases:
+        rules = load_ruleset(preset)
+        context = HandContext(required_lead=Tile(6, 6)) if preset.startswith("lisa") else None
+        tr = Tracker(rules, context, config=TrackerConfig(still_window_s=0.0, setup_min_score=None),
+                     image_size=IMAGE_SIZE)
+        down = hand_tiles(random.Random(3), per_seat)  # 7 a seat: the whole double-six set face down
+        printed = dataclasses.replace(t_(300, 250, 0, (6, 4)), det_score=score)
+        first = [(k, end) for _, k, end in plays(tr.update(0, 0.0, observe(down + [printed]), None))]
+        assert first == ([((6, 4), "lead")] if leads else []), (preset, per_seat, score)
+        if not leads:  # the 6-6 laid next is the lead, the picture stays scenery
+            down.pop()
+            events = tr.update(1, 1.0, observe(down + [printed, t_(600, 500, 90, (6, 6))]), None)
+            assert [(k, end) for _, k, end in plays(events)] == [((6, 6), "lead")]
+            assert [x.key for x in tr.tiles.values() if x.scenery] == [(6, 4)]
+
+
 def test_a_photo_of_the_next_hands_lead_on_a_cleared_table_starts_that_hand_with_it():
     """helper-84: no photo showed the empty table; the next one showed the new lead, a domino that
     was in the last hand's line (taken for that tile moved), and the review's new_hand() with the

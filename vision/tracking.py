@@ -1419,6 +1419,8 @@ class Tracker:
         and 2-6, apart, became the lead and two plays)."""
         shown = [tr for tr in tiles if tr.face == "up" and not self.in_hand_zone(tr.geom) and tr.pips is not None
                  and tr.status != "layout"]
+        if len(shown) == 1 and self._dealt_picture(shown[0], tiles):
+            shown[0].scenery = shown[0].picture = True
         if len(shown) < 2:
             return
         matched = mismatched = 0
@@ -1436,6 +1438,24 @@ class Tracker:
             for tr in shown:
                 if tr is not lead:
                     tr.scenery = tr.picture = True
+
+    def _dealt_picture(self, tr: TrackedTile, tiles: list[TrackedTile]) -> bool:
+        """A folder's first photo (no score rule at the setup) shows one face-up tile, boxed under the
+        score a camera's setup leaves out (``TrackerConfig.setup_min_score``'s default, 0.35: a board's
+        printed domino scores 0.2-0.35, a real tile 0.5-0.95), and it cannot have been played: the rule
+        set requires another lead (6-6 in a first hand of lisa-b), or the face-down tiles seen number the
+        whole set (the dealt table, nothing played). Such a tile is a picture. A real wrong lead boxed
+        confidently stays a play (``wrong_start``). lisa-b-all-fives seed 3 on a board, a photo of every
+        event: the dealt table's printed 6-4 (scored 0.2, beside 28 face-down tiles) became the lead and
+        the hand recorded 6 of its 14 plays."""
+        floor = TrackerConfig.setup_min_score
+        if self.config.setup_min_score is not None or self.plays or tr.det_score >= floor:
+            return False
+        req = self.judge.state.context.required_lead
+        if req is not None and tr.key != (max(req.a, req.b), min(req.a, req.b)):
+            return True
+        n_down = sum(t.face == "down" for t in tiles)
+        return n_down >= len(full_set(self.rules.set_max))
 
     def _required_lead_shown(self, shown: list[TrackedTile], touching: set[int]) -> TrackedTile | None:
         """Of the face-up tiles of the first read taken for pictures (:meth:`_setup_scenery`), the one that
