@@ -2460,6 +2460,22 @@ def test_a_folders_dealt_table_with_one_printed_domino_has_no_lead():
             assert [x.key for x in tr.tiles.values() if x.scenery] == [(6, 4)]
 
 
+def test_a_folders_first_photo_keeps_the_one_real_tile_apart_from_weak_printed_ones():
+    """draw seed 3 on a board, one photo per play: the first photo showed the 4-2 just led (boxed 0.94) and,
+    apart, a board's printed 6-4 (0.2). Two tiles with no contact: both were taken for pictures and none of
+    the 16 plays was recorded right. The one tile boxed like a real tile is the lead; two such tiles apart
+    (helper-84's printed dominoes boxed confidently) stay pictures."""
+    rules = load_ruleset("draw")
+    for printed_score, expected in ((0.2, [((4, 2), "lead")]), (0.6, [])):
+        tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
+        down = hand_tiles(random.Random(3), 7)[:-1]  # the lead left a hand
+        printed = dataclasses.replace(t_(300, 250, 0, (6, 4)), det_score=printed_score)
+        lead = dataclasses.replace(t_(600, 500, 0, (4, 2)), det_score=0.94)
+        events = tr.update(0, 0.0, observe(down + [printed, lead]), None)
+        assert [(k, end) for _, k, end in plays(events)] == expected, printed_score
+        assert sorted(x.key for x in tr.tiles.values() if x.scenery) == ([(6, 4)] if expected else [(4, 2), (6, 4)])
+
+
 def test_a_photo_of_the_next_hands_lead_on_a_cleared_table_starts_that_hand_with_it():
     """helper-84: no photo showed the empty table; the next one showed the new lead, a domino that
     was in the last hand's line (taken for that tile moved), and the review's new_hand() with the

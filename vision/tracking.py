@@ -1434,7 +1434,7 @@ class Tracker:
                     matched, mismatched = matched + fit.pip_match, mismatched + (not fit.pip_match)
                     touching |= {a.id, b.id}
         if mismatched > matched or (self.config.setup_min_score is None and matched == 0):
-            lead = self._required_lead_shown(shown, touching)
+            lead = self._lead_shown(shown, touching)
             for tr in shown:
                 if tr is not lead:
                     tr.scenery = tr.picture = True
@@ -1457,19 +1457,27 @@ class Tracker:
         n_down = sum(t.face == "down" for t in tiles)
         return n_down >= len(full_set(self.rules.set_max))
 
-    def _required_lead_shown(self, shown: list[TrackedTile], touching: set[int]) -> TrackedTile | None:
+    def _lead_shown(self, shown: list[TrackedTile], touching: set[int]) -> TrackedTile | None:
         """Of the face-up tiles of the first read taken for pictures (:meth:`_setup_scenery`), the one that
-        is the hand's lead already laid: nothing played yet, it is the one tile shown that the hand must
-        open with (the context's ``required_lead``: 6-6 in a first hand of lisa-b, seed 000) and it touches
-        none of the others (a board's printed dominoes lie in touching tracks). helper-191: a folder's first
-        photo showed the 6-6 led and a board's printed domino read 6-4, apart; both were taken for pictures,
-        the 6-4 played next became the lead (``wrong_start``) and 7 of the 14 plays touched no open end."""
-        req = self.judge.state.context.required_lead
-        if req is None or self.plays:
+        is the hand's lead already laid, nothing played yet, touching none of the others (a board's printed
+        dominoes lie in touching tracks): the one tile shown that the hand must open with (the context's
+        ``required_lead``: 6-6 in a first hand of lisa-b, seed 000), else the one tile boxed like a real tile
+        (at ``TrackerConfig.setup_min_score``'s default, 0.35, or more) among printed ones boxed under it.
+        helper-191: a folder's first photo showed the 6-6 led and a board's printed domino read 6-4, apart;
+        both were taken for pictures, the 6-4 played next became the lead (``wrong_start``) and 7 of the 14
+        plays touched no open end. draw seed 3 on a board, one photo per play: the 4-2 led (boxed 0.94)
+        beside a printed 6-4 (0.2) went the same way, and none of the 16 plays was recorded right."""
+        if self.plays:
             return None
-        key = (max(req.a, req.b), min(req.a, req.b))
-        found = [tr for tr in shown if tr.key == key and tr.id not in touching]
-        return found[0] if len(found) == 1 else None
+        apart = [tr for tr in shown if tr.id not in touching]
+        req = self.judge.state.context.required_lead
+        if req is not None:
+            key = (max(req.a, req.b), min(req.a, req.b))
+            found = [tr for tr in apart if tr.key == key]
+            if found:
+                return found[0] if len(found) == 1 else None
+        strong = [tr for tr in shown if tr.det_score >= TrackerConfig.setup_min_score]
+        return strong[0] if len(strong) == 1 and strong[0].id not in touching else None
 
     def _fixture(self, tr: TrackedTile) -> bool:
         """A face-up tile that is part of the table, not of the hand: a picture (a printed domino), or one
