@@ -76,7 +76,9 @@ def _make_recognizer(models: Optional[Path], threads: int, n_sets: int, cross_ch
     det = models / DEFAULT_DETECTOR.name if models else None
     pip = models / DEFAULT_PIP_READER.name if models else None
     ver = models / DEFAULT_VERIFIER.name if models else None
-    return Recognizer(det, pip, threads=threads, n_sets=n_sets, cross_check=cross_check, verifier_path=ver)
+    rec = Recognizer(det, pip, threads=threads, n_sets=n_sets, cross_check=cross_check, verifier_path=ver)
+    rec.reader.top_checks = None  # one picture: every sure 6 is counted for a larger set's halves
+    return rec
 
 
 def annotate(frame: np.ndarray, tiles: list) -> np.ndarray:
@@ -252,6 +254,12 @@ def detect(
         console.print(f"note: {plural(tally.duplicates, 'tile')} read twice in one image (flag duplicate): if the "
                       "table holds more than one set, pass --sets 2; if not, one of the two is not a real tile "
                       "(a printed picture?) or is misread", markup=False, highlight=False)
+    if tally.beyond:  # helper-187: a double-twelve 12|9 read 6|6 with no word
+        from vision.pip_reader import beyond_set_message
+
+        max_pips = getattr(getattr(rec, "reader", None), "max_pips", 6)
+        console.print(f"note: {beyond_set_message(tally.beyond, max_pips)}", markup=False, highlight=False,
+                      soft_wrap=True)
     if _write_json(json_out, records, several):  # on stdout after the tables, as `calibrate` says what it wrote
         read = [r["tiles"] for r in records if "error" not in r]
         console.print(f"wrote {plural(sum(map(len, read)), 'tile')} in {plural(len(read), 'image')} to {json_out}",
@@ -349,6 +357,7 @@ class _Tally:
     empty: int = 0  #: images read with no tile, and no scale note
     listed: int = 0  #: tables printed with at least one tile
     scale_notes: list[str] = field(default_factory=list)  #: one per image read at a wrong scale
+    beyond: int = 0  #: tiles with more pips on a half than the models read (a larger set's)
 
 
 def _detect_each(images: list[Path], rec, profile, tile_px: float | None, records: list[dict],
@@ -405,6 +414,7 @@ def _detect_each(images: list[Path], rec, profile, tile_px: float | None, record
         else:
             tally.duplicates += sum(FLAG_DUPLICATE in t.flags for t in tiles)
             tally.empty += not tiles
+        tally.beyond += sum("pips_beyond_set" in t.flags for t in tiles)  # vision.pip_reader.FLAG_PIPS_BEYOND_SET
         if shots:
             dst = shots[k]
             try:

@@ -64,6 +64,8 @@ from vision.exposure import OVEREXPOSED_SHARE, clipped_mask, glare_beside, overe
 from vision.motion import MotionGate
 from vision.obb import polygon_iou
 from vision.photo_arms import PhotoArms
+from vision.pip_reader import FLAG_PIPS_BEYOND_SET, beyond_set_message
+from vision.rules_fit import READ_SET_MAX
 from vision.placements import SIDE_TO_SEAT, Notice
 from vision.recognize import READABLE_TILE_PX, off_table_message, profile_tile_px
 from vision.sources import FrameSource, SourceError
@@ -180,6 +182,9 @@ OFF_TABLE_DOUBT_MIN = 3
 #: Photos between which the camera moved (``Tracker.camera_moves``) that make a calibrated review warn:
 #: the calibration fits the camera where it stood (one move may be a bump, mended by following it).
 CAMERA_MOVES_WARN = 2
+#: Reads with a tile flagged ``pips_beyond_set`` (a half with more pips than the models read) that make a review
+#: warn that the set is larger than double six: held over two reads, as other evidence is (one read: a speck).
+BEYOND_READS = 2
 #: A review says so when at least this share of its plays (and 2) took their seat from the turn order.
 SEATS_BY_TURN_WARN = 0.25
 
@@ -572,6 +577,8 @@ class ReviewSession:
         self._draws_late: list[str] = []  # a folder's photos whose draw was flagged out of turn (see finish)
         self._muted_turns = 0  # plays whose out_of_turn flag names a seat the footage does not show
         self._seats_by_turn = 0  # plays the camera gave to the seat whose turn it was (Play.seat_by_turn)
+        #: reads with a face-up tile whose half showed more pips than the models read, and the most in one read
+        self._beyond_reads, self._beyond_tiles = 0, 0
         self._done: list[Hand] = []  # the hands before this one: a cleared table starts the next
         self.game_no, self.hand_no = 1, 1  # the current hand's game, and its number in that game
         self._t = 0.0  # the last frame's time (s): where closing notices point in the video
@@ -622,6 +629,10 @@ class ReviewSession:
         # drawn below, after the events, so they show the row's own score and open ends.
         for ev in events:
             self._handle(ev, index, t, image)
+        if obs is not None:  # helper-187: double-nine footage reviewed with --rules none gave no word of it
+            beyond = sum(FLAG_PIPS_BEYOND_SET in o.flags for o in obs if o.face == "up")
+            self._beyond_reads += beyond > 0
+            self._beyond_tiles = max(self._beyond_tiles, beyond)
         if self.rules is None and obs is not None:
             self._free_form_placements(index, t, image)
         if not ((video and self.out.wants_frame(t)) or self.out.pending):
@@ -901,13 +912,10 @@ class ReviewSession:
                 # helper-132: all 16 seats guessed, the lead's wrong, so every later seat and the score too,
                 # and the summary listed 10 of 16 flags without saying so
                 # helper-172: "a calibration tells them" was said to a review given one too
-                tells = ("a hand shown in the photos, or a calibration, tells them" if self.tracker.profile is None
-                         else "no arm from a seat's edge, nor a hand losing the tile, told it clearly: check that the "
-                              "calibration's seats sit where the players do (`dominocast calibrate show` lists them) "
-                              "and that the players' hands and arms are in the picture")
+                # helper-187: one 420-character line; now two short ones: what was seen, and what to do
                 s.warnings.append(f"{self._seats_by_turn} of {plural(s.plays, 'play')} took the seat whose turn it "
-                                  "was (the camera did not see who laid the tile; marked seat_by_turn): one wrong "
-                                  f"guess moves every later seat, so check them ({tells})")
+                                  "was (seat_by_turn): a wrong one moves later seats\n  "
+                                  + self._seats_hint())
             off = self.tracker.hands_off_seats() if self.tracker.profile is None else []
             if off:
                 sides = " and ".join(side for side, seat in SIDE_TO_SEAT.items() if seat in off)
@@ -943,6 +951,12 @@ class ReviewSession:
                               f"({_first_names(self._draws_late)}): a draw and the play after it in one photo are "
                               "recorded play first; in a draw game a draw is a move too: take a photo after each draw "
                               "as well")
+        if self._beyond_reads >= BEYOND_READS and (self.rules is None or "set_max" not in self.tracker.fit.noticed):
+            # a larger set's tiles; under a rule set the deal's count may have said so (rules_misfit set_max): that
+            # warning is enough. --rules none drops those notices (its tracker's rules are a stand-in), so not there
+            s.warnings.append(beyond_set_message(self._beyond_tiles, READ_SET_MAX, self._beyond_reads))
+            s.final = False
+            warning = all_lines()
         if self._arm_photos or self._draws_late:  # the photos put the record in doubt
             s.final = False
             warning = all_lines()
@@ -1029,6 +1043,21 @@ class ReviewSession:
         if self.tracker.profile is not None:
             return profile_tile_px(self.tracker.profile)
         return getattr(getattr(self.recognize, "recognizer", self.recognize), "last_tile_px", None)
+
+    def _seats_hint(self) -> str:
+        """The second line of the warning on plays that took their seat from the turn order: what tells the seats
+        (no calibration), the ``--seats`` to calibrate with when arms came from seats the rule set does not seat
+        (:func:`vision.rules_fit.seats_turned`), else what to check."""
+        profile = self.tracker.profile
+        if profile is None:
+            return "check them: a hand shown in the photos, or a calibration, tells them"
+        from calibration.seats import seat_spec
+        from vision.rules_fit import seats_turned
+
+        turned = seats_turned(self.tracker.fit.laid, list(self.tracker.judge.state.order),
+                              seat_spec(profile.seat_edges))
+        return turned or ("no arm or hand showed who laid them: check the calibration's seats (`calibrate "
+                          "show`) and that arms are in the picture")
 
     def _hand_status(self) -> None:
         """Set the summary's ``status``, ``warnings`` and ``final``; write the end-of-footage notice row

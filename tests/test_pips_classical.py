@@ -195,3 +195,20 @@ def test_errors():
         count(good, divider="middle")
     with pytest.raises(ValueError):
         count_tile(good)  # square, not a tile
+
+
+def test_found_says_how_many_pips_were_there_before_the_cut_to_max_pips():
+    """helper-187: a double-twelve half counted for a double-six reader came back as 6, like a real 6; ``found``
+    keeps the blobs seen before the cut, so the reader can tell a larger set's half (vision.pip_reader)."""
+    nine = [(x, y) for x in (0.2, 0.5, 0.8) for y in (0.2, 0.5, 0.8)]
+    twelve = [(x, y) for x in (0.2, 0.5, 0.8) for y in (0.15, 0.38, 0.62, 0.85)]
+    h9 = synth_half(0, IVORY, [RED, BLUE], r=0.075, layout=nine, size=80)
+    h12 = synth_half(0, IVORY, [GREEN, RED], r=0.065, layout=twelve, size=96)
+    assert (count(h9, max_pips=6).pips, count(h9, max_pips=6).found) == (6, 9)
+    assert (count(h12, max_pips=6).pips, count(h12, max_pips=6).found) == (6, 12)
+    six = count(synth_half(6, WHITE, [BLACK]))
+    assert (six.pips, six.found) == (6, 6)
+    assert count(synth_half(0, WHITE, [BLACK])).found == 0
+    first, second = count_tile(np.hstack([synth_half(2, WHITE, [BLACK]), synth_half(0, IVORY, [RED], r=0.075,
+                                                                                    layout=nine)]))
+    assert (first.found, second.found) == (2, 9)

@@ -1174,9 +1174,8 @@ def test_a_reviews_record_marks_the_plays_whose_seat_came_from_the_turn_order(tm
         ("N", [6, 6], True), ("S", [6, 2], True)]
     # helper-132: and the summary says how many seats were guessed (one wrong guess moves every later one)
     assert [w for w in summary.warnings if "took the seat whose turn it was" in w] == [
-        "2 of 2 plays took the seat whose turn it was (the camera did not see who laid the tile; marked "
-        "seat_by_turn): one wrong guess moves every later seat, so check them (a hand shown in the photos, or a "
-        "calibration, tells them)"]
+        "2 of 2 plays took the seat whose turn it was (seat_by_turn): a wrong one moves later seats\n"
+        "  check them: a hand shown in the photos, or a calibration, tells them"]
     rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert [(r["seat"], r.get("seat_by_turn")) for r in rows if r["type"] == "play"] == [("N", True), ("S", True)]
     page = (out / "report.html").read_text()
@@ -2453,12 +2452,10 @@ def test_the_seats_by_turn_warning_of_a_calibrated_review_does_not_ask_for_a_cal
 
     profile = TableProfile(name="t", image_size=(960, 800), homography=np.diag([1.25, 1.25, 1.0]).tolist(),
                            table_size_mm=(1200, 1000))
-    head = ("2 of 2 plays took the seat whose turn it was (the camera did not see who laid the tile; marked "
-            "seat_by_turn): one wrong guess moves every later seat, so check them (")
-    for given, tells in ((None, "a hand shown in the photos, or a calibration, tells them)"),
-                         (profile, "no arm from a seat's edge, nor a hand losing the tile, told it clearly: check that "
-                                   "the calibration's seats sit where the players do (`dominocast calibrate show` "
-                                   "lists them) and that the players' hands and arms are in the picture)")):
+    head = "2 of 2 plays took the seat whose turn it was (seat_by_turn): a wrong one moves later seats\n  "
+    for given, tells in ((None, "check them: a hand shown in the photos, or a calibration, tells them"),
+                         (profile, "no arm or hand showed who laid them: check the calibration's seats (`calibrate "
+                                   "show`) and that arms are in the picture")):
         session = ReviewSession(load_ruleset("block"), lambda im: [], tmp_path / str(given is None), given,
                                 annotate=False)
         for ev in (Play(seat="S", tile=[3, 5], t=1.0, seat_by_turn=True),
@@ -2466,6 +2463,57 @@ def test_the_seats_by_turn_warning_of_a_calibrated_review_does_not_ask_for_a_cal
             session._handle(ev, 0, ev.t, np.zeros((8, 8, 3), np.uint8))
         session.summary.frames, session.summary.footage_s = 10, 10.0
         assert [w for w in session.finish("t").warnings if "took the seat whose turn" in w] == [head + tells]
+
+
+def test_a_calibration_whose_seats_are_turned_is_said_in_two_short_lines_with_the_seats_to_pass(tmp_path):
+    """helper-187: `calibrate table --seats ESWN` on 2-seat footage whose players sit at y=0 and y=H: every play
+    took its seat from the turn order, and the only hint was one 420-character line. Arms came clearly from the
+    calibration's E and W edges, where block seats no one: the warning says so, and which --seats fit, in two
+    lines of at most 100 characters."""
+    from calibration.profile import TableProfile
+    from calibration.seats import parse_seat_spec
+    from engine.events import Play
+    from service.review import ReviewSession
+
+    profile = TableProfile(name="t", image_size=(960, 800), homography=np.diag([1.25, 1.25, 1.0]).tolist(),
+                           table_size_mm=(1200, 1000), seat_edges=parse_seat_spec("ESWN"))
+    session = ReviewSession(load_ruleset("block"), lambda im: [], tmp_path, profile, annotate=False)
+    for ev in (Play(seat="S", tile=[3, 5], t=1.0, seat_by_turn=True),
+               Play(seat="N", tile=[5, 2], end="E", oriented=True, t=2.0, seat_by_turn=True)):
+        session._handle(ev, 0, ev.t, np.zeros((8, 8, 3), np.uint8))
+    session.tracker.fit.laid = {"E": 7, "W": 7}  # as the lisa-b seed-3 footage's arms were read: all at E and W
+    session.summary.frames, session.summary.footage_s = 10, 10.0
+    said = [w for w in session.finish("t").warnings if "took the seat whose turn" in w]
+    assert said == ["2 of 2 plays took the seat whose turn it was (seat_by_turn): a wrong one moves later seats\n"
+                    "  arms came from E and W, the rule set seats N and S: calibrate again with --seats NESW or SWNE"]
+    assert max(map(len, f"warning: {said[0]}".split("\n"))) <= 100  # as the summary prints it
+
+
+def test_free_form_review_of_a_larger_set_warns_from_the_pips_beyond_the_set(tmp_path):
+    """helper-187: double-nine footage reviewed with --rules none recorded 14 placements with no word that its
+    tiles cannot be read. Reads whose face-up tiles show more pips than the models read (flag pips_beyond_set),
+    two or more, give a warning; one read, a speck, does not."""
+    from service.review import ReviewSession
+    from vision.observation import TileObservation
+
+    def obs(*flags):
+        poly = np.array([[10, 10], [50, 10], [50, 30], [10, 30]], np.float32)
+        return [TileObservation(poly, "up", 0.9, pips=(6, 6), half_confidence=(0.4, 0.9), flags=list(flags)),
+                TileObservation(poly + 60, "up", 0.9, pips=(6, 5), half_confidence=(0.4, 0.9),
+                                flags=list(flags)),
+                TileObservation(poly + 120, "down", 0.9)]
+
+    image = np.zeros((200, 200, 3), np.uint8)
+    for reads in (1, 3):
+        session = ReviewSession(None, lambda im: [], tmp_path / str(reads), annotate=False)
+        for i in range(4):
+            session._show(i, float(i), image, 1.0, obs(*(["pips_beyond_set"] if i < reads else [])), [],
+                          video=False)
+        session.summary.frames, session.summary.footage_s = 4, 4.0
+        said = [w for w in session.finish("t").warnings if "pips on a half" in w]
+        assert said == ([] if reads == 1 else [
+            "tiles with more than 6 pips on a half in 3 reads (up to 2 a read): a double-nine or -twelve set?\n"
+            "  the models read pips 0..6 only: only double-six footage can be reviewed"])
 
 
 def test_an_uncalibrated_review_of_turned_photos_says_so(tmp_path):

@@ -415,3 +415,16 @@ def test_a_larger_set_is_noticed_at_the_deal_once_and_every_later_hint_says_chec
     w.new_hand()
     _read(w, 77, {"N": 7, "S": 7}, started=False, t=0.5)  # a miscount of one read: 14 at the lead's
     assert _read(w, 14, {"N": 6, "S": 7}, started=False, laid=1, t=4.0) == []
+
+
+def test_seats_turned_names_the_seat_specs_that_put_the_rule_sets_seats_where_the_arms_came_from():
+    """helper-187: --seats ESWN on a 2-seat table whose players sit at y=0 and y=H."""
+    from vision.rules_fit import seats_turned
+
+    assert seats_turned({"E": 7, "W": 7}, ["N", "S"], "ESWN") == (
+        "arms came from E and W, the rule set seats N and S: calibrate again with --seats NESW or SWNE")
+    assert seats_turned({"N": 5, "S": 6}, ["N", "S"], "NESW") is None  # the seats fit
+    assert seats_turned({"N": 5, "E": 1}, ["N", "S"], "NESW") is None  # one play by E's arm: not clear
+    assert seats_turned({"N": 4, "E": 4, "S": 4, "W": 4}, ["N", "E", "S", "W"], "ESWN") is None  # 4 seats: any turn fits
+    assert seats_turned({"N": 3, "E": 3}, ["N", "S"], "NESW") is None  # side by side: no turn of the spec fits
+    assert seats_turned({"N": 3, "E": 3, "S": 3}, ["N", "S"], "NESW") is None  # more seats than the rule set's

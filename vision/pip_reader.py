@@ -16,7 +16,11 @@ Cross-check (per half, by default only halves the network is < 0.9 sure of) with
   ``p * (1 - 0.5 * c)`` (``c`` = classical confidence), the classical value becomes the
   preferred alternative (its probability is raised to ``0.5 * c * p`` if lower, so the
   set constraint tries it first), and the tile is flagged ``pip_disagreement`` when
-  ``c >= DISAGREE_MIN_CONF``.
+  ``c >= DISAGREE_MIN_CONF``;
+* more pips than the classes (:data:`BEYOND_MARGIN` or more blobs over ``C - 1``): a half of a larger set
+  (a double-twelve 12|9 read 6|6 at 0.97, helper-187), which no class can read: its confidence is scaled by
+  :data:`BEYOND_CONF_SCALE` and the tile is flagged :data:`FLAG_PIPS_BEYOND_SET`. Halves the network reads as
+  its top class are checked too in ``"uncertain"`` mode (a larger set's halves are read as 5 or 6, surely).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from models.runtime import PipReader as _OnnxPipReader
+from engine.words import plural
 from vision.crops import rectified_halves
 
 try:  # written concurrently; the recognizer works (without cross-check) until it lands
@@ -34,13 +39,34 @@ try:  # written concurrently; the recognizer works (without cross-check) until i
 except ImportError:  # pragma: no cover - depends on the checkout
     _classical_count = None
 
-__all__ = ["PipReader", "HalfReadings", "TILE_OUT_PX", "DISAGREE_MIN_CONF", "cross_check",
-           "classical_available"]
+__all__ = ["PipReader", "HalfReadings", "TILE_OUT_PX", "DISAGREE_MIN_CONF", "BEYOND_MARGIN", "BEYOND_CONF_SCALE",
+           "FLAG_PIPS_BEYOND_SET", "beyond_set_message", "cross_check", "classical_available"]
 
 #: Rectified tile long side for the pip reader, px (= ``datasets.build.TILE_OUT_PX``).
 TILE_OUT_PX = 64
 #: A disagreement is flagged when the classical counter's confidence is at least this.
 DISAGREE_MIN_CONF = 0.25
+#: Blobs over the reader's largest class a half must show to be a larger set's: one more is a speck or a
+#: neighbour's pip now and then (1 of 164 double-six halves read 6 in 30 eval scenes showed 7 blobs), two or
+#: more were never seen on a double-six half, and are a double-nine or double-twelve half's 8..12.
+BEYOND_MARGIN = 2
+#: A half with more pips than the classes: its confidence is scaled by this (never vouched for).
+BEYOND_CONF_SCALE = 0.5
+#: The tile flag of a half with more pips than the reader's classes (:data:`BEYOND_MARGIN`): the set is
+#: larger than the one assumed, and the reading is wrong whatever it says.
+FLAG_PIPS_BEYOND_SET = "pips_beyond_set"
+
+
+def beyond_set_message(tiles: int, max_pips: int = 6, reads: int | None = None) -> str:
+    """What ``detect`` says of ``tiles`` face-up tiles flagged :data:`FLAG_PIPS_BEYOND_SET` (a half shows more
+    pips than the reader's classes 0..``max_pips`` hold: the set is larger, those readings are wrong); with
+    ``reads``, what ``review`` says: in that many reads, ``tiles`` the most in one, on two lines."""
+    if reads is None:
+        return (f"{plural(tiles, 'tile')} show more than {max_pips} pips on a half (flag {FLAG_PIPS_BEYOND_SET}): "
+                f"a double-nine or -twelve set? The models read 0..{max_pips} only")
+    return (f"tiles with more than {max_pips} pips on a half in {plural(reads, 'read')} (up to {tiles} a read): a "
+            f"double-nine or -twelve set?\n  the models read pips 0..{max_pips} only: only double-six footage can be "
+            "reviewed")
 
 
 def classical_available() -> bool:
@@ -59,6 +85,9 @@ class HalfReadings:
         classical: (M, 2) int64 classical counts, -1 where not run.
         classical_conf: (M, 2) float32 classical confidences (0 where not run).
         disagree: (M, 2) bool flagged disagreements.
+        beyond: (M, 2) bool halves whose classical count found more pips than the classes
+            (:data:`BEYOND_MARGIN`); None: all False.
+        found: (M, 2) int64 pips the classical counter found before its cut to the classes, -1 where not run.
         polygons: (M, 4, 2) float32 polygons the halves were finally cut from (shifted
             where the alignment search moved them).
         refined: (M,) bool, True where the alignment search moved the polygon.
@@ -72,21 +101,26 @@ class HalfReadings:
     disagree: np.ndarray
     polygons: np.ndarray | None = None
     refined: np.ndarray | None = None
+    beyond: np.ndarray | None = None
+    found: np.ndarray | None = None
 
     def subset(self, keep: np.ndarray) -> "HalfReadings":
         """The readings of the tiles where the (M,) bool ``keep`` is True."""
         return HalfReadings(*(None if v is None else v[keep] for v in (
             self.probs, self.conf, self.values, self.classical, self.classical_conf, self.disagree,
-            self.polygons, self.refined)))
+            self.polygons, self.refined, self.beyond, self.found)))
 
 
-def cross_check(probs: np.ndarray, classical: np.ndarray, classical_conf: np.ndarray) -> HalfReadings:
+def cross_check(probs: np.ndarray, classical: np.ndarray, classical_conf: np.ndarray,
+                found: np.ndarray | None = None) -> HalfReadings:
     """Combine network probabilities with classical counts (rules in the module doc).
 
     Args:
         probs: (M, 2, C) float network probabilities.
         classical: (M, 2) int classical counts (-1 = not available).
         classical_conf: (M, 2) float classical confidences in [0, 1].
+        found: (M, 2) int pips the classical counter found before its cut to ``C - 1`` (-1 or None: not
+            known); :data:`BEYOND_MARGIN` or more over ``C - 1`` is a larger set's half.
 
     Returns:
         :class:`HalfReadings`.
@@ -105,8 +139,11 @@ def cross_check(probs: np.ndarray, classical: np.ndarray, classical_conf: np.nda
         conf[i, k] = top[i, k] * (1.0 - 0.5 * cc[i, k])
         P[i, k, c] = max(P[i, k, c], 0.5 * cc[i, k] * top[i, k])
         P[i, k] /= P[i, k].sum()
+    got = np.full((M, 2), -1, np.int64) if found is None else np.asarray(found, np.int64).reshape(M, 2)
+    beyond = got >= C - 1 + BEYOND_MARGIN
+    conf[beyond] *= BEYOND_CONF_SCALE
     return HalfReadings(P, conf.astype(np.float32), values.astype(np.int64), cls, cc,
-                        dis & (cc >= DISAGREE_MIN_CONF))
+                        dis & (cc >= DISAGREE_MIN_CONF), beyond=beyond, found=got)
 
 
 class PipReader:
@@ -123,6 +160,11 @@ class PipReader:
             label smoothing 0.05, so a sure half scores about 0.95).
         max_checks: in ``"uncertain"`` mode, at most this many halves per frame (the least
             sure first), to bound the latency; None = no limit.
+        top_checks: in ``"uncertain"`` mode, besides those, at most this many halves the network
+            reads surely as its top class (6) are counted per frame, for the larger-set check alone
+            (:data:`FLAG_PIPS_BEYOND_SET`): a double-nine or -twelve set shows in a few reads, and
+            counting every sure 6 cost 8 % of a double-six footage's reads (5.7 counts a read, 5 ms
+            each; 2 bound it to about 10 ms). 0 turns the check off, None counts every one.
         align_below: tiles whose weaker half scores below this are re-read after an
             alignment search (:meth:`align`); 0 disables it.
 
@@ -132,7 +174,8 @@ class PipReader:
     """
 
     def __init__(self, path: str | Path, threads: int = 1, cross_check: bool | str = "uncertain",
-                 check_below: float = 0.9, max_checks: int | None = 12, align_below: float = 0.8):
+                 check_below: float = 0.9, max_checks: int | None = 12, align_below: float = 0.8,
+                 top_checks: int | None = 2):
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(f"{self.path}: no such model file")
@@ -154,6 +197,7 @@ class PipReader:
         self.cross_check = mode if classical_available() else "none"
         self.check_below = float(check_below)
         self.max_checks = max_checks
+        self.top_checks = top_checks
         self.align_below = float(align_below)
 
     @property
@@ -202,19 +246,29 @@ class PipReader:
                 new_p, new_h, new_pr, moved = self.align(frame, polygons[weak])
                 polygons[weak], halves[weak], probs[weak], refined[weak] = new_p, new_h, new_pr, moved
         cls = np.full((M, 2), -1, np.int64)
+        found = np.full((M, 2), -1, np.int64)
         cc = np.zeros((M, 2), np.float32)
         if self.cross_check != "none" and _classical_count is not None:
             top = probs.max(2)
+            only_found: set[tuple[int, int]] = set()  # halves counted for the larger-set check alone
             if self.cross_check == "all":
                 todo = [(i, k) for i in range(M) for k in range(2)]
             else:
                 order = np.argsort(top, axis=None, kind="stable")
                 todo = [divmod(int(j), 2) for j in order if top.flat[j] < self.check_below]
+                # then the sure top-class halves, for their pip count alone: a larger set's 7..12 are read as
+                # the top class, surely; their cross-check stays as it was (a sure half is not second-guessed)
+                sure_top = [divmod(int(j), 2) for j in order if top.flat[j] >= self.check_below
+                            and probs.reshape(-1, probs.shape[2])[j].argmax() == self.max_pips][:self.top_checks]
                 todo = todo[:self.max_checks] if self.max_checks is not None else todo
+                only_found = set(sure_top)  # sure halves: never among the uncertain ones to check
+                todo += sure_top
             for i, k in todo:
                 r = _classical_count(halves[i, k], max_pips=self.max_pips, divider=("right", "left")[k])
-                cls[i, k], cc[i, k] = r.pips, r.confidence
-        hr = cross_check(probs, cls, cc)
+                found[i, k] = -1 if r.found is None else r.found
+                if (i, k) not in only_found:
+                    cls[i, k], cc[i, k] = r.pips, r.confidence
+        hr = cross_check(probs, cls, cc, found)
         hr.polygons, hr.refined = polygons, refined
         return hr
 

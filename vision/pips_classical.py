@@ -99,11 +99,15 @@ class BlobCount:
             to the standard layout); low values flag crops worth a second look.
         blobs: (N, 3) float32 array of ``[x, y, r]`` per pip, in pixels of the input
             crop (x right, y down, radius as the equivalent-area circle).
+        found: the pips found before the count was cut to ``max_pips``: more than ``max_pips`` is a half
+            of a larger set than the one assumed (a double-twelve 9 read with ``max_pips`` 6), which no
+            reading in 0..max_pips can be right about (None: not said).
     """
 
     pips: int
     confidence: float
     blobs: np.ndarray = field(repr=False)
+    found: int | None = None
 
 
 def _as_bgr(img: np.ndarray, name: str) -> np.ndarray:
@@ -360,7 +364,8 @@ def count(half: np.ndarray, max_pips: int = 6, divider: str | None = None) -> Bl
     singles = _find_pips(img, contrast, mask, max_pips, divider)
 
     singles.sort(key=lambda b: -b[3])
-    over = len(singles) > max_pips
+    found = len(singles)
+    over = found > max_pips
     singles = singles[:max_pips]
     n = len(singles)
     sx, sy = w / s, h / s
@@ -371,7 +376,7 @@ def count(half: np.ndarray, max_pips: int = 6, divider: str | None = None) -> Bl
         c = s // 5
         inner = float(contrast[c:s - c, c:s - c].max())
         conf = float(np.clip(1.0 - inner / (2.0 * thr), 0.0, 1.0))
-        return BlobCount(0, conf, blobs)
+        return BlobCount(0, conf, blobs, found)
     peaks = np.array([b[3] for b in singles])
     radii = np.array([b[2] for b in singles])
     c_con = float(np.clip((np.median(peaks) - thr) / thr, 0.0, 1.0))
@@ -381,7 +386,7 @@ def count(half: np.ndarray, max_pips: int = 6, divider: str | None = None) -> Bl
     conf = 0.4 * c_con + 0.3 * c_size + 0.3 * c_lay
     if over:
         conf *= 0.5
-    return BlobCount(n, float(np.clip(conf, 0.0, 1.0)), blobs)
+    return BlobCount(n, float(np.clip(conf, 0.0, 1.0)), blobs, found)
 
 
 def count_tile(tile_crop: np.ndarray, max_pips: int = 6) -> tuple[BlobCount, BlobCount]:
@@ -421,5 +426,5 @@ def count_tile(tile_crop: np.ndarray, max_pips: int = 6) -> tuple[BlobCount, Blo
         b = bc.blobs.copy()
         b[:, 0] += dx
         b[:, 1] += dy
-        out.append(BlobCount(bc.pips, bc.confidence, b))
+        out.append(BlobCount(bc.pips, bc.confidence, b, bc.found))
     return out[0], out[1]

@@ -44,7 +44,7 @@ from vision.detector import (ACCEPT_SCORE, MIN_SUPPORT, TARGET_TILE_PX, Detectio
 from vision.glare_pips import GLARE_CONFIDENCE, GLARE_SCORE, glare_tiles
 from vision.obb import changed_share, convex_overlap
 from vision.observation import FLAG_DUPLICATE, FLAG_FRAME_EDGE, FLAG_GLARE_FIT, FLAG_PIP_DISAGREE, TileObservation
-from vision.pip_reader import PipReader
+from vision.pip_reader import FLAG_PIPS_BEYOND_SET, PipReader
 from vision.set_constraint import pictures_of_held_tiles, resolve_readings, set_tiles
 from vision.tile_turn import tile_patch
 
@@ -489,6 +489,8 @@ class Recognizer:
                     o.classical_pips = tuple(int(v) if v >= 0 else None for v in hr.classical[i])  # type: ignore
                 if hr.disagree[i].any():
                     o.flags.append(FLAG_PIP_DISAGREE)
+                if hr.beyond is not None and hr.beyond[i].any():
+                    o.flags.append(FLAG_PIPS_BEYOND_SET)  # a larger set's half: the reading is wrong (helper-187)
                 o.flags.extend(r.flags)
         if self.glare_fit and dets.tile_px:
             obs += self._glare_tiles(bgr, float(dets.tile_px), obs)

@@ -56,7 +56,7 @@ from vision.placements import Notice
 
 __all__ = ["BY_HAND", "CLEAR_TILES", "EXTRA_SEAT_PLAYS", "LARGER_SETS", "OTHER_WAY", "READ_SET_MAX", "REVERSED_PLAYS",
            "SET_WORDS", "Observed", "RulesFitWatch", "deal_misfit", "deal_observed", "direction_misfit", "draws_misfit",
-           "larger_set", "lock_misfit", "pile_misfit", "seats_misfit", "set_misfit"]
+           "larger_set", "lock_misfit", "pile_misfit", "seats_misfit", "set_misfit", "seats_turned"]
 
 #: Tiles a count must show (and hold over two reads) to be evidence against the rule set: one or two are
 #: a box missed or a false box (the table beside a laid tile: ``vision.tracking.LINE_GAP_TILES``), or a
@@ -334,6 +334,31 @@ def seats_misfit(rules: Ruleset, laid: dict[str, int], order: list[str], t: floa
     return (f"arms from {plural(len(seen), 'seat')} laid tiles{by} ({', '.join(seen)}), but {rules.name} seats "
             f"{len(order)} (players = {rules.players}: {' and '.join(order)}): the plays from {' and '.join(extra)} "
             f"were given to the seat to play, and {CHECK}; {hint}")
+
+
+def seats_turned(laid: dict[str, int], order: list[str], spec: str) -> str | None:
+    """The hint when a calibration's seats look turned, else None: arms clearly laid tiles
+    (:data:`EXTRA_SEAT_PLAYS` each) from seats the rule set does not seat, and a rotation of the seat spec
+    (``calibrate table --seats``) puts the rule set's seats at those edges. helper-187: ``--seats ESWN`` on
+    2-seat footage whose players sit at y=0 and y=H gave every play to the turn order, and only a 420-character
+    warning said to check the seats. ``{"E": 7, "W": 7}`` laid, ``["N", "S"]``, ``"ESWN"``: ``"arms came from
+    E and W, the rule set seats N and S: calibrate again with --seats NESW or SWNE"``.
+
+    Args:
+        laid: seat -> plays its arm clearly laid (entry votes among all four edges, the calibration's names).
+        order: the rule set's seats.
+        spec: the calibration's seat spec (:func:`calibration.seats.seat_spec`), seats at y=0, x=W, y=H, x=0.
+    """
+    armed = [seat for seat in SEATS if laid.get(seat, 0) >= EXTRA_SEAT_PLAYS]
+    if not armed or all(seat in order for seat in armed) or len(armed) > len(order):
+        return None
+    at = [spec.index(seat) for seat in armed]  # the edges the arms came from
+    specs = [rot for rot in ("".join(SEATS[(i + k) % 4] for i in range(4)) for k in range(4))
+             if rot != spec and all(rot[i] in order for i in at)]
+    if not specs:
+        return None
+    return (f"arms came from {' and '.join(armed)}, the rule set seats {' and '.join(order)}: "
+            f"calibrate again with --seats {' or '.join(specs)}")
 
 
 def direction_misfit(rules: Ruleset, forward: int, reverse: int, t: float | None = None,
