@@ -182,3 +182,27 @@ def outside_image_message(point_px: np.ndarray, image_size: tuple[int, int],
     return (f"({x:.6g},{y:.6g}) px, far outside the {w} x {h} px image (at most {share * w:.0f} px left or right "
             f"of it and {share * h:.0f} px above or below it is taken: a corner just out of view); x runs from 0 "
             f"to {w} left to right, y from 0 to {h} top to bottom")
+
+
+def segment_in_image(a_px: np.ndarray, b_px: np.ndarray, image_size: tuple[int, int]) -> bool:
+    """Whether any part of the segment from ``a_px`` to ``b_px`` ((2,) px each) lies in the image of
+    ``image_size`` (W, H px: x from 0 to W, y from 0 to H, edges included), clipped Liang-Barsky style:
+    the segment's parameter range [0, 1] is narrowed by each of the four borders in turn.
+
+    Raises:
+        ValueError: a point is not two finite numbers.
+    """
+    a, b = as_points(a_px, name="a_px")[0], as_points(b_px, name="b_px")[0]
+    d = b - a
+    lo, hi = 0.0, 1.0
+    w, h = image_size
+    # each border as (p, q): the segment point a + t d is inside it when t * p <= q
+    for p, q in ((-d[0], a[0]), (d[0], w - a[0]), (-d[1], a[1]), (d[1], h - a[1])):
+        if p == 0:
+            if q < 0:  # parallel to this border and outside it
+                return False
+        elif p < 0:
+            lo = max(lo, q / p)
+        else:
+            hi = min(hi, q / p)
+    return lo <= hi

@@ -262,8 +262,9 @@ def read_video_frame(path: str | os.PathLike[str], index: int = 0) -> tuple[np.n
         ``((H, W, 3) uint8 BGR frame, the number of frames the video's header declares; 0 when unknown)``.
 
     Raises:
-        CalibrationError: ``index`` is negative, the file is missing or no video OpenCV decodes, or it
-            has no frame ``index`` (the message gives the frames it declares).
+        CalibrationError: ``index`` is negative, the file is missing or no video OpenCV decodes, it
+            has no frame ``index`` (the message gives the frames it declares), or frame ``index`` is one it
+            declares but cannot be decoded (a truncated or damaged video).
     """
     p = Path(path)
     if index < 0:
@@ -282,6 +283,9 @@ def read_video_frame(path: str | os.PathLike[str], index: int = 0) -> tuple[np.n
         finally:
             cap.release()
     if not ok or frame is None:
+        if 0 < index < count:  # helper-195: "has no frame 15: its 20 frames are 0-19" on a damaged video
+            raise CalibrationError(f"{p}: frame {index} of its {count} frames cannot be decoded: the video is "
+                                   "truncated or corrupt (or holds fewer frames than it declares)")
         if index:
             raise CalibrationError(f"{p} has no frame {index}: "
                                    + (f"its {count} frames are 0-{count - 1}" if count else "it declares no frame count"))

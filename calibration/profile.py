@@ -52,6 +52,11 @@ MAX_TILE_MM = 300.0
 #: Shortest tile, mm (travel sets are about 25 mm long): below it the size was given in cm (helper-120:
 #: --tile-mm 4.8 2.4 was taken, and `detect` then scaled frames for 10x smaller tiles).
 MIN_TILE_MM = 15.0
+#: Shortest tile, image px at the table's centre, whose pips can be read: a profile whose table makes its tile
+#: shorter is refused when loaded and by `calibrate table` (helper-195: a 160 x 90 px footage's 6.6 px tiles were
+#: refused by `calibrate table` but loaded by `review` and `detect`), and `detect --tile-px` takes no less. It lives here,
+#: not in service/, because the profile applies it.
+MIN_TILE_PX = 8.0
 
 
 class TileSize(BaseModel):
@@ -114,6 +119,10 @@ class TableProfile(BaseModel):
         seat_edges: seat letter -> table edge (``"y=0"``, ``"x=W"``, ``"y=H"``, ``"x=0"``).
         tile_size_mm: expected tile size.
         errors: reprojection errors of the calibration steps.
+
+    Construction raises ``pydantic.ValidationError`` (a ValueError) for invalid fields, among them a table
+    calibration whose centre lies far outside the image; :meth:`load` and :meth:`from_dict` also refuse a
+    table whose tile comes out under :data:`MIN_TILE_PX` at its centre (:meth:`small_tile_problem`).
     """
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -277,6 +286,34 @@ class TableProfile(BaseModel):
             pts = distort_pixels(pts, self.K, self.D)
         return pts.astype(np.float32)
 
+    def small_tile_problem(self) -> str | None:
+        """Why the table is too small in the image for readable pips: its tile comes out under
+        :data:`MIN_TILE_PX` at the table's centre (one line, no advice: the caller knows what to check);
+        None when it does not, or when the profile has no table calibration."""
+        if self.homography is None or self.table_size_mm is None:
+            return None
+        with np.errstate(all="ignore"):  # a near-degenerate homography: nan, refused as well
+            tile_px = self.tile_px_at_centre()
+        if tile_px >= MIN_TILE_PX:  # nan is refused too
+            return None
+        w, h = self.image_size
+        return (f"the table is too small in the {w} x {h} px image: a {self.tile_size_mm.length:g} mm tile at its "
+                f"centre comes out {tile_px:.2g} px long, under the {MIN_TILE_PX:g} px whose pips can be read")
+
+    def tile_px_at_centre(self) -> float:
+        """The tile's long side in image px at the table's centre: the mean of the tile's length laid along the
+        table's x and y axes there, mapped into the raw image (what the recognizer looks for).
+
+        Raises:
+            CalibrationError: no table calibration in the profile.
+        """
+        w, h = self.table_size_mm or (0.0, 0.0)  # none: table_to_image raises
+        half = self.tile_size_mm.length / 2
+        c = np.array([w / 2, h / 2])
+        px = self.table_to_image(np.array([c - [half, 0], c + [half, 0], c - [0, half], c + [0, half]])
+                                 ).astype(np.float64)
+        return float((np.linalg.norm(px[1] - px[0]) + np.linalg.norm(px[3] - px[2])) / 2)
+
     def seat_of_point(self, point_mm: np.ndarray | tuple[float, float]) -> Seat:
         """Seat letter (N/E/S/W) at the table edge nearest to a ``(2,)`` point in mm.
 
@@ -339,8 +376,8 @@ class TableProfile(BaseModel):
 
         Raises:
             CalibrationError: missing or unreadable file, not JSON, a ``version`` other
-                than 1, or fields that are missing or invalid (the message names the
-                file and the first problems).
+                than 1, or fields that are missing or invalid, among them a table whose tile comes out
+                under :data:`MIN_TILE_PX` at its centre (the message names the file and the first problems).
         """
         p = Path(path)
         try:
@@ -379,9 +416,17 @@ class TableProfile(BaseModel):
                 f"{source}: unsupported profile version {data['version']!r} "
                 f"(this dominocast reads version {PROFILE_VERSION})")
         try:
-            return cls.model_validate(data)
+            profile = cls.model_validate(data)
         except ValidationError as exc:
             raise CalibrationError(f"{source}: invalid profile: {_summarise(exc)}") from None
+        # refused as a file, not as a model: a profile made in memory may be any geometry (tests, table_share),
+        # but one that `review` or `detect` would read must have readable tiles (helper-195: `calibrate table`
+        # refused 6.6 px tiles, a footage's or a hand-edited profile.json with them was read)
+        problem = profile.small_tile_problem()
+        if problem:
+            raise CalibrationError(f"{source}: invalid profile: {problem}: calibrate the table again with the camera "
+                                   "closer, or check its corners and size (`dominocast calibrate table`)")
+        return profile
 
 
 def _summarise(exc: ValidationError, limit: int = 3) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import math
 import os
 import shlex
 import shutil
@@ -29,7 +30,7 @@ import cv2
 import numpy as np
 
 from calibration.images import opencv_name, quiet_opencv
-from calibration.profile import TableProfile
+from calibration.profile import MIN_TILE_PX, TableProfile
 from datasets.footage_script import Script
 from engine.simulate import simulate_match
 from datasets.render import layouts as Ly
@@ -115,6 +116,50 @@ def camera_profile(cam: Camera, table_mm: tuple[float, float], name: str) -> Tab
     H = np.linalg.inv(to_px)
     return TableProfile(name=name, image_size=(cam.w, cam.h), camera_matrix=K, dist_coeffs=[0.0] * 5,
                         homography=(H / H[2, 2]).tolist(), table_size_mm=table_mm)
+
+
+def _setup(rules, seed: int, size: tuple[int, int], appearance: str):
+    """The seed's draws before the hands: ``(rng, surface, tile style, table mm, camera)``; the rng goes on
+    to draw the effects. One place, so the size check sees the camera the render uses."""
+    rng = np.random.default_rng([seed, 7])
+    surfaces, styles = appearance_choices(appearance)
+    surface = str(surfaces[rng.integers(len(surfaces))])
+    style = T.make_style(str(styles[rng.integers(len(styles))]), rng)
+    table_mm = footage_table_mm(rules.set_max)
+    return rng, surface, style, table_mm, footage_camera(rng, size, table_mm)
+
+
+def footage_tile_px(rules, seed: int, size: tuple[int, int], appearance: str = "train") -> float:
+    """The long side (px, at the table's centre, as its profile measures it) of the tiles of a footage of
+    ``rules`` (a :class:`engine.ruleset.RuleSet`), ``seed`` and ``appearance`` at ``size`` (W, H px)."""
+    _, _, _, table_mm, cam = _setup(rules, seed, size, appearance)
+    return camera_profile(cam, table_mm, "size check").tile_px_at_centre()
+
+
+def check_footage_size(rules, seed: int, size: tuple[int, int], appearance: str = "train") -> None:
+    """Refuse a frame size whose footage would have tiles under :data:`calibration.profile.MIN_TILE_PX`
+    (their profile would be refused on load, and `calibrate table` refuses such a table: helper-195's
+    160x90 render had 6.6 px tiles); the message names the smallest size of the same shape that works, to
+    the even pixel the frame's proportions round to.
+
+    Raises:
+        ValueError: one line, naming the tile length and that size (W x H px, both even).
+    """
+    px = footage_tile_px(rules, seed, size, appearance)
+    if px >= MIN_TILE_PX:
+        return
+    w, h = size
+    # tiles grow in proportion to the frame, but the camera's fit to the frame moves in 3 % steps: step up
+    # from the proportional guess until the tiles are long enough
+    k = MIN_TILE_PX / px
+    while True:
+        bigger = (2 * math.ceil(w * k / 2), 2 * math.ceil(h * k / 2))
+        if footage_tile_px(rules, seed, bigger, appearance) >= MIN_TILE_PX:
+            break
+        k *= 1.01
+    raise ValueError(f"--size {w}x{h} makes this footage's tiles {px:.1f} px long, under the {MIN_TILE_PX:g} px "
+                     f"whose pips can be read (its profile would be refused): give --size {bigger[0]}x{bigger[1]} or "
+                     "larger (of that shape; the tiles' length grows with it)")
 
 
 def _script_hands(script: Script, rules, logs: list[list], fps: float) -> list[dict]:
@@ -245,7 +290,8 @@ def make_footage(rules_name: str, seed: int, out_dir: str | Path, fps: float = 1
 
     Raises:
         ValueError: a folder or name that is not UTF-8 text (OpenCV's writer cannot take it), an
-            earlier render's files in the way, a bad rule set.
+            earlier render's files in the way, a bad rule set, a ``size`` whose tiles would be under
+            :data:`calibration.profile.MIN_TILE_PX` (:func:`check_footage_size`).
         OSError: the folder cannot take the files (a full disk: ``errno.ENOSPC``); nothing in
             ``out_dir`` was replaced.
         VideoWriterError: OpenCV cannot encode mp4v video although the folder takes files.
@@ -256,6 +302,7 @@ def make_footage(rules_name: str, seed: int, out_dir: str | Path, fps: float = 1
     """
     out = Path(out_dir)
     opencv_name(out / f"{name}.mp4")  # before the folder is made: such a name would crash OpenCV's writer
+    check_footage_size(load_ruleset(rules_name), seed, size, appearance)
     out.mkdir(parents=True, exist_ok=True)
     cmd = command or (f"dominocast datasets footage --rules {shlex.quote(rules_name)} --seed {seed} "
                       f"--out {shlex.quote(str(out))} --fps {fps:g} --size {size[0]}x{size[1]} "
@@ -299,6 +346,17 @@ def earlier_footage(out: str | Path) -> dict | None:
     there replaces with its video and profile; None when the folder holds none."""
     gt = _read_ground_truth(Path(out))
     return gt if gt is not None and gt.get("format") == FORMAT else None
+
+
+def footage_in(folder: str | Path) -> list[str]:
+    """The files of an earlier footage render in ``folder`` (its video, ``ground_truth.json`` and
+    ``profile.json``, those present), by name; [] when its ground truth is none of ours."""
+    out = Path(folder)
+    earlier = earlier_footage(out)
+    if earlier is None:
+        return []
+    names = (str(earlier.get("video", "")), "ground_truth.json", "profile.json")
+    return [n for n in names if n and (out / n).exists()]
 
 
 def _write_problem(folder: Path) -> OSError | None:
@@ -366,12 +424,7 @@ def _render(rules_name: str, seed: int, out: Path, fps: float, size: tuple[int, 
     """:func:`make_footage`'s work, into the (new) folder ``out``; ``cmd`` goes into the ground truth."""
     rules = load_ruleset(rules_name)
     out.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng([seed, 7])
-    surfaces, styles = appearance_choices(appearance)
-    surface = str(surfaces[rng.integers(len(surfaces))])
-    style = T.make_style(str(styles[rng.integers(len(styles))]), rng)
-    table_mm = footage_table_mm(rules.set_max)
-    cam = footage_camera(rng, size, table_mm)
+    rng, surface, style, table_mm, cam = _setup(rules, seed, size, appearance)
     effects = replace(sample_effects(rng), glare=0, jpeg_quality=100, motion_px=0.0,
                       blur_sigma=float(rng.uniform(0, 0.8)), noise_sigma=float(rng.uniform(0, 2.0)))
     ang = rng.uniform(0, 2 * np.pi)

@@ -137,25 +137,6 @@ def _check_on_table(points_mm, table_mm: tuple[float, float]) -> None:
                     "table positions run from (0,0) to (W,H)")
 
 
-def _check_tile_px(profile, check: str) -> None:
-    """Refuse (one line, exit 2) a table profile whose tile, at the table's centre, is shorter than
-    ``detect --tile-px`` accepts (no pips readable: helper-187's table 1 px across gave 0 px tiles and an
-    empty review); ``check`` names the options to check. A tile longer than the image cannot come out of
-    a fit: the table is 4 tiles across and its points lie within half an image of it."""
-    from service.cli_detect import MIN_TILE_PX
-    from vision.recognize import profile_tile_px
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        tile_px = profile_tile_px(profile)  # what the recognizer will look for
-    w, h = profile.image_size
-    length = profile.tile_size_mm.length
-    if not tile_px >= MIN_TILE_PX:  # nan too
-        raise _fail(f"the table is too small in the {w} x {h} px image: a {length:g} mm tile at its centre would be "
-                    f"{tile_px:.2g} px long, under the {MIN_TILE_PX:g} px whose pips can be read (as `detect "
-                    f"--tile-px`); check {check}, or bring the camera closer")
-
-
 def _fit_line(n_points: int, rms_mm: float | None, max_mm: float | None, rms_px: float | None,
               source: str | None = None) -> str:
     """The table fit's error line for ``calibrate table`` and ``show``: with 4 points the fit is exact, and
@@ -313,10 +294,12 @@ def table_cmd(
     import numpy as np
     from pydantic import ValidationError
 
+    from calibration.errors import CalibrationError
     from calibration.images import VideoNotPictureError, load_image, read_video_frame
     from calibration.profile import ReprojectionErrors, TableProfile, TileSize
     from calibration.seats import parse_seat_spec
     from calibration.table import DEFAULT_MARKER_MARGIN_MM, calibrate_table_from_markers, calibrate_table_from_points
+    from vision.sources import VIDEO_SUFFIXES
 
     if markers == (points is not None):
         raise _fail("give exactly one of --markers or --points")
@@ -352,13 +335,20 @@ def table_cmd(
         try:
             frame = load_image(image)
         except VideoNotPictureError:  # footage's frames are what `review` reads with this profile
+            frame = None
+        except CalibrationError:
+            # --frame or the file's name says a video was meant: the video reader's words ("not a video OpenCV
+            # can read", "cannot decode frame N") say more than "not an image" (helper-195: a truncated mp4)
+            if frame_index is None and image.suffix.lower() not in VIDEO_SUFFIXES:
+                raise
+            frame = None
+        if frame is None:
             frame, frames = read_video_frame(image, frame_index or 0)
             _say(f"{image}: frame {frame_index or 0}" + (f" of {frames}" if frames else "")
                  + f", {frame.shape[1]} x {frame.shape[0]} px"
                  + ("" if frame_index is not None else " (--frame N for another)"))
-        else:
-            if frame_index is not None:
-                raise _fail(f"--frame picks a frame of a video, and {image} is a picture")
+        elif frame_index is not None:
+            raise _fail(f"--frame picks a frame of a video, and {image} is a picture")
         size = (frame.shape[1], frame.shape[0])
         k = d = None
         if lens_profile is not None:
@@ -395,7 +385,12 @@ def table_cmd(
                 lens_rms_px=lens_profile.errors.lens_rms_px if lens_profile else None,
                 table_rms_mm=fit.rms_mm, table_max_mm=fit.max_mm, table_rms_px=fit.rms_px,
                 table_points=fit.n_points))
-        _check_tile_px(profile, "--table-mm" if markers else "--points (image px) and --table-mm")
+        # no pips readable (helper-187's table 1 px across gave 0 px tiles and an empty review), and the profile
+        # would be refused on load: said here with the options to check
+        problem = profile.small_tile_problem()
+        if problem:
+            raise _fail(f"{problem}; check {'--table-mm' if markers else '--points (image px) and --table-mm'}, or "
+                        "bring the camera closer")
         profile.save(out)
     _say(_fit_line(fit.n_points, fit.rms_mm, fit.max_mm, fit.rms_px, "16 marker corners" if markers else None))
     off = max((abs(s / marker_mm - 1.0) for s in fit.marker_sides_mm), default=0.0) if fit.marker_sides_mm else 0.0
@@ -415,20 +410,32 @@ def table_cmd(
     _say(f"wrote {out}")
 
 
-def _edge_in_picture(edge: str, corners_px) -> str:
-    """Where a table edge lies in the camera picture: ``"edge from px (x0,y0) to (x1,y1), the top of the
-    picture"``, from the table's ``(4, 2)`` corner pixels in :data:`~calibration.seats.EDGES` order (edge i
-    runs from corner i to corner i + 1). The side is the one the edge's middle lies towards, seen from the
-    table's centre (the larger of its left/right and up/down offsets)."""
+def _edge_in_picture(edge: str, corners_px, image_size: tuple[int, int]) -> str:
+    """Where a table edge lies in the camera picture of ``image_size`` (W, H px), from the table's ``(4, 2)``
+    corner pixels in :data:`~calibration.seats.EDGES` order (edge i runs from corner i to corner i + 1):
+    ``"edge from px (x0,y0) to (x1,y1), the top of the picture"``. The side is the one the edge's middle lies
+    towards, seen from the table's centre (the larger of its left/right and up/down offsets): the table's side
+    as pictured. An edge with no part in the picture is said to be outside it, and where, as the picture sees
+    it: helper-195's table above and left of the picture had its right edge called "the right of the
+    picture" at x = -10."""
     import numpy as np
 
+    from calibration.geometry import segment_in_image
     from calibration.seats import EDGES
 
     i = EDGES.index(edge)
     a, b = corners_px[i], corners_px[(i + 1) % 4]
-    dx, dy = (a + b) / 2 - np.mean(corners_px, axis=0)
+    middle = (a + b) / 2
+    dx, dy = middle - np.mean(corners_px, axis=0)
     side = ("right" if dx > 0 else "left") if abs(dx) > abs(dy) else ("bottom" if dy > 0 else "top")
-    return f"edge from px ({a[0]:.1f},{a[1]:.1f}) to ({b[0]:.1f},{b[1]:.1f}), the {side} of the picture"
+    where = f"edge from px ({a[0]:.1f},{a[1]:.1f}) to ({b[0]:.1f},{b[1]:.1f})"
+    if segment_in_image(a, b, image_size):
+        return f"{where}, the {side} of the picture"
+    # the whole edge is outside, so its middle is too: name the borders that middle lies beyond
+    (x, y), (w, h) = middle, image_size
+    beyond = [word for word, out in (("above", y < 0), ("below", y > h), ("left of", x < 0), ("right of", x > w))
+              if out]
+    return f"{where}, the table's {side} side, outside the picture ({' and '.join(beyond)} it)"
 
 
 @calibrate_app.command("show")
@@ -466,7 +473,8 @@ def show_cmd(profile_path: Path = typer.Argument(..., parser=path_parser, metava
         lines.append("table: not calibrated (run `dominocast calibrate table`)")
     lines.append(f"seats: {seat_spec(p.seat_edges)}")
     for seat, edge in sorted(p.seat_edges.items(), key=lambda kv: SEATS.index(kv[0])):
-        lines.append(f"  {seat} at {edge}" + ("" if corners is None else ": " + _edge_in_picture(edge, corners)))
+        lines.append(f"  {seat} at {edge}"
+                     + ("" if corners is None else ": " + _edge_in_picture(edge, corners, p.image_size)))
     t = p.tile_size_mm
     lines.append(f"tile: {t.length:g} x {t.width:g} x {t.thickness:g} mm")
     for line in lines:

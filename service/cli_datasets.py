@@ -37,6 +37,7 @@ def build_cmd(
 ) -> None:
     """Render scenes and write the OBB detection and pip classification datasets."""
     from datasets.build import CLOSE_UP_SHARE, DATASET_PARTS, build
+    from datasets.footage import footage_in
 
     out = folder_option("--out", out_text)
     check_scenes(scenes)
@@ -52,6 +53,10 @@ def build_cmd(
     old = [p for p in DATASET_PARTS if (out / p).exists()]
     if old:  # a build writes file by file: into an earlier one, stale files of it would stay mixed in
         raise fail(f"--out {out} already holds a dataset ({', '.join(old)}); choose a new folder or delete it")
+    footage_files = footage_in(out)
+    if footage_files:  # helper-195: a dataset was mixed in with a `datasets footage` video and its ground truth
+        raise fail(f"--out {out} holds a footage ({', '.join(footage_files)}), not a dataset: choose a new "
+                   "folder or move them")
     made = first_missing(out)
     make_folder("--out", out)
     try:
@@ -102,7 +107,7 @@ def footage(
     """Render a video of whole hands being played, with ground_truth.json and profile.json."""
     import time
 
-    from datasets.footage import VideoWriterError, earlier_footage, make_footage
+    from datasets.footage import VideoWriterError, check_footage_size, earlier_footage, make_footage
 
     out = folder_option("--out", out_text)
 
@@ -128,8 +133,9 @@ def footage(
     check_seed(seed)
     from engine.ruleset import load_ruleset
 
-    try:  # before --out is made: a refused rule set leaves no empty folder behind
+    try:  # before --out is made: a refused rule set, or a --size too small for readable tiles, leaves no folder
         ruleset = load_ruleset(rules)
+        check_footage_size(ruleset, seed, (w, h), appearance)
     except (FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
     made = first_missing(out)
@@ -167,10 +173,10 @@ def footage(
         console.print(f"note: the match was won after {plural(played, 'hand')}; the video holds "
                       f"{'it' if played == 1 else 'them'}, not {hands}", highlight=False)
     from calibration.profile import TableProfile
-    from vision.recognize import READABLE_TILE_PX, profile_tile_px
+    from vision.recognize import READABLE_TILE_PX
     from vision.rules_fit import READ_SET_MAX, SET_WORDS
 
-    tile_px = profile_tile_px(TableProfile.load(paths["profile"]))
+    tile_px = TableProfile.load(paths["profile"]).tile_px_at_centre()
     if tile_px < READABLE_TILE_PX:  # helper-92: a 100x100 render went through, and its review misread
         console.print(f"note: tiles are {tile_px:.0f} px long in this footage; below {READABLE_TILE_PX:.0f} px a "
                       "review misreads pips: a larger --size gives readable tiles", highlight=False)

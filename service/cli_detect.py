@@ -16,7 +16,8 @@ When the tile size is given (``--tile-px``, or a calibration's tile) and the til
 than :data:`vision.recognize.SCALE_OFF_FACTOR` times it (or less than its inverse), one ``note:`` line per
 image names the measured size and the option to fix (:meth:`vision.recognize.Recognizer.scale_check`);
 a calibration whose table covers under :data:`MIN_TABLE_SHARE` of the frame, or whose tile comes out
-under :data:`MIN_TILE_PX` or longer than the image, gets one ``note:`` line instead.
+longer than the image, gets one ``note:`` line instead (one whose tile comes out under
+:data:`calibration.profile.MIN_TILE_PX`, the smallest ``--tile-px`` too, is refused as a profile).
 """
 
 from __future__ import annotations
@@ -37,8 +38,13 @@ from service.cli_common import (check_distinct_outputs, check_out_file, check_po
                                 console, err_console, fail, path_parser, plural)
 from vision.observation import FLAG_DUPLICATE
 
-#: Smallest ``--tile-px`` accepted: a tile shorter than this has no readable pips.
-MIN_TILE_PX = 8.0
+#: Tiles measured shorter than this (px) may be measured long: the detector boxes a tile with the blur around it,
+#: px that count little on a 40 px tile and much on a small one. Small footage frames are blurred by px, not mm
+#: (the renderer's blur, its shadows' 1 px floor, the video's compression): median box against the rendered
+#: tile, 6.6 px tiles boxed 11.5 px long at 160x90, 7.9 px ones 9.8, 10.4 px ones 11.1, 19.5 px ones 20.0; the
+#: same 6.5 px tiles shrunk from a 960x540 frame were boxed 7.1 px. So a measure under it is an upper bound,
+#: and the tiles may be under MIN_TILE_PX (helper-195: 6.6 px tiles "measure about 12 px").
+BOXED_LONG_PX = 12.0
 #: A calibration whose table covers less of the frame than this is noted as wrong: even a 4K frame
 #: then shows a 1000 x 600 mm table's 48 mm tiles under 20 px long (a 720p one under 8 px), and a corner
 #: typed wrong (helper-187: 99999 for 999) or a profile for another camera leaves 0 %.
@@ -171,6 +177,7 @@ def detect(
     import cv2
 
     from calibration.errors import CalibrationError
+    from calibration.profile import MIN_TILE_PX
     from vision.recognize import ModelsMissingError, off_table_message
 
     check_sets(sets)
@@ -221,7 +228,7 @@ def detect(
     records: list[dict] = []
     written: list[Path] = []  # the --annotate pictures written
     # a scale given and not one a broken calibration gives: checked against the tiles found
-    given = tile_px or (None if profile is None or misfit else _profile_tile_px(profile))
+    given = tile_px or (None if profile is None or misfit else profile.tile_px_at_centre())
     try:
         tally = _detect_each(images, rec, profile, tile_px, records, shots, written,
                              given, "--tile-px" if tile_px else str(calibration))
@@ -282,24 +289,18 @@ With --tile-px or --calibration, a note says when the tiles found measure far of
 tile size (and names their size), or when the calibration's table covers almost none of the picture."""
 
 
-def _profile_tile_px(profile) -> float:
-    """The profile's tile long side in px at the table centre (:func:`vision.recognize.profile_tile_px`)."""
-    from vision.recognize import profile_tile_px
-
-    return profile_tile_px(profile)
-
-
 def _calibration_misfit(profile, calibration: Path) -> str | None:
     """What is wrong with a table-calibrated ``profile`` (loaded from ``calibration``) for its own image
     size, in one line: its table covers under :data:`MIN_TABLE_SHARE` of the frame, or its tile comes out
-    under :data:`MIN_TILE_PX` or longer than the image (the ``--tile-px`` limits); None when neither.
+    longer than the image (the largest ``--tile-px``); None when neither. A tile under
+    :data:`calibration.profile.MIN_TILE_PX` never gets here: such a profile is refused on load.
     helper-187: corners typed wrong gave 0 or 6 of 28 tiles and no word."""
     from vision.recognize import table_share
 
     w, h = profile.image_size
     with np.errstate(all="ignore"):  # a degenerate homography: inf / nan, caught below
-        share, px = table_share(profile, (h, w)), _profile_tile_px(profile)
-    if share >= MIN_TABLE_SHARE and MIN_TILE_PX <= px <= max(w, h):
+        share, px = table_share(profile, (h, w)), profile.tile_px_at_centre()
+    if share >= MIN_TABLE_SHARE and px <= max(w, h):
         return None
     return (f"{calibration}: its table covers {100 * share:.1f} % of the {w}x{h} px frame and its "
             f"{profile.tile_size_mm.length:g} mm tile comes out {px:.3g} px long at the table's centre: check the "
@@ -308,14 +309,22 @@ def _calibration_misfit(profile, calibration: Path) -> str | None:
 
 def _scale_note(label: str, measured: float, given: float, source: str, profile) -> str:
     """One line: the tiles of image ``label`` measure ``measured`` px, not the ``given`` px of ``source``
-    (``--tile-px``, or the calibration's path, whose tile is then named in mm)."""
+    (``--tile-px``, or the calibration's path, whose tile is then named in mm). A measure under
+    :data:`BOXED_LONG_PX` is said to be an upper bound (helper-195: 6.6 px tiles "measure about 12 px")."""
+    from calibration.profile import MIN_TILE_PX
+
+    small = measured < BOXED_LONG_PX
+    bound = "at most about" if small else "about"
+    why = (f" (a tile this small may be boxed with the blur around it, and be under the {MIN_TILE_PX:g} px whose "
+           "pips can be read: a closer camera or a larger picture reads it)") if small else ""
     if source == "--tile-px":
-        return (f"{label}: the tiles in the picture measure about {measured:.0f} px long, not the {given:g} px of "
-                f"--tile-px: pass --tile-px {measured:.0f}, or leave it out to search the size")
+        return (f"{label}: the tiles in the picture measure {bound} {measured:.0f} px long, not the {given:g} px of "
+                f"--tile-px{why}: pass --tile-px {max(measured, MIN_TILE_PX):.0f}, or leave it out to search the size")
     mm = profile.tile_size_mm.length
-    return (f"{label}: the tiles in the picture measure about {measured:.0f} px long "
-            f"({measured * mm / given:.0f} mm at the table's scale), but {source}'s {mm:g} mm tile comes out {given:.0f} px: check its tile size "
-            f"(--tile-mm) and corners, and redo it with `dominocast calibrate table`")
+    return (f"{label}: the tiles in the picture measure {bound} {measured:.0f} px long "
+            f"({'at most ' if small else ''}{measured * mm / given:.0f} mm at the table's scale){why}, but "
+            f"{source}'s {mm:g} mm tile comes out {given:.0f} px: check its tile size (--tile-mm) and corners, and redo it with "
+            "`dominocast calibrate table`")
 
 
 def _write_json(json_out: Path | None, records: list[dict], several: bool) -> bool:

@@ -16,6 +16,7 @@ the code under test never sees K, the distortion or the pose unless a test passe
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import cv2
@@ -926,13 +927,14 @@ def test_cli_table_refuses_corners_that_leave_the_table_out_of_view(tmp_path: Pa
 def test_cli_table_refuses_a_table_too_small_for_readable_tiles(tmp_path: Path) -> None:
     """A table 1 px across gave 0 px tiles: `review` found no play and exited 0. The smallest tile is what
     `detect --tile-px` accepts (8 px): a 1000 mm table 160 px across makes a 48 mm tile 48 x 0.16 = 7.68 px."""
-    from service.cli_detect import MIN_TILE_PX
+    from calibration.profile import MIN_TILE_PX
 
     image, out = _blank_photo(tmp_path), tmp_path / "t.json"
     assert MIN_TILE_PX == 8.0
     result = _fit_1000x600(image, out, "100,100 260,100 260,196 100,196")
     assert_one_line_error(result, "error: the table is too small in the 640 x 480 px image: a 48 mm tile at its centre "
-                                  "would be 7.7 px long, under the 8 px whose pips can be read")
+                                  "comes out 7.7 px long, under the 8 px whose pips can be read; check --points "
+                                  "(image px) and --table-mm, or bring the camera closer")
     assert not out.exists()
     # 1000 mm over 166.667 px: the tile is 48 / 6 = 8 px, taken
     result = _fit_1000x600(image, out, "100,100 266.66667,100 266.66667,200 100,200")
@@ -1049,3 +1051,109 @@ def test_cli_table_fits_a_frame_of_a_video(five_frame_video: Path, tmp_path: Pat
                               points, "--frame", "5"), f"error: {five_frame_video} has no frame 5: its 5 frames are 0-4")
     assert_one_line_error(run("table", _blank_photo(tmp_path), "--out", out, "--table-mm", "1000", "600", "--points",
                               points, "--frame", "1"), "--frame picks a frame of a video, and")
+
+
+def test_cli_table_says_a_broken_video_cannot_be_read(five_frame_video: Path, tmp_path: Path) -> None:
+    """helper-195: a truncated mp4 (with --frame, or named .mp4) was "not an image, a truncated or corrupt one";
+    a text file given --frame too. Now the video reader's words; a picture that does not decode stays one."""
+    out, points = tmp_path / "t.json", "100,50 540,60 560,420 80,400"
+    cut = tmp_path / "cut.mp4"  # its moov atom (at the end, as OpenCV writes it) is gone: FFmpeg opens nothing
+    cut.write_bytes(five_frame_video.read_bytes()[:300])
+    text = tmp_path / "t.txt"
+    text.write_text("not a video\n")
+    for video, frame in ((cut, ["--frame", "2"]), (cut, []), (text, ["--frame", "2"])):
+        assert_one_line_error(run("table", video, "--out", out, "--table-mm", "1000", "600", "--points", points,
+                                  *frame), f"error: {video}: not a video OpenCV can read (or a corrupt one)")
+    assert_one_line_error(run("table", text, "--out", out, "--table-mm", "1000", "600", "--points", points),
+                          f"error: {text}: not an image, a truncated or corrupt one")  # no --frame, no video's name
+    assert not out.exists()
+
+
+def test_a_damaged_video_frame_it_declares_is_not_said_to_be_missing(tmp_path: Path) -> None:
+    """A video whose data was zeroed past frame 4 declares 20 frames: "has no frame 15: its 20 frames are 0-19"
+    contradicted itself."""
+    from calibration.images import read_video_frame
+
+    path = tmp_path / "damaged.mp4"
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 10, (64, 48))
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        w.write(rng.integers(0, 255, (48, 64, 3), np.uint8))
+    w.release()
+    data = path.read_bytes()
+    mdat, moov = data.find(b"mdat"), data.find(b"moov") - 4  # the atoms' payload and the index after it
+    middle = (mdat + moov) // 2
+    path.write_bytes(data[:middle] + bytes(moov - middle) + data[moov:])
+    assert read_video_frame(path, 0)[1] == 20
+    with pytest.raises(CalibrationError, match=r"damaged.mp4: frame 15 of its 20 frames cannot be decoded: the video "
+                                               r"is truncated or corrupt"):
+        read_video_frame(path, 15)
+    with pytest.raises(CalibrationError, match=r"has no frame 20: its 20 frames are 0-19"):
+        read_video_frame(path, 20)
+
+
+def test_segment_in_image() -> None:
+    from calibration.geometry import segment_in_image
+
+    size = (640, 480)
+    assert segment_in_image((10, 10), (20, 20), size)  # inside
+    assert segment_in_image((-100, 240), (700, 240), size)  # across, both ends out
+    assert segment_in_image((-10, -10), (0, 0), size)  # touching the corner
+    assert not segment_in_image((-300, -200), (-10, -200), size)  # above and left
+    assert not segment_in_image((-10, 100), (-10, 400), size)  # left, parallel to the border
+    assert not segment_in_image((-50, 40), (40, -50), size)  # cutting past the corner (x + y = -10)
+    with pytest.raises(ValueError, match="NaN"):
+        segment_in_image((float("nan"), 0), (1, 1), size)
+
+
+def test_cli_show_says_an_edge_outside_the_picture_lies_outside_it(tmp_path: Path) -> None:
+    """helper-195: a hand-edited table above and left of a 640 x 480 picture had its right edge (x = -10 px)
+    called "the right of the picture". The table's side stays named; where the edge is, as the picture sees it."""
+    data = _profile_dict((1000, 600))  # corners (-300,-200) (-10,-200) (-10,-10) (-300,-10) px
+    data["homography"] = [[1000 / 290, 0, 300 * 1000 / 290], [0, 600 / 190, 200 * 600 / 190], [0, 0, 1]]
+    path = tmp_path / "off.json"
+    path.write_text(json.dumps(data))
+    lines = run("show", path).stdout.splitlines()
+    assert lines[lines.index("seats: NESW") + 1:][:4] == [
+        "  N at y=0: edge from px (-300.0,-200.0) to (-10.0,-200.0), the table's top side, outside the picture "
+        "(above and left of it)",
+        "  E at x=W: edge from px (-10.0,-200.0) to (-10.0,-10.0), the table's right side, outside the picture "
+        "(above and left of it)",
+        "  S at y=H: edge from px (-10.0,-10.0) to (-300.0,-10.0), the table's bottom side, outside the picture "
+        "(above and left of it)",
+        "  W at x=0: edge from px (-300.0,-10.0) to (-300.0,-200.0), the table's left side, outside the picture "
+        "(above and left of it)"]
+    # only the left edge out of view: the others keep their side of the picture
+    image, out = _blank_photo(tmp_path), tmp_path / "t.json"
+    assert _fit_1000x600(image, out, "100,50 540,60 560,420 -80,400").exit_code == 0
+    shown = run("show", out).stdout
+    assert "  E at x=W: edge from px (540.0,60.0) to (560.0,420.0), the right of the picture" in shown
+    assert "  S at y=H: edge from px (560.0,420.0) to (-80.0,400.0), the bottom of the picture" in shown
+    assert "  W at x=0: edge from px (-80.0,400.0) to (100.0,50.0), the left of the picture" in shown
+    data["homography"] = np.linalg.inv([[1, 0, -100], [0, 1, 50], [0, 0, 1]]).tolist()  # (0,0) mm at (-100,50) px
+    path.write_text(json.dumps(data))
+    assert ("  W at x=0: edge from px (-100.0,650.0) to (-100.0,50.0), the table's left side, outside the picture "
+            "(left of it)") in run("show", path).stdout
+
+
+def test_profile_with_tiles_under_the_floor_is_refused_at_load(tmp_path: Path) -> None:
+    """helper-195: a 160 x 90 footage's profile (6.6 px tiles), which `calibrate table` refuses, loaded in
+    `review` and `detect`. MIN_TILE_PX lives in calibration/ (calibration must not import service/)."""
+    from calibration.profile import MIN_TILE_PX
+    from service import cli_detect
+
+    assert MIN_TILE_PX == 8.0 and not hasattr(cli_detect, "MIN_TILE_PX")
+    data = _profile_dict((1000, 600))
+    data["homography"] = [[5.9, 0, 0], [0, 5.9, 0], [0, 0, 1]]  # 5.9 mm per px: the 48 mm tile 8.14 px
+    assert TableProfile.from_dict(data).tile_px_at_centre() == pytest.approx(48 / 5.9)
+    data["homography"] = [[6.1, 0, 0], [0, 6.1, 0], [0, 0, 1]]  # 7.87 px
+    assert TableProfile(**data).small_tile_problem() is not None  # made in memory (geometry), refused as a file
+    assert TableProfile.from_dict(_profile_dict((1000, 600))).small_tile_problem() is None
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(data))
+    message = (f"{path}: invalid profile: the table is too small in the 640 x 480 px image: a 48 mm tile at its "
+               "centre comes out 7.9 px long, under the 8 px whose pips can be read: calibrate the table again with "
+               "the camera closer, or check its corners and size (`dominocast calibrate table`)")
+    with pytest.raises(CalibrationError, match=re.escape(message)):
+        TableProfile.load(path)
+    assert_one_line_error(run("show", path), f"error: {message}")

@@ -66,6 +66,20 @@ def test_datasets_build_refuses_a_folder_holding_an_earlier_dataset(tmp_path):
     assert res.exit_code == 0 and (plain / "recipe.json").exists()
 
 
+def test_datasets_build_refuses_a_folder_holding_a_footage(tmp_path):
+    """helper-195: a build went into a `datasets footage` folder, mixing recipe.json, detect/ and pips/ with its
+    video, ground truth and profile (as footage refuses a folder of foreign files, naming them)."""
+    out = tmp_path / "ft"
+    res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--out", str(out), "--fps", "4",
+                                   "--size", "320x180", "--name", "game"])
+    assert res.exit_code == 0, res.output
+    before = sorted(p.name for p in out.iterdir())
+    assert _err("datasets", "build", "--out", out, "--scenes", "1") == (
+        2, f"error: --out {out} holds a footage (game.mp4, ground_truth.json, profile.json), not a dataset: choose a "
+           "new folder or move them")
+    assert sorted(p.name for p in out.iterdir()) == before == ["game.mp4", "ground_truth.json", "profile.json"]
+
+
 def test_serve_refuses_bad_ports_and_a_busy_one_before_touching_the_data_dir(tmp_path):
     data = tmp_path / "svc"
     assert _err("serve", "--port", "99999", "--data-dir", data) == (2, "error: --port must be 1-65535, got 99999")

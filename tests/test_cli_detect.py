@@ -719,6 +719,29 @@ def test_a_wrong_tile_px_gets_a_note_with_the_size_measured(monkeypatch, files):
     assert r.exit_code == 0 and "note:" not in r.stdout and rec.searches == 3
 
 
+def test_a_small_measure_is_given_as_an_upper_bound():
+    """helper-195: a 160 x 90 footage's 6.6 px tiles "measure about 12 px": the detector boxes them 11.5 px long
+    with the blur around them (BOXED_LONG_PX: small footage frames are blurred by px, not mm). Under it the
+    measure is an upper bound; the advice never goes under MIN_TILE_PX, which `--tile-px` refuses."""
+    from calibration.profile import TableProfile
+
+    assert cli_detect._scale_note("ft.png", 11.5, 39.0, "--tile-px", None) == (
+        "ft.png: the tiles in the picture measure at most about 12 px long, not the 39 px of --tile-px (a tile this "
+        "small may be boxed with the blur around it, and be under the 8 px whose pips can be read: a closer camera or "
+        "a larger picture reads it): pass --tile-px 12, or leave it out to search the size")
+    assert "pass --tile-px 8," in cli_detect._scale_note("ft.png", 5.0, 39.0, "--tile-px", None)
+    assert cli_detect._scale_note("ft.png", 12.0, 39.0, "--tile-px", None) == (
+        "ft.png: the tiles in the picture measure about 12 px long, not the 39 px of --tile-px: pass --tile-px 12, or "
+        "leave it out to search the size")
+    prof = TableProfile(name="t", image_size=(640, 480), homography=[[2.4, 0, 0], [0, 2.4, 0], [0, 0, 1]],
+                        table_size_mm=(1000, 600))  # 2.4 mm per px: the 48 mm tile 20 px
+    assert cli_detect._scale_note("f.png", 11.0, 20.0, "t.json", prof) == (
+        "f.png: the tiles in the picture measure at most about 11 px long (at most 26 mm at the table's scale) (a tile "
+        "this small may be boxed with the blur around it, and be under the 8 px whose pips can be read: a closer "
+        "camera or a larger picture reads it), but t.json's 48 mm tile comes out 20 px: check its tile size "
+        "(--tile-mm) and corners, and redo it with `dominocast calibrate table`")
+
+
 def test_a_calibrations_wrong_tile_size_is_named_and_gets_no_sets_advice(monkeypatch, files, tmp_path):
     """helper-187: a profile with a 25 mm tile for 48 mm ones gave 13 tiles read twice and the advice "pass
     --sets 2". The profile: 2 px per mm, so its 48 mm tile comes out 96 px; the tiles measure 50 px, which is
@@ -740,8 +763,9 @@ def test_a_calibrations_wrong_tile_size_is_named_and_gets_no_sets_advice(monkeyp
 
 def test_a_calibration_whose_table_misses_the_picture_gets_a_note(fake, files, tmp_path):
     """helper-187: corners typed wrong left 0 or 6 of 28 tiles, and no word. 160 x 120 px pictures; the 48 mm
-    tile at 2 px per mm would be 96 px, but a table moved 10 m off is refused as a profile; at 50 mm per px the
-    80 x 60 mm table is 1.6 x 1.2 px (one of 64 x 64 grid points: 0.02 %) and its tile 0.96 px."""
+    tile at 2 px per mm would be 96 px, but a table moved 10 m off is refused as a profile, and one whose tile
+    comes out under MIN_TILE_PX is refused on load (helper-195). At 5.5 mm per px the 1000 x 600 mm table is 181.8 x 109.1 px,
+    placed from y = -110 to -0.9 px: just above the picture (0 %, its centre within the margin), its tile 8.73 px."""
     from calibration.profile import TableProfile
 
     def made(name, h, size=(80.0, 60.0)):
@@ -750,12 +774,18 @@ def test_a_calibration_whose_table_misses_the_picture_gets_a_note(fake, files, t
 
     with pytest.raises(ValueError, match="far outside the 160 x 120 px image"):
         made("off", [[0.5, 0, 10000], [0, 0.5, 0], [0, 0, 1]])  # 10 m off: refused when made or loaded (helper-188)
-    tiny = made("tiny", [[50, 0, 0], [0, 50, 0], [0, 0, 1]])
-    r = _invoke(files["good"], files["good2"], "--calibration", tiny)
+    tiny = made("tiny", [[50, 0, 0], [0, 50, 0], [0, 0, 1]])  # 80 x 60 mm over 1.6 x 1.2 px: refused on load
+    r = _invoke(files["good"], "--calibration", tiny)
+    assert r.exit_code == 2 and r.stderr.strip() == (
+        f"error: {tiny}: invalid profile: the table is too small in the 160 x 120 px image: a 48 mm tile at its "
+        "centre comes out 0.96 px long, under the 8 px whose pips can be read: calibrate the table again with the "
+        "camera closer, or check its corners and size (`dominocast calibrate table`)")
+    above = made("above", [[5.5, 0, 60.5], [0, 5.5, 605], [0, 0, 1]], (1000.0, 600.0))
+    r = _invoke(files["good"], files["good2"], "--calibration", above)
     assert r.exit_code == 0, r.output
     assert [x for x in r.stdout.splitlines() if x.startswith("note:")][0] == (
-        f"note: {tiny}: its table covers 0.0 % of the 160x120 px frame and its 48 mm tile comes out 0.96 px "
-        f"long at the table's centre: check the calibration (`dominocast calibrate show {tiny}`; redo it with "
+        f"note: {above}: its table covers 0.0 % of the 160x120 px frame and its 48 mm tile comes out 8.73 px "
+        f"long at the table's centre: check the calibration (`dominocast calibrate show {above}`; redo it with "
         "`dominocast calibrate table`)")
     assert "note:" not in _invoke(files["good"], "--calibration", _profile(tmp_path)).stdout
 

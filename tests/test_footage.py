@@ -387,13 +387,41 @@ def test_a_footage_too_small_to_read_says_so(tmp_path):
     from vision.recognize import profile_tile_px
 
     res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--out", str(tmp_path / "s"),
-                                   "--fps", "4", "--size", "160x120"])
+                                   "--fps", "4", "--size", "320x240"])  # 160x120's 7.2 px tiles are refused
     assert res.exit_code == 0, res.output
     px = profile_tile_px(TableProfile.load(tmp_path / "s" / "profile.json"))
     assert px < 28 and f"note: tiles are {px:.0f} px long in this footage" in res.stdout
     res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--out", str(tmp_path / "b"),
                                    "--fps", "4", "--size", "1280x720"])
     assert res.exit_code == 0 and "note: tiles are" not in res.stdout
+
+
+def test_a_size_too_small_for_readable_tiles_is_refused_naming_one_that_works(tmp_path):
+    """helper-195: `--size 160x90` wrote a profile whose 6.6 px tiles `calibrate table` refuses (under
+    MIN_TILE_PX) and the profile loader now refuses too: refused before anything is made, naming the smallest
+    size of that shape that works; that size renders, with a profile that loads."""
+    from calibration.profile import MIN_TILE_PX, TableProfile
+    from datasets.footage import footage_tile_px
+    from engine.ruleset import load_ruleset
+    from service.cli import app
+
+    res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--seed", "3", "--out",
+                                   str(tmp_path / "s"), "--fps", "4", "--size", "160x90"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert res.stderr.strip().startswith("error: --size 160x90 makes this footage's tiles 6.6 px long, under the 8 px "
+                                         "whose pips can be read (its profile would be refused): give --size 196x110 "
+                                         "or larger")
+    assert len(res.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "s").exists()
+    block = load_ruleset("block")
+    assert footage_tile_px(block, 3, (196, 110)) >= MIN_TILE_PX > footage_tile_px(block, 3, (192, 108))
+    with pytest.raises(ValueError, match="give --size 196x110 or larger"):  # the library refuses it too
+        make_footage("block", 3, tmp_path / "lib", size=(160, 90))
+    assert not (tmp_path / "lib").exists()
+    res = CliRunner().invoke(app, ["datasets", "footage", "--rules", "block", "--seed", "3", "--out",
+                                   str(tmp_path / "s"), "--fps", "4", "--size", "196x110"])
+    assert res.exit_code == 0, res.output
+    assert TableProfile.load(tmp_path / "s" / "profile.json").tile_px_at_centre() == pytest.approx(8.02, abs=0.01)
 
 
 def test_more_hands_than_the_match_lasts_are_said(tmp_path, monkeypatch):

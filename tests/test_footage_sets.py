@@ -17,7 +17,10 @@ from datasets.render.line_of_play import Box, Planner
 from datasets.render.tiles import TILE_LONG_MM, TILE_SHORT_MM
 from engine.ruleset import RULESET_DIR
 
-TINY = dict(fps=2.0, size=(160, 120))  # the ground truth is the point, not the pictures
+#: The ground truth is the point, not the pictures: a small 4:3 frame whose double-twelve tiles reach the
+#: 8 px a footage needs (calibration.profile.MIN_TILE_PX; 160 x 120 made them 3.9 px, now refused).
+TINY = dict(fps=2.0, size=(352, 264))
+TINY_SIZE = "{}x{}".format(*TINY["size"])
 SEED = 22  # a short double-twelve hand (34 plays) that two tiles overlapped on the double-six table
 
 
@@ -71,7 +74,7 @@ def test_plays_laid_overlapping_are_said_in_one_line(tmp_path, double_twelve, mo
 
     monkeypatch.setattr(F, "footage_table_mm", lambda set_max: TABLE_MM)  # the table it used to get
     res = CliRunner().invoke(app, ["datasets", "footage", "--rules", str(double_twelve), "--seed", str(SEED),
-                                   "--out", str(tmp_path / "f"), "--fps", "2", "--size", "160x120"])
+                                   "--out", str(tmp_path / "f"), "--fps", "2", "--size", TINY_SIZE])
     assert res.exit_code == 0, res.output
     gt = json.loads((tmp_path / "f" / "ground_truth.json").read_text())
     laid = sum(h["layout_fallbacks"] for h in gt["hands"])
@@ -106,7 +109,7 @@ def test_footage_of_a_set_the_review_cannot_read_says_so(tmp_path):
     notes = {}
     for rules in (str(nine), "draw"):
         res = CliRunner().invoke(app, ["datasets", "footage", "--rules", rules, "--out", str(tmp_path / rules[-4:]),
-                                       "--fps", "2", "--size", "160x120"])
+                                       "--fps", "2", "--size", TINY_SIZE])
         assert res.exit_code == 0, res.output
         notes[rules] = [line for line in res.stdout.splitlines() if "pips 0..6" in line]
     assert notes == {str(nine): ["note: d9 plays a double-nine set (set_max = 9), but the review reads tiles of sets "

@@ -219,13 +219,13 @@ def check_profile(profile: TableProfile, frame_shape: tuple[int, ...]) -> None:
 
 
 def profile_tile_px(profile: TableProfile) -> float:
-    """Tile long side in image px at the table centre, from the profile's tile size and homography."""
-    W, H = profile.table_size_mm  # type: ignore[misc]
-    L = profile.tile_size_mm.length
-    c = np.array([W / 2, H / 2])
-    pts = np.array([c - [L / 2, 0], c + [L / 2, 0], c - [0, L / 2], c + [0, L / 2]], np.float64)
-    px = profile.table_to_image(pts).astype(np.float64)
-    return float((np.linalg.norm(px[1] - px[0]) + np.linalg.norm(px[3] - px[2])) / 2)
+    """Tile long side in image px at the table centre, from the profile's tile size and homography
+    (:meth:`calibration.profile.TableProfile.tile_px_at_centre`).
+
+    Raises:
+        CalibrationError: the profile has no table calibration.
+    """
+    return profile.tile_px_at_centre()
 
 
 #: Points per side of the grid :func:`table_share` maps onto the table (64 x 64: the share to 0.03 %).
