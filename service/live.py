@@ -465,9 +465,11 @@ class TableRuntime:
         states = self.hand_states(match)
         for h, (g, _, hs) in enumerate(states, start=1):
             # the next hand began: this one is left in play, unless its game ended during it (a target reached)
+            # or it is over and awaits the hands shown (its awaiting_reveal alert says so: helper-198, it also got
+            # "is not over ... end it with its result", while its domino stood, its reveal due)
             began = h < len(states)
             cut = began and match.games[g - 1].ended_by is not None and states[h][0] != g
-            if hs.result is None and began and not cut:
+            if hs.result is None and hs.pending_end is None and began and not cut:
                 out[f"flag:{mid}:{h}:end:unfinished"] = {
                     "category": "flag", "kind": "hand_unfinished", "hand": h, "idx": None, "seat": None,
                     "message": f"hand {h} is not over but hand {h + 1} began: end it with its result "

@@ -7,6 +7,7 @@ import json
 import yaml
 from fastapi import APIRouter, Body, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 
 from engine.match import replay_match
 from engine.record import RecordError, event_to_dict, from_json, is_notation, rules_of
@@ -204,6 +205,19 @@ async def upload_script(table_id: str, request: Request) -> JSONResponse:
     reg = registry(request)
     rt = reg.check_scriptable(table_id)  # 404 / 409 before reading the upload
     raw = await request.body()  # at most Settings.max_upload_bytes (service.body_limit: 413 past it)
+    # parsed and replayed in a worker thread: a long upload (thousands of hands) took seconds of CPU on the event
+    # loop, and every table's feeds, the overlays and the umpires' requests stood still meanwhile (helper-198)
+    hands = await run_in_threadpool(_checked_upload, raw, rt)
+    count = reg.set_script(table_id, hands)
+    return JSONResponse({"table": table_id, "hands": len(hands), "events": count})
+
+
+def _checked_upload(raw: bytes, rt) -> list[list[dict]]:  # noqa: ANN001 - a TableRuntime
+    """The hands of an upload as a scripted table stores them, checked to replay under ``rt``'s rules.
+
+    Raises:
+        Invalid: not UTF-8, not a record or script, played under other rules, or it does not replay.
+    """
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -221,8 +235,7 @@ async def upload_script(table_id: str, request: Request) -> JSONResponse:
         raise
     except ValueError as exc:
         raise Invalid(f"the script does not replay under {rt.cfg.preset}: {exc}") from None
-    count = reg.set_script(table_id, [[event_to_dict(e) for e in hand] for hand in logs])
-    return JSONResponse({"table": table_id, "hands": len(logs), "events": count})
+    return [[event_to_dict(e) for e in hand] for hand in logs]
 
 
 @router.get("/tables/{table_id}/matches")

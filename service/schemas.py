@@ -20,9 +20,18 @@ def _printable(text: str) -> str:
     return text
 
 
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("a name, not blank (leave the seat or side out to show its letters)")
+    return text
+
+
 #: a display name (player, team, match title): capped like the table's name, as every feed message repeats it; one
 #: line of printable text (checked after the length, whose message names the limit)
 Name = Annotated[str, Field(max_length=200), AfterValidator(_printable)]
+#: a player's or a team's name: shown instead of the seat, so not blank (helper-198: ``{"N": ""}`` and ``{"N": " "}``
+#: were stored, and the overlay showed an empty card for N; leave the seat out to show its letter)
+PlayerName = Annotated[str, Field(max_length=200), AfterValidator(_printable), AfterValidator(_not_blank)]
 #: who made an umpire's action, shown with it on the review page: one line, like a name (helper-143: a NUL
 #: and a newline were stored)
 Actor = Name
@@ -69,8 +78,8 @@ class TableCreate(_Body):
     rules: str = Field("all-fives", min_length=1, max_length=200,
                        description="rule-set preset or TOML file (read once: the table stores every parameter)")
     overrides: dict = Field(default_factory=dict)
-    players: dict[Seat, Name] = Field(default_factory=dict)
-    teams: dict[str, Name] = Field(default_factory=dict, description="side (N, NS, ...) -> display name")
+    players: dict[Seat, PlayerName] = Field(default_factory=dict)
+    teams: dict[str, PlayerName] = Field(default_factory=dict, description="side (N, NS, ...) -> display name")
     worker: WorkerSpec = Field(default_factory=WorkerSpec)
     view_key: str | None = Field(None, min_length=4, max_length=200)
     title: Name = Field("", description="title of the first match")

@@ -540,6 +540,34 @@ def test_a_script_upload_never_replaces_a_running_match(client):
     assert client.put("/api/tables/s1/script", content=script, headers=AUTH).json()["events"] == 1
 
 
+def test_a_script_upload_is_parsed_and_replayed_off_the_event_loop(client, monkeypatch):
+    """helper-198: a script of 6000 redeal hands (42 kB) took 7 s of CPU on the event loop: every table's feeds and
+    every other request (``/api/health`` too) stood still until it was replayed. Now a worker thread does it."""
+    import asyncio
+
+    import service.routes_tables as routes_tables
+
+    on_loop = []
+    real = routes_tables.replay_match
+
+    def replay(rules, logs):  # noqa: ANN001, ANN202
+        try:
+            asyncio.get_running_loop()
+            on_loop.append(True)
+        except RuntimeError:  # no loop runs in this thread: a worker thread
+            on_loop.append(False)
+        return real(rules, logs)
+
+    monkeypatch.setattr(routes_tables, "replay_match", replay)
+    post(client, "/api/tables", {"id": "s1", "name": "S", "rules": "all-fives", "worker": {"kind": "scripted"}})
+    script = "hands:\n  - &h [{type: hand_end, kind: redeal}]\n" + "  - *h\n" * 20
+    r = client.put("/api/tables/s1/script", content=script, headers=AUTH)
+    assert r.status_code == 200 and r.json() == {"table": "s1", "hands": 21, "events": 21}, r.text
+    assert on_loop == [False]
+    r = client.put("/api/tables/s1/script", content=b"\xff", headers=AUTH)  # refusals still said as before
+    assert (r.status_code, r.json()["detail"]) == (422, "the upload is not UTF-8 text")
+
+
 def test_player_and_team_names_are_capped_like_the_others(client):
     r = post(client, "/api/tables", {"name": "x", "rules": "all-fives", "players": {"N": "a" * 100_000}})
     assert r.status_code == 422 and r.json()["detail"] == "players.N: String should have at most 200 characters"
@@ -721,6 +749,18 @@ def test_a_blank_table_name_is_refused(client):
     assert r.status_code == 422 and r.text.startswith('{"detail":"name:')
 
 
+@pytest.mark.parametrize("field,value", [("players", {"N": ""}), ("players", {"S": "   "}), ("teams", {"N": ""}),
+                                         ("teams", {"S": " "})])
+def test_a_blank_player_or_team_name_is_refused(client, field, value):
+    """helper-198: ``{"players": {"N": ""}}`` was stored, and the overlay and the state named N's side ''
+    (a blank card on air); a team's ' ' likewise. Leaving the seat out shows its letter."""
+    r = post(client, "/api/tables", {"id": "blank", "name": "B", "rules": "all-fives", field: value})
+    assert r.status_code == 422, r.text
+    seat = next(iter(value))
+    assert r.json()["detail"] == f"{field}.{seat}: a name, not blank (leave the seat or side out to show its letters)"
+    assert client.get("/api/tables/blank").status_code == 404
+
+
 @pytest.mark.parametrize("field,value", [("name", "a\u0000b"), ("name", "Mesa\n2"), ("players", {"N": "Ana\tB"}),
                                          ("teams", {"NS": "x\u007fy"}), ("title", "Final\r"),
                                          # helper-146: Unicode's next line, line and paragraph separators
@@ -762,3 +802,21 @@ def test_the_board_after_each_event_of_a_hand(client):
     assert keys(board(1)) == ["5-1", "6-1"] and board(1)["open_ends"] == {"W": 6, "E": 5}
     for bad in ("/api/matches/1/hands/1/board?after=9", "/api/matches/1/hands/2/board?after=0"):
         assert client.get(bad).status_code == 404
+
+
+def test_a_hand_awaiting_its_reveals_when_the_next_began_is_not_called_unfinished(client):
+    """helper-198: a hand ended (N out, S's tiles to be shown) and then the next hand opened also got a
+    hand_unfinished alert, "hand 1 is not over ... end it with its result": it is over (a domino), its reveal is due."""
+    post(client, "/api/tables", {"id": "t1", "name": "T1", "rules": "block", "overrides": {"hand_size": 2},
+                                 "worker": {"kind": "manual"}})
+    assert post(client, "/api/tables/t1/start").status_code == 200
+    for ev in ({"type": "play", "seat": "N", "tile": "6-6"}, {"type": "play", "seat": "S", "tile": "6-5", "end": "E"},
+               {"type": "play", "seat": "N", "tile": "5-1", "end": "E"}):  # N is out: S's tiles are awaited
+        assert post(client, "/api/tables/t1/events", {"event": ev}).status_code == 201
+    r = post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "S", "tile": "4-4"}, "new_hand": True})
+    assert r.status_code == 201 and r.json()["hand"] == 2
+    kinds = [(a["kind"], a["hand"]) for a in client.get("/api/tables/t1/alerts").json()]
+    assert ("awaiting_reveal", 1) in kinds and ("hand_unfinished", 1) not in kinds, kinds
+    r = post(client, "/api/tables/t1/events", {"event": {"type": "reveal", "seat": "S", "tiles": ["3-2"]}, "hand": 1})
+    assert r.status_code == 201, r.text
+    assert [a for a in client.get("/api/tables/t1/alerts").json() if a["hand"] == 1] == []

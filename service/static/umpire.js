@@ -210,11 +210,20 @@
     }).join("");
   }
 
-  const evText = (e) => `${e.type} ${e.seat || ""} ${e.tile ? e.tile.join("-") : ""} ${e.end || ""}`.trim();
+  // what an event says, with what an umpire may correct in it (helper-198: a hand end corrected from locked to
+  // domino, a penalty's points or a reveal's tiles read "hand_end", "penalty S", "reveal S" before and after)
+  const tiles = (ts) => (ts || []).map((t) => t.join("-")).join(" ");
+  const evText = (e) => [e.type, e.seat, e.tile ? e.tile.join("-") : "", e.end,
+    e.type === "hand_end" ? `${e.kind}${e.winner ? " " + e.winner : ""}` : "",
+    e.type === "penalty" ? [e.name, e.points != null ? DC.signed(e.points) : ""].filter(Boolean).join(" ") : "",
+    e.type === "draw" ? (e.tiles ? tiles(e.tiles) : e.count > 1 ? `${e.count} tiles` : "") : "",
+    e.type === "reveal" ? tiles(e.tiles) : ""].filter(Boolean).join(" ");
 
-  // a slot corrected back to what it first held (a swap undone) is not shown as corrected
-  const same = (a, b) => !!a && !!b && a.type === b.type && a.seat === b.seat && a.end === b.end
-    && JSON.stringify(a.tile || null) === JSON.stringify(b.tile || null);
+  // a slot corrected back to what it first held (a swap undone) is not shown as corrected: every field counts but
+  // the camera's (time, frame, read confidence, orientation seen, seat by turn), which a correction does not keep
+  const CAMERA = new Set(["t", "frame", "confidence", "oriented", "seat_by_turn"]);
+  const core = (e) => JSON.stringify(Object.keys(e).filter((k) => !CAMERA.has(k) && e[k] != null).sort().map((k) => [k, e[k]]));
+  const same = (a, b) => !!a && !!b && core(a) === core(b);
 
   // the next slot whose event in force is a play (a swap exchanges the tiles and ends of two plays)
   function nextPlay(h, now, i) {

@@ -12,7 +12,7 @@ const STATIC = path.join(__dirname, "..", "..", "service", "static");
 const tick = () => new Promise((r) => setImmediate(r));
 
 // the page with its scripts, the feeds and the API answered by the scenario
-function page({answers = {}} = {}) {
+function page({answers = {}, hand1 = null} = {}) {
   loadPage(fs.readFileSync(path.join(STATIC, "umpire.html"), "utf8"));
   const feeds = {}, posts = [];
   Object.assign(globalThis, {
@@ -27,7 +27,7 @@ function page({answers = {}} = {}) {
   DC.api = async (url, opts = {}) => {
     if (opts.method === "POST") { posts.push({url, body: opts.body}); return answers[url] || {}; }
     if (url === "/api/tables/t") return {rules: "lisa-b-all-fives", ruleset: {penalties: {bogus_play: {}, pass_with_play: {}}}};
-    if (url.startsWith("/api/matches/1/hands/")) return {events: [{type: "play", seat: "S", tile: [6, 6]}], outcomes: []};
+    if (url.startsWith("/api/matches/1/hands/")) return hand1 || {events: [{type: "play", seat: "S", tile: [6, 6]}], outcomes: []};
     throw new Error(`unexpected GET ${url}`);
   };
   vm.runInThisContext(fs.readFileSync(path.join(STATIC, "umpire.js"), "utf8"), {filename: "umpire.js"});
@@ -114,6 +114,36 @@ const scenarios = {
       hand: 1, replaces: 4, event: null, by: "umpire", reason: "its mismatched_end flag is gone (alert 3)"}});
     p.feeds.alerts({kind: "alert", data: flag(3, {status: "resolved", details: {}})});  // voided
     assert.equal(p.alertBox(3), null);
+  },
+
+  // helper-198: the log wrote a hand end, a penalty or a reveal as "hand_end", "penalty S", "reveal S", and compared
+  // only type, seat, tile and end: an end corrected from locked to domino (or a penalty's points, a reveal's tiles)
+  // read as the event first recorded, not corrected, with no "was"
+  async corrected_ends_penalties_and_reveals_read_as_corrected() {
+    const events = [
+      {type: "play", seat: "N", tile: [6, 6]},
+      {type: "hand_end", kind: "locked"},
+      {type: "penalty", seat: "S", points: -10},
+      {type: "reveal", seat: "S", tiles: [[3, 2]]},
+      {type: "correction", replaces: 1, event: {type: "hand_end", kind: "domino", winner: "N"}, by: "A"},
+      {type: "correction", replaces: 2, event: {type: "penalty", seat: "S", points: -5}, by: "A"},
+      {type: "correction", replaces: 3, event: {type: "reveal", seat: "S", tiles: [[3, 1]]}, by: "A"},
+      {type: "correction", replaces: 0, event: {type: "play", seat: "N", tile: [6, 6], confidence: 0.9}, by: "A"},
+    ];
+    const p = page({hand1: {events, outcomes: []}});
+    const hand = {number: 1, game: 1, in_game: 1, status: "over", layout: {box: [0, 0, 1, 1], tiles: [], ends: []}};
+    p.feeds.events({kind: "snapshot", data: {state: state(1, hand)}});
+    await tick(); await tick();
+    const rows = p.$("log").querySelectorAll("tr").slice(1);
+    const cell = (i) => rows[i].children[1].textContent.replace(/\s+/g, " ").trim();
+    assert.equal(cell(1), "hand_end domino N was hand_end locked");
+    assert.equal(cell(2), "penalty S −5 was penalty S −10");
+    assert.equal(cell(3), "reveal S 3-1 was reveal S 3-2");
+    assert.ok(rows[1].classList.contains("corrected") && rows[3].classList.contains("corrected"));
+    // a slot put back as it was (only the camera's read confidence differs) is not shown as corrected
+    assert.equal(cell(0), "play N 6-6");
+    assert.ok(!rows[0].classList.contains("corrected"));
+    assert.equal(cell(4), "fix #1: hand_end domino N (A)");
   },
 };
 
