@@ -29,7 +29,15 @@ from engine.words import plural
 
 
 class IllegalEvent(ValueError):
-    """An event that cannot happen on a real table; the message says why."""
+    """An event that cannot happen on a real table; the message says why.
+
+    ``tile``: the tile (its key) when the refusal is about where that tile is (on the table, in a hand):
+    :func:`replay` then names the fix that put it there, if a correction did (helper-199).
+    """
+
+    def __init__(self, message: str = "", *, tile: tuple[int, int] | None = None) -> None:
+        super().__init__(message)
+        self.tile = tile
 
 
 #: Flags that say what the rules require next, not a suspected infraction: nothing for the umpire to
@@ -148,6 +156,14 @@ class HandState:
     doubles_redeal: bool = False  # the deal forced a redeal: the rest of the deal may still be written
     time_cut: bool = False  # the hand was stopped by the game's time limit (hand_in_progress_finishes = false)
     turns_before: list = field(default_factory=list)  # whose turn it was before each play in ``plays``
+    at: int = -1  # the log slot of the event being applied
+    # tile -> the slot of the event that put it where it is now (laid, dealt, drawn, taken back, revealed at the
+    # end): a refusal about where a tile is names the fix in force at that slot, and only then (helper-199)
+    placed_by: dict[tuple[int, int], int] = field(default_factory=dict)
+    # tiles a take-back returned to a seat's hand and not laid again -> that seat: known held even when the
+    # seat's hand is not (a camera's or a hidden deal), so a draw of one, or a play or reveal of it by
+    # another seat, is refused as for a tile of a known hand (helper-199: "N take_back 6-6" then a draw of 6-6)
+    taken_back: dict[tuple[int, int], str] = field(default_factory=dict)
 
     def side(self, seat: str) -> str:
         return team_of(seat, self.rules.partnership)
@@ -259,10 +275,10 @@ def replay(rules: Ruleset, log: list, context: HandContext | None = None) -> Han
             apply(st, index, event)
         except (IllegalEvent, LayoutError, TileError) as exc:
             how = f", as fixed by #{fixed_by[index]}" if index in fixed_by else ""
-            tile = getattr(getattr(event, "tile", None), "key", None)
-            put = next((j for j, ev in events if j < index and j in fixed_by and tile is not None
-                        and getattr(getattr(ev, "tile", None), "key", None) == tile), None)
-            also = f" (put at #{put} by fix #{fixed_by[put]})" if put is not None else ""
+            # the fix is named only when the refusal is about where a tile is and a fix put it there, as it
+            # still is (helper-199: "the hand is over (put at #2 by fix #3)", and after the tile was taken back)
+            put = st.placed_by.get(exc.tile) if getattr(exc, "tile", None) is not None else None
+            also = f" (put at #{put} by fix #{fixed_by[put]})" if put in fixed_by else ""
             raise IllegalEvent(f"event #{index} ({getattr(event, 'type', '?')}{how}): {exc}{also}") from None
     return st
 
@@ -282,6 +298,7 @@ def apply(st: HandState, index: int, ev: object) -> Outcome:
     t = getattr(ev, "t", None)
     if t is not None and st.first_t is None:
         st.first_t = t
+    st.at = index
     late = _past_time_limit(st, t)
     if late and not st.over:
         _stop_at_time_limit(st, ev, points, flags)
@@ -373,11 +390,12 @@ def _deal(st: HandState, ev: Deal, points: dict, flags: list[Flag]) -> None:
         for t in tiles:
             Tile.parse(t, st.rules.set_max)
             if t.key in seen:
-                raise IllegalEvent(f"tile {t} dealt twice")
+                raise IllegalEvent(f"tile {t} dealt twice", tile=t.key)
             seen.add(t.key)
         if len(tiles) != st.rules.hand_size:
             raise IllegalEvent(f"{seat} was dealt {_tiles(len(tiles))}; the hand size is {st.rules.hand_size}")
         st.known[seat] = list(tiles)
+        st.placed_by.update((t.key, st.at) for t in tiles)
     if not ev.draws_seen and st.rules.boneyard:
         st.counts_known = False
     if not ev.hands and ev.draws_seen:
@@ -420,7 +438,13 @@ def _play(st: HandState, ev: Play, points: dict, flags: list[Flag]) -> Placement
     seat = ev.seat
     for other, hand in st.known.items():
         if other != seat and hand and any(t.key == tile.key for t in hand):
-            raise IllegalEvent(f"{tile} is in {other}'s hand, not {seat}'s")
+            raise IllegalEvent(f"{tile} is in {other}'s hand, not {seat}'s", tile=tile.key)
+    if st.taken_back.get(tile.key, seat) != seat:
+        other = st.taken_back[tile.key]
+        raise IllegalEvent(f"{tile} is in {other}'s hand, not {seat}'s ({other} took it back at "
+                           f"#{st.placed_by[tile.key]})", tile=tile.key)
+    if tile.key in st.layout.on_table:  # the layout's refusal, with the tile named for the fix that laid it
+        raise IllegalEvent(f"tile {tile} is already on the table", tile=tile.key)
     turn_before = st.turn  # a take-back gives the turn back to whoever had it
     _check_turn(st, seat, flags)
     is_lead = st.layout.lead is None
@@ -430,6 +454,8 @@ def _play(st: HandState, ev: Play, points: dict, flags: list[Flag]) -> Placement
     else:
         _check_exposed_first(st, seat, tile, flags)
     placement = st.layout.place(tile, ev.end, ev.oriented)
+    st.placed_by[tile.key] = st.at
+    st.taken_back.pop(tile.key, None)
     if not placement.matched:
         flags.append(Flag(
             "mismatched_end", seat,
@@ -657,9 +683,14 @@ def _draw(st: HandState, ev: Draw, points: dict, flags: list[Flag]) -> None:
         Tile.parse(t, st.rules.set_max)
         if t.key in seen:
             raise IllegalEvent(f"{t} drawn twice in one draw")
+        if t.key in st.taken_back:  # in that hand though the hand itself may be unknown (helper-199)
+            holder = st.taken_back[t.key]
+            raise IllegalEvent(f"{t} drawn but it is in {holder}'s hand: {holder} took it back at "
+                               f"#{st.placed_by[t.key]}", tile=t.key)
         if t.key in st.layout.on_table or any(t.key == k.key for hand in st.known.values() if hand for k in hand):
-            raise IllegalEvent(f"{t} drawn but it is already on the table or in a hand")
+            raise IllegalEvent(f"{t} drawn but it is already on the table or in a hand", tile=t.key)
         seen.add(t.key)
+    st.placed_by.update((t.key, st.at) for t in ev.tiles or [])
     if ev.tiles is not None and st.known[seat] is not None:
         st.known[seat].extend(ev.tiles)  # type: ignore[union-attr]
     else:
@@ -699,6 +730,8 @@ def _take_back(st: HandState, ev: TakeBack, points: dict, flags: list[Flag]) -> 
     st.counts[ev.seat] += 1
     if st.known[ev.seat] is not None:
         st.known[ev.seat].append(ev.tile)  # type: ignore[union-attr]
+    st.taken_back[ev.tile.key] = ev.seat  # known held, even where the hand is not (helper-199)
+    st.placed_by[ev.tile.key] = st.at
     # the turn goes back to whoever had it: the same seat, or the rightful one after an out-of-turn play
     st.turn = turn_before if i == len(st.plays) else ev.seat
     flags.append(Flag("take_back", ev.seat, f"{ev.seat} took back {ev.tile}"))
@@ -803,15 +836,18 @@ def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
     for t in ev.tiles:
         Tile.parse(t, st.rules.set_max)
         if t.key in st.layout.on_table:
-            raise IllegalEvent(f"{seat} reveals {t}, which is on the table")
+            raise IllegalEvent(f"{seat} reveals {t}, which is on the table", tile=t.key)
+        if st.taken_back.get(t.key, seat) != seat:
+            raise IllegalEvent(f"{seat} reveals {t}, which {st.taken_back[t.key]} took back at "
+                               f"#{st.placed_by[t.key]}", tile=t.key)
         if t.key in seen:
             raise IllegalEvent(f"{seat} reveals {t} twice")
         seen.add(t.key)
         for other in st.order:  # a set holds each tile once: another seat's shown or dealt tile is not this seat's
             if other != seat and any(k.key == t.key for k in (st.revealed.get(other) or [])):
-                raise IllegalEvent(f"{seat} reveals {t}, which {other} revealed")
+                raise IllegalEvent(f"{seat} reveals {t}, which {other} revealed", tile=t.key)
             if other != seat and any(k.key == t.key for k in (st.known[other] or [])):
-                raise IllegalEvent(f"{seat} reveals {t}, which is in {other}'s dealt hand")
+                raise IllegalEvent(f"{seat} reveals {t}, which is in {other}'s dealt hand", tile=t.key)
     if st.over:  # the count that ends the hand: once per seat, all of its tiles, none for the seat that went out
         kind, winner = st.pending_end[:2] if st.pending_end else (st.result.kind, st.result.winner_seat)
         if kind == "domino" and winner == seat:
@@ -832,6 +868,7 @@ def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
         flags.append(Flag("exposed_tile", ev.seat, f"{ev.seat} exposed " + " ".join(map(str, ev.tiles))))
         return
     st.revealed[ev.seat] = list(ev.tiles)
+    st.placed_by.update((t.key, st.at) for t in ev.tiles)
     if st.pending_end is not None:
         kind, winner, locker = st.pending_end
         st.pending_end = None

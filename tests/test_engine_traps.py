@@ -659,3 +659,68 @@ def test_a_hidden_deal_judges_no_pass_and_ends_no_hand_by_a_round_of_passes():
     assert kinds(copy) == [] and copy.pending_end is None and copy.result is None and copy.turn == "S"
     # a camera's hand (hands and draws unseen) is not hidden: its round of passes is the lock it was
     assert replay(block, ev("deal unseen", "N 6-6", "S pass", "N pass")).pending_end == ("locked", None, "N")
+
+
+def _refusal(h: Hand, line: str) -> str:
+    """The engine's reason for refusing ``line``; the log is left as it was."""
+    before = len(h.log)
+    with pytest.raises(IllegalEvent) as exc:
+        h.append(parse_event(line))
+    assert len(h.log) == before
+    return str(exc.value)
+
+
+def test_a_refusal_names_a_fix_only_where_the_tile_still_lies_where_the_fix_put_it():
+    """helper-199: "(put at #1 by fix #2)" was added to every refusal of an event whose tile a fix had once
+    laid: to "the hand is over", and after the tile had been taken back. It now comes only with a refusal
+    about where the tile is (on the table, in a hand), while it lies where the fix put it."""
+    rules = load_ruleset("all-fives")
+    h = Hand(rules)
+    for line in ("N 6-4", "S 3-2 E", "fix 1 S 4-2 E"):  # slot 1 is now S's [4|2], put there by fix #2
+        h.append(parse_event(line))
+    # the fix is the reason: [4|2] lies at #1 because of it (a draw of it was refused with no word of the fix)
+    assert _refusal(h, "N 4-2 W") == "event #3 (play): tile 4-2 is already on the table (put at #1 by fix #2)"
+    assert _refusal(h, "N draw 4-2") == ("event #3 (draw): 4-2 drawn but it is already on the table or in a hand "
+                                         "(put at #1 by fix #2)")
+    h.append(parse_event("S takeback 4-2"))  # #3: back in S's hand, no longer where the fix put it
+    assert _refusal(h, "S takeback 4-2") == "event #4 (take_back): S did not play 4-2"  # was "... (put at #1 by fix #2)"
+    assert _refusal(h, "N draw 4-2") == "event #4 (draw): 4-2 drawn but it is in S's hand: S took it back at #3"
+    h.append(parse_event("S 4-2 E"))  # #4: laid again, by no fix
+    assert _refusal(h, "N 4-2 W") == "event #5 (play): tile 4-2 is already on the table"
+    # a refusal about something else says nothing of the fix
+    h2 = Hand(rules)
+    for line in ("N 6-4", "S 3-2 E", "fix 1 S 4-2 E", "end umpire"):
+        h2.append(parse_event(line))
+    assert _refusal(h2, "S 4-2 E") == "event #4 (play): the hand is over (umpire)"  # was "... (put at #1 by fix #2)"
+
+
+def test_a_tile_taken_back_cannot_be_drawn_or_laid_by_another_seat():
+    """helper-199: after "N 6-6" and "N takeback 6-6" a draw of [6|6] (by N or anyone) was accepted with no
+    flag, though the take-back put it in N's hand. The seat's hand is not known (no deal: a camera's table),
+    but that tile is: a draw of it is refused as the draw of a tile of a known hand is, and so is another
+    seat's play or reveal of it. N may lay it again; then it is on the table."""
+    rules = load_ruleset("draw")  # N and S, a boneyard
+    h = Hand(rules)
+    h.append(parse_event("N 6-6"))
+    h.append(parse_event("N takeback 6-6"))
+    assert h.state.known == {"N": None, "S": None} and h.state.counts == {"N": 7, "S": 7}
+    for seat in "NS":
+        assert _refusal(h, f"{seat} draw 6-6") == "event #2 (draw): 6-6 drawn but it is in N's hand: N took it back at #1"
+    assert _refusal(h, "S draw 5-5 6-6") == "event #2 (draw): 6-6 drawn but it is in N's hand: N took it back at #1"
+    assert _refusal(h, "S 6-6") == "event #2 (play): 6-6 is in N's hand, not S's (N took it back at #1)"
+    assert _refusal(h, "S reveal 6-6") == "event #2 (reveal): S reveals 6-6, which N took back at #1"
+    assert h.state.boneyard == 14 and h.state.counts == {"N": 7, "S": 7}
+    h.append(parse_event("S draw 5-5"))  # another tile is drawn as before
+    assert h.state.boneyard == 13 and h.state.counts == {"N": 7, "S": 8}
+    h.append(parse_event("N 6-6"))  # laid again by N: no longer in a hand, on the table
+    assert _refusal(h, "S draw 6-6") == "event #4 (draw): 6-6 drawn but it is already on the table or in a hand"
+    # a dealt hand that became unknown (an unseen draw) still holds the tile it took back
+    deal = "deal N 6-6 6-5 6-4 6-3 6-2 6-1 6-0 / S 5-5 5-4 5-3 5-2 5-1 5-0 4-4"
+    h = Hand(rules)
+    for line in (deal, "N 6-6", "N takeback 6-6", "N draw 1"):
+        h.append(parse_event(line))
+    assert h.state.known["N"] is None
+    assert _refusal(h, "S draw 6-6") == "event #4 (draw): 6-6 drawn but it is in N's hand: N took it back at #2"
+    # voiding the take-back puts the tile back on the table: the draw is refused as a tile on the table
+    h.append(parse_event("void 2"))
+    assert _refusal(h, "S draw 6-6") == "event #5 (draw): 6-6 drawn but it is already on the table or in a hand"

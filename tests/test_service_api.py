@@ -820,3 +820,18 @@ def test_a_hand_awaiting_its_reveals_when_the_next_began_is_not_called_unfinishe
     r = post(client, "/api/tables/t1/events", {"event": {"type": "reveal", "seat": "S", "tiles": ["3-2"]}, "hand": 1})
     assert r.status_code == 201, r.text
     assert [a for a in client.get("/api/tables/t1/alerts").json() if a["hand"] == 1] == []
+
+
+def test_a_draw_of_a_tile_taken_back_is_refused_with_the_engine_reason(client):
+    """helper-199: after N played [6|6] and took it back, a draw of [6|6] was stored with no flag, though
+    the tile is back in N's hand; the refusal names no fix that never put the tile anywhere."""
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    for event in ({"type": "play", "seat": "N", "tile": "6-6"}, {"type": "take_back", "seat": "N", "tile": "6-6"}):
+        assert post(client, "/api/tables/t1/events", {"event": event}).status_code == 201
+    for seat in "SN":
+        r = post(client, "/api/tables/t1/events", {"event": {"type": "draw", "seat": seat, "tiles": ["6-6"]}})
+        assert r.status_code == 409, r.text
+        assert r.json()["detail"].endswith("event #2 (draw): 6-6 drawn but it is in N's hand: N took it back at #1")
+    assert [e["type"] for e in client.get("/api/matches/1/hands/1").json()["events"]] == ["play", "take_back"]
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "draw", "seat": "N", "tiles": ["5-5"]}}).status_code == 201
