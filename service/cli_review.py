@@ -15,8 +15,9 @@ from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
 from service.cli_common import (check_positive, check_sets, check_writable, console, err_console, fail, make_folder,
                                 path_parser, plural)
-from service.review import (PREVIOUS, SKIPPED_WHY, ReviewSummary, check_review_folder, moved_by_review,
-                            review_files, run_review)
+from service.review import run_review
+from service.review_folder import PREVIOUS, check_review_folder, moved_by_review, review_files
+from service.review_summary import SKIPPED_WHY, ReviewSummary
 from service.video_out import VIDEO_NAMES
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
 from vision.sources import (IMAGE_SUFFIXES, ImageFolderSource, LiveSource, SourceError, file_url_path, is_stream_url,
@@ -99,7 +100,7 @@ def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:
 
     ``keep_events``: refuse a folder that already holds events or a video (a live session cannot
     be recorded again; a review can be re-run from its footage, so it replaces the outputs of an
-    earlier review in the folder: ``service.review``).
+    earlier review in the folder: ``service.review_folder``).
     """
     if out.exists() and not out.is_dir():
         raise fail(f"--out {out} is a file, not a folder")

@@ -1,9 +1,9 @@
 """``dominocast review``: footage (a video or a time-lapse folder) to a scored game record.
 
-Composes the library pieces: ``vision.sources`` (frames) -> ``vision.motion.MotionGate``
-(read only when the table is still) -> ``vision.recognize.Recognizer`` (tiles) ->
-``vision.tracking.Tracker`` (placements -> engine events) -> ``engine.hand.Hand`` (points,
-flags) -> outputs in ``out_dir``:
+Composes the library pieces: ``vision.sources`` (frames) -> :class:`service.review_pipeline.FramePipeline`
+(``vision.motion.MotionGate``: read only when the table is still -> ``vision.recognize.Recognizer``: tiles
+-> ``vision.tracking.Tracker``: placements -> engine events) -> :class:`ReviewSession` (``engine.hand.Hand``:
+points, flags) -> outputs in ``out_dir`` (:mod:`service.review_output`):
 
 * ``events.jsonl``: one JSON object per line, flushed as each event happens, so a review that
   dies midway keeps everything already written (``docs/record-format.md``);
@@ -17,11 +17,11 @@ A mismatched end read with confidence below ``confident`` is reported as an
 hand ended (``after_hand_end``), footage with fewer seats than the rule set
 (``seats_unseen``) and draws, a boneyard, hands at the deal, a lock or more seats than the rule set
 has (``rules_misfit``, ``vision/rules_fit.py``) are flags too; the summary's ``status`` and
-``warnings`` (also at the top of the report) say when the score is not final.
+``warnings`` (also at the top of the report; worded in :mod:`service.review_summary`) say when the
+score is not final.
 
-A folder holds one review: the files of an earlier one (the annotated video, ``record.json``,
-``report.html``, ``events.jsonl``, snapshots) move to ``previous/`` when a new one starts
-(:func:`keep_previous`), so a new review that fails loses nothing. A photo in a folder that
+A folder holds one review: the files of an earlier one move to ``previous/`` when a new one starts
+(:mod:`service.review_folder`), so a new review that fails loses nothing. A photo in a folder that
 cannot be decoded is skipped with an ``unreadable_image`` notice row; a review stopped by
 Ctrl-C (``KeyboardInterrupt``) still writes its record and report, marked partial. Rows of a
 folder's photos carry ``file``, the photo they come from.
@@ -31,24 +31,24 @@ play or score. The tracker (which follows a line of play) only keeps tiles by id
 of its notices only the geometric ones (``FREE_FORM_NOTICES``) are written, without a seat; every
 new physical tile is one ``placement`` row (detections that overlap one already counted, in the
 same read or an earlier one, are that tile again).
+
+The names of the modules split off from this one are importable from here as before (the CLI, the
+live service, the benches and the tests use them).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import re
 import signal
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
 import cv2
 import numpy as np
 
-from calibration.images import percent, write_image
 from engine.events import Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.files import readable, write_text_atomic
 from engine.hand import Hand, IllegalEvent
@@ -58,18 +58,26 @@ from engine.ruleset import Ruleset
 from engine.tiles import Tile
 from engine.timeline import outcome_row, result_text
 from service.read_flags import CONFIDENT, as_read, turn_in_doubt
-from service.report import event_counts, plural, write_report
-from service.video_out import VIDEO_NAMES, VideoOut
-from vision.exposure import OVEREXPOSED_SHARE, clipped_mask, glare_beside, overexposed_message
-from vision.motion import MotionGate
+from service.report import plural, write_report
+# the folder, output, pipeline and summary names are re-exported: callers import them from service.review
+from service.review_folder import (PARTIAL, PARTIAL_KINDS, PREVIOUS, REVIEW_FILES, SNAPSHOT_NAME,  # noqa: F401
+                                   check_review_folder, edited_record, finished_review, keep_edited_record,
+                                   keep_previous, moved_by_review, review_files)
+from service.review_output import END_CARD_BGR, FLAG_BANNER_BGR, ReviewOutputs, draw_frame  # noqa: F401
+from service.review_pipeline import ARM_IN_PHOTO, FramePipeline, arm_notices  # noqa: F401
+from service.review_summary import (NO_CALIBRATION_WARNING, SKIPPED_WHY, ReviewSummary,  # noqa: F401
+                                    arm_photos_warning, awaiting_reveal_status, camera_moved_warning,
+                                    draws_late_warning, earlier_review_notes, hand_over_status, late_warning,
+                                    muted_turns_warning, never_read_warning, off_table_warning, overexposed_warning,
+                                    report_subtitle, seats_by_turn_warning, small_tiles_warning, transparent_note,
+                                    turned_photos_warning, unfinished_what, unplaced_warning)
+from service.video_out import VIDEO_NAMES
 from vision.obb import polygon_iou
-from vision.photo_arms import PhotoArms
 from vision.pip_reader import FLAG_PIPS_BEYOND_SET, beyond_set_message
-from vision.rules_fit import READ_SET_MAX
 from vision.placements import SIDE_TO_SEAT, Notice
-from vision.recognize import READABLE_TILE_PX, off_table_message, profile_tile_px
+from vision.recognize import READABLE_TILE_PX, profile_tile_px
+from vision.rules_fit import READ_SET_MAX
 from vision.sources import FrameSource, SourceError
-from vision.tracking import Tracker, TrackerConfig
 
 FLAG_BANNER_S = 3.0
 #: Seconds the annotated video holds its last frame when the footage's end decided something (a hand
@@ -81,101 +89,12 @@ FLAG_NOTICES = ("uncertain_read", "after_hand_end", "seats_unseen", "rules_misfi
 NOTE_ROW_TYPES = ("flag", "notice", "vision_notice")
 #: Tracker notices written with ``rules=None``: what a tile did, with no turn, seat or line of play.
 FREE_FORM_NOTICES = ("bump", "moved", "reread", "tile_missing", "arm_in_photo", "overexposed")
-#: The ``arm_in_photo`` notice of a folder's photo (:class:`vision.photo_arms.PhotoArms`).
-ARM_IN_PHOTO = ("this photo shows an arm or hand over the table (reaching in from the {side} edge: it differs there "
-                "from the photos before and after it): a photo taken while a player reaches in shows the move a photo "
-                "late; take each photo once the hand has left the table")
 #: Free-form: a detection overlapping a counted tile by this fraction of the smaller outline is that tile.
 SAME_TILE_OVERLAP = 0.3
 #: Free-form: detections read less confidently than this are not counted as tiles.
 FREE_FORM_MIN_CONFIDENCE = 0.3
-
-
-@dataclass
-class ReviewSummary:
-    """What a review produced: counts, final score, where the files are, how long it took.
-
-    ``status``: one line on the hand (``hand over: ...``, ``awaiting reveal: ...``, ``unfinished: ...``);
-    ``warnings``: lines for the umpire that make the score doubtful (a rule set that does not fit
-    the footage: tiles placed after the hand ended, seats never seen or more seats than it has, draws it
-    forbids, a lock it forbids); ``final``: the hand is over,
-    every point counted, and no warning about the hand (one about small tiles in the footage leaves it final).
-    """
-
-    out_dir: Path
-    frames: int = 0
-    reads: int = 0
-    footage_s: float = 0.0
-    wall_s: float = 0.0
-    plays: int = 0
-    draws: int = 0  # tiles seen drawn from the boneyard (draw games)
-    passes: int = 0  # passes inferred from plays that skipped a seat
-    placements: int = 0  # rules=None: new tiles on the board (no plays, no score)
-    flags: int = 0
-    score: dict[str, int] = field(default_factory=dict)
-    score_unit: str = "points"  # "pips left" where players are ranked by them (nova-block)
-    standings: list = field(default_factory=list)
-    files: dict[str, Path] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)  # one message per image that could not be decoded
-    interrupted: bool = False  # stopped by Ctrl-C (KeyboardInterrupt) before the source ended
-    partial: bool = False  # interrupted recorded footage: record and report cover only what was watched
-    status: str = ""
-    warnings: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # what the camera could not follow, without doubt on the score
-    flag_lines: list[str] = field(default_factory=list)  # "t=55.0 s out_of_turn: N played ..." (or a photo's name)
-    final: bool = False
-    free_form: bool = False  # reviewed with rules=None: placements only
-    photos: bool = False  # a folder of photos (a time-lapse): its "footage time" is not real time
-
-    def counts_text(self) -> str:
-        """``"16 plays, 3 draws, 1 inferred pass"`` (draws and passes when there are any), or the
-        placements of a review with no rules."""
-        if self.free_form:
-            return plural(self.placements, "placement")
-        return event_counts(self.plays, self.draws, self.passes, ("inferred pass", "inferred passes"))
-
-    def lines(self) -> list[str]:
-        """The status and warnings, one line each, for a summary printed under the score."""
-        return (([self.status] if self.status else []) + [f"warning: {w}" for w in self.warnings]
-                + [f"note: {n}" for n in self.notes])
-
-
-#: Snapshot file names a review writes (only these are moved away by the next review).
-SNAPSHOT_NAME = re.compile(r"\d{4,}_[a-z_]+\.jpg")
 #: Frame rate of the annotated video of a live camera or stream (its frames come irregularly).
 LIVE_VIDEO_FPS = 10.0
-#: Sub-folder of ``--out`` where the files of the review before the present one are kept.
-PREVIOUS = "previous"
-
-
-#: The review's own files at the top of its folder (snapshots: :data:`SNAPSHOT_NAME` in ``snapshots/``).
-REVIEW_FILES = (*VIDEO_NAMES, "record.json", "report.html", "events.jsonl")
-
-
-def review_files(folder: Path) -> list[Path]:
-    """The files a review writes that exist in ``folder``; nothing else there is the review's."""
-    snaps = folder / "snapshots"
-    return ([folder / n for n in REVIEW_FILES if (folder / n).is_file()]
-            + (sorted(f for f in snaps.glob("*.jpg") if SNAPSHOT_NAME.fullmatch(f.name) and f.is_file())
-               if snaps.is_dir() else []))
-
-
-def moved_by_review(path: Path, out_dir: Path) -> bool:
-    """Whether a new review into ``out_dir`` would move or replace ``path`` (links followed): one of
-    its output files, or anything under its ``snapshots/`` or ``previous/`` (:func:`keep_previous`)."""
-    p, out = Path(path).resolve(), Path(out_dir).resolve()
-    managed = [out / n for n in REVIEW_FILES] + [out / "snapshots", out / PREVIOUS]
-    return any(p == m or m in p.parents for m in managed)
-
-
-#: Sub-folder of ``previous/`` for an unfinished review when ``previous/`` holds a finished one.
-PARTIAL = "partial"
-#: Notice kinds that mark a review's results as partial (``finish``).
-PARTIAL_KINDS = ("interrupted", "source_error")
-
-
-#: Why a folder's images are skipped (said with their count in the summary and the report).
-SKIPPED_WHY = "undecodable, another size, or blurred"
 #: Sure tiles (``Recognizer.last_off_table_sure``) dropped off the calibrated table over a review that make
 #: it doubt the profile: at least this many, and one per read (a tile held up over the edge now and then).
 OFF_TABLE_DOUBT_MIN = 3
@@ -189,175 +108,6 @@ BEYOND_READS = 2
 SEATS_BY_TURN_WARN = 0.25
 
 
-def finished_review(folder: Path) -> bool:
-    """Whether ``folder`` holds a review that ran to the end of its footage: its report was written
-    (it is written last) and no notice row says the results are partial."""
-    if not (folder / "report.html").is_file():
-        return False
-    events = folder / "events.jsonl"
-    for line in (events.read_text(encoding="utf-8", errors="replace").splitlines() if events.is_file() else []):
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(row, dict) and row.get("type") == "notice" and row.get("kind") in PARTIAL_KINDS:
-            return False
-    return True
-
-
-def check_review_folder(out_dir: Path) -> None:
-    """Refuse an output folder whose layout a review cannot use, before anything in it is touched.
-
-    Raises:
-        ValueError: ``previous``, ``previous/partial`` or a ``snapshots`` in them is not a folder, or
-            ``events.jsonl`` (or another name a review writes) is a folder, a device or a pipe in one of them.
-    """
-    levels = [(out_dir, (PREVIOUS, "snapshots")), (out_dir / PREVIOUS, (PARTIAL, "snapshots")),
-              (out_dir / PREVIOUS / PARTIAL, ("snapshots",))]
-    for folder, subfolders in levels:
-        if not folder.is_dir():
-            return  # the level above reported a file of this name, or there is none yet
-        for name in subfolders:
-            if (folder / name).exists() and not (folder / name).is_dir():
-                raise ValueError(f"{folder / name} is a file, but a review keeps a folder of that name there")
-        for name in REVIEW_FILES:
-            if (folder / name).is_dir():
-                raise ValueError(f"{folder / name} is a folder, but a review writes a file of that name there")
-            if (folder / name).exists() and not (folder / name).is_file():  # a FIFO there hung it (helper-154)
-                raise ValueError(f"{folder / name} is a device or a pipe, but a review writes a file of that name "
-                                 "there")
-
-
-def edited_record(folder: Path) -> bool:
-    """Whether ``folder/record.json`` was changed after its review wrote it: a review writes the record
-    before its ``report.html``, so a record newer than the report is the user's correction."""
-    rec, report = folder / "record.json", folder / "report.html"
-    return rec.is_file() and report.is_file() and rec.stat().st_mtime > report.stat().st_mtime
-
-
-def keep_edited_record(folder: Path) -> Path | None:
-    """Rename a corrected ``folder/record.json`` (:func:`edited_record`) to ``record.edited.json``
-    (``record.edited-2.json``, ... when taken), a name no review replaces; returns the new path.
-    helper-144: a record corrected in place went to ``previous/`` at the next review and was gone
-    at the one after, without a word."""
-    if not edited_record(folder):
-        return None
-    dst, n = folder / "record.edited.json", 1
-    while dst.exists():
-        n += 1
-        dst = folder / f"record.edited-{n}.json"
-    (folder / "record.json").replace(dst)
-    return dst
-
-
-def keep_previous(out_dir: Path, kept: list[Path] | None = None, dropped: list[Path] | None = None) -> Path | None:
-    """Move an earlier review's files in ``out_dir`` (:func:`review_files`) to ``out_dir/previous``.
-
-    A stale annotated video or record must not pass for the new review's, but a new review that
-    fails (a broken model file, a full disk) must not lose the earlier one either: it stays in
-    ``previous/`` until the next review replaces it (one generation is kept; a record corrected after its
-    review is renamed there instead, :func:`keep_edited_record`). An unfinished review
-    (interrupted, unreadable footage, killed) always goes to ``previous/partial/`` instead: it never
-    pushes a finished one out of ``previous/``, nor sits there looking finished. ``kept`` receives the
-    corrected records renamed there (:func:`keep_edited_record`); ``dropped`` the files of the review
-    that was in ``previous/`` and is replaced (helper-152: an annotated video went that way unsaid). Only the review's
-    own files are moved or replaced: anything else in ``out_dir`` or ``previous/`` is the user's and
-    stays. Empty files are dropped. Returns the folder the earlier review went to (None: there was none).
-    """
-    check_review_folder(out_dir)
-    olds = review_files(out_dir)
-    if not any(f.stat().st_size for f in olds):
-        for f in olds:
-            f.unlink()
-        return None
-    prev = out_dir / PREVIOUS
-    if not finished_review(out_dir):  # always apart: an unfinished review never looks like a finished one
-        prev = prev / PARTIAL
-    if prev.is_dir():
-        renamed = keep_edited_record(prev)
-        if renamed is not None and kept is not None:
-            kept.append(renamed)
-        for f in review_files(prev):
-            if dropped is not None and f.stat().st_size:
-                dropped.append(f)
-            f.unlink()
-    for f in olds:
-        dst = prev / f.relative_to(out_dir)
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        f.replace(dst)
-    return prev
-
-
-class _Outputs:
-    """The files of a review, written as the footage is processed; those of an earlier review in
-    the same folder move to ``previous/`` first (:func:`keep_previous`)."""
-
-    def __init__(self, out_dir: Path, annotate: bool, on_row: Callable[[dict], None] | None = None):
-        self.dir = out_dir
-        self.on_row = on_row
-        self.snap_dir = out_dir / "snapshots"
-        self.edited = edited_record(out_dir)  # a record corrected in place, before it moves
-        self.kept: list[Path] = []  # corrected records of the review before, renamed in previous/ (kept)
-        self.dropped: list[Path] = []  # the files of the review that was in previous/, replaced now
-        self.moved = keep_previous(out_dir, self.kept, self.dropped)  # where an earlier review's files went
-        self.snap_dir.mkdir(parents=True, exist_ok=True)
-        self.events = (out_dir / "events.jsonl").open("w", encoding="utf-8")
-        self.annotate = annotate
-        self.video: VideoOut | None = None
-        self.video_error: str | None = None  # why there is no annotated video, when it could not be made
-        self.rows: list[dict] = []
-        self.snapshots: dict[int, str] = {}
-        self._pending: list[tuple[str, np.ndarray]] = []  # snapshots waiting for the redrawn frame
-
-    def emit(self, row: dict, frame: np.ndarray | None) -> None:
-        """Write one row; rows worth a picture get a snapshot of ``frame``, saved by
-        :meth:`flush_snapshots` once the frame shows the row's own score and open ends."""
-        if frame is not None and (row["type"] in ("play", "placement", "flag", "hand_end") or row.get("flags")):
-            name = f"snapshots/{len(self.rows):04d}_{row['type']}.jpg"
-            self._pending.append((name, frame))
-            self.snapshots[len(self.rows)] = name
-            row = {**row, "snapshot": name}
-        self.rows.append(row)
-        self.events.write(json.dumps(row) + "\n")
-        self.events.flush()
-        if self.on_row is not None:
-            self.on_row(row)
-
-    @property
-    def pending(self) -> bool:
-        """Whether snapshots wait for a drawn frame."""
-        return bool(self._pending)
-
-    def flush_snapshots(self, frame: np.ndarray | None = None) -> None:
-        """Save the pending snapshots: of ``frame`` (redrawn after the events), else as emitted."""
-        for name, emitted in self._pending:
-            write_image(self.dir / name, emitted if frame is None else frame, (cv2.IMWRITE_JPEG_QUALITY, 80))
-        self._pending = []
-
-    def wants_frame(self, t: float) -> bool:
-        """Whether the video takes a frame at footage time ``t`` (s)."""
-        return self.annotate and (self.video is None or self.video.wants(t))
-
-    def write_frame(self, frame: np.ndarray, t: float, fps: float) -> None:
-        """Add the drawn frame at footage time ``t`` (s) to the video; ``fps``: the footage's rate."""
-        if not self.annotate:
-            return
-        if self.video is None:
-            h, w = frame.shape[:2]
-            try:
-                self.video = VideoOut(self.dir, fps, (w, h))
-            except OSError as exc:  # the review goes on without its video, and says so
-                self.annotate, self.video_error = False, str(exc)
-                return
-        self.video.write(frame, t)
-
-    def close(self) -> None:
-        self.flush_snapshots()
-        self.events.close()
-        if self.video is not None:
-            self.video.release()
-
-
 def _open_hand(rules: Ruleset, context) -> Hand:
     """A new engine hand; with a boneyard, an empty deal (the camera cannot count unseen draws)."""
     hand = Hand(rules, context)
@@ -369,152 +119,6 @@ def _open_hand(rules: Ruleset, context) -> Hand:
 def _played(hand: Hand | None) -> bool:
     """Whether anything but the deal is in ``hand``'s log."""
     return hand is not None and any(not isinstance(e, Deal) for e in hand.log)
-
-
-#: BGR of the annotated video's banners: a flag's, and the end card's (the hand's result, final).
-FLAG_BANNER_BGR, END_CARD_BGR = (0, 0, 200), (0, 110, 0)
-
-
-def _draw(frame: np.ndarray, obs: list, score: dict[str, int], open_ends: dict[str, int],
-          banner: str | None, banner_bgr: tuple[int, int, int] = FLAG_BANNER_BGR) -> np.ndarray:
-    """The annotated frame: tile polygons with pips, open ends, score, and a banner (a flag's, red;
-    the end card's, green)."""
-    img = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
-    scale = max(img.shape[0] / 720.0, 0.5)
-    for o in obs:
-        poly = np.round(o.polygon_px).astype(np.int32)
-        colour = (0, 200, 0) if o.face == "up" else (200, 120, 0)
-        if o.flags:
-            colour = (0, 165, 255)
-        cv2.polylines(img, [poly], True, colour, max(1, int(2 * scale)), cv2.LINE_AA)
-        if o.pips is not None:  # outlined in black as the score (helper-116: plain magenta was lost on the pips)
-            c = o.polygon_px.mean(0)
-            at = (int(c[0]) - int(14 * scale), int(c[1]) + int(5 * scale))
-            for bgr, width in (((0, 0, 0), max(2, int(3 * scale))), ((255, 0, 255), max(1, int(scale)))):
-                cv2.putText(img, f"{o.pips[0]}|{o.pips[1]}", at, cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, bgr, width,
-                            cv2.LINE_AA)
-    lines = ["  ".join(f"{s} {v}" for s, v in score.items()) or "no score yet",
-             "ends  " + "   ".join(f"{k} {v}" for k, v in open_ends.items())]  # the outline fills narrow gaps
-    for i, text in enumerate(lines):
-        y = int((28 + 26 * i) * scale)
-        cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (0, 0, 0), max(2, int(3 * scale)),
-                    cv2.LINE_AA)
-        cv2.putText(img, text, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (255, 255, 255), max(1, int(scale)),
-                    cv2.LINE_AA)
-    if banner:
-        h = int(36 * scale)
-        cv2.rectangle(img, (0, img.shape[0] - h), (img.shape[1], img.shape[0]), banner_bgr, -1)
-        cv2.putText(img, banner, (12, img.shape[0] - int(11 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.65 * scale,
-                    (255, 255, 255), max(1, int(scale)), cv2.LINE_AA)
-    return img
-
-
-class FramePipeline:
-    """One frame at a time: ``MotionGate`` (read only when still) -> recognizer -> ``Tracker``.
-
-    Shared by :class:`ReviewSession` (recorded footage) and the service's live ``vision``
-    worker (``service/vision_source.py``).
-
-    Args:
-        rules: the rule set the tracker follows (turn order, spinners).
-        recognize: image -> list of TileObservation; one with ``takes_focus``
-            (:meth:`vision.recognize.Recognizer.bind`) also gets ``focus``, where the gate saw
-            the table change since the last read.
-        profile: calibration profile or None.
-        still_window_s: seconds the table must be still before a read.
-        timelapse: every frame is a stable state: read every frame, no motion gate.
-    """
-
-    def __init__(self, rules: Ruleset, recognize: Callable, profile=None, still_window_s: float = 0.5,
-                 timelapse: bool = False):
-        self.recognize = recognize
-        # a photo folder's first photo may show the lead just laid: no setup to leave out
-        config = TrackerConfig(still_window_s=0.0 if timelapse else still_window_s,
-                               setup_min_score=None if timelapse else TrackerConfig.setup_min_score)
-        # the first hand's opener the rule set requires (6-6): a photo folder's first photo may show it laid
-        self.tracker = Tracker(rules, first_context(rules), profile=profile, config=config)
-        self.gate = None if timelapse else MotionGate(still_window_s=still_window_s)
-        self.last_obs: list = []  # the latest observations (what an annotated frame shows)
-        self.reads = 0
-        # boxes dropped as off the calibrated table in all reads, and those surely tiles (a bound Recognizer says)
-        self.off_table = self.off_table_sure = 0
-        #: a folder's photos with arms over the table (None for footage: the motion gate waits for arms)
-        self.photo_arms = PhotoArms() if timelapse else None
-        self._last_photo: int | None = None  # the index of the photo before this one
-        #: (H, W) uint8 mask of the last read picture's clipped white (:func:`vision.exposure.clipped_mask`)
-        self.clipped: np.ndarray | None = None
-        self._glared = False  # the last read was overexposed: footage's next one is the same glare, not said again
-        self._exposed: np.ndarray | None = None  # the last picture looked at for glare (a second look is no new one)
-        # the tracker asked for a confirming read (a tile gone, a hand shown): that read looks at the other scale
-        # than the read before (a recognizer with ``takes_second_look``), as the same still frame at the same
-        # scale repeats a miss; a second look's own miss is confirmed at the usual scale
-        self._confirming = False
-        self._second_look = False  # the last read was a second look
-
-    def step(self, index: int, t: float, image: np.ndarray, each_read: bool = False) -> tuple[list | None, list]:
-        """Process one frame; returns (its observations or None when not read, tracker events and notices).
-        ``each_read``: every read is a photo of its own (a folder), each overexposed one is said; else a
-        glare is said at the first read of each stretch of it."""
-        info = self.gate.update(index, t, image, roi_px=self.tracker.roi_px()) if self.gate else None
-        if self.tracker.image_size is None:  # photos have no gate to tell it: uncalibrated hand areas need it
-            self.tracker.image_size = (image.shape[1], image.shape[0])
-        obs = None
-        if info is None or info.read:
-            focus = info.changed_mask() if info is not None and getattr(self.recognize, "takes_focus", False) else None
-            second = self._confirming and not self._second_look and getattr(self.recognize, "takes_second_look", False)
-            if second:
-                obs = self.recognize(image, focus=focus, second_look=True)
-            else:
-                obs = self.recognize(image, focus=focus) if focus is not None else self.recognize(image)
-            self._confirming, self._second_look = False, second
-            self.reads += 1
-            self.last_obs = obs
-            rec = getattr(self.recognize, "recognizer", None)
-            self.off_table += getattr(rec, "last_off_table", 0)
-            self.off_table_sure += getattr(rec, "last_off_table_sure", 0)
-        # clipped white in a read picture: tiles under it are hidden, not gone (vision.exposure.hidden_by_glare)
-        self.clipped = clipped_mask(image) if obs is not None else None
-        arms = []
-        if self.photo_arms is not None:  # the photo before this one is decided now, before this one is read
-            arms = self.photo_arms.add(index, t, image, self.clipped)
-            if any(i == self._last_photo for i, _, _ in arms):
-                self.tracker.arm_in_last_photo()
-            self._last_photo = index
-        share = cv2.countNonZero(self.clipped) / self.clipped.size if self.clipped is not None else 0.0
-        events = _arm_notices(arms) + self.tracker.update(index, t, obs, info, clipped=self.clipped if share else None)
-        if self.clipped is not None and image is not self._exposed:
-            self._exposed = image
-            events = self._exposure(index, t, share, each_read) + events
-        if self.tracker.wants_read:
-            self._confirming = True  # the gate's next read, or a folder's next photo
-            if self.gate is not None:
-                self.gate.request_read()
-        return obs, events
-
-    def _exposure(self, index: int, t: float, share: float, each_read: bool) -> list[Notice]:
-        """An ``overexposed`` notice for a read picture largely clipped white, or whose clipped white hides
-        tiles of the line of play or lies at an open end (:mod:`vision.exposure`; helper-136: a glare over one
-        end, 24.5 % of the picture, lost plays without a word): each such photo of a folder (``each_read``);
-        footage's glare once, at the first read of it (its next reads show the same light). ``share``: 0-1
-        of the picture clipped white (:attr:`clipped`)."""
-        mask = self.clipped
-        hidden = self.tracker.hidden_tiles  # laid tiles not seen, under the glare
-        hands = self.tracker.hidden_hand_tiles  # the hands' tiles not seen: a play's seat is the turn's
-        ends = sum(glare_beside(mask, p) for p in self.tracker.open_end_polygons()) if share else 0
-        glare = share >= OVEREXPOSED_SHARE or hidden > 0 or ends > 0 or hands > 0
-        said = self._glared and not each_read
-        self._glared = glare
-        if not glare or said:
-            return []
-        return [Notice("overexposed", t, index, overexposed_message(share, hidden, ends, hands),
-                       details={"clipped": round(share, 3), "hidden_tiles": hidden, "ends_glared": ends,
-                                "hidden_hand_tiles": hands})]
-
-
-def _arm_notices(decided: list[tuple[int, float, str]]) -> list[Notice]:
-    """``arm_in_photo`` notices for the photos :class:`vision.photo_arms.PhotoArms` found arms in."""
-    return [Notice("arm_in_photo", t, i, ARM_IN_PHOTO.format(side=side), details={"side": side})
-            for i, t, side in decided]
 
 
 class ReviewSession:
@@ -539,7 +143,7 @@ class ReviewSession:
         self.rules = rules
         self.min_confidence = min_confidence
         self.recognize = recognize
-        self.out = _Outputs(out_dir, annotate, on_row)
+        self.out = ReviewOutputs(out_dir, annotate, on_row)
         self.confident = confident
         self.pipeline = FramePipeline(rules or _free_form_rules(), recognize, profile,
                                       still_window_s=still_window_s, timelapse=timelapse)
@@ -550,17 +154,9 @@ class ReviewSession:
         self.hand = _open_hand(rules, first_context(rules)) if rules is not None else None
         self.summary = ReviewSummary(out_dir, free_form=rules is None, photos=timelapse)
         if self.out.moved is not None:  # helper-116: a second `make demo` moved the first review without a word
-            self.summary.notes.append(f"the earlier review in {out_dir} is now in {self.out.moved}")
             videos = [f.name for f in self.out.dropped if f.parent == self.out.moved and f.name in VIDEO_NAMES]
-            if self.out.dropped:  # one generation is kept: say what went (helper-152: a video, unsaid)
-                self.summary.notes.append(f"one earlier review is kept: the one {self.out.moved} held before is "
-                                          "deleted" + (f", its {videos[0]} with it" if videos else ""))
-            if self.out.edited:
-                self.summary.notes.append(f"its record.json was changed after that review wrote it: the corrected "
-                                          f"record is {self.out.moved / 'record.json'} (the next review renames it "
-                                          "record.edited.json there, and keeps it)")
-            for path in self.out.kept:
-                self.summary.notes.append(f"the record corrected after the review before that is kept as {path}")
+            self.summary.notes += earlier_review_notes(out_dir, self.out.moved, self.out.dropped, self.out.edited,
+                                                       self.out.kept, videos)
         self.files: list[Path] | None = None  # a folder's photos by frame index: rows carry ``file``
         self.live = False  # a camera or stream (run_review sets it): it stops, it does not end
         self.score: dict[str, int] = dict(self.hand.state.scores) if self.hand else {}
@@ -603,7 +199,7 @@ class ReviewSession:
         the last frame never showed its final score in the replay)."""
         decided = lambda: (dict(self.score), self.hand is not None and self.hand.state.over)  # noqa: E731
         before = decided()
-        last = _arm_notices(self.pipeline.photo_arms.finish()) if self.pipeline.photo_arms is not None else []
+        last = arm_notices(self.pipeline.photo_arms.finish()) if self.pipeline.photo_arms is not None else []
         self._show(index, t, image, fps, None, last + self.tracker.finish(index, t), video=False)
         if self.out.annotate and decided() != before:
             r = self.hand.state.result if self.hand is not None else None
@@ -619,8 +215,8 @@ class ReviewSession:
         banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
         open_ends = self.hand.state.layout.open_ends() if self.hand else {}
         if card is not None:
-            return _draw(image, self.pipeline.last_obs, self.score, open_ends, card, END_CARD_BGR)
-        return _draw(image, self.pipeline.last_obs, self.score, open_ends, banner)
+            return draw_frame(image, self.pipeline.last_obs, self.score, open_ends, card, END_CARD_BGR)
+        return draw_frame(image, self.pipeline.last_obs, self.score, open_ends, banner)
 
     def _show(self, index: int, t: float, image: np.ndarray, fps: float, obs: list | None, events: list,
               video: bool = True) -> None:
@@ -902,55 +498,30 @@ class ReviewSession:
             self._hand_status()  # helper-179: Ctrl-C's summary left out the hand's status and these warnings
             small = self._tile_px()
             if small is not None and small < READABLE_TILE_PX:  # a doubt about reads, not about the rules
-                s.warnings.append(f"tiles are {small:.0f} px long in this footage: below {READABLE_TILE_PX:g} px pips "
-                                  "are misread more often (film closer, or at a higher resolution)")
+                s.warnings.append(small_tiles_warning(small))
             if self.tracker.profile is None and s.plays:  # helper-85: every seat wrong, and nothing said why
-                s.warnings.append("no --calibration: the hand areas, and so the seats of plays and reveals, are "
-                                  "guessed from the image's borders (`dominocast calibrate table`, "
-                                  "docs/calibration.md)")
+                s.warnings.append(NO_CALIBRATION_WARNING)
             if self._seats_by_turn >= max(2, SEATS_BY_TURN_WARN * s.plays):
-                # helper-132: all 16 seats guessed, the lead's wrong, so every later seat and the score too,
-                # and the summary listed 10 of 16 flags without saying so
-                # helper-172: "a calibration tells them" was said to a review given one too
-                # helper-187: one 420-character line; now two short ones: what was seen, and what to do
-                s.warnings.append(f"{self._seats_by_turn} of {plural(s.plays, 'play')} took the seat whose turn it "
-                                  "was (seat_by_turn): a wrong one moves later seats\n  "
-                                  + self._seats_hint())
+                s.warnings.append(seats_by_turn_warning(self._seats_by_turn, s.plays, self._seats_hint()))
             off = self.tracker.hands_off_seats() if self.tracker.profile is None else []
             if off:
                 sides = " and ".join(side for side, seat in SIDE_TO_SEAT.items() if seat in off)
-                seats = " and ".join(self.tracker.judge.state.order)
-                s.warnings.append(f"the hands lie along the image's {sides} edge{'s' if len(off) > 1 else ''}, where "
-                                  f"the rule set seats no one (it seats {seats}; N is the image's top): the photos "
-                                  "look turned, so the seats are wrong; turn them so that N sits at the top, or "
-                                  "calibrate the table")
+                s.warnings.append(turned_photos_warning(sides, len(off), " and ".join(self.tracker.judge.state.order)))
             moves = self.tracker.camera_moves
             if self.tracker.profile is not None and moves >= CAMERA_MOVES_WARN:
-                # helper-126: hand-held photos reviewed with a calibration had 9 plays "out of turn"
-                s.warnings.append(f"the camera moved between {plural(moves, 'photo')} and the one before: the "
-                                  "calibration fits one camera position, so the hand areas, and the seats, may be "
-                                  "off; keep the camera still, or review these photos without --calibration")
+                s.warnings.append(camera_moved_warning(moves))
             if s.warnings or not s.final:
                 warning = all_lines()
         if s.frames and not (s.reads or s.plays or s.placements) and not s.partial and self.gate is not None:
             # e.g. a video made of one photo per move: no frame repeats long enough for the motion gate
-            s.warnings.append(f"none of the {plural(s.frames, 'frame')} was read: the table never stayed still "
-                              f"for {self.gate.still_window_s:g} s (one photo per move? review the photos as a "
-                              "folder, `--interval` sets their spacing)")
+            s.warnings.append(never_read_warning(s.frames, self.gate.still_window_s))
             s.final = False
             warning = all_lines()
         if self._arm_photos:  # helper-108: a folder of photos taken with arms over the table, and no word of it
-            names = _first_names([self._photo_name(ev.frame) for ev in self._arm_photos])
-            seats = " and may give them to the wrong seat" if self.hand is not None else ""
-            shows = "shows" if len(self._arm_photos) == 1 else "show"
-            s.warnings.append(f"{len(self._arm_photos)} of {plural(s.frames, 'photo')} {shows} an arm or hand over the "
-                              f"table ({names}; notices arm_in_photo): photos taken while a player reaches in show moves "
-                              f"a photo late{seats}; take each photo once the hand has left the table")
+            s.warnings.append(arm_photos_warning([self._photo_name(ev.frame) for ev in self._arm_photos], s.frames,
+                                                 scored=self.hand is not None))
         if self._draws_late:  # helper-110: a draw and the drawer's play in one photo come in the wrong order
-            s.warnings.append(f"{plural(len(self._draws_late), 'draw')} flagged out of turn "
-                              f"({_first_names(self._draws_late)}): a draw and the play after it in one photo are "
-                              "recorded play first; in a draw game a draw is a move too: take a photo after each draw "
-                              "as well")
+            s.warnings.append(draws_late_warning(self._draws_late))
         if self._beyond_reads >= BEYOND_READS and (self.rules is None or "set_max" not in self.tracker.fit.noticed):
             # a larger set's tiles; under a rule set the deal's count may have said so (rules_misfit set_max): that
             # warning is enough. --rules none drops those notices (its tracker's rules are a stand-in), so not there
@@ -961,7 +532,8 @@ class ReviewSession:
             s.final = False
             warning = all_lines()
         if self._overexposed:
-            s.warnings.append(self._overexposed_warning())
+            names = [self._photo_name(ev.frame) for ev in self._overexposed] if self.files is not None else None
+            s.warnings.append(overexposed_warning(self._overexposed, s.frames, names))
             if any(n.details["hidden_tiles"] or n.details["ends_glared"] or n.details.get("hidden_hand_tiles")
                    for n in self._overexposed):
                 # the glare lay on the line of play or a hand: helper-138's reviews printed wrong "final" scores
@@ -972,16 +544,12 @@ class ReviewSession:
         if pl.off_table_sure >= max(OFF_TABLE_DOUBT_MIN, pl.reads):
             # helper-145: another table's profile dropped the hands as off the table, and the record came out
             # wrong without a word; texture beyond a table's edge scores less (OFF_TABLE_SURE_SCORE)
-            s.warnings.append(f"in {plural(pl.reads, 'read')}, {off_table_message(pl.off_table, 'the profile')} "
-                              f"({pl.off_table_sure} of them surely tiles)")
+            s.warnings.append(off_table_warning(pl.reads, pl.off_table, pl.off_table_sure))
             s.final = False
             warning = all_lines()
         if self.transparent:  # how those photos were read: no doubt on what was read
-            names = _first_names([self._photo_name(i) for i in sorted(self.transparent)])
-            n = len(self.transparent)
-            s.notes.append(f"{n} of {plural(s.frames, 'photo')} {'has' if n == 1 else 'have'} transparent pixels "
-                           f"({names}; up to {percent(max(self.transparent.values()))} of a photo): read over plain "
-                           "grey, where no tile is looked for")
+            s.notes.append(transparent_note([self._photo_name(i) for i in sorted(self.transparent)],
+                                            max(self.transparent.values()), s.frames))
             warning = all_lines()
         if self.out.video_error:
             s.warnings.append(f"no annotated video: {self.out.video_error}")
@@ -1004,39 +572,13 @@ class ReviewSession:
         if self.hand is not None and self.hand.rules.standings == "cumulative_pips":
             # seed 002: players are ranked by the pips left in their hands, not by points
             s.score, s.score_unit = {side: pips for side, _, pips in s.standings}, "pips left"
-        rules_name = self.rules.name if self.rules else "none"
-        # a folder's photos: their "time" is their index times --interval, not footage (helper-126)
-        seen = plural(s.frames, "photo") if s.photos else f"{plural(s.frames, 'frame')}, {s.footage_s:.1f} s of footage"
-        subtitle = f"rules {rules_name} · {seen} · {s.counts_text()} · {plural(s.flags, 'flag')}"
-        if s.skipped:
-            subtitle += f" · {plural(len(s.skipped), 'image')} skipped ({SKIPPED_WHY})"
-        scores = ", ".join(f"{k} {v}" for k, v in s.score.items()) + (
-            f" ({s.score_unit})" if s.score_unit != "points" else "")
-        if s.final:  # the result and the final score where a player looks first (helper-98: "hand over" alone)
-            subtitle += f" · {s.status} · final score {scores}"
-        elif s.status:  # helper-139: the page never said the score was not final, as the terminal does
-            subtitle += f" · {s.status.split(':')[0]} · score (not final) {scores}"
+        subtitle = report_subtitle(s, self.rules.name if self.rules else "none")
         video = self.out.video.path.name if self.out.video is not None else None
         unit = "pips" if self.rules is not None and self.rules.standings == "cumulative_pips" else "points"
         s.files["report"] = write_report(self.out.dir / "report.html", title, subtitle, self.out.rows,
                                          self.out.snapshots, s.standings, warning, video, unit=unit,
                                          score_ends=self.rules is not None and self.rules.score_ends)
         return s
-
-
-    def _overexposed_warning(self) -> str:
-        """The summary line on the ``overexposed`` notices: which photos (or from when in a video), and the
-        worst one's share."""
-        notes = self._overexposed
-        worst = max(notes, key=lambda n: (n.details["hidden_tiles"], n.details["ends_glared"],
-                                          n.details.get("hidden_hand_tiles", 0), n.details["clipped"]))
-        if self.files is not None:
-            n = len(notes)
-            what = f"{n} of {plural(self.summary.frames, 'photo')} {'is' if n == 1 else 'are'} overexposed"
-            where = _first_names([self._photo_name(ev.frame) for ev in notes])
-        else:
-            what, where = "the footage is overexposed", "at " + _first_names([f"{ev.t:.1f} s" for ev in notes])
-        return f"{what} ({where}; notices overexposed): in the worst, {worst.message}"
 
     def _tile_px(self) -> float | None:
         """A tile's long side in px: from the calibration profile, else the size the recognizer found."""
@@ -1065,39 +607,24 @@ class ReviewSession:
         s, st = self.summary, self.hand.state
         ended = self.tracker.ended["text"] if self.tracker.ended else None
         if st.result is not None:
-            r = st.result
-            s.status = f"hand over: {result_text(r.kind, r.winner_seat, r.note)}"
+            s.status = hand_over_status(st.result)
             s.final = True
         elif st.pending_end is not None:
             kind, winner, _ = st.pending_end
             ended = ended or (f"{winner} dominoed" if kind == "domino" and winner else f"the hand {kind}")
-            s.status = (f"awaiting reveal: the hand ended ({ended}) but the tiles of "
-                        f"{', '.join(st.awaiting_reveal())} were never shown: the end-of-hand points are not "
-                        "counted and the score is not final")
+            s.status = awaiting_reveal_status(ended, st.awaiting_reveal())
             self._emit({"type": "notice", "kind": "awaiting_reveal", "t": self._t, "frame": None,
                            "message": s.status}, None)
         else:
-            what = ("the session stopped before the hand ended" if self.live
-                    else f"the review stopped at {s.footage_s:.1f} s of footage, before the hand ended" if s.partial
-                    else "the photos end before the hand's end was seen (photograph the hands shown at the end of "
-                         "each hand: that counts it)" if self.files is not None
-                    else "the footage ended before the hand did")
+            what = unfinished_what(self.live, s.partial, self.files is not None, s.footage_s)
             s.status = f"unfinished: {what}; the score is not final"
             if not s.partial:  # the interrupted (source_error) notice row says it
                 self._emit({"type": "notice", "kind": "hand_in_progress", "t": self._t, "frame": None,
                             "message": what}, None)
         if self._late:
-            placed = sum(1 for n in self._late if "touches_end" in n.details)
-            shown = len(self._late) - placed
-            what = " and ".join(x for x in (plural(placed, "tile") + " placed" if placed else "",
-                                            plural(shown, "reveal") + " by the seat that went out" if shown else "")
-                                if x)
-            s.warnings.append(f"{what} after the hand ended{f' ({ended})' if ended else ''}, from "
-                              f"{self._late[0].t:.1f} s, not scored: the rule set may not fit the footage")
+            s.warnings.append(late_warning(self._late, ended))
         if self._muted_turns:
-            n = self._muted_turns
-            s.warnings.append(f"{plural(n, 'play')} came out of the rule set's turn order because of the seats not "
-                              f"seen; not flagged (see each play's notes in events.jsonl)")
+            s.warnings.append(muted_turns_warning(self._muted_turns))
         if self._unplaced:
             n = len(self._unplaced)
             first = self._unplaced[0]
@@ -1105,23 +632,9 @@ class ReviewSession:
             # a folder's photo is named, not timed (its time is only its index; helper-136)
             name = self._photo_name(first.frame)
             where = f" in {name}" if name else "" if first.t is None else f" at {first.t:.1f} s"
-            s.warnings.append(f"{plural(n, 'face-up tile')} touched no open end and {'was' if n == 1 else 'were'} not "
-                              f"scored (first: {tile}{where}): "
-                              + ("a misread or a tile set down off the line of play (see its snapshot), a picture of "
-                                 "a tile on the table or mat, or a rule set that does not fit the footage (a spinner?)"
-                                 if n <= 2 else
-                                 "the rule set may not fit the footage (a spinner?), tiles were set down off the "
-                                 "line of play, or the table or mat shows pictures of tiles (see their snapshots)")
-                              + ("; without a calibration, hands shown outside the hand areas guessed from the "
-                                 "image's borders count here too" if self.tracker.profile is None else "")
-                              + ("; a tile held in the hand of a photo with an arm over the table (below)"
-                                 if self._arm_photos else ""))
+            s.warnings.append(unplaced_warning(n, tile, where, calibrated=self.tracker.profile is not None,
+                                               arm_photos=bool(self._arm_photos)))
         s.final = s.final and not s.warnings and not s.partial
-
-
-def _first_names(names: list[str], shown: int = 3) -> str:
-    """The first ``shown`` photo names, comma-separated, ``, ...`` when there are more."""
-    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:

@@ -3,7 +3,7 @@
 :class:`VisionSource` opens the table's ``video_source`` (:func:`vision.sources.open_source`:
 a video file, replayed at ``speed`` times real time; an image folder; a camera index or a
 stream URL, read newest-frame-first), runs the same pipeline as ``dominocast review``
-(:class:`service.review.FramePipeline`: motion gate -> recognizer -> tracker) in a
+(:class:`service.review_pipeline.FramePipeline`: motion gate -> recognizer -> tracker) in a
 **thread**, and hands the engine events to the table's worker as
 :class:`~service.sources.SourceItem`\\ s:
 
@@ -48,7 +48,9 @@ import numpy as np
 from engine.events import Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.ruleset import load_ruleset, ruleset_from_params
 from service.record_sync import RecordSync
-from service.review import FramePipeline, _draw, outage_message
+from service.review import outage_message
+from service.review_output import draw_frame
+from service.review_pipeline import FramePipeline
 from service.sources import SourceItem, SourceStats, WorkerUnavailable, register_source, relative_note
 from vision.sources import SourceError
 
@@ -327,7 +329,7 @@ class VisionSource:
                 shadow = pipeline.tracker.hand.state  # the hand as the camera read it (its open ends)
                 table_scores = self.table.get("scores")  # the table's (helper-79: "NS 0" while it stood at 156)
                 scores = table_scores() if callable(table_scores) else dict(shadow.scores)
-                self._publish_frame(_draw(frame.image, pipeline.last_obs, scores, shadow.layout.open_ends(), None))
+                self._publish_frame(draw_frame(frame.image, pipeline.last_obs, scores, shadow.layout.open_ends(), None))
             last = (frame.index, t)
         self._stats.ended = not live  # a file or folder read to its end (a camera's frames end only when closed)
         if last is not None:  # the footage ended (not stopped): hands shown at its end are taken as they lie

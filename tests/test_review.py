@@ -497,9 +497,9 @@ def test_cli_out_folder_errors_and_live_keeps_earlier_events(tmp_path):
 
 def test_snapshots_show_the_frame_redrawn_after_their_events(tmp_path):
     """A play's snapshot is taken from the frame drawn with that play's score, not the one before."""
-    from service.review import _Outputs
+    from service.review_output import ReviewOutputs
 
-    out = _Outputs(tmp_path, annotate=False)
+    out = ReviewOutputs(tmp_path, annotate=False)
     before = np.zeros((40, 60, 3), np.uint8)  # drawn with the old score
     after = np.full((40, 60, 3), 255, np.uint8)  # redrawn once the play is scored
     out.emit({"type": "play", "t": 1.0, "frame": 12}, before)

@@ -603,7 +603,7 @@ def folder_tile_px(recognizer: Recognizer, images) -> float | None:
 class FocusedRecognize:
     """``image, focus=None -> observations``: a :class:`Recognizer` bound to a profile.
 
-    :class:`service.review.FramePipeline` passes what the motion gate saw change (``focus``) to
+    :class:`service.review_pipeline.FramePipeline` passes what the motion gate saw change (``focus``) to
     callables that have ``takes_focus``; plain ``image -> observations`` callables get the
     image only.
     """

@@ -1,0 +1,134 @@
+"""One frame at a time, from picture to tracker events: motion gate -> recognizer -> tracker.
+
+:class:`FramePipeline` is shared by a review of recorded footage (:class:`service.review.ReviewSession`)
+and the service's live ``vision`` worker (``service/vision_source.py``). It also says what a frame's
+picture hides: arms over a folder's photos (``arm_in_photo``) and glare (``overexposed``) notices.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from engine.match import first_context
+from engine.ruleset import Ruleset
+from vision.exposure import OVEREXPOSED_SHARE, clipped_mask, glare_beside, overexposed_message
+from vision.motion import MotionGate
+from vision.photo_arms import PhotoArms
+from vision.placements import Notice
+from vision.tracking import Tracker, TrackerConfig
+
+#: The ``arm_in_photo`` notice of a folder's photo (:class:`vision.photo_arms.PhotoArms`).
+ARM_IN_PHOTO = ("this photo shows an arm or hand over the table (reaching in from the {side} edge: it differs there "
+                "from the photos before and after it): a photo taken while a player reaches in shows the move a photo "
+                "late; take each photo once the hand has left the table")
+
+
+class FramePipeline:
+    """One frame at a time: ``MotionGate`` (read only when still) -> recognizer -> ``Tracker``.
+
+    Shared by :class:`ReviewSession` (recorded footage) and the service's live ``vision``
+    worker (``service/vision_source.py``).
+
+    Args:
+        rules: the rule set the tracker follows (turn order, spinners).
+        recognize: image -> list of TileObservation; one with ``takes_focus``
+            (:meth:`vision.recognize.Recognizer.bind`) also gets ``focus``, where the gate saw
+            the table change since the last read.
+        profile: calibration profile or None.
+        still_window_s: seconds the table must be still before a read.
+        timelapse: every frame is a stable state: read every frame, no motion gate.
+    """
+
+    def __init__(self, rules: Ruleset, recognize: Callable, profile=None, still_window_s: float = 0.5,
+                 timelapse: bool = False):
+        self.recognize = recognize
+        # a photo folder's first photo may show the lead just laid: no setup to leave out
+        config = TrackerConfig(still_window_s=0.0 if timelapse else still_window_s,
+                               setup_min_score=None if timelapse else TrackerConfig.setup_min_score)
+        # the first hand's opener the rule set requires (6-6): a photo folder's first photo may show it laid
+        self.tracker = Tracker(rules, first_context(rules), profile=profile, config=config)
+        self.gate = None if timelapse else MotionGate(still_window_s=still_window_s)
+        self.last_obs: list = []  # the latest observations (what an annotated frame shows)
+        self.reads = 0
+        # boxes dropped as off the calibrated table in all reads, and those surely tiles (a bound Recognizer says)
+        self.off_table = self.off_table_sure = 0
+        #: a folder's photos with arms over the table (None for footage: the motion gate waits for arms)
+        self.photo_arms = PhotoArms() if timelapse else None
+        self._last_photo: int | None = None  # the index of the photo before this one
+        #: (H, W) uint8 mask of the last read picture's clipped white (:func:`vision.exposure.clipped_mask`)
+        self.clipped: np.ndarray | None = None
+        self._glared = False  # the last read was overexposed: footage's next one is the same glare, not said again
+        self._exposed: np.ndarray | None = None  # the last picture looked at for glare (a second look is no new one)
+        # the tracker asked for a confirming read (a tile gone, a hand shown): that read looks at the other scale
+        # than the read before (a recognizer with ``takes_second_look``), as the same still frame at the same
+        # scale repeats a miss; a second look's own miss is confirmed at the usual scale
+        self._confirming = False
+        self._second_look = False  # the last read was a second look
+
+    def step(self, index: int, t: float, image: np.ndarray, each_read: bool = False) -> tuple[list | None, list]:
+        """Process one frame; returns (its observations or None when not read, tracker events and notices).
+        ``each_read``: every read is a photo of its own (a folder), each overexposed one is said; else a
+        glare is said at the first read of each stretch of it."""
+        info = self.gate.update(index, t, image, roi_px=self.tracker.roi_px()) if self.gate else None
+        if self.tracker.image_size is None:  # photos have no gate to tell it: uncalibrated hand areas need it
+            self.tracker.image_size = (image.shape[1], image.shape[0])
+        obs = None
+        if info is None or info.read:
+            focus = info.changed_mask() if info is not None and getattr(self.recognize, "takes_focus", False) else None
+            second = self._confirming and not self._second_look and getattr(self.recognize, "takes_second_look", False)
+            if second:
+                obs = self.recognize(image, focus=focus, second_look=True)
+            else:
+                obs = self.recognize(image, focus=focus) if focus is not None else self.recognize(image)
+            self._confirming, self._second_look = False, second
+            self.reads += 1
+            self.last_obs = obs
+            rec = getattr(self.recognize, "recognizer", None)
+            self.off_table += getattr(rec, "last_off_table", 0)
+            self.off_table_sure += getattr(rec, "last_off_table_sure", 0)
+        # clipped white in a read picture: tiles under it are hidden, not gone (vision.exposure.hidden_by_glare)
+        self.clipped = clipped_mask(image) if obs is not None else None
+        arms = []
+        if self.photo_arms is not None:  # the photo before this one is decided now, before this one is read
+            arms = self.photo_arms.add(index, t, image, self.clipped)
+            if any(i == self._last_photo for i, _, _ in arms):
+                self.tracker.arm_in_last_photo()
+            self._last_photo = index
+        share = cv2.countNonZero(self.clipped) / self.clipped.size if self.clipped is not None else 0.0
+        events = arm_notices(arms) + self.tracker.update(index, t, obs, info, clipped=self.clipped if share else None)
+        if self.clipped is not None and image is not self._exposed:
+            self._exposed = image
+            events = self._exposure(index, t, share, each_read) + events
+        if self.tracker.wants_read:
+            self._confirming = True  # the gate's next read, or a folder's next photo
+            if self.gate is not None:
+                self.gate.request_read()
+        return obs, events
+
+    def _exposure(self, index: int, t: float, share: float, each_read: bool) -> list[Notice]:
+        """An ``overexposed`` notice for a read picture largely clipped white, or whose clipped white hides
+        tiles of the line of play or lies at an open end (:mod:`vision.exposure`; helper-136: a glare over one
+        end, 24.5 % of the picture, lost plays without a word): each such photo of a folder (``each_read``);
+        footage's glare once, at the first read of it (its next reads show the same light). ``share``: 0-1
+        of the picture clipped white (:attr:`clipped`)."""
+        mask = self.clipped
+        hidden = self.tracker.hidden_tiles  # laid tiles not seen, under the glare
+        hands = self.tracker.hidden_hand_tiles  # the hands' tiles not seen: a play's seat is the turn's
+        ends = sum(glare_beside(mask, p) for p in self.tracker.open_end_polygons()) if share else 0
+        glare = share >= OVEREXPOSED_SHARE or hidden > 0 or ends > 0 or hands > 0
+        said = self._glared and not each_read
+        self._glared = glare
+        if not glare or said:
+            return []
+        return [Notice("overexposed", t, index, overexposed_message(share, hidden, ends, hands),
+                       details={"clipped": round(share, 3), "hidden_tiles": hidden, "ends_glared": ends,
+                                "hidden_hand_tiles": hands})]
+
+
+def arm_notices(decided: list[tuple[int, float, str]]) -> list[Notice]:
+    """``arm_in_photo`` notices for the photos :class:`vision.photo_arms.PhotoArms` found arms in."""
+    return [Notice("arm_in_photo", t, i, ARM_IN_PHOTO.format(side=side), details={"side": side})
+            for i, t, side in decided]
