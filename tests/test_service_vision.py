@@ -126,8 +126,8 @@ def test_the_annotated_video_shows_the_tables_score(footage, oracle_vision, tmp_
     import service.vision_source as vs
 
     drawn: list[dict] = []
-    real = vs._draw
-    monkeypatch.setattr(vs, "_draw", lambda image, obs, score, ends, banner: (
+    real = vs.draw_frame
+    monkeypatch.setattr(vs, "draw_frame", lambda image, obs, score, ends, banner: (
         drawn.append(dict(score)), real(image, obs, score, ends, banner))[1])
     with TestClient(app_for(tmp_path)) as c:
         vision_table(c, footage, speed=32.0)
