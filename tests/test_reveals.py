@@ -276,3 +276,22 @@ def test_a_shown_tile_the_line_already_holds_is_not_counted_and_said_once():
     assert [(t.a, t.b) for t in out[2].tiles] == [(5, 5)] and (out[3].seat, out[3].tile) == ("N", (4, 3))
     assert "N shows 4-3, which the line of play already holds" in out[3].message
     assert w.step(judge, judge.append, shown, _seat, 61, 6.5) == []  # once
+
+
+def test_a_hand_shown_in_one_photo_ends_the_hand_when_the_table_is_cleared():
+    """helper-201: a folder of photos, one per move and one of the hands shown (README): N's tiles shown in one
+    photo, then the next hand's table. Footage needs the tiles still at two reads (a tile carried face up is no
+    reveal), so the one photo's were dropped when they left, and the hand was "cleared before it ended". A photo
+    is a still table: the sweep's settle() ends the hand as that photo showed it."""
+    for photos, ends in ((True, True), (False, False)):
+        judge = _draw_hand_s_played_last()
+        w = RevealWatcher(settle_s=3.0, photos=photos)
+        assert w.step(judge, judge.append, _shown(*N_SHOWS), _seat, 17, 17.0) == []
+        assert w.step(judge, judge.append, [], _seat, 18, 18.0) == []  # the next photo: the tiles are gone
+        out = w.settle(judge, judge.append, 19, 19.0)  # the line of play is gone too: the table was cleared
+        assert judge.state.over is ends
+        if ends:
+            assert _kinds(out) == ["hand_end", "hand_end_inferred", "reveal"]
+            assert (out[0].kind, out[0].winner, out[0].frame) == ("domino", "S", 17)
+            # all fives: N's 13 pips left, to the nearest 5 -> 15 for S
+            assert judge.state.result.awards["S"] == 15

@@ -2439,15 +2439,19 @@ def test_a_folders_first_photo_keeps_the_required_lead_apart_from_a_printed_domi
 def test_a_folders_dealt_table_with_one_printed_domino_has_no_lead():
     """lisa-b-all-fives seed 3 on a board, a photo of every event: the first photo (the dealt table, 28
     tiles face down) boxed only a printed 6-4, scored 0.2; it became the lead (``wrong_start``) and the
-    hand recorded 6 of 14 plays. A lone weakly boxed tile that cannot have been played (another lead is
-    required, or every tile of the set lies face down) is a picture; boxed like a real tile it is a
-    wrong lead, and with no such evidence a lone tile is the lead just laid."""
-    cases = (("lisa-b-all-fives", 7, 0.2, False), ("lisa-b-all-fives", 7, 0.6, True),
-             ("block", 7, 0.2, False), ("block", 6, 0.2, True))
-    for preset, per_seat, score, leads in cases:
+    hand recorded 6 of 14 plays. With every tile of the set face down nothing was played: any face-up tile
+    is a picture, however boxed, in a folder or footage (helper-201: a printed 0-1 boxed 0.53 led a video's
+    hand). A lone weakly boxed tile in a folder that cannot be the lead required is a picture too; boxed like
+    a real tile it is a wrong lead, and with no such evidence a lone tile is the lead just laid."""
+    cases = (("lisa-b-all-fives", 7, 0.2, False), ("lisa-b-all-fives", 7, 0.6, False),
+             ("lisa-b-all-fives", 6, 0.2, False), ("lisa-b-all-fives", 6, 0.6, True),
+             ("block", 7, 0.2, False), ("block", 6, 0.2, True), ("block", 7, 0.56, False, 0.35),
+             ("block", 6, 0.56, True, 0.35))
+    for preset, per_seat, score, leads, *floor in cases:
         rules = load_ruleset(preset)
         context = HandContext(required_lead=Tile(6, 6)) if preset.startswith("lisa") else None
-        tr = Tracker(rules, context, config=TrackerConfig(still_window_s=0.0, setup_min_score=None),
+        # a folder (no score rule at the setup) or, with the floor, a camera's setup
+        tr = Tracker(rules, context, config=TrackerConfig(still_window_s=0.0, setup_min_score=(floor or [None])[0]),
                      image_size=IMAGE_SIZE)
         down = hand_tiles(random.Random(3), per_seat)  # 7 a seat: the whole double-six set face down
         printed = dataclasses.replace(t_(300, 250, 0, (6, 4)), det_score=score)
@@ -2494,6 +2498,25 @@ def test_a_photo_of_the_next_hands_lead_on_a_cleared_table_starts_that_hand_with
     tr.new_hand(HandContext(number=2, leader="S"))  # as the review does at hand_cleared: the match's context
     events = tr.update(11, 11.0, observe([lead, t_(500, 448, 90, (3, 1))]), None)
     assert plays(events) == [("S", (3, 1), "E")]
+
+
+def test_a_tile_shown_in_a_hand_then_laid_as_the_next_lead_starts_the_next_hand():
+    """helper-201: N showed its 3-3 at the hand's end; the next photo showed the table cleared and hand 2's
+    lead, another 3-3, which was taken for N's tile moved ("touches no open end"); the next photo's play then
+    became the lead and hand 2's plays were lost. A shown tile matched far to one off the hand areas, with
+    the line gone, is the new lead."""
+    rules = load_ruleset("block")
+    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
+    line = [t_(600, 500, 0, (6, 5)), t_(648, 500, 0, (5, 4)), t_(696, 500, 0, (4, 3)), t_(552, 500, 0, (2, 6))]
+    events = []
+    for k in range(len(line)):
+        events += tr.update(k, float(k), observe(line[:k + 1]), None)
+    assert len(plays(events)) == 4
+    shown = t_(600, 50, 0, (1, 1))  # in N's hand area
+    assert plays(tr.update(4, 4.0, observe([*line, shown]), None)) == []
+    events = tr.update(5, 5.0, observe([t_(500, 400, 90, (1, 1))]), None)
+    assert "hand_cleared" in [n.kind for n in notices(events)]
+    assert [(k, end) for _, k, end in plays(events)] == [((1, 1), "lead")]
 
 
 def test_in_a_folder_of_photos_one_photo_without_the_line_is_no_cleared_table():

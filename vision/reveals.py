@@ -82,10 +82,13 @@ class RevealWatcher:
         settle_s: seconds the tiles shown in a draw game must stay the same before the end of the
             hand is inferred from them: the last player's own hand, turned up after the others',
             makes it a lock, not a domino.
+        photos: reading a folder of photos: each photo is a still table (no tile is seen carried), so
+            tiles shown in one photo are as good as tiles seen still at two reads of footage.
     """
 
-    def __init__(self, settle_s: float = 3.0) -> None:
+    def __init__(self, settle_s: float = 3.0, photos: bool = False) -> None:
         self.settle_s = settle_s
+        self.photos = photos
         self.revealed: dict[str, tuple[tuple[int, int], ...]] = {}
         self._changed: dict[str, tuple[tuple[int, int], ...]] = {}
         self._pending: dict[str, list] | None = None
@@ -251,7 +254,7 @@ class RevealWatcher:
           seat's pass in turn, as in block games, the tiles then awaited as reveals.
 
         The shown tiles must lie still at two reads in a row (a tile carried face up to the line
-        is not a reveal); ``final`` takes the last read's as they lie. Tiles seen still that are
+        is not a reveal), or be seen in one photo of a folder; ``final`` takes the last read's as they lie. Tiles seen still that are
         then taken away (the table being swept) end the hand as they were seen.
 
         Returns:
@@ -284,7 +287,10 @@ class RevealWatcher:
             self._pending = None
             return None
         elif not _same_tiles(shown, self._pending):
-            self._pending, self._pending_t, self._pending_frame, self._wait, self._still = shown, t, frame, wait, False
+            # a photo is a still table: its tiles shown count as seen still (helper-201: the one photo of N's
+            # hand shown, then the next hand's lead, lost hand 1's end: "cleared from the table before it ended")
+            self._pending, self._pending_t, self._pending_frame, self._wait = shown, t, frame, wait
+            self._still = self.photos
             self._plays_at, self._held = len(st.plays), False
             if not final:
                 return None  # read again: the tiles must lie where they were

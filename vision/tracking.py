@@ -364,7 +364,7 @@ class Tracker:
                 return
         self._opened_at = None
         self.hand, self.judge = self.engine_hands(context)
-        self.reveals = RevealWatcher(self.config.reveal_settle_s)
+        self.reveals = RevealWatcher(self.config.reveal_settle_s, photos=self.config.still_window_s <= 0)
         self.boneyard = BoneyardCounter(self.judge.state.boneyard) if self.rules.boneyard else None
         self.fit.new_hand()
         # a video's hands when the boneyard's count last changed, and each seat's plays then (_drawer)
@@ -1102,12 +1102,15 @@ class Tracker:
         the empty table): a line tile matched "far" to a tile elsewhere is the new lead that happens
         to be the same domino (helper-84: hand 2's lead 4-3 was "moved placed tile (4,3): not a
         play", and every later play of that hand was lost). Such pairs become a gone tile and a new
-        one when, with them, most of the line is away (:data:`CLEARED_SHARE`)."""
-        far = [(tr, o, how) for tr, o, how in pairs if how == "far" and tr.status == "layout"]
+        one when, with them, most of the line is away (:data:`CLEARED_SHARE`). So does a tile shown in a hand
+        area at the end matched "far" to one off the hand areas (helper-201: N's 3-3 shown, then hand 2's lead
+        3-3 was taken for it moved, "touches no open end", and hand 2's plays were lost)."""
+        far = [(tr, o, how) for tr, o, how in pairs if how == "far" and (
+            tr.status == "layout" or (tr.status == "hand" and tr.face == "up" and not self.in_hand_zone(o.geom)))]
         if not far or len(self.plays) < 3:
             return pairs, gone, new
         away = {tr.id for tr in self.tiles.values() if tr.status == "layout" and tr.missing}
-        away |= {tr.id for tr in gone if tr.status == "layout"} | {tr.id for tr, _, _ in far}
+        away |= {tr.id for tr in gone if tr.status == "layout"} | {tr.id for tr, _, _ in far if tr.status == "layout"}
         if len(away) < CLEARED_SHARE * len(self.plays):
             return pairs, gone, new
         return ([p for p in pairs if p not in far], gone + [tr for tr, _, _ in far], new + [o for _, o, _ in far])
@@ -1419,7 +1422,14 @@ class Tracker:
         and 2-6, apart, became the lead and two plays)."""
         shown = [tr for tr in tiles if tr.face == "up" and not self.in_hand_zone(tr.geom) and tr.pips is not None
                  and tr.status != "layout"]
-        if len(shown) == 1 and self._dealt_picture(shown[0], tiles):
+        if shown and not self.plays and sum(t.face == "down" for t in tiles) >= len(full_set(self.rules.set_max)):
+            # every tile of the set lies face down: the dealt table, nothing played; whatever shows face up is a
+            # picture, however confidently boxed (helper-201: a board's printed 0-1, boxed 0.53 beside 28 face-down
+            # tiles, led fives-and-threes seed 12's hand and none of its plays touched an open end)
+            for tr in shown:
+                tr.scenery = tr.picture = True
+            return
+        if len(shown) == 1 and self._dealt_picture(shown[0]):
             shown[0].scenery = shown[0].picture = True
         if len(shown) < 2:
             return
@@ -1439,23 +1449,18 @@ class Tracker:
                 if tr is not lead:
                     tr.scenery = tr.picture = True
 
-    def _dealt_picture(self, tr: TrackedTile, tiles: list[TrackedTile]) -> bool:
+    def _dealt_picture(self, tr: TrackedTile) -> bool:
         """A folder's first photo (no score rule at the setup) shows one face-up tile, boxed under the
         score a camera's setup leaves out (``TrackerConfig.setup_min_score``'s default, 0.35: a board's
-        printed domino scores 0.2-0.35, a real tile 0.5-0.95), and it cannot have been played: the rule
-        set requires another lead (6-6 in a first hand of lisa-b), or the face-down tiles seen number the
-        whole set (the dealt table, nothing played). Such a tile is a picture. A real wrong lead boxed
-        confidently stays a play (``wrong_start``). lisa-b-all-fives seed 3 on a board, a photo of every
-        event: the dealt table's printed 6-4 (scored 0.2, beside 28 face-down tiles) became the lead and
-        the hand recorded 6 of its 14 plays."""
+        printed domino scores 0.2-0.35, a real tile 0.5-0.95), and the rule set requires another lead (6-6
+        in a first hand of lisa-b): a picture. A real wrong lead boxed confidently stays a play
+        (``wrong_start``). lisa-b-all-fives seed 3 on a board, a photo of every event: the dealt table's
+        printed 6-4 (scored 0.2) became the lead and the hand recorded 6 of its 14 plays."""
         floor = TrackerConfig.setup_min_score
         if self.config.setup_min_score is not None or self.plays or tr.det_score >= floor:
             return False
         req = self.judge.state.context.required_lead
-        if req is not None and tr.key != (max(req.a, req.b), min(req.a, req.b)):
-            return True
-        n_down = sum(t.face == "down" for t in tiles)
-        return n_down >= len(full_set(self.rules.set_max))
+        return req is not None and tr.key != (max(req.a, req.b), min(req.a, req.b))
 
     def _lead_shown(self, shown: list[TrackedTile], touching: set[int]) -> TrackedTile | None:
         """Of the face-up tiles of the first read taken for pictures (:meth:`_setup_scenery`), the one that
