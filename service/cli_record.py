@@ -10,8 +10,8 @@ import typer
 from rich.markup import escape
 
 from engine.files import InputFileError, read_input, readable, write_text_atomic
-from engine.record import (MAX_RECORD_BYTES, MatchRecord, RecordError, defaulted_params, from_json, is_event_lines,
-                           rederive, to_json)
+from engine.record import (MAX_RECORD_BYTES, HandRecord, MatchRecord, RecordError, defaulted_params, from_json,
+                           hand_name, is_event_lines, rederive, to_json)
 from engine.record_text import read_text, write_text
 from service.cli_common import (check_distinct_outputs, check_out_file, check_replaceable, err_console, fail,
                                 is_review_page, path_parser)
@@ -247,13 +247,15 @@ def report(
         if is_review_folder(folder) else (rows, {}, None)
     # helper-179/185: "0 flags" beside a review that said 5: the camera's flags (a rule set that does not fit, an
     # unsure read, tiles after the hand's end, a play the engine refused) are in the review's events.jsonl only
-    extra = None if reviewed is None else flags_off_the_record(rows, reviewed)
+    extra = None if reviewed is None else resolved_flags(flags_off_the_record(rows, reviewed), record)
     events_file = folder / "events.jsonl"
     flagged = plural(flags, "flag") + " on the recorded events"
     if extra:
         # readable: said on stdout, where a folder name's byte that is not UTF-8 cannot be printed (helper-150)
+        resolved = sum("resolved_by" in r for r in extra)  # of events a correction replaced since (helper-201)
         flagged = (f"{plural(flags + len(extra), 'flag')} ({flags} on the recorded events, {len(extra)} only in "
-                   f"{readable(str(events_file))})")
+                   f"{readable(str(events_file))}" + (f", {resolved} of them resolved by a correction" if resolved
+                                                     else "") + ")")
     flags_note = None  # one line under the page's flags when a review's could not be listed
     if not is_review_folder(folder):
         flags_note = (f"The camera's flags, which only a review's events.jsonl keeps, are not listed: {folder}: "
@@ -286,6 +288,43 @@ def report(
         err_console.print(f"warning: {unfinished}", highlight=False, soft_wrap=True)
     for line in warned:
         err_console.print(escape(line), highlight=False, soft_wrap=True)
+
+
+def _tile_key(tile: object) -> tuple[int, int] | None:
+    """A tile as a sorted pair of pips, from an event's tile or a row's ``[a, b]``; None: none."""
+    pips = (getattr(tile, "a", None), getattr(tile, "b", None)) if hasattr(tile, "a") else tile
+    if not isinstance(pips, (list, tuple)) or len(pips) != 2 or not all(isinstance(p, int) for p in pips):
+        return None
+    return tuple(sorted(pips))
+
+
+def resolved_flags(flag_rows: list[dict], record: MatchRecord) -> list[dict]:
+    """The review's flag rows that are no flag of the record's events (:func:`service.review_snapshots.
+    flags_off_the_record`), each that concerns an event a correction of the record replaced or voided given
+    ``resolved_by``: the correction, as the page's Corrections name it (``"hand 1 #18: fix 6 N 0-1 W"``). A flag
+    concerns an event when both have the flag's frame and tile (and seat, and game and hand, when the row has
+    them). helper-201: the camera's "uncertain play 4-0 on E by N" stayed listed as a flag beside the two fixes
+    that corrected that play and the next."""
+    from engine.events import Correction
+    from engine.notation import format_event
+
+    fixed: list[tuple[HandRecord, object, str]] = []  # (hand, the event as the review read it, its correction)
+    for hand, log in zip(record.hands, record.logs):
+        for i, ev in enumerate(log):
+            if isinstance(ev, Correction) and 0 <= ev.replaces < len(log):
+                fixed.append((hand, log[ev.replaces], f"{hand_name(hand, record)} #{i}: {format_event(ev)}"))
+    out = []
+    for row in flag_rows:
+        tile = _tile_key(row.get("tile"))
+        for hand, ev, fix in fixed:
+            if (tile is not None and row.get("frame") is not None and getattr(ev, "frame", None) == row.get("frame")
+                    and _tile_key(getattr(ev, "tile", None)) == tile
+                    and row.get("seat") in (None, getattr(ev, "seat", None))
+                    and row.get("game") in (None, hand.game) and row.get("hand") in (None, hand.number)):
+                row = {**row, "resolved_by": fix}
+                break
+        out.append(row)
+    return out
 
 
 def _review_pictures(rows: list[dict], record: MatchRecord, file: Path, folder: Path, given: bool,

@@ -274,7 +274,9 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
             snapshots: `record report` will not write over it) or :data:`RECORD_PAGE`.
         review_flags: a record's page: its review's flag rows (``events.jsonl``) that are no flag of the
             record's events (:func:`service.review_snapshots.flags_off_the_record`), listed after those, each
-            flag then marked with where it comes from (:data:`RECORDED_FLAG`, :data:`REVIEW_FLAG`).
+            flag then marked with where it comes from (:data:`RECORDED_FLAG`, :data:`REVIEW_FLAG`); one with
+            ``resolved_by`` (:func:`service.cli_record.resolved_flags`) names the correction that resolved it, and
+            the heading counts them.
         flags_note: one line under the flags' heading (e.g. that no review's flags could be read).
     """
     body = [f"<h1>{html.escape(title)}</h1><p class='sub'>{html.escape(subtitle)}</p>"]
@@ -300,10 +302,13 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
         mark = RECORDED_FLAG if review_flags else ""
         flags = [(r, f, mark) for r in rows for f in r.get("flags") or [] if not f.get("notice")]
         flags += [(r, r, REVIEW_FLAG) for r in review_flags or []]
-    body.append(f"<h2>Flags ({len(flags)})</h2>")
+    resolved = sum(bool(f.get("resolved_by")) for _, f, _ in flags)  # a review's flag a correction answered
+    body.append(f"<h2>Flags ({len(flags)}" + (f", {resolved} of them resolved by a correction" if resolved else "")
+                + ")</h2>")
     if flags_note:
         body.append(f"<p class='sub'>{html.escape(flags_note)}</p>")
     body.append("<ul>")
+    flags = [(r, f, f"{src}; resolved by {f['resolved_by']}" if f.get("resolved_by") else src) for r, f, src in flags]
     body += [f"<li>{_flag_when(r)} — {html.escape(f['kind'])}: {html.escape(f.get('message', ''))}"
              + (f' <span class="src">({html.escape(src)})</span>' if src else "") + "</li>" for r, f, src in flags]
     body.append("</ul>")

@@ -272,6 +272,8 @@ class ReviewSession:
                 self.summary.notes.append(f"game {self.game_no} hand {self.hand_no}: {ev.message}")
             elif ev.kind in ("seats_unseen", "rules_misfit"):
                 self.summary.warnings.append(ev.message)
+                if ev.kind == "seats_unseen":  # the passes its message calls doubtful, in the summary's count too
+                    self.summary.doubtful_passes += int(ev.details.get("passes_inferred_before", 0))
             elif ev.kind == "boneyard_uncounted":  # why the plays of a skipped seat are flagged, not passes
                 self.summary.notes.append(f"game {self.game_no} hand {self.hand_no}: {ev.message}")
             elif ev.kind == "after_hand_end":
@@ -301,6 +303,10 @@ class ReviewSession:
         # an inferred pass keeps its own time (the knock), not the read that inferred it
         row.update(t=t if ev.t is None else ev.t, frame=index if ev.frame is None else ev.frame,
                    game=self.game_no, hand=self.hand_no, score=dict(self.score))
+        if isinstance(ev, Pass) and ev.t is not None and ev.t < t:
+            # written at the play that showed it, after rows of reads between the two (helper-201: a pass at
+            # 11.8 s after an unplaced_tile row at 13.0 s): the row says when it was inferred
+            row["inferred_t"] = t
         conf = getattr(ev, "confidence", None)
         flags, muted = [], []
         for f in row["flags"]:

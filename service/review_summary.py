@@ -15,6 +15,7 @@ from pathlib import Path
 from calibration.images import percent
 from engine.timeline import result_text
 from service.report import event_counts, plural
+from service.review_folder import PARTIAL
 from vision.placements import Notice
 from vision.recognize import READABLE_TILE_PX, off_table_message
 
@@ -41,6 +42,8 @@ class ReviewSummary:
     plays: int = 0
     draws: int = 0  # tiles seen drawn from the boneyard (draw games)
     passes: int = 0  # passes inferred from plays that skipped a seat
+    #: of those, passes of seats a ``seats_unseen`` warning named, inferred before it (its message calls them doubtful)
+    doubtful_passes: int = 0
     placements: int = 0  # rules=None: new tiles on the board (no plays, no score)
     flags: int = 0
     score: dict[str, int] = field(default_factory=dict)
@@ -59,11 +62,14 @@ class ReviewSummary:
     photos: bool = False  # a folder of photos (a time-lapse): its "footage time" is not real time
 
     def counts_text(self) -> str:
-        """``"16 plays, 3 draws, 1 inferred pass"`` (draws and passes when there are any), or the
-        placements of a review with no rules."""
+        """``"16 plays, 3 draws, 1 inferred pass"`` (draws and passes when there are any; ``"5 inferred passes
+        (4 of them doubtful)"`` when a ``seats_unseen`` warning doubts some: helper-201 read "5 inferred passes"
+        beside "the 4 inferred before are doubtful"), or the placements of a review with no rules."""
         if self.free_form:
             return plural(self.placements, "placement")
-        return event_counts(self.plays, self.draws, self.passes, ("inferred pass", "inferred passes"))
+        doubtful = f" ({self.doubtful_passes} of them doubtful)" if 0 < self.doubtful_passes < self.passes else (
+            " (all doubtful)" if self.passes and self.doubtful_passes >= self.passes else "")
+        return event_counts(self.plays, self.draws, self.passes, ("inferred pass", "inferred passes")) + doubtful
 
     def lines(self) -> list[str]:
         """The status and warnings, one line each, for a summary printed under the score."""
@@ -86,10 +92,13 @@ def earlier_review_notes(out_dir: Path, moved: Path, dropped: list[Path], edited
     if dropped:  # one generation is kept: say what went (helper-152: a video, unsaid)
         notes.append(f"one earlier review is kept: the one {moved} held before is "
                      "deleted" + (f", its {videos[0]} with it" if videos else ""))
-    if edited:
+    if edited:  # renamed only when a later review of its kind replaces it there (review_folder.keep_previous)
+        unfinished = moved.name == PARTIAL  # helper-201: "the next review renames it", but a finished one never did
+        other = moved.parent if unfinished else moved / PARTIAL
         notes.append(f"its record.json was changed after that review wrote it: the corrected "
-                     f"record is {moved / 'record.json'} (the next review renames it "
-                     "record.edited.json there, and keeps it)")
+                     f"record is {moved / 'record.json'} ({'an unfinished' if unfinished else 'a finished'} review "
+                     "moved there later renames it record.edited.json there, and keeps it; "
+                     f"{'a finished' if unfinished else 'an unfinished'} one goes to {other} and leaves it as it is)")
     for path in kept:
         notes.append(f"the record corrected after the review before that is kept as {path}")
     return notes

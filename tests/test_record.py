@@ -1140,6 +1140,46 @@ def test_cli_says_when_a_record_looks_cut_off(cli, tmp_path, demo):
         assert res.stderr.startswith(f"error: {tmp_path / name}: ")
 
 
+def test_record_report_marks_the_reviews_flags_on_plays_a_fix_corrected_as_resolved(cli, tmp_path):
+    """helper-201 item 8: photos out of order gave two uncertain reads in p07 (N 4-0 E and S 0-1 W, seats by
+    turn); the umpire fixed both (fix 6, fix 7). The record's page still listed both camera flags as open beside
+    the corrections. Each now names the correction that resolved it, and the counts say how many are."""
+    log = [Play(seat="S", tile="6-6", t=1.0, frame=1), Play(seat="N", tile="6-4", end="E", t=2.0, frame=2),
+           Play(seat="S", tile="6-2", end="W", t=3.0, frame=3),
+           Play(seat="N", tile="4-0", end="E", t=6.0, frame=6, seat_by_turn=True),  # really S's
+           Play(seat="S", tile="2-1", end="W", t=6.0, frame=6, seat_by_turn=True),  # really N's
+           Play(seat="N", tile="0-3", end="E", t=8.0, frame=8, seat_by_turn=True),
+           Correction(replaces=3, event=Play(seat="N", tile="2-1", end="W"), by="me", reason="photos out of order"),
+           Correction(replaces=4, event=Play(seat="S", tile="4-0", end="E"))]
+    rv = tmp_path / "rv"
+    (rv / "snapshots").mkdir(parents=True)
+    rows = [{"type": "flag", "kind": "uncertain_read", "t": t, "frame": f, "tile": tile, "seat": seat, "game": 1,
+             "hand": 1, "message": f"uncertain play {tile[0]}-{tile[1]} on {end} by {seat}: seat_by_turn"}
+            for t, f, tile, seat, end in [(6.0, 6, [4, 0], "N", "E"), (6.0, 6, [2, 1], "S", "W"),
+                                          (8.0, 8, [0, 3], "N", "E")]]
+    for i, e in enumerate(log[:6]):
+        (rv / "snapshots" / f"{i}.jpg").write_bytes(b"\xff\xd8")
+        rows.append({"type": "play", "t": e.t, "frame": e.frame, "seat": e.seat, "tile": [e.tile.a, e.tile.b],
+                     "game": 1, "hand": 1, "snapshot": f"snapshots/{i}.jpg"})
+    (rv / "events.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "fixed.json").write_text(to_json(record_from_match(load_ruleset("lisa-b-all-fives"), [log])))
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "fixed.json"), "--review", str(rv), "--out",
+                                   str(tmp_path / "p.html")])
+    assert res.exit_code == 0, res.output
+    said = f"3 flags (0 on the recorded events, 3 only in {rv / 'events.jsonl'}, 2 of them resolved by a correction)"
+    assert res.stdout.strip().startswith(f"wrote {tmp_path / 'p.html'}: 6 plays, {said}"), res.stdout
+    page = html.unescape((tmp_path / "p.html").read_text())
+    items = re.findall(r"<li>(.*?)</li>", re.search(
+        r"<h2>Flags \(3, 2 of them resolved by a correction\)</h2><ul>(.*?)</ul>", page).group(1))
+    assert [re.sub(r"<[^>]+>", "", i) for i in items] == [
+        "6.0 s — uncertain_read: uncertain play 4-0 on E by N: seat_by_turn (only in the review's events.jsonl; "
+        "resolved by hand 1 #6: fix 3 N 2-1 W)",
+        "6.0 s — uncertain_read: uncertain play 2-1 on W by S: seat_by_turn (only in the review's events.jsonl; "
+        "resolved by hand 1 #7: fix 4 S 4-0 E)",
+        "8.0 s — uncertain_read: uncertain play 0-3 on E by N: seat_by_turn (only in the review's events.jsonl)"]
+    assert "<li>hand 1 #6: fix 3 N 2-1 W (was N 4-0 E t=6.0 f=6) by me: photos out of order</li>" in page
+
+
 def test_record_report_lists_the_reviews_flags_that_its_record_does_not_keep(cli, tmp_path):
     """helper-185: the page of a review's record listed the flags of the recorded events only, while the
     review's report.html listed the camera's too (a tile laid after the hand's end, a play the engine refused).

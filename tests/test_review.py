@@ -1027,6 +1027,44 @@ def test_an_out_of_turn_play_stays_an_accusation_while_the_boneyard_is_followed(
     assert session.summary.flag_lines == ["t=2.0 s out_of_turn: N played out of turn (S was to play)"]
 
 
+def test_the_passes_a_seats_unseen_warning_doubts_are_counted_as_doubtful_in_the_summary(tmp_path):
+    """helper-201 item 8: lisa-b-all-fives footage (N and S) reviewed as bdc-partnership: the summary said
+    "5 inferred passes", the seats_unseen warning "the 4 inferred before are doubtful" (those of W and E; N's,
+    a knock at 11.8 s, is not among them). The summary now says which: "5 inferred passes (4 of them
+    doubtful)". The passes inferred at the play at 16.2 s are written with it, after rows of the reads in
+    between: a pass row timed before that read says when it was inferred (``inferred_t``)."""
+    from engine.events import Pass, Play
+    from service.review import ReviewSession
+    from vision.placements import Notice
+
+    session = ReviewSession(load_ruleset("bdc-partnership"), lambda im: [], tmp_path, annotate=False)
+    image = np.zeros((8, 8, 3), np.uint8)
+    # bdc-partnership plays counter-clockwise: S, E, N, W; each pass is handed over at the play that showed it
+    for ev, i, t in [(Play(seat="S", tile=[6, 6], t=3.9, frame=39), 39, 3.9),
+                     (Pass(seat="E", t=7.1, frame=71), 71, 7.1),
+                     (Play(seat="N", tile=[6, 4], end="E", oriented=True, t=7.1, frame=71), 71, 7.1),
+                     (Pass(seat="W", t=9.8, frame=98), 98, 9.8),
+                     (Play(seat="S", tile=[6, 2], end="W", oriented=True, t=9.8, frame=98), 98, 9.8),
+                     (Notice("unplaced_tile", 13.0, 130, "face-up tile 6-3 touches no open end", tile=(6, 3)), 130,
+                      13.0),
+                     (Pass(seat="E", t=11.8, frame=118), 162, 16.2),
+                     (Pass(seat="N", t=11.8, frame=118), 162, 16.2),
+                     (Pass(seat="W", t=16.2, frame=162), 162, 16.2),
+                     (Play(seat="S", tile=[2, 0], end="W", oriented=True, t=16.2, frame=162), 162, 16.2),
+                     (Notice("seats_unseen", 18.7, 187, "only N and S seen playing (...): ... Passes for W and E are "
+                             "no longer inferred; the 4 inferred for them before are doubtful; ...",
+                             details={"seen": ["S", "N"], "unseen": ["E", "W"], "passes_inferred_before": 4}),
+                      187, 18.7)]:
+        session._handle(ev, i, t, image)
+    session.summary.frames, session.summary.footage_s = 200, 20.0
+    s = session.finish("t")
+    assert (s.passes, s.doubtful_passes) == (5, 4)
+    assert s.counts_text() == "4 plays, 5 inferred passes (4 of them doubtful)"
+    rows = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    passes = [(r["seat"], r["t"], r.get("inferred_t")) for r in rows if r["type"] == "pass"]
+    assert passes == [("E", 7.1, None), ("W", 9.8, None), ("E", 11.8, 16.2), ("N", 11.8, 16.2), ("W", 16.2, None)]
+
+
 def test_turns_of_seats_the_footage_lacks_are_not_flagged_again_and_again(tmp_path):
     """A 4-seat preset on 2-seat footage: once W and E are judged unseen, S playing where W was
     due is a note on the play, one warning in the summary, and no flag row."""
@@ -1977,6 +2015,45 @@ def test_a_record_corrected_in_place_outlives_two_more_reviews(tmp_path):
     assert keep_previous(out, renamed := []) == out / PREVIOUS and renamed == []  # review 4: nothing more to rename
     assert kept.read_bytes() == b'{"corrected": true}'  # the correction stays
     assert (out / PREVIOUS / "record.json").read_bytes() == b'{"review": 3}'
+
+
+def test_the_note_on_a_corrected_partial_record_says_which_review_renames_it(tmp_path):
+    """helper-201 item 7: an interrupted review's record corrected in place went to previous/partial/, and the
+    note promised "the next review renames it record.edited.json there"; three reviews later (finished,
+    interrupted, finished) it was still previous/partial/record.json. Only an unfinished review moved there
+    renames it: a finished one goes to previous/. The note says so."""
+    import os
+
+    from service.review import PARTIAL, PREVIOUS, ReviewSession, keep_previous
+
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def review(record: bytes, t: float, interrupted: bool) -> None:  # the files a review leaves, written at t
+        events = b'{"type": "play"}\n' + (b'{"type": "notice", "kind": "interrupted"}\n' if interrupted else b"")
+        for name, data in (("record.json", record), ("events.jsonl", events), ("report.html", b"r")):
+            (out / name).write_bytes(data)
+            os.utime(out / name, (t, t))
+
+    review(b'{"review": 1}', 1000.0, interrupted=True)
+    (out / "record.json").write_bytes(b'{"corrected": true}')
+    os.utime(out / "record.json", (2000.0, 2000.0))
+    session = ReviewSession(load_ruleset("block"), lambda im: [], out, annotate=False)  # review 2 starts
+    session.out.close()
+    partial = out / PREVIOUS / PARTIAL
+    note = next(n for n in session.summary.notes if "changed after that review wrote it" in n)
+    assert note == (f"its record.json was changed after that review wrote it: the corrected record is "
+                    f"{partial / 'record.json'} (an unfinished review moved there later renames it record.edited.json "
+                    f"there, and keeps it; a finished one goes to {out / PREVIOUS} and leaves it as it is)")
+    review(b'{"review": 2}', 3000.0, interrupted=False)
+    keep_previous(out)  # review 3 starts: review 2, finished, goes to previous/ and leaves the correction
+    assert (partial / "record.json").read_bytes() == b'{"corrected": true}'
+    assert not (partial / "record.edited.json").exists()
+    review(b'{"review": 3}', 4000.0, interrupted=True)
+    assert keep_previous(out, renamed := []) == partial  # review 4 starts: review 3, unfinished, goes there
+    assert renamed == [partial / "record.edited.json"]
+    assert (partial / "record.edited.json").read_bytes() == b'{"corrected": true}'
+    assert (partial / "record.json").read_bytes() == b'{"review": 3}'
 
 
 def test_an_unfinished_review_does_not_push_a_finished_one_out_of_previous(tmp_path):

@@ -149,7 +149,7 @@ def test_a_lock_with_tiles_left_to_draw_misfits_draw_until_playable():
     w = RulesFitWatch(DRAW)
     w.new_hand()
     w.drew()
-    assert w.observed == Observed(boneyard=True) and w.locked(14, False, 30.0, 31.0, 465) == []
+    assert w.observed == Observed(boneyard=True, drawn_among=2) and w.locked(14, False, 30.0, 31.0, 465) == []
 
 
 def test_the_reserve_is_not_left_to_draw():
@@ -206,6 +206,38 @@ def test_arms_from_more_seats_than_the_rule_set_seats_misfit():
     assert seats_misfit(JERSEY, {"N": 5, "E": 5, "S": 5, "W": 5}, FOUR) is None
     # 2 players under a 4-seat rule set: fewer seats, the tracker's seats_unseen
     assert seats_misfit(JERSEY, {"N": 5, "S": 5}, FOUR) is None
+
+
+def test_draws_counted_among_fewer_seats_than_play_do_not_rule_out_the_presets_whose_hands_they_were():
+    """helper-201 item 4: bdc-partnership footage (4 seats, 7 each, no boneyard) reviewed as lisa-b-all-fives
+    (2 seats, a boneyard). E's and W's hands lie apart from N's and S's areas: the review took them for
+    its boneyard and their plays for 8 draws, and the warning at 22.2 s said "no shipped preset with a
+    boneyard dealing 7 tiles to 4 seats: write a rule set file". 4 hands of 7 are the 28 tiles: the presets
+    that seat 4 fit, whatever the 2-seat reading drew."""
+    lisa = load_ruleset("lisa-b-all-fives")
+    laid = {"N": 2, "E": 1, "S": 2, "W": 2}
+    drew = Observed(hand_size=7, boneyard=True, drawn_among=2)  # the tracker's draws (RulesFitWatch.drew)
+    assert seats_misfit(lisa, laid, ["N", "S"], 22.2, drew) == (
+        "arms from 4 seats laid tiles by 22.2 s (N, E, S, W), but lisa-b-all-fives seats 2 (players = 2: N and S): "
+        "the plays from E and W were given to the seat to play (their hands were taken for the boneyard, and the "
+        "draws counted from it may be their plays), and the hand's end and score may be wrong; check the rule set "
+        "(--rules); presets dealing 7 tiles to 4 seats: bdc-partnership, jersey-partnership, nova-block")
+    w = RulesFitWatch(lisa)
+    w.new_hand()
+    w.drew()
+    out = [n for seat in ("N", "E", "S", "W", "N", "S", "W") for n in w.laid_by(seat, ["N", "S"], 22.2, 333)]
+    assert len(out) == 1 and out[0].message.endswith(
+        "; presets for 4 seats: bdc-partnership, jersey-partnership, nova-block")
+    # every later hint draws on the same facts: no boneyard held against the 4-seat presets
+    assert w.observed.facts() == Observed(players=4)
+    # draws counted among as many seats as play are evidence: jersey-partnership footage with real draws
+    assert Observed(players=4, hand_size=7, boneyard=True, drawn_among=4).hint(JERSEY) == (
+        "no shipped preset with a boneyard dealing 7 tiles to 4 seats: write a rule set file (--rules FILE)")
+    # the reverse (helper-201: f1, lisa-b-all-fives footage, reviewed as bdc-partnership): draws counted among
+    # 4 seats on a 2-seat table still show the boneyard, and the hint names the 2-seat draw games
+    bdc = load_ruleset("bdc-partnership")
+    assert draws_misfit(bdc, drawn=1, gained=1, first=("S", 39.0), observed=TWO_OF_7).endswith(
+        "; presets with a boneyard dealing 7 tiles to 2 seats: all-fives, draw, lisa-b-all-fives")
 
 
 def test_a_lock_is_judged_once_a_hand_by_the_lower_of_the_count_and_the_last_read():
@@ -301,7 +333,7 @@ def test_each_fact_seen_narrows_the_later_hints():
     (draw,) = w.step(13, {"N": 7, "S": 6}, ["N", "S"], "N", True, 0, 12.0, 180)
     assert draw.message.endswith("; presets with a boneyard dealing 7 tiles to 2 seats: all-fives, draw, "
                                  "lisa-b-all-fives")
-    assert w.observed == Observed(players=2, hand_size=7, boneyard=True)
+    assert w.observed == Observed(players=2, hand_size=7, boneyard=True, drawn_among=2)
     assert w.seats_seen(2).startswith("presets with a boneyard dealing 7 tiles to 2 seats")
 
 

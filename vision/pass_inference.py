@@ -86,16 +86,19 @@ class SeatTurns:
         Only when a pass is the only way a turn goes by (``nothing_to_draw``): rule sets without a boneyard,
         and draw games once the camera saw the boneyard drawn out (a boneyard it cannot count leaves the
         engine's ``out_of_turn`` flag for the umpire). Each pass is timed at the middle of that seat's last
-        arm visit since the previous play (its knock), or at the play (``t`` s, ``frame``) when none was seen.
+        arm visit since the previous play (its knock); when none was seen, at the knock of the next skipped seat
+        that knocked (its turn went by before that one: helper-201, E's pass timed at the play at 16.2 s came
+        before N's knock at 11.8 s, out of time order), else at the play (``t`` s, ``frame``).
         """
         if not skipped or not self.config.infer_passes or not nothing_to_draw:
             return []
         out = []
-        for seat in skipped:
+        at = (frame, t)  # the time of the next pass in turn order, from the last skipped seat back
+        for seat in reversed(skipped):
             visit = self.visits.get(seat)
-            pf, pt = visit[len(visit) // 2] if visit else (frame, t)
+            pf, pt = at = visit[len(visit) // 2] if visit else at
             out.append(Pass(seat=seat, t=pt, frame=pf))
-        return out
+        return out[::-1]
 
     def check_seats(self, choice, skipped: list[str], passes: list[Pass], t: float, frame: int,  # noqa: ANN001
                     order: list[str], rules_name: str, fit) -> tuple[list[Pass], Notice | None]:  # noqa: ANN001
@@ -138,7 +141,7 @@ class SeatTurns:
         msg = (f"only {who} seen playing ({n} plays by arm; no arm from {missing} in {t:.1f} s): the footage "
                f"seems to show fewer seats than {rules_name} needs ({len(order)})"
                + (f". Passes for {missing} are no longer inferred" if inferred else "")
-               + (f"; the {before} inferred before are doubtful" if before else "")
+               + (f"; the {before} inferred for them before are doubtful" if before else "")
                + f"; check the rule set (--rules); {fit.seats_seen(len(seen))}")
         return [], Notice("seats_unseen", t, frame, msg, details={
             "seen": seen, "unseen": unseen, "needed": len(order), "plays_by_arm": {s: plays.get(s, 0) for s in seen},
@@ -158,7 +161,7 @@ class SeatTurns:
         out: list = []
         for p in passes:
             self.skips[p.seat] = self.skips.get(p.seat, 0) + 1
-            knock = p.frame != frame
+            knock = bool(self.visits.get(p.seat))  # else timed at the next knock, or at the play (:meth:`passes`)
             out += [p, Notice("pass_inferred", t, frame,
                               f"{p.seat} passed: {who} {play.tile} on {p.seat}'s turn"
                               + (f" (a tile left {choice.seat}'s hand)" if photos else "")

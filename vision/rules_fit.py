@@ -98,10 +98,31 @@ class Observed:
     play_direction: str | None = None
     #: the set the tiles counted at the deal need (:func:`set_misfit`; None: the rule set's)
     set_max: int | None = None
+    #: the seats the draws that showed a boneyard were counted among (the rule set's ``players``; None: no
+    #: draws seen). Draws are read under the rule set: the face-down tiles apart from its seats' hand areas
+    #: are its boneyard, and a tile leaving them and the next play is a draw. When more seats play
+    #: (``players``), those tiles are the other seats' hands and the "draws" their plays, so the boneyard is
+    #: no fact then (:meth:`facts`): 4-seat bdc-partnership footage reviewed as lisa-b-all-fives (2 seats,
+    #: a boneyard) counted 8 draws, and its hint named no preset "with a boneyard dealing 7 tiles to 4 seats"
+    #: instead of bdc-partnership (helper-201).
+    drawn_among: int | None = None
 
     def but(self, **facts: object) -> "Observed":
         """This with ``facts`` (a warning's own) added, over what was seen before."""
         return replace(self, **facts)
+
+    def facts(self) -> "Observed":
+        """What the presets named must fit: this, less a boneyard shown only by draws counted among fewer
+        seats than play (:attr:`drawn_among`), whose "boneyard" is the other seats' hands."""
+        if self.boneyard and self.drawn_among is not None and self.players and self.players > self.drawn_among:
+            return replace(self, boneyard=None, drawn_among=None)
+        return replace(self, drawn_among=None)
+
+    def draws_doubtful(self) -> bool:
+        """Whether draws were counted among fewer seats than play: the seats the rule set lacks had their hands
+        taken for the boneyard, and their plays for draws (:attr:`drawn_among`)."""
+        return bool(self.boneyard and self.drawn_among is not None and self.players
+                    and self.players > self.drawn_among)
 
     def hint(self, rules: Ruleset) -> str:
         """``"presets {what was seen}: a, b"``, the shipped presets with these values (and ``rules``'s set),
@@ -109,13 +130,14 @@ class Observed:
         :data:`READ_SET_MAX`, which no rule set file would make readable, :data:`BY_HAND` instead. A warning's own
         fact contradicts ``rules``, so it is never named; a copy of a preset under the preset's own name, changed
         where the footage differs, can name that preset."""
-        fields = {"set_max": rules.set_max, **{key: value for key, value in asdict(self).items() if value is not None}}
+        seen = self.facts()
+        fields = {"set_max": rules.set_max, **{key: value for key, value in asdict(seen).items() if value is not None}}
         if fields["set_max"] > READ_SET_MAX:  # a rule set file would be refused: no file can help
-            return f"no shipped preset {self.describe()}; {BY_HAND}"
+            return f"no shipped preset {seen.describe()}; {BY_HAND}"
         names = presets_with(**fields)
         if names:
-            return f"presets {self.describe()}: {', '.join(names)}"
-        return f"no shipped preset {self.describe()}: write a rule set file (--rules FILE)"
+            return f"presets {seen.describe()}: {', '.join(names)}"
+        return f"no shipped preset {seen.describe()}: write a rule set file (--rules FILE)"
 
     def describe(self) -> str:
         """``"with a boneyard dealing 7 tiles to 2 seats"``, ``"for 4 seats playing counterclockwise"``,
@@ -165,7 +187,7 @@ def draws_misfit(rules: Ruleset, drawn: int, gained: int, first: tuple[str, floa
     # said at the first draw seen, once: no count, as later draws are not added to it (helper-166: "1 tile"
     # read as a misread on footage with 9 draws)
     where = f" ({first[0]} at {first[1]:.1f} s)" if first else ""
-    hint = observed.but(boneyard=True).hint(rules)
+    hint = observed.but(boneyard=True, drawn_among=rules.players).hint(rules)
     return (f"a draw from the boneyard seen{where}, but {rules.name} has no drawing (boneyard = false): the "
             f"footage looks like a draw game; {CHECK}; {hint}")
 
@@ -330,10 +352,13 @@ def seats_misfit(rules: Ruleset, laid: dict[str, int], order: list[str], t: floa
     seen = [seat for seat in SEATS if laid.get(seat, 0) > 0]
     extra = [seat for seat in seen if seat not in order]
     by = f" by {t:.1f} s" if t is not None else ""
-    hint = observed.but(players=len(seen)).hint(rules)
+    observed = observed.but(players=len(seen))
+    # their hands lay apart from the rule set's seats' areas: taken for its boneyard, their plays for draws
+    drawn = (f" (their hands were taken for the boneyard, and the draws counted from it may be their plays)"
+             if observed.draws_doubtful() else "")
     return (f"arms from {plural(len(seen), 'seat')} laid tiles{by} ({', '.join(seen)}), but {rules.name} seats "
             f"{len(order)} (players = {rules.players}: {' and '.join(order)}): the plays from {' and '.join(extra)} "
-            f"were given to the seat to play, and {CHECK}; {hint}")
+            f"were given to the seat to play{drawn}, and {CHECK}; {observed.hint(rules)}")
 
 
 def seats_turned(laid: dict[str, int], order: list[str], spec: str) -> str | None:
@@ -458,7 +483,8 @@ class RulesFitWatch:
                                                                        self.observed)
         if message:
             out.append(self._notice("boneyard", message, t, frame, seat=self.first[0] if self.first else None,
-                                    facts={"boneyard": True}, rule=False, drawn=self.drawn,
+                                    facts={"boneyard": True, "drawn_among": self.rules.players}, rule=False,
+                                    drawn=self.drawn,
                                     drawn_into_hand=self.gained))
         return out
 
@@ -481,7 +507,7 @@ class RulesFitWatch:
     def drew(self) -> None:
         """The tracker counted a draw from the boneyard of a draw game (a rule set with one): the footage
         has a boneyard that is drawn from, for the hints (:class:`Observed`) and :func:`lock_misfit`."""
-        self._learn(boneyard=True)
+        self._learn(boneyard=True, drawn_among=self.rules.players)
 
     def laid_by(self, seat: str | None, order: list[str], t: float, frame: int) -> list[Notice]:
         """A play whose arm came clearly from ``seat`` (entry votes among all four edges; None: not clear).
