@@ -2500,18 +2500,24 @@ def test_a_photo_of_the_next_hands_lead_on_a_cleared_table_starts_that_hand_with
     assert plays(events) == [("S", (3, 1), "E")]
 
 
-def test_a_tile_shown_in_a_hand_then_laid_as_the_next_lead_starts_the_next_hand():
-    """helper-201: N showed its 3-3 at the hand's end; the next photo showed the table cleared and hand 2's
-    lead, another 3-3, which was taken for N's tile moved ("touches no open end"); the next photo's play then
-    became the lead and hand 2's plays were lost. A shown tile matched far to one off the hand areas, with
-    the line gone, is the new lead."""
-    rules = load_ruleset("block")
-    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
+def _folder_with_a_line():
+    """A block hand read as a folder of photos: four plays, one a photo (reads 0-3). Returns (tracker, line)."""
+    tr = Tracker(load_ruleset("block"), config=TrackerConfig(still_window_s=0.0, setup_min_score=None),
+                 image_size=IMAGE_SIZE)
     line = [t_(600, 500, 0, (6, 5)), t_(648, 500, 0, (5, 4)), t_(696, 500, 0, (4, 3)), t_(552, 500, 0, (2, 6))]
     events = []
     for k in range(len(line)):
         events += tr.update(k, float(k), observe(line[:k + 1]), None)
     assert len(plays(events)) == 4
+    return tr, line
+
+
+def test_a_tile_shown_in_a_hand_then_laid_as_the_next_lead_starts_the_next_hand():
+    """helper-201: N showed its 3-3 at the hand's end; the next photo showed the table cleared and hand 2's
+    lead, another 3-3, which was taken for N's tile moved ("touches no open end"); the next photo's play then
+    became the lead and hand 2's plays were lost. A shown tile matched far to one off the hand areas, with
+    the line gone, is the new lead."""
+    tr, line = _folder_with_a_line()
     shown = t_(600, 50, 0, (1, 1))  # in N's hand area
     assert plays(tr.update(4, 4.0, observe([*line, shown]), None)) == []
     events = tr.update(5, 5.0, observe([t_(500, 400, 90, (1, 1))]), None)
@@ -2522,13 +2528,7 @@ def test_a_tile_shown_in_a_hand_then_laid_as_the_next_lead_starts_the_next_hand(
 def test_in_a_folder_of_photos_one_photo_without_the_line_is_no_cleared_table():
     """helper-123: one blurred photo read no tile; the table was taken for cleared, a new hand started and
     the line's tiles became its plays. A clear comes with the next lead, or lasts past the next photo."""
-    rules = load_ruleset("block")
-    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
-    line = [t_(600, 500, 0, (6, 5)), t_(648, 500, 0, (5, 4)), t_(696, 500, 0, (4, 3)), t_(552, 500, 0, (2, 6))]
-    events = []
-    for k in range(len(line)):
-        events += tr.update(k, float(k), observe(line[:k + 1]), None)
-    assert len(plays(events)) == 4
+    tr, line = _folder_with_a_line()
     events = tr.update(4, 4.0, observe([]), None)  # the blurred photo
     events += tr.update(5, 5.0, observe([*line, t_(744, 500, 0, (3, 1))]), None)  # the line again, and a play
     assert "hand_cleared" not in [n.kind for n in notices(events)] and not any(
