@@ -2440,13 +2440,13 @@ def test_a_folders_dealt_table_with_one_printed_domino_has_no_lead():
     """lisa-b-all-fives seed 3 on a board, a photo of every event: the first photo (the dealt table, 28
     tiles face down) boxed only a printed 6-4, scored 0.2; it became the lead (``wrong_start``) and the
     hand recorded 6 of 14 plays. With every tile of the set face down nothing was played: any face-up tile
-    is a picture, however boxed, in a folder or footage (helper-201: a printed 0-1 boxed 0.53 led a video's
-    hand). A lone weakly boxed tile in a folder that cannot be the lead required is a picture too; boxed like
+    is a picture unless boxed as surely as a real tile (0.8), in a folder or footage (helper-201: a printed 0-1
+    boxed 0.53 led a video's hand; a lead boxed 0.94 beside one false face-down box on marble stays the lead). A lone weakly boxed tile in a folder that cannot be the lead required is a picture too; boxed like
     a real tile it is a wrong lead, and with no such evidence a lone tile is the lead just laid."""
     cases = (("lisa-b-all-fives", 7, 0.2, False), ("lisa-b-all-fives", 7, 0.6, False),
              ("lisa-b-all-fives", 6, 0.2, False), ("lisa-b-all-fives", 6, 0.6, True),
              ("block", 7, 0.2, False), ("block", 6, 0.2, True), ("block", 7, 0.56, False, 0.35),
-             ("block", 6, 0.56, True, 0.35))
+             ("block", 6, 0.56, True, 0.35), ("block", 7, 0.94, True), ("block", 7, 0.94, True, 0.35))
     for preset, per_seat, score, leads, *floor in cases:
         rules = load_ruleset(preset)
         context = HandContext(required_lead=Tile(6, 6)) if preset.startswith("lisa") else None

@@ -127,6 +127,12 @@ FOLLOW_SHARE = 0.5
 LINE_GAP_TILES = 0.2
 
 
+
+#: At the first read, with every tile of the set seen face down (the dealt table), a face-up tile boxed under this
+#: is a picture (a board's printed domino: 0.2-0.6); a real tile just laid is boxed 0.9-0.95 (the photo bench's
+#: first photos), and a false face-down box on marble (0.55-0.85) can make a table with a lead look dealt.
+DEALT_PICTURE_MAX_SCORE = 0.8
+
 @dataclass(frozen=True)
 class TrackerConfig:
     """Thresholds (lengths are fractions of the tile's long side, so they hold in mm and px).
@@ -1422,13 +1428,15 @@ class Tracker:
         and 2-6, apart, became the lead and two plays)."""
         shown = [tr for tr in tiles if tr.face == "up" and not self.in_hand_zone(tr.geom) and tr.pips is not None
                  and tr.status != "layout"]
-        if shown and not self.plays and sum(t.face == "down" for t in tiles) >= len(full_set(self.rules.set_max)):
-            # every tile of the set lies face down: the dealt table, nothing played; whatever shows face up is a
-            # picture, however confidently boxed (helper-201: a board's printed 0-1, boxed 0.53 beside 28 face-down
-            # tiles, led fives-and-threes seed 12's hand and none of its plays touched an open end)
+        if not self.plays and sum(t.face == "down" for t in tiles) >= len(full_set(self.rules.set_max)):
+            # every tile of the set lies face down: the dealt table, nothing played; a face-up tile not boxed as
+            # surely as a real tile is a picture (helper-201: a board's printed 0-1, boxed 0.53 beside 28 face-down
+            # tiles, led fives-and-threes seed 12's hand and none of its plays touched an open end). A sure box
+            # stays: a false face-down box on marble (0.55-0.85) makes 27 tiles and a lead just laid look dealt
             for tr in shown:
-                tr.scenery = tr.picture = True
-            return
+                if tr.det_score < DEALT_PICTURE_MAX_SCORE:
+                    tr.scenery = tr.picture = True
+            shown = [tr for tr in shown if not tr.picture]
         if len(shown) == 1 and self._dealt_picture(shown[0]):
             shown[0].scenery = shown[0].picture = True
         if len(shown) < 2:
