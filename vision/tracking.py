@@ -1436,7 +1436,7 @@ class Tracker:
             for tr in shown:
                 if tr.det_score < DEALT_PICTURE_MAX_SCORE:
                     tr.scenery = tr.picture = True
-            shown = [tr for tr in shown if not tr.picture]
+            # all of them stay in the contacts below: a board's printed track, boxed 0.6-0.9 (ivory), is told by them
         if len(shown) == 1 and self._dealt_picture(shown[0]):
             shown[0].scenery = shown[0].picture = True
         if len(shown) < 2:
