@@ -22,7 +22,8 @@ score is not final.
 
 A folder holds one review: the files of an earlier one move to ``previous/`` when a new one starts
 (:mod:`service.review_folder`), so a new review that fails loses nothing. A photo in a folder that
-cannot be decoded is skipped with an ``unreadable_image`` notice row; a review stopped by
+cannot be decoded, or shows another table (:mod:`vision.photo_scene`), is skipped with an
+``unreadable_image`` notice row; a review stopped by
 Ctrl-C (``KeyboardInterrupt``) still writes its record and report, marked partial. Rows of a
 folder's photos carry ``file``, the photo they come from.
 
@@ -73,6 +74,7 @@ from service.review_summary import (NO_CALIBRATION_WARNING, SKIPPED_WHY, ReviewS
                                     turned_photos_warning, unfinished_what, unplaced_warning)
 from service.video_out import VIDEO_NAMES
 from vision.obb import polygon_iou
+from vision.photo_scene import OneTable
 from vision.pip_reader import FLAG_PIPS_BEYOND_SET, beyond_set_message
 from vision.placements import SIDE_TO_SEAT, Notice
 from vision.recognize import READABLE_TILE_PX, profile_tile_px
@@ -674,7 +676,8 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
                skip_unreadable: bool = True, **session_kwargs) -> ReviewSummary:
     """Review a whole source; ``progress(frames_done)`` is called after each frame.
 
-    An image of a folder that cannot be decoded is skipped (``summary.skipped``, and an
+    An image of a folder that cannot be decoded, or shows another table than the photos around it
+    (:class:`vision.photo_scene.OneTable`), is skipped (``summary.skipped``, and an
     ``unreadable_image`` notice row) unless ``skip_unreadable`` is False. A live source's
     recovered drops and a video file's gaps (``outages``) become ``source_outage`` notices and warnings. Ctrl-C
     (``KeyboardInterrupt``) stops the review and returns the summary with ``interrupted``
@@ -694,8 +697,18 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
         session.files = source.files  # a folder of photos: rows say which photo they come from
     if isinstance(getattr(source, "transparent", None), dict):
         session.transparent = source.transparent  # filled as the photos are read: said at the end
+    frames, held = source, None
     if skip_unreadable and hasattr(source, "on_unreadable") and source.on_unreadable is None:
         source.on_unreadable = session.skip_unreadable
+        if isinstance(getattr(source, "files", None), list):
+            # a folder's photo of another table is skipped as an unreadable one is (vision.photo_scene); a
+            # photo is decided when the next one has come, so the source's own skips wait for their turn
+            held = []
+            source.on_unreadable = lambda *skip: held.append(skip)
+            frames = OneTable(source, lambda frame, message: session.skip_unreadable(
+                frame.index, frame.t, source.files[frame.index], message),
+                before=lambda index: _say_held(held, session.skip_unreadable, index),
+                name=lambda index: str(source.files[index]))
     # A camera has no fixed rate here (frames come at the pace of recognition): its video is made at
     # LIVE_VIDEO_FPS in footage time (service.video_out.VideoOut).
     fps = getattr(source, "fps", None) or (1.0 / source.interval_s if hasattr(source, "interval_s")
@@ -705,7 +718,7 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     told = 0
     last = None
     try:
-        for frame in source:
+        for frame in frames:
             for start_s, end_s in (outages or [])[told:]:
                 session.source_outage(start_s, end_s)
                 told += 1
@@ -713,6 +726,8 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
             last = frame
             if progress:
                 progress(session.summary.frames)
+        if held:
+            _say_held(held, session.skip_unreadable)
         end_t = last.t if last is not None else 0.0
         if last is not None and hasattr(source, "interval_s") and session.pipeline.tracker.wants_read:
             # a reveal (or a take-back) waits for a second look, and a folder's last photo is the final
@@ -738,12 +753,22 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
         # a Ctrl-C while the files are written waits for them (helper-85: one in the last second cut the
         # video encoder off inside OpenCV, a crash, and left no record.json or report.html), then counts
         with _interrupt_deferred() as late:
+            if held is not None:  # stopped while a photo waited for the next: the skips before it are said
+                _say_held(held, session.skip_unreadable)
+                source.on_unreadable = session.skip_unreadable
             summary = session.finish(title, partial=session.summary.interrupted and not getattr(source, "live", False),
                                      failure=failure)
         summary.wall_s = time.perf_counter() - start
     if late:  # the files are whole (the footage was read to its end): not partial, but the user stopped it
         summary.interrupted = True
     return summary
+
+
+def _say_held(held: list[tuple], say: Callable, before: int | None = None) -> None:
+    """Say the held ``(index, t, path, message)`` skips of a folder's photos before the photo ``before``
+    (all of them when None), in order, and forget them."""
+    while held and (before is None or held[0][0] < before):
+        say(*held.pop(0))
 
 
 @contextlib.contextmanager

@@ -1,0 +1,189 @@
+"""A folder's photo of another table: one photo that shares nothing with the photos around it.
+
+A folder of photos of one table reviewed with a stray photo of another table among them (another
+camera, surface and tiles: helper-201's lisa-b-all-fives folder with one frame of an all-fives
+footage as its 9th photo) was read as that table: the line seemed cleared, the stray photo's tiles
+were a hand of their own, all scored, and the real line came back as a third hand laid in one photo
+(29 plays, N 40 S 25, for 14 plays, N 20 S 0), with warnings that hands were "cleared from the table".
+
+Two photos of one table share most of what they show: the surface, the table's edge, the tiles that
+stay. ORB features of the two (grey, :data:`SCENE_WIDTH_PX` wide, contrast-equalized by CLAHE), matched
+both ways and fitted by one homography (RANSAC), agree at many points: a hand-held phone's shake, a
+tilt, an arm or a lamp change moves or hides some of them, not all. Two photos of different tables agree
+at a handful, by chance. A photo is another table's (:class:`OneTable`) only when it shares fewer than
+:data:`SAME_TABLE_POINTS` points with both its neighbours (the folder's previous photo kept and the next
+one) while those two share at least that many with each other: a table cleared between hands, or a new
+hand dealt, changes the table for good (the photo after it is like it, not like the one before), and is
+never one photo alone that is unlike the two around it. The first photo is judged by the two after it,
+the last by the two before it; a photo with under :data:`MIN_SCENE_POINTS` features (a plain surface,
+empty) is not judged (nothing to judge by). Two stray photos in a row are alike, and not caught.
+
+Measured (640 px, 1500 features; points shared): photos next to each other, and one apart, in 11 folders
+(the every-event, the one-per-play hand-held (``bench.sec_photos.hand_held``) and the arm-over-the-table
+photos of all-fives seed 1, draw seed 2 and lisa-b-all-fives seed 3, and helper-201's multi-hand folders
+with an empty table's photo): 92 at the least (a plain pale cloth, hand-held, one photo apart), the empty
+table 261; one photo of them lit at 0.45x, with a left-to-right 0.4-1.3x gradient or a warm cast: 147 or
+more; one overexposed (1.6x + 20, the pale cloth clipped white): 34. Photos of different tables: 10-17
+between folders of different surfaces; 45-68 between two renders with the same tile set and camera on a
+dark surface (those are not caught, as they look alike); helper-201's stray photo: 10 and 11.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Callable, Iterable, Iterator, NamedTuple
+
+import cv2
+import numpy as np
+
+__all__ = ["MIN_SCENE_POINTS", "SAME_COLOURS", "SAME_TABLE_POINTS", "SCENE_WIDTH_PX", "OneTable", "SceneFeatures",
+           "other_table_message", "same_colours", "scene_features", "shared_points"]
+
+#: Photos are compared at this width (px), whatever their size.
+SCENE_WIDTH_PX = 640
+#: ORB features found in each photo, at most.
+SCENE_FEATURES = 1500
+#: A matched point agrees with the homography within this (px at :data:`SCENE_WIDTH_PX`).
+SCENE_RANSAC_PX = 3.0
+#: Two photos sharing at least this many points show one table (see the module's measurements).
+SAME_TABLE_POINTS = 25
+#: A photo with fewer features is not judged.
+MIN_SCENE_POINTS = 100
+#: ... and one is another table's only when under this share of its colours are those of each neighbour
+#: (:func:`same_colours`): a cleared table of a smooth cloth, whose features are the noise CLAHE raises,
+#: shares no points with the photos around it, but its cloth's colours. Photos of one table next to each
+#: other in the folders measured: 0.86 at the least; helper-201's stray photo 0.03. A light changed
+#: (dimmed, overexposed, a warm cast) changes the colours (0.0-0.85), not the points shared.
+SAME_COLOURS = 0.5
+#: The colours are counted at this width (px).
+COLOUR_WIDTH_PX = 160
+
+_CLAHE = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8))
+
+
+class SceneFeatures(NamedTuple):
+    """One photo's ORB features: (N, 2) float32 points (px at :data:`SCENE_WIDTH_PX`), (N, 32) uint8
+    descriptors; and its colours: a (18, 8) float32 hue-saturation histogram summing to 1 (None: not taken)."""
+    points: np.ndarray
+    descriptors: np.ndarray | None
+    colours: np.ndarray | None = None
+
+
+def scene_features(image: np.ndarray) -> SceneFeatures:
+    """The ORB features of a (H, W, 3) BGR or (H, W) grey uint8 photo, scaled to :data:`SCENE_WIDTH_PX` wide."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    s = SCENE_WIDTH_PX / grey.shape[1]
+    grey = _CLAHE.apply(cv2.resize(grey, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR))
+    keypoints, descriptors = cv2.ORB_create(nfeatures=SCENE_FEATURES).detectAndCompute(grey, None)
+    colours = None
+    if image.ndim == 3:
+        s = COLOUR_WIDTH_PX / image.shape[1]
+        hsv = cv2.cvtColor(cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2HSV)
+        colours = cv2.calcHist([hsv], [0, 1], None, [18, 8], [0, 180, 0, 256])
+        colours /= max(float(colours.sum()), 1.0)
+    return SceneFeatures(np.float32([k.pt for k in keypoints]).reshape(-1, 2), descriptors, colours)
+
+
+def same_colours(a: SceneFeatures, b: SceneFeatures) -> float:
+    """The share (0-1) of two photos' colours in common (their hue-saturation histograms' intersection);
+    1.0 when either has none."""
+    if a.colours is None or b.colours is None:
+        return 1.0
+    return float(np.minimum(a.colours, b.colours).sum())
+
+
+def shared_points(a: SceneFeatures, b: SceneFeatures) -> int:
+    """How many of two photos' features match (both ways) and agree on one homography (RANSAC): the
+    points they share. 0 when either has under 8."""
+    if a.descriptors is None or b.descriptors is None or len(a.points) < 8 or len(b.points) < 8:
+        return 0
+    matches = cv2.BFMatcher(cv2.NORM_HAMMING, crossCheck=True).match(a.descriptors, b.descriptors)
+    if len(matches) < 8:
+        return 0
+    src = a.points[[m.queryIdx for m in matches]]
+    dst = b.points[[m.trainIdx for m in matches]]
+    _, mask = cv2.findHomography(src, dst, cv2.RANSAC, SCENE_RANSAC_PX)
+    return int(mask.sum()) if mask is not None else 0
+
+
+def other_table_message(name: str, shared: tuple[int, int], between: int, where: str = "before and after") -> str:
+    """The line that says a photo shows another table (``name``: its path or file name)."""
+    return (f"image {name} shows another table: it shares {shared[0]} and {shared[1]} points with the photos "
+            f"{where} it, which share {between} with each other (another camera, surface or tiles): not read; "
+            "leave it out")
+
+
+class OneTable:
+    """Leaves out a folder's photos of another table (see the module), one frame late.
+
+    Iterate ``OneTable(frames, on_other)``: the frames of ``frames`` (``(index, t, image)``, in order),
+    but those of another table, for each of which ``on_other(frame, message)`` is called instead, in the
+    frames' order. Each frame is decided once the next one has come (the first one, the next two), or
+    the frames have ended. ``before(index)``, when given, is called before each frame is yielded or said
+    to be another table's: what happened to the frames before it may be said then, in order.
+    """
+
+    def __init__(self, frames: Iterable, on_other: Callable[[object, str], None],
+                 before: Callable[[int], None] | None = None, name: Callable[[int], str] = str):
+        self.frames = frames
+        self.on_other = on_other
+        self.before = before
+        self.name = name  # a frame's index -> the name said in the message
+        self._features: dict[int, SceneFeatures] = {}
+        self._shared: dict[tuple[int, int], int] = {}
+        self.left_out: list[int] = []  # the indices of the frames of another table
+
+    def _f(self, frame) -> SceneFeatures:
+        if frame.index not in self._features:
+            self._features[frame.index] = scene_features(frame.image)
+        return self._features[frame.index]
+
+    def _share(self, a, b) -> int:
+        key = (min(a.index, b.index), max(a.index, b.index))
+        if key not in self._shared:
+            self._shared[key] = shared_points(self._f(a), self._f(b))
+        return self._shared[key]
+
+    def _odd(self, x, one, two, where: str) -> str | None:
+        """The message when ``x`` shares nothing with ``one`` and ``two``, which share with each other."""
+        if len(self._f(x).points) < MIN_SCENE_POINTS:
+            return None
+        shared = (self._share(x, one), self._share(x, two))
+        if max(shared) >= SAME_TABLE_POINTS:
+            return None
+        if max(same_colours(self._f(x), self._f(y)) for y in (one, two)) >= SAME_COLOURS:
+            return None  # its surface's colours: the same table, cleared or seen otherwise
+        between = self._share(one, two)
+        return other_table_message(self.name(x.index), shared, between, where) if between >= SAME_TABLE_POINTS else None
+
+    def __iter__(self) -> Iterator:
+        kept: deque = deque(maxlen=2)  # the last two frames kept (the latest last)
+        pending: deque = deque()
+        ended = False
+        it = iter(self.frames)
+        while True:
+            while not ended and len(pending) < (2 if kept else 3):
+                try:
+                    pending.append(next(it))
+                except StopIteration:
+                    ended = True
+            if not pending:
+                return
+            x = pending.popleft()
+            message = None
+            if kept and pending:
+                message = self._odd(x, kept[-1], pending[0], "before and after")
+            elif kept and len(kept) == 2:  # the last photo
+                message = self._odd(x, kept[-1], kept[-2], "before")
+            elif not kept and len(pending) >= 2:  # the first photo
+                message = self._odd(x, pending[0], pending[1], "after")
+            if self.before is not None:
+                self.before(x.index)
+            if message is not None:
+                self.left_out.append(x.index)
+                self.on_other(x, message)
+                continue
+            kept.append(x)
+            for i in [i for i in self._features if i not in {f.index for f in (*kept, *pending)}]:
+                del self._features[i]  # only the frames still compared keep theirs
+            yield x
