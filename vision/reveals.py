@@ -254,8 +254,9 @@ class RevealWatcher:
           seat's pass in turn, as in block games, the tiles then awaited as reveals.
 
         The shown tiles must lie still at two reads in a row (a tile carried face up to the line
-        is not a reveal), or be seen in one photo of a folder; ``final`` takes the last read's as they lie. Tiles seen still that are
-        then taken away (the table being swept) end the hand as they were seen.
+        is not a reveal), or be seen in one photo of a folder; ``final`` takes the last read's as they
+        lie. Tiles seen still that are then taken away (the table being swept) end the hand as they
+        were seen.
 
         Returns:
             the seats' shown tiles to count when the hand is now over (``placed``, or the tiles

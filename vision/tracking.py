@@ -125,13 +125,11 @@ FOLLOW_SHARE = 0.5
 #: and a tile just laid hid 2 draws; in 14 generated draw-game footages no boneyard tile came nearer than
 #: 0.36 to a face-up tile outside the hand areas (uncalibrated; 1.09 calibrated).
 LINE_GAP_TILES = 0.2
-
-
-
 #: At the first read, with every tile of the set seen face down (the dealt table), a face-up tile boxed under this
 #: is a picture (a board's printed domino: 0.2-0.6); a real tile just laid is boxed 0.9-0.95 (the photo bench's
 #: first photos), and a false face-down box on marble (0.55-0.85) can make a table with a lead look dealt.
 DEALT_PICTURE_MAX_SCORE = 0.8
+
 
 @dataclass(frozen=True)
 class TrackerConfig:
@@ -1468,7 +1466,7 @@ class Tracker:
         if self.config.setup_min_score is not None or self.plays or tr.det_score >= floor:
             return False
         req = self.judge.state.context.required_lead
-        return req is not None and tr.key != (max(req.a, req.b), min(req.a, req.b))
+        return req is not None and tr.key != req.key
 
     def _lead_shown(self, shown: list[TrackedTile], touching: set[int]) -> TrackedTile | None:
         """Of the face-up tiles of the first read taken for pictures (:meth:`_setup_scenery`), the one that
@@ -1485,8 +1483,7 @@ class Tracker:
         apart = [tr for tr in shown if tr.id not in touching]
         req = self.judge.state.context.required_lead
         if req is not None:
-            key = (max(req.a, req.b), min(req.a, req.b))
-            found = [tr for tr in apart if tr.key == key]
+            found = [tr for tr in apart if tr.key == req.key]
             if found:
                 return found[0] if len(found) == 1 else None
         strong = [tr for tr in shown if tr.det_score >= TrackerConfig.setup_min_score]
