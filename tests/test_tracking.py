@@ -1061,6 +1061,22 @@ def test_a_stray_tile_does_not_make_a_hand_in_progress_scenery():
     assert sorted(p[1] for p in plays(out)) == [(2, 6), (4, 1), (6, 4)]
 
 
+def test_a_line_first_seen_whole_is_rebuilt_from_the_required_lead():
+    """helper-204: one photo of the demo's line mid-hand (lisa-b's first hand opens with 6-6, laid crosswise
+    between 0-6 and 6-2) was rebuilt from its 0-6 end, read more surely: "S led 0-6", a ``wrong_start``
+    the players never made. Every tile chains from either end tile as from the 6-6: the required lead
+    decides, and the read's confidence only without one."""
+    rules = load_ruleset("lisa-b-all-fives")
+    line = [t_(564, 500, 0, (0, 6)), t_(600, 500, 90, (6, 6)), t_(636, 500, 0, (6, 2))]
+    line[0].confidence = 0.99
+    for context, lead in ((HandContext(required_lead=Tile(6, 6)), (6, 6)), (None, (0, 6))):
+        tr = Tracker(rules, context, config=TrackerConfig(still_window_s=0.0, setup_min_score=None),
+                     image_size=IMAGE_SIZE)
+        events = tr.update(0, 0.0, observe(line), None)
+        assert sorted(tuple(sorted(k)) for _, k, _ in plays(events)) == [(0, 6), (2, 6), (6, 6)]
+        assert [k for _, k, end in plays(events) if end == "lead"] == [lead]
+
+
 def test_a_confident_lone_tile_at_the_first_read_is_the_lead_already_played():
     table = Table(load_ruleset("block"))
     table.on = [t_(600, 500, 0, (6, 6))]
@@ -2754,17 +2770,20 @@ def test_a_tile_knocked_while_the_camera_moved_is_told_by_its_own_move(calibrate
 def test_uncalibrated_photos_turned_a_quarter_say_so():
     """helper-126: a phone held upright over a two-seat table put the hands at the image's left and right
     (no seat there without a calibration): 13 of 16 seats wrong, nothing said. A boneyard's row along an
-    unseated edge is no sign of it."""
+    unseated edge is no sign of it, nor when the hands are played down (helper-204: one photo mid-hand)."""
     rules = load_ruleset("block")  # N and S, 7 tiles each
     rows = _inset_hands(7, 60.0)
     cases = {"turned": rows["E"] + rows["W"], "upright": rows["N"] + rows["S"],
-             "upright with a boneyard by W": rows["N"] + rows["S"] + rows["W"]}
+             "upright with a boneyard by W": rows["N"] + rows["S"] + rows["W"],
+             "mid-hand with a boneyard by W": rows["N"][:3] + rows["S"][:4] + rows["W"],
+             "turned with a boneyard by N": rows["E"] + rows["W"] + rows["N"]}
     got = {}
     for name, tiles in cases.items():
         tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
         tr.update(0, 0.0, observe(tiles), None)
         got[name] = tr.hands_off_seats()
-    assert got == {"turned": ["E", "W"], "upright": [], "upright with a boneyard by W": []}
+    assert got == {"turned": ["E", "W"], "upright": [], "upright with a boneyard by W": [],
+                   "mid-hand with a boneyard by W": [], "turned with a boneyard by N": ["E", "W"]}
 
 
 def test_a_play_read_from_pips_under_glare_is_recorded_and_marked_uncertain():

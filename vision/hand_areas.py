@@ -130,13 +130,15 @@ class HandAreas:
     def off_seats(self, hand_size: int) -> list[str]:
         """Uncalibrated photos: the image borders (seat names, ``N`` the top) along which a hand's row (at
         least ``hand_size`` - 1 face-down tiles: the leader's is one short) was found while the rule set seats
-        no one there, when more such borders hold one than playing seats' borders do (a boneyard's row is
-        one): the photos are turned (a phone held upright over a two-seat table put the hands at the left
-        and right; helper-126: 13 of 16 seats wrong, nothing said). Empty when they are not."""
+        no one there, when more such borders hold one than playing seats' borders hold a row of any length
+        (a boneyard's row is one; hands played down to a few tiles still are): the photos are turned (a
+        phone held upright over a two-seat table put the hands at the left and right; helper-126: 13 of 16
+        seats wrong, nothing said). helper-204: one photo taken mid-hand, N and S down to 4 tiles and the
+        boneyard's 14 by the left edge, was said to look turned. Empty when they are not."""
         order = self._order()
-        full = [seat for seat, (_, n, *_) in self.rows.items() if n >= hand_size - 1]
-        off = sorted(seat for seat in full if seat not in order)
-        return off if len(off) > len(full) - len(off) else []
+        off = sorted(seat for seat, (_, n, *_) in self.rows.items() if n >= hand_size - 1 and seat not in order)
+        seated = [seat for seat in self.rows if seat in order]
+        return off if len(off) > len(seated) else []
 
     # ---- what lies in them -----------------------------------------------------------------------
     def sure(self, tiles: list) -> list:

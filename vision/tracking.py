@@ -1509,10 +1509,14 @@ class Tracker:
     def _choose_lead(self, pending: list[TrackedTile]) -> TrackedTile | None:
         """The lead among new face-up tiles outside hand areas: the one most others chain from with
         matching pips (a board's printed dominoes boxed beside the real lead touch with halves that do
-        not match: helper-84, a printed 6-5 and 4-1 chosen over the real 6-6), then the surest read."""
+        not match: helper-84, a printed 6-5 and 4-1 chosen over the real 6-6), then the tile the hand
+        must open with (the context's ``required_lead``: a line first seen whole chains as far from
+        either end tile as from its middle; helper-204, one photo of the demo's line rebuilt from its
+        0-6 end: "S led 0-6", a ``wrong_start`` the players never made), then the surest read."""
         options = [c for c in pending if not self.in_hand_zone(c.geom)]
         if len(options) <= 1:
             return options[0] if options else None
+        req = self.judge.state.context.required_lead
         best = None
         for c in options:
             lop = LineOfPlay()
@@ -1528,7 +1532,7 @@ class Tracker:
                         rest.remove(o)
                         n, progress = n + 1, True
                         break
-            score = (n, c.confidence)
+            score = (n, req is not None and c.key == req.key, c.confidence)
             if best is None or score > best[0]:
                 best = (score, c)
         return best[1]
