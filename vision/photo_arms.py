@@ -45,7 +45,10 @@ __all__ = ["PHOTO_ARM_MIN_AREA", "PhotoArms", "arm_regions"]
 #: table), 112 of 117 reported; taken 0.8 s after (the arm gone), 0 of 66. The 95 pairs of the real
 #: DDD time-lapse photos (no arms): 6 reported at 0.001 (the motion gate's own threshold), 1 at
 #: 0.01, none at 0.02. The bench's photo folders (``bench/sec_photos.py``: 9 presets, about 300
-#: photos taken 0.8 s after each event): none.
+#: photos taken 0.8 s after each event): none. A hand just inside the border (1.3-1.5 % of the frame,
+#: the demo cut every 60th frame: helper-204's photos 4 and 5) is not named: at 0.015, 122 of 124 early
+#: photos of four bench footages were named (118 at 0.02) and none of the DDD pairs, but a hand-held
+#: folder's false arms went 1 -> 2 of 267 photos (session 38).
 PHOTO_ARM_MIN_AREA = 0.02
 #: A border-touching change of which at least this share is clipped white in the photo it is in
 #: (:func:`vision.exposure.clipped_mask`) is a glare, not an arm: light, where an arm shades. A glare disc
