@@ -950,6 +950,19 @@ def test_004_partners_domino_subtracts_the_partners_pips():
     assert st.result.awards == {"NS": 15, "EW": 0}
 
 
+def test_004_the_partners_pips_are_rounded_on_their_own_before_they_are_subtracted():
+    """helper-208's audit: the seed's table turns pips into points ("Only 1 or 2 pips is worth nothing"), the
+    partner's as the opponents' (docs/rules.md, seed 004): 13 -> 15 less 2 -> 0 is 15 (not 13, nor 11 -> 10)."""
+    rules = load_ruleset("muggins", players=4, partnership=True, hand_size=3)
+    st = replay(rules, ev(
+        "N 6-3", "E 3-2 E", "S 2-1 E", "W 6-0 W", "N 0-2 W", "E 1-4 E", "S 4-0 E", "W 2-4 W", "N 4-3 W",
+        "E reveal 6-2", "S reveal 1-1", "W reveal 5-0",
+    ))
+    # ends 9, 8, 7, 1, 3, 6, 2, 4, 3: no play scores
+    assert pts(st)[:9] == [{}] * 9
+    assert st.result.awards == {"NS": 15, "EW": 0}
+
+
 # =====================================================================================
 # pagat presets
 # =====================================================================================
