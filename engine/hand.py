@@ -157,8 +157,8 @@ class HandState:
     time_cut: bool = False  # the hand was stopped by the game's time limit (hand_in_progress_finishes = false)
     turns_before: list = field(default_factory=list)  # whose turn it was before each play in ``plays``
     at: int = -1  # the log slot of the event being applied
-    # tile -> the slot of the event that put it where it is now (laid, dealt, drawn, taken back, revealed at the
-    # end): a refusal about where a tile is names the fix in force at that slot, and only then (helper-199)
+    # tile -> the slot of the event that put it where it is now (laid, dealt, drawn, taken back, exposed, revealed
+    # at the end): a refusal about where a tile is names the fix in force at that slot, and only then (helper-199)
     placed_by: dict[tuple[int, int], int] = field(default_factory=dict)
     # tiles a take-back returned to a seat's hand and not laid again -> that seat: known held even when the
     # seat's hand is not (a camera's or a hidden deal), so a draw of one, or a play or reveal of it by
@@ -439,9 +439,10 @@ def _play(st: HandState, ev: Play, points: dict, flags: list[Flag]) -> Placement
     for other, hand in st.known.items():
         if other != seat and hand and any(t.key == tile.key for t in hand):
             raise IllegalEvent(f"{tile} is in {other}'s hand, not {seat}'s", tile=tile.key)
-    if st.taken_back.get(tile.key, seat) != seat:
-        other = st.taken_back[tile.key]
-        raise IllegalEvent(f"{tile} is in {other}'s hand, not {seat}'s ({other} took it back at "
+    held = _known_holder(st, tile.key)
+    if held is not None and held[0] != seat:
+        other, how = held
+        raise IllegalEvent(f"{tile} is in {other}'s hand, not {seat}'s ({other} {_HOW_IT[how]} at "
                            f"#{st.placed_by[tile.key]})", tile=tile.key)
     if tile.key in st.layout.on_table:  # the layout's refusal, with the tile named for the fix that laid it
         raise IllegalEvent(f"tile {tile} is already on the table", tile=tile.key)
@@ -683,9 +684,9 @@ def _draw(st: HandState, ev: Draw, points: dict, flags: list[Flag]) -> None:
         Tile.parse(t, st.rules.set_max)
         if t.key in seen:
             raise IllegalEvent(f"{t} drawn twice in one draw")
-        if t.key in st.taken_back:  # in that hand though the hand itself may be unknown (helper-199)
-            holder = st.taken_back[t.key]
-            raise IllegalEvent(f"{t} drawn but it is in {holder}'s hand: {holder} took it back at "
+        if (held := _known_holder(st, t.key)) is not None:  # though the hand itself may be unknown (helper-199)
+            holder, how = held
+            raise IllegalEvent(f"{t} drawn but it is in {holder}'s hand: {holder} {_HOW_IT[how]} at "
                                f"#{st.placed_by[t.key]}", tile=t.key)
         if t.key in st.layout.on_table or any(t.key == k.key for hand in st.known.values() if hand for k in hand):
             raise IllegalEvent(f"{t} drawn but it is already on the table or in a hand", tile=t.key)
@@ -828,6 +829,47 @@ def _penalty_next_leader(st: HandState, spec, seat: str, usual: str | None) -> s
     return usual
 
 
+#: How a seat is known to hold a tile its hand may not show (:func:`_known_holder`), as the refusals say it.
+_HOW = {"take_back": "took back", "exposed": "exposed"}
+_HOW_IT = {"take_back": "took it back", "exposed": "exposed it"}
+#: The event at a tile's ``placed_by`` slot -> how a reveal that leaves the tile out says it came to the seat.
+_HOW_HELD = {"deal": "dealt", "draw": "drawn", "take_back": "taken back", "reveal": "exposed"}
+
+
+def _known_holder(st: HandState, key: tuple[int, int]) -> tuple[str, str] | None:
+    """The seat known to hold a tile though its hand may not be known, and how: ``take_back`` (laid, then
+    taken back, not laid again: helper-199) or ``exposed`` (shown during play and not laid since: seed 001,
+    "the domino must remain face-up on the table and play at first chance"; seed 003 alike). None when
+    neither. A set holds each tile once, so no other seat may draw, play or reveal it (helper-205: "N reveal
+    5-5" during play, then "S draw 5-5", was accepted)."""
+    if key in st.taken_back:
+        return st.taken_back[key], "take_back"
+    if key in st.exposed_by and key not in st.layout.on_table:
+        return st.exposed_by[key], "exposed"
+    return None
+
+
+def _check_reveal_whole(st: HandState, seat: str, tiles: list[Tile], flags: list[Flag]) -> None:
+    """Flag an end-of-hand reveal that leaves out a tile the record knows ``seat`` holds: taken back and not
+    laid again, exposed and not laid, or in its known (dealt, drawn) hand. Seed 002: the players "count the
+    spots on their remaining dominoes", every one of them, and that count decides the hand. Flagged, not
+    refused, as a play of a tile not in the dealt hand is (``tile_not_in_hand``): a misread reveal or a
+    wrong earlier line, the umpire decides, and the recorded reveal stands (helper-205: "S takeback 6-4"
+    then a reveal without 6-4 was scored with no word)."""
+    shown = {t.key for t in tiles}
+    held = [k for k, s in st.taken_back.items() if s == seat]
+    held += [k for k, s in st.exposed_by.items() if s == seat and k not in st.layout.on_table]
+    held += [t.key for t in st.known[seat] or []]
+    missing = [k for k in dict.fromkeys(held) if k not in shown]
+    if not missing:
+        return
+    events = {o.index: getattr(o.event, "type", "") for o in st.outcomes}
+    said = [f"{Tile(*k)}, {_HOW_HELD.get(events.get(st.placed_by.get(k)), 'held')} at #{st.placed_by[k]}"
+            if k in st.placed_by else str(Tile(*k)) for k in missing]
+    flags.append(Flag("reveal_leaves_out", seat, f"{seat}'s reveal leaves out {'; '.join(said)}",
+                      {"tiles": [list(k) for k in missing]}))
+
+
 def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
     seat = ev.seat
     if not ev.tiles:
@@ -837,8 +879,9 @@ def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
         Tile.parse(t, st.rules.set_max)
         if t.key in st.layout.on_table:
             raise IllegalEvent(f"{seat} reveals {t}, which is on the table", tile=t.key)
-        if st.taken_back.get(t.key, seat) != seat:
-            raise IllegalEvent(f"{seat} reveals {t}, which {st.taken_back[t.key]} took back at "
+        held = _known_holder(st, t.key)
+        if held is not None and held[0] != seat:
+            raise IllegalEvent(f"{seat} reveals {t}, which {held[0]} {_HOW[held[1]]} at "
                                f"#{st.placed_by[t.key]}", tile=t.key)
         if t.key in seen:
             raise IllegalEvent(f"{seat} reveals {t} twice")
@@ -864,9 +907,11 @@ def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
             raise IllegalEvent(f"{seat} holds {n} tile{'s' if n != 1 else ''}, the reveal shows {len(ev.tiles)}")
         if all(t.key in st.exposed_by for t in ev.tiles):  # the same tiles seen again: one exposure, one flag
             raise IllegalEvent(f"{seat} exposed {' '.join(map(str, ev.tiles))} already")
+        st.placed_by.update((t.key, st.at) for t in ev.tiles if st.exposed_by.get(t.key) != seat)
         st.exposed_by.update((t.key, seat) for t in ev.tiles)
         flags.append(Flag("exposed_tile", ev.seat, f"{ev.seat} exposed " + " ".join(map(str, ev.tiles))))
         return
+    _check_reveal_whole(st, seat, ev.tiles, flags)
     st.revealed[ev.seat] = list(ev.tiles)
     st.placed_by.update((t.key, st.at) for t in ev.tiles)
     if st.pending_end is not None:

@@ -724,3 +724,83 @@ def test_a_tile_taken_back_cannot_be_drawn_or_laid_by_another_seat():
     # voiding the take-back puts the tile back on the table: the draw is refused as a tile on the table
     h.append(parse_event("void 2"))
     assert _refusal(h, "S draw 6-6") == "event #5 (draw): 6-6 drawn but it is already on the table or in a hand"
+
+
+def test_a_reveal_that_leaves_out_a_tile_taken_back_is_flagged():
+    """helper-205: "S takeback 6-4", then S's reveal at the end without 6-4 (and no play of it since) was scored
+    with no word. The take-back put 6-4 in S's hand; seed 000 counts "the remaining dominoes" of each hand, so
+    the reveal is flagged for the umpire (``reveal_leaves_out``), not refused: the recorded reveal stands, as a
+    play of a tile the deal did not give is flagged (``tile_not_in_hand``). Hands unseen (no deal line)."""
+    rules = load_ruleset("block")  # N and S, no boneyard
+    lines = ["N 6-6",           # #0 ends 6|6
+             "S 6-4 E",         # #1 ends 6|4
+             "S takeback 6-4",  # #2 back in S's hand: ends 6|6, S to play again
+             "S 6-5 E",         # #3 ends 6|5
+             "N 5-5 E",         # #4 ends 6|5 (a double on E)
+             "S pass", "N pass"]  # #5 #6 a round of passes, hands unknown: locked, awaiting the reveals
+    reveals = ["N reveal 1-1 1-2 1-3 1-4 1-0",       # #7 N holds 7 - 2 = 5 tiles: 2+3+4+5+1 = 15
+               "S reveal 2-2 2-3 2-4 2-5 2-0 3-3"]   # #8 S holds 7 - 1 = 6: 4+5+6+7+2+6 = 30, no 6-4
+    st = replay(rules, ev(*lines, *reveals))
+    (flag,) = [f for f in st.flags if f.kind == "reveal_leaves_out"]
+    assert (flag.seat, flag.message) == ("S", "S's reveal leaves out 6-4, taken back at #2")
+    assert flag.details == {"tiles": [[6, 4]]}
+    assert st.outcomes[8].flags == [flag] and st.outcomes[7].flags == []
+    assert st.result.kind == "locked" and st.result.remaining == {"N": 15, "S": 30}  # scored as revealed
+    # a reveal showing 6-4 says nothing: 4+5+6+7+2+10 = 34
+    st = replay(rules, ev(*lines, reveals[0], "S reveal 2-2 2-3 2-4 2-5 2-0 6-4"))
+    assert "reveal_leaves_out" not in kinds(st) and st.result.remaining == {"N": 15, "S": 34}
+    # laid again after the take-back: no longer in S's hand, nothing to flag
+    again = ["N 6-6", "S 6-4 E", "S takeback 6-4", "S 6-4 E", "N 4-4 E", "S pass", "N pass"]
+    st = replay(rules, ev(*again, *reveals))
+    assert "reveal_leaves_out" not in kinds(st) and st.result.remaining == {"N": 15, "S": 30}
+
+
+def test_a_reveal_that_leaves_out_an_exposed_or_dealt_tile_is_flagged():
+    """helper-205: the same for the other tiles the record knows a seat holds: one it exposed during play and
+    has not laid (seed 001: it "must remain face-up on the table"), and one of its dealt hand; each named with
+    the event that put it there. Several are named in one flag."""
+    rules = load_ruleset("block")
+    st = replay(rules, ev("N 6-6", "N reveal 1-1", "S 6-5 E", "N 5-5 E", "S pass", "N pass",
+                          "N reveal 1-2 1-3 1-4 1-0 0-0",     # #6 five tiles, 1-1 left out
+                          "S reveal 2-2 2-3 2-4 2-5 2-0 3-3"))
+    (flag,) = [f for f in st.flags if f.kind == "reveal_leaves_out"]
+    assert (flag.seat, flag.message) == ("N", "N's reveal leaves out 1-1, exposed at #1")
+    assert st.outcomes[6].flags == [flag]
+    # a dealt hand: N's reveal shows 0-0 for 1-0 and 2-2 for 1-1 (dealt at #0)
+    deal = "deal N 6-6 5-5 1-1 1-2 1-3 1-4 1-0 / S 6-5 2-2 2-3 2-4 3-4 2-0 3-3"  # no 5 in S's hand
+    st = replay(rules, ev(deal, "N 6-6", "S 6-5 E", "N 5-5 E", "S pass", "N pass",
+                          "N reveal 0-0 1-2 1-3 1-4 4-4"))
+    (flag,) = [f for f in st.flags if f.kind == "reveal_leaves_out"]
+    assert flag.message == "N's reveal leaves out 1-1, dealt at #0; 1-0, dealt at #0"
+    assert flag.details == {"tiles": [[1, 1], [1, 0]]}
+    assert st.result.remaining == {"N": 15, "S": 30}  # locked from the dealt hands before the reveal, as it stands
+
+
+def test_a_tile_exposed_during_play_cannot_be_drawn_or_laid_by_another_seat():
+    """helper-205: after "N reveal 6-5" during play (an exposed tile: seed 001, it "must remain face-up on the
+    table and play at first chance") a draw of 6-5, by anyone, was accepted: the tile is known to be in N's
+    hand though N's hand is not known. Refused as the draw of a tile taken back is, and so are another seat's
+    play and reveal of it; once N lays it, it is on the table."""
+    rules = load_ruleset("draw")  # N and S, 28 - 14 = 14 in the boneyard
+    h = Hand(rules)
+    h.append(parse_event("N 6-6"))     # #0
+    h.append(parse_event("N reveal 6-5"))  # #1 exposed (shown during play)
+    assert [f.kind for f in h.state.outcomes[-1].flags] == ["exposed_tile"]
+    for seat in "NS":
+        assert _refusal(h, f"{seat} draw 6-5") == "event #2 (draw): 6-5 drawn but it is in N's hand: N exposed it at #1"
+    assert _refusal(h, "S draw 4-4 6-5") == "event #2 (draw): 6-5 drawn but it is in N's hand: N exposed it at #1"
+    assert _refusal(h, "S 6-5 W") == "event #2 (play): 6-5 is in N's hand, not S's (N exposed it at #1)"
+    assert _refusal(h, "S reveal 6-5 4-4") == "event #2 (reveal): S reveals 6-5, which N exposed at #1"
+    assert h.state.boneyard == 14 and h.state.counts == {"N": 6, "S": 7}
+    h.append(parse_event("S draw 4-4"))  # #2 another tile is drawn as before
+    h.append(parse_event("S pass"))      # #3
+    h.append(parse_event("N 6-5 W"))     # #4 laid: on the table now
+    assert _refusal(h, "S draw 6-5") == "event #5 (draw): 6-5 drawn but it is already on the table or in a hand"
+    h.append(parse_event("N takeback 6-5"))  # #5 back in N's hand by the take-back
+    assert _refusal(h, "S draw 6-5") == "event #6 (draw): 6-5 drawn but it is in N's hand: N took it back at #5"
+    # the exposure voided: nothing says where 6-5 is, and it may be drawn
+    h = Hand(rules)
+    for line in ("N 6-6", "N reveal 6-5", "void 1"):
+        h.append(parse_event(line))
+    h.append(parse_event("S draw 6-5"))
+    assert h.state.boneyard == 13 and h.state.counts == {"N": 6, "S": 8}
