@@ -295,3 +295,37 @@ def test_a_hand_shown_in_one_photo_ends_the_hand_when_the_table_is_cleared():
             assert (out[0].kind, out[0].winner, out[0].frame) == ("domino", "S", 17)
             # all fives: N's 13 pips left, to the nearest 5 -> 15 for S
             assert judge.state.result.awards["S"] == 15
+
+
+def _tracked(tile_id, tiles_at, det_score):
+    """A face-up tile as the tracker holds it, with its id and the detector's score of its first box."""
+    (shown,) = _shown(tiles_at)
+    shown.id, shown.det_score = tile_id, det_score
+    return shown
+
+
+def test_printed_dominoes_uncovered_in_a_hand_area_are_no_reveal():
+    """fives-and-threes seed 12 on a game board, calibrated: N's face-down tiles hid printed dominoes, which
+    came into view, weakly boxed (0.4-0.55), as N played; N's real tile turned up at the end made 2 and 3
+    tiles for the 1 N held ("N holds 1 tile, the reveal shows 2"), and the record awaited N's reveal."""
+    rules = load_ruleset("block").model_copy(update={"hand_size": 3})
+    judge = Hand(rules)
+    w = RevealWatcher()
+    old = _tracked(1, ((5, 5), (50, 5)), 0.51)  # a picture in N's area at the dealt table, before any play
+    assert w.step(judge, judge.append, [old], _seat, 10, 1.0) == []
+    judge.append(Play(seat="N", tile=[6, 6]))
+    # N's lead uncovered a second picture: first seen at the read of a play
+    uncovered = _tracked(2, ((4, 3), (70, 5)), 0.54)
+    assert w.step(judge, judge.append, [old, uncovered], _seat, 20, 2.0) == []
+    judge.append(Play(seat="S", tile=[6, 5], end="E"))
+    assert w.step(judge, judge.append, [old, uncovered], _seat, 30, 3.0) == []
+    # nobody can play: both seats turn their two tiles up; S's 2-0 boxed weakly, but shown after the last play
+    hands = [_tracked(3, ((1, 0), (10, 5)), 0.95), _tracked(4, ((2, 1), (30, 5)), 0.93),
+             _tracked(5, ((3, 3), (10, 95)), 0.94), _tracked(6, ((2, 0), (30, 95)), 0.6)]
+    shown = [old, uncovered] + hands
+    assert w.step(judge, judge.append, shown, _seat, 40, 4.0) == []
+    out = w.step(judge, judge.append, shown, _seat, 41, 4.5)
+    assert _kinds(out) == ["pass", "pass", "hand_end_inferred", "reveal", "reveal"]
+    assert {e.seat: sorted((t.a, t.b) for t in e.tiles) for e in out if e.type == "reveal"} == {
+        "N": [(1, 0), (2, 1)], "S": [(2, 0), (3, 3)]}
+    assert judge.state.result.remaining == {"N": 4, "S": 8}

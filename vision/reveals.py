@@ -32,6 +32,10 @@ area into :class:`engine.events.Reveal` events:
   the hand went on at the table, so the rule set may not fit the footage;
 * a shown tile the line of play already holds (a play misread as it) is not counted: one
   ``shown_on_line`` notice for the umpire.
+* a face-up tile boxed under :data:`SHOWN_PICTURE_MAX_SCORE` that came into view at a read that also
+  made a play (a seat's tile laid uncovered it), or that lay there while a later play was made, is
+  a picture of a domino (a game board's printed track under the hand areas), never a reveal: a
+  seat turns its hand up after the last play, and the detector boxes a real tile surely.
 """
 
 from __future__ import annotations
@@ -45,7 +49,14 @@ from engine.hand import Hand, IllegalEvent
 from engine.tiles import Tile
 from vision.placements import SIDE_TO_SEAT, Notice
 
-__all__ = ["RevealWatcher", "seat_of_position"]
+__all__ = ["SHOWN_PICTURE_MAX_SCORE", "RevealWatcher", "seat_of_position"]
+
+#: A face-up tile in a hand area boxed under this (the detector's score of the box it was first seen in) and seen
+#: before the hand's latest play, or first at a read that made a play, is a picture, not a shown tile
+#: (:meth:`RevealWatcher._pictures`), and at a dealt table's first read (``vision.tracking``): a board's printed dominoes
+#: box 0.2-0.6, real tiles 0.86-0.96 (fives-and-threes seed 12 on a board: printed 6-5 and 4-3 boxed 0.51, 0.54
+#: and 0.42 where N's face-down tiles had hidden them; the tiles N turned up 0.96).
+SHOWN_PICTURE_MAX_SCORE = 0.8
 
 
 class _Shown(Protocol):
@@ -105,6 +116,9 @@ class RevealWatcher:
         self._on_line_noted: set[tuple[str, tuple[int, int]]] = set()
         # seat -> (plays in the hand, frame index) of the first read that showed its tiles since the last play
         self._first_shown: dict[str, tuple[int, int]] = {}
+        self._plays_seen = 0  # plays in the hand at the previous read
+        # tracked tile id -> (plays in the hand when first seen, first seen at a read that made a play)
+        self._seen: dict[int, tuple[int, bool]] = {}
 
     def read_due(self, t: float) -> bool:
         """Whether tiles shown wait for a read at time ``t`` (s) to end the hand: at once in a block
@@ -144,6 +158,7 @@ class RevealWatcher:
             engine events (:class:`HandEnd`, :class:`Pass`, :class:`Reveal`) and :class:`Notice` records.
         """
         st = judge.state
+        shown = self._pictures(shown, len(st.plays))
         # seat -> [(tile key, centre, tile length)], sorted by key
         placed: dict[str, list[tuple[tuple[int, int], np.ndarray, float]]] = {}
         on_line: list[tuple[str, tuple[int, int]]] = []  # shown tiles the line of play already holds
@@ -174,6 +189,26 @@ class RevealWatcher:
                                   "play?): not counted; the umpire corrects the play or the count",
                                   tile=key, seat=seat))
         return out
+
+    def _pictures(self, shown: list[_Shown], plays: int) -> list[_Shown]:
+        """``shown`` less the pictures of dominoes: a tile boxed under :data:`SHOWN_PICTURE_MAX_SCORE` when first seen
+        (``det_score``) that came into view at a read that made a play (``plays`` in the hand now; a seat's tile
+        laid uncovered it), or that lay there while a later play was made. A game board's printed track runs
+        under the hand areas: N's face-down tiles hid printed dominoes until played, and the pictures then taken
+        for N's reveal made it 2 or 3 tiles for the 1 N held ("awaiting reveal: tiles of N never shown";
+        fives-and-threes seed 12, calibrated). Tiles the tracker gives no id or score are all kept."""
+        made_play, self._plays_seen = plays != self._plays_seen, plays
+        kept = []
+        for tr in shown:
+            tid, score = getattr(tr, "id", None), getattr(tr, "det_score", None)
+            if tid is None or score is None:
+                kept.append(tr)
+                continue
+            first, with_play = self._seen.setdefault(tid, (plays, made_play))
+            if score < SHOWN_PICTURE_MAX_SCORE and (with_play or first != plays):
+                continue
+            kept.append(tr)
+        return kept
 
     def settle(self, judge: Hand, append: Callable[[object], object], frame: int, t: float,
                ended: str | None = None) -> list:

@@ -96,7 +96,7 @@ from vision.hand_end import HandEndWatch, late_draws
 from vision.pass_inference import SeatTurns
 from vision.record_binding import RecordedPlay
 from vision.record_sync import RecordSync
-from vision.reveals import RevealWatcher, seat_of_position
+from vision.reveals import SHOWN_PICTURE_MAX_SCORE, RevealWatcher, seat_of_position
 from vision.rules_fit import RulesFitWatch
 from vision.tile_turn import registered_turn_deg
 
@@ -127,8 +127,9 @@ FOLLOW_SHARE = 0.5
 LINE_GAP_TILES = 0.2
 #: At the first read, with every tile of the set seen face down (the dealt table), a face-up tile boxed under this
 #: is a picture (a board's printed domino: 0.2-0.6); a real tile just laid is boxed 0.9-0.95 (the photo bench's
-#: first photos), and a false face-down box on marble (0.55-0.85) can make a table with a lead look dealt.
-DEALT_PICTURE_MAX_SCORE = 0.8
+#: first photos), and a false face-down box on marble (0.55-0.85) can make a table with a lead look dealt. The
+#: reveals' picture rule uses the same bound (:data:`vision.reveals.SHOWN_PICTURE_MAX_SCORE`).
+DEALT_PICTURE_MAX_SCORE = SHOWN_PICTURE_MAX_SCORE
 
 
 @dataclass(frozen=True)
