@@ -19,6 +19,7 @@ from engine.timeline import ends_text, timeline
 from service.cli_common import (check_distinct_outputs, check_out_file, check_replaceable, console, err_console, fail,
                                 path_parser)
 from service.cli_record import write_outputs
+from service.views import rows_in_turn_order
 
 
 def score(
@@ -53,7 +54,7 @@ def score(
             raise fail(str(exc))
     for warning in unfinished_hands(match):  # on stderr: --json's stdout stays rows only
         err_console.print(f"warning: {warning}", highlight=False)
-    rows = list(timeline(match))
+    rows = rows_in_turn_order(list(timeline(match)), sc.rules)  # the seats as they play, not E N S W
     if as_json:
         for row in rows:
             print(json.dumps(row))

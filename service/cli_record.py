@@ -15,6 +15,7 @@ from engine.record import (MAX_RECORD_BYTES, HandRecord, MatchRecord, RecordErro
 from engine.record_text import read_text, write_text
 from service.cli_common import (check_distinct_outputs, check_out_file, check_replaceable, err_console, fail,
                                 is_review_page, path_parser)
+from service.views import rows_in_turn_order
 
 record_app = typer.Typer(help="Game records: the JSON record and the text notation.", no_args_is_help=True)
 
@@ -223,7 +224,8 @@ def report(
         match = replay_record(record)
     except (RecordError, ValueError) as exc:  # ValueError: a log the engine cannot replay
         raise fail(str(exc) if str(file) in str(exc) else f"{file}: {exc}")
-    rows = rows_as_read(list(timeline(match)))  # an unsure read's mismatch is a question, as in the review
+    # an unsure read's mismatch is a question, as in the review; the seats as they play (not E N S W)
+    rows = rows_as_read(rows_in_turn_order(list(timeline(match)), match.rules))
     gone = unfinished_hands(record)
     unfinished = (None if not gone else
                   f"{hand_name(gone[0][0], record).capitalize()} has no result: {hand_name(gone[0][1], record)} began "

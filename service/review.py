@@ -73,8 +73,9 @@ from service.review_summary import (NO_CALIBRATION_WARNING, SKIPPED_WHY, ReviewS
                                     report_subtitle, seats_by_turn_warning, small_tiles_warning, transparent_note,
                                     turned_photos_warning, unfinished_what, unplaced_warning)
 from service.video_out import VIDEO_NAMES
+from service.views import in_turn_order, key_order
 from vision.obb import polygon_iou
-from vision.photo_scene import OneTable
+from vision.photo_scene import OneTableFolder
 from vision.pip_reader import FLAG_PIPS_BEYOND_SET, beyond_set_message
 from vision.placements import SIDE_TO_SEAT, Notice
 from vision.recognize import READABLE_TILE_PX, profile_tile_px
@@ -162,6 +163,7 @@ class ReviewSession:
         self.files: list[Path] | None = None  # a folder's photos by frame index: rows carry ``file``
         self.live = False  # a camera or stream (run_review sets it): it stops, it does not end
         self.score: dict[str, int] = dict(self.hand.state.scores) if self.hand else {}
+        self._sides = key_order(rules)  # the score's sides as the rows, the summary and the video list them
         self._seen_ids: set[int] = set()
         self._seen_polys: list[np.ndarray] = []
         self._banner: tuple[str, float] | None = None
@@ -199,7 +201,7 @@ class ReviewSession:
         decided now (hands shown at the end of a draw game's hand end it: ``Tracker.finish``). What that
         decides is shown at the annotated video's end for :data:`END_CARD_S` (helper-92: a hand ended at
         the last frame never showed its final score in the replay)."""
-        decided = lambda: (dict(self.score), self.hand is not None and self.hand.state.over)  # noqa: E731
+        decided = lambda: (self._scores(), self.hand is not None and self.hand.state.over)  # noqa: E731
         before = decided()
         last = arm_notices(self.pipeline.photo_arms.finish()) if self.pipeline.photo_arms is not None else []
         self._show(index, t, image, fps, None, last + self.tracker.finish(index, t), video=False)
@@ -217,8 +219,8 @@ class ReviewSession:
         banner = self._banner[0] if self._banner and t - self._banner[1] < FLAG_BANNER_S else None
         open_ends = self.hand.state.layout.open_ends() if self.hand else {}
         if card is not None:
-            return draw_frame(image, self.pipeline.last_obs, self.score, open_ends, card, END_CARD_BGR)
-        return draw_frame(image, self.pipeline.last_obs, self.score, open_ends, banner)
+            return draw_frame(image, self.pipeline.last_obs, self._scores(), open_ends, card, END_CARD_BGR)
+        return draw_frame(image, self.pipeline.last_obs, self._scores(), open_ends, banner)
 
     def _show(self, index: int, t: float, image: np.ndarray, fps: float, obs: list | None, events: list,
               video: bool = True) -> None:
@@ -304,7 +306,7 @@ class ReviewSession:
         row = outcome_row(outcome)
         # an inferred pass keeps its own time (the knock), not the read that inferred it
         row.update(t=t if ev.t is None else ev.t, frame=index if ev.frame is None else ev.frame,
-                   game=self.game_no, hand=self.hand_no, score=dict(self.score))
+                   game=self.game_no, hand=self.hand_no, score=self._scores())
         if isinstance(ev, Pass) and ev.t is not None and ev.t < t:
             # written at the play that showed it, after rows of reads between the two (helper-201: a pass at
             # 11.8 s after an unplaced_tile row at 13.0 s): the row says when it was inferred
@@ -352,7 +354,7 @@ class ReviewSession:
             r = outcome.result
             self._emit({"type": "hand_end", "kind": r.kind, "t": row["t"], "frame": row["frame"], "game": self.game_no,
                         "hand": self.hand_no, "winner": r.winner_seat,
-                        "side": r.winner_side, "points": r.awards, "score": dict(self.score)}, frame)
+                        "side": r.winner_side, "points": r.awards, "score": self._scores()}, frame)
 
     def _played_unplaced(self, tile: Tile) -> None:
         """A play of ``tile``: the last ``unplaced_tile`` notice of it in this hand leaves the warning, as the live
@@ -388,6 +390,11 @@ class ReviewSession:
         game = match.games[-1]
         self.game_no, self.hand_no = game.number, len(game.hands) + 1
         self.score = dict(game.scores)
+
+    def _scores(self) -> dict[str, int]:
+        """The running score, its sides in turn order (:func:`service.views.key_order`: N, E, S, W, or NS, EW),
+        not the engine's name order."""
+        return in_turn_order(dict(self.score), self._sides)
 
     def skip_unreadable(self, index: int, t: float, path: Path, message: str) -> None:
         """An image of the source that cannot be decoded: an ``unreadable_image`` notice row, no frame."""
@@ -576,7 +583,7 @@ class ReviewSession:
             write_text_atomic(path, to_json(record))  # an earlier review's record stays whole if this fails
             s.files["record"] = path
             s.standings = match.standings()
-        s.score = dict(self.score)
+        s.score = self._scores()
         if self.hand is not None and self.hand.rules.standings == "cumulative_pips":
             # seed 002: players are ranked by the pips left in their hands, not by points
             s.score, s.score_unit = {side: pips for side, _, pips in s.standings}, "pips left"
@@ -697,18 +704,14 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
         session.files = source.files  # a folder of photos: rows say which photo they come from
     if isinstance(getattr(source, "transparent", None), dict):
         session.transparent = source.transparent  # filled as the photos are read: said at the end
-    frames, held = source, None
+    folder = None
     if skip_unreadable and hasattr(source, "on_unreadable") and source.on_unreadable is None:
         source.on_unreadable = session.skip_unreadable
         if isinstance(getattr(source, "files", None), list):
             # a folder's photo of another table is skipped as an unreadable one is (vision.photo_scene); a
             # photo is decided when the next one has come, so the source's own skips wait for their turn
-            held = []
-            source.on_unreadable = lambda *skip: held.append(skip)
-            frames = OneTable(source, lambda frame, message: session.skip_unreadable(
-                frame.index, frame.t, source.files[frame.index], message),
-                before=lambda index: _say_held(held, session.skip_unreadable, index),
-                name=lambda index: str(source.files[index]))
+            folder = OneTableFolder(source, session.skip_unreadable)
+    frames = folder if folder is not None else source
     # A camera has no fixed rate here (frames come at the pace of recognition): its video is made at
     # LIVE_VIDEO_FPS in footage time (service.video_out.VideoOut).
     fps = getattr(source, "fps", None) or (1.0 / source.interval_s if hasattr(source, "interval_s")
@@ -726,8 +729,6 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
             last = frame
             if progress:
                 progress(session.summary.frames)
-        if held:
-            _say_held(held, session.skip_unreadable)
         end_t = last.t if last is not None else 0.0
         if last is not None and hasattr(source, "interval_s") and session.pipeline.tracker.wants_read:
             # a reveal (or a take-back) waits for a second look, and a folder's last photo is the final
@@ -753,22 +754,14 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
         # a Ctrl-C while the files are written waits for them (helper-85: one in the last second cut the
         # video encoder off inside OpenCV, a crash, and left no record.json or report.html), then counts
         with _interrupt_deferred() as late:
-            if held is not None:  # stopped while a photo waited for the next: the skips before it are said
-                _say_held(held, session.skip_unreadable)
-                source.on_unreadable = session.skip_unreadable
+            if folder is not None:  # stopped while a photo waited for the next: the skips before it are said
+                folder.close()
             summary = session.finish(title, partial=session.summary.interrupted and not getattr(source, "live", False),
                                      failure=failure)
         summary.wall_s = time.perf_counter() - start
     if late:  # the files are whole (the footage was read to its end): not partial, but the user stopped it
         summary.interrupted = True
     return summary
-
-
-def _say_held(held: list[tuple], say: Callable, before: int | None = None) -> None:
-    """Say the held ``(index, t, path, message)`` skips of a folder's photos before the photo ``before``
-    (all of them when None), in order, and forget them."""
-    while held and (before is None or held[0][0] < before):
-        say(*held.pop(0))
 
 
 @contextlib.contextmanager

@@ -17,8 +17,8 @@ from service.db import get_row
 from service.deps import registry, viewable
 from service.live import NotFound, alert_dict
 from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow
-from service.views import (hide_text, layout_geometry, public_alerts, public_record, public_row,
-                           record_hand_in_play)
+from service.views import (hide_text, in_turn_order, layout_geometry, public_alerts, public_record, public_row,
+                           record_hand_in_play, rows_in_turn_order, side_order)
 
 router = APIRouter(prefix="/api", tags=["records"])
 
@@ -161,7 +161,7 @@ def get_timeline(match_id: int, request: Request) -> dict:
             overall[(g.number, k)] = n
     hidden = _hidden(request, m, rt, _full_record(m, rt, logs))
     rows = []
-    for row in timeline(state):
+    for row in rows_in_turn_order(list(timeline(state)), rt.cfg.rules):  # the seats as they play
         if row["type"] != "game_end":
             row["match_hand"] = overall[(row["game"], row["hand"])]
             if row["match_hand"] == hidden:
@@ -174,7 +174,8 @@ def get_timeline(match_id: int, request: Request) -> dict:
     with request.app.state.factory() as s:
         alerts = [alert_dict(a) for a in s.scalars(
             select(AlertRow).where(AlertRow.match_id == match_id).order_by(AlertRow.id))]
-    sides = sorted({side for g in state.games for side in g.scores})
+    sides = list(in_turn_order(dict.fromkeys(side for g in state.games for side in sorted(g.scores)),
+                               side_order(rt.cfg.rules)))  # the seats as they play (N E S W; NS, EW)
     return {"match": match_id, "table": m.table_id, "title": m.title, "rules": rt.cfg.preset, "sides": sides,
             "target": rt.cfg.rules.target, "players": rt.cfg.players, "rows": rows, "corrections": fixes,
             "alerts": public_alerts(alerts, match_id, hidden), "over": state.over}

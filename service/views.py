@@ -12,9 +12,58 @@ from engine.events import Correction, Deal, Draw
 from engine.hand import HandState
 from engine.layout import Layout
 from engine.notation import NotationError, format_event, parse_event
-from engine.record import MatchRecord, event_from_dict, event_to_dict
+from engine.record import MatchRecord, event_from_dict, event_to_dict, teams_for
+from engine.ruleset import Ruleset
 
 _DIRS = {"W": (-1, 0), "E": (1, 0)}
+
+
+def side_order(rules: Ruleset | None) -> list[str]:
+    """The sides of ``rules`` as score tables list them: in turn order (N, E, S, W clockwise; the seats of
+    a 2- or 3-player game as they play), a partnership's teams in the order their first seat plays (NS, EW:
+    :func:`engine.record.teams_for`). The engine keeps a game's scores in name order (E, N, S, W: helper-206,
+    nova-block's tables read "E 0 N 0 S 0 W 0"). Empty for no rules."""
+    return list(teams_for(rules)) if rules is not None else []
+
+
+def key_order(rules: Ruleset | None) -> list[str]:
+    """The sides of :func:`side_order`, then their seats team by team (a partnership's seats N, S, E, W
+    clockwise: teams together; one seat a side otherwise): the order of side- and seat-keyed tables."""
+    teams = teams_for(rules) if rules is not None else {}
+    return list(dict.fromkeys([*teams, *(seat for seats in teams.values() for seat in seats)]))
+
+
+def in_turn_order(values: dict, order: list[str]) -> dict:
+    """``values`` (side or seat -> number) with the keys of ``order`` (:func:`side_order`,
+    :func:`key_order`) first, in its order, then any others as they were."""
+    if not order or not isinstance(values, dict):
+        return values
+    rank = {k: i for i, k in enumerate(order)}
+    return dict(sorted(values.items(), key=lambda kv: rank.get(kv[0], len(rank))))
+
+
+#: The row keys (and ``hand_end`` keys) holding side- or seat-keyed numbers that tables list.
+_SIDE_KEYED = ("score", "points", "pips")
+_END_KEYED = ("awards", "remaining")
+
+
+def rows_in_turn_order(rows: list[dict], rules: Ruleset | None) -> list[dict]:
+    """Timeline rows (:func:`engine.timeline.timeline`) with their scores, points and pips (and a hand end's
+    awards and pips left) in turn order (:func:`side_order`), for the tables of the CLI, the record report and
+    the review pages; the rows are changed in place and returned."""
+    order = key_order(rules)
+    if not order:
+        return rows
+    for row in rows:
+        for key in _SIDE_KEYED:
+            if isinstance(row.get(key), dict):
+                row[key] = in_turn_order(row[key], order)
+        end = row.get("hand_end")
+        if isinstance(end, dict):
+            for key in _END_KEYED:
+                if isinstance(end.get(key), dict):
+                    end[key] = in_turn_order(end[key], order)
+    return rows
 
 
 def _tile_item(a: int, b: int, cx: float, cy: float, d: tuple[int, int], arm: str) -> dict:

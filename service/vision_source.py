@@ -31,6 +31,19 @@ Worker options (``worker_config``): ``speed`` (file replay pace, times real time
 > 0, up to 10 000; ``0`` here, for tests: as fast as it goes), ``still_window_s`` (0.5),
 ``annotate`` (True). A photo that does not decode in an image folder is skipped with an
 ``unreadable_image`` alert naming the file.
+
+A photo of another table in an image folder (another camera, surface or tiles: a stray photo dropped
+among the table's; :mod:`vision.photo_scene`) is skipped the same way, with an ``unreadable_image`` alert
+whose message says "shows another table", as ``dominocast review`` skips it
+(:class:`vision.photo_scene.OneTableFolder`, shared with :func:`service.review.run_review`). A photo is
+judged by the photo kept before it and the one after it, so the worker holds each photo until its
+successor has been read (one photo late): a photo unlike both, while they are alike, is left out. The
+first photo is judged by the two after it, the last by the two before it. Holding costs the replay no
+time: the folder is listed once when the table starts (:class:`vision.sources.ImageFolderSource`), so the
+successor is on disk already and is read ahead, not waited for; the pace goes by each photo's own ``t``.
+Comparing with the previous photos only (no holding) was not chosen: a new hand dealt, or a cleared
+table, is as unlike the photo before it as a stray photo is, and only the photo after it tells them
+apart (it is like the new table, not like the one before).
 """
 
 from __future__ import annotations
@@ -52,6 +65,7 @@ from service.review import outage_message
 from service.review_output import draw_frame
 from service.review_pipeline import FramePipeline
 from service.sources import SourceItem, SourceStats, WorkerUnavailable, register_source, relative_note
+from vision.photo_scene import OneTableFolder
 from vision.sources import SourceError
 
 log = logging.getLogger("dominocast.service")
@@ -250,10 +264,16 @@ class VisionSource:
             from vision.recognize import check_profile
 
             check_profile(profile, shape)
+        folder = None  # a photo folder: its frames with the photos of another table left out
         if getattr(frames, "on_unreadable", False) is None:  # a photo folder: one bad photo is skipped, said
-            frames.on_unreadable = lambda index, t, path, message: put(SourceItem(None, tag=f"vision:{index}", alert={
-                "kind": "unreadable_image", "frame": index, "t": t, "file": str(path),
-                "message": f"{message}; skipped"}))
+            def skipped(index: int, t: float, path, message: str) -> None:
+                put(SourceItem(None, tag=f"vision:{index}", alert={
+                    "kind": "unreadable_image", "frame": index, "t": t, "file": str(path),
+                    "message": f"{message}; skipped"}))
+
+            frames.on_unreadable = skipped
+            if isinstance(getattr(frames, "files", None), list):
+                folder = OneTableFolder(frames, skipped)  # one photo late: see the module's docstring
         self._stats.connected = True
         self._stats.total = len(frames) if hasattr(frames, "__len__") else getattr(frames, "declared_frames", None)
         pipeline = FramePipeline(rules, recognize, profile, still_window_s=self.still_window_s,
@@ -282,7 +302,7 @@ class VisionSource:
         fps_n, fps_t = 0, time.monotonic()
         told = 0  # the source's recovered drops already reported
         last = None  # (index, t) of the latest frame
-        for frame in frames:
+        for frame in (folder if folder is not None else frames):
             if self._stop.is_set():
                 return
             if skip is not None:  # the frames a replayed file already gave, decoded to keep its indices

@@ -331,3 +331,49 @@ def test_script_event_errors_say_what_to_write(tmp_path):
     result = score(path)
     assert result.exit_code == 2 and result.stderr.strip().endswith(
         "an event needs its type: one of deal, play, pass, draw, take_back, penalty, reveal, hand_end, correction")
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_score_tables_list_the_seats_in_turn_order_not_by_name(tmp_path):
+    """helper-206: nova-block (4 seats, each its own side) listed its scores "E 0 N 0 S 0 W 0" (the engine's
+    name order) in `score`, the record report and the notation: now N E S W, as they play; a partnership
+    game lists its teams NS then EW (bdc-partnership plays N W S E: teams together, N's first)."""
+    from engine.record_text import write_text
+    from service.cli_record import load_record
+    from service.views import in_turn_order, key_order, side_order
+    from engine.ruleset import load_ruleset
+
+    nova, bdc = load_ruleset("nova-block"), load_ruleset("bdc-partnership")
+    assert side_order(nova) == ["N", "E", "S", "W"] and side_order(bdc) == ["NS", "EW"]
+    assert key_order(bdc) == ["NS", "EW", "N", "S", "W", "E"]  # the seats team by team, each in turn order
+    assert side_order(load_ruleset("all-fives")) == ["N", "S"]
+    assert list(in_turn_order({"E": 1, "N": 2, "S": 3, "W": 4}, side_order(nova))) == ["N", "E", "S", "W"]
+    assert list(in_turn_order({"EW": 1, "NS": 2, "X": 0}, side_order(bdc))) == ["NS", "EW", "X"]
+
+    rows = [json.loads(x) for x in score(EXAMPLES / "nova-block.yaml", "--json").stdout.splitlines()]
+    assert rows and all(list(r["score"]) == ["N", "E", "S", "W"] for r in rows)
+    assert [list(r["pips"].items()) for r in rows if r["type"] == "game_end"][0] == \
+        [("N", 5), ("E", 16), ("S", 2), ("W", 0)]
+    rows = [json.loads(x) for x in score(EXAMPLES / "bdc-partnership.yaml", "--json").stdout.splitlines()]
+    assert rows and all(list(r["score"]) == ["NS", "EW"] for r in rows)
+    # hand 1: N went out, the pips left W 5 + S 14 + E 6 = 25 to NS; hand 2 locked, S lowest, NS +50
+    # (the 50 the rules give); hand 3: W went out, EW +24
+    ends = [r for r in rows if "hand_end" in r]
+    assert [list(r["hand_end"]["awards"].items()) for r in ends] == [[("NS", 25), ("EW", 0)], [("NS", 50), ("EW", 0)],
+                                                                    [("NS", 0), ("EW", 24)]]
+    assert [list(r["hand_end"]["remaining"]) for r in ends][0] == ["N", "S", "W", "E"]  # teams together
+    assert ends[-1]["score"] == {"NS": 75, "EW": 24} and list(ends[-1]["score"]) == ["NS", "EW"]
+    table = runner.invoke(app, ["score", str(EXAMPLES / "bdc-partnership.yaml")], env={"COLUMNS": "220"}).stdout
+    assert "NS 75 EW 24" in table and "EW 24 NS 75" not in table
+
+    out = tmp_path / "nova.json"
+    assert score(EXAMPLES / "nova-block.yaml", "--record", out).exit_code == 0
+    text = write_text(load_record(out))
+    assert "= domino W +0  (pips: N 5, E 16, S 2, W 0; hand: N +0, E +0, S +0, W +0)" in text
+    assert "E +0, N +0" not in text
+    report = tmp_path / "nova.html"
+    assert runner.invoke(app, ["record", "report", str(out), "--out", str(report)]).exit_code == 0
+    page = report.read_text()
+    assert "<td>N 0 E 0 S 0 W 0</td>" in page and "E 0 N 0 S 0 W 0" not in page

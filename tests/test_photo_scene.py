@@ -151,3 +151,68 @@ def test_a_folder_review_skips_the_photo_of_another_table_as_if_it_were_not_ther
 
     assert same(rows) == same(clean_rows)
     assert (summary.plays, summary.score, summary.warnings) == (clean.plays, clean.score, clean.warnings)
+
+
+def test_a_photo_folder_table_skips_the_photo_of_another_table_with_an_alert(footage, tmp_path, monkeypatch):
+    """The live service's photo-folder table read a stray photo of another table as that table (the
+    review skipped it): a folder cut from generated footage (a photo each event, ``bench.sec_photos``)
+    with a rendered photo of another table among them records the same plays as without it, and the
+    umpire gets one ``unreadable_image`` alert naming the stray photo."""
+    from fastapi.testclient import TestClient
+
+    import service.sources as sources
+    from bench.sec_photos import photo_frames, write_photos
+    from service.testing import AUTH, app_for, wait_for
+    from service.vision_source import VisionSource
+
+    gt, profile = footage["gt"], footage["profile"]
+    frames = photo_frames(gt)  # every event: each draw and pass seen
+    clean = tmp_path / "clean"
+    assert write_photos(Path(footage["paths"]["video"]), frames, clean) == len(frames) >= 6
+    photos = sorted(clean.glob("move_*.png"))
+    keyframes = sorted(gt["keyframes"], key=lambda k: k["frame"])
+    stray, stray_tiles = _stray()
+    stray = cv2.resize(stray, (640, 360), interpolation=cv2.INTER_AREA)
+    scale = np.float32([640 / 960, 360 / 540])
+    stray_tiles = [{**t, "polygon": (np.asarray(t["polygon"], np.float32) * scale).tolist()} for t in stray_tiles]
+    by_picture = {hashlib.md5(cv2.imread(str(p)).tobytes()).hexdigest():
+                  _obs([k for k in keyframes if k["frame"] <= f][-1]["tiles"], profile, hands=False)
+                  for p, f in zip(photos, frames)}
+    by_picture[hashlib.md5(stray.tobytes()).hexdigest()] = _obs(stray_tiles, profile)
+    strayed = tmp_path / "stray"  # the stray photo after the 4th
+    strayed.mkdir()
+    images = [cv2.imread(str(p)) for p in photos]
+    for i, im in enumerate(images[:4] + [stray] + images[4:]):
+        cv2.imwrite(str(strayed / f"move_{i:03d}.png"), im)
+
+    def factory(table):
+        return VisionSource(table, recognizer_factory=lambda profile: (
+            lambda image: by_picture[hashlib.md5(image.tobytes()).hexdigest()]))
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+
+    def run(folder: Path):
+        with TestClient(app_for(tmp_path / f"{folder.name}_data")) as c:
+            body = {"id": "cam", "name": "Photo table", "rules": "all-fives", "video_source": str(folder),
+                    "calibration": str(footage["paths"]["profile"]), "worker": {"kind": "vision", "speed": 10000}}
+            assert c.post("/api/tables", json=body, headers=AUTH).status_code == 201
+            c.post("/api/tables/cam/start", json={}, headers=AUTH)
+            st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error")
+                          and s, timeout=60)
+            assert st["state"] == "finished", st
+            mid = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["match"]["id"]
+            hands = [c.get(f"/api/matches/{mid}/hands/{h}").json() for h in (1, 2)]
+            alerts = c.get("/api/tables/cam/alerts").json()
+            scores = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["game"]["scores"]
+        plays = [(e["seat"], e["tile"]) for h in hands if "events" in h for e in h["events"] if e["type"] == "play"]
+        return plays, [a for a in alerts if a["kind"] == "unreadable_image"], scores, alerts
+
+    want = [(p["seat"], p["tile"]) for p in gt["plays"]]
+    plays, skipped, scores, alerts = run(clean)
+    assert plays == want and skipped == []
+    plays2, skipped2, scores2, alerts2 = run(strayed)
+    assert (plays2, scores2) == (plays, scores)
+    assert [(a["details"]["file"], a["details"]["frame"]) for a in skipped2] == [(str(strayed / "move_004.png"), 4)]
+    message = skipped2[0]["message"]
+    assert message.startswith(f"image {strayed / 'move_004.png'} shows another table") and message.endswith("; skipped")
+    assert sorted(a["kind"] for a in alerts2 if a["kind"] != "unreadable_image") == sorted(a["kind"] for a in alerts)

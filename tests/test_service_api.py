@@ -835,3 +835,19 @@ def test_a_draw_of_a_tile_taken_back_is_refused_with_the_engine_reason(client):
         assert r.json()["detail"].endswith("event #2 (draw): 6-6 drawn but it is in N's hand: N took it back at #1")
     assert [e["type"] for e in client.get("/api/matches/1/hands/1").json()["events"]] == ["play", "take_back"]
     assert post(client, "/api/tables/t1/events", {"event": {"type": "draw", "seat": "N", "tiles": ["5-5"]}}).status_code == 201
+
+
+@pytest.mark.parametrize("preset, sides", [("nova-block", ["N", "E", "S", "W"]), ("bdc-partnership", ["NS", "EW"])])
+def test_the_review_pages_timeline_lists_the_sides_in_turn_order(client, preset, sides):
+    """helper-206: the review page's score columns and chart legend followed the engine's name order
+    (nova-block: E N S W; bdc-partnership: EW NS): now the seats as they play, a partnership's NS first."""
+    manual_table(client, rules=preset, players={})
+    post(client, "/api/tables/t1/start")
+    for ev in simulate_match(load_ruleset(preset), 3, max_hands=1)[0]:
+        assert post(client, "/api/tables/t1/events", {"event": json.loads(ev.model_dump_json())}).status_code == 201
+    data = client.get("/api/matches/1/timeline").json()
+    assert data["sides"] == sides
+    assert data["rows"] and all(list(r["score"]) == sides for r in data["rows"])
+    # the sides' totals are the engine's: the last row's score is the game's, reordered
+    final = data["rows"][-1]["score"]
+    assert sum(final.values()) == sum(sum(r["points"].values()) for r in data["rows"] if r["type"] != "game_end")

@@ -37,7 +37,7 @@ import cv2
 import numpy as np
 
 __all__ = ["MIN_SCENE_POINTS", "SAME_COLOURS", "SAME_TABLE_POINTS", "SCENE_WIDTH_PX", "OneTable", "SceneFeatures",
-           "other_table_message", "same_colours", "scene_features", "shared_points"]
+           "OneTableFolder", "other_table_message", "same_colours", "scene_features", "shared_points"]
 
 #: Photos are compared at this width (px), whatever their size.
 SCENE_WIDTH_PX = 640
@@ -187,3 +187,46 @@ class OneTable:
             for i in [i for i in self._features if i not in {f.index for f in (*kept, *pending)}]:
                 del self._features[i]  # only the frames still compared keep theirs
             yield x
+
+
+class OneTableFolder:
+    """A photo folder's frames (:class:`vision.sources.ImageFolderSource`), its photos of another table left
+    out (:class:`OneTable`), and every photo skipped said in the photos' order.
+
+    Iterate it for the frames kept. ``say(index, t, path, message)`` is told of each photo skipped: those
+    the source skips itself (undecodable, another size, blurred: its ``on_unreadable``, which this takes
+    over) and those of another table. A photo is decided once the next one has been read, so the source's
+    own skips are held until the photos before them are decided: the folder review
+    (:func:`service.review.run_review`) and the live service's photo-folder tables
+    (:class:`service.vision_source.VisionSource`) say them the same way. :meth:`close` (a stop before the
+    folder's end) says the skips still held and hands ``on_unreadable`` back to ``say``.
+    """
+
+    def __init__(self, source, say: Callable[[int, float, object, str], None]):
+        self.source = source
+        self.say = say
+        self.held: list[tuple] = []  # the source's own skips (index, t, path, message), not said yet
+        source.on_unreadable = lambda *skip: self.held.append(skip)
+        self.one = OneTable(source, lambda frame, message: say(frame.index, frame.t, source.files[frame.index],
+                                                               message),
+                            before=self._say_held, name=lambda index: str(source.files[index]))
+
+    @property
+    def left_out(self) -> list[int]:
+        """The indices of the photos of another table left out so far."""
+        return self.one.left_out
+
+    def _say_held(self, before: int | None = None) -> None:
+        """Say the held skips of the photos before the photo ``before`` (all of them when None), in order."""
+        while self.held and (before is None or self.held[0][0] < before):
+            self.say(*self.held.pop(0))
+
+    def __iter__(self) -> Iterator:
+        yield from self.one
+        self._say_held()  # the folder's last photos skipped by the source
+
+    def close(self) -> None:
+        """Stopped while a photo waited for the next: the skips before it are said; the source says its
+        own skips itself again."""
+        self._say_held()
+        self.source.on_unreadable = self.say
