@@ -234,6 +234,23 @@ def teams_for(rules: Ruleset) -> dict[str, list[str]]:
     return teams
 
 
+def key_order(teams: dict[str, list[str]]) -> list[str]:
+    """The sides of ``teams`` (:func:`teams_for`, or a record's ``teams``) in turn order, then their seats
+    team by team (a partnership's NS, EW, then N, S, E, W; one seat a side otherwise: N, E, S, W): the order
+    score tables list side- and seat-keyed numbers in. The engine keeps a game's scores in name order
+    (E, N, S, W: helper-206, nova-block's tables read "E 0 N 0 S 0 W 0")."""
+    return list(dict.fromkeys([*teams, *(seat for seats in teams.values() for seat in seats)]))
+
+
+def in_turn_order(values: dict, order: list[str]) -> dict:
+    """``values`` (side or seat -> number) with the keys of ``order`` (:func:`key_order`) first, in its
+    order, then any others as they were; ``values`` as it is when ``order`` is empty or it is no dict."""
+    if not order or not isinstance(values, dict):
+        return values
+    rank = {k: i for i, k in enumerate(order)}
+    return dict(sorted(values.items(), key=lambda kv: rank.get(kv[0], len(rank))))
+
+
 def record_from_match(
     rules: Ruleset, hand_logs: list[list], players: dict[str, str] | None = None, meta: dict | EventInfo | None = None,
     warnings: list[str] | None = None,

@@ -34,7 +34,7 @@ from engine.events import Correction, Play
 from engine.notation import NotationError, format_event, parse_event
 from engine.record import (
     FORMAT, VERSION, EventInfo, HandRecord, MatchRecord, RecordError, check_version, event_from_dict, event_to_dict,
-    hand_name, record_from_match, unfinished_hands,
+    hand_name, in_turn_order, key_order, record_from_match, unfinished_hands,
 )
 from engine.ruleset import Ruleset, available_presets, load_ruleset
 
@@ -81,7 +81,7 @@ def write_text(record: MatchRecord) -> str:
         last_of_game = h + 1 == len(record.hands) or record.hands[h + 1].game != hand.game
         if game is not None and game.ended_by and last_of_game:
             pips = bool(record.standings) and record.standings[0].unit == "pips"
-            score = ", ".join(f"{s} {v}" for s, v in _in_turn_order(game.pips if pips else game.scores, record).items())
+            score = ", ".join(f"{s} {v}" for s, v in in_turn_order(game.pips if pips else game.scores, key_order(record.teams)).items())
             lines.append(f"== game {game.number} over ({game.ended_by}): {game.winner or 'tie'}  ({score})")
     if record.standings:
         unit = record.standings[0].unit
@@ -202,15 +202,6 @@ def _annotation(ev: object, out) -> str:
     return text + (("  " if not text else " ") + flags if flags else "")
 
 
-def _in_turn_order(values: dict, record: MatchRecord) -> dict:
-    """Side- or seat-keyed ``values`` in turn order (``record.teams``: N, E, S, W clockwise; a partnership's
-    teams NS, EW and their seats N, S, E, W), where the engine keeps a game's scores in name order (E, N, S, W:
-    helper-206); keys the record's teams do not name keep their place after them."""
-    order = [*record.teams, *(seat for seats in record.teams.values() for seat in seats)]
-    rank = {k: i for i, k in enumerate(dict.fromkeys(order))}
-    return dict(sorted(values.items(), key=lambda kv: rank.get(kv[0], len(rank))))
-
-
 def _result_line(hand: HandRecord, next_hand: HandRecord | None, record: MatchRecord) -> str:
     r = hand.result
     if r is None:
@@ -225,7 +216,7 @@ def _result_line(hand: HandRecord, next_hand: HandRecord | None, record: MatchRe
     parts = []
     if r.remaining:
         parts.append("pips: " + ", ".join(f"{s} {p}" for s, p in r.remaining.items()))
-    parts.append("hand: " + ", ".join(f"{s} {p:+d}" for s, p in _in_turn_order(hand.points, record).items()))
+    parts.append("hand: " + ", ".join(f"{s} {p:+d}" for s, p in in_turn_order(hand.points, key_order(record.teams)).items()))
     return f"{head}  ({'; '.join(parts)})"
 
 

@@ -12,7 +12,8 @@ from engine.events import Correction, Deal, Draw
 from engine.hand import HandState
 from engine.layout import Layout
 from engine.notation import NotationError, format_event, parse_event
-from engine.record import MatchRecord, event_from_dict, event_to_dict, teams_for
+from engine.record import MatchRecord, event_from_dict, event_to_dict, in_turn_order, teams_for
+from engine.record import key_order as teams_key_order
 from engine.ruleset import Ruleset
 
 _DIRS = {"W": (-1, 0), "E": (1, 0)}
@@ -27,19 +28,9 @@ def side_order(rules: Ruleset | None) -> list[str]:
 
 
 def key_order(rules: Ruleset | None) -> list[str]:
-    """The sides of :func:`side_order`, then their seats team by team (a partnership's seats N, S, E, W
-    clockwise: teams together; one seat a side otherwise): the order of side- and seat-keyed tables."""
-    teams = teams_for(rules) if rules is not None else {}
-    return list(dict.fromkeys([*teams, *(seat for seats in teams.values() for seat in seats)]))
-
-
-def in_turn_order(values: dict, order: list[str]) -> dict:
-    """``values`` (side or seat -> number) with the keys of ``order`` (:func:`side_order`,
-    :func:`key_order`) first, in its order, then any others as they were."""
-    if not order or not isinstance(values, dict):
-        return values
-    rank = {k: i for i, k in enumerate(order)}
-    return dict(sorted(values.items(), key=lambda kv: rank.get(kv[0], len(rank))))
+    """:func:`engine.record.key_order` of ``rules``' teams: the order of side- and seat-keyed tables
+    (N, E, S, W; a partnership's NS, EW, N, S, E, W). Empty for no rules."""
+    return teams_key_order(teams_for(rules)) if rules is not None else []
 
 
 #: The row keys (and ``hand_end`` keys) holding side- or seat-keyed numbers that tables list.
