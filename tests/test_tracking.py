@@ -2776,14 +2776,45 @@ def test_uncalibrated_photos_turned_a_quarter_say_so():
     cases = {"turned": rows["E"] + rows["W"], "upright": rows["N"] + rows["S"],
              "upright with a boneyard by W": rows["N"] + rows["S"] + rows["W"],
              "mid-hand with a boneyard by W": rows["N"][:3] + rows["S"][:4] + rows["W"],
-             "turned with a boneyard by N": rows["E"] + rows["W"] + rows["N"]}
+             "turned with a boneyard by N": rows["E"] + rows["W"] + rows["N"],
+             "late with a boneyard by W": rows["N"][:1] + rows["S"][:1] + rows["W"],
+             "turned late with a boneyard by N": rows["E"][:1] + rows["W"][:1] + rows["N"]}
     got = {}
     for name, tiles in cases.items():
         tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
         tr.update(0, 0.0, observe(tiles), None)
         got[name] = tr.hands_off_seats()
     assert got == {"turned": ["E", "W"], "upright": [], "upright with a boneyard by W": [],
-                   "mid-hand with a boneyard by W": [], "turned with a boneyard by N": ["E", "W"]}
+                   "mid-hand with a boneyard by W": [], "turned with a boneyard by N": ["E", "W"],
+                   "late with a boneyard by W": [], "turned late with a boneyard by N": ["E", "W"]}
+
+
+def test_hands_off_seats_count_a_hand_of_one_tile_and_no_boneyard():
+    """helper-209: one photo late in the demo's hand (lisa-b-all-fives, N and S, 7 tiles dealt), N and S down to
+    one tile each (no row: a row needs 2) and the boneyard's 12 in a row by the left edge, was said to look
+    turned. A border holds its row's fullest count or the last read's face-down tiles in its hand area,
+    whichever is more; one holding more than a hand is dealt (7) is the boneyard: no sign either way."""
+    from vision.hand_areas import HandAreas
+
+    def off(rows: dict[str, int], down_last: dict[str, int]) -> list[str]:
+        areas = HandAreas(TrackerConfig(still_window_s=0.0), None, (960, 540), lambda: ["N", "S"])
+        areas.rows = {seat: (50.0, n, 100.0, 400.0) for seat, n in rows.items()}
+        areas.down_last = down_last
+        return areas.off_seats(7)
+
+    # the demo's frame 600: held N 1, S 1, W 12 (> 7: the boneyard) -> 0 unseated borders against 2 seated
+    assert off({"W": 12}, {"N": 1, "S": 1, "W": 12}) == []
+    # the same turned a quarter clockwise: held E 1, W 1, N 12 (the boneyard) -> 2 unseated against 0
+    assert off({"N": 12}, {"N": 12, "E": 1, "W": 1}) == ["E", "W"]
+    # frame 680 turned: one hand out of view (N's last tile played), W 1 against none seated
+    assert off({"N": 11}, {"N": 11, "W": 1}) == ["W"]
+    # upright, N's hand out of view, a boneyard of 5 by W (5 <= 7: counted): W 1 against S 1, a tie
+    assert off({}, {"S": 3, "W": 5}) == []
+    # a turned folder: rows of the deal E 7, W 6 (the leader's), N 14; the last photo shows the hands face up,
+    # the boneyard's 10 by N and a false box by S: E and W (from the rows) against S
+    assert off({"E": 7, "W": 6, "N": 14}, {"N": 10, "S": 1}) == ["E", "W"]
+    # a hand that drew past the deal (N 9) is no sign either way: S 2 against W 4, a tie
+    assert off({}, {"N": 9, "S": 2, "W": 4}) == []
 
 
 def test_a_play_read_from_pips_under_glare_is_recorded_and_marked_uncertain():

@@ -4,8 +4,8 @@
 
 * where the hand areas lie (:meth:`HandAreas.in_zone`): within ``hand_zone_mm`` of a table edge with a
   calibrated profile; without one, a band of ``hand_zone_frac`` of the image along its borders, or the rows
-  of face-down tiles found along them (:meth:`HandAreas.find_rows`, :mod:`vision.hand_rows`), which also
-  tell photos taken turned (:meth:`HandAreas.off_seats`);
+  of face-down tiles found along them (:meth:`HandAreas.find_rows`, :mod:`vision.hand_rows`), which with
+  the last read's face-down tiles by each border also tell photos taken turned (:meth:`HandAreas.off_seats`);
 * how many face-down tiles each seat's hand area holds (:meth:`HandAreas.counts`);
 * a folder of photos' bookkeeping, where no arm is ever seen and the hand a tile left tells the seat: the
   counts after the last photo and the one before, the hands under glare in this photo and the last, and
@@ -35,6 +35,8 @@ __all__ = ["HandAreas", "PHOTO_HAND_SCALE"]
 #: lie further in than a video's arms cross: helper-85, S's row at 960x540).
 PHOTO_HAND_SCALE = 2.0
 
+_BORDERS = ("N", "E", "S", "W")  # without a calibration, the seats are the image's borders: N the top
+
 
 class HandAreas:
     """The hand areas, their face-down tiles, and a photo folder's seat votes from them (see module docstring).
@@ -50,6 +52,8 @@ class HandAreas:
         rows: uncalibrated: each border's row of face-down tiles (seat -> :func:`vision.hand_rows.hand_rows`'s
             row: px from the border, tiles, px span), those of the fullest hands seen.
         row_tile_px: a face-down tile's length in the rows' read (px).
+        down_last: uncalibrated: the face-down tiles the last read showed in each border's hand area (seat ->
+            tiles; the detector's sure ones, :meth:`sure`), rows or not: a hand down to one tile is still there.
         hands_last, hands_before: a folder's photos: face-down tiles in each playing seat's hand area after
             the last read and the one before (None: not yet this hand).
         arm_in_last: the last photo read showed an arm over the table (:meth:`arm_in_last_photo`).
@@ -65,6 +69,7 @@ class HandAreas:
         self._order = order
         self.rows: dict[str, tuple[float, int, float, float]] = {}
         self.row_tile_px = 0.0
+        self.down_last: dict[str, int] = {}
         self.hands_last: dict[str, int] | None = None
         self.hands_before: dict[str, int] | None = None
         self.arm_in_last = False
@@ -119,6 +124,7 @@ class HandAreas:
         if self.profile is not None or self.image_size is None:
             return
         down = [tr for tr in tiles if tr.face == "down" and tr.status != "layout" and tr not in gone]
+        self.down_last = self.counts(self.sure(down), self.band_scale, seats=_BORDERS)
         if len(down) < ROW_MIN_TILES:
             return
         self.row_tile_px = float(np.median([tr.geom.length for tr in down]))
@@ -128,17 +134,24 @@ class HandAreas:
                 self.rows[seat] = row
 
     def off_seats(self, hand_size: int) -> list[str]:
-        """Uncalibrated photos: the image borders (seat names, ``N`` the top) along which a hand's row (at
-        least ``hand_size`` - 1 face-down tiles: the leader's is one short) was found while the rule set seats
-        no one there, when more such borders hold one than playing seats' borders hold a row of any length
-        (a boneyard's row is one; hands played down to a few tiles still are): the photos are turned (a
-        phone held upright over a two-seat table put the hands at the left and right; helper-126: 13 of 16
-        seats wrong, nothing said). helper-204: one photo taken mid-hand, N and S down to 4 tiles and the
-        boneyard's 14 by the left edge, was said to look turned. Empty when they are not."""
+        """Uncalibrated photos: the image borders (seat names, ``N`` the top) where the rule set seats no one
+        and which hold face-down tiles, when more such borders hold them than playing seats' borders do: the
+        photos are turned (a phone held upright over a two-seat table put the hands at the left and right;
+        helper-126: 13 of 16 seats wrong, nothing said). Empty when they are not.
+
+        A border holds what its row held at the fullest (:attr:`rows`) or what the last read showed in its
+        hand area (:attr:`down_last`), whichever is more: a hand played down to one tile has no row but
+        still lies there (helper-209: one photo late in the demo's hand, N and S down to one tile each, the
+        boneyard's 12 by the left edge, was said to look turned). A border holding more than ``hand_size``
+        tiles, more than a hand is dealt, is the boneyard (14 at a two-seat table) or a hand that drew:
+        no sign either way (helper-204: one photo mid-hand, N and S down to 4 tiles and the boneyard's
+        14 by the left edge). A turned photo puts the hands, however short, by the unseated borders and
+        the boneyard by a seated one or neither (the demo's frames turned a quarter, 240 to 680: warned)."""
         order = self._order()
-        off = sorted(seat for seat, (_, n, *_) in self.rows.items() if n >= hand_size - 1 and seat not in order)
-        seated = [seat for seat in self.rows if seat in order]
-        return off if len(off) > len(seated) else []
+        held = {seat: max(self.rows.get(seat, (0.0, 0))[1], self.down_last.get(seat, 0)) for seat in _BORDERS}
+        hands = [seat for seat, n in held.items() if 0 < n <= hand_size]
+        off = sorted(seat for seat in hands if seat not in order)
+        return off if len(off) > len(hands) - len(off) else []
 
     # ---- what lies in them -----------------------------------------------------------------------
     def sure(self, tiles: list) -> list:

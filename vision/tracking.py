@@ -1121,8 +1121,8 @@ class Tracker:
         return ([p for p in pairs if p not in far], gone + [tr for tr, _, _ in far], new + [o for _, o, _ in far])
 
     def hands_off_seats(self) -> list[str]:
-        """Uncalibrated photos: the image borders (seat names) along which a full hand's row lies while the rule
-        set seats no one there: the photos are turned (:meth:`vision.hand_areas.HandAreas.off_seats`)."""
+        """Uncalibrated photos: the image borders (seat names) along which the hands lie while the rule set seats
+        no one there: the photos are turned (:meth:`vision.hand_areas.HandAreas.off_seats`)."""
         return self.hand_areas.off_seats(self.rules.hand_size)
 
     def arm_in_last_photo(self) -> None:
