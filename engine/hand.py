@@ -684,12 +684,8 @@ def _draw(st: HandState, ev: Draw, points: dict, flags: list[Flag]) -> None:
         Tile.parse(t, st.rules.set_max)
         if t.key in seen:
             raise IllegalEvent(f"{t} drawn twice in one draw")
-        if (held := _known_holder(st, t.key)) is not None:  # though the hand itself may be unknown (helper-199)
-            holder, how = held
-            raise IllegalEvent(f"{t} drawn but it is in {holder}'s hand: {holder} {_HOW_IT[how]} at "
-                               f"#{st.placed_by[t.key]}", tile=t.key)
-        if t.key in st.layout.on_table or any(t.key == k.key for hand in st.known.values() if hand for k in hand):
-            raise IllegalEvent(f"{t} drawn but it is already on the table or in a hand", tile=t.key)
+        if (where := _where_known(st, t.key)) is not None:  # though the hand itself may be unknown (helper-199)
+            raise IllegalEvent(f"{t} drawn but it is {where}", tile=t.key)
         seen.add(t.key)
     st.placed_by.update((t.key, st.at) for t in ev.tiles or [])
     if ev.tiles is not None and st.known[seat] is not None:
@@ -831,7 +827,7 @@ def _penalty_next_leader(st: HandState, spec, seat: str, usual: str | None) -> s
 
 #: How a seat is known to hold a tile its hand may not show (:func:`_known_holder`), as the refusals say it.
 _HOW = {"take_back": "took back", "exposed": "exposed"}
-_HOW_IT = {"take_back": "took it back", "exposed": "exposed it"}
+_HOW_IT = {"take_back": "took it back", "exposed": "exposed it", "deal": "was dealt it", "draw": "drew it"}
 #: The event at a tile's ``placed_by`` slot -> how a reveal that leaves the tile out says it came to the seat.
 _HOW_HELD = {"deal": "dealt", "draw": "drawn", "take_back": "taken back", "reveal": "exposed"}
 
@@ -849,25 +845,111 @@ def _known_holder(st: HandState, key: tuple[int, int]) -> tuple[str, str] | None
     return None
 
 
-def _check_reveal_whole(st: HandState, seat: str, tiles: list[Tile], flags: list[Flag]) -> None:
-    """Flag an end-of-hand reveal that leaves out a tile the record knows ``seat`` holds: taken back and not
-    laid again, exposed and not laid, or in its known (dealt, drawn) hand. Seed 002: the players "count the
-    spots on their remaining dominoes", every one of them, and that count decides the hand. Flagged, not
-    refused, as a play of a tile not in the dealt hand is (``tile_not_in_hand``): a misread reveal or a
-    wrong earlier line, the umpire decides, and the recorded reveal stands (helper-205: "S takeback 6-4"
-    then a reveal without 6-4 was scored with no word)."""
+def _event_at(st: HandState, slot: int | None) -> str:
+    """The type of the event applied at log slot ``slot`` (``deal``, ``draw``, ...); "" when none was."""
+    return next((getattr(o.event, "type", "") for o in st.outcomes if o.index == slot), "")
+
+
+def _where_known(st: HandState, key: tuple[int, int]) -> str | None:
+    """Where the record knows a tile lies, with the seat and the event that put it there, as a refusal of its
+    draw says it: ``"in N's hand: N took it back at #3"`` (:func:`_known_holder`), ``"on the table: N laid it at
+    #5"``, ``"in S's hand: S was dealt it at #1"`` (a known hand: dealt or drawn). None when the record does not
+    know where it is (the boneyard, or a hand not known). helper-209: the draw of a tile on the table was refused
+    as "already on the table or in a hand", though the record knew which and by whom."""
+    slot = st.placed_by.get(key)
+    if (held := _known_holder(st, key)) is not None:
+        seat, how = held
+    elif key in st.layout.on_table:
+        seat = next(s for _, s, t, *_ in st.plays if t.key == key)
+        return f"on the table: {seat} laid it at #{slot}"
+    else:
+        seat = next((s for s, hand in st.known.items() if hand and any(t.key == key for t in hand)), None)
+        if seat is None:
+            return None
+        how = _event_at(st, slot)
+    said = _HOW_IT.get(how)
+    return f"in {seat}'s hand" + (f": {seat} {said} at #{slot}" if said and slot is not None else "")
+
+
+def _held_not_shown(st: HandState, seat: str, tiles: list[Tile]) -> list[tuple[int, int]]:
+    """The tiles the record knows ``seat`` holds that ``tiles`` do not show: taken back and not laid again,
+    exposed and not laid, or in its known (dealt, drawn) hand."""
     shown = {t.key for t in tiles}
     held = [k for k, s in st.taken_back.items() if s == seat]
     held += [k for k, s in st.exposed_by.items() if s == seat and k not in st.layout.on_table]
     held += [t.key for t in st.known[seat] or []]
-    missing = [k for k in dict.fromkeys(held) if k not in shown]
+    return [k for k in dict.fromkeys(held) if k not in shown]
+
+
+def _said_held(st: HandState, keys: list[tuple[int, int]]) -> str:
+    """Tiles named with the event that gave each to its seat: ``"6-4, taken back at #2; 1-0, dealt at #0"``."""
+    return "; ".join(f"{Tile(*k)}, {_HOW_HELD.get(_event_at(st, st.placed_by[k]), 'held')} at #{st.placed_by[k]}"
+                     if k in st.placed_by else str(Tile(*k)) for k in keys)
+
+
+def _counted_with_reveal(st: HandState, seat: str, tiles: list[Tile]) -> list[Tile]:
+    """The tiles counted with an end-of-hand reveal beside the ones it shows. None when it shows as many tiles as
+    the seat holds, or the count is not known (draws unseen). When it shows fewer, the tiles the record knows
+    the seat holds and the reveal leaves out (:func:`_held_not_shown`), if they make up the count exactly:
+    the seat holds them (helper-209: "S takeback 6-4", then "S reveal 4-4" of S's 2 tiles was refused with a
+    bare count, "S holds 2 tiles, the reveal shows 1"; an umpire counts the 6-4 everyone saw S take back).
+
+    Raises:
+        IllegalEvent: any other count; the message names the tiles the record knows the reveal leaves out.
+    """
+    n = st.counts[seat]
+    if not st.counts_known or len(tiles) == n:
+        return []
+    missing = _held_not_shown(st, seat, tiles)
+    if len(tiles) < n and len(tiles) + len(missing) == n:
+        return [Tile(*k) for k in missing]
+    left = f"; it leaves out {_said_held(st, missing)}" if missing else ""
+    raise IllegalEvent(f"{seat} holds {_tiles(n)}, the reveal shows {len(tiles)}{left}")
+
+
+def _check_reveal_whole(st: HandState, seat: str, tiles: list[Tile], counted: list[Tile], flags: list[Flag]) -> None:
+    """Flag an end-of-hand reveal that leaves out a tile the record knows ``seat`` holds (:func:`_held_not_shown`).
+    Seed 002: the players "count the spots on their remaining dominoes", every one of them, and that count
+    decides the hand. Flagged, not refused, as a play of a tile not in the dealt hand is (``tile_not_in_hand``):
+    a misread reveal or a wrong earlier line, the umpire decides, and the recorded reveal stands (helper-205:
+    "S takeback 6-4" then a reveal without 6-4 was scored with no word). ``counted``: the tiles left out that
+    are counted with the reveal, as it shows fewer tiles than the seat holds (:func:`_counted_with_reveal`)."""
+    missing = _held_not_shown(st, seat, tiles)
     if not missing:
         return
-    events = {o.index: getattr(o.event, "type", "") for o in st.outcomes}
-    said = [f"{Tile(*k)}, {_HOW_HELD.get(events.get(st.placed_by.get(k)), 'held')} at #{st.placed_by[k]}"
-            if k in st.placed_by else str(Tile(*k)) for k in missing]
-    flags.append(Flag("reveal_leaves_out", seat, f"{seat}'s reveal leaves out {'; '.join(said)}",
-                      {"tiles": [list(k) for k in missing]}))
+    message = f"{seat}'s reveal leaves out {_said_held(st, missing)}"
+    details: dict = {"tiles": [list(k) for k in missing]}
+    if counted:
+        message += (f"; {seat} holds {_tiles(len(tiles) + len(counted))}, the reveal shows {len(tiles)}: "
+                    f"{' '.join(map(str, counted))} {'is' if len(counted) == 1 else 'are'} counted as {seat}'s")
+        details["counted"] = True
+    flags.append(Flag("reveal_leaves_out", seat, message, details))
+
+
+def _where_undealt(st: HandState, seat: str) -> str:
+    """Where a tile that no hand, the table or the record's take-backs and exposures hold lies, said after a flag:
+    ``": it is in the boneyard"`` (``": it is among the tiles not dealt"`` in a game without one) when the record
+    knows every other seat's tiles and counts the draws; else "" (it may be in a hand the record does not know)."""
+    if not st.counts_known or any(st.known[s] is None and s not in st.revealed for s in st.order if s != seat):
+        return ""
+    return ": it is in the boneyard" if st.rules.boneyard else ": it is among the tiles not dealt"
+
+
+def _check_shown_in_hand(st: HandState, seat: str, tiles: list[Tile], verb: str, flags: list[Flag]) -> bool:
+    """Flag (``tile_not_in_hand``) the tiles ``seat`` shows (``verb``: ``exposed`` during play, ``revealed`` at the
+    end) that its known hand does not hold, as a play of such a tile is; whether any were. A tile of another
+    seat's known hand is refused before (:func:`_reveal`). helper-209: "N reveal 5-5" of a tile the deal left in
+    the boneyard said only "N exposed 5-5"."""
+    hand = st.known[seat]
+    if hand is None:
+        return False
+    foreign = [t for t in tiles if all(k.key != t.key for k in hand)]
+    if foreign:
+        flags.append(Flag("tile_not_in_hand", seat, f"{seat} {verb} {' '.join(map(str, foreign))}, which "
+                          f"{'is' if len(foreign) == 1 else 'are'} not in {seat}'s dealt hand "
+                          f"({' '.join(map(str, hand)) or 'none left'}){_where_undealt(st, seat)}",
+                          {"tiles": [[t.a, t.b] for t in foreign]}))
+    return bool(foreign)
 
 
 def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
@@ -891,28 +973,30 @@ def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
                 raise IllegalEvent(f"{seat} reveals {t}, which {other} revealed", tile=t.key)
             if other != seat and any(k.key == t.key for k in (st.known[other] or [])):
                 raise IllegalEvent(f"{seat} reveals {t}, which is in {other}'s dealt hand", tile=t.key)
-    if st.over:  # the count that ends the hand: once per seat, all of its tiles, none for the seat that went out
-        kind, winner = st.pending_end[:2] if st.pending_end else (st.result.kind, st.result.winner_seat)
-        if kind == "domino" and winner == seat:
-            raise IllegalEvent(f"{seat} went out: it holds no tile to reveal")
-        if seat in st.revealed:
-            raise IllegalEvent(f"{seat} revealed already ({' '.join(map(str, st.revealed[seat]))}): correct that "
-                               "reveal instead")
-        if st.counts_known and len(ev.tiles) != st.counts[seat]:
-            n = st.counts[seat]
-            raise IllegalEvent(f"{seat} holds {n} tile{'s' if n != 1 else ''}, the reveal shows {len(ev.tiles)}")
     if not st.over:  # shown during play: exposed tiles (seed 003: a touched tile that did not fit)
         if st.counts_known and len(ev.tiles) > st.counts[seat]:
-            n = st.counts[seat]
-            raise IllegalEvent(f"{seat} holds {n} tile{'s' if n != 1 else ''}, the reveal shows {len(ev.tiles)}")
+            raise IllegalEvent(f"{seat} holds {_tiles(st.counts[seat])}, the reveal shows {len(ev.tiles)}")
         if all(t.key in st.exposed_by for t in ev.tiles):  # the same tiles seen again: one exposure, one flag
             raise IllegalEvent(f"{seat} exposed {' '.join(map(str, ev.tiles))} already")
         st.placed_by.update((t.key, st.at) for t in ev.tiles if st.exposed_by.get(t.key) != seat)
         st.exposed_by.update((t.key, seat) for t in ev.tiles)
         flags.append(Flag("exposed_tile", ev.seat, f"{ev.seat} exposed " + " ".join(map(str, ev.tiles))))
+        if _check_shown_in_hand(st, seat, ev.tiles, "exposed", flags):
+            st.known[seat] = None  # as after a play of such a tile: the hand we thought we knew was wrong
         return
-    _check_reveal_whole(st, seat, ev.tiles, flags)
-    st.revealed[ev.seat] = list(ev.tiles)
+    # the count that ends the hand: once per seat, all of its tiles, none for the seat that went out
+    kind, winner = st.pending_end[:2] if st.pending_end else (st.result.kind, st.result.winner_seat)
+    if kind == "domino" and winner == seat:
+        raise IllegalEvent(f"{seat} went out: it holds no tile to reveal")
+    if seat in st.revealed:
+        raise IllegalEvent(f"{seat} revealed already ({' '.join(map(str, st.revealed[seat]))}): correct that "
+                           "reveal instead")
+    counted = _counted_with_reveal(st, seat, ev.tiles)
+    foreign = _check_shown_in_hand(st, seat, ev.tiles, "revealed", flags)
+    _check_reveal_whole(st, seat, ev.tiles, counted, flags)
+    if foreign:
+        st.known[seat] = None
+    st.revealed[ev.seat] = list(ev.tiles) + counted
     st.placed_by.update((t.key, st.at) for t in ev.tiles)
     if st.pending_end is not None:
         kind, winner, locker = st.pending_end

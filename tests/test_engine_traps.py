@@ -152,10 +152,17 @@ def test_trap_a_tile_cannot_be_dealt_twice_or_drawn_from_the_table_or_a_hand():
     with pytest.raises(IllegalEvent, match="dealt twice"):
         replay(rules, ev("deal N 6-4 5-5 3-3 2-2 1-1 0-0 6-6 / S 4-6 6-5 6-3 6-2 6-1 6-0 5-4"))
     deal = "deal N 6-4 5-5 3-3 2-2 1-1 0-0 6-6 / S 6-5 6-3 6-2 6-1 6-0 5-4 5-3"
-    with pytest.raises(IllegalEvent, match="already on the table or in a hand"):
+    # helper-209: the refusal says where the tile is, and who put it there (it said "already on the table or
+    # in a hand")
+    with pytest.raises(IllegalEvent, match=re.escape("event #2 (draw): 4-6 drawn but it is on the table: N laid it "
+                                                     "at #1")):
         replay(rules, ev(deal, "N 6-4", "S draw 4-6"))
-    with pytest.raises(IllegalEvent, match="already on the table or in a hand"):
+    with pytest.raises(IllegalEvent, match=re.escape("event #2 (draw): 5-5 drawn but it is in N's hand: N was dealt "
+                                                     "it at #0")):
         replay(rules, ev(deal, "N 6-4", "S draw 5-5"))
+    with pytest.raises(IllegalEvent, match=re.escape("event #3 (draw): 4-4 drawn but it is in S's hand: S drew it "
+                                                     "at #2")):
+        replay(rules, ev(deal, "N 6-4", "S draw 4-4", "N draw 4-4"))
     with pytest.raises(IllegalEvent, match="in N's hand"):
         replay(rules, ev(deal, "N 6-4", "S 3-3 E"))
 
@@ -500,7 +507,7 @@ def test_drawn_tiles_are_checked_when_the_hand_is_not_known():
     rules = load_ruleset("all-fives")
     camera = [Deal(hands={}, draws_seen=False)] + ev("N 5-4")
     for tiles, message in ((["9-9"], "9"), (["6-6", "6-6"], "6-6 drawn twice in one draw"),
-                           (["5-4"], "5-4 drawn but it is already on the table")):
+                           (["5-4"], "5-4 drawn but it is on the table: N laid it at #1")):
         with pytest.raises(IllegalEvent, match=message):
             replay(rules, camera + [Draw(seat="S", count=len(tiles), tiles=tiles)])
     st = replay(rules, camera + [Draw(seat="S", count=2, tiles=["6-6", "0-0"])])
@@ -680,7 +687,7 @@ def test_a_refusal_names_a_fix_only_where_the_tile_still_lies_where_the_fix_put_
         h.append(parse_event(line))
     # the fix is the reason: [4|2] lies at #1 because of it (a draw of it was refused with no word of the fix)
     assert _refusal(h, "N 4-2 W") == "event #3 (play): tile 4-2 is already on the table (put at #1 by fix #2)"
-    assert _refusal(h, "N draw 4-2") == ("event #3 (draw): 4-2 drawn but it is already on the table or in a hand "
+    assert _refusal(h, "N draw 4-2") == ("event #3 (draw): 4-2 drawn but it is on the table: S laid it at #1 "
                                          "(put at #1 by fix #2)")
     h.append(parse_event("S takeback 4-2"))  # #3: back in S's hand, no longer where the fix put it
     assert _refusal(h, "S takeback 4-2") == "event #4 (take_back): S did not play 4-2"  # was "... (put at #1 by fix #2)"
@@ -713,7 +720,7 @@ def test_a_tile_taken_back_cannot_be_drawn_or_laid_by_another_seat():
     h.append(parse_event("S draw 5-5"))  # another tile is drawn as before
     assert h.state.boneyard == 13 and h.state.counts == {"N": 7, "S": 8}
     h.append(parse_event("N 6-6"))  # laid again by N: no longer in a hand, on the table
-    assert _refusal(h, "S draw 6-6") == "event #4 (draw): 6-6 drawn but it is already on the table or in a hand"
+    assert _refusal(h, "S draw 6-6") == "event #4 (draw): 6-6 drawn but it is on the table: N laid it at #3"
     # a dealt hand that became unknown (an unseen draw) still holds the tile it took back
     deal = "deal N 6-6 6-5 6-4 6-3 6-2 6-1 6-0 / S 5-5 5-4 5-3 5-2 5-1 5-0 4-4"
     h = Hand(rules)
@@ -723,7 +730,7 @@ def test_a_tile_taken_back_cannot_be_drawn_or_laid_by_another_seat():
     assert _refusal(h, "S draw 6-6") == "event #4 (draw): 6-6 drawn but it is in N's hand: N took it back at #2"
     # voiding the take-back puts the tile back on the table: the draw is refused as a tile on the table
     h.append(parse_event("void 2"))
-    assert _refusal(h, "S draw 6-6") == "event #5 (draw): 6-6 drawn but it is already on the table or in a hand"
+    assert _refusal(h, "S draw 6-6") == "event #5 (draw): 6-6 drawn but it is on the table: N laid it at #1"
 
 
 def test_a_reveal_that_leaves_out_a_tile_taken_back_is_flagged():
@@ -776,6 +783,81 @@ def test_a_reveal_that_leaves_out_an_exposed_or_dealt_tile_is_flagged():
     assert st.result.remaining == {"N": 15, "S": 30}  # locked from the dealt hands before the reveal, as it stands
 
 
+def test_a_short_reveal_that_leaves_out_a_tile_taken_back_counts_it():
+    """helper-209: "S takeback 6-4", then S's reveal at the end without 6-4 and one tile short was refused with a
+    bare count ("S holds 6 tiles, the reveal shows 5"), though docs/rules.md promised a flag. S holds 6-4 by the
+    record and the reveal is short by exactly it: flagged ``reveal_leaves_out`` and 6-4 is counted with the
+    tiles shown, as an umpire counts a tile everyone saw taken back. Any other count is refused, naming it."""
+    rules = load_ruleset("block")  # N and S, no boneyard; hands unseen
+    lines = ["N 6-6", "S 6-4 E", "S takeback 6-4", "S 6-5 E", "N 5-5 E", "S pass", "N pass",
+             "N reveal 1-1 1-2 1-3 1-4 1-0"]  # #7 N: 2+3+4+5+1 = 15 pips
+    st = replay(rules, ev(*lines, "S reveal 2-2 2-3 2-4 2-5 2-0"))  # #8 5 of S's 6 tiles: 4+5+6+7+2 = 24
+    (flag,) = st.outcomes[8].flags
+    assert (flag.kind, flag.seat, flag.message) == (
+        "reveal_leaves_out", "S", "S's reveal leaves out 6-4, taken back at #2; S holds 6 tiles, the reveal shows 5: "
+        "6-4 is counted as S's")
+    assert flag.details == {"tiles": [[6, 4]], "counted": True}
+    # S's pips: 24 + 10 (6-4) = 34; N holds the fewest (15) and takes S's 34 (block, pagat)
+    assert (st.result.kind, st.result.remaining, st.result.awards) == ("locked", {"N": 15, "S": 34},
+                                                                       {"N": 34, "S": 0})
+    assert st.revealed["S"][-1] == Tile(6, 4)
+    # two tiles short: 6-4 does not make up the count, so it is refused, with the tile named
+    with pytest.raises(IllegalEvent, match=re.escape("event #8 (reveal): S holds 6 tiles, the reveal shows 4; it "
+                                                     "leaves out 6-4, taken back at #2")):
+        replay(rules, ev(*lines, "S reveal 2-2 2-3 2-4 2-5"))
+    # nothing known left out: the bare count, as before
+    with pytest.raises(IllegalEvent, match=re.escape("event #8 (reveal): S holds 6 tiles, the reveal shows 5")):
+        replay(rules, ev(*lines, "S reveal 2-2 2-3 2-4 2-5 6-4"))
+
+
+def test_a_reveal_of_a_tile_not_in_the_known_hand_is_flagged():
+    """helper-209: with the deal known, "N reveal 5-5" of a tile the deal left in the boneyard said only "N exposed
+    5-5" (a play of it is ``tile_not_in_hand``); at the end, "S reveal ... 1-1" of a tile never dealt to S said
+    nothing of 1-1. Both are flagged ``tile_not_in_hand`` now, naming where the tile lies when every other hand
+    is known, and the hand is no longer trusted, as after such a play: its tiles are counted from the reveal."""
+    # during play: N (1-0 2-0 dealt) exposes 3-3, which is in the boneyard (both hands known, draws counted)
+    draw = load_ruleset("draw").model_copy(update={"hand_size": 2})  # 28 - 4 = 24 in the boneyard
+    lines = ["deal N 1-0 2-0 / S 6-6 6-5",  # #0
+             "S 6-6",                        # #1 ends 6|6
+             "N reveal 3-3",                 # #2 exposed: not N's by the deal
+             "N draw 6-1", "N 6-1 E",        # #3 #4 ends 6|1
+             "S 6-5 W"]                      # #5 S goes out
+    st = replay(draw, ev(*lines))
+    assert [(f.kind, f.message) for f in st.outcomes[2].flags] == [
+        ("exposed_tile", "N exposed 3-3"),
+        ("tile_not_in_hand", "N exposed 3-3, which is not in N's dealt hand (1-0 2-0): it is in the boneyard")]
+    assert st.outcomes[2].flags[1].details == {"tiles": [[3, 3]]}
+    # N's dealt hand is no longer trusted: the domino waits for N's reveal (it was scored S +3 from 1-0 2-0)
+    assert st.known["N"] is None and st.result is None and st.pending_end == ("domino", "S", "S")
+    st = replay(draw, ev(*lines, "N reveal 1-0 3-3"))  # N's 2 tiles: 1 + 6 = 7 pips, S takes them
+    assert (st.result.remaining, st.result.awards) == ({"N": 7, "S": 0}, {"N": 0, "S": 7})
+    assert st.outcomes[6].flags == []
+    # the same tile in S's dealt hand is refused, as before
+    with pytest.raises(IllegalEvent, match=re.escape("event #2 (reveal): N reveals 6-5, which is in S's dealt hand")):
+        replay(draw, ev(*lines[:2], "N reveal 6-5"))
+
+    # at the end, both hands known: the lock is scored from them at once; S's reveal shows 3-3 for its 2-2
+    block = load_ruleset("block").model_copy(update={"hand_size": 2})  # no boneyard: 24 tiles not dealt
+    lines = ["deal N 6-6 1-0 / S 6-5 2-2", "N 6-6", "S 6-5 E", "N pass", "S pass"]  # locked: N 1 pip, S 4
+    st = replay(block, ev(*lines, "N reveal 1-0", "S reveal 3-3"))
+    assert [(f.kind, f.message) for f in st.outcomes[6].flags] == [
+        ("tile_not_in_hand", "S revealed 3-3, which is not in S's dealt hand (2-2): it is among the tiles not dealt"),
+        ("reveal_leaves_out", "S's reveal leaves out 2-2, dealt at #0")]
+    assert st.outcomes[5].flags == []
+    # scored at the lock from the dealt hands (N +4, S's 2-2); the reveal leaves that score as it was
+    assert (st.result.kind, st.result.remaining, st.result.awards) == ("locked", {"N": 1, "S": 4}, {"N": 4, "S": 0})
+    assert st.outcomes[4].points == {"N": 4} and all(not o.points for o in st.outcomes[5:])
+
+    # the hand awaits S's reveal (S's hand unseen): N's reveal of 3-0 for its dealt 1-0 is flagged, no place
+    # named (3-0 may be S's), and counted as shown: N 3 pips, S 4 (2-2), N +4
+    lines = ["deal N 6-6 1-0", "N 6-6", "S 6-5 E", "N pass", "S pass"]
+    st = replay(block, ev(*lines, "N reveal 3-0", "S reveal 2-2"))
+    assert [(f.kind, f.message) for f in st.outcomes[5].flags] == [
+        ("tile_not_in_hand", "N revealed 3-0, which is not in N's dealt hand (1-0)"),
+        ("reveal_leaves_out", "N's reveal leaves out 1-0, dealt at #0")]
+    assert (st.result.kind, st.result.remaining, st.result.awards) == ("locked", {"N": 3, "S": 4}, {"N": 4, "S": 0})
+
+
 def test_a_tile_exposed_during_play_cannot_be_drawn_or_laid_by_another_seat():
     """helper-205: after "N reveal 6-5" during play (an exposed tile: seed 001, it "must remain face-up on the
     table and play at first chance") a draw of 6-5, by anyone, was accepted: the tile is known to be in N's
@@ -795,7 +877,7 @@ def test_a_tile_exposed_during_play_cannot_be_drawn_or_laid_by_another_seat():
     h.append(parse_event("S draw 4-4"))  # #2 another tile is drawn as before
     h.append(parse_event("S pass"))      # #3
     h.append(parse_event("N 6-5 W"))     # #4 laid: on the table now
-    assert _refusal(h, "S draw 6-5") == "event #5 (draw): 6-5 drawn but it is already on the table or in a hand"
+    assert _refusal(h, "S draw 6-5") == "event #5 (draw): 6-5 drawn but it is on the table: N laid it at #4"
     h.append(parse_event("N takeback 6-5"))  # #5 back in N's hand by the take-back
     assert _refusal(h, "S draw 6-5") == "event #6 (draw): 6-5 drawn but it is in N's hand: N took it back at #5"
     # the exposure voided: nothing says where 6-5 is, and it may be drawn
