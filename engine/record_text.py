@@ -214,9 +214,10 @@ def _result_line(hand: HandRecord, next_hand: HandRecord | None, record: MatchRe
     head = f"= {r.kind}" + (f" {r.winner}" if r.winner else "") + f" {_points(awards, r.side)}"
     head += " capicua" if r.capicua else ""
     parts = []
+    order = key_order(record.teams)  # the seats as they play, a partnership's teams together (N, S, W, E)
     if r.remaining:
-        parts.append("pips: " + ", ".join(f"{s} {p}" for s, p in r.remaining.items()))
-    parts.append("hand: " + ", ".join(f"{s} {p:+d}" for s, p in in_turn_order(hand.points, key_order(record.teams)).items()))
+        parts.append("pips: " + ", ".join(f"{s} {p}" for s, p in in_turn_order(r.remaining, order).items()))
+    parts.append("hand: " + ", ".join(f"{s} {p:+d}" for s, p in in_turn_order(hand.points, order).items()))
     return f"{head}  ({'; '.join(parts)})"
 
 

@@ -78,6 +78,28 @@ def ends_text(row: dict, score_ends: bool = True) -> str:
     return text
 
 
+def score_text(row: dict, by_pips: bool = False) -> str:
+    """A row's score column for people, as ``score``'s table and the record report show it: the game's running
+    score after the event, ``N 25 S 10`` (the sides in the row's order: turn order once the row went through
+    :func:`service.views.rows_in_turn_order`).
+
+    ``by_pips``: the standings count the pips left (``cumulative_pips``, seed 002): no points change hands, so
+    an event's row shows nothing (helper-209: the report read "N 0 E 0 S 0 W 0" on every row) and a game's end
+    row the pips its hands left each seat, ``pips N 5 E 16 S 2 W 0``."""
+    if by_pips:
+        return "pips " + _pairs(row.get("pips")) if row.get("type") == "game_end" else ""
+    return _pairs(row.get("score"))
+
+
+def game_over_text(row: dict) -> str:
+    """A ``game_end`` row for people: ``game over (target): N`` (how the game ended, its winner or ``tie``)."""
+    return f"game over ({row.get('ended_by')}): {row.get('winner') or 'tie'}"
+
+
+def _pairs(values: dict | None) -> str:
+    return " ".join(f"{s} {v}" for s, v in (values or {}).items())
+
+
 def timeline(match: MatchState) -> Iterator[dict]:
     """Rows for every event of every hand, in order, with the running game score.
 

@@ -15,7 +15,7 @@ from engine.record import RecordError, record_from_match
 from engine.ruleset import (SEED_SOURCE, Ruleset, RulesetError, available_presets, load_ruleset, ruleset_quotes,
                             source_label)
 from engine.script import ScriptError, load_script
-from engine.timeline import ends_text, timeline
+from engine.timeline import ends_text, game_over_text, score_text, timeline
 from service.cli_common import (check_distinct_outputs, check_out_file, check_replaceable, console, err_console, fail,
                                 path_parser)
 from service.cli_record import write_outputs
@@ -65,8 +65,8 @@ def score(
     by_pips = sc.rules.standings == "cumulative_pips"  # seed 002: ranked by the pips left, no running score
     for row in rows:
         if row["type"] == "game_end":
-            table.add_row(str(row["game"]), "", f"[bold]game over ({row['ended_by']}): {row['winner'] or 'tie'}[/]",
-                          "", "", "", "pips " + _score(row["pips"]) if by_pips else _score(row["score"]))
+            table.add_row(str(row["game"]), "", f"[bold]{escape(game_over_text(row))}[/]", "", "", "",
+                          score_text(row, by_pips))
             continue
         pts = " ".join(f"{s}+{p}" if p >= 0 else f"{s}{p}" for s, p in row["points"].items())
         # a notice (what the rules require next) is no accusation: not in red (helper-117)
@@ -77,21 +77,44 @@ def score(
             he = row["hand_end"]
             text += f"  [bold]→ {he['kind']}{' ' + he['winner'] if he['winner'] else ''}[/] ({he['note']})"
         table.add_row(f"{row['game']}.{row['hand']}", str(row["index"]), text, pts, ends_text(row, sc.rules.score_ends),
-                      flags, "" if by_pips else _score(row["score"]))
+                      flags, score_text(row, by_pips))
     console.print(table)
-    # what each flag means, once per kind (helper-116: "must_draw" stood alone; its message only in --json)
-    said: dict[str, tuple[str, str]] = {}
-    for row in rows:
-        for f in row.get("flags") or []:
-            said.setdefault(f["kind"], ("yellow" if f.get("notice") else "red",
-                                        f"{row['game']}.{row['hand']} #{row['index']}: {f['message']}"))
-    for kind, (colour, line) in said.items():
+    for colour, kind, line in flag_notes(rows):
         console.print(f"  [{colour}]{kind}[/]: {escape(line)}", highlight=False)
     _print_standings(match, sc.players)
 
 
-def _score(score: dict[str, int]) -> str:
-    return " ".join(f"{s} {v}" for s, v in score.items())
+def flag_notes(rows: list[dict]) -> list[tuple[str, str, str]]:
+    """What the flags of ``rows`` (timeline rows) say, for the lines under ``score``'s table: ``(colour, kind,
+    text)``, ``text`` being ``1.1 #19: N's reveal leaves out 4-0, exposed at #2``.
+
+    helper-116: the table names a flag's kind only ("must_draw" stood alone; its message only in --json), so each
+    kind is said with its message. A notice (yellow: what the rules require next, every hand alike) is said once
+    per kind. A flag (red: an accusation the umpire rules on) is said once per kind and seat, as its message names
+    that seat's tile (helper-209: S's "reveal leaves out 6-4, taken back at #4" was hidden under N's "leaves out
+    4-0"); the ones left out of a kind are counted on a line of their own (``--json`` holds each message)."""
+    said: dict[str, list[tuple[str, str]]] = {}  # kind -> its lines' (colour, text), in the order first seen
+    seen: set[tuple[str, str | None]] = set()
+    left: dict[str, int] = {}  # kind -> how many of it were not said
+    for row in rows:
+        for f in row.get("flags") or []:
+            kind, notice = f["kind"], bool(f.get("notice"))
+            key = (kind, None if notice else f.get("seat"))
+            if key in seen:
+                left[kind] = left.get(kind, 0) + (not notice)
+                continue
+            seen.add(key)
+            said.setdefault(kind, []).append(("yellow" if notice else "red",
+                                             f"{row['game']}.{row['hand']} #{row['index']}: {f['message']}"))
+    out: list[tuple[str, str, str]] = []
+    for kind, lines in said.items():
+        out += [(colour, kind, text) for colour, text in lines]
+        if left.get(kind):
+            n = left[kind]
+            out.append(("red", kind, f"{n} more by the same {'seat' if len(lines) == 1 else 'seats'} (the table "
+                                     f"marks {'its row' if n == 1 else 'their rows'}; --json has "
+                                     f"{'its message' if n == 1 else 'their messages'})"))
+    return out
 
 
 def unfinished_hands(match) -> list[str]:  # noqa: ANN001 - engine.match.MatchState

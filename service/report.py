@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from engine.files import readable, write_text_atomic
 from engine.notation import without_stamps
-from engine.timeline import ends_text, result_text
+from engine.timeline import ends_text, game_over_text, result_text, score_text
 from engine.words import plural
 
 _CSS = """
@@ -54,7 +54,9 @@ def score_chart_svg(rows: list[dict], width: int = 900, height: int = 260) -> st
     """An inline SVG line chart of each side's running score over the events of ``rows``.
 
     ``rows`` are timeline rows (``engine/timeline.py``) with a ``score`` dict; x is the row
-    number (hands restart at the game boundary), y the points.
+    number (hands restart at the game boundary), y the points. The lines and the legend list the sides in
+    the order the rows' scores do: turn order once the rows went through
+    :func:`service.views.rows_in_turn_order` (NS before EW; not alphabetical: helper-209, "EW 24 NS 75").
     """
     series: dict[str, list[int]] = {}
     scored = [r for r in rows if "score" in r and r.get("type") != "game_end"]
@@ -82,7 +84,7 @@ def score_chart_svg(rows: list[dict], width: int = 900, height: int = 260) -> st
              f'<text x="4" y="{pad}" font-size="11">{top}</text>',
              f'<text x="4" y="{height - pad}" font-size="11">{low}</text>']
     legend = []
-    for k, (side, values) in enumerate(sorted(series.items())):
+    for k, (side, values) in enumerate(series.items()):
         colour = _COLOURS[k % len(_COLOURS)]
         pts = " ".join(xy(i, v) for i, v in enumerate(values))
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{pts}"/>')
@@ -111,7 +113,12 @@ document.addEventListener("click", (e) => {
 </script>"""
 
 
-def _row_html(row: dict, snapshot: str | None, video: str | None = None, score_ends: bool = True) -> str:
+def _row_html(row: dict, snapshot: str | None, video: str | None = None, score_ends: bool = True,
+              by_pips: bool = False) -> str:
+    if row.get("type") == "game_end":  # as `score` says it: how the game ended, and its pips in a pips game
+        return (f"<tr class=\"game-end\"><td>{row.get('game', '')}</td><td></td>"
+                f"<td><b>{html.escape(game_over_text(row))}</b></td><td></td><td></td>"
+                f"<td>{html.escape(score_text(row, by_pips))}</td><td></td></tr>")
     flags = row.get("flags") or []
     # The review's own ``hand_end`` row repeats the award the scoring event's row already carries:
     # say it in words, not again in the points column (it would read as a second award).
@@ -153,7 +160,7 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None, score_e
     flags = [f for f in flags if not f.get("notice")]
     ends = html.escape(ends_text(row, score_ends))
     img = f'<img class="snap" src="{html.escape(snapshot)}" alt="frame {row.get("frame")}">' if snapshot else ""
-    score = " ".join(f"{html.escape(s)} {v}" for s, v in (row.get("score") or {}).items())
+    score = html.escape(score_text(row, by_pips))
     cls = ' class="flag"' if flags else ""
     where = f"{row['game']}.{row['hand']}" if "game" in row and "hand" in row else ""
     return (f"<tr{cls}><td>{where}</td><td>{when}</td>"
@@ -212,10 +219,12 @@ def _is_summary(row: dict) -> bool:
 
 
 def _timeline_rows(rows: list[dict], snapshots: dict[int, str], video: str | None,
-                   score_ends: bool = True) -> list[str]:
+                   score_ends: bool = True, by_pips: bool = False) -> list[str]:
     """The timeline's ``<tr>`` rows in :func:`time_order`. A review's summary row right after the event
     that ended the hand is not shown again (helper-92: "hand over" twice in a row); its snapshot, the
-    final score, goes to that event's row."""
+    final score, goes to that event's row. A game's end row says how the game ended, after its last hand,
+    as ``score``'s table does (``by_pips``: the score column holds the game's pips, and nothing on the
+    events' rows: :func:`engine.timeline.score_text`)."""
     # the inferred end's notice goes under the event that ended its hand (helper-94: said again on a row of its own)
     ended = {(r.get("game"), r.get("hand")): i for i, r in enumerate(rows) if "hand_end" in r}
     inferred: dict[int, list[str]] = {}  # the ending row's position -> the notices folded under it
@@ -228,7 +237,7 @@ def _timeline_rows(rows: list[dict], snapshots: dict[int, str], video: str | Non
     out: list[tuple[dict, str | None]] = []
     for i in time_order(rows):
         row = rows[i]
-        if row.get("type") == "game_end" or i in folded:
+        if i in folded:
             continue
         if i in inferred:
             row = {**row, "_inferred": inferred[i]}
@@ -237,7 +246,7 @@ def _timeline_rows(rows: list[dict], snapshots: dict[int, str], video: str | Non
             out[-1] = (out[-1][0], out[-1][1] or snapshots.get(i))
             continue
         out.append((row, snapshots.get(i)))
-    return [_row_html(row, snap, video, score_ends) for row, snap in out]
+    return [_row_html(row, snap, video, score_ends, by_pips) for row, snap in out]
 
 
 def _flag_when(row: dict) -> str:
@@ -262,7 +271,8 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
             relative image path shown beside it.
         standings: (side, games won, points or pips) best first.
         unit: ``points``, or ``pips`` where the standings count the pips left (seed 002): no score chart then,
-            as no points change hands (helper-121: the page said "points" over pips, and drew zeros).
+            as no points change hands (helper-121: the page said "points" over pips, and drew zeros), and the
+            timeline's score column is empty but on a game's end row, which holds its pips (helper-209).
         score_ends: the rule set scores the open ends: each row's count is shown with them
             (:func:`engine.timeline.ends_text`).
         warning: shown in a box under the title (e.g. that the review was interrupted).
@@ -322,7 +332,7 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
         body.append("</ul>")
     body.append("<h2>Timeline</h2><table><tr><th>hand</th><th>time</th><th>event</th><th>points</th>"
                 "<th>open ends</th><th>score</th><th>snapshot</th></tr>")
-    body += _timeline_rows(rows, snapshots, video, score_ends)
+    body += _timeline_rows(rows, snapshots, video, score_ends, unit == "pips")
     body.append("</table>")
     # a review's page holds its snapshots: `record report` is told not to write over it (cli_common)
     meta = f"<meta name='generator' content='{generator or (REVIEW_PAGE if snapshots else RECORD_PAGE)}'>"

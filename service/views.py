@@ -29,7 +29,8 @@ def side_order(rules: Ruleset | None) -> list[str]:
 
 def key_order(rules: Ruleset | None) -> list[str]:
     """:func:`engine.record.key_order` of ``rules``' teams: the order of side- and seat-keyed tables
-    (N, E, S, W; a partnership's NS, EW, N, S, E, W). Empty for no rules."""
+    (N, E, S, W; a partnership's NS, EW, then its seats team by team: N, S, W, E counterclockwise). Empty for no
+    rules."""
     return teams_key_order(teams_for(rules)) if rules is not None else []
 
 

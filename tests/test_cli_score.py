@@ -280,7 +280,8 @@ hands:
 
 
 def test_score_table_says_what_each_flag_means_once(tmp_path):
-    """helper-116: "must_draw" stood in the table with no word of what it means (only --json had it)."""
+    """helper-116: "must_draw" stood in the table with no word of what it means (only --json had it). Once per
+    kind and seat (helper-209): N's mismatch names another tile than S's."""
     path = script(tmp_path, """\
 rules: all-fives
 hands:
@@ -292,7 +293,8 @@ hands:
     result = score(path)
     assert result.exit_code == 0, result.output
     lines = [x.strip() for x in result.stdout.splitlines() if x.strip().startswith("mismatched_end:")]
-    assert lines == ["mismatched_end: 1.1 #1: S played 2-1 on E showing 4: the ends do not match"]
+    assert lines == ["mismatched_end: 1.1 #1: S played 2-1 on E showing 4: the ends do not match",
+                     "mismatched_end: 1.1 #2: N played 3-3 on E showing 1: the ends do not match"]
 
 
 def test_a_notice_is_marked_in_the_json_and_not_counted_as_a_flag(tmp_path):
@@ -376,4 +378,59 @@ def test_score_tables_list_the_seats_in_turn_order_not_by_name(tmp_path):
     report = tmp_path / "nova.html"
     assert runner.invoke(app, ["record", "report", str(out), "--out", str(report)]).exit_code == 0
     page = report.read_text()
-    assert "<td>N 0 E 0 S 0 W 0</td>" in page and "E 0 N 0 S 0 W 0" not in page
+    # a pips game keeps no running score: the game's end rows hold its pips, seats in turn order (helper-209)
+    assert "<td>pips N 5 E 16 S 2 W 0</td>" in page and "N 0 E 0 S 0 W 0" not in page and "E 16 N 5" not in page
+
+
+def test_score_says_each_seats_flag_of_a_kind_and_counts_the_rest(tmp_path):
+    """helper-209: the list under the table said each kind once, so S's reveal_leaves_out (6-4, taken back) was
+    hidden under N's (4-0, exposed): it says each seat's first flag of a kind, and counts those it leaves out;
+    a notice (what the rules require next) is said once per kind as before."""
+    path = script(tmp_path, """\
+rules: block
+hands:
+  - events:
+      - deal unseen
+      - N 4-1
+      - N reveal 4-0
+      - S 6-4 W
+      - S takeback 6-4
+      - S 3-1 E
+      - N 5-3 E
+      - S 5-4 W
+      - N pass
+      - S 6-5 E
+      - N 6-0 E
+      - S 2-0 E
+      - N 2-2 E
+      - S pass
+      - N 3-2 E
+      - S 6-3 E
+      - N 6-2 E
+      - S pass
+      - N pass
+      - N reveal 1-1
+      - S reveal 4-4 5-5
+""")
+    result = score(path)
+    assert result.exit_code == 0, result.output
+    lines = [x.strip() for x in result.stdout.splitlines() if x.startswith("  ") and ": 1.1 #" in x]
+    assert lines == ["exposed_tile: 1.1 #2: N exposed 4-0",
+                     "take_back: 1.1 #4: S took back 6-4",
+                     "reveal_leaves_out: 1.1 #19: N's reveal leaves out 4-0, exposed at #2",
+                     "reveal_leaves_out: 1.1 #20: S's reveal leaves out 6-4, taken back at #4"]
+
+    from service.cli_engine import flag_notes
+
+    def row(index: int, seat: str, kind: str = "mismatched_end", notice: bool = False) -> dict:
+        flag = {"kind": kind, "seat": seat, "message": f"{seat} at #{index}", **({"notice": True} if notice else {})}
+        return {"game": 1, "hand": 2, "index": index, "flags": [flag]}
+
+    rows = [row(1, "S"), row(2, "N"), row(3, "S"), row(4, "N"), row(5, "S"), row(6, "E", "out_of_turn"),
+            row(7, "E", "out_of_turn"), row(8, "N", "must_draw", True), row(9, "S", "must_draw", True)]
+    assert flag_notes(rows) == [
+        ("red", "mismatched_end", "1.2 #1: S at #1"), ("red", "mismatched_end", "1.2 #2: N at #2"),
+        ("red", "mismatched_end", "3 more by the same seats (the table marks their rows; --json has their messages)"),
+        ("red", "out_of_turn", "1.2 #6: E at #6"),
+        ("red", "out_of_turn", "1 more by the same seat (the table marks its row; --json has its message)"),
+        ("yellow", "must_draw", "1.2 #8: N at #8")]

@@ -1035,6 +1035,51 @@ def test_report_of_a_pips_match_and_of_a_later_games_correction(cli, tmp_path):
     assert "<li>2.1 #7 — out_of_turn: E played out of turn</li>" in render_report("t", "s", [row], {}, [])
 
 
+def test_a_partnerships_notation_pips_and_report_legend_follow_the_turn_order(cli, tmp_path):
+    """helper-209: bdc-partnership (N W S E, counterclockwise) wrote its result lines' pips in play order
+    ("pips: N 5, W 0, S 11, E 8") beside "hand: NS +0, EW +24", where --json lists the teams' seats together;
+    the report's chart legend listed the teams by name ("EW 24 NS 75"), its score column NS first."""
+    from service.report import score_chart_svg
+
+    script = load_script(Path(__file__).resolve().parents[1] / "examples" / "bdc-partnership.yaml")
+    rec = record_from_match(script.rules, [list(log) for log in script.hands])
+    results = [x for x in write_text(rec).splitlines() if x.startswith("= ")]
+    assert results == ["= domino N +25  (pips: N 0, S 14, W 5, E 6; hand: NS +25, EW +0)",
+                       "= locked S +50  (pips: N 12, S 11, W 8, E 19; hand: NS +50, EW +0)",
+                       "= domino W +24  (pips: N 5, S 11, W 0, E 8; hand: NS +0, EW +24)"]
+    round_trips(rec)
+    (tmp_path / "m.json").write_text(to_json(rec))
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "m.json"), "--out", str(tmp_path / "m.html")])
+    assert res.exit_code == 0, res.output
+    legend = re.findall(r'<div class="legend">(.*?)</div>', (tmp_path / "m.html").read_text())
+    assert legend == ['<span style="color:#1f77b4">■ NS 75</span><span style="color:#d62728">■ EW 24</span>']
+    # the rows' order, not the names': a clockwise game's N E S W
+    rows = [{"type": "play", "score": {"N": 1, "E": 2, "S": 3, "W": 4}}]
+    assert re.findall(r"■ (\w+)", score_chart_svg(rows)) == ["N", "E", "S", "W"]
+
+
+def test_a_pips_games_report_shows_its_games_pips_not_a_score_of_zeros(cli, tmp_path):
+    """helper-209: nova-block's report (a pips game: lowest pips left wins) read "N 0 E 0 S 0 W 0" in every
+    row's score cell and had no game-over rows; `score` leaves the cell empty and says each game's pips."""
+    nova = Path(__file__).resolve().parents[1] / "examples" / "nova-block.yaml"
+    script = load_script(nova)
+    (tmp_path / "m.json").write_text(to_json(record_from_match(script.rules, [list(log) for log in script.hands])))
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "m.json"), "--out", str(tmp_path / "m.html")])
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "m.html").read_text()
+    timeline = page.split("<h2>Timeline</h2>")[1]
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", timeline)[1:]
+    assert re.findall(r'<tr class="game-end">(.*?)</tr>', timeline) == [
+        f"<td>{g}</td><td></td><td><b>game over (hand): {w}</b></td><td></td><td></td><td>pips {pips}</td><td></td>"
+        for g, w, pips in ((1, "W", "N 5 E 16 S 2 W 0"), (2, "S", "N 27 E 31 S 13 W 27"),
+                           (3, "E", "N 22 E 19 S 26 W 29"))]
+    score_cells = [re.findall(r"<td>(.*?)</td>", r)[5] for r in rows]
+    assert len(rows) == 77 and sum(bool(c) for c in score_cells) == 3  # 74 events, 3 game ends: these alone score
+    # `score` says the same from the same rows (engine.timeline.score_text)
+    table = CliRunner().invoke(cli, ["score", str(nova)], env={"COLUMNS": "220"}).stdout
+    assert "pips N 5 E 16 S 2 W 0" in table and "game over (hand): W" in table and "N 0 E 0 S 0 W 0" not in table
+
+
 def test_a_record_missing_a_rule_parameter_says_so(cli, tmp_path, demo):
     """helper-121: a record without rules.params.target was replayed to the engine's default target, silently."""
     data = json.loads(to_json(demo))
