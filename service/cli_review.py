@@ -1,4 +1,5 @@
-"""``dominocast review`` (recorded footage) and ``dominocast live`` (a camera): frames to a scored record."""
+"""``dominocast review`` (recorded footage) and ``dominocast live`` (a camera, or a folder followed as photos
+arrive): frames to a scored record."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from service.review import run_review
 from service.review_folder import PREVIOUS, check_review_folder, moved_by_review, review_files
 from service.review_summary import SKIPPED_WHY, ReviewSummary
 from service.video_out import VIDEO_NAMES
+from vision.folder_follow import FollowedFolderSource
 from vision.recognize import ModelsMissingError, Recognizer, check_profile
 from vision.sources import (IMAGE_SUFFIXES, ImageFolderSource, LiveSource, SourceError, file_url_path, is_stream_url,
                             open_source)
@@ -257,7 +259,8 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
 
 
 def live(
-    source: str = typer.Argument(..., help="camera index (0, 1, ...) or an RTSP/HTTP URL"),
+    source: str = typer.Argument(..., help="camera index (0, 1, ...), an RTSP/HTTP URL, or a folder of photos "
+                                 "followed as they arrive (one per move)"),
     rules: str = typer.Option(..., "--rules", help="rule-set preset, or 'none' for placements only"),
     calibration: Path = typer.Option(None, "--calibration", parser=path_parser,
                                      help="table calibration profile (JSON)"),
@@ -265,7 +268,12 @@ def live(
                                                  "for each session: a session is never recorded over)"),
     no_video: bool = typer.Option(False, "--no-video", help="skip the annotated video"),
 ) -> None:
-    """Score a live table: prints each event as it happens (Ctrl-C to stop and write the report)."""
+    """Score a live table: prints each event as it happens (Ctrl-C to stop and write the report).
+
+    A folder is followed: its photos are read, then each new photo once it is written whole (a tethered camera,
+    a phone syncing into it); a photo is scored when the next one has come (it is compared with the photos
+    around it, to leave out a photo of another table), and Ctrl-C reads the last one before the report.
+    """
     try:
         _live(source, rules, calibration, session_folder() if out is None else _out_path(out), no_video)
     except KeyboardInterrupt:  # before the session started: loading the models, opening the camera
@@ -298,7 +306,8 @@ def _interrupted(message: str) -> typer.Exit:
 
 
 def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video: bool) -> None:
-    takes = "`dominocast live` takes a camera index (0, 1, ...) or a stream URL (rtsp://..., http://...)"
+    takes = ("`dominocast live` takes a camera index (0, 1, ...), a stream URL (rtsp://..., http://...) or a folder "
+             "of photos to follow")
     if not source.strip():
         raise fail(f"the source is empty: {takes}")
     if (path := file_url_path(source)) is not None:  # OpenCV opens it as a stream that keeps "reconnecting"
@@ -308,9 +317,10 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
         raise fail(f"camera index {source} is out of range (0-{MAX_CAMERA_INDEX}): {takes}")
     if not source.isdigit() and not is_stream_url(source):
         path = Path(source)
-        if path.is_file() or path.is_dir():
-            raise fail(f"{source} is a {'file' if path.is_file() else 'folder'}: {takes}; "
-                       f"for recorded footage use `dominocast review {source}`")
+        if path.is_dir():
+            return _follow(path, rules, calibration, out, no_video)
+        if path.is_file():
+            raise fail(f"{source} is a file: {takes}; for recorded footage use `dominocast review {source}`")
         if not path.exists() and source.startswith("/dev/"):
             raise fail(f"{source}: no such camera device (is the camera plugged in?)")
         if not path.exists():  # an existing non-file (a device such as /dev/video0) is left to FFmpeg
@@ -350,6 +360,97 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
             console.print("stopped")
         _print_summary(summary)
     except KeyboardInterrupt:  # run_review returned: every file is written, only the summary is cut short
+        raise _interrupted(f"interrupted; the session's results are written in {out}") from None
+
+
+def _follow(folder: Path, rules: str, calibration: Path | None, out: Path, no_video: bool) -> None:
+    """``dominocast live FOLDER``: the folder's photos, then each new one (:class:`FollowedFolderSource`).
+
+    Without a calibration the tile size is fixed as a review fixes a folder's (:func:`_fix_tile_size`): on the
+    photos there at the start, or, in an empty folder, on the first photo that shows tiles enough once it has
+    come (the photos before it are read searching the size, as each photo was before sizes were fixed). With
+    one, the first photo must be of its size (a one-line error otherwise). There is no outage watch: a folder
+    has no frames that stop, only photos not taken yet. The first Ctrl-C stops following; the photo kept back to
+    compare with the next is read, then the report written as for a camera (a second Ctrl-C as for a camera)."""
+    import signal
+    import threading
+
+    if out.resolve() == folder.resolve():
+        raise fail(f"--out {out} is the folder followed: choose another folder for the results")
+    ruleset, profile, recognize = _setup(rules, calibration)
+    _output_folder(out, keep_events=True, create=False)
+    try:
+        src = FollowedFolderSource(folder)
+    except SourceError as exc:
+        raise fail(str(exc))
+    if profile is not None and len(src):  # the photos there: a profile of another size leaves no output folder
+        from calibration.images import decode_image
+
+        first = decode_image(src.files[0])
+        try:
+            if first is not None:
+                check_profile(profile, first.shape)
+        except (CalibrationError, ValueError) as exc:
+            raise fail(f"--calibration {calibration}: {exc}")
+    recognizer = getattr(recognize, "recognizer", None)
+    if profile is None:
+        src.rescale = True  # as a review: no calibration ties the photos to one camera size
+    _output_folder(out, keep_events=True)
+    lock = _hold_output_folder(out, src)  # noqa: F841 - held until the process ends
+    if profile is None and recognizer is not None and len(src):
+        _fix_tile_size(src, recognizer)
+    measured = profile is not None or recognizer is None or len(src) > 0
+
+    def on_photo(frame) -> None:  # noqa: ANN001 - a Frame
+        nonlocal measured
+        if profile is not None and frame.index == 0:
+            try:
+                check_profile(profile, frame.image.shape)
+            except (CalibrationError, ValueError) as exc:
+                raise SourceError(f"--calibration {calibration}: {exc}") from None
+        if not measured:
+            from vision.recognize import folder_tile_px
+
+            size = folder_tile_px(recognizer, [frame.image])
+            if size is not None:
+                recognizer.tile_px, measured = size, True
+                err_console.print(f"note: no --calibration: tiles taken as {size:.0f} px long in every photo "
+                                  f"(measured on {src.files[frame.index].name})", highlight=False, markup=False,
+                                  soft_wrap=True)
+
+    src.on_photo = on_photo
+    err_console.print(f"following {folder}: {plural(len(src), 'photo')} there; each new photo is read once written "
+                      "whole, and scored when the next one comes (Ctrl-C to stop and write the report)",
+                      highlight=False, markup=False, soft_wrap=True)
+    stopped = []
+
+    def stop(*_) -> None:  # noqa: ANN002 - the first Ctrl-C: stop following, read what came, write the report
+        stopped.append(True)
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # a second one interrupts
+        src.close()
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, stop) if main else None
+    try:
+        summary = run_review(src, ruleset, recognize, out, profile, title=f"Live: {folder}",
+                             annotate=not no_video, on_row=lambda row: print(json.dumps(row), flush=True))
+    except SourceError as exc:
+        raise fail(f"{exc} (the events so far are in {out / 'events.jsonl'})")
+    except KeyboardInterrupt:  # a second Ctrl-C while the last photos were read or the files written
+        events = out / "events.jsonl"
+        if not events.is_file():
+            raise _interrupted("interrupted") from None
+        raise _interrupted(f"interrupted while the results were written: the events so far are in {events}; "
+                           "record.json and report.html may be missing") from None
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+        src.close()
+    try:
+        if summary.interrupted or stopped:
+            console.print("stopped")
+        _print_summary(summary)
+    except KeyboardInterrupt:
         raise _interrupted(f"interrupted; the session's results are written in {out}") from None
 
 

@@ -110,7 +110,8 @@ async def delete_table(table_id: str, request: Request) -> dict:
 
 @router.post("/tables/{table_id}/start", dependencies=admin)
 async def start(table_id: str, request: Request, body: StartBody | None = None) -> dict:
-    return await registry(request).start(table_id, speed=body.speed if body else None)
+    return await registry(request).start(table_id, speed=body.speed if body else None,
+                                         follow=body.follow if body else None)
 
 
 @router.post("/tables/{table_id}/stop", dependencies=admin)

@@ -53,6 +53,7 @@ class WorkerSpec(_Body):
     speed: float = Field(1.0, gt=0, le=10000, description="times real time (scripted)")
     interval: float = Field(2.0, ge=0, le=600, description="seconds between scripted events without t stamps")
     simulate: SimulateSpec | None = None
+    follow: bool = Field(False, description="vision: follow a folder of photos as they arrive (not read once)")
 
 
 #: what a table id may hold (it is a path segment of every table address)
@@ -87,6 +88,7 @@ class TableCreate(_Body):
 
 class StartBody(_Body):
     speed: float | None = Field(None, gt=0, le=10000)
+    follow: bool | None = Field(None, description="vision: follow the folder of photos (kept for later starts)")
 
 
 class MatchCreate(_Body):

@@ -276,6 +276,8 @@ class Registry:
         elif body.worker.kind == "scripted":
             script = None  # uploaded later (PUT .../script)
         config = {"speed": body.worker.speed, "interval": body.worker.interval}
+        if body.worker.follow:
+            config["follow"] = True
         if body.worker.simulate is not None:
             config["simulate"] = body.worker.simulate.model_dump()
         row = TableRow(id=body.id, name=body.name, video_source=absolute_path(body.video_source),
@@ -369,15 +371,16 @@ class Registry:
             row.live, row.worker_end = live, ended
 
     # ---- workers -------------------------------------------------------------------------
-    async def start(self, table_id: str, speed: float | None = None) -> dict:
-        """Start the table's worker (idempotent). Raises WorkerUnavailable, Conflict, NotFound."""
+    async def start(self, table_id: str, speed: float | None = None, follow: bool | None = None) -> dict:
+        """Start the table's worker (idempotent); ``speed`` and ``follow`` (a vision table's photo folder followed
+        as photos arrive) are kept in its worker config. Raises WorkerUnavailable, Conflict, NotFound."""
         row = self.row(table_id)
         rt = self.get(table_id)
         if table_id in self.tasks and not self.tasks[table_id].done():
             return status_of(rt)
         cfg = dict(row.worker_config or {})
-        if speed is not None:
-            cfg["speed"] = speed
+        if speed is not None or follow is not None:
+            cfg.update({k: v for k, v in (("speed", speed), ("follow", follow)) if v is not None})
             with transaction(self.factory) as s:
                 s.get(TableRow, table_id).worker_config = cfg
         if row.worker_kind == "manual":

@@ -29,7 +29,8 @@ one-line error in the table status (``state: "error"``); the service goes on.
 
 Worker options (``worker_config``): ``speed`` (file replay pace, times real time; the API takes
 > 0, up to 10 000; ``0`` here, for tests: as fast as it goes), ``still_window_s`` (0.5),
-``annotate`` (True). A photo that does not decode in an image folder is skipped with an
+``annotate`` (True), ``follow`` (False: a photo folder followed as photos arrive, see below). A photo
+that does not decode in an image folder is skipped with an
 ``unreadable_image`` alert naming the file.
 
 A photo of another table in an image folder (another camera, surface or tiles: a stray photo dropped
@@ -41,6 +42,11 @@ successor has been read (one photo late): a photo unlike both, while they are al
 first photo is judged by the two after it, the last by the two before it. Holding costs the replay no
 time: the folder is listed once when the table starts (:class:`vision.sources.ImageFolderSource`), so the
 successor is on disk already and is read ahead, not waited for; the pace goes by each photo's own ``t``.
+A followed folder (worker option ``follow``: :class:`vision.folder_follow.FollowedFolderSource`, photos read
+as they arrive) is one photo late for real: a photo's events come when the next photo does (and the last
+photo's not at all when the table stops). It is read as a camera is (no pace, never ``ended``, closed at
+once by a stop, a heartbeat a second while it waits for a photo), but restarted as a replayed folder is
+(from the last photo recorded: its photos listed again in name order keep their frame numbers).
 Comparing with the previous photos only (no holding) was not chosen: a new hand dealt, or a cleared
 table, is as unlike the photo before it as a stray photo is, and only the photo after it tells them
 apart (it is like the new table, not like the one before).
@@ -99,6 +105,7 @@ class VisionSource:
         self.speed = float(cfg.get("speed", 1.0) or 0.0)
         self.still_window_s = float(cfg.get("still_window_s", 0.5))
         self.annotate = bool(cfg.get("annotate", True))
+        self.follow = bool(cfg.get("follow", False))
         self.recognizer_factory = recognizer_factory
         self.before_frame = before_frame
         self.frame_source_factory = frame_source_factory
@@ -229,7 +236,7 @@ class VisionSource:
             recognizer = Recognizer(threads=2)  # ModelsMissingError says which model is missing
             recognize = recognizer.bind(profile)
         try:
-            frames = (self.frame_source_factory or open_source)(spec)
+            frames = (self.frame_source_factory or (lambda s: open_source(s, follow=self.follow)))(spec)
         except SourceError as exc:
             raise SourceError(f"{exc}{relative_note(spec)}") from None
         return rules, profile, recognize, frames
@@ -257,6 +264,10 @@ class VisionSource:
 
     def _run(self, rules, profile, recognize, frames, put) -> None:  # noqa: ANN001
         live = bool(getattr(frames, "live", False))
+        # a followed photo folder (worker.follow) stops rather than ends, but goes on after a restart as a
+        # replayed folder does: from the last photo it recorded (its photos are listed again, in name order)
+        following = bool(getattr(frames, "follows", False))
+        camera = live and not following
         if hasattr(frames, "open"):
             frames.open()  # a camera / stream: wait for its first frame (SourceError otherwise)
         shape = getattr(frames, "frame_shape", None)
@@ -274,16 +285,26 @@ class VisionSource:
             frames.on_unreadable = skipped
             if isinstance(getattr(frames, "files", None), list):
                 folder = OneTableFolder(frames, skipped)  # one photo late: see the module's docstring
+        if following:  # waiting for the next photo is not a silent source: a heartbeat a second meanwhile
+            beat = [time.monotonic()]
+
+            def heartbeat() -> None:
+                if time.monotonic() - beat[0] >= 1.0:
+                    beat[0] = time.monotonic()
+                    put(SourceItem(None))
+
+            frames.on_poll = heartbeat
         self._stats.connected = True
-        self._stats.total = len(frames) if hasattr(frames, "__len__") else getattr(frames, "declared_frames", None)
+        self._stats.total = None if following else (
+            len(frames) if hasattr(frames, "__len__") else getattr(frames, "declared_frames", None))
         pipeline = FramePipeline(rules, recognize, profile, still_window_s=self.still_window_s,
                                  timelapse=hasattr(frames, "interval_s"))
         draw_game = bool(rules.boneyard)
         resume = self.table.get("resume")
         # a replayed file goes on from the last frame it recorded; one it recorded nothing from (the
         # hand typed by hand) starts over
-        skip = self.table.get("resume_frame") if resume and not live else None
-        if not live and skip is None:
+        skip = self.table.get("resume_frame") if resume and not camera else None
+        if not camera and skip is None:
             resume = None
         if resume:  # restarted mid-match: go on with the hand recorded, not a new one
             log, context, hand = resume
@@ -291,7 +312,7 @@ class VisionSource:
             self.record.resumed(hand)
         # a file starting over: after hands already recorded its first event opens a new one
         self.record.new_hand = bool(self.table.get("resume")) and not resume
-        if live and not resume and self.table.get("after_match"):  # a new match, nothing recorded yet:
+        if camera and not resume and self.table.get("after_match"):  # a new match, nothing recorded yet:
             pipeline.tracker.start_over(0, 0.0, new_hand=False)  # the tiles the camera finds are the last one's
         if draw_game and not resume:  # the camera sees neither the deal nor the draws
             self._send(put, Deal(hands={}, draws_seen=False), "vision:deal", new_hand=self.record.new_hand or None)

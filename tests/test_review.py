@@ -728,25 +728,27 @@ def test_cli_review_with_a_profile_skips_a_stray_first_photo_of_another_size(tmp
         "(one camera, one size; without a calibration, photos of its shape are scaled); skipped"]
     assert "2 frames (2 read)" in res.stdout
 
-def test_cli_live_refuses_a_local_file_or_folder(tmp_path):
+def test_cli_live_refuses_a_local_file(tmp_path):
+    """A video file is recorded footage (a folder is followed as photos arrive: tests/test_folder_follow.py)."""
     from service.cli import app
 
     video = tmp_path / "match.mp4"
     video.write_bytes(b"\x00" * 64)
-    for src, kind in ((video, "file"), (tmp_path, "folder")):
-        out = tmp_path / f"live_{kind}"
-        res = CliRunner().invoke(app, ["live", str(src), "--rules", "all-fives", "--out", str(out)])
-        assert res.exit_code == 2, res.output
-        assert [x for x in res.stderr.splitlines() if x.strip()] == [
-            f"error: {src} is a {kind}: `dominocast live` takes a camera index (0, 1, ...) or a stream URL "
-            f"(rtsp://..., http://...); for recorded footage use `dominocast review {src}`"]
-        assert not out.exists()
+    out = tmp_path / "live_file"
+    res = CliRunner().invoke(app, ["live", str(video), "--rules", "all-fives", "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert [x for x in res.stderr.splitlines() if x.strip()] == [
+        f"error: {video} is a file: `dominocast live` takes a camera index (0, 1, ...), a stream URL "
+        "(rtsp://..., http://...) or a folder of photos to follow; for recorded footage use "
+        f"`dominocast review {video}`"]
+    assert not out.exists()
     res = CliRunner().invoke(app, ["live", str(tmp_path / "nope.mp4"), "--rules", "all-fives"])
     assert res.exit_code == 2 and "is neither a camera index nor a stream URL" in res.stderr
     res = CliRunner().invoke(app, ["live", "/dev/video-none-7", "--rules", "all-fives"])
     assert (res.exit_code, res.stderr.strip()) == (
         2, "error: /dev/video-none-7: no such camera device (is the camera plugged in?)")
-    takes = "`dominocast live` takes a camera index (0, 1, ...) or a stream URL (rtsp://..., http://...)"
+    takes = ("`dominocast live` takes a camera index (0, 1, ...), a stream URL (rtsp://..., http://...) or a folder "
+             "of photos to follow")
     for src, msg in (("", f"the source is empty: {takes}"), (" ", f"the source is empty: {takes}"),
                      ("99999999999", f"camera index 99999999999 is out of range (0-9999): {takes}")):
         res = CliRunner().invoke(app, ["live", src, "--rules", "all-fives", "--out", str(tmp_path / "l")])

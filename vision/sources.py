@@ -10,7 +10,8 @@ Every source iterates ``(frame_index, t_seconds, image)`` tuples (:class:`Frame`
 
 * :class:`VideoFileSource`: ``cv2.VideoCapture`` on a file; ``t = index / fps``.
 * :class:`ImageFolderSource`: the images of a folder in natural name order
-  (``img2`` before ``img10``), one frame each, ``t = index x interval_s``.
+  (``img2`` before ``img10``), one frame each, ``t = index x interval_s``; a folder followed as
+  photos arrive is :class:`vision.folder_follow.FollowedFolderSource` (``open_source(..., follow=True)``).
 * :class:`LiveSource`: a camera index or an RTSP/HTTP URL. A reader thread keeps only
   the newest frame (a slow consumer skips frames instead of falling behind; the skipped
   ones show as gaps in ``frame_index``); opening and reading have explicit timeouts;
@@ -312,21 +313,8 @@ class ImageFolderSource(FrameSource):
 
     def __init__(self, folder: str | os.PathLike, interval_s: float = 1.0, suffixes: tuple[str, ...] = IMAGE_SUFFIXES,
                  on_unreadable: Callable[[int, float, Path, str], None] | None = None):
-        self.folder = Path(folder)
-        self.on_unreadable = on_unreadable
-        self.rescale = False
-        self.transparent: dict[int, float] = {}
-        if not self.folder.is_dir():
-            raise SourceError(f"image folder {self.folder} does not exist")
-        if not interval_s > 0:
-            raise SourceError(f"frame interval must be > 0 s, got {interval_s}")
-        self.interval_s = float(interval_s)
-        # Hidden files are not photos (macOS writes "._IMG_1.jpg" beside each copied one); a broken
-        # link is listed, so it is reported as unreadable rather than silently left out.
-        self.files = sorted((p for p in self.folder.iterdir()
-                             if p.suffix.lower() in suffixes + UNDECODED_PHOTO_SUFFIXES and not p.name.startswith(".")
-                             and not p.is_dir()),
-                            key=lambda p: natural_key(p.name))
+        self._settings(folder, interval_s, suffixes, on_unreadable)
+        self.files = self._listing()
         from calibration.images import decode_image
 
         if self.files and all(p.suffix.lower() in UNDECODED_PHOTO_SUFFIXES for p in self.files) and all(
@@ -339,6 +327,30 @@ class ImageFolderSource(FrameSource):
                             if p.suffix.lower() in VIDEO_SUFFIXES and not p.name.startswith("."))
             hint = f"; it holds the video {videos[0]}: give that file, not its folder" if videos else ""
             raise SourceError(f"image folder {self.folder} holds no images ({', '.join(suffixes)}){hint}")
+
+    def _settings(self, folder: str | os.PathLike, interval_s: float, suffixes: tuple[str, ...],
+                  on_unreadable: Callable[[int, float, Path, str], None] | None) -> None:
+        """The constructor's arguments checked and kept (shared with
+        :class:`vision.folder_follow.FollowedFolderSource`)."""
+        self.folder = Path(folder)
+        self.on_unreadable = on_unreadable
+        self.rescale = False
+        self.transparent: dict[int, float] = {}
+        if not self.folder.is_dir():
+            raise SourceError(f"image folder {self.folder} does not exist")
+        if not interval_s > 0:
+            raise SourceError(f"frame interval must be > 0 s, got {interval_s}")
+        self.interval_s = float(interval_s)
+        self.suffixes = tuple(suffixes)
+
+    def _listing(self) -> list[Path]:
+        """The folder's photo files in natural name order. Hidden files are not photos (macOS writes
+        "._IMG_1.jpg" beside each copied one); a broken link is listed, so it is reported as unreadable
+        rather than silently left out."""
+        return sorted((p for p in self.folder.iterdir()
+                       if p.suffix.lower() in self.suffixes + UNDECODED_PHOTO_SUFFIXES and not p.name.startswith(".")
+                       and not p.is_dir()),
+                      key=lambda p: natural_key(p.name))
 
     def __len__(self) -> int:
         return len(self.files)
@@ -408,38 +420,51 @@ class ImageFolderSource(FrameSource):
         return abs(iw / ih - w / h) <= RESCALE_ASPECT * (w / h)
 
     def __iter__(self) -> Iterator[Frame]:
+        for i, path in enumerate(self.files):
+            frame = self._read(i, path, round(i * self.interval_s, T_DECIMALS))
+            if frame is not None:
+                yield frame
+
+    def _decoded(self, index: int, image: np.ndarray) -> None:
+        """Called with each photo decoded by :meth:`_read`, before it is judged (a followed folder counts
+        its size and detail here; this one measured them all on the first :attr:`frame_shape`)."""
+
+    def _read(self, i: int, path: Path, t: float) -> Frame | None:
+        """Photo ``i`` (``path``) as the frame at ``t``, or None when it is skipped (``on_unreadable``
+        told why; without it, :class:`SourceError`)."""
         from calibration.images import decode_image
 
-        for i, path in enumerate(self.files):
-            # by what the file holds, not its name (helper-123: a JPEG named .HEIC was refused, `detect` read it)
-            image = decode_image(path, on_transparent=functools.partial(self.transparent.__setitem__, i))
-            odd = image is None and path.suffix.lower() in UNDECODED_PHOTO_SUFFIXES
-            first = self.frame_shape
-            message = None
-            if odd:
-                message = (f"image {path} is a {path.suffix.upper().lstrip('.')} photo, which cannot be read here: "
-                           "export it as JPEG")
-            elif image is None and path.exists() and not path.is_file():  # as `detect` says it (helper-154)
-                message = f"image {path} is not a regular file (a device or a pipe)"
-            elif image is None:
-                message = f"image {path} cannot be decoded (corrupt or not an image)"
-            elif first is not None and image.shape[:2] != first[:2] and self._fitted(image) is None:
-                # positions from another camera set-up
-                hint = "; without a calibration, photos of its shape are scaled" if self._same_shape(image) else ""
-                message = (f"image {path} is {image.shape[1]}x{image.shape[0]} px but the folder's photos are "
-                           f"{first[1]}x{first[0]} px (one camera, one size{'' if self.rescale else hint})")
-            elif (blur := self.blurred(i)) is not None:
-                message = (f"image {path} is blurred (its detail is {blur:.0%} of the folder's photos' median): not "
-                           "read, as its tiles cannot be; take it again, or leave it out")
-            elif first is not None and image.shape[:2] != first[:2]:
-                image = self._fitted(image)
-            if message is not None:
-                self.transparent.pop(i, None)  # a skipped photo was not read: its transparency is no concern
-                if self.on_unreadable is None:
-                    raise SourceError(message)
-                self.on_unreadable(i, i * self.interval_s, path, message)
-                continue
-            yield Frame(i, round(i * self.interval_s, T_DECIMALS), image)
+        # by what the file holds, not its name (helper-123: a JPEG named .HEIC was refused, `detect` read it)
+        image = decode_image(path, on_transparent=functools.partial(self.transparent.__setitem__, i))
+        if image is not None:
+            self._decoded(i, image)
+        odd = image is None and path.suffix.lower() in UNDECODED_PHOTO_SUFFIXES
+        first = self.frame_shape
+        message = None
+        if odd:
+            message = (f"image {path} is a {path.suffix.upper().lstrip('.')} photo, which cannot be read here: "
+                       "export it as JPEG")
+        elif image is None and path.exists() and not path.is_file():  # as `detect` says it (helper-154)
+            message = f"image {path} is not a regular file (a device or a pipe)"
+        elif image is None:
+            message = f"image {path} cannot be decoded (corrupt or not an image)"
+        elif first is not None and image.shape[:2] != first[:2] and self._fitted(image) is None:
+            # positions from another camera set-up
+            hint = "; without a calibration, photos of its shape are scaled" if self._same_shape(image) else ""
+            message = (f"image {path} is {image.shape[1]}x{image.shape[0]} px but the folder's photos are "
+                       f"{first[1]}x{first[0]} px (one camera, one size{'' if self.rescale else hint})")
+        elif (blur := self.blurred(i)) is not None:
+            message = (f"image {path} is blurred (its detail is {blur:.0%} of the folder's photos' median): not "
+                       "read, as its tiles cannot be; take it again, or leave it out")
+        elif first is not None and image.shape[:2] != first[:2]:
+            image = self._fitted(image)
+        if message is not None:
+            self.transparent.pop(i, None)  # a skipped photo was not read: its transparency is no concern
+            if self.on_unreadable is None:
+                raise SourceError(message)
+            self.on_unreadable(i, t, path, message)
+            return None
+        return Frame(i, t, image)
 
 
 # ---- live ----------------------------------------------------------------------------------
@@ -736,12 +761,22 @@ class LiveSource(FrameSource):
                 t.join(self.JOIN_TIMEOUT_S)
 
 
-def open_source(spec: str | int | os.PathLike, interval_s: float = 1.0, **live_kwargs) -> FrameSource:
+def open_source(spec: str | int | os.PathLike, interval_s: float = 1.0, follow: bool = False,
+                **live_kwargs) -> FrameSource:
     """A source from a spec: a video file, an image folder, a camera index (``0`` or ``"0"``) or a URL.
+
+    ``follow``: an image folder is followed as photos arrive (:class:`vision.folder_follow.FollowedFolderSource`)
+    instead of read as it is; any other spec than a folder is then refused.
 
     Raises:
         SourceError: nothing usable at ``spec``.
     """
+    if follow:
+        if not Path(str(spec)).is_dir():
+            raise SourceError(f"{spec} is not a folder: only a folder of photos can be followed")
+        from vision.folder_follow import FollowedFolderSource
+
+        return FollowedFolderSource(spec, interval_s)
     if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
         return LiveSource(int(spec), **live_kwargs)
     text = str(spec)

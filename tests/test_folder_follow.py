@@ -1,0 +1,440 @@
+"""A photo folder followed live (vision/folder_follow.py): the source, `dominocast live FOLDER`, the service's
+`worker.follow`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import threading
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from vision.folder_follow import FollowedFolderSource
+from vision.sources import ImageFolderSource, SourceError, open_source
+
+DEMO = Path(__file__).resolve().parent.parent / "examples" / "footage"
+
+
+def _png(path: Path, level: int, size=(48, 64)) -> bytes:
+    """Write a plain PNG of grey ``level``; returns its bytes."""
+    data = cv2.imencode(".png", np.full((*size, 3), level, np.uint8))[1].tobytes()
+    path.write_bytes(data)
+    return data
+
+
+class _Script:
+    """An injected clock and sleep: each sleep advances the clock by its seconds and runs the next step (writes
+    into the folder); once the steps are done, the source is closed (the user's Ctrl-C)."""
+
+    def __init__(self, steps):
+        self.now, self.steps, self.src = 100.0, list(steps), None
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        if self.steps:
+            self.steps.pop(0)()
+        else:
+            self.src.close()
+
+
+def _follow(folder: Path, steps, **kwargs) -> tuple[FollowedFolderSource, list]:
+    """Iterate a followed ``folder`` through ``steps``; returns the source and its frames as
+    (index, t, file name, grey level)."""
+    script = _Script(steps)
+    src = FollowedFolderSource(folder, clock=script.clock, sleep=script.sleep, **kwargs)
+    script.src = src
+    return src, [(f.index, f.t, src.files[f.index].name, int(f.image[0, 0, 0])) for f in src]
+
+
+def test_a_followed_folder_reads_its_photos_then_each_new_one_once_complete(tmp_path):
+    _png(tmp_path / "move_10.png", 20)
+    _png(tmp_path / "move_2.png", 10)
+    whole = cv2.imencode(".png", np.full((48, 64, 3), 30, np.uint8))[1].tobytes()
+    late = cv2.imencode(".png", np.full((48, 64, 3), 50, np.uint8))[1].tobytes()
+
+    def half():  # a copy under way: half the file, then the rest a listing later
+        (tmp_path / "move_11.png").write_bytes(whole[: len(whole) // 2])
+
+    def rest():
+        (tmp_path / "move_11.png").write_bytes(whole)
+
+    def two_at_once():  # found together: natural name order among them
+        _png(tmp_path / "move_13.png", 70)
+        _png(tmp_path / "move_12.png", 60)
+        _png(tmp_path / ".move_12.png", 99)  # hidden: not a photo
+        (tmp_path / "notes.txt").write_text("not a photo")
+
+    def again():  # a photo written again under its name is not a new move
+        _png(tmp_path / "move_2.png", 90)
+
+    def sorts_first():  # a late photo whose name sorts before those read: read after them
+        (tmp_path / "move_1.png").write_bytes(late)
+
+    src, frames = _follow(tmp_path, [half, lambda: None, rest, lambda: None, two_at_once, lambda: None, again,
+                                     sorts_first, lambda: None])
+    # the photos there first (natural order, a review's times); then each new one at the seconds since the
+    # start when it was found whole (0.5 s a listing), at least 1 s (interval_s) after the one before
+    assert frames == [(0, 0.0, "move_2.png", 10), (1, 1.0, "move_10.png", 20),
+                      (2, 2.0, "move_11.png", 30),  # found whole at 2.0 s (the rest written at 1.5 s)
+                      (3, 3.0, "move_12.png", 60), (4, 4.0, "move_13.png", 70),
+                      (5, 5.0, "move_1.png", 50)]  # found at 4.5 s
+    assert [p.name for p in src.files] == ["move_2.png", "move_10.png", "move_11.png", "move_12.png", "move_13.png",
+                                           "move_1.png"]
+
+
+def test_a_followed_photo_is_timed_by_when_it_was_found(tmp_path):
+    steps = [lambda: None] * 9 + [lambda: _png(tmp_path / "a.png", 40)] + [lambda: None] * 5
+    src, frames = _follow(tmp_path, steps)
+    # written at 5.0 s, the same at the listing 0.5 s later: found whole at 5.5 s
+    assert frames == [(0, 5.5, "a.png", 40)]
+    assert len(src) == 1
+
+
+def test_a_truncated_photo_is_waited_for_then_said_to_be_corrupt(tmp_path):
+    """A copy that pauses longer than a listing is not read half-written; one that never ends is read once
+    unchanged for settle_s, and skipped as corrupt."""
+    data = cv2.imencode(".jpg", np.random.default_rng(1).integers(0, 255, (240, 320, 3), np.uint8))[1].tobytes()
+    skipped = []
+    steps = [lambda: (tmp_path / "cut.jpg").write_bytes(data[:2000])] + [lambda: None] * 3 + [
+        lambda: (tmp_path / "cut.jpg").write_bytes(data[:4000])] + [lambda: None] * 6
+    src, frames = _follow(tmp_path, steps, settle_s=2.0,
+                          on_unreadable=lambda i, t, p, m: skipped.append((i, t, p.name, m)))
+    # the first piece stays 1.5 s (three listings) without being read; the second 2 s, then it is read
+    assert frames == [] and [s[:3] for s in skipped] == [(0, 4.5, "cut.jpg")]
+    assert skipped[0][3].endswith("cannot be decoded (corrupt or not an image)")
+
+
+def test_a_followed_folders_size_and_detail_are_those_of_the_photos_read_so_far(tmp_path):
+    """The first photo is the folder's size (never skipped for being first); one of another size after two is
+    skipped; the blur test waits for three photos."""
+    skipped = []
+    steps = [lambda: _png(tmp_path / "p1.png", 10), lambda: None, lambda: _png(tmp_path / "p2.png", 20),
+             lambda: None, lambda: _png(tmp_path / "p3.png", 30, size=(96, 64)), lambda: None]
+    src, frames = _follow(tmp_path, steps, on_unreadable=lambda i, t, p, m: skipped.append((i, p.name, m)))
+    assert [f[2] for f in frames] == ["p1.png", "p2.png"]
+    assert skipped == [(2, "p3.png", f"image {tmp_path / 'p3.png'} is 64x96 px but the folder's photos are 64x48 px "
+                                     "(one camera, one size)")]
+    assert src.frame_shape == (48, 64, 3) and src.blurred(0) is None
+
+
+def test_a_followed_folder_removed_is_a_source_error(tmp_path):
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    _png(folder / "a.png", 10)
+    src, it = None, None
+    script = _Script([lambda: shutil.rmtree(folder)])
+    src = FollowedFolderSource(folder, clock=script.clock, sleep=script.sleep)
+    script.src = src
+    it = iter(src)
+    assert next(it).index == 0
+    with pytest.raises(SourceError, match=f"^image folder {folder} was removed while it was followed$"):
+        next(it)
+
+
+def test_a_followed_folder_ends_at_once_when_closed_from_another_thread(tmp_path):
+    """The service stops a table from its event loop: the wait for the next listing ends at once."""
+    _png(tmp_path / "a.png", 10)
+    src = open_source(tmp_path, follow=True)
+    assert isinstance(src, FollowedFolderSource) and src.live and isinstance(src, ImageFolderSource)
+    src.poll_s = 60.0  # a listing a minute: only close() can end the wait in time
+    got = []
+    reader = threading.Thread(target=lambda: got.extend(f.index for f in src))
+    reader.start()
+    for _ in range(1000):  # the first photo read (10 s at most)
+        if got or not reader.is_alive():
+            break
+        reader.join(0.01)
+    src.close()
+    reader.join(5.0)
+    assert not reader.is_alive() and got == [0]
+    video = tmp_path / "x.mp4"
+    video.write_bytes(b"\0" * 16)
+    with pytest.raises(SourceError, match="only a folder of photos can be followed"):
+        open_source(video, follow=True)
+
+
+# ---- dominocast live FOLDER ------------------------------------------------------------------------
+
+def _demo_frames(indices) -> list[np.ndarray]:
+    cap = cv2.VideoCapture(str(DEMO / "demo.mp4"))
+    images = []
+    for i in indices:
+        cap.set(cv2.CAP_PROP_POS_FRAMES, i)
+        ok, image = cap.read()
+        assert ok
+        images.append(image)
+    cap.release()
+    return images
+
+
+class _Arriving(FollowedFolderSource):
+    """The live command's followed folder with the photos of ``plan`` written into it one per listing (the
+    first half-written for one listing, as a slow copy leaves it), then the user's Ctrl-C (a real SIGINT)."""
+
+    plan: list[tuple[str, bytes]] = []
+
+    def __init__(self, folder, *args, **kwargs):
+        steps = []
+        for k, (name, data) in enumerate(self.plan):
+            if k == 0:
+                steps.append(lambda n=name, d=data: (Path(folder) / n).write_bytes(d[: len(d) // 3]))
+            steps.append(lambda n=name, d=data: (Path(folder) / n).write_bytes(d))
+            steps.append(lambda: None)  # unchanged at the next listing: complete
+        steps.append(lambda: os.kill(os.getpid(), signal.SIGINT))
+        self.now = 0.0
+
+        def sleep(seconds):
+            self.now += seconds
+            if steps:
+                steps.pop(0)()
+
+        super().__init__(folder, *args, clock=lambda: self.now, sleep=sleep, **kwargs)
+
+
+def _records_plays(path: Path) -> list:
+    """The record's hands, events without their times."""
+    return [[{k: v for k, v in e.items() if k != "t"} for e in hand["events"]] for hand in
+            json.loads(path.read_text())["hands"]]
+
+
+def test_cli_live_follows_a_folder_and_its_ctrl_c_writes_the_record_a_review_of_the_photos_writes(
+        tmp_path, monkeypatch):
+    """The bundled demo, every 120th frame as a photo arriving in an empty folder (the first one copied slowly),
+    scored live with the models, then Ctrl-C: the plays and score are a review's of the same photos."""
+    from service import cli_review
+    from service.cli import app
+
+    frames = list(range(0, 751, 120))
+    plan = [(f"frame_{i:05d}.jpg", cv2.imencode(".jpg", im)[1].tobytes())
+            for i, im in zip(frames, _demo_frames(frames))]
+    monkeypatch.setattr(_Arriving, "plan", plan)
+    monkeypatch.setattr(cli_review, "FollowedFolderSource", _Arriving)
+    folder, out = tmp_path / "photos", tmp_path / "live"
+    folder.mkdir()
+    res = CliRunner().invoke(app, ["live", str(folder), "--rules", "lisa-b-all-fives", "--out", str(out),
+                                   "--no-video"])
+    assert res.exit_code == 0, res.output
+    assert [x for x in res.stderr.splitlines() if x.strip()] == [
+        f"following {folder}: 0 photos there; each new photo is read once written whole, and scored when the next "
+        "one comes (Ctrl-C to stop and write the report)",
+        "note: no --calibration: tiles taken as 42 px long in every photo (measured on frame_00000.jpg)"]
+    lines = res.stdout.splitlines()
+    rows = [json.loads(x) for x in lines if x.startswith("{")]
+    assert "stopped" in lines and "16 plays, 2 draws, 17 flags, 7 frames (7 read) in" in res.stdout
+    plays = [(r["frame"], r["seat"], r["tile"]) for r in rows if r["type"] == "play"]
+    assert plays[:3] == [(1, "N", [6, 6]), (1, "S", [6, 2]), (1, "N", [2, 2])] and len(plays) == 16
+    assert [r["t"] for r in rows if r["type"] == "play"][0] == 2.5  # photo 1 found whole at 2.5 s (one per listing)
+    assert [r["score"] for r in rows if "score" in r][-1] == {"N": 30, "S": 10}
+    assert (out / "report.html").is_file()
+
+    review = tmp_path / "review"
+    res = CliRunner().invoke(app, ["review", str(folder), "--rules", "lisa-b-all-fives", "--out", str(review),
+                                   "--no-video"])
+    assert res.exit_code == 0, res.output
+    assert _records_plays(out / "record.json") == _records_plays(review / "record.json")
+
+
+def test_cli_live_refuses_to_write_into_the_folder_it_follows(tmp_path, monkeypatch):
+    from service.cli import app
+
+    res = CliRunner().invoke(app, ["live", str(tmp_path), "--rules", "all-fives", "--out", str(tmp_path)])
+    assert (res.exit_code, res.stderr.strip()) == (
+        2, f"error: --out {tmp_path} is the folder followed: choose another folder for the results")
+
+
+# ---- the service: worker.follow --------------------------------------------------------------------
+
+def test_a_folder_table_with_worker_follow_reads_photos_as_they_come_and_never_says_ended(tmp_path, monkeypatch):
+    """A vision table on a photo folder with ``worker.follow``: the photos there, then each new one; a photo is
+    read once the next has come (one photo late: vision/photo_scene.py); the status stays running, not
+    ``ended``, until the table is stopped."""
+    import service.sources as sources
+    from fastapi.testclient import TestClient
+
+    from service.testing import AUTH, app_for, wait_for
+    from service.vision_source import VisionSource
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for k in (1, 2):
+        _png(photos / f"p{k}.png", 10 * k)
+    seen = []
+
+    def factory(table):
+        return VisionSource(table, recognizer_factory=lambda profile: (lambda image: seen.append(int(image[0, 0, 0]))
+                                                                       or []))
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    with TestClient(app_for(tmp_path)) as c:
+        r = c.post("/api/tables", headers=AUTH, json={
+            "id": "cam", "name": "Photo table", "rules": "all-fives", "video_source": str(photos),
+            "worker": {"kind": "vision", "follow": True}})
+        assert r.status_code == 201, r.text
+        assert c.post("/api/tables/cam/start", headers=AUTH, json={}).status_code == 200
+        status = lambda: c.get("/api/tables/cam/status").json()  # noqa: E731
+        wait_for(lambda: status()["connected"] is True)
+        _png(photos / "p3.png", 30)  # p1 is judged by the two after it, p2 by p1 and p3: both read now
+        st = wait_for(lambda: (s := status())["position"] == 2 and s)
+        assert seen == [10, 20]
+        _png(photos / "p4.png", 40)
+        st = wait_for(lambda: (s := status())["position"] == 3 and s)
+        assert seen == [10, 20, 30]
+        assert (st["state"], st["ended"], st["position"], st["total"], st["error"]) == ("running", False, 3, None, None)
+        assert c.post("/api/tables/cam/stop", headers=AUTH, json={}).status_code == 200
+        st = status()
+        assert st["ended"] is False and st["state"] != "finished"
+        assert c.get("/api/tables/cam", headers=AUTH).json()["worker"]["follow"] is True
+    assert seen == [10, 20, 30]  # p4 waited for a p5: the table stopped first
+
+
+def test_a_video_file_table_with_worker_follow_is_a_status_error(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from service.testing import AUTH, app_for, wait_for
+
+    video = tmp_path / "x.mp4"
+    video.write_bytes(b"\0" * 16)
+    import service.sources as sources  # noqa: F401 - the default vision factory needs the models
+    from service.vision_source import VisionSource
+
+    sources._FACTORIES["vision"], before = (lambda table: VisionSource(table, recognizer_factory=lambda p: (
+        lambda image: []))), sources._FACTORIES.get("vision")
+    try:
+        with TestClient(app_for(tmp_path)) as c:
+            c.post("/api/tables", headers=AUTH, json={"id": "cam", "name": "T", "video_source": str(video),
+                                                       "worker": {"kind": "vision"}})
+            c.post("/api/tables/cam/start", headers=AUTH, json={"follow": True})
+            st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] == "error" and s)
+    finally:
+        sources._FACTORIES["vision"] = before
+    assert st["error"] == f"{video} is not a folder: only a folder of photos can be followed"
+
+
+def test_cli_live_refuses_a_calibration_of_another_size_than_the_folders_photos(tmp_path, monkeypatch):
+    """Photos there: checked before the output folder is made, as a camera's first frame is; in an empty
+    folder the first photo to come is checked, and the session stops with one line."""
+    from calibration.profile import TableProfile
+    from engine.ruleset import load_ruleset
+    from service import cli_review
+    from service.cli import app
+
+    profile = TableProfile.load(DEMO / "profile.json")  # 960 x 540
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (load_ruleset("all-fives"), profile,
+                                                                     lambda image: []))
+    folder, out = tmp_path / "photos", tmp_path / "live"
+    folder.mkdir()
+    _png(folder / "a.png", 10)
+    res = CliRunner().invoke(app, ["live", str(folder), "--rules", "all-fives", "--calibration", "p.json",
+                                   "--out", str(out)])
+    assert (res.exit_code, res.stderr.strip()) == (
+        2, f"error: --calibration p.json: frame is 64x48 px but profile {profile.name!r} was calibrated for "
+           "960x540 px")
+    assert not out.exists()
+    (folder / "a.png").unlink()
+    monkeypatch.setattr(_Arriving, "plan", [("a.png", cv2.imencode(".png", np.zeros((48, 64, 3), np.uint8))[1]
+                                             .tobytes())])
+    monkeypatch.setattr(cli_review, "FollowedFolderSource", _Arriving)
+    res = CliRunner().invoke(app, ["live", str(folder), "--rules", "all-fives", "--calibration", "p.json",
+                                   "--out", str(out)])
+    assert res.exit_code == 2 and res.stderr.strip().splitlines()[-1] == (
+        f"error: --calibration p.json: frame is 64x48 px but profile {profile.name!r} was calibrated for 960x540 px "
+        f"(the events so far are in {out / 'events.jsonl'})")
+
+
+def _follow_table(footage, tmp_path, monkeypatch, stop_after: int | None) -> tuple[list, list, list, dict, int]:
+    """A followed photo folder table (the oracle recognizer) fed a photo after each of the footage's plays; with
+    ``stop_after``, the first ``stop_after`` photos are taken, the table is stopped once it has read all but the
+    last (held for the next) and started again with the rest taken. Returns the photos read (``before_frame``)
+    by the first run and the last one, the plays of hand 1, (hands, desync alerts, the last status) and the last
+    frame recorded by the first run."""
+    import service.sources as sources
+    from fastapi.testclient import TestClient
+
+    from footage_oracle import Oracle  # tests/footage_oracle.py
+    from service.testing import AUTH, app_for, wait_for
+    from service.vision_source import VisionSource
+
+    gt = footage["gt"]
+    frames = [round((p["t"] + 0.9) * gt["fps"]) for p in gt["plays"]]  # a photo after each play
+    images = dict(zip(frames, _frames_of(footage["paths"]["video"], frames)))
+    photos = tmp_path / "photos"
+    photos.mkdir(parents=True)
+    oracle, read = Oracle(gt, footage["profile"]), []
+
+    def before(index):
+        read.append(index)
+        oracle.progress(frames[index])
+
+    def factory(table):
+        return VisionSource(table, recognizer_factory=lambda profile: oracle, before_frame=before)
+
+    def take(k):  # the photo after play k
+        cv2.imwrite(str(photos / f"move_{k + 1:02d}.png"), images[frames[k]])
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    runs = [stop_after, len(frames)] if stop_after else [len(frames)]
+    taken, first_run, last = 0, None, None
+    with TestClient(app_for(tmp_path / "data")) as c:
+        status = lambda: c.get("/api/tables/cam/status").json()  # noqa: E731
+        r = c.post("/api/tables", headers=AUTH, json={
+            "id": "cam", "name": "Photo table", "rules": gt["rules"], "video_source": str(photos),
+            "calibration": str(footage["paths"]["profile"]), "worker": {"kind": "vision"}})
+        assert r.status_code == 201, r.text
+        for n in runs:
+            for k in range(taken, n):
+                take(k)
+            taken = n
+            read.clear()
+            c.post("/api/tables/cam/start", headers=AUTH, json={"follow": True} if first_run is None else {})
+            wait_for(lambda: status()["position"] == n - 1, timeout=30)  # the last photo waits for the next
+            st = status()
+            c.post("/api/tables/cam/stop", headers=AUTH, json={})
+            mid = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["match"]["id"]
+            events = c.get(f"/api/matches/{mid}/hands/1").json()["events"]
+            if first_run is None:
+                first_run = list(read)
+                last = max(e["frame"] for e in events if e.get("frame") is not None)
+        hands = c.get(f"/api/matches/{mid}").json()["hands"]
+        desync = [a for a in c.get("/api/tables/cam/alerts?status=open").json() if a["category"] == "desync"]
+    plays = [(p["seat"], p["tile"], p.get("end", "lead")) for p in events if p["type"] == "play"]
+    return first_run, list(read), plays, {"hands": len(hands), "desync": desync, "status": st}, last
+
+
+def test_a_followed_folder_table_restarted_goes_on_after_the_last_photo_it_recorded(footage, tmp_path, monkeypatch):
+    """A followed folder is read as a camera (never ended) but restarted as a replayed folder: the photos it
+    recorded are listed again and skipped, not read as new plays; the photos taken while it was stopped are
+    read then. The plays are those of one run on the same photos: every play once, one hand, no desync."""
+    n = len(footage["gt"]["plays"])
+    half = n // 2
+    first_run, read, plays, info, last = _follow_table(footage, tmp_path / "two", monkeypatch, half)
+    _, one_read, one_plays, one_info, _ = _follow_table(footage, tmp_path / "one", monkeypatch, None)
+    assert first_run == list(range(half - 1)) and one_read == list(range(n - 1))
+    # the photos before the last one recorded were skipped; that one is read again (a photo folder has no
+    # motion gate to prime with it: the table as recorded, nothing new in it)
+    assert read == list(range(last, n - 1))
+    assert plays == one_plays and len(plays) == n - 1  # all but the last photo's, which waits for the next
+    assert (info["hands"], info["desync"], info["status"]["ended"], info["status"]["state"]) == (1, [], False,
+                                                                                               "running")
+    assert (one_info["hands"], one_info["desync"]) == (1, [])
+
+
+def _frames_of(video, indices) -> list[np.ndarray]:
+    cap = cv2.VideoCapture(str(video))
+    out, i, want = [], 0, set(indices)
+    while len(out) < len(want):
+        ok, image = cap.read()
+        assert ok
+        if i in want:
+            out.append(image)
+        i += 1
+    cap.release()
+    return out
