@@ -18,6 +18,8 @@ from typer.testing import CliRunner
 from vision.folder_follow import FollowedFolderSource
 from vision.sources import ImageFolderSource, SourceError, open_source
 
+from video_frames import video_frames  # tests/video_frames.py
+
 DEMO = Path(__file__).resolve().parent.parent / "examples" / "footage"
 
 
@@ -165,15 +167,7 @@ def test_a_followed_folder_ends_at_once_when_closed_from_another_thread(tmp_path
 # ---- dominocast live FOLDER ------------------------------------------------------------------------
 
 def _demo_frames(indices) -> list[np.ndarray]:
-    cap = cv2.VideoCapture(str(DEMO / "demo.mp4"))
-    images = []
-    for i in indices:
-        cap.set(cv2.CAP_PROP_POS_FRAMES, i)
-        ok, image = cap.read()
-        assert ok
-        images.append(image)
-    cap.release()
-    return images
+    return video_frames(DEMO / "demo.mp4", indices)
 
 
 class _Arriving(FollowedFolderSource):

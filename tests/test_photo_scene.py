@@ -21,6 +21,8 @@ from vision.photo_scene import OneTable, SceneFeatures, scene_features, shared_p
 from vision.recognize import table_pose
 from vision.sources import Frame, open_source
 
+from video_frames import video_frames  # tests/video_frames.py
+
 DEMO = Path(__file__).resolve().parent.parent / "examples" / "footage"
 
 
@@ -29,15 +31,7 @@ def _demo():
 
 
 def _frames(indices: list[int]) -> list[np.ndarray]:
-    cap = cv2.VideoCapture(str(DEMO / "demo.mp4"))
-    out = []
-    for f in indices:
-        cap.set(cv2.CAP_PROP_POS_FRAMES, f)
-        ok, img = cap.read()
-        assert ok
-        out.append(img)
-    cap.release()
-    return out
+    return video_frames(DEMO / "demo.mp4", indices)
 
 
 def _stray() -> tuple[np.ndarray, list[dict]]:

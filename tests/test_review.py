@@ -23,6 +23,7 @@ from service.review import run_review
 from vision.sources import open_source
 
 from footage_oracle import Oracle as _Oracle  # tests/footage_oracle.py
+from video_frames import video_frames  # tests/video_frames.py
 
 
 
@@ -208,14 +209,9 @@ def test_review_timelapse_folder_free_form(footage, tmp_path, calibrated):
 
 def _photo_folder(video: Path, frames: list[int], folder: Path) -> Path:
     """Frames of a video saved as a folder of photos, one file per frame (``move_01.png``, ...)."""
-    cap = cv2.VideoCapture(str(video))
     folder.mkdir()
-    for i, f in enumerate(frames):
-        cap.set(cv2.CAP_PROP_POS_FRAMES, f)
-        ok, img = cap.read()
-        assert ok
+    for i, img in enumerate(video_frames(video, frames)):
         cv2.imwrite(str(folder / f"move_{i + 1:02d}.png"), img)
-    cap.release()
     return folder
 
 
