@@ -42,7 +42,8 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from vision.sources import IMAGE_SUFFIXES, T_DECIMALS, Frame, ImageFolderSource, SourceError, natural_key
+from vision.sources import (BLURRED_SHARE, IMAGE_SUFFIXES, T_DECIMALS, Frame, ImageFolderSource, SourceError,
+                            image_detail)
 
 __all__ = ["FollowedFolderSource", "POLL_S", "SETTLE_S"]
 
@@ -129,8 +130,6 @@ class FollowedFolderSource(ImageFolderSource):
         return max(self._counts, key=self._counts.__getitem__) if self._counts else None
 
     def _decoded(self, index: int, image: np.ndarray) -> None:
-        from vision.sources import image_detail
-
         self._counts[tuple(image.shape)] = self._counts.get(tuple(image.shape), 0) + 1
         detail = image_detail(image)
         if detail is not None:
@@ -142,8 +141,6 @@ class FollowedFolderSource(ImageFolderSource):
         if index not in self._detail or len(self._detail) < 3:
             return None
         share = self._detail[index] / max(float(np.median(list(self._detail.values()))), 1e-9)
-        from vision.sources import BLURRED_SHARE
-
         return share if share < BLURRED_SHARE else None
 
     # ---- following ---------------------------------------------------------------------------
