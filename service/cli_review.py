@@ -431,9 +431,14 @@ def _follow(folder: Path, rules: str, calibration: Path | None, out: Path, no_vi
 
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, stop) if main else None
+    def on_row(row: dict) -> None:
+        print(json.dumps(row), flush=True)
+        if row.get("kind") == "unreadable_image":
+            fail(row["message"])  # one line as it happens, as a review says it; exit code 2 at the end
+
     try:
         summary = run_review(src, ruleset, recognize, out, profile, title=f"Live: {folder}",
-                             annotate=not no_video, on_row=lambda row: print(json.dumps(row), flush=True))
+                             annotate=not no_video, on_row=on_row)
     except SourceError as exc:
         raise fail(f"{exc} (the events so far are in {out / 'events.jsonl'})")
     except KeyboardInterrupt:  # a second Ctrl-C while the last photos were read or the files written
@@ -452,6 +457,8 @@ def _follow(folder: Path, rules: str, calibration: Path | None, out: Path, no_vi
         _print_summary(summary)
     except KeyboardInterrupt:
         raise _interrupted(f"interrupted; the session's results are written in {out}") from None
+    if summary.skipped:  # as a review of the folder: the photos skipped were each said in an error line
+        raise typer.Exit(code=2)
 
 
 class _OutageWatch:

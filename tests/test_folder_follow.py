@@ -237,6 +237,33 @@ def test_cli_live_follows_a_folder_and_its_ctrl_c_writes_the_record_a_review_of_
     assert _records_plays(out / "record.json") == _records_plays(review / "record.json")
 
 
+class _ArrivingSettled(_Arriving):
+    """:class:`_Arriving` whose files that never decode are read at their second listing (no settle wait)."""
+
+    def __init__(self, folder, *args, **kwargs):
+        super().__init__(folder, *args, settle_s=0.0, **kwargs)
+
+
+def test_cli_live_says_a_photo_it_cannot_decode_in_an_error_line_and_exits_2(tmp_path, monkeypatch):
+    """helper-214: a followed folder's undecodable photo was only a JSON row on stdout and the exit code 0;
+    ``review`` of the folder says it on stderr as it happens and exits 2 at the end: so does ``live``."""
+    from service import cli_review
+    from service.cli import app
+
+    jpg = cv2.imencode(".jpg", _demo_frames([0])[0])[1].tobytes()
+    monkeypatch.setattr(_ArrivingSettled, "plan", [("a_broken.png", b"not a picture"), ("frame_00000.jpg", jpg)])
+    monkeypatch.setattr(cli_review, "FollowedFolderSource", _ArrivingSettled)
+    folder, out = tmp_path / "photos", tmp_path / "live"
+    folder.mkdir()
+    res = CliRunner().invoke(app, ["live", str(folder), "--rules", "lisa-b-all-fives", "--out", str(out),
+                                   "--no-video"])
+    assert res.exit_code == 2, res.output
+    errors = [x for x in res.stderr.splitlines() if x.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith(
+        f"error: image {folder / 'a_broken.png'} cannot be decoded (corrupt or not an image)")
+    assert "1 image skipped" in res.stdout and (out / "record.json").is_file()
+
+
 def test_cli_live_refuses_to_write_into_the_folder_it_follows(tmp_path, monkeypatch):
     from service.cli import app
 
