@@ -960,7 +960,7 @@ def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
     for t in ev.tiles:
         Tile.parse(t, st.rules.set_max)
         if t.key in st.layout.on_table:
-            raise IllegalEvent(f"{seat} reveals {t}, which is on the table", tile=t.key)
+            raise IllegalEvent(f"{seat} reveals {t}, which is {_where_known(st, t.key)}", tile=t.key)
         held = _known_holder(st, t.key)
         if held is not None and held[0] != seat:
             raise IllegalEvent(f"{seat} reveals {t}, which {held[0]} {_HOW[held[1]]} at "
@@ -972,7 +972,7 @@ def _reveal(st: HandState, ev: Reveal, points: dict, flags: list[Flag]) -> None:
             if other != seat and any(k.key == t.key for k in (st.revealed.get(other) or [])):
                 raise IllegalEvent(f"{seat} reveals {t}, which {other} revealed", tile=t.key)
             if other != seat and any(k.key == t.key for k in (st.known[other] or [])):
-                raise IllegalEvent(f"{seat} reveals {t}, which is in {other}'s dealt hand", tile=t.key)
+                raise IllegalEvent(f"{seat} reveals {t}, which is {_where_known(st, t.key)}", tile=t.key)
     if not st.over:  # shown during play: exposed tiles (seed 003: a touched tile that did not fit)
         if st.counts_known and len(ev.tiles) > st.counts[seat]:
             raise IllegalEvent(f"{seat} holds {_tiles(st.counts[seat])}, the reveal shows {len(ev.tiles)}")

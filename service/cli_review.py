@@ -319,12 +319,15 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
         path = Path(source)
         if path.is_dir():
             return _follow(path, rules, calibration, out, no_video)
+        if path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES:  # `review` takes no lone photo either
+            raise fail(f"{source} is one photo: {takes}; put it in a folder to follow, or read its tiles with "
+                       f"`dominocast detect {source}`")
         if path.is_file():
             raise fail(f"{source} is a file: {takes}; for recorded footage use `dominocast review {source}`")
         if not path.exists() and source.startswith("/dev/"):
             raise fail(f"{source}: no such camera device (is the camera plugged in?)")
         if not path.exists():  # an existing non-file (a device such as /dev/video0) is left to FFmpeg
-            raise fail(f"{source} is neither a camera index nor a stream URL: {takes}")
+            raise fail(f"{source}: no such folder, and neither a camera index nor a stream URL: {takes}")
     ruleset, profile, recognize = _setup(rules, calibration)
     spec: int | str = int(source) if source.isdigit() else source
     _output_folder(out, keep_events=True, create=False)

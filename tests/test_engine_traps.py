@@ -833,8 +833,13 @@ def test_a_reveal_of_a_tile_not_in_the_known_hand_is_flagged():
     assert (st.result.remaining, st.result.awards) == ({"N": 7, "S": 0}, {"N": 0, "S": 7})
     assert st.outcomes[6].flags == []
     # the same tile in S's dealt hand is refused, as before
-    with pytest.raises(IllegalEvent, match=re.escape("event #2 (reveal): N reveals 6-5, which is in S's dealt hand")):
+    with pytest.raises(IllegalEvent, match=re.escape("event #2 (reveal): N reveals 6-5, which is in S's hand: S was "
+                                                     "dealt it at #0")):
         replay(draw, ev(*lines[:2], "N reveal 6-5"))
+    # a tile on the table: who laid it and when, as a draw's refusal says it (helper-214)
+    with pytest.raises(IllegalEvent, match=re.escape("event #2 (reveal): N reveals 6-6, which is on the table: S "
+                                                     "laid it at #1")):
+        replay(draw, ev(*lines[:2], "N reveal 6-6"))
 
     # at the end, both hands known: the lock is scored from them at once; S's reveal shows 3-3 for its 2-2
     block = load_ruleset("block").model_copy(update={"hand_size": 2})  # no boneyard: 24 tiles not dealt

@@ -739,7 +739,13 @@ def test_cli_live_refuses_a_local_file(tmp_path):
         f"`dominocast review {video}`"]
     assert not out.exists()
     res = CliRunner().invoke(app, ["live", str(tmp_path / "nope.mp4"), "--rules", "all-fives"])
-    assert res.exit_code == 2 and "is neither a camera index nor a stream URL" in res.stderr
+    assert res.exit_code == 2 and f"{tmp_path / 'nope.mp4'}: no such folder, and neither a camera index nor a " \
+        "stream URL" in res.stderr
+    photo = tmp_path / "move_01.jpg"
+    photo.write_bytes(b"\x00" * 64)
+    res = CliRunner().invoke(app, ["live", str(photo), "--rules", "all-fives"])
+    assert res.exit_code == 2 and res.stderr.strip().endswith(
+        f"; put it in a folder to follow, or read its tiles with `dominocast detect {photo}`")
     res = CliRunner().invoke(app, ["live", "/dev/video-none-7", "--rules", "all-fives"])
     assert (res.exit_code, res.stderr.strip()) == (
         2, "error: /dev/video-none-7: no such camera device (is the camera plugged in?)")
