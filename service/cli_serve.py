@@ -54,6 +54,11 @@ def serve(
     except typer.Exit:
         _let_go(lock, data_dir, made)
         raise
+    try:
+        same_file = _hold_database_file(db_lock)  # its other names (hard links); None until the file exists
+    except typer.Exit:
+        _let_go(lock, data_dir, made, db_lock)
+        raise
     token_file = data_dir / "token"
     had_token = token_file.exists()
     try:
@@ -61,14 +66,18 @@ def serve(
     except KeyboardInterrupt:  # a token written just now is still shown: it is printed only once
         if not had_token and token_file.exists():
             _print_token(token_file, _kept_token(token_file))
+        if same_file is not None:
+            same_file.close()
         err_console.print("interrupted", highlight=False)  # on stderr, as the other commands say it
         raise typer.Exit(code=130) from None
     except Exception as exc:  # noqa: BLE001 - a bad URL or an unreadable data dir: one line
         if not had_token and token_file.exists():  # made for a service that never ran: the next start prints its own
             token_file.unlink()
-        _let_go(lock, data_dir, made, db_lock)
+        _let_go(lock, data_dir, made, db_lock, same_file)
         why = str(getattr(exc, "orig", None) or exc).splitlines()[0]  # SQLAlchemy adds a "Background on..." line
         raise fail(f"cannot start the service: {why}") from None
+    if same_file is None and db_lock is not None:  # create_app made the file just now
+        same_file = _hold_database_file(db_lock)
     if app.state.token_generated:
         _print_token(token_file, app.state.token)
     console.print(f"dominocast service on http://{_url_host(host)}:{port}/  (docs at /docs)", highlight=False)
@@ -79,6 +88,8 @@ def serve(
         _forget_holder(data_dir / "serve.json")
         if db_lock is not None:
             _forget_holder(_note_of(db_lock))
+        if same_file is not None:
+            same_file.close()
 
 
 def _kept_token(path: Path) -> str:
@@ -215,15 +226,44 @@ def _hold_database(db: str | None, data_dir: Path, host: str, port: int):  # noq
     return lock
 
 
+def _hold_database_file(db_lock):  # noqa: ANN001, ANN202 - a FileLock or None; an open file or None
+    """Lock the database file itself (an exclusive ``flock`` on a read-only descriptor) once it exists: its
+    other names, hard links that ``FILE.serve.lock`` beside each name cannot see, meet here (a second service
+    on a hard link of the first's file wrote the same event slots). None when there is no file yet (it is
+    taken once ``create_app`` made it) or no ``db_lock`` (not a local SQLite file). The descriptor stays
+    open while the service runs: ``flock`` and SQLite's own POSIX locks do not interact on Linux, but
+    closing a descriptor of the file drops the process's POSIX locks on it, so it is closed only at the stop.
+
+    Raises the CLI's one-line error when another ``dominocast serve`` holds the file under another name."""
+    import fcntl
+
+    if db_lock is None:
+        return None
+    path = Path(str(db_lock.lock_file).removesuffix(".serve.lock"))
+    try:
+        held = path.open("rb")
+    except OSError:
+        return None  # no file yet, or not a file this user can open: create_app says so
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        held.close()
+        raise fail(f"--db {path} is in use by another dominocast serve under another name (a hard link of the "
+                   "same file): stop it first, or use another database") from None
+    return held
+
+
 def _note_of(db_lock) -> Path:  # noqa: ANN001 - a FileLock
     """The holder's note beside a database's lock: ``FILE.serve.json`` for ``FILE.serve.lock``."""
     return Path(db_lock.lock_file).with_suffix(".json")
 
 
-def _let_go(lock, data_dir: Path, made: list[Path], db_lock=None) -> None:  # noqa: ANN001
+def _let_go(lock, data_dir: Path, made: list[Path], db_lock=None, same_file=None) -> None:  # noqa: ANN001
     """A service that never ran leaves nothing behind: its locks and holder note go, and the
     folders this start made (``made``, innermost first) while they are empty."""
     lock.release()
+    if same_file is not None:
+        same_file.close()
     for name in ("serve.json", "serve.lock"):
         (data_dir / name).unlink(missing_ok=True)
     if db_lock is not None:

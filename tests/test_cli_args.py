@@ -671,6 +671,52 @@ def test_serve_refuses_a_database_another_data_dirs_service_holds(tmp_path, monk
     assert not second.exists()
 
 
+@pytest.mark.parametrize("made_by", ["user", "service"])
+def test_serve_refuses_a_hard_link_of_the_database_another_service_holds(tmp_path, monkeypatch, made_by):
+    """A second service whose --db is a hard link of the first's SQLite file (another name, so another
+    FILE.serve.lock) was taken, and both wrote the same event slots. The database file existed before the first
+    service started ("user"), or the first service's start made it ("service")."""
+    import sqlite3
+
+    import service.app
+
+    monkeypatch.delenv("DOMINOCAST_TOKEN", raising=False)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    db, link = tmp_path / "venue.db", tmp_path / "other" / "copy.db"
+    link.parent.mkdir()
+    if made_by == "user":
+        sqlite3.connect(db).close()
+        os.link(db, link)
+    seen = []
+
+    def first_created(settings):  # the first service's database exists from here on
+        sqlite3.connect(db).close()
+        if made_by == "service":
+            os.link(db, link)
+        return type("App", (), {"state": type("State", (), {"token_generated": False})})()
+
+    def first_serving(app, **kw):  # the first service runs: start the second meanwhile
+        monkeypatch.setattr(service.app, "create_app", lambda s: seen.append("second started") or (
+            _ for _ in ()).throw(KeyboardInterrupt))
+        seen.append(_err("serve", "--port", free, "--data-dir", tmp_path / "b", "--db", f"sqlite:///{link}"))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(service.app, "create_app", first_created)
+    monkeypatch.setattr("service.server.serve", first_serving)
+    res = CliRunner().invoke(app, ["serve", "--port", str(free), "--data-dir", str(tmp_path / "a"), "--db",
+                                   f"sqlite:///{db}"])
+    assert res.exit_code == 130
+    assert seen == [(2, f"error: --db {link.resolve()} is in use by another dominocast serve under another name (a hard "
+                        "link of the same file): stop it first, or use another database")]
+    assert not (tmp_path / "b").exists()
+    # the first service stopped: the link's service starts (and is stopped at once)
+    res = CliRunner().invoke(app, ["serve", "--port", str(free), "--data-dir", str(tmp_path / "b"), "--db",
+                                   f"sqlite:///{link}"])
+    assert res.exit_code == 130 and seen[-1] == "second started"
+
+
 @pytest.mark.parametrize("kind", ["folder", "video"])
 def test_review_out_that_is_a_file_is_refused_before_any_slow_work(tmp_path, monkeypatch, kind):
     """--out naming a file was said only after the models loaded and, for a folder, its tile size was
