@@ -170,7 +170,10 @@ class HandState:
 
     @property
     def sides(self) -> list[str]:
-        return sorted({self.side(s) for s in self.order})
+        """The scoring sides in turn order (N, E, S, W clockwise; a partnership's NS, EW), the order of the
+        hand's scores and awards and so of a game's scores and the standings' ties (helper-215: name order,
+        E N S W, put E first in nova-block's record and standings)."""
+        return list(dict.fromkeys(self.side(s) for s in self.order))
 
     @property
     def over(self) -> bool:
@@ -532,6 +535,13 @@ def _check_lead(st: HandState, seat: str, tile: Tile, flags: list[Flag]) -> None
         flags.append(Flag("wrong_start", seat, f"the hand must open with {req}, {seat} led {tile}"))
 
 
+def _holds(seat: str, hand: list[Tile]) -> str:
+    """What the record has ``seat`` holding now, said in a ``tile_not_in_hand`` flag: ``"S holds 5-5 6-4"``.
+    The tiles left after its plays, with those drawn, not the dealt hand (helper-215: the flag said "not in S's
+    dealt hand (5-5 6-4)" of the two tiles S still held)."""
+    return f"{seat} holds {' '.join(map(str, hand))}" if hand else f"{seat} holds no tile"
+
+
 def _remove_from_hand(st: HandState, seat: str, tile: Tile, flags: list[Flag]) -> None:
     st.counts[seat] -= 1
     hand = st.known[seat]
@@ -540,8 +550,8 @@ def _remove_from_hand(st: HandState, seat: str, tile: Tile, flags: list[Flag]) -
         if match:
             hand.remove(match[0])
         else:  # a misread or a wrong deal line (a tile dealt to another seat is refused in _play)
-            flags.append(Flag("tile_not_in_hand", seat, f"{seat} played {tile}, which is not in {seat}'s dealt hand"
-                              f" ({' '.join(map(str, hand)) or 'none left'})", {"tile": [tile.a, tile.b]}))
+            flags.append(Flag("tile_not_in_hand", seat, f"{seat} played {tile}, which {seat} does not hold"
+                              f" ({_holds(seat, hand)})", {"tile": [tile.a, tile.b]}))
             st.known[seat] = None  # the hand we thought we knew was wrong: stop trusting it
     if st.counts[seat] < 0 and st.counts_known:
         raise IllegalEvent(f"{seat} has no tiles left to play")
@@ -945,9 +955,8 @@ def _check_shown_in_hand(st: HandState, seat: str, tiles: list[Tile], verb: str,
         return False
     foreign = [t for t in tiles if all(k.key != t.key for k in hand)]
     if foreign:
-        flags.append(Flag("tile_not_in_hand", seat, f"{seat} {verb} {' '.join(map(str, foreign))}, which "
-                          f"{'is' if len(foreign) == 1 else 'are'} not in {seat}'s dealt hand "
-                          f"({' '.join(map(str, hand)) or 'none left'}){_where_undealt(st, seat)}",
+        flags.append(Flag("tile_not_in_hand", seat, f"{seat} {verb} {' '.join(map(str, foreign))}, which {seat} "
+                          f"does not hold ({_holds(seat, hand)}){_where_undealt(st, seat)}",
                           {"tiles": [[t.a, t.b] for t in foreign]}))
     return bool(foreign)
 

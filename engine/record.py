@@ -238,8 +238,9 @@ def key_order(teams: dict[str, list[str]]) -> list[str]:
     """The sides of ``teams`` (:func:`teams_for`, or a record's ``teams``) in turn order, then their seats
     team by team, each team's seats in turn order (a clockwise partnership's NS, EW, then N, S, E, W; a
     counterclockwise one's NS, EW, then N, S, W, E; one seat a side otherwise: N, E, S, W, or N, W, S, E
-    counterclockwise): the order score tables list side- and seat-keyed numbers in. The engine keeps a game's
-    scores in name order (E, N, S, W: helper-206, nova-block's tables read "E 0 N 0 S 0 W 0")."""
+    counterclockwise): the order score tables list side- and seat-keyed numbers in. A record read from a file
+    may hold them in another order (before helper-215 the engine kept scores in name order, E, N, S, W:
+    helper-206, nova-block's tables read "E 0 N 0 S 0 W 0")."""
     return list(dict.fromkeys([*teams, *(seat for seats in teams.values() for seat in seats)]))
 
 

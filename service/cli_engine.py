@@ -15,7 +15,7 @@ from engine.record import RecordError, record_from_match
 from engine.ruleset import (SEED_SOURCE, Ruleset, RulesetError, available_presets, load_ruleset, ruleset_quotes,
                             source_label)
 from engine.script import ScriptError, load_script
-from engine.timeline import ends_text, game_over_text, score_text, timeline
+from engine.timeline import ends_text, game_over_text, result_text, score_text, timeline
 from service.cli_common import (check_distinct_outputs, check_out_file, check_replaceable, console, err_console, fail,
                                 path_parser)
 from service.cli_record import write_outputs
@@ -119,13 +119,24 @@ def flag_notes(rows: list[dict]) -> list[tuple[str, str, str]]:
 
 def unfinished_hands(match) -> list[str]:  # noqa: ANN001 - engine.match.MatchState
     """One line per hand that has no end (no domino, lock or ``end`` line) although a later hand
-    follows it: a script missing its end line, scored as it stands."""
+    follows it: a script missing its end line, scored as it stands; and one per hand, the last too, that
+    the engine ended but cannot score until seats show their tiles (``HandState.pending_end``: e.g. a line
+    locked from the board alone with no hand known, seed 000: "all players show remaining tiles")."""
     # a game can end during play (target_checked = immediately): its last hand needs no end line
     hands = [(g.number, n, h) for g in match.games for n, h in enumerate(g.hands, start=1)
              if not (g.ended_by and n == len(g.hands))]
     last = match.games[-1].hands[-1] if match.games[-1].hands else None
-    return [f"hand {n} of game {g} has no end (no domino, lock or 'end' line) but another hand follows it: "
-            "scored as it stands" for g, n, h in hands if h.result is None and h is not last]
+    out = []
+    for g, n, h in hands:
+        if h.pending_end is not None:  # helper-215: it was said to have "no end", or nothing when last
+            kind, winner, _ = h.pending_end
+            out.append(f"hand {n} of game {g} ended ({result_text(kind, winner, None)}) but the tiles of "
+                       f"{', '.join(h.awaiting_reveal())} are not shown (no reveal line): its end-of-hand points "
+                       "are not counted")
+        elif h.result is None and h is not last:
+            out.append(f"hand {n} of game {g} has no end (no domino, lock or 'end' line) but another hand follows "
+                       "it: scored as it stands")
+    return out
 
 
 def _print_standings(match, players: dict[str, str]) -> None:

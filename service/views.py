@@ -22,8 +22,8 @@ _DIRS = {"W": (-1, 0), "E": (1, 0)}
 def side_order(rules: Ruleset | None) -> list[str]:
     """The sides of ``rules`` as score tables list them: in turn order (N, E, S, W clockwise; the seats of
     a 2- or 3-player game as they play), a partnership's teams in the order their first seat plays (NS, EW:
-    :func:`engine.record.teams_for`). The engine keeps a game's scores in name order (E, N, S, W: helper-206,
-    nova-block's tables read "E 0 N 0 S 0 W 0"). Empty for no rules."""
+    :func:`engine.record.teams_for`). Records written before helper-215 keep their scores in name order (E, N, S,
+    W: helper-206, nova-block's tables read "E 0 N 0 S 0 W 0"). Empty for no rules."""
     return list(teams_for(rules)) if rules is not None else []
 
 
@@ -203,7 +203,7 @@ def hand_view(hs: HandState, players: dict[str, str], dismissed: frozenset = fro
 # everyone sees everything once the hand is over (the review).
 
 #: Flags judged from the tiles a seat holds (dealt or drawn), whose wording or mere presence tells what is in
-#: a hidden hand: "N passed holding a legal play", "N played 5-3, which is not in N's dealt hand (6-6 4-1 ...)",
+#: a hidden hand: "N passed holding a legal play", "N played 5-3, which N does not hold (N holds 6-6 4-1 ...)",
 #: "N holds 5 doubles", "N drew on after 4-1, which could be played"; and "N passed with 3 tiles left to draw",
 #: given only to a seat holding no play (one holding a play gets ``pass_with_play``), so that its presence or
 #: absence would tell which (helper-185). Kept from the public while the hand is in play (the umpire's alerts

@@ -262,6 +262,30 @@ hands:
     assert score(ended, "--json").stderr == ""
 
 
+def test_a_hand_locked_from_the_board_with_no_hand_known_says_it_awaits_the_reveals(tmp_path):
+    """helper-215: no deal line; S's 0-6 leaves both ends on 6 with all seven 6s laid. The engine ends the hand
+    as locked but cannot count it: ``score`` said nothing of it (and, with a hand after it, that it had "no
+    end"). With the reveals (N 0-0 1-1: 2 pips, S 5-5 4-4: 18) pagat's block game gives N S's 18."""
+    line = "".join(f"      - {e}\n" for e in ("N 6-6", "S 6-5 E", "N 5-4 E", "S 4-6 E", "N 6-3 W", "S 3-2 W",
+                                                "N 2-6 W", "S 6-1 E", "N 1-0 E", "S 0-6 E"))
+    waiting = ("warning: hand 1 of game 1 ended (locked) but the tiles of N, S are not shown (no reveal line): its "
+               "end-of-hand points are not counted")
+    result = score(script(tmp_path, f"rules: block\nhands:\n  - events:\n{line}"), "--json")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.strip().splitlines() == [waiting]
+    # a hand after it: the same line, not "has no end"
+    result = score(script(tmp_path, f"rules: block\nhands:\n  - events:\n{line}  - events:\n      - N 5-5\n",
+                          "next.yaml"), "--json")
+    assert result.stderr.strip().splitlines() == [waiting]
+    shown = script(tmp_path, f"rules: block\nhands:\n  - events:\n{line}      - N reveal 0-0 1-1\n"
+                             "      - S reveal 5-5 4-4\n", "shown.yaml")
+    result = score(shown, "--json")
+    assert result.stderr == ""
+    end = json.loads(result.stdout.splitlines()[-1])["hand_end"]
+    assert (end["kind"], end["winner"], end["remaining"], end["awards"]) == ("locked", "N", {"N": 2, "S": 18},
+                                                                          {"N": 18, "S": 0})
+
+
 def test_no_warning_for_a_hand_ended_by_the_target_during_play(tmp_path):
     """fives-and-threes, target 1 checked at once: N's 5-0 makes 5 and ends game 1 mid-hand; game 2
     follows. That hand needs no end line (helper-61: it was warned about)."""
@@ -336,6 +360,22 @@ def test_script_event_errors_say_what_to_write(tmp_path):
 
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_the_standings_and_the_record_list_tied_sides_in_turn_order(tmp_path):
+    """helper-215: ``HandState.sides`` was name order, so a game's scores, a hand's points and awards in
+    ``record.json`` read EW before NS, and the standings listed tied sides so: `score` of one bdc-partnership
+    hand in play (both teams on 0) put EW above NS. Now as they play: NS, then EW."""
+    path = script(tmp_path, "rules: bdc-partnership\nhands:\n  - events:\n      - N 6-6\n      - W 6-5 E\n")
+    rec = tmp_path / "record.json"
+    result = runner.invoke(app, ["score", str(path), "--record", str(rec)], env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    standings = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("│ ") and " 0 " in line
+                 and line.split()[1] in ("NS", "EW")]
+    assert standings == ["NS", "EW"]
+    data = json.loads(rec.read_text())
+    assert [s["side"] for s in data["standings"]] == ["NS", "EW"]
+    assert list(data["games"][0]["scores"]) == ["NS", "EW"] and list(data["hands"][0]["points"]) == ["NS", "EW"]
 
 
 def test_score_tables_list_the_seats_in_turn_order_not_by_name(tmp_path):

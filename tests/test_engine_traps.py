@@ -359,7 +359,9 @@ def test_a_tile_not_in_the_dealt_hand_is_flagged():
                           "N 6-0 W"))  # 6-0 is in the boneyard: a misread or a wrong deal line
     assert [f.kind for f in st.outcomes[-1].flags] == ["mismatched_end", "tile_not_in_hand"]
     msg = st.outcomes[-1].flags[-1].message
-    assert msg == "N played 6-0, which is not in N's dealt hand (5-3 5-2 5-1 5-0 6-5 3-1)"
+    # the six tiles N still holds, not the seven dealt (helper-215: 5-5, laid at #1, was not named but the
+    # text said "dealt hand")
+    assert msg == "N played 6-0, which N does not hold (N holds 5-3 5-2 5-1 5-0 6-5 3-1)"
 
 
 def _per_event(st) -> list[list[str]]:
@@ -474,6 +476,46 @@ def test_an_end_entered_over_the_engines_own_end_is_refused():
     assert replay(draw, blocked).pending_end == ("locked", None, "S")
     st = replay(draw, blocked + ev("end domino S", "N reveal 6-6"))
     assert (st.result.kind, st.result.winner_seat, st.result.awards) == ("domino", "S", {"N": 0, "S": 12})
+
+
+# helper-215: no hands in the log (a manual or hidden deal); the last play leaves both ends on 6 with all seven
+# 6s on the table. A spinner 6-6 (all-fives) shows 6 on its N and S arms too, which no tile fits either.
+BOARD_LOCK = ["N 6-6", "S 6-5 E", "N 5-4 E", "S 4-6 E", "N 6-3 W", "S 3-2 W", "N 2-6 W", "S 6-1 E", "N 1-0 E",
+              "S 0-6 E"]
+# the same ends, 6|6, with 6-6 still out: whoever holds it plays on (in a line, both ends can show a number
+# with one of its tiles off the table only when that tile is the double: 6 halves of 6 on the table, 2 at the ends)
+BOARD_OPEN = ["N 6-5", "S 5-4 E", "N 4-6 E", "S 6-3 W", "N 3-2 W", "S 2-6 W", "N 6-1 E", "S 1-0 E", "N 0-6 E"]
+
+
+@pytest.mark.parametrize("preset, award", [("block", 18), ("draw", 18), ("all-fives", 20)])
+def test_the_board_alone_locks_a_hand_whose_tiles_are_unknown(preset, award):
+    """Seed 000: "A game is locked when players have tiles but have no legal play"; then "all players show
+    remaining tiles". With no hand known the board decides it: the hand ends as locked at the play (in a draw
+    game no tile left to draw fits either) and is scored once the hands are shown, as the preset scores a lock.
+    N shows 0-0 1-1 (2 pips), S 5-5 4-4 (18): the lowest hand wins the opponent's pips (pagat: block, draw exact;
+    all-fives rounds to the nearest 5: 18 -> 20)."""
+    rules = load_ruleset(preset)
+    for deal in ([], ["deal hidden"], ["deal unseen"]):
+        st = replay(rules, ev(*deal, *BOARD_LOCK))
+        assert st.layout.open_ends() == ({"W": 6, "E": 6, "N": 6, "S": 6} if rules.spinner != "none"
+                                         else {"W": 6, "E": 6})
+        assert (st.result, st.pending_end, st.awaiting_reveal()) == (None, ("locked", None, "S"), ["N", "S"])
+        with pytest.raises(IllegalEvent, match=r"the hand is over \(locked, awaiting the hands shown\)"):
+            replay(rules, ev(*deal, *BOARD_LOCK, "N pass"))
+        st = replay(rules, ev(*deal, *BOARD_LOCK, "N reveal 0-0 1-1", "S reveal 5-5 4-4"))
+        assert (st.result.kind, st.result.winner_seat, st.result.remaining) == ("locked", "N", {"N": 2, "S": 18})
+        assert st.result.awards == {"N": award, "S": 0}
+
+
+@pytest.mark.parametrize("preset", ["block", "draw", "all-fives"])
+def test_matching_ends_with_a_tile_of_their_number_out_are_no_lock(preset):
+    """The twin of the test above: ends 6|6 but 6-6 not laid, so the hand goes on; laying it locks."""
+    rules = load_ruleset(preset)
+    st = replay(rules, ev(*BOARD_OPEN))
+    assert st.layout.open_ends() == {"W": 6, "E": 6}
+    assert (st.result, st.pending_end, st.turn) == (None, None, "S")
+    st = replay(rules, ev(*BOARD_OPEN, "S 6-6 E"))
+    assert st.pending_end == ("locked", None, "S")
 
 
 def test_an_exposure_shows_no_more_tiles_than_the_seat_holds_and_is_counted_once():
@@ -825,7 +867,7 @@ def test_a_reveal_of_a_tile_not_in_the_known_hand_is_flagged():
     st = replay(draw, ev(*lines))
     assert [(f.kind, f.message) for f in st.outcomes[2].flags] == [
         ("exposed_tile", "N exposed 3-3"),
-        ("tile_not_in_hand", "N exposed 3-3, which is not in N's dealt hand (1-0 2-0): it is in the boneyard")]
+        ("tile_not_in_hand", "N exposed 3-3, which N does not hold (N holds 1-0 2-0): it is in the boneyard")]
     assert st.outcomes[2].flags[1].details == {"tiles": [[3, 3]]}
     # N's dealt hand is no longer trusted: the domino waits for N's reveal (it was scored S +3 from 1-0 2-0)
     assert st.known["N"] is None and st.result is None and st.pending_end == ("domino", "S", "S")
@@ -846,7 +888,7 @@ def test_a_reveal_of_a_tile_not_in_the_known_hand_is_flagged():
     lines = ["deal N 6-6 1-0 / S 6-5 2-2", "N 6-6", "S 6-5 E", "N pass", "S pass"]  # locked: N 1 pip, S 4
     st = replay(block, ev(*lines, "N reveal 1-0", "S reveal 3-3"))
     assert [(f.kind, f.message) for f in st.outcomes[6].flags] == [
-        ("tile_not_in_hand", "S revealed 3-3, which is not in S's dealt hand (2-2): it is among the tiles not dealt"),
+        ("tile_not_in_hand", "S revealed 3-3, which S does not hold (S holds 2-2): it is among the tiles not dealt"),
         ("reveal_leaves_out", "S's reveal leaves out 2-2, dealt at #0")]
     assert st.outcomes[5].flags == []
     # scored at the lock from the dealt hands (N +4, S's 2-2); the reveal leaves that score as it was
@@ -858,7 +900,7 @@ def test_a_reveal_of_a_tile_not_in_the_known_hand_is_flagged():
     lines = ["deal N 6-6 1-0", "N 6-6", "S 6-5 E", "N pass", "S pass"]
     st = replay(block, ev(*lines, "N reveal 3-0", "S reveal 2-2"))
     assert [(f.kind, f.message) for f in st.outcomes[5].flags] == [
-        ("tile_not_in_hand", "N revealed 3-0, which is not in N's dealt hand (1-0)"),
+        ("tile_not_in_hand", "N revealed 3-0, which N does not hold (N holds 1-0)"),
         ("reveal_leaves_out", "N's reveal leaves out 1-0, dealt at #0")]
     assert (st.result.kind, st.result.remaining, st.result.awards) == ("locked", {"N": 3, "S": 4}, {"N": 4, "S": 0})
 
