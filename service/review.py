@@ -69,9 +69,9 @@ from service.review_pipeline import ARM_IN_PHOTO, FramePipeline, arm_notices  # 
 from service.review_summary import (NO_CALIBRATION_WARNING, SKIPPED_WHY, ReviewSummary,  # noqa: F401
                                     arm_photos_warning, awaiting_reveal_status, camera_moved_warning,
                                     draws_late_warning, earlier_review_notes, hand_over_status, late_warning,
-                                    muted_turns_warning, never_read_warning, off_table_warning, overexposed_warning,
-                                    report_subtitle, seats_by_turn_warning, small_tiles_warning, transparent_note,
-                                    turned_photos_warning, unfinished_what, unplaced_warning)
+                                    muted_turns_warning, never_read_warning, off_table_warning, out_of_order_warning,
+                                    overexposed_warning, report_subtitle, seats_by_turn_warning, small_tiles_warning,
+                                    transparent_note, turned_photos_warning, unfinished_what, unplaced_warning)
 from service.video_out import VIDEO_NAMES
 from service.views import in_turn_order, key_order
 from vision.obb import polygon_iou
@@ -171,6 +171,7 @@ class ReviewSession:
         self._unplaced: list[Notice] = []  # unplaced_tile notices: face-up tiles off the line of play
         self._arm_photos: list[Notice] = []  # arm_in_photo notices: a folder's photos with arms over the table
         self._overexposed: list[Notice] = []  # overexposed notices: reads of a picture largely clipped white
+        self._gap_photos: list[Notice] = []  # tile_missing notices of a folder's photo lacking a tile for it alone
         #: ``{index: share}`` of a folder's photos that had transparent pixels, filled with grey (the
         #: source's :attr:`vision.sources.ImageFolderSource.transparent`, filled as it is read)
         self.transparent: dict[int, float] = {}
@@ -258,6 +259,8 @@ class ReviewSession:
             self._arm_photos.append(ev)
         if isinstance(ev, Notice) and ev.kind == "overexposed":
             self._overexposed.append(ev)
+        if isinstance(ev, Notice) and ev.kind == "tile_missing" and ev.details.get("out_of_order"):
+            self._gap_photos.append(ev)
         if isinstance(ev, Notice) and self.hand is None:
             # free-form: no turns, seats or line of play, so no flags or notices that follow them
             if ev.kind in FREE_FORM_NOTICES:
@@ -535,6 +538,10 @@ class ReviewSession:
         if self._arm_photos:  # helper-108: a folder of photos taken with arms over the table, and no word of it
             s.warnings.append(arm_photos_warning([self._photo_name(ev.frame) for ev in self._arm_photos], s.frames,
                                                  scored=self.hand is not None))
+        if self._gap_photos:  # helper-217: a photo out of order (a tile gone for it alone) was passed over unsaid
+            s.warnings.append(out_of_order_warning([(self._photo_name(ev.frame), str(Tile(*ev.tile)))
+                                                    for ev in self._gap_photos]))
+            warning = all_lines()
         if self._draws_late:  # helper-110: a draw and the drawer's play in one photo come in the wrong order
             s.warnings.append(draws_late_warning(self._draws_late))
         if self._beyond_reads >= BEYOND_READS and (self.rules is None or "set_max" not in self.tracker.fit.noticed):

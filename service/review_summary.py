@@ -214,6 +214,16 @@ def arm_photos_warning(names: list[str], frames: int, scored: bool) -> str:
             f"a photo late{seats}; take each photo once the hand has left the table")
 
 
+def out_of_order_warning(notes: list[tuple[str, str]]) -> str:
+    """``notes``: (photo name, tile) of each ``tile_missing`` notice of a tile gone for one photo only (the last
+    of an arm in the photo before, back in the next: :meth:`vision.tracking.Tracker._back_after_one_photo`)."""
+    lack = "lacks" if len(notes) == 1 else "lack"
+    named = first_names([f"{name}: {tile}" for name, tile in notes])
+    return (f"{plural(len(notes), 'photo')} {lack} a tile that the photos before and after show ({named}; notices "
+            "tile_missing): the photos may be out of order (do their names sort in the order they were taken?) or "
+            "the tile was missed there; nothing was taken back")
+
+
 def draws_late_warning(names: list[str]) -> str:
     """The photos ``names`` hold a draw flagged out of turn: a draw and a play in one photo."""
     return (f"{plural(len(names), 'draw')} flagged out of turn "

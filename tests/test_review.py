@@ -299,6 +299,41 @@ def test_a_photo_of_the_movers_arm_does_not_give_the_play_to_the_next_seat(tmp_p
     assert [(r["seat"], r["tile"]) for r in rows if r["type"] == "play"] == [(p["seat"], p["tile"]) for p in plays]
     assert [r["kind"] for r in rows if r["type"] == "flag" and r["kind"] != "uncertain_read"] == []
 
+
+def test_a_photo_out_of_order_is_named_with_the_tile_it_lacks_and_the_record_stays_right(tmp_path):
+    """helper-217: one photo per move and the hands shown, photos 5 and 6 named in the wrong order (S's 5-3, then
+    N's 3-1): the photo named 5th shows both, the 6th lacks 3-1, the 7th has it again. A take-back needs two reads
+    without the tile, so that one photo passed unsaid, and its hand areas (N still holding 3-1) gave S's next
+    play, 6-0, to N, out of turn twice. The demo: S plays 5-3 at 15.1 s, N 3-1 at 18.1 s, S 6-0 at 24.5 s."""
+    gt = _demo_gt()
+    times = [p["t"] for p in gt["plays"]] + [r["t"] for r in gt["reveals"]]
+    assert [(p["seat"], p["tile"]) for p in gt["plays"][4:7]] == [("S", [5, 3]), ("N", [3, 1]), ("S", [6, 0])]
+    frames = [round((t + 0.9) * gt["fps"]) for t in times]
+    frames[4], frames[5] = frames[5], frames[4]
+    summary, rows, _ = _demo_photos(tmp_path, "swapped", [], frames)
+    (gap,) = [r for r in rows if r.get("kind") == "tile_missing"]
+    assert (gap["frame"], gap["tile"], gap["seat"], gap["back_frame"], gap["out_of_order"], gap["hand_again"]) == (
+        5, [3, 1], "N", 6, True, True)  # N's hand area there holds 3-1 again
+    assert gap["file"].endswith("move_06.png")
+    assert gap["message"] == ("placed tile 3-1 is not seen in this photo, but is in the photos before and after it and "
+                              "N's hand holds a tile more here: the photos may be out of order; nothing is taken back")
+    warning = [w for w in summary.warnings if "tile_missing" in w]
+    assert len(warning) == 1 and warning[0].startswith("1 photo lacks a tile that the photos before and after show "
+                                                       "(move_06.png: 3-1; notices tile_missing): the photos may be "
+                                                       "out of order")
+    # nothing taken back, every play to its seat, and the hand's score as the ground truth's
+    want = [(p["seat"], p["tile"]) for p in gt["plays"]]
+    assert [(r["seat"], r["tile"]) for r in rows if r["type"] == "play"] == want
+    assert not [r for r in rows if r["type"] == "take_back"]
+    assert [r["kind"] for r in rows if r["type"] == "flag" and r["kind"] != "uncertain_read"] == []
+    (end,) = [r for r in rows if r["type"] == "hand_end" and "index" not in r]
+    assert end["score"] == gt["hands"][0]["scores"] == {"N": 15, "S": 35}
+    # in order: no such notice, no warning
+    summary, rows, _ = _demo_photos(tmp_path, "in_order", times)
+    assert not [r for r in rows if r.get("kind") == "tile_missing"]
+    assert not [w for w in summary.warnings if "tile_missing" in w]
+
+
 def test_a_folder_without_a_photo_of_the_dealt_table_gives_the_lead_to_the_seat_that_laid_it(tmp_path):
     """helper-110: one photo per move as the README says, the first showing the lead laid already: the
     lead went to the seat the turn order names (N) instead of S, and S's next play was out of turn. S's

@@ -260,6 +260,19 @@ def test_a_tile_replaced_at_once_is_a_take_back_then_a_play():
     assert plays(out) == [("E", (5, 6), "E")]
 
 
+def test_footage_says_nothing_of_an_arms_end_hidden_for_one_read():
+    """Footage: an arm hides a tile for a read or two, and that is no news (a folder's photo lacking it is:
+    helper-217, tests/test_review.py). One read without E's 5-2, then it is back: no notice, no take-back."""
+    table = _two_tiles(load_ruleset("nova-block"))
+    table.arm("S")
+    hidden = table.on.pop()
+    out = table.read()
+    table.on.append(hidden)
+    out += table.read(0.3)
+    assert notices(out) == [] and not [e for e in out if isinstance(e, TakeBack)]
+    assert table.tr.hand.state.layout.open_ends() == {"W": 3, "E": 2}
+
+
 def test_a_missing_tile_inside_an_arm_is_no_take_back():
     table = _two_tiles(load_ruleset("nova-block"))
     table.play(t_(696, 500, 0, (2, 4), "S"))

@@ -220,6 +220,14 @@ class HandAreas:
         this photo): ``hands`` (:meth:`photo_votes`) are the last counts now."""
         self.hands_before, self.hands_last = self.hands_last, hands
 
+    def last_photo_gained(self, seat: str) -> bool:
+        """A folder's photos: whether the last photo read showed more face-down tiles in ``seat``'s hand area
+        than the photo before it (:attr:`hands_last`, :attr:`hands_before`); False when either count is
+        missing or that hand lay under glare in the last photo (its count is in doubt)."""
+        before, last = self.hands_before, self.hands_last
+        return (before is not None and last is not None and seat in before and seat in last
+                and seat not in self.glared_last and last[seat] > before[seat])
+
     def drawn(self, plays: int, turn: str | None) -> tuple[int, int]:
         """A folder's photos: tiles the hands gained from the boneyard since the last photo, as the hand
         areas' face-down tiles show it (:attr:`hands_last` and :attr:`hands_before`): each play takes one from

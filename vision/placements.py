@@ -31,7 +31,8 @@ NOTICE_KINDS = (
     "bump",             # a placed tile moved a few mm / a fraction of its size: not a play
     "moved",            # a placed tile moved further than a bump: not a play
     "reread",           # a tile already played now reads differently (details: old, new)
-    "tile_missing",     # a placed tile not seen, but not a take-back (inside an arm, or unconfirmed)
+    "tile_missing",     # a placed tile not seen, but not a take-back (inside an arm, or unconfirmed; a folder's
+                        # photo alone lacking an arm's last tile: details out_of_order, back_frame, hand_again)
     "unplaced_tile",    # a new face-up tile outside hand areas that touches no open end
     "unlike_set",       # a new face-up tile unlike the line's tiles, read with one like them: a picture, no play
     "picture_tile",     # a face-up tile touching no open end found to be a picture (a weak box, or a tile the line

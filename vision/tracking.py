@@ -247,6 +247,8 @@ class TrackedTile:
     status: str = "loose"
     play: PlayRecord | None = None
     missing: int = 0
+    #: ``(frame, t)`` of the first read of the present run of ``missing`` reads (None: seen at the last read)
+    missing_at: tuple[int, float] | None = None
     noted: tuple[int, int] | None = None  # the last other reading a ``reread`` notice reported
     scenery: bool = False  # part of the table as set up (``TrackerConfig.setup_min_score``): no play
     #: scenery for looking like a picture (a weak box at the setup, a board's printed track, unlike the set's
@@ -711,7 +713,10 @@ class Tracker:
         moved_layout = False
 
         for tr, o, how in pairs:
-            tr.missing = 0
+            if self.photos and 0 < tr.missing < cfg.takeback_reads and tr.status == "layout" and tr.play is not None \
+                    and self._is_arm_end(tr.play):
+                events.append(self._back_after_one_photo(tr))
+            tr.missing, tr.missing_at = 0, None
             tr.seen_score = o.confidence
             tr.read_in_glare = self._read_in_glare(o.obs.polygon_px)
             if how != "reread" and tr.status != "layout" and o.confidence > tr.confidence:
@@ -1102,6 +1107,30 @@ class Tracker:
         arms = {pr.end} | set(rec.spinner_arms or ()) if rec is not None else {pr.end}
         return all(q.end not in arms for q in self.plays[i + 1:])
 
+    def _back_after_one_photo(self, tr: TrackedTile) -> Notice:
+        """A folder's photo lacked ``tr``, the last tile of an arm in the photo before, and this one shows it
+        again: a ``tile_missing`` notice dated at the photo that lacked it (details: ``back_frame``, the photo
+        that shows it again; ``out_of_order``; ``hand_again``, below). One photo is one read taken after a
+        move, so a tile gone for one photo and back (no take-back: that needs ``takeback_reads`` reads) means
+        photos out of order (names sorting wrong, a photo taken before the play) or a tile the detector
+        missed there; footage is not asked (an arm hides a tile for a read or two). When the seat that laid
+        it had a face-down tile more in that photo (``hand_again``: the tile back in the hand, an earlier
+        state), this read's seat votes count the hand areas' losses since the photo before it, as after an
+        arm's photo (helper-217: N's hand there still held 3-1, and S's next play, 6-0, went to N)."""
+        assert tr.play is not None and tr.missing_at is not None
+        gap_frame, gap_t = tr.missing_at
+        seat = tr.play.seat
+        again = self.hand_areas.last_photo_gained(seat)
+        if again:
+            self.hand_areas.arm_in_last_photo()
+            why = f" and {seat}'s hand holds a tile more here: the photos may be out of order"
+        else:
+            why = ": missed here, or the photos are out of order"
+        return Notice("tile_missing", gap_t, gap_frame,
+                      f"placed tile {Tile(*tr.key)} is not seen in this photo, but is in the photos before and after "
+                      f"it{why}; nothing is taken back", tile=tr.key, seat=seat,
+                      details={"back_frame": self._read_frame, "out_of_order": True, "hand_again": again})
+
     def _cleared_with_a_lead(self, pairs: list, gone: list[TrackedTile], new: list[_Obs]) -> tuple[list, list, list]:
         """A read that sees the line cleared and the next hand's lead at once (photos: no photo of
         the empty table): a line tile matched "far" to a tile elsewhere is the new lead that happens
@@ -1143,6 +1172,8 @@ class Tracker:
                 del self.tiles[tr.id]
                 continue
             tr.missing += 1
+            if tr.missing == 1:
+                tr.missing_at = (frame, t)
         # most of the layout gone is a cleared table (a take-back removes one tile): a new hand; the
         # caller may call new_hand() again with the match's context for it. Counted over reads: players
         # sweep the tiles off in handfuls, and a read between two sweeps must not take the ends back.
