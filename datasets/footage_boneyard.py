@@ -1,10 +1,11 @@
 """Where a whole-hand video's undealt tiles may lie: clear of the hands and of the line of play.
 
 The review tells a boneyard tile from a hand's by where it lies: a face-down tile in a playing
-seat's hand area (``calibration.seats.HAND_ZONE_MM`` of its edge) is that seat's, and one a
-fraction of a tile from the line of play is the table beside a laid tile (``vision.tracking``).
-A boneyard in either is not counted, and the draws from it are lost (helper-168: with four seats
-the block in the top-left corner lay in N's and W's hand areas). :func:`clear_of_hands` checks a
+seat's hand area (``calibration.seats.HAND_ZONE_MM`` of its edge) is that seat's, and a box first
+seen a fraction of a tile from the line of play once a tile was laid there is the table beside
+that tile (``vision.tracking``). A boneyard in a hand area is not counted, and the draws from it
+are lost (helper-168: with four seats the block in the top-left corner lay in N's and W's hand
+areas). :func:`clear_of_hands` checks a
 placement (``Script.boneyard_poses`` tries the edges no one plays from first);
 :func:`interior_block` is the place left when those have no room (every edge is played from, or
 too many tiles): the table's middle, above and below the line of play, which :func:`keep_out`
@@ -23,8 +24,8 @@ from datasets.render.line_of_play import Box
 from datasets.render.tiles import TILE_LONG_MM, TILE_SHORT_MM
 
 CLEAR_MM = 10.0  # least gap between a boneyard tile and a playing seat's hand area
-# the line keeps this far from a fenced boneyard: the review takes a face-down tile within 0.2 tile
-# lengths of the line for the table beside a laid tile, not the boneyard
+# the line keeps this far from a fenced boneyard, as players keep the boneyard clear of the line (the
+# review counts a boneyard tile nearer the line too, when seen before the tile laid against it)
 LINE_CLEAR_MM = TILE_LONG_MM / 2
 ROW_STEP_MM = TILE_SHORT_MM + 4.0  # the block's spacing across the tiles' long axes ...
 COL_STEP_MM = TILE_LONG_MM + 6.0  # ... and along them

@@ -1556,6 +1556,46 @@ def test_a_face_down_box_against_the_line_of_play_is_no_boneyard_tile():
     assert table.tr.judge.state.boneyard == 13 == len(bone)
 
 
+def test_a_face_down_box_first_seen_reads_after_the_tile_it_lies_against_is_no_boneyard_tile():
+    """The detector boxes the table beside a laid tile now and then, not only at the read that laid it: a
+    box first seen at the read of N's draw, 1 mm past S's crosswise double laid the read before, is left
+    out as at that read (counted, it would hide N's draw and the count would never drop)."""
+    table = Table(load_ruleset("draw"))
+    hands, bone = _dealt(table)
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    _from_hand(table, hands, t_(636, 500, 90, (5, 5), "S"))  # x 624-648 mm
+    table.arm("N")  # N draws one tile; the false box shows from this read on
+    _lift(table, bone.pop())
+    table.on += [_down(400 + 30 * len(hands["N"]), 40, 90), _down(673, 500, 0)]
+    table.read()
+    table.read()
+    assert [(e.seat, e.count) for e in table.events if isinstance(e, Draw)] == [("N", 1)]
+    assert table.tr.judge.state.boneyard == 13 == len(bone)
+
+
+def test_a_boneyard_tile_the_line_of_play_is_laid_against_stays_in_the_boneyard():
+    """A boneyard tile in mid-table, seen face down since the deal, with the lead laid 6 mm from it (0.125
+    tile lengths, inside ``LINE_GAP_TILES``): it is still a boneyard tile, so the count holds at 14 and N's
+    draw from the W column is the one draw (before: the tile was taken for the table beside the lead, the
+    count fell to 13 at the lead's read and a draw went to S, then N's to N)."""
+    table = Table(load_ruleset("draw"))
+    hands = {seat: [_down(*_HAND_AT[seat](i)) for i in range(7)] for seat in "NS"}
+    bone = [_down(40, 200 + 28 * i, 0) for i in range(13)]
+    near = _down(580, 530, 0)  # y 518-542 mm, x 556-604 mm: under the lead's W half
+    table.on += hands["N"] + hands["S"] + bone + [near]
+    table.read()
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))  # y 488-512 mm: 6 mm above the boneyard tile
+    _from_hand(table, hands, t_(636, 500, 90, (5, 5), "S"))  # crosswise on the E end, 20 mm from it
+    assert [e for e in table.events if isinstance(e, Draw)] == []
+    table.arm("N")  # N draws one tile from the column
+    _lift(table, bone.pop())
+    table.on.append(_down(*_HAND_AT["N"](len(hands["N"]))))
+    table.read()
+    table.read()
+    assert [(e.seat, e.count) for e in table.events if isinstance(e, Draw)] == [("N", 1)]
+    assert table.tr.judge.state.boneyard == 13 == len(bone) + 1
+
+
 def test_a_draw_the_umpire_entered_is_not_recorded_again_when_the_camera_sees_it():
     """helper-89: the umpire entered N's draw while the camera followed; the camera then saw the tile
     leave the boneyard and recorded it too (17 draws for 16)."""

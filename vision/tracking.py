@@ -119,11 +119,13 @@ CAMERA_RESIDUAL_TILES = 0.25
 #: ... and a move taken from one laid tile must bring this share of the other tracked tiles (the hands')
 #: to within that of a tile of their face in the photo (:func:`vision.camera_follow.one_tile_move`).
 FOLLOW_SHARE = 0.5
-#: A face-down box within this many tile lengths (of the tile it lies by) of the line of play is no boneyard
-#: tile: the boneyard is kept apart from the line, and the detector boxes the table beside a laid tile now
-#: and then. all-fives seed 11, test look (marble): boxes 0.00 and 0.10 tile lengths from a crosswise double
-#: and a tile just laid hid 2 draws; in 14 generated draw-game footages no boneyard tile came nearer than
-#: 0.36 to a face-up tile outside the hand areas (uncalibrated; 1.09 calibrated).
+#: A face-down box within this many tile lengths (of the tile it lies by) of the line of play, first seen no
+#: earlier than that tile, is no boneyard tile: the detector boxes the table beside a laid tile now and then,
+#: once the tile is there. all-fives seed 11, test look (marble): boxes 0.00 and 0.10 tile lengths from a
+#: crosswise double and a tile just laid hid 2 draws; in 14 generated draw-game footages no boneyard tile came
+#: nearer than 0.36 to a face-up tile outside the hand areas (uncalibrated; 1.09 calibrated). A boneyard tile
+#: seen before the tile laid against it stays counted (helper-219: one 5 mm from the lead was left out, and
+#: its loss recorded as a draw by S).
 LINE_GAP_TILES = 0.2
 #: At the first read, with every tile of the set seen face down (the dealt table), a face-up tile boxed under this
 #: is a picture (a board's printed domino: 0.2-0.6); a real tile just laid is boxed 0.9-0.95 (the photo bench's
@@ -271,6 +273,9 @@ class TrackedTile:
     det_score: float = 1.0
     #: someone moved it since it was first seen: a tile, never a picture
     moved: bool = False
+    #: the frame index of the committed read that first saw it (:meth:`Tracker._beside_line`: a face-down tile seen
+    #: before the laid tile next to it is a real tile, not the table the detector boxed beside that tile)
+    first_frame: int = 0
     #: its latest read lay in or by clipped white (:func:`vision.exposure.read_in_glare`): not kept through a glare
     read_in_glare: bool = False
     #: the picture of the read ``geom`` is from (:attr:`vision.observation.TileObservation.patch`): a bump's turn
@@ -775,7 +780,7 @@ class Tracker:
         for o in new:
             tr = TrackedTile(self._next_id, o.face, o.pips, o.geom, np.asarray(o.obs.polygon_px, np.float32),
                              o.confidence, seen_score=o.confidence, read_in_glare=self._read_in_glare(o.obs.polygon_px),
-                             det_score=float(getattr(o.obs, "det_score", 1.0)))
+                             det_score=float(getattr(o.obs, "det_score", 1.0)), first_frame=frame)
             tr.scenery = (setup and cfg.setup_min_score is not None and tr.face == "up" and not self.in_hand_zone(tr.geom)
                           and tr.det_score < cfg.setup_min_score)
             tr.picture = tr.scenery
@@ -914,7 +919,10 @@ class Tracker:
         """Ids of the face-down tiles ``down`` that lie against the line of play: their outline within
         ``LINE_GAP_TILES`` tile lengths (working units: mm calibrated, px otherwise) of a laid tile's, or
         of one of this read's new face-up ``candidates`` outside the hand areas (laid now, its play comes
-        after the boneyard's count). Such a box is the table beside a tile, not the boneyard."""
+        after the boneyard's count), and first seen no earlier than that tile. Such a box is the table
+        beside a tile, not the boneyard: the detector boxes it once the tile is there. A face-down tile
+        seen at a read before the tile next to it was is a real tile the line was laid against (a
+        boneyard tile within a few mm of the line stays counted: face-down tiles are never played)."""
         line = [tr for tr in self.tiles.values() if tr.status == "layout"]
         line += [c for c in candidates if c.face == "up" and c.status != "layout" and not c.scenery
                  and not self.in_hand_zone(c.geom)]
@@ -922,7 +930,9 @@ class Tracker:
             return set()
         gap = shapely.distance(shapely.polygons([tr.geom.polygon() for tr in down])[:, None],
                                shapely.polygons([tr.geom.polygon() for tr in line])[None, :])
-        near = (gap < LINE_GAP_TILES * np.array([tr.geom.length for tr in line])).any(axis=1)
+        later = (np.array([tr.first_frame for tr in down])[:, None]
+                 >= np.array([tr.first_frame for tr in line])[None, :])
+        near = ((gap < LINE_GAP_TILES * np.array([tr.geom.length for tr in line])) & later).any(axis=1)
         return {tr.id for tr, n in zip(down, near) if n}
 
     def _drawer(self, turn: str | None, hands: dict[str, int], candidates: list[TrackedTile]) -> str | None:
