@@ -78,8 +78,22 @@ class HandResult:
 
 
 @dataclass(frozen=True)
+class PendingEnd:
+    """A hand the engine ended but cannot score yet (``HandState.pending_end``): its ``kind`` (``locked``,
+    ``domino``, ...), the ``winner`` seat when the end names one (who went out; a lock's is decided by the
+    pips left, so None unless its ``end`` line names one), and the ``seats`` (turn order) whose tiles must
+    still be shown (seed 000: "all players show remaining tiles")."""
+
+    kind: str
+    winner: str | None
+    seats: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Outcome:
-    """What one event of the log did: points per side, flags, the open ends after it."""
+    """What one event of the log did: points per side, flags, the open ends after it; ``result`` when it
+    ended the hand, ``pending`` when it left the hand ended but waiting for tiles shown (the event that ended
+    it so, or a reveal after which seats are still awaited)."""
 
     index: int
     event: object
@@ -89,6 +103,7 @@ class Outcome:
     ends_total: int
     placement: Placement | None = None
     result: HandResult | None = None
+    pending: PendingEnd | None = None
 
 
 @dataclass(frozen=True)
@@ -298,6 +313,7 @@ def apply(st: HandState, index: int, ev: object) -> Outcome:
     points: dict[str, int] = {}
     flags: list[Flag] = []
     before = st.result  # the outcome carries the result this event sets (or replaces)
+    waited = _pending(st)  # ... and the pending end it sets or changes (helper-221: rows said nothing of it)
     t = getattr(ev, "t", None)
     if t is not None and st.first_t is None:
         st.first_t = t
@@ -332,12 +348,21 @@ def apply(st: HandState, index: int, ev: object) -> Outcome:
     for side, pts in points.items():
         st.scores[side] = st.scores.get(side, 0) + pts
     st.flags.extend(flags)
+    pending = _pending(st)
     out = Outcome(
         index, ev, {k: v for k, v in points.items() if v}, flags, st.layout.open_ends(),
         st.layout.ends_count(), placement, st.result if st.result is not None and st.result is not before else None,
+        pending if pending != waited else None,
     )
     st.outcomes.append(out)
     return out
+
+
+def _pending(st: HandState) -> PendingEnd | None:
+    """The hand's end waiting for tiles shown, with the seats it waits for now; None when there is none."""
+    if st.pending_end is None:
+        return None
+    return PendingEnd(st.pending_end[0], st.pending_end[1], tuple(st.awaiting_reveal()))
 
 
 def _time_limit_at(st: HandState) -> float | None:

@@ -4,7 +4,8 @@ The rows are what ``dominocast score --json`` prints and what ``events.jsonl`` h
 (see ``docs/record-format.md``): every row has ``type``, ``game``, ``hand``, ``index``
 (event number in the hand's log), ``t`` and ``frame`` (None for scripted events),
 ``points`` (side -> points scored by this event), ``open_ends``, ``flags`` and
-``score`` (the game's running score per side after the event).
+``score`` (the game's running score per side after the event); ``hand_end`` on the row that ends
+the hand, ``awaiting_reveal`` on one that ends it but leaves it to be counted from tiles shown.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def outcome_row(out: Outcome) -> dict:
             "kind": r.kind, "winner": r.winner_seat, "side": r.winner_side, "awards": r.awards,
             "remaining": r.remaining, "capicua": r.capicua, "note": r.note, "next_leader": r.next_leader,
         }
+    if out.pending is not None:  # helper-221: only a stderr warning said the hand ended, waiting for reveals
+        p = out.pending
+        row["awaiting_reveal"] = {"kind": p.kind, "winner": p.winner, "seats": list(p.seats)}
     return row
 
 
@@ -60,6 +64,14 @@ def result_text(kind: str, winner: str | None, note: str | None) -> str:
     if kind == "domino" and note:
         return note
     return kind + (f", {winner} wins" if winner else "") + (f" ({note})" if note else "")
+
+
+def awaiting_text(pending: dict) -> str:
+    """A row's ``awaiting_reveal`` (the hand ended but is counted only from tiles shown) for people, in the
+    words of the engine's ``awaiting_reveal`` flag and the umpire's alert: ``hand over (locked): reveal the
+    tiles of N, S`` (a domino names who went out: ``hand over (domino, N wins): ...``)."""
+    kind = result_text(pending["kind"], pending.get("winner"), None)
+    return f"hand over ({kind}): reveal the tiles of {', '.join(pending['seats'])}"
 
 
 def ends_text(row: dict, score_ends: bool = True) -> str:

@@ -15,7 +15,7 @@ from engine.record import RecordError, record_from_match
 from engine.ruleset import (SEED_SOURCE, Ruleset, RulesetError, available_presets, load_ruleset, ruleset_quotes,
                             source_label)
 from engine.script import ScriptError, load_script
-from engine.timeline import ends_text, game_over_text, result_text, score_text, timeline
+from engine.timeline import awaiting_text, ends_text, game_over_text, result_text, score_text, timeline
 from service.cli_common import (check_distinct_outputs, check_out_file, check_replaceable, console, err_console, fail,
                                 path_parser)
 from service.cli_record import write_outputs
@@ -76,6 +76,8 @@ def score(
         if "hand_end" in row:
             he = row["hand_end"]
             text += f"  [bold]→ {he['kind']}{' ' + he['winner'] if he['winner'] else ''}[/] ({he['note']})"
+        elif "awaiting_reveal" in row:  # ended, but its end-of-hand points wait for the tiles shown
+            text += f"  [bold]→ {escape(awaiting_text(row['awaiting_reveal']))}[/]"
         table.add_row(f"{row['game']}.{row['hand']}", str(row["index"]), text, pts, ends_text(row, sc.rules.score_ends),
                       flags, score_text(row, by_pips))
     console.print(table)

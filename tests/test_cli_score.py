@@ -286,6 +286,32 @@ def test_a_hand_locked_from_the_board_with_no_hand_known_says_it_awaits_the_reve
                                                                           {"N": 18, "S": 0})
 
 
+def test_the_row_of_the_play_that_locks_a_hand_with_no_hand_known_says_whose_tiles_it_awaits(tmp_path):
+    """helper-221: the same lock as above; only the stderr warning said the hand ended, the rows nothing. The
+    locking play's --json row now carries ``awaiting_reveal`` (kind, winner, seats) and the table says it beside
+    the play. With N's reveal alone S is still awaited; with both the last reveal's row is the plain result."""
+    line = "".join(f"      - {e}\n" for e in ("N 6-6", "S 6-5 E", "N 5-4 E", "S 4-6 E", "N 6-3 W", "S 3-2 W",
+                                                "N 2-6 W", "S 6-1 E", "N 1-0 E", "S 0-6 E"))
+    locked = script(tmp_path, f"rules: block\nhands:\n  - events:\n{line}")
+    rows = [json.loads(r) for r in score(locked, "--json").stdout.splitlines()]
+    assert [r["text"] for r in rows if "awaiting_reveal" in r] == ["S 0-6 E"]
+    assert rows[-1]["awaiting_reveal"] == {"kind": "locked", "winner": None, "seats": ["N", "S"]}
+    assert "hand_end" not in rows[-1] and rows[-1]["score"] == {"N": 0, "S": 0}
+    table = runner.invoke(app, ["score", str(locked)], env={"COLUMNS": "160"}).stdout
+    assert "S 0-6 E  → hand over (locked): reveal the tiles of N, S" in table
+    half = script(tmp_path, f"rules: block\nhands:\n  - events:\n{line}      - N reveal 0-0 1-1\n", "half.yaml")
+    rows = [json.loads(r) for r in score(half, "--json").stdout.splitlines()]
+    assert [(r["text"], r["awaiting_reveal"]["seats"]) for r in rows if "awaiting_reveal" in r] == [
+        ("S 0-6 E", ["N", "S"]), ("N reveal 0-0 1-1", ["S"])]
+    shown = script(tmp_path, f"rules: block\nhands:\n  - events:\n{line}      - N reveal 0-0 1-1\n"
+                             "      - S reveal 5-5 4-4\n", "shown.yaml")
+    last = json.loads(score(shown, "--json").stdout.splitlines()[-1])
+    assert "awaiting_reveal" not in last
+    assert (last["hand_end"]["kind"], last["hand_end"]["winner"], last["score"]) == ("locked", "N", {"N": 18, "S": 0})
+    table = runner.invoke(app, ["score", str(shown)], env={"COLUMNS": "160"}).stdout
+    assert "S reveal 5-5 4-4  → locked N (lowest 2 pips)" in table
+
+
 def test_no_warning_for_a_hand_ended_by_the_target_during_play(tmp_path):
     """fives-and-threes, target 1 checked at once: N's 5-0 makes 5 and ends game 1 mid-hand; game 2
     follows. That hand needs no end line (helper-61: it was warned about)."""

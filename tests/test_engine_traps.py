@@ -11,7 +11,7 @@ import re
 import pytest
 
 from engine.events import Correction
-from engine.hand import Hand, HandContext, IllegalEvent, replay
+from engine.hand import Hand, HandContext, IllegalEvent, PendingEnd, replay
 from engine.notation import parse_event
 from engine.ruleset import load_ruleset
 from engine.tiles import Tile
@@ -505,6 +505,26 @@ def test_the_board_alone_locks_a_hand_whose_tiles_are_unknown(preset, award):
         st = replay(rules, ev(*deal, *BOARD_LOCK, "N reveal 0-0 1-1", "S reveal 5-5 4-4"))
         assert (st.result.kind, st.result.winner_seat, st.result.remaining) == ("locked", "N", {"N": 2, "S": 18})
         assert st.result.awards == {"N": award, "S": 0}
+
+
+def test_the_outcome_that_ends_a_hand_awaiting_reveals_says_so():
+    """helper-221: the play that locked the line (BOARD_LOCK, no hand known) carried neither a result nor any
+    word of the end, so the timeline's rows (``score --json``, events.jsonl) could not tell. Its outcome now
+    carries the pending end and the seats awaited; N's reveal leaves S awaited (said again, S alone); S's
+    reveal counts the hand (a result, no pending). The same, streamed event by event as the live service does."""
+    block = load_ruleset("block")
+    st = replay(block, ev(*BOARD_LOCK, "N reveal 0-0 1-1", "S reveal 5-5 4-4"))
+    assert [o.pending for o in st.outcomes] == [None] * 9 + [PendingEnd("locked", None, ("N", "S")),
+                                                           PendingEnd("locked", None, ("S",)), None]
+    assert [o.result is not None for o in st.outcomes] == [False] * 11 + [True]
+    hand = Hand(block)
+    outs = [hand.append(parse_event(line)) for line in BOARD_LOCK]
+    assert [o.pending for o in outs[:-1]] == [None] * 9 and outs[-1].pending == PendingEnd("locked", None, ("N", "S"))
+    # a domino that waits for the loser's tiles names who went out: draw, 2 tiles each, N's deal no longer
+    # trusted after N exposed 3-3 (as in test_a_reveal_of_a_tile_not_in_the_known_hand_is_flagged)
+    draw = load_ruleset("draw").model_copy(update={"hand_size": 2})
+    st = replay(draw, ev("deal N 1-0 2-0 / S 6-6 6-5", "S 6-6", "N reveal 3-3", "N draw 6-1", "N 6-1 E", "S 6-5 W"))
+    assert [o.pending for o in st.outcomes] == [None] * 5 + [PendingEnd("domino", "S", ("N",))]
 
 
 @pytest.mark.parametrize("preset", ["block", "draw", "all-fives"])
