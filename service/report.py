@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from engine.files import readable, write_text_atomic
 from engine.notation import without_stamps
-from engine.timeline import ends_text, game_over_text, result_text, score_text
+from engine.timeline import awaiting_text, ends_text, game_over_text, result_text, score_text
 from engine.words import plural
 
 _CSS = """
@@ -151,6 +151,8 @@ def _row_html(row: dict, snapshot: str | None, video: str | None = None, score_e
         he = row["hand_end"]
         said = result_text(he["kind"], he.get("winner"), he.get("note"))  # as the terminal says it (helper-95)
         text += f"<br><b>hand over</b>: {html.escape(said)}"
+    elif "awaiting_reveal" in row:  # ended, its end-of-hand points waiting for the tiles shown (as `score` says it)
+        text += f"<br><b>{html.escape(awaiting_text(row['awaiting_reveal']))}</b>"
     for note in row.get("_inferred") or ():  # how the end was inferred, and what to correct
         m = _INFERRED.search(note)  # "hand over: N dominoes (inferred from ...); correct it if ...": said above
         text += f'<div class="inferred">{html.escape(f"{m[1]}; {m[2]}" if m else note)}</div>'

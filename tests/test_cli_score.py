@@ -299,6 +299,13 @@ def test_the_row_of_the_play_that_locks_a_hand_with_no_hand_known_says_whose_til
     assert "hand_end" not in rows[-1] and rows[-1]["score"] == {"N": 0, "S": 0}
     table = runner.invoke(app, ["score", str(locked)], env={"COLUMNS": "160"}).stdout
     assert "S 0-6 E  → hand over (locked): reveal the tiles of N, S" in table
+    # the record's page says it on that row too (it said nothing)
+    assert score(locked, "--record", str(tmp_path / "locked.json")).exit_code == 0
+    page = tmp_path / "locked.html"
+    res = runner.invoke(app, ["record", "report", str(tmp_path / "locked.json"), "--out", str(page)])
+    assert res.exit_code == 0, res.output
+    row = next(r for r in page.read_text().split("<tr") if "S 0-6 E" in r)
+    assert "<b>hand over (locked): reveal the tiles of N, S</b>" in row
     half = script(tmp_path, f"rules: block\nhands:\n  - events:\n{line}      - N reveal 0-0 1-1\n", "half.yaml")
     rows = [json.loads(r) for r in score(half, "--json").stdout.splitlines()]
     assert [(r["text"], r["awaiting_reveal"]["seats"]) for r in rows if "awaiting_reveal" in r] == [
