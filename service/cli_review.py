@@ -16,7 +16,7 @@ from calibration.errors import CalibrationError
 from engine.ruleset import RulesetError, load_ruleset
 from service.cli_common import (check_positive, check_sets, check_writable, console, err_console, fail, make_folder,
                                 path_parser, plural)
-from service.review import run_review
+from service.review import SourceFailed, run_review
 from service.review_folder import PREVIOUS, check_review_folder, moved_by_review, review_files
 from service.review_summary import SKIPPED_WHY, ReviewSummary
 from service.video_out import VIDEO_NAMES
@@ -373,8 +373,11 @@ def _follow(folder: Path, rules: str, calibration: Path | None, out: Path, no_vi
     photos there at the start, or, in an empty folder, on the first photo that shows tiles enough once it has
     come (the photos before it are read searching the size, as each photo was before sizes were fixed). With
     one, the first photo must be of its size (a one-line error otherwise). There is no outage watch: a folder
-    has no frames that stop, only photos not taken yet. The first Ctrl-C stops following; the photo kept back to
-    compare with the next is read, then the report written as for a camera (a second Ctrl-C as for a camera)."""
+    has no frames that stop, only photos not taken yet. The first Ctrl-C stops following; the photos come and not
+    read yet (one written whole just before it too: ``close(read_rest=True)``) and the photo kept back to
+    compare with the next are read, then the report written as for a camera (a second Ctrl-C as for a camera). A
+    folder removed or unreadable stops it the same way, the results marked partial; the score so far is printed,
+    then an error line saying how many photos were read and why it stopped (exit code 2)."""
     import signal
     import threading
 
@@ -430,7 +433,7 @@ def _follow(folder: Path, rules: str, calibration: Path | None, out: Path, no_vi
     def stop(*_) -> None:  # noqa: ANN002 - the first Ctrl-C: stop following, read what came, write the report
         stopped.append(True)
         signal.signal(signal.SIGINT, signal.default_int_handler)  # a second one interrupts
-        src.close()
+        src.close(read_rest=True)  # a photo written whole just before it is read too
 
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, stop) if main else None
@@ -443,7 +446,11 @@ def _follow(folder: Path, rules: str, calibration: Path | None, out: Path, no_vi
         summary = run_review(src, ruleset, recognize, out, profile, title=f"Live: {folder}",
                              annotate=not no_video, on_row=on_row)
     except SourceError as exc:
-        raise fail(f"{exc} (the events so far are in {out / 'events.jsonl'})")
+        read = exc.summary.frames if isinstance(exc, SourceFailed) else 0
+        if not read:  # e.g. the first photo of another size than the calibration's
+            raise fail(f"{exc} (the events so far are in {out / 'events.jsonl'})")
+        _print_summary(exc.summary)  # the folder went: the score so far, as a Ctrl-C prints it, then why it stopped
+        raise fail(f"{exc}; the session stopped after {plural(read, 'photo')} read (its results are in {out})")
     except KeyboardInterrupt:  # a second Ctrl-C while the last photos were read or the files written
         events = out / "events.jsonl"
         if not events.is_file():
@@ -454,6 +461,9 @@ def _follow(folder: Path, rules: str, calibration: Path | None, out: Path, no_vi
         if main:
             signal.signal(signal.SIGINT, previous)
         src.close()
+    for path in src.unread:  # still being written at the stop
+        err_console.print(f"warning: {path} was not written whole when the session stopped: not read",
+                          highlight=False, markup=False, soft_wrap=True)
     try:
         if summary.interrupted or stopped:
             console.print("stopped")

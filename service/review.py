@@ -503,6 +503,10 @@ class ReviewSession:
                 title = f"{title} (partial: nothing read)"
                 s.warnings.append(f"{what}: the review is empty and marked unfinished, so it never replaces a "
                                   "finished review kept in previous/")
+            elif failure is not None and self.files is not None:  # a folder's photos: counted, not timed
+                read = plural(s.frames, "photo") + (f", {len(s.skipped)} skipped" if s.skipped else "")
+                kind, what = "source_error", f"reading stopped after {read} ({failure})"
+                title = f"{title} (partial: stopped after {read})"
             elif failure is not None:
                 kind, what = "source_error", f"the footage could not be read after {at} ({failure})"
                 title = f"{title} (partial: footage unreadable after {at})"
@@ -698,8 +702,12 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     set; for recorded footage (not a live source) the outputs are then marked ``partial``, as are
     those of a source that gave no frame at all (every photo of a folder undecodable).
 
+    A live source that fails (a followed folder removed) ends as a Ctrl-C stops it: the photo held to compare
+    with the next is read and the hands shown count; then the results are written, marked partial.
+
     Raises:
-        vision.sources.SourceError: the source cannot be read (events already written stay).
+        SourceFailed: the source cannot be read (a :class:`vision.sources.SourceError`; events already
+            written stay), with the summary of the partial results written.
     """
     start = time.perf_counter()
     session_kwargs.setdefault("timelapse", hasattr(source, "interval_s"))
@@ -723,7 +731,7 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     # LIVE_VIDEO_FPS in footage time (service.video_out.VideoOut).
     fps = getattr(source, "fps", None) or (1.0 / source.interval_s if hasattr(source, "interval_s")
                                            else LIVE_VIDEO_FPS)
-    failure = None
+    failure, failed = None, None
     outages = getattr(source, "outages", None)  # a live source's recovered drops, a video file's gaps
     told = 0
     last = None
@@ -749,14 +757,10 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
                        if session.summary.skipped else "it gave no frame")
     except KeyboardInterrupt:
         session.summary.interrupted = True
-        if session.live and last is not None:  # a camera is stopped, not ended: the hands shown count
-            try:
-                session.settle(last.index, last.t, last.image, fps)
-            except Exception as exc:  # noqa: BLE001 - stopped mid-frame: the rows so far are kept
-                session.summary.warnings.append(f"the hand's end could not be settled at the stop: {exc}")
+        _settle_stopped(session, last, fps)
     except SourceError as exc:  # written as partial results, then raised for the caller to report
-        failure = str(exc)
-        raise
+        failure, failed = str(exc), exc
+        _settle_stopped(session, last, fps)
     finally:
         # a Ctrl-C while the files are written waits for them (helper-85: one in the last second cut the
         # video encoder off inside OpenCV, a crash, and left no record.json or report.html), then counts
@@ -768,7 +772,29 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
         summary.wall_s = time.perf_counter() - start
     if late:  # the files are whole (the footage was read to its end): not partial, but the user stopped it
         summary.interrupted = True
+    if failed is not None:
+        raise SourceFailed(str(failed), summary) from failed
     return summary
+
+
+class SourceFailed(SourceError):
+    """:func:`run_review`'s source failed; ``summary`` (a :class:`ReviewSummary`) is that of the partial
+    results written, for the caller to print the score so far."""
+
+    def __init__(self, message: str, summary: ReviewSummary):
+        super().__init__(message)
+        self.summary = summary
+
+
+def _settle_stopped(session: ReviewSession, last, fps: float) -> None:  # noqa: ANN001 - a Frame or None
+    """A live source stopped (Ctrl-C) or failed: it is stopped, not ended, so the hands shown on its last frame
+    count (:meth:`ReviewSession.settle`); recorded footage cut short is not settled (its results are partial)."""
+    if not session.live or last is None:
+        return
+    try:
+        session.settle(last.index, last.t, last.image, fps)
+    except Exception as exc:  # noqa: BLE001 - stopped mid-frame: the rows so far are kept
+        session.summary.warnings.append(f"the hand's end could not be settled at the stop: {exc}")
 
 
 @contextlib.contextmanager

@@ -142,6 +142,39 @@ def test_a_followed_folder_removed_is_a_source_error(tmp_path):
         next(it)
 
 
+def test_a_stop_that_reads_the_rest_reads_a_photo_written_whole_just_before_it(tmp_path):
+    """helper-216: a photo written whole just before Ctrl-C had not been seen at two listings and was never read.
+    Closed with read_rest, the photos listed and not read yet are read, then one last listing's new files that
+    decode whole; one still half-written is left in ``unread``."""
+    _png(tmp_path / "a.png", 10)
+    _png(tmp_path / "b.png", 20)
+    whole = cv2.imencode(".png", np.full((48, 64, 3), 40, np.uint8))[1].tobytes()
+
+    def written_then_stop():  # c whole, d a third written, then the stop, before any listing saw them
+        _png(tmp_path / "c.png", 30)
+        (tmp_path / "d.png").write_bytes(whole[: len(whole) // 3])
+        src.close(read_rest=True)
+
+    script = _Script([written_then_stop])
+    src = FollowedFolderSource(tmp_path, clock=script.clock, sleep=script.sleep)
+    script.src = src
+    frames = [(f.index, f.t, src.files[f.index].name, int(f.image[0, 0, 0])) for f in src]
+    assert frames == [(0, 0.0, "a.png", 10), (1, 1.0, "b.png", 20), (2, 2.0, "c.png", 30)]
+    assert [p.name for p in src.unread] == ["d.png"]
+
+
+def test_a_stop_that_reads_the_rest_reads_the_photos_listed_and_a_plain_stop_does_not(tmp_path):
+    for name, level in (("a.png", 10), ("b.png", 20), ("c.png", 30)):
+        _png(tmp_path / name, level)
+    for read_rest, names in ((True, ["a.png", "b.png", "c.png"]), (False, ["a.png"])):
+        src = FollowedFolderSource(tmp_path, sleep=lambda s: None)
+        got = []
+        for f in src:
+            got.append(src.files[f.index].name)
+            src.close(read_rest=read_rest)  # stopped while the first photo is scored
+        assert got == names and src.unread == []
+
+
 def test_a_followed_folder_ends_at_once_when_closed_from_another_thread(tmp_path):
     """The service stops a table from its event loop: the wait for the next listing ends at once."""
     _png(tmp_path / "a.png", 10)
@@ -262,6 +295,57 @@ def test_cli_live_says_a_photo_it_cannot_decode_in_an_error_line_and_exits_2(tmp
     assert len(errors) == 1 and errors[0].startswith(
         f"error: image {folder / 'a_broken.png'} cannot be decoded (corrupt or not an image)")
     assert "1 image skipped" in res.stdout and (out / "record.json").is_file()
+
+
+def test_a_followed_folder_removed_reads_the_photos_held_then_says_how_many_were_read(tmp_path):
+    """helper-216: the photos held to compare with the next were never read when the folder went, and the notice
+    said "nothing could be read". They are read, as at a stop, then the error carries the partial summary."""
+    from service.review import SourceFailed, run_review
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    _png(folder / "a.png", 10)
+    _png(folder / "b.png", 20)
+    script = _Script([lambda: shutil.rmtree(folder)])
+    src = FollowedFolderSource(folder, clock=script.clock, sleep=script.sleep)
+    script.src = src
+    out = tmp_path / "out"
+    with pytest.raises(SourceFailed, match=f"^image folder {folder} was removed while it was followed$") as err:
+        run_review(src, None, lambda image: [], out, None, annotate=False)
+    s = err.value.summary
+    assert (s.frames, s.reads, s.partial) == (2, 2, True)
+    last = json.loads((out / "events.jsonl").read_text().splitlines()[-1])
+    assert (last["kind"], last["message"]) == ("source_error", f"reading stopped after 2 photos (image folder {folder} "
+                                                               "was removed while it was followed); the results are "
+                                                               "partial")
+    assert "(partial: stopped after 2 photos)" in (out / "report.html").read_text()
+
+
+class _Removed(FollowedFolderSource):
+    """The live command's followed folder, removed at its first wait for a listing."""
+
+    def __init__(self, folder, *args, **kwargs):
+        super().__init__(folder, *args, sleep=lambda s: shutil.rmtree(folder), **kwargs)
+
+
+def test_cli_live_on_a_folder_removed_prints_the_score_so_far_and_says_what_was_read(tmp_path, monkeypatch):
+    from engine.ruleset import load_ruleset
+    from service import cli_review
+    from service.cli import app
+
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (load_ruleset("all-fives"), None,
+                                                                     lambda image: []))
+    monkeypatch.setattr(cli_review, "FollowedFolderSource", _Removed)
+    folder, out = tmp_path / "photos", tmp_path / "live"
+    folder.mkdir()
+    _png(folder / "a.png", 10)
+    res = CliRunner().invoke(app, ["live", str(folder), "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.strip().splitlines()[-1] == (
+        f"error: image folder {folder} was removed while it was followed; the session stopped after 1 photo read "
+        f"(its results are in {out})")
+    assert "Score (partial: not final)" in res.stdout and "0 plays, 0 flags, 1 frame (1 read) in" in res.stdout
+    assert (out / "record.json").is_file()
 
 
 def test_cli_live_refuses_to_write_into_the_folder_it_follows(tmp_path, monkeypatch):

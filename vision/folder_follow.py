@@ -29,6 +29,10 @@ at least, and a followed folder's first photos keep a review's times).
 
 It ends only when closed (:meth:`close`, thread-safe: a listing wait wakes up at once); a folder that
 is removed or becomes unreadable while followed raises :class:`vision.sources.SourceError` with one line.
+Closed with ``read_rest`` (``dominocast live``'s Ctrl-C), it first reads the photos listed and not read yet,
+then lists the folder once more and reads the new files that decode whole at once (a photo written just before
+the stop was left unread: it had not been seen at two listings yet); those that do not (still being written)
+are left in :attr:`unread`.
 """
 
 from __future__ import annotations
@@ -71,6 +75,7 @@ class FollowedFolderSource(ImageFolderSource):
 
     Attributes:
         files: the photos listed so far, by frame index (grows while iterated).
+        unread: the new files not whole at the last listing of a ``close(read_rest=True)``: not read.
         on_photo: called with each frame before it is yielded (``dominocast live`` measures the tile size on
             the first photos), or None.
         on_poll: called after each wait for the next listing, or None (the service's worker says it is alive
@@ -96,6 +101,8 @@ class FollowedFolderSource(ImageFolderSource):
         self.settle_s = float(settle_s)
         self._last: dict[str, tuple] = {}  # name -> (signature, unchanged since) of the files not taken yet
         self._used = False
+        self._read_rest = False
+        self.unread: list[Path] = []
         self.on_photo: Callable[[Frame], None] | None = None
         self.on_poll: Callable[[], None] | None = None
         # the folder's size and detail, from the photos read so far
@@ -106,8 +113,11 @@ class FollowedFolderSource(ImageFolderSource):
     def closed(self) -> bool:
         return self._closed.is_set()
 
-    def close(self) -> None:
-        """Stop following: the iteration ends at its next listing, or at once while it waits."""
+    def close(self, read_rest: bool = False) -> None:
+        """Stop following: the iteration ends at its next listing, or at once while it waits (a table stop).
+        ``read_rest``: it ends once the photos listed, and those whole at one last listing, are read (the user's
+        stop: what came is read)."""
+        self._read_rest = self._read_rest or read_rest
         self._closed.set()
 
     def _list(self) -> list[Path]:
@@ -156,8 +166,10 @@ class FollowedFolderSource(ImageFolderSource):
                 return None
         return st.st_size, st.st_mtime_ns, stat.S_ISREG(st.st_mode)
 
-    def _poll(self) -> list[Path]:
-        """List the folder once: the new files complete since the listing before (natural name order)."""
+    def _poll(self, last: bool = False) -> list[Path]:
+        """List the folder once: the new files complete since the listing before (natural name order).
+        ``last``: the listing at a stop, with no next one to wait for: the new files that decode whole now
+        (the others go to :attr:`unread`)."""
         from calibration.images import decode_image
 
         ready, seen = [], {}
@@ -169,6 +181,9 @@ class FollowedFolderSource(ImageFolderSource):
             if sig is None:
                 continue
             size, _, regular = sig
+            if last:
+                (ready if regular and size > 0 and decode_image(path) is not None else self.unread).append(path)
+                continue
             before = self._last.get(path.name)
             since = before[1] if before is not None and before[0] == sig else now
             # the same at two listings (an empty file is waited for), and whole: it decodes, or it has not
@@ -189,9 +204,11 @@ class FollowedFolderSource(ImageFolderSource):
         if self._used:
             raise SourceError(f"{self.folder}: a followed folder can be iterated once; open it again")
         self._used = True
-        i, last_t = 0, None
-        while not self._closed.is_set():
+        i, last_t, listed_last = 0, None, False
+        while True:
             while i < len(self.files):
+                if self._closed.is_set() and not self._read_rest:
+                    return
                 if i < self._there:
                     t = round(i * self.interval_s, T_DECIMALS)
                 else:
@@ -204,11 +221,15 @@ class FollowedFolderSource(ImageFolderSource):
                     if self.on_photo is not None:
                         self.on_photo(frame)
                     yield frame
-                if self._closed.is_set():
+            if self._closed.is_set():
+                if not self._read_rest or listed_last:
                     return
+                self.files.extend(self._poll(last=True))  # then read, as the photos listed were
+                listed_last = True
+                continue
             self._sleep(self.poll_s)
             if self._closed.is_set():
-                return
+                continue  # the photos listed and not read yet, and a last listing, when read_rest
             if self.on_poll is not None:
                 self.on_poll()
             self.files.extend(self._poll())

@@ -36,6 +36,8 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 import cv2
 import numpy as np
 
+from vision.sources import SourceError
+
 __all__ = ["MIN_SCENE_POINTS", "SAME_COLOURS", "SAME_TABLE_POINTS", "SCENE_WIDTH_PX", "OneTable", "SceneFeatures",
            "OneTableFolder", "other_table_message", "same_colours", "scene_features", "shared_points"]
 
@@ -119,7 +121,9 @@ class OneTable:
     Iterate ``OneTable(frames, on_other)``: the frames of ``frames`` (``(index, t, image)``, in order),
     but those of another table, for each of which ``on_other(frame, message)`` is called instead, in the
     frames' order. Each frame is decided once the next one has come (the first one, the next two), or
-    the frames have ended. ``before(index)``, when given, is called before each frame is yielded or said
+    the frames have ended; frames that fail (:class:`vision.sources.SourceError`: a followed folder removed)
+    have ended too: the frames held are decided and yielded first, then the error is raised (a followed
+    folder's last photo was never read when its folder went). ``before(index)``, when given, is called before each frame is yielded or said
     to be another table's: what happened to the frames before it may be said then, in order.
     """
 
@@ -160,6 +164,7 @@ class OneTable:
         kept: deque = deque(maxlen=2)  # the last two frames kept (the latest last)
         pending: deque = deque()
         ended = False
+        failure: SourceError | None = None
         it = iter(self.frames)
         while True:
             while not ended and len(pending) < (2 if kept else 3):
@@ -167,7 +172,11 @@ class OneTable:
                     pending.append(next(it))
                 except StopIteration:
                     ended = True
+                except SourceError as exc:  # raised once the frames held are decided, as at the end
+                    ended, failure = True, exc
             if not pending:
+                if failure is not None:
+                    raise failure
                 return
             x = pending.popleft()
             message = None
