@@ -156,6 +156,37 @@ class TableFit:
         return len(self.points_px)
 
 
+def _check_spread(px: np.ndarray, mm: np.ndarray, source: str) -> None:
+    """Refuse point pairs no homography can be fitted to: ``px`` ((N, 2) image px) and ``mm`` ((N, 2) table
+    mm) of unequal counts, fewer than 4, a point given twice, all on (nearly) one line, or, with exactly 4,
+    three of them on one line (no quadrilateral: the 4 correspondences then do not fix a homography).
+
+    Raises:
+        CalibrationError: one line naming the points at fault.
+    """
+    if len(px) != len(mm):
+        raise CalibrationError(f"{source}: {len(px)} image points but {len(mm)} table points")
+    if len(px) < 4:
+        raise CalibrationError(f"{source}: need at least 4 points, got {len(px)}")
+    for pts, what, line_share in ((px, "image", 0.01), (mm, "table", 0.05)):
+        d = np.linalg.norm(pts[:, None] - pts[None], axis=2) + np.eye(len(pts)) * 1e9
+        i = int(np.unravel_index(int(np.argmin(d)), d.shape)[0])
+        same = [k + 1 for k in np.flatnonzero(d[i] < 1e-6)] + [i + 1]
+        if len(same) > 1:  # helper-86: a repeated point was told as a folded table; helper-220: all 4 the same
+            # point, as "the corners leave none of the table in the image"
+            names = ", ".join(map(str, sorted(same)[:-1])) + f" and {max(same)}"
+            raise CalibrationError(f"{source}: {'all ' if len(same) == len(pts) else ''}{what} points {names} are "
+                                   "the same point")
+        if spread_ratio(pts) < line_share:
+            raise CalibrationError(f"{source}: {what} points lie (nearly) on one line")
+        if len(pts) == 4:  # helper-220: three corners on one line fitted a 768 mm RMS "table of another size"
+            for trio in ((0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)):
+                if spread_ratio(pts[list(trio)]) < line_share:
+                    a, b, c = (k + 1 for k in trio)
+                    raise CalibrationError(f"{source}: {what} points {a}, {b} and {c} lie (nearly) on one line: "
+                                           "4 points must make a quadrilateral (the table's corners, in order)")
+
+
 def fit_table_homography(points_px: np.ndarray, points_mm: np.ndarray, *,
                          camera_matrix: np.ndarray | None = None,
                          dist_coeffs: np.ndarray | None = None,
@@ -176,23 +207,14 @@ def fit_table_homography(points_px: np.ndarray, points_mm: np.ndarray, *,
         The fit with its reprojection errors in mm and pixels.
 
     Raises:
-        CalibrationError: fewer than 4 points, mismatched counts, points on one line,
+        CalibrationError: fewer than 4 points, mismatched counts, a point twice, points on one line
+            (or three of exactly four: no quadrilateral),
             points in an order that mirrors the table (clockwise vs anticlockwise) or
             folds it, or a failed fit.
     """
     px = as_points(points_px, name=f"{source}: image points")
     mm = as_points(points_mm, name=f"{source}: table points")
-    if len(px) != len(mm):
-        raise CalibrationError(f"{source}: {len(px)} image points but {len(mm)} table points")
-    if len(px) < 4:
-        raise CalibrationError(f"{source}: need at least 4 points, got {len(px)}")
-    for pts, what in ((px, "image"), (mm, "table")):  # helper-86: a repeated point was told as a folded table
-        d = np.linalg.norm(pts[:, None] - pts[None], axis=2) + np.eye(len(pts)) * 1e9
-        i, j = np.unravel_index(int(np.argmin(d)), d.shape)
-        if d[i, j] < 1e-6:
-            raise CalibrationError(f"{source}: {what} points {min(i, j) + 1} and {max(i, j) + 1} are the same point")
-    if spread_ratio(mm) < 0.05 or spread_ratio(px) < 0.01:
-        raise CalibrationError(f"{source}: points lie (nearly) on one line")
+    _check_spread(px, mm, source)
     if camera_matrix is not None:
         dist = np.zeros(5) if dist_coeffs is None else np.asarray(dist_coeffs, np.float64)
         und = undistort_pixels(px, camera_matrix, dist)
@@ -380,16 +402,18 @@ def calibrate_table_from_points(points_px: np.ndarray, table_size_mm: tuple[floa
     w, h = table_size_mm
     if not (w > 0 and h > 0):
         raise CalibrationError(f"table size must be positive, got {w} x {h} mm")
+    mm = table_corners_mm(table_size_mm) if points_mm is None else points_mm
     if image_size is not None:
         px = as_points(points_px, name=f"{source}: image points")
         far = far_outside_image(px, image_size)
         if far.any():  # checked before the fit: such a fit is exact, and said nothing was wrong (helper-187)
             i = int(far.argmax())
             raise CalibrationError(f"{source}: point {i + 1} is at {outside_image_message(px[i], image_size)}; a typo?")
+        # a repeated point, or three on one line, before the overlap: 4 times one point "left none of the table"
+        _check_spread(px, as_points(mm, name=f"{source}: table points"), source)
         if points_mm is None and not _overlaps_image(px, image_size):  # corners each just out of view, all one side
             raise CalibrationError(f"{source}: the table's corners leave none of the table in the {image_size[0]} x "
                                    f"{image_size[1]} px image (x runs from 0 to {image_size[0]} left to right, y from "
                                    f"0 to {image_size[1]} top to bottom): pick the corners of the table it shows")
-    mm = table_corners_mm(table_size_mm) if points_mm is None else points_mm
     return fit_table_homography(points_px, mm, camera_matrix=camera_matrix,
                                 dist_coeffs=dist_coeffs, source=source)

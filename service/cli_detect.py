@@ -227,6 +227,7 @@ def detect(
     several = len(images) > 1
     records: list[dict] = []
     written: list[Path] = []  # the --annotate pictures written
+    earlier = {p for p in shots if p.exists()}  # pictures these replace (check_replaceable let only pictures by)
     # a scale given and not one a broken calibration gives: checked against the tiles found
     given = tile_px or (None if profile is None or misfit else profile.tile_px_at_centre())
     try:
@@ -274,8 +275,13 @@ def detect(
     elif json_out is not None and json_out.is_file():  # a script must not take an earlier run's tiles for these
         err_console.print(f"note: {json_out} was not written (the image could not be read): it still holds "
                           "an earlier run's tiles", markup=False, highlight=False, soft_wrap=True)
-    if written:  # helper-148: several images' pictures go to OUT_<stem>, which only --help said
-        console.print(f"wrote {plural(len(written), 'annotated picture')}: {', '.join(map(str, written))}",
+    new = [p for p in written if p not in earlier]
+    if new:  # helper-148: several images' pictures go to OUT_<stem>, which only --help said
+        console.print(f"wrote {plural(len(new), 'annotated picture')}: {', '.join(map(str, new))}",
+                      markup=False, highlight=False, soft_wrap=True)
+    if replaced := [p for p in written if p in earlier]:  # as `calibrate markers` says it (helper-220)
+        console.print(f"replaced {plural(len(replaced), 'picture')} by the annotated "
+                      f"{'one' if len(replaced) == 1 else 'ones'}: {', '.join(map(str, replaced))}",
                       markup=False, highlight=False, soft_wrap=True)
     if tally.bad:
         raise typer.Exit(code=2)

@@ -54,6 +54,7 @@ def post_event(table_id: str, body: EventBody, request: Request) -> dict:
     ev = _event(body.event)
     if isinstance(ev, Correction):  # its checks (a voided slot, nothing to correct, the lead's order) are there
         raise Invalid("event: a correction goes to POST .../corrections (or .../fix-tile, .../reassign)")
+    _in_set(ev, rt.cfg.rules.set_max)
     source = "manual" if rt.cfg.worker_kind == "manual" else "umpire"
     res = rt.append(ev, source=source, actor=actor(request, body.by), hand=body.hand, new_hand=body.new_hand)
     return {"hand": res["hand"], "index": res["index"], "id": res["message"]["id"], "row": res["message"]["data"]["row"]}
@@ -92,6 +93,7 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
     ev = _event(body.event) if body.event is not None else None
     if isinstance(ev, Correction):
         raise Invalid("event: a correction replaces an event with an event, not with another correction")
+    _in_set(ev, rt.cfg.rules.set_max)
     with rt.lock:  # checked and replaced in one step, as fix-tile and reassign
         hand = _current(rt, body.hand)
         held = None
@@ -351,11 +353,25 @@ def move_event(table_id: str, body: MoveEventBody, request: Request) -> dict:
         return _one_change(res, [body.before, body.index])
 
 
-def _tile(text: str | list[int], set_max: int, field: str) -> Tile:
+def _tile(text: str | list[int] | Tile, set_max: int, field: str) -> Tile:
     try:
         return Tile.parse(text, set_max)
     except TileError as exc:
         raise Invalid(f"{field}: {exc}") from None
+
+
+def _in_set(ev: object | None, set_max: int) -> None:
+    """Refuse an event (a play, take-back, draw, reveal or deal) naming a tile outside the table's
+    double-``set_max`` set as invalid input (422, as fix-tile's tile), not as an event the engine refused in
+    this hand (409): no state of any hand makes ``[9, 5]`` a tile of a double-six set (helper-220).
+
+    Raises:
+        Invalid: names the first such tile, e.g. ``event: tile 9-5 is not in a double-6 set``.
+    """
+    dealt = [t for h in (getattr(ev, "hands", None) or {}).values() for t in h]
+    for tile in [getattr(ev, "tile", None), *(getattr(ev, "tiles", None) or []), *dealt]:
+        if tile is not None:
+            _tile(tile, set_max, "event")
 
 
 def _swapped(to: Play, frm: Play) -> Play:

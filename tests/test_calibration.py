@@ -374,6 +374,11 @@ def test_table_points_errors(pinhole_camera: Camera) -> None:
         calibrate_table_from_points(np.array([[0, 0], [1, 1], [2, 2], [3, 3.0]]), TABLE_MM)
     with pytest.raises(CalibrationError, match="at least 4"):
         calibrate_table_from_points(px[:3], TABLE_MM, points_mm=corners[:3])
+    # helper-220: three of four on one line were fitted (768 mm RMS), then told as a table of another size
+    with pytest.raises(CalibrationError, match="image points 1, 2 and 3 lie .nearly. on one line: 4 points must make"):
+        calibrate_table_from_points(np.array([[100, 100], [500, 100], [900, 100], [500, 500.0]]), TABLE_MM)
+    with pytest.raises(CalibrationError, match="table points 1, 2 and 4 lie .nearly. on one line"):
+        calibrate_table_from_points(px, TABLE_MM, points_mm=np.array([[0, 0], [450, 0], [900, 600], [900, 0.0]]))
     with pytest.raises(CalibrationError, match="image points 2 and 3 are the same point"):  # "folds" before
         calibrate_table_from_points(px[[0, 1, 1, 3]], TABLE_MM)
     with pytest.raises(CalibrationError, match="table points 1 and 4 are the same point"):
@@ -943,11 +948,26 @@ def test_cli_table_refuses_a_table_too_small_for_readable_tiles(tmp_path: Path) 
 
 def test_cli_table_refuses_degenerate_quadrilaterals(tmp_path: Path) -> None:
     image, out = _blank_photo(tmp_path), tmp_path / "t.json"
-    for points in ("100,100 500,100 300,250 100,400",  # a dart: corner 3 inside the other three's triangle
-                   "100,100 300,100 500,100 100,400",  # three corners on one line
+    for points in ("100,100 500,100 250,200 100,400",  # a dart: corner 3 inside the other three's triangle
                    "100,100 500,400 500,100 100,400"):  # a bow tie: the sides cross
         result = run("table", image, "--out", out, "--table-mm", "1000", "600", "--points", points)
         assert_one_line_error(result, "fold the table over itself")
+        assert not out.exists()
+    # helper-220: four times one point said the corners "leave none of the table in the image"; three corners
+    # on one line were a fold here, and elsewhere a fit 768 mm RMS off, said as a table of another size
+    quad = "4 points must make a quadrilateral (the table's corners, in order)"
+    for points, line in (("82.5,25.2 82.5,25.2 82.5,25.2 82.5,25.2",
+                          "error: --points: all image points 1, 2, 3 and 4 are the same point"),
+                         ("100,100 300,100 100,400 100,100", "error: --points: image points 1 and 4 are the same point"),
+                         ("100,100 300,100 500,100 100,400",
+                          f"error: --points: image points 1, 2 and 3 lie (nearly) on one line: {quad}"),
+                         ("100,100 300,100 500,100 300,300",  # a triangle: "the fitted homography is singular"
+                          f"error: --points: image points 1, 2 and 3 lie (nearly) on one line: {quad}"),
+                         ("100,100 500,100 500,300 300,200",  # corner 4 on the diagonal from 1 to 3
+                          f"error: --points: image points 1, 3 and 4 lie (nearly) on one line: {quad}"),
+                         ("10,10 20,10 30,10 40,10", "error: --points: image points lie (nearly) on one line")):
+        result = run("table", image, "--out", out, "--table-mm", "1000", "600", "--points", points)
+        assert_one_line_error(result, line)
         assert not out.exists()
 
 

@@ -477,8 +477,22 @@ def test_annotate_replaces_only_a_picture(fake, files, tmp_path):
     assert notes.read_text() == "my notes\n"
     shot = tmp_path / "shot.jpg"
     cv2.imwrite(str(shot), np.zeros((8, 8, 3), np.uint8))  # any picture, e.g. an earlier annotation
-    assert _invoke(files["good"], "--annotate", shot).exit_code == 0
+    r = _invoke(files["good"], "--annotate", shot)
+    assert r.exit_code == 0
     assert cv2.imread(str(shot)).shape == cv2.imread(str(files["good"])).shape  # replaced by the annotation
+    # helper-220: "wrote" where `calibrate markers` says "replaced"
+    assert f"replaced 1 picture by the annotated one: {shot}" in " ".join(r.stdout.split())
+    assert "wrote" not in r.stdout
+    fresh = tmp_path / "fresh.png"  # one new and one replacing: each said with its own verb
+    r = _invoke(files["good"], files["good2"], "--annotate", fresh)
+    a, b = tmp_path / "fresh_good.png", tmp_path / f"fresh_{files['good2'].stem}.png"
+    assert r.exit_code == 0 and a.is_file() and b.is_file()
+    cv2.imwrite(str(a), np.zeros((8, 8, 3), np.uint8))
+    b.unlink()
+    r = _invoke(files["good"], files["good2"], "--annotate", fresh)
+    assert r.exit_code == 0
+    said = " ".join(r.stdout.split())
+    assert f"wrote 1 annotated picture: {b}" in said and f"replaced 1 picture by the annotated one: {a}" in said
     several = tmp_path / "many.png"  # two images: many_<stem>.png each, checked each
     (tmp_path / f"many_{files['good2'].stem}.png").write_text("notes too\n")
     r = _invoke(files["good"], files["good2"], "--annotate", several)

@@ -285,6 +285,28 @@ def test_events_with_times_or_confidences_out_of_range_are_422(client, extra, fr
     assert client.get("/api/matches/1/hands/1").status_code == 404
 
 
+def test_a_tile_outside_the_tables_set_is_invalid_input_not_an_engine_refusal(client):
+    """helper-220: a play of [9, 5] at a double-six table answered 409 "the engine refused the event": no
+    hand could hold that tile, so it is a bad value (422, as fix-tile's tile), and nothing is stored."""
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": "5-5"}}).status_code == 201
+    for bad, tile in (({"type": "play", "seat": "S", "tile": [9, 5], "end": "E"}, "9-5"),
+                      ({"type": "take_back", "seat": "N", "tile": "7-0"}, "7-0"),
+                      ({"type": "reveal", "seat": "S", "tiles": ["1-1", "6-7"]}, "6-7"),
+                      ({"type": "draw", "seat": "S", "tiles": ["12-3"]}, "12-3"),
+                      ({"type": "deal", "hands": {"N": ["0-0", "8-8"]}}, "8-8")):
+        r = post(client, "/api/tables/t1/events", {"event": bad, "hand": 1})
+        assert (r.status_code, r.json()["detail"]) == (422, f"event: tile {tile} is not in a double-6 set"), r.text
+    r = post(client, "/api/tables/t1/corrections", {"replaces": 0, "event": {"type": "play", "seat": "N",
+                                                                             "tile": [5, 9]}})
+    assert (r.status_code, r.json()["detail"]) == (422, "event: tile 5-9 is not in a double-6 set"), r.text
+    assert [e["type"] for e in client.get("/api/matches/1/hands/1").json()["events"]] == ["play"]
+    # a tile of the set that cannot be played now is still the engine's to refuse
+    r = post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "S", "tile": "5-5", "end": "E"}})
+    assert r.status_code == 409 and r.json()["detail"].startswith("the engine refused the event: "), r.text
+
+
 def test_manual_events_and_records(client):
     manual_table(client)
     post(client, "/api/tables/t1/start")

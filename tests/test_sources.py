@@ -481,6 +481,26 @@ def test_folder_photo_of_another_size_is_skipped_like_an_undecodable_one(tmp_pat
         list(ImageFolderSource(tmp_path))
 
 
+def test_a_folder_photo_turned_a_quarter_is_said_to_look_turned(tmp_path):
+    """helper-220: a photo turned a quarter (540x960 among 960x540) was skipped as "another size" only,
+    though the README warns of turned photos. Scaling does not take it: it is not of the folder's shape."""
+    import cv2
+
+    from vision.sources import ImageFolderSource
+
+    for i, (h, w) in enumerate([(48, 64), (64, 48), (48, 64), (96, 72), (72, 72)]):
+        cv2.imwrite(str(tmp_path / f"p{i}.png"), np.full((h, w, 3), 10 * i, np.uint8))
+    skipped = []
+    src = ImageFolderSource(tmp_path, on_unreadable=lambda i, t, p, m: skipped.append((i, m)))
+    src.rescale = True  # no calibration: the photos of the folder's shape are scaled, a turned one is not
+    assert [f.index for f in src] == [0, 2]
+    turned = ": it looks turned a quarter (keep N at the top of the photos: turn it back, or leave it out)"
+    assert skipped == [(1, f"image {tmp_path / 'p1.png'} is 48x64 px but the folder's photos are 64x48 px{turned}"),
+                       (3, f"image {tmp_path / 'p3.png'} is 72x96 px but the folder's photos are 64x48 px{turned}"),
+                       (4, f"image {tmp_path / 'p4.png'} is 72x72 px but the folder's photos are 64x48 px "
+                           "(one camera, one size)")]
+
+
 def test_folder_size_is_the_one_most_photos_have_not_the_first_photos(tmp_path):
     """helper-113: a resized copy first in the folder made every other photo "another size"."""
     import cv2

@@ -419,6 +419,15 @@ class ImageFolderSource(FrameSource):
         ih, iw = image.shape[:2]
         return abs(iw / ih - w / h) <= RESCALE_ASPECT * (w / h)
 
+    def _turned(self, image: np.ndarray) -> bool:
+        """Whether ``image`` has the folder's shape turned a quarter (its width over height the folder's
+        height over width, within :data:`RESCALE_ASPECT`) and the folder's photos are not square: a photo
+        taken with the phone held the other way (helper-220: 540x960 in a 960x540 folder was only "another
+        size")."""
+        h, w = self.frame_shape[:2]
+        ih, iw = image.shape[:2]
+        return w != h and abs(iw / ih - h / w) <= RESCALE_ASPECT * (h / w)
+
     def __iter__(self) -> Iterator[Frame]:
         for i, path in enumerate(self.files):
             frame = self._read(i, path, round(i * self.interval_s, T_DECIMALS))
@@ -449,10 +458,12 @@ class ImageFolderSource(FrameSource):
         elif image is None:
             message = f"image {path} cannot be decoded (corrupt or not an image)"
         elif first is not None and image.shape[:2] != first[:2] and self._fitted(image) is None:
-            # positions from another camera set-up
+            # positions from another camera set-up, or the phone held the other way (the README warns of those)
             hint = "; without a calibration, photos of its shape are scaled" if self._same_shape(image) else ""
+            why = (": it looks turned a quarter (keep N at the top of the photos: turn it back, or leave it out)"
+                   if self._turned(image) else f" (one camera, one size{'' if self.rescale else hint})")
             message = (f"image {path} is {image.shape[1]}x{image.shape[0]} px but the folder's photos are "
-                       f"{first[1]}x{first[0]} px (one camera, one size{'' if self.rescale else hint})")
+                       f"{first[1]}x{first[0]} px{why}")
         elif (blur := self.blurred(i)) is not None:
             message = (f"image {path} is blurred (its detail is {blur:.0%} of the folder's photos' median): not "
                        "read, as its tiles cannot be; take it again, or leave it out")
