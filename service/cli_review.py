@@ -273,6 +273,10 @@ def live(
     A folder is followed: its photos are read, then each new photo once it is written whole (a tethered camera,
     a phone syncing into it); a photo is scored when the next one has come (it is compared with the photos
     around it, to leave out a photo of another table), and Ctrl-C reads the last one before the report.
+
+    Ctrl-C is how a session ends: exit code 0 (2 when a photo was skipped); stopped before any
+    photo or frame came, one line says so and no record or report is written. A Ctrl-C before the session
+    started, or a second one while the files are written, exits 130.
     """
     try:
         _live(source, rules, calibration, session_folder() if out is None else _out_path(out), no_video)
@@ -303,6 +307,14 @@ def _interrupted(message: str) -> typer.Exit:
     """``message`` on stderr in one line; returns the Exit(130) of a Ctrl-C to raise."""
     err_console.print(message, highlight=False, markup=False, soft_wrap=True)
     return typer.Exit(code=130)
+
+
+def _stopped_empty(what: str, out: Path) -> None:
+    """The one plain stdout line of a live session stopped before its first photo or frame (``what``: which did
+    not come): nothing went wrong and nothing was watched, so there is no score to print and no record or report
+    (helper-220: a ``source_error`` row "nothing could be read" and a 0-0 score table said otherwise). Exit 0."""
+    console.print(f"stopped: {what}; nothing was recorded (no record.json or report.html in {out})",
+                  highlight=False, markup=False, soft_wrap=True)
 
 
 def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video: bool) -> None:
@@ -358,6 +370,8 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
     finally:
         watch.stop()
         src.close()
+    if summary.empty:
+        return _stopped_empty(f"no frame came from {source}", out)
     try:
         if summary.interrupted:
             console.print("stopped")
@@ -464,6 +478,8 @@ def _follow(folder: Path, rules: str, calibration: Path | None, out: Path, no_vi
     for path in src.unread:  # still being written at the stop
         err_console.print(f"warning: {path} was not written whole when the session stopped: not read",
                           highlight=False, markup=False, soft_wrap=True)
+    if summary.empty:
+        return _stopped_empty(f"no photo came {'whole ' if src.unread else ''}to {folder}", out)
     try:
         if summary.interrupted or stopped:
             console.print("stopped")

@@ -483,7 +483,8 @@ class ReviewSession:
         ``partial``: the review was interrupted before the footage ended: an ``interrupted``
         notice row, and the record's title and the report say so. ``failure``: the footage could
         not be read further (a truncated video; the reason): a ``source_error`` notice row, and
-        the title and report say the results are partial.
+        the title and report say the results are partial. A live session stopped before any frame came writes
+        neither file (``summary.empty``; its ``events.jsonl`` stays empty).
         """
         s = self.summary
         title = readable(title)  # a source named with bytes that are not UTF-8 (helper-150: record.json failed)
@@ -582,6 +583,9 @@ class ReviewSession:
             warning = all_lines()
         self.out.close()
         s.files["events"] = self.out.dir / "events.jsonl"
+        if self.live and not s.frames and not s.partial:  # stopped before its first photo or frame came
+            s.empty = True  # nothing was watched: no record of a hand never seen, no report (the caller says so)
+            return s
         if self.out.video is not None:
             s.files["annotated"] = self.out.video.path
         if self.hand is not None:
@@ -700,7 +704,9 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     recovered drops and a video file's gaps (``outages``) become ``source_outage`` notices and warnings. Ctrl-C
     (``KeyboardInterrupt``) stops the review and returns the summary with ``interrupted``
     set; for recorded footage (not a live source) the outputs are then marked ``partial``, as are
-    those of a source that gave no frame at all (every photo of a folder undecodable).
+    those of a source that gave no frame at all (a folder's every photo undecodable, a video with no frame).
+    A live source stopped before its first frame (an empty folder followed, then Ctrl-C) is no failure: the
+    summary is ``empty`` and no record or report is written.
 
     A live source that fails (a followed folder removed) ends as a Ctrl-C stops it: the photo held to compare
     with the next is read and the hands shown count; then the results are written, marked partial.
@@ -752,9 +758,12 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
             session.feed(last.index, end_t, last.image, fps, again=True)
         if last is not None:
             session.settle(last.index, end_t, last.image, fps)
-        else:  # a finished review of nothing would push the last real one out of previous/ (keep_previous)
-            failure = (f"none of its {plural(len(session.summary.skipped), 'image')} could be decoded"
-                       if session.summary.skipped else "it gave no frame")
+        # no frame: a finished review of nothing would push the last real one out of previous/ (keep_previous);
+        # but a live source ends only when stopped, and an empty folder stopped is no failure (helper-220)
+        elif session.summary.skipped:
+            failure = f"none of its {plural(len(session.summary.skipped), 'image')} could be decoded"
+        elif not session.live:
+            failure = "it gave no frame"
     except KeyboardInterrupt:
         session.summary.interrupted = True
         _settle_stopped(session, last, fps)

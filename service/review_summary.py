@@ -53,6 +53,7 @@ class ReviewSummary:
     skipped: list[str] = field(default_factory=list)  # one message per image that could not be decoded
     interrupted: bool = False  # stopped by Ctrl-C (KeyboardInterrupt) before the source ended
     partial: bool = False  # interrupted recorded footage: record and report cover only what was watched
+    empty: bool = False  # a live session stopped before its first photo or frame: no record.json, no report.html
     status: str = ""
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the camera could not follow, without doubt on the score

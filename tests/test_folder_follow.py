@@ -321,6 +321,75 @@ def test_a_followed_folder_removed_reads_the_photos_held_then_says_how_many_were
     assert "(partial: stopped after 2 photos)" in (out / "report.html").read_text()
 
 
+def test_a_live_source_stopped_before_its_first_frame_writes_no_record_and_no_error_row(tmp_path):
+    """helper-220: an empty folder followed, then stopped, wrote a ``source_error`` row "nothing could be read (it
+    gave no frame)" and a partial 0-0 record: nothing went wrong, nothing was watched. Recorded footage that gives
+    no frame stays a failure (it ended, it was not stopped)."""
+    from service.review import run_review
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    script = _Script([])  # stopped at the first wait for a listing
+    src = FollowedFolderSource(folder, clock=script.clock, sleep=script.sleep)
+    script.src = src
+    out = tmp_path / "out"
+    s = run_review(src, None, lambda image: [], out, None, annotate=False)
+    assert (s.empty, s.partial, s.frames, s.skipped) == (True, False, 0, [])
+    assert (out / "events.jsonl").read_text() == ""
+    assert not (out / "record.json").exists() and not (out / "report.html").exists()
+
+    class NoFrames:  # recorded footage with no frame (not live)
+        def __iter__(self):
+            return iter(())
+
+    s = run_review(NoFrames(), None, lambda image: [], tmp_path / "rec", None, annotate=False)
+    assert (s.empty, s.partial) == (False, True)
+    last = json.loads((tmp_path / "rec" / "events.jsonl").read_text().splitlines()[-1])
+    assert (last["kind"], last["message"]) == ("source_error", "nothing could be read (it gave no frame); the "
+                                                               "results are partial")
+
+
+class _StoppedMidCopy(_Arriving):
+    """:class:`_Arriving` stopped (a real SIGINT) right after the first third of its first photo is written."""
+
+    def __init__(self, folder, *args, **kwargs):
+        super().__init__(folder, *args, **kwargs)
+        sleep = self._sleep
+
+        def sleep_then_stop(seconds):
+            sleep(seconds)
+            os.kill(os.getpid(), signal.SIGINT)
+
+        self._sleep = sleep_then_stop
+
+
+@pytest.mark.parametrize("being_written", [False, True])
+def test_cli_live_on_an_empty_folder_stopped_says_no_photo_came_and_exits_0(tmp_path, monkeypatch, being_written):
+    """helper-220: Ctrl-C (a real SIGINT) on a followed folder where no photo came: one plain line on stdout, no
+    error row, no score table, no record or report, exit 0 as for any Ctrl-C that ends a session. A photo still
+    being written at the stop is named in a warning, and the line says no photo came whole."""
+    from engine.ruleset import load_ruleset
+    from service import cli_review
+    from service.cli import app
+
+    jpg = cv2.imencode(".jpg", np.full((48, 64, 3), 90, np.uint8))[1].tobytes()
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (load_ruleset("all-fives"), None,
+                                                                     lambda image: []))
+    monkeypatch.setattr(_Arriving, "plan", [("a.jpg", jpg)] if being_written else [])
+    monkeypatch.setattr(cli_review, "FollowedFolderSource", _StoppedMidCopy if being_written else _Arriving)
+    folder, out = tmp_path / "photos", tmp_path / "live"
+    folder.mkdir()
+    res = CliRunner().invoke(app, ["live", str(folder), "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 0, res.output
+    came = f"no photo came whole to {folder}" if being_written else f"no photo came to {folder}"
+    assert res.stdout.splitlines() == [f"stopped: {came}; nothing was recorded (no record.json or report.html "
+                                       f"in {out})"]
+    warned = [f"warning: {folder / 'a.jpg'} was not written whole when the session stopped: not read"]
+    assert res.stderr.splitlines()[1:] == (warned if being_written else [])
+    assert (out / "events.jsonl").read_text() == ""
+    assert not (out / "record.json").exists() and not (out / "report.html").exists()
+
+
 class _Removed(FollowedFolderSource):
     """The live command's followed folder, removed at its first wait for a listing."""
 
