@@ -121,18 +121,23 @@ class Layout:
         A double at the end of an arm counts both halves (``double_at_end_counts = both``);
         a lone lead double counts once (both halves or one, ``lone_spinner_counts``, or
         ``double_at_end_counts`` when it is not a spinner); perpendicular arms count once
-        started; a spinner whose long sides are both covered no longer counts.
+        open and started; a spinner whose long sides are both covered no longer counts.
+        Only the ends :meth:`open_ends` lists count: a tile laid on a spinner arm not open
+        yet (``Placement.closed_end``) is no open end, so it counts only once the arm opens.
         """
         if self.lead is None:
             return 0
         dbl = 2 if self.double_at_end_counts == "both" else 1
-        if not any(arm.tiles for arm in self.arms.values()):
+        # helper-225: a closed arm's tile was counted while open_ends left it out (6-6 lead, 6-5 on the
+        # closed N arm, then 6-3 on E scored 20 with ends W:6 E:3 shown, instead of 15)
+        arms = [arm for arm in self.arms.values() if self._arm_is_open(arm)]
+        if not any(arm.tiles for arm in arms):
             if not self.lead.is_double:
                 return self.lead.pips
             lone = self.lone_spinner_counts if self.spinners else self.double_at_end_counts
             return self.lead.a * (2 if lone == "both" else 1)
         total = 0
-        for arm in self.arms.values():
+        for arm in arms:
             if arm.tiles:
                 last = arm.tiles[-1]
                 total += last.b * (dbl if last.is_double else 1)

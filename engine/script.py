@@ -65,6 +65,24 @@ def parse_item(item: object, where: str) -> object:
     raise ScriptError(f"{where}: an event is a notation line or an object, not {type(item).__name__}")
 
 
+def hand_events(hand: object, where: str) -> list:
+    """The events of one entry of a script's ``hands``: ``{events: [...]}`` or a bare list of events.
+
+    Raises:
+        ScriptError: a key other than ``events`` (named, as a top-level typo is), ``events`` not a list,
+            or a bad event (``where.events[i]`` in the message).
+    """
+    events = hand
+    if isinstance(hand, dict):
+        unknown = sorted(map(str, set(hand) - {"events"}))
+        if unknown:  # helper-220: 'evnts' read as "'events' must be a list"
+            raise ScriptError(f"{where}: unknown key {unknown[0]!r} (keys: events)")
+        events = hand.get("events")
+    if not isinstance(events, list):
+        raise ScriptError(f"{where}: 'events' must be a list")
+    return [parse_item(item, f"{where}.events[{i}]") for i, item in enumerate(events)]
+
+
 def load_script(path: str | Path, rules: str | None = None) -> Script:
     """Read a YAML or JSON script; ``rules`` (a preset name) overrides the script's own.
 
@@ -115,12 +133,7 @@ def load_script(path: str | Path, rules: str | None = None) -> Script:
     hands = data.get("hands")
     if not isinstance(hands, list) or not hands:
         raise ScriptError(f"{path}: 'hands' must be a non-empty list")
-    out = []
-    for h, hand in enumerate(hands):
-        events = hand.get("events") if isinstance(hand, dict) else hand
-        if not isinstance(events, list):
-            raise ScriptError(f"{path}: hands[{h}]: 'events' must be a list")
-        out.append([parse_item(item, f"{path}: hands[{h}].events[{i}]") for i, item in enumerate(events)])
+    out = [hand_events(hand, f"{path}: hands[{h}]") for h, hand in enumerate(hands)]
     players = data.get("players") or {}
     if not isinstance(players, dict) or not all(isinstance(v, (str, int, float)) for v in players.values()):
         raise ScriptError(f"{path}: 'players' maps seats to names (N: Ana), got {players!r}")

@@ -13,7 +13,7 @@ from engine.match import replay_match
 from engine.record import RecordError, event_to_dict, from_json, is_notation, rules_of
 from engine.record_text import read_text
 from engine.ruleset import Ruleset, RulesetError, available_presets, load_ruleset, source_label
-from engine.script import ScriptError, parse_item
+from engine.script import ScriptError, hand_events
 from service.auth import check_view, is_umpire, require_token
 from service.deps import registry, viewable
 from service.live import checked_event
@@ -153,15 +153,10 @@ def _parse_upload(text: str) -> tuple[list[list], Ruleset | None]:
     if not isinstance(data, dict) or not isinstance(data.get("hands"), list) or not data["hands"]:
         raise Invalid("not a record or script: expected a dominocast record, its text notation, "
                       "or a script with a non-empty 'hands' list")
-    out = []
-    for h, hand in enumerate(data["hands"]):
-        events = hand.get("events") if isinstance(hand, dict) else hand
-        if not isinstance(events, list):
-            raise Invalid(f"hands[{h}]: 'events' must be a list")
-        try:
-            out.append([parse_item(item, f"hands[{h}].events[{i}]") for i, item in enumerate(events)])
-        except ScriptError as exc:
-            raise Invalid(str(exc)) from None
+    try:
+        out = [hand_events(hand, f"hands[{h}]") for h, hand in enumerate(data["hands"])]
+    except ScriptError as exc:
+        raise Invalid(str(exc)) from None
     return out, _script_rules(data)
 
 

@@ -119,6 +119,13 @@ BAD = [
      ["malformed YAML", "line 4"]),
     ("second_hand", "rules: all-fives\nhands:\n  - events:\n      - N 6-4\n  - events:\n      - N 6-4\n"
      "      - S 4-6 E\n", ["hand 2, event #1", "already on the table"]),
+    # helper-220: a misspelt key inside a hand was "'events' must be a list"; it is named, as a top-level one is
+    ("hand_key_typo", "rules: all-fives\nhands:\n  - evnts:\n      - N 6-4\n",
+     ["hands[0]: unknown key 'evnts' (keys: events)"]),
+    ("hand_key_extra", "rules: all-fives\nhands:\n  - events:\n      - N 6-4\n  - events: []\n    note: x\n",
+     ["hands[1]: unknown key 'note' (keys: events)"]),
+    ("hand_events_a_mapping", "rules: all-fives\nhands:\n  - events: {N: 6-4}\n",
+     ["hands[0]: 'events' must be a list"]),
     # a traceback before (helper-47): rules, overrides, players and title of the wrong type
     ("rules_a_number", "rules: 5\nhands:\n  - events:\n      - N 6-6\n",
      ["'rules' is a preset name or a TOML file, got 5"]),

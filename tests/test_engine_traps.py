@@ -389,6 +389,34 @@ def test_a_play_on_an_arm_not_open_yet_is_flagged_and_scores_nothing():
     assert pts(st) == [{}, {}]
 
 
+def test_a_tile_on_an_arm_not_open_yet_counts_only_once_the_arm_opens():
+    """Lisa B. (helper-220's closed2.yaml, played on): N's 6-5 on the closed N arm is no open end, so
+    S's 6-3 on E counts the spinner's uncovered W side 6 + 6 and E 3 = 15, not 15 + 5 = 20. Once N
+    covers W the arm opens, and the 5 counts with the other ends from then on."""
+    st = replay(load_ruleset("lisa-b-all-fives"), ev(
+        "deal N 6-4 5-4 5-0 4-2 3-2 5-3 6-5 / S 2-1 6-6 1-0 4-4 3-1 6-3 4-1",
+        "S 6-6",    # lone spinner: 6 + 6 = 12, nothing
+        "N 6-5 N",  # closed arm: flagged, no points; the count stays the lone spinner's 12
+        "S 6-3 E",  # W side 6 + 6 = 12, E 3: 15 -> S 15
+        "N 6-4 W",  # both long sides covered, N opens: W 4 + E 3 + N 5 = 12, nothing
+        "S 3-1 E",  # W 4 + E 1 + N 5 = 10 -> S 10 (without the N arm's 5 it would be 5)
+    ))
+    assert _per_event(st)[2] == ["closed_end"]
+    assert [o.ends_total for o in st.outcomes[1:]] == [12, 12, 15, 12, 10]
+    assert [o.open_ends for o in st.outcomes[2:4]] == [{"W": 6, "E": 6}, {"W": 6, "E": 3}]
+    assert st.outcomes[4].open_ends == {"W": 4, "E": 3, "N": 5, "S": 6}
+    assert pts(st)[1:] == [{}, {}, {"S": 15}, {}, {"S": 10}]
+
+
+def test_a_play_of_a_tile_not_in_the_hand_is_flagged_and_scores_as_laid():
+    """docs/rules.md (the seeds are silent): the flag asks the umpire to correct the record; the play,
+    fitting its end, scores: 6-3 on E of the lead [6-6] counts W side 6 + 6 and E 3 = 15 (helper-220's s2.yaml)."""
+    st = replay(load_ruleset("lisa-b-all-fives"), ev(
+        "deal N 6-4 5-4 5-0 4-2 3-2 5-3 6-5 / S 2-1 6-6 1-0 4-4 3-1 3-3 4-1", "S 6-6", "N 6-3 E"))
+    assert _per_event(st)[2] == ["tile_not_in_hand"]
+    assert pts(st)[1:] == [{}, {"N": 15}]
+
+
 # ---- impossible events that used to crash the writers (helper-77) ----------------------------
 
 @pytest.mark.parametrize("line, message", [

@@ -79,6 +79,23 @@ def test_playing_on_a_closed_spinner_arm_is_placed_but_marked():
     p = b.place(T("6-3"), "N")  # N is not open yet: neither long side of [6-6] is covered
     assert p.closed_end is True and p.matched is True
     assert b.chains()["N"] == [Tile(6, 3)]
+    # N is no open end yet, so the count leaves its 3 out: the lone spinner's 6 + 6 = 12
+    assert b.open_ends() == {"W": 6, "E": 6}
+    assert b.ends_count() == 12
+    b.place(T("6-1"), "E")
+    # W side of the spinner 12 + E 1 = 13 (with the closed arm's 3 it would be 16)
+    assert b.ends_count() == 13
+    b.place(T("6-2"), "W")
+    # both long sides covered: N opens showing 3 and counts; W 2 + E 1 + N 3 = 6
+    assert b.open_ends() == {"W": 2, "E": 1, "N": 3, "S": 6}
+    assert b.ends_count() == 6
+
+
+def test_a_tile_on_a_closed_arm_beside_a_lone_spinner_counting_one_half():
+    b = lay(lone_spinner_counts="one")
+    b.place(T("5-5"), None)
+    b.place(T("5-0"), "S")  # closed: the spinner is still alone on the line, counting one half: 5
+    assert b.ends_count() == 5
 
 
 def test_spinner_arms_open_at_once_when_the_rules_say_so():

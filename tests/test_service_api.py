@@ -426,6 +426,8 @@ def test_script_upload_formats_and_limits(tmp_path):
         assert r.status_code == 422 and "newer" in r.json()["detail"]
         r = put("hands:\n  - events:\n    - N 6-6\n    - N 6-6\n")
         assert r.status_code == 422 and "does not replay" in r.json()["detail"]
+        r = put("hands:\n  - evnts:\n    - N 6-6\n")  # as `score` says it (helper-225; was "'events' must be a list")
+        assert (r.status_code, r.json()["detail"]) == (422, "hands[0]: unknown key 'evnts' (keys: events)")
         assert c.put("/api/tables/s1/script", content=b"\xff\xfe", headers=AUTH).status_code == 422
 
 
