@@ -78,7 +78,9 @@ def nonzero(points: dict | None) -> dict:
 
 def review_plays(rows: list[dict]) -> list[dict]:
     """The play rows of a review that still stand: a ``take_back`` row retracts the latest
-    standing play of its tile (the engine took it back), so that play is not a read.
+    standing play of its tile (the engine took it back), so that play is not a read; a camera's
+    ``correction`` row of a play (a tile read unsure, read again clearly: ``replaces`` its ``index``
+    in the same game and hand) stands for it with the corrected seat, tile and end.
 
     Args:
         rows: ``events.jsonl`` rows in order (dicts with at least ``type``).
@@ -90,6 +92,11 @@ def review_plays(rows: list[dict]) -> list[dict]:
     for r in rows:
         if r.get("type") == "play":
             plays.append(r)
+        elif r.get("type") == "correction" and r.get("tile") is not None:
+            for i, q in enumerate(plays):
+                if q is not None and (q.get("game"), q.get("hand"), q.get("index")) == (
+                        r.get("game"), r.get("hand"), r.get("replaces")):
+                    plays[i] = {**q, **{k: r[k] for k in ("seat", "tile", "end", "confidence") if k in r}}
         elif r.get("type") == "take_back" and r.get("tile") is not None:
             for i in range(len(plays) - 1, -1, -1):
                 if plays[i] is not None and _key(plays[i]["tile"]) == _key(r["tile"]):

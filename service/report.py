@@ -320,7 +320,9 @@ def render_report(title: str, subtitle: str, rows: list[dict], snapshots: dict[i
     if flags_note:
         body.append(f"<p class='sub'>{html.escape(flags_note)}</p>")
     body.append("<ul>")
-    flags = [(r, f, f"{src}; resolved by {f['resolved_by']}" if f.get("resolved_by") else src) for r, f, src in flags]
+    # a review's own page names no source: "(resolved by ...)" alone
+    flags = [(r, f, "; ".join(x for x in (src, f"resolved by {f['resolved_by']}") if x) if f.get("resolved_by")
+              else src) for r, f, src in flags]
     body += [f"<li>{_flag_when(r)} — {html.escape(f['kind'])}: {html.escape(f.get('message', ''))}"
              + (f' <span class="src">({html.escape(src)})</span>' if src else "") + "</li>" for r, f, src in flags]
     body.append("</ul>")

@@ -50,10 +50,11 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from engine.events import Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack
+from engine.events import Correction, Deal, Draw, HandEnd, Pass, Play, Reveal, TakeBack, effective
 from engine.files import readable, write_text_atomic
 from engine.hand import Hand, IllegalEvent
 from engine.match import first_context, next_context, replay_match
+from engine.notation import format_event
 from engine.record import record_from_match, to_json
 from engine.ruleset import Ruleset
 from engine.tiles import Tile
@@ -109,6 +110,10 @@ CAMERA_MOVES_WARN = 2
 BEYOND_READS = 2
 #: A review says so when at least this share of its plays (and 2) took their seat from the turn order.
 SEATS_BY_TURN_WARN = 0.25
+#: Clear reads in a row of another tile that correct a play read unsure (``TrackerConfig.reread_fix_reads``):
+#: two, so that one stray read does not rewrite the record (the demo's folder: 3-1 and 6-4 read at 0.91-0.92 in
+#: every photo after the one an arm covered them in).
+REREAD_FIX_READS = 2
 
 
 def _open_hand(rules: Ruleset, context) -> Hand:
@@ -151,6 +156,8 @@ class ReviewSession:
         self.pipeline = FramePipeline(rules or _free_form_rules(), recognize, profile,
                                       still_window_s=still_window_s, timelapse=timelapse)
         self.tracker = self.pipeline.tracker
+        if rules is not None:  # a play read unsure is corrected by clear reads later (the service's umpire decides)
+            self.tracker.config = replace(self.tracker.config, reread_fix_reads=REREAD_FIX_READS)
         self.gate = self.pipeline.gate
         # the first hand as the record's replay opens it: with the opener the rule set requires (helper-111:
         # a wrong lead's wrong_start was in record.json but not in the review's rows and summary)
@@ -172,6 +179,7 @@ class ReviewSession:
         self._arm_photos: list[Notice] = []  # arm_in_photo notices: a folder's photos with arms over the table
         self._overexposed: list[Notice] = []  # overexposed notices: reads of a picture largely clipped white
         self._gap_photos: list[Notice] = []  # tile_missing notices of a folder's photo lacking a tile for it alone
+        self._flag_rows: list[dict] = []  # the flag rows, as summary.flag_lines says them (a camera fix resolves some)
         #: ``{index: share}`` of a folder's photos that had transparent pixels, filled with grey (the
         #: source's :attr:`vision.sources.ImageFolderSource.transparent`, filled as it is read)
         self.transparent: dict[int, float] = {}
@@ -291,6 +299,9 @@ class ReviewSession:
             return
         if self.hand is None:  # free-form: placements come from the tracker's tiles
             return
+        if isinstance(ev, Correction):
+            self._camera_fix(ev, index, t, frame)
+            return
         if not isinstance(ev, (Play, Pass, Draw, TakeBack, Reveal, HandEnd)):
             return
         if ev.t is not None:  # milliseconds are plenty, and keep the notation readable
@@ -359,6 +370,53 @@ class ReviewSession:
                         "hand": self.hand_no, "winner": r.winner_seat,
                         "side": r.winner_side, "points": r.awards, "score": self._scores()}, frame)
 
+    def _camera_fix(self, fix: Correction, index: int, t: float, frame: np.ndarray) -> None:
+        """The tracker corrected a play it read unsure (:meth:`vision.tracking.Tracker._reread_fix`; ``replaces``
+        is a slot of its own hand's log): the same correction of this hand's play (same seat, frame and tile as
+        the tracker's), a ``correction`` row (``points``: what it changed, side by side), the score as the log now
+        gives it, and the flags raised on that play left out of the summary's flags and marked ``resolved_by``
+        on the report page (their rows stay in events.jsonl, as ``record report`` resolves them)."""
+        log = self.tracker.hand.log  # the play as the tracker had it before this correction
+        upto = next((k for k, ev in enumerate(log) if ev is fix), len(log))
+        was = dict(effective(log[:upto])).get(fix.replaces)
+        slot = next((i for i, ev in effective(self.hand.log) if isinstance(ev, Play) and was is not None
+                     and (ev.seat, ev.frame, ev.tile.key) == (was.seat, was.frame, was.tile.key)), None)
+        if slot is None:
+            return  # not this hand's play (a record changed meanwhile): the reread notice stands
+        fix = fix.model_copy(update={"replaces": slot, "t": None if fix.t is None else round(fix.t, 3)})
+        before = dict(self.hand.state.scores)
+        try:
+            outcome = self.hand.append(fix)
+        except IllegalEvent as exc:
+            row = {"type": "flag", "kind": "rejected", "t": t, "frame": index, "message": str(exc)}
+            self._flag(row, t)
+            self._emit(row, frame)
+            return
+        delta = {side: pts - before.get(side, 0) for side, pts in self.hand.state.scores.items()
+                 if pts != before.get(side, 0)}
+        for side, pts in delta.items():
+            self.score[side] = self.score.get(side, 0) + pts
+        text = format_event(fix)
+        row = {**outcome_row(outcome), "type": "correction", "index": len(self.hand.log) - 1, "replaces": slot,
+               "text": text, "t": t, "frame": index, "points": delta, "by": fix.by, "reason": fix.reason,
+               "game": self.game_no, "hand": self.hand_no, "score": self._scores()}
+        self._emit(row, frame)
+
+        def on_play(r: dict) -> bool:  # a flag row of the play corrected (as ``record report`` resolves them)
+            tile = r.get("tile")
+            return (r.get("type") == "flag" and r.get("frame") == was.frame and isinstance(tile, (list, tuple))
+                    and tuple(sorted(tile, reverse=True)) == was.tile.key and r.get("seat") in (None, was.seat))
+
+        for r in self.out.rows:
+            if on_play(r) and r.get("hand", self.hand_no) == self.hand_no:
+                r["resolved_by"] = f"hand {self.hand_no} #{row['index']}: {text}"  # the report page's flag list
+        for k in reversed([k for k, r in enumerate(self._flag_rows) if on_play(r)]):
+            self._flag_rows.pop(k)
+            self.summary.flag_lines.pop(k)
+            self.summary.flags -= 1
+        self.summary.notes.append(f"game {self.game_no} hand {self.hand_no}: play {slot} ({was.seat} {was.tile} "
+                                  f"{was.end}) corrected to {format_event(outcome.event)} by the camera ({fix.reason})")
+
     def _played_unplaced(self, tile: Tile) -> None:
         """A play of ``tile``: the last ``unplaced_tile`` notice of it in this hand leaves the warning, as the live
         service resolves that alert once the tile is recorded as a play (helper-93): the tile off the line was
@@ -424,6 +482,7 @@ class ReviewSession:
         i = row.get("frame")  # a folder's photo is named, not timed (its time is only its index)
         when = self._photo_name(i) or f"t={t:.1f} s"
         self.summary.flag_lines.append(f"{when} {row['kind']}: {row.get('message', '')}")
+        self._flag_rows.append(row)
         self._banner = (f"FLAG {row['kind']}: {row.get('message', '')}"[:90], t)
 
     def _free_form_placements(self, index: int, t: float, frame: np.ndarray) -> None:

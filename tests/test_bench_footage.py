@@ -173,3 +173,15 @@ def test_a_match_is_scored_hand_by_hand_with_the_running_scores_gain():
     rows[3] = row(2, **_play(9.5, [5, 5], "lead", {"S": 10}), score={"N": 5, "S": 27})  # the clear seen
     sc = score_match(gt, rows)
     assert [h["score_right"] for h in sc["hands"]] == [True, True] and sc["hands"][1]["found"] == 2
+
+
+def test_a_cameras_correction_stands_for_the_play_it_replaces():
+    """helper-224: a play read unsure and corrected by clear reads later (a ``correction`` row replacing its
+    ``index`` in the same game and hand) counts as the corrected tile, not as a misread."""
+    rows = [{**_play(3.0, [6, 6], "lead"), "game": 1, "hand": 1, "index": 0},
+            {**_play(6.0, [2, 1], "E"), "game": 1, "hand": 1, "index": 1, "seat": "N"},
+            {**_play(6.0, [2, 1], "E"), "game": 1, "hand": 2, "index": 1, "seat": "N"},  # another hand's slot 1
+            {"type": "correction", "t": 8.0, "game": 1, "hand": 1, "index": 2, "replaces": 1, "seat": "N",
+             "tile": [3, 1], "end": "E"}]
+    assert [(r["t"], r["hand"], r["tile"]) for r in review_plays(rows)] == [(3.0, 1, [6, 6]), (6.0, 1, [3, 1]),
+                                                                            (6.0, 2, [2, 1])]

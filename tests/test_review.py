@@ -256,10 +256,12 @@ def _demo_gt() -> dict:
 
 
 def _demo_photos(tmp_path: Path, name: str, times: list[float], frames: list[int] | None = None,
-                 held: dict[int, list[int]] | None = None):
+                 held: dict[int, list[int]] | None = None,
+                 misread: dict[int, tuple[list[int], int, int, float]] | None = None):
     """Photos of the bundled demo 0.9 s after each of ``times`` (s) (or at ``frames``), reviewed with its
     ground truth as the recognizer (hands' face-down tiles included, as the detector boxes them;
-    ``held``: frame -> the pips of a hand tile a player holds up then, not seen): (summary, rows, gt)."""
+    ``held``: frame -> the pips of a hand tile a player holds up then, not seen; ``misread``: frame -> (a face-up
+    tile's pips, its half read wrong, the pips read there, the halves' confidence)): (summary, rows, gt)."""
     from calibration.profile import TableProfile
 
     gt, profile = _demo_gt(), TableProfile.load(DEMO / "profile.json")
@@ -276,6 +278,12 @@ def _demo_photos(tmp_path: Path, name: str, times: list[float], frames: list[int
             up = [np.asarray(t["polygon"], np.float32) for t in key["tiles"]
                   if t["where"].startswith("hand") and t["pips"] == held[oracle.frame]]
             obs = [o for o in obs if not any(np.allclose(o.polygon_px, q) for q in up)]
+        if oracle.frame in (misread or {}):
+            tile, was, read, conf = misread[oracle.frame]
+            for o in obs:
+                if o.face == "up" and o.pips is not None and sorted(map(int, o.pips)) == sorted(tile):
+                    o.pips = tuple(read if int(p) == was else int(p) for p in o.pips)
+                    o.half_confidence = (conf, conf)
         return obs
 
     summary = run_review(open_source(folder), load_ruleset(gt["rules"]), recognize, tmp_path / f"{name}_out", profile,
@@ -283,6 +291,35 @@ def _demo_photos(tmp_path: Path, name: str, times: list[float], frames: list[int
     rows = [json.loads(line) for line in (tmp_path / f"{name}_out" / "events.jsonl").read_text().splitlines()]
     return summary, rows, gt
 
+
+
+def test_a_play_read_unsure_is_corrected_by_the_clear_photos_after_it(tmp_path):
+    """helper-224: N's 3-1 read 2-1 at 0.10 under an arm stayed N 2-1 with a mismatched end, though the next 20
+    photos read 3-1 at 0.91. Here its photo reads it 2-1 (halves 0.1): two clear photos later the record holds a
+    camera's fix to N 3-1 E, the play's flags leave the summary and the record's plays are the ground truth's."""
+    from engine.events import effective
+    from engine.record import from_json
+
+    gt = _demo_gt()
+    plays = gt["plays"][:8]
+    assert (plays[5]["seat"], plays[5]["tile"], plays[5]["end"]) == ("N", [3, 1], "E")  # on the 3 of S's 5-3
+    frames = [round((p["t"] + 0.9) * gt["fps"]) for p in plays]
+    summary, rows, _ = _demo_photos(tmp_path, "fix", [], frames, misread={frames[5]: ([3, 1], 3, 2, 0.1)})
+    (played,) = [r for r in rows if r["type"] == "play" and r["frame"] == 5]
+    assert played["text"].startswith("N 2-1 E") and played["confidence"] < 0.5  # as read: 0.99 x 0.1
+    (fix,) = [r for r in rows if r["type"] == "correction"]
+    assert (fix["frame"], fix["replaces"], fix["text"].split(" t=")[0]) == (7, played["index"],
+                                                                         f"fix {played['index']} N 3-1 E")
+    assert [r["message"] for r in rows if r.get("kind") == "reread" and r.get("fixed")] == [
+        "placed tile read as 2-1 now reads 3-1 in 2 clear reads: play corrected to N 3-1 E"]
+    assert not [line for line in summary.flag_lines if "2-1" in line]  # 0.1 < 0.5: its flags were the read's
+    rec = from_json((tmp_path / "fix_out" / "record.json").read_text())
+    log = rec.logs[0]
+    assert [(ev.seat, sorted(ev.tile.key)) for _, ev in effective(log) if ev.type == "play"] == [
+        (p["seat"], sorted(p["tile"])) for p in plays]
+    assert not [f for o in rec.hands[0].outcomes for f in o.flags if f.kind == "mismatched_end"]
+    page = (tmp_path / "fix_out" / "report.html").read_text()  # the photo's flags stay listed, answered
+    assert page.count(f"(resolved by hand 1 #{fix['index']}: fix {played['index']} N 3-1 E") == 2
 
 
 def test_a_photo_of_the_movers_arm_does_not_give_the_play_to_the_next_seat(tmp_path):

@@ -19,7 +19,7 @@ from table_sim import (IMAGE_SIZE, PX_PER_MM, SEAT_SIDE, TABLE, Laid, PlacementF
                        lay_hand, moved, observe)
 
 from calibration.profile import TableProfile
-from engine.events import Draw, HandEnd, Pass, Play, Reveal, TakeBack
+from engine.events import Correction, Draw, HandEnd, Pass, Play, Reveal, TakeBack
 from engine.hand import Hand, HandContext, replay
 from engine.ruleset import load_ruleset
 from engine.tiles import Tile
@@ -872,6 +872,50 @@ def test_a_low_confidence_reading_change_on_a_played_tile_is_a_reread_notice_onc
     (note,) = notices(out, "reread")
     assert note.details["old"] == [5, 2] and note.details["new"] == [5, 3]
     assert note.message == "tile read as 5-2 now reads 5-3"  # as the notation writes tiles (helper-90)
+
+
+def _mismatches(tracker):
+    return [(o.index, o.event.tile.key) for o in tracker.hand.state.outcomes for f in o.flags
+            if f.kind == "mismatched_end"]
+
+
+@pytest.mark.parametrize("fix_reads", [2, 0])
+def test_a_play_read_unsure_is_corrected_once_clear_reads_agree_on_a_tile_that_fits(fix_reads):
+    """helper-224: the demo's photos read N's 3-1 as 2-1 (0.10) under an arm, a mismatched end, and the next photos
+    read it 3-1 at 0.91. The line 3-5 5-2 shows 2 at E; S lays 2-4 there, read 6-4 at 0.3 (0.97 x 0.3)."""
+    table = _two_tiles(load_ruleset("nova-block"))
+    table.tr.config = dataclasses.replace(table.tr.config, reread_fix_reads=fix_reads)
+    assert plays(table.play(dataclasses.replace(t_(696, 500, 0, (6, 4), "S"), confidence=0.3))) == [("S", (6, 4), "E")]
+    assert _mismatches(table.tr) == [(2, (6, 4))]  # 6 against the 2 showing at E
+    table.on[2] = t_(696, 500, 0, (2, 4))  # read clearly (0.97 x 0.95)
+    first = table.read()
+    assert not [e for e in first if isinstance(e, Correction)]  # one clear read is not enough
+    second = table.read(0.3)
+    fixes = [e for e in second if isinstance(e, Correction)]
+    if not fix_reads:  # off (the service): the reread notice alone, the play as read
+        assert fixes == [] and _mismatches(table.tr) == [(2, (6, 4))]
+        return
+    (fix,) = fixes
+    assert fix.replaces == 2 and (fix.event.seat, fix.event.tile, fix.event.end) == ("S", Tile(2, 4), "E")
+    assert fix.event.t is None and fix.by == "camera"  # the fix keeps the play's moment (engine.events.effective)
+    (note,) = [n for n in notices(second, "reread") if n.details.get("fixed")]
+    assert (note.details["old"], note.details["new"]) == ([6, 4], [2, 4])
+    assert _mismatches(table.tr) == [] and table.tr.plays[2].tile == Tile(2, 4)
+    out = table.play(t_(744, 500, 0, (4, 6), "N"))  # the line goes on from the 4, as the engine has it
+    assert plays(out) == [("N", (4, 6), "E")] and not notices(out, "uncertain_read")
+
+
+def test_an_unsure_play_that_truly_mismatches_stays_flagged():
+    """A bogus 6-1 on the 2 at E, first read 6-4 at 0.3, then read 6-1 clearly: it does not fit the line, so
+    the play is not corrected (the umpire sees the reread notice and the mismatched end)."""
+    table = _two_tiles(load_ruleset("nova-block"))
+    table.tr.config = dataclasses.replace(table.tr.config, reread_fix_reads=2)
+    table.play(dataclasses.replace(t_(696, 500, 0, (6, 4), "S"), confidence=0.3))
+    table.on[2] = t_(696, 500, 0, (6, 1))
+    out = table.read() + table.read(0.3) + table.read(0.3)
+    assert not [e for e in out if isinstance(e, Correction)]
+    assert [n.details["new"] for n in notices(out, "reread")] == [[6, 1]]
+    assert _mismatches(table.tr) == [(2, (6, 4))]
 
 
 def test_clearing_the_table_starts_a_new_hand():

@@ -78,7 +78,7 @@ import numpy as np
 import shapely
 
 from calibration.seats import HAND_ZONE_MM
-from engine.events import Deal, Draw, HandEnd, Play, Reveal, TakeBack
+from engine.events import Correction, Deal, Draw, HandEnd, Play, Reveal, TakeBack, effective
 from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import Ruleset
 from engine.seats import SEATS
@@ -209,6 +209,7 @@ class TrackerConfig:
     set_colour_max_de: float | None = 70.0
     reveal_settle_s: float = 3.0
     hand_vote_min_score: float = 0.75
+    reread_fix_reads: int = 0
 
 
 @dataclass
@@ -252,6 +253,8 @@ class TrackedTile:
     #: ``(frame, t)`` of the first read of the present run of ``missing`` reads (None: seen at the last read)
     missing_at: tuple[int, float] | None = None
     noted: tuple[int, int] | None = None  # the last other reading a ``reread`` notice reported
+    #: (``layout``) the other tile read clearly at the latest reads, and how many reads in a row (``_reread_fix``)
+    reread_run: tuple[tuple[int, int], int] | None = None
     scenery: bool = False  # part of the table as set up (``TrackerConfig.setup_min_score``): no play
     #: scenery for looking like a picture (a weak box at the setup, a board's printed track, unlike the set's
     #: colour), not for being an earlier hand's tile left on the table
@@ -340,6 +343,7 @@ class Tracker:
         self._next_id = 1
         self._votes: dict[str, float] = {}
         self.camera_moves = 0  # photos between which the camera was seen to move (_follow_camera)
+        self._arm_frames: set[int] = set()  # reads of photos with an arm over the table (arm_in_last_photo)
         # (key, centre, length) of face-up tiles that were part of the table, not of a hand, when a read lost
         # them (Tracker._fixture): read there again with those pips, they are that again, not a play
         self._fixture_spots: list[tuple[tuple[int, int], np.ndarray, float]] = []
@@ -723,6 +727,8 @@ class Tracker:
                 events.append(self._back_after_one_photo(tr))
             tr.missing, tr.missing_at = 0, None
             tr.seen_score = o.confidence
+            if how != "reread":
+                tr.reread_run = None  # read as itself again: the other reading's run is broken
             tr.read_in_glare = self._read_in_glare(o.obs.polygon_px)
             if how != "reread" and tr.status != "layout" and o.confidence > tr.confidence:
                 # first read while an arm or its shadow still crossed it (a hand shown at the end stayed
@@ -740,7 +746,9 @@ class Tracker:
                                          tile=tr.key, seat=tr.play.seat if tr.play else None,
                                          details={"old": list(tr.pips), "new": list(o.pips),
                                                   "old_confidence": tr.confidence, "new_confidence": o.confidence}))
-                elif tr.status != "layout":
+                if tr.status == "layout":
+                    events += self._reread_fix(tr, o, t, frame)
+                else:
                     tr.pips, tr.confidence = o.pips, o.confidence
                     candidates.append(tr)
             turned_a_little = abs(turn) <= cfg.angle_jitter_deg
@@ -1117,6 +1125,78 @@ class Tracker:
         arms = {pr.end} | set(rec.spinner_arms or ()) if rec is not None else {pr.end}
         return all(q.end not in arms for q in self.plays[i + 1:])
 
+    def _reread_fix(self, tr: TrackedTile, o: _Obs, t: float, frame: int) -> list:
+        """A played tile ``tr`` read again (``o``) with other pips at its place: correct its play when its own
+        read was unsure (under ``uncertain_confidence``, or in a photo with an arm over the table) and the last
+        ``reread_fix_reads`` reads in a row read one other tile, each at least ``swap_confidence``, that fits
+        the line (helper-224: the demo's folder recorded N 2-1 and S 2-4, read under an arm at 0.10 and 0.03,
+        flagged mismatched ends, while the next 20 photos read 3-1 and 6-4 at 0.91-0.92).
+
+        The touching half is the new read's half at the place of the old touching half (the tile's geometry
+        decides, not the pips). It fits when, with the correction, no event of the hand has a flag it did not
+        have and the play matches its end: a confident mismatch read so again stays flagged. A lead, or a
+        double read as a non-double or the other way round (a spinner's arms), is left to the umpire.
+
+        Returns: ``[Correction, reread notice]`` (the correction's ``replaces`` is the slot in
+        :attr:`hand`'s log: the caller maps it to its own log), or nothing.
+        """
+        cfg, pr = self.config, tr.play
+        if cfg.reread_fix_reads <= 0 or pr is None or pr.end == "lead" or pr not in self.plays:
+            return []
+        slot = _play_slot(self.hand.log, pr)
+        if slot is None:
+            return []
+        old = dict(effective(self.hand.log))[slot]
+        arm = pr.frame in self._arm_frames
+        unsure = arm or (old.confidence is not None and old.confidence < cfg.uncertain_confidence)
+        if not unsure or o.confidence < cfg.swap_confidence:
+            tr.reread_run = None
+            return []
+        run = tr.reread_run
+        n = run[1] + 1 if run is not None and run[0] == o.key else 1
+        tr.reread_run = (o.key, n)
+        if n < cfg.reread_fix_reads:
+            return []
+        i = self.plays.index(pr)
+        rec = self.lop.records[i]
+        # the new read's pips in the order of the laid tile's geometry (its corners may have come turned)
+        pips = o.pips if float(np.dot(o.geom.axis, rec.geom.axis)) >= 0 else (o.pips[1], o.pips[0])
+        tile = Tile(pips[rec.touching], pips[1 - rec.touching])
+        if (tile.a == tile.b) != (pr.tile.a == pr.tile.b):
+            return []
+        # no time of its own: the fix keeps the play's moment (engine.events.effective), and the notation a `fix` line
+        play = Play(**{**old.model_dump(), "tile": [tile.a, tile.b], "confidence": round(o.confidence, 4),
+                       "t": None, "frame": None})
+        reason = (f"reread: {pr.tile} read at {old.confidence if old.confidence is not None else '?'}"
+                  f"{' with an arm over the table' if arm else ''}; "
+                  f"{Tile(*o.key)} at {o.confidence:.2f} in {n} reads since")
+        fix = Correction(replaces=slot, event=play, by="camera", reason=reason[:500], t=t, frame=frame)
+        try:
+            before = replay(self.hand.rules, self.hand.log, self.hand.context)
+            after = replay(self.hand.rules, self.hand.log + [fix], self.hand.context)
+        except IllegalEvent:
+            return []
+        flags = lambda st: Counter((out.index, f.kind) for out in st.outcomes for f in out.flags)  # noqa: E731
+        if flags(after) - flags(before) or (slot, "mismatched_end") in flags(after):
+            return []
+        self.hand.append(fix)
+        judged = _play_slot(self.judge.log, pr)
+        if judged is not None:
+            try:
+                self.judge.append(fix.model_copy(update={"replaces": judged}))
+            except IllegalEvent:
+                pass  # the judge only decides the end of the hand
+        recs = list(self.lop.records)
+        recs[i] = type(rec)(rec.end, rec.geom, tuple(pips), rec.touching, rec.contact, rec.spinner_arms)
+        self.lop.rebuild(recs)
+        was = pr.tile
+        pr.tile, tr.pips, tr.confidence, tr.noted, tr.reread_run = tile, tuple(pips), o.confidence, None, None
+        return [fix, Notice("reread", t, frame, f"placed tile read as {was} now reads {tile} in {n} clear reads: "
+                            f"play corrected to {pr.seat} {tile} {pr.end}", tile=tile.key, seat=pr.seat,
+                            details={"old": [was.a, was.b], "new": [tile.a, tile.b], "old_confidence": old.confidence,
+                                     "new_confidence": o.confidence, "fixed": True, "reads": n,
+                                     "play_frame": pr.frame})]
+
     def _back_after_one_photo(self, tr: TrackedTile) -> Notice:
         """A folder's photo lacked ``tr``, the last tile of an arm in the photo before, and this one shows it
         again: a ``tile_missing`` notice dated at the photo that lacked it (details: ``back_frame``, the photo
@@ -1166,8 +1246,11 @@ class Tracker:
 
     def arm_in_last_photo(self) -> None:
         """The last photo read showed an arm over the table: the next read's seat votes count the hand areas'
-        losses since the photo before that one (:meth:`vision.hand_areas.HandAreas.arm_in_last_photo`)."""
+        losses since the photo before that one (:meth:`vision.hand_areas.HandAreas.arm_in_last_photo`), and a
+        play read in it is an unsure read (:meth:`_reread_fix`)."""
         self.hand_areas.arm_in_last_photo()
+        if self._read_frame is not None:
+            self._arm_frames.add(self._read_frame)
 
     def _gone(self, frame: int, t: float, gone: list[TrackedTile], new_tiles: list[TrackedTile], region) -> list:
         cfg = self.config
@@ -1639,6 +1722,14 @@ class Tracker:
         if choice.uncertain:
             reasons.append("seat_by_turn")
         done.append((ev, reasons, choice.source, pre))
+
+
+def _play_slot(log: list, pr: PlayRecord) -> int | None:
+    """The slot of ``log`` (corrections applied) holding the play ``pr`` recorded (same seat, frame and
+    tile), or None."""
+    return next((i for i, ev in effective(log) if isinstance(ev, Play) and ev.seat == pr.seat
+                 and ev.frame == pr.frame and ev.tile.key == pr.tile.key), None)
+
 
 def _overlaps(polygon_px: np.ndarray, box: tuple[int, int, int, int]) -> bool:
     """Whether a (4, 2) px polygon's bounding box meets ``box`` = (x0, y0, x1, y1)."""
