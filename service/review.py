@@ -82,6 +82,7 @@ from vision.placements import SIDE_TO_SEAT, Notice
 from vision.recognize import READABLE_TILE_PX, profile_tile_px
 from vision.rules_fit import READ_SET_MAX
 from vision.sources import FrameSource, SourceError
+from vision.tracking import play_slot
 
 FLAG_BANNER_S = 3.0
 #: Seconds the annotated video holds its last frame when the footage's end decided something (a hand
@@ -306,12 +307,8 @@ class ReviewSession:
             return
         if ev.t is not None:  # milliseconds are plenty, and keep the notation readable
             ev = ev.model_copy(update={"t": round(ev.t, 3)})
-        try:
-            outcome = self.hand.append(ev)
-        except IllegalEvent as exc:
-            row = {"type": "flag", "kind": "rejected", "t": t, "frame": index, "message": str(exc)}
-            self._flag(row, t)
-            self._emit(row, frame)
+        outcome = self._append(ev, index, t, frame)
+        if outcome is None:
             return
         for side, pts in outcome.points.items():
             self.score[side] = self.score.get(side, 0) + pts
@@ -370,6 +367,17 @@ class ReviewSession:
                         "hand": self.hand_no, "winner": r.winner_seat,
                         "side": r.winner_side, "points": r.awards, "score": self._scores()}, frame)
 
+    def _append(self, ev: object, index: int, t: float, frame: np.ndarray):  # noqa: ANN202 - an Outcome or None
+        """Append ``ev`` to this hand's log; its outcome, or None when the engine refused it (a ``rejected``
+        flag row says why, and the review goes on)."""
+        try:
+            return self.hand.append(ev)
+        except IllegalEvent as exc:
+            row = {"type": "flag", "kind": "rejected", "t": t, "frame": index, "message": str(exc)}
+            self._flag(row, t)
+            self._emit(row, frame)
+            return None
+
     def _camera_fix(self, fix: Correction, index: int, t: float, frame: np.ndarray) -> None:
         """The tracker corrected a play it read unsure (:meth:`vision.tracking.Tracker._reread_fix`; ``replaces``
         is a slot of its own hand's log): the same correction of this hand's play (same seat, frame and tile as
@@ -379,18 +387,13 @@ class ReviewSession:
         log = self.tracker.hand.log  # the play as the tracker had it before this correction
         upto = next((k for k, ev in enumerate(log) if ev is fix), len(log))
         was = dict(effective(log[:upto])).get(fix.replaces)
-        slot = next((i for i, ev in effective(self.hand.log) if isinstance(ev, Play) and was is not None
-                     and (ev.seat, ev.frame, ev.tile.key) == (was.seat, was.frame, was.tile.key)), None)
+        slot = None if was is None else play_slot(self.hand.log, was)
         if slot is None:
             return  # not this hand's play (a record changed meanwhile): the reread notice stands
         fix = fix.model_copy(update={"replaces": slot, "t": None if fix.t is None else round(fix.t, 3)})
         before = dict(self.hand.state.scores)
-        try:
-            outcome = self.hand.append(fix)
-        except IllegalEvent as exc:
-            row = {"type": "flag", "kind": "rejected", "t": t, "frame": index, "message": str(exc)}
-            self._flag(row, t)
-            self._emit(row, frame)
+        outcome = self._append(fix, index, t, frame)
+        if outcome is None:
             return
         delta = {side: pts - before.get(side, 0) for side, pts in self.hand.state.scores.items()
                  if pts != before.get(side, 0)}

@@ -1143,7 +1143,7 @@ class Tracker:
         cfg, pr = self.config, tr.play
         if cfg.reread_fix_reads <= 0 or pr is None or pr.end == "lead" or pr not in self.plays:
             return []
-        slot = _play_slot(self.hand.log, pr)
+        slot = play_slot(self.hand.log, pr)
         if slot is None:
             return []
         old = dict(effective(self.hand.log))[slot]
@@ -1180,7 +1180,7 @@ class Tracker:
         if flags(after) - flags(before) or (slot, "mismatched_end") in flags(after):
             return []
         self.hand.append(fix)
-        judged = _play_slot(self.judge.log, pr)
+        judged = play_slot(self.judge.log, pr)
         if judged is not None:
             try:
                 self.judge.append(fix.model_copy(update={"replaces": judged}))
@@ -1724,9 +1724,9 @@ class Tracker:
         done.append((ev, reasons, choice.source, pre))
 
 
-def _play_slot(log: list, pr: PlayRecord) -> int | None:
-    """The slot of ``log`` (corrections applied) holding the play ``pr`` recorded (same seat, frame and
-    tile), or None."""
+def play_slot(log: list, pr: PlayRecord | Play) -> int | None:
+    """The slot of ``log`` (corrections applied) holding the play ``pr`` (a tracker's record, or a play event
+    of another log) recorded: same seat, frame and tile; None when there is none."""
     return next((i for i, ev in effective(log) if isinstance(ev, Play) and ev.seat == pr.seat
                  and ev.frame == pr.frame and ev.tile.key == pr.tile.key), None)
 
