@@ -103,6 +103,24 @@ def test_a_photo_of_another_table_is_left_out_and_no_change_of_the_same_table_is
     assert shared_points(SceneFeatures(np.zeros((0, 2), np.float32), None), scene_features(stray)) == 0
 
 
+def test_a_stale_copy_of_an_earlier_photo_is_left_out_and_a_new_hand_is_not():
+    """helper-220: a copy of an early photo put among the last ones was read as the line cleared, and the next
+    photo's whole line as a second hand (N 35 S 60 for N 15 S 35). A photo of this table sharing under
+    STALE_SHARE of what the photos around it share with each other is left out, said as such; a new hand
+    (the line gone for good) and a copy at the folder's ends are not."""
+    gt, _ = _demo()
+    photos = _frames([round((p["t"] + 0.9) * gt["fps"]) for p in gt["plays"]])  # one per play: 16
+    said = []
+    one = OneTable([Frame(i, float(i), im) for i, im in enumerate(photos[:13] + [photos[1]] + photos[13:])],
+                   lambda frame, message: said.append(message), name=lambda i: f"photo_{i}")
+    assert [f.index for f in one] == [i for i in range(17) if i != 13] and one.left_out == [13]
+    assert len(said) == 1 and said[0].startswith("image photo_13 shows the table as the photos before and after "
+                                                 "it do not") and "a copy of an earlier photo" in said[0]
+    assert _odd(photos[:13] + [photos[11]] + photos[13:]) == []  # two plays behind: most of it is shared
+    assert _odd(photos[:12] + photos[:4]) == []  # the next hand's first plays where the line was
+    assert _odd([photos[1]] + photos[12:]) == [] and _odd(photos[10:] + [photos[1]]) == []  # one side only
+
+
 def test_a_folder_review_skips_the_photo_of_another_table_as_if_it_were_not_there(tmp_path):
     """The demo's first 6 plays, one photo each, with a photo of another table (its tiles read as they lie)
     in the middle: the same plays, scores and rows as without it, and one ``unreadable_image`` notice."""

@@ -2652,6 +2652,25 @@ def test_in_a_folder_of_photos_one_photo_without_the_line_is_no_cleared_table():
     assert [n.kind for n in notices(events)] == ["hand_cleared"]
 
 
+def test_in_a_folder_of_photos_a_stale_photo_with_a_tile_face_up_in_a_hand_is_no_cleared_table():
+    """helper-220: a copy of an early photo among the later ones (the line's lead alone, and a tile held face up
+    in a hand) was taken for the line cleared with the next hand's lead, and the next photo's whole line for a
+    second hand's plays. A lead lies off the hand areas: such a photo waits for the next, which shows the line."""
+    tr, line = _folder_with_a_line()
+    line.append(t_(744, 500, 0, (3, 1)))
+    assert plays(tr.update(4, 4.0, observe(line), None)) == [("N", (3, 1), "E")]
+    shown = t_(600, 50, 0, (1, 1))  # in N's hand area
+    events = tr.update(5, 5.0, observe([line[0], shown]), None)  # the stale photo: 4 of the line's 5 tiles gone
+    events += tr.update(6, 6.0, observe([*line, t_(792, 500, 0, (1, 2))]), None)  # the line again, and a play
+    assert "hand_cleared" not in [n.kind for n in notices(events)] and tr.hand.context.number == 1
+    assert plays(events) == [("S", (1, 2), "E")] and len(tr.plays) == 6
+    # the same photo with a tile off the hand areas (the next hand's lead): cleared
+    tr, line = _folder_with_a_line()
+    tr.update(4, 4.0, observe([*line, t_(744, 500, 0, (3, 1))]), None)
+    events = tr.update(5, 5.0, observe([line[0], t_(500, 400, 90, (1, 1))]), None)
+    assert "hand_cleared" in [n.kind for n in notices(events)] and plays(events) == [("N", (1, 1), "lead")]
+
+
 def test_gate_primed_with_the_last_read_frame_reads_a_hand_turned_up_by_an_arm_already_in_view():
     """helper-96: a replayed file resumed just as S reached in to turn up its hand. Its first frame, arm
     and all, became the reference; once the arm had gone, its absence and the tiles turned up looked

@@ -26,6 +26,11 @@ table 261; one photo of them lit at 0.45x, with a left-to-right 0.4-1.3x gradien
 more; one overexposed (1.6x + 20, the pale cloth clipped white): 34. Photos of different tables: 10-17
 between folders of different surfaces; 45-68 between two renders with the same tile set and camera on a
 dark surface (those are not caught, as they look alike); helper-201's stray photo: 10 and 11.
+
+A stale photo of this table (helper-220: a copy of an early photo among the last ones, read as the line
+cleared and the next photo's line as a second hand) shares points with both neighbours, but far fewer than
+they share with each other: it is left out too (:data:`STALE_SHARE`, :func:`earlier_state_message`), when it
+has both neighbours and their colours (a change of light shares fewer points too, and changes the colours).
 """
 
 from __future__ import annotations
@@ -38,8 +43,9 @@ import numpy as np
 
 from vision.sources import SourceError
 
-__all__ = ["MIN_SCENE_POINTS", "SAME_COLOURS", "SAME_TABLE_POINTS", "SCENE_WIDTH_PX", "OneTable", "SceneFeatures",
-           "OneTableFolder", "other_table_message", "same_colours", "scene_features", "shared_points"]
+__all__ = ["MIN_SCENE_POINTS", "SAME_COLOURS", "SAME_TABLE_POINTS", "SCENE_WIDTH_PX", "STALE_SHARE", "OneTable",
+           "SceneFeatures", "OneTableFolder", "earlier_state_message", "other_table_message", "same_colours",
+           "scene_features", "shared_points"]
 
 #: Photos are compared at this width (px), whatever their size.
 SCENE_WIDTH_PX = 640
@@ -59,6 +65,13 @@ MIN_SCENE_POINTS = 100
 SAME_COLOURS = 0.5
 #: The colours are counted at this width (px).
 COLOUR_WIDTH_PX = 160
+#: A photo of this table between two that share ``between`` points is an earlier (or later) state of it
+#: (:func:`earlier_state_message`) when it shares under this share of ``between`` with each of them, its
+#: colours theirs. helper-222, the demo's 32 photos: photos next to each other 0.90 at the least (an arm's
+#: photo), one of them dimmed to 0.45x 0.75, overexposed 0.83 (colours 0.41); a copy of photo k put
+#: between photos 25 and 26: k = 0-6 (the line's first 1-4 tiles of 16: read, the line "cleared" and a
+#: second hand of the 16 tiles laid at once) 0.16-0.20, k = 8 0.33, k = 12 0.43, k = 24 0.91.
+STALE_SHARE = 0.35
 
 _CLAHE = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8))
 
@@ -115,8 +128,17 @@ def other_table_message(name: str, shared: tuple[int, int], between: int, where:
             "leave it out")
 
 
+def earlier_state_message(name: str, shared: tuple[int, int], between: int) -> str:
+    """The line that says a photo shows another state of its table than the photos around it agree on (``name``:
+    its path or file name)."""
+    return (f"image {name} shows the table as the photos before and after it do not: it shares {shared[0]} and "
+            f"{shared[1]} points with them, which share {between} with each other (a copy of an earlier photo, "
+            "or photos out of order): not read; leave it out or put it in its place")
+
+
 class OneTable:
-    """Leaves out a folder's photos of another table (see the module), one frame late.
+    """Leaves out a folder's photos of another table, or of an earlier state of this one (see the module), one
+    frame late.
 
     Iterate ``OneTable(frames, on_other)``: the frames of ``frames`` (``(index, t, image)``, in order),
     but those of another table, for each of which ``on_other(frame, message)`` is called instead, in the
@@ -153,9 +175,18 @@ class OneTable:
         if len(self._f(x).points) < MIN_SCENE_POINTS:
             return None
         shared = (self._share(x, one), self._share(x, two))
+        colours = [same_colours(self._f(x), self._f(y)) for y in (one, two)]
         if max(shared) >= SAME_TABLE_POINTS:
-            return None
-        if max(same_colours(self._f(x), self._f(y)) for y in (one, two)) >= SAME_COLOURS:
+            if where != "before and after" or min(colours) < SAME_COLOURS:
+                return None  # a light changed shares fewer points, and changes the colours
+            # this table, but the two around it agree on what it lacks: an earlier state (a stale copy), which
+            # the tracker took for the line cleared and the next photo's line for a new hand (helper-220)
+            if max(shared) >= STALE_SHARE * min(len(self._f(y).points) for y in (one, two)):
+                return None  # they cannot share enough to make it one: not matched (most photos)
+            between = self._share(one, two)
+            stale = max(shared) < STALE_SHARE * between
+            return earlier_state_message(self.name(x.index), shared, between) if stale else None
+        if max(colours) >= SAME_COLOURS:
             return None  # its surface's colours: the same table, cleared or seen otherwise
         between = self._share(one, two)
         return other_table_message(self.name(x.index), shared, between, where) if between >= SAME_TABLE_POINTS else None

@@ -1273,8 +1273,10 @@ class Tracker:
         away = [tr for tr in self.tiles.values() if tr.status == "layout" and tr.missing]
         # a folder's photo: the next hand's lead comes with the clear (no photo of the empty table), or the
         # next photo still lacks the line; one photo without it and nothing new is an unreadable photo
-        # (helper-123: one blurred photo "cleared" the table and the hand's 7 plays were recorded again)
-        photo_unsure = (self.photos and not any(n.face == "up" for n in new_tiles)
+        # (helper-123: one blurred photo "cleared" the table and the hand's 7 plays were recorded again). A lead
+        # lies off the hand areas: a stale copy of an early photo showing a tile face up in a hand was taken
+        # for the line cleared and the next photo's whole line for a second hand (helper-220)
+        photo_unsure = (self.photos and not any(n.face == "up" and not self.in_hand_zone(n.geom) for n in new_tiles)
                         and max((tr.missing for tr in away), default=0) < 2)
         if len(self.plays) >= 3 and len(away) >= CLEARED_SHARE * len(self.plays) and not photo_unsure:
             # hands shown and waiting to end the hand end it as they were seen, before the sweep
