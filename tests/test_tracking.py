@@ -260,6 +260,29 @@ def test_a_tile_replaced_at_once_is_a_take_back_then_a_play():
     assert plays(out) == [("E", (5, 6), "E")]
 
 
+def test_a_tile_taken_back_and_laid_again_with_the_next_play_is_the_taker_s_then_the_next_play_follows():
+    """helper-220: E's 5-2 taken back, then one read shows it laid again with S's 2-4 against it (S's arm alone
+    seen). The arm's votes gave 5-2 to S, the engine refused it (E holds it), 2-4 touched no open end, and
+    that arm was lost for the rest of the hand. Now 5-2 is E's (E took it back), the votes name 2-4's seat,
+    both flagged missed_state, and the arm goes on."""
+    table = _two_tiles(load_ruleset("nova-block"))
+    table.arm("E")
+    relaid = table.on.pop()
+    table.read()
+    tb = [e for e in table.read(0.3) if isinstance(e, TakeBack)]
+    assert [(e.seat, e.tile.key) for e in tb] == [("E", (5, 2))]
+    table.arm("S")  # E lays it again unseen (only S's arm, as a folder's photos show only N's hand losing a tile)
+    table.on += [t_(696, 500, 0, (2, 4), "S"), relaid]
+    out = table.read()
+    assert plays(out) == [("E", (5, 2), "E"), ("S", (2, 4), "E")]
+    assert not notices(out, "rejected") and not notices(out, "unplaced_tile")
+    flagged = {n.tile: n.details for n in notices(out, "uncertain_read")}
+    assert flagged[(5, 2)]["reasons"] == ["missed_state"] and flagged[(5, 2)]["seat_source"] == "take_back"
+    assert flagged[(2, 4)]["reasons"] == ["missed_state"] and flagged[(2, 4)]["seat_source"] == "entry"
+    assert plays(table.play(t_(744, 500, 0, (4, 1), "W"))) == [("W", (4, 1), "E")]
+    assert table.tr.hand.state.layout.open_ends() == {"W": 3, "E": 1}
+
+
 def test_footage_says_nothing_of_an_arms_end_hidden_for_one_read():
     """Footage: an arm hides a tile for a read or two, and that is no news (a folder's photo lacking it is:
     helper-217, tests/test_review.py). One read without E's 5-2, then it is back: no notice, no take-back."""

@@ -91,7 +91,7 @@ from vision.camera_follow import (MIN_PAIRS, camera_move, moved_geom, moved_poin
 from vision.hand_areas import HandAreas
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
-from vision.placements import Notice, attribute_seat, seat_of_entry
+from vision.placements import Notice, SeatChoice, attribute_seat, seat_of_entry
 from vision.hand_end import HandEndWatch, late_draws
 from vision.pass_inference import SeatTurns
 from vision.record_binding import RecordedPlay
@@ -1347,7 +1347,11 @@ class Tracker:
         # the W end became N's play, then a take-back), not a play; it waits as an unplaced tile.
         arms = set(self.turns.visits) | set(self._votes)
         video = self.config.still_window_s > 0 and bool(self.turns.arm_seats)
-        # one at a time, best contact first, so that a tile touching a new tile comes after it
+        # one at a time, best contact first, so that a tile touching a new tile comes after it; the read's votes
+        # go to its first play not laid again by the seat that took it back (that seat is known, _emit)
+        def votes_left() -> dict[str, float]:
+            return self._votes if all(source == "take_back" for _, _, source, _ in done) else {}
+
         while self.lop.lead is not None and pending:
             # a recorded play found in this read counts as its play (helper-147: N 4-0 entered by hand, then
             # the printed 4-2 the arm uncovered beside it was laid as N's play, out of turn)
@@ -1362,7 +1366,7 @@ class Tracker:
             if best is None:
                 break
             pending.remove(best[1])
-            self._emit(frame, t, best[1], best[2], done, notices, {} if done else self._votes)
+            self._emit(frame, t, best[1], best[2], done, notices, votes_left())
         events = self._announce(frame, t, done, missed=len(done) > 1) + notices
         for c in pending:
             if self.in_hand_zone(c.geom, self.hand_areas.band_scale):
@@ -1376,7 +1380,7 @@ class Tracker:
                     c.unplaced_at = len(self.plays)
                     events.append(Notice("unplaced_tile", t, frame, f"face-up tile {Tile(*c.key)} touches no open end",
                                          tile=c.key))
-                    c.votes = {} if done else dict(self._votes)  # else a play of this read had the arm
+                    c.votes = dict(votes_left())  # else a play of this read had the arm
                 c.status = "unplaced"
         # a tile found touching no open end before, whose tile the line now holds: the set's one is the laid one
         for tr in [tr for tr in self.tiles.values() if tr.status == "unplaced" and not tr.scenery]:
@@ -1669,12 +1673,20 @@ class Tracker:
         """Build the Play for ``tr`` at ``fit``, append it to the hand and lay it in the line of play.
 
         ``votes``: the entry votes of the arm that laid it (a read's arm for its first play only: one arm
-        lays one tile). Appends ``(play, reasons it is uncertain, seat source, events before it)`` to
-        ``done`` (the events before it: inferred ``Pass`` events and their notices), or a ``rejected``
-        notice to ``notices`` when the engine refuses it.
+        lays one tile). A tile the tracker's hand knows a seat took back (``HandState.taken_back``) is laid by
+        that seat, whatever the votes (seat source ``take_back``). Appends ``(play, reasons it is uncertain,
+        seat source, events before it)`` to ``done`` (the events before it: inferred ``Pass`` events and their
+        notices), or a ``rejected`` notice to ``notices`` when the engine refuses it.
         """
         st = self.hand.state
-        choice = attribute_seat(votes, st.turn, st.order, self.config.seat_prior, self.config.min_seat_votes)
+        holder = st.taken_back.get(tr.key) if tr.key is not None else None
+        if holder is not None:
+            # a tile taken back is in that seat's hand (the set holds it once): only it can lay it again. The
+            # read's hand losses are the next play's (helper-220: the re-laid 6-0 went to N, whose 0-0 laid
+            # with it had lost a tile, was refused, and the W arm was lost for the rest of the hand)
+            choice = SeatChoice(holder, "take_back", 1.0, False)
+        else:
+            choice = attribute_seat(votes, st.turn, st.order, self.config.seat_prior, self.config.min_seat_votes)
         is_lead = fit.end == "lead"
         conf = float(fit.confidence)
         ev = Play(seat=choice.seat, tile=list(fit.tile), end=None if is_lead else fit.end, oriented=True,
