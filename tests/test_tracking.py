@@ -2517,6 +2517,73 @@ def test_in_a_folder_of_photos_the_seat_is_the_hand_a_tile_left():
         "S passed: N played 6-1 on S's turn (a tile left N's hand)"]
 
 
+def test_in_a_folder_of_photos_a_drawer_that_played_keeps_its_turn_over_anothers_loss():
+    """helper-223, the demo's photos with one out of order (f_sw2): one photo showed S's draw, S's 6-0 and N's 0-0
+    laid against it. S's hand drew one and laid one (no change, no vote), N's lost one: the read's vote went to
+    its first play, N's 6-0 out of turn, then S's 0-0 by the turn. A hand's count change is draws - plays: the
+    seat to play drew and shows no gain, so it played; its play comes first, N's loss is the next play's."""
+    rules = load_ruleset("lisa-b-all-fives")
+    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
+    hands = {seat: [_down(*_HAND_AT[seat](i)) for i in range(7)] for seat in "NS"}
+    bone = [_down(40, 200 + 28 * i, 0) for i in range(14)]
+    on: list = []
+
+    def photo(k: int) -> list:
+        return tr.update(k, float(k), observe(hands["N"] + hands["S"] + bone + on), None)
+
+    events = photo(0)
+    for k, (seat, tile) in enumerate([("S", t_(600, 500, 0, (6, 5))), ("N", t_(648, 500, 0, (5, 4)))], 1):
+        hands[seat].pop()
+        on.append(tile)
+        events += photo(k)
+    assert plays(events) == [("S", (6, 5), "lead"), ("N", (5, 4), "E")]
+    # one photo: S drew a tile from the boneyard into its hand and laid 4-3, N laid 3-2 against it
+    bone.pop()
+    hands["S"].pop()
+    hands["S"].append(_down(*_HAND_AT["S"](7)))
+    hands["N"].pop()
+    on += [t_(696, 500, 0, (4, 3)), t_(744, 500, 0, (3, 2))]
+    events = photo(3)
+    assert [(e.seat, e.count) for e in events if isinstance(e, Draw)] == [("S", 1)]
+    assert plays(events) == [("S", (4, 3), "E"), ("N", (3, 2), "E")]
+    assert not [f for f in tr.judge.state.flags if f.kind == "out_of_turn"]
+    # the seats are the hand areas' (entry), not the turn's guess
+    assert [n.details["seat_source"] for n in notices(events, "uncertain_read")] == ["entry", "entry"]
+
+
+def test_a_photos_drawer_played_when_its_hand_gained_fewer_than_it_drew():
+    """A hand's count change over a photo is draws - plays (helper-223): the seat that drew 1 and shows no gain
+    played. Counted over the span of the photo's votes: after a photo with an arm, since the photo before it,
+    less the seat's plays recorded at the arm's photo; a hand under glare tells nothing."""
+    from types import SimpleNamespace
+
+    from vision.hand_areas import HandAreas
+
+    areas = HandAreas(TrackerConfig(still_window_s=0.0), None, (960, 540), lambda: ["N", "S"])
+
+    def photo(n: int, s: int, first: bool = False) -> None:
+        tiles = [SimpleNamespace(id=i, face="down", status="hand", seen_score=1.0,
+                                 geom=SimpleNamespace(center=(300.0 + 30 * i, 10.0 if i < n else 530.0)))
+                 for i in range(n + s)]
+        hands, _ = areas.photo_votes(tiles, [], [], {}, first=first)
+        assert hands == {"N": n, "S": s}
+        areas.photo_read(hands)
+
+    photo(5, 4, first=True)
+    photo(4, 4)
+    assert areas.drew_and_played("S", 1, laid_last=1)  # S 4 -> 4, 1 drawn: 1 play (no arm: laid_last unused)
+    assert not areas.drew_and_played("S", 0, laid_last=0)  # drew nothing
+    areas.arm_in_last_photo()
+    photo(3, 4)  # since the photo before the arm's (5, 4): N -2, S 0
+    assert areas.drew_and_played("S", 1, laid_last=0)  # 1 - 0 - 0 = 1
+    assert not areas.drew_and_played("S", 1, laid_last=1)  # its loss was its play at the arm's photo: 1 - 0 - 1 = 0
+    assert areas.drew_and_played("N", 1, laid_last=1)  # 1 + 2 - 1 = 2
+    assert not areas.drew_and_played("E", 1, laid_last=0)  # no hand area counted for E
+    areas.hidden({"S": 2})  # clipped white over S's hand in this photo: its count is in doubt
+    photo(3, 4)
+    assert not areas.drew_and_played("S", 1, laid_last=0) and areas.drew_and_played("N", 1, laid_last=0)
+
+
 def _seat_of(t) -> str:
     """The seat whose hand area a :func:`table_sim.hand_tiles` tile lies in."""
     x, y = t.center

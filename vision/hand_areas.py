@@ -75,6 +75,8 @@ class HandAreas:
         self.arm_in_last = False
         self.glared: set[str] = set()
         self.glared_last: set[str] = set()
+        # the counts this photo's votes compared (before, now, seats under glare, since the photo before an arm's)
+        self._span: tuple[dict[str, int] | None, dict[str, int], set[str], bool] | None = None
 
     def new_hand(self) -> None:
         """A new hand: a folder's counts start afresh (the rows and the arm's photo are the table's)."""
@@ -207,13 +209,31 @@ class HandAreas:
         glared = self.glared | self.glared_last
         if first:
             votes = self._vote_shortest_hand(new_tiles)
+            self._span = None
         elif self.arm_in_last and self.hands_before is not None:  # since the photo before the arm's
             votes = self._vote_hand_losses(self.hands_before, hands, glared)
+            self._span = (self.hands_before, hands, glared, True)
         else:
             votes = self._vote_hand_losses(self.counts(self.sure(gone), at=seen_at),
                                            self.counts(self.sure(new_tiles)), glared)
+            self._span = (self.hands_last, hands, glared, False)
         self.arm_in_last = False
         return hands, votes
+
+    def drew_and_played(self, seat: str, drew: int, laid_last: int) -> bool:
+        """A folder's photo (after :meth:`photo_votes`): whether ``seat``, which drew ``drew`` tiles from the
+        boneyard at this photo, also played: a hand's count change is draws - plays, so a drawer that played
+        shows no loss and gives no vote, and another seat's loss in the same photo took its play (helper-223,
+        the demo's photos with one out of order: S drew and laid 6-0, N laid 0-0, and N's loss gave N the
+        6-0). The change is counted over the span this photo's votes counted (since the last photo, or since
+        the one before a photo with an arm); ``laid_last``: ``seat``'s plays recorded at the last photo, which
+        a span from the photo before it holds too. False when a count is missing or the hand lay under glare."""
+        if self._span is None:
+            return False
+        since, now, glared, arm = self._span
+        if since is None or seat not in since or seat not in now or seat in glared:
+            return False
+        return drew - (now[seat] - since[seat]) - (laid_last if arm else 0) >= 1
 
     def photo_read(self, hands: dict[str, int]) -> None:
         """A folder's photo is read (after its lost tiles: a hand cleared there starts the counts afresh from

@@ -1348,9 +1348,18 @@ class Tracker:
         arms = set(self.turns.visits) | set(self._votes)
         video = self.config.still_window_s > 0 and bool(self.turns.arm_seats)
         # one at a time, best contact first, so that a tile touching a new tile comes after it; the read's votes
-        # go to its first play not laid again by the seat that took it back (that seat is known, _emit)
+        # go to its first play not laid again by the seat that took it back (that seat is known, _emit). A photo
+        # where the seat to play drew and its hand shows it played: that play is the drawer's, by the turn, and
+        # the other seats' losses go to the play after it (a drawer's draw hides its own loss)
+        drawer = self._drawer_played(frame) if self.photos else None
+
         def votes_left() -> dict[str, float]:
-            return self._votes if all(source == "take_back" for _, _, source, _ in done) else {}
+            own = [ev.seat for ev, _, source, _ in done if source != "take_back"]
+            if drawer is None or (own and own[0] != drawer) or (not own and self.hand.state.turn != drawer):
+                return {} if own else self._votes
+            if not own:
+                return {drawer: self.config.min_seat_votes}
+            return {s: v for s, v in self._votes.items() if s != drawer} if len(own) == 1 else {}
 
         while self.lop.lead is not None and pending:
             # a recorded play found in this read counts as its play (helper-147: N 4-0 entered by hand, then
@@ -1387,6 +1396,17 @@ class Tracker:
             picture = self._picture(tr, frame, t)
             events += [] if picture is None else [picture]
         return events
+
+    def _drawer_played(self, frame: int) -> str | None:
+        """A folder's photo: the seat to play when it drew at this read (``frame``) and its hand area shows it
+        played as well (:meth:`vision.hand_areas.HandAreas.drew_and_played`), else None."""
+        turn = self.hand.state.turn
+        drew = sum(ev.count for ev in self.judge.log if isinstance(ev, Draw) and ev.frame == frame and ev.seat == turn)
+        if turn is None or not drew:
+            return None
+        last = self.state.frame if self.state is not None else None
+        laid_last = sum(1 for pr in self.plays if pr.seat == turn and pr.frame == last)
+        return turn if self.hand_areas.drew_and_played(turn, drew, laid_last) else None
 
     def _picture(self, c: TrackedTile, frame: int, t: float) -> Notice | None:
         """Whether face-up tile ``c``, outside the hand areas and touching no open end, is a picture of a
