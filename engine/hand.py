@@ -732,6 +732,14 @@ def _draw(st: HandState, ev: Draw, points: dict, flags: list[Flag]) -> None:
     st.counts[seat] += ev.count
 
 
+#: A camera's play read under this confidence (``Play.confidence``; the camera's own ``uncertain_read`` bound,
+#: vision's ``TrackerConfig.uncertain_confidence``) may be a misread of a tile never laid: taken back, it does not
+#: bind the tile to that seat's hand (:func:`_known_holder`), so the same tile laid later by another seat is no
+#: refusal (helper-220 f_mix: a 6-4 read at 0.08 on W, gone from the next photo, refused S's real 6-4 as N's).
+#: A play typed in (no confidence) or read surely binds as before: a real take-back.
+UNSURE_READ = 0.5
+
+
 def _take_back(st: HandState, ev: TakeBack, points: dict, flags: list[Flag]) -> None:
     for i in range(len(st.plays) - 1, -1, -1):
         _, seat, tile, _, _, pts = st.plays[i]
@@ -762,7 +770,9 @@ def _take_back(st: HandState, ev: TakeBack, points: dict, flags: list[Flag]) -> 
     st.counts[ev.seat] += 1
     if st.known[ev.seat] is not None:
         st.known[ev.seat].append(ev.tile)  # type: ignore[union-attr]
-    st.taken_back[ev.tile.key] = ev.seat  # known held, even where the hand is not (helper-199)
+    laid = next((o.event for o in st.outcomes if o.index == st.placed_by.get(ev.tile.key)), None)
+    if getattr(laid, "confidence", None) is None or laid.confidence >= UNSURE_READ:  # type: ignore[union-attr]
+        st.taken_back[ev.tile.key] = ev.seat  # known held, even where the hand is not (helper-199)
     st.placed_by[ev.tile.key] = st.at
     # the turn goes back to whoever had it: the same seat, or the rightful one after an out-of-turn play
     st.turn = turn_before if i == len(st.plays) else ev.seat

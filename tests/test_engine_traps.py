@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from engine.events import Correction
+from engine.events import Correction, Play
 from engine.hand import Hand, HandContext, IllegalEvent, PendingEnd, replay
 from engine.notation import parse_event
 from engine.ruleset import load_ruleset
@@ -821,6 +821,26 @@ def test_a_tile_taken_back_cannot_be_drawn_or_laid_by_another_seat():
     # voiding the take-back puts the tile back on the table: the draw is refused as a tile on the table
     h.append(parse_event("void 2"))
     assert _refusal(h, "S draw 6-6") == "event #5 (draw): 6-6 drawn but it is on the table: N laid it at #1"
+
+
+def test_a_camera_play_read_unsure_and_taken_back_does_not_bind_the_tile_to_that_seat():
+    """helper-220 f_mix: the camera read a 6-4 at 0.08 on W, the next photo lacked it (a take-back), and S's
+    real 6-4 laid later was refused as "in N's hand". A play read under UNSURE_READ may be a misread: its
+    take-back holds no tile for the seat, so another seat may lay it; a play read surely, or typed in (no
+    confidence), binds it as before (a real take-back)."""
+    rules = load_ruleset("draw")  # N and S; no spinner: 6-6 has ends W 6, E 6
+    for confidence, bound in ((0.08, False), (0.49, False), (0.5, True), (0.92, True), (None, True)):
+        h = Hand(rules)
+        h.append(parse_event("N 6-6"))
+        h.append(Play(seat="S", tile=[6, 5], end="E", confidence=confidence))
+        h.append(parse_event("S takeback 6-5"))
+        h.append(parse_event("S 6-4 E"))  # S's turn again: S plays another tile
+        assert h.state.taken_back == ({(6, 5): "S"} if bound else {}), confidence
+        if bound:
+            assert _refusal(h, "N 6-5 W") == "event #4 (play): 6-5 is in S's hand, not N's (S took it back at #2)"
+        else:
+            out = h.append(parse_event("N 6-5 W"))  # N's turn, W shows 6: a clean play
+            assert [f.kind for f in out.flags] == [] and h.state.layout.open_ends() == {"W": 5, "E": 4}
 
 
 def test_a_reveal_that_leaves_out_a_tile_taken_back_is_flagged():

@@ -20,7 +20,7 @@ from table_sim import (IMAGE_SIZE, PX_PER_MM, SEAT_SIDE, TABLE, Laid, PlacementF
 
 from calibration.profile import TableProfile
 from engine.events import Correction, Draw, HandEnd, Pass, Play, Reveal, TakeBack
-from engine.hand import Hand, HandContext, replay
+from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import load_ruleset
 from engine.tiles import Tile
 from engine.simulate import simulate_hand
@@ -281,6 +281,29 @@ def test_a_tile_taken_back_and_laid_again_with_the_next_play_is_the_taker_s_then
     assert flagged[(2, 4)]["reasons"] == ["missed_state"] and flagged[(2, 4)]["seat_source"] == "entry"
     assert plays(table.play(t_(744, 500, 0, (4, 1), "W"))) == [("W", (4, 1), "E")]
     assert table.tr.hand.state.layout.open_ends() == {"W": 3, "E": 1}
+
+
+def test_a_tile_whose_play_was_refused_is_tried_again_at_later_reads():
+    """helper-223: a play the engine refused left its tile out of every later read's candidates, so it was never
+    laid, even once the engine would take it. Here S's 2-4 on E is refused twice (one ``rejected`` notice: the
+    same refusal is said once), then accepted at the next read, by the turn (no arm seen then: seat_by_turn)."""
+    table = _two_tiles(load_ruleset("nova-block"))
+    append, refuse = table.tr._append, [True]
+
+    def refusing(event):  # the engine refuses S's 2-4 while ``refuse`` holds
+        if isinstance(event, Play) and event.tile.key == (4, 2) and refuse[0]:
+            raise IllegalEvent("refused for the test")
+        return append(event)
+
+    table.tr._append = refusing
+    out = table.play(t_(696, 500, 0, (2, 4), "S")) + table.read()
+    assert plays(out) == [] and [n.message for n in notices(out, "rejected")] == ["refused for the test"]
+    refuse[0] = False
+    out = table.read()
+    assert plays(out) == [("S", (2, 4), "E")] and not notices(out, "rejected")
+    assert notices(out, "uncertain_read")[0].details["reasons"] == ["seat_by_turn"]
+    assert table.tr.hand.state.layout.open_ends() == {"W": 3, "E": 4}
+    assert plays(table.read()) == []  # laid once
 
 
 def test_footage_says_nothing_of_an_arms_end_hidden_for_one_read():

@@ -270,6 +270,9 @@ class TrackedTile:
     #: ended): the seat that laid it, should it become a play later (laid against a play the umpire voided, once
     #: the void is undone; the end voided); (``layout``) those it was laid by
     votes: dict[str, float] | None = None
+    #: the engine's refusal of its play (``Tracker._emit``), while it is not laid: tried again at each later read,
+    #: as a new tile touching an open end is, and said again only when the refusal changes
+    refused: str | None = None
     #: the confidence of its latest read (a face-down tile's: the detector's score)
     seen_score: float = 1.0
     #: the detector's score of the box it was first seen in (a board's printed domino: 0.2-0.35)
@@ -832,7 +835,11 @@ class Tracker:
         events += self._step_boneyard(frame, t, candidates, view)
         events += self._check_rules_fit(frame, t, candidates, view)
         self.hand_areas.roll_glare()
-        events += self._plays(frame, t, candidates)
+        # a tile whose play the engine refused is tried again, after this read's draws (it counts in no hand):
+        # the line or the hands may since allow it (helper-223: a refused tile was never judged again)
+        refused = sorted((tr for tr in self.tiles.values() if tr.refused is not None and tr.status != "layout"
+                          and tr.face == "up" and tr not in candidates), key=lambda tr: tr.id)
+        events += self._plays(frame, t, candidates + refused)
         events += self._step_reveals(frame, t)
         events += self._check_lock_fit(frame, t)
         self._votes = {}
@@ -1696,7 +1703,8 @@ class Tracker:
         lays one tile). A tile the tracker's hand knows a seat took back (``HandState.taken_back``) is laid by
         that seat, whatever the votes (seat source ``take_back``). Appends ``(play, reasons it is uncertain,
         seat source, events before it)`` to ``done`` (the events before it: inferred ``Pass`` events and their
-        notices), or a ``rejected`` notice to ``notices`` when the engine refuses it.
+        notices), or a ``rejected`` notice to ``notices`` when the engine refuses it (once per refusal: the tile
+        keeps it in ``TrackedTile.refused`` and is tried again at later reads, :meth:`update`).
         """
         st = self.hand.state
         holder = st.taken_back.get(tr.key) if tr.key is not None else None
@@ -1728,10 +1736,13 @@ class Tracker:
         try:
             out = self._append(ev)
         except IllegalEvent as exc:
-            notices.append(Notice("rejected", t, frame, str(exc), tile=tr.key, seat=choice.seat,
-                                  details={"event": "play", "end": fit.end}))
-            notices[:0] = ([warning] if warning is not None else []) + misfit
+            if tr.refused != str(exc):  # tried again at each read (update): a refusal is said once
+                notices.append(Notice("rejected", t, frame, str(exc), tile=tr.key, seat=choice.seat,
+                                      details={"event": "play", "end": fit.end}))
+                notices[:0] = ([warning] if warning is not None else []) + misfit
+            tr.refused = str(exc)
             return
+        tr.refused = None
         pre: list = ([warning] if warning is not None else []) + misfit
         pre += self.turns.played(choice, skipped, passes, ev, t, frame, self.photos)
         spinner = None
