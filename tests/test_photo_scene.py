@@ -17,7 +17,7 @@ from calibration.profile import TableProfile
 from engine.ruleset import load_ruleset
 from service.review import run_review
 from vision.observation import TileObservation
-from vision.photo_scene import OneTable, SceneFeatures, scene_features, shared_points
+from vision.photo_scene import OneTable, SceneFeatures, scene_features, shared_match, shared_points
 from vision.recognize import table_pose
 from vision.sources import Frame, open_source
 
@@ -228,3 +228,29 @@ def test_a_photo_folder_table_skips_the_photo_of_another_table_with_an_alert(foo
     message = skipped2[0]["message"]
     assert message.startswith(f"image {strayed / 'move_004.png'} shows another table") and message.endswith("; skipped")
     assert sorted(a["kind"] for a in alerts2 if a["kind"] != "unreadable_image") == sorted(a["kind"] for a in alerts)
+
+
+def _turned(image: np.ndarray, deg: float) -> np.ndarray:
+    """``image`` turned ``deg`` degrees about its centre (+: counter-clockwise on screen, cv2's sense), same size."""
+    h, w = image.shape[:2]
+    return cv2.warpAffine(image, cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0), (w, h))
+
+
+def test_a_photo_turned_half_a_turn_is_left_out_as_turned_and_a_hand_held_turn_is_not():
+    """helper-230 section 3: a photo turned 180 degrees (same shape, so not caught as a quarter turn) swapped
+    N and S: S's 4-5 scored for N, N 20 S 30 for N 15 S 35, exit 0. It is left out, said to look turned."""
+    gt, _ = _demo()
+    photos = _frames([round((p["t"] + 0.9) * gt["fps"]) for p in gt["plays"][:6]])
+    upside = cv2.rotate(photos[3], cv2.ROTATE_180)
+    n, turn = shared_match(scene_features(photos[2]), scene_features(upside))
+    assert n >= 25 and abs(abs(turn) - 180.0) < 2.0  # the table matched, half a turn round
+    n, turn = shared_match(scene_features(photos[2]), scene_features(_turned(photos[3], 10)))
+    assert n >= 25 and abs(abs(turn) - 10.0) < 2.0  # the sign follows the image axes (y down): size only
+    said = []
+    one = OneTable([Frame(i, float(i), im) for i, im in enumerate(photos[:3] + [upside] + photos[4:])],
+                   lambda frame, message: said.append(message), name=lambda i: f"photo_{i}")
+    assert [f.index for f in one] == [0, 1, 2, 4, 5] and one.left_out == [3]
+    assert len(said) == 1 and said[0].startswith("image photo_3 looks turned 180 degrees from the photo before it")
+    assert _odd([upside] + photos[:3] + photos[4:]) == [0]  # the first photo, by the one after it
+    assert _odd(photos[:3] + [_turned(photos[3], 60)] + photos[4:]) == [3]  # more than 45 degrees
+    assert _odd(photos[:3] + [_turned(photos[3], 10)] + photos[4:]) == []  # a phone in the hand turns a little

@@ -72,6 +72,10 @@ COLOUR_WIDTH_PX = 160
 #: between photos 25 and 26: k = 0-6 (the line's first 1-4 tiles of 16: read, the line "cleared" and a
 #: second hand of the 16 tiles laid at once) 0.16-0.20, k = 8 0.33, k = 12 0.43, k = 24 0.91.
 STALE_SHARE = 0.35
+#: A photo matching the one beside it only turned more than this (degrees) is said to look turned and left
+#: out (helper-232: one turned 180 degrees swapped N and S, its 4-5 scored for N): a phone held by an umpire
+#: at a seat turns a few degrees between shots, not an eighth of a turn.
+TURNED_DEG = 45.0
 
 _CLAHE = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8))
 
@@ -110,15 +114,23 @@ def same_colours(a: SceneFeatures, b: SceneFeatures) -> float:
 def shared_points(a: SceneFeatures, b: SceneFeatures) -> int:
     """How many of two photos' features match (both ways) and agree on one homography (RANSAC): the
     points they share. 0 when either has under 8."""
+    return shared_match(a, b)[0]
+
+
+def shared_match(a: SceneFeatures, b: SceneFeatures) -> tuple[int, float]:
+    """:func:`shared_points` and how far the picture turned from ``a`` to ``b`` on that homography
+    (degrees in (-180, 180], its top-left 2x2 part's turn; 0.0 when they share no points)."""
     if a.descriptors is None or b.descriptors is None or len(a.points) < 8 or len(b.points) < 8:
-        return 0
+        return 0, 0.0
     matches = cv2.BFMatcher(cv2.NORM_HAMMING, crossCheck=True).match(a.descriptors, b.descriptors)
     if len(matches) < 8:
-        return 0
+        return 0, 0.0
     src = a.points[[m.queryIdx for m in matches]]
     dst = b.points[[m.trainIdx for m in matches]]
-    _, mask = cv2.findHomography(src, dst, cv2.RANSAC, SCENE_RANSAC_PX)
-    return int(mask.sum()) if mask is not None else 0
+    h, mask = cv2.findHomography(src, dst, cv2.RANSAC, SCENE_RANSAC_PX)
+    if mask is None or h is None:
+        return 0, 0.0
+    return int(mask.sum()), float(np.degrees(np.arctan2(h[1, 0] - h[0, 1], h[0, 0] + h[1, 1])))
 
 
 def other_table_message(name: str, shared: tuple[int, int], between: int, where: str = "before and after") -> str:
@@ -157,6 +169,7 @@ class OneTable:
         self.name = name  # a frame's index -> the name said in the message
         self._features: dict[int, SceneFeatures] = {}
         self._shared: dict[tuple[int, int], int] = {}
+        self._turns: dict[tuple[int, int], float] = {}  # (earlier, later) -> the picture's turn, degrees
         self.left_out: list[int] = []  # the indices of the frames of another table
 
     def _f(self, frame) -> SceneFeatures:
@@ -167,8 +180,22 @@ class OneTable:
     def _share(self, a, b) -> int:
         key = (min(a.index, b.index), max(a.index, b.index))
         if key not in self._shared:
-            self._shared[key] = shared_points(self._f(a), self._f(b))
+            early, late = (a, b) if a.index < b.index else (b, a)  # the turn is from the earlier photo
+            self._shared[key], self._turns[key] = shared_match(self._f(early), self._f(late))
         return self._shared[key]
+
+    def _turned(self, x, one) -> str | None:
+        """The message when ``x`` matches ``one`` (a photo kept beside it) only turned more than
+        ``TURNED_DEG``: a phone held upside down (a hand-held shot turns a few degrees; a quarter turn
+        changes the shape, :class:`vision.sources.PhotoFolder` says so)."""
+        if len(self._f(x).points) < MIN_SCENE_POINTS or self._share(x, one) < SAME_TABLE_POINTS:
+            return None
+        turn = abs(self._turns[(min(x.index, one.index), max(x.index, one.index))])
+        if turn <= TURNED_DEG:
+            return None
+        return (f"image {self.name(x.index)} looks turned {turn:.0f} degrees from the photo "
+                f"{'before' if one.index < x.index else 'after'} it (keep N at the top of the photos: "
+                "turn it back, or leave it out)")
 
     def _odd(self, x, one, two, where: str) -> str | None:
         """The message when ``x`` shares nothing with ``one`` and ``two``, which share with each other."""
@@ -211,7 +238,11 @@ class OneTable:
                 return
             x = pending.popleft()
             message = None
-            if kept and pending:
+            if kept or pending:
+                message = self._turned(x, kept[-1] if kept else pending[0])
+            if message is not None:
+                pass
+            elif kept and pending:
                 message = self._odd(x, kept[-1], pending[0], "before and after")
             elif kept and len(kept) == 2:  # the last photo
                 message = self._odd(x, kept[-1], kept[-2], "before")
