@@ -2574,10 +2574,47 @@ def test_in_a_folder_of_photos_a_drawer_that_played_keeps_its_turn_over_anothers
     assert [n.details["seat_source"] for n in notices(events, "uncertain_read")] == ["entry", "entry"]
 
 
-def test_a_photos_drawer_played_when_its_hand_gained_fewer_than_it_drew():
-    """A hand's count change over a photo is draws - plays (helper-223): the seat that drew 1 and shows no gain
-    played. Counted over the span of the photo's votes: after a photo with an arm, since the photo before it,
-    less the seat's plays recorded at the arm's photo; a hand under glare tells nothing."""
+def test_in_a_folder_of_photos_a_draw_after_the_photos_play_is_the_next_seats():
+    """helper-237, the review's photos with the one after N's 3-1 missing: the next photo showed N's 3-1 laid and
+    S's draw in S's hand. The draw went to N, the seat to play, before its play, and N's correct domino was flagged
+    ``domino_with_tiles_left``. N's hand lost the tile it laid and gained none, S's gained one: S drew after N
+    played, so the play comes first, then S's draw under S's turn."""
+    rules = load_ruleset("lisa-b-all-fives")
+    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
+    hands = {seat: [_down(*_HAND_AT[seat](i)) for i in range(7)] for seat in "NS"}
+    bone = [_down(40, 200 + 28 * i, 0) for i in range(14)]
+    on: list = []
+
+    def photo(k: int) -> list:
+        return tr.update(k, float(k), observe(hands["N"] + hands["S"] + bone + on), None)
+
+    events = photo(0)
+    line = [("S", t_(600, 500, 0, (6, 5))), ("N", t_(648, 500, 0, (5, 4))), ("S", t_(696, 500, 0, (4, 3)))]
+    for k, (seat, tile) in enumerate(line, 1):
+        hands[seat].pop()
+        on.append(tile)
+        events += photo(k)
+    assert plays(events) == [("S", (6, 5), "lead"), ("N", (5, 4), "E"), ("S", (4, 3), "E")]
+    # one photo: N laid 3-2 from its hand, then S drew a tile from the boneyard into its hand
+    hands["N"].pop()
+    on.append(t_(744, 500, 0, (3, 2)))
+    bone.pop()
+    hands["S"].append(_down(*_HAND_AT["S"](7)))
+    events = photo(4)
+    assert [(e.seat, type(e).__name__) for e in events if isinstance(e, (Play, Draw))] == [("N", "Play"), ("S", "Draw")]
+    assert [(e.seat, e.count) for e in events if isinstance(e, Draw)] == [("S", 1)]
+    hands["S"].pop()
+    on.append(t_(792, 500, 0, (2, 1)))
+    events = photo(5)
+    assert plays(events) == [("S", (2, 1), "E")]
+    st = tr.judge.state
+    assert st.counts == {"N": 5, "S": 5} and st.boneyard == 13  # 7 - 2 plays; 7 - 3 plays + 1 drawn; 14 - 1
+    assert not [f for f in st.flags if f.kind == "out_of_turn"]
+
+
+def _photo_hand_areas():
+    """Two-seat hand areas of a folder's photos (960 x 540, uncalibrated) and a function that reads one photo
+    of them with ``n`` face-down tiles in N's hand area and ``s`` in S's (``first``: the folder's first)."""
     from types import SimpleNamespace
 
     from vision.hand_areas import HandAreas
@@ -2592,6 +2629,14 @@ def test_a_photos_drawer_played_when_its_hand_gained_fewer_than_it_drew():
         assert hands == {"N": n, "S": s}
         areas.photo_read(hands)
 
+    return areas, photo
+
+
+def test_a_photos_drawer_played_when_its_hand_gained_fewer_than_it_drew():
+    """A hand's count change over a photo is draws - plays (helper-223): the seat that drew 1 and shows no gain
+    played. Counted over the span of the photo's votes: after a photo with an arm, since the photo before it,
+    less the seat's plays recorded at the arm's photo; a hand under glare tells nothing."""
+    areas, photo = _photo_hand_areas()
     photo(5, 4, first=True)
     photo(4, 4)
     assert areas.drew_and_played("S", 1, laid_last=1)  # S 4 -> 4, 1 drawn: 1 play (no arm: laid_last unused)
@@ -2605,6 +2650,24 @@ def test_a_photos_drawer_played_when_its_hand_gained_fewer_than_it_drew():
     areas.hidden({"S": 2})  # clipped white over S's hand in this photo: its count is in doubt
     photo(3, 4)
     assert not areas.drew_and_played("S", 1, laid_last=0) and areas.drew_and_played("N", 1, laid_last=0)
+
+
+def test_a_photos_next_seat_drew_after_the_turns_one_play_when_only_its_hand_gained():
+    """helper-237: one photo with one play, the seat to play's, and a draw. Its hand's change with the play its
+    own is the tiles it drew (-1 + 1 = 0: none); the next seat's change with no play of its own is its draw."""
+    areas, photo = _photo_hand_areas()
+    photo(5, 4, first=True)
+    photo(4, 5)  # N -1, S +1
+    assert areas.drew_after_play("N", "S", 1)
+    assert areas.drawn(1, "S", own=0) == (1, 1) and areas.drawn(1, "S") == (1, 2)  # all: 0 + 1 play; S: 1 (+ 1)
+    assert not areas.drew_after_play("N", "S", 2)  # two plays: S's draw may have come before S's own play
+    assert not areas.drew_after_play("S", "N", 1)  # S to play: S's gain 1 + 1 = 2, its own draw
+    assert not areas.drew_after_play("N", "E", 1)  # no hand area counted for E
+    photo(3, 5)  # N -1, S 0: N played, nobody drew
+    assert not areas.drew_after_play("N", "S", 1)
+    areas.hidden({"S": 2})  # clipped white over S's hand: its count is in doubt
+    photo(2, 6)
+    assert not areas.drew_after_play("N", "S", 1)
 
 
 def _seat_of(t) -> str:

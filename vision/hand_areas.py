@@ -10,7 +10,8 @@
 * a folder of photos' bookkeeping, where no arm is ever seen and the hand a tile left tells the seat: the
   counts after the last photo and the one before, the hands under glare in this photo and the last, and
   whether the last photo showed an arm; from them the seat votes of a photo
-  (:meth:`HandAreas.photo_votes`) and the tiles the hands drew (:meth:`HandAreas.drawn`).
+  (:meth:`HandAreas.photo_votes`) and the tiles the hands drew (:meth:`HandAreas.drawn`,
+  :meth:`HandAreas.drew_after_play`).
 
 The seat votes themselves stay the tracker's (``Tracker._votes``, shared with the arms' entry votes and
 the boneyard's drawer): :class:`HandAreas` returns the votes to add. The rules are those of
@@ -248,19 +249,39 @@ class HandAreas:
         return (before is not None and last is not None and seat in before and seat in last
                 and seat not in self.glared_last and last[seat] > before[seat])
 
-    def drawn(self, plays: int, turn: str | None) -> tuple[int, int]:
+    def drawn(self, plays: int, turn: str | None, own: int | None = None) -> tuple[int, int]:
         """A folder's photos: tiles the hands gained from the boneyard since the last photo, as the hand
         areas' face-down tiles show it (:attr:`hands_last` and :attr:`hands_before`): each play takes one from
         a hand, each draw adds one, so gained = the change + ``plays`` (this photo's new face-up tiles laid
         outside the hands). Two counts: all hands', and the drawer's (``turn``, the seat to play) alone with
-        at most one play of this photo, its own (``Tracker._drawn_into_hands``)."""
+        ``own`` of this photo's plays its own (None: at most one; 0 when the seat to play drew after another
+        seat's play, :meth:`drew_after_play`) (``Tracker._drawn_into_hands``)."""
         if self.hands_before is None or self.hands_last is None:
             return 0, 0
         total = max(0, sum(self.hands_last.values()) - sum(self.hands_before.values()) + plays)
-        if (turn not in self.hands_before or turn not in self.hands_last
-                or turn in self.glared | self.glared_last):
-            return total, 0  # a hand under glare in this photo or the last: its count is in doubt
-        return total, max(0, self.hands_last[turn] - self.hands_before[turn] + min(plays, 1))
+        gain = self._gain(turn, min(plays, 1) if own is None else own)
+        return total, 0 if gain is None else max(0, gain)  # a count in doubt: no gain seen
+
+    def drew_after_play(self, turn: str | None, after: str | None, plays: int) -> bool:
+        """A folder's photo showing one play (``plays``: its new face-up tiles laid outside the hands): whether
+        the seat after ``turn`` (``after``) drew once ``turn`` had played. ``turn``'s gain with that play its own
+        is none (its count fell by the tile laid) while ``after``'s hand area holds more face-down tiles than in
+        the last photo, with no play of its own (:meth:`drawn`'s count; helper-237, the review's photos with the
+        one after N's 3-1 missing: the next showed the 3-1 and S's draw, recorded N's, then N's correct domino
+        was flagged ``domino_with_tiles_left``). False when a count is missing or lay under glare."""
+        if plays != 1 or turn is None or after is None or after == turn:
+            return False
+        own, gained = self._gain(turn, 1), self._gain(after, 0)
+        return own == 0 and gained is not None and gained >= 1
+
+    def _gain(self, seat: str | None, plays: int) -> int | None:
+        """Tiles ``seat`` gained from the boneyard since the last photo: its face-down count's change plus
+        ``plays``, its plays in this photo (a hand's change is draws - plays). None when either count is
+        missing, or the hand lay under glare in this photo or the last (its count is in doubt)."""
+        if (self.hands_before is None or self.hands_last is None or seat not in self.hands_before
+                or seat not in self.hands_last or seat in self.glared | self.glared_last):
+            return None
+        return self.hands_last[seat] - self.hands_before[seat] + plays
 
     def _vote_shortest_hand(self, tiles: list) -> dict[str, float]:
         """Seat votes from a folder's first photo, which may show the lead laid already (helper-110: the

@@ -81,7 +81,7 @@ from calibration.seats import HAND_ZONE_MM
 from engine.events import Correction, Deal, Draw, HandEnd, Play, Reveal, TakeBack, effective
 from engine.hand import Hand, HandContext, IllegalEvent, replay
 from engine.ruleset import Ruleset
-from engine.seats import SEATS
+from engine.seats import SEATS, next_seat
 from engine.tiles import Tile, full_set
 from vision.boneyard import BoneyardCounter
 from vision.crops import lab_distance
@@ -827,12 +827,14 @@ class Tracker:
                            and tr not in candidates), key=lambda tr: tr.id)
             events += self._lay_held(frame, t, held)  # laid before this read's draws and plays
             candidates += held
-        # before the plays: draws come under the turn they were made in
+        # before the plays: draws come under the turn they were made in (a photo's draw made after its play: after)
         view = self._undealt_view(candidates)  # one view for both: a draw moves no tile
         if self.judge.state.over and self.lop.lead is not None:
             counted = self.boneyard is not None and self.boneyard.trusted
             self.hand_end.read(frame, t, view[0] if counted else None)
-        events += self._step_boneyard(frame, t, candidates, view)
+        drew_after = self._drawn_after_play(candidates)
+        if drew_after is None:
+            events += self._step_boneyard(frame, t, candidates, view)
         events += self._check_rules_fit(frame, t, candidates, view)
         self.hand_areas.roll_glare()
         # a tile whose play the engine refused is tried again, after this read's draws (it counts in no hand):
@@ -840,6 +842,8 @@ class Tracker:
         refused = sorted((tr for tr in self.tiles.values() if tr.refused is not None and tr.status != "layout"
                           and tr.face == "up" and tr not in candidates), key=lambda tr: tr.id)
         events += self._plays(frame, t, candidates + refused)
+        if drew_after is not None:
+            events += self._step_boneyard(frame, t, candidates, view, drew_after)
         events += self._step_reveals(frame, t)
         events += self._check_lock_fit(frame, t)
         self._votes = {}
@@ -868,7 +872,8 @@ class Tracker:
         """How many of this read's new face-up ``candidates`` lie outside the hand areas (plays, not reveals)."""
         return sum(1 for c in candidates if c.face == "up" and c.status != "layout" and not self.in_hand_zone(c.geom))
 
-    def _drawn_into_hands(self, candidates: list[TrackedTile], turn: str | None) -> tuple[int, int]:
+    def _drawn_into_hands(self, candidates: list[TrackedTile], turn: str | None,
+                          own: int | None = None) -> tuple[int, int]:
         """A folder's photos: tiles the hands gained from the boneyard since the last photo, as the hand
         areas' face-down tiles show it (the counts the hand areas kept for this photo and the one before):
         each play takes one from a hand, each draw adds one, so gained = the change + the new face-up
@@ -878,16 +883,32 @@ class Tracker:
         (``turn``, the seat to play) alone with at most one play of this photo, its own: a hand-held photo
         miscounts other hands by a tile now and then (all-fives: S drew 3 and played, N's row read one
         more, 4 gained in all), and the draw waited a photo and came out of turn
-        (:meth:`vision.hand_areas.HandAreas.drawn`)."""
-        return self.hand_areas.drawn(self._laid(candidates), turn)
+        (:meth:`vision.hand_areas.HandAreas.drawn`; ``own``: the drawer's plays among them, None: at most one)."""
+        return self.hand_areas.drawn(self._laid(candidates), turn, own)
+
+    def _drawn_after_play(self, candidates: list[TrackedTile]) -> tuple[str, tuple[int, int]] | None:
+        """A folder's photo with one play, the seat to play's, whose hand gained no tile while the next seat's
+        did (:meth:`vision.hand_areas.HandAreas.drew_after_play`): the next seat drew once the turn came to
+        it, so :meth:`_commit` takes the boneyard's count after the photo's plays, under that seat's turn.
+        Returns that seat and the hands' gains for it (:meth:`_drawn_into_hands`, the play not its own), else
+        None (the count comes before the plays, as ever). Counted before the read's glare rolls over."""
+        st = self.judge.state
+        if not self.photos or self.boneyard is None or st.layout.lead is None or st.over or st.turn is None:
+            return None
+        after = next_seat(st.order, st.turn)
+        if not self.hand_areas.drew_after_play(st.turn, after, self._laid(candidates)):
+            return None
+        return after, self._drawn_into_hands(candidates, after, own=0)
 
     def _step_boneyard(self, frame: int, t: float, candidates: list[TrackedTile],
-                       view: tuple[int, dict[str, int], dict[str, int]]) -> list:
+                       view: tuple[int, dict[str, int], dict[str, int]],
+                       drew_after: tuple[str, tuple[int, int]] | None = None) -> list:
         """A draw game: count the face-down tiles apart from the playing seats' hand areas
         (:class:`vision.boneyard.BoneyardCounter`); its ``Draw`` events go to the judge, whose
         boneyard then tells :meth:`vision.pass_inference.SeatTurns.passes` when nothing is left to draw. ``candidates``: this
         read's new face-up tiles (a folder's photos weigh the hands' gain with them); ``view``:
-        :meth:`_undealt_view` of this read."""
+        :meth:`_undealt_view` of this read; ``drew_after``: taken after the photo's plays, the seat that drew
+        then and the hands' gains for it (:meth:`_drawn_after_play`)."""
         if self.boneyard is None:
             return []
         st = self.judge.state
@@ -898,8 +919,12 @@ class Tracker:
         credit = max(0, self.boneyard.level - st.boneyard) if self.boneyard.trusted else 0
         out = []
         turn = st.turn if started and not st.over else None
-        drawn = self._drawn_into_hands(candidates, turn) if self.photos else ()
-        played = self.photos and self._laid(candidates) > 0
+        if drew_after is None:
+            drawn = self._drawn_into_hands(candidates, turn) if self.photos else ()
+            played = self.photos and self._laid(candidates) > 0
+        else:  # after the play, the gains counted before it (its glare has rolled over); if the turn did not
+            # come to that seat (the play refused), the drop waits for the next photo
+            drawn, played = (drew_after[1] if turn == drew_after[0] else ()), False
         # a video's drop goes to the hand that took the tile, which is not always the seat to play now
         drawer = turn if self.photos else self._drawer(turn, hands, candidates)
         level = self.boneyard.level
@@ -924,7 +949,7 @@ class Tracker:
         drew = [ev for ev in out if isinstance(ev, Draw)]
         if drew:
             self.fit.drew()
-        if any(drawn) and len(drew) == 1 and not self._votes:
+        if any(drawn) and len(drew) == 1 and not self._votes and drew_after is None:
             # a photo: the tile went into a hand and no hand is short of one, so the drawer played it (each
             # other seat's hand is as it was): its play is the drawer's, not the turn's guess
             self._votes[drew[0].seat] = self.config.min_seat_votes
