@@ -607,7 +607,10 @@ class ReviewSession:
                                                  scored=self.hand is not None))
         if self._gap_photos:  # helper-217: a photo out of order (a tile gone for it alone) was passed over unsaid
             s.warnings.append(out_of_order_warning([(self._photo_name(ev.frame), str(Tile(*ev.tile)))
-                                                    for ev in self._gap_photos]))
+                                                    for ev in self._gap_photos], live=self.live))
+            # helper-235: photos out of order move plays and points (take-backs, plays laid again by other
+            # seats) while the heading said "Final score"
+            s.final = False
             warning = all_lines()
         if self._draws_late:  # helper-110: a draw and the drawer's play in one photo come in the wrong order
             s.warnings.append(draws_late_warning(self._draws_late))

@@ -215,14 +215,20 @@ def arm_photos_warning(names: list[str], frames: int, scored: bool) -> str:
             f"a photo late{seats}; take each photo once the hand has left the table")
 
 
-def out_of_order_warning(notes: list[tuple[str, str]]) -> str:
+def out_of_order_warning(notes: list[tuple[str, str]], live: bool = False) -> str:
     """``notes``: (photo name, tile) of each ``tile_missing`` notice of a tile gone for one photo only (the last
-    of an arm in the photo before, back in the next: :meth:`vision.tracking.Tracker._back_after_one_photo`)."""
+    of an arm in the photo before, back in the next: :meth:`vision.tracking.Tracker._back_after_one_photo`).
+
+    ``live``: a followed folder, read in the order its photos arrive (a review reads them in the order their
+    names sort), so the advice names arrival, not names. Photos out of order can move plays and points, so
+    the line says the score is not final (the review's summary marks it so).
+    """
     lack = "lacks" if len(notes) == 1 else "lack"
     named = first_names([f"{name}: {tile}" for name, tile in notes])
+    why = ("the photos may have arrived out of order (one written late?)" if live
+           else "the photos may be out of order (do their names sort in the order they were taken?)")
     return (f"{plural(len(notes), 'photo')} {lack} a tile that the photos before and after show ({named}; notices "
-            "tile_missing): the photos may be out of order (do their names sort in the order they were taken?) or "
-            "the tile was missed there; nothing was taken back")
+            f"tile_missing): {why} or the tile was missed there; nothing was taken back, and the score is not final")
 
 
 def draws_late_warning(names: list[str]) -> str:

@@ -257,17 +257,24 @@ def _demo_gt() -> dict:
 
 def _demo_photos(tmp_path: Path, name: str, times: list[float], frames: list[int] | None = None,
                  held: dict[int, list[int]] | None = None,
-                 misread: dict[int, tuple[list[int], int, int, float]] | None = None):
+                 misread: dict[int, tuple[list[int], int, int, float]] | None = None,
+                 arrival: list[int] | None = None):
     """Photos of the bundled demo 0.9 s after each of ``times`` (s) (or at ``frames``), reviewed with its
     ground truth as the recognizer (hands' face-down tiles included, as the detector boxes them;
     ``held``: frame -> the pips of a hand tile a player holds up then, not seen; ``misread``: frame -> (a face-up
-    tile's pips, its half read wrong, the pips read there, the halves' confidence)): (summary, rows, gt)."""
+    tile's pips, its half read wrong, the pips read there, the halves' confidence)): (summary, rows, gt).
+
+    ``arrival``: the photos (named in ``frames`` order) come one per listing into a folder followed as
+    ``dominocast live`` follows it, in this order (indices into ``frames``), then Ctrl-C."""
     from calibration.profile import TableProfile
 
     gt, profile = _demo_gt(), TableProfile.load(DEMO / "profile.json")
     if frames is None:
         frames = [round((t + 0.9) * gt["fps"]) for t in times]  # once the hand has left the table
     folder = _photo_folder(DEMO / "demo.mp4", frames, tmp_path / name)
+    source = open_source(folder)
+    if arrival is not None:
+        source, frames = _followed(folder, arrival), [frames[i] for i in arrival]  # the oracle's frames, as read
     oracle = _Oracle(gt, profile, hands=True)
     oracle.frame = frames[0]
 
@@ -286,10 +293,30 @@ def _demo_photos(tmp_path: Path, name: str, times: list[float], frames: list[int
                     o.half_confidence = (conf, conf)
         return obs
 
-    summary = run_review(open_source(folder), load_ruleset(gt["rules"]), recognize, tmp_path / f"{name}_out", profile,
+    summary = run_review(source, load_ruleset(gt["rules"]), recognize, tmp_path / f"{name}_out", profile,
                          progress=lambda n: setattr(oracle, "frame", frames[min(n, len(frames) - 1)]))
     rows = [json.loads(line) for line in (tmp_path / f"{name}_out" / "events.jsonl").read_text().splitlines()]
     return summary, rows, gt
+
+
+def _followed(photos: Path, arrival: list[int]):
+    """A followed folder (``dominocast live``) into which the photos of ``photos`` (sorted by name) move one per
+    listing, in the order ``arrival`` (indices), each unchanged at the listing after it (whole), then Ctrl-C (as
+    the command's first one: ``close(read_rest=True)``, which reads the photo held for the next)."""
+    from vision.folder_follow import FollowedFolderSource
+
+    names = sorted(p.name for p in photos.iterdir())
+    folder = photos.with_name(photos.name + "_followed")
+    folder.mkdir()
+    steps = [step for i in arrival for step in (lambda n=names[i]: (photos / n).rename(folder / n), lambda: None)]
+    clock = [0.0]
+
+    def sleep(seconds):
+        clock[0] += seconds
+        steps.pop(0)() if steps else src.close(read_rest=True)
+
+    src = FollowedFolderSource(folder, clock=lambda: clock[0], sleep=sleep)
+    return src
 
 
 
@@ -369,6 +396,76 @@ def test_a_photo_out_of_order_is_named_with_the_tile_it_lacks_and_the_record_sta
     summary, rows, _ = _demo_photos(tmp_path, "in_order", times)
     assert not [r for r in rows if r.get("kind") == "tile_missing"]
     assert not [w for w in summary.warnings if "tile_missing" in w]
+
+
+def _moves_frames(gt: dict) -> list[int]:
+    """The dealt table, then a photo 0.9 s after each play, draw and reveal of the demo (21 photos, as the
+    tester's folder /tmp/h230w/P has them 1 s after)."""
+    times = sorted([p["t"] for p in gt["plays"]] + [d["t"] for d in gt["draws"]] + [r["t"] for r in gt["reveals"]])
+    return [0] + [round((t + 0.9) * gt["fps"]) for t in times]
+
+
+def test_photos_out_of_order_make_the_score_not_final_in_the_summary_heading_and_the_page(tmp_path):
+    """helper-235 (h230 defect 4): the contents of the photos after S's 5-3 and after N's 0-0 exchanged (not
+    neighbours): the review said the photos may be out of order, took 0-0 and 6-0 back and laid them again, yet
+    its heading read "Final score" and its page "final score". Now the heading, the page and `record show`
+    say the score is not final, and the warning says why; the photos in order stay final."""
+    from service.cli import app
+    from service.cli_common import console
+    from service.cli_review import _print_summary
+
+    gt = _demo_gt()
+    frames = _moves_frames(gt)
+    assert len(frames) == 21 and (frames[5], frames[9]) == (192, 335)  # after S's 5-3, after N's 0-0
+    swapped = list(frames)
+    swapped[5], swapped[9] = frames[9], frames[5]
+    for name, photos, final in (("in_order", frames, True), ("swapped", swapped, False)):
+        s, rows, _ = _demo_photos(tmp_path, name, [], photos)
+        gaps = [r for r in rows if r.get("kind") == "tile_missing" and r.get("out_of_order")]
+        assert (s.status.startswith("hand over: N dominoes"), s.final, bool(gaps)) == (True, final, not final)
+        with console.capture() as cap:
+            _print_summary(s)
+        said = cap.get()
+        page = (tmp_path / f"{name}_out" / "report.html").read_text()
+        shown = CliRunner().invoke(app, ["record", "show", str(tmp_path / f"{name}_out" / "record.json")])
+        if final:
+            assert said.splitlines()[0].strip() == "Final score" and not s.warnings
+            assert "final score N 15, S 35" in page and "not final" not in shown.stderr
+            continue
+        assert [r["text"].split(" t=")[0] for r in rows if r["type"] == "take_back"] == ["N takeback 0-0",
+                                                                                          "S takeback 6-0"]
+        assert said.splitlines()[0].strip() == "Score (not final)" and "Final score" not in said
+        (warning,) = s.warnings
+        assert warning == ("2 photos lack a tile that the photos before and after show (move_10.png: 3-1, "
+                           "move_10.png: 6-0; notices tile_missing): the photos may be out of order (do their names "
+                           "sort in the order they were taken?) or the tile was missed there; nothing was taken "
+                           "back, and the score is not final")
+        assert f"warning: {warning}" in said
+        assert "hand over · score (not final) N 15, S 35" in page and "final score N" not in page
+        assert "score not final (it may be wrong): 1 warning in the record" in shown.stderr
+
+
+def test_live_says_photos_out_of_order_arrived_so_not_that_their_names_sort_wrong(tmp_path):
+    """helper-235 (h230 section 8): `live` reads a followed folder's photos in the order they arrive, yet its
+    out-of-order warning asked whether the names sort in the order taken. Named in order, the photo after N's
+    3-1 arrives before the one after S's 5-3: live says they may have arrived out of order, and the score is
+    not final; a review of the same photos (read by name, in order) has no such warning."""
+    gt = _demo_gt()
+    frames = _moves_frames(gt)
+    arrival = list(range(len(frames)))
+    arrival[5], arrival[6] = 6, 5
+    s, rows, _ = _demo_photos(tmp_path, "late", [], frames, arrival=arrival)
+    (gap,) = [r for r in rows if r.get("kind") == "tile_missing"]
+    # read: move_05 (after N's 2-5), move_07 (5-3 and 3-1 laid), move_06 (5-3 only), move_08 (3-1 again)
+    assert (gap["file"].rsplit("/", 1)[-1], gap["tile"], gap["seat"], gap["out_of_order"]) == (
+        "move_06.png", [3, 1], "N", True)
+    (warning,) = [w for w in s.warnings if "tile_missing" in w]
+    assert warning == ("1 photo lacks a tile that the photos before and after show (move_06.png: 3-1; notices "
+                       "tile_missing): the photos may have arrived out of order (one written late?) or the tile "
+                       "was missed there; nothing was taken back, and the score is not final")
+    assert not s.final and s.score == {"N": 15, "S": 35}
+    s, rows, _ = _demo_photos(tmp_path, "late_reviewed", [], frames)  # read by name: in order
+    assert not [w for w in s.warnings if "tile_missing" in w] and s.final
 
 
 def test_a_folder_without_a_photo_of_the_dealt_table_gives_the_lead_to_the_seat_that_laid_it(tmp_path):
