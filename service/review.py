@@ -66,7 +66,7 @@ from service.review_folder import (PARTIAL, PARTIAL_KINDS, PREVIOUS, REVIEW_FILE
                                    check_review_folder, edited_record, finished_review, keep_edited_record,
                                    keep_previous, moved_by_review, review_files)
 from service.review_output import END_CARD_BGR, FLAG_BANNER_BGR, ReviewOutputs, draw_frame  # noqa: F401
-from service.review_pipeline import ARM_IN_PHOTO, FramePipeline, arm_notices  # noqa: F401
+from service.review_pipeline import ARM_IN_PHOTO, FramePipeline, ReadAhead, arm_notices  # noqa: F401
 from service.review_summary import (NO_CALIBRATION_WARNING, SKIPPED_WHY, ReviewSummary,  # noqa: F401
                                     arm_photos_warning, awaiting_reveal_status, camera_moved_warning,
                                     draws_late_warning, earlier_review_notes, hand_over_status, late_warning,
@@ -796,7 +796,12 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
         if isinstance(getattr(source, "files", None), list):
             # a folder's photo of another table is skipped as an unreadable one is (vision.photo_scene); a
             # photo is decided when the next one has come, so the source's own skips wait for their turn
-            folder = OneTableFolder(source, session.skip_unreadable)
+            # and, with a recognizer whose reads depend on the picture alone, one of another state of this table
+            # by the tiles read (vision.photo_states), each photo read once, a photo ahead of the pipeline
+            ahead = ReadAhead(recognize) if getattr(recognize, "reads_alone", False) else None
+            if ahead is not None:
+                session.pipeline.recognize = ahead
+            folder = OneTableFolder(source, session.skip_unreadable, tiles=ahead.tiles if ahead else None)
     frames = folder if folder is not None else source
     # A camera has no fixed rate here (frames come at the pace of recognition): its video is made at
     # LIVE_VIDEO_FPS in footage time (service.video_out.VideoOut).

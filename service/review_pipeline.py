@@ -17,6 +17,7 @@ from engine.ruleset import Ruleset
 from vision.exposure import OVEREXPOSED_SHARE, clipped_mask, glare_beside, overexposed_message
 from vision.motion import MotionGate
 from vision.photo_arms import PhotoArms
+from vision.photo_states import PhotoTiles, photo_tiles
 from vision.placements import Notice
 from vision.tracking import Tracker, TrackerConfig
 
@@ -132,3 +133,41 @@ def arm_notices(decided: list[tuple[int, float, str]]) -> list[Notice]:
     """``arm_in_photo`` notices for the photos :class:`vision.photo_arms.PhotoArms` found arms in."""
     return [Notice("arm_in_photo", t, i, ARM_IN_PHOTO.format(side=side), details={"side": side})
             for i, t, side in decided]
+
+
+class ReadAhead:
+    """A recognizer (``image -> observations``, as :class:`FramePipeline` calls it) that may read a folder's photo
+    before the pipeline does: :meth:`tiles` reads a photo once and holds its read, which the pipeline's plain read
+    of the same picture then gets (a second look reads anew), with the recognizer's counts of that read
+    (``last_off_table``, ``last_off_table_sure``, ``last_tile_px``) as they were. So a photo is read once, and the
+    reads are those the pipeline made alone, when the recognizer's reads depend on the picture alone
+    (:attr:`vision.recognize.FocusedRecognize.reads_alone`).
+    """
+
+    _COUNTS = ("last_off_table", "last_off_table_sure", "last_tile_px")
+
+    def __init__(self, recognize: Callable):
+        self.recognize = recognize
+        self.takes_focus = getattr(recognize, "takes_focus", False)
+        self.takes_second_look = getattr(recognize, "takes_second_look", False)
+        self.recognizer = getattr(recognize, "recognizer", None)
+        self._held: dict[int, tuple] = {}  # frame index -> (picture, observations, the recognizer's counts)
+
+    def tiles(self, frame) -> PhotoTiles:  # noqa: ANN001 - a vision.sources.Frame
+        """The face-up tiles read in ``frame`` (:func:`vision.photo_states.photo_tiles`), its read held."""
+        obs = self.recognize(frame.image)
+        counts = {k: getattr(self.recognizer, k) for k in self._COUNTS if hasattr(self.recognizer, k)}
+        self._held[frame.index] = (frame.image, obs, counts)
+        return photo_tiles(obs)
+
+    def __call__(self, image: np.ndarray, **kwargs) -> list:
+        # a plain read (no focus, no second look): the one held, if any
+        if all(v is None or v is False for v in kwargs.values()):
+            for index, (held, obs, counts) in list(self._held.items()):
+                if held is image:
+                    for i in [i for i in self._held if i <= index]:
+                        del self._held[i]  # those before it were left out
+                    for k, v in counts.items():
+                        setattr(self.recognizer, k, v)
+                    return obs
+        return self.recognize(image, **kwargs)

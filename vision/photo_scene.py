@@ -31,6 +31,8 @@ A stale photo of this table (helper-220: a copy of an early photo among the last
 cleared and the next photo's line as a second hand) shares points with both neighbours, but far fewer than
 they share with each other: it is left out too (:data:`STALE_SHARE`, :func:`earlier_state_message`), when it
 has both neighbours and their colours (a change of light shares fewer points too, and changes the colours).
+A copy of a later photo, or a stale copy first, last or twice in a row, shares too many points to tell: given
+the tiles read in each photo, :class:`OneTable` tells those by the tiles (:mod:`vision.photo_states`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 import cv2
 import numpy as np
 
+from vision.photo_states import PhotoTiles, earlier_state, later_first, later_state, state_message, tile_list
 from vision.sources import SourceError
 
 __all__ = ["MIN_SCENE_POINTS", "SAME_COLOURS", "SAME_TABLE_POINTS", "SCENE_WIDTH_PX", "STALE_SHARE", "OneTable",
@@ -149,8 +152,8 @@ def earlier_state_message(name: str, shared: tuple[int, int], between: int) -> s
 
 
 class OneTable:
-    """Leaves out a folder's photos of another table, or of an earlier state of this one (see the module), one
-    frame late.
+    """Leaves out a folder's photos of another table, or of an earlier (or later) state of this one (see the
+    module), one frame late.
 
     Iterate ``OneTable(frames, on_other)``: the frames of ``frames`` (``(index, t, image)``, in order),
     but those of another table, for each of which ``on_other(frame, message)`` is called instead, in the
@@ -159,14 +162,23 @@ class OneTable:
     have ended too: the frames held are decided and yielded first, then the error is raised (a followed
     folder's last photo was never read when its folder went). ``before(index)``, when given, is called before each frame is yielded or said
     to be another table's: what happened to the frames before it may be said then, in order.
+
+    ``tiles``, when given (``frame -> PhotoTiles``: its face-up tiles read, :func:`vision.photo_states.photo_tiles`),
+    also leaves out a frame of a later or earlier state of this table than the frames around it agree on, by the
+    tiles read (:mod:`vision.photo_states`: what the image points cannot tell); the first frame is then decided
+    once the next three have come.
     """
 
     def __init__(self, frames: Iterable, on_other: Callable[[object, str], None],
-                 before: Callable[[int], None] | None = None, name: Callable[[int], str] = str):
+                 before: Callable[[int], None] | None = None, name: Callable[[int], str] = str,
+                 tiles: Callable[[object], PhotoTiles] | None = None):
         self.frames = frames
         self.on_other = on_other
         self.before = before
         self.name = name  # a frame's index -> the name said in the message
+        self.tiles = tiles
+        self._lines: dict[int, PhotoTiles] = {}  # the tiles read of the frames still compared
+        self._earlier: list[PhotoTiles] = []  # those of the frames kept, in order
         self._features: dict[int, SceneFeatures] = {}
         self._shared: dict[tuple[int, int], int] = {}
         self._turns: dict[tuple[int, int], float] = {}  # (earlier, later) -> the picture's turn, degrees
@@ -218,6 +230,32 @@ class OneTable:
         between = self._share(one, two)
         return other_table_message(self.name(x.index), shared, between, where) if between >= SAME_TABLE_POINTS else None
 
+    def _line(self, frame) -> PhotoTiles:
+        if frame.index not in self._lines:
+            self._lines[frame.index] = self.tiles(frame)
+        return self._lines[frame.index]
+
+    def _state(self, x, kept, pending) -> str | None:
+        """The message when the tiles read in ``x`` show a later or earlier state of the table than the frames
+        ``kept`` before it and ``pending`` after it agree on (:mod:`vision.photo_states`)."""
+        name, line = self.name(x.index), self._line(x)
+        if kept:
+            before, after = self._line(kept[-1]), self._line(pending[0]) if pending else None
+            gone = later_state(line, before, after) if after is not None else None
+            if gone:
+                return state_message(name, True, f"it adds {tile_list(gone)} to the line of the photo before it, "
+                                                  "and the photo after it lacks them")
+            lost = earlier_state(line, before, after, self._earlier[:-1])
+            if lost:
+                return state_message(name, False, f"it lacks {tile_list(lost)} of the photo before it, and shows "
+                                                   "the line of an earlier one")
+        elif pending:
+            gone = later_first(line, [self._line(f) for f in pending])
+            if gone:
+                return state_message(name, True, f"the photo after it lacks {tile_list(gone)} of its line, and the "
+                                                  "tiles laid after lie where it shows them")
+        return None
+
     def __iter__(self) -> Iterator:
         kept: deque = deque(maxlen=2)  # the last two frames kept (the latest last)
         pending: deque = deque()
@@ -225,7 +263,7 @@ class OneTable:
         failure: SourceError | None = None
         it = iter(self.frames)
         while True:
-            while not ended and len(pending) < (2 if kept else 3):
+            while not ended and len(pending) < (2 if kept else 3 if self.tiles is None else 4):
                 try:
                     pending.append(next(it))
                 except StopIteration:
@@ -248,6 +286,8 @@ class OneTable:
                 message = self._odd(x, kept[-1], kept[-2], "before")
             elif not kept and len(pending) >= 2:  # the first photo
                 message = self._odd(x, pending[0], pending[1], "after")
+            if message is None and self.tiles is not None:
+                message = self._state(x, kept, pending)
             if self.before is not None:
                 self.before(x.index)
             if message is not None:
@@ -255,8 +295,12 @@ class OneTable:
                 self.on_other(x, message)
                 continue
             kept.append(x)
+            if self.tiles is not None:
+                self._earlier.append(self._line(x))
             for i in [i for i in self._features if i not in {f.index for f in (*kept, *pending)}]:
                 del self._features[i]  # only the frames still compared keep theirs
+            for i in [i for i in self._lines if i not in {f.index for f in (*kept, *pending)}]:
+                del self._lines[i]
             yield x
 
 
@@ -271,16 +315,18 @@ class OneTableFolder:
     (:func:`service.review.run_review`) and the live service's photo-folder tables
     (:class:`service.vision_source.VisionSource`) say them the same way. :meth:`close` (a stop before the
     folder's end) says the skips still held and hands ``on_unreadable`` back to ``say``.
+    ``tiles``: as :class:`OneTable`'s (the folder review passes the reads it makes a photo ahead).
     """
 
-    def __init__(self, source, say: Callable[[int, float, object, str], None]):
+    def __init__(self, source, say: Callable[[int, float, object, str], None],
+                 tiles: Callable[[object], PhotoTiles] | None = None):
         self.source = source
         self.say = say
         self.held: list[tuple] = []  # the source's own skips (index, t, path, message), not said yet
         source.on_unreadable = lambda *skip: self.held.append(skip)
         self.one = OneTable(source, lambda frame, message: say(frame.index, frame.t, source.files[frame.index],
                                                                message),
-                            before=self._say_held, name=lambda index: str(source.files[index]))
+                            before=self._say_held, name=lambda index: str(source.files[index]), tiles=tiles)
 
     @property
     def left_out(self) -> list[int]:

@@ -611,6 +611,9 @@ class FocusedRecognize:
     takes_focus = True
     #: ... and ``second_look`` (:meth:`Recognizer.__call__`) for the read that confirms a tile gone.
     takes_second_look = True
+    #: Its reads depend on the picture alone, not on the reads before: a folder review may read a photo ahead
+    #: (:class:`service.review_pipeline.ReadAhead`) to compare the tiles of photos side by side.
+    reads_alone = True
 
     def __init__(self, recognizer: Recognizer, profile: TableProfile | None):
         self.recognizer = recognizer
