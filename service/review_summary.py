@@ -20,7 +20,7 @@ from vision.placements import Notice
 from vision.recognize import READABLE_TILE_PX, off_table_message
 
 #: Why a folder's images are skipped (said with their count in the summary and the report).
-SKIPPED_WHY = "undecodable, another size, blurred, another table, or an earlier or later state of this one"
+SKIPPED_WHY = "undecodable, another size, blurred, blank, turned, another table, or an earlier or later state of this one"
 
 
 @dataclass

@@ -113,3 +113,30 @@ def test_a_glare_at_the_border_is_no_arm():
     # off, a tile's pitch, and the clean photos beside get named too: only the middle photo is checked)
     named = _decide([clean, _glare(_arm(placed, "left"), (W // 2, H), 180), _table(5)])
     assert [(i, side) for i, side in named if i == 1] == [(1, "left")]
+
+
+def _zoomed(image: np.ndarray, zoom: float) -> np.ndarray:
+    """``image`` cropped to its central 1/``zoom`` (the same shape) and scaled back to its size, as a photo folder
+    scales a photo of its shape without a calibration."""
+    h, w = image.shape[:2]
+    cw, ch = round(w / zoom), round(h / zoom)
+    x, y = (w - cw) // 2, (h - ch) // 2
+    return cv2.resize(image[y:y + ch, x:x + cw], (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def test_a_zoomed_photo_is_no_arm_and_an_arm_in_it_still_is():
+    """helper-230 section 8: the demo's photo after S 4-4 cropped to its central 80 % (scaled back up by the
+    folder) was named an arm reaching in from the left edge: the boneyard's column there moved outwards 94 px,
+    which no shift undoes. Two photos a similarity scales by more than PHOTO_ZOOM are compared at one scale."""
+    from pathlib import Path
+
+    from video_frames import video_frames  # tests/video_frames.py
+
+    demo = Path(__file__).resolve().parent.parent / "examples" / "footage" / "demo.mp4"
+    # 0.9 s after 5 plays (no arm), and 432: S's arm over the table, 0.3 s before 4-4 lies (ground_truth.json)
+    *photos, arm = video_frames(demo, [372, 403, 445, 516, 551, 432])
+    assert _decide(photos) == [] and _decide(photos[:2] + [arm] + photos[3:]) == [(2, "bottom")]
+    for zoom in (1.25, 1.1):
+        assert _decide(photos[:2] + [_zoomed(photos[2], zoom)] + photos[3:]) == []
+    assert _decide(photos[:2] + [_zoomed(arm, 1.25)] + photos[3:]) == [(2, "bottom")]
+    assert _decide([_zoomed(photos[0], 1.1)] + photos[1:]) == []  # the first photo, by its one pair

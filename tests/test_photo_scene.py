@@ -12,12 +12,14 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from calibration.profile import TableProfile
 from engine.ruleset import load_ruleset
 from service.review import run_review
 from vision.observation import TileObservation
-from vision.photo_scene import OneTable, SceneFeatures, scene_features, shared_match, shared_points
+from vision.photo_scene import (NO_TABLE_CONTRAST, SAME_TABLE_POINTS, OneTable, SceneFeatures, no_table,
+                                scene_features, shared_match, shared_points)
 from vision.recognize import table_pose
 from vision.sources import Frame, open_source
 
@@ -97,10 +99,45 @@ def test_a_photo_of_another_table_is_left_out_and_no_change_of_the_same_table_is
     empty = photos[0].copy()
     empty[:] = cv2.medianBlur(photos[0], 31)  # the surface without its tiles: little to judge by
     assert _odd(photos[:3] + [empty] + photos[3:]) == []
-    # a photo with no features is not judged
-    assert _odd(photos[:3] + [np.full_like(stray, 90)] + photos[3:]) == []
+    # a photo with no features shows no table at all: left out by itself (below)
+    assert _odd(photos[:3] + [np.full_like(stray, 90)] + photos[3:]) == [3]
     assert len(scene_features(np.zeros((540, 960, 3), np.uint8)).points) == 0
     assert shared_points(SceneFeatures(np.zeros((0, 2), np.float32), None), scene_features(stray)) == 0
+
+
+def test_a_blank_picture_is_left_out_as_no_table_and_a_dark_or_cleared_photo_is_not():
+    """helper-230 defect 7: a 960x540 picture of the felt's green alone between two photos was read as this
+    table with its tiles gone (2 tile_missing notices, "the photos may be out of order"; its colours are the
+    felt's, so it was no other table). It is left out wherever it lies among photos of a table, said to show no
+    table; a black picture and a lens cap's noise too. A dimmed photo (every tile still found by the detector at
+    0.1x), an overexposed one and a cleared table are kept."""
+    gt, _ = _demo()
+    photos = _frames([round((p["t"] + 0.9) * gt["fps"]) for p in gt["plays"][:6]])
+    felt = np.zeros_like(photos[0])
+    felt[:] = (40, 90, 40)
+    said = []
+    one = OneTable([Frame(i, float(i), im) for i, im in enumerate(photos[:3] + [felt] + photos[3:])],
+                   lambda frame, message: said.append(message), name=lambda i: f"photo_{i}")
+    assert [f.index for f in one] == [0, 1, 2, 4, 5, 6] and one.left_out == [3]
+    assert said == ["image photo_3 shows no table: a plain picture, 0 image features, too few to match it with "
+                    "any photo (blank, black, or taken with the lens covered): not read; leave it out"]
+    assert _odd([felt] + photos) == [0] and _odd(photos + [felt]) == [6]  # the first and the last photo
+    assert _odd(photos[:3] + [felt, felt] + photos[3:]) == [3, 4]  # two in a row
+    assert _odd([felt]) == [] and _odd([felt, felt * 2]) == []  # no photo of a table to be among
+    lens = np.clip(np.random.default_rng(0).normal(4, 4, felt.shape), 0, 255).astype(np.uint8)
+    assert _odd(photos[:3] + [np.zeros_like(felt)] + photos[3:]) == [3]  # black
+    assert _odd(photos[:3] + [lens] + photos[3:]) == [3]
+    # the photo before a blank one is judged by the photo after that (a stray photo there is still caught)
+    stray, _ = _stray()
+    assert _odd(photos[:2] + [stray, felt] + photos[2:]) == [2, 3]
+    for k in (0.1, 0.05):  # dimmed: few features, its tiles' contrast kept
+        dim = (photos[0] * k).astype(np.uint8)
+        features = scene_features(dim)
+        assert len(features.points) < SAME_TABLE_POINTS and features.contrast >= NO_TABLE_CONTRAST
+        assert not no_table(features) and _odd([dim] + photos[1:]) == [] and _odd(photos[:3] + [dim] + photos[3:]) == []
+    assert _odd(photos[:3] + [np.clip(photos[3] * 1.6 + 20, 0, 255).astype(np.uint8)] + photos[3:]) == []
+    assert _odd(photos[:3] + [cv2.medianBlur(_frames([0])[0], 31)] + photos[3:]) == []  # cleared: hand rows, cloth
+    assert not no_table(SceneFeatures(np.zeros((0, 2), np.float32), None))  # no contrast taken: not judged
 
 
 def test_a_stale_copy_of_an_earlier_photo_is_left_out_and_a_new_hand_is_not():
@@ -121,14 +158,18 @@ def test_a_stale_copy_of_an_earlier_photo_is_left_out_and_a_new_hand_is_not():
     assert _odd([photos[1]] + photos[12:]) == [] and _odd(photos[10:] + [photos[1]]) == []  # one side only
 
 
-def test_a_folder_review_skips_the_photo_of_another_table_as_if_it_were_not_there(tmp_path):
+@pytest.mark.parametrize("odd", ["another table", "no table"])
+def test_a_folder_review_skips_the_photo_of_another_table_as_if_it_were_not_there(tmp_path, odd):
     """The demo's first 6 plays, one photo each, with a photo of another table (its tiles read as they lie)
-    in the middle: the same plays, scores and rows as without it, and one ``unreadable_image`` notice."""
+    in the middle: the same plays, scores and rows as without it, and one ``unreadable_image`` notice. So too
+    a blank picture of the felt's colour (helper-230 defect 7: read as this table with its tiles gone)."""
     gt, profile = _demo()
     plays = gt["plays"][:6]
     indices = [round((p["t"] + 0.9) * gt["fps"]) for p in plays]
     photos = _frames(indices)
     stray, stray_tiles = _stray()
+    if odd == "no table":
+        stray[:], stray_tiles = (40, 90, 40), []
     keyframes = sorted(gt["keyframes"], key=lambda k: k["frame"])
     by_picture = {hashlib.md5(p.tobytes()).hexdigest(): _obs([k for k in keyframes if k["frame"] <= f][-1]["tiles"],
                                                              profile)
@@ -152,8 +193,8 @@ def test_a_folder_review_skips_the_photo_of_another_table_as_if_it_were_not_ther
     summary, rows = review("stray", photos[:3] + [stray] + photos[3:])
     notices = [r for r in rows if r.get("kind") == "unreadable_image"]
     assert len(notices) == 1 and notices[0]["frame"] == 3 and notices[0]["file"].endswith("move_04.png")
-    assert "shows another table" in notices[0]["message"] and notices[0]["message"].endswith("; skipped")
-    assert len(summary.skipped) == 1 and "move_04.png shows another table" in summary.skipped[0]
+    assert f"shows {odd}" in notices[0]["message"] and notices[0]["message"].endswith("; skipped")
+    assert len(summary.skipped) == 1 and f"move_04.png shows {odd}" in summary.skipped[0]
     want = [(p["seat"], p["tile"]) for p in plays]
     assert [(r["seat"], r["tile"]) for r in clean_rows if r["type"] == "play"] == want
 

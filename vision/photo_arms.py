@@ -26,6 +26,15 @@ correlation) before they are compared (helper-126's five hand-held demo folders:
 the first photo, which a tilt leaves different; the demo's photos 0.33 s before each play still 14 of
 16 named, 0.8 s after none, as before).
 
+A photo zoomed from its neighbours (cropped to its central part, then scaled to the folder's size, as the folder
+does for a photo of its shape without a calibration) moves every tile near the border outwards, which no shift
+undoes: helper-230's demo photo 12 cropped to its central 80 % was named an arm "reaching in from the left
+edge" (the boneyard's column there moved 94 px). When the similarity (scale, turn, shift) fitted to the two
+photos' matched features (:func:`vision.photo_scene.matched_points`) scales the picture by more than
+:data:`PHOTO_ZOOM`, the photo showing more of the table is brought onto the zoomed one by it instead of the
+shift (each pixel compared then shows the table in both, and an arm at the zoomed photo's border still touches
+its border).
+
 A lamp's glare in one photo changes the border too; a part of the change a quarter clipped white in one of
 the photos compared is light, not an arm (:data:`GLARE_ARM_SHARE`), and is left out.
 """
@@ -36,8 +45,10 @@ import cv2
 import numpy as np
 
 from vision.motion import MotionGate, border_side
+from vision.photo_scene import (SAME_TABLE_POINTS, SCENE_RANSAC_PX, SCENE_WIDTH_PX, SceneFeatures, matched_points,
+                                scene_features)
 
-__all__ = ["PHOTO_ARM_MIN_AREA", "PhotoArms", "arm_regions"]
+__all__ = ["PHOTO_ARM_MIN_AREA", "PHOTO_ZOOM", "PhotoArms", "arm_regions"]
 
 #: Smallest border-touching change between two photos taken for an arm, as a share of the frame.
 #: Measured at 0.02 on generated footage (the demo; block, muggins and bdc-partnership at 960x540),
@@ -64,13 +75,20 @@ GLARE_ARM_SHARE = 0.25
 GLARE_CORE_SHARE = 0.02
 GLARE_LIGHTER_SHARE = 0.8
 GLARE_LIGHTER_LEVELS = 8
+#: Two photos whose fitted similarity scales the picture by more than this share (up or down) are compared
+#: at one scale (see the module). The photos of a hand-held phone (``bench.sec_photos.hand_held``'s, the demo's
+#: 21 photos): 0.95-1.055; a still camera's 0.999-1.0; a photo cropped to its central 80 % and scaled up 1.25
+#: (0.80 back). The demo's photos zoomed 1.08 and 1.10 were named arms too (the first photo, by its one pair).
+PHOTO_ZOOM = 0.06
 
 
-def arm_regions(before: np.ndarray, after: np.ndarray) -> np.ndarray | None:
+def arm_regions(before: np.ndarray, after: np.ndarray,
+                features: tuple[SceneFeatures, SceneFeatures] | None = None) -> np.ndarray | None:
     """Where two photos differ by arm-sized regions touching the image border.
 
     Args:
         before, after: (H, W, 3) BGR or (H, W) grey uint8 photos of the same table.
+        features: their :func:`vision.photo_scene.scene_features`, when the caller has them (else found here).
 
     Returns:
         (h, w) bool mask at the motion gate's work size (320 px wide), or None when there is no
@@ -79,9 +97,10 @@ def arm_regions(before: np.ndarray, after: np.ndarray) -> np.ndarray | None:
     if before.shape != after.shape:
         return None
     before, after = _unfilled(before, after)
+    before, after = _one_scale(before, after, features) or (before, _steadied(before, after))
     gate = MotionGate(still_window_s=0.0, arm_threshold=0.0, min_area=PHOTO_ARM_MIN_AREA)
     gate.prime(0.0, before)
-    arms = gate.update(1, 1.0, _steadied(before, after)).arms_small
+    arms = gate.update(1, 1.0, after).arms_small
     return None if arms is None else arms > 0
 
 
@@ -117,6 +136,32 @@ def _steadied(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     return cv2.warpAffine(after, back, (after.shape[1], after.shape[0]), borderMode=cv2.BORDER_REPLICATE)
 
 
+def _one_scale(before: np.ndarray, after: np.ndarray, features: tuple[SceneFeatures, SceneFeatures] | None = None
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The two photos (one size) in the frame of the one showing less of the table, the other brought onto it
+    by the similarity fitted (RANSAC) to their matched features, when it scales the picture by more than
+    :data:`PHOTO_ZOOM` (so that each pixel compared shows the table in both, and an arm at the zoomed photo's
+    border still touches the border); None when it does not, or under
+    :data:`vision.photo_scene.SAME_TABLE_POINTS` points agree on it."""
+    a, b = features if features is not None else (scene_features(before), scene_features(after))
+    src, dst = matched_points(a, b)
+    if len(src) < SAME_TABLE_POINTS:
+        return None
+    m, inliers = cv2.estimateAffinePartial2D(src, dst, method=cv2.RANSAC, ransacReprojThreshold=SCENE_RANSAC_PX)
+    scale = np.hypot(m[0, 0], m[1, 0]) if m is not None else 1.0
+    if m is None or int(inliers.sum()) < SAME_TABLE_POINTS or abs(scale - 1) <= PHOTO_ZOOM:
+        return None
+    m[:, 2] *= before.shape[1] / SCENE_WIDTH_PX  # from the features' width to the photos' pixels
+    h, w = before.shape[:2]
+    # m takes ``before``'s pixels to ``after``'s: forwards when ``after`` is the zoomed one, else backwards
+    flags = cv2.WARP_INVERSE_MAP if scale < 1 else 0
+    moved, still = (after, before) if scale < 1 else (before, after)
+    brought = cv2.warpAffine(moved, m, (w, h), flags=cv2.INTER_LINEAR | flags)
+    reach = cv2.warpAffine(np.full((h, w), 255, np.uint8), m, (w, h), flags=cv2.INTER_NEAREST | flags) > 0
+    brought[~reach] = still[~reach]  # an edge pixel's rounding: no picture there to differ
+    return (still, brought) if scale < 1 else (brought, still)
+
+
 class PhotoArms:
     """Which photos of a folder show an arm over the table, each decided once the photo after it
     is seen (:meth:`add`), the last one at :meth:`finish`.
@@ -127,6 +172,7 @@ class PhotoArms:
 
     def __init__(self) -> None:
         self._prev: np.ndarray | None = None  # the last photo
+        self._prev_features: SceneFeatures | None = None  # its scene features (:func:`_one_scale`)
         self._taken: list[tuple[int, float]] = []  # (index, t) of the photos so far
         self._pairs: list[np.ndarray | None] = []  # arm regions between photo k-1 and k, for k >= 1
         # each photo's clipped white and grey levels at the arm masks' size (the motion gate's work size)
@@ -141,9 +187,10 @@ class PhotoArms:
         :func:`vision.exposure.clipped_mask` when the caller has it already."""
         if image is self._prev:
             return []
+        features = scene_features(image)
         if self._prev is not None:
-            self._pairs.append(arm_regions(self._prev, image))
-        self._prev = image
+            self._pairs.append(arm_regions(self._prev, image, (self._prev_features, features)))
+        self._prev, self._prev_features = image, features
         self._taken.append((index, t))
         clipped, grey = _work_size(image, clipped)
         self._clipped.append(clipped)

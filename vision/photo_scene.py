@@ -16,7 +16,19 @@ one) while those two share at least that many with each other: a table cleared b
 hand dealt, changes the table for good (the photo after it is like it, not like the one before), and is
 never one photo alone that is unlike the two around it. The first photo is judged by the two after it,
 the last by the two before it; a photo with under :data:`MIN_SCENE_POINTS` features (a plain surface,
-empty) is not judged (nothing to judge by). Two stray photos in a row are alike, and not caught.
+empty) is not judged by them (nothing to judge by). Two stray photos in a row are alike, and not caught.
+
+A photo that shows nothing at all (:func:`no_table`: a blank picture of one colour, black, a lens cap) among
+photos of a table (a photo kept before it, or the next one, has :data:`MIN_SCENE_POINTS` features or more) is
+left out, wherever it lies (the first and the last photo too): helper-230's 960x540 felt-green picture between
+two photos was read as this table with every tile gone (its colours are the felt's). It has
+under :data:`SAME_TABLE_POINTS` features (so it could match no photo) and no local contrast
+(:data:`NO_TABLE_CONTRAST`). Measured (features; contrast): the blank picture 0; 0.0, one black 0; 0.0, one of
+the felt's colour darkened to half at its corners 0; 2.5, grey noise of sigma 2-8 on black or the felt 0-24;
+0.7-1.6 (sigma 8 on the felt: 217 features, kept). Real photos: the demo's first frame (its 28 tiles in
+the hands, no line) 485; 76, dimmed to 0.2x 44; 15, to 0.1x (mean grey 3.4 of 255, every tile still found by
+the detector) 3; 7.6, to 0.05x (mean 1.9) 0; 4.0; a cleared table (the frame median-blurred, 31 px: the
+surface without its tiles) 70-114; 35-72; the frames of helper-201's six footages 416 or more.
 
 Measured (640 px, 1500 features; points shared): photos next to each other, and one apart, in 11 folders
 (the every-event, the one-per-play hand-held (``bench.sec_photos.hand_held``) and the arm-over-the-table
@@ -46,9 +58,9 @@ import numpy as np
 from vision.photo_states import PhotoTiles, earlier_state, later_first, later_state, state_message, tile_list
 from vision.sources import SourceError
 
-__all__ = ["MIN_SCENE_POINTS", "SAME_COLOURS", "SAME_TABLE_POINTS", "SCENE_WIDTH_PX", "STALE_SHARE", "OneTable",
-           "SceneFeatures", "OneTableFolder", "earlier_state_message", "other_table_message", "same_colours",
-           "scene_features", "shared_points"]
+__all__ = ["MIN_SCENE_POINTS", "NO_TABLE_CONTRAST", "SAME_COLOURS", "SAME_TABLE_POINTS", "SCENE_WIDTH_PX",
+           "STALE_SHARE", "OneTable", "SceneFeatures", "OneTableFolder", "earlier_state_message", "matched_points",
+           "no_table", "no_table_message", "other_table_message", "same_colours", "scene_features", "shared_points"]
 
 #: Photos are compared at this width (px), whatever their size.
 SCENE_WIDTH_PX = 640
@@ -68,6 +80,11 @@ MIN_SCENE_POINTS = 100
 SAME_COLOURS = 0.5
 #: The colours are counted at this width (px).
 COLOUR_WIDTH_PX = 160
+#: A photo with under :data:`SAME_TABLE_POINTS` features shows no table (:func:`no_table`) when its local
+#: contrast is under this (grey levels: the 99.5th percentile of how far a pixel lies from its surroundings'
+#: mean, a Gaussian of sigma 4 px, at :data:`COLOUR_WIDTH_PX` wide, where a sensor's noise averages out):
+#: a blank or black picture 0-2.5, the demo's frame dimmed to 0.05x 4.0 (see the module's measurements).
+NO_TABLE_CONTRAST = 3.0
 #: A photo of this table between two that share ``between`` points is an earlier (or later) state of it
 #: (:func:`earlier_state_message`) when it shares under this share of ``between`` with each of them, its
 #: colours theirs. helper-222, the demo's 32 photos: photos next to each other 0.90 at the least (an arm's
@@ -85,10 +102,12 @@ _CLAHE = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8))
 
 class SceneFeatures(NamedTuple):
     """One photo's ORB features: (N, 2) float32 points (px at :data:`SCENE_WIDTH_PX`), (N, 32) uint8
-    descriptors; and its colours: a (18, 8) float32 hue-saturation histogram summing to 1 (None: not taken)."""
+    descriptors; its colours: a (18, 8) float32 hue-saturation histogram summing to 1 (None: not taken);
+    and its local contrast (grey levels, :data:`NO_TABLE_CONTRAST`; None: not taken)."""
     points: np.ndarray
     descriptors: np.ndarray | None
     colours: np.ndarray | None = None
+    contrast: float | None = None
 
 
 def scene_features(image: np.ndarray) -> SceneFeatures:
@@ -98,12 +117,23 @@ def scene_features(image: np.ndarray) -> SceneFeatures:
     grey = _CLAHE.apply(cv2.resize(grey, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR))
     keypoints, descriptors = cv2.ORB_create(nfeatures=SCENE_FEATURES).detectAndCompute(grey, None)
     colours = None
+    s = COLOUR_WIDTH_PX / image.shape[1]
+    small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
     if image.ndim == 3:
-        s = COLOUR_WIDTH_PX / image.shape[1]
-        hsv = cv2.cvtColor(cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2HSV)
-        colours = cv2.calcHist([hsv], [0, 1], None, [18, 8], [0, 180, 0, 256])
+        colours = cv2.calcHist([cv2.cvtColor(small, cv2.COLOR_BGR2HSV)], [0, 1], None, [18, 8], [0, 180, 0, 256])
         colours /= max(float(colours.sum()), 1.0)
-    return SceneFeatures(np.float32([k.pt for k in keypoints]).reshape(-1, 2), descriptors, colours)
+        small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    small = small.astype(np.float32)
+    contrast = float(np.percentile(np.abs(small - cv2.GaussianBlur(small, (0, 0), 4)), 99.5))
+    return SceneFeatures(np.float32([k.pt for k in keypoints]).reshape(-1, 2), descriptors, colours, contrast)
+
+
+def no_table(features: SceneFeatures) -> bool:
+    """Whether a photo's features (:func:`scene_features`) show nothing to match: under
+    :data:`SAME_TABLE_POINTS` ORB points and a local contrast (when taken) under :data:`NO_TABLE_CONTRAST`
+    (a blank picture, a black one, a lens cap; a dimmed photo keeps its tiles' contrast)."""
+    return (len(features.points) < SAME_TABLE_POINTS and features.contrast is not None
+            and features.contrast < NO_TABLE_CONTRAST)
 
 
 def same_colours(a: SceneFeatures, b: SceneFeatures) -> float:
@@ -123,17 +153,24 @@ def shared_points(a: SceneFeatures, b: SceneFeatures) -> int:
 def shared_match(a: SceneFeatures, b: SceneFeatures) -> tuple[int, float]:
     """:func:`shared_points` and how far the picture turned from ``a`` to ``b`` on that homography
     (degrees in (-180, 180], its top-left 2x2 part's turn; 0.0 when they share no points)."""
-    if a.descriptors is None or b.descriptors is None or len(a.points) < 8 or len(b.points) < 8:
+    src, dst = matched_points(a, b)
+    if len(src) < 8:
         return 0, 0.0
-    matches = cv2.BFMatcher(cv2.NORM_HAMMING, crossCheck=True).match(a.descriptors, b.descriptors)
-    if len(matches) < 8:
-        return 0, 0.0
-    src = a.points[[m.queryIdx for m in matches]]
-    dst = b.points[[m.trainIdx for m in matches]]
     h, mask = cv2.findHomography(src, dst, cv2.RANSAC, SCENE_RANSAC_PX)
     if mask is None or h is None:
         return 0, 0.0
     return int(mask.sum()), float(np.degrees(np.arctan2(h[1, 0] - h[0, 1], h[0, 0] + h[1, 1])))
+
+
+def matched_points(a: SceneFeatures, b: SceneFeatures) -> tuple[np.ndarray, np.ndarray]:
+    """Two photos' features matched both ways: (N, 2) float32 points of ``a`` and the (N, 2) points of ``b``
+    they match (px at :data:`SCENE_WIDTH_PX`); none when either has under 8 features."""
+    none = np.zeros((0, 2), np.float32)
+    if a.descriptors is None or b.descriptors is None or len(a.points) < 8 or len(b.points) < 8:
+        return none, none
+    matches = cv2.BFMatcher(cv2.NORM_HAMMING, crossCheck=True).match(a.descriptors, b.descriptors)
+    return (a.points[[m.queryIdx for m in matches]].reshape(-1, 2),
+            b.points[[m.trainIdx for m in matches]].reshape(-1, 2))
 
 
 def other_table_message(name: str, shared: tuple[int, int], between: int, where: str = "before and after") -> str:
@@ -141,6 +178,12 @@ def other_table_message(name: str, shared: tuple[int, int], between: int, where:
     return (f"image {name} shows another table: it shares {shared[0]} and {shared[1]} points with the photos "
             f"{where} it, which share {between} with each other (another camera, surface or tiles): not read; "
             "leave it out")
+
+
+def no_table_message(name: str, features: SceneFeatures) -> str:
+    """The line that says a photo shows no table (:func:`no_table`; ``name``: its path or file name)."""
+    return (f"image {name} shows no table: a plain picture, {len(features.points)} image features, too few to "
+            "match it with any photo (blank, black, or taken with the lens covered): not read; leave it out")
 
 
 def earlier_state_message(name: str, shared: tuple[int, int], between: int) -> str:
@@ -152,8 +195,8 @@ def earlier_state_message(name: str, shared: tuple[int, int], between: int) -> s
 
 
 class OneTable:
-    """Leaves out a folder's photos of another table, or of an earlier (or later) state of this one (see the
-    module), one frame late.
+    """Leaves out a folder's photos of another table, or of an earlier (or later) state of this one, or of no
+    table (see the module), one frame late.
 
     Iterate ``OneTable(frames, on_other)``: the frames of ``frames`` (``(index, t, image)``, in order),
     but those of another table, for each of which ``on_other(frame, message)`` is called instead, in the
@@ -276,18 +319,23 @@ class OneTable:
                 return
             x = pending.popleft()
             message = None
-            if kept or pending:
-                message = self._turned(x, kept[-1] if kept else pending[0])
+            blank = no_table(self._f(x))
+            # a blank picture next is no neighbour of a table's photo (a folder of blank pictures keeps its own)
+            ahead = list(pending) if blank else [f for f in pending if not no_table(self._f(f))]
+            if blank and any(len(self._f(y).points) >= MIN_SCENE_POINTS for y in [*kept, *ahead[:1]]):
+                message = no_table_message(self.name(x.index), self._f(x))  # among photos of a table
+            elif kept or ahead:
+                message = self._turned(x, kept[-1] if kept else ahead[0])
             if message is not None:
                 pass
-            elif kept and pending:
-                message = self._odd(x, kept[-1], pending[0], "before and after")
+            elif kept and ahead:
+                message = self._odd(x, kept[-1], ahead[0], "before and after")
             elif kept and len(kept) == 2:  # the last photo
                 message = self._odd(x, kept[-1], kept[-2], "before")
-            elif not kept and len(pending) >= 2:  # the first photo
-                message = self._odd(x, pending[0], pending[1], "after")
+            elif not kept and len(ahead) >= 2:  # the first photo
+                message = self._odd(x, ahead[0], ahead[1], "after")
             if message is None and self.tiles is not None:
-                message = self._state(x, kept, pending)
+                message = self._state(x, kept, ahead)  # a blank picture ahead is no neighbour either
             if self.before is not None:
                 self.before(x.index)
             if message is not None:
