@@ -1858,6 +1858,49 @@ def test_face_down_boxes_beyond_the_deals_count_leave_the_boneyard_uncounted():
     assert "15 face-down tiles" in note.message and "leaves 14" in note.message
 
 
+@dataclasses.dataclass
+class _Stretched(Laid):
+    """A face-down box ``scale`` times a tile's length (its width a tile's): table texture boxed as a tile back."""
+
+    scale: float = 1.0
+
+    def polygon_mm(self) -> np.ndarray:
+        c, u = self.center, self.axis * L * self.scale / 2
+        v = np.array([-self.axis[1], self.axis[0]]) * HALF / 2
+        return np.stack([c - u - v, c + u - v, c + u + v, c - u + v])
+
+
+@pytest.mark.parametrize("calibrated", [False, True])
+def test_face_down_boxes_longer_than_a_tile_beside_the_boneyard_leave_its_count_alone(calibrated):
+    """draw seed 1003 (bench footage, veined cream marble, calibrated): the detector boxed the bands beside
+    the boneyard's column as tile backs 1.2-1.7 tile lengths long, so the camera saw 20 face-down tiles apart
+    from the hands for the deal's 14, and none of the 13 draws was followed. Six such boxes, 1.45 tile lengths,
+    beside the W column: they are no tiles, so the count is 14 and N's draw is followed; a boneyard tile boxed
+    1.15 tile lengths long (the longest a true tile's box measured on the bench footage) still counts."""
+    px_to_mm = np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]).tolist()
+    prof = TableProfile(name="t", image_size=IMAGE_SIZE, homography=px_to_mm, table_size_mm=TABLE) \
+        if calibrated else None
+    to_px = (lambda mm: mm * PX_PER_MM + 0.5) if calibrated else None  # noqa: E731
+    table = Table(load_ruleset("draw"), profile=prof, to_px=to_px)
+    bands = [_Stretched(np.array([100.0, 214.0 + 56 * i]), np.array([1.0, 0.0]), (0, 0), face="down", scale=1.45)
+             for i in range(6)]
+    hands = {seat: [_down(*_HAND_AT[seat](i)) for i in range(7)] for seat in "NS"}
+    bone = [_down(40, 200 + 28 * i, 0) for i in range(14)]  # the W column, as _dealt lays it
+    bone[3] = _Stretched(bone[3].center, bone[3].axis, (0, 0), face="down", scale=1.15)
+    table.on += hands["N"] + hands["S"] + bone + bands
+    table.read()
+    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
+    _from_hand(table, hands, t_(648, 500, 0, (5, 1), "S"))
+    table.arm("N")  # N draws one tile
+    _lift(table, bone.pop())
+    table.on.append(_down(400 + 30 * len(hands["N"]), 40, 90))
+    table.read()
+    table.read()
+    assert not notices(table.events, "boneyard_uncounted")
+    assert [(e.seat, e.count) for e in table.events if isinstance(e, Draw)] == [("N", 1)]
+    assert table.tr.judge.state.boneyard == 13 == len(bone)
+
+
 def test_infer_passes_can_be_turned_off():
     table = Table(load_ruleset("nova-block"), config=TrackerConfig(infer_passes=False))
     table.play(t_(600, 500, 0, (3, 5), "N"))

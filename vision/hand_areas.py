@@ -6,7 +6,8 @@
   calibrated profile; without one, a band of ``hand_zone_frac`` of the image along its borders, or the rows
   of face-down tiles found along them (:meth:`HandAreas.find_rows`, :mod:`vision.hand_rows`), which with
   the last read's face-down tiles by each border also tell photos taken turned (:meth:`HandAreas.off_seats`);
-* how many face-down tiles each seat's hand area holds (:meth:`HandAreas.counts`);
+* how many face-down tiles each seat's hand area holds (:meth:`HandAreas.counts`), and which face-down boxes
+  are too long for tiles (:meth:`HandAreas.tile_sized`);
 * a folder of photos' bookkeeping, where no arm is ever seen and the hand a tile left tells the seat: the
   counts after the last photo and the one before, the hands under glare in this photo and the last, and
   whether the last photo showed an arm; from them the seat votes of a photo
@@ -30,11 +31,17 @@ from vision.hand_rows import ROW_MIN_TILES, hand_rows, in_row_area
 from vision.layout_from_tiles import TileGeom
 from vision.reveals import seat_of_position
 
-__all__ = ["HandAreas", "PHOTO_HAND_SCALE"]
+__all__ = ["HandAreas", "OVERSIZE_TILES", "PHOTO_HAND_SCALE"]
 
 #: Uncalibrated photos: the hand areas reach this many times the 10 % band into the image (hands
 #: lie further in than a video's arms cross: helper-85, S's row at 960x540).
 PHOTO_HAND_SCALE = 2.0
+
+#: A face-down box longer than this many tile lengths is no tile: tiles lie flat, and their boxes measure at
+#: most 1.16 tile lengths on 11 cached bench footages of all nine presets (calibrated, table mm), while the detector
+#: boxes the bands of a veined marble beside a boneyard column at 1.21-1.67 (draw seed 1003: 20 face-down
+#: tiles counted apart from the hands for the deal's 14, and no draw followed; :meth:`HandAreas.tile_sized`).
+OVERSIZE_TILES = 1.2
 
 _BORDERS = ("N", "E", "S", "W")  # without a calibration, the seats are the image's borders: N the top
 
@@ -162,6 +169,20 @@ class HandAreas:
         ``TrackerConfig.hand_vote_min_score`` (false boxes on the cloth come and go between photos)."""
         floor = self.config.hand_vote_min_score
         return [tr for tr in tiles if tr.face != "down" or tr.seen_score >= floor]
+
+    def tile_sized(self, tiles: list) -> list:
+        """``tiles`` less the face-down boxes longer than :data:`OVERSIZE_TILES` tile lengths (a tile: the
+        profile's, table mm, with a calibration; without one the median face-down box of the last read the
+        rows were looked for in, :attr:`row_tile_px`; none known yet: ``tiles`` as they are). Such a box is
+        table texture the detector took for a tile back, which the verifier and the back colour check let
+        through where the table has the backs' hue (``docs/tracking.md``, the boneyard)."""
+        if self.profile is not None and self.profile.table_size_mm is not None:
+            length = self.profile.tile_size_mm.length
+        elif self.profile is None and self.row_tile_px > 0:
+            length = self.row_tile_px
+        else:
+            return list(tiles)
+        return [tr for tr in tiles if tr.face != "down" or tr.geom.length <= OVERSIZE_TILES * length]
 
     def counts(self, tiles: Iterable, scale: float = PHOTO_HAND_SCALE,
                at: dict[int, TileGeom] | None = None, seats: Iterable[str] | None = None) -> dict[str, int]:

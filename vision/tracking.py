@@ -1030,12 +1030,15 @@ class Tracker:
         return self.fit.locked(self.boneyard.level, self.judge.state.layout.is_locked(), self.ended["t"], t, frame)
 
     def _undealt_view(self, candidates: list[TrackedTile]) -> tuple[int, dict[str, int], dict[str, int]]:
-        """The face-down tiles of this read, leaving out boxes against the line of play (:meth:`_beside_line`):
+        """The face-down tiles of this read, leaving out boxes against the line of play (:meth:`_beside_line`)
+        and boxes longer than a tile (:meth:`vision.hand_areas.HandAreas.tile_sized`):
         how many lie apart from the playing seats' hand areas (the boneyard, or the undealt tiles), how
         many in each of their hand areas, and how many in each of the four hand areas, the rule set's
         seats or not (the deal seen: :func:`vision.rules_fit.deal_observed`). ``candidates``: this read's
         new face-up tiles."""
+        # boxes far longer than a tile are table texture: a veined marble's bands beside the boneyard
         down = [tr for tr in self.tiles.values() if tr.face == "down" and tr.status != "layout"]
+        down = self.hand_areas.tile_sized(down)
         beside = self._beside_line(down, candidates)
         down = [tr for tr in down if tr.id not in beside]
         edges = self.hand_areas.counts(down, self.hand_areas.band_scale, seats=SEATS)
