@@ -107,20 +107,24 @@ def _what_it_is(text: str) -> str:
 def score_doubt(warnings: list[str], shown: str) -> str | None:
     """One line saying that the score of a record with ``warnings`` is not final, and why: how many
     warnings it holds (a review's, or the service's on a copy made mid-hand), those on the rule set
-    (``rules_misfit``) named as such, and where they are ``shown``; None without warnings (helper-172:
-    `record report` and `record show` gave such a score as any other; helper-179: "from the review" was said
-    of a record the service exported)."""
+    (``rules_misfit``) and those saying the photos may be out of order (``tile_missing``) named as such,
+    and where they are ``shown``; None without warnings (helper-172: `record report` and `record show` gave
+    such a score as any other; helper-179: "from the review" was said of a record the service exported;
+    helper-242: "1 warning" did not say the photos may be out of order)."""
     if not warnings:
         return None
     from engine.words import plural
+    from service.review_summary import OUT_OF_ORDER_NOTICES  # the words of the out-of-order warning
     from vision.rules_fit import CHECK  # the words every rules_misfit warning ends its reason with
 
     rules = sum(CHECK in w for w in warnings)
-    others = len(warnings) - rules
+    order = sum(OUT_OF_ORDER_NOTICES in w and CHECK not in w for w in warnings)
+    others = len(warnings) - rules - order
     kinds = [f"{plural(rules, 'rules warning')} (rules_misfit)"] if rules else []
-    kinds += [plural(others, "other warning" if rules else "warning")] if others else []
-    return (f"score not final (it may be wrong): {' and '.join(kinds)} in the record; "
-            f"see {shown}")
+    kinds += [f"{plural(order, 'warning')} that the photos may be out of order (tile_missing)"] if order else []
+    kinds += [plural(others, "other warning" if kinds else "warning")] if others else []
+    said = ", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else kinds[0]
+    return f"score not final (it may be wrong): {said} in the record; see {shown}"
 
 
 def write_outputs(record: MatchRecord, json_path: Path | None, text_path: Path | None) -> None:

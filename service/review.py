@@ -66,7 +66,8 @@ from service.review_folder import (PARTIAL, PARTIAL_KINDS, PREVIOUS, REVIEW_FILE
                                    check_review_folder, edited_record, finished_review, keep_edited_record,
                                    keep_previous, moved_by_review, review_files)
 from service.review_output import END_CARD_BGR, FLAG_BANNER_BGR, ReviewOutputs, draw_frame  # noqa: F401
-from service.review_pipeline import ARM_IN_PHOTO, FramePipeline, ReadAhead, arm_notices  # noqa: F401
+from service.review_pipeline import (ARM_IN_PHOTO, FramePipeline, ReadAhead, arm_notices,  # noqa: F401
+                                     one_table_folder)
 from service.review_summary import (NO_CALIBRATION_WARNING, SKIPPED_WHY, ReviewSummary,  # noqa: F401
                                     arm_photos_warning, awaiting_reveal_status, camera_moved_warning,
                                     draws_late_warning, earlier_review_notes, hand_over_status, late_warning,
@@ -76,7 +77,6 @@ from service.review_summary import (NO_CALIBRATION_WARNING, SKIPPED_WHY, ReviewS
 from service.video_out import VIDEO_NAMES
 from service.views import in_turn_order, key_order
 from vision.obb import polygon_iou
-from vision.photo_scene import OneTableFolder
 from vision.pip_reader import FLAG_PIPS_BEYOND_SET, beyond_set_message
 from vision.placements import SIDE_TO_SEAT, Notice
 from vision.recognize import READABLE_TILE_PX, profile_tile_px
@@ -798,10 +798,7 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
             # photo is decided when the next one has come, so the source's own skips wait for their turn
             # and, with a recognizer whose reads depend on the picture alone, one of another state of this table
             # by the tiles read (vision.photo_states), each photo read once, a photo ahead of the pipeline
-            ahead = ReadAhead(recognize) if getattr(recognize, "reads_alone", False) else None
-            if ahead is not None:
-                session.pipeline.recognize = ahead
-            folder = OneTableFolder(source, session.skip_unreadable, tiles=ahead.tiles if ahead else None)
+            folder, session.pipeline.recognize = one_table_folder(source, session.skip_unreadable, recognize)
     frames = folder if folder is not None else source
     # A camera has no fixed rate here (frames come at the pace of recognition): its video is made at
     # LIVE_VIDEO_FPS in footage time (service.video_out.VideoOut).

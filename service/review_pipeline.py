@@ -17,6 +17,7 @@ from engine.ruleset import Ruleset
 from vision.exposure import OVEREXPOSED_SHARE, clipped_mask, glare_beside, overexposed_message
 from vision.motion import MotionGate
 from vision.photo_arms import PhotoArms
+from vision.photo_scene import OneTableFolder
 from vision.photo_states import PhotoTiles, photo_tiles
 from vision.placements import Notice
 from vision.tracking import Tracker, TrackerConfig
@@ -135,6 +136,32 @@ def arm_notices(decided: list[tuple[int, float, str]]) -> list[Notice]:
             for i, t, side in decided]
 
 
+def one_table_folder(source, say: Callable[[int, float, object, str], None],
+                     recognize: Callable) -> tuple[OneTableFolder, Callable]:
+    """A photo folder's frames with the photos it should not score left out, and the recognizer to read the rest.
+
+    Shared by the folder review (:func:`service.review.run_review`) and the service's photo-folder tables
+    (:class:`service.vision_source.VisionSource`), so both skip the same photos with the same messages.
+
+    Args:
+        source: a photo folder (:class:`vision.sources.ImageFolderSource` or a followed one): ``files`` and
+            ``on_unreadable``, which the folder takes over.
+        say: ``(index, t, path, message)``, told of each photo skipped, in the photos' order: undecodable,
+            blurred, of another size, of another table (:class:`vision.photo_scene.OneTableFolder`) and, with a
+            recognizer whose reads depend on the picture alone (``reads_alone``), a copy of an earlier or later
+            state of this table, told by the tiles read (:mod:`vision.photo_states`).
+        recognize: the pipeline's recognizer.
+
+    Returns:
+        ``(folder, recognize)``: iterate ``folder`` for the photos kept (each one photo late: it is decided when
+        the next one has been read) and give the pipeline ``recognize``: a :class:`ReadAhead` when the tiles
+        are compared, so each photo is read once (the pipeline gets the read made ahead), else the one given.
+    """
+    ahead = ReadAhead(recognize) if getattr(recognize, "reads_alone", False) else None
+    folder = OneTableFolder(source, say, tiles=ahead.tiles if ahead is not None else None)
+    return folder, ahead if ahead is not None else recognize
+
+
 class ReadAhead:
     """A recognizer (``image -> observations``, as :class:`FramePipeline` calls it) that may read a folder's photo
     before the pipeline does: :meth:`tiles` reads a photo once and holds its read, which the pipeline's plain read
@@ -159,6 +186,11 @@ class ReadAhead:
         counts = {k: getattr(self.recognizer, k) for k in self._COUNTS if hasattr(self.recognizer, k)}
         self._held[frame.index] = (frame.image, obs, counts)
         return photo_tiles(obs)
+
+    def forget(self, index: int) -> None:
+        """Drop the read held for photo ``index``, one the pipeline will not read (a restarted service table's
+        photos already recorded): its picture is not kept until a later photo's read."""
+        self._held.pop(index, None)
 
     def __call__(self, image: np.ndarray, **kwargs) -> list:
         # a plain read (no focus, no second look): the one held, if any

@@ -215,6 +215,10 @@ def arm_photos_warning(names: list[str], frames: int, scored: bool) -> str:
             f"a photo late{seats}; take each photo once the hand has left the table")
 
 
+#: the words every :func:`out_of_order_warning` names its notices with (``record show`` tells the warning by them)
+OUT_OF_ORDER_NOTICES = "notices tile_missing"
+
+
 def out_of_order_warning(notes: list[tuple[str, str]], live: bool = False) -> str:
     """``notes``: (photo name, tile) of each ``tile_missing`` notice of a tile gone for one photo only (the last
     of an arm in the photo before, back in the next: :meth:`vision.tracking.Tracker._back_after_one_photo`).
@@ -227,8 +231,9 @@ def out_of_order_warning(notes: list[tuple[str, str]], live: bool = False) -> st
     named = first_names([f"{name}: {tile}" for name, tile in notes])
     why = ("the photos may have arrived out of order (one written late?)" if live
            else "the photos may be out of order (do their names sort in the order they were taken?)")
-    return (f"{plural(len(notes), 'photo')} {lack} a tile that the photos before and after show ({named}; notices "
-            f"tile_missing): {why} or the tile was missed there; nothing was taken back, and the score is not final")
+    return (f"{plural(len(notes), 'photo')} {lack} a tile that the photos before and after show ({named}; "
+            f"{OUT_OF_ORDER_NOTICES}): {why} or the tile was missed there; nothing was taken back, and the score is "
+            "not final")
 
 
 def draws_late_warning(names: list[str]) -> str:

@@ -36,7 +36,9 @@ that does not decode in an image folder is skipped with an
 A photo of another table in an image folder (another camera, surface or tiles: a stray photo dropped
 among the table's; :mod:`vision.photo_scene`) is skipped the same way, with an ``unreadable_image`` alert
 whose message says "shows another table", as ``dominocast review`` skips it
-(:class:`vision.photo_scene.OneTableFolder`, shared with :func:`service.review.run_review`). A photo is
+(:class:`vision.photo_scene.OneTableFolder`, shared with :func:`service.review.run_review`); so is a copy of
+an earlier or later state of this table, told by the tiles read (:mod:`vision.photo_states`; the wiring is
+:func:`service.review_pipeline.one_table_folder`, which both call). A photo is
 judged by the photo kept before it and the one after it, so the worker holds each photo until its
 successor has been read (one photo late): a photo unlike both, while they are alike, is left out. The
 first photo is judged by the two after it, the last by the two before it. Holding costs the replay no
@@ -69,9 +71,8 @@ from engine.ruleset import load_ruleset, ruleset_from_params
 from service.record_sync import RecordSync
 from service.review import outage_message
 from service.review_output import draw_frame
-from service.review_pipeline import FramePipeline
+from service.review_pipeline import FramePipeline, one_table_folder
 from service.sources import SourceItem, SourceStats, WorkerUnavailable, register_source, relative_note
-from vision.photo_scene import OneTableFolder
 from vision.sources import SourceError
 
 log = logging.getLogger("dominocast.service")
@@ -283,8 +284,8 @@ class VisionSource:
                     "message": f"{message}; skipped"}))
 
             frames.on_unreadable = skipped
-            if isinstance(getattr(frames, "files", None), list):
-                folder = OneTableFolder(frames, skipped)  # one photo late: see the module's docstring
+            if isinstance(getattr(frames, "files", None), list):  # one photo late: see the module's docstring
+                folder, recognize = one_table_folder(frames, skipped, recognize)
         if following:  # waiting for the next photo is not a silent source: a heartbeat a second meanwhile
             beat = [time.monotonic()]
 
@@ -327,6 +328,8 @@ class VisionSource:
             if self._stop.is_set():
                 return
             if skip is not None:  # the frames a replayed file already gave, decoded to keep its indices
+                if frame.index <= skip and hasattr(pipeline.recognize, "forget"):
+                    pipeline.recognize.forget(frame.index)  # read ahead to judge its neighbours, never by the pipeline
                 if frame.index < skip:
                     self._stats.position = frame.index + 1
                     if time.monotonic() - fps_t >= 1.0:

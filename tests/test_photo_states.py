@@ -182,3 +182,8 @@ def test_read_ahead_gives_the_pipeline_the_read_it_made_and_a_second_look_anew()
     assert ahead._held == {}
     ahead.tiles(Frame(2, 2.0, a))
     assert ahead(a, second_look=True) is not ahead._held[2][1] and calls[-1] == {"second_look": True}
+    # a photo the pipeline will not read (a restarted service table's, already recorded): its read is dropped
+    ahead.forget(2)
+    assert ahead._held == {} and len(calls) == 4
+    ahead(a)
+    assert len(calls) == 5  # read anew

@@ -702,6 +702,7 @@ def test_record_report_and_show_say_the_score_of_a_record_with_warnings_is_not_f
     that does not fit the footage) as any other. One line says it is not final, how many warnings and of what
     kind, and where they are: on stderr under the standings `record show` prints (its notation stays a record),
     in the page's subtitle and after the "wrote" line of `record report`."""
+    from service.review_summary import out_of_order_warning
     from vision.rules_fit import CHECK
 
     misfit = f"a draw from the boneyard seen (S at 21.5 s), but block has no drawing (boneyard = false): {CHECK}; ..."
@@ -726,6 +727,17 @@ def test_record_report_and_show_say_the_score_of_a_record_with_warnings_is_not_f
     res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "one.json")])
     assert res.stderr.splitlines() == ["score not final (it may be wrong): 1 warning in the record; "
                                        "see its [Warning] tags at the top"]
+    # helper-242: a review's warning that the photos may be out of order is named, as the rules warning is
+    order = out_of_order_warning([("move_10.png", "3-1")])
+    (tmp_path / "three.json").write_text(to_json(rec.model_copy(update={"warnings": [misfit, order, "no ..."]})))
+    res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "three.json")])
+    assert res.stderr.splitlines() == ["score not final (it may be wrong): 1 rules warning (rules_misfit), 1 warning "
+                                       "that the photos may be out of order (tile_missing) and 1 other warning in the "
+                                       "record; see its [Warning] tags at the top"]
+    (tmp_path / "two.json").write_text(to_json(rec.model_copy(update={"warnings": [order, order]})))
+    res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "two.json"), "--out", str(out)])
+    assert res.stderr.splitlines()[0] == ("score not final (it may be wrong): 2 warnings that the photos may be out "
+                                          "of order (tile_missing) in the record; see the warnings below")
     (tmp_path / "demo.json").write_text(to_json(demo))  # no warnings: nothing said
     res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "demo.json")])
     assert res.exit_code == 0 and res.stderr == ""

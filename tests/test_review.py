@@ -442,7 +442,9 @@ def test_photos_out_of_order_make_the_score_not_final_in_the_summary_heading_and
                            "back, and the score is not final")
         assert f"warning: {warning}" in said
         assert "hand over · score (not final) N 15, S 35" in page and "final score N" not in page
-        assert "score not final (it may be wrong): 1 warning in the record" in shown.stderr
+        # helper-242: it names the warning ("1 warning in the record" did not say the photos may be out of order)
+        assert ("score not final (it may be wrong): 1 warning that the photos may be out of order (tile_missing) "
+                "in the record" in shown.stderr)
 
 
 def test_live_says_photos_out_of_order_arrived_so_not_that_their_names_sort_wrong(tmp_path):

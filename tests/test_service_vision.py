@@ -1216,3 +1216,65 @@ def test_the_alerts_of_an_end_the_umpire_voids_are_resolved(tmp_path, monkeypatc
         notes = {a["kind"]: a["note"] for a in c.get("/api/tables/cam/alerts?status=all").json()}
         assert notes["rules_misfit"] == "#2 voided: the hand is not over"
         assert notes["after_hand_end"] == "3-1 was recorded as play #5"
+
+
+def test_a_folder_tables_later_state_copy_is_skipped_with_an_alert_and_scored_as_review_scores_it(tmp_path,
+                                                                                                   monkeypatch):
+    """helper-242: the service followed a photo folder with the image checks only, while ``review`` also
+    compares the tiles read (helper-236, vision/photo_states.py). A copy of the photo after N's 5-5 put after the
+    8th of the demo's 16 photos (one per play) was scored by the service as new plays; it is now skipped with an
+    ``unreadable_image`` alert naming it, and the table's score is the review's and the hand's as played."""
+    import cv2
+
+    from calibration.profile import TableProfile
+    from engine.ruleset import load_ruleset
+    from service.review import run_review
+    from test_photo_states import GT, KEYFRAMES, PLAY_FRAMES, _obs  # the demo's photos and their tiles
+    from video_frames import video_frames  # tests/video_frames.py
+    from vision.sources import open_source
+
+    photos = video_frames(_DEMO / "demo.mp4", PLAY_FRAMES)
+    by_picture = {im.tobytes(): [k for k in KEYFRAMES if k["frame"] <= f][-1]["tiles"]
+                  for im, f in zip(photos, PLAY_FRAMES)}
+
+    class ByPicture:  # the ground truth's tiles of the photo shown, whatever came before (as the models read)
+        reads_alone = True
+
+        def __call__(self, image, **kwargs):
+            return _obs(by_picture[image.tobytes()])
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for i, im in enumerate(photos[:8] + [photos[15]] + photos[8:]):  # PNG: the pictures read back bit for bit
+        cv2.imwrite(str(folder / f"move_{i + 1:02d}.png"), im)
+    monkeypatch.setitem(sources._FACTORIES, "vision",
+                        lambda table: VisionSource(table, recognizer_factory=lambda profile: ByPicture()))
+    with TestClient(app_for(tmp_path / "venue")) as c:
+        r = post(c, "/api/tables", {"id": "cam", "name": "Photo table", "rules": GT["rules"],
+                                    "video_source": str(folder), "calibration": str(_DEMO / "profile.json"),
+                                    "worker": {"kind": "vision", "speed": 1000}})
+        assert r.status_code == 201, r.text
+        post(c, "/api/tables/cam/start")
+        st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error") and s,
+                      timeout=60)
+        alerts = c.get("/api/tables/cam/alerts").json()
+        scores = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["game"]["scores"]
+    assert st["state"] == "finished" and st["error"] is None
+    skipped = [a for a in alerts if a["kind"] == "unreadable_image"]
+    assert [(a["details"]["file"], a["details"]["frame"]) for a in skipped] == [(str(folder / "move_09.png"), 8)]
+    assert skipped[0]["message"].startswith(f"image {folder / 'move_09.png'} looks like a copy of a later state of "
+                                            "this table: it adds 7 tiles (")
+    assert skipped[0]["message"].endswith("; skipped")
+    # the 16 plays' points as the rules engine scored the simulated hand, less the going-out award (it comes with
+    # the tiles shown, and no photo shows them)
+    want = {"N": 0, "S": 0}
+    for p in GT["plays"]:
+        for seat, pts in p["points"].items():
+            want[seat] += pts
+    for seat, award in GT["hands"][0]["result"]["awards"].items():
+        want[seat] -= award
+    review = run_review(open_source(folder), load_ruleset(GT["rules"]), ByPicture(), tmp_path / "review",
+                        TableProfile.load(_DEMO / "profile.json"), annotate=False)
+    assert {k: v for k, v in scores.items() if v} == {k: v for k, v in review.score.items() if v} == \
+        {k: v for k, v in want.items() if v}
+    assert len(review.skipped) == 1
