@@ -22,7 +22,7 @@ from service.review import run_review
 from service.review_pipeline import ReadAhead
 from vision.observation import TileObservation
 from vision.photo_scene import OneTable
-from vision.photo_states import PhotoTiles, earlier_state, later_first, later_state, photo_tiles
+from vision.photo_states import PhotoTiles, earlier_state, later_first, later_state, photo_tiles, under_arm
 from vision.sources import Frame, open_source
 
 DEMO = Path(__file__).resolve().parent.parent / "examples" / "footage"
@@ -88,10 +88,11 @@ def test_a_stale_copy_first_last_and_twice_in_a_row_is_left_out():
     assert later_first(LINES[10], [DEALT, LINES[0], LINES[1]]) == sorted(LINES[10].tiles)
     out, said = _left_out(first)
     assert out == [0] and "looks like a copy of a later state" in said[0] and "lacks 11 tiles" in said[0]
-    # last: a copy of the 4th photo after the hands shown
+    # last: a copy of the 4th photo after the hands shown (the 12 line tiles it lacks; S's 4-3 lies face down in
+    # S's hand there, where the photo before it shows it)
     out, said = _left_out(LINES + [LINES[3]])
     assert out == [17] and said[0].startswith("image photo_17 looks like a copy of an earlier state of this table: "
-                                              "it lacks 13 tiles (")
+                                              "it lacks 12 tiles (")
     # two copies of the 4th photo in a row after the 14th: both
     assert earlier_state(LINES[3], LINES[13], LINES[3], LINES[:13]) == sorted(LINES[13].tiles - LINES[3].tiles)
     out, _ = _left_out(LINES[:14] + [LINES[3], LINES[3]] + LINES[14:])
@@ -187,3 +188,92 @@ def test_read_ahead_gives_the_pipeline_the_read_it_made_and_a_second_look_anew()
     assert ahead._held == {} and len(calls) == 4
     ahead(a)
     assert len(calls) == 5  # read anew
+
+
+def _with_arm(photo: np.ndarray, tip: tuple, base: tuple) -> np.ndarray:
+    """``photo`` with the demo's arm (frame 644: S reaching in to lay 6-4, its orange pixels) laid from ``base`` (on
+    the image border) to ``tip`` (px), half as wide again."""
+    import cv2
+
+    from video_frames import video_frames  # tests/video_frames.py
+
+    arm = video_frames(DEMO / "demo.mp4", [644])[0]
+    hsv = cv2.cvtColor(arm, cv2.COLOR_BGR2HSV)
+    mask = cv2.morphologyEx(((hsv[..., 0] >= 5) & (hsv[..., 0] <= 25) & (hsv[..., 1] >= 100)).astype(np.uint8),
+                            cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    ys, xs = np.nonzero(mask)
+    a_tip = np.array([xs[ys < ys.min() + 8].mean(), ys.min()])  # the hand's end, up over the table
+    a_base = np.array([xs[ys > ys.max() - 8].mean(), ys.max()])  # where it leaves the picture (S's edge)
+    side = lambda p, q, k: p + k * np.array([q[1] - p[1], p[0] - q[0]])  # noqa: E731 - a point across the arm
+    d_tip, d_base = np.array(tip, float), np.array(base, float)
+    m = cv2.getAffineTransform(np.float32([a_base, a_tip, side(a_base, a_tip, 0.2)]),
+                               np.float32([d_base, d_tip, side(d_base, d_tip, 0.3 * np.linalg.norm(a_tip - a_base)
+                                                               / np.linalg.norm(d_tip - d_base))]))
+    size = (photo.shape[1], photo.shape[0])
+    over = cv2.warpAffine(mask * 255, m, size) > 127
+    out = photo.copy()
+    out[over] = cv2.warpAffine(arm, m, size)[over]
+    return out
+
+
+def test_an_arm_over_the_newest_tiles_is_no_earlier_state():
+    """A photo taken while S reaches in from the bottom after the 10th photo (frame 373), the arm over the W end's
+    newest 3 tiles (6-0, 0-0, 0-4): its tiles read are exactly the 7th photo's line, 3 fewer than the photo
+    before it, and the next photo shows them again; it was left out as a stale copy (rc 2, "an earlier state"),
+    where it is the arm photo it is (read so: the ``arm_in_photo`` notice). An earlier photo's copy with the arm
+    elsewhere (over S's hand) is still left out."""
+    from video_frames import video_frames  # tests/video_frames.py
+    from vision.photo_arms import arm_over
+
+    frames = [229, 336, 373, 404]  # the photos after 3-1, 0-0, 0-4 and 1-1
+    photos = video_frames(DEMO / "demo.mp4", frames)
+    lines = [photo_tiles(_obs(_tiles_at(f))) for f in frames]
+    hidden = {(0, 6), (0, 0), (0, 4)}
+    assert hidden == lines[2].tiles - lines[0].tiles  # the newest 3, all at the W end (x 368-467 px)
+    under = _with_arm(photos[2], (414, 248), (330, 540))
+    seen = PhotoTiles({t: p for t, p in lines[2].places.items() if t not in hidden}, lines[2].tile_px)
+    assert earlier_state(seen, lines[2], lines[3], lines[:1]) == sorted(hidden)  # what the tiles alone say
+
+    def left_out(photo, tiles):
+        said = []
+        pictures, reads = photos[:3] + [photo] + photos[3:], lines[:3] + [tiles] + lines[3:]
+        one = OneTable([Frame(i, float(i), im) for i, im in enumerate(pictures)], lambda f, m: said.append(m),
+                       name=lambda i: f"photo_{i}", tiles=lambda f: reads[f.index])
+        kept = [f.index for f in one]
+        return kept, said
+
+    kept, said = left_out(under, seen)
+    assert kept == [0, 1, 2, 3, 4] and said == []
+    # the 4th photo's state again after the 10th, the arm reaching in only over S's hand: a stale copy still
+    stale = _with_arm(photos[0], (600, 420), (700, 540))
+    assert arm_over(stale, photos[2], photos[3]) is not None  # an arm is there, only not over the tiles it lacks
+    kept, said = left_out(stale, lines[0])
+    assert kept == [0, 1, 2, 4] and len(said) == 1 and "an earlier state of this table" in said[0]
+
+
+def test_hands_shown_beside_the_line_and_turned_down_are_no_later_state():
+    """The hands shown at the end with 3 tiles (3-3, 2-3, 1-2) lying just below the line (30 px under 6-2 to 5-3,
+    so reached from it as if laid), then turned down where they lay with the line left on the table: the photo
+    after the shown hands shows face-down tiles at their places. Left out as a later state (the shown hands lost)
+    before; the photo after them then looked like the line of an earlier photo."""
+    shown = {(3, 3): (500.0, 300.0), (2, 3): (540.0, 300.0), (1, 2): (580.0, 300.0)}
+    end = LINES[15]
+    hands = PhotoTiles({**end.places, **shown}, end.tile_px, end.down)
+    down = PhotoTiles(dict(end.places), end.tile_px, end.down + tuple(shown.values()))
+    assert later_state(hands, end, down) is None and earlier_state(down, hands, None, LINES[:16]) is None
+    assert _left_out(LINES[:16] + [hands, down])[0] == []
+    assert _left_out(LINES[:16] + [hands, down, down])[0] == []
+    # taken away instead (no tile face down there): the shown tiles are gone as a later state's are
+    assert later_state(hands, end, end) == sorted(shown)
+
+
+def test_tiles_under_an_arm_by_the_mask_scale():
+    """A 20x10 mask for a photo 200 px wide (scale 0.1); 40 px tiles reach 0.5 x 40 x 0.1 = 2 mask px."""
+    seen = PhotoTiles({(1, 2): (105.0, 50.0), (3, 4): (15.0, 15.0)}, 40.0)
+    arm = np.zeros((10, 20), bool)
+    arm[5, 13] = True  # 3 px right of 1-2's place (10, 5): out of reach
+    assert not under_arm([(1, 2)], seen, arm, 200)
+    arm[5, 12] = True  # 2 px: under the arm's edge
+    assert under_arm([(1, 2)], seen, arm, 200)
+    assert not under_arm([(1, 2), (3, 4)], seen, arm, 200)  # 3-4 at (1, 1) is not
+    assert not under_arm([(1, 2)], seen, None, 200) and not under_arm([(5, 5)], seen, arm, 200)

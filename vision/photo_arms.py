@@ -48,7 +48,7 @@ from vision.motion import MotionGate, border_side
 from vision.photo_scene import (SAME_TABLE_POINTS, SCENE_RANSAC_PX, SCENE_WIDTH_PX, SceneFeatures, matched_points,
                                 scene_features)
 
-__all__ = ["PHOTO_ARM_MIN_AREA", "PHOTO_ZOOM", "PhotoArms", "arm_regions"]
+__all__ = ["PHOTO_ARM_MIN_AREA", "PHOTO_ZOOM", "PhotoArms", "arm_over", "arm_regions"]
 
 #: Smallest border-touching change between two photos taken for an arm, as a share of the frame.
 #: Measured at 0.02 on generated footage (the demo; block, muggins and bdc-partnership at 960x540),
@@ -178,6 +178,8 @@ class PhotoArms:
         # each photo's clipped white and grey levels at the arm masks' size (the motion gate's work size)
         self._clipped: list[np.ndarray] = []
         self._grey: list[np.ndarray] = []
+        #: photo index -> where it shows the arm ((h, w) bool at :func:`arm_regions`' size), for the photos named
+        self.masks: dict[int, np.ndarray] = {}
 
     def add(self, index: int, t: float, image: np.ndarray, clipped: np.ndarray | None = None
             ) -> list[tuple[int, float, str]]:
@@ -239,7 +241,23 @@ class PhotoArms:
         arm = self._without_glare(arm, k)
         if arm.sum() < PHOTO_ARM_MIN_AREA * arm.size:
             return []  # a glare (the photo's overexposed notice says it), not an arm
+        self.masks[self._taken[k][0]] = arm
         return [(*self._taken[k], border_side(arm))]
+
+
+def arm_over(photo: np.ndarray, before: np.ndarray, after: np.ndarray | None = None) -> np.ndarray | None:
+    """Where ``photo`` shows an arm over the table, decided as :class:`PhotoArms` decides a folder's photo between
+    the photos ``before`` and ``after`` it (None: ``photo`` is the last one; images as :func:`arm_regions`').
+
+    Returns:
+        (h, w) bool mask at :func:`arm_regions`' size (320 px wide), or None when ``photo`` shows no arm.
+    """
+    arms = PhotoArms()
+    for k, image in enumerate((before, photo) if after is None else (before, photo, after)):
+        arms.add(k, float(k), image)
+    if after is None:
+        arms.finish()
+    return arms.masks.get(1)
 
 
 def _work_size(image: np.ndarray, clipped: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

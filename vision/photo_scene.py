@@ -55,7 +55,8 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 import cv2
 import numpy as np
 
-from vision.photo_states import PhotoTiles, earlier_state, later_first, later_state, state_message, tile_list
+from vision.photo_states import (PhotoTiles, earlier_state, later_first, later_state, state_message, tile_list,
+                                 under_arm)
 from vision.sources import SourceError
 
 __all__ = ["MIN_SCENE_POINTS", "NO_TABLE_CONTRAST", "SAME_COLOURS", "SAME_TABLE_POINTS", "SCENE_WIDTH_PX",
@@ -278,6 +279,14 @@ class OneTable:
             self._lines[frame.index] = self.tiles(frame)
         return self._lines[frame.index]
 
+    def _arm_hides(self, x, before, after, lost: list, seen: PhotoTiles) -> bool:
+        """Whether ``x`` shows an arm over the table (:func:`vision.photo_arms.arm_over`, with the frames ``before``
+        and ``after`` it; None: the last) that covers each of the ``lost`` tiles where ``seen`` shows them."""
+        from vision.photo_arms import arm_over  # photo_arms builds on this module's scene features
+
+        arm = arm_over(x.image, before.image, after.image if after is not None else None)
+        return under_arm(lost, seen, arm, x.image.shape[1])
+
     def _state(self, x, kept, pending) -> str | None:
         """The message when the tiles read in ``x`` show a later or earlier state of the table than the frames
         ``kept`` before it and ``pending`` after it agree on (:mod:`vision.photo_states`)."""
@@ -289,6 +298,8 @@ class OneTable:
                 return state_message(name, True, f"it adds {tile_list(gone)} to the line of the photo before it, "
                                                   "and the photo after it lacks them")
             lost = earlier_state(line, before, after, self._earlier[:-1])
+            if lost and self._arm_hides(x, kept[-1], pending[0] if pending else None, lost, before):
+                lost = None  # an arm over the newest tiles: the arm photo it is (PhotoArms says so), no copy
             if lost:
                 return state_message(name, False, f"it lacks {tile_list(lost)} of the photo before it, and shows "
                                                    "the line of an earlier one")

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 from typing import Iterable, NamedTuple
 
+import cv2
 import numpy as np
 
 __all__ = ["LOST_TILES", "PhotoTiles", "earlier_state", "later_first", "later_state", "photo_tiles",
-           "state_message", "tile_list"]
+           "state_message", "tile_list", "under_arm"]
 
 #: A photo is another state of its table when at least this many face-up tiles differ (one is a play, a take-back
 #: or a misread; two a missed photo).
@@ -46,9 +47,11 @@ MIN_CONFIDENCE = 0.5
 
 class PhotoTiles(NamedTuple):
     """The face-up tiles read in one photo: ``places`` maps each tile ``(low, high)`` to its centre (x, y) px;
-    ``tile_px`` is a tile's long side (px, the median of those read; 0.0 when none)."""
+    ``tile_px`` is a tile's long side (px, the median of those read; 0.0 when none); ``down``: the centres (x, y)
+    px of the face-down tiles read."""
     places: dict
     tile_px: float
+    down: tuple = ()
 
     @property
     def tiles(self) -> set:
@@ -58,25 +61,35 @@ class PhotoTiles(NamedTuple):
 def photo_tiles(observations: Iterable) -> PhotoTiles:
     """The face-up tiles of one read (:class:`vision.observation.TileObservation`\\ s) read at
     :data:`MIN_CONFIDENCE` or more, the most confident read of a tile kept."""
-    places, sides = {}, []
+    places, sides, down = {}, [], []
     for o in sorted(observations, key=lambda o: -o.confidence):
+        if o.face == "down" and o.confidence >= MIN_CONFIDENCE:
+            down.append(tuple(float(v) for v in o.center_px))
         if o.face != "up" or o.tile is None or o.confidence < MIN_CONFIDENCE or o.tile in places:
             continue
         places[o.tile] = tuple(float(v) for v in o.center_px)
         p = np.asarray(o.polygon_px, np.float32)
         sides.append(max(np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[2] - p[1])))
-    return PhotoTiles(places, float(np.median(sides)) if sides else 0.0)
+    return PhotoTiles(places, float(np.median(sides)) if sides else 0.0, tuple(down))
 
 
 def _near(a: tuple, b: tuple, reach: float) -> bool:
     return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 <= reach ** 2
 
 
+def _turned(shown: PhotoTiles, tile: tuple, other: PhotoTiles) -> bool:
+    """Whether ``other`` shows a face-down tile at the place (within :data:`SAME_PLACE`) where ``shown`` shows
+    ``tile`` face up: a hand shown and turned down again (or the other way), not a tile laid or taken."""
+    reach = SAME_PLACE * max(shown.tile_px, 1.0)
+    return any(_near(shown.places[tile], q, reach) for q in other.down)
+
+
 def later_state(x: PhotoTiles, before: PhotoTiles, after: PhotoTiles) -> list | None:
     """The tiles (sorted) that photo ``x`` adds to the line of the photo ``before`` it, laid on that line (a chain
     of tiles each within :data:`LINE_REACH` of the next), that are gone in the photo ``after`` it, which shows the
     line ``before`` (all but one tile): a later state of the table, when there are :data:`LOST_TILES` or more;
-    else None."""
+    else None. A tile with a face-down tile at its place (within :data:`SAME_PLACE`) in ``after`` is not gone: a
+    hand shown beside the line and turned down again."""
     if len(before.tiles - after.tiles) > 1:
         return None  # the table changed for good (cleared, dealt anew): not a copy
     reach = LINE_REACH * x.tile_px
@@ -91,7 +104,7 @@ def later_state(x: PhotoTiles, before: PhotoTiles, after: PhotoTiles) -> list | 
                 del added[t]
                 grew = True
     laid = (x.tiles - before.tiles) - set(added)
-    gone = sorted(laid - after.tiles)
+    gone = sorted(t for t in laid - after.tiles if not _turned(x, t, after))
     return gone if len(gone) >= LOST_TILES else None
 
 
@@ -100,10 +113,11 @@ def earlier_state(x: PhotoTiles, before: PhotoTiles, after: PhotoTiles | None,
     """The tiles (sorted) of the line of the photo ``before`` that photo ``x`` lacks, when ``x`` shows the line of
     an ``earlier`` photo (the same tiles, two or more), adds no tile to ``before``'s and lacks :data:`LOST_TILES` or
     more of it, and the photo ``after`` it (None: ``x`` is the last) shows them again (all but one) or the same
-    line as ``x`` (a second copy): an earlier state of the table; else None."""
+    line as ``x`` (a second copy): an earlier state of the table; else None. A tile with a face-down tile at its
+    place in ``x`` is not lacked (a hand shown, then turned down)."""
     if len(x.tiles) < 2 or x.tiles - before.tiles:
         return None
-    lost = sorted(before.tiles - x.tiles)
+    lost = sorted(t for t in before.tiles - x.tiles if not _turned(before, t, x))
     if len(lost) < LOST_TILES or not any(e.tiles == x.tiles for e in earlier):
         return None
     if after is not None and len(set(lost) - after.tiles) > 1 and after.tiles != x.tiles:
@@ -127,6 +141,21 @@ def later_first(x: PhotoTiles, after: list[PhotoTiles]) -> list | None:
     if len(shown) < 2 or any(t not in x.places or not _near(p, x.places[t], reach) for t, p in shown.items()):
         return None
     return gone
+
+
+def under_arm(tiles: list, seen: PhotoTiles, arm: np.ndarray | None, width_px: int) -> bool:
+    """Whether each of ``tiles`` lies under the ``arm`` of a photo ``width_px`` wide ((h, w) bool mask, any scale:
+    :func:`vision.photo_arms.arm_over`; None: no arm), at its place in ``seen`` (the photo beside it that shows
+    them), within :data:`SAME_PLACE` of a tile length of the arm: tiles an arm hides, not a table's earlier state
+    (the arm's edge cuts through a tile it half hides)."""
+    if arm is None or not tiles or any(t not in seen.places for t in tiles):
+        return False
+    scale = arm.shape[1] / width_px
+    reach = max(1, round(SAME_PLACE * seen.tile_px * scale))
+    grown = cv2.dilate(arm.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1,) * 2)) > 0
+    h, w = grown.shape
+    return all(grown[min(h - 1, int(seen.places[t][1] * scale)), min(w - 1, int(seen.places[t][0] * scale))]
+               for t in tiles)
 
 
 def state_message(name: str, later: bool, why: str) -> str:
