@@ -18,8 +18,8 @@ from calibration.profile import TableProfile
 from engine.ruleset import load_ruleset
 from service.review import run_review
 from vision.observation import TileObservation
-from vision.photo_scene import (NO_TABLE_CONTRAST, SAME_TABLE_POINTS, OneTable, SceneFeatures, no_table,
-                                scene_features, shared_match, shared_points)
+from vision.photo_scene import (EXPOSURE_RATIO, NO_TABLE_CONTRAST, SAME_TABLE_POINTS, OneTable, SceneFeatures,
+                                no_table, scene_features, shared_match, shared_points)
 from vision.recognize import table_pose
 from vision.sources import Frame, open_source
 
@@ -156,6 +156,24 @@ def test_a_stale_copy_of_an_earlier_photo_is_left_out_and_a_new_hand_is_not():
     assert _odd(photos[:13] + [photos[11]] + photos[13:]) == []  # two plays behind: most of it is shared
     assert _odd(photos[:12] + photos[:4]) == []  # the next hand's first plays where the line was
     assert _odd([photos[1]] + photos[12:]) == [] and _odd(photos[10:] + [photos[1]]) == []  # one side only
+
+
+def test_a_dimmed_photo_is_kept_among_its_neighbours_and_a_stale_copy_still_left_out():
+    """helper-238: a real photo dimmed to 0.2x (a venue's light dimmed, a short exposure) keeps fewer ORB
+    features, so it shared under STALE_SHARE of what its neighbours share and was left out as a stale copy.
+    A photo exposed over EXPOSURE_RATIO times darker (or brighter) than both neighbours is judged against the
+    points its own features allow; a stale copy in the folder's light, or at 0.5x or 1.6x, is still left out."""
+    gt, _ = _demo()
+    photos = _frames([round((p["t"] + 0.9) * gt["fps"]) for p in gt["plays"]])  # one per play: 16
+    for k, gain in ((10, 0.2), (10, 0.1), (6, 0.15), (13, 0.1)):
+        lit = [p.copy() for p in photos]
+        lit[k] = (photos[k] * gain).astype(np.uint8)
+        dim, own = scene_features(lit[k]), scene_features(photos[k])
+        assert dim.brightness * EXPOSURE_RATIO < own.brightness and len(dim.points) < len(own.points) / 2
+        assert _odd(lit) == [], (k, gain)
+    for gain in (1.0, 0.5, 1.6):  # helper-220's stale copy, in the folder's light or not far from it
+        stale = np.clip(photos[1] * gain, 0, 255).astype(np.uint8)
+        assert _odd(photos[:13] + [stale] + photos[13:]) == [13], gain
 
 
 @pytest.mark.parametrize("odd", ["another table", "no table"])

@@ -17,9 +17,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["BESIDE_GROW", "BESIDE_SHARE", "CLIPPED_LEVEL", "GLARED_READ_GROW", "GLARED_READ_SHARE", "HIDDEN_SHARE",
-           "OVEREXPOSED_SHARE", "clipped_fraction", "clipped_mask", "clipped_share", "glare_beside",
-           "glared_reads_message", "hidden_by_glare", "overexposed", "overexposed_message", "read_in_glare"]
+__all__ = ["BESIDE_GROW", "BESIDE_SHARE", "CLIPPED_LEVEL", "DIM_LEVEL", "GLARED_READ_GROW", "GLARED_READ_SHARE",
+           "HIDDEN_SHARE", "LIFT_LEVEL", "OVEREXPOSED_SHARE", "clipped_fraction", "clipped_mask", "clipped_share",
+           "glare_beside", "glared_reads_message", "hidden_by_glare", "lift_dim", "overexposed", "overexposed_message",
+           "read_in_glare"]
 
 #: 8-bit level from which a pixel is clipped white, in every colour channel (glare and overexposure are
 #: white light; a cream cloth or an ivory tile keeps a channel below it). Under 255: JPEG compression
@@ -48,6 +49,14 @@ HIDDEN_SHARE = 0.5
 #: 4-4 and was not counted.
 GLARED_READ_SHARE = 0.1
 GLARED_READ_GROW = 2.0
+
+#: A picture whose 99.5th-percentile grey lies under this is dim (a venue's light dimmed, a short exposure):
+#: its tiles are read lifted to :data:`LIFT_LEVEL` (:func:`lift_dim`). helper-240: helper-230's W/P photo 10
+#: (99.5th percentile 181) dimmed to 0.2x (36) read its 0-4 as 0-3, at 0.1x (18) missed 3-1 and 0-0 (N 20 S 30
+#: for N 15 S 35); lifted, both read as the photo itself. At 0.35x (63) and 0.5x it reads as itself unlifted.
+DIM_LEVEL = 48
+#: The 99.5th-percentile grey a dim picture is lifted to: a lit photo's (helper-230's photos: about 180).
+LIFT_LEVEL = 180
 
 
 def clipped_mask(image: np.ndarray) -> np.ndarray:
@@ -157,3 +166,14 @@ def glared_reads_message(glared: int, read: int) -> str:
     whose = "its" if glared == 1 else "their"
     return (f"glare (clipped white) over or beside {tiles} read: {whose} pips may be misread; light the table "
             "from the side or move the lamp")
+
+
+def lift_dim(image: np.ndarray) -> np.ndarray:
+    """``image`` ((H, W, 3) BGR or (H, W) grey, uint8) with its levels scaled so its 99.5th-percentile grey is
+    :data:`LIFT_LEVEL`, when that lies under :data:`DIM_LEVEL` (a dim picture; clipped at 255); the same array
+    otherwise, or when it is black (nothing to lift)."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    level = float(np.percentile(grey, 99.5))
+    if level <= 0 or level >= DIM_LEVEL:
+        return image
+    return cv2.LUT(image, np.clip(np.arange(256) * (LIFT_LEVEL / level), 0, 255).astype(np.uint8))

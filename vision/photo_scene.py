@@ -59,9 +59,10 @@ from vision.photo_states import (PhotoTiles, earlier_state, later_first, later_s
                                  under_arm)
 from vision.sources import SourceError
 
-__all__ = ["MIN_SCENE_POINTS", "NO_TABLE_CONTRAST", "SAME_COLOURS", "SAME_TABLE_POINTS", "SCENE_WIDTH_PX",
-           "STALE_SHARE", "OneTable", "SceneFeatures", "OneTableFolder", "earlier_state_message", "matched_points",
-           "no_table", "no_table_message", "other_table_message", "same_colours", "scene_features", "shared_points"]
+__all__ = ["EXPOSURE_RATIO", "MIN_SCENE_POINTS", "NO_TABLE_CONTRAST", "SAME_COLOURS", "SAME_TABLE_POINTS",
+           "SCENE_WIDTH_PX", "STALE_SHARE", "OneTable", "SceneFeatures", "OneTableFolder", "earlier_state_message",
+           "matched_points", "no_table", "no_table_message", "other_table_message", "same_colours", "scene_features",
+           "shared_points"]
 
 #: Photos are compared at this width (px), whatever their size.
 SCENE_WIDTH_PX = 640
@@ -93,6 +94,14 @@ NO_TABLE_CONTRAST = 3.0
 #: between photos 25 and 26: k = 0-6 (the line's first 1-4 tiles of 16: read, the line "cleared" and a
 #: second hand of the 16 tiles laid at once) 0.16-0.20, k = 8 0.33, k = 12 0.43, k = 24 0.91.
 STALE_SHARE = 0.35
+#: ... but a photo exposed over this factor darker or brighter than both photos around it (its mean grey,
+#: :class:`SceneFeatures`) may lose ORB points to its exposure, not to its tiles: a dim photo's few grey levels
+#: keep fewer features (helper-238, W/P's photo 10, 1021 features: dimmed to 0.2x 322, sharing 216 of the 774
+#: its neighbours share, 0.28; to 0.1x 144, sharing 89, 0.11: left out as a stale copy). For it, ``between``
+#: is scaled by its features over the fewer of theirs (:meth:`OneTable._odd`): 216 of 774 x 322 / 954
+#: (0.83), 89 of 774 x 144 / 954 (0.76); the tiles read still tell a stale copy (:mod:`vision.photo_states`).
+#: A stale copy is taken in the same light (W/P's photos: mean grey 44.0-44.3).
+EXPOSURE_RATIO = 2.5
 #: A photo matching the one beside it only turned more than this (degrees) is said to look turned and left
 #: out (helper-232: one turned 180 degrees swapped N and S, its 4-5 scored for N): a phone held by an umpire
 #: at a seat turns a few degrees between shots, not an eighth of a turn.
@@ -104,11 +113,13 @@ _CLAHE = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8))
 class SceneFeatures(NamedTuple):
     """One photo's ORB features: (N, 2) float32 points (px at :data:`SCENE_WIDTH_PX`), (N, 32) uint8
     descriptors; its colours: a (18, 8) float32 hue-saturation histogram summing to 1 (None: not taken);
-    and its local contrast (grey levels, :data:`NO_TABLE_CONTRAST`; None: not taken)."""
+    its local contrast (grey levels, :data:`NO_TABLE_CONTRAST`; None: not taken); and its mean grey
+    (0-255, :data:`EXPOSURE_RATIO`; None: not taken)."""
     points: np.ndarray
     descriptors: np.ndarray | None
     colours: np.ndarray | None = None
     contrast: float | None = None
+    brightness: float | None = None
 
 
 def scene_features(image: np.ndarray) -> SceneFeatures:
@@ -126,7 +137,8 @@ def scene_features(image: np.ndarray) -> SceneFeatures:
         small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     small = small.astype(np.float32)
     contrast = float(np.percentile(np.abs(small - cv2.GaussianBlur(small, (0, 0), 4)), 99.5))
-    return SceneFeatures(np.float32([k.pt for k in keypoints]).reshape(-1, 2), descriptors, colours, contrast)
+    return SceneFeatures(np.float32([k.pt for k in keypoints]).reshape(-1, 2), descriptors, colours, contrast,
+                         float(small.mean()))
 
 
 def no_table(features: SceneFeatures) -> bool:
@@ -267,12 +279,24 @@ class OneTable:
             if max(shared) >= STALE_SHARE * min(len(self._f(y).points) for y in (one, two)):
                 return None  # they cannot share enough to make it one: not matched (most photos)
             between = self._share(one, two)
+            if self._exposed_otherwise(x, one, two):  # the points its exposure lost are not its tiles'
+                n = len(self._f(x).points)
+                between *= min(1.0, n / min(len(self._f(y).points) for y in (one, two)))
             stale = max(shared) < STALE_SHARE * between
             return earlier_state_message(self.name(x.index), shared, between) if stale else None
         if max(colours) >= SAME_COLOURS:
             return None  # its surface's colours: the same table, cleared or seen otherwise
         between = self._share(one, two)
         return other_table_message(self.name(x.index), shared, between, where) if between >= SAME_TABLE_POINTS else None
+
+    def _exposed_otherwise(self, x, one, two) -> bool:
+        """Whether ``x``'s mean grey lies over :data:`EXPOSURE_RATIO` times below, or above, both ``one``'s and
+        ``two``'s (a dimmed or brighter shot); False when one is not taken or is black."""
+        grey = [self._f(y).brightness for y in (x, one, two)]
+        if any(g is None or g <= 0 for g in grey):
+            return False
+        return all(grey[0] * EXPOSURE_RATIO < g for g in grey[1:]) or all(grey[0] > g * EXPOSURE_RATIO
+                                                                         for g in grey[1:])
 
     def _line(self, frame) -> PhotoTiles:
         if frame.index not in self._lines:

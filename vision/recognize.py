@@ -41,6 +41,7 @@ from vision.crops import canonical_polygon, context_crop, divider_contrast, face
 from vision.set_backs import BACK_CHROMA_MAX, unlike_backs
 from vision.detector import (ACCEPT_SCORE, MIN_SUPPORT, TARGET_TILE_PX, Detections, OBBDetector, derived_from,
                              make_session)
+from vision.exposure import lift_dim
 from vision.glare_pips import GLARE_CONFIDENCE, GLARE_SCORE, glare_tiles
 from vision.obb import changed_share, convex_overlap
 from vision.observation import FLAG_DUPLICATE, FLAG_FRAME_EDGE, FLAG_GLARE_FIT, FLAG_PIP_DISAGREE, TileObservation
@@ -413,7 +414,7 @@ class Recognizer:
             TypeError, ValueError: bad frame; profile for another image size.
             CalibrationError: the profile has no table calibration.
         """
-        bgr = as_bgr(frame)
+        bgr = lift_dim(as_bgr(frame))  # a dim photo's tiles are read in its levels lifted
         if profile is not None:
             check_profile(profile, bgr.shape)
         size = tile_px or self.tile_px or (profile_tile_px(profile) if profile is not None else None)
