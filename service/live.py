@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from pydantic import ValidationError
@@ -32,7 +32,7 @@ from engine.timeline import timeline
 from engine.words import plural
 from service.db import get_row, transaction
 from service.feeds import Broker, message_dict
-from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow, MessageRow
+from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow, MessageRow, TableRow
 from service.views import hand_view, public_alerts
 
 # a flag kind -> the rule-set penalties confirming it may apply (the first one the rule set has)
@@ -266,25 +266,63 @@ class TableRuntime:
             self._new_match_row(s, "")
 
     def _new_match_row(self, s: Session, title: str) -> MatchRow:
-        row = MatchRow(table_id=self.cfg.id, number=self.match_number + 1, title=title, created_at=time.time())
+        row = MatchRow(table_id=self.cfg.id, number=self.match_number + 1, title=title, created_at=time.time(),
+                       players=dict(self.cfg.players), ruleset=self.cfg.rules.model_dump(mode="json"))
         s.add(row)
         s.flush()
         self.match_id, self.match_number, self.match_title = row.id, row.number, title
         return row
 
-    def new_match(self, title: str = "") -> dict:
-        """Close the current match and start the next one (its log starts empty)."""
+    def new_match(self, title: str = "", players: dict[str, str] | None = None) -> dict:
+        """Close the current match and start the next one (its log starts empty). ``players`` (seat -> name,
+        checked by the caller): the new match's, and the table's from then on (None: the table's as they are)."""
         with self.lock:
-            with transaction(self.factory) as s:
-                self._new_match_row(s, title)
-                self.logs, self.tags, self.confirmed = [], [], {}
-                self.match = replay_match(self.cfg.rules, [])
-                msg = self._message(s, "events", "match", {"match": self.match_id, "state": self.state()})
+            old = self.cfg
+            if players is not None:
+                self.cfg = replace(old, players=dict(players))
+            try:
+                with transaction(self.factory) as s:
+                    if players is not None:
+                        s.get(TableRow, self.cfg.id).players = dict(players)
+                    self._new_match_row(s, title)
+                    self.logs, self.tags, self.confirmed = [], [], {}
+                    self.match = replay_match(self.cfg.rules, [])
+                    msg = self._message(s, "events", "match", {"match": self.match_id, "state": self.state()})
+            except BaseException:
+                self.cfg = old  # the table's players as stored
+                raise
             self._publish([msg])
             started = getattr(self.record_listener, "new_match", None)
             if started is not None:  # a camera worker: the tiles on the table are the old match's
                 started(self.match_id)
             return {"id": self.match_id, "number": self.match_number, "title": title}
+
+    def reconfigure(self, cfg: TableConfig, table: dict) -> dict:
+        """Take ``cfg`` as the table's config: ``table`` (TableRow column -> value) is written to the table's row,
+        its players and rule set to the current match's too (the match is played with them from now on), and
+        the new state is announced on the events feed (``kind`` "table"), so that the overlay and the console
+        show the new names at once. The caller checks that the change is allowed (a rule change only before
+        the match's first event: it would rescore it). Returns the announced message."""
+        with self.lock:
+            old = self.cfg
+            self.cfg = cfg
+            try:
+                with transaction(self.factory) as s:
+                    row = s.get(TableRow, cfg.id)
+                    for column, value in table.items():
+                        setattr(row, column, value)
+                    if self.match_id is not None:
+                        m = s.get(MatchRow, self.match_id)
+                        m.players, m.ruleset = dict(cfg.players), cfg.rules.model_dump(mode="json")
+                    self.match = replay_match(cfg.rules, self.logs)
+                    msg = self._message(s, "events", "table", {"table": {"id": cfg.id, "name": cfg.name},
+                                                               "state": self.state()})
+            except BaseException:
+                self.cfg = old  # nothing was written
+                self.match = replay_match(old.rules, self.logs)
+                raise
+            self.worker["kind"] = cfg.worker_kind
+            return self._publish([msg])[0]
 
     def _target_hand(self, event: object, hand: int | None, new_hand: bool | None) -> int:
         n = len(self.logs)

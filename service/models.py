@@ -102,6 +102,11 @@ class MatchRow(Base):
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
     number: Mapped[int] = mapped_column(Integer)
     title: Mapped[str] = mapped_column(String(200), default="")
+    # the table's players and rule set parameters when the match was played: a later change of the table's
+    # (PATCH /api/tables/{id}, a new match's players) must not rename or rescore a match already recorded;
+    # None only on rows older than schema 0004 whose table had no stored rule set (the table's then apply)
+    players: Mapped[dict | None] = mapped_column(StoredJSON(dict), nullable=True)
+    ruleset: Mapped[dict | None] = mapped_column(StoredJSON(dict), nullable=True)
     created_at: Mapped[float] = mapped_column(Float)
 
 

@@ -11,11 +11,13 @@ from engine.hand import replay
 from engine.match import replay_match
 from engine.record import MatchRecord, event_from_dict, record_from_match, to_json
 from engine.record_text import write_text
+from engine.ruleset import Ruleset, RulesetError, ruleset_from_params
 from engine.timeline import corrections, timeline
 from service.auth import is_umpire
 from service.db import get_row
 from service.deps import registry, viewable
 from service.live import NotFound, alert_dict
+from service.tables import Invalid
 from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow
 from service.views import (hide_text, in_turn_order, layout_geometry, public_alerts, public_record, public_row,
                            record_hand_in_play, rows_in_turn_order, side_order)
@@ -46,8 +48,26 @@ def load_match(request: Request, match_id: int) -> tuple[MatchRow, object, list[
     return m, rt, logs, meta
 
 
+def played_with(m: MatchRow, rt) -> tuple[Ruleset, str, dict[str, str]]:  # noqa: ANN001 - a TableRuntime
+    """(rule set, its label, players) match ``m`` was played with: the table's for its current match (kept
+    with it: :meth:`service.live.TableRuntime.reconfigure`), stored with an earlier one, so that a table's
+    later change (PATCH /api/tables/{id}, a new match's players) neither rescores nor renames it; the
+    table's where a match stores none (a row from before schema 0004 of a table with no stored rule set)."""
+    if m.id == rt.match_id or not isinstance(m.ruleset, dict):
+        rules, label = rt.cfg.rules, rt.cfg.preset
+    else:
+        try:
+            rules = ruleset_from_params(m.ruleset, f"match {m.id}'s stored rule set")
+        except RulesetError as exc:
+            raise Invalid(str(exc)) from None
+        label = rules.name if rules.name != rt.cfg.rules.name else rt.cfg.preset  # a file's rules: as typed
+    players = rt.cfg.players if m.id == rt.match_id or not isinstance(m.players, dict) else m.players
+    return rules, label, dict(players)
+
+
 def _full_record(m: MatchRow, rt, logs: list[list]) -> MatchRecord:  # noqa: ANN001
-    return record_from_match(rt.cfg.rules, logs, dict(rt.cfg.players), {"title": m.title or None, "table": rt.cfg.name})
+    rules, _, players = played_with(m, rt)
+    return record_from_match(rules, logs, players, {"title": m.title or None, "table": rt.cfg.name})
 
 
 def _hidden(request: Request, m: MatchRow, rt, record: MatchRecord) -> int | None:  # noqa: ANN001
@@ -69,7 +89,7 @@ def matches_of(request: Request, table_id: str) -> list[dict]:
     with request.app.state.factory() as s:
         for m in s.scalars(select(MatchRow).where(MatchRow.table_id == table_id).order_by(MatchRow.number)):
             logs, _ = _logs(s, m.id)
-            state = replay_match(rt.cfg.rules, logs)
+            state = replay_match(played_with(m, rt)[0], logs)
             out.append({"id": m.id, "number": m.number, "title": m.title, "created_at": m.created_at,
                         "hands": len(logs), "over": state.over, "current": m.id == rt.match_id})
     return out
@@ -139,10 +159,11 @@ def get_board(match_id: int, hand: int, request: Request, after: int) -> dict:
         raise NotFound(f"match {match_id} has no hand {hand} (hands: {len(logs)})")
     if not 0 <= after < len(logs[hand - 1]):
         raise NotFound(f"hand {hand} has no event #{after} (events: {len(logs[hand - 1])})")
-    state = replay_match(rt.cfg.rules, logs)
+    rules = played_with(m, rt)[0]
+    state = replay_match(rules, logs)
     hs = [h for g in state.games for h in g.hands][hand - 1]
     upto = [ev for i, ev in effective(logs[hand - 1]) if i <= after]
-    layout = replay(rt.cfg.rules, upto, hs.context).layout
+    layout = replay(rules, upto, hs.context).layout
     return {"match": match_id, "hand": hand, "after": after, "layout": layout_geometry(layout),
             "open_ends": layout.open_ends(), "ends_total": layout.ends_count()}
 
@@ -152,7 +173,8 @@ def get_timeline(match_id: int, request: Request) -> dict:
     """For the review page: every row with its running score, the corrections and the alerts; without the
     token, the hand in play as the public sees it (:func:`_record`)."""
     m, rt, logs, meta = load_match(request, match_id)
-    state = replay_match(rt.cfg.rules, logs)
+    rules, label, players = played_with(m, rt)
+    state = replay_match(rules, logs)
     overall = {}
     n = 0
     for g in state.games:
@@ -161,7 +183,7 @@ def get_timeline(match_id: int, request: Request) -> dict:
             overall[(g.number, k)] = n
     hidden = _hidden(request, m, rt, _full_record(m, rt, logs))
     rows = []
-    for row in rows_in_turn_order(list(timeline(state)), rt.cfg.rules):  # the seats as they play
+    for row in rows_in_turn_order(list(timeline(state)), rules):  # the seats as they play
         if row["type"] != "game_end":
             row["match_hand"] = overall[(row["game"], row["hand"])]
             if row["match_hand"] == hidden:
@@ -175,7 +197,7 @@ def get_timeline(match_id: int, request: Request) -> dict:
         alerts = [alert_dict(a) for a in s.scalars(
             select(AlertRow).where(AlertRow.match_id == match_id).order_by(AlertRow.id))]
     sides = list(in_turn_order(dict.fromkeys(side for g in state.games for side in sorted(g.scores)),
-                               side_order(rt.cfg.rules)))  # the seats as they play (N E S W; NS, EW)
-    return {"match": match_id, "table": m.table_id, "title": m.title, "rules": rt.cfg.preset, "sides": sides,
-            "target": rt.cfg.rules.target, "players": rt.cfg.players, "rows": rows, "corrections": fixes,
+                               side_order(rules)))  # the seats as they play (N E S W; NS, EW)
+    return {"match": match_id, "table": m.table_id, "title": m.title, "rules": label, "sides": sides,
+            "target": rules.target, "players": players, "rows": rows, "corrections": fixes,
             "alerts": public_alerts(alerts, match_id, hidden), "over": state.over}

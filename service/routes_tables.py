@@ -17,7 +17,7 @@ from engine.script import ScriptError, hand_events
 from service.auth import check_view, is_umpire, require_token
 from service.deps import registry, viewable
 from service.live import checked_event
-from service.schemas import MatchCreate, StartBody, TableCreate
+from service.schemas import MatchCreate, StartBody, TableCreate, TablePatch
 from service.tables import Invalid, status_of, table_info
 
 router = APIRouter(prefix="/api", tags=["tables"])
@@ -100,6 +100,16 @@ def get_table(table_id: str, request: Request) -> dict:
         return {**table_info(broken[0]), "live": False, "status": broken[1]}  # its worker cannot run
     rt = viewable(request, table_id)
     return table_info(registry(request).row(table_id), rt, public=not is_umpire(request))
+
+
+@router.patch("/tables/{table_id}", dependencies=admin)
+def update_table(table_id: str, body: TablePatch, request: Request) -> dict:
+    """Change a table in place, keeping its id, overlay address and matches (:meth:`Registry.update`): name,
+    players and teams at any time; video source, calibration and worker once it is stopped; rules and overrides
+    once it is stopped and before its current match's first event (409 otherwise)."""
+    reg = registry(request)
+    row = reg.update(table_id, body)
+    return table_info(row, reg.get(table_id))
 
 
 @router.delete("/tables/{table_id}", dependencies=admin)
@@ -244,7 +254,7 @@ def list_matches(table_id: str, request: Request) -> list[dict]:
 
 @router.post("/tables/{table_id}/matches", status_code=201, dependencies=admin)
 def new_match(table_id: str, request: Request, body: MatchCreate = Body(default_factory=MatchCreate)) -> dict:
-    return registry(request).get(table_id).new_match(body.title)
+    return registry(request).new_match(table_id, body.title, body.players)
 
 
 @router.get("/tables/{table_id}/video.mjpg")

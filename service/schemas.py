@@ -70,20 +70,54 @@ def _table_id(text: str) -> str:
     return text
 
 
+#: a table's name, shown on the overlay: one line, not blank
+TableName = Annotated[str, Field(min_length=1, max_length=200, pattern=r"\S"), AfterValidator(_printable)]
+#: a video source (camera index, URL, file or folder of photos) or a calibration profile's path
+SourcePath = Annotated[str, Field(max_length=2000)]
+#: a rule-set preset or TOML file
+RulesName = Annotated[str, Field(min_length=1, max_length=200)]
+
+
 class TableCreate(_Body):
     id: Annotated[str, AfterValidator(_table_id)] | None = Field(None, description="slug; from the name if absent")
-    name: Annotated[str, Field(min_length=1, max_length=200, pattern=r"\S"), AfterValidator(_printable)] = Field(
-        description="shown on the overlay: not blank")
-    video_source: str = Field("", max_length=2000)
-    calibration: str = Field("", max_length=2000, description="calibration profile path")
-    rules: str = Field("all-fives", min_length=1, max_length=200,
-                       description="rule-set preset or TOML file (read once: the table stores every parameter)")
+    name: TableName = Field(description="shown on the overlay: not blank")
+    video_source: SourcePath = ""
+    calibration: SourcePath = Field("", description="calibration profile path")
+    rules: RulesName = Field("all-fives",
+                             description="rule-set preset or TOML file (read once: the table stores every parameter)")
     overrides: dict = Field(default_factory=dict)
     players: dict[Seat, PlayerName] = Field(default_factory=dict)
     teams: dict[str, PlayerName] = Field(default_factory=dict, description="side (N, NS, ...) -> display name")
     worker: WorkerSpec = Field(default_factory=WorkerSpec)
     view_key: str | None = Field(None, min_length=4, max_length=200)
     title: Name = Field("", description="title of the first match")
+
+
+#: what PATCH /api/tables/{id} changes at any time, the table running or not; every other field only with the table
+#: stopped, and rules and overrides only before the current match's first event too (service.tables.Registry.update)
+ANYTIME_FIELDS = frozenset({"name", "players", "teams"})
+
+
+class TablePatch(_Body):
+    """A change of a registered table: the fields given replace the stored ones (``players`` and ``teams`` as a
+    whole, as at registration; ``rules`` with ``overrides``, which are ``{}`` when left out), validated as
+    :class:`TableCreate` validates them. A field given as null is refused (422): leave it out to keep it."""
+
+    # no defaults validated: a null given is a 422 (str expected), a field left out is not in model_fields_set
+    name: TableName = Field(None, description="shown on the overlay: not blank")
+    players: dict[Seat, PlayerName] = None
+    teams: dict[str, PlayerName] = Field(None, description="side (N, NS, ...) -> display name")
+    rules: RulesName = Field(None, description="rule-set preset or TOML file")
+    overrides: dict = None
+    video_source: SourcePath = None
+    calibration: SourcePath = Field(None, description="calibration profile path")
+    worker: WorkerSpec = None
+
+    @model_validator(mode="after")
+    def _something(self) -> TablePatch:
+        if not self.model_fields_set:
+            raise ValueError(f"nothing to change: give one or more of {', '.join(type(self).model_fields)}")
+        return self
 
 
 class StartBody(_Body):
@@ -93,6 +127,8 @@ class StartBody(_Body):
 
 class MatchCreate(_Body):
     title: Name = ""
+    players: dict[Seat, PlayerName] | None = Field(None, description=(
+        "the new match's players (seat -> name), the table's from then on; left out: the table's as they are"))
 
 
 class EventBody(_Body):

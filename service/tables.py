@@ -14,6 +14,7 @@ import logging
 import re
 import time
 import unicodedata
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -28,11 +29,12 @@ from engine.ruleset import (RULESET_DIR, Ruleset, RulesetError, is_bare_name, lo
                             ruleset_path, source_label)
 from engine.seats import seats_for
 from engine.simulate import simulate_match
+from engine.words import plural
 from service.db import transaction
 from service.feeds import Broker
 from service.live import AppendRejected, NotFound, TableConfig, TableRuntime
 from service.models import TableRow, unreadable_columns
-from service.schemas import TableCreate
+from service.schemas import ANYTIME_FIELDS, TableCreate, TablePatch, WorkerSpec
 from service.settings import Settings
 from service.sources import ScriptedSource, SourceItem, WorkerUnavailable, open_source, relative_note
 from service.views import in_play
@@ -99,6 +101,35 @@ def rules_label(rules: str) -> str:
     ``all-fives``: :func:`engine.ruleset.preset_name`), a file as typed."""
     path = ruleset_path(rules)
     return path.stem if path.parent == RULESET_DIR else rules
+
+
+def check_names(rules: Ruleset, label: str, players: dict, teams: dict) -> None:
+    """Raise :class:`Invalid` for a player's seat or a team's side that does not play under ``rules`` (``label``:
+    how the table names them)."""
+    seats = seats_for(rules.players, rules.play_direction)
+    for seat in players:
+        if seat not in seats:
+            raise Invalid(f"players: seat {seat!r} is not playing under {label} (seats: {', '.join(seats)})")
+    from engine.record import teams_for
+
+    sides = teams_for(rules)
+    for side in teams:
+        if side not in sides:
+            raise Invalid(f"teams: no side {side!r} under {label} (sides: {', '.join(sides)})")
+
+
+def worker_settings(spec: WorkerSpec, rules: Ruleset) -> tuple[dict, list | None]:
+    """(worker config, script) a table stores for ``spec``: the script of a simulated match dealt under ``rules``,
+    else None (a scripted table's is uploaded later: PUT .../script)."""
+    config = {"speed": spec.speed, "interval": spec.interval}
+    if spec.follow:
+        config["follow"] = True
+    script = None
+    if spec.simulate is not None:
+        config["simulate"] = spec.simulate.model_dump()
+        script = [[event_to_dict(e) for e in hand] for hand in simulate_match(rules, spec.simulate.seed,
+                                                                                 spec.simulate.hands)]
+    return config, script
 
 
 def table_config(row: TableRow) -> TableConfig:
@@ -259,27 +290,8 @@ class Registry:
         """
         rules = resolve_rules(body.rules, body.overrides)
         label = rules_label(body.rules)
-        seats = seats_for(rules.players, rules.play_direction)
-        for seat in body.players:
-            if seat not in seats:
-                raise Invalid(f"players: seat {seat!r} is not playing under {label} (seats: {', '.join(seats)})")
-        from engine.record import teams_for
-
-        sides = teams_for(rules)
-        for side in body.teams:
-            if side not in sides:
-                raise Invalid(f"teams: no side {side!r} under {label} (sides: {', '.join(sides)})")
-        script = None
-        if body.worker.simulate is not None:
-            sim = body.worker.simulate
-            script = [[event_to_dict(e) for e in hand] for hand in simulate_match(rules, sim.seed, sim.hands)]
-        elif body.worker.kind == "scripted":
-            script = None  # uploaded later (PUT .../script)
-        config = {"speed": body.worker.speed, "interval": body.worker.interval}
-        if body.worker.follow:
-            config["follow"] = True
-        if body.worker.simulate is not None:
-            config["simulate"] = body.worker.simulate.model_dump()
+        check_names(rules, label, body.players, body.teams)
+        config, script = worker_settings(body.worker, rules)
         row = TableRow(id=body.id, name=body.name, video_source=absolute_path(body.video_source),
                        calibration=absolute_path(body.calibration),
                        rules=label, overrides=body.overrides, ruleset=rules.model_dump(mode="json"),
@@ -302,6 +314,80 @@ class Registry:
         rt = self._add_runtime(row)
         rt.new_match(body.title)
         return row
+
+    def update(self, table_id: str, body: TablePatch) -> TableRow:
+        """Change a registered table in place (PATCH /api/tables/{id}): its id, overlay address, view key and
+        matches stay. The name, players and teams change at any time, the overlay and console showing them at
+        once; the video source, calibration and worker only with the table stopped; the rules (and overrides)
+        only with it stopped and before the current match's first event, since the events recorded would be
+        scored anew (start a new match first). The current match takes the new players and rules; earlier
+        matches keep theirs.
+
+        Raises:
+            NotFound: no such table.
+            Conflict: the table is live, or its current match has events, for a field that needs it not to be;
+                a rule change on a table whose uploaded script was checked under the old rules.
+            Invalid: an unknown rule set, or a seat or side that does not play under the rules in force.
+        """
+        rt, row = self.get(table_id), self.row(table_id)
+        given = body.model_fields_set
+        stopped_only = sorted(given - ANYTIME_FIELDS)
+        if stopped_only and self.is_live(table_id):
+            raise Conflict(f"table {table_id!r} is running: stop it before changing its {', '.join(stopped_only)} "
+                           f"(only {', '.join(sorted(ANYTIME_FIELDS))} change while it runs)")
+        with rt.lock:  # no event (an umpire's, on a scripted table) between the checks and the change
+            return self._update(rt, row, body, given)
+
+    def _update(self, rt: TableRuntime, row: TableRow, body: TablePatch, given: set[str]) -> TableRow:
+        table_id = row.id
+        cfg, table = rt.cfg, {}
+        if given & {"rules", "overrides"}:
+            if any(rt.logs):
+                n = plural(sum(len(h) for h in rt.logs), "event")
+                raise Conflict(f"table {table_id!r}: match {rt.match_number} has {n} recorded under "
+                               f"{cfg.preset}, which other rules would score anew: start a new match "
+                               f"(POST /api/tables/{table_id}/matches), then change the rules")
+            preset = body.rules if "rules" in given else row.rules
+            overrides = body.overrides if "overrides" in given else {}
+            rules = resolve_rules(preset, overrides)
+            if row.script and not (row.worker_config or {}).get("simulate"):
+                raise Conflict(f"table {table_id!r} holds an uploaded script, checked to replay under {cfg.preset}: "
+                               "register a new table for other rules")
+            cfg = replace(cfg, rules=rules, preset=rules_label(preset), overrides=dict(overrides))
+            table.update(rules=cfg.preset, overrides=cfg.overrides, ruleset=rules.model_dump(mode="json"))
+        if "name" in given:
+            cfg = replace(cfg, name=body.name)
+        if "players" in given:
+            cfg = replace(cfg, players=dict(body.players))
+        if "teams" in given:
+            cfg = replace(cfg, teams=dict(body.teams))
+        check_names(cfg.rules, cfg.preset, cfg.players, cfg.teams)
+        for column in ("video_source", "calibration"):
+            if column in given:
+                table[column] = absolute_path(getattr(body, column))
+                cfg = replace(cfg, **{column: table[column]})
+        if "worker" in given or (given & {"rules", "overrides"} and (row.worker_config or {}).get("simulate")):
+            # a simulated match is dealt anew under the rules in force
+            spec = body.worker if "worker" in given else WorkerSpec(kind=row.worker_kind, **row.worker_config)
+            config, script = worker_settings(spec, cfg.rules)
+            if script is not None and script != row.script and any(rt.logs):
+                raise Conflict(f"table {table_id!r}: match {rt.match_number} holds events of the match dealt now: "
+                               "start a new match, then deal another one")
+            if script is not None:  # an uploaded script stays (PUT .../script replaces it)
+                table["script"] = script
+            cfg = replace(cfg, worker_kind=spec.kind, worker_config=config)
+            table.update(worker_kind=spec.kind, worker_config=config)
+        table.update(name=cfg.name, players=cfg.players, teams=cfg.teams)
+        rt.reconfigure(cfg, table)
+        return self.row(table_id)
+
+    def new_match(self, table_id: str, title: str = "", players: dict[str, str] | None = None) -> dict:
+        """Start the table's next match (:meth:`TableRuntime.new_match`), with ``players`` (None: the table's).
+        Raises NotFound, Conflict (a table that cannot be loaded), Invalid (a seat not playing)."""
+        rt = self.get(table_id)
+        if players is not None:
+            check_names(rt.cfg.rules, rt.cfg.preset, players, {})
+        return rt.new_match(title, players)
 
     def is_live(self, table_id: str) -> bool:
         """Whether the table's worker runs: a worker task not done yet, or a started manual table.

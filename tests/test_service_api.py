@@ -875,3 +875,161 @@ def test_the_review_pages_timeline_lists_the_sides_in_turn_order(client, preset,
     # the sides' totals are the engine's: the last row's score is the game's, reordered
     final = data["rows"][-1]["score"]
     assert sum(final.values()) == sum(sum(r["points"].values()) for r in data["rows"] if r["type"] != "game_end")
+
+
+# ---- a registered table changed in place (helper-246: h243 defect 3, PUT/PATCH were 405) ----------------
+def _last_message(c, table_id: str) -> tuple[str, dict]:
+    """(kind, data) of the newest message the table's events feed announced, as stored for a reconnect."""
+    from sqlalchemy import select
+
+    from service.models import MessageRow
+
+    with c.app.state.factory() as s:
+        row = s.scalars(select(MessageRow).where(MessageRow.table_id == table_id, MessageRow.channel == "events")
+                        .order_by(MessageRow.id.desc()).limit(1)).one()
+    return row.kind, row.data
+
+
+def patch(c, path, body, **kw):
+    return c.patch(path, json=body, headers=kw.pop("headers", AUTH), **kw)
+
+
+def test_players_and_name_change_mid_match_and_the_overlay_is_told(client):
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": "6-2"}}).status_code == 201
+    r = patch(client, "/api/tables/t1", {"players": {"N": "Eve", "S": "Fay"}, "name": "Mesa 1"})
+    assert r.status_code == 200, r.text
+    assert (r.json()["players"], r.json()["name"]) == ({"N": "Eve", "S": "Fay"}, "Mesa 1")
+    kind, data = _last_message(client, "t1")  # what the open overlay and console redraw from
+    assert (kind, data["state"]["players"], data["state"]["table"]["name"]) == ("table", {"N": "Eve", "S": "Fay"},
+                                                                                 "Mesa 1")
+    assert data["state"]["hand"]["last_play"]["player"] == "Eve"  # N's 6-2, now under N's new name
+    state = client.get("/api/tables/t1/snapshot").json()["data"]["state"]
+    assert state["teams"]["N"]["name"] == "Eve" and state["worker"]["state"] == "running"
+    assert client.get("/api/matches/1").json()["players"] == {"N": "Eve", "S": "Fay"}
+    # the worker kept running and the match goes on
+    assert post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "S", "tile": "2-2",
+                                                            "end": "E"}}).status_code == 201
+
+
+def test_a_new_matchs_players_leave_the_earlier_match_its_own(client):
+    manual_table(client)  # Ana and Bob play round 1
+    post(client, "/api/tables/t1/start")
+    post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": "6-2"}})
+    r = post(client, "/api/tables/t1/matches", {"title": "Round 2", "players": {"N": "Eve", "S": "Fay"}})
+    assert r.status_code == 201, r.text
+    assert client.get("/api/tables/t1").json()["players"] == {"N": "Eve", "S": "Fay"}
+    assert client.get("/api/tables/t1/snapshot").json()["data"]["state"]["players"] == {"N": "Eve", "S": "Fay"}
+    assert _last_message(client, "t1")[0] == "match"
+    assert client.get("/api/matches/2").json()["players"] == {"N": "Eve", "S": "Fay"}
+    assert client.get("/api/matches/1").json()["players"] == {"N": "Ana", "S": "Bob"}
+    assert client.get("/api/matches/1/timeline").json()["players"] == {"N": "Ana", "S": "Bob"}
+    assert '[Players "N: Ana; S: Bob"]' in client.get("/api/matches/1/record.txt").text
+    # round 2 renamed later: round 1 keeps its names still
+    assert patch(client, "/api/tables/t1", {"players": {"N": "Gil", "S": "Hal"}}).status_code == 200
+    assert client.get("/api/matches/1").json()["players"] == {"N": "Ana", "S": "Bob"}
+    assert client.get("/api/matches/2").json()["players"] == {"N": "Gil", "S": "Hal"}
+    # players are validated as at registration
+    r = post(client, "/api/tables/t1/matches", {"players": {"E": "Ivy"}})
+    assert (r.status_code, r.json()["detail"]) == (
+        422, "players: seat 'E' is not playing under lisa-b-all-fives (seats: N, S)"), r.text
+    assert len(client.get("/api/tables/t1/matches").json()) == 2  # no match was opened
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ({}, "nothing to change: give one or more of name, players"),
+    ({"players": {"Q": "Eve"}}, "Input should be 'N', 'E', 'S' or 'W'"),
+    ({"players": {"N": " "}}, "a name, not blank"),
+    ({"players": {"E": "Eve"}}, "players: seat 'E' is not playing under lisa-b-all-fives (seats: N, S)"),
+    ({"teams": {"NS": "Us"}}, "teams: no side 'NS' under lisa-b-all-fives"),
+    ({"name": " "}, "name: String should match pattern"),
+    ({"name": None}, "Input should be a valid string"),
+    ({"name": "a\nb"}, "no control characters"),
+    ({"rules": "lisa-b-allfives"}, "did you mean 'lisa-b-all-fives'"),
+    ({"worker": {"kind": "robot"}}, "worker.kind"),
+    ({"view_key": "abcdef"}, "Extra inputs are not permitted"),
+])
+def test_a_bad_table_change_is_422_and_changes_nothing(client, body, fragment):
+    before = manual_table(client)
+    r = patch(client, "/api/tables/t1", body)
+    assert r.status_code == 422 and fragment in r.text, r.text
+    after = client.get("/api/tables/t1", headers=AUTH).json()
+    assert {k: after[k] for k in ("name", "players", "teams", "rules", "ruleset", "worker")} == \
+        {k: before[k] for k in ("name", "players", "teams", "rules", "ruleset", "worker")}
+
+
+def test_a_table_change_needs_the_token_and_a_table(client):
+    manual_table(client)
+    assert patch(client, "/api/tables/t1", {"name": "X"}, headers={}).status_code == 401
+    assert patch(client, "/api/tables/t1", {"name": "X"}, headers={"Authorization": "Bearer nope"}).status_code == 403
+    assert patch(client, "/api/tables/zz", {"name": "X"}).status_code == 404
+    assert client.get("/api/tables/t1").json()["name"] == "Table 1"
+
+
+def test_rules_source_and_worker_change_only_stopped_and_rules_only_before_the_first_event(client):
+    manual_table(client)
+    post(client, "/api/tables/t1/start")
+    r = patch(client, "/api/tables/t1", {"calibration": "calibration/t2.json", "name": "X"})
+    assert (r.status_code, r.json()["detail"]) == (
+        409, "table 't1' is running: stop it before changing its calibration (only name, players, teams change "
+             "while it runs)"), r.text
+    assert client.get("/api/tables/t1").json()["name"] == "Table 1"  # all or nothing
+    post(client, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": "6-2"}})
+    post(client, "/api/tables/t1/stop")
+    r = patch(client, "/api/tables/t1", {"rules": "all-fives"})
+    assert (r.status_code, r.json()["detail"]) == (
+        409, "table 't1': match 1 has 1 event recorded under lisa-b-all-fives, which other rules would score anew: "
+             "start a new match (POST /api/tables/t1/matches), then change the rules"), r.text
+    # stopped mid-match: the camera and its calibration may change (a moved camera), the worker too
+    r = patch(client, "/api/tables/t1", {"video_source": "rtsp://cam9/stream", "worker": {"kind": "vision"}})
+    assert r.status_code == 200, r.text
+    assert (r.json()["video_source"], r.json()["worker"]["kind"]) == ("rtsp://cam9/stream", "vision")
+    # between matches: the rules change; the earlier match is scored under its own still
+    assert post(client, "/api/tables/t1/matches", {"title": "Round 2"}).status_code == 201
+    r = patch(client, "/api/tables/t1", {"rules": "block", "players": {"N": "Eve", "S": "Fay"}})
+    assert r.status_code == 200, r.text
+    assert (r.json()["rules"], r.json()["ruleset"]["name"]) == ("block", "block")
+    assert client.get("/api/tables/t1/snapshot").json()["data"]["state"]["rules"]["preset"] == "block"
+    assert client.get("/api/matches/1").json()["rules"] == "lisa-b-all-fives"
+    assert client.get("/api/matches/2").json()["rules"] == "block"
+    assert client.get("/api/matches/1/timeline").json()["rules"] == "lisa-b-all-fives"
+
+
+def test_a_table_change_survives_a_restart(tmp_path):
+    with TestClient(app_for(tmp_path)) as c:
+        manual_table(c)
+        post(c, "/api/tables/t1/start")
+        post(c, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": "6-2"}})
+        assert post(c, "/api/tables/t1/matches", {"players": {"N": "Eve"}}).status_code == 201
+        post(c, "/api/tables/t1/stop")
+        r = patch(c, "/api/tables/t1", {"name": "Mesa 1", "rules": "all-fives", "calibration": "/x/p.json",
+                                        "teams": {"S": "South"}})
+        assert r.status_code == 200, r.text
+    with TestClient(app_for(tmp_path)) as c:
+        t = c.get("/api/tables/t1", headers=AUTH).json()
+        assert (t["name"], t["players"], t["teams"], t["rules"], t["ruleset"]["name"], t["calibration"]) == \
+            ("Mesa 1", {"N": "Eve"}, {"S": "South"}, "all-fives", "all-fives", "/x/p.json")
+        state = c.get("/api/tables/t1/snapshot").json()["data"]["state"]
+        assert (state["players"], state["rules"]["preset"], state["teams"]["S"]["name"]) == (
+            {"N": "Eve"}, "all-fives", "South")
+        assert c.get("/api/matches/1").json()["players"] == {"N": "Ana", "S": "Bob"}
+        assert c.get("/api/matches/1").json()["rules"] == "lisa-b-all-fives"
+
+
+def test_a_simulated_match_is_dealt_anew_under_the_new_rules(client):
+    spec = {"id": "s1", "name": "S", "rules": "lisa-b-all-fives", "worker": {"kind": "scripted",
+                                                                              "simulate": {"seed": 3, "hands": 1}}}
+    assert post(client, "/api/tables", spec).status_code == 201
+    r = patch(client, "/api/tables/s1", {"rules": "block"})
+    assert r.status_code == 200, r.text
+    dealt = simulate_match(load_ruleset("block"), 3, max_hands=1)  # the independent route: the engine's own deal
+    assert r.json()["script_events"] == sum(len(h) for h in dealt)
+    assert r.json()["worker"]["simulate"] == {"seed": 3, "hands": 1}
+    post(client, "/api/tables/s1/start", {"speed": 1000})
+    wait_for(lambda: client.get("/api/tables/s1/status").json()["state"] == "finished")
+    assert from_json(client.get("/api/matches/1/record.json").text).logs == dealt  # played under block
+    # another deal part way through a match would go on from the old one's position
+    r = patch(client, "/api/tables/s1", {"worker": {"kind": "scripted", "simulate": {"seed": 4, "hands": 1}}})
+    assert (r.status_code, r.json()["detail"]) == (
+        409, "table 's1': match 1 holds events of the match dealt now: start a new match, then deal another one"), r.text

@@ -778,3 +778,23 @@ def test_overlay_names_the_side_points_go_to_and_says_a_domino_apart(tmp_path, b
         assert page.inner_text("#lastplay").replace("\n", " ") == "Ana (N) played 0-0 on the E end+10 · domino+10"
         assert page.locator(".games").all_inner_texts() == ["0 of 3 games", "0 of 3 games"]
         page.close()
+
+
+def test_an_open_overlay_shows_the_players_a_table_change_names(tmp_path, browser):
+    """helper-246 (h243 defect 3): round 2's overlay showed round 1's names; a table changed in place
+    (PATCH, a new match's players) is redrawn on the open overlay, with no reload and the same address."""
+    with live_server(app_for(tmp_path, keepalive_s=2)) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            assert c.post("/api/tables", json={"id": "m3", "name": "Mesa 3", "rules": "lisa-b-all-fives",
+                                               "players": {"N": "Ana", "S": "Bob"},
+                                               "worker": {"kind": "manual"}}).status_code == 201
+            overlay = browser.new_page(viewport={"width": 1280, "height": 720})
+            overlay.goto(f"{base}/tables/m3/overlay?theme=solid&size=1280x720")
+            overlay.wait_for_function("document.querySelector('#scores')?.innerText.includes('Ana')", timeout=15000)
+            assert c.patch("/api/tables/m3", json={"players": {"N": "Eve", "S": "Bob"}}).status_code == 200
+            overlay.wait_for_function("document.querySelector('#scores')?.innerText.includes('Eve')", timeout=15000)
+            assert "Ana" not in overlay.inner_text("#scores")
+            assert c.post("/api/tables/m3/matches", json={"title": "Round 2",
+                                                          "players": {"N": "Gil", "S": "Hal"}}).status_code == 201
+            overlay.wait_for_function("document.querySelector('#scores')?.innerText.includes('Hal')", timeout=15000)
+            assert "Gil" in overlay.inner_text("#scores") and "Eve" not in overlay.inner_text("#scores")

@@ -166,7 +166,7 @@ def test_migration_matches_the_models_and_uses_wal(tmp_path):
     with engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
-        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0003"
+        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0004"
 
 
 def test_ctrl_c_with_open_feeds_ends_them_cleanly_at_once(tmp_path):
@@ -576,3 +576,32 @@ def test_a_failed_table_still_says_why_after_a_restart(tmp_path, monkeypatch):
         st = c.get("/api/tables/cam/status").json()
         assert (st["state"], st["error"]) == ("error", "cannot open /nope/v.mp4: no such file")
         assert c.delete("/api/tables/cam", headers=AUTH).status_code in (200, 204)  # not live: deletable
+
+
+def test_matches_of_schema_0003_take_their_tables_players_and_rules_and_keep_them(tmp_path):
+    """Schema 0004 stores each match's players and rule set (helper-246: a table can be changed in place now);
+    a match recorded before it takes its table's at the upgrade, so a later change of the table neither renames
+    nor rescores it."""
+    from alembic import command
+    from alembic.config import Config
+
+    from service.db import MIGRATIONS, make_engine
+    from service.testing import settings_for
+
+    data = tmp_path / "data"
+    with TestClient(app_for(data)) as c:
+        post(c, "/api/tables", {"id": "t1", "name": "T", "rules": "lisa-b-all-fives", "players": {"N": "Ana"},
+                                "worker": {"kind": "manual"}})
+    engine = make_engine(settings_for(data))
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:  # back to the schema before this one: its matches store neither
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0003")
+    engine.dispose()
+    with TestClient(app_for(data)) as c:  # upgraded at the start
+        post(c, "/api/tables/t1/matches", {"players": {"N": "Eve"}})  # asserts its 2xx
+        assert c.patch("/api/tables/t1", json={"rules": "all-fives"}, headers=AUTH).status_code == 200
+        one, two = c.get("/api/matches/1").json(), c.get("/api/matches/2").json()
+    assert (one["players"], one["rules"]) == ({"N": "Ana"}, "lisa-b-all-fives")
+    assert (two["players"], two["rules"]) == ({"N": "Eve"}, "all-fives")

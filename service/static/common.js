@@ -61,7 +61,7 @@ const DC = (() => {
   // (401/403/404), retried every 10 s (a key, a token or the table may come).
   function feed(url, onMessage, onState) {
     let es = null, lastId = null, timer = null, closed = false;
-    const kinds = ["snapshot", "event", "match", "worker", "hand_confirmed", "flags", "alert"];
+    const kinds = ["snapshot", "event", "match", "table", "worker", "hand_confirmed", "flags", "alert"];
     function open() {
       if (closed) return;
       const u = new URL(url, location.href);
