@@ -13,10 +13,11 @@ from fastapi import APIRouter, Depends, Request
 
 from engine.events import Correction, Draw, HandEnd, Pass, Penalty, Play, TakeBack, effective
 from engine.notation import format_event
+from engine.seats import SEATS, seats_for
 from engine.tiles import Tile, TileError
 from service.auth import is_umpire, require_token
 from service.deps import actor, registry, viewable
-from service.live import NotFound, Refused, parse_event, penalty_reason
+from service.live import AppendRejected, NotFound, Refused, parse_event, penalty_reason
 from service.schemas import (AlertAction, CorrectionBody, EventBody, FixTileBody, HandConfirm, MoveEventBody, ReassignBody,
                              SwapTilesBody)
 from service.tables import Conflict, Invalid
@@ -55,6 +56,7 @@ def post_event(table_id: str, body: EventBody, request: Request) -> dict:
     if isinstance(ev, Correction):  # its checks (a voided slot, nothing to correct, the lead's order) are there
         raise Invalid("event: a correction goes to POST .../corrections (or .../fix-tile, .../reassign)")
     _in_set(ev, rt.cfg.rules.set_max)
+    _seats_playing(ev, rt.cfg.rules)
     source = "manual" if rt.cfg.worker_kind == "manual" else "umpire"
     res = rt.append(ev, source=source, actor=actor(request, body.by), hand=body.hand, new_hand=body.new_hand)
     return {"hand": res["hand"], "index": res["index"], "id": res["message"]["id"], "row": res["message"]["data"]["row"]}
@@ -94,6 +96,7 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
     if isinstance(ev, Correction):
         raise Invalid("event: a correction replaces an event with an event, not with another correction")
     _in_set(ev, rt.cfg.rules.set_max)
+    _seats_playing(ev, rt.cfg.rules)
     with rt.lock:  # checked and replaced in one step, as fix-tile and reassign
         hand = _current(rt, body.hand)
         held = None
@@ -263,7 +266,22 @@ def fix_tile(table_id: str, body: FixTileBody, request: Request) -> dict:
             turned = fixed.model_copy(update={"tile": Tile(tile.b, tile.a)})
             fixed = min((fixed, turned), key=lambda e: rt.flags_with(hand, Correction(replaces=body.index, event=e)))
         _changes(rt, ev, fixed, hand, body.index)
-        return _correct(rt, hand, body.index, fixed, actor(request, body.by), body.reason)
+        try:
+            return _correct(rt, hand, body.index, fixed, actor(request, body.by), body.reason)
+        except AppendRejected:
+            played = _played_at(rt, hand, tile, body.index)
+            if played is None:
+                raise
+            # the engine's refusal names the play after it, "put at #2 by fix #5": #5 being this refused fix (h243)
+            raise Conflict(f"tile {tile} is already played at #{played} of hand {hand}: it cannot be #{body.index} "
+                           "too; nothing was changed (two plays' tiles the wrong way round: swap-tiles)") from None
+
+
+def _played_at(rt, hand: int, tile: Tile, other_than: int) -> int | None:  # noqa: ANN001
+    """The slot of the play in force of ``tile`` (either way round) in hand ``hand``, other than ``other_than``;
+    None when no other play holds it."""
+    return next((i for i, ev in effective(rt.hand_log(hand))
+                 if i != other_than and isinstance(ev, Play) and ev.tile.key == tile.key), None)
 
 
 @router.post("/swap-tiles", status_code=201, dependencies=umpire)
@@ -372,6 +390,28 @@ def _in_set(ev: object | None, set_max: int) -> None:
     for tile in [getattr(ev, "tile", None), *(getattr(ev, "tiles", None) or []), *dealt]:
         if tile is not None:
             _tile(tile, set_max, "event")
+
+
+def _seats_playing(ev: object | None, rules) -> None:  # noqa: ANN001
+    """Refuse an event naming a seat (its ``seat``, a hand end's ``winner``, a deal's hands) that is no seat, or
+    that does not play under the table's rules, as invalid input (422, as a registration's ``players.Q``), not as
+    an event the engine refused in this hand (409; h243: ``"seat": "X"`` was a 409).
+
+    Raises:
+        Invalid: e.g. ``event.seat: Input should be 'N', 'E', 'S' or 'W'``, or
+            ``event.winner: the winner 'E' is not playing (seats: N, S)``.
+    """
+    seats = seats_for(rules.players, rules.play_direction)
+    named = [(f, getattr(ev, f, None)) for f in ("seat", "winner")]
+    named += [("hands", s) for s in getattr(ev, "hands", None) or {}]
+    for field, seat in named:
+        if seat is None:
+            continue
+        if seat not in SEATS:
+            raise Invalid(f"event.{field}: Input should be 'N', 'E', 'S' or 'W'")
+        if seat not in seats:
+            who = "the winner" if field == "winner" else "seat"
+            raise Invalid(f"event.{field}: {who} {seat!r} is not playing (seats: {', '.join(seats)})")
 
 
 def _swapped(to: Play, frm: Play) -> Play:

@@ -22,7 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from engine.events import Play
+from engine.events import Correction, Draw, Pass, Play, effective
 from engine.notation import format_event
 from engine.record import event_to_dict, why_not_an_event
 from engine.ruleset import (RULESET_DIR, Ruleset, RulesetError, is_bare_name, load_ruleset, ruleset_from_params,
@@ -579,8 +579,11 @@ class Registry:
             if item.new_hand:  # the recorded plays a restart could not find belong to a hand now left
                 rt.resolve_open(lambda a: a["kind"] == "resume_unseen", "worker", f"hand {res['hand']} began")
             if isinstance(item.event, Play):  # helper-93: "touches no open end" stayed open once it was played
+                seen = _held_read(rt, item.event, res["hand"])  # before its alert goes
                 rt.resolve_open(_unplaced(item.event, res["hand"]), "worker",
                                 f"{item.event.tile} was recorded as play #{res['index']}")
+                if seen is not None:
+                    _place_held(rt, source, res["hand"], res["index"], item.event, seen)
         except (AppendRejected, NotFound) as exc:
             getattr(source, "rejected", lambda item: None)(item)
             n = len(rt.logs)
@@ -680,6 +683,54 @@ class Registry:
             if alert:
                 raised.append(alert)
         return raised
+
+
+def _held_read(rt: TableRuntime, play: Play, hand: int) -> tuple[float | None, int] | None:
+    """The read (t s, frame) of the open ``unplaced_tile`` alert of ``play``'s tile in ``hand``, when the camera
+    saw that tile before this play's own read (held unplaced: laid against a play the umpire voided); else None."""
+    key = sorted((play.tile.a, play.tile.b))
+    reads = [(d.get("t"), d["frame"]) for a in rt.open_alerts.values()
+             if a["kind"] == "unplaced_tile" and a.get("match") == rt.match_id and a.get("hand") == hand
+             and isinstance((d := a.get("details") or {}).get("frame"), int) and sorted(d.get("tile") or ()) == key]
+    first = min(reads, key=lambda r: r[1], default=None)
+    return first if first is not None and (play.frame is None or first[1] < play.frame) else None
+
+
+def _place_held(rt: TableRuntime, source, hand: int, index: int, play: Play,  # noqa: ANN001
+                seen: tuple[float | None, int]) -> None:
+    """A tile the camera held unplaced since read ``seen`` (t s, frame) and sent as play #``index`` only once the
+    umpire undid a void: the events in force recorded right before it that the camera read after ``seen`` (a
+    play on another end, a draw) came after it at the table (h243 defect 4: N's 1-1 recorded behind S's 4-4,
+    out_of_turn, N 25 S 25 for N 15 S 35). It moves above them, with the time and frame of the read that saw it,
+    and they each go one slot down (as ``move-event`` would, in one change), when that leaves the hand with
+    fewer flags; otherwise (a tile that lay off the line, then was laid after them) an alert names the move for
+    the umpire. The camera's tracker then takes in the record (``sync_record``), as after the umpire's change."""
+    slots = [(i, ev) for i, ev in effective(rt.hand_log(hand)) if i < index]
+    later: list[tuple[int, object]] = []
+    for i, ev in reversed(slots):
+        if not isinstance(ev, (Play, Pass, Draw)) or ev.frame is None or ev.frame <= seen[1] or rt.is_lead(hand, i):
+            break
+        later.insert(0, (i, ev))
+    if not later:
+        return
+    moved = play.model_copy(update={"t": seen[0], "frame": seen[1]})
+    order = [moved] + [ev for _, ev in later]
+    why = f"the camera saw {play.tile} (read {seen[1]}) before the events recorded ahead of it"
+    change = [Correction(replaces=i, event=ev, by="camera", reason=why)
+              for i, ev in zip([i for i, _ in later] + [index], order)]
+    if rt.flags_with(hand, change) >= rt.flags_with(hand, []):  # the table's order is not clear: the umpire's call
+        first = later[0][0]
+        rt.raise_alert(f"held:{rt.match_id}:{hand}:{index}", source.kind, "recorded_late",
+                       f"{format_event(play)} (#{index}) was seen off the line of play at frame {seen[1]}, before "
+                       f"#{first} was read: recorded late (a void undone?); if it was laid before #{first}, move it "
+                       "up (the console's \"move up\")",
+                       {"index": index, "before": first, "frame": seen[1], "tile": [play.tile.a, play.tile.b]},
+                       hand=hand, seat=play.seat)
+        return
+    try:
+        rt.append(change, source="umpire", actor="camera", hand=hand)
+    except (AppendRejected, NotFound):
+        return  # the record moved meanwhile: the events stay where the camera sent them
 
 
 def _unplaced(play: Play, hand: int):  # noqa: ANN202 - an alert predicate

@@ -621,6 +621,30 @@ def test_overlay_shows_the_boneyard_where_the_record_counts_it(tmp_path, browser
             overlay.close()
 
 
+def test_a_table_deleted_on_air_clears_its_overlay_and_the_console_says_why(tmp_path, browser):
+    """h243: once a table was deleted, its overlay kept the last board and score and said "feed refused: no table
+    'd'" on air. It clears to "table closed"; the umpire console keeps the server's reason."""
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            _manual_table(c, "d", "Doomed", "all-fives", [{"type": "play", "seat": "N", "tile": "5-5"}])
+            overlay = browser.new_page(viewport={"width": 1280, "height": 720})
+            overlay.goto(f"{base}/tables/d/overlay?size=720p")
+            overlay.wait_for_selector("#lastplay:not(.hidden)")
+            ump = browser.new_page()
+            ump.goto(f"{base}/tables/d/umpire#token={TOKEN}")
+            ump.wait_for_selector("#feederr", state="attached")
+            assert c.post("/api/tables/d/stop").status_code == 200
+            assert c.delete("/api/tables/d").status_code in (200, 204)
+            overlay.wait_for_function("document.getElementById('conn').textContent === 'table closed'", timeout=15000)
+            assert overlay.inner_text("#scores") == "" and overlay.inner_text("#board") == ""
+            assert overlay.locator("#lastplay.hidden").count() == 1
+            ump.wait_for_function("document.getElementById('feederr').textContent.includes(\"no table 'd'\")",
+                                  timeout=15000)
+            overlay.close()
+            ump.close()
+
+
 def test_umpire_swaps_two_plays_recorded_the_wrong_way_round_from_the_console(tmp_path, browser):
     """N led 6-1; S laid 1-4 on E (6 + 4 = 10), N 6-3 on W. Recorded the wrong way round, nobody
     scored. "swap with next" on S's play exchanges the two tiles in one change: S 10."""

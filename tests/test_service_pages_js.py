@@ -29,3 +29,15 @@ def test_the_camera_tag_says_starting_and_recording_ended_not_signal_lost():
         {**cam, "connected": False, "ended": True}, {**cam, "state": "finished", "connected": False},
         {**cam, "state": "stopped"}, {**cam, "kind": "manual", "connected": False})]) == [
         "starting", "", "camera signal lost", "recording ended", "recording ended", "camera paused", ""]
+
+
+def test_a_table_deleted_on_air_clears_the_overlay_to_table_closed():
+    """h243: once a table was deleted, its open overlay kept the board and said "feed refused: no table 'x'" on
+    air. After a board was shown a 404 is "table closed" (the page clears); an address never shown a table, or
+    a key refused, keeps the server's reason (the umpire console always does)."""
+    assert dc([("overlayConn", a) for a in (
+        ["refused", "no table 'mesa-1'", 404, True], ["refused", "no table 'mesa-1'", 404, False],
+        ["refused", "wrong view key", 403, True], ["reconnecting", None, None, True], ["live", None, None, True])]) == [
+        {"text": "table closed", "closed": True}, {"text": "feed refused: no table 'mesa-1'", "closed": False},
+        {"text": "feed refused: wrong view key", "closed": False}, {"text": "reconnecting", "closed": False},
+        {"text": "", "closed": False}]

@@ -967,3 +967,40 @@ def test_confirming_a_hand_answers_the_cameras_inferred_end(tmp_path):
         assert open_alerts(c) == []
         done = _alert(c, a["id"])
         assert (done["status"], done["resolved_by"], done["note"]) == ("resolved", "ump1", "hand 1's result confirmed")
+
+
+def test_a_fix_to_a_tile_played_elsewhere_names_where_it_is_played(tmp_path):
+    """h243: fix-tile of #1 to 6-5, played at #2, said "... already on the table (put at #1 by fix #3)": #3 was the
+    refused fix itself, which does not exist. It says where the tile is played."""
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        post(c, "/api/tables/t/start")
+        for ev in ({"type": "play", "seat": "N", "tile": "5-5"},
+                   {"type": "play", "seat": "S", "tile": "5-1", "end": "E"},
+                   {"type": "play", "seat": "N", "tile": "6-5", "end": "W"}):
+            assert post(c, "/api/tables/t/events", {"event": ev}).status_code == 201
+        r = post(c, "/api/tables/t/fix-tile", {"index": 1, "tile": "5-6"})
+        assert (r.status_code, r.json()["detail"]) == (409, "tile 5-6 is already played at #2 of hand 1: it cannot be #1 "
+                                                            "too; nothing was changed (two plays' tiles the wrong way "
+                                                            "round: swap-tiles)")
+        assert len(c.get("/api/matches/1/hands/1").json()["events"]) == 3  # nothing written
+
+
+def test_an_event_naming_no_seat_or_a_seat_not_playing_is_invalid_input(tmp_path):
+    """h243: ``"seat": "X"`` was a 409 "the engine refused the event"; a bad seat elsewhere (players, reassign)
+    is a 422 validation error. So are a seat that is none, and one the table's rules do not seat."""
+    with TestClient(app_for(tmp_path)) as c:
+        post(c, "/api/tables", {"id": "t", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        post(c, "/api/tables/t/start")
+        assert post(c, "/api/tables/t/events", {"event": {"type": "play", "seat": "N", "tile": "5-5"}}).status_code == 201
+        for path, body, why in (
+                ("events", {"event": {"type": "play", "seat": "X", "tile": "5-1", "end": "E"}},
+                 "event.seat: Input should be 'N', 'E', 'S' or 'W'"),
+                ("events", {"event": {"type": "pass", "seat": "E"}}, "event.seat: seat 'E' is not playing (seats: N, S)"),
+                ("events", {"event": {"type": "hand_end", "kind": "domino", "winner": "W"}},
+                 "event.winner: the winner 'W' is not playing (seats: N, S)"),
+                ("corrections", {"replaces": 0, "event": {"type": "play", "seat": "q", "tile": "5-5"}},
+                 "event.seat: Input should be 'N', 'E', 'S' or 'W'")):
+            r = post(c, f"/api/tables/t/{path}", body)
+            assert (r.status_code, r.json()["detail"]) == (422, why), body
+        assert len(c.get("/api/matches/1/hands/1").json()["events"]) == 1

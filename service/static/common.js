@@ -55,10 +55,19 @@ const DC = (() => {
     } catch (e) { return null; } finally { ctl.abort(); }
   }
 
+  // The overlay's connection line for a feed state (see feed): {text, closed}. A table deleted while it was
+  // on air (its feed now 404 after a board was shown) is "table closed", its board to be cleared: the server's
+  // "feed refused: no table 'x'" went on air (h243); an address never shown a table keeps the reason.
+  function overlayConn(state, detail, status, shown) {
+    if (state === "live") return {text: "", closed: false};
+    if (state === "refused" && status === 404 && shown) return {text: "table closed", closed: true};
+    return {text: state === "refused" ? `feed refused: ${detail}` : state, closed: false};
+  }
+
   // A feed that survives reconnects: EventSource resends Last-Event-ID by itself; if the
   // stream is closed for good we reopen it (a fresh snapshot). onMessage(msg) for every message;
-  // onState("live" | "reconnecting" | "refused", detail): "refused" with the server's reason
-  // (401/403/404), retried every 10 s (a key, a token or the table may come).
+  // onState("live" | "reconnecting" | "refused", detail, status): "refused" with the server's reason
+  // and status (401/403/404), retried every 10 s (a key, a token or the table may come).
   function feed(url, onMessage, onState) {
     let es = null, lastId = null, timer = null, closed = false;
     const kinds = ["snapshot", "event", "match", "table", "worker", "hand_confirmed", "flags", "alert"];
@@ -73,7 +82,7 @@ const DC = (() => {
         clearTimeout(timer);
         const why = await refusal(u);
         if (closed) return;
-        if (onState) onState(why ? "refused" : "reconnecting", why ? why.detail : undefined);
+        if (onState) onState(why ? "refused" : "reconnecting", why && why.detail, why && why.status);
         timer = setTimeout(open, why ? 10000 : 3000);
       };
       for (const k of kinds) es.addEventListener(k, (ev) => {
@@ -170,6 +179,6 @@ const DC = (() => {
     return f.notice ? `<span class="notetag">${esc(f.kind)}</span>` : `<span class="flagtag">!${esc(f.kind)}</span>`;
   }
 
-  return { params, pathPart, esc, layoutSVG, sumPoints, signed, shortTimes, feed, api, savedToken, downloadWithToken,
+  return { params, pathPart, esc, layoutSVG, sumPoints, signed, shortTimes, feed, overlayConn, api, savedToken, downloadWithToken,
            sideLabel, playText, endText, endsNamed, sourceStatus, flagTag };
 })();

@@ -110,6 +110,7 @@
     if (ms) bannerTimer = setTimeout(() => { b.classList.add("hidden"); bannerTimer = null; }, ms);
   }
 
+  let shown = false;  // a board was drawn from this feed (a 404 then means the table was deleted)
   const key = DC.params.get("key");
   const url = `/api/tables/${encodeURIComponent(table)}/feed` + (key ? `?key=${encodeURIComponent(key)}` : "");
   DC.feed(url, (msg) => {
@@ -120,5 +121,17 @@
     }
     if (data.state) render(data.state);
     document.body.dataset.lastId = msg.id;
-  }, (s, why) => { $("conn").textContent = s === "live" ? "" : s === "refused" ? `feed refused: ${why}` : s; });
+    shown = true;
+  }, (s, why, status) => {
+    const line = DC.overlayConn(s, why, status, shown);
+    $("conn").textContent = line.text;
+    // the table was deleted: no stale board or score stays on air. "shown" stays true, so the retries' 404s
+    // keep saying "table closed"; a table made again under this id comes back with its snapshot
+    if (line.closed) {
+      for (const id of ["scores", "meta", "board", "lastplay"]) $(id).innerHTML = "";
+      for (const id of ["status", "banner", "lastplay"]) $(id).classList.add("hidden");
+      clearTimeout(bannerTimer);
+      bannerTimer = null;
+    }
+  });
 })();
