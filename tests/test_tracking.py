@@ -2583,13 +2583,12 @@ def test_in_a_folder_of_photos_the_seat_is_the_hand_a_tile_left():
         "S passed: N played 6-1 on S's turn (a tile left N's hand)"]
 
 
-def test_in_a_folder_of_photos_a_drawer_that_played_keeps_its_turn_over_anothers_loss():
-    """helper-223, the demo's photos with one out of order (f_sw2): one photo showed S's draw, S's 6-0 and N's 0-0
-    laid against it. S's hand drew one and laid one (no change, no vote), N's lost one: the read's vote went to
-    its first play, N's 6-0 out of turn, then S's 0-0 by the turn. A hand's count change is draws - plays: the
-    seat to play drew and shows no gain, so it played; its play comes first, N's loss is the next play's."""
-    rules = load_ruleset("lisa-b-all-fives")
-    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
+def _photo_folder_table():
+    """A lisa-b-all-fives tracker read one photo at a time (no still window): N's and S's dealt hands, the W
+    column's 14 boneyard tiles, the tiles laid (``on``, appended by the test) and ``photo(k)``, the events of the
+    ``k``-th photo showing them all."""
+    tr = Tracker(load_ruleset("lisa-b-all-fives"), config=TrackerConfig(still_window_s=0.0, setup_min_score=None),
+                 image_size=IMAGE_SIZE)
     hands = {seat: [_down(*_HAND_AT[seat](i)) for i in range(7)] for seat in "NS"}
     bone = [_down(40, 200 + 28 * i, 0) for i in range(14)]
     on: list = []
@@ -2597,6 +2596,15 @@ def test_in_a_folder_of_photos_a_drawer_that_played_keeps_its_turn_over_anothers
     def photo(k: int) -> list:
         return tr.update(k, float(k), observe(hands["N"] + hands["S"] + bone + on), None)
 
+    return tr, hands, bone, on, photo
+
+
+def test_in_a_folder_of_photos_a_drawer_that_played_keeps_its_turn_over_anothers_loss():
+    """helper-223, the demo's photos with one out of order (f_sw2): one photo showed S's draw, S's 6-0 and N's 0-0
+    laid against it. S's hand drew one and laid one (no change, no vote), N's lost one: the read's vote went to
+    its first play, N's 6-0 out of turn, then S's 0-0 by the turn. A hand's count change is draws - plays: the
+    seat to play drew and shows no gain, so it played; its play comes first, N's loss is the next play's."""
+    tr, hands, bone, on, photo = _photo_folder_table()
     events = photo(0)
     for k, (seat, tile) in enumerate([("S", t_(600, 500, 0, (6, 5))), ("N", t_(648, 500, 0, (5, 4)))], 1):
         hands[seat].pop()
@@ -2622,15 +2630,7 @@ def test_in_a_folder_of_photos_a_draw_after_the_photos_play_is_the_next_seats():
     S's draw in S's hand. The draw went to N, the seat to play, before its play, and N's correct domino was flagged
     ``domino_with_tiles_left``. N's hand lost the tile it laid and gained none, S's gained one: S drew after N
     played, so the play comes first, then S's draw under S's turn."""
-    rules = load_ruleset("lisa-b-all-fives")
-    tr = Tracker(rules, config=TrackerConfig(still_window_s=0.0, setup_min_score=None), image_size=IMAGE_SIZE)
-    hands = {seat: [_down(*_HAND_AT[seat](i)) for i in range(7)] for seat in "NS"}
-    bone = [_down(40, 200 + 28 * i, 0) for i in range(14)]
-    on: list = []
-
-    def photo(k: int) -> list:
-        return tr.update(k, float(k), observe(hands["N"] + hands["S"] + bone + on), None)
-
+    tr, hands, bone, on, photo = _photo_folder_table()
     events = photo(0)
     line = [("S", t_(600, 500, 0, (6, 5))), ("N", t_(648, 500, 0, (5, 4))), ("S", t_(696, 500, 0, (4, 3)))]
     for k, (seat, tile) in enumerate(line, 1):
