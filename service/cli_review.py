@@ -387,11 +387,12 @@ def _follow(folder: Path, rules: str, calibration: Path | None, out: Path, no_vi
     photos there at the start, or, in an empty folder, on the first photo that shows tiles enough once it has
     come (the photos before it are read searching the size, as each photo was before sizes were fixed). With
     one, the first photo must be of its size (a one-line error otherwise). There is no outage watch: a folder
-    has no frames that stop, only photos not taken yet. The first Ctrl-C stops following; the photos come and not
-    read yet (one written whole just before it too: ``close(read_rest=True)``) and the photo kept back to
-    compare with the next are read, then the report written as for a camera (a second Ctrl-C as for a camera). A
-    folder removed or unreadable stops it the same way, the results marked partial; the score so far is printed,
-    then an error line saying how many photos were read and why it stopped (exit code 2)."""
+    has no frames that stop, only photos not taken yet. The newest photo is scored when the next one comes, or once
+    none has for :data:`vision.folder_follow.QUIET_S` seconds (judged as a folder's last). The first Ctrl-C stops
+    following; the photos come and not read yet (one written whole just before it too: ``close(read_rest=True)``) and
+    the photo kept back to compare with the next are read, then the report written as for a camera (a second Ctrl-C as
+    for a camera). A folder removed or unreadable stops it the same way, the results marked partial; the score so far
+    is printed, then an error line saying how many photos were read and why it stopped (exit code 2)."""
     import signal
     import threading
 
@@ -440,7 +441,8 @@ def _follow(folder: Path, rules: str, calibration: Path | None, out: Path, no_vi
 
     src.on_photo = on_photo
     err_console.print(f"following {folder}: {plural(len(src), 'photo')} there; each new photo is read once written "
-                      "whole, and scored when the next one comes (Ctrl-C to stop and write the report)",
+                      f"whole, and scored when the next one comes or none has for {src.quiet_s:g} s (Ctrl-C to stop "
+                      "and write the report)",
                       highlight=False, markup=False, soft_wrap=True)
     stopped = []
 

@@ -67,7 +67,7 @@ from service.review_folder import (PARTIAL, PARTIAL_KINDS, PREVIOUS, REVIEW_FILE
                                    keep_previous, moved_by_review, review_files)
 from service.review_output import END_CARD_BGR, FLAG_BANNER_BGR, ReviewOutputs, draw_frame  # noqa: F401
 from service.review_pipeline import (ARM_IN_PHOTO, FramePipeline, ReadAhead, arm_notices,  # noqa: F401
-                                     one_table_folder)
+                                     one_table_folder, quiet_look_t)
 from service.review_summary import (NO_CALIBRATION_WARNING, SKIPPED_WHY, ReviewSummary,  # noqa: F401
                                     arm_photos_warning, awaiting_reveal_status, camera_moved_warning,
                                     draws_late_warning, earlier_review_notes, hand_over_status, late_warning,
@@ -81,7 +81,7 @@ from vision.pip_reader import FLAG_PIPS_BEYOND_SET, beyond_set_message
 from vision.placements import SIDE_TO_SEAT, Notice
 from vision.recognize import READABLE_TILE_PX, profile_tile_px
 from vision.rules_fit import READ_SET_MAX
-from vision.sources import FrameSource, SourceError
+from vision.sources import FrameSource, Quiet, SourceError
 from vision.tracking import play_slot
 
 FLAG_BANNER_S = 3.0
@@ -810,6 +810,12 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     last = None
     try:
         for frame in frames:
+            if isinstance(frame, Quiet):  # a followed folder with no new photo for a while: its newest photo read
+                look = quiet_look_t(session.pipeline.tracker, frame.t, last.t) if last is not None else None
+                if look is not None:  # and looked at again, when a reveal waits for a read
+                    session.feed(last.index, look, last.image, fps, again=True)
+                    last = last._replace(t=look)
+                continue
             for start_s, end_s in (outages or [])[told:]:
                 session.source_outage(start_s, end_s)
                 told += 1

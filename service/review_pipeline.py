@@ -130,6 +130,16 @@ class FramePipeline:
                                 "hidden_hand_tiles": hands})]
 
 
+def quiet_look_t(tracker: Tracker, quiet_t: float, last_t: float) -> float | None:
+    """The time (s) of a second look at a followed folder's newest photo (read at ``last_t``) when no new photo has
+    come by ``quiet_t`` (a :class:`vision.sources.Quiet` mark, on the same clock), or None when nothing waits for a
+    read. The table is still as the photo shows it then, as a second photo of it would show: hands turned up at the
+    end of a hand (a reveal) wait for such a read (``settle_s`` later in a draw game) and would otherwise wait for
+    the next hand's first photo (helper-243: the final hand never ended on air)."""
+    t = max(quiet_t, last_t)
+    return t if (tracker.wants_read or tracker.reveals.pending) and t > last_t else None
+
+
 def arm_notices(decided: list[tuple[int, float, str]]) -> list[Notice]:
     """``arm_in_photo`` notices for the photos :class:`vision.photo_arms.PhotoArms` found arms in."""
     return [Notice("arm_in_photo", t, i, ARM_IN_PHOTO.format(side=side), details={"side": side})

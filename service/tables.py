@@ -504,10 +504,16 @@ class Registry:
         return status_of(rt)
 
     async def stop(self, table_id: str, persist: bool = True) -> dict:
-        """Stop the worker; ``persist``: the table stays stopped after a restart too."""
+        """Stop the worker; ``persist``: the table stays stopped after a restart too (and a followed photo folder
+        reads the photos that came first: :meth:`service.vision_source.VisionSource.read_held`)."""
         rt = self.get(table_id)
         task = self.tasks.pop(table_id, None)
         source = self.sources.pop(table_id, None)
+        if persist and task is not None and getattr(source, "read_held", lambda: False)():
+            # a followed photo folder reads what came before it stops (service.vision_source.read_held)
+            from service.vision_source import STOP_READ_S
+
+            await asyncio.wait({task}, timeout=STOP_READ_S)
         rt.record_listener = None
         if task is not None:
             task.cancel()

@@ -45,9 +45,12 @@ first photo is judged by the two after it, the last by the two before it. Holdin
 time: the folder is listed once when the table starts (:class:`vision.sources.ImageFolderSource`), so the
 successor is on disk already and is read ahead, not waited for; the pace goes by each photo's own ``t``.
 A followed folder (worker option ``follow``: :class:`vision.folder_follow.FollowedFolderSource`, photos read
-as they arrive) is one photo late for real: a photo's events come when the next photo does (and the last
-photo's not at all when the table stops). It is read as a camera is (no pace, never ``ended``, closed at
-once by a stop, a heartbeat a second while it waits for a photo), but restarted as a replayed folder is
+as they arrive) is one photo late for real: a photo's events come when the next photo does, or once no new
+photo has come for :data:`vision.folder_follow.QUIET_S` seconds (the newest photo is then judged as a folder's
+last, by the two before it, and read: helper-243, the final hand never ended on air otherwise). A table stop
+first reads what came (:meth:`VisionSource.read_held`, as ``dominocast live``'s Ctrl-C does: the photo held, the
+photos written whole before the stop), for :data:`STOP_READ_S` seconds at most. It is read as a camera is (no
+pace, never ``ended``, a heartbeat a second while it waits for a photo), but restarted as a replayed folder is
 (from the last photo recorded: its photos listed again in name order keep their frame numbers).
 Comparing with the previous photos only (no holding) was not chosen: a new hand dealt, or a cleared
 table, is as unlike the photo before it as a stray photo is, and only the photo after it tells them
@@ -71,15 +74,19 @@ from engine.ruleset import load_ruleset, ruleset_from_params
 from service.record_sync import RecordSync
 from service.review import outage_message
 from service.review_output import draw_frame
-from service.review_pipeline import FramePipeline, one_table_folder
+from service.review_pipeline import FramePipeline, one_table_folder, quiet_look_t
 from service.sources import SourceItem, SourceStats, WorkerUnavailable, register_source, relative_note
-from vision.sources import SourceError
+from vision.sources import Quiet, SourceError
 
 log = logging.getLogger("dominocast.service")
 
 #: notice kinds that do not become alerts (``hand_cleared`` opens the next hand instead)
 QUIET_NOTICES = ("hand_cleared",)
 _BOUNDARY = "frame"
+#: Seconds a table stop waits for a followed photo folder's worker to read the photos that came (the one held to
+#: compare with the next, those written whole before the stop) before it stops the worker all the same: a few
+#: photos' reads on a slow CPU.
+STOP_READ_S = 20.0
 
 
 
@@ -172,6 +179,17 @@ class VisionSource:
     def _send(self, put: Callable[[object], None], event: object, tag: str, new_hand: bool | None = None) -> None:
         """(frame thread) hand an engine event to the service, tagged with the camera's hand."""
         put(SourceItem(event, new_hand=new_hand, tag=tag, ref=self.record.sent()))
+
+    def read_held(self) -> bool:
+        """A table stop of a followed photo folder: stop following, but read what came first (the photo held to
+        compare with the next, and those written whole before the stop: ``close(read_rest=True)``, as
+        ``dominocast live``'s Ctrl-C); the frame thread then ends as at a folder's end and the source's items end.
+        Returns whether there is such a read to wait for (False: not a followed folder, or not running)."""
+        frames = self._frames
+        if not getattr(frames, "follows", False) or not self.running:
+            return False
+        frames.close(read_rest=True)
+        return True
 
     async def aclose(self) -> None:
         self._stop.set()
@@ -323,10 +341,18 @@ class VisionSource:
         t0 = time.monotonic()
         fps_n, fps_t = 0, time.monotonic()
         told = 0  # the source's recovered drops already reported
-        last = None  # (index, t) of the latest frame
+        last, last_image = None, None  # (index, t) of the latest frame, and its image
         for frame in (folder if folder is not None else frames):
             if self._stop.is_set():
                 return
+            if isinstance(frame, Quiet):  # a followed folder with no new photo for a while: its newest photo read
+                look = quiet_look_t(pipeline.tracker, round(clock + frame.t, 3), last[1]) if last else None
+                if look is not None:  # and looked at again, when a reveal waits for a read (review.run_review too)
+                    synced = self.record.take(pipeline.tracker)
+                    _, events = pipeline.step(last[0], look, last_image)
+                    self._dispatch(synced + events, last[0], put, draw_game)
+                    last = (last[0], look)
+                continue
             if skip is not None:  # the frames a replayed file already gave, decoded to keep its indices
                 if frame.index <= skip and hasattr(pipeline.recognize, "forget"):
                     pipeline.recognize.forget(frame.index)  # read ahead to judge its neighbours, never by the pipeline
@@ -374,7 +400,7 @@ class VisionSource:
                 table_scores = self.table.get("scores")  # the table's (helper-79: "NS 0" while it stood at 156)
                 scores = table_scores() if callable(table_scores) else dict(shadow.scores)
                 self._publish_frame(draw_frame(frame.image, pipeline.last_obs, scores, shadow.layout.open_ends(), None))
-            last = (frame.index, t)
+            last, last_image = (frame.index, t), frame.image
         self._stats.ended = not live  # a file or folder read to its end (a camera's frames end only when closed)
         if last is not None:  # the footage ended (not stopped): hands shown at its end are taken as they lie
             self._dispatch(pipeline.tracker.finish(*last), last[0], put, draw_game)

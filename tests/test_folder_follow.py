@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from vision.folder_follow import FollowedFolderSource
+from vision.folder_follow import QUIET_S, FollowedFolderSource
 from vision.sources import ImageFolderSource, SourceError, open_source
 
 from video_frames import video_frames  # tests/video_frames.py
@@ -175,6 +175,27 @@ def test_a_stop_that_reads_the_rest_reads_the_photos_listed_and_a_plain_stop_doe
         assert got == names and src.unread == []
 
 
+def test_a_followed_folder_marks_a_quiet_spell_once_after_a_photo_when_asked(tmp_path):
+    """helper-243: the newest photo of a followed folder was held for a next one that never came. With
+    marks_quiet, a Quiet mark (the source's time then) is yielded once no new photo has come for quiet_s after one
+    was read (here 2 s, listings 0.5 s apart on the fake clock), once per quiet spell; without it, never."""
+    from vision.sources import Quiet
+
+    _png(tmp_path / "a.png", 10)
+    for marks in (True, False):
+        steps = [lambda: None] * 6 + [lambda: _png(tmp_path / "b.png", 20)] + [lambda: None] * 9
+        script = _Script(steps)
+        src = FollowedFolderSource(tmp_path, clock=script.clock, sleep=script.sleep, quiet_s=2.0)
+        src.marks_quiet = marks
+        script.src = src
+        got = [item if isinstance(item, Quiet) else (src.files[item.index].name, item.t) for item in src]
+        # a.png read at 0 s; 2 s of listings later the mark; b.png written at 3.5 s, found whole at 4.0 s and read
+        # then; the mark again 2 s after it (6.0 s); none more while nothing comes (the steps end at 8.0 s)
+        want = [("a.png", 0.0), Quiet(2.0), ("b.png", 4.0), Quiet(6.0)]
+        assert got == (want if marks else [w for w in want if not isinstance(w, Quiet)])
+        (tmp_path / "b.png").unlink()
+
+
 def test_a_followed_folder_ends_at_once_when_closed_from_another_thread(tmp_path):
     """The service stops a table from its event loop: the wait for the next listing ends at once."""
     _png(tmp_path / "a.png", 10)
@@ -252,7 +273,7 @@ def test_cli_live_follows_a_folder_and_its_ctrl_c_writes_the_record_a_review_of_
     assert res.exit_code == 0, res.output
     assert [x for x in res.stderr.splitlines() if x.strip()] == [
         f"following {folder}: 0 photos there; each new photo is read once written whole, and scored when the next "
-        "one comes (Ctrl-C to stop and write the report)",
+        f"one comes or none has for {QUIET_S:g} s (Ctrl-C to stop and write the report)",
         "note: no --calibration: tiles taken as 42 px long in every photo (measured on frame_00000.jpg)"]
     lines = res.stdout.splitlines()
     rows = [json.loads(x) for x in lines if x.startswith("{")]
@@ -429,13 +450,16 @@ def test_cli_live_refuses_to_write_into_the_folder_it_follows(tmp_path, monkeypa
 
 def test_a_folder_table_with_worker_follow_reads_photos_as_they_come_and_never_says_ended(tmp_path, monkeypatch):
     """A vision table on a photo folder with ``worker.follow``: the photos there, then each new one; a photo is
-    read once the next has come (one photo late: vision/photo_scene.py); the status stays running, not
-    ``ended``, until the table is stopped."""
+    read once the next has come (one photo late: vision/photo_scene.py; no quiet spell here); the status stays
+    running, not ``ended``, until the table is stopped, and the stop reads the photo held (helper-243)."""
     import service.sources as sources
+    import vision.folder_follow as folder_follow
     from fastapi.testclient import TestClient
 
     from service.testing import AUTH, app_for, wait_for
     from service.vision_source import VisionSource
+
+    monkeypatch.setattr(folder_follow, "QUIET_S", 600.0)  # never quiet long enough: each photo waits for the next
 
     photos = tmp_path / "photos"
     photos.mkdir()
@@ -465,9 +489,48 @@ def test_a_folder_table_with_worker_follow_reads_photos_as_they_come_and_never_s
         assert (st["state"], st["ended"], st["position"], st["total"], st["error"]) == ("running", False, 3, None, None)
         assert c.post("/api/tables/cam/stop", headers=AUTH, json={}).status_code == 200
         st = status()
-        assert st["ended"] is False and st["state"] != "finished"
+        assert st["ended"] is False and st["state"] == "stopped"
         assert c.get("/api/tables/cam", headers=AUTH).json()["worker"]["follow"] is True
-    assert seen == [10, 20, 30]  # p4 waited for a p5: the table stopped first
+        assert seen == [10, 20, 30, 40]  # p4 waited for a p5; the stop read it (as live's Ctrl-C does)
+
+
+def test_a_followed_folder_table_reads_its_newest_photo_once_no_new_one_comes(tmp_path, monkeypatch):
+    """helper-243: the newest photo of a followed folder waited for a next one, so a match's last photo (the end
+    of its final hand) was never read. Once no new photo comes for QUIET_S it is judged as a folder's last and
+    read; a photo coming later is read the same way."""
+    import service.sources as sources
+    import vision.folder_follow as folder_follow
+    from fastapi.testclient import TestClient
+
+    from service.testing import AUTH, app_for, wait_for
+    from service.vision_source import VisionSource
+
+    monkeypatch.setattr(folder_follow, "QUIET_S", 0.3)
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for k in (1, 2):
+        _png(photos / f"p{k}.png", 10 * k)
+    seen = []
+
+    def factory(table):
+        return VisionSource(table, recognizer_factory=lambda profile: (lambda image: seen.append(int(image[0, 0, 0]))
+                                                                       or []))
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    with TestClient(app_for(tmp_path)) as c:
+        r = c.post("/api/tables", headers=AUTH, json={
+            "id": "cam", "name": "Photo table", "rules": "all-fives", "video_source": str(photos),
+            "worker": {"kind": "vision", "follow": True}})
+        assert r.status_code == 201, r.text
+        assert c.post("/api/tables/cam/start", headers=AUTH, json={}).status_code == 200
+        status = lambda: c.get("/api/tables/cam/status").json()  # noqa: E731
+        wait_for(lambda: status()["position"] == 2)  # no p3 comes: p2 is read all the same
+        assert seen == [10, 20]
+        _png(photos / "p3.png", 30)
+        st = wait_for(lambda: (s := status())["position"] == 3 and s)
+        assert seen == [10, 20, 30] and (st["state"], st["ended"]) == ("running", False)
+        assert c.post("/api/tables/cam/stop", headers=AUTH, json={}).status_code == 200
+    assert seen == [10, 20, 30]  # nothing held at the stop: no photo read twice
 
 
 def test_a_video_file_table_with_worker_follow_is_a_status_error(tmp_path):
@@ -527,10 +590,12 @@ def test_cli_live_refuses_a_calibration_of_another_size_than_the_folders_photos(
 def _follow_table(footage, tmp_path, monkeypatch, stop_after: int | None) -> tuple[list, list, list, dict, int]:
     """A followed photo folder table (the oracle recognizer) fed a photo after each of the footage's plays; with
     ``stop_after``, the first ``stop_after`` photos are taken, the table is stopped once it has read all but the
-    last (held for the next) and started again with the rest taken. Returns the photos read (``before_frame``)
-    by the first run and the last one, the plays of hand 1, (hands, desync alerts, the last status) and the last
+    last (held for the next; no quiet spell here), which the stop reads, and started again with the rest taken.
+    Returns the photos read (``before_frame``) by the first run and the last one, the plays of hand 1, (hands, desync
+    alerts, the last status) and the last
     frame recorded by the first run."""
     import service.sources as sources
+    import vision.folder_follow as folder_follow
     from fastapi.testclient import TestClient
 
     from footage_oracle import Oracle  # tests/footage_oracle.py
@@ -555,6 +620,7 @@ def _follow_table(footage, tmp_path, monkeypatch, stop_after: int | None) -> tup
         cv2.imwrite(str(photos / f"move_{k + 1:02d}.png"), images[frames[k]])
 
     monkeypatch.setitem(sources._FACTORIES, "vision", factory)
+    monkeypatch.setattr(folder_follow, "QUIET_S", 600.0)  # the last photo waits for the next, or the stop
     runs = [stop_after, len(frames)] if stop_after else [len(frames)]
     taken, first_run, last = 0, None, None
     with TestClient(app_for(tmp_path / "data")) as c:
@@ -586,16 +652,17 @@ def _follow_table(footage, tmp_path, monkeypatch, stop_after: int | None) -> tup
 def test_a_followed_folder_table_restarted_goes_on_after_the_last_photo_it_recorded(footage, tmp_path, monkeypatch):
     """A followed folder is read as a camera (never ended) but restarted as a replayed folder: the photos it
     recorded are listed again and skipped, not read as new plays; the photos taken while it was stopped are
-    read then. The plays are those of one run on the same photos: every play once, one hand, no desync."""
+    read then. The plays are those of one run on the same photos: every play once, one hand, no desync. A stop
+    reads the photo held for the next one first (helper-243)."""
     n = len(footage["gt"]["plays"])
     half = n // 2
     first_run, read, plays, info, last = _follow_table(footage, tmp_path / "two", monkeypatch, half)
     _, one_read, one_plays, one_info, _ = _follow_table(footage, tmp_path / "one", monkeypatch, None)
-    assert first_run == list(range(half - 1)) and one_read == list(range(n - 1))
+    assert first_run == list(range(half)) and one_read == list(range(n))  # the held photo read at the stop
     # the photos before the last one recorded were skipped; that one is read again (a photo folder has no
     # motion gate to prime with it: the table as recorded, nothing new in it)
-    assert read == list(range(last, n - 1))
-    assert plays == one_plays and len(plays) == n - 1  # all but the last photo's, which waits for the next
+    assert last == half - 1 and read == list(range(last, n))
+    assert plays == one_plays and len(plays) == n  # the last photo's too, read at the stop
     assert (info["hands"], info["desync"], info["status"]["ended"], info["status"]["state"]) == (1, [], False,
                                                                                                "running")
     assert (one_info["hands"], one_info["desync"]) == (1, [])

@@ -65,6 +65,30 @@ def _odd(images: list[np.ndarray]) -> list[int]:
     return one.left_out
 
 
+def test_a_quiet_mark_decides_the_frames_held_as_at_the_end_and_the_frames_go_on():
+    """helper-243: a followed folder's newest photo waited for the next one. At a Quiet mark the frames held are
+    decided (the last by those before it) before the next frame is taken; then before(None) is called (the skips
+    held, a corrupt newest photo's, are said then) and the mark is yielded (a reveal's second look)."""
+    from vision.sources import Quiet
+
+    plain = [np.full((48, 64, 3), 40 * k, np.uint8) for k in range(4)]  # too plain to judge: all kept
+    order = []
+
+    def frames():
+        yield from (Frame(i, float(i), plain[i]) for i in (0, 1))
+        yield Quiet(4.5)
+        order.append("taken 2")
+        yield Frame(2, 5.0, plain[2])
+        yield Quiet(8.0)
+        yield Frame(3, 9.0, plain[3])
+
+    one = OneTable(frames(), lambda frame, message: order.append(("other", frame.index)),
+                   before=lambda index: order.append(("before", index)))
+    order.extend(f if isinstance(f, Quiet) else f.index for f in one)
+    assert order == [("before", 0), 0, ("before", 1), 1, ("before", None), Quiet(4.5), "taken 2", ("before", 2), 2,
+                     ("before", None), Quiet(8.0), ("before", 3), 3]
+
+
 def _shaken(image: np.ndarray, seed: int) -> np.ndarray:
     """As ``bench.sec_photos.hand_held`` takes a photo: each corner of a quad 3 % in moved by about 1.2 %."""
     h, w = image.shape[:2]

@@ -29,6 +29,14 @@ at least, and a followed folder's first photos keep a review's times).
 
 It ends only when closed (:meth:`close`, thread-safe: a listing wait wakes up at once); a folder that
 is removed or becomes unreadable while followed raises :class:`vision.sources.SourceError` with one line.
+A photo is judged against the photos around it (:class:`vision.photo_scene.OneTable`), so a consumer holds the
+newest one until the next comes; the last photo of a match would wait for ever (helper-243: a followed service
+table's final hand never ended on air). With :attr:`FollowedFolderSource.marks_quiet` set (the consumer takes the
+mark: :class:`vision.photo_scene.OneTableFolder` sets it), once no new photo has come for :data:`QUIET_S` seconds
+after the last one read, the source yields a :class:`vision.sources.Quiet` mark once: the held photo is then decided
+as a folder's last (against the photos before it) and read, and looked at again if a reveal waits for a read (the
+table is still as it shows); a photo coming later is judged against it as usual.
+
 Closed with ``read_rest`` (``dominocast live``'s Ctrl-C), it first reads the photos listed and not read yet,
 then lists the folder once more and reads the new files that decode whole at once (a photo written just before
 the stop was left unread: it had not been seen at two listings yet); those that do not (still being written)
@@ -46,16 +54,22 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from vision.sources import (BLURRED_SHARE, IMAGE_SUFFIXES, T_DECIMALS, Frame, ImageFolderSource, SourceError,
-                            image_detail)
+from vision.sources import (BLURRED_SHARE, IMAGE_SUFFIXES, T_DECIMALS, Frame, ImageFolderSource, Quiet,
+                            SourceError, image_detail)
 
-__all__ = ["FollowedFolderSource", "POLL_S", "SETTLE_S"]
+__all__ = ["FollowedFolderSource", "POLL_S", "QUIET_S", "SETTLE_S"]
 
 #: Seconds between two listings of a followed folder.
 POLL_S = 0.5
 #: Seconds a new file that does not decode yet stays unchanged before it is read all the same (and said to
 #: be corrupt): a copy or a sync that pauses longer than a poll mid-file is waited for.
 SETTLE_S = 5.0
+#: Seconds with no new photo after the last one read before the source yields its quiet mark (see the module):
+#: longer than two listings (:data:`POLL_S` apart: a photo being written is not yet a new photo) and than the
+#: reveal settle time of a draw game (``vision.tracking.TrackerConfig.reveal_settle_s``, 3 s: the second look then
+#: ends the hand), and longer than most moves take, so most photos are still judged by the photo after them too (a
+#: stale copy, a copy of a later photo); the last photo of a hand is read within this time, without a stop.
+QUIET_S = 20.0
 
 
 class FollowedFolderSource(ImageFolderSource):
@@ -69,6 +83,7 @@ class FollowedFolderSource(ImageFolderSource):
         poll_s: seconds between listings.
         settle_s: seconds a new file that does not decode must stay unchanged before it is read (and said
             to be corrupt).
+        quiet_s: seconds with no new photo before the quiet mark (:data:`QUIET_S` when None).
         clock: seconds, monotonic (``t``); tests pass a fake.
         sleep: ``seconds -> None`` waits between listings; default: a wait that :meth:`close` ends at once.
             Tests pass one that writes files.
@@ -80,6 +95,8 @@ class FollowedFolderSource(ImageFolderSource):
             the first photos), or None.
         on_poll: called after each wait for the next listing, or None (the service's worker says it is alive
             while no photo comes: a move may take minutes).
+        marks_quiet: False (default) or True: a :class:`vision.sources.Quiet` mark is yielded among the frames once
+            ``quiet_s`` have passed with no new photo after one was read (see the module).
     """
 
     live = True  # it stops, it does not end
@@ -88,7 +105,7 @@ class FollowedFolderSource(ImageFolderSource):
     def __init__(self, folder: str | os.PathLike, interval_s: float = 1.0, suffixes: tuple[str, ...] = IMAGE_SUFFIXES,
                  on_unreadable: Callable[[int, float, Path, str], None] | None = None, poll_s: float = POLL_S,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] | None = None,
-                 settle_s: float = SETTLE_S):
+                 settle_s: float = SETTLE_S, quiet_s: float | None = None):
         self._settings(folder, interval_s, suffixes, on_unreadable)
         self.poll_s = float(poll_s)
         self._clock = clock
@@ -99,6 +116,8 @@ class FollowedFolderSource(ImageFolderSource):
         self._taken = {p.name for p in self.files}
         self._there = len(self.files)
         self.settle_s = float(settle_s)
+        self.quiet_s = float(QUIET_S if quiet_s is None else quiet_s)
+        self.marks_quiet = False
         self._last: dict[str, tuple] = {}  # name -> (signature, unchanged since) of the files not taken yet
         self._used = False
         self._read_rest = False
@@ -205,6 +224,7 @@ class FollowedFolderSource(ImageFolderSource):
             raise SourceError(f"{self.folder}: a followed folder can be iterated once; open it again")
         self._used = True
         i, last_t, listed_last = 0, None, False
+        read_at = None  # the clock when the last photo was read, until the quiet mark for it is yielded
         while True:
             while i < len(self.files):
                 if self._closed.is_set() and not self._read_rest:
@@ -217,6 +237,7 @@ class FollowedFolderSource(ImageFolderSource):
                 last_t = t
                 frame = self._read(i, self.files[i], t)
                 i += 1
+                read_at = self._clock()  # a photo skipped counts too: its skip is said once the ones before are decided
                 if frame is not None:
                     if self.on_photo is not None:
                         self.on_photo(frame)
@@ -233,3 +254,7 @@ class FollowedFolderSource(ImageFolderSource):
             if self.on_poll is not None:
                 self.on_poll()
             self.files.extend(self._poll())
+            if self.marks_quiet and read_at is not None and i == len(self.files) and \
+                    self._clock() - read_at >= self.quiet_s:
+                read_at = None
+                yield Quiet(round(self._clock() - self._t0, T_DECIMALS))

@@ -57,7 +57,7 @@ import numpy as np
 
 from vision.photo_states import (PhotoTiles, earlier_state, later_first, later_state, state_message, tile_list,
                                  under_arm)
-from vision.sources import SourceError
+from vision.sources import Quiet, SourceError
 
 __all__ = ["EXPOSURE_RATIO", "MIN_SCENE_POINTS", "NO_TABLE_CONTRAST", "SAME_COLOURS", "SAME_TABLE_POINTS",
            "SCENE_WIDTH_PX", "STALE_SHARE", "OneTable", "SceneFeatures", "OneTableFolder", "earlier_state_message",
@@ -219,6 +219,11 @@ class OneTable:
     folder's last photo was never read when its folder went). ``before(index)``, when given, is called before each frame is yielded or said
     to be another table's: what happened to the frames before it may be said then, in order.
 
+    A :class:`vision.sources.Quiet` mark among the frames (a followed folder with no new photo for a while:
+    :mod:`vision.folder_follow`) decides the frames held as if the frames had ended (the last by the two before
+    it), then ``before(None)`` is called (every frame so far decided) and the mark is yielded (its consumer may
+    look at the last frame again); then the frames go on: the next one is judged against those kept, as usual.
+
     ``tiles``, when given (``frame -> PhotoTiles``: its face-up tiles read, :func:`vision.photo_states.photo_tiles`),
     also leaves out a frame of a later or earlier state of this table than the frames around it agree on, by the
     tiles read (:mod:`vision.photo_states`: what the image points cannot tell); the first frame is then decided
@@ -226,7 +231,7 @@ class OneTable:
     """
 
     def __init__(self, frames: Iterable, on_other: Callable[[object, str], None],
-                 before: Callable[[int], None] | None = None, name: Callable[[int], str] = str,
+                 before: Callable[[int | None], None] | None = None, name: Callable[[int], str] = str,
                  tiles: Callable[[object], PhotoTiles] | None = None):
         self.frames = frames
         self.on_other = on_other
@@ -339,16 +344,28 @@ class OneTable:
         pending: deque = deque()
         ended = False
         failure: SourceError | None = None
+        quiet: Quiet | None = None  # a mark came: the frames held are decided as at the end, then it is yielded
         it = iter(self.frames)
         while True:
-            while not ended and len(pending) < (2 if kept else 3 if self.tiles is None else 4):
+            while not ended and not quiet and len(pending) < (2 if kept else 3 if self.tiles is None else 4):
                 try:
-                    pending.append(next(it))
+                    frame = next(it)
                 except StopIteration:
                     ended = True
                 except SourceError as exc:  # raised once the frames held are decided, as at the end
                     ended, failure = True, exc
+                else:
+                    if isinstance(frame, Quiet):
+                        quiet = frame
+                    else:
+                        pending.append(frame)
             if not pending:
+                if quiet:
+                    if self.before is not None:
+                        self.before(None)
+                    mark, quiet = quiet, None
+                    yield mark
+                    continue
                 if failure is not None:
                     raise failure
                 return
@@ -391,10 +408,12 @@ class OneTableFolder:
     """A photo folder's frames (:class:`vision.sources.ImageFolderSource`), its photos of another table left
     out (:class:`OneTable`), and every photo skipped said in the photos' order.
 
-    Iterate it for the frames kept. ``say(index, t, path, message)`` is told of each photo skipped: those
-    the source skips itself (undecodable, another size, blurred: its ``on_unreadable``, which this takes
-    over) and those of another table. A photo is decided once the next one has been read, so the source's
-    own skips are held until the photos before them are decided: the folder review
+    Iterate it for the frames kept (and a followed folder's :class:`vision.sources.Quiet` marks).
+    ``say(index, t, path, message)`` is told of each photo skipped: those the source skips itself (undecodable,
+    another size, blurred: its ``on_unreadable``, which this takes over) and those of another table. A photo is
+    decided once the next one has been read, so the source's
+    own skips are held until the photos before them are decided (a followed folder's newest photo until the
+    next comes, or none comes for :data:`vision.folder_follow.QUIET_S` seconds): the folder review
     (:func:`service.review.run_review`) and the live service's photo-folder tables
     (:class:`service.vision_source.VisionSource`) say them the same way. :meth:`close` (a stop before the
     folder's end) says the skips still held and hands ``on_unreadable`` back to ``say``.
@@ -407,6 +426,8 @@ class OneTableFolder:
         self.say = say
         self.held: list[tuple] = []  # the source's own skips (index, t, path, message), not said yet
         source.on_unreadable = lambda *skip: self.held.append(skip)
+        if hasattr(source, "marks_quiet"):  # a followed folder: its held photo is read once no new photo comes
+            source.marks_quiet = True
         self.one = OneTable(source, lambda frame, message: say(frame.index, frame.t, source.files[frame.index],
                                                                message),
                             before=self._say_held, name=lambda index: str(source.files[index]), tiles=tiles)

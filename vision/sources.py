@@ -64,6 +64,14 @@ class Frame(NamedTuple):
     image: np.ndarray
 
 
+class Quiet(NamedTuple):
+    """The mark a followed photo folder (:class:`vision.folder_follow.FollowedFolderSource`, when asked: its
+    ``marks_quiet``) yields among its frames when no new photo has come for a while: the frames so far are all
+    there is for now, so a consumer holding the last one to compare with the next (:class:`vision.photo_scene.OneTable`)
+    decides it as a folder's last, and one waiting for a second look at it (a reveal) may take it then."""
+
+    t: float  # the source's time (s) when the quiet spell was marked: the newest photo still held then
+
 #: Photo formats of phones and cameras that OpenCV does not decode (an iPhone's HEIC, raw files): a
 #: folder's files of these are listed in their place and each reported, never silently left out
 #: (helper-111: a .HEIC among JPEGs was skipped without a word, and the next photo's two moves swapped).
