@@ -2713,69 +2713,6 @@ def test_a_photos_next_seat_drew_after_the_turns_one_play_when_only_its_hand_gai
     assert not areas.drew_after_play("N", "S", 1)
 
 
-def test_a_photos_hand_count_missing_a_tile_gives_way_to_the_count_before_it():
-    """helper-244, draw seed 1003, one photo missing: S's tile missed in the photo of N's 0-3, then the photo of
-    S's 3-2 and N's draw showed no loss for S, and N's draw went to S. A hand loses tiles only by its own
-    plays: a seat that played none in the last photo held at least what the photo before showed."""
-    areas, photo = _photo_hand_areas()
-    photo(5, 4, first=True)
-    photo(4, 3)  # S played (1-4)
-    areas.photo_played(["S"])
-    photo(3, 2)  # N played (0-3); S's 3 read as 2
-    areas.photo_played(["N"])
-    photo(4, 2)  # S played (3-2) and N drew 1: S 3 -> 2 with its play is no gain, N 3 -> 4 is N's draw
-    assert areas.drew_after_play("S", "N", 1)
-    assert areas.drawn(1, "S") == (2, 0)  # all hands': 6 - 5 + 1; S's own: 2 - 3 + 1
-    # the same counts with S's play recorded in the photo that read 2: that loss was S's, and S 2 -> 2 with
-    # a play is a draw of S's own
-    areas, photo = _photo_hand_areas()
-    photo(5, 4, first=True)
-    photo(4, 3)
-    areas.photo_played(["N"])
-    photo(3, 2)
-    areas.photo_played(["S"])
-    photo(4, 2)
-    assert not areas.drew_after_play("S", "N", 1)
-    assert areas.drawn(1, "S") == (2, 1)  # S's own: 2 - 2 + 1
-
-
-def test_a_photos_hand_counts_leave_out_boxes_the_detector_is_unsure_of():
-    """helper-244, draw seed 1003 (plays only): N drew 2 and played one; the marble in a gap of N's row, boxed
-    at 0.57 (under ``hand_vote_min_score``), made N's count 3 -> 5 and the hands 3 gained for the 2 drawn."""
-    from types import SimpleNamespace
-
-    areas, photo = _photo_hand_areas()
-    photo(3, 2, first=True)
-
-    def down(i: int, x: float, y: float, score: float):
-        return SimpleNamespace(id=i, face="down", status="hand", seen_score=score, geom=SimpleNamespace(center=(x, y)))
-
-    tiles = [down(i, 300.0 + 30 * i, 10.0, 0.95) for i in range(4)] + [down(4, 420.0, 10.0, 0.57)]
-    tiles += [down(5 + i, 300.0 + 30 * i, 530.0, 0.95) for i in range(2)]
-    hands, _ = areas.photo_votes(tiles, [], [], {}, first=False)
-    assert hands == {"N": 4, "S": 2}
-    areas.photo_read(hands)
-    assert areas.drawn(1, "N") == (2, 2)  # N 3 -> 4 with its play: 2 drawn
-
-
-def test_a_tile_laid_by_the_hand_area_of_a_seat_no_one_plays_from_is_a_play():
-    """helper-244, draw seed 1003: two seats, the line reached the E edge; S's 6-1 laid there counted no play,
-    so S's draw with it was taken for a draw alone and waited a photo, after the play (out of turn)."""
-    from types import SimpleNamespace
-
-    tracker = Tracker(load_ruleset("draw"), image_size=IMAGE_SIZE)
-    w, h = IMAGE_SIZE
-    assert list(tracker.judge.state.order) == ["N", "S"]
-
-    def up(x: float, y: float):
-        return SimpleNamespace(face="up", status="unplaced", geom=SimpleNamespace(center=np.array([x, y])))
-
-    assert tracker.in_hand_zone(up(w - 5.0, h / 2).geom) and tracker.in_hand_zone(up(w / 2, h - 5.0).geom)
-    assert tracker._laid([up(w - 5.0, h / 2)]) == 1  # by E's edge: no hand there
-    assert tracker._laid([up(w / 2, h - 5.0)]) == 0  # in S's hand area: a tile shown
-    assert tracker._laid([up(w / 2, h / 2), up(w - 5.0, h / 2), up(w / 2, 5.0)]) == 2
-
-
 def _seat_of(t) -> str:
     """The seat whose hand area a :func:`table_sim.hand_tiles` tile lies in."""
     x, y = t.center

@@ -12,8 +12,7 @@
   counts after the last photo and the one before, the hands under glare in this photo and the last, and
   whether the last photo showed an arm; from them the seat votes of a photo
   (:meth:`HandAreas.photo_votes`) and the tiles the hands drew (:meth:`HandAreas.drawn`,
-  :meth:`HandAreas.drew_after_play`), from the detector's sure boxes only, a count lower than the one before
-  it not trusted for a seat that played nothing between them (:meth:`HandAreas.photo_played`).
+  :meth:`HandAreas.drew_after_play`).
 
 The seat votes themselves stay the tracker's (``Tracker._votes``, shared with the arms' entry votes and
 the boneyard's drawer): :class:`HandAreas` returns the votes to add. The rules are those of
@@ -65,8 +64,6 @@ class HandAreas:
             tiles; the detector's sure ones, :meth:`sure`), rows or not: a hand down to one tile is still there.
         hands_last, hands_before: a folder's photos: face-down tiles in each playing seat's hand area after
             the last read and the one before (None: not yet this hand).
-        hands_earlier, played_before: a folder's photos: the counts of the read before :attr:`hands_before`'s,
-            and the seats whose plays the read of :attr:`hands_before` recorded (:meth:`photo_played`).
         arm_in_last: the last photo read showed an arm over the table (:meth:`arm_in_last_photo`).
         glared, glared_last: a folder's photos: seats whose hand area held tiles hidden by clipped white,
             this read and the last.
@@ -83,9 +80,6 @@ class HandAreas:
         self.down_last: dict[str, int] = {}
         self.hands_last: dict[str, int] | None = None
         self.hands_before: dict[str, int] | None = None
-        self.hands_earlier: dict[str, int] | None = None
-        self.played_before: set[str] = set()
-        self._played_now: set[str] = set()
         self.arm_in_last = False
         self.glared: set[str] = set()
         self.glared_last: set[str] = set()
@@ -94,8 +88,7 @@ class HandAreas:
 
     def new_hand(self) -> None:
         """A new hand: a folder's counts start afresh (the rows and the arm's photo are the table's)."""
-        self.hands_last = self.hands_before = self.hands_earlier = None
-        self.played_before, self._played_now = set(), set()
+        self.hands_last = self.hands_before = None
         self.glared, self.glared_last = set(), set()
 
     @property
@@ -232,9 +225,7 @@ class HandAreas:
         counts and the seat votes to add (seat -> votes). ``tiles``: the tracked tiles, ``gone`` / ``new_tiles``:
         those this read lost / found, ``seen_at``: tile id -> where the last photo showed it, ``first``: the
         first read. Give the counts to :meth:`photo_read` once the read's lost tiles are dealt with."""
-        # the detector's sure boxes only, as for the votes: a box of the table in a gap of a hand's row is no
-        # tile drawn (draw seed 1003: N's row gap boxed at 0.57 as N drew 2 and played, 3 gained for the 2 drawn)
-        hands = self.counts(self.sure([tr for tr in tiles if tr not in gone]))
+        hands = self.counts([tr for tr in tiles if tr not in gone])
         # a hand under glare in this photo or the last: its count is in doubt, and a tile it lost unseen
         # under the glare shows as lost only now, a play of the last photo's, not of this one's
         glared = self.glared | self.glared_last
@@ -269,13 +260,7 @@ class HandAreas:
     def photo_read(self, hands: dict[str, int]) -> None:
         """A folder's photo is read (after its lost tiles: a hand cleared there starts the counts afresh from
         this photo): ``hands`` (:meth:`photo_votes`) are the last counts now."""
-        self.hands_earlier, self.hands_before, self.hands_last = self.hands_before, self.hands_last, hands
-        self.played_before, self._played_now = self._played_now, set()
-
-    def photo_played(self, seats: Iterable[str]) -> None:
-        """A folder's photo's plays are recorded (after :meth:`photo_read`): ``seats`` played in it. The next
-        photo's gains take the count before it as a floor for a seat not among them (:meth:`_gain`)."""
-        self._played_now = set(seats)
+        self.hands_before, self.hands_last = self.hands_last, hands
 
     def last_photo_gained(self, seat: str) -> bool:
         """A folder's photos: whether the last photo read showed more face-down tiles in ``seat``'s hand area
@@ -317,14 +302,7 @@ class HandAreas:
         if (self.hands_before is None or self.hands_last is None or seat not in self.hands_before
                 or seat not in self.hands_last or seat in self.glared | self.glared_last):
             return None
-        before = self.hands_before[seat]
-        if self.hands_earlier is not None and seat not in self.played_before:
-            # a hand loses tiles only by its own plays: a seat that did not play in the last photo held at least
-            # what the photo before showed, and a lower count there missed a tile that the counts on either side
-            # of it agree on (draw seed 1003, one photo missing: S's tile missed in N's 0-3, then S's 3-2 showed
-            # no loss and N's draw in the same photo went to S)
-            before = max(before, self.hands_earlier.get(seat, before))
-        return self.hands_last[seat] - before + plays
+        return self.hands_last[seat] - self.hands_before[seat] + plays
 
     def _vote_shortest_hand(self, tiles: list) -> dict[str, float]:
         """Seat votes from a folder's first photo, which may show the lead laid already (helper-110: the

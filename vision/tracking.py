@@ -841,10 +841,7 @@ class Tracker:
         # the line or the hands may since allow it (helper-223: a refused tile was never judged again)
         refused = sorted((tr for tr in self.tiles.values() if tr.refused is not None and tr.status != "layout"
                           and tr.face == "up" and tr not in candidates), key=lambda tr: tr.id)
-        laid_before = len(self.judge.state.plays)
         events += self._plays(frame, t, candidates + refused)
-        if self.photos:
-            self.hand_areas.photo_played(seat for _, seat, *_ in self.judge.state.plays[laid_before:])
         if drew_after is not None:
             events += self._step_boneyard(frame, t, candidates, view, drew_after)
         events += self._step_reveals(frame, t)
@@ -872,13 +869,8 @@ class Tracker:
                                  passes_seen=self.rules.boneyard and self._nothing_to_draw())
 
     def _laid(self, candidates: list[TrackedTile]) -> int:
-        """How many of this read's new face-up ``candidates`` lie outside the playing seats' hand areas (plays,
-        not reveals: a tile laid at the end of a line reaching the hand area of a seat no one plays from is a
-        play; draw seed 1003, two seats: S's 6-1 by the E edge counted no play, and S's draw waited a photo)."""
-        order = self.judge.state.order
-        return sum(1 for c in candidates if c.face == "up" and c.status != "layout"
-                   and not (self.in_hand_zone(c.geom)
-                            and seat_of_position(c.geom.center, self.profile, self.image_size) in order))
+        """How many of this read's new face-up ``candidates`` lie outside the hand areas (plays, not reveals)."""
+        return sum(1 for c in candidates if c.face == "up" and c.status != "layout" and not self.in_hand_zone(c.geom))
 
     def _drawn_into_hands(self, candidates: list[TrackedTile], turn: str | None,
                           own: int | None = None) -> tuple[int, int]:
