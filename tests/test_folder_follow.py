@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import json
 import os
 import shutil
@@ -448,19 +450,19 @@ def test_cli_live_refuses_to_write_into_the_folder_it_follows(tmp_path, monkeypa
 
 # ---- the service: worker.follow --------------------------------------------------------------------
 
-def test_a_folder_table_with_worker_follow_reads_photos_as_they_come_and_never_says_ended(tmp_path, monkeypatch):
-    """A vision table on a photo folder with ``worker.follow``: the photos there, then each new one; a photo is
-    read once the next has come (one photo late: vision/photo_scene.py; no quiet spell here); the status stays
-    running, not ``ended``, until the table is stopped, and the stop reads the photo held (helper-243)."""
+@contextlib.contextmanager
+def _followed_table(tmp_path, monkeypatch, quiet_s: float):
+    """A service (TestClient) with vision table ``cam`` started on a followed photo folder holding p1 and p2 (a
+    grey level of 10 per photo number), no quiet spell before ``quiet_s`` seconds; yields the client, the folder,
+    the grey levels the recognizer was given in order, and a function returning the table's status."""
     import service.sources as sources
     import vision.folder_follow as folder_follow
     from fastapi.testclient import TestClient
 
-    from service.testing import AUTH, app_for, wait_for
+    from service.testing import AUTH, app_for
     from service.vision_source import VisionSource
 
-    monkeypatch.setattr(folder_follow, "QUIET_S", 600.0)  # never quiet long enough: each photo waits for the next
-
+    monkeypatch.setattr(folder_follow, "QUIET_S", quiet_s)
     photos = tmp_path / "photos"
     photos.mkdir()
     for k in (1, 2):
@@ -478,7 +480,17 @@ def test_a_folder_table_with_worker_follow_reads_photos_as_they_come_and_never_s
             "worker": {"kind": "vision", "follow": True}})
         assert r.status_code == 201, r.text
         assert c.post("/api/tables/cam/start", headers=AUTH, json={}).status_code == 200
-        status = lambda: c.get("/api/tables/cam/status").json()  # noqa: E731
+        yield c, photos, seen, lambda: c.get("/api/tables/cam/status").json()
+
+
+def test_a_folder_table_with_worker_follow_reads_photos_as_they_come_and_never_says_ended(tmp_path, monkeypatch):
+    """A vision table on a photo folder with ``worker.follow``: the photos there, then each new one; a photo is
+    read once the next has come (one photo late: vision/photo_scene.py; no quiet spell here); the status stays
+    running, not ``ended``, until the table is stopped, and the stop reads the photo held (helper-243)."""
+    from service.testing import AUTH, wait_for
+
+    # never quiet long enough: each photo waits for the next
+    with _followed_table(tmp_path, monkeypatch, 600.0) as (c, photos, seen, status):
         wait_for(lambda: status()["connected"] is True)
         _png(photos / "p3.png", 30)  # p1 is judged by the two after it, p2 by p1 and p3: both read now
         st = wait_for(lambda: (s := status())["position"] == 2 and s)
@@ -498,32 +510,9 @@ def test_a_followed_folder_table_reads_its_newest_photo_once_no_new_one_comes(tm
     """helper-243: the newest photo of a followed folder waited for a next one, so a match's last photo (the end
     of its final hand) was never read. Once no new photo comes for QUIET_S it is judged as a folder's last and
     read; a photo coming later is read the same way."""
-    import service.sources as sources
-    import vision.folder_follow as folder_follow
-    from fastapi.testclient import TestClient
+    from service.testing import AUTH, wait_for
 
-    from service.testing import AUTH, app_for, wait_for
-    from service.vision_source import VisionSource
-
-    monkeypatch.setattr(folder_follow, "QUIET_S", 0.3)
-    photos = tmp_path / "photos"
-    photos.mkdir()
-    for k in (1, 2):
-        _png(photos / f"p{k}.png", 10 * k)
-    seen = []
-
-    def factory(table):
-        return VisionSource(table, recognizer_factory=lambda profile: (lambda image: seen.append(int(image[0, 0, 0]))
-                                                                       or []))
-
-    monkeypatch.setitem(sources._FACTORIES, "vision", factory)
-    with TestClient(app_for(tmp_path)) as c:
-        r = c.post("/api/tables", headers=AUTH, json={
-            "id": "cam", "name": "Photo table", "rules": "all-fives", "video_source": str(photos),
-            "worker": {"kind": "vision", "follow": True}})
-        assert r.status_code == 201, r.text
-        assert c.post("/api/tables/cam/start", headers=AUTH, json={}).status_code == 200
-        status = lambda: c.get("/api/tables/cam/status").json()  # noqa: E731
+    with _followed_table(tmp_path, monkeypatch, 0.3) as (c, photos, seen, status):
         wait_for(lambda: status()["position"] == 2)  # no p3 comes: p2 is read all the same
         assert seen == [10, 20]
         _png(photos / "p3.png", 30)
