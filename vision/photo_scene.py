@@ -378,14 +378,13 @@ class OneTable:
                 message = no_table_message(self.name(x.index), self._f(x))  # among photos of a table
             elif kept or ahead:
                 message = self._turned(x, kept[-1] if kept else ahead[0])
-            if message is not None:
-                pass
-            elif kept and ahead:
-                message = self._odd(x, kept[-1], ahead[0], "before and after")
-            elif kept and len(kept) == 2:  # the last photo
-                message = self._odd(x, kept[-1], kept[-2], "before")
-            elif not kept and len(ahead) >= 2:  # the first photo
-                message = self._odd(x, ahead[0], ahead[1], "after")
+            if message is None:
+                if kept and ahead:
+                    message = self._odd(x, kept[-1], ahead[0], "before and after")
+                elif kept and len(kept) == 2:  # the last photo
+                    message = self._odd(x, kept[-1], kept[-2], "before")
+                elif not kept and len(ahead) >= 2:  # the first photo
+                    message = self._odd(x, ahead[0], ahead[1], "after")
             if message is None and self.tiles is not None:
                 message = self._state(x, kept, ahead)  # a blank picture ahead is no neighbour either
             if self.before is not None:
