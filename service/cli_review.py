@@ -17,7 +17,7 @@ from engine.ruleset import RulesetError, load_ruleset
 from service.cli_common import (check_positive, check_sets, check_writable, console, err_console, fail, make_folder,
                                 path_parser, plural)
 from service.review import SourceFailed, run_review
-from service.review_folder import PREVIOUS, check_review_folder, moved_by_review, review_files
+from service.review_folder import PREVIOUS, check_review_folder, moved_by_review, review_files, review_output_video
 from service.review_summary import SKIPPED_WHY, ReviewSummary
 from service.video_out import VIDEO_NAMES
 from vision.folder_follow import FollowedFolderSource
@@ -197,6 +197,9 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
     if Path(source).exists() and moved_by_review(Path(source), out):  # helper-64: the input was lost
         raise fail(f"{source} lies among the files a review into --out {out} moves aside or replaces: "
                    "choose another --out, or move the footage out of that folder first")
+    if Path(source).is_file() and review_output_video(Path(source)):
+        raise fail(f"{source} is a review's annotated video (its events.jsonl lies beside it), drawn over: review "
+                   "the footage that review read")
     if Path(source).is_file() and Path(source).suffix.lower() in IMAGE_SUFFIXES:
         raise fail(f"{source} is one photo: `dominocast review` takes a video or a folder of photos (a "
                    f"time-lapse); for the tiles in one photo use `dominocast detect {source}`")

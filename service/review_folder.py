@@ -41,6 +41,13 @@ def moved_by_review(path: Path, out_dir: Path) -> bool:
     return any(p == m or m in p.parents for m in managed)
 
 
+def review_output_video(path: Path) -> bool:
+    """Whether ``path`` is a review's own annotated video (named as :data:`service.video_out.VIDEO_NAMES`, its
+    ``events.jsonl`` beside it): its drawn overlays read as tiles (helper-248: N 0 S 0, 5 plays, 12 flags)."""
+    p = Path(path)
+    return p.name in VIDEO_NAMES and (p.parent / "events.jsonl").is_file()
+
+
 #: Sub-folder of ``previous/`` for an unfinished review when ``previous/`` holds a finished one.
 PARTIAL = "partial"
 #: Notice kinds that mark a review's results as partial (``finish``).

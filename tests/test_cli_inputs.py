@@ -267,3 +267,22 @@ def test_a_pipe_among_a_reviews_output_names_is_refused_not_waited_on(tmp_path):
     with pytest.raises(ValueError, match="events.jsonl is a device or a pipe, but a review writes a file of that"):
         check_review_folder(tmp_path)
     assert is_review_page(tmp_path / "events.jsonl") is False  # returns at once: nothing opened
+
+
+def test_a_reviews_own_annotated_video_is_refused_as_footage(tmp_path):
+    """helper-248: an output folder's hint named its annotated.webm, and reviewing that video read the drawn
+    overlays as tiles (N 0 S 0, 5 plays, 12 flags, exit 0). Beside its events.jsonl it is refused, one line."""
+    out = tmp_path / "review"
+    out.mkdir()
+    shutil.copy(Path(__file__).resolve().parent.parent / "examples" / "footage" / "demo.mp4", out / "annotated.webm")
+    (out / "events.jsonl").write_text("")
+    code, err = _run("review", out / "annotated.webm", "--rules", "lisa-b-all-fives", "--out", tmp_path / "o",
+                     "--no-video")
+    assert code == 2 and err == (f"error: {out / 'annotated.webm'} is a review's annotated video (its events.jsonl "
+                                 "lies beside it), drawn over: review the footage that review read")
+    assert not (tmp_path / "o").exists()
+    from service.review_folder import review_output_video
+
+    assert review_output_video(out / "annotated.webm")
+    (out / "events.jsonl").unlink()  # a video of that name alone is footage like any other
+    assert not review_output_video(out / "annotated.webm")

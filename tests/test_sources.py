@@ -231,6 +231,10 @@ def test_empty_folder_is_a_source_error(tmp_path):
     (tmp_path / "match.MP4").write_bytes(b"")  # helper-80: the folder of a video given instead of the video
     with pytest.raises(SourceError, match=r"; it holds the video match.MP4: give that file, not its folder$"):
         ImageFolderSource(tmp_path)
+    (tmp_path / "events.jsonl").write_text("")  # helper-248: a review's output folder; its video is drawn over
+    with pytest.raises(SourceError, match=r"; it is a review's output folder \(events.jsonl\): review the footage "
+                                          r"that review read$"):
+        ImageFolderSource(tmp_path)
 
 
 def test_corrupt_image_in_a_folder_is_a_source_error(tmp_path):

@@ -334,6 +334,8 @@ class ImageFolderSource(FrameSource):
             videos = sorted(p.name for p in self.folder.iterdir()
                             if p.suffix.lower() in VIDEO_SUFFIXES and not p.name.startswith("."))
             hint = f"; it holds the video {videos[0]}: give that file, not its folder" if videos else ""
+            if (self.folder / "events.jsonl").is_file():  # a review's output: its video is drawn over
+                hint = "; it is a review's output folder (events.jsonl): review the footage that review read"
             raise SourceError(f"image folder {self.folder} holds no images ({', '.join(suffixes)}){hint}")
 
     def _settings(self, folder: str | os.PathLike, interval_s: float, suffixes: tuple[str, ...],
