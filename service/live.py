@@ -32,6 +32,7 @@ from engine.timeline import timeline
 from engine.words import plural
 from service.db import get_row, transaction
 from service.feeds import Broker, message_dict
+from service.late import late_moot
 from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow, MessageRow, TableRow
 from service.views import hand_view, public_alerts
 
@@ -390,7 +391,7 @@ class TableRuntime:
                 with transaction(self.factory) as s:
                     for index, ev in zip(indexes, events):
                         self._write_event(s, state, h, index, ev, source, actor, reopened)
-                    alert_rows = self._sync_alerts(s, match, logs)
+                    alert_rows = self._sync_alerts(s, match, logs) + self._sync_late(s, logs, h)
                     if alert_update is not None:
                         alert_rows.append(self._set_alert(s, *alert_update))
                     state["alerts_open"], state["alerts_open_hidden"] = self._count_open(alert_rows, len(hands))
@@ -594,6 +595,31 @@ class TableRuntime:
                 row.note = f"no longer flagged{self._penalty_left(row, logs) or self._penalty_voided(row, logs)}"
                 row.updated_at = now
                 changed.append(row)
+        s.flush()
+        return changed
+
+    def _sync_late(self, s: Session, logs: list[list], hand: int) -> list[AlertRow]:
+        """Close the current match's ``recorded_late`` alerts of ``hand`` that the change to ``logs`` made moot
+        (:func:`service.late.late_moot`: the play moved up, voided or given another tile; the events read after it
+        voided), and reopen one the engine closed that holds again (the move undone), as :meth:`_sync_alerts`
+        does for flags. One the umpire dismissed stays dismissed: the order recorded was their call."""
+        rows = s.scalars(select(AlertRow).where(AlertRow.table_id == self.cfg.id, AlertRow.match_id == self.match_id,
+                                                AlertRow.hand == hand, AlertRow.kind == "recorded_late",
+                                                AlertRow.status.in_(("open", "resolved"))))
+        now, changed = time.time(), []
+        for row in rows:
+            d = row.details or {}
+            if not isinstance(d.get("tile"), list) or not isinstance(d.get("frame"), int):
+                continue
+            why = late_moot(logs[hand - 1], d["tile"], d["frame"])
+            if row.status == "open" and why:
+                row.status, row.resolved_by, row.note = "resolved", "engine", why
+            elif row.status == "resolved" and row.resolved_by == "engine" and not why:
+                row.status, row.resolved_by, row.note = "open", "", "reopened: recorded late again"
+            else:
+                continue
+            row.updated_at = now
+            changed.append(row)
         s.flush()
         return changed
 

@@ -22,7 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from engine.events import Correction, Draw, Pass, Play, effective
+from engine.events import Correction, Play
 from engine.notation import format_event
 from engine.record import event_to_dict, why_not_an_event
 from engine.ruleset import (RULESET_DIR, Ruleset, RulesetError, is_bare_name, load_ruleset, ruleset_from_params,
@@ -32,6 +32,7 @@ from engine.simulate import simulate_match
 from engine.words import plural
 from service.db import transaction
 from service.feeds import Broker
+from service.late import read_after
 from service.live import AppendRejected, NotFound, TableConfig, TableRuntime
 from service.models import TableRow, unreadable_columns
 from service.schemas import ANYTIME_FIELDS, TableCreate, TablePatch, WorkerSpec
@@ -329,13 +330,16 @@ class Registry:
                 a rule change on a table whose uploaded script was checked under the old rules.
             Invalid: an unknown rule set, or a seat or side that does not play under the rules in force.
         """
-        rt, row = self.get(table_id), self.row(table_id)
+        rt = self.get(table_id)
         given = body.model_fields_set
         stopped_only = sorted(given - ANYTIME_FIELDS)
-        if stopped_only and self.is_live(table_id):
-            raise Conflict(f"table {table_id!r} is running: stop it before changing its {', '.join(stopped_only)} "
-                           f"(only {', '.join(sorted(ANYTIME_FIELDS))} change while it runs)")
-        with rt.lock:  # no event (an umpire's, on a scripted table) between the checks and the change
+        # no event (an umpire's, on a scripted table) between the checks and the change, and no start: this runs in
+        # a worker thread, and a start between the check and the change ran with the settings replaced (helper-251)
+        with rt.lock:
+            row = self.row(table_id)
+            if stopped_only and self.is_live(table_id):
+                raise Conflict(f"table {table_id!r} is running: stop it before changing its {', '.join(stopped_only)} "
+                               f"(only {', '.join(sorted(ANYTIME_FIELDS))} change while it runs)")
             return self._update(rt, row, body, given)
 
     def _update(self, rt: TableRuntime, row: TableRow, body: TablePatch, given: set[str]) -> TableRow:
@@ -460,8 +464,15 @@ class Registry:
     async def start(self, table_id: str, speed: float | None = None, follow: bool | None = None) -> dict:
         """Start the table's worker (idempotent); ``speed`` and ``follow`` (a vision table's photo folder followed
         as photos arrive) are kept in its worker config. Raises WorkerUnavailable, Conflict, NotFound."""
-        row = self.row(table_id)
         rt = self.get(table_id)
+        # under the table's lock, which a PATCH (:meth:`update`, in a worker thread) holds from its "not live" check
+        # to its change: the worker starts with the settings before it or after it, never replaced under it
+        # (helper-251). Nothing here awaits: the event loop waits at most for that change's commit.
+        with rt.lock:
+            return self._start(rt, table_id, speed, follow)
+
+    def _start(self, rt: TableRuntime, table_id: str, speed: float | None, follow: bool | None) -> dict:
+        row = self.row(table_id)
         if table_id in self.tasks and not self.tasks[table_id].done():
             return status_of(rt)
         cfg = dict(row.worker_config or {})
@@ -711,12 +722,7 @@ def _place_held(rt: TableRuntime, source, hand: int, index: int, play: Play,  # 
     and they each go one slot down (as ``move-event`` would, in one change), when that leaves the hand with
     fewer flags; otherwise (a tile that lay off the line, then was laid after them) an alert names the move for
     the umpire. The camera's tracker then takes in the record (``sync_record``), as after the umpire's change."""
-    slots = [(i, ev) for i, ev in effective(rt.hand_log(hand)) if i < index]
-    later: list[tuple[int, object]] = []
-    for i, ev in reversed(slots):
-        if not isinstance(ev, (Play, Pass, Draw)) or ev.frame is None or ev.frame <= seen[1] or rt.is_lead(hand, i):
-            break
-        later.insert(0, (i, ev))
+    later = read_after(rt.hand_log(hand), index, seen[1])
     if not later:
         return
     moved = play.model_copy(update={"t": seen[0], "frame": seen[1]})

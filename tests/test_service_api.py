@@ -997,6 +997,44 @@ def test_rules_source_and_worker_change_only_stopped_and_rules_only_before_the_f
     assert client.get("/api/matches/1/timeline").json()["rules"] == "lisa-b-all-fives"
 
 
+def test_a_start_while_the_source_changes_starts_on_the_new_source(client, monkeypatch):
+    """helper-251: a PATCH runs in a worker thread; a start (on the event loop) that came between its "not live"
+    check and its change opened the old video source, and the table ran on it while it said the new one. The
+    PATCH is held inside its change here while the start is sent: the start waits for it and opens the new one."""
+    import threading
+
+    from service import sources
+    from service.live import TableRuntime
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", MissingVideoSource)  # fails at once, naming what it opened
+    r = post(client, "/api/tables", {"id": "v1", "name": "V", "rules": "all-fives", "worker": {"kind": "vision"},
+                                     "video_source": "/old/cam.mp4"})
+    assert r.status_code == 201, r.text
+    entered, go, answers = threading.Event(), threading.Event(), {}
+    real = TableRuntime.reconfigure
+
+    def held(self, cfg, table):  # noqa: ANN001, ANN202
+        entered.set()
+        go.wait(10)
+        return real(self, cfg, table)
+
+    monkeypatch.setattr(TableRuntime, "reconfigure", held)
+    change = threading.Thread(target=lambda: answers.update(
+        patch=patch(client, "/api/tables/v1", {"video_source": "/new/cam.mp4"})))
+    change.start()
+    assert entered.wait(10)  # checked "not live", changing now
+    start = threading.Thread(target=lambda: answers.update(start=post(client, "/api/tables/v1/start")))
+    start.start()
+    start.join(1.0)  # before the fix the start was done by now, on /old/cam.mp4
+    go.set()
+    change.join(10)
+    start.join(10)
+    assert (answers["patch"].status_code, answers["start"].status_code) == (200, 200)
+    assert client.get("/api/tables/v1").json()["video_source"] == "/new/cam.mp4"
+    st = wait_for(lambda: (s := client.get("/api/tables/v1/status").json())["state"] == "error" and s)
+    assert st["error"] == "cannot open /new/cam.mp4: no such file"
+
+
 def test_a_table_change_survives_a_restart(tmp_path):
     with TestClient(app_for(tmp_path)) as c:
         manual_table(c)

@@ -405,6 +405,38 @@ def test_a_held_tile_sent_late_goes_back_to_its_read_or_the_umpire_is_told(tmp_p
                                       "(the console's \"move up\")")
 
 
+def test_a_recorded_late_alert_closes_itself_once_a_change_makes_it_moot(tmp_path, monkeypatch, footage):
+    """helper-251: the recorded_late alert stayed open after the umpire moved the play up (or voided it), while a
+    flag closes itself once a correction makes it moot. N 2-3 (#3) was seen off the line at frame 16, before S 6-2
+    (#2, read at 24): moved up, nothing is recorded after an event read later (the alert is resolved by the engine);
+    moved back, it holds again (reopened); the 2-3 voided, no play is late (resolved again)."""
+    monkeypatch.setitem(sources._FACTORIES, "vision", _HeldAgainstTheLaterSource)
+    with TestClient(app_for(tmp_path)) as c:
+        vision_table(c, footage)
+        post(c, "/api/tables/cam/start")
+        wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished")
+
+        def late() -> tuple:
+            a = [a for a in c.get("/api/tables/cam/alerts?status=all").json() if a["kind"] == "recorded_late"]
+            assert len(a) == 1
+            return a[0]["status"], a[0]["resolved_by"], a[0]["note"]
+
+        assert late() == ("open", "", "")
+        seen = {"type": "play", "seat": "N", "tile": [2, 3]}
+        assert post(c, "/api/tables/cam/move-event", {"index": 3, "before": 2, "seen": seen}).status_code == 201
+        assert [(e.seat, [e.tile.a, e.tile.b]) for e in _plays_in_force(c)] == [("N", [6, 6]), ("N", [2, 3]),
+                                                                               ("S", [6, 2])]
+        assert late() == ("resolved", "engine", "2-3 (#2) is no longer recorded after an event read later")
+        assert c.get("/api/tables/cam/status").json()["alerts_open"] == len(
+            c.get("/api/tables/cam/alerts").json())  # the count follows the queue
+        back = {"type": "play", "seat": "S", "tile": [6, 2]}
+        assert post(c, "/api/tables/cam/move-event", {"index": 3, "before": 2, "seen": back}).status_code == 201
+        assert late() == ("open", "", "reopened: recorded late again")
+        void = {"hand": 1, "replaces": 3, "event": None, "reason": "not played"}
+        assert post(c, "/api/tables/cam/corrections", void).status_code == 201
+        assert late() == ("resolved", "engine", "2-3 is no longer played in this hand: nothing is recorded late")
+
+
 class _DroppingStream:
     """A live source of three still frames that recovered from one drop before the last."""
 

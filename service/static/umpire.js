@@ -24,11 +24,11 @@
   // a refused action is said in the toast (not an uncaught error of the page); its result is then null
   // One action at a time: a double click sent the same pass twice, the second one out of turn.
   let sending = false;
-  async function act(path, body) {
+  async function act(path, body, method = "POST") {
     if (sending) { toast("the last action is still being sent", true); return null; }
     sending = true;
     try {
-      const out = await DC.api(`/api/tables/${T}${path}`, {method: "POST", body, token});
+      const out = await DC.api(`/api/tables/${T}${path}`, {method, body, token});
       // a change that took away a confirmed flag leaves its penalty on the score: said, not "done" (helper-176;
       // the alert stays in the list with a button to void that penalty)
       const left = (out && out.penalties_without_flag) || [];
@@ -330,6 +330,7 @@
     if (eventsFeed) eventsFeed.close();
     eventsFeed = DC.feed(`/api/tables/${T}/feed` + feedAuth(), (msg) => {
       $("feederr").textContent = "";
+      if (msg.kind === "table") settingsChanged();
       if (msg.data && msg.data.state) renderState(msg.data.state);
     }, (s, why) => {
       $("conn").textContent = s === "live" ? "" : s;
@@ -339,14 +340,83 @@
     });
   }
 
-  async function loadRules() {
-    const info = await DC.api(`/api/tables/${T}` + viewKey("?"), {token: token || undefined});
+  const loadRules = async () => takeTable(await DC.api(`/api/tables/${T}` + viewKey("?"), {token: token || undefined}));
+
+  // the table as GET or PATCH /api/tables/{id} answers: its penalties and its settings form
+  async function takeTable(info) {
+    const filled = fillSettings(info);
     // the rule set stored with the table: a table registered from a TOML file has no preset to look up
     rules = info.ruleset ? {penalties: Object.keys(info.ruleset.penalties || {}).sort()}
-      : (await DC.api("/api/rulesets")).find((r) => r.name === info.rules) || {penalties: []};
+      : (await presets()).find((r) => r.name === info.rules) || {penalties: []};
     $("penalty").innerHTML = rules.penalties.length ? rules.penalties.map((p) => `<option>${DC.esc(p)}</option>`).join("")
       : '<option value="">(none: enter points)</option>';
     renderAlerts();  // the alerts may have come first: their penalty choices need the rule set
+    await filled;
+  }
+
+  // The table's settings (PATCH /api/tables/{id}): the form shows the table as last read; Save sends only the
+  // fields changed, so that a name changed while the table runs is not refused for its unchanged video source.
+  let presetList = null, settings = null, edited = false;
+  const presets = async () => presetList || (presetList = await DC.api("/api/rulesets"));
+  const players = () => Object.fromEntries([...document.querySelectorAll(".e-player")]
+    .filter((i) => !i.closest("label").classList.contains("hidden") && i.value.trim()).map((i) => [i.dataset.seat, i.value.trim()]));
+  const sameMap = (a, b) => JSON.stringify(Object.entries(a || {}).sort()) === JSON.stringify(Object.entries(b || {}).sort());
+
+  function showSourceFields() {
+    for (const f of ["e-video", "e-calib"]) $(f).disabled = $("e-worker").value !== "vision";
+  }
+
+  async function fillSettings(info) {
+    settings = info; edited = false;
+    const names = (await presets()).map((r) => r.name);
+    // a table registered from a TOML file keeps it: listed, so that an unchanged form does not change it
+    $("e-rules").innerHTML = (names.includes(info.rules) ? names : [info.rules, ...names])
+      .map((n) => `<option value="${DC.esc(n)}" ${n === info.rules ? "selected" : ""}>${DC.esc(n)}</option>`).join("");
+    $("e-name").value = info.name;
+    $("e-worker").value = info.worker.kind;
+    $("e-video").value = info.video_source || "";
+    $("e-calib").value = info.calibration || "";
+    const seats = new Set(seatsOf(info.ruleset));
+    for (const inp of document.querySelectorAll(".e-player")) {
+      inp.value = (info.players || {})[inp.dataset.seat] || "";
+      inp.closest("label").classList.toggle("hidden", seats.size > 0 && !seats.has(inp.dataset.seat));
+    }
+    showSourceFields();
+  }
+  // the seats playing under a stored rule set (engine/seats.py: two players sit N and S, three N, E and S)
+  const seatsOf = (rs) => (!rs ? [] : rs.players === 2 ? ["N", "S"] : rs.players === 3 ? ["N", "E", "S"] : ["N", "E", "S", "W"]);
+
+  // what the form changes: {} when nothing
+  function settingsChange() {
+    const info = settings, body = {};
+    if ($("e-name").value.trim() !== info.name) body.name = $("e-name").value.trim();
+    if (!sameMap(players(), info.players)) body.players = players();
+    if ($("e-rules").value !== info.rules) body.rules = $("e-rules").value;
+    if ($("e-worker").value !== info.worker.kind) {
+      // the worker's pace and folder-following stay; a simulated deal belongs to a scripted table
+      const {kind, simulate, ...kept} = info.worker;
+      body.worker = {...kept, kind: $("e-worker").value};
+    }
+    if ($("e-worker").value === "vision") {
+      if ($("e-video").value.trim() !== (info.video_source || "")) body.video_source = $("e-video").value.trim();
+      if ($("e-calib").value.trim() !== (info.calibration || "")) body.calibration = $("e-calib").value.trim();
+    }
+    return body;
+  }
+
+  $("e-worker").onchange = showSourceFields;
+  for (const type of ["input", "change"]) $("edittable").addEventListener(type, () => { edited = true; });
+  $("edittable").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    if (!settings) return toast("the table's settings are not loaded yet", true);
+    const body = settingsChange();
+    if (!Object.keys(body).length) return toast("nothing changed");
+    const out = await act("", body, "PATCH");
+    if (out) { await takeTable(out); toast(`table saved: ${Object.keys(body).join(", ")}`); }
+  });
+  // changed elsewhere (another umpire, the API): read again, unless this umpire is editing the form
+  function settingsChanged() {
+    if (!edited) loadRules().catch(() => {});
   }
 
   // helper-118: "No open alert." under a refused feed; only a small tag in the corner said otherwise
@@ -375,7 +445,8 @@
     localStorage.setItem("dominocast-umpire", $("by").value);
     connectEvents();
     connectAlerts();
-    if (!rules) loadRules().catch((e) => toast(e.message, true));
+    // the settings as the token reads them (a simulated table's seed, which an edit of its worker keeps)
+    loadRules().catch((e) => toast(e.message, true));
   };
 
   connectEvents();  // first: a refused feed says so even when the table's details cannot be read

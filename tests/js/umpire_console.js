@@ -12,9 +12,9 @@ const STATIC = path.join(__dirname, "..", "..", "service", "static");
 const tick = () => new Promise((r) => setImmediate(r));
 
 // the page with its scripts, the feeds and the API answered by the scenario
-function page({answers = {}, hand1 = null} = {}) {
+function page({answers = {}, hand1 = null, table = null} = {}) {
   loadPage(fs.readFileSync(path.join(STATIC, "umpire.html"), "utf8"));
-  const feeds = {}, posts = [];
+  const feeds = {}, posts = [], gets = {};
   Object.assign(globalThis, {
     document,
     location: {pathname: "/tables/t/umpire", search: "", hash: "#token=tok", href: "http://x/tables/t/umpire#token=tok"},
@@ -25,14 +25,23 @@ function page({answers = {}, hand1 = null} = {}) {
   const DC = vm.runInThisContext("DC");
   DC.feed = (url, onMessage) => { feeds[url.includes("/alerts/") ? "alerts" : "events"] = onMessage; return {close() {}}; };
   DC.api = async (url, opts = {}) => {
-    if (opts.method === "POST") { posts.push({url, body: opts.body}); return answers[url] || {}; }
-    if (url === "/api/tables/t") return {rules: "lisa-b-all-fives", ruleset: {penalties: {bogus_play: {}, pass_with_play: {}}}};
+    if (opts.method && opts.method !== "GET") {  // an answer may be a function of the body (it may throw: refused)
+      posts.push(opts.method === "POST" ? {url, body: opts.body} : {url, method: opts.method, body: opts.body, token: opts.token});
+      const a = answers[url];
+      return typeof a === "function" ? a(opts.body) : a || {};
+    }
+    if (url === "/api/tables/t") {
+      gets.table = (gets.table || 0) + 1;
+      return table || {rules: "lisa-b-all-fives", ruleset: {penalties: {bogus_play: {}, pass_with_play: {}}},
+                       name: "T", players: {}, worker: {kind: "manual"}};
+    }
+    if (url === "/api/rulesets") return [{name: "all-fives"}, {name: "block"}, {name: "lisa-b-all-fives"}];
     if (url.startsWith("/api/matches/1/hands/")) return hand1 || {events: [{type: "play", seat: "S", tile: [6, 6]}], outcomes: []};
     throw new Error(`unexpected GET ${url}`);
   };
   vm.runInThisContext(fs.readFileSync(path.join(STATIC, "umpire.js"), "utf8"), {filename: "umpire.js"});
   const $ = (id) => document.getElementById(id);
-  return {feeds, posts, $, alertBox: (id) => document.querySelector(`.alert[data-id="${id}"]`)};
+  return {feeds, posts, gets, $, alertBox: (id) => document.querySelector(`.alert[data-id="${id}"]`)};
 }
 
 function state(hands, hand = null) {
@@ -144,6 +153,59 @@ const scenarios = {
     assert.equal(cell(0), "play N 6-6");
     assert.ok(!rows[0].classList.contains("corrected"));
     assert.equal(cell(4), "fix #1: hand_end domino N (A)");
+  },
+
+  // helper-251: PATCH /api/tables/{id} had no form on the console. It shows the table as read, sends only the fields
+  // changed (a running table refuses a video source given, even unchanged), with the console's token
+  async table_settings_send_only_what_changed() {
+    const info = {name: "Mesa 1", rules: "lisa-b-all-fives", ruleset: {players: 2, penalties: {bogus_play: {}}},
+                  players: {N: "Ana", S: "Bo"}, worker: {kind: "vision", speed: 1, interval: 2, follow: true},
+                  video_source: "/cam/a", calibration: "/p.json"};
+    let answer = info;
+    const p = page({table: info, answers: {"/api/tables/t": (body) => answer(body)}});
+    p.feeds.events({kind: "snapshot", data: {state: state(0)}});
+    for (let i = 0; i < 4; i++) await tick();
+    const seatShown = (s) => !p.$("edittable").querySelector(`label[data-seat="${s}"]`).classList.contains("hidden");
+    assert.deepEqual([p.$("e-name").value, p.$("e-rules").value, p.$("e-worker").value, p.$("e-video").value,
+                      p.$("e-calib").value], ["Mesa 1", "lisa-b-all-fives", "vision", "/cam/a", "/p.json"]);
+    assert.deepEqual(["N", "E", "S", "W"].map(seatShown), [true, false, true, false], "two players sit N and S");
+    assert.deepEqual(p.$("e-rules").options.map((o) => o.value), ["all-fives", "block", "lisa-b-all-fives"]);
+    await p.$("edittable").dispatch("submit");
+    assert.deepEqual(p.posts, [], "nothing changed: nothing sent");
+    assert.equal(p.$("toast").textContent, "nothing changed");
+    // renamed, and S's player: only those go, with the token
+    p.$("e-name").value = "Mesa Uno";
+    p.$("edittable").querySelector('.e-player[data-seat="S"]').value = "Bea";
+    await p.$("e-name").dispatch("input");
+    const saved = {...info, name: "Mesa Uno", players: {N: "Ana", S: "Bea"}};
+    answer = () => saved;
+    await p.$("edittable").dispatch("submit");
+    assert.deepEqual(p.posts, [{url: "/api/tables/t", method: "PATCH", token: "tok",
+                                body: {name: "Mesa Uno", players: {N: "Ana", S: "Bea"}}}]);
+    assert.equal(p.$("toast").textContent, "table saved: name, players");
+    // the worker changed: its pace and folder-following kept; the source fields go with a vision worker only
+    p.$("e-worker").value = "manual";
+    await p.$("e-worker").dispatch("change");
+    assert.equal(p.$("e-video").disabled, true);
+    answer = () => { throw new Error("table 't' is running: stop it before changing its worker"); };
+    await p.$("edittable").dispatch("submit");
+    assert.deepEqual(p.posts.at(-1).body, {worker: {speed: 1, interval: 2, follow: true, kind: "manual"}});
+    assert.equal(p.$("toast").textContent, "table 't' is running: stop it before changing its worker");
+    assert.equal(p.$("e-worker").value, "manual", "a refused change stays in the form");
+    // a change made elsewhere is read again, unless the form is being edited
+    const read = p.gets.table;
+    p.feeds.events({kind: "table", data: {state: state(0)}});
+    await tick();
+    assert.equal(p.gets.table, read, "being edited: not overwritten");
+    p.$("e-worker").value = "vision";
+    answer = () => saved;
+    p.$("e-name").value = "Mesa 2";
+    await p.$("edittable").dispatch("submit");
+    assert.deepEqual(p.posts.at(-1).body, {name: "Mesa 2"});
+    p.feeds.events({kind: "table", data: {state: state(0)}});
+    for (let i = 0; i < 4; i++) await tick();
+    assert.equal(p.gets.table, read + 1);
+    assert.equal(p.$("e-name").value, "Mesa 1", "the form shows the table as read");
   },
 };
 
