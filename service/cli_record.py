@@ -106,16 +106,21 @@ def _what_it_is(text: str) -> str:
 
 def score_doubt(warnings: list[str], shown: str) -> str | None:
     """One line saying that the score of a record with ``warnings`` is not final, and why: how many
-    warnings it holds (a review's, or the service's on a copy made mid-hand), those on the rule set
+    warnings it holds that put the score in doubt (:func:`service.review_summary.doubts_score`; a review's, or the
+    service's on a copy made mid-hand), those on the rule set
     (``rules_misfit``) and those saying the photos may be out of order (``tile_missing``) named as such,
     and where they are ``shown``; None without warnings (helper-172: `record report` and `record show` gave
     such a score as any other; helper-179: "from the review" was said of a record the service exported;
     helper-242: "1 warning" did not say the photos may be out of order)."""
+    from engine.words import plural
+    from service.review_summary import OUT_OF_ORDER_NOTICES, doubts_score  # the words of the out-of-order warning
+    from vision.rules_fit import CHECK  # the words every rules_misfit warning ends its reason with
+
+    # the review's own rule (helper-249): a warning on some reads only (small tiles, glare away from the line)
+    # leaves its score final, there as here
+    warnings = [w for w in warnings if doubts_score(w)]
     if not warnings:
         return None
-    from engine.words import plural
-    from service.review_summary import OUT_OF_ORDER_NOTICES  # the words of the out-of-order warning
-    from vision.rules_fit import CHECK  # the words every rules_misfit warning ends its reason with
 
     rules = sum(CHECK in w for w in warnings)
     order = sum(OUT_OF_ORDER_NOTICES in w and CHECK not in w for w in warnings)

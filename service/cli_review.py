@@ -65,13 +65,17 @@ def _check_set(rules: str, ruleset, max_pips: int) -> None:  # noqa: ANN001 - a 
                    "footage can be reviewed")
 
 
+#: The lock file a review holds in its output folder (:func:`_hold_output_folder`).
+LOCK_NAME = ".review.lock"
+
+
 def _hold_output_folder(out: Path, src):  # noqa: ANN001, ANN202 - a source; returns the held FileLock
     """Lock ``out`` for this review (``out/.review.lock``, released by the OS when the process ends): two
     reviews into one folder at once mixed their files, one's events moved to previous/partial/ and its
     report among the other's snapshots (helper-124). Fails in one line when another review holds it."""
     from filelock import FileLock, Timeout
 
-    lock = FileLock(out / ".review.lock")
+    lock = FileLock(out / LOCK_NAME)
     try:
         lock.acquire(timeout=0)
     except Timeout:
@@ -95,6 +99,27 @@ def _fix_tile_size(src, recognizer) -> None:  # noqa: ANN001 - ImageFolderSource
         what = "photo" if isinstance(src, ImageFolderSource) else "frame"
         err_console.print(f"note: no --calibration: tiles taken as {size:.0f} px long in every {what} (measured on "
                           f"{len(images)} of them)", highlight=False, markup=False, soft_wrap=True)
+
+
+def _missing_folders(out: Path) -> list[Path]:
+    """``out`` and the folders above it that do not exist yet, deepest first: what creating it makes."""
+    return [p for p in (out, *out.parents) if not p.exists() and not p.is_symlink()]
+
+
+def _leave_as_found(created: list[Path], lock=None, lock_file: Path | None = None) -> None:  # noqa: ANN001
+    """Undo what a live session stopped before anything came made (helper-249: an empty folder followed, then
+    Ctrl-C, left ``.review.lock`` and a new ``--out`` behind): ``lock_file`` (the lock's, when this session made
+    it) is removed while still held, then ``lock`` (a FileLock) released, then the folders ``created`` (deepest
+    first, :func:`_missing_folders`) removed while empty: a file written in one keeps it and those above."""
+    if lock_file is not None:
+        lock_file.unlink(missing_ok=True)
+    if lock is not None:
+        lock.release()
+    for folder in created:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty: something of the session's (a photo's error row) or the user's is in it
+            return
 
 
 def _output_folder(out: Path, keep_events: bool, create: bool = True) -> None:
@@ -130,10 +155,7 @@ MAX_FLAG_LINES = 10
 
 def _print_summary(s: ReviewSummary) -> None:
     if not s.free_form:  # --rules none: placements only, nothing is scored
-        title = ("Score (partial: not final)" if s.partial  # helper-179: only stderr said "partial"
-                 else "Final score" if s.final or not s.status else "Score (not final)")
-        if s.flags and title == "Final score":  # the umpire may still rule on them (a penalty)
-            title += f" ({plural(s.flags, 'flag')} to review)"
+        title = s.heading()  # flags on a final score: the umpire may still rule on them (a penalty)
         t = Table(title=title, min_width=len(title) + 2)  # the title on one line
         t.add_column("side")
         t.add_column(s.score_unit)
@@ -142,8 +164,8 @@ def _print_summary(s: ReviewSummary) -> None:
         console.print(t)
     speed = "" if s.photos or not s.wall_s else f" ({s.footage_s / s.wall_s:.1f}x real time)"
     skipped = f", {plural(len(s.skipped), 'image')} skipped ({SKIPPED_WHY})" if s.skipped else ""
-    console.print(f"{'partial: ' * (s.partial and s.free_form)}{s.counts_text()}, {plural(s.flags, 'flag')}, {plural(s.frames, 'frame')} "
-                  f"({s.reads} read){skipped} in {s.wall_s:.1f} s{speed}")
+    console.print(f"{'partial: ' * (s.partial and s.free_form)}{s.counts_text()}, {plural(s.flags, 'flag')}, "
+                  f"{plural(s.frames, s.seen_unit)} ({s.reads} read){skipped} in {s.wall_s:.1f} s{speed}")
     for line in s.flag_lines[:MAX_FLAG_LINES]:  # for the umpire: what to look at, and when
         console.print(f"  flag {line}", markup=False, highlight=False, soft_wrap=True)
     if len(s.flag_lines) > MAX_FLAG_LINES:
@@ -236,7 +258,8 @@ def _review(source: str, rules: str, calibration: Path | None, out: Path, interv
         if row.get("kind") == "unreadable_image":
             fail(row["message"])  # one line as it happens; the review goes on and exits 2 at the end
 
-    with Progress(TextColumn("reviewing"), BarColumn(), TextColumn("{task.completed}/{task.total} frames"),
+    seen = "photos" if isinstance(src, ImageFolderSource) else "frames"
+    with Progress(TextColumn("reviewing"), BarColumn(), TextColumn(f"{{task.completed}}/{{task.total}} {seen}"),
                   TimeRemainingColumn(), console=console, transient=True,
                   disable=not console.is_terminal) as bar:  # piped or logged: no bar, and no blank line it leaves
         task = bar.add_task("frames", total=total)
@@ -357,6 +380,7 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
     except (CalibrationError, ValueError) as exc:
         src.close()
         raise fail(f"--calibration {calibration}: {exc}")
+    created = _missing_folders(out)
     _output_folder(out, keep_events=True)
     watch = _OutageWatch(src)
     try:
@@ -374,6 +398,7 @@ def _live(source: str, rules: str, calibration: Path | None, out: Path, no_video
         watch.stop()
         src.close()
     if summary.empty:
+        _leave_as_found(created)
         return _stopped_empty(f"no frame came from {source}", out)
     try:
         if summary.interrupted:
@@ -419,8 +444,10 @@ def _follow(folder: Path, rules: str, calibration: Path | None, out: Path, no_vi
     recognizer = getattr(recognize, "recognizer", None)
     if profile is None:
         src.rescale = True  # as a review: no calibration ties the photos to one camera size
+    created, lock_file = _missing_folders(out), out / LOCK_NAME
+    lock_made = not lock_file.exists()
     _output_folder(out, keep_events=True)
-    lock = _hold_output_folder(out, src)  # noqa: F841 - held until the process ends
+    lock = _hold_output_folder(out, src)  # held until the process ends, or released by _leave_as_found
     if profile is None and recognizer is not None and len(src):
         _fix_tile_size(src, recognizer)
     measured = profile is not None or recognizer is None or len(src) > 0
@@ -484,6 +511,7 @@ def _follow(folder: Path, rules: str, calibration: Path | None, out: Path, no_vi
         err_console.print(f"warning: {path} was not written whole when the session stopped: not read",
                           highlight=False, markup=False, soft_wrap=True)
     if summary.empty:
+        _leave_as_found(created, lock, lock_file if lock_made else None)
         return _stopped_empty(f"no photo came {'whole ' if src.unread else ''}to {folder}", out)
     try:
         if summary.interrupted or stopped:

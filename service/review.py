@@ -68,12 +68,13 @@ from service.review_folder import (PARTIAL, PARTIAL_KINDS, PREVIOUS, REVIEW_FILE
 from service.review_output import END_CARD_BGR, FLAG_BANNER_BGR, ReviewOutputs, draw_frame  # noqa: F401
 from service.review_pipeline import (ARM_IN_PHOTO, FramePipeline, ReadAhead, arm_notices,  # noqa: F401
                                      one_table_folder, quiet_look_t)
-from service.review_summary import (NO_CALIBRATION_WARNING, SKIPPED_WHY, ReviewSummary,  # noqa: F401
+from service.review_summary import (NO_CALIBRATION_WARNING, NO_VIDEO, SKIPPED_WHY, ReviewSummary,  # noqa: F401
                                     arm_photos_warning, awaiting_reveal_status, camera_moved_warning,
                                     draws_late_warning, earlier_review_notes, hand_over_status, late_warning,
                                     muted_turns_warning, never_read_warning, off_table_warning, out_of_order_warning,
-                                    overexposed_warning, report_subtitle, seats_by_turn_warning, small_tiles_warning,
-                                    transparent_note, turned_photos_warning, unfinished_what, unplaced_warning)
+                                    overexposed_warning, report_subtitle, score_final, seats_by_turn_warning,
+                                    small_tiles_warning, transparent_note, turned_photos_warning, unfinished_what,
+                                    unplaced_warning)
 from service.video_out import VIDEO_NAMES
 from service.views import in_turn_order, key_order
 from vision.obb import polygon_iou
@@ -143,16 +144,19 @@ class ReviewSession:
         still_window_s: seconds the table must be still before a read.
         timelapse: every frame is a stable state (a folder of photos, one per move): read
             every frame, no motion gate.
+        live: a camera, stream or followed folder: it stops, it does not end; its output folder is left
+            untouched until its first frame (or a photo skipped) comes: stopped before, nothing is written.
     """
 
     def __init__(self, rules: Ruleset | None, recognize: Callable, out_dir: Path, profile=None,
                  confident: float = CONFIDENT, annotate: bool = True, still_window_s: float = 0.5,
                  timelapse: bool = False, on_row: Callable[[dict], None] | None = None,
-                 min_confidence: float = FREE_FORM_MIN_CONFIDENCE):
+                 min_confidence: float = FREE_FORM_MIN_CONFIDENCE, live: bool = False):
         self.rules = rules
         self.min_confidence = min_confidence
         self.recognize = recognize
-        self.out = ReviewOutputs(out_dir, annotate, on_row)
+        self.summary = ReviewSummary(out_dir, free_form=rules is None, photos=timelapse)
+        self.out = ReviewOutputs(out_dir, annotate, on_row, lazy=live, on_open=self._earlier_review_said)
         self.confident = confident
         self.pipeline = FramePipeline(rules or _free_form_rules(), recognize, profile,
                                       still_window_s=still_window_s, timelapse=timelapse)
@@ -163,13 +167,8 @@ class ReviewSession:
         # the first hand as the record's replay opens it: with the opener the rule set requires (helper-111:
         # a wrong lead's wrong_start was in record.json but not in the review's rows and summary)
         self.hand = _open_hand(rules, first_context(rules)) if rules is not None else None
-        self.summary = ReviewSummary(out_dir, free_form=rules is None, photos=timelapse)
-        if self.out.moved is not None:  # helper-116: a second `make demo` moved the first review without a word
-            videos = [f.name for f in self.out.dropped if f.parent == self.out.moved and f.name in VIDEO_NAMES]
-            self.summary.notes += earlier_review_notes(out_dir, self.out.moved, self.out.dropped, self.out.edited,
-                                                       self.out.kept, videos)
         self.files: list[Path] | None = None  # a folder's photos by frame index: rows carry ``file``
-        self.live = False  # a camera or stream (run_review sets it): it stops, it does not end
+        self.live = live
         self.score: dict[str, int] = dict(self.hand.state.scores) if self.hand else {}
         self._sides = key_order(rules)  # the score's sides as the rows, the summary and the video list them
         self._seen_ids: set[int] = set()
@@ -194,9 +193,17 @@ class ReviewSession:
         self._t = 0.0  # the last frame's time (s): where closing notices point in the video
         self.frame_s = 0.0  # a video file's frame time (s): its length runs to the end of its last frame
 
+    def _earlier_review_said(self, out: ReviewOutputs) -> None:
+        """Once the folder is set up: a note on where an earlier review in it went (helper-116: a second `make
+        demo` moved the first review without a word)."""
+        if out.moved is not None:
+            videos = [f.name for f in out.dropped if f.parent == out.moved and f.name in VIDEO_NAMES]
+            self.summary.notes += earlier_review_notes(out.dir, out.moved, out.dropped, out.edited, out.kept, videos)
+
     def feed(self, index: int, t: float, image: np.ndarray, fps: float, again: bool = False) -> None:
         """Process one frame (index, t seconds, BGR or grey image); ``again``: a second look at the
         last photo of a folder, not a frame of its own (not counted, the footage time stays)."""
+        self.out.open()  # a live session's folder is set up at its first frame (nothing is written before)
         s = self.summary
         if not again:
             s.frames += 1
@@ -546,7 +553,8 @@ class ReviewSession:
         notice row, and the record's title and the report say so. ``failure``: the footage could
         not be read further (a truncated video; the reason): a ``source_error`` notice row, and
         the title and report say the results are partial. A live session stopped before any frame came writes
-        neither file (``summary.empty``; its ``events.jsonl`` stays empty).
+        neither file (``summary.empty``), nor anything else unless a row was written (a photo skipped): its
+        folder is as it was (:class:`ReviewOutputs` ``lazy``).
         """
         s = self.summary
         title = readable(title)  # a source named with bytes that are not UTF-8 (helper-150: record.json failed)
@@ -600,7 +608,6 @@ class ReviewSession:
         if s.frames and not (s.reads or s.plays or s.placements) and not s.partial and self.gate is not None:
             # e.g. a video made of one photo per move: no frame repeats long enough for the motion gate
             s.warnings.append(never_read_warning(s.frames, self.gate.still_window_s))
-            s.final = False
             warning = all_lines()
         if self._arm_photos:  # helper-108: a folder of photos taken with arms over the table, and no word of it
             s.warnings.append(arm_photos_warning([self._photo_name(ev.frame) for ev in self._arm_photos], s.frames,
@@ -610,7 +617,6 @@ class ReviewSession:
                                                     for ev in self._gap_photos], live=self.live))
             # helper-235: photos out of order move plays and points (take-backs, plays laid again by other
             # seats) while the heading said "Final score"
-            s.final = False
             warning = all_lines()
         if self._draws_late:  # helper-110: a draw and the drawer's play in one photo come in the wrong order
             s.warnings.append(draws_late_warning(self._draws_late))
@@ -618,39 +624,38 @@ class ReviewSession:
             # a larger set's tiles; under a rule set the deal's count may have said so (rules_misfit set_max): that
             # warning is enough. --rules none drops those notices (its tracker's rules are a stand-in), so not there
             s.warnings.append(beyond_set_message(self._beyond_tiles, READ_SET_MAX, self._beyond_reads))
-            s.final = False
             warning = all_lines()
-        if self._arm_photos or self._draws_late:  # the photos put the record in doubt
-            s.final = False
+        if self._arm_photos or self._draws_late:  # the photos put the record in doubt (doubts_score)
             warning = all_lines()
         if self._overexposed:
             names = [self._photo_name(ev.frame) for ev in self._overexposed] if self.files is not None else None
             s.warnings.append(overexposed_warning(self._overexposed, s.frames, names))
-            if any(n.details["hidden_tiles"] or n.details["ends_glared"] or n.details.get("hidden_hand_tiles")
-                   for n in self._overexposed):
-                # the glare lay on the line of play or a hand: helper-138's reviews printed wrong "final" scores
-                # (a draw or a play given to the wrong seat beside it); elsewhere a doubt about reads only
-                s.final = False
+            # glare on the line of play or a hand puts the score in doubt (helper-138's reviews printed wrong "final"
+            # scores: a draw or a play given to the wrong seat beside it); elsewhere a doubt about reads only, which
+            # the warning's words say (doubts_score)
             warning = all_lines()
         pl = self.pipeline
         if pl.off_table_sure >= max(OFF_TABLE_DOUBT_MIN, pl.reads):
             # helper-145: another table's profile dropped the hands as off the table, and the record came out
             # wrong without a word; texture beyond a table's edge scores less (OFF_TABLE_SURE_SCORE)
             s.warnings.append(off_table_warning(pl.reads, pl.off_table, pl.off_table_sure))
-            s.final = False
             warning = all_lines()
         if self.transparent:  # how those photos were read: no doubt on what was read
             s.notes.append(transparent_note([self._photo_name(i) for i in sorted(self.transparent)],
                                             max(self.transparent.values()), s.frames))
             warning = all_lines()
         if self.out.video_error:
-            s.warnings.append(f"no annotated video: {self.out.video_error}")
+            s.warnings.append(f"{NO_VIDEO}{self.out.video_error}")
             warning = all_lines()
-        self.out.close()
-        s.files["events"] = self.out.dir / "events.jsonl"
+        # one rule for "final", shared with `record show` and `record report`, which judge the record's warnings
+        s.final = score_final(s.final, s.warnings)
         if self.live and not s.frames and not s.partial:  # stopped before its first photo or frame came
             s.empty = True  # nothing was watched: no record of a hand never seen, no report (the caller says so)
+            self.out.close()  # open only when a row was written (a photo that could not be decoded)
             return s
+        self.out.open()  # a live session that failed before its first frame: its partial results are written
+        self.out.close()
+        s.files["events"] = self.out.dir / "events.jsonl"
         if self.out.video is not None:
             s.files["annotated"] = self.out.video.path
         if self.hand is not None:
@@ -729,7 +734,7 @@ class ReviewSession:
             where = f" in {name}" if name else "" if first.t is None else f" at {first.t:.1f} s"
             s.warnings.append(unplaced_warning(n, tile, where, calibrated=self.tracker.profile is not None,
                                                arm_photos=bool(self._arm_photos)))
-        s.final = s.final and not s.warnings and not s.partial
+        s.final = s.final and not s.partial  # and no warning that doubts it: finish (score_final)
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:
@@ -782,8 +787,8 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     """
     start = time.perf_counter()
     session_kwargs.setdefault("timelapse", hasattr(source, "interval_s"))
-    session = ReviewSession(rules, recognize, out_dir, profile, **session_kwargs)
-    session.live = bool(getattr(source, "live", False))
+    session = ReviewSession(rules, recognize, out_dir, profile, live=bool(getattr(source, "live", False)),
+                            **session_kwargs)
     if getattr(source, "fps", None) and not session.live:
         session.frame_s = 1.0 / source.fps
     if isinstance(getattr(source, "files", None), list):

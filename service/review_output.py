@@ -23,28 +23,55 @@ from service.video_out import VideoOut
 
 class ReviewOutputs:
     """The files of a review, written as the footage is processed; those of an earlier review in
-    the same folder move to ``previous/`` first (:func:`keep_previous`)."""
+    the same folder move to ``previous/`` first (:func:`keep_previous`).
 
-    def __init__(self, out_dir: Path, annotate: bool, on_row: Callable[[dict], None] | None = None):
+    ``lazy``: the folder is left untouched until :meth:`open` (the session's first frame, or a row written), so a
+    live session stopped before anything came leaves it exactly as it was (helper-249: an empty
+    ``events.jsonl`` and ``snapshots/`` stayed behind, and an earlier review's files had moved to ``previous/``).
+    """
+
+    def __init__(self, out_dir: Path, annotate: bool, on_row: Callable[[dict], None] | None = None,
+                 lazy: bool = False, on_open: Callable[[ReviewOutputs], None] | None = None):
         self.dir = out_dir
         self.on_row = on_row
+        self.on_open = on_open  # told once the folder is set up (what became of an earlier review: moved, kept)
         self.snap_dir = out_dir / "snapshots"
-        self.edited = edited_record(out_dir)  # a record corrected in place, before it moves
+        self.edited = False  # a record corrected in place, before it moves (set by open)
         self.kept: list[Path] = []  # corrected records of the review before, renamed in previous/ (kept)
         self.dropped: list[Path] = []  # the files of the review that was in previous/, replaced now
-        self.moved = keep_previous(out_dir, self.kept, self.dropped)  # where an earlier review's files went
-        self.snap_dir.mkdir(parents=True, exist_ok=True)
-        self.events = (out_dir / "events.jsonl").open("w", encoding="utf-8")
+        self.moved: Path | None = None  # where an earlier review's files went (set by open)
+        self.events = None  # the open events.jsonl; None until open
         self.annotate = annotate
         self.video: VideoOut | None = None
         self.video_error: str | None = None  # why there is no annotated video, when it could not be made
         self.rows: list[dict] = []
         self.snapshots: dict[int, str] = {}
         self._pending: list[tuple[str, np.ndarray]] = []  # snapshots waiting for the redrawn frame
+        if not lazy:
+            self.open()
+
+    @property
+    def opened(self) -> bool:
+        """Whether the folder was set up for this review (:meth:`open`)."""
+        return self.events is not None
+
+    def open(self) -> None:
+        """Set the folder up, once: an earlier review's files to ``previous/``, ``snapshots/``, an empty
+        ``events.jsonl``. Raises OSError (a folder that cannot be written in) and ValueError
+        (:func:`service.review_folder.check_review_folder`)."""
+        if self.opened:
+            return
+        self.edited = edited_record(self.dir)
+        self.moved = keep_previous(self.dir, self.kept, self.dropped)
+        self.snap_dir.mkdir(parents=True, exist_ok=True)
+        self.events = (self.dir / "events.jsonl").open("w", encoding="utf-8")
+        if self.on_open is not None:
+            self.on_open(self)
 
     def emit(self, row: dict, frame: np.ndarray | None) -> None:
         """Write one row; rows worth a picture get a snapshot of ``frame``, saved by
         :meth:`flush_snapshots` once the frame shows the row's own score and open ends."""
+        self.open()
         if frame is not None and (row["type"] in ("play", "placement", "flag", "hand_end") or row.get("flags")):
             name = f"snapshots/{len(self.rows):04d}_{row['type']}.jpg"
             self._pending.append((name, frame))
@@ -75,6 +102,7 @@ class ReviewOutputs:
         """Add the drawn frame at footage time ``t`` (s) to the video; ``fps``: the footage's rate."""
         if not self.annotate:
             return
+        self.open()
         if self.video is None:
             h, w = frame.shape[:2]
             try:
@@ -85,6 +113,9 @@ class ReviewOutputs:
         self.video.write(frame, t)
 
     def close(self) -> None:
+        """Save the pending snapshots and close the files (nothing to do when never opened)."""
+        if not self.opened:
+            return
         self.flush_snapshots()
         self.events.close()
         if self.video is not None:

@@ -3,8 +3,9 @@
 :class:`service.review.ReviewSession` decides when the score is in doubt (it holds what the footage
 showed); the lines that say so, printed under the score by ``dominocast review``, put at the top of
 ``report.html`` and into ``record.json``, are worded here, as is the report's subtitle. A warning makes
-the score doubtful (``ReviewSummary.final`` False); a note says what the camera could not follow without
-doubt on the score.
+the score doubtful (``ReviewSummary.final`` False), but for the few that doubt some reads only
+(:func:`doubts_score`, the one rule the summary and ``record show`` share); a note says what the camera could
+not follow without doubt on the score.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from calibration.images import percent
 from engine.timeline import result_text
 from service.report import event_counts, plural
 from service.review_folder import PARTIAL
+from vision.exposure import WASHED_OUT_ONLY
 from vision.placements import Notice
 from vision.recognize import READABLE_TILE_PX, off_table_message
 
@@ -31,7 +33,8 @@ class ReviewSummary:
     ``warnings``: lines for the umpire that make the score doubtful (a rule set that does not fit
     the footage: tiles placed after the hand ended, seats never seen or more seats than it has, draws it
     forbids, a lock it forbids); ``final``: the hand is over,
-    every point counted, and no warning about the hand (one about small tiles in the footage leaves it final).
+    every point counted, and no warning that puts the score in doubt (:func:`score_final`; one about small tiles
+    in the footage leaves it final).
     """
 
     out_dir: Path
@@ -71,6 +74,25 @@ class ReviewSummary:
         doubtful = f" ({self.doubtful_passes} of them doubtful)" if 0 < self.doubtful_passes < self.passes else (
             " (all doubtful)" if self.passes and self.doubtful_passes >= self.passes else "")
         return event_counts(self.plays, self.draws, self.passes, ("inferred pass", "inferred passes")) + doubtful
+
+    @property
+    def seen_unit(self) -> str:
+        """What ``frames`` counts: ``"photo"`` for a folder of photos (followed or not), else ``"frame"``."""
+        return "photo" if self.photos else "frame"
+
+    def heading(self) -> str:
+        """The title of the score printed for this review: ``"Final score"`` (with the flags to review), or
+        ``"Score (not final...)"`` saying why when the status does not: the warnings that put the score in
+        doubt (:func:`doubts_score`; helper-249: a review without a calibration was headed "Final score" while
+        ``record show`` called its score not final), or partial results."""
+        if self.partial:  # helper-179: only stderr said "partial"
+            return "Score (partial: not final)"
+        if self.final or not self.status:
+            return "Final score" + (f" ({plural(self.flags, 'flag')} to review)" if self.flags else "")
+        doubts = sum(doubts_score(w) for w in self.warnings)
+        if doubts and self.status.startswith("hand over"):  # the status says the hand ended: say what is in doubt
+            return f"Score (not final: {plural(doubts, 'warning')} below)"
+        return "Score (not final)"  # the status line under it says why (unfinished, awaiting a reveal)
 
     def lines(self) -> list[str]:
         """The status and warnings, one line each, for a summary printed under the score."""
@@ -160,10 +182,34 @@ def unplaced_warning(n: int, tile: str, where: str, calibrated: bool, arm_photos
                if arm_photos else ""))
 
 
+#: How the small-tiles warning ends (:func:`small_tiles_warning`): a doubt about reads, the score stays final.
+SMALL_TILES_TAIL = "are misread more often (film closer, or at a higher resolution)"
+#: How the warning that the annotated video could not be made begins: nothing about the score.
+NO_VIDEO = "no annotated video: "
+
+
 def small_tiles_warning(tile_px: float) -> str:
     """Tiles ``tile_px`` long, under :data:`vision.recognize.READABLE_TILE_PX`: a doubt about reads."""
-    return (f"tiles are {tile_px:.0f} px long in this footage: below {READABLE_TILE_PX:g} px pips "
-            "are misread more often (film closer, or at a higher resolution)")
+    return f"tiles are {tile_px:.0f} px long in this footage: below {READABLE_TILE_PX:g} px pips {SMALL_TILES_TAIL}"
+
+
+def doubts_score(warning: str) -> bool:
+    """Whether a review's ``warning`` (a line of ``ReviewSummary.warnings``, kept as is in its record's
+    ``warnings``) puts the score in doubt: every warning does (seats guessed without a calibration, a rule set
+    that does not fit, photos out of order, partial results, ...) but those on some reads only: tiles small
+    (:func:`small_tiles_warning`), a picture washed out away from the line of play and the hands
+    (:func:`overexposed_warning` whose worst picture hid nothing laid: :data:`vision.exposure.WASHED_OUT_ONLY`),
+    and an annotated video that could not be made. Decided on the words alone, so that ``record show`` and
+    ``record report``, which have only the record, judge as the review did (helper-249: a review without a
+    calibration printed "Final score" while ``record show`` said the score was not final)."""
+    return not (warning.endswith((SMALL_TILES_TAIL, WASHED_OUT_ONLY)) or warning.startswith(NO_VIDEO))
+
+
+def score_final(over: bool, warnings: list[str]) -> bool:
+    """Whether a hand's score is final: the hand is ``over`` (its result and every point counted) and none of
+    ``warnings`` puts it in doubt (:func:`doubts_score`). Partial results are never final: their warning
+    (the first of a partial record's) says so."""
+    return over and not any(doubts_score(w) for w in warnings)
 
 
 #: A review without a calibration that found plays (helper-85: every seat wrong, and nothing said why).

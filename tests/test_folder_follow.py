@@ -279,7 +279,7 @@ def test_cli_live_follows_a_folder_and_its_ctrl_c_writes_the_record_a_review_of_
         "note: no --calibration: tiles taken as 42 px long in every photo (measured on frame_00000.jpg)"]
     lines = res.stdout.splitlines()
     rows = [json.loads(x) for x in lines if x.startswith("{")]
-    assert "stopped" in lines and "16 plays, 2 draws, 17 flags, 7 frames (7 read) in" in res.stdout
+    assert "stopped" in lines and "16 plays, 2 draws, 17 flags, 7 photos (7 read) in" in res.stdout
     plays = [(r["frame"], r["seat"], r["tile"]) for r in rows if r["type"] == "play"]
     assert plays[:3] == [(1, "N", [6, 6]), (1, "S", [6, 2]), (1, "N", [2, 2])] and len(plays) == 16
     assert [r["t"] for r in rows if r["type"] == "play"][0] == 2.5  # photo 1 found whole at 2.5 s (one per listing)
@@ -358,8 +358,7 @@ def test_a_live_source_stopped_before_its_first_frame_writes_no_record_and_no_er
     out = tmp_path / "out"
     s = run_review(src, None, lambda image: [], out, None, annotate=False)
     assert (s.empty, s.partial, s.frames, s.skipped) == (True, False, 0, [])
-    assert (out / "events.jsonl").read_text() == ""
-    assert not (out / "record.json").exists() and not (out / "report.html").exists()
+    assert not out.exists()  # helper-249: nothing at all is written, not even an empty events.jsonl or snapshots/
 
     class NoFrames:  # recorded footage with no frame (not live)
         def __iter__(self):
@@ -386,11 +385,17 @@ class _StoppedMidCopy(_Arriving):
         self._sleep = sleep_then_stop
 
 
+def _listing(folder: Path) -> dict[str, bytes | None]:
+    """Every file (its bytes) and folder (None) under ``folder``, by path relative to it."""
+    return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))}
+
+
 @pytest.mark.parametrize("being_written", [False, True])
 def test_cli_live_on_an_empty_folder_stopped_says_no_photo_came_and_exits_0(tmp_path, monkeypatch, being_written):
     """helper-220: Ctrl-C (a real SIGINT) on a followed folder where no photo came: one plain line on stdout, no
     error row, no score table, no record or report, exit 0 as for any Ctrl-C that ends a session. A photo still
-    being written at the stop is named in a warning, and the line says no photo came whole."""
+    being written at the stop is named in a warning, and the line says no photo came whole. helper-249: it left
+    an empty events.jsonl, snapshots/ and .review.lock in the --out it had made (and its folder above): now none."""
     from engine.ruleset import load_ruleset
     from service import cli_review
     from service.cli import app
@@ -400,7 +405,7 @@ def test_cli_live_on_an_empty_folder_stopped_says_no_photo_came_and_exits_0(tmp_
                                                                      lambda image: []))
     monkeypatch.setattr(_Arriving, "plan", [("a.jpg", jpg)] if being_written else [])
     monkeypatch.setattr(cli_review, "FollowedFolderSource", _StoppedMidCopy if being_written else _Arriving)
-    folder, out = tmp_path / "photos", tmp_path / "live"
+    folder, out = tmp_path / "photos", tmp_path / "sessions" / "live"
     folder.mkdir()
     res = CliRunner().invoke(app, ["live", str(folder), "--rules", "all-fives", "--out", str(out), "--no-video"])
     assert res.exit_code == 0, res.output
@@ -409,8 +414,39 @@ def test_cli_live_on_an_empty_folder_stopped_says_no_photo_came_and_exits_0(tmp_
                                        f"in {out})"]
     warned = [f"warning: {folder / 'a.jpg'} was not written whole when the session stopped: not read"]
     assert res.stderr.splitlines()[1:] == (warned if being_written else [])
-    assert (out / "events.jsonl").read_text() == ""
-    assert not (out / "record.json").exists() and not (out / "report.html").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["photos"]  # neither live/ nor sessions/ above it
+
+
+def test_cli_live_stopped_before_any_photo_leaves_an_earlier_review_in_its_out_as_it_was(tmp_path, monkeypatch):
+    """helper-249: an --out holding an earlier review's record and report (and one in previous/): a session stopped
+    before any photo came moved them to previous/, deleting the one there, and left its own empty files. Now every
+    file is as it was, and the lock it made is gone (one that was there stays)."""
+    from engine.ruleset import load_ruleset
+    from service import cli_review
+    from service.cli import app
+
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (load_ruleset("all-fives"), None,
+                                                                     lambda image: []))
+    monkeypatch.setattr(_Arriving, "plan", [])
+    monkeypatch.setattr(cli_review, "FollowedFolderSource", _Arriving)
+    folder, out = tmp_path / "photos", tmp_path / "live"
+    folder.mkdir()
+    (out / "previous").mkdir(parents=True)
+    (out / "record.json").write_text('{"earlier": 2}')
+    (out / "report.html").write_text("<p>earlier review 2</p>")
+    (out / "previous" / "record.json").write_text('{"earlier": 1}')
+    (out / "mine.txt").write_text("the user's")
+    before = _listing(out)
+    res = CliRunner().invoke(app, ["live", str(folder), "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.startswith(f"stopped: no photo came to {folder}; nothing was recorded")
+    assert _listing(out) == before == {"mine.txt": b"the user's", "previous": None,
+                                       "previous/record.json": b'{"earlier": 1}', "record.json": b'{"earlier": 2}',
+                                       "report.html": b"<p>earlier review 2</p>"}
+    (out / ".review.lock").write_bytes(b"")  # a lock file left by an earlier review: not this session's to remove
+    res = CliRunner().invoke(app, ["live", str(folder), "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 0, res.output
+    assert _listing(out) == {**before, ".review.lock": b""}
 
 
 class _Removed(FollowedFolderSource):
@@ -436,7 +472,7 @@ def test_cli_live_on_a_folder_removed_prints_the_score_so_far_and_says_what_was_
     assert res.stderr.strip().splitlines()[-1] == (
         f"error: image folder {folder} was removed while it was followed; the session stopped after 1 photo read "
         f"(its results are in {out})")
-    assert "Score (partial: not final)" in res.stdout and "0 plays, 0 flags, 1 frame (1 read) in" in res.stdout
+    assert "Score (partial: not final)" in res.stdout and "0 plays, 0 flags, 1 photo (1 read) in" in res.stdout
     assert (out / "record.json").is_file()
 
 

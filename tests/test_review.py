@@ -258,9 +258,10 @@ def _demo_gt() -> dict:
 def _demo_photos(tmp_path: Path, name: str, times: list[float], frames: list[int] | None = None,
                  held: dict[int, list[int]] | None = None,
                  misread: dict[int, tuple[list[int], int, int, float]] | None = None,
-                 arrival: list[int] | None = None):
+                 arrival: list[int] | None = None, calibrated: bool = True):
     """Photos of the bundled demo 0.9 s after each of ``times`` (s) (or at ``frames``), reviewed with its
-    ground truth as the recognizer (hands' face-down tiles included, as the detector boxes them;
+    ground truth as the recognizer (with its calibration unless not ``calibrated``; hands' face-down tiles
+    included, as the detector boxes them;
     ``held``: frame -> the pips of a hand tile a player holds up then, not seen; ``misread``: frame -> (a face-up
     tile's pips, its half read wrong, the pips read there, the halves' confidence)): (summary, rows, gt).
 
@@ -293,7 +294,8 @@ def _demo_photos(tmp_path: Path, name: str, times: list[float], frames: list[int
                     o.half_confidence = (conf, conf)
         return obs
 
-    summary = run_review(source, load_ruleset(gt["rules"]), recognize, tmp_path / f"{name}_out", profile,
+    summary = run_review(source, load_ruleset(gt["rules"]), recognize, tmp_path / f"{name}_out",
+                         profile if calibrated else None,
                          progress=lambda n: setattr(oracle, "frame", frames[min(n, len(frames) - 1)]))
     rows = [json.loads(line) for line in (tmp_path / f"{name}_out" / "events.jsonl").read_text().splitlines()]
     return summary, rows, gt
@@ -434,7 +436,7 @@ def test_photos_out_of_order_make_the_score_not_final_in_the_summary_heading_and
             continue
         assert [r["text"].split(" t=")[0] for r in rows if r["type"] == "take_back"] == ["N takeback 0-0",
                                                                                           "S takeback 6-0"]
-        assert said.splitlines()[0].strip() == "Score (not final)" and "Final score" not in said
+        assert said.splitlines()[0].strip() == "Score (not final: 1 warning below)" and "Final score" not in said
         (warning,) = s.warnings
         assert warning == ("2 photos lack a tile that the photos before and after show (move_10.png: 3-1, "
                            "move_10.png: 6-0; notices tile_missing): the photos may be out of order (do their names "
@@ -794,7 +796,7 @@ def test_cli_review_skips_undecodable_photos_and_exits_2(tmp_path, monkeypatch):
     assert [x for x in res.stderr.splitlines() if x.strip()] == [
         f"error: image {photos / name} cannot be decoded (corrupt or not an image); skipped"
         for name in ("move_2.png", "move_4.jpg")]
-    assert "2 images skipped" in res.stdout and "2 frames (2 read)" in res.stdout
+    assert "2 images skipped" in res.stdout and "2 photos (2 read)" in res.stdout
     assert "real time" not in res.stdout  # a folder of photos has no real time to compare with
     rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     bad = [r for r in rows if r.get("kind") == "unreadable_image"]
@@ -828,7 +830,7 @@ def test_cli_review_without_a_calibration_says_the_folders_tile_size_before_the_
     note = "note: no --calibration: tiles taken as 41 px long in every photo (measured on 3 of them)"
     assert res.stderr.splitlines() == [note] and note not in res.stdout
     # res.output holds both streams as they were written
-    assert res.output.index(note) < res.output.index("Score (not final)") < res.output.index("3 frames (3 read)")
+    assert res.output.index(note) < res.output.index("Score (not final)") < res.output.index("3 photos (3 read)")
 
 
 def test_an_uncalibrated_video_is_reviewed_at_one_tile_size_measured_on_frames_spread_over_it(footage, tmp_path,
@@ -893,7 +895,7 @@ def test_cli_review_with_a_profile_skips_a_stray_first_photo_of_another_size(tmp
     assert [x for x in res.stderr.splitlines() if x.strip()] == [
         f"error: image {photos / 'p1.png'} is {w + 320}x{h + 180} px but the folder's photos are {w}x{h} px "
         "(one camera, one size; without a calibration, photos of its shape are scaled); skipped"]
-    assert "2 frames (2 read)" in res.stdout
+    assert "2 photos (2 read)" in res.stdout
 
 def test_cli_live_refuses_a_local_file(tmp_path):
     """A video file is recorded footage (a folder is followed as photos arrive: tests/test_folder_follow.py)."""
@@ -1012,7 +1014,7 @@ def test_cli_review_stopped_by_ctrl_c_prints_what_it_recorded_with_its_warnings(
                "is clipped white (overexposed or glare): tiles in the washed-out part may be missed; lower the "
                "exposure or move the light")
     said = [line.strip() for line in res.stdout.splitlines() if line.strip()]
-    assert said[0] == "Score (partial: not final)" and "0 plays, 0 flags, 3 frames (2 read) in" in said[-6]
+    assert said[0] == "Score (partial: not final)" and "0 plays, 0 flags, 3 photos (2 read) in" in said[-6]
     # helper-179: the hand's status (and the warnings built with it) as a finished review gives them
     assert said[-5] == "unfinished: the review stopped at 2.0 s of footage, before the hand ended; the score is not final"
     assert said[-4:] == [f"warning: {warning}", f"events: {out / 'events.jsonl'}", f"record: {out / 'record.json'}",
@@ -1040,7 +1042,7 @@ def test_cli_review_into_an_earlier_review_folder_removes_its_outputs(tmp_path, 
     res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--out", str(out), "--no-video"])
     assert res.exit_code == 0, res.output
     assert [p for p in stale if p.exists()] == []  # --rules none writes no record: the old one must not stay
-    assert "0 placements, 0 flags, 1 frame (1 read)" in res.stdout
+    assert "0 placements, 0 flags, 1 photo (1 read)" in res.stdout
     assert all(p.read_text() == "the user's" for p in mine)
     assert (out / "events.jsonl").is_file() and (out / "report.html").is_file()
 
@@ -1102,6 +1104,7 @@ def test_an_uncalibrated_video_review_finds_the_hand_rows_and_so_the_reveal_and_
     from the face-down tiles (as for a folder of photos) give the reveal, the draw and the result."""
     from calibration.profile import TableProfile
     from datasets.footage import make_footage
+    from service.review_summary import NO_CALIBRATION_WARNING
 
     paths = make_footage("all-fives", seed=7, out_dir=tmp_path / "footage", fps=8, size=(640, 360))
     gt = json.loads(Path(paths["ground_truth"]).read_text())
@@ -1117,7 +1120,9 @@ def test_an_uncalibrated_video_review_finds_the_hand_rows_and_so_the_reveal_and_
     end = [r for r in rows if r["type"] == "hand_end" and "index" not in r]
     assert [(e["kind"], e["winner"], e["score"]) for e in end] == [
         (gt["hands"][0]["result"]["kind"], gt["hands"][0]["result"]["winner"], gt["hands"][0]["scores"])]
-    assert summary.final
+    # the hand is over, but its seats are guessed: not final, as `record show` says of its record (helper-249)
+    assert summary.status.startswith("hand over") and summary.warnings == [NO_CALIBRATION_WARNING]
+    assert not summary.final
 
 
 def test_a_hand_that_ended_before_the_footage_says_so(tmp_path):
@@ -1126,6 +1131,7 @@ def test_a_hand_that_ended_before_the_footage_says_so(tmp_path):
     Threes' flat point for going out needs no tiles shown.)"""
     from engine.events import Play
     from service.review import ReviewSession
+    from vision.exposure import overexposed_message
     from vision.placements import Notice
 
     rules = load_ruleset("block").model_copy(update={"hand_size": 2})
@@ -1421,7 +1427,7 @@ def test_free_form_review_counts_each_physical_tile_once(tmp_path, monkeypatch):
 def test_free_form_cli_summary_says_placements_and_prints_no_score(tmp_path, monkeypatch):
     res, rows, out, _ = _free_form_cli(tmp_path, monkeypatch)
     assert "score" not in res.stdout.lower() and "play" not in res.stdout.replace("placement", "")
-    assert "3 placements, 0 flags, 3 frames (3 read)" in res.stdout
+    assert "3 placements, 0 flags, 3 photos (3 read)" in res.stdout
     assert "3 placements" in (out / "report.html").read_text()
 
 
@@ -1668,7 +1674,7 @@ def test_cli_review_with_two_sets_needs_no_rules(tmp_path, monkeypatch):
     res = CliRunner().invoke(app, ["review", str(photos), "--rules", "none", "--sets", "2",
                                    "--out", str(tmp_path / "o"), "--no-video"])
     assert res.exit_code == 0, res.output
-    assert "0 placements, 0 flags, 1 frame (1 read)" in res.stdout
+    assert "0 placements, 0 flags, 1 photo (1 read)" in res.stdout
 
 
 def test_many_tiles_off_the_line_of_play_point_to_the_rule_set(tmp_path):
@@ -2906,6 +2912,7 @@ def test_a_glare_on_the_line_makes_a_finished_hands_score_not_final(tmp_path, on
     from engine.hand import Hand
     from engine.notation import parse_event
     from service.review import ReviewSession
+    from vision.exposure import overexposed_message
     from vision.placements import Notice
 
     rules = load_ruleset("block").model_copy(update={"hand_size": 2})
@@ -2913,8 +2920,9 @@ def test_a_glare_on_the_line_makes_a_finished_hands_score_not_final(tmp_path, on
     session.hand = Hand(rules)
     for line in ("deal N 6-6 1-0 / S 6-5 2-0", "N 6-6", "S 6-5 E", "N pass", "S pass"):
         session.hand.append(parse_event(line))
-    glare = Notice("overexposed", 2.0, 2, "glare", details={"clipped": 0.3, "hidden_tiles": 2 if on_the_line else 0,
-                                                           "ends_glared": 0})
+    hidden = 2 if on_the_line else 0  # the notice's message as the tracker words it (it tells the two apart)
+    glare = Notice("overexposed", 2.0, 2, overexposed_message(0.3, hidden),
+                   details={"clipped": 0.3, "hidden_tiles": hidden, "ends_glared": 0})
     session._handle(glare, 2, 2.0, np.zeros((8, 8, 3), np.uint8))
     session.summary.frames = session.summary.reads = 4
     s = session.finish("t")
@@ -2945,3 +2953,91 @@ def test_a_video_folder_named_in_other_bytes_than_utf8_gets_its_video(tmp_path):
     with VideoFileSource(path) as src:
         got = [fr.image for fr in src]
     assert len(got) == 5 and all(np.abs(g.astype(int) - f).mean() < 4 for g, f in zip(got, frames))
+
+
+def test_a_photo_review_without_calibration_is_not_final_in_its_heading_its_page_and_record_show(tmp_path):
+    """helper-249: the demo's photos reviewed without a calibration were headed "Final score" while `record show`
+    said on stderr that the score was not final (the no-calibration warning the record keeps: the seats, and the
+    points that go with them, are guessed). One rule decides both now, and the heading says why; a folder's
+    summary counts photos, not frames."""
+    from service.cli import app
+    from service.cli_common import console
+    from service.cli_review import _print_summary
+    from service.review_summary import NO_CALIBRATION_WARNING
+
+    frames = _moves_frames(_demo_gt())
+    s, _, _ = _demo_photos(tmp_path, "uncal", [], frames, calibrated=False)
+    assert s.status.startswith("hand over: N dominoes") and s.warnings == [NO_CALIBRATION_WARNING]
+    assert (s.final, s.score) == (False, {"N": 15, "S": 35})
+    with console.capture() as cap:
+        _print_summary(s)
+    said = cap.get().splitlines()
+    assert said[0].strip() == "Score (not final: 1 warning below)"
+    assert said[7].startswith(f"16 plays, 3 draws, 0 flags, {len(frames)} photos ({len(frames)} read) in ")
+    assert f"warning: {NO_CALIBRATION_WARNING}" in [line.strip() for line in said]
+    shown = CliRunner().invoke(app, ["record", "show", str(tmp_path / "uncal_out" / "record.json")])
+    assert shown.stderr.strip() == ("score not final (it may be wrong): 1 warning in the record; see its [Warning] "
+                                    "tags at the top")
+    assert "hand over · score (not final) N 15, S 35" in (tmp_path / "uncal_out" / "report.html").read_text()
+
+
+def test_warnings_on_reads_only_leave_the_score_final_in_the_summary_and_in_record_show(tmp_path):
+    """The one rule (service.review_summary.doubts_score) on the warnings' own words: small tiles, glare away from
+    the line of play and the hands, and a video that could not be made leave a finished hand's score final,
+    for the review and for `record show` alike; seats guessed without a calibration, glare hiding laid tiles,
+    and any other warning do not."""
+    from service.cli_record import score_doubt
+    from service.review_summary import (NO_CALIBRATION_WARNING, ReviewSummary, doubts_score, score_final,
+                                        small_tiles_warning)
+    from vision.exposure import overexposed_message
+
+    small = small_tiles_warning(20.0)
+    assert small == ("tiles are 20 px long in this footage: below 28 px pips are misread more often (film closer, "
+                     "or at a higher resolution)")
+    washed = "1 of 3 photos is overexposed (move_2.png; notices overexposed): in the worst, " + overexposed_message(0.5)
+    hidden = "the footage is overexposed (at 2.0 s; notices overexposed): in the worst, " + overexposed_message(0.3, 2)
+    video = "no annotated video: OpenCV cannot write a 64x48 video"
+    assert [doubts_score(w) for w in (small, washed, video, hidden, NO_CALIBRATION_WARNING)] == [
+        False, False, False, True, True]
+    assert score_final(True, [small, washed, video]) and not score_final(True, [small, NO_CALIBRATION_WARNING])
+    assert not score_final(False, [])  # a hand not over
+    assert score_doubt([small, washed], "x") is None
+    assert score_doubt([small, NO_CALIBRATION_WARNING, hidden], "x") == (
+        "score not final (it may be wrong): 2 warnings in the record; see x")
+    s = ReviewSummary(out_dir=tmp_path, status="hand over: N dominoes", warnings=[small, NO_CALIBRATION_WARNING])
+    assert s.heading() == "Score (not final: 1 warning below)"
+    s.warnings.append(hidden)
+    assert s.heading() == "Score (not final: 2 warnings below)"
+    s.status = "unfinished: the photos end before the hand's end was seen; the score is not final"
+    assert s.heading() == "Score (not final)"  # the status line says why
+    s.partial = True
+    assert s.heading() == "Score (partial: not final)"
+
+
+def test_cli_live_on_a_camera_that_never_gives_a_frame_leaves_nothing_behind(tmp_path, monkeypatch):
+    """helper-249: a camera stopped (Ctrl-C) before its first frame said nothing was recorded, but left an empty
+    events.jsonl and snapshots/ in the --out it had made: now the folder (and the one above it that it made) is
+    gone, and an --out that held an earlier review is left exactly as it was (no previous/)."""
+    from service import cli_review
+    from service.cli import app
+
+    class Silent(_Camera):
+        def __iter__(self):
+            raise KeyboardInterrupt  # the user's Ctrl-C while the camera delivers nothing
+            yield  # a generator, as the camera's frames are
+
+    _stub_setup(monkeypatch)
+    monkeypatch.setattr(cli_review, "LiveSource", Silent)
+    out = tmp_path / "sessions" / "live"
+    res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines() == [f"stopped: no frame came from 0; nothing was recorded (no record.json or "
+                                       f"report.html in {out})"]
+    assert list(tmp_path.iterdir()) == []
+    out.mkdir(parents=True)
+    (out / "record.json").write_text('{"earlier": 1}')
+    (out / "report.html").write_text("<p>earlier</p>")
+    res = CliRunner().invoke(app, ["live", "0", "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 0, res.output
+    assert sorted((p.name, p.read_text()) for p in out.iterdir()) == [("record.json", '{"earlier": 1}'),
+                                                                      ("report.html", "<p>earlier</p>")]

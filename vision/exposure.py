@@ -18,9 +18,9 @@ import cv2
 import numpy as np
 
 __all__ = ["BESIDE_GROW", "BESIDE_SHARE", "CLIPPED_LEVEL", "DIM_LEVEL", "GLARED_READ_GROW", "GLARED_READ_SHARE",
-           "HIDDEN_SHARE", "LIFT_LEVEL", "OVEREXPOSED_SHARE", "clipped_fraction", "clipped_mask", "clipped_share",
-           "glare_beside", "glared_reads_message", "hidden_by_glare", "lift_dim", "overexposed", "overexposed_message",
-           "read_in_glare"]
+           "HIDDEN_SHARE", "LIFT_LEVEL", "OVEREXPOSED_SHARE", "WASHED_OUT_ONLY", "clipped_fraction", "clipped_mask",
+           "clipped_share", "glare_beside", "glared_reads_message", "hidden_by_glare", "lift_dim", "overexposed",
+           "overexposed_message", "read_in_glare"]
 
 #: 8-bit level from which a pixel is clipped white, in every colour channel (glare and overexposure are
 #: white light; a cream cloth or an ivory tile keeps a channel below it). Under 255: JPEG compression
@@ -140,6 +140,11 @@ def overexposed(image: np.ndarray, mask: np.ndarray | None = None) -> float | No
     return share if share >= OVEREXPOSED_SHARE else None
 
 
+#: How :func:`overexposed_message` ends for a picture whose glare hid nothing laid: a doubt about some reads only
+#: (the review's score stays final, ``service.review_summary.doubts_score``).
+WASHED_OUT_ONLY = "tiles in the washed-out part may be missed; lower the exposure or move the light"
+
+
 def overexposed_message(share: float, hidden: int = 0, ends: int = 0, hands: int = 0) -> str:
     """One line for people: ``share`` (0-1) of the picture is clipped white, hiding ``hidden`` tiles of the
     line of play (:func:`hidden_by_glare`), lying by ``ends`` of its open ends (:func:`glare_beside`) or
@@ -152,8 +157,7 @@ def overexposed_message(share: float, hidden: int = 0, ends: int = 0, hands: int
         seats = ", and a play beside it goes to the seat whose turn it is" if hands else ""
         return (f"{share:.0%} of the picture is clipped white (overexposed or glare); it {where}: plays there "
                 f"may be missed or seen late{seats}; lower the exposure or move the light")
-    return (f"{share:.0%} of the picture is clipped white (overexposed or glare): tiles in the washed-out part "
-            "may be missed; lower the exposure or move the light")
+    return f"{share:.0%} of the picture is clipped white (overexposed or glare): {WASHED_OUT_ONLY}"
 
 
 def glared_reads_message(glared: int, read: int) -> str:
