@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -135,6 +136,26 @@ def score_folder(gt: dict, record_json: str) -> dict:
     return out
 
 
+def score_draws(gt: dict, rows: list[dict]) -> dict:
+    """The tiles drawn from the boneyard: ``gt_drawn`` (the ground truth's, every hand), ``drawn`` (the review's
+    ``draw`` rows, their counts) and ``drawn_right`` (per hand and seat the smaller of the two, summed: a draw
+    given to the wrong seat, or to the wrong hand, is not right). ``rows``: the review's events.jsonl rows."""
+    want: Counter = Counter()
+    for i, h in enumerate(gt["hands"]):
+        for e in h["events"]:
+            if e["type"] == "draw":
+                want[(i + 1, e["seat"])] += len(e.get("tiles") or [None])
+    got: Counter = Counter()
+    hands: dict = {}  # (game, hand) -> its place in the match, as the ground truth lists hands
+    for r in rows:
+        if "hand" in r:
+            n = hands.setdefault((r.get("game"), r["hand"]), len(hands) + 1)
+            if r.get("type") == "draw":
+                got[(n, r["seat"])] += r.get("count", 1)
+    return {"gt_drawn": sum(want.values()), "drawn": sum(got.values()),
+            "drawn_right": sum(min(n, got[k]) for k, n in want.items())}
+
+
 def run(cfg: BenchConfig) -> dict:
     """Every preset's footage (``bench.sec_footage``'s seeds and size) as a photo folder, reviewed and scored."""
     from calibration.profile import TableProfile
@@ -174,11 +195,14 @@ def run(cfg: BenchConfig) -> dict:
             sc = score_folder(gt, record.read_text())
             rows = [json.loads(x) for x in (work / rules / "review" / "events.jsonl").read_text().splitlines()]
             sc["flags"] = sum(r.get("type") == "flag" for r in rows)
+            sc.update(score_draws(gt, rows))
             per[name] = {"seed": seed, "photos": n, **sc}
             print(f"[photos] {recipe} {name}: {sc['plays_right']}/{sc['plays']} plays right ({sc['seats_right']} "
-                  f"seats), {sc['hands_right']}/{sc['hands']} hands right, {sc['flags']} flags, {n} photos", flush=True)
+                  f"seats), {sc['hands_right']}/{sc['hands']} hands right, {sc['flags']} flags, draws "
+                  f"{sc['drawn_right']}/{sc['gt_drawn']} right ({sc['drawn']} recorded), {n} photos", flush=True)
         total = {k: sum(p[k] for p in per.values()) for k in ("plays", "plays_right", "seats_right", "extra_plays",
-                                                              "hands", "hands_right", "photos", "flags")}
+                                                              "hands", "hands_right", "photos", "flags", "gt_drawn",
+                                                              "drawn", "drawn_right")}
         # the every-event recipe keeps the keys it was published under
         out.update({"per_preset": per, "total": total} if recipe == "events"
                    else {f"per_preset_{recipe}": per, f"total_{recipe}": total})
@@ -186,17 +210,26 @@ def run(cfg: BenchConfig) -> dict:
     return out
 
 
+def _draws(p: dict) -> str:
+    """A row's draws cell: tiles drawn to the right seat / drawn (ground truth), the review's extra ones after a +."""
+    if not p["gt_drawn"] and not p["drawn"]:
+        return "-"
+    extra = p["drawn"] - p["drawn_right"]
+    return f"{p['drawn_right']}/{p['gt_drawn']}" + (f" (+{extra})" if extra else "")
+
+
 def _table(per: dict, tot: dict) -> str:
-    """One recipe's table: per preset and in total (flags when the run counted them)."""
-    flags = "flags" in tot
+    """One recipe's table: per preset and in total (flags and draws when the run counted them)."""
+    flags, draws = "flags" in tot, "gt_drawn" in tot
+    extra = lambda p: [*([p["flags"]] if flags else []), *([_draws(p)] if draws else [])]  # noqa: E731
     rows = [[f"`{name}`", p["photos"], p["plays"], p["plays_right"], p["seats_right"], p["extra_plays"],
-             f"{p['hands_right']}/{p['hands']}", *([p["flags"]] if flags else [])] for name, p in per.items()]
+             f"{p['hands_right']}/{p['hands']}", *extra(p)] for name, p in per.items()]
     n = tot["plays"]
     right = f"{tot['plays_right']} ({pct(tot['plays_right'] / n if n else 0)})"
     rows.append(["**in total**", tot["photos"], n, right, tot["seats_right"], tot["extra_plays"],
-                 f"{tot['hands_right']}/{tot['hands']}", *([tot["flags"]] if flags else [])])
+                 f"{tot['hands_right']}/{tot['hands']}", *extra(tot)])
     return md_table(["preset", "photos", "plays", "plays right", "seats right", "extra plays", "hands right",
-                     *(["flags"] if flags else [])], rows)
+                     *(["flags"] if flags else []), *(["tiles drawn (right seat / drawn)"] if draws else [])], rows)
 
 
 def render(results: dict) -> str:

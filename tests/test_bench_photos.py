@@ -3,7 +3,7 @@ in-order comparison of a record with the ground truth."""
 
 from __future__ import annotations
 
-from bench.sec_photos import photo_frames, score_folder
+from bench.sec_photos import photo_frames, score_draws, score_folder
 from engine.match import replay_match
 from engine.notation import parse_event
 from engine.record import record_from_match, to_json
@@ -56,3 +56,16 @@ def test_one_photo_per_play_leaves_out_the_dealt_table_draws_and_passes_not_the_
                                 {"type": "play", "frame": 50}, {"type": "reveal", "frame": 70}]}]}
     assert photo_frames(gt) == [0, 28, 38, 48, 58, 78, 99]
     assert photo_frames(gt, plays_only=True) == [28, 58, 78, 99]  # the hands shown at the end: a photo too
+
+
+def test_draws_are_right_per_hand_and_seat():
+    """Ground truth: hand 1 N drew 2 (one event of two tiles) and S 1; hand 2 S drew 1. The review gave hand 1's
+    S draw to N and counted hand 2's draw in game 2's first hand, the match's second."""
+    gt = {"hands": [{"events": [{"type": "draw", "seat": "N", "tiles": [[1, 0], [2, 0]]},
+                                {"type": "draw", "seat": "S", "tiles": [[3, 0]]}]},
+                    {"events": [{"type": "draw", "seat": "S", "tiles": [[4, 0]]}]}]}
+    rows = [{"type": "play", "game": 1, "hand": 1}, {"type": "draw", "seat": "N", "count": 2, "game": 1, "hand": 1},
+            {"type": "draw", "seat": "N", "count": 1, "game": 1, "hand": 1}, {"type": "flag"},
+            {"type": "draw", "seat": "S", "count": 1, "game": 2, "hand": 1}]
+    # hand 1: N min(2, 3) + S min(1, 0); hand 2: S min(1, 1)
+    assert score_draws(gt, rows) == {"gt_drawn": 4, "drawn": 4, "drawn_right": 3}

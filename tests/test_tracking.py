@@ -2655,6 +2655,73 @@ def test_in_a_folder_of_photos_a_draw_after_the_photos_play_is_the_next_seats():
     assert not [f for f in st.flags if f.kind == "out_of_turn"]
 
 
+def test_in_a_folder_of_photos_a_draw_seen_a_photo_late_does_not_take_the_next_play():
+    """Hand-held all-fives (bench): a boneyard drop first seen in one photo is confirmed in the next, where the seat
+    to play then drew and played (its hand as it was, one tile laid). The drop is the earlier turn's draw; the play
+    is the seat to play's, not the drawer's (it was given to S, flagged ``out_of_turn``, and S's next play too)."""
+    tr, hands, bone, on, photo = _photo_folder_table()
+    events = photo(0)
+    line = [("S", t_(600, 500, 0, (6, 5))), ("N", t_(648, 500, 0, (5, 4))), ("S", t_(696, 500, 0, (4, 3)))]
+    for k, (seat, tile) in enumerate(line, 1):
+        hands[seat].pop()
+        on.append(tile)
+        events += photo(k)
+    # N laid 3-2; the boneyard shows one tile fewer, taken into no hand seen (N's draw, its tile unseen)
+    hands["N"].pop()
+    on.append(t_(744, 500, 0, (3, 2)))
+    bone.pop()
+    events += photo(4)
+    # S drew one and laid 2-1 with it: S's hand as it was, the boneyard one fewer again
+    bone.pop()
+    on.append(t_(792, 500, 0, (2, 1)))
+    events += photo(5)
+    assert plays(events) == [("S", (6, 5), "lead"), ("N", (5, 4), "E"), ("S", (4, 3), "E"), ("N", (3, 2), "E"),
+                             ("S", (2, 1), "E")]
+    # the second drop waits for the next photo to confirm it
+    assert [(e.seat, e.frame) for e in events if isinstance(e, Draw)] == [("N", 4)]
+    # N's draw, confirmed a photo late, comes after N's play and is flagged for the umpire; no play is
+    late = [f.message for f in tr.judge.state.flags if f.kind == "out_of_turn"]
+    assert late == ["N drew out of turn (S was to play)"]
+
+
+def test_a_photos_hand_counts_leave_out_boxes_the_detector_is_unsure_of():
+    """Draw seed 1003 (bench footage, plays only, veined wood): N drew 2 and played one; the wood in a gap of N's
+    row, boxed at 0.57 (under ``hand_vote_min_score``), made N's count 3 -> 5 and the hands 3 gained for the 2
+    drawn (one draw of the hand recorded one photo late, for the other seat)."""
+    from types import SimpleNamespace
+
+    areas, photo = _photo_hand_areas()
+    photo(3, 2, first=True)
+
+    def down(i: int, x: float, y: float, score: float):
+        return SimpleNamespace(id=i, face="down", status="hand", seen_score=score, geom=SimpleNamespace(center=(x, y)))
+
+    tiles = [down(i, 300.0 + 30 * i, 10.0, 0.95) for i in range(4)] + [down(4, 420.0, 10.0, 0.57)]
+    tiles += [down(5 + i, 300.0 + 30 * i, 530.0, 0.95) for i in range(2)]
+    hands, _ = areas.photo_votes(tiles, [], [], {}, first=False)
+    assert hands == {"N": 4, "S": 2}
+    areas.photo_read(hands)
+    assert areas.drawn(1, "N") == (2, 2)  # N 3 -> 4 with its play: 2 drawn
+
+
+def test_a_tile_laid_by_the_hand_area_of_a_seat_no_one_plays_from_is_a_play():
+    """Draw seed 1003: two seats, the line reached the E edge; S's 6-1 laid there counted no play, so S's draw
+    with it was taken for a draw alone and waited a photo, after the play (out of turn)."""
+    from types import SimpleNamespace
+
+    tracker = Tracker(load_ruleset("draw"), image_size=IMAGE_SIZE)
+    w, h = IMAGE_SIZE
+    assert list(tracker.judge.state.order) == ["N", "S"]
+
+    def up(x: float, y: float):
+        return SimpleNamespace(face="up", status="unplaced", geom=SimpleNamespace(center=np.array([x, y])))
+
+    assert tracker.in_hand_zone(up(w - 5.0, h / 2).geom) and tracker.in_hand_zone(up(w / 2, h - 5.0).geom)
+    assert tracker._laid([up(w - 5.0, h / 2)]) == 1  # by E's edge: no hand there
+    assert tracker._laid([up(w / 2, h - 5.0)]) == 0  # in S's hand area: a tile shown
+    assert tracker._laid([up(w / 2, h / 2), up(w - 5.0, h / 2), up(w / 2, 5.0)]) == 2
+
+
 def _photo_hand_areas():
     """Two-seat hand areas of a folder's photos (960 x 540, uncalibrated) and a function that reads one photo
     of them with ``n`` face-down tiles in N's hand area and ``s`` in S's (``first``: the folder's first)."""

@@ -225,7 +225,9 @@ class HandAreas:
         counts and the seat votes to add (seat -> votes). ``tiles``: the tracked tiles, ``gone`` / ``new_tiles``:
         those this read lost / found, ``seen_at``: tile id -> where the last photo showed it, ``first``: the
         first read. Give the counts to :meth:`photo_read` once the read's lost tiles are dealt with."""
-        hands = self.counts([tr for tr in tiles if tr not in gone])
+        # the detector's sure boxes only, as for the votes: a box of the table in a gap of a hand's row is no tile
+        # drawn (draw seed 1003, veined wood: N's row gap boxed at 0.57 as N drew 2 and played, 3 gained)
+        hands = self.counts(self.sure([tr for tr in tiles if tr not in gone]))
         # a hand under glare in this photo or the last: its count is in doubt, and a tile it lost unseen
         # under the glare shows as lost only now, a play of the last photo's, not of this one's
         glared = self.glared | self.glared_last

@@ -869,8 +869,13 @@ class Tracker:
                                  passes_seen=self.rules.boneyard and self._nothing_to_draw())
 
     def _laid(self, candidates: list[TrackedTile]) -> int:
-        """How many of this read's new face-up ``candidates`` lie outside the hand areas (plays, not reveals)."""
-        return sum(1 for c in candidates if c.face == "up" and c.status != "layout" and not self.in_hand_zone(c.geom))
+        """How many of this read's new face-up ``candidates`` lie outside the playing seats' hand areas (plays,
+        not reveals: a tile laid at the end of a line reaching the hand area of a seat no one plays from is a
+        play; draw seed 1003, two seats: S's 6-1 by the E edge counted no play, and S's draw waited a photo)."""
+        order = self.judge.state.order
+        return sum(1 for c in candidates if c.face == "up" and c.status != "layout"
+                   and not (self.in_hand_zone(c.geom)
+                            and seat_of_position(c.geom.center, self.profile, self.image_size) in order))
 
     def _drawn_into_hands(self, candidates: list[TrackedTile], turn: str | None,
                           own: int | None = None) -> tuple[int, int]:
@@ -949,9 +954,11 @@ class Tracker:
         drew = [ev for ev in out if isinstance(ev, Draw)]
         if drew:
             self.fit.drew()
-        if any(drawn) and len(drew) == 1 and not self._votes and drew_after is None:
+        if any(drawn) and len(drew) == 1 and drew[0].frame == frame and not self._votes and drew_after is None:
             # a photo: the tile went into a hand and no hand is short of one, so the drawer played it (each
-            # other seat's hand is as it was): its play is the drawer's, not the turn's guess
+            # other seat's hand is as it was): its play is the drawer's, not the turn's guess. Only a drop first
+            # seen in this photo: one seen a photo before was that turn's draw, and this photo's gain another
+            # (hand-held all-fives: S's draw seen late, then N drew and played 0-2, which went to S)
             self._votes[drew[0].seat] = self.config.min_seat_votes
         return out
 
