@@ -18,6 +18,7 @@ from engine.tiles import Tile, TileError
 from service.auth import is_umpire, require_token
 from service.deps import actor, registry, viewable
 from service.live import AppendRejected, NotFound, Refused, parse_event, penalty_reason
+from service.reseat import ReadSeats
 from service.schemas import (AlertAction, CorrectionBody, EventBody, FixTileBody, HandConfirm, MoveEventBody, ReassignBody,
                              SwapTilesBody)
 from service.tables import Conflict, Invalid
@@ -116,7 +117,8 @@ def correction(table_id: str, body: CorrectionBody, request: Request) -> dict:
                                               f"inferred from play #{body.replaces}, voided")
         if restoring and isinstance(ev, Play):
             out["voided_passes"] += _passes_while_voided(rt, hand, body.replaces, ev.seat, actor(request, body.by))
-            out["reassigned_draws"] = _draws_while_voided(rt, hand, body.replaces, ev, actor(request, body.by))
+            out["reassigned_draws"], out["reassigned_plays"] = _seats_while_voided(rt, hand, body.replaces, ev,
+                                                                                    actor(request, body.by))
         if ev is None and isinstance(held, Pass):  # helper-89: its "S passed" alert stayed open
             _resolve_pass_alert(rt, hand, held, actor(request, body.by), f"pass #{body.replaces} voided")
         if was_over and not _over(rt, hand):  # helper-174: an End pressed by mistake, a redeal penalty, voided
@@ -198,28 +200,32 @@ def _passes_while_voided(rt, hand: int, slot: int, seat: str, by: str) -> list[i
     return done
 
 
-def _draws_while_voided(rt, hand: int, slot: int, play: Play, by: str) -> list[int]:  # noqa: ANN001
-    """A play restored after a void: the camera gives a draw to the seat to play (it sees a tile leave
-    the boneyard, not whose arm took it), so its draws meanwhile went to the seat the void left to play
-    (helper-100: N's draw recorded for S). Each goes to the seat whose turn it is at its place in the
-    restored record, up to the first tile laid against the voided play (:func:`_held_since`); returns
-    their slots."""
+def _seats_while_voided(rt, hand: int, slot: int, play: Play, by: str) -> tuple[list[int], list[int]]:  # noqa: ANN001
+    """A play restored after a void: the camera's events recorded meanwhile whose seat came from the turn the void
+    left (a draw goes to the seat to play: helper-100, N's draw recorded for S; a play seated by the turn, or the
+    drawer's play of a photo: helper-251, S's 6-0 read with S's draw stayed N's) go to the seat whose turn it is at
+    their place in the restored record (:mod:`service.reseat`), up to the first tile laid against the voided play
+    (:func:`_held_since`). Returns the slots of the draws and of the plays re-seated."""
     void = _last_void(rt.hand_log(hand), slot)
     if void is None or play.frame is None:
-        return []
+        return [], []
     held = _held_since(rt, hand, play.frame)
-    done: list[int] = []
+    seats = ReadSeats()
+    draws: list[int] = []
+    plays: list[int] = []
     for k, ev in rt.camera_events(hand, void):
-        if not isinstance(ev, Draw):
+        if not isinstance(ev, (Draw, Play)):
             continue
         if held is not None and (ev.frame is None or ev.frame > held):
             break
-        turn = rt.turn_before(hand, k)
-        if turn is not None and turn != ev.seat:
-            _correct(rt, hand, k, ev.model_copy(update={"seat": turn}), by,
-                     f"drawn while play #{slot} was voided; it is restored: {turn} was to play")
-            done.append(k)
-    return done
+        turn = rt.turn_before(hand, k)  # each change made moves the turn of those after it
+        seat = seats.seat(ev, turn)
+        if seat is not None:
+            _correct(rt, hand, k, ev.model_copy(update={"seat": seat}), by,
+                     f"{'drawn' if isinstance(ev, Draw) else 'laid'} while play #{slot} was voided; it is restored: "
+                     f"{seat} was to play")
+            (draws if isinstance(ev, Draw) else plays).append(k)
+    return draws, plays
 
 
 def _held_since(rt, hand: int, frame: int) -> int | None:  # noqa: ANN001

@@ -35,6 +35,7 @@ from service.feeds import Broker
 from service.late import read_after
 from service.live import AppendRejected, NotFound, TableConfig, TableRuntime
 from service.models import TableRow, unreadable_columns
+from service.reseat import ReadSeats
 from service.schemas import ANYTIME_FIELDS, TableCreate, TablePatch, WorkerSpec
 from service.settings import Settings
 from service.sources import ScriptedSource, SourceItem, WorkerUnavailable, open_source, relative_note
@@ -220,6 +221,9 @@ class Registry:
         #: tables whose stored config or log cannot be loaded (id -> why): listed with state "error",
         #: deletable, and refused with that reason by every other action (see :meth:`get`)
         self.broken: dict[str, str] = {}
+        #: table id -> (hand, frame, seats): the read whose play held unplaced :func:`_place_held` moved up; the
+        #: events of that read sent after it are judged again by the turn the move left (:meth:`_late_read`)
+        self._late_reads: dict[str, tuple[int, int | None, ReadSeats]] = {}
         self._watchdog: asyncio.Task | None = None
 
     # ---- tables ----------------------------------------------------------------------
@@ -562,6 +566,7 @@ class Registry:
             self._set_live(rt.cfg.id, False, {"state": "error", "error": error})
             self._close_camera_alerts(rt, "the worker stopped on an error (see the table status)")
         finally:
+            self._late_reads.pop(rt.cfg.id, None)
             if rt.record_listener is source:
                 rt.record_listener = None
 
@@ -590,6 +595,7 @@ class Registry:
                            hand=n or None, seat=a.get("seat"))
         if item.event is None:
             return
+        item = self._late_read(rt, item)
         try:
             res = rt.append(item.event, source=source.kind, actor=item.tag, hand=item.hand, new_hand=item.new_hand)
             source.acknowledge(item, res["hand"], res["index"])
@@ -599,8 +605,8 @@ class Registry:
                 seen = _held_read(rt, item.event, res["hand"])  # before its alert goes
                 rt.resolve_open(_unplaced(item.event, res["hand"]), "worker",
                                 f"{item.event.tile} was recorded as play #{res['index']}")
-                if seen is not None:
-                    _place_held(rt, source, res["hand"], res["index"], item.event, seen)
+                if seen is not None and _place_held(rt, source, res["hand"], res["index"], item.event, seen):
+                    self._late_reads[rt.cfg.id] = (res["hand"], item.event.frame, ReadSeats())
         except (AppendRejected, NotFound) as exc:
             getattr(source, "rejected", lambda item: None)(item)
             n = len(rt.logs)
@@ -608,6 +614,21 @@ class Registry:
                            f"the engine cannot apply {format_event(item.event)}: {exc}",
                            {"event": event_to_dict(item.event), "tag": item.tag}, hand=n or None,
                            seat=getattr(item.event, "seat", None))
+
+    def _late_read(self, rt: TableRuntime, item: SourceItem) -> SourceItem:
+        """``item`` as the camera would have sent it had it known the move :func:`_place_held` made: an event of the
+        read whose late play was moved up (a draw, the drawer's play) was given its seat by the turn with that play
+        last (helper-251: N's draw and 1-0, read with N's late 1-1, recorded S's, out of turn); it goes to the seat
+        to play now (:mod:`service.reseat`). The events of the next read are the camera's own again."""
+        late = self._late_reads.get(rt.cfg.id)
+        if late is None:
+            return item
+        hand, frame, seats = late
+        if item.new_hand or getattr(item.event, "frame", None) != frame or hand != len(rt.logs):
+            del self._late_reads[rt.cfg.id]
+            return item
+        seat = seats.seat(item.event, rt.turn_before(hand, len(rt.hand_log(hand))))
+        return item if seat is None else replace(item, event=item.event.model_copy(update={"seat": seat}))
 
     async def resume_live(self) -> None:
         """Restart the workers of the tables that were live when the service stopped."""
@@ -714,17 +735,18 @@ def _held_read(rt: TableRuntime, play: Play, hand: int) -> tuple[float | None, i
 
 
 def _place_held(rt: TableRuntime, source, hand: int, index: int, play: Play,  # noqa: ANN001
-                seen: tuple[float | None, int]) -> None:
+                seen: tuple[float | None, int]) -> bool:
     """A tile the camera held unplaced since read ``seen`` (t s, frame) and sent as play #``index`` only once the
     umpire undid a void: the events in force recorded right before it that the camera read after ``seen`` (a
     play on another end, a draw) came after it at the table (h243 defect 4: N's 1-1 recorded behind S's 4-4,
     out_of_turn, N 25 S 25 for N 15 S 35). It moves above them, with the time and frame of the read that saw it,
     and they each go one slot down (as ``move-event`` would, in one change), when that leaves the hand with
     fewer flags; otherwise (a tile that lay off the line, then was laid after them) an alert names the move for
-    the umpire. The camera's tracker then takes in the record (``sync_record``), as after the umpire's change."""
+    the umpire. The camera's tracker then takes in the record (``sync_record``), as after the umpire's change.
+    Returns whether the play was moved."""
     later = read_after(rt.hand_log(hand), index, seen[1])
     if not later:
-        return
+        return False
     moved = play.model_copy(update={"t": seen[0], "frame": seen[1]})
     order = [moved] + [ev for _, ev in later]
     why = f"the camera saw {play.tile} (read {seen[1]}) before the events recorded ahead of it"
@@ -738,11 +760,12 @@ def _place_held(rt: TableRuntime, source, hand: int, index: int, play: Play,  # 
                        "up (the console's \"move up\")",
                        {"index": index, "before": first, "frame": seen[1], "tile": [play.tile.a, play.tile.b]},
                        hand=hand, seat=play.seat)
-        return
+        return False
     try:
         rt.append(change, source="umpire", actor="camera", hand=hand)
     except (AppendRejected, NotFound):
-        return  # the record moved meanwhile: the events stay where the camera sent them
+        return False  # the record moved meanwhile: the events stay where the camera sent them
+    return True
 
 
 def _unplaced(play: Play, hand: int):  # noqa: ANN202 - an alert predicate

@@ -1384,3 +1384,98 @@ def test_a_folder_tables_later_state_copy_is_skipped_with_an_alert_and_scored_as
     assert {k: v for k, v in scores.items() if v} == {k: v for k, v in review.score.items() if v} == \
         {k: v for k, v in want.items() if v}
     assert len(review.skipped) == 1
+
+
+def _demo_photos_run(data_dir: Path, folder: Path, monkeypatch, void: tuple[int, int] | None = None,
+                     alerts: list | None = None) -> tuple[list[str], dict, dict | None]:
+    """The demo as a folder of photos (one per play, ``test_photo_states.PLAY_FRAMES``, and the last frame) on a camera table, each photo
+    read by its ground truth; ``void=(k, n)``: once play ``k`` (0-based) is recorded and before photo ``k + 1`` is
+    read, the umpire voids it, and restores it before photo ``n`` is read. Returns the events in force (as
+    ``_in_force``), the scores and the restore's answer; ``alerts`` gets the table's alerts at the end, all of them."""
+    import threading
+
+    import cv2
+
+    from engine.tiles import Tile
+    from test_photo_states import GT, KEYFRAMES, PLAY_FRAMES, _obs
+    from video_frames import video_frames
+
+    shots = PLAY_FRAMES + [GT["n_frames"] - 1]  # and the last: S's tiles shown, the hand ends
+    photos = video_frames(_DEMO / "demo.mp4", shots)
+    by_picture = {im.tobytes(): [k for k in KEYFRAMES if k["frame"] <= f][-1]["tiles"] for im, f in zip(photos, shots)}
+
+    class ByPicture:  # the ground truth's tiles of the photo shown, whatever came before (as the models read)
+        reads_alone = True
+
+        def __call__(self, image, **kwargs):
+            return _obs(by_picture[image.tobytes()])
+
+    if not folder.exists():
+        folder.mkdir()
+        for i, im in enumerate(photos):  # PNG: the pictures read back bit for bit
+            cv2.imwrite(str(folder / f"move_{i:02d}.png"), im)
+    gates = {} if void is None else {f: (threading.Event(), threading.Event()) for f in (void[0] + 1, void[1])}
+    restored = None
+
+    def before_frame(i: int) -> None:
+        if i in gates:
+            reached, go = gates[i]
+            reached.set()
+            assert go.wait(30)
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", lambda table: VisionSource(
+        table, recognizer_factory=lambda profile: ByPicture(), before_frame=before_frame))
+    with TestClient(app_for(data_dir)) as c:
+        r = post(c, "/api/tables", {"id": "cam", "name": "Photo table", "rules": GT["rules"],
+                                    "video_source": str(folder), "calibration": str(_DEMO / "profile.json"),
+                                    "worker": {"kind": "vision", "speed": 1000}})
+        assert r.status_code == 201, r.text
+        post(c, "/api/tables/cam/start")
+        for n, (reached, go) in enumerate(gates[f] for f in sorted(gates)):
+            assert reached.wait(30)
+            if n == 0:
+                key = Tile(*GT["plays"][void[0]]["tile"]).key
+                slot = wait_for(lambda: next((i for i, e in enumerate(c.get("/api/matches/1/hands/1").json()["events"])
+                                              if e["type"] == "play" and Tile(*e["tile"]).key == key), None))
+                play = c.get("/api/matches/1/hands/1").json()["events"][slot]
+                r = post(c, "/api/tables/cam/corrections", {"hand": 1, "replaces": slot, "event": None})
+            else:  # the photo before this one recorded
+                last = Tile(*GT["plays"][void[1] - 1]["tile"]).key
+                wait_for(lambda: any(e["type"] == "play" and Tile(*e["tile"]).key == last
+                                     for e in c.get("/api/matches/1/hands/1").json()["events"]))
+                r = restored = post(c, "/api/tables/cam/corrections", {"hand": 1, "replaces": slot, "event": play})
+            assert r.status_code == 201, r.text
+            go.set()
+        wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished", timeout=60)
+        scores = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["game"]["scores"]
+        if alerts is not None:
+            alerts += c.get("/api/tables/cam/alerts?status=all", headers=AUTH).json()
+        return _in_force(c), scores, None if restored is None else restored.json()
+
+
+@pytest.fixture(scope="module")
+def demo_photos(tmp_path_factory) -> tuple[Path, tuple[list[str], dict]]:
+    """The demo's photo folder, and its record and scores as the camera gives them with no umpire's change."""
+    folder = tmp_path_factory.mktemp("demo_photos") / "photos"
+    with pytest.MonkeyPatch.context() as mp:
+        return folder, _demo_photos_run(folder.parent / "plain", folder, mp)[:2]
+
+
+@pytest.mark.parametrize("restore_before", [8, 11, 13])
+def test_a_photo_folders_play_voided_and_restored_leaves_the_seats_of_the_reads_meanwhile_as_without_the_void(
+        tmp_path, monkeypatch, demo_photos, restore_before):
+    """helper-251: a folder of the demo's photos; the umpire voids N's 3-1 once it is recorded, S's draw and 6-0
+    are read (one photo: the draw went to N, the seat the void left to play, and the 6-0 with it, the drawer's
+    play), then N's 0-0, S's 0-4, N's 1-1 laid against the 3-1 (held unplaced) and S's 4-4; the 3-1 is restored
+    before the photo of N's draw and 1-0 (11; or of N's 0-0, 8; or of S's 4-5, 13). The draw went back to S, its
+    6-0 stayed N's; the 1-1, sent with the next photo, was moved up above the 4-4, but that photo's draw and 1-0,
+    judged by the turn before the move, were S's: 5 open out_of_turn alerts, N 15 S 35 by luck. Now every seat is
+    as the camera gives it without the void."""
+    folder, unvoided = demo_photos
+    assert unvoided[1] == {"N": 15, "S": 35}
+    alerts: list = []
+    events, scores, restored = _demo_photos_run(tmp_path, folder, monkeypatch, void=(5, restore_before), alerts=alerts)
+    assert (events, scores) == unvoided
+    # S's draw and 6-0, recorded N's right after the void (slots 8 and 9: deal, 6 plays, the void)
+    assert (restored["reassigned_draws"], restored["reassigned_plays"]) == ([8], [9])
+    assert [(a["index"], a["message"]) for a in alerts if a["status"] == "open" and a["kind"] == "out_of_turn"] == []
