@@ -84,7 +84,22 @@ def peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
 
 
-def _child(q, fn, args, kwargs) -> None:
+#: How often a section's child checks that the bench that started it is still there (s).
+ORPHAN_CHECK_S = 2.0
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """End this process once ``parent`` is gone: a bench killed (not Ctrl-C, which reaches the whole process
+    group) left its section running, writing into the scratch folder under the next run's reviews."""
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_CHECK_S)
+    os._exit(1)
+
+
+def _child(q, fn, args, kwargs, parent: int) -> None:
+    import threading
+
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
     try:
         q.put(("ok", fn(*args, **kwargs), peak_rss_mb()))
     except BaseException as e:  # the parent reports it; a benchmark must not hang on a failure
@@ -105,7 +120,7 @@ def in_child(fn: Callable, *args, timeout_s: float = 3600, **kwargs) -> tuple[An
     """
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
-    p = ctx.Process(target=_child, args=(q, fn, args, kwargs))
+    p = ctx.Process(target=_child, args=(q, fn, args, kwargs, os.getpid()))
     p.start()
     try:
         status, value, rss = q.get(timeout=timeout_s)

@@ -37,6 +37,48 @@ def test_in_child_returns_the_value_and_its_own_peak_memory():
     assert rss_big - rss_small > 190
 
 
+def _children(pid: int) -> list[int]:
+    """Pids of ``pid``'s children running a section (multiprocessing's ``spawn_main``), from /proc."""
+    out = []
+    for d in os.listdir("/proc"):
+        try:
+            stat = open(f"/proc/{d}/stat").read()
+            cmd = open(f"/proc/{d}/cmdline", "rb").read()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"spawn_main" in cmd:
+            out.append(int(d))
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to find the child process")
+def test_a_sections_child_ends_when_the_bench_is_killed():
+    """A bench killed by pid (not Ctrl-C, which reaches the child too) left its section running, writing into the
+    scratch folder while the next run reviewed there (a photo folder's record replaced mid-run: 0 of 24 plays)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    bench = subprocess.Popen([sys.executable, "-c", "import time; from bench.common import in_child; "
+                              "in_child(time.sleep, 120)"], cwd=os.path.dirname(os.path.dirname(__file__)))
+    try:
+        deadline = time.monotonic() + 60
+        while not (child := _children(bench.pid)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(child) == 1, "the section's child did not start"
+        os.kill(bench.pid, signal.SIGKILL)
+        bench.wait()
+        deadline = time.monotonic() + 30
+        while os.path.exists(f"/proc/{child[0]}") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        # gone, or a zombie waiting for init to reap it
+        alive = os.path.exists(f"/proc/{child[0]}") and open(f"/proc/{child[0]}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+        assert not alive
+    finally:
+        bench.kill()
+
+
 def test_in_child_reports_the_child_error():
     with pytest.raises(RuntimeError, match="ValueError: bad input 42"):
         in_child(_boom)
