@@ -228,6 +228,25 @@ def decode_image(path: str | os.PathLike[str],
     return image
 
 
+#: FOURCCs (lower case) of FFmpeg's text "video" decoders: its ``tty`` demuxer draws a ``.txt``, ``.asc`` or
+#: ``.nfo`` file as ANSI art, so a record's notation (``match.txt``) was taken for footage: calibrated on,
+#: reviewed, called "a video" by ``detect`` (helper-253).
+TEXT_RENDER_FOURCCS = frozenset({"ansi"})
+
+
+def renders_text(cap: object) -> bool:
+    """Whether an open ``cv2.VideoCapture`` (or a fake with ``get(prop)``) is FFmpeg drawing a text file as
+    ANSI art rather than decoding footage: its FOURCC is one of :data:`TEXT_RENDER_FOURCCS`."""
+    code = int(cap.get(cv2.CAP_PROP_FOURCC) or 0) & 0xFFFFFFFF  # -1 (unknown) from some backends
+    return code.to_bytes(4, "little").decode("ascii", "replace").lower() in TEXT_RENDER_FOURCCS
+
+
+def text_not_video(path: str | os.PathLike[str]) -> str:
+    """The one line said when :func:`renders_text` holds for ``path``."""
+    return (f"{path} is a text file, not a video (OpenCV's FFmpeg reader would draw its text as a picture): "
+            "give the footage, or a picture of the table")
+
+
 class VideoNotPictureError(CalibrationError):
     """A video file was given where a picture is expected (its message says how to take a frame)."""
 
@@ -239,7 +258,7 @@ def _is_video(path: Path) -> bool:
         with quiet_opencv(), opencv_path(path) as name:
             cap = cv2.VideoCapture(name, cv2.CAP_FFMPEG)
             try:
-                return bool(cap.isOpened() and cap.read()[0] and cap.read()[0])
+                return bool(cap.isOpened() and not renders_text(cap) and cap.read()[0] and cap.read()[0])
             finally:
                 cap.release()
     except (OSError, cv2.error):
@@ -262,7 +281,8 @@ def read_video_frame(path: str | os.PathLike[str], index: int = 0) -> tuple[np.n
         ``((H, W, 3) uint8 BGR frame, the number of frames the video's header declares; 0 when unknown)``.
 
     Raises:
-        CalibrationError: ``index`` is negative, the file is missing or no video OpenCV decodes, it
+        CalibrationError: ``index`` is negative, the file is missing or no video OpenCV decodes (a text file
+            FFmpeg would draw as ANSI art included: :func:`renders_text`), it
             has no frame ``index`` (the message gives the frames it declares), or frame ``index`` is one it
             declares but cannot be decoded (a truncated or damaged video).
     """
@@ -276,6 +296,8 @@ def read_video_frame(path: str | os.PathLike[str], index: int = 0) -> tuple[np.n
         try:
             if not cap.isOpened():
                 raise CalibrationError(f"{p}: not a video OpenCV can read (or a corrupt one)")
+            if renders_text(cap):
+                raise CalibrationError(text_not_video(p))
             count = max(0, int(cap.get(cv2.CAP_PROP_FRAME_COUNT)))
             if index:
                 cap.set(cv2.CAP_PROP_POS_FRAMES, index)  # seeks as review's frame numbers count

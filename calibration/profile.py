@@ -409,6 +409,9 @@ class TableProfile(BaseModel):
         if not isinstance(data, dict):
             raise CalibrationError(f"{source}: corrupt profile: expected a JSON object, "
                                    f"got {type(data).__name__}")
+        other = _OTHER_FILES.get(str(data.get("format", "")).split("/")[0])
+        if other:  # a record has a version 1 too: its fields were listed as the profile's errors (helper-253)
+            raise CalibrationError(f"{source}: not a calibration profile: this is {other}")
         if "version" not in data:
             raise CalibrationError(f"{source}: not a calibration profile (no 'version' field)")
         if type(data["version"]) is not int or data["version"] != PROFILE_VERSION:  # true and 1.0 equal 1
@@ -427,6 +430,14 @@ class TableProfile(BaseModel):
             raise CalibrationError(f"{source}: invalid profile: {problem}: calibrate the table again with the camera "
                                    "closer, or check its corners and size (`dominocast calibrate table`)")
         return profile
+
+
+#: The other JSON files dominocast writes (their ``format`` before any ``/``), as said when one is given
+#: for a profile: a footage folder holds ``ground_truth.json`` beside ``profile.json``.
+_OTHER_FILES = {
+    "dominocast-record": "a game record (`dominocast record show` reads it)",
+    "dominocast-footage": "a footage's ground truth (its calibration is the profile.json beside it)",
+}
 
 
 def _summarise(exc: ValidationError, limit: int = 3) -> str:

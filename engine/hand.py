@@ -43,8 +43,10 @@ class IllegalEvent(ValueError):
 #: Flags that say what the rules require next, not a suspected infraction: nothing for the umpire to
 #: rule on. Seed 004: a player who plays his last tile and "it is a double or a scoring tile ... must
 #: draw from the boneyard" (``must_draw``); seed 001's penalty recorded after the hand's end that names
-#: who leads the next one (``next_leader``). Shown as notes, never raised as umpire alerts.
-NOTICE_KINDS = frozenset({"must_draw", "next_leader"})
+#: who leads the next one (``next_leader``); seed 001's bonuses, on the event that earns one
+#: (``all_pass_bonus``, ``first_tile_unanswered_bonus``: a bare "NS+30" on a play of a game that scores no
+#: ends said nothing of why, helper-253). Shown as notes, never raised as umpire alerts.
+NOTICE_KINDS = frozenset({"must_draw", "next_leader", "all_pass_bonus", "first_tile_unanswered_bonus"})
 
 
 @dataclass(frozen=True)
@@ -502,7 +504,7 @@ def _play(st: HandState, ev: Play, points: dict, flags: list[Flag]) -> Placement
     st.plays.append((len(st.outcomes), seat, placement.tile, placement.end if not is_lead else None, True, pts))
     st.turns_before.append(turn_before)
     _remove_from_hand(st, seat, tile, flags)
-    _play_bonuses(st, seat, points)
+    _play_bonuses(st, seat, points, flags)
     st.passes_in_row = st.forced_passes_in_row = 0
     st.last_player = seat
     if st.leader is None:
@@ -582,21 +584,28 @@ def _remove_from_hand(st: HandState, seat: str, tile: Tile, flags: list[Flag]) -
         raise IllegalEvent(f"{seat} has no tiles left to play")
 
 
-def _play_bonuses(st: HandState, seat: str, points: dict) -> None:
-    """Seed 001 bonuses: everyone else passed and the player plays again; the lead unanswered."""
+def _play_bonuses(st: HandState, seat: str, points: dict, flags: list[Flag]) -> None:
+    """Seed 001 bonuses: everyone else passed and the player plays again; the lead unanswered. Each one
+    earned adds its points to ``points`` and its notice to ``flags``."""
     rules = st.rules
     side = st.side(seat)
     if rules.all_pass_bonus and st.forced_passes_in_row == len(st.order) - 1 and st.last_player == seat:
         points[side] = points.get(side, 0) + rules.all_pass_bonus
+        i = st.order.index(seat)
+        others = st.order[i + 1:] + st.order[:i]  # in turn order after the player
+        passed = others[0] if len(others) == 1 else f"{', '.join(others[:-1])} and {others[-1]}"
+        flags.append(Flag("all_pass_bonus", seat, f"{passed} passed and {seat} plays again: {side} "
+                          f"+{rules.all_pass_bonus}", {"bonus": rules.all_pass_bonus}))
     if len(st.plays) >= 2:
-        _note_response(st, "play", points)
+        _note_response(st, "play", points, flags)
 
 
-def _note_response(st: HandState, kind: str, points: dict) -> None:
+def _note_response(st: HandState, kind: str, points: dict, flags: list[Flag]) -> None:
     """Seed 001: 30 when the "opposing team does not have a domino to play once the first domino
     of the hand is played": both opponents pass on the first round while the leader's partner
     plays between them ("two consecutive passes ... disqualifies"). Heads-up: the one opponent passes.
     ``kind``: ``play``, ``pass`` (forced), or ``false_pass`` (flagged: the passer had a play; no bonus).
+    The bonus earned adds its notice to ``flags``.
     """
     bonus = st.rules.first_tile_unanswered_bonus
     need = ["pass", "play", "pass"] if len(st.order) == 4 else ["pass"]
@@ -606,6 +615,8 @@ def _note_response(st: HandState, kind: str, points: dict) -> None:
     if st.responses == need:
         side = st.side(st.leader)
         points[side] = points.get(side, 0) + bonus
+        flags.append(Flag("first_tile_unanswered_bonus", st.leader, f"no opponent of {st.leader} answered the "
+                          f"first tile: {side} +{bonus}", {"bonus": bonus}))
 
 
 def _check_end_after_play(
@@ -664,7 +675,7 @@ def _pass(st: HandState, ev: Pass, points: dict, flags: list[Flag]) -> None:
     forced = not hidden_infraction and not any(f.kind in ("pass_with_play", "pass_before_drawing")
                                                for f in flags[flagged:])
     if st.plays:
-        _note_response(st, "pass" if forced else "false_pass", points)
+        _note_response(st, "pass" if forced else "false_pass", points, flags)
     st.passes_in_row += 1
     st.forced_passes_in_row += forced
     st.turn = next_seat(st.order, seat)

@@ -113,8 +113,8 @@ def replay_match(rules: Ruleset, hand_logs: list[list]) -> MatchState:
     games: list[GameState] = [GameState(1)]
     match_over = False
     for h, log in enumerate(hand_logs, start=1):
-        if match_over:
-            raise ValueError(f"hand {h}: the match is already over")
+        if match_over:  # said how (helper-253: an umpire's 4-hand script to 50 gave this line alone, no table)
+            raise ValueError(f"hand {h}: the match is already over: {_match_end(rules, games[-1])}")
         game = games[-1]
         if game.ended_by is None and game.hands and _begins_after_time(rules, game, log):
             # seed 003: "at the end of forty minutes the team that is ahead wins"; only a hand already
@@ -139,6 +139,20 @@ def replay_match(rules: Ruleset, hand_logs: list[list]) -> MatchState:
             if not match_over:
                 games.append(GameState(len(games) + 1))
     return MatchState(rules, games, match_over)
+
+
+def _match_end(rules: Ruleset, game: GameState) -> str:
+    """How the match's last ``game`` ended, for a hand scripted after it: ``"game 1 ended with its hand 2
+    (target 50: S 55, N 15), the last of 1 game a match"``; a pips game's pips left, fewest first."""
+    how = {"target": f"target {rules.target}", "time": "time", "hands": "its hands played"}.get(game.ended_by or "",
+                                                                                               "one hand a game")
+    if rules.standings == "cumulative_pips":  # seed 002: ranked by the pips left, fewest first
+        scores = "pips " + ", ".join(f"{seat} {p}" for seat, p in sorted(game.pips.items(), key=lambda kv: kv[1]))
+    else:
+        scores = ", ".join(f"{side} {pts}" for side, pts in sorted(game.scores.items(), key=lambda kv: -kv[1]))
+    games = f"{rules.games_per_match} game{'s' if rules.games_per_match != 1 else ''}"
+    return (f"game {game.number} ended with its hand {len(game.hands)} ({how}" + (f": {scores}" if scores else "")
+            + f"), the last of {games} a match")
 
 
 def _add_hand(rules: Ruleset, game: GameState, hand: HandState) -> None:

@@ -115,6 +115,9 @@ def load_script(path: str | Path, rules: str | None = None) -> Script:
     if str(data.get("format", "")).startswith("dominocast-record"):
         raise ScriptError(f"{path} is a game record, not a script: `dominocast record show {path}` prints it "
                           "(its scores are in it)")
+    if str(data.get("format", "")).startswith("dominocast-footage"):  # beside its video: "unknown key 'appearance'"
+        raise ScriptError(f"{path} is the ground truth of a rendered footage, not a script: `dominocast review` its "
+                          "video for a record of it")
     unknown = set(data) - {"rules", "overrides", "players", "hands", "title"}
     if unknown:
         raise ScriptError(f"{path}: unknown key {sorted(unknown)[0]!r} (keys: rules, overrides, players, hands)")

@@ -81,6 +81,9 @@ def load_record(path: Path) -> MatchRecord:
     except OSError as exc:
         raise RecordError(f"{name}: cannot read: {exc.strerror or exc}") from None
     doubts: list[str] = []  # a notation that looks cut off at a line end: said, the rest still shown
+    if text.lstrip()[:14].lower().startswith(("<!doctype html", "<html")):  # its first line was quoted whole
+        raise RecordError(f"{name}: a web page, not a record (a report page shows a record: give that, "
+                          "e.g. a review's record.json beside its report.html)")
     try:
         record = from_json(text) if _JSON_START.match(text) else read_text(text, doubts)
     except RecordError as exc:
@@ -95,12 +98,17 @@ def load_record(path: Path) -> MatchRecord:
 
 
 def _what_it_is(text: str) -> str:
-    """A hint for the files people take for records: a review's event log, a script to score."""
+    """A hint for the files people take for records: a review's event log, a script to score, a footage's
+    ground truth, a calibration profile (the last two helper-253: "format is None")."""
     lines = text.lstrip().splitlines()
     if is_event_lines(text):
         return " (this is a review's event log, one row per line: its record is record.json beside it)"
     if any(line.startswith(("rules:", "hands:")) for line in lines[:20]):
         return " (this is a script: `dominocast score` reads it, and writes its record with --record)"
+    if '"dominocast-footage' in text[:2000]:
+        return " (this is the ground truth of a rendered footage: `dominocast review` its video for a record)"
+    if '"homography"' in text[:20000] and '"image_size"' in text[:20000]:
+        return " (this is a calibration profile: `dominocast calibrate show` prints it)"
     return ""
 
 

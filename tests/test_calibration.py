@@ -898,6 +898,22 @@ def _blank_photo(tmp_path: Path, size: tuple[int, int] = (640, 480)) -> Path:
     return image
 
 
+def test_cli_table_points_warn_of_a_table_size_the_wrong_way_round(tmp_path: Path) -> None:
+    """helper-253: four corners fit any size exactly, so a 1000 x 500 table given as 500 x 1000 was taken
+    without a word. Corners 500 x 250 px apart: 0.5 px/mm both ways as 1000 x 500 mm; as 500 x 1000 mm,
+    1.0 px/mm along the width and 0.25 along the height (the width over height 2.00 shown, 0.50 given)."""
+    image, out, points = _blank_photo(tmp_path), tmp_path / "t.json", "70,115 570,115 570,365 70,365"
+    right = run("table", image, "--out", out, "--table-mm", "1000", "500", "--points", points)
+    assert right.exit_code == 0 and "warning" not in right.stderr, right.output
+    swapped = run("table", image, "--out", out, "--table-mm", "500", "1000", "--points", points)
+    assert swapped.exit_code == 0 and TableProfile.load(out).table_size_mm == (500, 1000)  # said, not refused
+    assert ("warning: the points put 1.00 px per mm along the table's width and 0.25 along its height, where a camera "
+            "above the table sees both alike: they show a table 2.00 times as wide as high, --table-mm 500 1000 one "
+            "0.50 times") in swapped.stderr
+    near = run("table", image, "--out", out, "--table-mm", "1000", "550", "--points", points)  # 10 % off: quiet
+    assert near.exit_code == 0 and "warning" not in near.stderr, near.output
+
+
 def _fit_1000x600(image: Path, out: Path, points: str):  # noqa: ANN202 - a CliRunner result
     """``calibrate table IMAGE --out OUT --table-mm 1000 600 --points POINTS``."""
     return run("table", image, "--out", out, "--table-mm", "1000", "600", "--points", points)
@@ -1053,6 +1069,38 @@ def test_a_video_given_as_a_picture_is_called_a_video(five_frame_video: Path, tm
     cut.write_bytes(five_frame_video.read_bytes()[:300])
     with pytest.raises(CalibrationError, match="not an image, a truncated or corrupt one"):
         load_image(cut)
+
+
+def test_a_text_file_is_no_video(tmp_path: Path) -> None:
+    """helper-253: FFmpeg's tty demuxer draws a .txt file as ANSI art, so a record's notation was "a video" to
+    `calibrate lens` and `detect`, and `calibrate table` fitted a profile on the drawing of its text."""
+    from calibration.images import load_image, read_video_frame
+
+    notation = tmp_path / "match.txt"
+    notation.write_text('[Format "dominocast-record 1"]\n[Rules "block"]\n\nHand 1 (game 1)\n0. N 6-6  {+0}\n' * 20)
+    assert cv2.VideoCapture(str(notation), cv2.CAP_FFMPEG).read()[0]  # what OpenCV alone makes of it
+    with pytest.raises(CalibrationError, match=r"match.txt is a text file, not a video"):
+        read_video_frame(notation)
+    with pytest.raises(CalibrationError, match="match.txt: not an image") as info:
+        load_image(notation)
+    assert "is a video" not in str(info.value)
+    out = tmp_path / "t.json"
+    assert_one_line_error(run("table", notation, "--out", out, "--table-mm", "1000", "600", "--points",
+                              "10,10 300,10 300,200 10,200"), f"error: {notation}: not an image")
+    assert not out.exists()
+
+
+def test_a_record_or_ground_truth_given_as_a_profile_is_named(tmp_path: Path) -> None:
+    """A record (version 1 too) listed its fields as the profile's errors; a footage's ground truth said only
+    'no version field'. Each is now named, with where to look instead."""
+    record = tmp_path / "match.json"
+    record.write_text(json.dumps({"format": "dominocast-record", "version": 1, "rules": {}, "hands": []}))
+    with pytest.raises(CalibrationError, match=r"match.json: not a calibration profile: this is a game record"):
+        TableProfile.load(record)
+    truth = tmp_path / "ground_truth.json"
+    truth.write_text(json.dumps({"format": "dominocast-footage/1", "seed": 19}))
+    with pytest.raises(CalibrationError, match=r"this is a footage's ground truth \(its calibration is the profile"):
+        TableProfile.load(truth)
 
 
 def test_cli_table_fits_a_frame_of_a_video(five_frame_video: Path, tmp_path: Path) -> None:

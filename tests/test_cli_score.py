@@ -146,6 +146,9 @@ BAD = [
      "      - {type: penalty, seat: S}\n", ["a penalty on S needs a rule-set penalty name or explicit points"]),
     ("a_record", '{"format": "dominocast-record", "version": 1, "rules": {}, "event": "x", "hands": []}',
      ["is a game record, not a script: `dominocast record show"]),
+    # "unknown key 'appearance'" before (helper-253): a footage folder's other JSON
+    ("a_footage_ground_truth", '{"format": "dominocast-footage/1", "rules": "block", "appearance": "train"}',
+     ["is the ground truth of a rendered footage, not a script: `dominocast review` its video"]),
     # "malformed YAML: expected '<document start>'" before (helper-84)
     ("a_notation_record", '[Format "dominocast-record 1"]\n[Rules "all-fives"]\n\nHand 1\n0. N 6-6\n',
      ["is a game record in text notation, not a script: `dominocast record show"]),
@@ -166,6 +169,17 @@ BAD = [
      "      - deal N 6-6 6-5 6-4 0-0 3-1 2-2 1-1\n      - deal N 5-5 4-4 3-3 2-1 2-0 1-0 5-4\n",
      ["hand 1, event #1 (deal)", "N was already dealt (6-6 6-5 6-4 0-0 3-1 2-2 1-1)"]),
 ]
+
+
+def test_a_hand_after_the_match_ended_says_how_it_ended(tmp_path):
+    """helper-253: the example lisa-b match to 50 (S 35 after hand 2's #19, +10 at its #25: 55) said only "hand 3:
+    the match is already over"; the umpire saw no table and no reason."""
+    text = (EXAMPLES / "lisa-b-all-fives.yaml").read_text().replace(
+        "rules: lisa-b-all-fives\n", "rules: lisa-b-all-fives\noverrides: {target: 50}\n")
+    result = score(script(tmp_path, text))
+    assert result.exit_code == 2 and result.stderr.strip().endswith(
+        "hand 3: the match is already over: game 1 ended with its hand 2 (target 50: S 55, N 15), the last of "
+        "1 game a match"), result.output
 
 
 def test_a_video_given_as_a_script_is_said_so(tmp_path):

@@ -346,6 +346,10 @@ def test_001_first_tile_unanswered_and_all_pass_bonuses():
     ), FIRST_HAND)
     assert pts(st) == [{}, {}, {}, {"NS": 30}, {}, {}, {}, {}, {"NS": 30}]
     assert st.scores == {"NS": 60, "EW": 0}
+    # helper-253: each bonus is named on its event, a notice (a bare NS+30 on a pass said nothing of why)
+    named = [(i, f.kind, f.seat, f.message, f.notice) for i, out in enumerate(st.outcomes) for f in out.flags]
+    assert named == [(3, "first_tile_unanswered_bonus", "N", "no opponent of N answered the first tile: NS +30", True),
+                     (8, "all_pass_bonus", "N", "W, S and E passed and N plays again: NS +30", True)]
 
 
 def test_001_no_bonus_for_a_pass_with_a_domino_to_play():

@@ -578,6 +578,13 @@ def test_cli_stale_json_summary_is_recomputed(cli, tmp_path, demo):
     ("rules: all-fives\nhands:\n  - events:\n      - N 6-6\n",
      "(this is a script: `dominocast score` reads it, and writes its record with --record)"),
     (b"\x00\x00\x00\x20ftypisom\xb3\xff", "not a text file (a video or a picture?): a record is JSON or text notation"),
+    # helper-253: the page's whole first line was quoted as "not a tag"; the others said "format is None"
+    ("<!doctype html><html lang='en'><head><title>Review</title>\n<body></body></html>\n",
+     "a web page, not a record (a report page shows a record: give that, e.g. a review's record.json beside"),
+    ('{"format": "dominocast-footage/1", "seed": 19, "plays": []}',
+     "(this is the ground truth of a rendered footage: `dominocast review` its video for a record)"),
+    ('{"version": 1, "name": "t", "image_size": [960, 540], "homography": null}',
+     "format is None, expected 'dominocast-record') (this is a calibration profile: `dominocast calibrate show`"),
 ])
 def test_cli_record_show_errors(cli, tmp_path, content, message):
     path = tmp_path / "bad.txt"

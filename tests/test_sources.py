@@ -133,6 +133,15 @@ def test_missing_video_is_a_source_error(tmp_path):
         VideoFileSource(tmp_path / "nope.mp4")
 
 
+def test_a_text_file_is_no_video_source(tmp_path):
+    """helper-253: `review match.txt` read a record's notation as 7 frames of ANSI art (FFmpeg's tty demuxer),
+    reviewed them and wrote an empty record; now one error before anything is written."""
+    path = tmp_path / "match.txt"
+    path.write_text("Hand 1 (game 1)\n0. N 6-6  {+0}\n1. S 6-5 E  {+0}\n" * 30)
+    with pytest.raises(SourceError, match=r"match.txt is a text file, not a video"):
+        VideoFileSource(path)
+
+
 def test_corrupt_video_is_a_source_error(tmp_path):
     path = tmp_path / "bad.mp4"
     path.write_bytes(b"this is not a video at all" * 50)

@@ -144,9 +144,9 @@ class VideoFileSource(FrameSource):
             ``release()`` (default: ``cv2.VideoCapture``); tests pass fakes.
 
     Raises:
-        SourceError: the file is missing, not a video OpenCV can decode, has no frames, or
-            (while iterating) ends well before the frame count its header declares (frames of
-            its gaps, at ``fps``, count as there).
+        SourceError: the file is missing, not a video OpenCV can decode (a text file it would draw as
+            ANSI art too), has no frames, or (while iterating) ends well before the frame count its
+            header declares (frames of its gaps, at ``fps``, count as there).
     """
 
     def __init__(self, path: str | os.PathLike, fps: float | None = None, truncation_tolerance: int | None = None,
@@ -165,12 +165,17 @@ class VideoFileSource(FrameSource):
     def _open(self, cv2, name: str, fps: float | None, truncation_tolerance: int | None,
               capture_factory: Callable[[str], object] | None) -> None:
         """Open the capture on ``name`` and read the first frame (see the class doc for the errors)."""
+        from calibration.images import renders_text, text_not_video
+
         self._cap = (capture_factory or cv2.VideoCapture)(name)
         self._file_times = not fps  # the frames' own presentation times (see the class doc)
         self._offset_s = 0.0  # added to index / fps once the file's times are given up
         if not self._cap.isOpened():
             self._cap.release()
             raise SourceError(f"{self.path} is not a video OpenCV can open (corrupt file or unsupported format)")
+        if renders_text(self._cap):
+            self._cap.release()
+            raise SourceError(text_not_video(self.path))
         file_fps = float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
         self.fps = float(fps) if fps else (file_fps if file_fps > 0 and np.isfinite(file_fps) else 30.0)
         count = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
