@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["TileObservation", "FLAG_PIP_DISAGREE", "FLAG_SET_RESOLVED", "FLAG_DUPLICATE", "FLAG_OVER_SET",
-           "FLAG_FRAME_EDGE", "FLAG_GLARE_FIT"]
+           "FLAG_FRAME_EDGE", "FLAG_GLARE_FIT", "touches_frame"]
 
 #: The learned pip reader and the classical blob counter disagree on a half.
 FLAG_PIP_DISAGREE = "pip_disagreement"
@@ -33,6 +33,17 @@ FLAG_OVER_SET = "over_set"
 FLAG_FRAME_EDGE = "frame_edge"
 #: Found and read from its pips alone under a glare spot (:mod:`vision.glare_pips`); no detector box.
 FLAG_GLARE_FIT = "glare_fit"
+
+
+def touches_frame(polygon_px: np.ndarray, image_size: tuple[int, int]) -> bool:
+    """Whether a tile's polygon reaches within 1 px of the frame's border (:data:`FLAG_FRAME_EDGE`: maybe cut off).
+
+    Args:
+        polygon_px: (4, 2) float image px corners.
+        image_size: (width, height) px of the frame.
+    """
+    p, (w, h) = np.asarray(polygon_px, np.float64), image_size
+    return bool(p[:, 0].min() < 1 or p[:, 1].min() < 1 or p[:, 0].max() > w - 1 or p[:, 1].max() > h - 1)
 
 
 @dataclass

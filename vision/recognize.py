@@ -44,7 +44,8 @@ from vision.detector import (ACCEPT_SCORE, MIN_SUPPORT, TARGET_TILE_PX, Detectio
 from vision.exposure import lift_dim
 from vision.glare_pips import GLARE_CONFIDENCE, GLARE_SCORE, glare_tiles
 from vision.obb import changed_share, convex_overlap
-from vision.observation import FLAG_DUPLICATE, FLAG_FRAME_EDGE, FLAG_GLARE_FIT, FLAG_PIP_DISAGREE, TileObservation
+from vision.observation import (FLAG_DUPLICATE, FLAG_FRAME_EDGE, FLAG_GLARE_FIT, FLAG_PIP_DISAGREE, TileObservation,
+                               touches_frame)
 from vision.pip_reader import FLAG_PIPS_BEYOND_SET, PipReader
 from vision.set_constraint import pictures_of_held_tiles, resolve_readings, set_tiles
 from vision.tile_turn import tile_patch
@@ -434,7 +435,7 @@ class Recognizer:
                 continue  # too weak, or weak and face down: no pips to vouch for it
             p = canonical_polygon(poly)
             o = TileObservation(p, "up" if int(cls) == 0 else "down", float(score))
-            if p[:, 0].min() < 1 or p[:, 1].min() < 1 or p[:, 0].max() > W - 1 or p[:, 1].max() > H - 1:
+            if touches_frame(p, (W, H)):
                 inside, _ = convex_overlap(p, np.float32([[0, 0], [W, 0], [W, H], [0, H]]))
                 if dets.tile_px and inside < EDGE_MIN_TILE_SHARE * dets.tile_px ** 2 / 2:
                     continue  # a sliver of a tile (or of nothing) at the edge: no tile to read or count

@@ -91,6 +91,7 @@ from vision.camera_follow import (MIN_PAIRS, camera_move, moved_geom, moved_poin
 from vision.hand_areas import HandAreas
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
+from vision.observation import touches_frame
 from vision.placements import Notice, SeatChoice, attribute_seat, seat_of_entry
 from vision.hand_end import HandEndWatch, late_draws
 from vision.pass_inference import SeatTurns
@@ -1039,7 +1040,8 @@ class Tracker:
     def _undealt_view(self, candidates: list[TrackedTile]) -> tuple[int, dict[str, int], dict[str, int]]:
         """The face-down tiles of this read, leaving out boxes against the line of play (:meth:`_beside_line`)
         and boxes longer than a tile (:meth:`vision.hand_areas.HandAreas.tile_sized`):
-        how many lie apart from the playing seats' hand areas (the boneyard, or the undealt tiles), how
+        how many lie apart from the playing seats' hand areas (the boneyard, or the undealt tiles; boxes cut by
+        the frame's border left out, :func:`vision.observation.touches_frame`), how
         many in each of their hand areas, and how many in each of the four hand areas, the rule set's
         seats or not (the deal seen: :func:`vision.rules_fit.deal_observed`). ``candidates``: this read's
         new face-up tiles."""
@@ -1050,7 +1052,14 @@ class Tracker:
         down = [tr for tr in down if tr.id not in beside]
         edges = self.hand_areas.counts(down, self.hand_areas.band_scale, seats=SEATS)
         hands = {seat: n for seat, n in edges.items() if seat in self.judge.state.order}
-        return len(down) - sum(hands.values()), hands, edges
+        # the boneyard leaves out boxes cut by the frame's border: there the detector boxes the table's texture
+        # as tile backs (hand-held photos of veined wood: 4 to 7 such boxes at the left border, scored 0.86-0.94,
+        # the count never matched the deal and no draw was followed); a boneyard tile cut off there is no count
+        # to trust either
+        inner = down if self.image_size is None else [tr for tr in down
+                                                      if not touches_frame(tr.polygon_px, self.image_size)]
+        in_hands = self.hand_areas.counts(inner, self.hand_areas.band_scale)
+        return len(inner) - sum(in_hands.values()), hands, edges
 
     def _nothing_to_draw(self) -> bool:
         """No boneyard in the rule set, or the camera followed every draw and only the reserve is left."""
