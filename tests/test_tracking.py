@@ -1871,24 +1871,19 @@ class _Stretched(Laid):
         return np.stack([c - u - v, c + u - v, c + u + v, c - u + v])
 
 
-@pytest.mark.parametrize("calibrated", [False, True])
-def test_face_down_boxes_longer_than_a_tile_beside_the_boneyard_leave_its_count_alone(calibrated):
-    """draw seed 1003 (bench footage, veined cream marble, calibrated): the detector boxed the bands beside
-    the boneyard's column as tile backs 1.2-1.7 tile lengths long, so the camera saw 20 face-down tiles apart
-    from the hands for the deal's 14, and none of the 13 draws was followed. Six such boxes, 1.45 tile lengths,
-    beside the W column: they are no tiles, so the count is 14 and N's draw is followed; a boneyard tile boxed
-    1.15 tile lengths long (the longest a true tile's box measured on the bench footage) still counts."""
+def _draw_table(calibrated: bool):
+    """A draw game's table, with a calibration (table mm, ``PX_PER_MM``) or without (image px); returns it and its
+    mm -> px mapping (None: ``observe``'s default)."""
     px_to_mm = np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]).tolist()
     prof = TableProfile(name="t", image_size=IMAGE_SIZE, homography=px_to_mm, table_size_mm=TABLE) \
         if calibrated else None
     to_px = (lambda mm: mm * PX_PER_MM + 0.5) if calibrated else None  # noqa: E731
-    table = Table(load_ruleset("draw"), profile=prof, to_px=to_px)
-    bands = [_Stretched(np.array([100.0, 214.0 + 56 * i]), np.array([1.0, 0.0]), (0, 0), face="down", scale=1.45)
-             for i in range(6)]
-    hands = {seat: [_down(*_HAND_AT[seat](i)) for i in range(7)] for seat in "NS"}
-    bone = [_down(40, 200 + 28 * i, 0) for i in range(14)]  # the W column, as _dealt lays it
-    bone[3] = _Stretched(bone[3].center, bone[3].axis, (0, 0), face="down", scale=1.15)
-    table.on += hands["N"] + hands["S"] + bone + bands
+    return Table(load_ruleset("draw"), profile=prof, to_px=to_px), to_px
+
+
+def _n_draws_one(table, hands, bone) -> None:
+    """The dealt ``table`` read, N leads 3-5 and S plays 5-1, N draws a tile from ``bone`` into its hand: the
+    boneyard's count was taken and follows that draw, N's."""
     table.read()
     _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
     _from_hand(table, hands, t_(648, 500, 0, (5, 1), "S"))
@@ -1900,6 +1895,23 @@ def test_face_down_boxes_longer_than_a_tile_beside_the_boneyard_leave_its_count_
     assert not notices(table.events, "boneyard_uncounted")
     assert [(e.seat, e.count) for e in table.events if isinstance(e, Draw)] == [("N", 1)]
     assert table.tr.judge.state.boneyard == 13 == len(bone)
+
+
+@pytest.mark.parametrize("calibrated", [False, True])
+def test_face_down_boxes_longer_than_a_tile_beside_the_boneyard_leave_its_count_alone(calibrated):
+    """draw seed 1003 (bench footage, veined cream marble, calibrated): the detector boxed the bands beside
+    the boneyard's column as tile backs 1.2-1.7 tile lengths long, so the camera saw 20 face-down tiles apart
+    from the hands for the deal's 14, and none of the 13 draws was followed. Six such boxes, 1.45 tile lengths,
+    beside the W column: they are no tiles, so the count is 14 and N's draw is followed; a boneyard tile boxed
+    1.15 tile lengths long (the longest a true tile's box measured on the bench footage) still counts."""
+    table, _ = _draw_table(calibrated)
+    bands = [_Stretched(np.array([100.0, 214.0 + 56 * i]), np.array([1.0, 0.0]), (0, 0), face="down", scale=1.45)
+             for i in range(6)]
+    hands = {seat: [_down(*_HAND_AT[seat](i)) for i in range(7)] for seat in "NS"}
+    bone = [_down(40, 200 + 28 * i, 0) for i in range(14)]  # the W column, as _dealt lays it
+    bone[3] = _Stretched(bone[3].center, bone[3].axis, (0, 0), face="down", scale=1.15)
+    table.on += hands["N"] + hands["S"] + bone + bands
+    _n_draws_one(table, hands, bone)
 
 
 @pytest.mark.parametrize("calibrated", [False, True])
@@ -1909,11 +1921,7 @@ def test_face_down_boxes_cut_by_the_frames_border_leave_the_boneyards_count_alon
     camera saw 18-21 face-down tiles apart from the hands for the deal's 14, and none of the 13 draws was followed.
     Boxes the frame's border cuts are left out of the boneyard's count (a boneyard tile cut off there would be no
     count to trust either): the count is 14 and N's draw is followed."""
-    px_to_mm = np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]).tolist()
-    prof = TableProfile(name="t", image_size=IMAGE_SIZE, homography=px_to_mm, table_size_mm=TABLE) \
-        if calibrated else None
-    to_px = (lambda mm: mm * PX_PER_MM + 0.5) if calibrated else None  # noqa: E731
-    table = Table(load_ruleset("draw"), profile=prof, to_px=to_px)
+    table, to_px = _draw_table(calibrated)
     # along the left border, their long side across it: x from -14 to 34 mm, cut at 0
     cut = [_down(10, 230 + 60 * i, 0) for i in range(5)]
     assert all(touches_frame(o.polygon_px, IMAGE_SIZE) for o in observe(cut, to_px))
@@ -1921,17 +1929,7 @@ def test_face_down_boxes_cut_by_the_frames_border_leave_the_boneyards_count_alon
     bone = [_down(80, 200 + 28 * i, 0) for i in range(14)]  # a column 80 mm in from the W edge, all in view
     assert not any(touches_frame(o.polygon_px, IMAGE_SIZE) for o in observe(bone, to_px))
     table.on += hands["N"] + hands["S"] + bone + cut
-    table.read()
-    _from_hand(table, hands, t_(600, 500, 0, (3, 5), "N"))
-    _from_hand(table, hands, t_(648, 500, 0, (5, 1), "S"))
-    table.arm("N")  # N draws one tile
-    _lift(table, bone.pop())
-    table.on.append(_down(400 + 30 * len(hands["N"]), 40, 90))
-    table.read()
-    table.read()
-    assert not notices(table.events, "boneyard_uncounted")
-    assert [(e.seat, e.count) for e in table.events if isinstance(e, Draw)] == [("N", 1)]
-    assert table.tr.judge.state.boneyard == 13 == len(bone)
+    _n_draws_one(table, hands, bone)
 
 
 def test_infer_passes_can_be_turned_off():
