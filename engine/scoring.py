@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.words import plural
+
 
 def play_points(ends_total: int, scale: str) -> int:
     """Points a play scores from the sum of the open ends (pips).
@@ -151,4 +153,31 @@ def lock_awards(
         lowest = [chosen]
     winner = lowest[0]
     awards[winner] = round_points(won(winner), rounding)
-    return LockResult(awards, winner, False, f"lowest {low} pip{'' if low == 1 else 's'}")
+    note = f"lowest {low} pip{'' if low == 1 else 's'}"
+    basis = _lock_basis(winner, side_pips, points_rule)
+    if basis:
+        rounded = f", rounded to {awards[winner]}" if awards[winner] != won(winner) else ""
+        note += f"; {basis}{rounded}"
+    return LockResult(awards, winner, False, note)
+
+
+def _lock_basis(winner: str, side_pips: dict[str, int], points_rule: str) -> str:
+    """What the lock's ``winner`` side scores, in pips before rounding, as a domino's note says the pips left
+    (helper-253: ``locked S (lowest 6 pips)`` beside ``S+10`` did not say it was N's 8 pips, rounded):
+    ``N's 8 pips``, ``8 pips in the other hands (E 3, W 5)``, ``all 14 pips left``, ``N's 8 pips less S's 6``;
+    "" for ``none``. ``side_pips``: pips left per scoring side."""
+    others = {side: p for side, p in side_pips.items() if side != winner}
+    total = sum(others.values())
+    if points_rule == "none" or not others:
+        return ""
+    if points_rule == "all_pips":
+        return f"all {plural(total + side_pips[winner], 'pip')} left"
+    if len(others) == 1:
+        (side, pips), = others.items()
+        held = f"{side}'s {plural(pips, 'pip')}"
+    else:
+        held = f"{plural(total, 'pip')} in the other hands ({', '.join(f'{s} {p}' for s, p in others.items())})"
+    if points_rule == "difference":
+        each = "" if len(others) == 1 else " each"
+        return f"{held} less {winner}'s {side_pips[winner]}{each}"
+    return held

@@ -168,6 +168,7 @@ def _main() -> None:
     if not isinstance(sys.stdout, _ReaderGoneStdout):  # main() called again in one process (tests)
         sys.stdout = _ReaderGoneStdout(sys.stdout)
     try:  # usage errors come here as exceptions, not as typer's framed box
+        _refuse_repeated_options(sys.argv[1:])
         code = app(prog_name="dominocast", standalone_mode=False)
     except click_errors.NoArgsIsHelpError as exc:  # bare `dominocast` or `dominocast datasets`
         help_text = exc.format_message()  # rich's help has printed itself already: this is "" then
@@ -217,6 +218,29 @@ def _close_options_only(exc: click_errors.UsageError, message: str) -> str:
     if close:
         return message
     return message.split(" (Possible options:")[0].split(" (Possible option:")[0]
+
+
+def _refuse_repeated_options(argv: list[str]) -> None:
+    """Raise a usage error for an option that takes a value given twice to one command: click keeps the last
+    silently (helper-253: ``calibrate table --points A --points B`` fitted B, exit 0). Options meant to be
+    repeated (``multiple``), counters and flags are let be; a line click cannot parse is left to click.
+
+    Raises:
+        click UsageError: "Option '--points' is given twice; give it once".
+    """
+    cmd, rest = typer.main.get_command(app), list(argv)
+    while rest and rest[0] in getattr(cmd, "commands", {}):
+        cmd = cmd.commands[rest.pop(0)]
+    ctx = cmd.context_class(cmd, info_name=cmd.name, resilient_parsing=True)
+    _, _, order = cmd.make_parser(ctx).parse_args(args=rest)  # each option once per time given
+    seen: set[str] = set()
+    for param in order:
+        if param.param_type_name != "option" or param.multiple or getattr(param, "count", False) \
+                or getattr(param, "is_flag", False):
+            continue
+        if param.name in seen:
+            raise click_errors.UsageError(f"Option '{max(param.opts, key=len)}' is given twice; give it once")
+        seen.add(param.name)
 
 
 def _command_path(argv: list[str]) -> str:

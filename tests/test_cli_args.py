@@ -514,6 +514,14 @@ def test_piped_output_is_not_wrapped_at_80_columns():
     (["review", "x.mp4", "--rules"], "error: Option '--rules' requires an argument (see `dominocast review --help`)"),
     (["train", "detector", "--freeze"],
      "error: Option '--freeze' requires an argument (see `dominocast train detector --help`)"),
+    # helper-253: a repeated option was silently the last one (`--points A --points B` fitted B, exit 0)
+    (["calibrate", "table", "t.png", "--out", "t.json", "--table-mm", "1000", "600", "--points", "0,0 9,0 9,9 0,9",
+      "--points", "1,1 9,1 9,9 1,9"],
+     "error: Option '--points' is given twice; give it once (see `dominocast calibrate table --help`)"),
+    (["review", "x.mp4", "--rules=block", "--rules", "draw"],
+     "error: Option '--rules' is given twice; give it once (see `dominocast review --help`)"),
+    (["calibrate", "table", "--table-mm", "1", "2", "t.png", "--table-mm", "3", "4"],
+     "error: Option '--table-mm' is given twice; give it once (see `dominocast calibrate table --help`)"),
 ])
 def test_usage_errors_of_the_console_script_are_one_line_exit_2(monkeypatch, capsys, argv, line):
     from service import cli
@@ -524,6 +532,18 @@ def test_usage_errors_of_the_console_script_are_one_line_exit_2(monkeypatch, cap
     assert exc.value.code == 2
     out, err = capsys.readouterr()
     assert out == "" and err.splitlines() == [line]
+
+
+def test_console_script_lets_a_flag_given_twice_be(monkeypatch, capsys, tmp_path):
+    """A flag takes no value, so twice is still one meaning: the command goes on (to its missing photo here)."""
+    from service import cli
+
+    photo = tmp_path / "t.png"
+    monkeypatch.setattr(sys, "argv", ["dominocast", "calibrate", "table", str(photo), "--markers", "--markers",
+                                      "--out", str(tmp_path / "t.json"), "--table-mm", "1000", "600"])
+    with pytest.raises(SystemExit) as exc:
+        cli.main()
+    assert exc.value.code == 2 and capsys.readouterr().err.splitlines() == [f"error: {photo}: no such image file"]
 
 
 def test_console_script_help_and_bare_group_still_show_help(monkeypatch, capsys):

@@ -337,7 +337,7 @@ def test_the_row_of_the_play_that_locks_a_hand_with_no_hand_known_says_whose_til
     assert "awaiting_reveal" not in last
     assert (last["hand_end"]["kind"], last["hand_end"]["winner"], last["score"]) == ("locked", "N", {"N": 18, "S": 0})
     table = runner.invoke(app, ["score", str(shown)], env={"COLUMNS": "160"}).stdout
-    assert "S reveal 5-5 4-4  → locked N (lowest 2 pips)" in table
+    assert "S reveal 5-5 4-4  → locked N (lowest 2 pips; S's 18 pips)" in table
 
 
 def test_no_warning_for_a_hand_ended_by_the_target_during_play(tmp_path):

@@ -2608,7 +2608,7 @@ def test_a_locked_hand_is_said_locked_with_its_winner(tmp_path):
     for line in ("deal N 6-6 1-0 / S 6-5 2-0", "N 6-6", "S 6-5 E", "N pass", "S pass"):
         session.hand.append(parse_event(line))
     session._hand_status()
-    assert session.summary.status == "hand over: locked, N wins (lowest 1 pip)" and session.summary.final
+    assert session.summary.status == "hand over: locked, N wins (lowest 1 pip; S's 2 pips)" and session.summary.final
     session.out.close()
 
 

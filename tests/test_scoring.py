@@ -99,6 +99,29 @@ def test_lowest_team_total_wins_even_when_the_lowest_hand_is_on_the_other_side()
     assert (r.winner, r.awards) == ("NS", {"NS": 43, "EW": 0})
 
 
+def test_a_locks_note_says_what_its_award_counts_and_its_rounding():
+    """helper-253: ``locked S (lowest 6 pips)`` beside ``S+10`` did not say that S scored N's 8 pips, rounded
+    up, as a domino's note says the pips left. The note names the pips the award counts, before rounding."""
+    # lisa-b: S 6 < N 8; S takes N's 8, nearest 5 -> 10
+    r = lock({"N": 8, "S": 6}, SOLO2, winner_rule="lowest_individual", points_rule="opponents_pips",
+             rounding="nearest5")
+    assert (r.awards, r.note) == ({"N": 0, "S": 10}, "lowest 6 pips; N's 8 pips, rounded to 10")
+    # exact: no rounding said; a team's pips by its side's name (NS 7 + 38 = 45 < EW 15 + 40 = 55)
+    r = lock({"N": 7, "S": 38, "W": 15, "E": 40}, TEAMS, winner_rule="lowest_team", points_rule="opponents_pips")
+    assert (r.awards, r.note) == ({"NS": 55, "EW": 0}, "lowest 45 pips; EW's 55 pips")
+    # three hands: N 5 < E 9 < S 20 takes 9 + 20 = 29, rounded down to 25 under down5
+    r = lock({"N": 5, "E": 9, "S": 20}, SOLO3, winner_rule="lowest_individual", points_rule="opponents_pips",
+             rounding="down5")
+    assert r.note == "lowest 5 pips; 29 pips in the other hands (E 9, S 20), rounded to 25" and r.awards["N"] == 25
+    # all the pips (5 + 9 + 20 = 34); the difference (N 1 pip, S 8: 8 - 1 = 7); nothing counted: no basis
+    r = lock({"N": 5, "E": 9, "S": 20}, SOLO3, winner_rule="lowest_individual", points_rule="all_pips")
+    assert (r.awards["N"], r.note) == (34, "lowest 5 pips; all 34 pips left")
+    r = lock({"N": 1, "S": 8}, SOLO2, winner_rule="lowest_individual", points_rule="difference")
+    assert (r.awards, r.note) == ({"N": 7, "S": 0}, "lowest 1 pip; S's 8 pips less N's 1")
+    r = lock({"N": 1, "S": 8}, SOLO2, winner_rule="lowest_individual", points_rule="none")
+    assert (r.awards, r.note) == ({"N": 0, "S": 0}, "lowest 1 pip")
+
+
 def test_locker_plays_against_the_player_to_the_right_only():
     # seed 001: W locks against S (his right): W 15 < S 28 -> EW wins, though N (7) is lowest overall;
     # all pips 7 + 15 + 28 + 40 = 90

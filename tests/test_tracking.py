@@ -1039,6 +1039,34 @@ def test_a_weak_face_up_tile_first_boxed_during_play_is_a_picture_not_an_unplace
     assert [n.tile for n in notices(table.read(), "unplaced_tile")] == [(5, 1)]
 
 
+def test_a_tile_first_boxed_against_a_picture_is_a_printed_track_not_an_unplaced_tile():
+    """helper-254: jersey-partnership seed 5 on a game board: a printed 6-1 first boxed mid-hand (0.55) end to
+    end with a printed 4-2 boxed weakly (0.35) in the same read, a printed 6-5 beside a printed 5-6 of the setup,
+    touched no open end, and the right hand read "Score (not final)". A new face-up tile touching no open end
+    within 1.25 tile lengths of a picture is another of the board's printed dominoes; one farther off, or moved
+    by a hand, is still reported."""
+    table = Table(load_ruleset("block"))
+    assert plays(table.play(t_(600, 500, 0, (6, 6), "N"))) == [("N", (6, 6), "lead")]
+    weak = dataclasses.replace(t_(300, 300, 90, (4, 2)), det_score=0.3)
+    beside = dataclasses.replace(t_(300, 300 + L + 1, 90, (6, 1)), det_score=0.55)  # end to end: 49 mm apart
+    side = dataclasses.replace(t_(300 + HALF, 300, 90, (5, 6)), det_score=0.9)  # side by side, after the 6-1
+    table.on += [beside, weak, side]  # the weak one listed after the one against it: judged first all the same
+    out = table.read()
+    assert not notices(out, "unplaced_tile")
+    assert [(n.tile, n.details["why"]) for n in notices(out, "picture_tile")] == [
+        ((6, 1), "beside_picture"), ((4, 2), "weak_box"), ((6, 5), "beside_picture")]
+    assert notices(out, "picture_tile")[0].message == (
+        "face-up tile 6-1 touching no open end is a picture of a tile, not a play: it lies against 4-2, a picture, "
+        "as a game board's track of printed dominoes does")
+    far = t_(300, 300 + L + 1 + 1.4 * L, 90, (3, 0))  # 1.4 tile lengths from the 6-1, a gap of 0.4: not against it
+    table.on.append(far)
+    assert [n.tile for n in notices(table.read(), "unplaced_tile")] == [(3, 0)]
+    assert plays(table.play(t_(648, 500, 0, (6, 2), "S"))) == [("S", (6, 2), "E")]
+    table.arm("W")
+    table.on[1] = moved(beside, 10.0, 0.0)  # moved by a hand, still against the 4-2: a tile after all
+    assert [n.tile for n in notices(table.read(), "unplaced_tile")] == [(6, 1)]
+
+
 def test_an_unplaced_tile_repeating_a_tile_the_line_holds_is_a_picture():
     """helper-186: a printed 6-4 touched no open end from the lead's read, and the real 6-4 was laid later
     (block seed 3); a printed 4-0 was boxed beside a line that held the laid 4-0 (muggins seed 3). The set

@@ -35,8 +35,8 @@ NOTICE_KINDS = (
                         # photo alone lacking an arm's last tile: details out_of_order, back_frame, hand_again)
     "unplaced_tile",    # a new face-up tile outside hand areas that touches no open end
     "unlike_set",       # a new face-up tile unlike the line's tiles, read with one like them: a picture, no play
-    "picture_tile",     # a face-up tile touching no open end found to be a picture (a weak box, or a tile the line
-                        # holds; details: why, unplaced: it was an unplaced_tile, box_score)
+    "picture_tile",     # a face-up tile touching no open end found to be a picture (a weak box, a tile the line
+                        # holds, or one against a picture; details: why, unplaced: it was an unplaced_tile, box_score)
     "rejected",         # the engine refused an event the tracker built (details: error)
     "hand_cleared",     # the layout was cleared after the hand ended: a new hand starts
     "hand_end_inferred",  # a draw game: tiles shown after a play end the hand as a domino (umpire confirms)

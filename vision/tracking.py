@@ -112,6 +112,9 @@ FIXTURE_PLAYS = 3
 #: Such a tile read again this close to where it lay (tile lengths; a box wanders a few px between reads)
 #: with its pips is the same one.
 FIXTURE_SPOT_TILES = 0.3
+#: A new face-up tile touching no open end whose centre lies this close to a picture's (tile lengths: a tile
+#: end to end with it is 1 away, side by side 0.5) is another of a game board's printed dominoes.
+PICTURE_TRACK_TILES = 1.25
 #: Photos from a hand-held camera: once the tracked tiles are moved with the camera
 #: (``Tracker._follow_camera``, a shift, turn and scale), a tile off by at most this many tile lengths
 #: is where the camera's tilt put it, not bumped (bench folders, corners shifted ~15 px:
@@ -1428,12 +1431,16 @@ class Tracker:
             pending.remove(best[1])
             self._emit(frame, t, best[1], best[2], done, notices, votes_left())
         events = self._announce(frame, t, done, missed=len(done) > 1) + notices
+        loose = [c for c in pending if not self.in_hand_zone(c.geom, self.hand_areas.band_scale)]
+        # weakest box first: a printed track's picture is known before the tile boxed beside it is judged
+        pictures = {c.id: self._picture(c, frame, t) for c in sorted(loose, key=lambda c: c.det_score)
+                    if c.status != "unplaced"}
         for c in pending:
-            if self.in_hand_zone(c.geom, self.hand_areas.band_scale):
+            if c not in loose:
                 c.status = "hand"
             else:
                 if c.status != "unplaced":
-                    picture = self._picture(c, frame, t)
+                    picture = pictures[c.id]
                     if picture is not None:
                         events.append(picture)
                         continue
@@ -1474,17 +1481,35 @@ class Tracker:
         floor = self.config.setup_min_score  # None (a folder of photos): no score rule, as at the setup
         laid = next((tr.play for tr in self.tiles.values() if tr.status == "layout" and tr.key == c.key
                      and tr.play is not None), None)
+        beside = None if laid is not None or c.status == "unplaced" else self._picture_beside(c)
         if laid is not None:
-            why = f"the line of play holds the set's only {Tile(*c.key)} (laid at {laid.t:.1f} s)"
+            why, kind = (f"the line of play holds the set's only {Tile(*c.key)} (laid at {laid.t:.1f} s)",
+                         "repeats_line")
         elif floor is not None and c.det_score < floor and c.status != "unplaced":
-            why = f"its box scored {c.det_score:.2f}, under {floor:g}, as a game board's printed dominoes do"
+            why, kind = (f"its box scored {c.det_score:.2f}, under {floor:g}, as a game board's printed dominoes do",
+                         "weak_box")
+        elif beside is not None:
+            why, kind = (f"it lies against {Tile(*beside.key)}, a picture, as a game board's track of printed "
+                         "dominoes does"), "beside_picture"
         else:
             return None
         unplaced, c.scenery, c.picture = c.status == "unplaced", True, True
         return Notice("picture_tile", t, frame, f"face-up tile {Tile(*c.key)} touching no open end is a picture of a "
                       f"tile, not a play: {why}", tile=c.key,
-                      details={"why": "repeats_line" if laid is not None else "weak_box", "unplaced": unplaced,
-                               "box_score": round(c.det_score, 3)})
+                      details={"why": kind, "unplaced": unplaced, "box_score": round(c.det_score, 3)})
+
+    def _picture_beside(self, c: TrackedTile) -> TrackedTile | None:
+        """The nearest tile taken for a picture (scenery, never moved since) whose centre lies within
+        :data:`PICTURE_TRACK_TILES` tile lengths of face-up tile ``c``'s, else None. A game board prints its
+        dominoes in touching tracks, end to end or side by side, and the detector first boxes some of them
+        during play: helper-254, jersey-partnership seed 5 on a game board,
+        a printed 6-1 first boxed at 10.2 s (0.55, against a printed 4-2 boxed 0.35 in the same read), a 6-5
+        beside a printed 5-6 and a 6-0 misread on a printed 0-3 touched no open end, and the hand, right, read
+        "Score (not final)"."""
+        near = [(float(np.linalg.norm(tr.geom.center - c.geom.center)), tr.id, tr) for tr in self.tiles.values()
+                if tr is not c and tr.picture and tr.scenery and tr.face == "up" and tr.key is not None]
+        near = [n for n in near if n[0] <= PICTURE_TRACK_TILES * c.geom.length]
+        return min(near)[2] if near else None
 
     def _announce(self, frame: int, t: float, done: list, missed: bool) -> list:
         """The events of the plays ``_emit`` laid (``done``): the passes before each, the play, and an
