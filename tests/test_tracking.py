@@ -2684,18 +2684,25 @@ def test_in_a_folder_of_photos_a_drawer_that_played_keeps_its_turn_over_anothers
     assert [n.details["seat_source"] for n in notices(events, "uncertain_read")] == ["entry", "entry"]
 
 
+def _s_n_s_laid(hands: dict, on: list, photo) -> list:
+    """Photos 1 to 3 of a :func:`_photo_folder_table`: S leads 6-5, N plays 5-4, S 4-3, each from its hand; their
+    events."""
+    events = []
+    line = [("S", t_(600, 500, 0, (6, 5))), ("N", t_(648, 500, 0, (5, 4))), ("S", t_(696, 500, 0, (4, 3)))]
+    for k, (seat, tile) in enumerate(line, 1):
+        hands[seat].pop()
+        on.append(tile)
+        events += photo(k)
+    return events
+
+
 def test_in_a_folder_of_photos_a_draw_after_the_photos_play_is_the_next_seats():
     """helper-237, the review's photos with the one after N's 3-1 missing: the next photo showed N's 3-1 laid and
     S's draw in S's hand. The draw went to N, the seat to play, before its play, and N's correct domino was flagged
     ``domino_with_tiles_left``. N's hand lost the tile it laid and gained none, S's gained one: S drew after N
     played, so the play comes first, then S's draw under S's turn."""
     tr, hands, bone, on, photo = _photo_folder_table()
-    events = photo(0)
-    line = [("S", t_(600, 500, 0, (6, 5))), ("N", t_(648, 500, 0, (5, 4))), ("S", t_(696, 500, 0, (4, 3)))]
-    for k, (seat, tile) in enumerate(line, 1):
-        hands[seat].pop()
-        on.append(tile)
-        events += photo(k)
+    events = photo(0) + _s_n_s_laid(hands, on, photo)
     assert plays(events) == [("S", (6, 5), "lead"), ("N", (5, 4), "E"), ("S", (4, 3), "E")]
     # one photo: N laid 3-2 from its hand, then S drew a tile from the boneyard into its hand
     hands["N"].pop()
@@ -2719,12 +2726,7 @@ def test_in_a_folder_of_photos_a_draw_seen_a_photo_late_does_not_take_the_next_p
     to play then drew and played (its hand as it was, one tile laid). The drop is the earlier turn's draw; the play
     is the seat to play's, not the drawer's (it was given to S, flagged ``out_of_turn``, and S's next play too)."""
     tr, hands, bone, on, photo = _photo_folder_table()
-    events = photo(0)
-    line = [("S", t_(600, 500, 0, (6, 5))), ("N", t_(648, 500, 0, (5, 4))), ("S", t_(696, 500, 0, (4, 3)))]
-    for k, (seat, tile) in enumerate(line, 1):
-        hands[seat].pop()
-        on.append(tile)
-        events += photo(k)
+    events = photo(0) + _s_n_s_laid(hands, on, photo)
     # N laid 3-2; the boneyard shows one tile fewer, taken into no hand seen (N's draw, its tile unseen)
     hands["N"].pop()
     on.append(t_(744, 500, 0, (3, 2)))
