@@ -1945,8 +1945,9 @@ def test_face_down_boxes_longer_than_a_tile_beside_the_boneyard_leave_its_count_
 @pytest.mark.parametrize("calibrated", [False, True])
 def test_face_down_boxes_cut_by_the_frames_border_leave_the_boneyards_count_alone(calibrated):
     """draw seed 1003 taken with a phone in the hand (bench photo folders, veined wood, no calibration): the
-    detector boxed the wood at the left border of the picture as tile backs (4 to 7 boxes, scored 0.86-0.94), the
-    camera saw 18-21 face-down tiles apart from the hands for the deal's 14, and none of the 13 draws was followed.
+    detector boxed the wood at the left border of the picture as tile backs (4 to 6 boxes in the first two photos,
+    scored 0.40-0.94), the camera saw 18-21 face-down tiles apart from the hands for the deal's 14, and none of the
+    13 draws was followed.
     Boxes the frame's border cuts are left out of the boneyard's count (a boneyard tile cut off there would be no
     count to trust either): the count is 14 and N's draw is followed."""
     table, to_px = _draw_table(calibrated)

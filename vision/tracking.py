@@ -1056,7 +1056,7 @@ class Tracker:
         edges = self.hand_areas.counts(down, self.hand_areas.band_scale, seats=SEATS)
         hands = {seat: n for seat, n in edges.items() if seat in self.judge.state.order}
         # the boneyard leaves out boxes cut by the frame's border: there the detector boxes the table's texture
-        # as tile backs (hand-held photos of veined wood: 4 to 7 such boxes at the left border, scored 0.86-0.94,
+        # as tile backs (hand-held photos of veined wood: 4 to 6 such boxes at the left border, scored 0.40-0.94,
         # the count never matched the deal and no draw was followed); a boneyard tile cut off there is no count
         # to trust either
         inner = down if self.image_size is None else [tr for tr in down
@@ -1481,14 +1481,13 @@ class Tracker:
         floor = self.config.setup_min_score  # None (a folder of photos): no score rule, as at the setup
         laid = next((tr.play for tr in self.tiles.values() if tr.status == "layout" and tr.key == c.key
                      and tr.play is not None), None)
-        beside = None if laid is not None or c.status == "unplaced" else self._picture_beside(c)
         if laid is not None:
             why, kind = (f"the line of play holds the set's only {Tile(*c.key)} (laid at {laid.t:.1f} s)",
                          "repeats_line")
         elif floor is not None and c.det_score < floor and c.status != "unplaced":
             why, kind = (f"its box scored {c.det_score:.2f}, under {floor:g}, as a game board's printed dominoes do",
                          "weak_box")
-        elif beside is not None:
+        elif c.status != "unplaced" and (beside := self._picture_beside(c)) is not None:
             why, kind = (f"it lies against {Tile(*beside.key)}, a picture, as a game board's track of printed "
                          "dominoes does"), "beside_picture"
         else:
