@@ -101,7 +101,8 @@ def test_the_glared_reads_line_counts_tiles_in_domino_terms():
 def test_a_dim_photo_is_lifted_and_its_tiles_read_as_the_photo_itself():
     """helper-240: W/P's photo 10 dimmed to 0.2x read its 0-4 as 0-3, at 0.1x missed two line tiles. A picture
     whose 99.5th-percentile grey lies under DIM_LEVEL is read lifted to LIFT_LEVEL; a lit one, a black one
-    and one at 0.35x are left as they are."""
+    and one at 0.7x are left as they are. At 0.35x (read unlifted until 2026-12-05) the demo's plays read
+    weakly (uncertain_read flags): lifted, as the lit frame."""
     from calibration.profile import TableProfile
     from vision.exposure import DIM_LEVEL, LIFT_LEVEL, lift_dim
     from vision.recognize import Recognizer
@@ -113,7 +114,7 @@ def test_a_dim_photo_is_lifted_and_its_tiles_read_as_the_photo_itself():
     assert np.percentile(grey, 99.5) >= DIM_LEVEL and lift_dim(frame) is frame
     black = np.zeros_like(frame)
     assert lift_dim(black) is black
-    kept = (frame * 0.35).astype(np.uint8)
+    kept = (frame * 0.7).astype(np.uint8)
     assert lift_dim(kept) is kept
     recognizer = Recognizer()
     profile = TableProfile.load(DEMO.parent / "profile.json")
@@ -123,7 +124,7 @@ def test_a_dim_photo_is_lifted_and_its_tiles_read_as_the_photo_itself():
 
     lit = faces(frame)
     assert len(lit) >= 10
-    for gain in (0.2, 0.1):
+    for gain in (0.35, 0.2, 0.1):
         dim = (frame * gain).astype(np.uint8)
         lifted = lift_dim(dim)
         assert abs(np.percentile(cv2.cvtColor(lifted, cv2.COLOR_BGR2GRAY), 99.5) - LIFT_LEVEL) <= 3
