@@ -592,6 +592,50 @@ def test_a_reads_changed_region_covers_where_an_arm_reached_though_little_change
     assert x0 <= 140 and y0 == 0 and x1 >= 274 and y1 >= 162  # the arm's reach and the new tile
 
 
+def test_a_reads_touched_mask_holds_where_an_arm_reached_since_the_last_read_and_what_changed():
+    """What a hand may have moved (helper-257: the tracker's test whether a picture of a tile was touched): an arm
+    from the top (x 140-180, down to y 120) over a tile at (148-172, 100-112) that it leaves as it was, while a
+    tile is laid at (250, 150): the read's touched mask holds both tiles, its changed mask the new one only. The
+    next read, after a tile laid at (40, 40) with no arm, holds that one only: the arms' sweep starts afresh."""
+    gate = MotionGate(still_window_s=0.4)
+    base = _canvas()
+    _draw_tile(base, 148, 100)
+    _draw_tile(base, 30, 150)  # no arm near it, nothing changes there
+    t, i = 0.0, 0
+    for _ in range(6):
+        gate.update(i, t, base)
+        t, i = t + 0.1, i + 1
+    for depth in (60, 120, 120, 120):
+        img = base.copy()
+        _draw_arm(img, "top", depth)
+        assert gate.update(i, t, img).swept_small is not None
+        t, i = t + 0.1, i + 1
+    after = base.copy()
+    _draw_tile(after, 250, 150)
+
+    def read(image):
+        nonlocal t, i
+        out = []
+        for _ in range(8):
+            m = gate.update(i, t, image)
+            out += [m] if m.read else []
+            t, i = t + 0.1, i + 1
+        assert len(out) == 1
+        return out[0]
+
+    first = read(after)
+    touched, changed = first.touched_mask(), first.changed_mask()
+    assert touched.shape == (200, 320) and touched[106, 160] and touched[156, 262] and not touched[156, 42]
+    assert touched[10, 160] and not touched[10, 100]  # the arm's way in, not beside it
+    assert changed[156, 262] and not changed[106, 160]
+    later = after.copy()
+    _draw_tile(later, 40, 40)
+    second = read(later)
+    assert second.swept_small is None
+    touched = second.touched_mask()
+    assert touched[46, 52] and not touched[106, 160] and not touched[156, 262]
+
+
 def test_frame_pipeline_hands_what_changed_to_a_recognizer_that_takes_focus():
     from engine.ruleset import load_ruleset
     from service.review import FramePipeline
@@ -1065,6 +1109,81 @@ def test_a_tile_first_boxed_against_a_picture_is_a_printed_track_not_an_unplaced
     table.arm("W")
     table.on[1] = moved(beside, 10.0, 0.0)  # moved by a hand, still against the 4-2: a tile after all
     assert [n.tile for n in notices(table.read(), "unplaced_tile")] == [(6, 1)]
+
+
+def _read_seen(table: Table, changed: tuple = (), arm: tuple | None = None) -> list:
+    """A still read whose gate, as in footage, says what it saw since the last read: the table changed over the
+    boxes of the ``changed`` tiles (Laid, old and new poses) and an arm reached from ``arm`` = (seat, Laid)'s
+    edge over that tile (a band 60 px wide). Returns the read's events."""
+    w, h = IMAGE_SIZE
+    changed_small = np.zeros((h, w), np.uint8)
+    for t in changed:
+        cv2.fillPoly(changed_small, [np.round(t.polygon_mm() * PX_PER_MM).astype(np.int32)], 255)
+    swept = None
+    if arm is not None:
+        swept = np.zeros((h, w), np.uint8)
+        start, tip = (tuple(int(v) for v in p) for p in (entry_point(arm[0]), arm[1].center * PX_PER_MM))
+        cv2.line(swept, start, tip, 255, thickness=60)
+    table.t += 0.5
+    table.fr += 15
+    info = MotionInfo(table.t, table.fr, False, False, 0.5, True, (0, 0) + IMAGE_SIZE, frame_size=IMAGE_SIZE,
+                      changed_small=changed_small, swept_small=swept)
+    out = table.tr.update(table.fr, table.t, observe(table.on), info)
+    table.events += out
+    return out
+
+
+def _board_with_printed_0_5() -> tuple[Table, object]:
+    """A block table whose setup shows a printed 0|5 (boxed 0.26: a picture), then N's lead 6-6 and S's 6-2,
+    each read with the gate's masks (changed under the tile laid, the seat's arm over it)."""
+    table = Table(load_ruleset("block"))
+    printed = dataclasses.replace(t_(300, 300, 0, (0, 5)), det_score=0.26)
+    table.on = [printed]
+    assert plays(table.read()) == []
+    for laid in (t_(600, 500, 0, (6, 6), "N"), t_(648, 500, 0, (6, 2), "S")):
+        table.arm(laid.seat)
+        table.on.append(laid)
+        _read_seen(table, changed=(laid,), arm=(laid.seat, laid))
+    assert plays(table.events) == [("N", (6, 6), "lead"), ("S", (6, 2), "E")]
+    return table, printed
+
+
+def test_a_picture_read_again_turned_with_other_pips_where_no_hand_reached_stays_a_picture():
+    """helper-257: jersey-partnership seed 5 on a game board: the printed 0|5 of the setup was read again as 3-0
+    (0.15) with its box 2.5 mm off and turned 5.5 degrees, as W's 2-4 was laid over its end; taken for a tile a hand
+    moved, no picture rule held it and it touched no open end. Where the gate saw nothing change and no arm reach
+    (under half of the old box and of the new one), it is the same picture read again: no notice, still scenery."""
+    table, printed = _board_with_printed_0_5()
+    misread = dataclasses.replace(t_(302, 301, 12, (0, 3)), det_score=0.26, confidence=0.3)  # turned 12 degrees
+    table.arm("N")
+    table.on[0] = misread
+    nxt = t_(552, 500, 0, (5, 6), "N")
+    table.on.append(nxt)
+    out = _read_seen(table, changed=(nxt,), arm=("N", nxt))
+    assert plays(out) == [("N", (6, 5), "W")] and not notices(out, "unplaced_tile") and not notices(out, "picture_tile")
+    (picture,) = [tr for tr in table.tr.tiles.values() if tr.picture]
+    assert (picture.scenery, picture.moved, picture.key) == (True, False, (3, 0))
+    assert np.allclose(picture.geom.center, misread.center * PX_PER_MM)  # as boxed now: judged from there next
+    table.arm("S")
+    table.on[0] = printed  # boxed as at first again, 12 degrees back, while S lays the 2-3
+    table.on.append(t_(696, 500, 0, (2, 3), "S"))
+    out = _read_seen(table, changed=(table.on[-1],), arm=("S", table.on[-1]))
+    assert plays(out) == [("S", (2, 3), "E")] and not notices(table.events, "unplaced_tile")
+    assert (picture.scenery, picture.moved, picture.key) == (True, False, (5, 0))
+
+
+def test_a_picture_a_hand_turned_where_it_lay_is_a_moved_tile():
+    """The other side of the rule above: a tile taken for a picture (boxed 0.26 at the setup) that a hand turned
+    15 degrees where it lay, the arm over it and the table changed under it, is a tile someone moved: no more
+    scenery, and reported as touching no open end."""
+    table, printed = _board_with_printed_0_5()
+    turned = dataclasses.replace(t_(301, 300, -15, (0, 5)), det_score=0.26)
+    table.arm("W")
+    table.on[0] = turned
+    out = _read_seen(table, changed=(printed, turned), arm=("W", turned))
+    assert [n.tile for n in notices(out, "unplaced_tile")] == [(5, 0)] and plays(out) == []
+    (tile,) = [tr for tr in table.tr.tiles.values() if tr.key == (5, 0)]
+    assert (tile.scenery, tile.moved, tile.status) == (False, True, "unplaced")
 
 
 def test_an_unplaced_tile_repeating_a_tile_the_line_holds_is_a_picture():

@@ -88,6 +88,8 @@ class MotionInfo:
             changed or on the first frame. :meth:`changed_mask` scales it to the frame.
         arms_small: (h, w) uint8 mask (255: an arm) of the arm-sized regions touching the border
             that differ from the reference, at the same work size; None when there is none.
+        swept_small: (h, w) uint8 mask (255: an arm) of everywhere ``arms_small`` covered since the
+            last read, this frame's included, at the same work size; None when no arm was seen since.
     """
 
     t: float
@@ -106,13 +108,30 @@ class MotionInfo:
     arm_point_px: np.ndarray | None = None
     changed_small: np.ndarray | None = field(default=None, repr=False)
     arms_small: np.ndarray | None = field(default=None, repr=False)
+    swept_small: np.ndarray | None = field(default=None, repr=False)
 
     def changed_mask(self) -> np.ndarray | None:
         """(H, W) bool of the frame: True where the table changed since the last read (dilated by
         a work pixel against blur), or None when nothing changed / no frame size."""
         if self.changed_small is None or self.frame_size is None:
             return None
-        grown = cv2.dilate(self.changed_small, np.ones((3, 3), np.uint8))
+        return self._full(self.changed_small)
+
+    def touched_mask(self) -> np.ndarray | None:
+        """(H, W) bool of the frame: True where the table changed since the last read (:meth:`changed_mask`)
+        or an arm reached over it since (``swept_small``, not grown: an arm's edge is no blur), or None when
+        the read does not say what changed (``changed_small`` is None: nothing changed, the first read) or
+        there is no frame size. A tile outside it was not touched by a hand since the last read."""
+        if self.changed_small is None or self.frame_size is None:
+            return None
+        out = self._full(self.changed_small)
+        if self.swept_small is not None:
+            out |= self._full(self.swept_small, grow=False)
+        return out
+
+    def _full(self, small: np.ndarray, grow: bool = True) -> np.ndarray:
+        """A work-size uint8 mask as an (H, W) bool of the frame, grown by a work pixel against blur (``grow``)."""
+        grown = cv2.dilate(small, np.ones((3, 3), np.uint8)) if grow else small
         return cv2.resize(grown, self.frame_size, interpolation=cv2.INTER_NEAREST) > 0
 
     @property
@@ -179,6 +198,7 @@ class MotionGate:
         self._arm_left = False  # ... and has left since the last read
         self._arm_moved_t: float | None = None  # last time an arm in view moved
         self._swept: tuple[int, int, int, int] | None = None  # full-res bbox the arms covered since the last read
+        self._swept_small: np.ndarray | None = None  # ... and the work-size mask of it
         self._scale = 1.0
 
     def prime(self, t: float, image: np.ndarray) -> None:
@@ -308,6 +328,8 @@ class MotionGate:
             self._arm_in = True
             x, y, w, h = cv2.boundingRect(intruders)
             self._swept = _union(self._swept, self._bbox_full(x, y, x + w, y + h, size))
+            self._swept_small = (intruders if self._swept_small is None
+                                 else cv2.bitwise_or(self._swept_small, intruders))
         elif self._arm_in:
             self._arm_in, self._arm_left = False, True
         override = False
@@ -335,8 +357,9 @@ class MotionGate:
             # drawn from a boneyard on marble left no difference; the tracker kept it and the draw was
             # given to the seat whose turn it was when a later read went over the boneyard)
             changed_bbox = _union(changed_bbox, self._swept)
+        swept_small = self._swept_small
         if read:
-            self._swept = None
+            self._swept = self._swept_small = None
             if at_edge is not None and not override:
                 # keep the old reference under arms outside the layout (and finger tips coming into
                 # view, too small to count as arms): the reference shows the table, never an arm
@@ -353,7 +376,8 @@ class MotionGate:
                           changed_bbox_px=None if first else changed_bbox, motion_bbox_px=motion_bbox,
                           entry_side=side, entry_point_px=point, changed_fraction=0.0 if first else changed_frac,
                           frame_size=size, arm_side=arm_side, arm_point_px=arm_point,
-                          changed_small=None if first else changed_small, arms_small=intruders)
+                          changed_small=None if first else changed_small, arms_small=intruders,
+                          swept_small=swept_small)
 
     def _inside(self, mask: np.ndarray, roi_px: tuple[int, int, int, int]) -> np.ndarray:
         """``mask`` with everything outside ``roi_px`` (full-res px) cleared."""

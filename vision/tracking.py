@@ -91,6 +91,7 @@ from vision.camera_follow import (MIN_PAIRS, camera_move, moved_geom, moved_poin
 from vision.hand_areas import HandAreas
 from vision.layout_from_tiles import EndFit, LineOfPlay, TileGeom, lead_order, spinner_arms_opened
 from vision.motion import MotionGate, MotionInfo
+from vision.obb import changed_share
 from vision.observation import touches_frame
 from vision.placements import Notice, SeatChoice, attribute_seat, seat_of_entry
 from vision.hand_end import HandEndWatch, late_draws
@@ -115,6 +116,13 @@ FIXTURE_SPOT_TILES = 0.3
 #: A new face-up tile touching no open end whose centre lies this close to a picture's (tile lengths: a tile
 #: end to end with it is 1 away, side by side 0.5) is another of a game board's printed dominoes.
 PICTURE_TRACK_TILES = 1.25
+#: A picture of a tile seen again at its place (within ``reread_radius``) with its box turned or shifted past
+#: the noise, or read with other pips, is that picture read again, not a tile a hand moved, when under this
+#: share of its box, before and after, the table changed or an arm reached since the last read
+#: (:meth:`vision.motion.MotionInfo.touched_mask`): a hand that moves a tile covers it. jersey-partnership
+#: seed 5 on a game board: a printed 0|5 read again as 3-0, 2.5 mm off and turned 5.5 degrees, as W's 2-4 was
+#: laid over its 5 end: 0.13 of it touched; where a tile was laid or taken, 1.0.
+PICTURE_TOUCHED_SHARE = 0.5
 #: Photos from a hand-held camera: once the tracked tiles are moved with the camera
 #: (``Tracker._follow_camera``, a shift, turn and scale), a tile off by at most this many tile lengths
 #: is where the camera's tilt put it, not bumped (bench folders, corners shifted ~15 px:
@@ -364,6 +372,7 @@ class Tracker:
         self.record_sync = RecordSync()
         self._opened_at: int | None = None  # the read at which the tracker itself opened the hand (hand_cleared)
         self._clipped: np.ndarray | None = None  # this read's clipped white (update's ``clipped``)
+        self._motion: MotionInfo | None = None  # the gate's look at this read's frame (update's ``motion``)
         #: laid tiles the last read did not see where its clipped white hides them (glare)
         self.hidden_tiles = 0
         #: face-down tiles of the hand areas the last read did not see where its clipped white hides them
@@ -598,7 +607,7 @@ class Tracker:
                 read_in_glare`: such a read may be wrong and must be free to go, helper-138).
         """
         self._now = t
-        self._clipped = clipped
+        self._clipped, self._motion = clipped, motion
         if observations is not None:
             self.hidden_tiles = self.hidden_hand_tiles = 0
         if motion is not None:
@@ -760,6 +769,10 @@ class Tracker:
                     candidates.append(tr)
             turned_a_little = abs(turn) <= cfg.angle_jitter_deg
             if rel <= cfg.jitter and turned_a_little:
+                continue
+            if self._picture_read_again(tr, o, how, rel):
+                # the picture as boxed now: a box the detector keeps turned is not judged again at each read
+                tr.geom, tr.polygon_px, tr.patch = o.geom, np.asarray(o.obs.polygon_px, np.float32), patch
                 continue
             if moved_camera and how == "near" and rel <= CAMERA_RESIDUAL_TILES and turned_a_little:
                 # the camera's move fitted as a shift and turn leaves a tilt's few px: no bump, no play
@@ -1496,6 +1509,24 @@ class Tracker:
         return Notice("picture_tile", t, frame, f"face-up tile {Tile(*c.key)} touching no open end is a picture of a "
                       f"tile, not a play: {why}", tile=c.key,
                       details={"why": kind, "unplaced": unplaced, "box_score": round(c.det_score, 3)})
+
+    def _picture_read_again(self, tr: TrackedTile, o: _Obs, how: str, rel: float) -> bool:
+        """Whether tracked tile ``tr``, a picture of a tile (scenery, never moved), matched to read ``o`` at its
+        place (``how`` ``near`` or ``reread``, ``rel`` tile lengths off, within ``reread_radius``) with its box
+        turned or shifted past the noise, is that picture read again and not a tile a hand moved: the gate saw
+        what changed and where arms reached since the last read, and under :data:`PICTURE_TOUCHED_SHARE` of
+        the old box and of the new one was touched. Without the gate's masks (a folder's photos, nothing
+        changed) False, as before: a move. helper-257: on jersey-partnership seed 5's game board a printed 0|5,
+        read again as 3-0 with its box 2.5 mm off and turned once W's 2-4 lay over its end, was taken for a
+        tile moved: no picture rule held it, and it touched no open end."""
+        if (not (tr.picture and tr.scenery) or tr.moved or tr.face != "up" or how == "far"
+                or rel > self.config.reread_radius or self._motion is None):
+            return False
+        touched = self._motion.touched_mask()
+        if touched is None:
+            return False
+        share = max(changed_share(tr.polygon_px, touched), changed_share(o.obs.polygon_px, touched))
+        return share < PICTURE_TOUCHED_SHARE
 
     def _picture_beside(self, c: TrackedTile) -> TrackedTile | None:
         """The nearest tile taken for a picture (scenery, never moved since) whose centre lies within
