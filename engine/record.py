@@ -22,7 +22,8 @@ import json
 import re
 from typing import Literal, get_args
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_serializer, field_validator
+from pydantic import (BaseModel, Field, TypeAdapter, ValidationError, field_serializer, field_validator,
+                      model_validator)
 
 from engine.events import AnyEvent, Correction
 from engine.hand import HandState
@@ -139,6 +140,17 @@ class StandingInfo(BaseModel):
     unit: Literal["points", "pips"] = "points"
 
 
+class WarningKind(BaseModel):
+    """What one of a record's warnings is about, for a program to judge it by: ``kind``, a word such as
+    ``no_calibration``, ``rules_misfit`` or ``small_tiles`` (letters, digits, ``_``), and ``doubts_score``,
+    whether it puts the score in doubt (False for a doubt on some reads only: small tiles, glare away from the
+    line of play; or none: no annotated video). Records written before kinds were kept have none: their
+    warnings are judged by their words (``service.finality.doubts_score``)."""
+
+    kind: str = Field(pattern=r"^\w+$")
+    doubts_score: bool = True
+
+
 class MatchRecord(BaseModel):
     """A match record, version 1 (see ``docs/record-format.md``)."""
 
@@ -151,6 +163,9 @@ class MatchRecord(BaseModel):
     #: what its writer (a review) warned of that puts the record in doubt (a rule set that does not fit the
     #: footage, seats guessed without a calibration ...): every report page of the record shows them
     warnings: list[str] = Field(default_factory=list)
+    #: each warning's kind, in the order of ``warnings`` (null: a warning of unknown kind, judged by its words);
+    #: empty for a record written before kinds were kept, or with no warning
+    warning_kinds: list[WarningKind | None] = Field(default_factory=list)
     hands: list[HandRecord] = Field(default_factory=list)
     games: list[GameInfo] = Field(default_factory=list)
     standings: list[StandingInfo] = Field(default_factory=list)
@@ -165,6 +180,20 @@ class MatchRecord(BaseModel):
             raise ValueError("a warning is empty: a warning says what puts the record in doubt (leave out one "
                              "that says nothing)")
         return value
+
+    @model_validator(mode="after")
+    def _one_kind_each(self) -> MatchRecord:
+        """``warning_kinds``, when given, has one entry per warning: paired by their place, one too few would
+        give every later warning another's kind."""
+        if self.warning_kinds and len(self.warning_kinds) != len(self.warnings):
+            raise ValueError(f"warning_kinds: {len(self.warning_kinds)} for {len(self.warnings)} warnings: one per "
+                             "warning, in order (null for one of unknown kind; leave warning_kinds out to judge "
+                             "every warning by its words)")
+        return self
+
+    def kinds(self) -> list[WarningKind | None]:
+        """One kind per warning, in order: ``warning_kinds``, or None for each of a record that keeps none."""
+        return list(self.warning_kinds) or [None] * len(self.warnings)
 
     @property
     def logs(self) -> list[list]:
@@ -255,7 +284,7 @@ def in_turn_order(values: dict, order: list[str]) -> dict:
 
 def record_from_match(
     rules: Ruleset, hand_logs: list[list], players: dict[str, str] | None = None, meta: dict | EventInfo | None = None,
-    warnings: list[str] | None = None,
+    warnings: list[str] | None = None, warning_kinds: list[WarningKind | None] | None = None,
 ) -> MatchRecord:
     """Replay the hands with :func:`engine.match.replay_match` and build their record.
 
@@ -265,11 +294,17 @@ def record_from_match(
         players: seat -> name (seats must be playing under ``rules``).
         meta: event info: ``title``, ``table``, ``date`` (a dict or :class:`EventInfo`).
         warnings: lines that put the record in doubt (a review's warnings), kept as they are.
+        warning_kinds: the kind of each of ``warnings``, in order (None: unknown, judged by its words); none
+            given, or all None: the record keeps no kinds.
 
     Raises:
-        RecordError: an event that is not an event, a name for a seat not playing, an unknown meta key.
+        RecordError: an event that is not an event, a name for a seat not playing, an unknown meta key,
+            ``warning_kinds`` of another length than ``warnings``.
         engine.hand.IllegalEvent: a log that cannot be replayed (the message names hand and event).
     """
+    kinds = list(warning_kinds or [])
+    if kinds and len(kinds) != len(warnings or []):
+        raise RecordError(f"{len(kinds)} warning kinds for {len(warnings or [])} warnings: one per warning")
     logs = [[_as_event(ev, h, i) for i, ev in enumerate(log)] for h, log in enumerate(hand_logs, start=1)]
     seats = seats_for(rules.players, rules.play_direction)
     for seat in players or {}:
@@ -287,6 +322,7 @@ def record_from_match(
         teams=teams_for(rules),
         event=meta or EventInfo(),
         warnings=list(warnings or []),
+        warning_kinds=kinds if any(k is not None for k in kinds) else [],
         hands=_hand_records(match, logs),
         games=[GameInfo(number=g.number, hands=len(g.hands), winner=g.winner, ended_by=g.ended_by,
                         scores=dict(g.scores), pips=dict(g.pips))
@@ -307,8 +343,27 @@ def replay_record(record: MatchRecord) -> MatchState:
 
 
 def rederive(record: MatchRecord) -> MatchRecord:
-    """The record with its derived summary recomputed from the logs (players, event and warnings kept)."""
-    return record_from_match(rules_of(record), record.logs, record.players, record.event, record.warnings)
+    """The record with its derived summary recomputed from the logs (players, event, warnings and their kinds
+    kept)."""
+    return record_from_match(rules_of(record), record.logs, record.players, record.event, record.warnings,
+                             record.warning_kinds)
+
+
+def with_warning(record: MatchRecord, text: str, kind: WarningKind) -> MatchRecord:
+    """``record`` with one more warning, ``text`` of ``kind``, after its own (whose kinds, if it keeps none,
+    stay unknown: judged by their words)."""
+    return record.model_copy(update={"warnings": [*record.warnings, text], "warning_kinds": [*record.kinds(), kind]})
+
+
+def hands_without_result(record: MatchRecord) -> list[HandRecord]:
+    """The hands of ``record`` that began (an event) and have no result: in play when the record ends,
+    awaiting a reveal, or left unfinished when the next hand began (:func:`unfinished_hands`), so their
+    end-of-hand points are not counted and the score is not final. A hand its game's end cut short (a target
+    reached during play) has no result and is not among them."""
+    ended = {g.number for g in record.games if g.ended_by}
+    last_of_game = {h.game: h for h in record.hands}
+    return [h for h in record.hands
+            if h.result is None and h.events and not (h.game in ended and last_of_game[h.game] is h)]
 
 
 def unfinished_hands(record: MatchRecord) -> list[tuple[HandRecord, HandRecord]]:
@@ -412,6 +467,8 @@ def to_json(record: MatchRecord, indent: int | None = 2) -> str:
     data = record.model_dump(mode="json")
     if not data["warnings"]:  # only a review's record has any: the others stay as they were written before
         del data["warnings"]
+    if not data["warning_kinds"]:  # a record of no warning, or of warnings of unknown kinds
+        del data["warning_kinds"]
     if indent is None:
         return json.dumps(data, ensure_ascii=False)
     return _pretty(data, indent, 0) + "\n"
@@ -459,7 +516,8 @@ def from_json(text: str) -> MatchRecord:
         # helper-132: a record holding a field added after this version (a play's seat_by_turn) named only it
         newer = (" (a field this version does not know: was the record written by a newer dominocast? "
                  "upgrade to read it)") if err["type"] == "extra_forbidden" else ""
-        raise RecordError(f"malformed record: {where}: {err['msg'].removeprefix('Value error, ')}{newer}") from None
+        where += ": " if where else ""  # a check of the whole record (one warning kind each) names its field itself
+        raise RecordError(f"malformed record: {where}{err['msg'].removeprefix('Value error, ')}{newer}") from None
     rules_of(record)
     return record
 

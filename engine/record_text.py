@@ -33,8 +33,8 @@ from pydantic import ValidationError
 from engine.events import Correction, Play
 from engine.notation import NotationError, format_event, parse_event
 from engine.record import (
-    FORMAT, VERSION, EventInfo, HandRecord, MatchRecord, RecordError, check_version, event_from_dict, event_to_dict,
-    hand_name, in_turn_order, key_order, record_from_match, unfinished_hands,
+    FORMAT, VERSION, EventInfo, HandRecord, MatchRecord, RecordError, WarningKind, check_version, event_from_dict,
+    event_to_dict, hand_name, in_turn_order, key_order, record_from_match, unfinished_hands,
 )
 from engine.ruleset import Ruleset, available_presets, load_ruleset
 
@@ -65,7 +65,7 @@ def write_text(record: MatchRecord) -> str:
     for tag, field in _META_TAGS.items():
         if getattr(record.event, field) is not None:
             lines.append(_tag(tag, getattr(record.event, field)))
-    lines += [_tag("Warning", w) for w in record.warnings]
+    lines += [_tag("Warning", w, _kind_key(k)) for w, k in zip(record.warnings, record.kinds())]
     unfinished = {id(h): nxt for h, nxt in unfinished_hands(record)}
     for h, hand in enumerate(record.hands):
         lines += ["", f"Hand {hand.number} (game {hand.game})"]
@@ -111,6 +111,16 @@ def _unescape(text: str) -> str:
         return _ESCAPES[m.group(1)]
 
     return re.sub(r"\\(.)", one, text)
+
+
+#: The key of a ``[Warning]`` tag whose warning leaves the score final ends so: ``[Warning small_tiles.final "..."]``.
+FINAL_SUFFIX = ".final"
+
+
+def _kind_key(kind: WarningKind | None) -> str | None:
+    """The key of a warning's ``[Warning]`` tag: its kind, with :data:`FINAL_SUFFIX` when it leaves the score
+    final; None (no key) for a warning of unknown kind."""
+    return None if kind is None else kind.kind + ("" if kind.doubts_score else FINAL_SUFFIX)
 
 
 def _tag(name: str, value: str, key: str | None = None) -> str:
@@ -242,7 +252,8 @@ def read_text(text: str, warnings: list[str] | None = None) -> MatchRecord:
     tags: dict[str, str] = {}
     rules: dict[str, object] = {}
     players: dict[str, str] = {}
-    noted: list[str] = []  # the [Warning] tags: the record's warnings (the ``warnings`` argument is the reader's)
+    noted: list[tuple[str, WarningKind | None]] = []  # the [Warning] tags: the record's warnings and their kinds
+    # (the ``warnings`` argument is the reader's)
     logs: list[list] = []
     heads: list[tuple[int, str, int, int | None]] = []  # (line, text, hand number, game number) per 'Hand' line
     derived = standings = False  # a derived part seen (the writer's output); its closing standings line
@@ -320,12 +331,12 @@ def _check_heads(heads: list[tuple[int, str, int, int | None]], record: MatchRec
                                                           if moved else "") + ")")
 
 
-def _read_tag(line: str, tags: dict, rules: dict, players: dict, noted: list[str]) -> None:
+def _read_tag(line: str, tags: dict, rules: dict, players: dict, noted: list[tuple[str, WarningKind | None]]) -> None:
     m = _TAG_RE.match(line)
     if not m:
         raise RecordError(f'malformed tag {line!r} (write [Name "value"] or [Rule key "value"])')
     name, key, value = m.group(1), m.group(2), _unescape(m.group(3))
-    if (key is not None) != (name in ("Rule", "Player")):
+    if (key is not None) != (name in ("Rule", "Player")) and name != "Warning":  # a warning's key: its kind
         raise RecordError(f"tag {name} " + ("takes a key" if key is None else "takes no key"))
     # a second value would silently win (a target of 300 read as 100): said, as an unknown tag is
     if name in ("Format", "Players", "Rules", "Teams", *_META_TAGS) and name in tags:  # helper-121: Format, Players
@@ -355,10 +366,23 @@ def _read_tag(line: str, tags: dict, rules: dict, players: dict, noted: list[str
         if not value.strip():  # helper-172: read as a warning of nothing, which put the score in doubt
             raise RecordError(f"{line} is empty: a warning says what puts the record in doubt (delete the tag "
                               "if there is none)")
-        noted.append(value)
+        noted.append((value, None if key is None else _read_kind(key)))
     else:
         known = ", ".join(["Format", "Rules", "Rule", "Players", "Player", "Teams", *_META_TAGS, "Warning"])
         raise RecordError(f"unknown tag {name!r} (tags: {known})")
+
+
+def _read_kind(key: str) -> WarningKind:
+    """A ``[Warning]`` tag's key (:func:`_kind_key`) as the warning's kind.
+
+    Raises:
+        RecordError: a key that is not a word, with or without :data:`FINAL_SUFFIX`.
+    """
+    kind = key.removesuffix(FINAL_SUFFIX)
+    if not re.fullmatch(r"\w+", kind, re.ASCII):
+        raise RecordError(f"[Warning {key}]: a warning's key is its kind, a word (no_calibration), ending in "
+                          f"{FINAL_SUFFIX} when it leaves the score final (small_tiles{FINAL_SUFFIX})")
+    return WarningKind(kind=kind, doubts_score=kind == key)
 
 
 def _name_seat(players: dict, seat: str, who: str) -> None:
@@ -430,7 +454,8 @@ def _parse_event_line(line: str) -> tuple[int, object, str]:
     return index, ev, annotation
 
 
-def _build(tags: dict, rule_tags: dict, players: dict, logs: list[list], warnings: list[str]) -> MatchRecord:
+def _build(tags: dict, rule_tags: dict, players: dict, logs: list[list],
+           warnings: list[tuple[str, WarningKind | None]]) -> MatchRecord:
     preset = tags.get("Rules")
     if not preset:
         raise RecordError('no [Rules "PRESET"] tag')
@@ -447,7 +472,7 @@ def _build(tags: dict, rule_tags: dict, players: dict, logs: list[list], warning
         raise RecordError(f"rule set {preset!r}: key {key!r}: {err['msg']}") from None
     meta = EventInfo(**{f: tags[t] for t, f in _META_TAGS.items() if t in tags})
     try:
-        return record_from_match(rules, logs, players, meta, warnings)
+        return record_from_match(rules, logs, players, meta, [w for w, _ in warnings], [k for _, k in warnings])
     except RecordError:
         raise
     except ValueError as exc:  # IllegalEvent, a hand after the match is over

@@ -15,6 +15,7 @@ from engine.record import (MAX_RECORD_BYTES, HandRecord, MatchRecord, RecordErro
 from engine.record_text import read_text, write_text
 from service.cli_common import (check_distinct_outputs, check_out_file, check_replaceable, err_console, fail,
                                 is_review_page, path_parser)
+from service.finality import score_doubt
 from service.views import rows_in_turn_order
 
 record_app = typer.Typer(help="Game records: the JSON record and the text notation.", no_args_is_help=True)
@@ -112,34 +113,6 @@ def _what_it_is(text: str) -> str:
     return ""
 
 
-def score_doubt(warnings: list[str], shown: str) -> str | None:
-    """One line saying that the score of a record with ``warnings`` is not final, and why: how many
-    warnings it holds that put the score in doubt (:func:`service.review_summary.doubts_score`; a review's, or the
-    service's on a copy made mid-hand), those on the rule set
-    (``rules_misfit``) and those saying the photos may be out of order (``tile_missing``) named as such,
-    and where they are ``shown``; None without warnings (helper-172: `record report` and `record show` gave
-    such a score as any other; helper-179: "from the review" was said of a record the service exported;
-    helper-242: "1 warning" did not say the photos may be out of order)."""
-    from engine.words import plural
-    from service.review_summary import OUT_OF_ORDER_NOTICES, doubts_score  # the words of the out-of-order warning
-    from vision.rules_fit import CHECK  # the words every rules_misfit warning ends its reason with
-
-    # the review's own rule (helper-249): a warning on some reads only (small tiles, glare away from the line)
-    # leaves its score final, there as here
-    warnings = [w for w in warnings if doubts_score(w)]
-    if not warnings:
-        return None
-
-    rules = sum(CHECK in w for w in warnings)
-    order = sum(OUT_OF_ORDER_NOTICES in w and CHECK not in w for w in warnings)
-    others = len(warnings) - rules - order
-    kinds = [f"{plural(rules, 'rules warning')} (rules_misfit)"] if rules else []
-    kinds += [f"{plural(order, 'warning')} that the photos may be out of order (tile_missing)"] if order else []
-    kinds += [plural(others, "other warning" if kinds else "warning")] if others else []
-    said = ", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else kinds[0]
-    return f"score not final (it may be wrong): {said} in the record; see {shown}"
-
-
 def write_outputs(record: MatchRecord, json_path: Path | None, text_path: Path | None) -> None:
     """Write the record as JSON and/or as text notation (missing folders above a file are created).
 
@@ -171,7 +144,7 @@ def show(
         name = "standard input" if str(file) == "-" else str(file)
         raise fail(str(exc) if name in str(exc) else f"{name}: {exc}")
     print(to_json(record) if as_json else write_text(record), end="")
-    doubt = score_doubt(record.warnings, "its " + ('"warnings"' if as_json else "[Warning] tags") + " at the top")
+    doubt = score_doubt(record, "its " + ('"warnings"' if as_json else "[Warning] tags") + " at the top")
     if doubt:  # said under the standings it doubts, on stderr: the notation printed stays a record to read back
         err_console.print(doubt, highlight=False, markup=False, soft_wrap=True)
 
@@ -255,7 +228,7 @@ def report(
     flags = sum(not f.get("notice") for r in rows for f in r.get("flags") or [])  # on the record's events only
     # the review's warnings, kept in its record: its page showed them above a score they put in doubt (helper-169)
     warned = [f"warning: {w}" for w in record.warnings]
-    doubt = score_doubt(record.warnings, "the warnings below")
+    doubt = score_doubt(record, "the warnings below")
     title = record.event.title or file.stem
     names = " · ".join(f"{seat} {name}" for seat, name in record.players.items())
     # relative to the page, as the paths are named (not resolved: a page in a linked folder links beside

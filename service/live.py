@@ -30,12 +30,15 @@ from engine.ruleset import Ruleset
 from engine.tiles import TileError
 from engine.timeline import timeline
 from engine.words import plural
+from service.alert_levels import INFO_NOTE
 from service.db import get_row, transaction
 from service.feeds import Broker, message_dict
 from service.late import late_moot
 from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow, MessageRow, TableRow
 from service.views import hand_view, public_alerts
 
+#: The ``info`` alerts (camera notes) of the current match an alerts feed's snapshot carries: the latest ones.
+NOTES_IN_SNAPSHOT = 100
 # a flag kind -> the rule-set penalties confirming it may apply (the first one the rule set has)
 PENALTY_FOR = {
     "mismatched_end": ("bogus_play", "mismatched_end"),
@@ -114,8 +117,8 @@ def without_flag(alert: dict) -> dict:
 def alert_dict(row: AlertRow) -> dict:
     return {"id": row.id, "key": row.key, "category": row.category, "kind": row.kind, "match": row.match_id,
             "hand": row.hand, "index": row.idx, "seat": row.seat, "message": row.message, "details": row.details,
-            "status": row.status, "created_at": row.created_at, "updated_at": row.updated_at,
-            "resolved_by": row.resolved_by, "note": row.note}
+            "status": row.status, "severity": row.severity or "action", "created_at": row.created_at,
+            "updated_at": row.updated_at, "resolved_by": row.resolved_by, "note": row.note}
 
 
 def _restate(row: AlertRow, spec: dict) -> None:
@@ -226,10 +229,11 @@ class TableRuntime:
         return view
 
     def snapshot(self, channel: str = "events") -> dict:
-        """What a feed sends first: the last message id and the state (or the open alerts)."""
+        """What a feed sends first: the last message id and the state (or the open alerts, and the current match's
+        alerts left to check: :meth:`_penalties_left`, :meth:`_camera_notes`)."""
         with self.lock:
             if channel == "alerts":
-                alerts = [*self.open_alerts.values(), *self._penalties_left()]
+                alerts = [*self.open_alerts.values(), *self._penalties_left(), *self._camera_notes()]
                 return {"id": self.seq, "channel": "alerts", "kind": "snapshot", "table": self.cfg.id,
                         "data": {"alerts": sorted(alerts, key=lambda a: a["id"])}}
             return {"id": self.seq, "channel": "events", "kind": "snapshot", "table": self.cfg.id,
@@ -242,6 +246,15 @@ class TableRuntime:
             rows = s.scalars(select(AlertRow).where(AlertRow.table_id == self.cfg.id, AlertRow.match_id == self.match_id,
                                                     AlertRow.status == "resolved", AlertRow.category == "flag"))
             return [alert_dict(a) for a in rows if (a.details or {}).get("penalty_left")]
+
+    def _camera_notes(self) -> list[dict]:
+        """The current match's latest :data:`NOTES_IN_SNAPSHOT` ``info`` alerts (camera notices the tracker settled,
+        :mod:`service.alert_levels`): the console's camera notes, after a reload too."""
+        with self.factory() as s:
+            rows = s.scalars(select(AlertRow).where(AlertRow.table_id == self.cfg.id, AlertRow.match_id == self.match_id,
+                                                    AlertRow.severity == "info")
+                             .order_by(AlertRow.id.desc()).limit(NOTES_IN_SNAPSHOT))
+            return [alert_dict(a) for a in rows]
 
     def record(self) -> MatchRecord:
         """The current match's record (engine/record.py)."""
@@ -717,22 +730,26 @@ class TableRuntime:
             return out
 
     def raise_alert(self, key: str, category: str, kind: str, message: str, details: dict | None = None,
-                    hand: int | None = None, seat: str | None = None) -> dict | None:
-        """Open an alert unless one with this key exists (deduplicated); returns it when new or reopened."""
+                    hand: int | None = None, seat: str | None = None, severity: str = "action") -> dict | None:
+        """Open an alert unless one with this key exists (deduplicated); returns it when new or reopened.
+        ``severity="info"`` (:mod:`service.alert_levels`): stored resolved (by the worker) from the start, for the
+        list and the timeline, never open; seen again, it counts ``repeats`` and stays closed."""
         with self.lock:
             with transaction(self.factory) as s:
                 row = s.scalars(select(AlertRow).where(AlertRow.table_id == self.cfg.id, AlertRow.key == key)).first()
                 now = time.time()
                 if row is not None:
-                    if row.status != "resolved":
+                    if row.status != "resolved" or row.severity == "info":
                         row.details = {**row.details, "repeats": row.details.get("repeats", 1) + 1}
                         return None
                     row.status, row.updated_at = "open", now
                 else:
+                    info = severity == "info"
                     row = AlertRow(table_id=self.cfg.id, key=key, category=category, kind=kind,
                                    match_id=self.match_id, hand=hand, idx=None, seat=seat, message=message,
-                                   details=details or {}, status="open", created_at=now, updated_at=now,
-                                   resolved_by="", note="")
+                                   details=details or {}, status="resolved" if info else "open", severity=severity,
+                                   created_at=now, updated_at=now, resolved_by="worker" if info else "",
+                                   note=INFO_NOTE if info else "")
                     s.add(row)
                 msg, out = self._alert_message(s, row)
             return self._announce_alert(msg, out)

@@ -156,6 +156,9 @@ class AlertRow(Base):
     message: Mapped[str] = mapped_column(Text, default="")
     details: Mapped[dict] = mapped_column(JSON, default=dict)
     status: Mapped[str] = mapped_column(String(16), default="open")  # open | confirmed | dismissed | resolved
+    # action: for the umpire to decide | info: a camera notice the tracker settled, stored resolved
+    # (service/alert_levels.py)
+    severity: Mapped[str] = mapped_column(String(8), default="action", server_default="action")
     created_at: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[float] = mapped_column(Float)
     resolved_by: Mapped[str] = mapped_column(String(200), default="")

@@ -68,13 +68,13 @@ from service.review_folder import (PARTIAL, PARTIAL_KINDS, PREVIOUS, REVIEW_FILE
 from service.review_output import END_CARD_BGR, FLAG_BANNER_BGR, ReviewOutputs, draw_frame  # noqa: F401
 from service.review_pipeline import (ARM_IN_PHOTO, FramePipeline, ReadAhead, arm_notices,  # noqa: F401
                                      one_table_folder, quiet_look_t)
-from service.review_summary import (NO_CALIBRATION_WARNING, NO_VIDEO, SKIPPED_WHY, ReviewSummary,  # noqa: F401
+from service.review_summary import (NO_CALIBRATION_WARNING, NO_VIDEO, SKIPPED_WHY, ReviewSummary, Warned,  # noqa: F401
                                     arm_photos_warning, awaiting_reveal_status, camera_moved_warning,
                                     draws_late_warning, earlier_review_notes, hand_over_status, late_warning,
                                     muted_turns_warning, never_read_warning, off_table_warning, out_of_order_warning,
                                     overexposed_warning, report_subtitle, score_final, seats_by_turn_warning,
                                     small_tiles_warning, transparent_note, turned_photos_warning, unfinished_what,
-                                    unplaced_warning)
+                                    unplaced_warning, warning_kind)
 from service.video_out import VIDEO_NAMES
 from service.views import in_turn_order, key_order
 from vision.obb import polygon_iou
@@ -294,7 +294,7 @@ class ReviewSession:
             if ev.kind == "hand_end_inferred":  # helper-116: said in the report and events, not on the console
                 self.summary.notes.append(f"game {self.game_no} hand {self.hand_no}: {ev.message}")
             elif ev.kind in ("seats_unseen", "rules_misfit"):
-                self.summary.warnings.append(ev.message)
+                self.summary.warnings.append(Warned(ev.message, ev.kind))
                 if ev.kind == "seats_unseen":  # the passes its message calls doubtful, in the summary's count too
                     self.summary.doubtful_passes += int(ev.details.get("passes_inferred_before", 0))
             elif ev.kind == "boneyard_uncounted":  # why the plays of a skipped seat are flagged, not passes
@@ -452,8 +452,9 @@ class ReviewSession:
         if match.over:
             return
         if self.hand.state.result is None:  # cleared before it ended: the match counts nothing for it
-            self.summary.warnings.append(f"game {self.game_no} hand {self.hand_no} was cleared from the table "
-                                         "before it ended: its end-of-hand points are not counted")
+            self.summary.warnings.append(Warned(f"game {self.game_no} hand {self.hand_no} was cleared from the "
+                                                "table before it ended: its end-of-hand points are not counted",
+                                                "hand_cleared"))
         self._done.append(self.hand)
         ctx = next_context(self.rules, match.games, len(self._done) + 1)
         self.hand = _open_hand(self.rules, ctx)
@@ -478,7 +479,7 @@ class ReviewSession:
         ``end_s`` (seconds, footage time): a ``source_outage`` notice row and a summary warning
         (moves made meanwhile are read from the table afterwards: their order and seats may be wrong)."""
         message = outage_message(start_s, end_s, self.live)
-        self.summary.warnings.append(message)
+        self.summary.warnings.append(Warned(message, "source_outage"))
         self._emit({"type": "notice", "kind": "source_outage", "t": round(start_s, 3), "t_end": round(end_s, 3),
                     "frame": None, "message": message}, None)
 
@@ -572,8 +573,8 @@ class ReviewSession:
             if failure is not None and not s.frames:  # helper-113: an empty review passed for a finished one
                 kind, what = "source_error", f"nothing could be read ({failure})"
                 title = f"{title} (partial: nothing read)"
-                s.warnings.append(f"{what}: the review is empty and marked unfinished, so it never replaces a "
-                                  "finished review kept in previous/")
+                s.warnings.append(Warned(f"{what}: the review is empty and marked unfinished, so it never replaces "
+                                         "a finished review kept in previous/", kind))
             elif failure is not None and self.files is not None:  # a folder's photos: counted, not timed
                 read = plural(s.frames, "photo") + (f", {len(s.skipped)} skipped" if s.skipped else "")
                 kind, what = "source_error", f"reading stopped after {read} ({failure})"
@@ -584,7 +585,7 @@ class ReviewSession:
             else:
                 kind, what = "interrupted", f"the review was interrupted at {at} of footage"
                 title = f"{title} (partial: interrupted at {at})"
-            warning = partial_text = f"{what[0].upper()}{what[1:]}: these results are partial."
+            warning = partial_text = Warned(f"{what[0].upper()}{what[1:]}: these results are partial.", "partial")
             self._emit({"type": "notice", "kind": kind, "t": self._t, "frame": None,
                         "message": f"{what}; the results are partial"}, None)
         if self.hand is not None and s.frames:  # no frame: nothing was watched; partial: what was seen so far
@@ -623,7 +624,8 @@ class ReviewSession:
         if self._beyond_reads >= BEYOND_READS and (self.rules is None or "set_max" not in self.tracker.fit.noticed):
             # a larger set's tiles; under a rule set the deal's count may have said so (rules_misfit set_max): that
             # warning is enough. --rules none drops those notices (its tracker's rules are a stand-in), so not there
-            s.warnings.append(beyond_set_message(self._beyond_tiles, READ_SET_MAX, self._beyond_reads))
+            s.warnings.append(Warned(beyond_set_message(self._beyond_tiles, READ_SET_MAX, self._beyond_reads),
+                                     FLAG_PIPS_BEYOND_SET))
             warning = all_lines()
         if self._arm_photos or self._draws_late:  # the photos put the record in doubt (doubts_score)
             warning = all_lines()
@@ -645,9 +647,10 @@ class ReviewSession:
                                             max(self.transparent.values()), s.frames))
             warning = all_lines()
         if self.out.video_error:
-            s.warnings.append(f"{NO_VIDEO}{self.out.video_error}")
+            s.warnings.append(Warned(f"{NO_VIDEO}{self.out.video_error}", "no_video", doubts=False))
             warning = all_lines()
         # one rule for "final", shared with `record show` and `record report`, which judge the record's warnings
+        # by the kinds it keeps beside them
         s.final = score_final(s.final, s.warnings)
         if self.live and not s.frames and not s.partial:  # stopped before its first photo or frame came
             s.empty = True  # nothing was watched: no record of a hand never seen, no report (the caller says so)
@@ -662,8 +665,9 @@ class ReviewSession:
             logs = [h.log for h in (*self._done, self.hand)]
             match = replay_match(self.hand.rules, logs)
             # the warnings go into the record too: `record report` shows them, as this report does (helper-169)
-            record = record_from_match(self.hand.rules, logs, meta={"title": title},
-                                       warnings=[*([partial_text] if partial_text else []), *s.warnings])
+            warned = [*([partial_text] if partial_text else []), *s.warnings]
+            record = record_from_match(self.hand.rules, logs, meta={"title": title}, warnings=warned,
+                                       warning_kinds=[warning_kind(w) for w in warned])
             path = self.out.dir / "record.json"
             write_text_atomic(path, to_json(record))  # an earlier review's record stays whole if this fails
             s.files["record"] = path
@@ -881,7 +885,8 @@ def _settle_stopped(session: ReviewSession, last, fps: float) -> None:  # noqa: 
     try:
         session.settle(last.index, last.t, last.image, fps)
     except Exception as exc:  # noqa: BLE001 - stopped mid-frame: the rows so far are kept
-        session.summary.warnings.append(f"the hand's end could not be settled at the stop: {exc}")
+        session.summary.warnings.append(Warned(f"the hand's end could not be settled at the stop: {exc}",
+                                               "settle_failed"))
 
 
 @contextlib.contextmanager

@@ -3,9 +3,11 @@
 :class:`service.review.ReviewSession` decides when the score is in doubt (it holds what the footage
 showed); the lines that say so, printed under the score by ``dominocast review``, put at the top of
 ``report.html`` and into ``record.json``, are worded here, as is the report's subtitle. A warning makes
-the score doubtful (``ReviewSummary.final`` False), but for the few that doubt some reads only
-(:func:`doubts_score`, the one rule the summary and ``record show`` share); a note says what the camera could
-not follow without doubt on the score.
+the score doubtful (``ReviewSummary.final`` False), but for the few that doubt some reads only; a note says
+what the camera could not follow without doubt on the score. Each warning is a
+:class:`service.finality.Warned`: its text with its kind and whether it puts the score in doubt, which the
+record keeps beside the text (``warning_kinds``), so that ``record show``, ``record report`` and the service's
+review page judge as the summary does (:mod:`service.finality`, the one rule they share).
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from pathlib import Path
 
 from calibration.images import percent
 from engine.timeline import result_text
+from service.finality import (NO_VIDEO, OUT_OF_ORDER_NOTICES, SMALL_TILES_TAIL, Warned,  # noqa: F401 - the review's names
+                               doubts_score, record_warnings, score_final, warning_kind)
 from service.report import event_counts, plural
 from service.review_folder import PARTIAL
-from vision.exposure import WASHED_OUT_ONLY
 from vision.placements import Notice
 from vision.recognize import READABLE_TILE_PX, off_table_message
 
@@ -156,20 +159,22 @@ def late_warning(late: list[Notice], ended: str | None) -> str:
     what = " and ".join(x for x in (plural(placed, "tile") + " placed" if placed else "",
                                     plural(shown, "reveal") + " by the seat that went out" if shown else "")
                         if x)
-    return (f"{what} after the hand ended{f' ({ended})' if ended else ''}, from "
+    text = (f"{what} after the hand ended{f' ({ended})' if ended else ''}, from "
             f"{late[0].t:.1f} s, not scored: the rule set may not fit the footage")
+    return Warned(text, "after_hand_end")
 
 
 def muted_turns_warning(n: int) -> str:
     """``n`` plays out of turn order whose flag was left out: the seat it named is not in the footage."""
-    return (f"{plural(n, 'play')} came out of the rule set's turn order because of the seats not "
+    text = (f"{plural(n, 'play')} came out of the rule set's turn order because of the seats not "
             f"seen; not flagged (see each play's notes in events.jsonl)")
+    return Warned(text, "muted_turns")
 
 
 def unplaced_warning(n: int, tile: str, where: str, calibrated: bool, arm_photos: bool) -> str:
     """``n`` face-up tiles that touched no open end (the first: ``tile``, ``where`` it was seen: " in NAME",
     " at T s" or ""); without a calibration hands are guessed, and ``arm_photos`` may hold one in a hand."""
-    return (f"{plural(n, 'face-up tile')} touched no open end and {'was' if n == 1 else 'were'} not "
+    text = (f"{plural(n, 'face-up tile')} touched no open end and {'was' if n == 1 else 'were'} not "
             f"scored (first: {tile}{where}): "
             + ("a misread or a tile set down off the line of play (see its snapshot), a picture of "
                "a tile on the table or mat, or a rule set that does not fit the footage (a spinner?)"
@@ -180,42 +185,19 @@ def unplaced_warning(n: int, tile: str, where: str, calibrated: bool, arm_photos
                "image's borders count here too" if not calibrated else "")
             + ("; a tile held in the hand of a photo with an arm over the table (below)"
                if arm_photos else ""))
-
-
-#: How the small-tiles warning ends (:func:`small_tiles_warning`): a doubt about reads, the score stays final.
-SMALL_TILES_TAIL = "are misread more often (film closer, or at a higher resolution)"
-#: How the warning that the annotated video could not be made begins: nothing about the score.
-NO_VIDEO = "no annotated video: "
+    return Warned(text, "unplaced_tile")
 
 
 def small_tiles_warning(tile_px: float) -> str:
     """Tiles ``tile_px`` long, under :data:`vision.recognize.READABLE_TILE_PX`: a doubt about reads."""
-    return f"tiles are {tile_px:.0f} px long in this footage: below {READABLE_TILE_PX:g} px pips {SMALL_TILES_TAIL}"
-
-
-def doubts_score(warning: str) -> bool:
-    """Whether a review's ``warning`` (a line of ``ReviewSummary.warnings``, kept as is in its record's
-    ``warnings``) puts the score in doubt: every warning does (seats guessed without a calibration, a rule set
-    that does not fit, photos out of order, partial results, ...) but those on some reads only: tiles small
-    (:func:`small_tiles_warning`), a picture washed out away from the line of play and the hands
-    (:func:`overexposed_warning` whose worst picture hid nothing laid: :data:`vision.exposure.WASHED_OUT_ONLY`),
-    and an annotated video that could not be made. Decided on the words alone, so that ``record show`` and
-    ``record report``, which have only the record, judge as the review did (helper-249: a review without a
-    calibration printed "Final score" while ``record show`` said the score was not final)."""
-    return not (warning.endswith((SMALL_TILES_TAIL, WASHED_OUT_ONLY)) or warning.startswith(NO_VIDEO))
-
-
-def score_final(over: bool, warnings: list[str]) -> bool:
-    """Whether a hand's score is final: the hand is ``over`` (its result and every point counted) and none of
-    ``warnings`` puts it in doubt (:func:`doubts_score`). Partial results are never final: their warning
-    (the first of a partial record's) says so."""
-    return over and not any(doubts_score(w) for w in warnings)
+    return Warned(f"tiles are {tile_px:.0f} px long in this footage: below {READABLE_TILE_PX:g} px pips "
+                  f"{SMALL_TILES_TAIL}", "small_tiles", doubts=False)
 
 
 #: A review without a calibration that found plays (helper-85: every seat wrong, and nothing said why).
-NO_CALIBRATION_WARNING = ("no --calibration: the hand areas, and so the seats of plays and reveals, are "
-                          "guessed from the image's borders (`dominocast calibrate table`, "
-                          "docs/calibration.md)")
+NO_CALIBRATION_WARNING = Warned("no --calibration: the hand areas, and so the seats of plays and reveals, are "
+                                "guessed from the image's borders (`dominocast calibrate table`, "
+                                "docs/calibration.md)", "no_calibration")
 
 
 def seats_by_turn_warning(n: int, plays: int, hint: str) -> str:
@@ -224,45 +206,46 @@ def seats_by_turn_warning(n: int, plays: int, hint: str) -> str:
     # and the summary listed 10 of 16 flags without saying so
     # helper-172: "a calibration tells them" was said to a review given one too
     # helper-187: one 420-character line; now two short ones: what was seen, and what to do
-    return (f"{n} of {plural(plays, 'play')} took the seat whose turn it "
+    text = (f"{n} of {plural(plays, 'play')} took the seat whose turn it "
             "was (seat_by_turn): a wrong one moves later seats\n  " + hint)
+    return Warned(text, "seat_by_turn")
 
 
 def turned_photos_warning(sides: str, edges: int, seats: str) -> str:
     """The hands lie along the image's ``sides`` (``edges`` of them), where the rule set (seating ``seats``)
     seats no one: the photos look turned."""
-    return (f"the hands lie along the image's {sides} edge{'s' if edges > 1 else ''}, where "
+    text = (f"the hands lie along the image's {sides} edge{'s' if edges > 1 else ''}, where "
             f"the rule set seats no one (it seats {seats}; N is the image's top): the photos "
             "look turned, so the seats are wrong; turn them so that N sits at the top, or "
             "calibrate the table")
+    return Warned(text, "turned_photos")
 
 
 def camera_moved_warning(moves: int) -> str:
     """A calibrated review's camera moved between ``moves`` photos and the one before."""
     # helper-126: hand-held photos reviewed with a calibration had 9 plays "out of turn"
-    return (f"the camera moved between {plural(moves, 'photo')} and the one before: the "
+    text = (f"the camera moved between {plural(moves, 'photo')} and the one before: the "
             "calibration fits one camera position, so the hand areas, and the seats, may be "
             "off; keep the camera still, or review these photos without --calibration")
+    return Warned(text, "camera_moved")
 
 
 def never_read_warning(frames: int, still_window_s: float) -> str:
     """None of ``frames`` was read: the table never stayed still for ``still_window_s``."""
-    return (f"none of the {plural(frames, 'frame')} was read: the table never stayed still "
+    text = (f"none of the {plural(frames, 'frame')} was read: the table never stayed still "
             f"for {still_window_s:g} s (one photo per move? review the photos as a "
             "folder, `--interval` sets their spacing)")
+    return Warned(text, "never_read")
 
 
 def arm_photos_warning(names: list[str], frames: int, scored: bool) -> str:
     """The photos ``names`` (of ``frames``) show an arm over the table; ``scored``: a rule set gives seats."""
     seats = " and may give them to the wrong seat" if scored else ""
     shows = "shows" if len(names) == 1 else "show"
-    return (f"{len(names)} of {plural(frames, 'photo')} {shows} an arm or hand over the "
+    text = (f"{len(names)} of {plural(frames, 'photo')} {shows} an arm or hand over the "
             f"table ({first_names(names)}; notices arm_in_photo): photos taken while a player reaches in show moves "
             f"a photo late{seats}; take each photo once the hand has left the table")
-
-
-#: the words every :func:`out_of_order_warning` names its notices with (``record show`` tells the warning by them)
-OUT_OF_ORDER_NOTICES = "notices tile_missing"
+    return Warned(text, "arm_in_photo")
 
 
 def out_of_order_warning(notes: list[tuple[str, str]], live: bool = False) -> str:
@@ -277,17 +260,19 @@ def out_of_order_warning(notes: list[tuple[str, str]], live: bool = False) -> st
     named = first_names([f"{name}: {tile}" for name, tile in notes])
     why = ("the photos may have arrived out of order (one written late?)" if live
            else "the photos may be out of order (do their names sort in the order they were taken?)")
-    return (f"{plural(len(notes), 'photo')} {lack} a tile that the photos before and after show ({named}; "
+    text = (f"{plural(len(notes), 'photo')} {lack} a tile that the photos before and after show ({named}; "
             f"{OUT_OF_ORDER_NOTICES}): {why} or the tile was missed there; nothing was taken back, and the score is "
             "not final")
+    return Warned(text, "tile_missing")
 
 
 def draws_late_warning(names: list[str]) -> str:
     """The photos ``names`` hold a draw flagged out of turn: a draw and a play in one photo."""
-    return (f"{plural(len(names), 'draw')} flagged out of turn "
+    text = (f"{plural(len(names), 'draw')} flagged out of turn "
             f"({first_names(names)}): a draw and the play after it in one photo are "
             "recorded play first; in a draw game a draw is a move too: take a photo after each draw "
             "as well")
+    return Warned(text, "draws_late")
 
 
 def overexposed_warning(notes: list[Notice], frames: int, names: list[str] | None) -> str:
@@ -301,12 +286,16 @@ def overexposed_warning(notes: list[Notice], frames: int, names: list[str] | Non
         where = first_names(names)
     else:
         what, where = "the footage is overexposed", "at " + first_names([f"{ev.t:.1f} s" for ev in notes])
-    return f"{what} ({where}; notices overexposed): in the worst, {worst.message}"
+    # glare that hid nothing laid (no tile of the line, no open end, no hand) doubts some reads only
+    laid = worst.details["hidden_tiles"] or worst.details["ends_glared"] or worst.details.get("hidden_hand_tiles", 0)
+    return Warned(f"{what} ({where}; notices overexposed): in the worst, {worst.message}", "overexposed",
+                  doubts=bool(laid))
 
 
 def off_table_warning(reads: int, off_table: int, sure: int) -> str:
     """In ``reads`` reads, ``off_table`` boxes fell off the calibrated table, ``sure`` of them surely tiles."""
-    return f"in {plural(reads, 'read')}, {off_table_message(off_table, 'the profile')} ({sure} of them surely tiles)"
+    return Warned(f"in {plural(reads, 'read')}, {off_table_message(off_table, 'the profile')} ({sure} of them "
+                  "surely tiles)", "off_table")
 
 
 def transparent_note(names: list[str], top_share: float, frames: int) -> str:

@@ -16,6 +16,7 @@ from engine.timeline import corrections, timeline
 from service.auth import is_umpire
 from service.db import get_row
 from service.deps import registry, viewable
+from service.finality import score_doubt
 from service.live import NotFound, alert_dict
 from service.tables import Invalid
 from service.models import AlertRow, EventRow, HandConfirmationRow, MatchRow
@@ -171,7 +172,9 @@ def get_board(match_id: int, hand: int, request: Request, after: int) -> dict:
 @router.get("/matches/{match_id}/timeline")
 def get_timeline(match_id: int, request: Request) -> dict:
     """For the review page: every row with its running score, the corrections and the alerts; without the
-    token, the hand in play as the public sees it (:func:`_record`)."""
+    token, the hand in play as the public sees it (:func:`_record`); the record's warnings, and
+    ``not_final``: why its score is not final (a hand not finished, a warning that doubts it), as
+    ``record show`` says it (:func:`service.finality.score_doubt`), or null."""
     m, rt, logs, meta = load_match(request, match_id)
     rules, label, players = played_with(m, rt)
     state = replay_match(rules, logs)
@@ -181,7 +184,9 @@ def get_timeline(match_id: int, request: Request) -> dict:
         for k in range(1, len(g.hands) + 1):
             n += 1
             overall[(g.number, k)] = n
-    hidden = _hidden(request, m, rt, _full_record(m, rt, logs))
+    full = _full_record(m, rt, logs)
+    hidden = _hidden(request, m, rt, full)
+    record = full if hidden is None else public_record(full)
     rows = []
     for row in rows_in_turn_order(list(timeline(state)), rules):  # the seats as they play
         if row["type"] != "game_end":
@@ -200,4 +205,5 @@ def get_timeline(match_id: int, request: Request) -> dict:
                                side_order(rules)))  # the seats as they play (N E S W; NS, EW)
     return {"match": match_id, "table": m.table_id, "title": m.title, "rules": label, "sides": sides,
             "target": rules.target, "players": players, "rows": rows, "corrections": fixes,
-            "alerts": public_alerts(alerts, match_id, hidden), "over": state.over}
+            "alerts": public_alerts(alerts, match_id, hidden), "over": state.over, "warnings": record.warnings,
+            "not_final": score_doubt(record, "the warnings below")}

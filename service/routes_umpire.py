@@ -475,9 +475,11 @@ def reassign(table_id: str, body: ReassignBody, request: Request) -> dict:
 
 @router.get("/alerts")
 def alerts(table_id: str, request: Request,
-           status: Literal["open", "confirmed", "dismissed", "resolved", "all"] = "open") -> list[dict]:
-    """The umpire's queue (``status``: open, confirmed, dismissed, resolved or all); without the token, as
-    the public sees it while a hand is in play (:func:`service.views.public_alerts`)."""
+           status: Literal["open", "confirmed", "dismissed", "resolved", "all"] = "open",
+           severity: Literal["action", "info", "all"] = "all") -> list[dict]:
+    """The umpire's queue (``status``: open, confirmed, dismissed, resolved or all; ``severity``: action, info,
+    the camera's notes stored resolved, :mod:`service.alert_levels`, or all); without the token, as the public
+    sees it while a hand is in play (:func:`service.views.public_alerts`)."""
     from sqlalchemy import select
 
     from service.live import alert_dict
@@ -488,6 +490,8 @@ def alerts(table_id: str, request: Request,
         q = select(AlertRow).where(AlertRow.table_id == table_id).order_by(AlertRow.id)
         if status != "all":
             q = q.where(AlertRow.status == status)
+        if severity != "all":
+            q = q.where(AlertRow.severity == severity)
         found = [alert_dict(a) for a in s.scalars(q)]
     if is_umpire(request):
         return found

@@ -30,6 +30,7 @@ from engine.ruleset import (RULESET_DIR, Ruleset, RulesetError, is_bare_name, lo
 from engine.seats import seats_for
 from engine.simulate import simulate_match
 from engine.words import plural
+from service.alert_levels import settled_by, severity
 from service.db import transaction
 from service.feeds import Broker
 from service.late import read_after
@@ -584,15 +585,18 @@ class Registry:
                       total=stats.total, connected=stats.connected, ended=stats.ended)
         if any(a["category"] == "silent" for a in rt.open_alerts.values()):
             rt.resolve_category("silent", "worker", "the source speaks again")
-        if item.alert is not None:  # a vision notice for the umpire (uncertain read, bumped tile, ...)
+        if item.alert is not None:  # a vision notice (uncertain read, bumped tile, ...): open, or for information
             a = item.alert
             n = len(rt.logs)
+            settled = settled_by(a, n or None)
+            if settled is not None:  # an earlier notice the tracker has since settled (a picture, a corrected play)
+                rt.resolve_open(settled[0], "worker", settled[1])
             # the seat too: two passes inferred at one read are two alerts, not one "seen 2x" naming the first
             rt.raise_alert(f"{source.kind}:{rt.match_id}:{n}:{a.get('kind')}:{a.get('frame')}:{a.get('tile')}"
                            f"{':' + a['seat'] if a.get('seat') else ''}",
                            source.kind, str(a.get("kind") or "notice"), str(a.get("message") or a.get("kind")),
                            {k: v for k, v in a.items() if k not in ("kind", "message", "type")},
-                           hand=n or None, seat=a.get("seat"))
+                           hand=n or None, seat=a.get("seat"), severity=severity(a))
         if item.event is None:
             return
         item = self._late_read(rt, item)

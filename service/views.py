@@ -12,7 +12,8 @@ from engine.events import Correction, Deal, Draw
 from engine.hand import HandState
 from engine.layout import Layout
 from engine.notation import NotationError, format_event, parse_event
-from engine.record import MatchRecord, event_from_dict, event_to_dict, in_turn_order, teams_for
+from engine.record import (MatchRecord, WarningKind, event_from_dict, event_to_dict, in_turn_order, teams_for,
+                           with_warning)
 from engine.record import key_order as teams_key_order
 from engine.ruleset import Ruleset
 
@@ -341,7 +342,8 @@ def public_record(record: MatchRecord) -> MatchRecord:
     hands[n - 1] = hand.model_copy(update={"events": events, "outcomes": outcomes})
     said = (f"hand {n} was in play when this copy was made: the tiles in the players' hands (the deal, the "
             "tiles drawn) are left out; the umpire's token, or the record once the hand is over, has them")
-    return record.model_copy(update={"hands": hands, "warnings": [*record.warnings, said]})
+    # its hand is in play, so no score of it is final: a warning that doubts it (as its words did before kinds)
+    return with_warning(record.model_copy(update={"hands": hands}), said, WarningKind(kind="hand_in_play_hidden"))
 
 
 def public_alerts(alerts: list[dict], match_id: int | None, hand: int | None) -> list[dict]:

@@ -18,8 +18,10 @@ stream URL, read newest-frame-first), runs the same pipeline as ``dominocast rev
   :meth:`vision.motion.MotionGate.prime`; one it recorded nothing from starts over);
 * every ``Play`` / ``TakeBack`` with its ``t``, ``frame`` and ``confidence``;
 * vision notices (``uncertain_read``, ``bump``, ``moved``, ``tile_missing``, ...) as alerts
-  (``SourceItem.alert``), and a ``source_outage`` alert for each drop a camera or stream
-  recovered from (moves made meanwhile may be out of order).
+  (``SourceItem.alert``; the service opens those the umpire decides and keeps the others, e.g. a
+  ``bump`` the tracker followed, as closed ``info`` notes: :mod:`service.alert_levels`), and a
+  ``source_outage`` alert for each drop a camera or stream recovered from (moves made meanwhile may
+  be out of order).
 
 The latest annotated frame is kept for the MJPEG stream (:meth:`VisionSource.mjpeg`): one
 capture loop, any number of viewers.

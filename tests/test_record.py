@@ -997,7 +997,11 @@ def test_a_hand_left_without_a_result_while_the_next_began_is_said(cli, tmp_path
     assert res.exit_code == 0, res.output
     warning = ("Hand 1 has no result: hand 2 began before it ended, so its end-of-hand points are not counted "
                "(end it with its result).")
-    assert res.stderr.strip() == f"warning: {warning}" and f"<p class='warn'>{warning}</p>" in out.read_text()
+    # helper-259: and the line on the score says it is not final, as it says of a hand in play at the end
+    assert res.stderr.splitlines() == [
+        "score not final: hand not finished: hand 1 has no result (hand 2 began before it ended), so its "
+        "end-of-hand points are not counted", f"warning: {warning}"]
+    assert f"<p class='warn'>{warning}</p>" in out.read_text()
 
 
 def test_a_hand_cut_short_by_its_games_end_is_not_unfinished():
@@ -1194,7 +1198,8 @@ def test_cli_says_when_a_record_looks_cut_off(cli, tmp_path, demo):
     assert " ".join(res.stderr.split()) == (
         f"warning: {tmp_path / 'lines.txt'}: the record looks cut off (an interrupted copy or download?): it ends "
         "after event 8 of hand 1 without the '== standings' line dominocast writes last, so events or hands after "
-        "that may be missing")
+        "that may be missing score not final: hand not finished: hand 1 has no result (the record ends while it is "
+        "in play), so its end-of-hand points are not counted")  # the hand read has no result (helper-259)
     (tmp_path / "mid.txt").write_text(text[: text.index("f=1857") + 4])
     (tmp_path / "cut.json").write_text(to_json(demo)[:3000])
     for name in ("mid.txt", "cut.json"):
@@ -1287,3 +1292,104 @@ def test_record_report_lists_the_reviews_flags_that_its_record_does_not_keep(cli
     flags = re.search(r"<h2>Flags \(2\)</h2>(.*?)<ul>", html.unescape((tmp_path / "q.html").read_text())).group(1)
     assert flags == (f"<p class='sub'>The camera's flags, which only a review's events.jsonl keeps, are not listed: "
                      f"{tmp_path / 'lone'}: not a review's folder (no events.jsonl and no snapshots/ in it).</p>")
+
+
+# ---- warning kinds, and a hand not over (helper-259) ------------------------------------------------------
+
+def _short_hand(*tail: str) -> list:
+    """A hand of lisa-b-all-fives, its deal unseen, as a review records one: S 6-6, N 6-2 E, then ``tail``."""
+    return log_of("deal unseen", "S 6-6", "N 6-2 E", *tail)
+
+
+def test_a_records_warnings_keep_their_kinds_in_json_and_in_the_notation():
+    """Each warning's kind and whether it doubts the score are kept beside its text (``warning_kinds``; the
+    notation's ``[Warning KIND "..."]``, ``KIND.final`` for one that leaves the score final), through both forms
+    and a rederive; a warning of no kind stays as before (``[Warning "..."]``, no ``warning_kinds``)."""
+    from engine.record import WarningKind
+
+    kinds = [WarningKind(kind="no_calibration"), WarningKind(kind="small_tiles", doubts_score=False), None]
+    rec = record_from_match(load_ruleset("lisa-b-all-fives"), [_short_hand("end domino N", "S reveal 4-3")],
+                            warnings=["seats guessed", "tiles small", "an old one"], warning_kinds=kinds)
+    data = json.loads(to_json(rec))
+    assert data["warning_kinds"] == [{"kind": "no_calibration", "doubts_score": True},
+                                     {"kind": "small_tiles", "doubts_score": False}, None]
+    text = write_text(rec)
+    assert [line for line in text.splitlines() if line.startswith("[Warning")] == [
+        '[Warning no_calibration "seats guessed"]', '[Warning small_tiles.final "tiles small"]',
+        '[Warning "an old one"]']
+    round_trips(rec)
+    assert rederive(rec).warning_kinds == kinds and read_text(text).kinds() == kinds
+    plain = record_from_match(load_ruleset("lisa-b-all-fives"), [_short_hand()], warnings=["a"], warning_kinds=[None])
+    assert "warning_kinds" not in json.loads(to_json(plain)) and plain.kinds() == [None]
+    assert '[Warning "a"]' in write_text(plain)
+    with pytest.raises(RecordError, match=re.escape("malformed record: warning_kinds: 2 for 3 warnings: one per "
+                                                    "warning, in order")):
+        from_json(json.dumps({**data, "warning_kinds": data["warning_kinds"][:2]}))
+    with pytest.raises(RecordError, match=re.escape("line 4: [Warning small_tiles.maybe]: a warning's key is its "
+                                                    "kind, a word (no_calibration), ending in .final")):
+        read_text(text.replace("small_tiles.final", "small_tiles.maybe"))
+
+
+def test_record_show_judges_a_warning_by_the_kind_its_record_keeps_and_an_old_one_by_its_words(cli, tmp_path):
+    """The kind kept beside a warning decides, not its words: words of a doubt on reads only (small tiles) under
+    a kind that doubts the score make it not final, and a kind that leaves it final does so whatever its words;
+    a record that keeps no kinds is judged by the words, as before (small tiles: final)."""
+    from engine.record import WarningKind
+    from service.review_summary import small_tiles_warning
+
+    small = small_tiles_warning(20.0)  # words that leave a score final
+    over = [_short_hand("end domino N", "S reveal 4-3")]
+
+    def said(warnings: list[str], kinds: list) -> str:
+        rec = record_from_match(load_ruleset("lisa-b-all-fives"), over, warnings=warnings, warning_kinds=kinds)
+        out = []
+        for name, body in (("r.json", to_json(rec)), ("r.txt", write_text(rec))):
+            (tmp_path / name).write_text(body)
+            res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / name)])
+            assert res.exit_code == 0, res.output
+            out.append(res.stderr.strip())
+        assert out[0] == out[1]  # the notation keeps the kinds as the JSON does
+        return out[0]
+
+    doubt = "score not final (it may be wrong): 1 warning in the record; see its [Warning] tags at the top"
+    assert said([small], [WarningKind(kind="small_tiles")]) == doubt
+    assert said(["seats guessed"], [WarningKind(kind="no_calibration", doubts_score=False)]) == ""
+    assert said([small, "seats guessed"], []) == doubt  # no kinds: by the words, the second only
+    assert said([small], []) == ""
+    # a rules warning told by its kind, whatever its words
+    assert said(["draws seen"], [WarningKind(kind="rules_misfit")]) == (
+        "score not final (it may be wrong): 1 rules warning (rules_misfit) in the record; see its [Warning] tags "
+        "at the top")
+
+
+def test_record_show_and_report_say_a_hand_not_over_is_not_final_whatever_the_warnings(cli, tmp_path):
+    """A hand with no result (in play when the record ends, or awaiting the tiles shown at its end) leaves the
+    score not final, warnings or none, and the line says why (before helper-259 a review of footage that ends
+    mid-hand wrote a record without warnings, and `record show` said nothing); with a warning both reasons."""
+    from engine.record import WarningKind, hands_without_result
+
+    rules = load_ruleset("lisa-b-all-fives")
+    cases = [
+        ([_short_hand()], [], "score not final: hand not finished: hand 1 has no result (the record ends while it is "
+                              "in play), so its end-of-hand points are not counted"),
+        ([_short_hand("end domino N")], [], "score not final: hand not finished: hand 1 ended but awaits the tiles "
+                                            "shown at its end, so its end-of-hand points are not counted"),
+        ([_short_hand()], ["seats guessed"], "score not final: hand not finished: hand 1 has no result (the record "
+                                             "ends while it is in play), so its end-of-hand points are not counted; "
+                                             "and it may be wrong: 1 warning in the record; see {shown}"),
+        ([_short_hand("end domino N", "S reveal 4-3")], [], ""),
+    ]
+    for logs, warnings, line in cases:
+        rec = record_from_match(rules, logs, warnings=warnings,
+                                warning_kinds=[WarningKind(kind="no_calibration")] * len(warnings))
+        assert [h.number for h in hands_without_result(rec)] == ([] if not line else [1])
+        (tmp_path / "r.json").write_text(to_json(rec))
+        res = CliRunner().invoke(cli, ["record", "show", str(tmp_path / "r.json")])
+        assert res.exit_code == 0 and res.stderr.strip() == line.format(shown="its [Warning] tags at the top")
+        out = tmp_path / "r.html"
+        res = CliRunner().invoke(cli, ["record", "report", str(tmp_path / "r.json"), "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        assert res.stderr.splitlines()[:1] == ([line.format(shown="the warnings below")] if line else [])
+        page = out.read_text()
+        assert (" · " + html.escape(line.format(shown="the warnings below"), quote=False) in page) if line else (
+            "score not final" not in page)

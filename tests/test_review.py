@@ -1021,6 +1021,9 @@ def test_cli_review_stopped_by_ctrl_c_prints_what_it_recorded_with_its_warnings(
                          f"report: {out / 'report.html'}"]
     assert from_json((out / "record.json").read_text()).warnings == [
         "The review was interrupted at 2.0 s of footage: these results are partial.", warning]
+    # the record keeps what the summary judged by: partial results doubt the score, glare away from the line not
+    assert [(k.kind, k.doubts_score) for k in from_json((out / "record.json").read_text()).warning_kinds] == [
+        ("partial", True), ("overexposed", False)]
     rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert [(r["kind"], r["frame"]) for r in rows if r.get("kind") in ("overexposed", "interrupted")] == [
         ("overexposed", 1), ("interrupted", None)]
@@ -1159,6 +1162,34 @@ def test_a_hand_that_ended_before_the_footage_says_so(tmp_path):
     assert json.loads((tmp_path / "record.json").read_text())["hands"][0]["status"] == "awaiting_reveal"
     page = (tmp_path / "report.html").read_text()
     assert "awaiting reveal: the hand ended (S dominoed at 3.0 s)" in page and "not scored" in page
+
+
+def test_footage_that_ends_mid_hand_is_not_final_in_the_summary_and_in_record_show(tmp_path):
+    """helper-259: footage that ends before the hand did gave a record without a warning of it, and `record show`
+    said nothing of the score while the summary was headed "Score (not final)"; now `record show` says the hand
+    is not finished, and judges the review's warnings by the kinds the record keeps beside them."""
+    from engine.events import Play
+    from service.cli import app
+    from service.review import ReviewSession
+    from service.review_summary import NO_CALIBRATION_WARNING
+
+    session = ReviewSession(load_ruleset("lisa-b-all-fives"), lambda im: [], tmp_path, annotate=False)
+    image = np.zeros((8, 8, 3), np.uint8)
+    for ev in [Play(seat="S", tile=[6, 6], t=1.0), Play(seat="N", tile=[6, 2], end="E", oriented=True, t=2.0)]:
+        session._handle(ev, 0, ev.t, image)
+    session.summary.frames, session.summary.footage_s = 60, 6.0
+    s = session.finish("t")
+    assert s.heading() == "Score (not final)" and not s.final
+    assert s.status == "unfinished: the footage ended before the hand did; the score is not final"
+    assert s.warnings == [NO_CALIBRATION_WARNING]  # no calibration given: the one warning
+    data = json.loads((tmp_path / "record.json").read_text())
+    assert data["warning_kinds"] == [{"kind": "no_calibration", "doubts_score": True}]
+    res = CliRunner().invoke(app, ["record", "show", str(tmp_path / "record.json")])
+    assert res.exit_code == 0 and res.stderr.strip() == (
+        "score not final: hand not finished: hand 1 has no result (the record ends while it is in play), so its "
+        "end-of-hand points are not counted; and it may be wrong: 1 warning in the record; see its [Warning] tags "
+        "at the top")
+    assert '[Warning no_calibration "no --calibration: ' in res.stdout
 
 
 def test_a_tile_off_the_line_of_play_makes_the_score_not_final_and_flags_are_listed(tmp_path):
@@ -1505,6 +1536,7 @@ def test_record_report_of_a_reviews_record_shows_the_reviews_warnings(tmp_path):
     session.summary.frames, session.summary.reads, session.summary.footage_s = 700, 40, 46.0
     s = session.finish("t")
     assert from_json((tmp_path / "record.json").read_text()).warnings == s.warnings == [message]
+    assert [k.kind for k in from_json((tmp_path / "record.json").read_text()).warning_kinds] == ["rules_misfit"]
 
     def warned(page: str) -> list[str]:  # the lines of the page's warning box that are warnings
         box = re.search(r"<p class='warn'>(.*?)</p>", page, re.S)
@@ -2982,28 +3014,53 @@ def test_a_photo_review_without_calibration_is_not_final_in_its_heading_its_page
 
 
 def test_warnings_on_reads_only_leave_the_score_final_in_the_summary_and_in_record_show(tmp_path):
-    """The one rule (service.review_summary.doubts_score) on the warnings' own words: small tiles, glare away from
-    the line of play and the hands, and a video that could not be made leave a finished hand's score final,
-    for the review and for `record show` alike; seats guessed without a calibration, glare hiding laid tiles,
-    and any other warning do not."""
+    """The one rule (service.review_summary.doubts_score): small tiles, glare away from the line of play and the
+    hands, and a video that could not be made leave a finished hand's score final, for the review and for
+    `record show` alike; seats guessed without a calibration, glare hiding laid tiles, and any other warning do
+    not. The review's warnings carry their kind (helper-259), which the record keeps; an old record's are judged
+    by their words, alike."""
     from service.cli_record import score_doubt
-    from service.review_summary import (NO_CALIBRATION_WARNING, ReviewSummary, doubts_score, score_final,
-                                        small_tiles_warning)
+    from engine.notation import parse_event
+    from engine.record import record_from_match
+    from service.review_summary import (NO_CALIBRATION_WARNING, ReviewSummary, Warned, doubts_score,
+                                        overexposed_warning, score_final, small_tiles_warning, warning_kind)
     from vision.exposure import overexposed_message
+    from vision.placements import Notice
+
+    def glare(hidden: int, t: float, photo: bool) -> str:  # an overexposed warning on one picture
+        share = 0.5 if photo else 0.3
+        notice = Notice("overexposed", t, 2, overexposed_message(share, hidden),
+                        details={"hidden_tiles": hidden, "ends_glared": 0, "clipped": share})
+        return overexposed_warning([notice], 3, ["move_2.png"] if photo else None)
 
     small = small_tiles_warning(20.0)
     assert small == ("tiles are 20 px long in this footage: below 28 px pips are misread more often (film closer, "
                      "or at a higher resolution)")
-    washed = "1 of 3 photos is overexposed (move_2.png; notices overexposed): in the worst, " + overexposed_message(0.5)
-    hidden = "the footage is overexposed (at 2.0 s; notices overexposed): in the worst, " + overexposed_message(0.3, 2)
-    video = "no annotated video: OpenCV cannot write a 64x48 video"
+    washed, hidden = glare(0, 2.0, photo=True), glare(2, 2.0, photo=False)
+    assert washed == ("1 of 3 photos is overexposed (move_2.png; notices overexposed): in the worst, "
+                      + overexposed_message(0.5))
+    assert hidden == ("the footage is overexposed (at 2.0 s; notices overexposed): in the worst, "
+                      + overexposed_message(0.3, 2))
+    video = Warned("no annotated video: OpenCV cannot write a 64x48 video", "no_video", doubts=False)
     assert [doubts_score(w) for w in (small, washed, video, hidden, NO_CALIBRATION_WARNING)] == [
         False, False, False, True, True]
     assert score_final(True, [small, washed, video]) and not score_final(True, [small, NO_CALIBRATION_WARNING])
     assert not score_final(False, [])  # a hand not over
-    assert score_doubt([small, washed], "x") is None
-    assert score_doubt([small, NO_CALIBRATION_WARNING, hidden], "x") == (
-        "score not final (it may be wrong): 2 warnings in the record; see x")
+    over = [[parse_event(e) for e in ("deal unseen", "S 6-6", "N 6-2 E", "end domino N", "S reveal 4-3")]]
+
+    def record(*warnings: str, kinds: bool = True):  # a finished hand's record; kinds: kept as a review keeps them
+        return record_from_match(load_ruleset("lisa-b-all-fives"), over, warnings=list(warnings),
+                                 warning_kinds=[warning_kind(w) for w in warnings] if kinds else None)
+
+    for kinds in (True, False):  # a record that keeps the kinds, and an old one judged by the words: alike
+        assert score_doubt(record(small, washed, video, kinds=kinds), "x") is None
+        assert score_doubt(record(small, NO_CALIBRATION_WARNING, hidden, kinds=kinds), "x") == (
+            "score not final (it may be wrong): 2 warnings in the record; see x")
+    # helper-259: the kinds the review gave them, not their words (the words are the old records' fallback)
+    assert [(w.kind, w.doubts) for w in (small, washed, hidden, NO_CALIBRATION_WARNING)] == [
+        ("small_tiles", False), ("overexposed", False), ("overexposed", True), ("no_calibration", True)]
+    assert not doubts_score(Warned(NO_CALIBRATION_WARNING, "no_calibration", doubts=False))
+    assert doubts_score(Warned(small, "small_tiles", doubts=True))
     s = ReviewSummary(out_dir=tmp_path, status="hand over: N dominoes", warnings=[small, NO_CALIBRATION_WARNING])
     assert s.heading() == "Score (not final: 1 warning below)"
     s.warnings.append(hidden)

@@ -822,3 +822,33 @@ def test_an_open_overlay_shows_the_players_a_table_change_names(tmp_path, browse
                                                           "players": {"N": "Gil", "S": "Hal"}}).status_code == 201
             overlay.wait_for_function("document.querySelector('#scores')?.innerText.includes('Hal')", timeout=15000)
             assert "Gil" in overlay.inner_text("#scores") and "Eve" not in overlay.inner_text("#scores")
+
+
+def test_camera_notes_stay_out_of_the_umpires_queue(tmp_path, browser, monkeypatch):
+    """helper-260: each camera notice was an open alert, a tile knocked and followed ("bump: not a play") or a
+    pass seen knocked too, each to be dismissed. They are camera notes now, listed apart with their time; the
+    queue holds what the umpire decides (here a pass inferred with no knock seen, a laid tile gone)."""
+    import service.sources as sources
+    from test_service_notices import _ManyNoticesSource  # tests/test_service_notices.py
+
+    monkeypatch.setitem(sources._FACTORIES, "vision", _ManyNoticesSource)
+    app = app_for(tmp_path, keepalive_s=2)
+    with live_server(app) as base:
+        with httpx.Client(base_url=base, headers=AUTH, timeout=10) as c:
+            r = c.post("/api/tables", json={"id": "cam", "name": "Camera table", "rules": "lisa-b-all-fives",
+                                            "video_source": str(tmp_path / "table.mp4"),
+                                            "worker": {"kind": "vision", "speed": 1}})
+            assert r.status_code == 201, r.text
+            assert c.post("/api/tables/cam/start").status_code == 200
+            wait_for(lambda: c.get("/api/tables/cam/status").json()["state"] == "finished")
+            page = _umpire_console(browser, base, "cam", "#notes .alert")
+            page.wait_for_function("document.querySelectorAll('#alerts .alert').length === 2", timeout=15000)
+            assert [k.inner_text() for k in page.query_selector_all("#alerts .alert .kind")] == [
+                "pass_inferred", "tile_missing"]
+            assert page.inner_text("#nalerts") == "(2 open)"
+            assert [k.inner_text() for k in page.query_selector_all("#notes .alert .kind")] == [
+                "reread", "picture_tile", "pass_inferred", "bump"]  # newest first
+            assert "at 2.0 s" in page.inner_text("#notes .alert:last-child") and \
+                "seen 2×" in page.inner_text("#notes .alert:last-child")
+            assert page.query_selector("#notes button") is None
+            page.close()

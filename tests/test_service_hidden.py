@@ -65,7 +65,9 @@ def test_a_hand_in_play_shows_the_public_no_tile_in_hand(client):
     assert hand["events"][0] == {"type": "deal"} and hand["events"][7] == {"type": "draw", "seat": "N"}
     assert hand["status"] == "in_progress" and len(hand["events"]) == len(HAND)
     txt = client.get(f"/api/matches/1/record.txt?key={KEY}").text
-    assert '[Warning "hand 1 was in play when this copy was made: the tiles in the players\' hands' in txt
+    # the warning's kind as its tag's key (helper-259)
+    assert ('[Warning hand_in_play_hidden "hand 1 was in play when this copy was made: the tiles in the players\' '
+            "hands") in txt
     assert read_text(txt).logs[0][7] == HAND[7].model_copy(update={"tiles": None})  # the export still reads back
     rows = client.get(f"/api/matches/1/timeline?key={KEY}").json()["rows"]
     assert rows[0]["text"] == HIDDEN_DEAL and rows[7]["text"] == "N draw 1" and rows[7]["count"] == 1
@@ -108,7 +110,25 @@ def test_the_public_record_writes_a_hidden_deal_in_the_notation(client, tmp_path
     res = CliRunner().invoke(app, ["record", "show", str(tmp_path / "pub.txt")])
     assert res.exit_code == 0 and read_text(res.stdout).logs == read_text(txt).logs, res.output
     assert "0. deal hidden\n" in res.stdout
-    assert res.stderr.startswith("score not final (it may be wrong): 1 warning in the record; ")
+    # helper-259: its hand is in play, which the line says first
+    assert res.stderr.startswith("score not final: hand not finished: hand 1 has no result (the record ends while "
+                                 "it is in play), so its end-of-hand points are not counted; and it may be wrong: 1 "
+                                 "warning in the record; ")
+
+
+def test_the_review_page_says_why_the_score_is_not_final_as_record_show_does(client):
+    """helper-259: the review page's data (``/timeline``) gives the line `record show` prints on the record the
+    caller may read: the hand in play for the umpire; that and the public copy's warning (its kind kept in
+    the public record.json, so the copy's readers judge it by its kind) for the public."""
+    in_play = ("score not final: hand not finished: hand 1 has no result (the record ends while it is in play), so "
+               "its end-of-hand points are not counted")
+    umpire = client.get("/api/matches/1/timeline", headers=AUTH).json()
+    public = client.get(f"/api/matches/1/timeline?key={KEY}").json()
+    assert umpire["not_final"] == in_play and umpire["warnings"] == []
+    assert public["not_final"] == in_play + "; and it may be wrong: 1 warning in the record; see the warnings below"
+    assert [w.split(":")[0] for w in public["warnings"]] == ["hand 1 was in play when this copy was made"]
+    data = json.loads(client.get(f"/api/matches/1/record.json?key={KEY}").text)
+    assert data["warning_kinds"] == [{"kind": "hand_in_play_hidden", "doubts_score": True}]
 
 
 def test_record_show_of_the_public_copy_flags_no_pass_the_copy_cannot_judge(client, tmp_path):

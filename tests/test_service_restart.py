@@ -166,7 +166,7 @@ def test_migration_matches_the_models_and_uses_wal(tmp_path):
     with engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
-        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0004"
+        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0005"
 
 
 def test_ctrl_c_with_open_feeds_ends_them_cleanly_at_once(tmp_path):
@@ -605,3 +605,30 @@ def test_matches_of_schema_0003_take_their_tables_players_and_rules_and_keep_the
         one, two = c.get("/api/matches/1").json(), c.get("/api/matches/2").json()
     assert (one["players"], one["rules"]) == ({"N": "Ana"}, "lisa-b-all-fives")
     assert (two["players"], two["rules"]) == ({"N": "Eve"}, "all-fives")
+
+
+def test_alerts_of_schema_0004_are_for_the_umpire_after_the_upgrade(tmp_path):
+    """Schema 0005 gives each alert a ``severity`` (service/alert_levels.py); an alert stored before it was one the
+    umpire decides: ``action``, still open."""
+    from alembic import command
+    from alembic.config import Config
+
+    from service.db import MIGRATIONS, make_engine
+    from service.testing import settings_for
+
+    data = tmp_path / "data"
+    with TestClient(app_for(data)) as c:
+        post(c, "/api/tables", {"id": "t1", "name": "T", "rules": "all-fives", "worker": {"kind": "manual"}})
+        post(c, "/api/tables/t1/start")
+        post(c, "/api/tables/t1/events", {"event": {"type": "play", "seat": "N", "tile": "5-5"}})
+        post(c, "/api/tables/t1/events", {"event": {"type": "play", "seat": "S", "tile": "6-4", "end": "E"}})
+    engine = make_engine(settings_for(data))
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:  # back to the schema before this one: no severity
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0004")
+    engine.dispose()
+    with TestClient(app_for(data)) as c:  # upgraded at the start
+        alerts = c.get("/api/tables/t1/alerts", headers=AUTH).json()
+    assert [(a["kind"], a["status"], a["severity"]) for a in alerts] == [("mismatched_end", "open", "action")]

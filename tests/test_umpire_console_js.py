@@ -18,7 +18,8 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
 @pytest.mark.parametrize("scenario", ["penalty_pick_survives_redraws", "hand_menu_is_rebuilt_only_when_its_hands_change",
                                       "a_penalty_left_without_its_flag_is_said_and_can_be_voided",
                                       "corrected_ends_penalties_and_reveals_read_as_corrected",
-                                      "table_settings_send_only_what_changed"])
+                                      "table_settings_send_only_what_changed",
+                                      "camera_notes_are_listed_apart_from_the_queue"])
 def test_umpire_console(scenario):
     r = subprocess.run([NODE, str(SCRIPT), scenario], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr or r.stdout

@@ -17,6 +17,9 @@
     if (token) DC.downloadWithToken($(id), path, token, `match-${match}.${ext}`);
     else $(id).href = path;
   }
+  // why the score is not final (a hand not finished, a warning that doubts it), as `record show` says it
+  $("doubt").innerHTML = data.not_final ? `<div class="alert uncertain"><b>${DC.esc(data.not_final)}</b>`
+    + data.warnings.map((w) => `<div class="details">warning: ${DC.esc(w)}</div>`).join("") + "</div>" : "";
   const rows = data.rows.filter((r) => r.type !== "game_end");
   const colors = ["#1f6feb", "#e5484d", "#30a46c", "#f2b632"];
   // score chart: running game score after each event, one line per side, a rule at each new game
@@ -69,9 +72,9 @@
   });
   const lastRow = [...document.querySelectorAll("#timeline tr.pick")].pop();
   if (lastRow) showBoard(lastRow).catch(() => {});  // the board as the record ends
-  $("flags").innerHTML = data.alerts.length ? data.alerts.map((a) => `<div class="alert ${a.category}"><span class="kind">${DC.esc(a.kind)}</span>`
-    + ` <span class="muted">hand ${a.hand ?? "-"} · ${DC.esc(a.status)}${a.resolved_by ? " by " + DC.esc(a.resolved_by) : ""}</span><div>${DC.esc(a.message)}</div>`
-    + (a.note ? `<div class="details">${DC.esc(a.note)}</div>` : "") + "</div>").join("") : '<p class="muted">No flag.</p>';
+  $("flags").innerHTML = data.alerts.length ? data.alerts.map((a) => `<div class="alert ${a.severity === "info" ? "note-info" : a.category}"><span class="kind">${DC.esc(a.kind)}</span>`
+    + ` <span class="muted">hand ${a.hand ?? "-"} · ${a.severity === "info" ? "camera note" : DC.esc(a.status) + (a.resolved_by ? " by " + DC.esc(a.resolved_by) : "")}</span><div>${DC.esc(a.message)}</div>`
+    + (a.note && a.severity !== "info" ? `<div class="details">${DC.esc(a.note)}</div>` : "") + "</div>").join("") : '<p class="muted">No flag.</p>';
   $("corrections").innerHTML = data.corrections.length ? data.corrections.map((c) =>
     `<div class="alert uncertain">hand ${c.hand} #${c.index}: <b>${DC.esc(DC.shortTimes(c.text))}</b> (was: ${DC.esc(DC.shortTimes(c.was))})`
     + `<div class="details">${DC.esc(c.by)}${c.reason ? " · " + DC.esc(c.reason) : ""}</div></div>`).join("") : '<p class="muted">No correction.</p>';

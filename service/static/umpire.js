@@ -105,6 +105,23 @@
     }
   }
 
+  // the camera's notices it settled itself (severity "info", stored resolved: service/alert_levels.py): the
+  // current match's, newest first, with the footage time and the clock time, never in the queue above
+  const NOTES_SHOWN = 100;
+  function renderNotes() {
+    const current = state && state.match ? state.match.id : null;
+    const notes = [...alerts.values()].filter((a) => a.severity === "info" && (current == null || a.match === current))
+      .sort((a, b) => b.id - a.id);
+    $("nnotes").textContent = notes.length ? `(${notes.length})` : "";
+    $("notes").innerHTML = notes.length ? notes.slice(0, NOTES_SHOWN).map((a) => {
+      const d = a.details || {}, at = typeof d.t === "number" ? ` · at ${d.t.toFixed(1)} s` : "";
+      const clock = a.created_at ? " · " + new Date(a.created_at * 1000).toLocaleTimeString() : "";
+      return `<div class="alert note-info" data-note="${a.id}"><span class="kind">${DC.esc(a.kind)}</span>`
+        + ` <span class="muted">hand ${a.hand ?? "-"}${a.seat ? " · " + a.seat : ""}${at}${clock}${d.repeats ? " · seen " + d.repeats + "×" : ""}</span>`
+        + `<div>${DC.esc(DC.shortTimes(a.message))}</div></div>`;
+    }).join("") : '<p class="muted">No camera note.</p>';
+  }
+
   $("alerts").addEventListener("change", (ev) => {
     const box = ev.target.closest(".alert");
     if (box && ev.target.classList.contains("pensel")) picked.set(+box.dataset.id, ev.target.value);
@@ -134,7 +151,7 @@
   async function renderState(st) {
     const newMatch = !state || !state.match || !st.match || state.match.id !== st.match.id;
     state = st;
-    if (newMatch) renderAlerts();  // which alerts are an earlier match's depends on it
+    if (newMatch) { renderAlerts(); renderNotes(); }  // which alerts are an earlier match's depends on it
     $("tname").textContent = st.table.name;
     const game = st.game || {scores: {}};
     // each side's label cut to a line (helper-114: 200-character names made the header five lines deep)
@@ -430,6 +447,7 @@
       else if (msg.kind === "alert") alerts.set(msg.data.id, msg.data);
       alertsBlocked = null;
       renderAlerts();
+      renderNotes();
       $("authstate").textContent = "";
     }, (s, why) => {
       $("conn").textContent = s === "live" ? "" : s;

@@ -207,6 +207,35 @@ const scenarios = {
     assert.equal(p.gets.table, read + 1);
     assert.equal(p.$("e-name").value, "Mesa 1", "the form shows the table as read");
   },
+
+  // helper-260: a tile the camera saw knocked and followed ("bump: not a play") waited in the queue to be
+  // dismissed; the camera's notes (severity "info", stored resolved) are listed apart, newest first, with the
+  // footage time, and never counted open
+  async camera_notes_are_listed_apart_from_the_queue() {
+    const p = page();
+    p.feeds.events({kind: "snapshot", data: {state: state(1)}});
+    const note = (id, kind, t, extra = {}) => ({id, key: `vision:1:1:${kind}:${id}`, category: "vision", kind, match: 1,
+      hand: 1, index: null, seat: null, message: `${kind} ${id}`, details: {t, frame: t * 8}, status: "resolved",
+      severity: "info", resolved_by: "worker", note: "for information", created_at: 1765000000, ...extra});
+    p.feeds.alerts({kind: "snapshot", data: {alerts: [flag(3), note(4, "bump", 13.25)]}});
+    await tick();
+    assert.deepEqual(p.$("alerts").children.map((e) => e.dataset.id), ["3"], "the queue holds the flag only");
+    assert.equal(p.$("nalerts").textContent, "(1 open)");
+    const notes = () => p.$("notes").querySelectorAll(".alert").map((e) => e.dataset.note);
+    assert.deepEqual(notes(), ["4"]);
+    assert.match(p.$("notes").textContent, /bump hand 1 · at 13\.3 s · .*bump 4/);
+    assert.equal(p.$("notes").querySelector("button"), null, "nothing to confirm or dismiss");
+    p.feeds.alerts({kind: "alert", data: note(6, "pass_inferred", 20, {seat: "E"})});
+    p.feeds.alerts({kind: "alert", data: note(4, "bump", 13.25, {details: {t: 13.25, frame: 106, repeats: 2}})});
+    assert.deepEqual(notes(), ["6", "4"], "newest first");
+    assert.equal(p.$("nnotes").textContent, "(2)");
+    assert.match(p.$("notes").textContent, /seen 2×/);
+    assert.equal(p.$("nalerts").textContent, "(1 open)");
+    // another match's notes are not this one's
+    p.feeds.events({kind: "match", data: {state: {...state(0), match: {id: 2, number: 2, hands: 0}}}});
+    await tick();
+    assert.equal(p.$("notes").textContent, "No camera note.");
+  },
 };
 
 const name = process.argv[2];
