@@ -2865,6 +2865,69 @@ def test_in_a_folder_of_photos_a_draw_seen_a_photo_late_does_not_take_the_next_p
     assert late == ["N drew out of turn (S was to play)"]
 
 
+def test_in_a_folder_of_photos_a_box_that_raises_the_boneyards_count_is_no_tile():
+    """Hand-held all-fives (bench): the table in the gap a drawn tile left in the boneyard's column was boxed at 0.88
+    in two photos; in the second N drew a tile and played, the box kept the count at its level, and the drop came a
+    photo late, under S's turn: S's draw, out of turn (N's missed). The boneyard never gains a tile, so the box first
+    counted in the photo where the count rose above its level is no tile, and the next photo's drop is N's draw."""
+    tr, hands, bone, on, photo = _photo_folder_table()
+    events = photo(0) + _s_n_s_laid(hands, on, photo)
+    gap = _down(40, 200 + 28 * 14, 0)  # the table boxed past the column's end: 15 for the boneyard's 14
+    hands["N"].pop()
+    on += [t_(744, 500, 0, (3, 2)), gap]
+    events += photo(4)
+    # S draws one and lays 2-1 with it (its hand as it was); the box is still there
+    bone.pop()
+    on.append(t_(792, 500, 0, (2, 1)))
+    events += photo(5)
+    hands["N"].pop()
+    on.append(t_(840, 500, 0, (1, 0)))
+    events += photo(6)
+    assert plays(events)[-3:] == [("N", (3, 2), "E"), ("S", (2, 1), "E"), ("N", (1, 0), "E")]
+    assert [(e.seat, e.count, e.frame) for e in events if isinstance(e, Draw)] == [("S", 1, 5)]
+    assert [type(e).__name__ for e in events if isinstance(e, (Play, Draw))][-3:] == ["Draw", "Play", "Play"]
+    assert not [f for f in tr.judge.state.flags if f.kind == "out_of_turn"]
+    assert tr.judge.state.boneyard == 13 and tr.boneyard.level == 13
+
+
+def test_the_hand_rows_tile_length_is_that_of_the_boxes_of_a_tiles_size():
+    """Hand-held draw seed 1003: the median of a photo's face-down boxes, the veined wood's among them, was 62.3 px
+    for tiles of 56-59, and a band boxed 69.9 px long passed for a tile. The boxes over 1.2 times the median are
+    left out of a second median."""
+    from vision.hand_areas import tile_length
+
+    lengths = np.array([57.0, 57.0, 58.0, 58.0, 66.0, 75.0, 80.0, 85.0, 90.0])
+    assert float(np.median(lengths)) == 66.0  # the plain median: a 70 px band within 1.2 of it
+    assert tile_length(lengths) == 58.0  # 57, 57, 58, 58, 66 and 75 are within 1.2 x 66 = 79.2
+    assert tile_length(np.array([58.0])) == 58.0
+
+
+def test_a_box_is_as_long_as_most_of_its_reads_measured_it():
+    """Hand-held draw seed 1003: a veined-wood band beside the boneyard's column measured 1.2-1.45 tile lengths in
+    most photos and 1.05-1.19 in some (S's plays), where it was counted in the boneyard, 15 for 14, and hid S's
+    draw. Without a calibration a face-down box is too long for a tile when most of its reads measured it so."""
+    from types import SimpleNamespace
+
+    from vision.hand_areas import HandAreas
+
+    areas = HandAreas(TrackerConfig(still_window_s=0.0), None, (1280, 720), lambda: ["N", "S"])
+
+    def box(i: int, x: float, y: float, length: float):
+        return SimpleNamespace(id=i, face="down", status="loose", long_reads=(0, 0), seen_score=0.9,
+                               geom=SimpleNamespace(center=np.array([x, y]), length=length))
+
+    column = [box(i, 100.0, 150.0 + 33 * i, 58.0) for i in range(14)]
+    band = box(99, 180.0, 200.0, 80.0)
+    reads = []
+    for length in (80.0, 76.0, 66.0, 61.0):  # 1.38, 1.31, 1.14, 1.05 tile lengths
+        band.geom.length = length
+        areas.find_rows(column + [band], [])
+        reads.append(band in areas.tile_sized(column + [band]))
+    assert areas.row_tile_px == 58.0 and band.long_reads == (2, 4)
+    assert reads == [False, False, False, True]  # 2 of 3 reads long; then 2 of 4: no longer most
+    assert all(tile in areas.tile_sized(column) for tile in column)
+
+
 def test_a_photos_hand_counts_leave_out_boxes_the_detector_is_unsure_of():
     """Draw seed 1003 (bench footage, plays only, veined wood): N drew 2 and played one; the wood in a gap of N's
     row, boxed at 0.57 (under ``hand_vote_min_score``), made N's count 3 -> 5 and the hands 3 gained for the 2

@@ -31,7 +31,7 @@ from vision.hand_rows import ROW_MIN_TILES, hand_rows, in_row_area
 from vision.layout_from_tiles import TileGeom
 from vision.reveals import seat_of_position
 
-__all__ = ["HandAreas", "OVERSIZE_TILES", "PHOTO_HAND_SCALE"]
+__all__ = ["HandAreas", "OVERSIZE_TILES", "PHOTO_HAND_SCALE", "tile_length"]
 
 #: Uncalibrated photos: the hand areas reach this many times the 10 % band into the image (hands
 #: lie further in than a video's arms cross: helper-85, S's row at 960x540).
@@ -44,6 +44,16 @@ PHOTO_HAND_SCALE = 2.0
 OVERSIZE_TILES = 1.2
 
 _BORDERS = ("N", "E", "S", "W")  # without a calibration, the seats are the image's borders: N the top
+
+
+def tile_length(lengths: np.ndarray) -> float:
+    """A face-down tile's long side in one read (px): the median of the boxes' ``lengths`` ((N,) px, N >= 1)
+    no longer than :data:`OVERSIZE_TILES` times the median of them all. The boxes of table texture are longer
+    than tiles, and enough of them lift the plain median above a tile's length (hand-held draw seed 1003:
+    62.3 px for tiles of 56-59, and a veined-wood box of 69.9 px passed for a tile at 1.12 of it)."""
+    lengths = np.asarray(lengths, np.float64).reshape(-1)
+    first = float(np.median(lengths))
+    return float(np.median(lengths[lengths <= OVERSIZE_TILES * first]))
 
 
 class HandAreas:
@@ -137,7 +147,10 @@ class HandAreas:
         self.down_last = self.counts(self.sure(down), self.band_scale, seats=_BORDERS)
         if len(down) < ROW_MIN_TILES:
             return
-        self.row_tile_px = float(np.median([tr.geom.length for tr in down]))
+        self.row_tile_px = tile_length(np.array([tr.geom.length for tr in down]))
+        for tr in down:  # each box measured against this read's tile: a track's size is its reads' majority
+            long, reads = tr.long_reads
+            tr.long_reads = (long + (tr.geom.length > OVERSIZE_TILES * self.row_tile_px), reads + 1)
         centers = np.array([tr.geom.center for tr in down], np.float64)
         for seat, row in hand_rows(centers, self.row_tile_px, self.image_size).items():
             if row[1] >= self.rows.get(seat, (0.0, 0, 0.0, 0.0))[1]:
@@ -172,17 +185,20 @@ class HandAreas:
 
     def tile_sized(self, tiles: list) -> list:
         """``tiles`` less the face-down boxes longer than :data:`OVERSIZE_TILES` tile lengths (a tile: the
-        profile's, table mm, with a calibration; without one the median face-down box of the last read the
-        rows were looked for in, :attr:`row_tile_px`; none known yet: ``tiles`` as they are). Such a box is
+        profile's, table mm, with a calibration; without one :attr:`row_tile_px` of each read the rows were looked
+        for in, a box too long when most of those reads measured it so, ``long_reads``; none known yet: ``tiles``
+        as they are). Such a box is
         table texture the detector took for a tile back, which the verifier and the back colour check let
         through where the table has the backs' hue (``docs/tracking.md``, the boneyard)."""
         if self.profile is not None and self.profile.table_size_mm is not None:
             length = self.profile.tile_size_mm.length
-        elif self.profile is None and self.row_tile_px > 0:
-            length = self.row_tile_px
-        else:
-            return list(tiles)
-        return [tr for tr in tiles if tr.face != "down" or tr.geom.length <= OVERSIZE_TILES * length]
+            return [tr for tr in tiles if tr.face != "down" or tr.geom.length <= OVERSIZE_TILES * length]
+        if self.profile is None and self.row_tile_px > 0:
+            # without a calibration, a box is as long as most of its reads measured it (:attr:`row_tile_px` of
+            # each): a hand-held photo's veined-wood band measures 1.05-1.19 tile lengths now and then, between
+            # reads at 1.2-1.45, and was counted in the boneyard in those (draw seed 1003: 15 for 14 at S's plays)
+            return [tr for tr in tiles if tr.face != "down" or 2 * tr.long_reads[0] <= tr.long_reads[1]]
+        return list(tiles)
 
     def counts(self, tiles: Iterable, scale: float = PHOTO_HAND_SCALE,
                at: dict[int, TileGeom] | None = None, seats: Iterable[str] | None = None) -> dict[str, int]:

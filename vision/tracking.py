@@ -299,6 +299,11 @@ class TrackedTile:
     #: the picture of the read ``geom`` is from (:attr:`vision.observation.TileObservation.patch`): a bump's turn
     #: is registered against it; None when not kept, or after the tiles were moved with the camera
     patch: object | None = field(default=None, repr=False, compare=False)
+    #: uncalibrated, face down: reads that measured its box over ``OVERSIZE_TILES`` tile lengths, and reads that
+    #: measured it (:meth:`vision.hand_areas.HandAreas.find_rows`); table texture when most did
+    long_reads: tuple[int, int] = (0, 0)
+    #: a box that raised the boneyard's count above its confirmed level (``Tracker._surplus``): not counted there
+    no_tile: bool = False
 
     @property
     def key(self) -> tuple[int, int] | None:
@@ -403,6 +408,7 @@ class Tracker:
         self._yard_mark: tuple[dict[str, int], Counter] | None = None
         self._yard_marked = False  # the mark is taken at the read after the count changed
         self._yard_hands: dict[str, int] | None = None  # the hands at the last read
+        self._yard_ids: set[int] = set()  # the tiles the boneyard's count took at the last read (_undealt_view)
         self.hand_areas.new_hand()
         self.hand_end = HandEndWatch()  # the hand's end (:attr:`ended`) and the tiles laid after it
         self.turns.new_hand()
@@ -1057,7 +1063,8 @@ class Tracker:
         """The face-down tiles of this read, leaving out boxes against the line of play (:meth:`_beside_line`)
         and boxes longer than a tile (:meth:`vision.hand_areas.HandAreas.tile_sized`):
         how many lie apart from the playing seats' hand areas (the boneyard, or the undealt tiles; boxes cut by
-        the frame's border left out, :func:`vision.observation.touches_frame`), how
+        the frame's border left out, :func:`vision.observation.touches_frame`, and those that raised its count
+        above its level, :meth:`_surplus`), how
         many in each of their hand areas, and how many in each of the four hand areas, the rule set's
         seats or not (the deal seen: :func:`vision.rules_fit.deal_observed`). ``candidates``: this read's
         new face-up tiles."""
@@ -1074,8 +1081,28 @@ class Tracker:
         # to trust either
         inner = down if self.image_size is None else [tr for tr in down
                                                       if not touches_frame(tr.polygon_px, self.image_size)]
-        in_hands = self.hand_areas.counts(inner, self.hand_areas.band_scale)
-        return len(inner) - sum(in_hands.values()), hands, edges
+        scale = self.hand_areas.band_scale
+        yard = [tr for tr in inner if not tr.no_tile and not self.hand_areas.counts([tr], scale)]
+        self._surplus(yard)
+        yard = [tr for tr in yard if not tr.no_tile]
+        self._yard_ids = {tr.id for tr in yard}
+        return len(yard), hands, edges
+
+    def _surplus(self, yard: list[TrackedTile]) -> None:
+        """A folder's photos: mark :attr:`TrackedTile.no_tile` the boxes of the boneyard's count ``yard`` (this read's
+        face-down tiles apart from the hands) that the last read's count did not take, when they are exactly as
+        many as the count stands above its confirmed level. The boneyard never gains a tile during a hand, so such
+        a box is no tile: the table boxed in the gap a drawn tile left, or texture measured a tile's size in this
+        photo. Hand-held all-fives: a gap in the boneyard's column, boxed at 0.88 in two photos, hid N's draw,
+        whose drop came a photo late, under S's turn. A tile found again after a read that missed it does not
+        raise the count above its level, and a camera move that matched none of the tiles makes them all new:
+        more than the rise, no mark."""
+        if not self.photos or self.boneyard is None or not self.boneyard.trusted:
+            return
+        fresh = [tr for tr in yard if tr.id not in self._yard_ids]
+        if fresh and len(fresh) == len(yard) - self.boneyard.level:
+            for tr in fresh:
+                tr.no_tile = True
 
     def _nothing_to_draw(self) -> bool:
         """No boneyard in the rule set, or the camera followed every draw and only the reserve is left."""
