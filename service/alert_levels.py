@@ -33,6 +33,8 @@ INFO_NOTICES = {
     "arm_in_photo": "a photo taken while an arm reached in: its move is read a photo late, seats counted so",
     "unlike_set": "a face-up tile unlike the set (a printed picture): no play",
     "picture_tile": "a face-up tile off the line found to be a picture: no play",
+    # the review says it as a note too (vision/photo_order.py: done only when the tiles or the times are clear)
+    "photos_reordered": "a folder's photos named out of order, read in the order taken",
 }
 
 

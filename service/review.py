@@ -474,6 +474,13 @@ class ReviewSession:
         self._emit({"type": "notice", "kind": "unreadable_image", "t": t, "frame": index, "file": str(path),
                        "message": f"{message}; skipped"}, None)
 
+    def photos_reordered(self, message: str, names: list[str]) -> None:
+        """A folder's photos read in another order than their names' (``names``, in the order read;
+        :func:`service.review_pipeline.taken_order_note`): a ``photos_reordered`` notice row and a summary note."""
+        self.summary.notes.append(message)
+        self._emit({"type": "notice", "kind": "photos_reordered", "t": 0.0, "frame": None, "message": message,
+                    "details": {"order": names}}, None)
+
     def source_outage(self, start_s: float, end_s: float) -> None:
         """A live source delivered no frames, or a video file has none, from ``start_s`` to
         ``end_s`` (seconds, footage time): a ``source_outage`` notice row and a summary warning
@@ -800,15 +807,16 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     if isinstance(getattr(source, "transparent", None), dict):
         session.transparent = source.transparent  # filled as the photos are read: said at the end
     folder = None
+    photos = False  # a folder of photos: its frames are those OneTableFolder keeps
     if skip_unreadable and hasattr(source, "on_unreadable") and source.on_unreadable is None:
         source.on_unreadable = session.skip_unreadable
-        if isinstance(getattr(source, "files", None), list):
-            # a folder's photo of another table is skipped as an unreadable one is (vision.photo_scene); a
-            # photo is decided when the next one has come, so the source's own skips wait for their turn
-            # and, with a recognizer whose reads depend on the picture alone, one of another state of this table
-            # by the tiles read (vision.photo_states), each photo read once, a photo ahead of the pipeline
-            folder, session.pipeline.recognize = one_table_folder(source, session.skip_unreadable, recognize)
-    frames = folder if folder is not None else source
+        photos = isinstance(getattr(source, "files", None), list)
+    if progress is not None:  # never back: a folder's photos are read ahead first (its order), then reviewed
+        shown, told_progress = [0], progress
+
+        def progress(n: int) -> None:
+            shown[0] = max(shown[0], n)
+            told_progress(shown[0])
     # A camera has no fixed rate here (frames come at the pace of recognition): its video is made at
     # LIVE_VIDEO_FPS in footage time (service.video_out.VideoOut).
     fps = getattr(source, "fps", None) or (1.0 / source.interval_s if hasattr(source, "interval_s")
@@ -818,6 +826,18 @@ def run_review(source: FrameSource, rules: Ruleset | None, recognize: Callable, 
     told = 0
     last = None
     try:
+        if photos:
+            # a folder's photo of another table is skipped as an unreadable one is (vision.photo_scene); a
+            # photo is decided when the next one has come, so the source's own skips wait for their turn
+            # and, with a recognizer whose reads depend on the picture alone, one of another state of this table
+            # by the tiles read (vision.photo_states), each photo read once, a photo ahead of the pipeline; such a
+            # folder is first read in the order its photos were taken (vision.photo_order; a Ctrl-C there stops
+            # the review as in it)
+            folder, session.pipeline.recognize = one_table_folder(source, session.skip_unreadable, recognize,
+                                                                  progress=progress)
+            if folder.order_note:  # its photos were put in the order they were taken (vision.photo_order)
+                session.photos_reordered(folder.order_note, [Path(p).name for p in source.files])
+        frames = folder if folder is not None else source
         for frame in frames:
             if isinstance(frame, Quiet):  # a followed folder with no new photo for a while: its newest photo read
                 look = quiet_look_t(session.pipeline.tracker, frame.t, last.t) if last is not None else None

@@ -146,8 +146,8 @@ def arm_notices(decided: list[tuple[int, float, str]]) -> list[Notice]:
             for i, t, side in decided]
 
 
-def one_table_folder(source, say: Callable[[int, float, object, str], None],
-                     recognize: Callable) -> tuple[OneTableFolder, Callable]:
+def one_table_folder(source, say: Callable[[int, float, object, str], None], recognize: Callable,
+                     progress: Callable[[int], None] | None = None) -> tuple[OneTableFolder, Callable]:
     """A photo folder's frames with the photos it should not score left out, and the recognizer to read the rest.
 
     Shared by the folder review (:func:`service.review.run_review`) and the service's photo-folder tables
@@ -161,6 +161,11 @@ def one_table_folder(source, say: Callable[[int, float, object, str], None],
             recognizer whose reads depend on the picture alone (``reads_alone``), a copy of an earlier or later
             state of this table, told by the tiles read (:mod:`vision.photo_states`).
         recognize: the pipeline's recognizer.
+        progress: called with the number of photos read so far while a listed folder is read ahead for its order.
+
+    With such a recognizer a listed folder (not a followed one, whose photos are read as they come) is first put in
+    the order its photos were taken (:func:`taken_order_note`; ``folder.order_note``: the line that says which
+    photos moved, or None), so both read it in that order.
 
     Returns:
         ``(folder, recognize)``: iterate ``folder`` for the photos kept (each one photo late: it is decided when
@@ -168,8 +173,71 @@ def one_table_folder(source, say: Callable[[int, float, object, str], None],
         are compared, so each photo is read once (the pipeline gets the read made ahead), else the one given.
     """
     ahead = ReadAhead(recognize) if getattr(recognize, "reads_alone", False) else None
+    # a followed folder's photos come one by one: they are read in the order they come (its listing is by name)
+    order_note = taken_order_note(source, ahead, progress) if ahead is not None and not getattr(
+        source, "follows", False) else None
     folder = OneTableFolder(source, say, tiles=ahead.tiles if ahead is not None else None)
+    folder.order_note = order_note
     return folder, ahead if ahead is not None else recognize
+
+
+def taken_order_note(source, ahead: "ReadAhead", progress: Callable[[int], None] | None = None) -> str | None:
+    """Put a listed photo folder's photos in the order they were taken: by the time each was taken when every photo
+    has one and the line of play agrees (:func:`vision.photo_order.time_order`), else when the line of play tells it
+    (:func:`vision.photo_order.taken_order`); the line that says which photos moved, or None (name order kept).
+
+    Reads every photo ahead (``ahead`` holds the reads for the review, each photo read once; ``progress(n)``:
+    ``n`` photos read so far) and reorders
+    ``source.files`` in place (:meth:`vision.sources.ImageFolderSource.reorder`). When a photo that lacks tiles of
+    the photo before it in name order shows an arm over the table that hides them
+    (:func:`vision.photo_arms.arm_over`), name order is kept: the arm photo it is, not a photo out of place.
+    """
+    from vision.capture_time import capture_time
+    from vision.photo_order import follows, order_message, taken_order, time_order
+
+    on_unreadable, source.on_unreadable = source.on_unreadable, lambda *skip: None  # said when read for the review
+    try:
+        frames = []
+        for frame in source:
+            frames.append((frame.index, ahead.tiles(frame, hold=False)))  # the picture let go
+            if progress is not None:
+                progress(len(frames))
+    finally:
+        source.on_unreadable = on_unreadable
+    lines, indices = [line for _, line in frames], [i for i, _ in frames]
+    order = time_order(lines, [capture_time(source.files[i]) for i in indices])
+    by_time = order is not None
+    if order is None:
+        order = taken_order(lines)
+        breaks = [k for k in range(1, len(lines)) if not follows(lines[k - 1], lines[k])] if order else []
+        if any(_arm_hides(source, indices[k - 1: k + 2], lines[k - 1], lines[k]) for k in breaks):
+            return None  # an arm hides the tiles a photo lacks of the one before it: no photo out of place there
+    if order is None or order == list(range(len(order))):
+        return None
+    names = [source.files[i].name for i in indices]
+    new = list(range(len(source.files)))  # the photos the source skips keep their places
+    for slot, k in zip(sorted(indices), order):
+        new[slot] = indices[k]
+    ahead.renumber(new)
+    source.reorder(new)
+    return order_message(names, order, by_time)
+
+
+def _arm_hides(source, indices: list[int], before: PhotoTiles, photo: PhotoTiles) -> bool:
+    """Whether the photo ``indices[1]`` (between ``indices[0]`` and ``indices[2]``, if any) shows an arm over the
+    tiles of ``before`` (the photo before it, in name order) that ``photo`` lacks."""
+    from calibration.images import decode_image
+    from vision.photo_arms import arm_over
+    from vision.photo_states import under_arm
+
+    lost = sorted(before.tiles - photo.tiles)
+    if not lost:
+        return False
+    images = [decode_image(source.files[i]) for i in indices]
+    if any(im is None or im.shape != images[1].shape for im in images):
+        return False
+    arm = arm_over(images[1], images[0], images[2] if len(images) > 2 else None)
+    return under_arm(lost, before, arm, images[1].shape[1])
 
 
 class ReadAhead:
@@ -189,18 +257,32 @@ class ReadAhead:
         self.takes_second_look = getattr(recognize, "takes_second_look", False)
         self.recognizer = getattr(recognize, "recognizer", None)
         self._held: dict[int, tuple] = {}  # frame index -> (picture, observations, the recognizer's counts)
+        self._early: dict[int, tuple] = {}  # frame index -> (observations, counts): read before the review's pass
 
-    def tiles(self, frame) -> PhotoTiles:  # noqa: ANN001 - a vision.sources.Frame
-        """The face-up tiles read in ``frame`` (:func:`vision.photo_states.photo_tiles`), its read held."""
-        obs = self.recognize(frame.image)
-        counts = {k: getattr(self.recognizer, k) for k in self._COUNTS if hasattr(self.recognizer, k)}
-        self._held[frame.index] = (frame.image, obs, counts)
+    def tiles(self, frame, hold: bool = True) -> PhotoTiles:  # noqa: ANN001 - a vision.sources.Frame
+        """The face-up tiles read in ``frame`` (:func:`vision.photo_states.photo_tiles`), its read held (with its
+        picture; ``hold`` False: without it, until the photo is read again, :func:`taken_order_note`)."""
+        if frame.index in self._early:
+            obs, counts = self._early.pop(frame.index)
+        else:
+            obs = self.recognize(frame.image)
+            counts = {k: getattr(self.recognizer, k) for k in self._COUNTS if hasattr(self.recognizer, k)}
+        if hold:
+            self._held[frame.index] = (frame.image, obs, counts)
+        else:
+            self._early[frame.index] = (obs, counts)
         return photo_tiles(obs)
+
+    def renumber(self, order: list[int]) -> None:
+        """The reads made ahead of the pictures, for photos put in a new ``order`` (``order[i]``: the index before
+        of the photo now ``i``)."""
+        self._early = {i: self._early[was] for i, was in enumerate(order) if was in self._early}
 
     def forget(self, index: int) -> None:
         """Drop the read held for photo ``index``, one the pipeline will not read (a restarted service table's
         photos already recorded): its picture is not kept until a later photo's read."""
         self._held.pop(index, None)
+        self._early.pop(index, None)
 
     def __call__(self, image: np.ndarray, **kwargs) -> list:
         # a plain read (no focus, no second look): the one held, if any
@@ -209,6 +291,8 @@ class ReadAhead:
                 if held is image:
                     for i in [i for i in self._held if i <= index]:
                         del self._held[i]  # those before it were left out
+                    for i in [i for i in self._early if i < index]:
+                        del self._early[i]
                     for k, v in counts.items():
                         setattr(self.recognizer, k, v)
                     return obs

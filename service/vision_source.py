@@ -40,7 +40,10 @@ among the table's; :mod:`vision.photo_scene`) is skipped the same way, with an `
 whose message says "shows another table", as ``dominocast review`` skips it
 (:class:`vision.photo_scene.OneTableFolder`, shared with :func:`service.review.run_review`); so is a copy of
 an earlier or later state of this table, told by the tiles read (:mod:`vision.photo_states`; the wiring is
-:func:`service.review_pipeline.one_table_folder`, which both call). A photo is
+:func:`service.review_pipeline.one_table_folder`, which both call). A listed folder whose photos' names do
+not sort in the order taken is read in the order taken, where the line of play tells it
+(:mod:`vision.photo_order`), with a ``photos_reordered`` alert naming the photos moved (a followed folder's
+photos are read as they come). A photo is
 judged by the photo kept before it and the one after it, so the worker holds each photo until its
 successor has been read (one photo late): a photo unlike both, while they are alike, is left out. The
 first photo is judged by the two after it, the last by the two before it. Holding costs the replay no
@@ -305,7 +308,15 @@ class VisionSource:
 
             frames.on_unreadable = skipped
             if isinstance(getattr(frames, "files", None), list):  # one photo late: see the module's docstring
-                folder, recognize = one_table_folder(frames, skipped, recognize)
+                def stopped(_read: int) -> None:  # a stop while the folder is read ahead (its order) ends it there
+                    if self._stop.is_set():
+                        raise InterruptedError("the table stopped")  # not reported: _loop drops it when stopped
+
+                folder, recognize = one_table_folder(frames, skipped, recognize, progress=stopped)
+                if folder.order_note:  # read in the order taken (vision.photo_order): said as the review says it
+                    put(SourceItem(None, tag="vision:order", alert={
+                        "kind": "photos_reordered", "frame": None, "t": 0.0, "message": folder.order_note,
+                        "order": [Path(p).name for p in frames.files]}))
         if following:  # waiting for the next photo is not a silent source: a heartbeat a second meanwhile
             beat = [time.monotonic()]
 

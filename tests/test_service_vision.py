@@ -1386,6 +1386,59 @@ def test_a_folder_tables_later_state_copy_is_skipped_with_an_alert_and_scored_as
     assert len(review.skipped) == 1
 
 
+def test_a_folder_tables_photos_named_out_of_order_are_read_in_the_order_taken(tmp_path, monkeypatch):
+    """helper-256: the demo's 16 photos (one per play) with the 6th and 10th named the other way round, on a
+    replayed photo-folder table: read in the order taken (vision.photo_order, shared with ``review``), one
+    ``photos_reordered`` alert naming them, none skipped, and the table's score the hand's as played."""
+    import cv2
+
+    from test_photo_states import GT, KEYFRAMES, PLAY_FRAMES, _obs  # the demo's photos and their tiles
+    from video_frames import video_frames  # tests/video_frames.py
+
+    photos = video_frames(_DEMO / "demo.mp4", PLAY_FRAMES)
+    by_picture = {im.tobytes(): [k for k in KEYFRAMES if k["frame"] <= f][-1]["tiles"]
+                  for im, f in zip(photos, PLAY_FRAMES)}
+
+    class ByPicture:  # the ground truth's tiles of the photo shown, whatever came before (as the models read)
+        reads_alone = True
+
+        def __call__(self, image, **kwargs):
+            return _obs(by_picture[image.tobytes()])
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    named = list(range(16))
+    named[5], named[9] = 9, 5
+    for i, k in enumerate(named):  # PNG: the pictures read back bit for bit
+        cv2.imwrite(str(folder / f"move_{i:02d}.png"), photos[k])
+    monkeypatch.setitem(sources._FACTORIES, "vision",
+                        lambda table: VisionSource(table, recognizer_factory=lambda profile: ByPicture()))
+    with TestClient(app_for(tmp_path / "venue")) as c:
+        r = post(c, "/api/tables", {"id": "cam", "name": "Photo table", "rules": GT["rules"],
+                                    "video_source": str(folder), "calibration": str(_DEMO / "profile.json"),
+                                    "worker": {"kind": "vision", "speed": 1000}})
+        assert r.status_code == 201, r.text
+        post(c, "/api/tables/cam/start")
+        st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error") and s,
+                      timeout=60)
+        alerts = c.get("/api/tables/cam/alerts?status=all").json()
+        scores = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["game"]["scores"]
+    assert st["state"] == "finished" and st["error"] is None
+    assert [a["kind"] for a in alerts if a["kind"] in ("unreadable_image", "tile_missing")] == []
+    moved = [a for a in alerts if a["kind"] == "photos_reordered"]
+    assert len(moved) == 1 and "move_09.png after move_04.png, move_05.png after move_08.png" in moved[0]["message"]
+    assert moved[0]["severity"] == "info" and moved[0]["status"] == "resolved"  # a camera note: nothing to decide
+    # the 16 plays' points as the rules engine scored the simulated hand, less the going-out award (no photo shows
+    # the tiles left)
+    want = {"N": 0, "S": 0}
+    for p in GT["plays"]:
+        for seat, pts in p["points"].items():
+            want[seat] += pts
+    for seat, award in GT["hands"][0]["result"]["awards"].items():
+        want[seat] -= award
+    assert {k: v for k, v in scores.items() if v} == {k: v for k, v in want.items() if v}
+
+
 def _demo_photos_run(data_dir: Path, folder: Path, monkeypatch, void: tuple[int, int] | None = None,
                      alerts: list | None = None) -> tuple[list[str], dict, dict | None]:
     """The demo as a folder of photos (one per play, ``test_photo_states.PLAY_FRAMES``, and the last frame) on a camera table, each photo

@@ -31,7 +31,7 @@ from typing import Iterable, NamedTuple
 import cv2
 import numpy as np
 
-__all__ = ["LOST_TILES", "PhotoTiles", "earlier_state", "later_first", "later_state", "photo_tiles",
+__all__ = ["LOST_TILES", "PhotoTiles", "earlier_state", "later_first", "later_state", "photo_tiles", "turned",
            "state_message", "tile_list", "under_arm"]
 
 #: A photo is another state of its table when at least this many face-up tiles differ (one is a play, a take-back
@@ -77,7 +77,7 @@ def _near(a: tuple, b: tuple, reach: float) -> bool:
     return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 <= reach ** 2
 
 
-def _turned(shown: PhotoTiles, tile: tuple, other: PhotoTiles) -> bool:
+def turned(shown: PhotoTiles, tile: tuple, other: PhotoTiles) -> bool:
     """Whether ``other`` shows a face-down tile at the place (within :data:`SAME_PLACE`) where ``shown`` shows
     ``tile`` face up: a hand shown and turned down again (or the other way), not a tile laid or taken."""
     reach = SAME_PLACE * max(shown.tile_px, 1.0)
@@ -104,7 +104,7 @@ def later_state(x: PhotoTiles, before: PhotoTiles, after: PhotoTiles) -> list | 
                 del added[t]
                 grew = True
     laid = (x.tiles - before.tiles) - set(added)
-    gone = sorted(t for t in laid - after.tiles if not _turned(x, t, after))
+    gone = sorted(t for t in laid - after.tiles if not turned(x, t, after))
     return gone if len(gone) >= LOST_TILES else None
 
 
@@ -117,7 +117,7 @@ def earlier_state(x: PhotoTiles, before: PhotoTiles, after: PhotoTiles | None,
     place in ``x`` is not lacked (a hand shown, then turned down)."""
     if len(x.tiles) < 2 or x.tiles - before.tiles:
         return None
-    lost = sorted(t for t in before.tiles - x.tiles if not _turned(before, t, x))
+    lost = sorted(t for t in before.tiles - x.tiles if not turned(before, t, x))
     if len(lost) < LOST_TILES or not any(e.tiles == x.tiles for e in earlier):
         return None
     if after is not None and len(set(lost) - after.tiles) > 1 and after.tiles != x.tiles:

@@ -370,6 +370,20 @@ class ImageFolderSource(FrameSource):
     def __len__(self) -> int:
         return len(self.files)
 
+    def reorder(self, order: list[int]) -> None:
+        """Give the photos in ``order`` (``order[i]``: the index in name order of the photo read ``i``-th; a
+        permutation of ``range(len(self))``), before they are read: :attr:`files` is reordered in place (those
+        who hold it see the new order), with what was measured of each photo."""
+        if sorted(order) != list(range(len(self.files))):
+            raise ValueError(f"not an order of the folder's {len(self.files)} photos: {order}")
+        self.files[:] = [self.files[i] for i in order]
+        at = {was: i for i, was in enumerate(order)}
+        if hasattr(self, "_detail"):
+            self._detail = {at[i]: v for i, v in self._detail.items()}
+        moved = {at[i]: v for i, v in self.transparent.items()}
+        self.transparent.clear()  # in place too: a review holds it
+        self.transparent.update(moved)
+
     @property
     def frame_shape(self) -> tuple[int, ...] | None:
         """(H, W, C) that most of the images that decode have, the earliest of equally common ones
