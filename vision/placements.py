@@ -51,6 +51,8 @@ NOTICE_KINDS = (
     "resume_unseen",    # a resumed hand's recorded layout is not in view at the first read (once; recorded, found)
     "arm_in_photo",     # a folder's photo differs from the one before by an arm over the table (details: side)
     "overexposed",      # a read picture largely clipped white: tiles there may be missed (review; details: clipped)
+    "photos_reordered",  # a folder's photos named out of order, read in the order taken (vision/photo_order.py;
+                         # review and replayed folder tables, not the tracker; details: order)
 )
 
 
