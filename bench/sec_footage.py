@@ -28,6 +28,7 @@ import shutil
 import statistics
 import time
 from collections import Counter
+from modulefinder import ModuleFinder
 from pathlib import Path
 
 import numpy as np
@@ -60,8 +61,11 @@ TARGETS = {"found": 0.99, "tile_right": 0.99, "points_right": 0.99, "false_flags
 #: wrong (a picture played with a real tile; a tile read while held laid turned).
 BOARD_CASES = (("bdc-partnership", 3, (960, 540), 8.0), ("fives-and-threes", 5, (1280, 720), 8.0),
                ("all-fives", 3, (960, 540), 8.0), ("draw", 9, (960, 540), 8.0))
-#: Sources whose change changes the rendered footage or its ground truth (the cache key).
-_SOURCES = ("datasets/*.py", "datasets/render/*.py", "engine/*.py", "engine/rulesets/*.toml")
+#: The footage renderer: it and the project's modules it imports, at any depth (``_code_digest``), with the rule
+#: presets it reads, decide the rendered footage and its ground truth (the cache key). A change elsewhere, even in
+#: ``engine/`` (the record format, 2026-12-05: every cached video rendered again for nothing), keeps the cache.
+_RENDERER = "datasets/footage.py"
+_DATA = ("engine/rulesets/*.toml",)
 
 
 # --- scoring (pure) ------------------------------------------------------------------
@@ -280,13 +284,22 @@ def summarise(hands: list[dict]) -> dict:
 
 # --- footage and review --------------------------------------------------------------
 
+def _renderer_sources() -> list[Path]:
+    """The files that decide the rendered footage: :data:`_RENDERER`, the project's modules it imports at any depth
+    (imports inside functions too: ``modulefinder`` reads the byte code; only the repository is searched) and
+    :data:`_DATA`."""
+    finder = ModuleFinder(path=[str(REPO)])
+    finder.run_script(str(REPO / _RENDERER))
+    found = {Path(m.__file__).resolve() for m in finder.modules.values() if m.__file__}
+    return sorted(found | {p.resolve() for pattern in _DATA for p in REPO.glob(pattern)})
+
+
 def _code_digest() -> str:
-    """10 hex digits over the sources that decide the footage (see ``_SOURCES``)."""
+    """10 hex digits over the files that decide the footage (:func:`_renderer_sources`)."""
     h = hashlib.sha1()
-    for pattern in _SOURCES:
-        for p in sorted(REPO.glob(pattern)):
-            h.update(p.relative_to(REPO).as_posix().encode())
-            h.update(p.read_bytes())
+    for p in _renderer_sources():
+        h.update(p.relative_to(REPO).as_posix().encode())
+        h.update(p.read_bytes())
     return h.hexdigest()[:10]
 
 

@@ -185,3 +185,16 @@ def test_a_cameras_correction_stands_for_the_play_it_replaces():
              "tile": [3, 1], "end": "E"}]
     assert [(r["t"], r["hand"], r["tile"]) for r in review_plays(rows)] == [(3.0, 1, [6, 6]), (6.0, 1, [3, 1]),
                                                                             (6.0, 2, [2, 1])]
+
+
+def test_the_footage_cache_key_reads_the_renderers_own_sources_only():
+    """The cached footage is rendered again when a file the renderer runs changes, not when another does
+    (2026-12-05: a record-format change in engine/ re-rendered every video). The renderer's sources, found from its
+    imports: a module it imports inside a function (datasets/render/surfaces.py imports textures.py lazily) is one,
+    the record and service modules are not."""
+    from bench.sec_footage import REPO, _renderer_sources
+
+    names = {p.relative_to(REPO).as_posix() for p in _renderer_sources()}
+    assert {"datasets/footage.py", "datasets/render/textures.py", "engine/simulate.py", "engine/hand.py",
+            "engine/rulesets/draw.toml"} <= names
+    assert not names & {"engine/record.py", "engine/record_text.py", "service/review.py", "vision/tracking.py"}
