@@ -15,7 +15,8 @@ stream URL, read newest-frame-first), runs the same pipeline as ``dominocast rev
   (``table["clock_s"]``: :meth:`service.live.TableRuntime.source_clock`), a replayed file
   goes on from the last frame it recorded (``table["resume_frame"]``:
   :meth:`service.live.TableRuntime.source_frame`; that frame primes the motion gate,
-  :meth:`vision.motion.MotionGate.prime`; one it recorded nothing from starts over);
+  :meth:`vision.motion.MotionGate.prime`, and a photo folder's is looked at again, with its read made
+  ahead, as the table recorded; one it recorded nothing from starts over);
 * every ``Play`` / ``TakeBack`` with its ``t``, ``frame`` and ``confidence``;
 * vision notices (``uncertain_read``, ``bump``, ``moved``, ``tile_missing``, ...) as alerts
   (``SourceItem.alert``; the service opens those the umpire decides and keeps the others, e.g. a
@@ -43,7 +44,12 @@ an earlier or later state of this table, told by the tiles read (:mod:`vision.ph
 :func:`service.review_pipeline.one_table_folder`, which both call). A listed folder whose photos' names do
 not sort in the order taken is read in the order taken, where the line of play tells it
 (:mod:`vision.photo_order`), with a ``photos_reordered`` alert naming the photos moved (a followed folder's
-photos are read as they come). A photo is
+photos are read as they come). The order is found by reading every photo once before the first event (the
+review then uses those reads); a table stop meanwhile ends the worker after the photo being read, with nothing
+recorded. Frame numbers and times follow the order read (photo ``i`` at ``t = i`` s, paced at ``speed``), so a
+restart, which lists and orders the folder again the same way, goes on from the last photo recorded in that
+order; the alert is said at the first start only. A table started replayed and restarted followed (or the other
+way round) numbers the photos of such a folder otherwise: do not switch mid-match. A photo is
 judged by the photo kept before it and the one after it, so the worker holds each photo until its
 successor has been read (one photo late): a photo unlike both, while they are alike, is left out. The
 first photo is judged by the two after it, the last by the two before it. Holding costs the replay no
@@ -313,7 +319,10 @@ class VisionSource:
                         raise InterruptedError("the table stopped")  # not reported: _loop drops it when stopped
 
                 folder, recognize = one_table_folder(frames, skipped, recognize, progress=stopped)
-                if folder.order_note:  # read in the order taken (vision.photo_order): said as the review says it
+                # read in the order taken (vision.photo_order): said as the review says it, once: a restart going
+                # on from the photos recorded reads them in the same order, said when they were read
+                resuming = self.table.get("resume") and self.table.get("resume_frame") is not None
+                if folder.order_note and not resuming:
                     put(SourceItem(None, tag="vision:order", alert={
                         "kind": "photos_reordered", "frame": None, "t": 0.0, "message": folder.order_note,
                         "order": [Path(p).name for p in frames.files]}))
@@ -367,8 +376,10 @@ class VisionSource:
                     last = (last[0], look)
                 continue
             if skip is not None:  # the frames a replayed file already gave, decoded to keep its indices
-                if frame.index <= skip and hasattr(pipeline.recognize, "forget"):
-                    pipeline.recognize.forget(frame.index)  # read ahead to judge its neighbours, never by the pipeline
+                if frame.index < skip and hasattr(pipeline.recognize, "forget"):
+                    # read ahead to judge its neighbours, never by the pipeline; the last one recorded is (below),
+                    # with that read
+                    pipeline.recognize.forget(frame.index)
                 if frame.index < skip:
                     self._stats.position = frame.index + 1
                     if time.monotonic() - fps_t >= 1.0:

@@ -89,13 +89,16 @@ def test_photos_are_put_back_within_their_hand():
     assert taken_order(first[:3] + first[4:] + second[:2] + [first[3]] + second[2:]) is None
 
 
-@pytest.mark.parametrize("named, timed", [(_swap(5, 9)[:16], False), ([k for k in range(16) if k != 5] + [5], False),
-                                          (list(range(1, 16)) + [0], True)])
-def test_a_folder_review_reads_photos_named_out_of_order_in_the_order_taken(tmp_path, named, timed):
+@pytest.mark.parametrize("named, timed, interval", [(_swap(5, 9)[:16], False, 1.0),
+                                                    ([k for k in range(16) if k != 5] + [5], False, 1.0),
+                                                    (list(range(1, 16)) + [0], True, 1.0),
+                                                    (_swap(5, 9)[:16], False, 2.5)])
+def test_a_folder_review_reads_photos_named_out_of_order_in_the_order_taken(tmp_path, named, timed, interval):
     """End to end on the demo's 16 photos (tiles as they lie, by the picture): the same rows as the folder named in
     order (less its ``file``, and the ``photos_reordered`` row), one note naming the photos moved, none skipped,
     each photo read once. ``timed``: each photo carries the time it was taken (EXIF), which tells the lead named
-    last (the line alone does not)."""
+    last (the line alone does not). ``interval`` (``--interval``): the photos' times follow the order read
+    (helper-264)."""
     import json
 
     import cv2
@@ -128,7 +131,7 @@ def test_a_folder_review_reads_photos_named_out_of_order_in_the_order_taken(tmp_
             cv2.imwriteWithMetadata(str(folder / f"move_{i:03d}.png"), photos[k], [cv2.IMAGE_METADATA_EXIF] * timed,
                                     [exif] * timed)
         reads.clear()
-        s = run_review(open_source(folder), load_ruleset(GT["rules"]), Recognize(), tmp_path / f"{name}_out",
+        s = run_review(open_source(folder, interval), load_ruleset(GT["rules"]), Recognize(), tmp_path / f"{name}_out",
                        TableProfile.load(DEMO / "profile.json"), annotate=False)
         rows = [json.loads(x) for x in (tmp_path / f"{name}_out" / "events.jsonl").read_text().splitlines()]
         return s, rows, len(reads)
@@ -145,6 +148,7 @@ def test_a_folder_review_reads_photos_named_out_of_order_in_the_order_taken(tmp_
     assert strip(rows) == strip(clean_rows) and s.score == clean.score
     plays = [r for r in rows if r["type"] == "play"]
     assert len(plays) == 16 and all(r["file"].endswith(want[r["frame"]]) for r in plays)
+    assert [r["t"] for r in plays] == [k * interval for k in range(16)]  # photo k of the order taken shows play k
 
 
 def _exif(when: bytes, sub: bytes | None = None, order: str = "<") -> bytes:

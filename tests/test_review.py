@@ -985,6 +985,41 @@ def test_cli_review_ctrl_c_keeps_partial_results_and_exits_130(tmp_path, sig, st
     assert from_json((out / "record.json").read_text()).event.title == f"Review of photos (partial: interrupted at {at} s)"
 
 
+
+def test_cli_review_ctrl_c_while_the_folder_is_read_ahead_for_its_order_keeps_partial_results(tmp_path, monkeypatch):
+    """helper-264: a recognizer whose reads depend on the picture alone reads a listed folder once ahead of the review
+    (the order its photos were taken, vision.photo_order). A Ctrl-C during that read stops there (no read after it)
+    and ends as one in the review does: one line, exit 130, the files written and marked partial, no photo reviewed."""
+    from service import cli_review
+    from service.cli import app
+
+    photos = _photos(tmp_path / "photos", 4)
+    calls = []
+
+    class Recognize:
+        reads_alone = True  # so the folder is read ahead: vision.recognize.FocusedRecognize.reads_alone
+
+        def __call__(self, image, **kwargs):  # the user's Ctrl-C while the third photo is read ahead
+            calls.append(1)
+            if len(calls) == 3:
+                raise KeyboardInterrupt
+            return []
+
+    monkeypatch.setattr(cli_review, "_setup", lambda r, c, sets=1: (load_ruleset("all-fives"), None, Recognize()))
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["review", str(photos), "--rules", "all-fives", "--out", str(out), "--no-video"])
+    assert res.exit_code == 130, res.output
+    assert len(calls) == 3  # stopped at the read it was in
+    assert res.stderr.splitlines() == [f"interrupted at 0.0 s of footage; partial results in {out}"]
+    said = [line.strip() for line in res.stdout.splitlines() if line.strip()]
+    assert said[0] == "Score (partial: not final)" and said[-4].startswith("0 plays, 0 flags, 0 photos (0 read) in")
+    rows = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert [(r["kind"], r["t"], r["frame"]) for r in rows] == [("interrupted", 0.0, None)]
+    title = from_json((out / "record.json").read_text()).event.title
+    assert title == "Review of photos (partial: interrupted at 0.0 s)"
+    assert "The review was interrupted at 0.0 s of footage: these results are partial." in (
+        out / "report.html").read_text()
+
 def test_cli_review_stopped_by_ctrl_c_prints_what_it_recorded_with_its_warnings(tmp_path, monkeypatch):
     """helper-172: a review stopped by Ctrl-C said only "interrupted at ...": the warnings found so far (here an
     overexposed photo) were in its record and report, not on the console. It prints what it recorded so far as a

@@ -1386,38 +1386,78 @@ def test_a_folder_tables_later_state_copy_is_skipped_with_an_alert_and_scored_as
     assert len(review.skipped) == 1
 
 
-def test_a_folder_tables_photos_named_out_of_order_are_read_in_the_order_taken(tmp_path, monkeypatch):
-    """helper-256: the demo's 16 photos (one per play) with the 6th and 10th named the other way round, on a
-    replayed photo-folder table: read in the order taken (vision.photo_order, shared with ``review``), one
-    ``photos_reordered`` alert naming them, none skipped, and the table's score the hand's as played."""
+def _demo_folder(folder: Path, named: list[int], on_read=None):  # noqa: ANN001, ANN202
+    """The demo's 16 photos (one per play: photo ``k`` shows the line once play ``k`` is laid) written to ``folder``
+    as PNG (read back bit for bit) in name order ``named`` (``named[i]``: the photo named ``i``-th), and a recognizer
+    (``reads_alone``) giving each photo's ground-truth tiles; ``on_read(n)`` is called before its ``n``-th read."""
     import cv2
 
-    from test_photo_states import GT, KEYFRAMES, PLAY_FRAMES, _obs  # the demo's photos and their tiles
+    from test_photo_states import KEYFRAMES, PLAY_FRAMES, _obs
     from video_frames import video_frames  # tests/video_frames.py
 
     photos = video_frames(_DEMO / "demo.mp4", PLAY_FRAMES)
     by_picture = {im.tobytes(): [k for k in KEYFRAMES if k["frame"] <= f][-1]["tiles"]
                   for im, f in zip(photos, PLAY_FRAMES)}
+    folder.mkdir()
+    for i, k in enumerate(named):
+        cv2.imwrite(str(folder / f"move_{i:02d}.png"), photos[k])
+    reads: list[int] = []
 
     class ByPicture:  # the ground truth's tiles of the photo shown, whatever came before (as the models read)
         reads_alone = True
 
         def __call__(self, image, **kwargs):
+            reads.append(1)
+            if on_read is not None:
+                on_read(len(reads))
             return _obs(by_picture[image.tobytes()])
 
-    folder = tmp_path / "photos"
-    folder.mkdir()
-    named = list(range(16))
-    named[5], named[9] = 9, 5
-    for i, k in enumerate(named):  # PNG: the pictures read back bit for bit
-        cv2.imwrite(str(folder / f"move_{i:02d}.png"), photos[k])
+    return ByPicture, reads
+
+
+_SWAP_5_9 = [0, 1, 2, 3, 4, 9, 6, 7, 8, 5, 10, 11, 12, 13, 14, 15]  # the 6th and 10th photos named the other way
+
+
+def _photo_table(c, folder: Path, speed: float = 1000) -> None:  # noqa: ANN001
+    """Register table ``cam``: a replayed photo folder (the demo's rules and calibration) at ``speed``."""
+    from test_photo_states import GT
+
+    r = post(c, "/api/tables", {"id": "cam", "name": "Photo table", "rules": GT["rules"], "video_source": str(folder),
+                                "calibration": str(_DEMO / "profile.json"),
+                                "worker": {"kind": "vision", "speed": speed}})
+    assert r.status_code == 201, r.text
+
+
+def _played(c) -> list[tuple]:
+    """(seat, tile, end, frame, t) of the plays recorded in the table's match's hand 1."""
+    events = c.get("/api/matches/1/hands/1").json()["events"]
+    return [(e["seat"], tuple(e["tile"]), e.get("end", "lead"), e["frame"], e["t"]) for e in events
+            if e["type"] == "play"]
+
+
+def _hand_score() -> dict:
+    """The demo's 16 plays' points as the rules engine scored the simulated hand, less the going-out award (no
+    photo shows the tiles left): the seats that scored."""
+    from test_photo_states import GT
+
+    want = {"N": 0, "S": 0}
+    for p in GT["plays"]:
+        for seat, pts in p["points"].items():
+            want[seat] += pts
+    for seat, award in GT["hands"][0]["result"]["awards"].items():
+        want[seat] -= award
+    return {k: v for k, v in want.items() if v}
+
+
+def test_a_folder_tables_photos_named_out_of_order_are_read_in_the_order_taken(tmp_path, monkeypatch):
+    """helper-256: the demo's 16 photos (one per play) with the 6th and 10th named the other way round, on a
+    replayed photo-folder table: read in the order taken (vision.photo_order, shared with ``review``), one
+    ``photos_reordered`` alert naming them, none skipped, and the table's score the hand's as played."""
+    ByPicture, _ = _demo_folder(tmp_path / "photos", _SWAP_5_9)
     monkeypatch.setitem(sources._FACTORIES, "vision",
                         lambda table: VisionSource(table, recognizer_factory=lambda profile: ByPicture()))
     with TestClient(app_for(tmp_path / "venue")) as c:
-        r = post(c, "/api/tables", {"id": "cam", "name": "Photo table", "rules": GT["rules"],
-                                    "video_source": str(folder), "calibration": str(_DEMO / "profile.json"),
-                                    "worker": {"kind": "vision", "speed": 1000}})
-        assert r.status_code == 201, r.text
+        _photo_table(c, tmp_path / "photos")
         post(c, "/api/tables/cam/start")
         st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error") and s,
                       timeout=60)
@@ -1428,15 +1468,7 @@ def test_a_folder_tables_photos_named_out_of_order_are_read_in_the_order_taken(t
     moved = [a for a in alerts if a["kind"] == "photos_reordered"]
     assert len(moved) == 1 and "move_09.png after move_04.png, move_05.png after move_08.png" in moved[0]["message"]
     assert moved[0]["severity"] == "info" and moved[0]["status"] == "resolved"  # a camera note: nothing to decide
-    # the 16 plays' points as the rules engine scored the simulated hand, less the going-out award (no photo shows
-    # the tiles left)
-    want = {"N": 0, "S": 0}
-    for p in GT["plays"]:
-        for seat, pts in p["points"].items():
-            want[seat] += pts
-    for seat, award in GT["hands"][0]["result"]["awards"].items():
-        want[seat] -= award
-    assert {k: v for k, v in scores.items() if v} == {k: v for k, v in want.items() if v}
+    assert {k: v for k, v in scores.items() if v} == _hand_score()
 
 
 def _demo_photos_run(data_dir: Path, folder: Path, monkeypatch, void: tuple[int, int] | None = None,
@@ -1532,3 +1564,131 @@ def test_a_photo_folders_play_voided_and_restored_leaves_the_seats_of_the_reads_
     # S's draw and 6-0, recorded N's right after the void (slots 8 and 9: deal, 6 plays, the void)
     assert (restored["reassigned_draws"], restored["reassigned_plays"]) == ([8], [9])
     assert [(a["index"], a["message"]) for a in alerts if a["status"] == "open" and a["kind"] == "out_of_turn"] == []
+
+
+def test_a_photo_folder_table_stopped_while_it_reads_the_folder_ahead_stops_at_once_and_records_nothing(
+        tmp_path, monkeypatch):
+    """helper-264: a replayed photo-folder table reads its folder once ahead of its first event (the order the
+    photos were taken, vision.photo_order). A stop during that read ends the worker after the photo being read (no
+    further read, no error, state stopped), with nothing recorded (not even a draw game's deal); started again, it
+    reads the folder from its start and records every play once."""
+    import threading
+
+    from test_photo_states import GT
+
+    made: list[VisionSource] = []
+    reached = threading.Event()
+
+    def on_read(n: int) -> None:  # the 4th photo read ahead: held until the table is stopped
+        if n == 4 and len(made) == 1:
+            reached.set()
+            wait_for(lambda: made[0]._stop.is_set(), timeout=30)
+
+    ByPicture, reads = _demo_folder(tmp_path / "photos", _SWAP_5_9, on_read)
+    frames: list[int] = []
+    monkeypatch.setitem(sources._FACTORIES, "vision", lambda table: made.append(VisionSource(
+        table, recognizer_factory=lambda profile: ByPicture(), before_frame=frames.append)) or made[-1])
+    with TestClient(app_for(tmp_path / "venue")) as c:
+        _photo_table(c, tmp_path / "photos")
+        post(c, "/api/tables/cam/start")
+        assert reached.wait(30)
+        t0 = time.monotonic()
+        st = post(c, "/api/tables/cam/stop").json()
+        stop_s = time.monotonic() - t0
+        thread_alive = made[0]._thread.is_alive()
+        assert (st["state"], st["error"]) == ("stopped", None), st
+        time.sleep(0.3)  # a worker that went on would read on meanwhile
+        assert (len(reads), frames) == (4, [])  # stopped after the photo being read: none read after, none reviewed
+        assert c.get("/api/tables/cam/status").json()["state"] == "stopped"
+        assert c.get("/api/tables/cam/alerts?status=all").json() == []
+        assert c.get("/api/matches/1/hands/1").status_code == 404 or _played(c) == []
+        post(c, "/api/tables/cam/start")
+        st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error") and s,
+                      timeout=60)
+        played = _played(c)
+        events = c.get("/api/matches/1/hands/1").json()["events"]
+        scores = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["game"]["scores"]
+        alerts = c.get("/api/tables/cam/alerts?status=all").json()
+    assert not thread_alive and stop_s < 5, stop_s
+    assert st["state"] == "finished" and st["error"] is None
+    assert [(s, list(t), e) for s, t, e, _, _ in played] == [(p["seat"], p["tile"], p.get("end", "lead"))
+                                                            for p in GT["plays"]]
+    assert [e["type"] for e in events].count("deal") == 1
+    # as a run never stopped says them: the order, and the demo's 6-6 nudged as photo 4 was taken
+    assert [(a["kind"], a["details"]["frame"]) for a in alerts] == [("photos_reordered", None), ("bump", 4)]
+    assert {k: v for k, v in scores.items() if v} == _hand_score()
+
+
+def test_a_photo_folder_table_restarted_mid_hand_goes_on_after_the_photos_it_recorded_in_the_order_taken(
+        tmp_path, monkeypatch):
+    """helper-264: a restarted replayed folder table goes on from the last photo recorded (``resume_frame``, an
+    index in the order read). With the photos named out of order (6th and 10th swapped), its restart reads them in
+    the order taken again: the photos before the last one recorded are skipped (not read by the pipeline), that one
+    is looked at again with its read made ahead (it read the photo twice: helper-264), and every play is recorded
+    once, with the frame of its photo in the order taken and that frame's time."""
+    import threading
+
+    from test_photo_states import GT
+
+    made: list[VisionSource] = []
+    reached = threading.Event()
+    frames: list[tuple[int, int]] = []  # (run, frame index) read by the pipeline
+
+    def before_frame(i: int) -> None:
+        frames.append((len(made) - 1, i))
+        if i == 8 and len(made) == 1:  # the first run: stopped before the 9th photo in the order taken is read
+            reached.set()
+            wait_for(lambda: made[0]._stop.is_set(), timeout=30)
+
+    ByPicture, reads = _demo_folder(tmp_path / "photos", _SWAP_5_9)
+    monkeypatch.setitem(sources._FACTORIES, "vision", lambda table: made.append(VisionSource(
+        table, recognizer_factory=lambda profile: ByPicture(), before_frame=before_frame)) or made[-1])
+    with TestClient(app_for(tmp_path / "venue")) as c:
+        _photo_table(c, tmp_path / "photos")
+        post(c, "/api/tables/cam/start")
+        assert reached.wait(30)
+        first = wait_for(lambda: len(p := _played(c)) == 8 and p)  # the plays of photos 0-7
+        post(c, "/api/tables/cam/stop")
+        reads_first = len(reads)
+        post(c, "/api/tables/cam/start")
+        st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error") and s,
+                      timeout=60)
+        played = _played(c)
+        events = c.get("/api/matches/1/hands/1").json()["events"]
+        hands = c.get("/api/matches/1").json()["hands"]
+        scores = c.get("/api/tables/cam/snapshot").json()["data"]["state"]["game"]["scores"]
+        alerts = c.get("/api/tables/cam/alerts?status=all").json()
+    assert st["state"] == "finished" and st["error"] is None and len(hands) == 1
+    # photo k shows play k: read at frame k of the order taken, at t = k s (one photo a second)
+    want = [(p["seat"], tuple(p["tile"]), p.get("end", "lead"), k, float(k)) for k, p in enumerate(GT["plays"])]
+    assert first == want[:8] and played == want
+    assert [e["type"] for e in events].count("deal") == 1
+    # from the last photo recorded (the table as recorded, looked at again: no play again), with the read made ahead
+    assert [f for run, f in frames if run == 1] == list(range(7, 16))
+    assert reads_first == 16 and len(reads) - reads_first == 16  # each run reads each photo once (ahead: its order)
+    assert [a for a in alerts if a["kind"] in ("desync", "unreadable_image", "tile_missing")] == []
+    assert [a["kind"] for a in alerts].count("photos_reordered") == 1  # said at the first start, not again
+    assert {k: v for k, v in scores.items() if v} == _hand_score()
+
+
+def test_a_photo_folder_tables_reordered_photos_are_paced_and_timed_in_the_order_taken(tmp_path, monkeypatch):
+    """helper-264: a replayed folder table's photo ``i`` (in the order read) is at ``t = i`` s (one a second) and
+    replayed at ``speed`` times that pace: with the 6th and 10th photos named the other way, the plays' times
+    follow the order taken, and the replay of 16 photos at speed 20 takes at least 15 / 20 s."""
+    from test_photo_states import GT
+
+    seen: list[tuple[int, float]] = []
+    ByPicture, _ = _demo_folder(tmp_path / "photos", _SWAP_5_9)
+    monkeypatch.setitem(sources._FACTORIES, "vision", lambda table: VisionSource(
+        table, recognizer_factory=lambda profile: ByPicture(),
+        before_frame=lambda i: seen.append((i, time.monotonic()))))
+    with TestClient(app_for(tmp_path / "venue")) as c:
+        _photo_table(c, tmp_path / "photos", speed=20)
+        post(c, "/api/tables/cam/start")
+        st = wait_for(lambda: (s := c.get("/api/tables/cam/status").json())["state"] in ("finished", "error") and s,
+                      timeout=60)
+        played = _played(c)
+    assert st["state"] == "finished"
+    assert played == [(p["seat"], tuple(p["tile"]), p.get("end", "lead"), k, float(k))
+                      for k, p in enumerate(GT["plays"])]
+    assert [i for i, _ in seen] == list(range(16)) and seen[-1][1] - seen[0][1] >= 15 / 20 - 0.02
