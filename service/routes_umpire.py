@@ -500,6 +500,17 @@ def alerts(table_id: str, request: Request,
     return public_alerts(found, rt.match_id, state["hand"]["number"] if state_in_play(state) else None)
 
 
+def _must_be_open(alert_id: int, alert: dict) -> None:
+    """Refuse (409 :class:`Conflict`) a confirm or dismiss of an ``alert`` that is not open: a camera note
+    (``severity`` info, closed from the start) is said to be one, for the umpire never had it to decide
+    (helper-262: "alert 3 is resolved already" of a note nobody had resolved)."""
+    if alert.get("severity") == "info":
+        raise Conflict(f"alert {alert_id} is a camera note ({alert['kind']}), for information: "
+                       "nothing to confirm or dismiss")
+    if alert["status"] != "open":
+        raise Conflict(f"alert {alert_id} is {alert['status']} already")
+
+
 @router.post("/alerts/{alert_id}/confirm", dependencies=umpire)
 def confirm_alert(table_id: str, alert_id: int, request: Request, body: AlertAction | None = None) -> dict:
     """Confirm an alert. A flagged infraction gets the rule set's penalty (or ``penalty``). The body is
@@ -512,8 +523,7 @@ def confirm_alert(table_id: str, alert_id: int, request: Request, body: AlertAct
 
 def _confirm(rt, alert_id: int, body: AlertAction, by: str) -> dict:  # noqa: ANN001
     alert = rt.get_alert(alert_id)
-    if alert["status"] != "open":
-        raise Conflict(f"alert {alert_id} is {alert['status']} already")
+    _must_be_open(alert_id, alert)
     if given := rt.penalty_in_force(alert_id):  # a second penalty for one infraction
         raise Conflict(f"alert {alert_id}'s penalty ({given}) is on the score already: nothing was changed")
     # an earlier match's flag can only be acknowledged: no penalty is suggested for a match that is over;
@@ -543,8 +553,7 @@ def dismiss_alert(table_id: str, alert_id: int, request: Request, body: AlertAct
     rt = registry(request).get(table_id)
     with rt.lock:
         alert = rt.get_alert(alert_id)
-        if alert["status"] != "open":
-            raise Conflict(f"alert {alert_id} is {alert['status']} already")
+        _must_be_open(alert_id, alert)
         return {"alert": rt.update_alert(alert_id, "dismissed", actor(request, body.by), body.note)}
 
 

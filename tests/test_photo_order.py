@@ -28,6 +28,7 @@ def test_photos_in_the_order_taken_keep_name_order():
     assert len(LINES) == 17 and all(grows(a, b) for a, b in zip(LINES, LINES[1:]))
     assert taken_order(LINES) is None
     assert taken_order([DEALT] + LINES) is None  # the dealt table first: no tile laid, then the lead
+    assert taken_order([]) is None and taken_order(LINES[:1]) is None  # no photo read, one photo
 
 
 @pytest.mark.parametrize("named, moved", [
@@ -87,6 +88,30 @@ def test_photos_are_put_back_within_their_hand():
     assert taken_order(named) == [0, 1, 2, 3, 4, 5, 8, 7, 6, 9]
     # a photo of the first hand named among the second's: not a new hand, not sure
     assert taken_order(first[:3] + first[4:] + second[:2] + [first[3]] + second[2:]) is None
+
+
+def test_one_hands_photos_named_in_two_runs_are_one_hand():
+    """helper-262: a phone's counter wrapped (IMG_9994.png ... IMG_9999.png, then IMG_0000.png ...), so the demo's
+    photos from the 7th on sort before its first six: the last photo (the hands shown) then the dealt table looked
+    like a new hand, each run was kept in name order and the review read two hands, 11 flags, not final."""
+    photos = [DEALT] + LINES  # 18 photos, as helper-230's folder P
+    wrapped = list(range(6, 18)) + list(range(6))  # name order: the photo taken 7th named first
+    assert new_hand(photos[17], photos[0])  # where the two runs meet
+    order = taken_order([photos[k] for k in wrapped])
+    assert order is not None and [wrapped[p] for p in order] == list(range(18))
+    assert moved_photos(order) == [12, 13, 14, 15, 16, 17]  # the six photos named last, put first
+
+
+def test_a_new_hand_of_tiles_the_hand_before_showed_is_still_a_new_hand():
+    """A second hand laying tiles the first one's line showed (in another order) is not joined to it: its photos
+    fit nowhere among the first hand's, so each hand is put back alone, as before."""
+    one = [(6, 6), (6, 5), (5, 5), (5, 4), (4, 4)]
+    two = [(5, 5), (6, 5), (4, 4), (5, 4)]
+    first = [_line(one[:k]) for k in range(1, 6)]
+    second = [_line(two[:k], x0=60.0) for k in range(1, 5)]
+    assert new_hand(first[-1], second[0]) and grows(second[-1], first[-1])  # its tiles all in the first line
+    assert taken_order(first + second) is None
+    assert taken_order(first + [second[0], second[2], second[1], second[3]]) == [0, 1, 2, 3, 4, 5, 7, 6, 8]
 
 
 @pytest.mark.parametrize("named, timed, interval", [(_swap(5, 9)[:16], False, 1.0),

@@ -13,7 +13,9 @@ order, each growing the line of the one before it) and puts each other photo whe
 the photos around it. It gives up (None: name order kept, the photos said as now by :mod:`vision.photo_states`)
 unless every photo then grows the line of the one before it or starts a new hand, so a photo that fits nowhere
 (an arm over some tiles, a misread tile, another table's photo) keeps the folder in name order. Between hands
-the table is cleared (:func:`new_hand`): photos are put back within their hand only.
+the table is cleared (:func:`new_hand`): photos are put back within their hand only; a "new hand" whose photos
+show only tiles of the line before it is the same hand named in two runs (a phone's counter that wrapped, two
+phones), put back as one when every photo then fits one place.
 
 :func:`time_order` follows the time each photo was taken instead (EXIF, :mod:`vision.capture_time`), when every
 photo has one and the line of play agrees with it; it tells the photos the line cannot (a draw's, the lead's).
@@ -73,13 +75,21 @@ def taken_order(lines: list[PhotoTiles]) -> list[int] | None:
     before it (grows its line or starts a new hand), or some photo fits nowhere, or the order is unsure (see the
     module)."""
     n = len(lines)
-    if all(follows(lines[i - 1], lines[i]) for i in range(1, n)):
-        return None
     hands, start = [], 0  # runs of photos in name order, split where a new hand's table follows
     for i in range(1, n + 1):
         if i == n or (not grows(lines[i - 1], lines[i]) and new_hand(lines[i - 1], lines[i])):
             hands.append(list(range(start, i)))
             start = i
+    joined = _rejoined(hands, lines)
+    if joined == hands and all(follows(lines[i - 1], lines[i]) for i in range(1, n)):
+        return None
+    return (_hand_by_hand(joined, lines) if joined != hands else None) or _hand_by_hand(hands, lines)
+
+
+def _hand_by_hand(hands: list[list[int]], lines: list[PhotoTiles]) -> list[int] | None:
+    """The order taken of the photos ``hands`` (runs of indices into ``lines``, name order, each one hand's), each
+    hand put back alone (:func:`_one_hand`); None where one is not sure or nothing moves (:func:`taken_order`)."""
+    n = len(lines)
     order: list[int] = []
     for hand in hands:
         put = _one_hand(hand, lines)
@@ -95,6 +105,25 @@ def taken_order(lines: list[PhotoTiles]) -> list[int] | None:
     if any(at[q] < at[p] and grows(lines[p], lines[q]) for p in range(n) for q in range(p + 1, n)):
         return None  # two photos put the other way round whose name order fits as well (a hand turned up, a draw)
     return order
+
+
+def _rejoined(hands: list[list[int]], lines: list[PhotoTiles]) -> list[list[int]]:
+    """The runs ``hands`` (split where a new hand's table follows in name order) with each run joined to the one
+    before it whose fullest photo shows every tile of the run's fullest photo, which shows :data:`LOST_TILES` or
+    more: one hand's photos named in two runs (a phone's counter that wrapped, IMG_9999.png then IMG_0000.png; two
+    phones' photos sorting apart), not a new hand (helper-262: the demo's 18 photos named from its 7th on before its
+    first six were read as two hands, 11 flags; :func:`taken_order` tries the runs apart again when joined they do
+    not tell one order)."""
+    def fullest(run: list[int]) -> PhotoTiles:
+        return lines[max(run, key=lambda i: len(lines[i].tiles))]
+
+    joined = hands[:1]  # none for a folder with no photo read
+    for run in hands[1:]:
+        if len(fullest(run).tiles) >= LOST_TILES and grows(fullest(run), fullest(joined[-1])):
+            joined[-1] = joined[-1] + run
+        else:
+            joined.append(run)
+    return joined
 
 
 def _one_hand(hand: list[int], lines: list[PhotoTiles]) -> list[int] | None:
