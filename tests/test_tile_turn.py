@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.tile_turn import registered_turn_deg, tile_patch
+from vision.tile_turn import registered_turn_deg, still_share, tile_patch
 
 SS = 8  # drawn this many times larger, then scaled down: edges anti-aliased to the sub-pixel
 
@@ -120,3 +120,29 @@ def test_a_bump_notice_says_the_registered_turn(kept):
     said = bump.details["rotation_deg"]
     assert said == (pytest.approx(-1.94, abs=0.3) if kept else -0.5)  # rounded to a tenth
     assert f"turned {abs(said):.1f} degrees counter-clockwise: not a play" in bump.message
+
+
+def test_a_tile_that_did_not_move_keeps_its_pixels_whatever_its_box_says():
+    """:func:`still_share` compares a tile's own pixels where it lay: the same frame boxed 2 px off and turned 5
+    degrees keeps them all (1.0); another tile laid over its far end (22 x 30 px) keeps the rest (0.81). The tile
+    pushed 2 px and turned 5 degrees keeps 0.40 of them (its pips and edges lie elsewhere, the table's folds do not
+    move), and taken away 0.19 (the felt beside its edges). No texture where it lay, or its place outside the later
+    crop: None."""
+    c = np.array([100.3, 80.7])
+    frame = _scene(0.0, c)
+    before = tile_patch(frame, _detector_box(c, 0.0, 0.0, (0.0, 0.0)))
+    assert still_share(before, tile_patch(frame, _detector_box(c, 5.0, 0.0, (2.0, 1.0)))) == 1.0
+    covered = frame.copy()
+    covered[66:96, 68:90] = (225, 235, 240)
+    under_end = tile_patch(covered, _detector_box(c, 5.0, 0.0, (2.0, 1.0)))
+    assert still_share(before, under_end) == pytest.approx(0.81, abs=0.01)
+    pushed = c + (2.0, 0.0)
+    moved = tile_patch(_scene(5.0, pushed), _detector_box(pushed, 5.0, 0.0, (0.0, 0.0)))
+    assert still_share(before, moved) == pytest.approx(0.40, abs=0.01)
+    gone = _scene(0.0, (300.3, 80.7), size=(400, 160))[:, :200]  # the same felt, the tiles drawn out of the crop
+    taken = tile_patch(gone, _detector_box(c, 0.0, 0.0, (0.0, 0.0)))
+    assert still_share(before, taken) == pytest.approx(0.19, abs=0.01)
+    flat = tile_patch(np.full((160, 200, 3), 128, np.uint8), _detector_box(c, 0.0, 0.0, (0.0, 0.0)))
+    assert still_share(flat, flat) is None
+    far = tile_patch(frame, _detector_box(c + (40.0, 0.0), 0.0, 0.0, (0.0, 0.0)))  # a crop round a tile 40 px on
+    assert still_share(before, far) is None

@@ -1133,11 +1133,12 @@ def _read_seen(table: Table, changed: tuple = (), arm: tuple | None = None) -> l
     return out
 
 
-def _board_with_printed_0_5() -> tuple[Table, object]:
-    """A block table whose setup shows a printed 0|5 (boxed 0.26: a picture), then N's lead 6-6 and S's 6-2,
-    each read with the gate's masks (changed under the tile laid, the seat's arm over it)."""
+def _board_with_printed_0_5(patch=None) -> tuple[Table, object]:
+    """A block table whose setup shows a printed 0|5 (boxed 0.26: a picture; its read's crop ``patch``, a
+    :class:`vision.tile_turn.TilePatch`, or None), then N's lead 6-6 and S's 6-2, each read with the gate's masks
+    (changed under the tile laid, the seat's arm over it)."""
     table = Table(load_ruleset("block"))
-    printed = dataclasses.replace(t_(300, 300, 0, (0, 5)), det_score=0.26)
+    printed = dataclasses.replace(t_(300, 300, 0, (0, 5)), det_score=0.26, patch=patch)
     table.on = [printed]
     assert plays(table.read()) == []
     for laid in (t_(600, 500, 0, (6, 6), "N"), t_(648, 500, 0, (6, 2), "S")):
@@ -1184,6 +1185,81 @@ def test_a_picture_a_hand_turned_where_it_lay_is_a_moved_tile():
     assert [n.tile for n in notices(out, "unplaced_tile")] == [(5, 0)] and plays(out) == []
     (tile,) = [tr for tr in table.tr.tiles.values() if tr.key == (5, 0)]
     assert (tile.scenery, tile.moved, tile.status) == (False, True, "unplaced")
+
+
+def _drawn_crops(moved: bool) -> tuple:
+    """Crops of a drawn tile (:mod:`test_tile_turn`'s scene) as two reads keep them: the first read's, and the next
+    read's, boxed 2 px off and turned 5 degrees, with another tile laid over its far end; ``moved``: the tile itself
+    pushed 2 px and turned 5 degrees (its box then as it lies)."""
+    from test_tile_turn import _detector_box, _scene
+
+    from vision.tile_turn import tile_patch
+
+    c = np.array([100.3, 80.7])
+    first = tile_patch(_scene(0.0, c), _detector_box(c, 0.0, 0.0, (0.0, 0.0)))
+    if moved:
+        return first, tile_patch(_scene(5.0, c + (2.0, 0.0)), _detector_box(c + (2.0, 0.0), 5.0, 0.0, (0.0, 0.0)))
+    frame = _scene(0.0, c)
+    frame[66:96, 68:90] = (225, 235, 240)  # a tile laid over its far end
+    return first, tile_patch(frame, _detector_box(c, 5.0, 0.0, (2.0, 1.0)))
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_a_picture_read_again_under_an_arm_stays_a_picture_while_its_own_pixels_did_not_move(moved):
+    """helper-261: nova-block seed 5 on a game board: the printed 0|5 was read again as 3-0, its box 2.5 mm off and
+    turned 6 degrees, as E's 2-4 was laid over its end; the arm that laid it had crossed the picture (all of its box
+    touched), so it was taken for a tile a hand moved: "face-up tile 3-0 touches no open end", then "6-0" at the
+    next read. A printed tile does not move: where the crop of the new read shows the same pixels where it lay as
+    the crop kept from its first read (0.81 of its textured pixels, the new tile over its end), it is the same
+    picture: no notice. Pushed 2 px and turned 5 degrees by the hand (0.40 of them the same), it is a tile moved."""
+    first, again = _drawn_crops(moved)
+    table, printed = _board_with_printed_0_5(first)
+    misread = dataclasses.replace(t_(302, 301, 12, (0, 3)), det_score=0.26, confidence=0.3, patch=again)
+    table.arm("N")
+    table.on[0] = misread
+    nxt = t_(552, 500, 0, (5, 6), "N")
+    table.on.append(nxt)
+    out = _read_seen(table, changed=(nxt,), arm=("N", misread))  # N's arm reached over the picture
+    assert plays(out) == [("N", (6, 5), "W")] and not notices(out, "picture_tile")
+    (tile,) = [tr for tr in table.tr.tiles.values() if tr.key == (3, 0)]
+    if moved:
+        assert [n.tile for n in notices(out, "unplaced_tile")] == [(3, 0)]
+        assert (tile.scenery, tile.moved, tile.status) == (False, True, "unplaced")
+    else:
+        assert not notices(out, "unplaced_tile")
+        assert (tile.scenery, tile.moved, tile.picture) == (True, False, True)
+        assert tile.patch is again  # judged from the crop of this read next time
+
+
+def test_a_tile_first_boxed_where_the_table_did_not_change_is_a_picture_and_another_of_its_pips_no_far_move():
+    """helper-261: lisa-b-all-fives and nova-block seed 5 on a game board: a printed 4-2 and 6-1 of a track first
+    boxed (0.75, 0.78) at 10.2 s, once N's 4-0 lay end to end with their track, touched no open end: the review's
+    warning. On nova-block the printed 6-6 of the setup, misread as 6-1, was moved onto the printed 6-1 first boxed
+    (a far move, 4 tile lengths): "face-up tile 6-1 touches no open end". A tile first boxed where the gate saw the
+    table change under less than half of its box since the last read was not laid there: it lay there unboxed, a
+    picture; a tile does not leave where the table did not change. One laid where the table changed is reported."""
+    table, printed = _board_with_printed_0_5()
+    table.on[0] = dataclasses.replace(printed, pips=(6, 1), confidence=0.3)  # the picture misread as 6-1
+    _read_seen(table)
+    (picture,) = [tr for tr in table.tr.tiles.values() if tr.picture]
+    assert picture.key == (6, 1) and picture.scenery
+    table.on.pop(0)  # not boxed at its place this time
+    track = [dataclasses.replace(t_(300, 492, 90, (1, 6)), det_score=0.78),  # 4 tile lengths from the picture
+             dataclasses.replace(t_(300, 444, 90, (4, 2)), det_score=0.75)]  # end to end with it
+    table.on += track
+    nxt = t_(552, 500, 0, (5, 6), "N")
+    table.arm("N")
+    table.on.append(nxt)
+    out = _read_seen(table, changed=(nxt,), arm=("N", nxt))
+    assert plays(out) == [("N", (6, 5), "W")] and not notices(out, "unplaced_tile")
+    # the weaker box is judged first (as on the footage): the 6-1 then lies against it
+    assert [(n.tile, n.details["why"]) for n in notices(out, "picture_tile")] == [((6, 1), "beside_picture"),
+                                                                               ((4, 2), "was_there")]
+    assert (picture.scenery, picture.moved) == (True, False) and np.allclose(picture.geom.center, (240, 240))
+    laid = t_(450, 650, 0, (3, 3))  # set down off the line: the table changed under it
+    table.on.append(laid)
+    out = _read_seen(table, changed=(laid,), arm=("S", laid))
+    assert [n.tile for n in notices(out, "unplaced_tile")] == [(3, 3)] and not notices(out, "picture_tile")
 
 
 def test_an_unplaced_tile_repeating_a_tile_the_line_holds_is_a_picture():

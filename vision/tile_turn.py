@@ -34,6 +34,12 @@ REGISTER_ALONG, REGISTER_ACROSS = 0.85, 1.3
 MIN_CORRELATION = 0.9
 #: ... and a registered turn further than this from the boxes' (degrees) is not the same turn.
 AGREES_DEG = 3.0
+#: :func:`still_share` judges the box scaled about its centre by this (its edges and a little table beside them),
+STILL_GROW = 1.15
+#: over its pixels whose grey changes by more than this per pixel (Sobel, grey levels / px: pips, edges, print),
+TEXTURE_GRADIENT = 6.0
+#: each one still when its grey differs by at most this (grey levels) in the later frame.
+STILL_GREY = 12
 
 
 @dataclass(frozen=True)
@@ -96,3 +102,30 @@ def registered_turn_deg(before: TilePatch, after: TilePatch, box_turn: float) ->
     if cc < MIN_CORRELATION or abs(turn - box_turn) > AGREES_DEG:
         return None
     return turn
+
+
+def still_share(before: TilePatch, after: TilePatch) -> float | None:
+    """The share of the textured pixels round the tile in ``before`` (its box grown by :data:`STILL_GROW`;
+    pixels whose grey gradient is over :data:`TEXTURE_GRADIENT`: pips, edges, printed lines) that show the
+    same grey (within :data:`STILL_GREY`) at the same frame pixel in ``after``, a later frame's patch.
+
+    A tile that did not move keeps nearly all of them (what was laid over part of it aside), whatever the
+    detector's boxes say; one pushed 2 px or turned a few degrees, or taken away, keeps few, since its pips
+    and edges lie elsewhere. Returns a value in [0, 1], or None when ``before`` shows no texture there or a
+    tenth of those pixels lie outside ``after``.
+    """
+    p = before.polygon
+    c = p.mean(0)
+    mask = np.zeros(before.grey.shape, np.uint8)
+    cv2.fillConvexPoly(mask, np.round((c + (p - c) * STILL_GROW - before.origin) * 16).astype(np.int32), 1, shift=4)
+    g = before.grey.astype(np.float32)
+    grad = np.hypot(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)) / 8
+    ys, xs = np.nonzero((mask > 0) & (grad > TEXTURE_GRADIENT))
+    off = np.round(before.origin - after.origin).astype(int)  # both origins are whole frame pixels
+    ax, ay = xs + off[0], ys + off[1]
+    h, w = after.grey.shape
+    inside = (ax >= 0) & (ay >= 0) & (ax < w) & (ay < h)
+    if not len(xs) or inside.sum() < 0.9 * len(xs):
+        return None
+    diff = np.abs(after.grey[ay[inside], ax[inside]].astype(np.int16) - before.grey[ys[inside], xs[inside]])
+    return float(np.mean(diff <= STILL_GREY))

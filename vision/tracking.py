@@ -100,7 +100,7 @@ from vision.record_binding import RecordedPlay
 from vision.record_sync import RecordSync
 from vision.reveals import SHOWN_PICTURE_MAX_SCORE, RevealWatcher, seat_of_position
 from vision.rules_fit import RulesFitWatch
-from vision.tile_turn import registered_turn_deg
+from vision.tile_turn import registered_turn_deg, still_share
 
 __all__ = ["Tracker", "TrackerConfig", "TrackedTile", "BoardState", "PlayRecord", "track_frames"]
 
@@ -123,6 +123,19 @@ PICTURE_TRACK_TILES = 1.25
 #: seed 5 on a game board: a printed 0|5 read again as 3-0, 2.5 mm off and turned 5.5 degrees, as W's 2-4 was
 #: laid over its 5 end: 0.13 of it touched; where a tile was laid or taken, 1.0.
 PICTURE_TOUCHED_SHARE = 0.5
+#: ... or when at least this share of the textured pixels round its old box (pips, edges, print) show the same
+#: grey in the new frame as in the crop kept from when it was boxed there (:func:`vision.tile_turn.still_share`):
+#: a printed tile does not move, whatever arm passed over it. nova-block and lisa-b-all-fives seed 5 on a game
+#: board: the printed 0|5, read again 2.5 mm off and turned 5-6 degrees after the arm laying a real tile crossed
+#: it (all of its box touched): 0.80-0.81 still, the new tile over a little of it; the printed 6-6 read as 6-1
+#: under the lead's arm: 1.0. The same pictures compared 2.5 mm apart: 0.19-0.36.
+PICTURE_STILL_SHARE = 0.6
+#: Under this share of a tile's box changed since the last read (:meth:`vision.motion.MotionInfo.changed_mask`,
+#: arms left out) means no tile was laid there or taken from there since: a tile laid or taken changes all of its
+#: box (1.0 where each real tile was laid in the footages below). helper-261, lisa-b-all-fives and nova-block seed
+#: 5 on a game board: a printed 6-1 first boxed (0.78) at 10.2 s, once N's 4-0 lay end to end with the track it
+#: is printed in, 0.13 and 0.0 changed; the printed 4-2 beside it, 0.2.
+UNCHANGED_SHARE = 0.5
 #: Photos from a hand-held camera: once the tracked tiles are moved with the camera
 #: (``Tracker._follow_camera``, a shift, turn and scale), a tile off by at most this many tile lengths
 #: is where the camera's tilt put it, not bumped (bench folders, corners shifted ~15 px:
@@ -715,6 +728,8 @@ class Tracker:
         # N's real 6-4, was "moved" onto it; once the line was swept it was seen again as the next lead)
         for tr in self.tiles.values():
             if tr.id in used_t or tr.face != "up" or (region is not None and not _overlaps(tr.polygon_px, region)):
+                continue
+            if self._unchanged(tr.polygon_px):  # still where it lay: another tile of its pips (a picture's)
                 continue
             far = [(float(np.linalg.norm(tr.geom.center - o.geom.center)), j) for j, o in enumerate(obs)
                    if j not in used_o and o.face == "up" and o.key == tr.key]
@@ -1510,9 +1525,11 @@ class Tracker:
         """Whether face-up tile ``c``, outside the hand areas and touching no open end, is a picture of a
         tile (a domino printed on a game board), never moved: its box scored under ``setup_min_score``, as
         the board's printed dominoes at the setup do (muggins seed 5: a printed 3-0 first boxed, at 0.19,
-        in the lead's read), or the line of play holds its tile, which the set has once (muggins seed 3:
-        a printed 4-0 beside the laid one). Marks it scenery until moved (:meth:`_fixture`: never a later
-        play, nor the next hand's lead) and returns a ``picture_tile`` notice, instead of an ``unplaced_tile``
+        in the lead's read), the line of play holds its tile, which the set has once (muggins seed 3:
+        a printed 4-0 beside the laid one), it lies against a picture (:meth:`_picture_beside`), or it was first
+        boxed at this read where the table did not change since the last one (:meth:`_unchanged`: it lay there
+        unboxed; helper-261, a printed 4-2 first boxed at 0.75 once a play lay end to end with its track). Marks
+        it scenery until moved (:meth:`_fixture`: never a later play, nor the next hand's lead) and returns a ``picture_tile`` notice, instead of an ``unplaced_tile``
         one (``details["unplaced"]``: found after that notice, whose tile's play took it out of the review's
         warning), else None. helper-186: on a game board 4 of 12 2-seat hands, right, read "Score (not
         final)" for "1 face-up tile touched no open end"."""
@@ -1530,6 +1547,10 @@ class Tracker:
         elif c.status != "unplaced" and (beside := self._picture_beside(c)) is not None:
             why, kind = (f"it lies against {Tile(*beside.key)}, a picture, as a game board's track of printed "
                          "dominoes does"), "beside_picture"
+        elif c.status != "unplaced" and c.first_frame == frame and self.state is not None \
+                and self._unchanged(c.polygon_px):
+            why, kind = ("it was first boxed where the table did not change since the last read: it lay there "
+                         "unboxed, as a game board's printed dominoes do"), "was_there"
         else:
             return None
         unplaced, c.scenery, c.picture = c.status == "unplaced", True, True
@@ -1540,20 +1561,34 @@ class Tracker:
     def _picture_read_again(self, tr: TrackedTile, o: _Obs, how: str, rel: float) -> bool:
         """Whether tracked tile ``tr``, a picture of a tile (scenery, never moved), matched to read ``o`` at its
         place (``how`` ``near`` or ``reread``, ``rel`` tile lengths off, within ``reread_radius``) with its box
-        turned or shifted past the noise, is that picture read again and not a tile a hand moved: the gate saw
-        what changed and where arms reached since the last read, and under :data:`PICTURE_TOUCHED_SHARE` of
-        the old box and of the new one was touched. Without the gate's masks (a folder's photos, nothing
-        changed) False, as before: a move. helper-257: on jersey-partnership seed 5's game board a printed 0|5,
-        read again as 3-0 with its box 2.5 mm off and turned once W's 2-4 lay over its end, was taken for a
-        tile moved: no picture rule held it, and it touched no open end."""
+        turned or shifted past the noise, is that picture read again and not a tile a hand moved. It is when the
+        gate saw what changed and where arms reached since the last read, and under
+        :data:`PICTURE_TOUCHED_SHARE` of the old box and of the new one was touched; or, an arm over it or no
+        gate (photos), when its own pixels did not move: :data:`PICTURE_STILL_SHARE` of the textured pixels of
+        the crop kept where it lay are the same in the new read's crop. Else False: a move.
+        helper-257: on jersey-partnership seed 5's game board a printed 0|5, read again as 3-0 with its box
+        2.5 mm off and turned once W's 2-4 lay over its end, was taken for a tile moved: no picture rule held
+        it, and it touched no open end. helper-261: the same on nova-block seed 5, where the arm laying the 2-4
+        had crossed it."""
         if (not (tr.picture and tr.scenery) or tr.moved or tr.face != "up" or how == "far"
-                or rel > self.config.reread_radius or self._motion is None):
+                or rel > self.config.reread_radius):
             return False
-        touched = self._motion.touched_mask()
-        if touched is None:
+        touched = self._motion.touched_mask() if self._motion is not None else None
+        if touched is not None and max(changed_share(tr.polygon_px, touched),
+                                       changed_share(o.obs.polygon_px, touched)) < PICTURE_TOUCHED_SHARE:
+            return True
+        patch = getattr(o.obs, "patch", None)
+        if tr.patch is None or patch is None:
             return False
-        share = max(changed_share(tr.polygon_px, touched), changed_share(o.obs.polygon_px, touched))
-        return share < PICTURE_TOUCHED_SHARE
+        still = still_share(tr.patch, patch)
+        return still is not None and still >= PICTURE_STILL_SHARE
+
+    def _unchanged(self, polygon_px: np.ndarray) -> bool:
+        """Whether the gate saw the table change under less than :data:`UNCHANGED_SHARE` of the box
+        ``polygon_px`` ((4, 2) frame px) since the last read, arms left out: no tile was laid or taken there.
+        False when this read has no change mask (photos, the first read, no gate)."""
+        changed = self._motion.changed_mask() if self._motion is not None else None
+        return changed is not None and changed_share(polygon_px, changed) < UNCHANGED_SHARE
 
     def _picture_beside(self, c: TrackedTile) -> TrackedTile | None:
         """The nearest tile taken for a picture (scenery, never moved since) whose centre lies within
