@@ -181,6 +181,13 @@ class MatchRecord(BaseModel):
                              "that says nothing)")
         return value
 
+    @field_validator("warning_kinds", mode="before")
+    @classmethod
+    def _null_is_none(cls, value: object) -> object:
+        """``"warning_kinds": null`` is left out: every warning judged by its words (helper-262: it was refused as
+        "Input should be a valid list" while the message for a wrong length says to leave the field out)."""
+        return [] if value is None else value
+
     @model_validator(mode="after")
     def _one_kind_each(self) -> MatchRecord:
         """``warning_kinds``, when given, has one entry per warning: paired by their place, one too few would

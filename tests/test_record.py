@@ -1325,6 +1325,8 @@ def test_a_records_warnings_keep_their_kinds_in_json_and_in_the_notation():
     with pytest.raises(RecordError, match=re.escape("malformed record: warning_kinds: 2 for 3 warnings: one per "
                                                     "warning, in order")):
         from_json(json.dumps({**data, "warning_kinds": data["warning_kinds"][:2]}))
+    # null is the field left out: each warning judged by its words (helper-262: it was refused)
+    assert from_json(json.dumps({**data, "warning_kinds": None})).kinds() == [None, None, None]
     with pytest.raises(RecordError, match=re.escape("line 4: [Warning small_tiles.maybe]: a warning's key is its "
                                                     "kind, a word (no_calibration), ending in .final")):
         read_text(text.replace("small_tiles.final", "small_tiles.maybe"))
