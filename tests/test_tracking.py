@@ -2966,6 +2966,60 @@ def test_in_a_folder_of_photos_a_box_that_raises_the_boneyards_count_is_no_tile(
     assert tr.judge.state.boneyard == 13 and tr.boneyard.level == 13
 
 
+def _weakly(tiles: list) -> list:
+    """Observations of face-down ``tiles`` boxed at 0.46, under ``hand_vote_min_score``: the table in the gap a
+    played tile left in its row, as hand-held photos box it now and then."""
+    return [dataclasses.replace(o, det_score=0.46) for o in observe(tiles)]
+
+
+def test_in_a_folder_of_photos_a_hand_whose_sure_box_faded_where_its_tile_was_played():
+    """Hand-held bdc-partnership (bench): S laid 3-4 and the table in the gap its tile left was boxed at 0.46 and
+    matched S's tile, so no tile of S's hand was gone and the turn decided, flagged. S's count of the boxes the
+    detector is sure of fell 7 -> 6, and no other seat's: the faded box's seat played (the hand areas' vote)."""
+    tr, hands, bone, on, photo = _photo_folder_table()
+    events = photo(0) + _s_n_s_laid(hands, on, photo)
+    gap = hands["N"].pop()
+    on.append(t_(744, 500, 0, (3, 2)))
+    events += tr.update(4, 4.0, observe(hands["N"] + hands["S"] + bone + on) + _weakly([gap]), None)
+    last = [e for e in events if isinstance(e, Play)][-1]
+    assert (last.seat, (last.tile.a, last.tile.b), last.seat_by_turn) == ("N", (3, 2), False)  # before: True
+
+
+def test_in_a_folder_of_photos_a_faded_box_tells_a_play_after_a_pass():
+    """A block game: N could not play, S laid twice; the second time the gap S's tile left was boxed weakly and
+    matched it. The faded box in S's hand, the only hand whose sure count fell, gives S the play and N the pass
+    (the turn alone gave it to N)."""
+    tr, hands, line = _hand_held_block(calibrated=False)
+    line = line[:3] + [(t_(744, 500, 0, (3, 1)), "S")]
+    events, on = [], []
+    for k in range(len(line) + 1):
+        weak = []
+        if k:
+            tile, seat = line[k - 1]
+            gap = hands[seat].pop()
+            on.append(tile)
+            weak = [gap] if k == 4 else []
+        events += tr.update(k, float(k), observe(hands["N"] + hands["S"] + on) + _weakly(weak), None)
+    assert plays(events) == [("S", (6, 5), "lead"), ("N", (5, 4), "E"), ("S", (4, 3), "E"), ("S", (3, 1), "E")]
+    assert [p[0] for p in _passes(events)] == ["N"]
+
+
+def test_in_a_folder_of_photos_a_faded_box_is_no_vote_where_the_seat_to_play_drew():
+    """N drew a tile and played in one photo (its hand as it was: no loss), while a box of S's hand read weakly:
+    S's sure count fell, but a drawer that played shows no loss, so the fade tells nothing and the play is N's."""
+    tr, hands, bone, on, photo = _photo_folder_table()
+    events = photo(0) + _s_n_s_laid(hands, on, photo)
+    bone.pop()
+    hands["N"].pop(0)
+    hands["N"].append(_down(*_HAND_AT["N"](7)))
+    on.append(t_(744, 500, 0, (3, 2)))
+    faded = hands["S"][-1]
+    events += tr.update(4, 4.0, observe(hands["N"] + hands["S"][:-1] + bone + on) + _weakly([faded]), None)
+    assert [(e.seat, e.count) for e in events if isinstance(e, Draw)] == [("N", 1)]
+    assert plays(events)[-1] == ("N", (3, 2), "E")
+    assert not [f for f in tr.judge.state.flags if f.kind == "out_of_turn"]
+
+
 def test_the_hand_rows_tile_length_is_that_of_the_boxes_of_a_tiles_size():
     """Hand-held draw seed 1003: the median of a photo's face-down boxes, the veined wood's among them, was 62.3 px
     for tiles of 56-59, and a band boxed 69.9 px long passed for a tile. The boxes over 1.2 times the median are

@@ -77,6 +77,8 @@ class HandAreas:
         arm_in_last: the last photo read showed an arm over the table (:meth:`arm_in_last_photo`).
         glared, glared_last: a folder's photos: seats whose hand area held tiles hidden by clipped white,
             this read and the last.
+        faded_votes: a folder's photo: seat -> votes from a hand's box that faded (:meth:`_vote_faded`), for the
+            tracker to add when the photo drew no tile and nothing else voted; empty when none.
     """
 
     def __init__(self, config, profile, image_size: tuple[int, int] | None,  # noqa: ANN001
@@ -93,6 +95,8 @@ class HandAreas:
         self.arm_in_last = False
         self.glared: set[str] = set()
         self.glared_last: set[str] = set()
+        self.faded_votes: dict[str, float] = {}
+        self._sure_ids: set[int] = set()  # the face-down tiles the detector was sure of at the last photo
         # the counts this photo's votes compared (before, now, seats under glare, since the photo before an arm's)
         self._span: tuple[dict[str, int] | None, dict[str, int], set[str], bool] | None = None
 
@@ -100,6 +104,7 @@ class HandAreas:
         """A new hand: a folder's counts start afresh (the rows and the arm's photo are the table's)."""
         self.hands_last = self.hands_before = None
         self.glared, self.glared_last = set(), set()
+        self.faded_votes, self._sure_ids = {}, set()
 
     @property
     def photos(self) -> bool:
@@ -240,13 +245,16 @@ class HandAreas:
         """A folder's photo (no arm is ever seen, the hand a tile left tells the seat): this photo's hand
         counts and the seat votes to add (seat -> votes). ``tiles``: the tracked tiles, ``gone`` / ``new_tiles``:
         those this read lost / found, ``seen_at``: tile id -> where the last photo showed it, ``first``: the
-        first read. Give the counts to :meth:`photo_read` once the read's lost tiles are dealt with."""
+        first read. Give the counts to :meth:`photo_read` once the read's lost tiles are dealt with. Sets
+        :attr:`faded_votes`, the votes to add when this photo drew no tile (:meth:`_vote_faded`)."""
+        tiles = list(tiles)
         # the detector's sure boxes only, as for the votes: a box of the table in a gap of a hand's row is no tile
         # drawn (draw seed 1003, veined wood: N's row gap boxed at 0.57 as N drew 2 and played, 3 gained)
         hands = self.counts(self.sure([tr for tr in tiles if tr not in gone]))
         # a hand under glare in this photo or the last: its count is in doubt, and a tile it lost unseen
         # under the glare shows as lost only now, a play of the last photo's, not of this one's
         glared = self.glared | self.glared_last
+        self.faded_votes = {}
         if first:
             votes = self._vote_shortest_hand(new_tiles)
             self._span = None
@@ -254,10 +262,13 @@ class HandAreas:
             votes = self._vote_hand_losses(self.hands_before, hands, glared)
             self._span = (self.hands_before, hands, glared, True)
         else:
-            votes = self._vote_hand_losses(self.counts(self.sure(gone), at=seen_at),
-                                           self.counts(self.sure(new_tiles)), glared)
+            lost, came = self.counts(self.sure(gone), at=seen_at), self.counts(self.sure(new_tiles))
+            votes = self._vote_hand_losses(lost, came, glared)
+            if all(lost.get(seat, 0) == came.get(seat, 0) for seat in set(lost) | set(came)):
+                self.faded_votes = self._vote_faded(tiles, gone, hands, glared)
             self._span = (self.hands_last, hands, glared, False)
         self.arm_in_last = False
+        self._sure_ids = {tr.id for tr in self.sure(tiles) if tr.face == "down" and tr not in gone}
         return hands, votes
 
     def drew_and_played(self, seat: str, drew: int, laid_last: int) -> bool:
@@ -336,6 +347,27 @@ class HandAreas:
         ranked = sorted(order, key=lambda s: counts[s])
         if counts[ranked[1]] == counts[ranked[0]] + 1:
             return {ranked[0]: self.config.min_seat_votes}
+        return {}
+
+    def _vote_faded(self, tiles: list, gone: list, hands: dict[str, int], glared: set[str]) -> dict[str, float]:
+        """Seat votes from a folder's photo where no hand lost or gained a tile the detector was sure of (each
+        seat's gone and new boxes as many): the one seat whose hand holds a box sure at the last photo and
+        unsure now (``hand_vote_min_score``), its count of sure boxes fallen (``hands``: this photo's counts),
+        and no other seat's fallen. The player's tile left a gap in its row, and the table there boxed weakly
+        was matched to the tile's track, so no tile of the hand was gone (hand-held bdc-partnership: S's count
+        7 -> 6 as S laid 3-4, its track 0.94 -> 0.46; the turn decided, flagged). Boxes near the floor fade
+        in other seats' hands as often as in the player's, so a fade is no vote beside a loss or a gain: only
+        where nothing else tells, and only when the photo drew no tile (``Tracker._commit``: a drawer that
+        played shows no loss)."""
+        if self.hands_last is None:
+            return {}
+        floor = self.config.hand_vote_min_score
+        faded = self.counts([tr for tr in tiles if tr.face == "down" and tr not in gone
+                             and tr.id in self._sure_ids and tr.seen_score < floor])
+        fell = [seat for seat in set(self.hands_last) | set(hands)
+                if hands.get(seat, 0) < self.hands_last.get(seat, 0) and seat not in glared]
+        if len(fell) == 1 and faded.get(fell[0], 0) >= 1 and set(faded) <= set(fell):
+            return {fell[0]: self.config.min_seat_votes}
         return {}
 
     def _vote_hand_losses(self, lost: dict[str, int], drawn: dict[str, int],

@@ -872,7 +872,11 @@ class Tracker:
             self.hand_end.read(frame, t, view[0] if counted else None)
         drew_after = self._drawn_after_play(candidates)
         if drew_after is None:
-            events += self._step_boneyard(frame, t, candidates, view)
+            yard = self._step_boneyard(frame, t, candidates, view)
+            events += yard
+            if self.photos and not self._votes and not any(isinstance(ev, Draw) for ev in yard):
+                # a hand's box faded, and nothing else tells who played (a drawer's play shows no loss)
+                self._votes = dict(self.hand_areas.faded_votes)
         events += self._check_rules_fit(frame, t, candidates, view)
         self.hand_areas.roll_glare()
         # a tile whose play the engine refused is tried again, after this read's draws (it counts in no hand):
