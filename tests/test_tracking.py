@@ -562,6 +562,22 @@ def test_gate_holds_reads_while_an_arm_is_over_the_table_and_names_its_side():
     assert mask.sum() < 3 * 25 * 13  # about the tile, grown a work pixel
 
 
+def _with_arm(img, depth, side="top"):
+    """A copy of ``img`` with an arm reaching ``depth`` px in from ``side`` (:func:`_draw_arm`)."""
+    out = img.copy()
+    _draw_arm(out, side, depth)
+    return out
+
+
+def _frames(gate, images, t=0.0, i=0, dt=0.1):
+    """Feed ``images`` to ``gate`` one frame each ``dt`` s from frame ``i`` at ``t``: (their MotionInfos, t, i next)."""
+    infos = []
+    for image in images:
+        infos.append(gate.update(i, t, image))
+        t, i = t + dt, i + 1
+    return infos, t, i
+
+
 def test_a_reads_changed_region_covers_where_an_arm_reached_though_little_changed_there():
     """helper-159: a face-down tile drawn from a boneyard on marble changed too few grey levels to count;
     the read after the draw covered only the drawing seat's hand, the tracker kept the boneyard tile, and
@@ -571,22 +587,11 @@ def test_a_reads_changed_region_covers_where_an_arm_reached_though_little_change
     gate = MotionGate(still_window_s=0.4)
     base = _canvas()
     cv2.rectangle(base, (148, 60), (172, 72), (100, 100, 100), -1)  # the faint tile
-    t, i = 0.0, 0
-    for _ in range(6):
-        gate.update(i, t, base)
-        t, i = t + 0.1, i + 1
-    for depth in (60, 120, 120, 120):
-        img = base.copy()
-        _draw_arm(img, "top", depth)
-        gate.update(i, t, img)
-        t, i = t + 0.1, i + 1
+    _, t, i = _frames(gate, [base] * 6 + [_with_arm(base, d) for d in (60, 120, 120, 120)])
     after = _canvas()  # the faint tile taken
     _draw_tile(after, 250, 150)
-    reads = []
-    for _ in range(8):
-        m = gate.update(i, t, after)
-        reads += [m] if m.read else []
-        t, i = t + 0.1, i + 1
+    infos, t, i = _frames(gate, [after] * 8, t, i)
+    reads = [m for m in infos if m.read]
     assert len(reads) == 1
     x0, y0, x1, y1 = reads[0].changed_bbox_px
     assert x0 <= 140 and y0 == 0 and x1 >= 274 and y1 >= 162  # the arm's reach and the new tile
@@ -601,25 +606,16 @@ def test_a_reads_touched_mask_holds_where_an_arm_reached_since_the_last_read_and
     base = _canvas()
     _draw_tile(base, 148, 100)
     _draw_tile(base, 30, 150)  # no arm near it, nothing changes there
-    t, i = 0.0, 0
-    for _ in range(6):
-        gate.update(i, t, base)
-        t, i = t + 0.1, i + 1
-    for depth in (60, 120, 120, 120):
-        img = base.copy()
-        _draw_arm(img, "top", depth)
-        assert gate.update(i, t, img).swept_small is not None
-        t, i = t + 0.1, i + 1
+    _, t, i = _frames(gate, [base] * 6)
+    arms, t, i = _frames(gate, [_with_arm(base, d) for d in (60, 120, 120, 120)], t, i)
+    assert all(m.swept_small is not None for m in arms)
     after = base.copy()
     _draw_tile(after, 250, 150)
 
     def read(image):
         nonlocal t, i
-        out = []
-        for _ in range(8):
-            m = gate.update(i, t, image)
-            out += [m] if m.read else []
-            t, i = t + 0.1, i + 1
+        infos, t, i = _frames(gate, [image] * 8, t, i)
+        out = [m for m in infos if m.read]
         assert len(out) == 1
         return out[0]
 
