@@ -34,6 +34,7 @@ Coordinates in :class:`MotionInfo` are full-resolution image pixels; times are s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -57,6 +58,12 @@ def border_side(mask: np.ndarray, border_px: int = 3) -> str:
 def _union(a: tuple[int, int, int, int] | None, b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
     """The bounding box ``(x0, y0, x1, y1)`` of boxes ``a`` (None: none) and ``b``."""
     return b if a is None else (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+def _read_only(mask: np.ndarray) -> np.ndarray:
+    """``mask`` made read-only: it is shared by every reader of one read's masks."""
+    mask.flags.writeable = False
+    return mask
 
 
 @dataclass(frozen=True)
@@ -111,23 +118,30 @@ class MotionInfo:
     swept_small: np.ndarray | None = field(default=None, repr=False)
 
     def changed_mask(self) -> np.ndarray | None:
-        """(H, W) bool of the frame: True where the table changed since the last read (dilated by
-        a work pixel against blur), or None when nothing changed / no frame size."""
-        if self.changed_small is None or self.frame_size is None:
-            return None
-        return self._full(self.changed_small)
+        """(H, W) bool of the frame, read-only: True where the table changed since the last read (dilated by
+        a work pixel against blur), or None when nothing changed / no frame size. Made once per read (the
+        recognizer's focus and the tracker's picture checks each ask for it)."""
+        return self._changed_full
 
     def touched_mask(self) -> np.ndarray | None:
-        """(H, W) bool of the frame: True where the table changed since the last read (:meth:`changed_mask`)
-        or an arm reached over it since (``swept_small``, not grown: an arm's edge is no blur), or None when
-        the read does not say what changed (``changed_small`` is None: nothing changed, the first read) or
-        there is no frame size. A tile outside it was not touched by a hand since the last read."""
+        """(H, W) bool of the frame, read-only: True where the table changed since the last read
+        (:meth:`changed_mask`) or an arm reached over it since (``swept_small``, not grown: an arm's edge is no
+        blur), or None when the read does not say what changed (``changed_small`` is None: nothing changed, the
+        first read) or there is no frame size. A tile outside it was not touched by a hand since the last read."""
+        return self._touched_full
+
+    @cached_property
+    def _changed_full(self) -> np.ndarray | None:
         if self.changed_small is None or self.frame_size is None:
             return None
-        out = self._full(self.changed_small)
-        if self.swept_small is not None:
-            out |= self._full(self.swept_small, grow=False)
-        return out
+        return _read_only(self._full(self.changed_small))
+
+    @cached_property
+    def _touched_full(self) -> np.ndarray | None:
+        changed = self._changed_full
+        if changed is None or self.swept_small is None:
+            return changed
+        return _read_only(changed | self._full(self.swept_small, grow=False))
 
     def _full(self, small: np.ndarray, grow: bool = True) -> np.ndarray:
         """A work-size uint8 mask as an (H, W) bool of the frame, grown by a work pixel against blur (``grow``)."""
